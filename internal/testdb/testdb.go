@@ -1,0 +1,113 @@
+// Package testdb opens real databases for tests: a fresh SQLite file and a
+// fresh PostgreSQL schema per test, so tests never see each other's rows and
+// can run in parallel.
+//
+// PostgreSQL is found through ADMIN_PG_DSN (default
+// postgres://postgres@127.0.0.1:5432/test?sslmode=disable). When it cannot be
+// reached the PostgreSQL subtests are skipped with a note, unless
+// ADMIN_REQUIRE_PG=1, which makes them fail: CI sets it.
+package testdb
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/driver/pgdriver"
+	_ "modernc.org/sqlite"
+)
+
+// DefaultPGDSN is used when ADMIN_PG_DSN is unset.
+const DefaultPGDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+
+// PGDSN returns the PostgreSQL DSN tests use.
+func PGDSN() string {
+	if dsn := os.Getenv("ADMIN_PG_DSN"); dsn != "" {
+		return dsn
+	}
+	return DefaultPGDSN
+}
+
+var (
+	pgOnce sync.Once
+	pgErr  error
+)
+
+func pgReachable() error {
+	pgOnce.Do(func() {
+		db := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(PGDSN()), pgdriver.WithTimeout(3*time.Second)))
+		defer db.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		pgErr = db.PingContext(ctx)
+	})
+	return pgErr
+}
+
+// Each runs fn as a subtest per database: "sqlite" and "pg".
+func Each(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) { fn(t, SQLite(t)) })
+	t.Run("pg", func(t *testing.T) { fn(t, PG(t)) })
+}
+
+// SQLite opens a new database file in t.TempDir, closed when t ends.
+func SQLite(t testing.TB) *bun.DB {
+	t.Helper()
+	dsn := "file:" + filepath.Join(t.TempDir(), "test.db") + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)"
+	sqldb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One connection: SQLite has one writer, and a second connection would
+	// only wait on the first's lock.
+	sqldb.SetMaxOpenConns(1)
+	db := bun.NewDB(sqldb, sqlitedialect.New())
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// PG opens a connection pool whose search_path is a new schema, dropped when
+// t ends. It skips t when PostgreSQL is unreachable, or fails it when
+// ADMIN_REQUIRE_PG=1.
+func PG(t testing.TB) *bun.DB {
+	t.Helper()
+	if err := pgReachable(); err != nil {
+		if os.Getenv("ADMIN_REQUIRE_PG") == "1" {
+			t.Fatalf("PostgreSQL unreachable at %s and ADMIN_REQUIRE_PG=1: %v", PGDSN(), err)
+		}
+		t.Skipf("PostgreSQL unreachable at %s (set ADMIN_REQUIRE_PG=1 to fail instead): %v", PGDSN(), err)
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	schema := "t_" + hex.EncodeToString(b[:])
+	ctx := context.Background()
+
+	root := bun.NewDB(sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(PGDSN()))), pgdialect.New())
+	if _, err := root.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+		root.Close()
+		t.Fatal(err)
+	}
+	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(PGDSN()),
+		pgdriver.WithConnParams(map[string]any{"search_path": schema})))
+	sqldb.SetMaxOpenConns(8)
+	db := bun.NewDB(sqldb, pgdialect.New())
+	t.Cleanup(func() {
+		db.Close()
+		if _, err := root.ExecContext(ctx, fmt.Sprintf("DROP SCHEMA %s CASCADE", schema)); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+		root.Close()
+	})
+	return db
+}
