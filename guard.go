@@ -1,0 +1,93 @@
+package admin
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// GuardOptions configure Guard.
+type GuardOptions struct {
+	// Admin validates the sessions. Default: the Admin most recently created
+	// by New; Guard panics when there is none.
+	Admin *Admin
+	// Role is the minimum role (admin > mod > user). Default RoleAdmin.
+	Role Role
+	// LoginURL is where unauthenticated browser navigations are sent.
+	// Default: the Admin's UIPath.
+	LoginURL string
+	// APIOnly answers JSON even to browser navigations. Default false.
+	APIOnly bool
+}
+
+// Guard protects any handler with the panel's session: the session is
+// verified against the database on every request and the operator is put
+// on the context (OperatorFrom).
+//
+// A request is a browser navigation when its Accept header contains
+// text/html. Navigations without a valid session are redirected (302) to
+// <LoginURL>/?next=<path and query>; with too low a role, to LoginURL with
+// the session cookie cleared, which breaks redirect loops. Other requests
+// get 401, or 403 naming both roles.
+func Guard(opts GuardOptions) func(http.Handler) http.Handler {
+	a := opts.Admin
+	if a == nil {
+		a = current.Load()
+	}
+	if a == nil {
+		panic("admin: Guard: no Admin (call admin.New first or set GuardOptions.Admin)")
+	}
+	role := opts.Role
+	if role == "" {
+		role = RoleAdmin
+	}
+	if !role.Valid() {
+		panic(fmt.Sprintf("admin: Guard: invalid role %q", role))
+	}
+	login := opts.LoginURL
+	if login == "" {
+		login = a.opts.UIPath
+	}
+	login = strings.TrimRight(login, "/")
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			nav := !opts.APIOnly && strings.Contains(r.Header.Get("Accept"), "text/html")
+			op, err := a.authenticate(r.Context(), r)
+			switch {
+			case errors.Is(err, errUnauthenticated) && nav:
+				target := login + "/"
+				if p := r.URL.RequestURI(); isPlainPath(p) && isPlainPath(r.URL.Path) {
+					target += "?next=" + url.QueryEscape(p)
+				}
+				http.Redirect(w, r, target, http.StatusFound)
+			case err != nil:
+				a.writeError(w, r, err)
+			case !op.Role.AtLeast(role) && nav:
+				a.clearSessionCookie(w)
+				http.Redirect(w, r, login+"/", http.StatusFound)
+			case !op.Role.AtLeast(role):
+				a.writeError(w, r, errorf(http.StatusForbidden, "forbidden",
+					"requires role '%s' or higher (you have '%s')", role, op.Role))
+			default:
+				next.ServeHTTP(w, r.WithContext(withOperator(r.Context(), op)))
+			}
+		})
+	}
+}
+
+// isPlainPath reports whether p is a site-relative path that cannot send a
+// browser to another origin: it starts with one slash, not "//" or "/\", and
+// holds no control characters.
+func isPlainPath(p string) bool {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, `/\`) {
+		return false
+	}
+	for _, c := range p {
+		if c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,173 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/gameadmin/admin/internal/testdb"
+	"github.com/uptrace/bun"
+)
+
+// TestRoleTransitions walks SEED.md 3.1: each move, its next state, and
+// that it applies on the next request with the same cookie.
+func TestRoleTransitions(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		tables := BuiltinTables()
+		tables["guilds"] = (*testGuild)(nil)
+		e := newEnv(t, db, Options{Tables: tables})
+		m := e.admin.Moderation()
+		id := e.user("p@example.com", "player password")
+		c := e.login("p@example.com", "player password")
+		me := func() (Role, []string) {
+			r := c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+			var scopes []string
+			for _, s := range r.body["scopes"].([]any) {
+				scopes = append(scopes, s.(string))
+			}
+			return Role(r.body["role"].(string)), scopes
+		}
+		steps := []struct {
+			name   string
+			move   func() error
+			role   Role
+			scopes []string
+		}{
+			{"no role row is user", func() error { return nil }, RoleUser, nil},
+			{"first assignMod promotes", func() error { return m.AssignMod(ctx, id, "guilds") }, RoleMod, []string{"guilds"}},
+			{"second key adds a scope", func() error { return m.AssignMod(ctx, id, "userNotes") }, RoleMod, []string{"guilds", "userNotes"}},
+			{"assigning twice is idempotent", func() error { return m.AssignMod(ctx, id, "userNotes") }, RoleMod, []string{"guilds", "userNotes"}},
+			{"unassign removes the scope", func() error { return m.UnassignMod(ctx, id, "guilds") }, RoleMod, []string{"userNotes"}},
+			{"unassigning the last never demotes", func() error { return m.UnassignMod(ctx, id, "userNotes") }, RoleMod, nil},
+			{"setRole admin", func() error { return m.SetRole(ctx, id, RoleAdmin) }, RoleAdmin, nil},
+			{"assignMod keeps an admin admin", func() error { return m.AssignMod(ctx, id, "rooms") }, RoleAdmin, []string{"rooms"}},
+			{"setRole user", func() error { return m.SetRole(ctx, id, RoleUser) }, RoleUser, []string{"rooms"}},
+			{"setRole mod", func() error { return m.SetRole(ctx, id, RoleMod) }, RoleMod, []string{"rooms"}},
+		}
+		for _, s := range steps {
+			if err := s.move(); err != nil {
+				t.Fatalf("%s: %v", s.name, err)
+			}
+			role, scopes := me()
+			if role != s.role || !slices.Equal(scopes, s.scopes) {
+				t.Fatalf("%s: me = %s %v; want %s %v", s.name, role, scopes, s.role, s.scopes)
+			}
+		}
+	})
+}
+
+func TestModerationErrors(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db, Options{})
+		m := e.admin.Moderation()
+		id := e.user("p@example.com", "player password")
+		if err := m.SetRole(ctx, id, "superuser"); !errors.Is(err, ErrInvalidRole) {
+			t.Errorf("SetRole(superuser) = %v; want ErrInvalidRole", err)
+		}
+		if err := m.SetRole(ctx, "nobody", RoleAdmin); !errors.Is(err, ErrNotFound) {
+			t.Errorf("SetRole(unknown user) = %v; want ErrNotFound", err)
+		}
+		if err := m.AssignMod(ctx, id, "guild"); !errors.Is(err, ErrUnknownResource) {
+			t.Errorf("AssignMod(typo) = %v; want ErrUnknownResource", err)
+		}
+		if err := m.AssignMod(ctx, "nobody", "users"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("AssignMod(unknown user) = %v; want ErrNotFound", err)
+		}
+		if _, err := m.Can(ctx, id, "explode", "users"); err == nil {
+			t.Error("Can(unknown action) = nil error")
+		}
+		if ok, err := m.Can(ctx, "nobody", ActionList, "users"); ok || err != nil {
+			t.Errorf("Can(unknown user) = %v, %v; want false, nil", ok, err)
+		}
+	})
+}
+
+// TestCan is the standard rule of SEED.md 2.7 rule 2 and 2.2, as
+// (role, scope, action, resource) -> allowed.
+func TestCan(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db, Options{})
+		m := e.admin.Moderation()
+		admin := e.user("a@example.com", "password1")
+		mod := e.user("m@example.com", "password1")
+		user := e.user("u@example.com", "password1")
+		if err := m.SetRole(ctx, admin, RoleAdmin); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.AssignMod(ctx, mod, "configs"); err != nil {
+			t.Fatal(err)
+		}
+		// A mod can be assigned "roles", but the core rule still blocks it.
+		if err := m.AssignMod(ctx, mod, "roles"); err != nil {
+			t.Fatal(err)
+		}
+		all := []Action{ActionList, ActionRead, ActionCreate, ActionUpdate, ActionDelete}
+		tests := []struct {
+			who      string
+			id       string
+			resource string
+			allowed  []Action
+		}{
+			{"admin", admin, "configs", all},
+			{"admin", admin, "roles", all},
+			{"mod in scope", mod, "configs", []Action{ActionList, ActionRead, ActionUpdate}},
+			{"mod out of scope", mod, "leaderboards", nil},
+			{"mod on roles", mod, "roles", nil},
+			{"user", user, "configs", []Action{ActionList, ActionRead}},
+			{"admin on the audit log", admin, "adminAudit", []Action{ActionList, ActionRead}},
+			{"mod on the audit log", mod, "adminAudit", nil},
+			{"user on the audit log", user, "adminAudit", nil},
+		}
+		for _, tt := range tests {
+			for _, action := range all {
+				got, err := m.Can(ctx, tt.id, action, tt.resource)
+				if want := slices.Contains(tt.allowed, action); err != nil || got != want {
+					t.Errorf("Can(%s, %s, %s) = %v, %v; want %v", tt.who, action, tt.resource, got, err, want)
+				}
+			}
+		}
+		// OperatorsOnly takes list and read away from plain users.
+		e2 := newEnv(t, db, Options{OperatorsOnly: true})
+		if ok, _ := e2.admin.Moderation().Can(ctx, user, ActionList, "configs"); ok {
+			t.Error("Can(user, list) with OperatorsOnly = true; want false")
+		}
+	})
+}
+
+func TestPolicies(t *testing.T) {
+	tests := []struct {
+		p             Policy
+		role          Role
+		operatorsOnly bool
+		want          bool
+	}{
+		{Everyone, RoleUser, false, true},
+		{Everyone, RoleUser, true, false},
+		{Everyone, RoleMod, true, true},
+		{Everyone, "", false, false},
+		{Deny, RoleAdmin, false, false},
+		{Roles(RoleMod), RoleAdmin, false, false}, // admin is not implied
+		{Roles(RoleAdmin, RoleMod), RoleMod, false, true},
+		{Roles(RoleAdmin), RoleUser, false, false},
+	}
+	for _, tt := range tests {
+		if got := tt.p.allows(tt.role, tt.operatorsOnly); got != tt.want {
+			t.Errorf("%v.allows(%q, operatorsOnly=%v) = %v; want %v", tt.p, tt.role, tt.operatorsOnly, got, tt.want)
+		}
+	}
+	if (Policy{}).IsSet() || !Deny.IsSet() {
+		t.Error("IsSet wrong for the zero policy or Deny")
+	}
+}
+
+// testGuild is a custom table of a game.
+type testGuild struct {
+	bun.BaseModel `bun:"table:guilds"`
+	ID            int64  `bun:"id,pk,autoincrement"`
+	Name          string `bun:"name,notnull"`
+	OwnerID       string `bun:"owner_id"`
+}

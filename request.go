@@ -1,0 +1,138 @@
+package admin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// handlerFunc is an endpoint that reports failure by returning an error:
+// an *apiError goes to the client as it is, anything else is logged and
+// answered with a generic 500.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// opHandlerFunc is an endpoint that needs a signed-in identity.
+type opHandlerFunc func(w http.ResponseWriter, r *http.Request, op Operator) error
+
+func (a *Admin) public(fn handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.closed.Load() {
+			a.writeError(w, r, errorf(http.StatusServiceUnavailable, "closed", "the admin panel is shutting down"))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, a.opts.MaxBodyBytes)
+		if err := fn(w, r); err != nil {
+			a.writeError(w, r, err)
+		}
+	})
+}
+
+// signedIn wraps an endpoint that needs a valid session; the operator is on
+// the request context too, for OperatorFrom.
+func (a *Admin) signedIn(fn opHandlerFunc) http.Handler {
+	return a.public(func(w http.ResponseWriter, r *http.Request) error {
+		op, err := a.authenticate(r.Context(), r)
+		if err != nil {
+			return err
+		}
+		return fn(w, r.WithContext(withOperator(r.Context(), op)), op)
+	})
+}
+
+// decodeBody reads a JSON object body into v: bounded by MaxBodyBytes,
+// unknown fields and trailing data refused, every mistake a 400.
+func decodeBody(r *http.Request, v any) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err // writeError turns it into 413
+		}
+		return errorf(http.StatusBadRequest, "invalid_body", "could not read the request body")
+	}
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return errorf(http.StatusBadRequest, "invalid_body", "a JSON object body is required")
+	}
+	if !utf8.Valid(body) {
+		return errorf(http.StatusBadRequest, "invalid_body", "the request body is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return bodyError(err)
+	}
+	if dec.More() {
+		return errorf(http.StatusBadRequest, "invalid_body", "unexpected data after the JSON object")
+	}
+	return nil
+}
+
+func bodyError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn), errors.Is(err, io.ErrUnexpectedEOF):
+		return errorf(http.StatusBadRequest, "invalid_json", "malformed JSON body")
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return errorf(http.StatusBadRequest, "invalid_body", "the body must be a JSON object")
+		}
+		return errorf(http.StatusBadRequest, "invalid_value", "field %q must be %s", typ.Field, typ.Type.String())
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return errorf(http.StatusBadRequest, "unknown_field", "%s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return errorf(http.StatusBadRequest, "invalid_body", "malformed JSON body")
+}
+
+// requestMeta is the ip and userAgent every auth, user and room audit entry
+// carries.
+func (a *Admin) requestMeta(r *http.Request) map[string]any {
+	ua := r.UserAgent()
+	if len(ua) > 512 {
+		ua = ua[:512]
+	}
+	return map[string]any{"ip": clientIP(r, a.opts.TrustedProxies), "userAgent": ua}
+}
+
+// goBackground runs fn after the response, tracked so Close waits for it.
+// It reports false when the panel is closing and fn did not run.
+func (a *Admin) goBackground(ctx context.Context, fn func(ctx context.Context)) bool {
+	a.bgMu.Lock()
+	defer a.bgMu.Unlock()
+	if a.closed.Load() {
+		return false
+	}
+	a.bg.Add(1)
+	go func() {
+		defer a.bg.Done()
+		fn(context.WithoutCancel(ctx))
+	}()
+	return true
+}
+
+func (a *Admin) limit(ctx context.Context, l Limiter, key string) error {
+	ok, retry, err := l.Allow(ctx, key)
+	if err != nil {
+		a.log.ErrorContext(ctx, "admin: rate limiter failed; refusing the request", "err", err)
+		return errorf(http.StatusServiceUnavailable, "rate_limiter_unavailable", "rate limiter unavailable; try again shortly")
+	}
+	if !ok {
+		return rateLimited(retry)
+	}
+	return nil
+}
+
+func rateLimited(retry time.Duration) *apiError {
+	sec := max(int(math.Ceil(retry.Seconds())), 1)
+	e := errorf(http.StatusTooManyRequests, "rate_limited", "too many requests; retry in %d s", sec)
+	e.RetryAfterSec = sec
+	return e
+}

@@ -1,0 +1,191 @@
+package admin
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gameadmin/admin/internal/testdb"
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/uptrace/bun"
+)
+
+func TestCookieAttributes(t *testing.T) {
+	no, yes := false, true
+	tests := []struct {
+		name     string
+		opts     Options
+		env      map[string]string
+		secure   bool
+		sameSite http.SameSite
+		maxAge   int
+		domain   string
+	}{
+		{name: "defaults", secure: false, sameSite: http.SameSiteStrictMode, maxAge: 7 * 24 * 3600},
+		{name: "production is secure", opts: Options{Production: true}, secure: true, sameSite: http.SameSiteStrictMode, maxAge: 604800},
+		{name: "APP_ENV production", env: map[string]string{"APP_ENV": "production"}, secure: true, sameSite: http.SameSiteStrictMode, maxAge: 604800},
+		{name: "secure override off", opts: Options{Production: true, Session: SessionOptions{Secure: &no}}, secure: false, sameSite: http.SameSiteStrictMode, maxAge: 604800},
+		{name: "secure override on", opts: Options{Session: SessionOptions{Secure: &yes}}, secure: true, sameSite: http.SameSiteStrictMode, maxAge: 604800},
+		{name: "lax", opts: Options{Session: SessionOptions{SameSite: http.SameSiteLaxMode}}, sameSite: http.SameSiteLaxMode, maxAge: 604800},
+		{name: "none", opts: Options{Session: SessionOptions{SameSite: http.SameSiteNoneMode, Secure: &yes}}, secure: true, sameSite: http.SameSiteNoneMode, maxAge: 604800},
+		{name: "ttl", opts: Options{Session: SessionOptions{TTL: time.Hour}}, sameSite: http.SameSiteStrictMode, maxAge: 3600},
+		{name: "domain", opts: Options{Session: SessionOptions{Domain: "admin.example.com"}}, sameSite: http.SameSiteStrictMode, maxAge: 604800, domain: "admin.example.com"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			e := newEnv(t, testdb.SQLite(t), tt.opts)
+			r := e.client().do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "a@example.com", "password": "correct horse"}).want(t, 201)
+			// Read the raw header: the client's parser drops attributes it
+			// does not model.
+			raw := r.Header.Get("Set-Cookie")
+			ck, err := http.ParseSetCookie(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ck.Name != "game_admin_session" || !ck.HttpOnly || ck.Path != "/" || ck.Secure != tt.secure ||
+				ck.SameSite != tt.sameSite || ck.MaxAge != tt.maxAge || ck.Domain != tt.domain {
+				t.Fatalf("Set-Cookie = %q; want secure=%v sameSite=%v maxAge=%d domain=%q", raw, tt.secure, tt.sameSite, tt.maxAge, tt.domain)
+			}
+			c, err := e.admin.parseToken(ck.Value, kindSession)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.ExpiresAt.Sub(c.IssuedAt.Time); got != time.Duration(tt.maxAge)*time.Second {
+				t.Fatalf("token lifetime = %v; want %ds", got, tt.maxAge)
+			}
+		})
+	}
+}
+
+func TestNewOptionErrors(t *testing.T) {
+	db := testdb.SQLite(t)
+	tests := []struct {
+		name string
+		opts Options
+		env  map[string]string
+		want string
+	}{
+		{"short secret", Options{Secret: []byte("short")}, nil, "at least 32"},
+		{"production without secret", Options{Production: true}, nil, "no Secret"},
+		{"SameSite None without Secure", Options{Secret: testSecret, Session: SessionOptions{SameSite: http.SameSiteNoneMode}}, nil, "Secure"},
+		{"UIPath on the API", Options{Secret: testSecret, UIPath: "/admin-api/ui"}, nil, "UIPath"},
+		{"UIPath root", Options{Secret: testSecret, UIPath: "/"}, nil, "UIPath"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("ADMIN_JWT_SECRET", "")
+			t.Setenv("JWT_SECRET", "")
+			_, err := New(db, tt.opts)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("New(%s) = %v; want an error containing %q", tt.name, err, tt.want)
+			}
+		})
+	}
+	t.Run("secret from env", func(t *testing.T) {
+		t.Setenv("ADMIN_JWT_SECRET", string(testSecret))
+		a, err := New(db, Options{PasswordHasher: testHasher})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		if string(a.secret) != string(testSecret) {
+			t.Fatal("ADMIN_JWT_SECRET was not used")
+		}
+	})
+}
+
+// TestForgedTokens: every token that is not a current HS256 session signed
+// with our key is anonymous.
+func TestForgedTokens(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{})
+		_, id := e.bootstrap()
+		sign := func(method jwt.SigningMethod, key any, c jwt.Claims) string {
+			s, err := jwt.NewWithClaims(method, c).SignedString(key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		now := time.Now()
+		valid := claims{UserID: id, TV: 0, Kind: kindSession, RegisteredClaims: jwt.RegisteredClaims{
+			IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Hour))}}
+		with := func(f func(*claims)) claims { c := valid; f(&c); return c }
+		good := sign(jwt.SigningMethodHS256, testSecret, valid)
+		parts := strings.Split(good, ".")
+
+		tests := []struct {
+			name  string
+			token string
+			code  int
+		}{
+			{"valid", good, 200},
+			{"garbage", "not-a-jwt", 401},
+			{"empty", "", 401},
+			{"tampered payload", parts[0] + "." + strings.TrimRight(jwtSegment(`{"userId":"`+id+`","tv":0,"kind":"session","role":"admin","exp":9999999999}`), "=") + "." + parts[2], 401},
+			{"alg none", sign(jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, valid), 401},
+			{"HS512 with our key", sign(jwt.SigningMethodHS512, testSecret, valid), 401},
+			{"other key", sign(jwt.SigningMethodHS256, []byte("another secret another secret 32b"), valid), 401},
+			{"expired", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.ExpiresAt = jwt.NewNumericDate(now.Add(-time.Second)) })), 401},
+			{"no expiry", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.ExpiresAt = nil })), 401},
+			{"issued in the future", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.IssuedAt = jwt.NewNumericDate(now.Add(time.Hour)) })), 401},
+			{"reset kind", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.Kind = kindReset })), 401},
+			{"no kind", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.Kind = "" })), 401},
+			{"stale token version", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.TV = 1 })), 401},
+			{"unknown user", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.UserID = "nobody" })), 401},
+			{"oversized", strings.Repeat("a", 5000), 401},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				c := e.client()
+				c.hdr.Set("Cookie", sessionCookieName+"="+tt.token)
+				r := c.do("GET", "/admin-api/auth/me", nil)
+				if tt.code == 401 {
+					r.want(t, 401, "unauthenticated")
+				} else {
+					r.want(t, tt.code)
+				}
+			})
+		}
+	})
+}
+
+func jwtSegment(s string) string {
+	return strings.TrimRight(b64url(s), "=")
+}
+
+func TestMigrationsAreIdempotent(t *testing.T) {
+	type Guild struct {
+		ID   int64 `bun:"id,pk"`
+		Name string
+	}
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		tables := BuiltinTables()
+		tables["guilds"] = (*Guild)(nil)
+		for i := range 2 {
+			a, err := New(db, Options{Secret: testSecret, PasswordHasher: testHasher, Tables: tables})
+			if err != nil {
+				t.Fatalf("New #%d: %v", i+1, err)
+			}
+			a.Close()
+		}
+		var n int
+		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM game_admin_schema").Scan(&n); err != nil || n != len(migrations) {
+			t.Fatalf("game_admin_schema rows = %d, %v; want %d", n, err, len(migrations))
+		}
+		for _, m := range BuiltinTables() {
+			if _, err := db.NewSelect().Model(m).Limit(1).Exists(ctx); err != nil {
+				t.Fatalf("built-in table of %T missing: %v", m, err)
+			}
+		}
+		if _, err := db.NewSelect().Model((*Guild)(nil)).Exists(ctx); err == nil {
+			t.Fatal("New created the custom table guilds; custom tables are the game's to create")
+		}
+	})
+}
