@@ -15,8 +15,7 @@ import (
 
 // Limiter decides whether one more request for key may go through now.
 // allowed=false comes with retryAfter: how long until a token is back.
-// err is for system errors only (e.g. a shared store is unreachable); the
-// Admin answers such an error with a 500 and logs it, it does not fail open.
+// err is for system errors only (e.g. a shared store is unreachable).
 //
 // Implementations must be safe for concurrent use. The in-memory buckets of
 // NewTokenBucket are shared only within one process; a game running several
