@@ -152,4 +152,3 @@ func upsertRole(ctx context.Context, db bun.IDB, userID string, role Role) error
 		Exec(ctx)
 	return err
 }
-

@@ -32,9 +32,13 @@ func TestRateLimitDefaults(t *testing.T) {
 		retry   string
 	}{
 		{"login: 10 per IP and email, one back every 6 s", "/admin-api/auth/login",
-			func(int) map[string]any { return map[string]any{"email": "p@example.com", "password": "wrong password"} }, 10, "6"},
+			func(int) map[string]any {
+				return map[string]any{"email": "p@example.com", "password": "wrong password"}
+			}, 10, "6"},
 		{"bootstrap: 5 per IP, one back a minute", "/admin-api/auth/bootstrap",
-			func(int) map[string]any { return map[string]any{"email": "p@example.com", "password": "wrong password"} }, 5, "60"},
+			func(int) map[string]any {
+				return map[string]any{"email": "p@example.com", "password": "wrong password"}
+			}, 5, "60"},
 		{"request-reset: 3 per IP and email, one back a minute", "/admin-api/auth/request-reset",
 			func(int) map[string]any { return map[string]any{"email": "p@example.com"} }, 3, "60"},
 	}

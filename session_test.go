@@ -189,3 +189,9 @@ func TestMigrationsAreIdempotent(t *testing.T) {
 		}
 	})
 }
+
+func TestNewFailsWhenHasherFails(t *testing.T) {
+	if _, err := New(testdb.SQLite(t), Options{Secret: testSecret, PasswordHasher: failingHasher{}}); err == nil {
+		t.Fatal("New with a failing hasher = nil error")
+	}
+}

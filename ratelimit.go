@@ -1,0 +1,313 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Limiter decides whether one more request for key may go through now.
+// allowed=false comes with retryAfter: how long until a token is back.
+// err is for system errors only (e.g. a shared store is unreachable).
+//
+// Implementations must be safe for concurrent use. The in-memory buckets of
+// NewTokenBucket are shared only within one process; a game running several
+// nodes supplies a Limiter backed by a shared store.
+type Limiter interface {
+	Allow(ctx context.Context, key string) (allowed bool, retryAfter time.Duration, err error)
+}
+
+// NoLimit is a Limiter that allows everything. Put it in a slot of
+// RateLimitOptions to disable that limiter.
+var NoLimit Limiter = noLimit{}
+
+type noLimit struct{}
+
+func (noLimit) Allow(context.Context, string) (bool, time.Duration, error) { return true, 0, nil }
+
+// Peeker is a Limiter that can also tell whether key would be allowed,
+// without spending a token. Sign-in uses it for the per-email failure
+// limiter, which only failed attempts spend: the token bucket implements
+// it. A LoginFailuresPerEmail limiter without it is spent by every attempt.
+type Peeker interface {
+	Peek(ctx context.Context, key string) (allowed bool, retryAfter time.Duration, err error)
+}
+
+// RateLimitOptions holds the limiters of the auth endpoints. A nil slot is the
+// default in-memory token bucket named below; NoLimit disables the slot.
+type RateLimitOptions struct {
+	// Login is spent by every POST /auth/login, keyed by client IP and email.
+	// Default: a burst of 10, refilled at 10 per minute.
+	Login Limiter
+	// Bootstrap is spent by every POST /auth/bootstrap, keyed by client IP.
+	// Default: a burst of 5, refilled at 1 per minute.
+	Bootstrap Limiter
+	// RequestReset is spent by every POST /auth/request-reset, keyed by client
+	// IP and email. Default: a burst of 3, refilled at 1 per minute.
+	RequestReset Limiter
+	// LoginFailuresPerEmail is spent only by failed sign-ins, keyed by email
+	// alone, so that guesses spread over many IPs still run out for one
+	// account. Default: a burst of 20, refilled at 1 every 30 seconds.
+	LoginFailuresPerEmail Limiter
+}
+
+// The default buckets of RateLimitOptions (SEED.md §8, DESIGN.md §6).
+const (
+	defaultLoginBurst          = 10
+	defaultLoginPerSec         = 10.0 / 60
+	defaultBootstrapBurst      = 5
+	defaultBootstrapPerSec     = 1.0 / 60
+	defaultRequestResetBurst   = 3
+	defaultRequestResetPerSec  = 1.0 / 60
+	defaultLoginFailuresBurst  = 20
+	defaultLoginFailuresPerSec = 1.0 / 30
+)
+
+// defaultLimiters returns o with every nil slot filled with its default
+// in-memory bucket. Each call makes new buckets, so each Admin has its own.
+func defaultLimiters(o RateLimitOptions) RateLimitOptions {
+	if o.Login == nil {
+		o.Login = NewTokenBucket(defaultLoginBurst, defaultLoginPerSec)
+	}
+	if o.Bootstrap == nil {
+		o.Bootstrap = NewTokenBucket(defaultBootstrapBurst, defaultBootstrapPerSec)
+	}
+	if o.RequestReset == nil {
+		o.RequestReset = NewTokenBucket(defaultRequestResetBurst, defaultRequestResetPerSec)
+	}
+	if o.LoginFailuresPerEmail == nil {
+		o.LoginFailuresPerEmail = NewTokenBucket(defaultLoginFailuresBurst, defaultLoginFailuresPerSec)
+	}
+	return o
+}
+
+// sweepInterval is how often, at most, Allow looks for idle buckets to drop
+// when the map has not doubled in the meantime.
+const sweepInterval = time.Minute
+
+// minSweepSize keeps a small map from being swept on every new key.
+const minSweepSize = 64
+
+// NewTokenBucket returns an in-memory Limiter with one token bucket per key:
+// each bucket holds at most capacity tokens, starts full, and gets
+// refillPerSec tokens back per second. Every allowed request spends a token.
+//
+// Memory is bounded without a goroutine: a bucket that is full again carries
+// no state and is dropped by a sweep that Allow runs at most once a minute,
+// or sooner when the number of keys has doubled since the last sweep. The map
+// therefore holds at most about twice the keys seen within the time a bucket
+// takes to refill (capacity/refillPerSec), however many distinct keys arrive.
+//
+// NewTokenBucket panics if capacity < 1 or refillPerSec is not a positive,
+// finite number.
+func NewTokenBucket(capacity int, refillPerSec float64) Limiter {
+	if capacity < 1 {
+		panic(fmt.Sprintf("admin: NewTokenBucket: capacity %d must be at least 1", capacity))
+	}
+	if !(refillPerSec > 0) || math.IsInf(refillPerSec, 0) {
+		panic(fmt.Sprintf("admin: NewTokenBucket: refillPerSec %v must be positive and finite", refillPerSec))
+	}
+	return &tokenBucket{
+		limit:   rate.Limit(refillPerSec),
+		burst:   capacity,
+		now:     time.Now,
+		buckets: make(map[string]*rate.Limiter),
+	}
+}
+
+type tokenBucket struct {
+	limit rate.Limit
+	burst int
+	now   func() time.Time // time.Now; tests move a fake clock instead of sleeping
+
+	// mu guards the map and is held for the whole of Allow, so that a sweep
+	// never drops a bucket between its lookup and its use.
+	mu        sync.Mutex
+	buckets   map[string]*rate.Limiter
+	lastSweep time.Time
+	swept     int // len(buckets) after the last sweep
+}
+
+// Allow spends a token of key's bucket if one is there, else reports how long
+// until one is. It never sleeps and never returns an error.
+func (b *tokenBucket) Allow(_ context.Context, key string) (bool, time.Duration, error) {
+	now := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.maybeSweep(now)
+	lim, ok := b.buckets[key]
+	if !ok {
+		lim = rate.NewLimiter(b.limit, b.burst)
+		b.buckets[key] = lim
+	}
+	if lim.AllowN(now, 1) {
+		return true, 0, nil
+	}
+	return false, b.wait(1 - lim.TokensAt(now)), nil
+}
+
+// Peek reports whether key's bucket holds a token now, without spending it.
+func (b *tokenBucket) Peek(_ context.Context, key string) (bool, time.Duration, error) {
+	now := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	lim, ok := b.buckets[key]
+	if !ok {
+		return true, 0, nil
+	}
+	if tokens := lim.TokensAt(now); tokens < 1 {
+		return false, b.wait(1 - tokens), nil
+	}
+	return true, 0, nil
+}
+
+// wait is the time the bucket takes to refill the given number of tokens,
+// rounded up to the nanosecond so that a retry after it always finds a token.
+func (b *tokenBucket) wait(tokens float64) time.Duration {
+	if tokens <= 0 {
+		return 0
+	}
+	ns := math.Ceil(tokens / float64(b.limit) * float64(time.Second))
+	if ns >= math.MaxInt64 {
+		return time.Duration(math.MaxInt64)
+	}
+	return time.Duration(ns)
+}
+
+// maybeSweep drops the buckets that are full at now, at most once per
+// sweepInterval unless the map has doubled since the last sweep, so its cost
+// stays constant per call on average. b.mu must be held.
+func (b *tokenBucket) maybeSweep(now time.Time) {
+	n := len(b.buckets)
+	if now.Sub(b.lastSweep) < sweepInterval && n < 2*max(b.swept, minSweepSize) {
+		return
+	}
+	full := float64(b.burst)
+	for key, lim := range b.buckets {
+		if lim.TokensAt(now) >= full {
+			delete(b.buckets, key)
+		}
+	}
+	b.lastSweep = now
+	b.swept = len(b.buckets)
+}
+
+// len reports the number of buckets held; tests use it.
+func (b *tokenBucket) len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.buckets)
+}
+
+// DefaultTrustedProxies are the peers whose X-Forwarded-For and X-Real-IP
+// headers IPFromRequest honours: loopback, the private ranges
+// (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7) and link-local.
+// Options.TrustedProxies replaces it for an Admin.
+var DefaultTrustedProxies = []netip.Prefix{
+	netip.MustParsePrefix("127.0.0.0/8"),
+	netip.MustParsePrefix("::1/128"),
+	netip.MustParsePrefix("10.0.0.0/8"),
+	netip.MustParsePrefix("172.16.0.0/12"),
+	netip.MustParsePrefix("192.168.0.0/16"),
+	netip.MustParsePrefix("fc00::/7"),
+	netip.MustParsePrefix("169.254.0.0/16"),
+	netip.MustParsePrefix("fe80::/10"),
+}
+
+// IPFromRequest returns the client IP of r as a canonical string, honouring
+// X-Forwarded-For and X-Real-IP only when the peer is in
+// DefaultTrustedProxies. It is the key the rate limiters use.
+func IPFromRequest(r *http.Request) string {
+	return clientIP(r, DefaultTrustedProxies)
+}
+
+// clientIP returns the client IP of r. Headers are read only when the peer
+// (r.RemoteAddr) is in trusted, since anyone else can write them: then the
+// client is the first untrusted address of X-Forwarded-For read from the
+// right, or else X-Real-IP, or else the peer. An address is returned in its
+// canonical form; a peer that does not parse (a Unix socket) is returned as
+// it is, headers ignored.
+func clientIP(r *http.Request, trusted []netip.Prefix) string {
+	peer, ok := parseHop(r.RemoteAddr)
+	if !ok {
+		return r.RemoteAddr
+	}
+	if !isTrusted(peer, trusted) {
+		return peer.String()
+	}
+	if ip, ok := forwardedFor(r.Header.Values("X-Forwarded-For"), trusted); ok {
+		return ip.String()
+	}
+	if ip, ok := parseHop(r.Header.Get("X-Real-IP")); ok {
+		return ip.String()
+	}
+	return peer.String()
+}
+
+// forwardedFor walks the X-Forwarded-For chain from the right, the end our
+// own proxies wrote, past the hops that are trusted proxies themselves. The
+// first untrusted hop is the client. When every hop is trusted, the leftmost
+// is. An entry that does not parse ends the walk at the last good hop: what
+// lies left of garbage is not worth trusting.
+func forwardedFor(lines []string, trusted []netip.Prefix) (netip.Addr, bool) {
+	var last netip.Addr
+	for i := len(lines) - 1; i >= 0; i-- {
+		rest := lines[i]
+		for {
+			entry := rest
+			comma := strings.LastIndexByte(rest, ',')
+			if comma >= 0 {
+				entry, rest = rest[comma+1:], rest[:comma]
+			}
+			ip, ok := parseHop(entry)
+			if !ok {
+				return last, last.IsValid()
+			}
+			if !isTrusted(ip, trusted) {
+				return ip, true
+			}
+			last = ip
+			if comma < 0 {
+				break
+			}
+		}
+	}
+	return last, last.IsValid()
+}
+
+// parseHop parses one address as found in RemoteAddr or a forwarding header:
+// "1.2.3.4", "1.2.3.4:80", "::1", "[::1]" or "[::1]:80", surrounded by
+// optional spaces. It unmaps IPv4-mapped IPv6 and drops the zone, so that one
+// client has one key and matches the IPv4 prefixes.
+func parseHop(s string) (netip.Addr, bool) {
+	s = strings.TrimSpace(s)
+	ip, err := netip.ParseAddr(s)
+	if err != nil {
+		ap, perr := netip.ParseAddrPort(s)
+		if perr == nil {
+			ip, err = ap.Addr(), nil
+		} else if len(s) > 2 && s[0] == '[' && s[len(s)-1] == ']' {
+			ip, err = netip.ParseAddr(s[1 : len(s)-1])
+		}
+	}
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return ip.Unmap().WithZone(""), true
+}
+
+func isTrusted(ip netip.Addr, trusted []netip.Prefix) bool {
+	for _, p := range trusted {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
