@@ -1,0 +1,169 @@
+package admin_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gameadmin/admin"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	_ "modernc.org/sqlite"
+)
+
+// openExampleDB opens a throwaway SQLite database.
+func openExampleDB() (*bun.DB, func()) {
+	dir, err := os.MkdirTemp("", "admin-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	sqldb, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "game.db")+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		log.Fatal(err)
+	}
+	sqldb.SetMaxOpenConns(1)
+	db := bun.NewDB(sqldb, sqlitedialect.New())
+	return db, func() { db.Close(); os.RemoveAll(dir) }
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// Mount the panel on the game's mux and protect one of the game's own
+// routes with the panel's session.
+func Example() {
+	db, done := openExampleDB()
+	defer done()
+
+	a, err := admin.New(db, admin.Options{
+		Secret: []byte("an example secret of at least 32 bytes"),
+		Logger: quiet,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close()
+
+	mux := http.NewServeMux()
+	a.Mount(mux) // /admin-api/ and /admin/
+	mux.Handle("/monitor", admin.Guard(admin.GuardOptions{Admin: a})(http.HandlerFunc(
+		func(w http.ResponseWriter, r *http.Request) {
+			op, _ := admin.OperatorFrom(r.Context())
+			fmt.Fprintf(w, "hello %s", op.Role)
+		})))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	// The first visit creates the first admin.
+	res, err := http.Post(srv.URL+"/admin-api/auth/bootstrap", "application/json",
+		strings.NewReader(`{"email":"root@example.com","password":"correct horse"}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	res.Body.Close()
+	fmt.Println("bootstrap:", res.Status)
+
+	req, _ := http.NewRequest("GET", srv.URL+"/monitor", nil)
+	req.AddCookie(res.Cookies()[0])
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		log.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	fmt.Println("monitor:", string(body))
+
+	res, _ = http.Get(srv.URL + "/monitor")
+	res.Body.Close()
+	fmt.Println("anonymous:", res.Status)
+	// Output:
+	// bootstrap: 201 Created
+	// monitor: hello admin
+	// anonymous: 401 Unauthorized
+}
+
+// Give a player moderator rights over two resources. Roles are read live,
+// so the change applies on the player's next request.
+func ExampleModeration_AssignMod() {
+	db, done := openExampleDB()
+	defer done()
+	a, err := admin.New(db, admin.Options{Secret: []byte("an example secret of at least 32 bytes"), Logger: quiet})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close()
+	ctx := context.Background()
+
+	player := &admin.User{Email: "helper@example.com"}
+	if _, err := db.NewInsert().Model(player).Exec(ctx); err != nil {
+		log.Fatal(err)
+	}
+	for _, key := range []string{"users", "userNotes"} {
+		if err := a.Moderation().AssignMod(ctx, player.ID, key); err != nil {
+			log.Fatal(err)
+		}
+	}
+	canUpdate, _ := a.Moderation().Can(ctx, player.ID, admin.ActionUpdate, "users")
+	canDelete, _ := a.Moderation().Can(ctx, player.ID, admin.ActionDelete, "users")
+	op, _ := a.Moderation().Role(ctx, player.ID)
+	fmt.Println(op.Role, op.Scopes, canUpdate, canDelete)
+	// Output: mod [users userNotes] true false
+}
+
+// Ban a player: the ban and the end of every session happen in one
+// statement.
+func ExampleAuth_Ban() {
+	db, done := openExampleDB()
+	defer done()
+	a, err := admin.New(db, admin.Options{Secret: []byte("an example secret of at least 32 bytes"), Logger: quiet})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close()
+	ctx := context.Background()
+
+	player := &admin.User{Email: "cheater@example.com"}
+	if _, err := db.NewInsert().Model(player).Exec(ctx); err != nil {
+		log.Fatal(err)
+	}
+	if err := a.Auth().Ban(ctx, player.ID, admin.BanInfo{Reason: "speed hack"}); err != nil {
+		log.Fatal(err)
+	}
+	ban, _ := a.Auth().Banned(ctx, player.ID)
+	fmt.Println("banned:", ban.Reason)
+	// Output: banned: speed hack
+}
+
+// Record what the game's own tools change, with a column-level diff.
+func ExampleAudit_RecordUpdate() {
+	db, done := openExampleDB()
+	defer done()
+	a, err := admin.New(db, admin.Options{Secret: []byte("an example secret of at least 32 bytes"), Logger: quiet})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close()
+	ctx := context.Background()
+
+	err = a.Audit().RecordUpdate(ctx, admin.UpdateRecord{
+		OperatorID: "ops-script", Resource: "configs", TargetID: "motd",
+		Before: map[string]any{"key": "motd", "value": "Hello"},
+		After:  map[string]any{"key": "motd", "value": "Season 2 is live"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	var e admin.AuditEntry
+	if err := db.NewSelect().Model(&e).Where("action = 'update'").Scan(ctx); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(e.Resource, e.TargetID, e.Payload["changes"])
+	// Output: configs motd map[value:map[after:Season 2 is live before:Hello]]
+}

@@ -1,0 +1,140 @@
+// Command gameserver is the demo game server: it mounts the admin panel on
+// its own mux, protects its other routes with the panel's guard, and runs
+// on embedded SQLite by default.
+//
+//	go run ./examples/gameserver                 # SQLite file gameserver.db, :8080
+//	go run ./examples/gameserver -seed           # fill demo data first
+//	go run ./examples/gameserver -db 'postgres://postgres@127.0.0.1:5432/test?sslmode=disable'
+//
+// The session secret comes from ADMIN_JWT_SECRET; without it sessions end
+// when the process restarts.
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gameadmin/admin"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/driver/pgdriver"
+	_ "modernc.org/sqlite"
+)
+
+func main() {
+	addr := flag.String("addr", ":8080", "listen address")
+	dsn := flag.String("db", "sqlite:gameserver.db", "database: sqlite:PATH or a postgres:// URL")
+	seed := flag.Bool("seed", false, "fill the database with demo data")
+	flag.Parse()
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if err := run(*addr, *dsn, *seed, log); err != nil {
+		log.Error("gameserver", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(addr, dsn string, seed bool, log *slog.Logger) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	db, err := openDB(dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	a, handler, err := setup(ctx, db, seed, log)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+
+	srv := &http.Server{Addr: addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	host := addr
+	if strings.HasPrefix(host, ":") {
+		host = "localhost" + host
+	}
+	log.Info("admin panel ready", "url", "http://"+host+"/admin/", "api", "http://"+host+"/admin-api/auth/status")
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// setup creates the panel and the game's mux: the panel mounted, /monitor
+// for admins and /playground for mods and admins.
+func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (*admin.Admin, http.Handler, error) {
+	a, err := admin.New(db, admin.Options{Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	if seed {
+		if err := seedDemo(ctx, db, a); err != nil {
+			a.Close()
+			return nil, nil, fmt.Errorf("seed: %w", err)
+		}
+		log.Info("demo data seeded")
+	}
+	mux := http.NewServeMux()
+	a.Mount(mux)
+	mux.Handle("/monitor", admin.Guard(admin.GuardOptions{Admin: a})(http.HandlerFunc(monitor(db))))
+	mux.Handle("/playground", admin.Guard(admin.GuardOptions{Admin: a, Role: admin.RoleMod})(http.HandlerFunc(playground)))
+	return a, mux, nil
+}
+
+// openDB opens sqlite:PATH (embedded, pure Go) or a postgres:// URL.
+func openDB(dsn string) (*bun.DB, error) {
+	switch {
+	case strings.HasPrefix(dsn, "sqlite:"):
+		path := strings.TrimPrefix(dsn, "sqlite:")
+		sqldb, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)")
+		if err != nil {
+			return nil, err
+		}
+		sqldb.SetMaxOpenConns(1) // SQLite has one writer
+		return bun.NewDB(sqldb, sqlitedialect.New()), nil
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		return bun.NewDB(sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn))), pgdialect.New()), nil
+	}
+	return nil, fmt.Errorf("-db %q: want sqlite:PATH or a postgres:// URL", dsn)
+}
+
+// monitor is an admin-only page of the game's own.
+func monitor(db *bun.DB) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		op, _ := admin.OperatorFrom(r.Context())
+		users, err := db.NewSelect().Model((*admin.User)(nil)).Count(r.Context())
+		if err != nil {
+			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"operator":%q,"role":%q,"users":%d}`+"\n", op.UserID, op.Role, users)
+	}
+}
+
+// playground is open to mods and admins.
+func playground(w http.ResponseWriter, r *http.Request) {
+	op, _ := admin.OperatorFrom(r.Context())
+	fmt.Fprintf(w, "playground: hello %s (%s)\n", op.UserID, op.Role)
+}
