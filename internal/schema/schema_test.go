@@ -274,7 +274,7 @@ func TestLinkDeclared(t *testing.T) {
 			{Name: "cloudSaves", Target: "cloudSaves", Kind: schema.Many, FK: "user_id"},
 			{Name: "notes", Target: "userNotes", Kind: schema.Many, FK: "UserID"},
 		},
-		"userNotes": {{Name: "author", Target: "users", Kind: schema.One, FK: "AuthorID"}},
+		"userNotes":  {{Name: "author", Target: "users", Kind: schema.One, FK: "AuthorID"}},
 		"adminAudit": {{Name: "operator", Target: "users", Kind: schema.One, FK: "operator_id"}},
 		// Composite-key target: skipped without an error.
 		"pets": {{Name: "vet", Target: "vets", Kind: schema.One, FK: "vet_id"}},
