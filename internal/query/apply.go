@@ -29,6 +29,10 @@ func (l *List) Apply(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuery {
 		}
 		return q.Limit(int64(l.Limit + 1))
 	}
+	if l.End == l.Start {
+		// Bun leaves out LIMIT 0, and SQLite refuses OFFSET without LIMIT.
+		return q.Where("1 = 0")
+	}
 	return q.Limit(int64(l.End - l.Start)).Offset(int64(l.Start))
 }
 
@@ -102,9 +106,17 @@ func (l *List) ApplyFilters(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuer
 		case In:
 			q = q.Where("?TableAlias.? IN (?)", col, bun.List(f.Value.([]any)))
 		case Null:
-			if f.Value.(bool) {
+			// Bun writes a nil map or slice as the JSON null, so for json
+			// columns that counts as null too.
+			isJSON := f.Column.DataType == schema.JSON
+			switch {
+			case f.Value.(bool) && isJSON:
+				q = q.Where("(?TableAlias.? IS NULL OR CAST(?TableAlias.? AS TEXT) = 'null')", col, col)
+			case f.Value.(bool):
 				q = q.Where("?TableAlias.? IS NULL", col)
-			} else {
+			case isJSON:
+				q = q.Where("(?TableAlias.? IS NOT NULL AND CAST(?TableAlias.? AS TEXT) <> 'null')", col, col)
+			default:
 				q = q.Where("?TableAlias.? IS NOT NULL", col)
 			}
 		case Like:
