@@ -1,0 +1,160 @@
+package query
+
+import (
+	"strings"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+
+	"github.com/gameadmin/admin/internal/schema"
+)
+
+// Apply adds the list's WHERE, ORDER BY (with the primary key after the
+// sort, so pages are stable) and window to q, a select whose model is t's
+// (see Select). In keyset mode it fetches Limit+1 rows: pass the rows to
+// Page.
+func (l *List) Apply(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuery {
+	q = l.ApplyFilters(q, t)
+	keys := l.orderKeys(t)
+	for _, k := range keys {
+		if k.Desc {
+			q = q.OrderExpr("?TableAlias.? DESC", bun.Ident(k.Column))
+		} else {
+			q = q.OrderExpr("?TableAlias.? ASC", bun.Ident(k.Column))
+		}
+	}
+	if l.Limit > 0 {
+		if l.after != nil {
+			q = whereAfter(q, keys, l.after)
+		}
+		return q.Limit(int64(l.Limit + 1))
+	}
+	if l.End == l.Start {
+		// Bun leaves out LIMIT 0, and SQLite refuses OFFSET without LIMIT.
+		return q.Where("1 = 0")
+	}
+	return q.Limit(int64(l.End - l.Start)).Offset(int64(l.Start))
+}
+
+// whereAfter keeps the rows after the cursor position. With one direction
+// it is a row-value comparison, which PostgreSQL matches to a composite
+// index and SQLite (3.15+) understands; with mixed directions it is the
+// expanded form (a > ?) OR (a = ? AND b < ?) OR ...
+func whereAfter(q *bun.SelectQuery, keys []SortKey, after []any) *bun.SelectQuery {
+	cmp := func(k SortKey) string {
+		if k.Desc {
+			return "<"
+		}
+		return ">"
+	}
+	uniform := true
+	for _, k := range keys {
+		uniform = uniform && k.Desc == keys[0].Desc
+	}
+	if uniform {
+		cols := make([]string, len(keys))
+		args := make([]any, 0, 2*len(keys))
+		for i, k := range keys {
+			cols[i] = "?TableAlias.?"
+			args = append(args, bun.Ident(k.Column))
+		}
+		args = append(args, after...)
+		marks := strings.TrimSuffix(strings.Repeat("?, ", len(keys)), ", ")
+		return q.Where("("+strings.Join(cols, ", ")+") "+cmp(keys[0])+" ("+marks+")", args...)
+	}
+	return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+		for i := range keys {
+			var b strings.Builder
+			var args []any
+			b.WriteString("(")
+			for j := 0; j < i; j++ {
+				b.WriteString("?TableAlias.? = ? AND ")
+				args = append(args, bun.Ident(keys[j].Column), after[j])
+			}
+			b.WriteString("?TableAlias.? " + cmp(keys[i]) + " ?)")
+			args = append(args, bun.Ident(keys[i].Column), after[i])
+			q = q.WhereOr(b.String(), args...)
+		}
+		return q
+	})
+}
+
+// ApplyFilters adds only the list's WHERE clauses (filters and _q) to q:
+// for counting.
+func (l *List) ApplyFilters(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuery {
+	pg := q.Dialect().Name() == dialect.PG
+	for _, f := range l.Filters {
+		col := bun.Ident(f.Column.Name)
+		switch f.Op {
+		case Eq:
+			q = q.Where("?TableAlias.? = ?", col, f.Value)
+		case Ne:
+			// NULL differs from every value, so it is kept.
+			if pg {
+				q = q.Where("?TableAlias.? IS DISTINCT FROM ?", col, f.Value)
+			} else {
+				q = q.Where("?TableAlias.? IS NOT ?", col, f.Value)
+			}
+		case Gt:
+			q = q.Where("?TableAlias.? > ?", col, f.Value)
+		case Gte:
+			q = q.Where("?TableAlias.? >= ?", col, f.Value)
+		case Lt:
+			q = q.Where("?TableAlias.? < ?", col, f.Value)
+		case Lte:
+			q = q.Where("?TableAlias.? <= ?", col, f.Value)
+		case In:
+			q = q.Where("?TableAlias.? IN (?)", col, bun.List(f.Value.([]any)))
+		case Null:
+			// Bun writes a nil map or slice as the JSON null, so for json
+			// columns that counts as null too.
+			isJSON := f.Column.DataType == schema.JSON
+			switch {
+			case f.Value.(bool) && isJSON:
+				q = q.Where("(?TableAlias.? IS NULL OR CAST(?TableAlias.? AS TEXT) = 'null')", col, col)
+			case f.Value.(bool):
+				q = q.Where("?TableAlias.? IS NULL", col)
+			case isJSON:
+				q = q.Where("(?TableAlias.? IS NOT NULL AND CAST(?TableAlias.? AS TEXT) <> 'null')", col, col)
+			default:
+				q = q.Where("?TableAlias.? IS NOT NULL", col)
+			}
+		case Like:
+			q = q.Where(likeExpr(pg), col, f.Value)
+		}
+	}
+	if l.Q != "" {
+		pattern := "%" + escapeLike(l.Q) + "%"
+		searched := false
+		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			for _, c := range t.Columns {
+				if c.DataType == schema.String {
+					searched = true
+					q = q.WhereOr(likeExpr(pg), bun.Ident(c.Name), pattern)
+				}
+			}
+			if !searched {
+				q = q.Where("1 = 0") // no text column can contain it
+			}
+			return q
+		})
+	}
+	return q
+}
+
+// likeExpr is a case-insensitive LIKE with backslash as the escape
+// character: ILIKE on PostgreSQL (on the column cast to text, so uuid and
+// jsonb columns work too); LIKE on SQLite, which ignores case for ASCII
+// letters only.
+func likeExpr(pg bool) string {
+	if pg {
+		return `CAST(?TableAlias.? AS TEXT) ILIKE ? ESCAPE '\'`
+	}
+	return `?TableAlias.? LIKE ? ESCAPE '\'`
+}
+
+// Select starts a select of t's rows: its model is a new t.Model, so Apply
+// can name the table's alias.
+func Select(db bun.IDB, t *schema.Table) *bun.SelectQuery {
+	return db.NewSelect().Model(t.NewModel())
+}

@@ -1,0 +1,123 @@
+package query
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/gameadmin/admin/internal/schema"
+)
+
+// Keyset pagination (DESIGN.md 7). A cursor is the base64url JSON
+//
+//	{"k": ["-score", "id"], "v": [1200, "0193..."]}
+//
+// of the order keys (a leading "-" for descending) and the last row's
+// values of them. It is a position, not a secret: it is not signed, and a
+// client that edits it only moves its own page. A cursor made under another
+// sort is refused.
+//
+// The order keys are the sort columns followed by the primary key columns
+// not already among them, in the direction of the last sort column. Every
+// order key must be NOT NULL: SQL comparisons with NULL are never true, so
+// a NULL in the last row would end the walk early. Keyset pagination over a
+// nullable sort column is refused with CodeInvalidQuery; sort on another
+// column or use _start/_end.
+
+type cursorJSON struct {
+	K []string `json:"k"`
+	V []any    `json:"v"`
+}
+
+// orderKeys is the full, unambiguous order: the sort, then the primary key.
+func (l *List) orderKeys(t *schema.Table) []SortKey {
+	keys := slices.Clone(l.Sort)
+	desc := len(keys) > 0 && keys[len(keys)-1].Desc
+	for _, c := range t.PK {
+		if !slices.ContainsFunc(keys, func(k SortKey) bool { return k.Column == c.Name }) {
+			keys = append(keys, SortKey{Column: c.Name, Desc: desc})
+		}
+	}
+	return keys
+}
+
+func keyNames(keys []SortKey) []string {
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = k.Column
+		if k.Desc {
+			names[i] = "-" + k.Column
+		}
+	}
+	return names
+}
+
+func (l *List) checkKeyset(t *schema.Table) error {
+	for _, k := range l.orderKeys(t) {
+		if c := t.ByName[k.Column]; !c.NotNull {
+			return errorf(CodeInvalidQuery, "keyset pagination (_limit, _cursor) needs NOT NULL sort columns; %q may be null", k.Column)
+		}
+	}
+	return nil
+}
+
+func decodeCursor(t *schema.Table, keys []SortKey, s string) ([]any, error) {
+	bad := errorf(CodeInvalidValue, "malformed _cursor")
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
+	if err != nil {
+		return nil, bad
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var c cursorJSON
+	if err := d.Decode(&c); err != nil || d.More() {
+		return nil, bad
+	}
+	if !slices.Equal(c.K, keyNames(keys)) || len(c.V) != len(keys) {
+		return nil, errorf(CodeInvalidValue, "_cursor was made for another sort order")
+	}
+	vals := make([]any, len(keys))
+	for i, k := range keys {
+		if c.V[i] == nil {
+			return nil, bad
+		}
+		if vals[i], err = ConvertValue(t.ByName[k.Column], c.V[i]); err != nil {
+			return nil, bad
+		}
+	}
+	return vals, nil
+}
+
+// NextCursor returns the cursor of the page after lastRow, a row of this
+// list as ScanRows returns it. It returns "" if the row lacks an order
+// key. Page calls it; call it directly only when not using Page.
+func (l *List) NextCursor(t *schema.Table, lastRow map[string]any) string {
+	keys := l.orderKeys(t)
+	c := cursorJSON{K: keyNames(keys), V: make([]any, len(keys))}
+	for i, k := range keys {
+		v, ok := lastRow[k.Column]
+		if !ok || v == nil {
+			return ""
+		}
+		c.V[i] = v
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// Page trims the rows of a keyset query to the page and returns the cursor
+// of the next page, empty on the last page. In keyset mode Apply fetches
+// one row more than Limit to know whether a next page exists; in offset
+// mode Page returns rows unchanged and no cursor.
+func (l *List) Page(t *schema.Table, rows []map[string]any) (page []map[string]any, next string) {
+	if l.Limit == 0 || len(rows) <= l.Limit {
+		return rows, ""
+	}
+	rows = rows[:l.Limit]
+	return rows, l.NextCursor(t, rows[len(rows)-1])
+}

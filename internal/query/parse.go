@@ -1,0 +1,421 @@
+// Package query turns the list query string of the resource endpoints
+// (SEED.md 4.2, DESIGN.md 5 and 7) into a validated List and applies it to
+// a Bun select query. It is safe by construction: identifiers come only
+// from the table's columns and are quoted by Bun; every value a client
+// sends is typed by its column and bound as a value.
+package query
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gameadmin/admin/internal/schema"
+)
+
+// Limits on what a client may ask for.
+const (
+	DefaultWindow = 100  // rows in a page when neither _end nor _limit is given
+	MaxWindow     = 1000 // most rows in one page; a larger _end - _start is capped
+	MaxFilters    = 32   // most filter parameters in one request
+	MaxInItems    = 100  // most comma-separated values in one _in filter
+	MaxSortKeys   = 4    // most columns in _sort
+	MaxQLen       = 200  // longest _q, in characters
+	MaxValueLen   = 4096 // longest value of any parameter, in bytes
+	MaxParams     = 64   // most query parameters in one request
+)
+
+// Error codes. The caller answers every *Error with HTTP 400 and the code.
+const (
+	CodeUnknownColumn = "unknown_column"
+	CodeInvalidValue  = "invalid_value"
+	CodeInvalidQuery  = "invalid_query"
+)
+
+// Error is a client mistake in a list query, an id or a body value. Its
+// Message is safe to show to the client.
+type Error struct {
+	Code    string // CodeUnknownColumn, CodeInvalidValue or CodeInvalidQuery
+	Message string
+}
+
+func (e *Error) Error() string { return "query: " + e.Message }
+
+func errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Op is a filter operator, named by its parameter suffix.
+type Op string
+
+// The filter operators: <col>_like, _eq, _ne, _gt, _gte, _lt, _lte, _in,
+// _null. A parameter without a known suffix is an _eq filter on the column
+// of that name (json-server's convention), so "name_xx" is the unknown
+// column name_xx.
+const (
+	Like Op = "like" // case-insensitive substring; string and json columns
+	Eq   Op = "eq"
+	Ne   Op = "ne"
+	Gt   Op = "gt"
+	Gte  Op = "gte"
+	Lt   Op = "lt"
+	Lte  Op = "lte"
+	In   Op = "in"   // comma-separated values, at most MaxInItems
+	Null Op = "null" // "true": IS NULL; "false": IS NOT NULL; any column
+)
+
+var ops = []Op{Like, Eq, Ne, Gte, Gt, Lte, Lt, In, Null}
+
+// Filter is one validated filter: Value is typed by the column (a []any for
+// In, a bool for Null, a LIKE pattern with % and _ escaped for Like).
+type Filter struct {
+	Column *schema.Column
+	Op     Op
+	Value  any
+}
+
+// SortKey is one column of the sort order.
+type SortKey struct {
+	Column string // SQL column name
+	Desc   bool
+}
+
+// List is a validated list query.
+type List struct {
+	// Start and End are the row window of _start and _end, used when
+	// Limit is 0: rows Start to End-1.
+	Start, End int
+	// Limit is the page size of keyset pagination (_limit, or 100 when
+	// only _cursor is given); 0 means offset pagination.
+	Limit int
+	// Cursor is the position after which the page starts (_cursor); empty
+	// for the first page.
+	Cursor string
+	// Sort is the requested order; Apply adds the primary key after it.
+	Sort    []SortKey
+	Q       string   // _q: substring searched in every string column
+	Filters []Filter // ANDed together
+
+	after []any // the decoded Cursor: one value per orderKeys column
+}
+
+// reserved are the parameters that are not filters.
+var reserved = map[string]bool{
+	"_start": true, "_end": true, "_sort": true, "_order": true,
+	"_q": true, "_limit": true, "_cursor": true,
+}
+
+// Parse validates the query parameters of a list request against t. def is
+// the sort used when _sort is absent (nil: the primary key). Parameters
+// named in ignore are skipped (the caller's own, e.g. "_fields"); every
+// other parameter that is not reserved is a filter. Every mistake is an
+// *Error.
+func Parse(t *schema.Table, v url.Values, def *SortKey, ignore ...string) (*List, error) {
+	l := &List{Start: 0, End: DefaultWindow}
+	if len(v) > MaxParams {
+		return nil, errorf(CodeInvalidQuery, "too many query parameters (at most %d)", MaxParams)
+	}
+	get := func(name string) (string, bool, error) {
+		vals, ok := v[name]
+		if !ok {
+			return "", false, nil
+		}
+		if len(vals) != 1 {
+			return "", false, errorf(CodeInvalidQuery, "parameter %s given %d times", name, len(vals))
+		}
+		return vals[0], true, checkText(name, vals[0])
+	}
+
+	// Window: offset or keyset.
+	start, hasStart, err := get("_start")
+	if err != nil {
+		return nil, err
+	}
+	end, hasEnd, err := get("_end")
+	if err != nil {
+		return nil, err
+	}
+	limit, hasLimit, err := get("_limit")
+	if err != nil {
+		return nil, err
+	}
+	cursor, hasCursor, err := get("_cursor")
+	if err != nil {
+		return nil, err
+	}
+	if (hasStart || hasEnd) && (hasLimit || hasCursor) {
+		return nil, errorf(CodeInvalidQuery, "_start/_end and _limit/_cursor cannot be combined")
+	}
+	if hasStart {
+		if l.Start, err = windowInt("_start", start); err != nil {
+			return nil, err
+		}
+		l.End = l.Start + DefaultWindow
+	}
+	if hasEnd {
+		if l.End, err = windowInt("_end", end); err != nil {
+			return nil, err
+		}
+	}
+	if l.End < l.Start {
+		return nil, errorf(CodeInvalidQuery, "_end (%d) is before _start (%d)", l.End, l.Start)
+	}
+	if l.End-l.Start > MaxWindow {
+		l.End = l.Start + MaxWindow
+	}
+	if hasLimit || hasCursor {
+		l.Limit = DefaultWindow
+		if hasLimit {
+			if l.Limit, err = windowInt("_limit", limit); err != nil {
+				return nil, err
+			}
+			if l.Limit < 1 || l.Limit > MaxWindow {
+				return nil, errorf(CodeInvalidValue, "_limit must be between 1 and %d", MaxWindow)
+			}
+		}
+		l.Start, l.End = 0, 0
+		l.Cursor = cursor
+	}
+
+	if err := l.parseSort(t, v, def); err != nil {
+		return nil, err
+	}
+
+	q, _, err := get("_q")
+	if err != nil {
+		return nil, err
+	}
+	if utf8.RuneCountInString(q) > MaxQLen {
+		return nil, errorf(CodeInvalidValue, "_q is longer than %d characters", MaxQLen)
+	}
+	l.Q = strings.TrimSpace(q)
+
+	if err := l.parseFilters(t, v, ignore); err != nil {
+		return nil, err
+	}
+
+	if l.Limit > 0 {
+		if err := l.checkKeyset(t); err != nil {
+			return nil, err
+		}
+		if l.Cursor != "" {
+			if l.after, err = decodeCursor(t, l.orderKeys(t), l.Cursor); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return l, nil
+}
+
+// windowInt parses a non-negative window bound.
+func windowInt(name, s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 1<<40 {
+		return 0, errorf(CodeInvalidValue, "%s must be a non-negative integer", name)
+	}
+	return n, nil
+}
+
+func (l *List) parseSort(t *schema.Table, v url.Values, def *SortKey) error {
+	sorts, orders := v["_sort"], v["_order"]
+	if len(sorts) > 1 || len(orders) > 1 {
+		return errorf(CodeInvalidQuery, "_sort and _order may each be given once")
+	}
+	if len(sorts) == 0 || sorts[0] == "" {
+		if len(orders) > 0 && orders[0] != "" {
+			if def == nil {
+				return errorf(CodeInvalidQuery, "_order needs _sort")
+			}
+			// _order alone flips the default sort (a header click on the
+			// already-sorted column).
+			desc, err := parseOrder(orders[0])
+			if err != nil {
+				return err
+			}
+			d := *def
+			d.Desc = desc
+			def = &d
+		}
+		if def != nil {
+			if _, ok := t.ByName[def.Column]; !ok {
+				return errorf(CodeUnknownColumn, "unknown column %q in the default sort", def.Column)
+			}
+			l.Sort = []SortKey{*def}
+		}
+		return nil
+	}
+	if err := checkText("_sort", sorts[0]); err != nil {
+		return err
+	}
+	names := strings.Split(sorts[0], ",")
+	if len(names) > MaxSortKeys {
+		return errorf(CodeInvalidQuery, "_sort names more than %d columns", MaxSortKeys)
+	}
+	var dirs []string
+	if len(orders) == 1 && orders[0] != "" {
+		if err := checkText("_order", orders[0]); err != nil {
+			return err
+		}
+		dirs = strings.Split(orders[0], ",")
+		if len(dirs) != 1 && len(dirs) != len(names) {
+			return errorf(CodeInvalidQuery, "_order has %d values for %d _sort columns", len(dirs), len(names))
+		}
+	}
+	for i, name := range names {
+		c, ok := t.ByName[strings.TrimSpace(name)]
+		if !ok {
+			return errorf(CodeUnknownColumn, "unknown column %q in _sort", name)
+		}
+		if c.DataType == schema.JSON || c.DataType == schema.Bytes {
+			return errorf(CodeInvalidQuery, "column %q (%s) cannot be sorted", c.Name, c.DataType)
+		}
+		k := SortKey{Column: c.Name}
+		if dirs != nil {
+			d := dirs[0]
+			if len(dirs) > 1 {
+				d = dirs[i]
+			}
+			var err error
+			if k.Desc, err = parseOrder(d); err != nil {
+				return err
+			}
+		}
+		for _, prev := range l.Sort {
+			if prev.Column == k.Column {
+				return errorf(CodeInvalidQuery, "column %q appears twice in _sort", c.Name)
+			}
+		}
+		l.Sort = append(l.Sort, k)
+	}
+	return nil
+}
+
+func parseOrder(s string) (desc bool, err error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "asc":
+		return false, nil
+	case "desc":
+		return true, nil
+	}
+	return false, errorf(CodeInvalidValue, "_order must be asc or desc")
+}
+
+func (l *List) parseFilters(t *schema.Table, v url.Values, ignore []string) error {
+	names := make([]string, 0, len(v))
+	for name := range v {
+		if !reserved[name] && !slices.Contains(ignore, name) {
+			names = append(names, name)
+		}
+	}
+	// Sorted so the SQL, and the first error reported, do not depend on
+	// map order.
+	slices.Sort(names)
+	for _, name := range names {
+		for _, raw := range v[name] {
+			if len(l.Filters) == MaxFilters {
+				return errorf(CodeInvalidQuery, "too many filters (at most %d)", MaxFilters)
+			}
+			f, err := parseFilter(t, name, raw)
+			if err != nil {
+				return err
+			}
+			l.Filters = append(l.Filters, f)
+		}
+	}
+	return nil
+}
+
+// splitFilter finds the column and operator a parameter names. A suffix
+// counts only when what precedes it is a column, so a column named
+// "logged_in" is filtered with "logged_in=true" as well as
+// "logged_in_eq=true".
+func splitFilter(t *schema.Table, name string) (*schema.Column, Op, error) {
+	if c, ok := t.ByName[name]; ok {
+		return c, Eq, nil
+	}
+	for _, op := range ops {
+		if col, ok := strings.CutSuffix(name, "_"+string(op)); ok {
+			if c, ok := t.ByName[col]; ok {
+				return c, op, nil
+			}
+		}
+	}
+	if len(name) > 100 {
+		name = name[:100] + "..."
+	}
+	if !utf8.ValidString(name) {
+		name = strings.ToValidUTF8(name, "?")
+	}
+	return nil, "", errorf(CodeUnknownColumn, "unknown column in filter %q", name)
+}
+
+func parseFilter(t *schema.Table, name, raw string) (Filter, error) {
+	c, op, err := splitFilter(t, name)
+	if err != nil {
+		return Filter{}, err
+	}
+	if err := checkText(name, raw); err != nil {
+		return Filter{}, err
+	}
+	f := Filter{Column: c, Op: op}
+	switch op {
+	case Null:
+		b, err := parseBool(raw)
+		if err != nil {
+			return f, errorf(CodeInvalidValue, "%s takes true or false", name)
+		}
+		f.Value = b
+		return f, nil
+	case Like:
+		if c.DataType != schema.String && c.DataType != schema.JSON {
+			return f, errorf(CodeInvalidQuery, "%s: _like works on text and json columns only", name)
+		}
+		f.Value = "%" + escapeLike(raw) + "%"
+		return f, nil
+	}
+	if c.DataType == schema.JSON || c.DataType == schema.Bytes {
+		return f, errorf(CodeInvalidQuery, "%s: %s columns can only be filtered with _null%s", name, c.DataType,
+			map[bool]string{true: " and _like", false: ""}[c.DataType == schema.JSON])
+	}
+	if c.DataType == schema.Boolean && op != Eq && op != Ne && op != In {
+		return f, errorf(CodeInvalidQuery, "%s: boolean columns take _eq, _ne and _in only", name)
+	}
+	if op == In {
+		items := strings.Split(raw, ",")
+		if len(items) > MaxInItems {
+			return f, errorf(CodeInvalidQuery, "%s has more than %d values", name, MaxInItems)
+		}
+		vals := make([]any, len(items))
+		for i, item := range items {
+			if vals[i], err = parseValue(c, item); err != nil {
+				return f, errorf(CodeInvalidValue, "%s: item %d: %s", name, i+1, err.(*Error).Message)
+			}
+		}
+		f.Value = vals
+		return f, nil
+	}
+	if f.Value, err = parseValue(c, raw); err != nil {
+		return f, errorf(CodeInvalidValue, "%s: %s", name, err.(*Error).Message)
+	}
+	return f, nil
+}
+
+// escapeLike makes s match literally inside a LIKE pattern with ESCAPE '\'.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// checkText rejects what no column can hold and what the databases would
+// refuse as text: overlong values, invalid UTF-8 and NUL bytes.
+func checkText(name, s string) error {
+	if len(s) > MaxValueLen {
+		return errorf(CodeInvalidValue, "%s is longer than %d bytes", name, MaxValueLen)
+	}
+	if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+		return errorf(CodeInvalidValue, "%s is not valid UTF-8 text", name)
+	}
+	return nil
+}

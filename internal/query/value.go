@@ -1,0 +1,231 @@
+package query
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/gameadmin/admin/internal/schema"
+)
+
+// parseValue types a string from the query string (a filter value, an
+// item of _in, a single-column id) by its column. Errors are *Error with
+// CodeInvalidValue.
+func parseValue(c *schema.Column, s string) (any, error) {
+	switch c.DataType {
+	case schema.Integer:
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return nil, errorf(CodeInvalidValue, "%q is not an integer", clip(s))
+		}
+		return n, nil
+	case schema.Number:
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, errorf(CodeInvalidValue, "%q is not a number", clip(s))
+		}
+		return f, nil
+	case schema.Boolean:
+		b, err := parseBool(s)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	case schema.Datetime:
+		tm, err := parseTime(s)
+		if err != nil {
+			return nil, err
+		}
+		return tm, nil
+	case schema.String:
+		if err := checkText(c.Name, s); err != nil {
+			return nil, err
+		}
+		// PostgreSQL refuses to compare a uuid column with text that is
+		// not a UUID; say so as a client error rather than an SQL one.
+		if strings.EqualFold(c.SQLType, "uuid") {
+			if _, err := uuid.Parse(s); err != nil {
+				return nil, errorf(CodeInvalidValue, "%q is not a UUID", clip(s))
+			}
+		}
+		return s, nil
+	}
+	return nil, errorf(CodeInvalidValue, "%s columns cannot be compared with a value", c.DataType)
+}
+
+// parseBool accepts true, false, 1 and 0.
+func parseBool(s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
+	}
+	return false, errorf(CodeInvalidValue, "%q is not true or false", clip(s))
+}
+
+// parseTime accepts RFC 3339 (fractional seconds optional) and a bare date,
+// which means midnight UTC. Years before 1 are refused: PostgreSQL has no
+// year 0 in the format Bun writes.
+func parseTime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	tm, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		tm, err = time.Parse(time.DateOnly, s)
+	}
+	if err != nil || tm.Year() < 1 {
+		return time.Time{}, errorf(CodeInvalidValue, "%q is not an RFC 3339 time or a 2006-01-02 date", clip(s))
+	}
+	return tm.UTC(), nil
+}
+
+// clip shortens a client value quoted in an error message.
+func clip(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "..."
+	}
+	return strings.ToValidUTF8(s, "?")
+}
+
+// ConvertValue types a value of a request body (decoded by encoding/json
+// with UseNumber) for column c, for create and update:
+//
+//   - integer: a JSON integer or a string holding one -> int64
+//   - number: a JSON number or a numeric string -> float64
+//   - boolean: true/false, or "true"/"false"/"1"/"0" -> bool
+//   - datetime: an RFC 3339 string or a 2006-01-02 date -> time.Time (UTC)
+//   - json: any JSON value -> json.RawMessage
+//   - bytes: a base64 string (standard or URL alphabet) -> []byte
+//   - string: a JSON string -> string
+//
+// nil (JSON null) is SQL NULL for every type, json columns included; a NOT
+// NULL column then fails in the database. A value that does not fit is an
+// *Error with CodeInvalidValue.
+func ConvertValue(c *schema.Column, v any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	bad := func() (any, error) {
+		return nil, errorf(CodeInvalidValue, "column %q: %s does not fit a %s column", c.Name, describe(v), c.DataType)
+	}
+	switch c.DataType {
+	case schema.JSON:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return bad()
+		}
+		return json.RawMessage(b), nil
+	case schema.Integer:
+		switch x := v.(type) {
+		case json.Number:
+			n, err := x.Int64()
+			if err != nil {
+				return bad()
+			}
+			return n, nil
+		case string:
+			n, err := parseValue(c, x)
+			if err != nil {
+				return bad()
+			}
+			return n, nil
+		case int64:
+			return x, nil
+		case int:
+			return int64(x), nil
+		case float64:
+			if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+				return bad()
+			}
+			return int64(x), nil
+		}
+	case schema.Number:
+		switch x := v.(type) {
+		case json.Number:
+			f, err := x.Float64()
+			if err != nil || math.IsInf(f, 0) {
+				return bad()
+			}
+			return f, nil
+		case string:
+			f, err := parseValue(c, x)
+			if err != nil {
+				return bad()
+			}
+			return f, nil
+		case float64:
+			return x, nil
+		case int64:
+			return float64(x), nil
+		}
+	case schema.Boolean:
+		switch x := v.(type) {
+		case bool:
+			return x, nil
+		case string:
+			b, err := parseBool(x)
+			if err != nil {
+				return bad()
+			}
+			return b, nil
+		case json.Number:
+			b, err := parseBool(string(x))
+			if err != nil {
+				return bad()
+			}
+			return b, nil
+		}
+	case schema.Datetime:
+		switch x := v.(type) {
+		case string:
+			tm, err := parseTime(x)
+			if err != nil {
+				return bad()
+			}
+			return tm, nil
+		case time.Time:
+			return x, nil
+		}
+	case schema.Bytes:
+		if s, ok := v.(string); ok {
+			for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+				if b, err := enc.DecodeString(s); err == nil {
+					return b, nil
+				}
+			}
+		}
+		if b, ok := v.([]byte); ok {
+			return b, nil
+		}
+	case schema.String:
+		if s, ok := v.(string); ok {
+			if _, err := parseValue(c, s); err != nil {
+				return bad()
+			}
+			return s, nil
+		}
+	}
+	return bad()
+}
+
+// describe names the JSON type of a decoded value for an error message.
+func describe(v any) string {
+	switch x := v.(type) {
+	case string:
+		return "the string " + strconv.Quote(clip(x))
+	case json.Number:
+		return "the number " + clip(string(x))
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return "the value"
+}
