@@ -48,6 +48,14 @@ type Options struct {
 	// columns (token_version, ban and display_name are optional).
 	// Default: BuiltinTables().
 	Tables map[string]any
+	// Resources configures how tables look and behave, by key. An entry
+	// without a Tables entry is never listed.
+	Resources map[string]*Resource
+	// Relations declares relations of tables, by key, on top of those read
+	// from Bun rel: tags.
+	Relations map[string][]Relation
+	// Widgets are extra dashboard widgets, shown after the built-in ones.
+	Widgets []Widget
 	// Session configures the session cookie.
 	Session SessionOptions
 	// RateLimit configures the auth endpoints' limiters.
@@ -114,9 +122,12 @@ type Admin struct {
 	users   *userTable
 	limits  RateLimitOptions
 	hasher  PasswordHasher
-	gate    *hashGate
+	hashGate *hashGate
 	dummy   string
 	handler http.Handler
+
+	resources map[string]*resource // by key
+	order     []string             // sidebar order of the keys
 
 	moderation *Moderation
 	auth       *Auth
@@ -192,7 +203,7 @@ func New(db *bun.DB, opts Options) (*Admin, error) {
 	if a.hasher == nil {
 		a.hasher = DefaultArgon2id
 	}
-	a.gate = newHashGate(opts.HashConcurrency)
+	a.hashGate = newHashGate(opts.HashConcurrency)
 	a.limits = defaultLimiters(opts.RateLimit)
 	a.opts = opts
 
@@ -201,6 +212,9 @@ func New(db *bun.DB, opts Options) (*Admin, error) {
 		return nil, err
 	}
 	a.users = users
+	if err := a.buildResources(db); err != nil {
+		return nil, err
+	}
 	if err := migrate(context.Background(), db); err != nil {
 		return nil, fmt.Errorf("admin: migrate: %w", err)
 	}
@@ -311,6 +325,19 @@ func (a *Admin) routes() http.Handler {
 	api("POST /auth/logout-everywhere", a.signedIn(a.handleLogoutEverywhere))
 	api("POST /auth/request-reset", a.public(a.handleRequestReset))
 	api("POST /auth/reset", a.public(a.handleReset))
+	api("GET /_health", a.public(a.handleHealth))
+	api("GET /_dashboard", a.signedIn(a.handleDashboard))
+	api("GET /{$}", a.signedIn(a.handleCatalog))
+	mux.Handle("GET "+apiPrefix, a.signedIn(a.handleCatalog))
+	api("GET /{resource}", a.signedIn(a.handleList))
+	api("POST /{resource}", a.signedIn(a.handleCreate))
+	api("GET /{resource}/{id}", a.signedIn(a.handleRead))
+	api("PATCH /{resource}/{id}", a.signedIn(a.handleUpdate))
+	api("PUT /{resource}/{id}", a.signedIn(a.handleUpdate))
+	api("DELETE /{resource}/{id}", a.signedIn(a.handleDelete))
+	api("POST /{resource}/_action/{name}", a.signedIn(a.handleAction))
+	api("GET /{resource}/{id}/{sub}", a.signedIn(a.handleRowSub))
+	api("GET /{resource}/{id}/relations/{name}", a.signedIn(a.handleRelation))
 	mux.Handle(apiPrefix+"/", a.public(func(http.ResponseWriter, *http.Request) error { return errNotFoundRoute }))
 
 	// State-changing requests from another origin are refused whatever the

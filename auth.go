@@ -63,7 +63,7 @@ func checkNewPassword(p string) error {
 
 // hash and verify run the hasher under the concurrency gate.
 func (a *Admin) hash(ctx context.Context, password string) (h string, err error) {
-	if gerr := a.gate.do(ctx, func() { h, err = a.hasher.Hash(password) }); gerr != nil {
+	if gerr := a.hashGate.do(ctx, func() { h, err = a.hasher.Hash(password) }); gerr != nil {
 		return "", gerr
 	}
 	return h, err
@@ -73,7 +73,7 @@ func (a *Admin) verify(ctx context.Context, password, encoded string) (ok bool, 
 	if encoded == "" {
 		encoded = a.dummy // same work for a user without a password
 	}
-	if gerr := a.gate.do(ctx, func() { ok, err = a.hasher.Verify(password, encoded) }); gerr != nil {
+	if gerr := a.hashGate.do(ctx, func() { ok, err = a.hasher.Verify(password, encoded) }); gerr != nil {
 		return false, gerr
 	}
 	return ok && encoded != a.dummy, err

@@ -70,8 +70,8 @@ func TestBadInput(t *testing.T) {
 			t.Fatalf("bad input caused an internal error:\n%s", e.logs)
 		}
 		// Unknown API paths and methods are JSON 404s.
-		c.do("GET", "/admin-api/nope", nil).want(t, 404, "not_found")
-		c.do("DELETE", "/admin-api/auth/login", nil).want(t, 404, "not_found")
+		c.do("GET", "/admin-api/a/b/c/d/e", nil).want(t, 404, "not_found")
+		c.do("PUT", "/admin-api/auth", nil).want(t, 404, "not_found")
 	})
 }
 

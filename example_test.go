@@ -110,8 +110,8 @@ func ExampleModeration_AssignMod() {
 			log.Fatal(err)
 		}
 	}
-	canUpdate, _ := a.Moderation().Can(ctx, player.ID, admin.ActionUpdate, "users")
-	canDelete, _ := a.Moderation().Can(ctx, player.ID, admin.ActionDelete, "users")
+	canUpdate, _ := a.Moderation().Can(ctx, player.ID, admin.OpUpdate, "users")
+	canDelete, _ := a.Moderation().Can(ctx, player.ID, admin.OpDelete, "users")
 	op, _ := a.Moderation().Role(ctx, player.ID)
 	fmt.Println(op.Role, op.Scopes, canUpdate, canDelete)
 	// Output: mod [users userNotes] true false

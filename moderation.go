@@ -94,7 +94,7 @@ func (m *Moderation) Role(ctx context.Context, userID string) (Operator, error) 
 // the resource's policy for that action or else the standard rule: admin
 // everything; mod list, read and update on its scoped resources, never
 // roles; user list and read (nothing with Options.OperatorsOnly).
-func (m *Moderation) Can(ctx context.Context, userID string, action Action, resource string) (bool, error) {
+func (m *Moderation) Can(ctx context.Context, userID string, action Op, resource string) (bool, error) {
 	if !action.valid() {
 		return false, fmt.Errorf("admin: Can: unknown action %q", action)
 	}
@@ -109,8 +109,8 @@ func (m *Moderation) Can(ctx context.Context, userID string, action Action, reso
 }
 
 // allowed applies a resource's policy for the action, or the standard rule.
-func (a *Admin) allowed(op Operator, action Action, resource string) bool {
-	if p := a.policies(resource).forAction(action); p.IsSet() {
+func (a *Admin) allowed(op Operator, action Op, resource string) bool {
+	if p := a.policies(resource).forOp(action); p.IsSet() {
 		return p.allows(op.Role, a.opts.OperatorsOnly)
 	}
 	return standardCan(op, action, resource, a.opts.OperatorsOnly)
@@ -124,8 +124,8 @@ var auditPolicies = Policies{
 
 // policies returns the policies declared for a resource.
 func (a *Admin) policies(resource string) Policies {
-	if resource == "adminAudit" {
-		return auditPolicies
+	if r, ok := a.resources[resource]; ok {
+		return r.cfg.Policies
 	}
 	return Policies{}
 }

@@ -79,7 +79,7 @@ func TestModerationErrors(t *testing.T) {
 		if _, err := m.Can(ctx, id, "explode", "users"); err == nil {
 			t.Error("Can(unknown action) = nil error")
 		}
-		if ok, err := m.Can(ctx, "nobody", ActionList, "users"); ok || err != nil {
+		if ok, err := m.Can(ctx, "nobody", OpList, "users"); ok || err != nil {
 			t.Errorf("Can(unknown user) = %v, %v; want false, nil", ok, err)
 		}
 	})
@@ -105,20 +105,20 @@ func TestCan(t *testing.T) {
 		if err := m.AssignMod(ctx, mod, "roles"); err != nil {
 			t.Fatal(err)
 		}
-		all := []Action{ActionList, ActionRead, ActionCreate, ActionUpdate, ActionDelete}
+		all := []Op{OpList, OpRead, OpCreate, OpUpdate, OpDelete}
 		tests := []struct {
 			who      string
 			id       string
 			resource string
-			allowed  []Action
+			allowed  []Op
 		}{
 			{"admin", admin, "configs", all},
 			{"admin", admin, "roles", all},
-			{"mod in scope", mod, "configs", []Action{ActionList, ActionRead, ActionUpdate}},
+			{"mod in scope", mod, "configs", []Op{OpList, OpRead, OpUpdate}},
 			{"mod out of scope", mod, "leaderboards", nil},
 			{"mod on roles", mod, "roles", nil},
-			{"user", user, "configs", []Action{ActionList, ActionRead}},
-			{"admin on the audit log", admin, "adminAudit", []Action{ActionList, ActionRead}},
+			{"user", user, "configs", []Op{OpList, OpRead}},
+			{"admin on the audit log", admin, "adminAudit", []Op{OpList, OpRead}},
 			{"mod on the audit log", mod, "adminAudit", nil},
 			{"user on the audit log", user, "adminAudit", nil},
 		}
@@ -132,7 +132,7 @@ func TestCan(t *testing.T) {
 		}
 		// OperatorsOnly takes list and read away from plain users.
 		e2 := newEnv(t, db, Options{OperatorsOnly: true})
-		if ok, _ := e2.admin.Moderation().Can(ctx, user, ActionList, "configs"); ok {
+		if ok, _ := e2.admin.Moderation().Can(ctx, user, OpList, "configs"); ok {
 			t.Error("Can(user, list) with OperatorsOnly = true; want false")
 		}
 	})

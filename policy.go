@@ -36,21 +36,21 @@ func (r Role) AtLeast(min Role) bool { return r.Valid() && r.rank() >= min.rank(
 // IsOperator reports whether r may open the panel (admin or mod).
 func (r Role) IsOperator() bool { return r.AtLeast(RoleMod) }
 
-// Action is one of the five resource actions a policy governs.
-type Action string
+// Op is one of the five resource operations a policy governs.
+type Op string
 
-// The resource actions.
+// The resource operations.
 const (
-	ActionList   Action = "list"
-	ActionRead   Action = "read"
-	ActionCreate Action = "create"
-	ActionUpdate Action = "update"
-	ActionDelete Action = "delete"
+	OpList   Op = "list"
+	OpRead   Op = "read"
+	OpCreate Op = "create"
+	OpUpdate Op = "update"
+	OpDelete Op = "delete"
 )
 
-func (a Action) valid() bool {
+func (a Op) valid() bool {
 	switch a {
-	case ActionList, ActionRead, ActionCreate, ActionUpdate, ActionDelete:
+	case OpList, OpRead, OpCreate, OpUpdate, OpDelete:
 		return true
 	}
 	return false
@@ -63,7 +63,7 @@ const rolesResource = "roles"
 // everything; a mod may list, read and update the resources in its scopes,
 // never the roles table; a plain user may list and read, unless
 // operatorsOnly is set.
-func standardCan(op Operator, action Action, resource string, operatorsOnly bool) bool {
+func standardCan(op Operator, action Op, resource string, operatorsOnly bool) bool {
 	switch op.Role {
 	case RoleAdmin:
 		return true
@@ -71,12 +71,12 @@ func standardCan(op Operator, action Action, resource string, operatorsOnly bool
 		if resource == rolesResource {
 			return false
 		}
-		if action != ActionList && action != ActionRead && action != ActionUpdate {
+		if action != OpList && action != OpRead && action != OpUpdate {
 			return false
 		}
 		return slices.Contains(op.Scopes, resource)
 	case RoleUser:
-		return !operatorsOnly && (action == ActionList || action == ActionRead)
+		return !operatorsOnly && (action == OpList || action == OpRead)
 	}
 	return false
 }
@@ -144,24 +144,28 @@ func (p Policy) String() string {
 	return "standard"
 }
 
-// Policies maps each resource action to a Policy; unset fields fall back to
+// Policies maps each resource operation to a Policy; unset fields fall back to
 // the standard rule.
 type Policies struct {
 	List, Read, Create, Update, Delete Policy
 }
 
-func (p Policies) forAction(a Action) Policy {
+func (p Policies) forOp(a Op) Policy {
 	switch a {
-	case ActionList:
+	case OpList:
 		return p.List
-	case ActionRead:
+	case OpRead:
 		return p.Read
-	case ActionCreate:
+	case OpCreate:
 		return p.Create
-	case ActionUpdate:
+	case OpUpdate:
 		return p.Update
-	case ActionDelete:
+	case OpDelete:
 		return p.Delete
 	}
 	return Policy{}
+}
+
+func (p Policies) isZero() bool {
+	return !p.List.IsSet() && !p.Read.IsSet() && !p.Create.IsSet() && !p.Update.IsSet() && !p.Delete.IsSet()
 }

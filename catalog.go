@@ -1,0 +1,127 @@
+package admin
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/gameadmin/admin/internal/schema"
+)
+
+// The catalog (GET /admin-api) tells the UI every resource the operator
+// may list, with its columns, relations, actions and the operator's own
+// permissions, so the UI offers only what will work.
+
+type catalogEntry struct {
+	Name        string            `json:"name"`
+	Label       string            `json:"label"`
+	Icon        string            `json:"icon"`
+	PrimaryKey  []string          `json:"primaryKey"`
+	Columns     []catalogColumn   `json:"columns"`
+	ListColumns []string          `json:"listColumns,omitempty"`
+	FormFields  []string          `json:"formFields,omitempty"`
+	ShowFields  []string          `json:"showFields,omitempty"`
+	DefaultSort *Sort             `json:"defaultSort,omitempty"`
+	Actions     []catalogAction   `json:"actions"`
+	Relations   []catalogRelation `json:"relations"`
+	Permissions map[Op]bool       `json:"permissions"`
+}
+
+type catalogColumn struct {
+	Name       string          `json:"name"`
+	Label      string          `json:"label"`
+	Type       string          `json:"type"`
+	DataType   schema.DataType `json:"dataType"`
+	NotNull    bool            `json:"notNull"`
+	Primary    bool            `json:"primary"`
+	HasDefault bool            `json:"hasDefault"`
+	ReadOnly   bool            `json:"readOnly"`
+	LinkTo     *LinkTo         `json:"linkTo,omitempty"`
+}
+
+type catalogAction struct {
+	Name    string   `json:"name"`
+	Label   string   `json:"label"`
+	PerRow  bool     `json:"perRow"`
+	Confirm *Confirm `json:"confirm,omitempty"`
+}
+
+type catalogRelation struct {
+	Name   string      `json:"name"`
+	Label  string      `json:"label"`
+	Target string      `json:"target"`
+	Kind   schema.Kind `json:"kind"`
+	FK     string      `json:"fk"`
+}
+
+// GET /admin-api
+func (a *Admin) handleCatalog(w http.ResponseWriter, r *http.Request, op Operator) error {
+	if !op.Role.IsOperator() {
+		return errOperatorOnly
+	}
+	out := []catalogEntry{}
+	for _, key := range a.order {
+		res := a.resources[key]
+		perms := map[Op]bool{}
+		for _, o := range []Op{OpList, OpRead, OpCreate, OpUpdate, OpDelete} {
+			perms[o] = a.allowed(op, o, key)
+		}
+		if !perms[OpList] && !perms[OpRead] {
+			continue
+		}
+		out = append(out, a.catalogEntry(res, perms))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (a *Admin) catalogEntry(res *resource, perms map[Op]bool) catalogEntry {
+	t, cfg := res.table, res.cfg
+	links := map[string]*LinkTo{}
+	for _, rel := range t.Relations {
+		if rel.Kind == schema.One && a.resources[rel.Target] != nil {
+			links[rel.FK] = &LinkTo{Resource: rel.Target, LabelColumn: labelColumn(a.resources[rel.Target])}
+		}
+	}
+	e := catalogEntry{
+		Name: res.key, Label: res.label, Icon: res.icon, PrimaryKey: t.PKNames(),
+		FormFields: cfg.Form.Fields, ShowFields: cfg.Show.Fields,
+		Actions: []catalogAction{}, Relations: []catalogRelation{}, Permissions: perms,
+	}
+	if cfg.List.Columns != nil {
+		// Primary keys are always listed.
+		for _, pk := range t.PKNames() {
+			if !slices.Contains(cfg.List.Columns, pk) {
+				e.ListColumns = append(e.ListColumns, pk)
+			}
+		}
+		e.ListColumns = append(e.ListColumns, cfg.List.Columns...)
+	}
+	if s := cfg.List.DefaultSort; s.Field != "" {
+		e.DefaultSort = &Sort{Field: s.Field, Order: cmpOr(s.Order, "asc")}
+	}
+	for _, c := range res.view.Columns {
+		cc := cfg.Columns[c.Name]
+		col := catalogColumn{
+			Name: c.Name, Label: cmpOr(cc.Label, c.Label), Type: c.SQLType, DataType: c.DataType,
+			NotNull: c.NotNull, Primary: c.Primary, HasDefault: c.HasDefault, ReadOnly: cc.ReadOnly,
+			LinkTo: links[c.Name],
+		}
+		if cc.LinkTo != nil {
+			col.LinkTo = cc.LinkTo
+		}
+		e.Columns = append(e.Columns, col)
+	}
+	for _, act := range cfg.Actions {
+		e.Actions = append(e.Actions, catalogAction{Name: act.Name, Label: cmpOr(act.Label, schema.Humanize(act.Name)), PerRow: act.PerRow, Confirm: act.Confirm})
+	}
+	for _, rel := range t.Relations {
+		if a.resources[rel.Target] == nil {
+			continue
+		}
+		e.Relations = append(e.Relations, catalogRelation{
+			Name: rel.Name, Label: cmpOr(cfg.Relations[rel.Name].Label, schema.Humanize(rel.Name)),
+			Target: rel.Target, Kind: rel.Kind, FK: rel.FK,
+		})
+	}
+	return e
+}

@@ -1,0 +1,399 @@
+package admin
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/schema"
+	"github.com/uptrace/bun"
+)
+
+// resource finds the {resource} of the path. A Resources entry without a
+// Tables entry does not exist.
+func (a *Admin) resource(r *http.Request) (*resource, error) {
+	key := r.PathValue("resource")
+	res, ok := a.resources[key]
+	if !ok {
+		return nil, errorf(http.StatusNotFound, "unknown_resource", "no resource %q", key)
+	}
+	return res, nil
+}
+
+// gate refuses op on res unless its policy or the standard rule allows it.
+func (a *Admin) gate(op Operator, o Op, res string) error {
+	if !a.allowed(op, o, res) {
+		return errorf(http.StatusForbidden, "forbidden", "%s on %q is not allowed for role %q", o, res, op.Role)
+	}
+	return nil
+}
+
+// clientError turns the query language's errors into 400s.
+func clientError(err error) error {
+	var qe *query.Error
+	if errors.As(err, &qe) {
+		return errorf(http.StatusBadRequest, qe.Code, "%s", qe.Message)
+	}
+	return err
+}
+
+// decodeAny reads an optional JSON object body with numbers kept exact.
+// An empty body gives a nil map.
+func decodeAny(r *http.Request, v *map[string]any) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return errorf(http.StatusBadRequest, "invalid_body", "could not read the request body")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return bodyError(err)
+	}
+	if dec.More() {
+		return errorf(http.StatusBadRequest, "invalid_body", "unexpected data after the JSON object")
+	}
+	return nil
+}
+
+// decodeRow reads a create or update body into typed column values: only
+// visible, writable columns, each converted to its column's type.
+func (a *Admin) decodeRow(r *http.Request, res *resource, update bool) (map[string]any, error) {
+	var body map[string]any
+	if err := decodeAny(r, &body); err != nil {
+		return nil, err
+	}
+	if body == nil {
+		return nil, errorf(http.StatusBadRequest, "invalid_body", "a JSON object body is required")
+	}
+	vals := make(map[string]any, len(body))
+	for k, v := range body {
+		col, ok := res.view.ByName[k]
+		switch {
+		case !ok:
+			return nil, errorf(http.StatusBadRequest, "unknown_column", "resource %q has no column %q", res.key, k)
+		case res.readOnly(k), update && col.Primary:
+			return nil, errorf(http.StatusBadRequest, "read_only", "column %q is read-only", k)
+		}
+		cv, err := query.ConvertValue(col, v)
+		if err != nil {
+			return nil, clientError(err)
+		}
+		vals[k] = cv
+	}
+	return vals, nil
+}
+
+// rowID decodes the {id} of the path.
+func (a *Admin) rowID(r *http.Request, res *resource) (map[string]any, error) {
+	id, err := query.DecodeID(res.view, r.PathValue("id"))
+	return id, clientError(err)
+}
+
+// rowIDFromBody decodes an id sent in a JSON body: a string or a number.
+func (a *Admin) rowIDFromBody(res *resource, raw any) (map[string]any, error) {
+	var s string
+	switch v := raw.(type) {
+	case string:
+		s = v
+	case json.Number:
+		s = v.String()
+	default:
+		return nil, errorf(http.StatusBadRequest, "invalid_value", "id must be a string or a number")
+	}
+	id, err := query.DecodeID(res.view, s)
+	return id, clientError(err)
+}
+
+func encodeRowID(res *resource, row map[string]any) string { return query.EncodeID(res.table, row) }
+
+// readRow loads one row by primary key, without hidden columns.
+func (a *Admin) readRow(ctx context.Context, db bun.IDB, res *resource, id map[string]any) (map[string]any, error) {
+	q := query.WherePK(query.Select(db, res.table), res.table, id)
+	row, err := query.ScanRow(ctx, q, res.table, res.hidden)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errorf(http.StatusNotFound, "not_found", "no %s row with that id", res.key)
+	}
+	return row, err
+}
+
+// wherePK restricts an update or delete on the bare table to one row.
+func wherePK[Q interface{ Where(string, ...any) Q }](q Q, t *schema.Table, id map[string]any) Q {
+	for _, c := range t.PK {
+		q = q.Where("? = ?", bun.Ident(c.Name), id[c.Name])
+	}
+	return q
+}
+
+// GET /admin-api/{resource}
+func (a *Admin) handleList(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := a.resource(r)
+	if err != nil {
+		return err
+	}
+	if err := a.gate(op, OpList, res.key); err != nil {
+		return err
+	}
+	rows, err := a.listRows(w, r, op, res, nil)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, rows)
+	return nil
+}
+
+// listRows answers a list query on res, optionally narrowed by where, and
+// sets the total and cursor headers.
+func (a *Admin) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *resource, where func(*bun.SelectQuery) *bun.SelectQuery) ([]map[string]any, error) {
+	ctx := r.Context()
+	var def *query.SortKey
+	if s := res.cfg.List.DefaultSort; s.Field != "" {
+		def = &query.SortKey{Column: s.Field, Desc: s.Order == "desc"}
+	}
+	l, err := query.Parse(res.view, r.URL.Query(), def)
+	if err != nil {
+		return nil, clientError(err)
+	}
+	narrow := func(q *bun.SelectQuery) *bun.SelectQuery {
+		if where != nil {
+			q = where(q)
+		}
+		return q
+	}
+	rows, err := query.ScanRows(ctx, l.Apply(narrow(query.Select(a.db, res.table)), res.view), res.table, res.hidden)
+	if err != nil {
+		return nil, clientError(err)
+	}
+	if l.Limit > 0 {
+		var next string
+		rows, next = l.Page(res.view, rows)
+		w.Header().Set("X-Next-Cursor", next)
+	}
+	filtered := where != nil || len(l.Filters) > 0 || l.Q != ""
+	total, estimated, err := query.Count(ctx, a.db, res.view, l.ApplyFilters(narrow(query.Select(a.db, res.table)), res.view), filtered, query.CountOptions{})
+	if err != nil {
+		return nil, err
+	}
+	w.Header().Set("X-Total-Count", strconv.FormatInt(total, 10))
+	if estimated {
+		w.Header().Set("X-Total-Count-Estimated", "true")
+	}
+	w.Header().Set("Access-Control-Expose-Headers", "X-Total-Count, X-Total-Count-Estimated, X-Next-Cursor")
+	if err := a.addLabels(ctx, op, res, rows); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// GET /admin-api/{resource}/{id}
+func (a *Admin) handleRead(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := a.resource(r)
+	if err != nil {
+		return err
+	}
+	if err := a.gate(op, OpRead, res.key); err != nil {
+		return err
+	}
+	id, err := a.rowID(r, res)
+	if err != nil {
+		return err
+	}
+	row, err := a.readRow(r.Context(), a.db, res, id)
+	if err != nil {
+		return err
+	}
+	if err := a.addLabels(r.Context(), op, res, []map[string]any{row}); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, row)
+	return nil
+}
+
+// POST /admin-api/{resource}
+func (a *Admin) handleCreate(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := a.resource(r)
+	if err != nil {
+		return err
+	}
+	if err := a.gate(op, OpCreate, res.key); err != nil {
+		return err
+	}
+	vals, err := a.decodeRow(r, res, false)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	if err := a.applyDefaults(ctx, op, res, vals); err != nil {
+		return err
+	}
+	t := res.table
+	pkIdents := make([]any, len(t.PK))
+	dest := make([]any, len(t.PK))
+	ph := ""
+	for i, c := range t.PK {
+		pkIdents[i] = bun.Ident(c.Name)
+		dest[i] = new(any)
+		if i > 0 {
+			ph += ", "
+		}
+		ph += "?"
+	}
+	var row map[string]any
+	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		q := tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(ph, pkIdents...)
+		if _, err := q.Exec(ctx, dest...); err != nil {
+			return dbError(err)
+		}
+		id := make(map[string]any, len(t.PK))
+		for i, c := range t.PK {
+			v := *(dest[i].(*any))
+			if b, ok := v.([]byte); ok {
+				v = string(b)
+			}
+			id[c.Name] = v
+		}
+		row, err = a.readRow(ctx, tx, res, id)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	a.record(ctx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.key, TargetID: encodeRowID(res, row), Payload: map[string]any{"row": row}})
+	writeJSON(w, http.StatusCreated, row)
+	return nil
+}
+
+// applyDefaults merges Create.Defaults under the body, then the values a
+// model hook fills (the users id), so a create through the panel matches
+// one through the game's own code.
+func (a *Admin) applyDefaults(ctx context.Context, op Operator, res *resource, vals map[string]any) error {
+	if fn := res.cfg.Create.Defaults; fn != nil {
+		defs, err := fn(ctx, DefaultsContext{OperatorID: op.UserID, Resource: res.key})
+		if err != nil {
+			var ae *apiError
+			if errors.As(err, &ae) {
+				return err
+			}
+			return fmt.Errorf("admin: %s: Create.Defaults: %w", res.key, err)
+		}
+		for k, v := range defs {
+			col, ok := res.table.Lookup(k)
+			if !ok {
+				return fmt.Errorf("admin: %s: Create.Defaults names no column %q", res.key, k)
+			}
+			if _, set := vals[col.Name]; set {
+				continue
+			}
+			cv, err := query.ConvertValue(col, v)
+			if err != nil {
+				return fmt.Errorf("admin: %s: Create.Defaults: %w", res.key, err)
+			}
+			vals[col.Name] = cv
+		}
+	}
+	model := res.table.NewModel()
+	if h, ok := model.(bun.BeforeAppendModelHook); ok {
+		if err := h.BeforeAppendModel(ctx, a.db.NewInsert()); err != nil {
+			return err
+		}
+		row := query.RowMap(res.table, model, nil)
+		for _, c := range res.table.Columns {
+			if _, set := vals[c.Name]; set || c.Field.HasZeroValue(reflectValue(model)) {
+				continue
+			}
+			vals[c.Name] = row[c.Name]
+		}
+	}
+	if len(vals) == 0 {
+		return errorf(http.StatusBadRequest, "invalid_body", "no columns to insert")
+	}
+	return nil
+}
+
+// PATCH or PUT /admin-api/{resource}/{id}
+func (a *Admin) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := a.resource(r)
+	if err != nil {
+		return err
+	}
+	if err := a.gate(op, OpUpdate, res.key); err != nil {
+		return err
+	}
+	id, err := a.rowID(r, res)
+	if err != nil {
+		return err
+	}
+	vals, err := a.decodeRow(r, res, true)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	var before, after map[string]any
+	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if before, err = a.readRow(ctx, tx, res, id); err != nil {
+			return err
+		}
+		if len(vals) == 0 {
+			after = before
+			return nil
+		}
+		q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.table.Name))
+		if _, err := wherePK(q, res.table, id).Exec(ctx); err != nil {
+			return dbError(err)
+		}
+		after, err = a.readRow(ctx, tx, res, id)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if changes := diffColumns(before, after); len(changes) > 0 {
+		a.record(ctx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.key, TargetID: encodeRowID(res, after), Payload: map[string]any{"changes": changes}})
+	}
+	writeJSON(w, http.StatusOK, after)
+	return nil
+}
+
+// DELETE /admin-api/{resource}/{id}
+func (a *Admin) handleDelete(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := a.resource(r)
+	if err != nil {
+		return err
+	}
+	if err := a.gate(op, OpDelete, res.key); err != nil {
+		return err
+	}
+	id, err := a.rowID(r, res)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	var row map[string]any
+	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if row, err = a.readRow(ctx, tx, res, id); err != nil {
+			return err
+		}
+		q := tx.NewDelete().TableExpr("?", bun.Ident(res.table.Name))
+		_, err := wherePK(q, res.table, id).Exec(ctx)
+		return dbError(err)
+	})
+	if err != nil {
+		return err
+	}
+	a.record(ctx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.key, TargetID: encodeRowID(res, row), Payload: map[string]any{"row": row}})
+	writeJSON(w, http.StatusOK, row)
+	return nil
+}

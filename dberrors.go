@@ -1,0 +1,50 @@
+package admin
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+)
+
+// dbError turns a constraint violation or a value the database refuses into
+// a 4xx: the client sent it, and the write did not happen. Anything else is
+// returned as it is (a 500, logged). The driver is never imported: the
+// PostgreSQL driver's errors carry the SQLSTATE through Field('C'), and
+// SQLite's messages name the constraint.
+func dbError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pg interface{ Field(byte) string }
+	if errors.As(err, &pg) {
+		switch state := pg.Field('C'); {
+		case state == "23505":
+			return errorf(http.StatusConflict, "conflict", "a row with that unique value exists already")
+		case state == "23502":
+			return errorf(http.StatusBadRequest, "missing_value", "column %q cannot be null", pg.Field('c'))
+		case state == "23503":
+			return errorf(http.StatusBadRequest, "invalid_reference", "the referenced row does not exist, or other rows refer to this one")
+		case state == "23514":
+			return errorf(http.StatusBadRequest, "invalid_value", "a value breaks a check constraint")
+		case strings.HasPrefix(state, "22"):
+			return errorf(http.StatusBadRequest, "invalid_value", "a value does not fit its column")
+		}
+		return err
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "UNIQUE constraint failed"), strings.Contains(msg, "PRIMARY KEY constraint failed"):
+		return errorf(http.StatusConflict, "conflict", "a row with that unique value exists already")
+	case strings.Contains(msg, "NOT NULL constraint failed"):
+		col := msg[strings.LastIndex(msg, "NOT NULL constraint failed: ")+len("NOT NULL constraint failed: "):]
+		if i := strings.LastIndexByte(col, '.'); i >= 0 {
+			col = col[i+1:]
+		}
+		return errorf(http.StatusBadRequest, "missing_value", "column %q cannot be null", strings.TrimRight(col, " )"))
+	case strings.Contains(msg, "FOREIGN KEY constraint failed"):
+		return errorf(http.StatusBadRequest, "invalid_reference", "the referenced row does not exist, or other rows refer to this one")
+	case strings.Contains(msg, "CHECK constraint failed"):
+		return errorf(http.StatusBadRequest, "invalid_value", "a value breaks a check constraint")
+	}
+	return err
+}

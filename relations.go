@@ -1,0 +1,175 @@
+package admin
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/gameadmin/admin/internal/schema"
+	"github.com/uptrace/bun"
+)
+
+// labelColumns are the columns that name a row, in order of preference.
+var labelColumns = []string{"display_name", "name", "email", "title"}
+
+// labelColumn is the column that names rows of res, or "".
+func labelColumn(res *resource) string {
+	for _, c := range labelColumns {
+		if res.view.ByName[c] != nil {
+			return c
+		}
+	}
+	return ""
+}
+
+// addLabels sets row["_labels"][fk] to the target's label for every One
+// relation of res the operator may read: one query per relation per page.
+func (a *Admin) addLabels(ctx context.Context, op Operator, res *resource, rows []map[string]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	for _, rel := range res.table.Relations {
+		target := a.resources[rel.Target]
+		if rel.Kind != schema.One || target == nil || res.hidden[rel.FK] || !a.allowed(op, OpRead, target.key) {
+			continue
+		}
+		labelCol := labelColumn(target)
+		if labelCol == "" {
+			continue
+		}
+		seen := map[string]bool{}
+		var keys []any
+		for _, row := range rows {
+			if v := row[rel.FK]; v != nil && !seen[fmt.Sprint(v)] {
+				seen[fmt.Sprint(v)] = true
+				keys = append(keys, v)
+			}
+		}
+		if len(keys) == 0 {
+			continue
+		}
+		var found []struct {
+			Key   string         `bun:"k"`
+			Label sql.NullString `bun:"l"`
+		}
+		err := a.db.NewSelect().TableExpr("?", bun.Ident(target.table.Name)).
+			ColumnExpr("CAST(? AS TEXT) AS k", bun.Ident(rel.Ref)).ColumnExpr("? AS l", bun.Ident(labelCol)).
+			Where("? IN (?)", bun.Ident(rel.Ref), bun.List(keys)).Scan(ctx, &found)
+		if err != nil {
+			return err
+		}
+		labels := make(map[string]string, len(found))
+		for _, f := range found {
+			if f.Label.Valid && f.Label.String != "" {
+				labels[f.Key] = f.Label.String
+			}
+		}
+		for _, row := range rows {
+			l, ok := labels[fmt.Sprint(row[rel.FK])]
+			if !ok {
+				continue
+			}
+			m, _ := row["_labels"].(map[string]string)
+			if m == nil {
+				m = map[string]string{}
+				row["_labels"] = m
+			}
+			m[rel.FK] = l
+		}
+	}
+	return nil
+}
+
+// GET /admin-api/{resource}/{id}/{sub}: only _counts so far.
+func (a *Admin) handleRowSub(w http.ResponseWriter, r *http.Request, op Operator) error {
+	if r.PathValue("sub") != "_counts" {
+		return errNotFoundRoute
+	}
+	res, err := a.resource(r)
+	if err != nil {
+		return err
+	}
+	if err := a.gate(op, OpRead, res.key); err != nil {
+		return err
+	}
+	id, err := a.rowID(r, res)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	row, err := a.readRow(ctx, a.db, res, id)
+	if err != nil {
+		return err
+	}
+	counts := map[string]any{}
+	for _, rel := range res.table.Relations {
+		target := a.resources[rel.Target]
+		if rel.Kind != schema.Many || target == nil || !a.allowed(op, OpRead, target.key) {
+			continue
+		}
+		n, err := a.db.NewSelect().TableExpr("?", bun.Ident(target.table.Name)).
+			Where("? = ?", bun.Ident(rel.FK), row[rel.Ref]).Count(ctx)
+		if err != nil {
+			return err
+		}
+		counts[rel.Name] = n
+	}
+	if res.key == "users" && a.opts.Rooms != nil {
+		n, err := a.activeSessions(ctx, fmt.Sprint(row["id"]))
+		if err != nil {
+			return err
+		}
+		counts["activeSessions"] = n
+	}
+	writeJSON(w, http.StatusOK, counts)
+	return nil
+}
+
+// GET /admin-api/{resource}/{id}/relations/{name}: the related rows, with
+// the target's list language and window.
+func (a *Admin) handleRelation(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := a.resource(r)
+	if err != nil {
+		return err
+	}
+	if err := a.gate(op, OpRead, res.key); err != nil {
+		return err
+	}
+	name := r.PathValue("name")
+	i := slices.IndexFunc(res.table.Relations, func(x schema.Relation) bool { return x.Name == name })
+	if i < 0 {
+		return errorf(http.StatusNotFound, "unknown_relation", "resource %q has no relation %q", res.key, name)
+	}
+	rel := res.table.Relations[i]
+	target := a.resources[rel.Target]
+	if target == nil {
+		return errorf(http.StatusNotFound, "unknown_relation", "resource %q has no relation %q", res.key, name)
+	}
+	if err := a.gate(op, OpRead, target.key); err != nil {
+		return err
+	}
+	id, err := a.rowID(r, res)
+	if err != nil {
+		return err
+	}
+	row, err := a.readRow(r.Context(), a.db, res, id)
+	if err != nil {
+		return err
+	}
+	where := func(q *bun.SelectQuery) *bun.SelectQuery {
+		if rel.Kind == schema.Many {
+			return q.Where("?TableAlias.? = ?", bun.Ident(rel.FK), row[rel.Ref])
+		}
+		return q.Where("?TableAlias.? = ?", bun.Ident(rel.Ref), row[rel.FK])
+	}
+	rows, err := a.listRows(w, r, op, target, where)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, rows)
+	return nil
+}
+
+

@@ -1,0 +1,430 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/gameadmin/admin/internal/schema"
+	"github.com/uptrace/bun"
+)
+
+// Resource is how one table looks and behaves in the panel. Create it with
+// DefineResource and put it in Options.Resources under the table's key.
+type Resource struct {
+	model any
+	cfg   ResourceConfig
+}
+
+// DefineResource describes the panel's view of a Bun model. Names in
+// List.Columns, Form.Fields, Show.Fields and the keys of Columns are SQL
+// column names; a Go field name matches nothing and is dropped with a
+// warning at New.
+func DefineResource(model any, cfg ResourceConfig) *Resource {
+	for _, act := range cfg.Actions {
+		if act.Name == "" || act.Handler == nil {
+			panic(fmt.Sprintf("admin: DefineResource: action %q needs a Name and a Handler", act.Name))
+		}
+	}
+	return &Resource{model: model, cfg: cfg}
+}
+
+// ResourceConfig configures a Resource. Every field is optional.
+type ResourceConfig struct {
+	// Label is the sidebar and page title. Default: the humanized key.
+	Label string
+	// Icon is a name from IconNames. Default: guessed from the table name
+	// (*_users gives "user", *_scores "trophy"), else "database".
+	Icon string
+	// List configures the list page.
+	List ListConfig
+	// Form configures the create and edit forms.
+	Form FormConfig
+	// Show configures the read-only detail page.
+	Show ShowConfig
+	// Create configures creation.
+	Create CreateConfig
+	// Columns configures single columns, by SQL name.
+	Columns map[string]ColumnConfig
+	// Relations configures relation tabs, by relation name.
+	Relations map[string]RelationConfig
+	// Actions are custom buttons on the list page.
+	Actions []Action
+	// Policies override the standard rule per action.
+	Policies Policies
+}
+
+// ListConfig configures the list page.
+type ListConfig struct {
+	// Columns shown, in order; primary keys are always included. Default: all.
+	Columns []string
+	// DefaultSort applies when a request names no _sort. Default: the
+	// primary key, ascending.
+	DefaultSort Sort
+}
+
+// Sort is a column and a direction.
+type Sort struct {
+	Field string `json:"field"`
+	// Order is "asc" (the default) or "desc".
+	Order string `json:"order"`
+}
+
+// FormConfig configures the create and edit forms.
+type FormConfig struct {
+	// Fields shown, in order. Default: all. The create form also hides
+	// primary keys and columns with a database default.
+	Fields []string
+}
+
+// ShowConfig configures the detail page.
+type ShowConfig struct {
+	// Fields shown, in order. Default: all.
+	Fields []string
+}
+
+// CreateConfig configures creation.
+type CreateConfig struct {
+	// Defaults returns values merged into a create body before the INSERT;
+	// the body wins on conflict. Keys may be SQL column names or Go field
+	// names. OperatorID is the signed-in operator.
+	Defaults func(ctx context.Context, c DefaultsContext) (map[string]any, error)
+}
+
+// DefaultsContext is what CreateConfig.Defaults receives.
+type DefaultsContext struct {
+	OperatorID string
+	Resource   string
+}
+
+// ColumnConfig configures one column.
+type ColumnConfig struct {
+	// Label overrides the humanized column name.
+	Label string
+	// LinkTo renders the cell as a link to another resource's row.
+	LinkTo *LinkTo
+	// Hidden columns are never sent in any response nor accepted in any
+	// body or filter.
+	Hidden bool
+	// ReadOnly columns are never written by create or update; a body that
+	// sets one is refused.
+	ReadOnly bool
+}
+
+// LinkTo makes a column a link to a row of another resource.
+type LinkTo struct {
+	// Resource is the target's key (the static form: the cell shows the raw value).
+	Resource string `json:"resource,omitempty"`
+	// ResourceFromColumn names a column of the same row holding the target
+	// key (the dynamic form, used by the audit log's target_id).
+	ResourceFromColumn string `json:"resourceFromColumn,omitempty"`
+	// LabelColumn is the target column shown instead of the raw id; set
+	// by the panel for relations of kind One.
+	LabelColumn string `json:"labelColumn,omitempty"`
+}
+
+// RelationConfig configures one relation tab.
+type RelationConfig struct {
+	// Label overrides the humanized relation name.
+	Label string
+}
+
+// RelationKind says how many target rows a relation reaches from one row.
+type RelationKind = schema.Kind
+
+// The relation kinds.
+const (
+	One  RelationKind = schema.One
+	Many RelationKind = schema.Many
+)
+
+// Relation declares a relation of a table (Options.Relations). FK is the
+// column holding the reference, as a Go field or SQL name: a column of
+// this table for One, of the target for Many. Relations are also read from
+// Bun rel: tags. Targets with a composite primary key are skipped.
+type Relation struct {
+	Name   string
+	Target string
+	Kind   RelationKind
+	FK     string
+}
+
+// IconNames is the built-in icon set a ResourceConfig.Icon names
+// (SEED.md's ADMIN_ICON_NAMES).
+var IconNames = slices.Clone(schema.IconNames)
+
+// resource is a table as the panel serves it: its schema and config.
+type resource struct {
+	key    string
+	label  string
+	icon   string
+	table  *schema.Table
+	cfg    ResourceConfig
+	hidden map[string]bool
+	// view is table without its hidden columns: what filters, sorts, _q
+	// and bodies may name.
+	view *schema.Table
+}
+
+func (r *resource) readOnly(col string) bool {
+	return r.cfg.Columns[col].ReadOnly
+}
+
+// reservedKeys are path segments of the API that no table key may take.
+var reservedKeys = []string{"auth", "rooms", "_dashboard", "_health"}
+
+// builtinConfig is how the built-in tables look.
+func builtinConfig(key string) ResourceConfig {
+	switch key {
+	case "users":
+		return ResourceConfig{Icon: "user", Columns: map[string]ColumnConfig{
+			"password_hash": {Hidden: true},
+			"token_version": {ReadOnly: true},
+			"ban":           {ReadOnly: true},
+		}, List: ListConfig{DefaultSort: Sort{Field: "created_at", Order: "desc"}}}
+	case "configs":
+		return ResourceConfig{Icon: "setting"}
+	case "leaderboards":
+		return ResourceConfig{Icon: "trophy"}
+	case "analyticsEvents":
+		return ResourceConfig{Icon: "line-chart", List: ListConfig{DefaultSort: Sort{Field: "id", Order: "desc"}}}
+	case "cloudSaves":
+		return ResourceConfig{Icon: "cloud"}
+	case "leaderboardEntries":
+		return ResourceConfig{Icon: "trophy", List: ListConfig{DefaultSort: Sort{Field: "score", Order: "desc"}}}
+	case "roles":
+		return ResourceConfig{Icon: "safety"}
+	case "userNotes":
+		return ResourceConfig{Icon: "file-text",
+			Columns: map[string]ColumnConfig{"author_id": {ReadOnly: true}},
+			Create: CreateConfig{Defaults: func(_ context.Context, c DefaultsContext) (map[string]any, error) {
+				return map[string]any{"author_id": c.OperatorID}, nil
+			}},
+			List: ListConfig{DefaultSort: Sort{Field: "id", Order: "desc"}}}
+	case "adminAudit":
+		return ResourceConfig{Label: "Audit log", Icon: "safety", Policies: auditPolicies,
+			Columns: map[string]ColumnConfig{
+				"target_id": {LinkTo: &LinkTo{ResourceFromColumn: "resource"}},
+			},
+			List: ListConfig{DefaultSort: Sort{Field: "id", Order: "desc"}}}
+	}
+	return ResourceConfig{}
+}
+
+// builtinRelations are the relations among the built-in tables.
+var builtinRelations = map[string][]schema.Relation{
+	"users": {
+		{Name: "cloudSaves", Target: "cloudSaves", Kind: schema.Many, FK: "user_id"},
+		{Name: "leaderboardEntries", Target: "leaderboardEntries", Kind: schema.Many, FK: "user_id"},
+		{Name: "analyticsEvents", Target: "analyticsEvents", Kind: schema.Many, FK: "user_id"},
+		{Name: "userNotes", Target: "userNotes", Kind: schema.Many, FK: "user_id"},
+	},
+	"leaderboards":       {{Name: "entries", Target: "leaderboardEntries", Kind: schema.Many, FK: "leaderboard_id"}},
+	"userNotes":          {{Name: "user", Target: "users", Kind: schema.One, FK: "user_id"}, {Name: "author", Target: "users", Kind: schema.One, FK: "author_id"}},
+	"roles":              {{Name: "user", Target: "users", Kind: schema.One, FK: "user_id"}},
+	"adminAudit":         {{Name: "operator", Target: "users", Kind: schema.One, FK: "operator_id"}},
+	"leaderboardEntries": {{Name: "leaderboard", Target: "leaderboards", Kind: schema.One, FK: "leaderboard_id"}, {Name: "user", Target: "users", Kind: schema.One, FK: "user_id"}},
+	"cloudSaves":         {{Name: "user", Target: "users", Kind: schema.One, FK: "user_id"}},
+	"analyticsEvents":    {{Name: "user", Target: "users", Kind: schema.One, FK: "user_id"}},
+}
+
+// builtinDefaults are columns the database (or a model hook) fills that the
+// model tags do not show.
+var builtinDefaults = map[string][]string{
+	"users":              {"id", "token_version", "created_at"},
+	"configs":            {"updated_at"},
+	"leaderboards":       {"sort_order", "created_at"},
+	"analyticsEvents":    {"created_at"},
+	"cloudSaves":         {"version", "updated_at"},
+	"leaderboardEntries": {"score", "updated_at"},
+	"roles":              {"scopes", "updated_at"},
+	"userNotes":          {"created_at"},
+	"adminAudit":         {"created_at"},
+}
+
+// buildResources inspects every table, links relations and applies configs.
+// The order is SEED.md 2.3's for the built-in keys, then the custom keys in
+// alphabetical order (Go maps have none of their own).
+func (a *Admin) buildResources(db *bun.DB) error {
+	builtins := BuiltinTables()
+	var order []string
+	for _, k := range builtinKeys {
+		if _, ok := a.opts.Tables[k]; ok {
+			order = append(order, k)
+		}
+	}
+	var custom []string
+	for k := range a.opts.Tables {
+		if _, ok := builtins[k]; !ok {
+			custom = append(custom, k)
+		}
+	}
+	slices.Sort(custom)
+	order = append(order, custom...)
+
+	tables := make(map[string]*schema.Table, len(order))
+	for _, key := range order {
+		if slices.Contains(reservedKeys, key) || key == "" || strings.ContainsAny(key, "/?#%") {
+			return fmt.Errorf("admin: table key %q is reserved or not a path segment", key)
+		}
+		t, err := schema.Inspect(db, key, a.opts.Tables[key])
+		if err != nil {
+			return fmt.Errorf("admin: %w", err)
+		}
+		if len(t.PK) == 0 {
+			return fmt.Errorf("admin: table %q (%s) has no primary key", key, t.Name)
+		}
+		if builtinModel, ok := builtins[key]; ok && fmt.Sprintf("%T", builtinModel) == fmt.Sprintf("%T", a.opts.Tables[key]) {
+			for _, col := range builtinDefaults[key] {
+				_ = t.MarkDefault(col)
+			}
+		}
+		tables[key] = t
+	}
+	declared := map[string][]schema.Relation{}
+	for key, rels := range builtinRelations {
+		if _, ok := tables[key]; !ok {
+			continue
+		}
+		for _, r := range rels {
+			target, ok := tables[r.Target]
+			fkTable := tables[key]
+			if r.Kind == schema.Many {
+				fkTable = target
+			}
+			if ok && fkTable.ByName[r.FK] != nil {
+				declared[key] = append(declared[key], r)
+			}
+		}
+	}
+	for key, rels := range a.opts.Relations {
+		for _, r := range rels {
+			declared[key] = append(declared[key], schema.Relation{Name: r.Name, Target: r.Target, Kind: r.Kind, FK: r.FK})
+		}
+	}
+	if err := schema.Link(tables, declared); err != nil {
+		return fmt.Errorf("admin: relations: %w", err)
+	}
+
+	for key, r := range a.opts.Resources {
+		if _, ok := tables[key]; !ok {
+			a.log.Warn("admin: resource has no entry in Options.Tables; it is never listed", "key", key)
+			continue
+		}
+		if r == nil {
+			return fmt.Errorf("admin: Resources[%q] is nil", key)
+		}
+	}
+	a.resources = make(map[string]*resource, len(order))
+	a.order = order
+	for _, key := range order {
+		t := tables[key]
+		cfg := builtinConfig(key)
+		if r, ok := a.opts.Resources[key]; ok && r != nil {
+			cfg = mergeConfig(cfg, r.cfg)
+		}
+		res := &resource{key: key, table: t, cfg: cfg, hidden: map[string]bool{}}
+		res.label = cmpOr(cfg.Label, schema.Humanize(key))
+		res.icon = cmpOr(cfg.Icon, schema.GuessIcon(t.Name))
+		if !slices.Contains(IconNames, res.icon) {
+			a.log.Warn("admin: unknown icon; using database", "key", key, "icon", res.icon)
+			res.icon = "database"
+		}
+		for col, cc := range cfg.Columns {
+			if t.ByName[col] == nil {
+				a.log.Warn("admin: Columns names no SQL column; dropped", "key", key, "column", col)
+				continue
+			}
+			if cc.Hidden {
+				res.hidden[col] = true
+			}
+		}
+		res.view = visible(t, res.hidden)
+		cfg.List.Columns = a.knownColumns(res, "List.Columns", cfg.List.Columns)
+		cfg.Form.Fields = a.knownColumns(res, "Form.Fields", cfg.Form.Fields)
+		cfg.Show.Fields = a.knownColumns(res, "Show.Fields", cfg.Show.Fields)
+		if f := cfg.List.DefaultSort.Field; f != "" && (t.ByName[f] == nil || res.hidden[f]) {
+			a.log.Warn("admin: List.DefaultSort names no SQL column; dropped", "key", key, "column", f)
+			cfg.List.DefaultSort = Sort{}
+		}
+		res.cfg = cfg
+		a.resources[key] = res
+	}
+	return nil
+}
+
+// knownColumns drops names that are not visible SQL columns, with a warning.
+func (a *Admin) knownColumns(res *resource, field string, names []string) []string {
+	if names == nil {
+		return nil
+	}
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		if res.table.ByName[n] == nil || res.hidden[n] {
+			a.log.Warn("admin: "+field+" names no SQL column; dropped (names are SQL column names)", "key", res.key, "column", n)
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// mergeConfig lays a game's config over a built-in one: set fields win,
+// column configs merge per column.
+func mergeConfig(base, over ResourceConfig) ResourceConfig {
+	out := over
+	out.Label = cmpOr(over.Label, base.Label)
+	out.Icon = cmpOr(over.Icon, base.Icon)
+	if over.List.Columns == nil {
+		out.List.Columns = base.List.Columns
+	}
+	if over.List.DefaultSort.Field == "" {
+		out.List.DefaultSort = base.List.DefaultSort
+	}
+	if over.Create.Defaults == nil {
+		out.Create.Defaults = base.Create.Defaults
+	}
+	if over.Policies.isZero() {
+		out.Policies = base.Policies
+	}
+	out.Columns = map[string]ColumnConfig{}
+	for k, v := range base.Columns {
+		out.Columns[k] = v
+	}
+	for k, v := range over.Columns {
+		b := out.Columns[k]
+		v.Hidden = v.Hidden || b.Hidden
+		v.ReadOnly = v.ReadOnly || b.ReadOnly
+		if v.LinkTo == nil {
+			v.LinkTo = b.LinkTo
+		}
+		out.Columns[k] = v
+	}
+	return out
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// visible returns t without the hidden columns.
+func visible(t *schema.Table, hidden map[string]bool) *schema.Table {
+	if len(hidden) == 0 {
+		return t
+	}
+	v := *t
+	v.Columns = slices.DeleteFunc(slices.Clone(t.Columns), func(c *schema.Column) bool { return hidden[c.Name] })
+	v.ByName = make(map[string]*schema.Column, len(v.Columns))
+	for _, c := range v.Columns {
+		v.ByName[c.Name] = c
+	}
+	return &v
+}
+
+// reflectValue is the struct a model pointer points to.
+func reflectValue(model any) reflect.Value { return reflect.ValueOf(model).Elem() }
