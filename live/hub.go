@@ -81,7 +81,7 @@ type Hub struct {
 	closed bool
 	types  map[string]*roomType
 	rooms  map[string]*Room
-	users  map[string]map[*Client]struct{}    // userID -> admitted clients
+	users  map[string]map[*Client]struct{}     // userID -> admitted clients
 	joins  map[string]map[*joinTicket]struct{} // userID -> joins under way
 }
 
