@@ -145,7 +145,8 @@ func (c *Client) write(b []byte) error {
 }
 
 // finish writes what is queued (when asked to) and the close frame, then
-// waits for the peer's close reply, which ends readPump.
+// waits for the peer's close reply, which ends readPump, unless the hub is
+// closing.
 func (c *Client) finish() {
 	ci := c.closeWith
 	if ci.code == 0 {
@@ -172,5 +173,6 @@ flush:
 	select {
 	case <-c.readDone:
 	case <-t.C:
+	case <-c.hub.done: // Close does not wait for clients to answer
 	}
 }
