@@ -153,7 +153,8 @@ func (r *Room) empty() bool { return len(r.clients) == 0 && r.pending == 0 }
 // to end. It is how code outside the room's callbacks reads or changes a
 // room. It must not be called from the room's own goroutine (a callback or
 // another Do), which would wait for itself. It returns an error when the
-// room is gone (disposed, or the hub closed) before fn ran.
+// room is gone (disposed, or the hub closed) before fn ran. When ctx ends
+// first, Do returns ctx.Err() and fn may still run later.
 func (r *Room) Do(ctx context.Context, fn func(r *Room)) error {
 	if err := r.do(ctx, func() { fn(r) }); err != nil {
 		return fmt.Errorf("live: room %q: %w", r.id, err)

@@ -124,12 +124,27 @@ func TestSlowClientDropped(t *testing.T) {
 	}
 }
 
+// TestSilentClientDropped checks ping/pong: a client that does not answer
+// pings is dropped, one that does stays.
 func TestSilentClientDropped(t *testing.T) {
 	opts := anonymous()
 	opts.PongTimeout, opts.PingInterval = 300*time.Millisecond, 100*time.Millisecond
 	e := newEnv(t, opts, map[string]RoomType{"lobby": {EmptyTimeout: -1}})
 	c := e.join(t, "lobby") // never reads again, so never answers a ping
-	eventually(t, "the silent client to be dropped", func() bool { return e.clientCount(t, c.roomID) == 0 })
+	alive := e.join(t, "lobby")
+	go func() { // reading answers pings
+		for {
+			if _, _, err := alive.conn.ReadMessage(); err != nil {
+				return
+			}
+		}
+	}()
+	eventually(t, "the silent client to be dropped", func() bool { return e.clientCount(t, c.roomID) == 1 })
+	time.Sleep(3 * opts.PongTimeout)
+	v, err := e.hub.Inspect(context.Background(), c.roomID)
+	if err != nil || len(v.ClientList) != 1 || v.ClientList[0].SessionID != alive.session {
+		t.Errorf("Inspect = %+v, %v; want the reading client %s kept", v.ClientList, err, alive.session)
+	}
 }
 
 func TestClose(t *testing.T) {
