@@ -1,0 +1,178 @@
+package live
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Client is one WebSocket connection in a room. Its accessors are safe to
+// call from any goroutine.
+type Client struct {
+	hub       *Hub
+	room      *Room
+	conn      *websocket.Conn
+	sessionID string
+	userID    string
+	joinedAt  time.Time
+
+	send     chan []byte   // bounded; a full queue drops the client
+	quit     chan struct{} // closed by close: the connection is ending
+	readDone chan struct{} // closed when readPump stops reading
+
+	closeOnce sync.Once
+	closeWith closeInfo // written once, before quit is closed
+}
+
+func newClient(h *Hub, r *Room, conn *websocket.Conn, userID string) *Client {
+	return &Client{
+		hub:       h,
+		room:      r,
+		conn:      conn,
+		sessionID: rand.Text(),
+		userID:    userID,
+		joinedAt:  time.Now(),
+		send:      make(chan []byte, h.opts.SendQueue),
+		quit:      make(chan struct{}),
+		readDone:  make(chan struct{}),
+	}
+}
+
+// SessionID returns the client's session id, unique to this connection.
+func (c *Client) SessionID() string { return c.sessionID }
+
+// UserID returns the player's user id, or "" for an anonymous client.
+func (c *Client) UserID() string { return c.userID }
+
+// JoinedAt returns when the client connected.
+func (c *Client) JoinedAt() time.Time { return c.joinedAt }
+
+// Room returns the room the client is in.
+func (c *Client) Room() *Room { return c.room }
+
+// close ends the connection as ci says; the first call wins.
+func (c *Client) close(ci closeInfo) {
+	c.closeOnce.Do(func() {
+		c.closeWith = ci
+		close(c.quit)
+	})
+}
+
+// readPump is the client's read goroutine. It delivers messages to the room
+// and stops when the connection fails or is closed (by writePump); then it
+// makes sure writePump stops and takes the client out of its room.
+func (c *Client) readPump() {
+	defer c.hub.wg.Done()
+	opts := &c.hub.opts
+	c.conn.SetReadLimit(opts.MaxMessageBytes)
+	alive := func() { _ = c.conn.SetReadDeadline(time.Now().Add(opts.PongTimeout)) }
+	alive()
+	c.conn.SetPongHandler(func(string) error { alive(); return nil })
+	for {
+		typ, b, err := c.conn.ReadMessage()
+		if err != nil {
+			break
+		}
+		alive()
+		switch {
+		case typ != websocket.TextMessage:
+			c.close(closeInfo{code: websocket.CloseUnsupportedData, reason: "messages must be JSON text"})
+		case !json.Valid(b):
+			c.close(closeInfo{code: websocket.CloseInvalidFramePayloadData, reason: "messages must be JSON text"})
+		default:
+			c.deliver(b)
+		}
+	}
+	close(c.readDone)
+	c.close(closeInfo{}) // the peer is gone: no close frame
+	r := c.room
+	r.post(func() { r.remove(c, closeInfo{}, nil) }, nil)
+}
+
+// deliver passes one message to the room's OnMessage, unless the client is
+// closing; it waits while the room's queue is full, which slows this
+// client's reads and nobody else.
+func (c *Client) deliver(b []byte) {
+	r := c.room
+	onMessage := r.typ.def.OnMessage
+	if onMessage == nil {
+		return
+	}
+	r.post(func() {
+		if r.has(c) {
+			onMessage(r, c, json.RawMessage(b))
+		}
+	}, c.quit)
+}
+
+// writePump is the client's write goroutine: it writes queued messages and
+// pings. It stops when the client is closed (after writing the close frame
+// and waiting for the peer's reply, at most WriteTimeout) or a write fails,
+// and it always closes the connection, which stops readPump.
+func (c *Client) writePump() {
+	defer c.hub.wg.Done()
+	defer c.conn.Close()
+	opts := &c.hub.opts
+	ping := time.NewTicker(opts.PingInterval)
+	defer ping.Stop()
+	for {
+		select {
+		case b := <-c.send:
+			if c.write(b) != nil {
+				c.close(closeInfo{})
+				return
+			}
+		case <-ping.C:
+			if c.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(opts.WriteTimeout)) != nil {
+				c.close(closeInfo{})
+				return
+			}
+		case <-c.quit:
+			c.finish()
+			return
+		}
+	}
+}
+
+func (c *Client) write(b []byte) error {
+	if err := c.conn.SetWriteDeadline(time.Now().Add(c.hub.opts.WriteTimeout)); err != nil {
+		return err
+	}
+	return c.conn.WriteMessage(websocket.TextMessage, b)
+}
+
+// finish writes what is queued (when asked to) and the close frame, then
+// waits for the peer's close reply, which ends readPump, unless the hub is
+// closing.
+func (c *Client) finish() {
+	ci := c.closeWith
+	if ci.code == 0 {
+		return
+	}
+flush:
+	for ci.flush {
+		select {
+		case b := <-c.send:
+			if c.write(b) != nil {
+				return
+			}
+		default:
+			break flush
+		}
+	}
+	timeout := c.hub.opts.WriteTimeout
+	msg := websocket.FormatCloseMessage(ci.code, ci.reason)
+	if c.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(timeout)) != nil {
+		return
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-c.readDone:
+	case <-t.C:
+	case <-c.hub.done: // Close does not wait for clients to answer
+	}
+}

@@ -1,0 +1,60 @@
+// Package live is a reference room hub for Go game servers: rooms of named
+// types created on demand, clients joining over WebSocket
+// (github.com/gorilla/websocket), room state as any JSON-marshalable value,
+// lock and unlock, kick, dispose, and an index of each user's live sessions.
+// A *Hub implements admin.Rooms, so the admin panel lists, inspects and
+// moderates its rooms:
+//
+//	hub := live.NewHub(live.Options{Authenticate: playerFromToken, IsBanned: isBanned})
+//	defer hub.Close()
+//	hub.Define("match", live.RoomType{MaxClients: 8, NewState: func() any { return &Match{} }, OnMessage: onMove})
+//	mux.Handle("/ws/", http.StripPrefix("/ws/", hub))
+//	a, err := admin.New(db, admin.Options{Rooms: hub})
+//
+// # Concurrency
+//
+// Each room is owned by one goroutine that runs, one at a time, joins,
+// leaves, client messages, ticks and admin operations; the RoomType callbacks
+// run there and use the Room without locking. Code elsewhere reaches a room
+// with Room.Do. Each client has a read goroutine and a write goroutine with a
+// bounded send queue: a client whose queue is full is dropped rather than
+// slowing its room, each write has a deadline, and a client silent for
+// Options.PongTimeout (pings go out every PingInterval) is dropped.
+// Hub.Close stops every goroutine and waits for them.
+//
+// # Protocol
+//
+// A client connects to <prefix>/<roomType> or <prefix>/<roomType>?room=<roomId>
+// (see Hub.ServeHTTP for the answers to a refused join). Every message is a
+// JSON text frame. The server sends envelopes with a "type":
+//
+//	{"type":"joined","roomId":"match-1a2b3c4d5e6f","roomName":"match","sessionId":"..."}
+//	    first, once joined
+//	{"type":"state","state":<state>}
+//	    after joined, and after every change: Room.SetState,
+//	    Room.BroadcastState, and an operator's EditState or DeleteState
+//	{"type":"message","data":<value>}
+//	    from Room.Broadcast and Room.Send
+//	{"type":"lock","locked":true}
+//	    when the room is locked or unlocked
+//	{"type":"kicked","reason":"..."}
+//	    then a close frame with CloseKicked (Kick, DisconnectUser)
+//	{"type":"disposed","reason":"..."}
+//	    then a close frame with CloseDisposed
+//
+// A client sends any JSON value; each reaches RoomType.OnMessage as it is.
+// A binary frame closes the connection with 1003, text that is not JSON with
+// 1007, a message over Options.MaxMessageBytes with 1009. The close frame
+// carries the reason too (cut to 123 bytes); see the Close constants for the
+// codes.
+//
+// # State edits
+//
+// EditState and DeleteState address a path into the JSON of the state:
+// strings for object keys, numbers for array indexes. A map[string]any or
+// []any state is changed in place. Any other Go value on the path (a pointer
+// to a struct, a typed map) is edited through its JSON and decoded back into
+// the same value with unknown fields refused, so the edit lands in the struct
+// the game holds and a value that does not fit its Go type is refused with
+// the state unchanged. Fields JSON does not see keep their values.
+package live

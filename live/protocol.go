@@ -1,0 +1,110 @@
+package live
+
+import (
+	"encoding/json"
+	"net/http"
+	"unicode/utf8"
+)
+
+// Close codes the hub sends in the WebSocket close frame, besides the
+// standard ones (1001 when the hub closes, 1003 for a binary message, 1007
+// for a message that is not JSON, 1008 when the client's send queue
+// overflows, 1009 for a message over Options.MaxMessageBytes).
+const (
+	// CloseKicked ends a connection closed by Kick, Room.Kick or
+	// DisconnectUser; a {"type":"kicked"} message comes first.
+	CloseKicked = 4000
+	// CloseDisposed ends every connection of a disposed room; a
+	// {"type":"disposed"} message comes first.
+	CloseDisposed = 4001
+	// CloseRefused ends a connection whose join failed after the upgrade:
+	// the room was disposed meanwhile, or the user was disconnected while
+	// joining.
+	CloseRefused = 4002
+)
+
+// Server-to-client messages. Every message is one JSON text frame with a
+// "type" field; see the package documentation.
+type (
+	joinedMsg struct {
+		Type      string `json:"type"` // "joined"
+		RoomID    string `json:"roomId"`
+		RoomName  string `json:"roomName"`
+		SessionID string `json:"sessionId"`
+	}
+	stateMsg struct {
+		Type  string          `json:"type"` // "state"
+		State json.RawMessage `json:"state"`
+	}
+	dataMsg struct {
+		Type string `json:"type"` // "message"
+		Data any    `json:"data"`
+	}
+	lockMsg struct {
+		Type   string `json:"type"` // "lock"
+		Locked bool   `json:"locked"`
+	}
+	reasonMsg struct {
+		Type   string `json:"type"` // "kicked", "disposed"
+		Reason string `json:"reason"`
+	}
+)
+
+// closeInfo says how a client's connection ends: the close frame's code and
+// reason (code 0: no close frame, the peer is gone), and whether the queued
+// messages are written first.
+type closeInfo struct {
+	code   int
+	reason string
+	flush  bool
+}
+
+// closeReason shortens s to the 123 bytes a close frame can carry, on a rune
+// boundary.
+func closeReason(s string) string {
+	const max = 123
+	if len(s) <= max {
+		return s
+	}
+	s = s[:max]
+	for !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// mustMarshal marshals the hub's own message types, which cannot fail.
+func mustMarshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("live: " + err.Error())
+	}
+	return b
+}
+
+// httpError is the error body of the admin API, answered before an upgrade:
+// {"error": "<message>", "code": "<snake_case>", "status": N}.
+type httpError struct {
+	Message string `json:"error"`
+	Code    string `json:"code"`
+	Status  int    `json:"status"`
+}
+
+func (e *httpError) Error() string { return "live: " + e.Message }
+
+var (
+	errUnauthenticated = &httpError{"a valid player token is required", "unauthenticated", http.StatusUnauthorized}
+	errBanned          = &httpError{"the player is banned", "banned", http.StatusForbidden}
+	errRoomNotFound    = &httpError{"room not found", "room_not_found", http.StatusNotFound}
+	errRoomLocked      = &httpError{"the room is locked", "room_locked", http.StatusConflict}
+	errRoomFull        = &httpError{"the room is full", "room_full", http.StatusConflict}
+	errHubClosed       = &httpError{"the server is shutting down", "closed", http.StatusServiceUnavailable}
+	errInternal        = &httpError{"internal error", "internal", http.StatusInternalServerError}
+)
+
+func writeError(w http.ResponseWriter, e *httpError) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(e.Status)
+	_ = json.NewEncoder(w).Encode(e)
+}

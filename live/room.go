@@ -1,0 +1,393 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// RoomType describes the rooms of one type: capacity, state and the game's
+// callbacks. Every callback runs on the room's goroutine, one at a time, so
+// it may use the Room's methods and its state without locking, and must not
+// block for long: the room waits for it.
+type RoomType struct {
+	// MaxClients caps the clients of one room; joins by type go to another
+	// room, joins by id are answered 409. Default 0: no cap.
+	MaxClients int
+	// NewState returns the initial state of a new room: any value that
+	// marshals to JSON, typically a pointer to a Go struct or a
+	// map[string]any. Default nil: an empty map[string]any.
+	NewState func() any
+	// OnJoin runs after a client has joined and was sent the state.
+	// Default nil.
+	OnJoin func(r *Room, c *Client)
+	// OnLeave runs after a client has left, for whatever reason (it
+	// disconnected, was kicked or dropped, or the room is closing).
+	// Default nil.
+	OnLeave func(r *Room, c *Client)
+	// OnMessage receives each message of a client, a JSON value.
+	// Default nil: messages are ignored.
+	OnMessage func(r *Room, c *Client, msg json.RawMessage)
+	// TickInterval is the period of OnTick, the room's game loop.
+	// Default 0: no ticks.
+	TickInterval time.Duration
+	// OnTick runs every TickInterval. Default nil.
+	OnTick func(r *Room)
+	// Metadata returns what the admin panel shows about the room beside its
+	// state; it must marshal to JSON. Default nil: no metadata.
+	Metadata func(r *Room) any
+	// EmptyTimeout is how long a room stays without clients before it is
+	// disposed. Default 0: as soon as the last client leaves. Negative:
+	// never; the room lives until Dispose or Hub.Close.
+	EmptyTimeout time.Duration
+}
+
+// Room is one live room. Its methods other than ID, Name, CreatedAt and Do
+// must be called only on the room's goroutine: from the RoomType callbacks
+// or from a function given to Do.
+type Room struct {
+	hub       *Hub
+	typ       *roomType
+	id        string
+	createdAt time.Time
+	ops       chan func()
+	done      chan struct{} // closed when the room's goroutine stops
+
+	// Read by Hub.List without a round trip to the room goroutine.
+	nclients atomic.Int32
+	locked   atomic.Bool
+
+	// Owned by the room goroutine.
+	state    any
+	clients  map[*Client]struct{}
+	sessions map[string]*Client
+	pending  int  // joins reserved but not yet admitted
+	disposed bool // the loop stops after the current operation
+}
+
+// errRoomGone reports that a room's goroutine has stopped.
+var errRoomGone = errors.New("live: room is gone")
+
+func newRoom(h *Hub, t *roomType, id string) *Room {
+	r := &Room{
+		hub:       h,
+		typ:       t,
+		id:        id,
+		createdAt: time.Now(),
+		ops:       make(chan func(), 64),
+		done:      make(chan struct{}),
+		clients:   make(map[*Client]struct{}),
+		sessions:  make(map[string]*Client),
+		pending:   1, // the join that creates the room
+	}
+	if t.def.NewState != nil {
+		r.state = t.def.NewState()
+	} else {
+		r.state = map[string]any{}
+	}
+	return r
+}
+
+// ID returns the room's unique id, "<type>-<12 hex digits>".
+func (r *Room) ID() string { return r.id }
+
+// Name returns the room's type name.
+func (r *Room) Name() string { return r.typ.name }
+
+// CreatedAt returns when the room was created.
+func (r *Room) CreatedAt() time.Time { return r.createdAt }
+
+// run is the room's goroutine. It stops when the room is disposed (by Dispose,
+// Room.Dispose or becoming empty) or the hub is closed.
+func (r *Room) run() {
+	defer r.hub.wg.Done()
+	defer close(r.done)
+	defer r.hub.removeRoom(r)
+	var tick <-chan time.Time
+	if r.typ.def.TickInterval > 0 && r.typ.def.OnTick != nil {
+		t := time.NewTicker(r.typ.def.TickInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	empty := time.NewTimer(time.Hour)
+	empty.Stop()
+	defer empty.Stop()
+	armed := false
+	for !r.disposed {
+		select {
+		case op := <-r.ops:
+			op()
+		case <-tick:
+			r.typ.def.OnTick(r)
+		case <-empty.C:
+			armed = false
+			r.disposed = r.empty()
+		case <-r.hub.done:
+			r.closeAll(closeInfo{code: websocket.CloseGoingAway, reason: "server shutting down", flush: true}, nil)
+			return
+		}
+		switch timeout := r.typ.def.EmptyTimeout; {
+		case r.disposed || timeout < 0:
+		case !r.empty():
+			if armed {
+				empty.Stop()
+				armed = false
+			}
+		case timeout == 0:
+			r.disposed = true
+		case !armed:
+			empty.Reset(timeout)
+			armed = true
+		}
+	}
+}
+
+func (r *Room) empty() bool { return len(r.clients) == 0 && r.pending == 0 }
+
+// Do runs fn on the room's goroutine and waits for it to return, or for ctx
+// to end. It is how code outside the room's callbacks reads or changes a
+// room. It must not be called from the room's own goroutine (a callback or
+// another Do), which would wait for itself. It returns an error when the
+// room is gone (disposed, or the hub closed) before fn ran. When ctx ends
+// first, Do returns ctx.Err() and fn may still run later.
+func (r *Room) Do(ctx context.Context, fn func(r *Room)) error {
+	if err := r.do(ctx, func() { fn(r) }); err != nil {
+		return fmt.Errorf("live: room %q: %w", r.id, err)
+	}
+	return nil
+}
+
+// do runs fn on the room goroutine and waits for it. It returns errRoomGone
+// when the room stopped before running fn; once fn has run, do returns nil.
+func (r *Room) do(ctx context.Context, fn func()) error {
+	ran := make(chan struct{})
+	select {
+	case r.ops <- func() { fn(); close(ran) }:
+	case <-r.done:
+		return errRoomGone
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-ran:
+		return nil
+	case <-r.done:
+		select {
+		case <-ran:
+			return nil
+		default:
+			return errRoomGone
+		}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// post queues fn on the room goroutine without waiting for it; it gives up
+// when the room is gone or stop is closed.
+func (r *Room) post(fn func(), stop <-chan struct{}) {
+	select {
+	case r.ops <- fn:
+	case <-r.done:
+	case <-stop:
+	}
+}
+
+// reserve holds a place for a join that is upgrading, unless the room is
+// locked or full.
+func (r *Room) reserve(ctx context.Context) error {
+	var err error
+	if derr := r.do(ctx, func() {
+		switch max := r.typ.def.MaxClients; {
+		case r.locked.Load():
+			err = errRoomLocked
+		case max > 0 && len(r.clients)+r.pending >= max:
+			err = errRoomFull
+		default:
+			r.pending++
+		}
+	}); derr != nil {
+		return derr
+	}
+	return err
+}
+
+// unreserve gives back a place whose upgrade failed.
+func (r *Room) unreserve() {
+	r.post(func() { r.pending-- }, nil)
+}
+
+// admit adds an upgraded client to the room, uses up its reservation, sends
+// it the joined and state messages and runs OnJoin.
+func (r *Room) admit(c *Client, t *joinTicket) {
+	r.pending--
+	if !r.hub.admit(c, t) {
+		c.close(closeInfo{code: CloseRefused, reason: "disconnected while joining"})
+		return
+	}
+	r.clients[c] = struct{}{}
+	r.sessions[c.sessionID] = c
+	r.nclients.Store(int32(len(r.clients)))
+	r.send(c, mustMarshal(joinedMsg{Type: "joined", RoomID: r.id, RoomName: r.typ.name, SessionID: c.sessionID}))
+	if b, err := r.stateMessage(); err == nil {
+		r.send(c, b)
+	} else {
+		r.hub.log.Error("live: marshal room state", "room", r.id, "err", err)
+	}
+	if r.typ.def.OnJoin != nil && r.has(c) {
+		r.typ.def.OnJoin(r, c)
+	}
+}
+
+func (r *Room) has(c *Client) bool {
+	_, ok := r.clients[c]
+	return ok
+}
+
+// remove takes c out of the room, sends it notice (if any, best effort),
+// closes its connection as ci says and runs OnLeave. Removing a client that
+// is not in the room does nothing.
+func (r *Room) remove(c *Client, ci closeInfo, notice []byte) {
+	if !r.has(c) {
+		return
+	}
+	delete(r.clients, c)
+	delete(r.sessions, c.sessionID)
+	r.nclients.Store(int32(len(r.clients)))
+	r.hub.unindex(c)
+	if notice != nil {
+		select {
+		case c.send <- notice:
+		default:
+		}
+	}
+	c.close(ci)
+	if r.typ.def.OnLeave != nil {
+		r.typ.def.OnLeave(r, c)
+	}
+}
+
+// closeAll removes every client.
+func (r *Room) closeAll(ci closeInfo, notice []byte) {
+	for c := range r.clients {
+		r.remove(c, ci, notice)
+	}
+}
+
+// send queues b for c; a client whose queue is full is dropped.
+func (r *Room) send(c *Client, b []byte) {
+	select {
+	case c.send <- b:
+	default:
+		r.remove(c, closeInfo{code: websocket.ClosePolicyViolation, reason: "send queue full"}, nil)
+	}
+}
+
+// sendAll queues b for every client, then drops those whose queue was full.
+func (r *Room) sendAll(b []byte) {
+	var full []*Client
+	for c := range r.clients {
+		select {
+		case c.send <- b:
+		default:
+			full = append(full, c)
+		}
+	}
+	for _, c := range full {
+		r.remove(c, closeInfo{code: websocket.ClosePolicyViolation, reason: "send queue full"}, nil)
+	}
+}
+
+// Clients returns the room's clients, in no particular order.
+func (r *Room) Clients() []*Client {
+	cs := make([]*Client, 0, len(r.clients))
+	for c := range r.clients {
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+// State returns the room's state, the live value: changes made through it
+// reach clients at the next BroadcastState.
+func (r *Room) State() any { return r.state }
+
+// SetState replaces the room's state and sends it to every client.
+func (r *Room) SetState(v any) error {
+	r.state = v
+	return r.BroadcastState()
+}
+
+// BroadcastState sends the current state to every client as a
+// {"type":"state"} message. It fails when the state does not marshal.
+func (r *Room) BroadcastState() error {
+	b, err := r.stateMessage()
+	if err != nil {
+		return err
+	}
+	r.sendAll(b)
+	return nil
+}
+
+func (r *Room) stateMessage() ([]byte, error) {
+	s, err := json.Marshal(r.state)
+	if err != nil {
+		return nil, fmt.Errorf("live: marshal state of room %q: %w", r.id, err)
+	}
+	return mustMarshal(stateMsg{Type: "state", State: s}), nil
+}
+
+// Broadcast sends v to every client as {"type":"message","data":v}. It fails
+// when v does not marshal.
+func (r *Room) Broadcast(v any) error {
+	b, err := json.Marshal(dataMsg{Type: "message", Data: v})
+	if err != nil {
+		return fmt.Errorf("live: broadcast in room %q: %w", r.id, err)
+	}
+	r.sendAll(b)
+	return nil
+}
+
+// Send sends v to client c as {"type":"message","data":v}. It fails when v
+// does not marshal; a c that is not in the room is ignored.
+func (r *Room) Send(c *Client, v any) error {
+	b, err := json.Marshal(dataMsg{Type: "message", Data: v})
+	if err != nil {
+		return fmt.Errorf("live: send in room %q: %w", r.id, err)
+	}
+	if r.has(c) {
+		r.send(c, b)
+	}
+	return nil
+}
+
+// Kick sends c {"type":"kicked","reason":reason} and closes its connection
+// with CloseKicked.
+func (r *Room) Kick(c *Client, reason string) {
+	r.remove(c, closeInfo{code: CloseKicked, reason: closeReason(reason), flush: true},
+		mustMarshal(reasonMsg{Type: "kicked", Reason: reason}))
+}
+
+// Locked reports whether the room refuses new joins.
+func (r *Room) Locked() bool { return r.locked.Load() }
+
+// SetLocked locks the room (new joins are refused) or unlocks it, and tells
+// every client with a {"type":"lock"} message.
+func (r *Room) SetLocked(locked bool) {
+	if r.locked.Swap(locked) != locked {
+		r.sendAll(mustMarshal(lockMsg{Type: "lock", Locked: locked}))
+	}
+}
+
+// Dispose sends every client {"type":"disposed","reason":reason}, closes
+// their connections with CloseDisposed and removes the room once the current
+// callback returns.
+func (r *Room) Dispose(reason string) {
+	r.closeAll(closeInfo{code: CloseDisposed, reason: closeReason(reason), flush: true},
+		mustMarshal(reasonMsg{Type: "disposed", Reason: reason}))
+	r.disposed = true
+}

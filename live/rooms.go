@@ -1,0 +1,214 @@
+package live
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gameadmin/admin"
+)
+
+// This file implements admin.Rooms. Each method that reads or changes a room
+// runs on the room's goroutine through Room.do, and gives up when ctx ends.
+
+// List returns a summary of every room, oldest first (then by id).
+func (h *Hub) List(ctx context.Context) ([]admin.RoomSummary, error) {
+	h.mu.Lock()
+	rs := make([]*Room, 0, len(h.rooms))
+	for _, r := range h.rooms {
+		rs = append(rs, r)
+	}
+	h.mu.Unlock()
+	sortRooms(rs)
+	out := make([]admin.RoomSummary, len(rs))
+	for i, r := range rs {
+		out[i] = r.summary()
+	}
+	return out, nil
+}
+
+func (r *Room) summary() admin.RoomSummary {
+	return admin.RoomSummary{
+		RoomID:     r.id,
+		Name:       r.typ.name,
+		Clients:    int(r.nclients.Load()),
+		MaxClients: r.typ.def.MaxClients,
+		Locked:     r.locked.Load(),
+		CreatedAt:  r.createdAt,
+	}
+}
+
+// Inspect returns one room with its clients (by join time) and its state and
+// metadata as JSON (json.RawMessage values), taken on the room's goroutine.
+func (h *Hub) Inspect(ctx context.Context, roomID string) (admin.RoomView, error) {
+	var (
+		v   admin.RoomView
+		err error
+	)
+	derr := h.onRoom(ctx, roomID, func(r *Room) {
+		v.RoomSummary = r.summary()
+		v.ClientList = make([]admin.RoomClient, 0, len(r.clients))
+		for c := range r.clients {
+			v.ClientList = append(v.ClientList, admin.RoomClient{SessionID: c.sessionID, UserID: c.userID, JoinedAt: c.joinedAt})
+		}
+		var s []byte
+		if s, err = json.Marshal(r.state); err != nil {
+			err = fmt.Errorf("live: marshal state of room %q: %w", r.id, err)
+			return
+		}
+		v.State = json.RawMessage(s)
+		if md := r.typ.def.Metadata; md != nil {
+			var m []byte
+			if m, err = json.Marshal(md(r)); err != nil {
+				err = fmt.Errorf("live: marshal metadata of room %q: %w", r.id, err)
+				return
+			}
+			v.Metadata = json.RawMessage(m)
+		}
+	})
+	if derr != nil {
+		return admin.RoomView{}, derr
+	}
+	if err != nil {
+		return admin.RoomView{}, err
+	}
+	slices.SortFunc(v.ClientList, func(a, b admin.RoomClient) int {
+		return cmp.Or(a.JoinedAt.Compare(b.JoinedAt), strings.Compare(a.SessionID, b.SessionID))
+	})
+	return v, nil
+}
+
+// Kick sends the client {"type":"kicked","reason":reason} and closes its
+// connection with CloseKicked.
+func (h *Hub) Kick(ctx context.Context, roomID, sessionID, reason string) error {
+	var found bool
+	err := h.onRoom(ctx, roomID, func(r *Room) {
+		var c *Client
+		if c, found = r.sessions[sessionID]; found {
+			r.Kick(c, reason)
+		}
+	})
+	if err == nil && !found {
+		err = fmt.Errorf("live: session %q in room %q: %w", sessionID, roomID, admin.ErrSessionNotFound)
+	}
+	return err
+}
+
+// SetLocked locks a room, so joins are refused, or unlocks it; clients get a
+// {"type":"lock"} message.
+func (h *Hub) SetLocked(ctx context.Context, roomID string, locked bool) error {
+	return h.onRoom(ctx, roomID, func(r *Room) { r.SetLocked(locked) })
+}
+
+// EditState sets the value at path in the room state to value and sends the
+// new state to every client. Path elements are strings for object keys and
+// numbers (int, float64 from JSON, json.Number) for array indexes; a missing
+// last key is added. On a Go struct state the edit lands in the struct, and a
+// value that does not fit the Go type is refused. A path or value that does
+// not fit wraps admin.ErrInvalidPath (and ErrInvalidValue for the value), and
+// the state is left as it was.
+func (h *Hub) EditState(ctx context.Context, roomID string, path []any, value json.RawMessage) error {
+	if value == nil {
+		value = json.RawMessage("null")
+	}
+	return h.editState(ctx, roomID, stateEdit{path: path, value: value})
+}
+
+// DeleteState removes the value at path (an object key, or an array element,
+// which shifts the rest) from the room state and sends the new state to every
+// client. A missing key, an index out of range or an empty path wraps
+// admin.ErrInvalidPath.
+func (h *Hub) DeleteState(ctx context.Context, roomID string, path []any) error {
+	return h.editState(ctx, roomID, stateEdit{path: path})
+}
+
+func (h *Hub) editState(ctx context.Context, roomID string, e stateEdit) error {
+	var err error
+	derr := h.onRoom(ctx, roomID, func(r *Room) {
+		var s any
+		if s, err = editState(r.state, e); err == nil {
+			err = r.SetState(s)
+		}
+	})
+	if derr != nil {
+		return derr
+	}
+	if err != nil && !errors.Is(err, admin.ErrInvalidPath) {
+		return fmt.Errorf("live: edit state of room %q: %w", roomID, err)
+	}
+	return err
+}
+
+// Dispose sends every client of the room {"type":"disposed"}, closes their
+// connections with CloseDisposed and removes the room.
+func (h *Hub) Dispose(ctx context.Context, roomID string) error {
+	return h.onRoom(ctx, roomID, func(r *Room) { r.Dispose("room disposed by an operator") })
+}
+
+// UserSessions lists the live sessions of userID in every room, by join time.
+func (h *Hub) UserSessions(ctx context.Context, userID string) ([]admin.UserSession, error) {
+	h.mu.Lock()
+	out := make([]admin.UserSession, 0, len(h.users[userID]))
+	for c := range h.users[userID] {
+		out = append(out, admin.UserSession{RoomID: c.room.id, RoomName: c.room.typ.name, SessionID: c.sessionID, JoinedAt: c.joinedAt})
+	}
+	h.mu.Unlock()
+	slices.SortFunc(out, func(a, b admin.UserSession) int {
+		return cmp.Or(a.JoinedAt.Compare(b.JoinedAt), strings.Compare(a.SessionID, b.SessionID))
+	})
+	return out, nil
+}
+
+// DisconnectUser kicks userID from every room (each connection gets
+// {"type":"kicked","reason":reason} and CloseKicked) and returns how many
+// connections it closed. A join of the user under way is refused too, so a
+// player banned during its join does not stay connected.
+func (h *Hub) DisconnectUser(ctx context.Context, userID, reason string) (int, error) {
+	if userID == "" {
+		return 0, nil
+	}
+	h.mu.Lock()
+	for t := range h.joins[userID] {
+		t.cancelled = true
+	}
+	var rooms []*Room
+	for c := range h.users[userID] {
+		if !slices.Contains(rooms, c.room) {
+			rooms = append(rooms, c.room)
+		}
+	}
+	h.mu.Unlock()
+	total := 0
+	for _, r := range rooms {
+		n := 0
+		err := r.do(ctx, func() {
+			for c := range r.clients {
+				if c.userID == userID {
+					r.Kick(c, reason)
+					n++
+				}
+			}
+		})
+		if err != nil && !errors.Is(err, errRoomGone) {
+			return total, fmt.Errorf("live: disconnect user %q: %w", userID, err)
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// onRoom runs fn on the goroutine of room roomID.
+func (h *Hub) onRoom(ctx context.Context, roomID string, fn func(r *Room)) error {
+	r, ok := h.Room(roomID)
+	if ok {
+		err := r.do(ctx, func() { fn(r) })
+		if !errors.Is(err, errRoomGone) {
+			return err
+		}
+	}
+	return fmt.Errorf("live: room %q: %w", roomID, admin.ErrRoomNotFound)
+}

@@ -1,0 +1,125 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+)
+
+// ServeHTTP joins a client to a room: r.URL.Path is the room type name
+// (mount the hub with http.StripPrefix), and ?room=<roomId> picks one room of
+// that type; without it the client joins the oldest unlocked room of the
+// type with room for it, or a new room.
+//
+// Before upgrading, a refused join is answered with the admin API's error
+// body: 404 room_not_found (unknown type or room), 401 unauthenticated, 403
+// banned, 409 room_locked or room_full (only when ?room= names the room),
+// 503 closed after Close, 500 internal (a failed IsBanned, logged).
+func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	t := h.types[strings.Trim(r.URL.Path, "/")]
+	h.mu.Unlock()
+	if t == nil {
+		writeError(w, errRoomNotFound)
+		return
+	}
+	userID, err := h.authenticate(r)
+	if err != nil {
+		writeError(w, errUnauthenticated)
+		return
+	}
+	if !h.track(1) {
+		writeError(w, errHubClosed)
+		return
+	}
+	defer h.wg.Done()
+
+	ctx := r.Context()
+	ticket := h.startJoin(userID) // before the ban check: see joinTicket
+	defer h.endJoin(ticket)
+	if userID != "" && h.opts.IsBanned != nil {
+		banned, err := h.opts.IsBanned(ctx, userID)
+		if err != nil {
+			h.log.ErrorContext(ctx, "live: ban check failed", "userId", userID, "err", err)
+			writeError(w, errInternal)
+			return
+		}
+		if banned {
+			writeError(w, errBanned)
+			return
+		}
+	}
+	room, err := h.reserve(ctx, t, r.URL.Query().Get("room"))
+	if err != nil {
+		var he *httpError
+		if !errors.As(err, &he) {
+			if ctx.Err() != nil {
+				return // the client went away
+			}
+			h.log.ErrorContext(ctx, "live: join failed", "roomType", t.name, "err", err)
+			he = errInternal
+		}
+		writeError(w, he)
+		return
+	}
+	conn, err := h.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		room.unreserve() // Upgrade has answered the client
+		return
+	}
+	c := newClient(h, room, conn, userID)
+	h.wg.Add(2) // this join is tracked, so the count is not zero
+	go c.writePump()
+	// Not ctx: the room either admits c or is gone; either way do returns.
+	if room.do(context.Background(), func() { room.admit(c, ticket) }) != nil {
+		c.close(closeInfo{code: CloseRefused, reason: "room closed"})
+	}
+	go c.readPump()
+}
+
+// authenticate returns the user id of r, "" for an admitted anonymous client.
+func (h *Hub) authenticate(r *http.Request) (string, error) {
+	userID := ""
+	if h.opts.Authenticate != nil {
+		id, err := h.opts.Authenticate(r)
+		if err != nil {
+			return "", err
+		}
+		userID = id
+	}
+	if userID == "" && !h.opts.AllowAnonymous {
+		return "", errUnauthenticated
+	}
+	return userID, nil
+}
+
+// reserve picks the room a join goes to and holds a place in it.
+func (h *Hub) reserve(ctx context.Context, t *roomType, roomID string) (*Room, error) {
+	if roomID != "" {
+		room, ok := h.Room(roomID)
+		if !ok || room.typ != t {
+			return nil, errRoomNotFound
+		}
+		err := room.reserve(ctx)
+		if errors.Is(err, errRoomGone) {
+			return nil, errRoomNotFound
+		}
+		return room, err
+	}
+	t.joinMu.Lock()
+	defer t.joinMu.Unlock()
+	for _, room := range h.roomsOf(t) {
+		if room.locked.Load() || (t.def.MaxClients > 0 && int(room.nclients.Load()) >= t.def.MaxClients) {
+			continue
+		}
+		err := room.reserve(ctx)
+		if err == nil {
+			return room, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	return h.newRoom(t)
+}

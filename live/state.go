@@ -1,0 +1,254 @@
+package live
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+
+	"github.com/gameadmin/admin"
+)
+
+// ErrInvalidValue reports a state edit whose value does not fit the room
+// state: not JSON, or not decodable into the Go type it replaces (a string
+// for an int field, an unknown struct field). Errors carrying it also wrap
+// admin.ErrInvalidPath, so the panel answers them as a bad request.
+var ErrInvalidValue = errors.New("live: value does not fit the room state")
+
+// stateEdit is one EditState or DeleteState request: the path, and the
+// JSON value to set (nil for a delete).
+type stateEdit struct {
+	path  []any
+	value json.RawMessage
+	// useNumber decodes numbers as json.Number. It is set inside a JSON
+	// round trip, where the decoded tree is marshaled again, so 64-bit
+	// integers keep their digits; a live map state gets float64 numbers,
+	// as encoding/json gives them.
+	useNumber bool
+}
+
+func (e stateEdit) delete() bool { return e.value == nil }
+
+// editState applies e to state and returns the new state. The edit is atomic:
+// on error nothing was changed. A map[string]any or []any is walked and
+// changed in place; any other Go value on the way (a pointer to a struct, a
+// typed map or slice) is edited through its JSON and decoded back into the
+// same Go value, so a pointer's pointee and a map the game holds see the edit.
+func editState(state any, e stateEdit) (any, error) {
+	if e.delete() && len(e.path) == 0 {
+		return nil, pathError(e.path, 0, "the whole state cannot be deleted")
+	}
+	if !e.delete() && !json.Valid(e.value) {
+		return nil, fmt.Errorf("live: state value is not JSON: %w: %w", ErrInvalidValue, admin.ErrInvalidPath)
+	}
+	return editAt(state, e, 0)
+}
+
+// editAt applies e to v, the value found at e.path[:i].
+func editAt(v any, e stateEdit, i int) (any, error) {
+	if i == len(e.path) {
+		return assign(v, e)
+	}
+	switch d := v.(type) {
+	case map[string]any:
+		key, ok := e.path[i].(string)
+		if !ok {
+			return nil, pathError(e.path, i, "%v is not an object key", e.path[i])
+		}
+		child, found := d[key]
+		last := i == len(e.path)-1
+		if !found && !(last && !e.delete()) {
+			return nil, pathError(e.path, i, "no key %q", key)
+		}
+		if last && e.delete() {
+			delete(d, key)
+			return d, nil
+		}
+		nc, err := editAt(child, e, i+1)
+		if err != nil {
+			return nil, err
+		}
+		d[key] = nc
+		return d, nil
+	case []any:
+		n, ok := arrayIndex(e.path[i])
+		if !ok || n >= len(d) {
+			return nil, pathError(e.path, i, "%v is not an index of an array of %d", e.path[i], len(d))
+		}
+		if i == len(e.path)-1 && e.delete() {
+			return slices.Delete(d, n, n+1), nil
+		}
+		nc, err := editAt(d[n], e, i+1)
+		if err != nil {
+			return nil, err
+		}
+		d[n] = nc
+		return d, nil
+	case nil, bool, float64, string, json.Number:
+		return nil, pathError(e.path, i, "cannot descend into %s", jsonKind(v))
+	}
+	return roundTrip(v, e, i)
+}
+
+// assign returns the value that replaces old at the end of the path. A
+// generic JSON value is replaced by the decoded value; a Go value keeps its
+// type: the JSON is decoded into it.
+func assign(old any, e stateEdit) (any, error) {
+	switch old.(type) {
+	case nil, bool, float64, string, json.Number, map[string]any, []any:
+		return decodeJSON(e.value, e.useNumber)
+	}
+	return fit(old, e.value)
+}
+
+// roundTrip edits a Go value the walker cannot descend: its JSON is decoded
+// to a generic tree, edited, and decoded back into the value's type.
+func roundTrip(v any, e stateEdit, i int) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("live: marshal room state: %w", err)
+	}
+	doc, err := decodeJSON(b, true)
+	if err != nil {
+		return nil, fmt.Errorf("live: decode room state: %w", err)
+	}
+	switch doc.(type) {
+	case map[string]any, []any:
+	default:
+		return nil, pathError(e.path, i, "cannot descend into %s", jsonKind(doc))
+	}
+	e.useNumber = true
+	if doc, err = editAt(doc, e, i); err != nil {
+		return nil, err
+	}
+	if b, err = json.Marshal(doc); err != nil {
+		return nil, fmt.Errorf("live: marshal edited state: %w", err)
+	}
+	return fit(v, b)
+}
+
+// fit decodes b into a value of old's type and returns it. A pointer's
+// pointee and a map are updated in place and old itself is returned, so the
+// game's references see the change; other values are returned anew. Fields
+// JSON does not see (unexported, `json:"-"`) of a pointed-to struct keep
+// their values. On error old is unchanged.
+func fit(old any, b []byte) (any, error) {
+	rv := reflect.ValueOf(old)
+	switch {
+	case rv.Kind() == reflect.Pointer && !rv.IsNil():
+		elem := rv.Elem()
+		nv := reflect.New(elem.Type()).Elem()
+		if elem.Kind() == reflect.Struct {
+			nv.Set(elem)
+			clearJSONFields(nv)
+		}
+		if err := decodeStrict(b, nv.Addr().Interface(), old); err != nil {
+			return nil, err
+		}
+		elem.Set(nv)
+		return old, nil
+	case rv.Kind() == reflect.Map && !rv.IsNil():
+		nv := reflect.New(rv.Type())
+		if err := decodeStrict(b, nv.Interface(), old); err != nil {
+			return nil, err
+		}
+		rv.Clear()
+		for it := nv.Elem().MapRange(); it.Next(); {
+			rv.SetMapIndex(it.Key(), it.Value())
+		}
+		return old, nil
+	default:
+		nv := reflect.New(rv.Type())
+		if err := decodeStrict(b, nv.Interface(), old); err != nil {
+			return nil, err
+		}
+		return nv.Elem().Interface(), nil
+	}
+}
+
+// clearJSONFields zeroes the settable fields of struct v that encoding/json
+// encodes, so decoding rebuilds them instead of merging into maps and slices
+// shared with the original.
+func clearJSONFields(v reflect.Value) {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Tag.Get("json") == "-" || !v.Field(i).CanSet() {
+			continue
+		}
+		v.Field(i).SetZero()
+	}
+}
+
+func decodeStrict(b []byte, dst, old any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return fmt.Errorf("live: state edit does not fit %T: %w: %w: %w", old, err, ErrInvalidValue, admin.ErrInvalidPath)
+	}
+	return nil
+}
+
+func decodeJSON(b []byte, useNumber bool) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if useNumber {
+		dec.UseNumber()
+	}
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("live: state value is not JSON: %w: %w: %w", err, ErrInvalidValue, admin.ErrInvalidPath)
+	}
+	return v, nil
+}
+
+// arrayIndex converts a path element to an array index: a non-negative
+// integer given as any Go integer type, an integral float64 (as decoded from
+// JSON) or a json.Number.
+func arrayIndex(p any) (int, bool) {
+	var f float64
+	switch v := p.(type) {
+	case int:
+		return v, v >= 0
+	case int32:
+		return int(v), v >= 0
+	case int64:
+		return int(v), v >= 0 && v <= math.MaxInt32
+	case uint:
+		return int(v), v <= math.MaxInt32
+	case uint32:
+		return int(v), v <= math.MaxInt32
+	case uint64:
+		return int(v), v <= math.MaxInt32
+	case float32:
+		f = float64(v)
+	case float64:
+		f = v
+	case json.Number:
+		n, err := v.Int64()
+		return int(n), err == nil && n >= 0 && n <= math.MaxInt32
+	default:
+		return 0, false
+	}
+	return int(f), f >= 0 && f <= math.MaxInt32 && f == math.Trunc(f)
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64, json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func pathError(path []any, i int, format string, args ...any) error {
+	return fmt.Errorf("live: state path %v at element %d: %s: %w", path, i, fmt.Sprintf(format, args...), admin.ErrInvalidPath)
+}
