@@ -114,17 +114,17 @@ type ResetRequest struct {
 // Admin is the panel: an http.Handler serving /admin-api/* and the UI under
 // Options.UIPath. Create it with New and stop it with Close.
 type Admin struct {
-	db      *bun.DB
-	opts    Options
-	log     *slog.Logger
-	secret  []byte
-	secure  bool
-	users   *userTable
-	limits  RateLimitOptions
-	hasher  PasswordHasher
+	db       *bun.DB
+	opts     Options
+	log      *slog.Logger
+	secret   []byte
+	secure   bool
+	users    *userTable
+	limits   RateLimitOptions
+	hasher   PasswordHasher
 	hashGate *hashGate
-	dummy   string
-	handler http.Handler
+	dummy    string
+	handler  http.Handler
 
 	resources map[string]*resource // by key
 	order     []string             // sidebar order of the keys
@@ -338,6 +338,15 @@ func (a *Admin) routes() http.Handler {
 	api("POST /{resource}/_action/{name}", a.signedIn(a.handleAction))
 	api("GET /{resource}/{id}/{sub}", a.signedIn(a.handleRowSub))
 	api("GET /{resource}/{id}/relations/{name}", a.signedIn(a.handleRelation))
+	api("POST /{resource}/{id}/{op}", a.signedIn(a.handleUserOp))
+	api("GET /rooms", a.signedIn(a.handleRoomList))
+	api("GET /rooms/by-user/{userId}", a.signedIn(a.handleRoomsByUser))
+	api("GET /rooms/{roomId}", a.signedIn(a.handleRoomInspect))
+	api("PATCH /rooms/{roomId}", a.signedIn(a.handleRoomLock))
+	api("DELETE /rooms/{roomId}", a.signedIn(a.handleRoomDispose))
+	api("DELETE /rooms/{roomId}/clients/{sessionId}", a.signedIn(a.handleRoomKick))
+	api("PATCH /rooms/{roomId}/state", a.signedIn(a.handleRoomStateEdit))
+	api("DELETE /rooms/{roomId}/state", a.signedIn(a.handleRoomStateDelete))
 	mux.Handle(apiPrefix+"/", a.public(func(http.ResponseWriter, *http.Request) error { return errNotFoundRoute }))
 
 	// State-changing requests from another origin are refused whatever the

@@ -75,6 +75,23 @@ func decodeBody(r *http.Request, v any) error {
 	return nil
 }
 
+// decodeOptional is decodeBody for endpoints whose body may be empty.
+func decodeOptional(r *http.Request, v any) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return errorf(http.StatusBadRequest, "invalid_body", "could not read the request body")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return decodeBody(r, v)
+}
+
 func bodyError(err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
