@@ -12,6 +12,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
 	"database/sql"
 	"errors"
 	"flag"
@@ -25,6 +27,7 @@ import (
 	"time"
 
 	"github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/live"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
@@ -54,11 +57,11 @@ func run(addr, dsn string, seed bool, log *slog.Logger) error {
 	}
 	defer db.Close()
 
-	a, handler, err := setup(ctx, db, seed, log)
+	handler, stopGame, err := setup(ctx, db, seed, log)
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	defer stopGame()
 
 	srv := &http.Server{Addr: addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
@@ -81,16 +84,37 @@ func run(addr, dsn string, seed bool, log *slog.Logger) error {
 	return nil
 }
 
-// setup creates the panel and the game's mux: the panel mounted, /monitor
-// for admins and /playground for mods and admins.
-func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (*admin.Admin, http.Handler, error) {
-	a, err := admin.New(db, admin.Options{Logger: log})
+// setup builds the game: its guilds table, the live arena, player sign-in,
+// and the panel mounted beside them with /monitor for admins and
+// /playground for mods. The returned stop closes the rooms and the panel.
+func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.Handler, func(), error) {
+	if err := migrateGuilds(ctx, db); err != nil {
+		return nil, nil, fmt.Errorf("migrate guilds: %w", err)
+	}
+	p := &players{db: db, secret: playerSecret(), limit: admin.NewTokenBucket(10, 10.0/60)}
+	hub := live.NewHub(live.Options{Authenticate: p.authenticate, IsBanned: p.isBanned, Logger: log})
+	hub.Define("arena", arenaRoom())
+
+	tables := admin.BuiltinTables()
+	tables["guilds"] = (*Guild)(nil)
+	a, err := admin.New(db, admin.Options{
+		Logger:    log,
+		Tables:    tables,
+		Resources: map[string]*admin.Resource{"guilds": guildsResource(db)},
+		Rooms:     hub,
+	})
 	if err != nil {
+		hub.Close()
 		return nil, nil, err
+	}
+	p.admin = a
+	stop := func() {
+		hub.Close()
+		a.Close()
 	}
 	if seed {
 		if err := seedDemo(ctx, db, a); err != nil {
-			a.Close()
+			stop()
 			return nil, nil, fmt.Errorf("seed: %w", err)
 		}
 		log.Info("demo data seeded")
@@ -99,7 +123,21 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (*admin
 	a.Mount(mux)
 	mux.Handle("/monitor", admin.Guard(admin.GuardOptions{Admin: a})(http.HandlerFunc(monitor(db))))
 	mux.Handle("/playground", admin.Guard(admin.GuardOptions{Admin: a, Role: admin.RoleMod})(http.HandlerFunc(playground)))
-	return a, mux, nil
+	mux.HandleFunc("POST /api/auth/login", p.handleLogin)
+	mux.Handle("/ws/", http.StripPrefix("/ws/", hub))
+	return mux, stop, nil
+}
+
+// playerSecret keys the game's player tokens: derived from
+// ADMIN_JWT_SECRET so one secret configures the demo, but never the
+// panel's own key.
+func playerSecret() []byte {
+	s := os.Getenv("ADMIN_JWT_SECRET")
+	if s == "" {
+		s = rand.Text()
+	}
+	sum := sha256.Sum256([]byte("gameserver player tokens:" + s))
+	return sum[:]
 }
 
 // openDB opens sqlite:PATH (embedded, pure Go) or a postgres:// URL.

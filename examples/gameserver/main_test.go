@@ -1,7 +1,11 @@
 package main
 
 import (
+	"encoding/json"
+	"time"
+
 	"context"
+	"github.com/gorilla/websocket"
 	"io"
 	"log/slog"
 	"net/http"
@@ -22,11 +26,11 @@ func TestDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	a, h, err := setup(context.Background(), db, true, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h, stop, err := setup(context.Background(), db, true, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
+	defer stop()
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 
@@ -68,5 +72,111 @@ func TestDemo(t *testing.T) {
 		if code != s.code || !strings.Contains(body, s.contains) {
 			t.Fatalf("%s %s = %d %s; want %d containing %q", s.method, s.path, code, body, s.code, s.contains)
 		}
+	}
+}
+
+// TestDemoGame plays the demo as a game would: a player signs in through
+// the game's API, joins the arena over a WebSocket, an operator sees the
+// room in the panel, uses the guilds resource and its actions, and bans
+// the player, whose socket closes and whose login and join are refused.
+func TestDemoGame(t *testing.T) {
+	t.Setenv("ADMIN_JWT_SECRET", "demo secret demo secret demo secret!")
+	db, err := openDB("sqlite:" + filepath.Join(t.TempDir(), "gameserver.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	h, stop, err := setup(context.Background(), db, true, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	call := func(c *http.Client, method, path, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if c == nil {
+			c = http.DefaultClient
+		}
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	jar, _ := cookiejar.New(nil)
+	root := &http.Client{Jar: jar}
+	if code, body := call(root, "POST", "/admin-api/auth/bootstrap", `{"email":"me@example.com","password":"correct horse"}`); code != 201 {
+		t.Fatalf("bootstrap = %d %s", code, body)
+	}
+
+	// The game's own sign-in and a live connection.
+	code, body := call(nil, "POST", "/api/auth/login", `{"email":"player07@example.com","password":"player-password"}`)
+	var login struct{ Token, UserID string }
+	if code != 200 || json.Unmarshal([]byte(body), &login) != nil || login.Token == "" {
+		t.Fatalf("player login = %d %s", code, body)
+	}
+	if code, _ := call(nil, "POST", "/api/auth/login", `{"email":"player07@example.com","password":"wrong"}`); code != 401 {
+		t.Fatalf("player login with a wrong password = %d; want 401", code)
+	}
+	ws := "ws" + strings.TrimPrefix(srv.URL, "http") + "/ws/arena"
+	if _, res, err := websocket.DefaultDialer.Dial(ws+"?token=forged", nil); err == nil || res.StatusCode != 401 {
+		t.Fatalf("join with a forged token = %v; want 401", err)
+	}
+	conn, _, err := websocket.DefaultDialer.Dial(ws, http.Header{"Authorization": {"Bearer " + login.Token}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var joined struct{ Type, RoomID string }
+	if err := conn.ReadJSON(&joined); err != nil || joined.Type != "joined" {
+		t.Fatalf("first message = %+v, %v", joined, err)
+	}
+	conn.WriteJSON(map[string]string{"move": "up"})
+
+	steps := []struct {
+		method, path, body string
+		code               int
+		contains           string
+	}{
+		{"GET", "/admin-api", "", 200, `"name":"guilds","label":"Guilds","icon":"team"`},
+		{"GET", "/admin-api/guilds?_sort=name&_end=2", "", 200, `"name":"Crimson Tide"`},
+		{"GET", "/admin-api/guilds?name_like=Wolves", "", 200, `"_labels":{"owner_id":"Player`},
+		{"POST", "/admin-api/guilds", `{"name":"Test Guild","owner_id":"` + login.UserID + `"}`, 201, `"name":"Test Guild"`},
+		{"POST", "/admin-api/guilds", `{"name":"Test Guild","owner_id":"x"}`, 409, `"code":"conflict"`},
+		{"POST", "/admin-api/guilds/_action/recount", `{}`, 200, `"result":{"Guilds":11,"Owners":`},
+		{"POST", "/admin-api/guilds/_action/disband", `{"id":11}`, 200, `"disbanded":"Test Guild"`},
+		{"GET", "/admin-api/rooms", "", 200, `"name":"arena","clients":1`},
+		{"GET", "/admin-api/rooms/" + joined.RoomID, "", 200, `"coinGoal":5`},
+		{"PATCH", "/admin-api/rooms/" + joined.RoomID + "/state", `{"path":["coinGoal"],"value":9}`, 200, `"ok":true`},
+		{"GET", "/admin-api/rooms/" + joined.RoomID, "", 200, `"coinGoal":9`},
+		{"PATCH", "/admin-api/rooms/" + joined.RoomID + "/state", `{"path":["coinGoal"],"value":"lots"}`, 400, `"code":"invalid_path"`},
+		{"GET", "/admin-api/users/" + login.UserID + "/_counts", "", 200, `"activeSessions":1`},
+		{"POST", "/admin-api/users/" + login.UserID + "/ban", `{"reason":"bot"}`, 200, `"sessionsClosed":1`},
+	}
+	for _, s := range steps {
+		code, body := call(root, s.method, s.path, s.body)
+		if code != s.code || !strings.Contains(body, s.contains) {
+			t.Fatalf("%s %s = %d %s; want %d containing %q", s.method, s.path, code, body, s.code, s.contains)
+		}
+	}
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		if _, _, err := conn.ReadMessage(); err != nil {
+			if !websocket.IsCloseError(err, 4000) {
+				t.Fatalf("banned socket ended with %v; want close 4000 (kicked)", err)
+			}
+			break
+		}
+	}
+	if code, _ := call(nil, "POST", "/api/auth/login", `{"email":"player07@example.com","password":"player-password"}`); code != 403 {
+		t.Fatalf("banned player login = %d; want 403", code)
+	}
+	if _, res, err := websocket.DefaultDialer.Dial(ws, http.Header{"Authorization": {"Bearer " + login.Token}}); err == nil || res.StatusCode != 401 {
+		t.Fatalf("banned player's old token joins = %v; want 401 (the ban revoked it)", err)
 	}
 }

@@ -3,19 +3,23 @@ package main
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/gameadmin/admin"
 	"github.com/uptrace/bun"
 )
 
-// seedDemo fills the built-in tables with a small world: players, a mod,
-// leaderboards and configs. It is idempotent: existing rows are kept.
+// seedDemo fills a small world: 50 players (player01@example.com is a mod,
+// every password is "player-password"), guilds, notes, leaderboards and
+// entries, cloud saves and a few thousand analytics events. Running it
+// again adds nothing twice.
 func seedDemo(ctx context.Context, db *bun.DB, a *admin.Admin) error {
 	hash, err := a.Auth().HashPassword(ctx, "player-password")
 	if err != nil {
 		return err
 	}
+	rng := rand.New(rand.NewPCG(1, 2)) // the same world every time
 	now := time.Now().UTC()
 	users := make([]admin.User, 0, 50)
 	for i := range 50 {
@@ -29,15 +33,27 @@ func seedDemo(ctx context.Context, db *bun.DB, a *admin.Admin) error {
 	if _, err := db.NewInsert().Model(&users).On("CONFLICT (email) DO NOTHING").Exec(ctx); err != nil {
 		return err
 	}
-	var mod admin.User
-	if err := db.NewSelect().Model(&mod).Where("email = ?", "player01@example.com").Scan(ctx); err != nil {
+	// Read the ids back: rows seeded earlier kept theirs.
+	users = users[:0]
+	if err := db.NewSelect().Model(&users).Where("email LIKE 'player%@example.com'").Order("email").Scan(ctx); err != nil {
 		return err
 	}
-	for _, key := range []string{"users", "userNotes", "rooms"} {
+	mod := users[0]
+	for _, key := range []string{"users", "userNotes", "rooms", "guilds"} {
 		if err := a.Moderation().AssignMod(ctx, mod.ID, key); err != nil {
 			return err
 		}
 	}
+	pick := func() admin.User { return users[rng.IntN(len(users))] }
+
+	guilds := make([]Guild, 0, 10)
+	for i, name := range []string{"Iron Wolves", "Night Owls", "Crimson Tide", "Void Walkers", "Sky Pirates", "Frost Giants", "Sun Chasers", "Shadow Foxes", "Stone Golems", "Storm Riders"} {
+		guilds = append(guilds, Guild{Name: name, OwnerID: users[(i*5+3)%len(users)].ID, CreatedAt: now.Add(-time.Duration(i) * 24 * time.Hour)})
+	}
+	if _, err := db.NewInsert().Model(&guilds).On("CONFLICT (name) DO NOTHING").Exec(ctx); err != nil {
+		return err
+	}
+
 	boards := []admin.Leaderboard{
 		{ID: "weekly", Name: "Weekly arena", SortOrder: "desc", CreatedAt: now},
 		{ID: "speedrun", Name: "Speedrun", SortOrder: "asc", CreatedAt: now},
@@ -45,10 +61,56 @@ func seedDemo(ctx context.Context, db *bun.DB, a *admin.Admin) error {
 	if _, err := db.NewInsert().Model(&boards).On("CONFLICT (id) DO NOTHING").Exec(ctx); err != nil {
 		return err
 	}
+	var entries []admin.LeaderboardEntry
+	var saves []admin.CloudSave
+	for i, u := range users {
+		entries = append(entries, admin.LeaderboardEntry{LeaderboardID: "weekly", UserID: u.ID, Score: int64(rng.IntN(5000)), UpdatedAt: now,
+			Metadata: map[string]any{"matches": rng.IntN(40)}})
+		if i%2 == 0 {
+			entries = append(entries, admin.LeaderboardEntry{LeaderboardID: "speedrun", UserID: u.ID, Score: int64(60_000 + rng.IntN(120_000)), UpdatedAt: now})
+		}
+		saves = append(saves, admin.CloudSave{UserID: u.ID, Slot: "main", Version: int64(1 + rng.IntN(9)), UpdatedAt: now,
+			Data: map[string]any{"level": 1 + rng.IntN(60), "coins": rng.IntN(10_000), "skin": []string{"red", "blue", "gold"}[rng.IntN(3)]}})
+	}
+	if _, err := db.NewInsert().Model(&entries).On("CONFLICT (leaderboard_id, user_id) DO NOTHING").Exec(ctx); err != nil {
+		return err
+	}
+	if _, err := db.NewInsert().Model(&saves).On("CONFLICT (user_id, slot) DO NOTHING").Exec(ctx); err != nil {
+		return err
+	}
+
 	configs := []admin.Config{
 		{Key: "motd", Value: []byte(`"Welcome to the arena!"`), UpdatedAt: now},
 		{Key: "matchmaking", Value: []byte(`{"maxPing":120,"teamSize":3}`), UpdatedAt: now},
 	}
-	_, err = db.NewInsert().Model(&configs).On("CONFLICT (key) DO NOTHING").Exec(ctx)
-	return err
+	if _, err := db.NewInsert().Model(&configs).On("CONFLICT (key) DO NOTHING").Exec(ctx); err != nil {
+		return err
+	}
+
+	// Notes and events have generated keys: add them only once.
+	if n, err := db.NewSelect().Model((*admin.UserNote)(nil)).Count(ctx); err != nil || n > 0 {
+		return err
+	}
+	notes := make([]admin.UserNote, 0, 20)
+	for i := range 20 {
+		notes = append(notes, admin.UserNote{UserID: pick().ID, AuthorID: mod.ID, CreatedAt: now.Add(-time.Duration(i) * time.Hour),
+			Body: []string{"Reported for chat spam.", "Asked for a refund; granted.", "Suspicious win streak; watching.", "Helpful in the newcomer channel."}[i%4]})
+	}
+	if _, err := db.NewInsert().Model(&notes).Exec(ctx); err != nil {
+		return err
+	}
+	names := []string{"login", "match_start", "match_end", "purchase", "logout"}
+	events := make([]admin.AnalyticsEvent, 0, 500)
+	for i := range 3000 {
+		events = append(events, admin.AnalyticsEvent{UserID: pick().ID, Name: names[rng.IntN(len(names))],
+			Payload: map[string]any{"platform": []string{"ios", "android", "pc"}[rng.IntN(3)], "session": rng.IntN(1_000_000)},
+			CreatedAt: now.Add(-time.Duration(3000-i) * time.Minute)})
+		if len(events) == cap(events) {
+			if _, err := db.NewInsert().Model(&events).Exec(ctx); err != nil {
+				return err
+			}
+			events = events[:0]
+		}
+	}
+	return nil
 }

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"time"
+
+	"github.com/gameadmin/admin/live"
+)
+
+// The arena: players move on a grid and pick up coins. Its state is a Go
+// struct, so an operator's state edit in the panel lands in this struct.
+
+const arenaSize = 20
+
+// Arena is the state of one arena room.
+type Arena struct {
+	Players map[string]*ArenaPlayer `json:"players"` // by session id
+	Coins   []Point                 `json:"coins"`
+	Tick    int                     `json:"tick"`
+	// CoinGoal is how many coins the arena keeps on the grid; operators
+	// tune it live from the panel.
+	CoinGoal int `json:"coinGoal"`
+}
+
+// ArenaPlayer is one player in the arena.
+type ArenaPlayer struct {
+	UserID string `json:"userId"`
+	X      int    `json:"x"`
+	Y      int    `json:"y"`
+	Score  int    `json:"score"`
+}
+
+// Point is a grid cell.
+type Point struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+}
+
+func arenaRoom() live.RoomType {
+	return live.RoomType{
+		MaxClients:   20,
+		NewState:     func() any { return &Arena{Players: map[string]*ArenaPlayer{}, Coins: []Point{}, CoinGoal: 5} },
+		TickInterval: time.Second,
+		OnJoin: func(r *live.Room, c *live.Client) {
+			s := r.State().(*Arena)
+			s.Players[c.SessionID()] = &ArenaPlayer{UserID: c.UserID(), X: rand.IntN(arenaSize), Y: rand.IntN(arenaSize)}
+			_ = r.BroadcastState()
+		},
+		OnLeave: func(r *live.Room, c *live.Client) {
+			delete(r.State().(*Arena).Players, c.SessionID())
+			_ = r.BroadcastState()
+		},
+		OnMessage: func(r *live.Room, c *live.Client, msg json.RawMessage) {
+			var m struct {
+				Move string `json:"move"` // up, down, left, right
+			}
+			if json.Unmarshal(msg, &m) != nil {
+				return
+			}
+			s := r.State().(*Arena)
+			p := s.Players[c.SessionID()]
+			if p == nil {
+				return
+			}
+			switch m.Move {
+			case "up":
+				p.Y = max(p.Y-1, 0)
+			case "down":
+				p.Y = min(p.Y+1, arenaSize-1)
+			case "left":
+				p.X = max(p.X-1, 0)
+			case "right":
+				p.X = min(p.X+1, arenaSize-1)
+			default:
+				return
+			}
+			for i, coin := range s.Coins {
+				if coin.X == p.X && coin.Y == p.Y {
+					p.Score++
+					s.Coins = append(s.Coins[:i], s.Coins[i+1:]...)
+					break
+				}
+			}
+			_ = r.BroadcastState()
+		},
+		OnTick: func(r *live.Room) {
+			s := r.State().(*Arena)
+			s.Tick++
+			if len(s.Coins) < min(max(s.CoinGoal, 0), 50) {
+				s.Coins = append(s.Coins, Point{X: rand.IntN(arenaSize), Y: rand.IntN(arenaSize)})
+				_ = r.BroadcastState()
+			}
+		},
+		Metadata: func(r *live.Room) any { return map[string]any{"grid": arenaSize} },
+	}
+}

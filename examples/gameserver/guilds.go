@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gameadmin/admin"
+	"github.com/uptrace/bun"
+)
+
+// Guild is a table of the game's own, shown in the panel as "guilds".
+type Guild struct {
+	bun.BaseModel `bun:"table:guilds,alias:g"`
+
+	ID        int64       `bun:"id,pk,autoincrement" json:"id"`
+	Name      string      `bun:"name,notnull,unique" json:"name"`
+	OwnerID   string      `bun:"owner_id,notnull" json:"owner_id"`
+	Owner     *admin.User `bun:"rel:belongs-to,join:owner_id=id" json:"-"`
+	CreatedAt time.Time   `bun:"created_at,notnull,default:current_timestamp" json:"created_at"`
+}
+
+// migrateGuilds is the game's own migration: the panel never creates a
+// game's tables.
+func migrateGuilds(ctx context.Context, db *bun.DB) error {
+	_, err := db.NewCreateTable().Model((*Guild)(nil)).IfNotExists().Exec(ctx)
+	return err
+}
+
+// guildsResource is how guilds look in the panel: a per-row action for
+// admins and a bulk action anyone signed in may run.
+func guildsResource(db *bun.DB) *admin.Resource {
+	return admin.DefineResource((*Guild)(nil), admin.ResourceConfig{
+		Label: "Guilds",
+		Icon:  "team",
+		List: admin.ListConfig{
+			Columns:     []string{"name", "owner_id", "created_at"},
+			DefaultSort: admin.Sort{Field: "name"},
+		},
+		Form:    admin.FormConfig{Fields: []string{"name", "owner_id"}},
+		Columns: map[string]admin.ColumnConfig{"owner_id": {Label: "Owner"}},
+		Actions: []admin.Action{
+			{
+				Name: "disband", Label: "Disband", PerRow: true,
+				Roles:   []admin.Role{admin.RoleAdmin},
+				Confirm: &admin.Confirm{Title: "Disband guild?", Description: "The guild is deleted; its members become guildless."},
+				Handler: func(ctx context.Context, row map[string]any, _ admin.ActionContext) (any, error) {
+					res, err := db.NewDelete().Model((*Guild)(nil)).Where("id = ?", row["id"]).Exec(ctx)
+					if err != nil {
+						return nil, err
+					}
+					if n, _ := res.RowsAffected(); n == 0 {
+						return nil, admin.NewError(http.StatusConflict, "already_disbanded", "the guild is gone already")
+					}
+					return map[string]any{"disbanded": row["name"]}, nil
+				},
+			},
+			{
+				Name: "recount", Label: "Recount",
+				Handler: func(ctx context.Context, _ map[string]any, _ admin.ActionContext) (any, error) {
+					var stats struct {
+						Guilds int `bun:"guilds"`
+						Owners int `bun:"owners"`
+					}
+					err := db.NewSelect().Model((*Guild)(nil)).
+						ColumnExpr("COUNT(*) AS guilds").ColumnExpr("COUNT(DISTINCT owner_id) AS owners").
+						Scan(ctx, &stats)
+					if err != nil {
+						return nil, fmt.Errorf("recount: %w", err)
+					}
+					return stats, nil
+				},
+			},
+		},
+	})
+}
