@@ -34,6 +34,15 @@ func openExampleDB() (*bun.DB, func()) {
 	return db, func() { db.Close(); os.RemoveAll(dir) }
 }
 
+// newExampleAdmin is admin.New with a fixed secret and no logs.
+func newExampleAdmin(db *bun.DB) *admin.Admin {
+	a, err := admin.New(db, admin.Options{Secret: []byte("an example secret of at least 32 bytes"), Logger: quiet})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return a
+}
+
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // Mount the panel on the game's mux and protect one of the game's own
@@ -94,10 +103,7 @@ func Example() {
 func ExampleModeration_AssignMod() {
 	db, done := openExampleDB()
 	defer done()
-	a, err := admin.New(db, admin.Options{Secret: []byte("an example secret of at least 32 bytes"), Logger: quiet})
-	if err != nil {
-		log.Fatal(err)
-	}
+	a := newExampleAdmin(db)
 	defer a.Close()
 	ctx := context.Background()
 
@@ -122,10 +128,7 @@ func ExampleModeration_AssignMod() {
 func ExampleAuth_Ban() {
 	db, done := openExampleDB()
 	defer done()
-	a, err := admin.New(db, admin.Options{Secret: []byte("an example secret of at least 32 bytes"), Logger: quiet})
-	if err != nil {
-		log.Fatal(err)
-	}
+	a := newExampleAdmin(db)
 	defer a.Close()
 	ctx := context.Background()
 
@@ -145,14 +148,11 @@ func ExampleAuth_Ban() {
 func ExampleAudit_RecordUpdate() {
 	db, done := openExampleDB()
 	defer done()
-	a, err := admin.New(db, admin.Options{Secret: []byte("an example secret of at least 32 bytes"), Logger: quiet})
-	if err != nil {
-		log.Fatal(err)
-	}
+	a := newExampleAdmin(db)
 	defer a.Close()
 	ctx := context.Background()
 
-	err = a.Audit().RecordUpdate(ctx, admin.UpdateRecord{
+	err := a.Audit().RecordUpdate(ctx, admin.UpdateRecord{
 		OperatorID: "ops-script", Resource: "configs", TargetID: "motd",
 		Before: map[string]any{"key": "motd", "value": "Hello"},
 		After:  map[string]any{"key": "motd", "value": "Season 2 is live"},

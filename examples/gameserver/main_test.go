@@ -20,30 +20,10 @@ import (
 // fresh SQLite file: bootstrap, sign in as the seeded mod, reach the
 // guarded routes, sign out.
 func TestDemo(t *testing.T) {
-	t.Setenv("ADMIN_JWT_SECRET", "demo secret demo secret demo secret!")
-	db, err := openDB("sqlite:" + filepath.Join(t.TempDir(), "gameserver.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	h, stop, err := setup(context.Background(), db, true, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	srv := startDemo(t)
 
 	call := func(c *http.Client, method, path, body string) (int, string) {
-		t.Helper()
-		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-		res, err := c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
+		return do(t, srv, c, method, path, body)
 	}
 	newClient := func() *http.Client {
 		jar, _ := cookiejar.New(nil)
@@ -80,33 +60,10 @@ func TestDemo(t *testing.T) {
 // room in the panel, uses the guilds resource and its actions, and bans
 // the player, whose socket closes and whose login and join are refused.
 func TestDemoGame(t *testing.T) {
-	t.Setenv("ADMIN_JWT_SECRET", "demo secret demo secret demo secret!")
-	db, err := openDB("sqlite:" + filepath.Join(t.TempDir(), "gameserver.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	h, stop, err := setup(context.Background(), db, true, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	srv := startDemo(t)
 
 	call := func(c *http.Client, method, path, body string) (int, string) {
-		t.Helper()
-		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-		if c == nil {
-			c = http.DefaultClient
-		}
-		res, err := c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
+		return do(t, srv, c, method, path, body)
 	}
 	jar, _ := cookiejar.New(nil)
 	root := &http.Client{Jar: jar}
@@ -179,4 +136,41 @@ func TestDemoGame(t *testing.T) {
 	if _, res, err := websocket.DefaultDialer.Dial(ws, http.Header{"Authorization": {"Bearer " + login.Token}}); err == nil || res.StatusCode != 401 {
 		t.Fatalf("banned player's old token joins = %v; want 401 (the ban revoked it)", err)
 	}
+}
+
+// startDemo runs the demo game, seeded, on a fresh SQLite file.
+func startDemo(t *testing.T) *httptest.Server {
+	t.Helper()
+	t.Setenv("ADMIN_JWT_SECRET", "demo secret demo secret demo secret!")
+	db, err := openDB("sqlite:" + filepath.Join(t.TempDir(), "gameserver.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, stop, err := setup(context.Background(), db, true, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.Close()
+		stop()
+		db.Close()
+	})
+	return srv
+}
+
+// do sends one request with c (nil: no cookies) and returns status and body.
+func do(t *testing.T, srv *httptest.Server, c *http.Client, method, path, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+	if c == nil {
+		c = http.DefaultClient
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
 }

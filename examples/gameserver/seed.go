@@ -103,7 +103,7 @@ func seedDemo(ctx context.Context, db *bun.DB, a *admin.Admin) error {
 	events := make([]admin.AnalyticsEvent, 0, 500)
 	for i := range 3000 {
 		events = append(events, admin.AnalyticsEvent{UserID: pick().ID, Name: names[rng.IntN(len(names))],
-			Payload: map[string]any{"platform": []string{"ios", "android", "pc"}[rng.IntN(3)], "session": rng.IntN(1_000_000)},
+			Payload:   map[string]any{"platform": []string{"ios", "android", "pc"}[rng.IntN(3)], "session": rng.IntN(1_000_000)},
 			CreatedAt: now.Add(-time.Duration(3000-i) * time.Minute)})
 		if len(events) == cap(events) {
 			if _, err := db.NewInsert().Model(&events).Exec(ctx); err != nil {
