@@ -125,6 +125,7 @@ type Admin struct {
 	hashGate *hashGate
 	dummy    string
 	handler  http.Handler
+	cop      *http.CrossOriginProtection // shared by the API and Guard
 
 	resources map[string]*resource // by key
 	order     []string             // sidebar order of the keys
@@ -226,6 +227,7 @@ func New(db *bun.DB, opts Options) (*Admin, error) {
 	a.moderation = &Moderation{a: a}
 	a.auth = &Auth{a: a}
 	a.audit = &Audit{a: a}
+	a.cop = http.NewCrossOriginProtection()
 	a.handler = a.routes()
 	current.Store(a)
 	return a, nil
@@ -352,9 +354,8 @@ func (a *Admin) routes() http.Handler {
 	// State-changing requests from another origin are refused whatever the
 	// cookie's SameSite mode: browsers send Sec-Fetch-Site, and Origin is
 	// checked against Host for those that do not.
-	cop := http.NewCrossOriginProtection()
-	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a.writeError(w, r, errorf(http.StatusForbidden, "cross_origin", "cross-origin request refused"))
+	a.cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.writeError(w, r, errCrossOrigin)
 	}))
-	return cop.Handler(mux)
+	return a.cop.Handler(mux)
 }

@@ -41,6 +41,7 @@ var (
 	errUnauthenticated = errorf(http.StatusUnauthorized, "unauthenticated", "sign-in required")
 	errOperatorOnly    = errorf(http.StatusForbidden, "forbidden", "an operator role (admin or mod) is required")
 	errNotFoundRoute   = errorf(http.StatusNotFound, "not_found", "not found")
+	errCrossOrigin     = errorf(http.StatusForbidden, "cross_origin", "cross-origin request refused")
 )
 
 // writeJSON answers v as JSON with the given status.

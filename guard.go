@@ -30,7 +30,9 @@ type GuardOptions struct {
 // text/html. Navigations without a valid session are redirected (302) to
 // <LoginURL>/?next=<path and query>; with too low a role, to LoginURL with
 // the session cookie cleared, which breaks redirect loops. Other requests
-// get 401, or 403 naming both roles.
+// get 401, or 403 naming both roles. Like the panel's own API, a guarded
+// route refuses state-changing requests from another origin (403), since
+// the session cookie alone would otherwise authorize them.
 func Guard(opts GuardOptions) func(http.Handler) http.Handler {
 	a := opts.Admin
 	if a == nil {
@@ -53,6 +55,10 @@ func Guard(opts GuardOptions) func(http.Handler) http.Handler {
 	login = strings.TrimRight(login, "/")
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if err := a.cop.Check(r); err != nil {
+				a.writeError(w, r, errCrossOrigin)
+				return
+			}
 			nav := !opts.APIOnly && strings.Contains(r.Header.Get("Accept"), "text/html")
 			op, err := a.authenticate(r.Context(), r)
 			switch {

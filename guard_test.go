@@ -156,3 +156,19 @@ func TestGuardPanicsWithoutAdmin(t *testing.T) {
 	}()
 	Guard(GuardOptions{})
 }
+
+// TestGuardRefusesCrossOrigin: a guarded route of the game's is not
+// reachable by a cross-site form post riding the session cookie.
+func TestGuardRefusesCrossOrigin(t *testing.T) {
+	e := newEnv(t, testdb.SQLite(t), Options{}, func(a *Admin, mux *http.ServeMux) {
+		mux.Handle("/kick-everyone", Guard(GuardOptions{Admin: a})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, "done")
+		})))
+	})
+	root, _ := e.bootstrap()
+	root.hdr.Set("Sec-Fetch-Site", "cross-site")
+	root.do("POST", "/kick-everyone", nil).want(t, 403, "cross_origin")
+	root.do("GET", "/kick-everyone", nil).want(t, 200) // safe methods pass
+	root.hdr.Set("Sec-Fetch-Site", "same-origin")
+	root.do("POST", "/kick-everyone", nil).want(t, 200)
+}
