@@ -114,17 +114,17 @@ type ResetRequest struct {
 // Admin is the panel: an http.Handler serving /admin-api/* and the UI under
 // Options.UIPath. Create it with New and stop it with Close.
 type Admin struct {
-	db      *bun.DB
-	opts    Options
-	log     *slog.Logger
-	secret  []byte
-	secure  bool
-	users   *userTable
-	limits  RateLimitOptions
-	hasher  PasswordHasher
+	db       *bun.DB
+	opts     Options
+	log      *slog.Logger
+	secret   []byte
+	secure   bool
+	users    *userTable
+	limits   RateLimitOptions
+	hasher   PasswordHasher
 	hashGate *hashGate
-	dummy   string
-	handler http.Handler
+	dummy    string
+	handler  http.Handler
 
 	resources map[string]*resource // by key
 	order     []string             // sidebar order of the keys

@@ -171,5 +171,3 @@ func (a *Admin) handleRelation(w http.ResponseWriter, r *http.Request, op Operat
 	writeJSON(w, http.StatusOK, rows)
 	return nil
 }
-
-
