@@ -264,3 +264,21 @@ func TestCatalogPermissions(t *testing.T) {
 		c.admin.do("POST", "/admin-api/ghost", map[string]any{"name": "x"}).want(t, 404, "unknown_resource")
 	})
 }
+
+// TestOverridingBuiltinPolicies: a game's Policies for a built-in resource
+// replace only the operations they set; the audit log stays append-only.
+func TestOverridingBuiltinPolicies(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{Resources: map[string]*Resource{
+			"adminAudit": DefineResource((*AuditEntry)(nil), ResourceConfig{Policies: Policies{List: Roles(RoleAdmin, RoleMod)}}),
+		}})
+		c := e.crew()
+		id := policyRow(t, db, "adminAudit", 1)
+		c.modBare.do("GET", "/admin-api/adminAudit", nil).want(t, 200)
+		c.modBare.do("GET", "/admin-api/adminAudit/"+id, nil).want(t, 403, "forbidden")
+		c.user.do("GET", "/admin-api/adminAudit/"+id, nil).want(t, 403, "forbidden")
+		c.admin.do("POST", "/admin-api/adminAudit", map[string]any{"action": "forged", "resource": "x"}).want(t, 403, "forbidden")
+		c.admin.do("PATCH", "/admin-api/adminAudit/"+id, map[string]any{"action": "forged"}).want(t, 403, "forbidden")
+		c.admin.do("DELETE", "/admin-api/adminAudit/"+id, nil).want(t, 403, "forbidden")
+	})
+}

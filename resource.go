@@ -386,8 +386,16 @@ func mergeConfig(base, over ResourceConfig) ResourceConfig {
 	if over.Create.Defaults == nil {
 		out.Create.Defaults = base.Create.Defaults
 	}
-	if over.Policies.isZero() {
-		out.Policies = base.Policies
+	// Per operation: a game that opens the audit log's list to mods must
+	// not also drop its create, update and delete denials.
+	for _, p := range []struct{ out, base *Policy }{
+		{&out.Policies.List, &base.Policies.List}, {&out.Policies.Read, &base.Policies.Read},
+		{&out.Policies.Create, &base.Policies.Create}, {&out.Policies.Update, &base.Policies.Update},
+		{&out.Policies.Delete, &base.Policies.Delete},
+	} {
+		if !p.out.IsSet() {
+			*p.out = *p.base
+		}
 	}
 	out.Columns = map[string]ColumnConfig{}
 	for k, v := range base.Columns {
