@@ -262,6 +262,13 @@ func (a *Admin) handleCreate(w http.ResponseWriter, r *http.Request, op Operator
 		return err
 	}
 	t := res.table
+	// SQLite lets a non-integer primary key be NULL, and the row could then
+	// never be addressed; refuse it as PostgreSQL does.
+	for _, c := range t.PK {
+		if vals[c.Name] == nil && !c.HasDefault {
+			return errorf(http.StatusBadRequest, "missing_value", "column %q cannot be null", c.Name)
+		}
+	}
 	pkIdents := make([]any, len(t.PK))
 	dest := make([]any, len(t.PK))
 	ph := ""

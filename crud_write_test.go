@@ -306,3 +306,33 @@ func TestHiddenAndReadOnlyBuiltins(t *testing.T) {
 		}
 	})
 }
+
+// TestCreateWithoutKey: a key without a default must be sent. SQLite lets
+// a non-integer primary key be NULL, so the panel checks it itself.
+func TestCreateWithoutKey(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{})
+		c, _ := e.bootstrap()
+		tests := []struct {
+			path string
+			body map[string]any
+		}{
+			{"/admin-api/configs", map[string]any{"value": 1}},
+			{"/admin-api/configs", map[string]any{"key": nil, "value": 1}},
+			{"/admin-api/leaderboards", map[string]any{"name": "weekly"}},
+			{"/admin-api/cloudSaves", map[string]any{"user_id": "u1"}},
+		}
+		for _, tt := range tests {
+			c.do("POST", tt.path, tt.body).want(t, 400, "missing_value")
+		}
+		for _, m := range []any{(*Config)(nil), (*Leaderboard)(nil), (*CloudSave)(nil)} {
+			if n := count(t, db, m); n != 0 {
+				t.Fatalf("%T rows = %d after refused creates; want 0", m, n)
+			}
+		}
+		r := c.do("POST", "/admin-api/configs", map[string]any{"key": "motd", "value": map[string]any{"text": "hi"}}).want(t, 201)
+		if r.body["key"] != "motd" || r.body["value"].(map[string]any)["text"] != "hi" {
+			t.Fatalf("created config = %s", r.raw)
+		}
+	})
+}
