@@ -52,7 +52,9 @@ type ResourceConfig struct {
 	Relations map[string]RelationConfig
 	// Actions are custom buttons on the list page.
 	Actions []Action
-	// Policies override the standard rule per action.
+	// Policies override the standard rule per action. On a built-in
+	// resource an operation left unset keeps the built-in policy, so the
+	// audit log stays append-only whatever else is opened.
 	Policies Policies
 }
 
