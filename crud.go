@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
@@ -58,6 +60,10 @@ func decodeAny(r *http.Request, v *map[string]any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
+	// encoding/json would turn invalid bytes into U+FFFD and store them.
+	if !utf8.Valid(body) {
+		return errorf(http.StatusBadRequest, "invalid_body", "the request body is not valid UTF-8")
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
@@ -92,10 +98,26 @@ func (a *Admin) decodeRow(r *http.Request, res *resource, update bool) (map[stri
 		if err != nil {
 			return nil, clientError(err)
 		}
+		if raw, ok := cv.(json.RawMessage); ok && !fitsModel(col, raw) {
+			return nil, errorf(http.StatusBadRequest, "invalid_value", "column %q: the JSON value does not fit the column's type", k)
+		}
 		vals[k] = cv
 	}
 	return vals, nil
 }
+
+// fitsModel reports whether a JSON value decodes into the column's Go
+// type. The database takes any JSON, but rows are read back through the
+// model, so an array stored in a map column would fail every later read.
+func fitsModel(col *schema.Column, raw json.RawMessage) bool {
+	typ := col.Field.IndirectType
+	if typ.Kind() == reflect.String || reflect.PointerTo(typ).Implements(scannerType) {
+		return true
+	}
+	return json.Unmarshal(raw, reflect.New(typ).Interface()) == nil
+}
+
+var scannerType = reflect.TypeFor[sql.Scanner]()
 
 // rowID decodes the {id} of the path.
 func (a *Admin) rowID(r *http.Request, res *resource) (map[string]any, error) {
@@ -240,6 +262,13 @@ func (a *Admin) handleCreate(w http.ResponseWriter, r *http.Request, op Operator
 		return err
 	}
 	t := res.table
+	// SQLite lets a non-integer primary key be NULL, and the row could then
+	// never be addressed; refuse it as PostgreSQL does.
+	for _, c := range t.PK {
+		if vals[c.Name] == nil && !c.HasDefault {
+			return errorf(http.StatusBadRequest, "missing_value", "column %q cannot be null", c.Name)
+		}
+	}
 	pkIdents := make([]any, len(t.PK))
 	dest := make([]any, len(t.PK))
 	ph := ""

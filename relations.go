@@ -14,14 +14,37 @@ import (
 // labelColumns are the columns that name a row, in order of preference.
 var labelColumns = []string{"display_name", "name", "email", "title"}
 
-// labelColumn is the column that names rows of res, or "".
-func labelColumn(res *resource) string {
+// labelColumnsOf are the visible text columns of res that can name its
+// rows, in order of preference.
+func labelColumnsOf(res *resource) []string {
+	var out []string
 	for _, c := range labelColumns {
-		if res.view.ByName[c] != nil {
-			return c
+		if col := res.view.ByName[c]; col != nil && col.DataType == schema.String {
+			out = append(out, c)
 		}
 	}
+	return out
+}
+
+// labelColumn is the column that names rows of res, or "".
+func labelColumn(res *resource) string {
+	if cols := labelColumnsOf(res); len(cols) > 0 {
+		return cols[0]
+	}
 	return ""
+}
+
+// labelExpr is the first non-empty label column of a row: a user without
+// a display name is labelled by its email rather than its raw id. The
+// trailing NULL keeps COALESCE at two arguments, which SQLite requires.
+func labelExpr(cols []string) (string, []any) {
+	expr := "COALESCE("
+	args := make([]any, len(cols))
+	for i, c := range cols {
+		expr += "NULLIF(?, ''), "
+		args[i] = bun.Ident(c)
+	}
+	return expr + "NULL) AS l", args
 }
 
 // addLabels sets row["_labels"][fk] to the target's label for every One
@@ -35,10 +58,11 @@ func (a *Admin) addLabels(ctx context.Context, op Operator, res *resource, rows 
 		if rel.Kind != schema.One || target == nil || res.hidden[rel.FK] || !a.allowed(op, OpRead, target.key) {
 			continue
 		}
-		labelCol := labelColumn(target)
-		if labelCol == "" {
+		labelCols := labelColumnsOf(target)
+		if len(labelCols) == 0 {
 			continue
 		}
+		expr, exprArgs := labelExpr(labelCols)
 		seen := map[string]bool{}
 		var keys []any
 		for _, row := range rows {
@@ -55,7 +79,7 @@ func (a *Admin) addLabels(ctx context.Context, op Operator, res *resource, rows 
 			Label sql.NullString `bun:"l"`
 		}
 		err := a.db.NewSelect().TableExpr("?", bun.Ident(target.table.Name)).
-			ColumnExpr("CAST(? AS TEXT) AS k", bun.Ident(rel.Ref)).ColumnExpr("? AS l", bun.Ident(labelCol)).
+			ColumnExpr("CAST(? AS TEXT) AS k", bun.Ident(rel.Ref)).ColumnExpr(expr, exprArgs...).
 			Where("? IN (?)", bun.Ident(rel.Ref), bun.List(keys)).Scan(ctx, &found)
 		if err != nil {
 			return err

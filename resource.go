@@ -52,7 +52,9 @@ type ResourceConfig struct {
 	Relations map[string]RelationConfig
 	// Actions are custom buttons on the list page.
 	Actions []Action
-	// Policies override the standard rule per action.
+	// Policies override the standard rule per action. On a built-in
+	// resource an operation left unset keeps the built-in policy, so the
+	// audit log stays append-only whatever else is opened.
 	Policies Policies
 }
 
@@ -386,8 +388,16 @@ func mergeConfig(base, over ResourceConfig) ResourceConfig {
 	if over.Create.Defaults == nil {
 		out.Create.Defaults = base.Create.Defaults
 	}
-	if over.Policies.isZero() {
-		out.Policies = base.Policies
+	// Per operation: a game that opens the audit log's list to mods must
+	// not also drop its create, update and delete denials.
+	for _, p := range []struct{ out, base *Policy }{
+		{&out.Policies.List, &base.Policies.List}, {&out.Policies.Read, &base.Policies.Read},
+		{&out.Policies.Create, &base.Policies.Create}, {&out.Policies.Update, &base.Policies.Update},
+		{&out.Policies.Delete, &base.Policies.Delete},
+	} {
+		if !p.out.IsSet() {
+			*p.out = *p.base
+		}
 	}
 	out.Columns = map[string]ColumnConfig{}
 	for k, v := range base.Columns {

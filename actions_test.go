@@ -1,0 +1,169 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gameadmin/admin/internal/testdb"
+	"github.com/uptrace/bun"
+)
+
+// actionEnv has guilds with Update denied and one action per rule of
+// SEED.md 2.6 and 2.7 rules 4 to 6. calls counts handler runs.
+func actionEnv(t *testing.T, db *bun.DB, opts Options, calls *atomic.Int64) *env {
+	t.Helper()
+	createTables(t, db, (*testGuild)(nil))
+	run := func(fn func(row map[string]any, c ActionContext) (any, error)) func(context.Context, map[string]any, ActionContext) (any, error) {
+		return func(_ context.Context, row map[string]any, c ActionContext) (any, error) {
+			calls.Add(1)
+			return fn(row, c)
+		}
+	}
+	opts.Tables = tablesWith(map[string]any{"guilds": (*testGuild)(nil)})
+	opts.Resources = map[string]*Resource{"guilds": DefineResource((*testGuild)(nil), ResourceConfig{
+		Policies: Policies{Update: Deny, Delete: Deny},
+		Actions: []Action{
+			{Name: "rename", PerRow: true, Confirm: &Confirm{Title: "Rename?"}, Handler: run(func(row map[string]any, c ActionContext) (any, error) {
+				return map[string]any{"was": row["name"], "by": c.UserID, "role": c.Role, "resource": c.Resource, "to": c.Args["to"]}, nil
+			})},
+			{Name: "report", Handler: run(func(row map[string]any, c ActionContext) (any, error) {
+				return map[string]any{"rowIsNil": row == nil, "args": c.Args}, nil
+			})},
+			{Name: "modonly", Roles: []Role{RoleMod}, Handler: run(func(map[string]any, ActionContext) (any, error) { return "mod", nil })},
+			{Name: "adminonly", Roles: []Role{RoleAdmin}, Handler: run(func(map[string]any, ActionContext) (any, error) { return nil, nil })},
+			{Name: "disband", PerRow: true, Roles: []Role{RoleAdmin}, Handler: run(func(map[string]any, ActionContext) (any, error) {
+				return nil, NewError(409, "has_members", "the guild still has members")
+			})},
+			{Name: "broken", Handler: run(func(map[string]any, ActionContext) (any, error) {
+				return nil, errors.New("dial tcp 10.0.0.7: password s3cr3t refused")
+			})},
+			{Name: "panics", Handler: run(func(map[string]any, ActionContext) (any, error) { panic("boom s3cr3t") })},
+			{Name: "unmarshalable", Handler: run(func(map[string]any, ActionContext) (any, error) { return make(chan int), nil })},
+		},
+	})}
+	return newEnv(t, db, opts)
+}
+
+func TestActions(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		var calls atomic.Int64
+		e := actionEnv(t, db, Options{}, &calls)
+		cr := e.crew("guilds")
+		g := &testGuild{Name: "Knights"}
+		insert(t, db, g)
+		gid := fmt.Sprint(g.ID)
+		path := func(name string) string { return "/admin-api/guilds/_action/" + name }
+
+		// Per-row: the handler gets the row; the answer is {ok, result}.
+		// Empty Roles lets a plain user run it despite Update: Deny.
+		cr.user.do("PATCH", "/admin-api/guilds/"+gid, map[string]any{"name": "x"}).want(t, 403, "forbidden")
+		for i, id := range []any{g.ID, gid} {
+			r := cr.user.do("POST", path("rename"), map[string]any{"id": id, "to": "Lords"}).want(t, 200)
+			res, _ := r.body["result"].(map[string]any)
+			if r.body["ok"] != true || res["was"] != "Knights" || res["by"] != cr.userID || res["role"] != "user" || res["resource"] != "guilds" || res["to"] != "Lords" {
+				t.Fatalf("rename #%d = %s", i, r.raw)
+			}
+		}
+		custom := e.auditRows("custom")
+		if len(custom) != 2 || custom[0].TargetID != gid || custom[0].OperatorID != cr.userID || custom[0].Resource != "guilds" {
+			t.Fatalf("custom audit = %+v; want two entries on guild %s by the user", custom, gid)
+		}
+		p := custom[0].Payload
+		args, _ := p["args"].(map[string]any)
+		result, _ := p["result"].(map[string]any)
+		if p["name"] != "rename" || args["to"] != "Lords" || args["id"] == nil || result["was"] != "Knights" {
+			t.Fatalf("custom audit payload = %v; want {name, args (the full body), result}", p)
+		}
+
+		// Bulk: nil row, {} or no body.
+		for _, body := range []any{map[string]any{}, nil, map[string]any{"x": 1}} {
+			r := cr.modBare.do("POST", path("report"), body).want(t, 200)
+			if res, _ := r.body["result"].(map[string]any); res["rowIsNil"] != true {
+				t.Fatalf("bulk result = %s; want the handler to get a nil row", r.raw)
+			}
+		}
+		if last := e.auditRows("custom"); last[len(last)-1].TargetID != "" {
+			t.Fatalf("bulk audit target = %q; want none", last[len(last)-1].TargetID)
+		}
+
+		before := calls.Load()
+		auditBefore := len(e.auditRows("custom"))
+		refused := []struct {
+			name   string
+			cl     *client
+			action string
+			body   any
+			status int
+			code   string
+		}{
+			{"roles are literal: admin is not a mod", cr.admin, "modonly", nil, 403, "forbidden"},
+			{"user on a mod action", cr.user, "modonly", nil, 403, "forbidden"},
+			{"mod on an admin action", cr.modBare, "adminonly", nil, 403, "forbidden"},
+			{"anonymous", cr.anon, "report", nil, 401, "unauthenticated"},
+			{"unknown action", cr.admin, "nope", nil, 404, "unknown_action"},
+			{"per-row without id", cr.admin, "rename", map[string]any{}, 400, "missing_field"},
+			{"per-row without body", cr.admin, "rename", nil, 400, "missing_field"},
+			{"per-row missing row", cr.admin, "rename", map[string]any{"id": 99999}, 404, "not_found"},
+			{"per-row bad id", cr.admin, "rename", map[string]any{"id": "abc"}, 400, "invalid_value"},
+			{"per-row id of the wrong type", cr.admin, "rename", map[string]any{"id": map[string]any{}}, 400, "invalid_value"},
+			{"malformed body", cr.admin, "report", `{"x":`, 400, "invalid_json"},
+			{"array body", cr.admin, "report", `[1]`, 400, "invalid_body"},
+		}
+		for _, tt := range refused {
+			t.Run(tt.name, func(t *testing.T) {
+				tt.cl.do("POST", path(tt.action), tt.body).want(t, tt.status, tt.code)
+			})
+		}
+		if calls.Load() != before || len(e.auditRows("custom")) != auditBefore {
+			t.Fatalf("refused actions ran %d handlers and wrote %d audit rows; want none", calls.Load()-before, len(e.auditRows("custom"))-auditBefore)
+		}
+		cr.modBare.do("POST", path("modonly"), nil).want(t, 200)   // any mod: scopes do not apply
+		cr.admin.do("POST", path("adminonly"), nil).want(t, 200)   // admin listed explicitly
+		cr.modScoped.do("POST", path("modonly"), nil).want(t, 200) // scoped or not
+
+		// Handler errors.
+		cr.admin.do("POST", path("disband"), map[string]any{"id": g.ID}).want(t, 409, "has_members")
+		for _, name := range []string{"broken", "panics", "unmarshalable"} {
+			r := cr.admin.do("POST", path(name), nil).want(t, 500, "internal")
+			if strings.Contains(string(r.raw), "s3cr3t") || strings.Contains(string(r.raw), "10.0.0.7") {
+				t.Fatalf("%s leaked its error: %s", name, r.raw)
+			}
+		}
+		if !strings.Contains(e.logs.String(), "boom") || !strings.Contains(e.logs.String(), "10.0.0.7") {
+			t.Fatal("handler errors and panics are not logged")
+		}
+		// The server lives on after the panic.
+		cr.admin.do("POST", path("report"), nil).want(t, 200)
+		if n := count(t, db, (*testGuild)(nil)); n != 1 {
+			t.Fatalf("guilds = %d; want 1", n)
+		}
+
+		// The catalog lists the actions for the list page.
+		for _, en := range rows(t, cr.admin.do("GET", "/admin-api", nil).want(t, 200)) {
+			if en["name"] != "guilds" {
+				continue
+			}
+			acts := en["actions"].([]any)
+			first := acts[0].(map[string]any)
+			if len(acts) != 8 || first["name"] != "rename" || first["label"] != "Rename" || first["perRow"] != true || first["confirm"].(map[string]any)["title"] != "Rename?" {
+				t.Fatalf("catalog actions = %v", acts)
+			}
+		}
+	})
+}
+
+// TestActionsOperatorsOnly: with OperatorsOnly a plain user runs no action.
+func TestActionsOperatorsOnly(t *testing.T) {
+	var calls atomic.Int64
+	e := actionEnv(t, testdb.SQLite(t), Options{OperatorsOnly: true}, &calls)
+	cr := e.crew()
+	cr.user.do("POST", "/admin-api/guilds/_action/report", nil).want(t, 403, "forbidden")
+	cr.modBare.do("POST", "/admin-api/guilds/_action/report", nil).want(t, 200)
+	if calls.Load() != 1 {
+		t.Fatalf("handler ran %d times; want 1", calls.Load())
+	}
+}

@@ -1,0 +1,114 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/gameadmin/admin/internal/testdb"
+	"github.com/uptrace/bun"
+)
+
+func widgets(t *testing.T, r *resp) map[string]map[string]any {
+	t.Helper()
+	list, ok := r.body["widgets"].([]any)
+	if !ok {
+		t.Fatalf("dashboard = %s; want {widgets: [...]}", r.raw)
+	}
+	out := map[string]map[string]any{}
+	for _, w := range list {
+		m := w.(map[string]any)
+		out[m["id"].(string)] = m
+	}
+	return out
+}
+
+func TestDashboard(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{Widgets: []Widget{
+			{ID: "fine", Title: "Fine", Render: "json", Data: func(_ context.Context, op Operator) (any, error) {
+				return map[string]any{"role": op.Role}, nil
+			}},
+			{ID: "failing", Title: "Failing", Render: "kpi", Data: func(context.Context, Operator) (any, error) {
+				return nil, errors.New("upstream s3cr3t unreachable")
+			}},
+			{ID: "panicking", Title: "Panicking", Render: "kpi", Data: func(context.Context, Operator) (any, error) {
+				panic("widget s3cr3t")
+			}},
+		}})
+		cr := e.crew("configs")
+		insert(t, db, &[]Config{{Key: "a"}, {Key: "b"}})
+
+		cr.anon.do("GET", "/admin-api/_dashboard", nil).want(t, 401, "unauthenticated")
+		cr.user.do("GET", "/admin-api/_dashboard", nil).want(t, 403, "forbidden")
+
+		r := cr.admin.do("GET", "/admin-api/_dashboard", nil).want(t, 200)
+		if strings.Contains(string(r.raw), "s3cr3t") || strings.Contains(string(r.raw), "password_hash") {
+			t.Fatalf("dashboard leaks: %s", r.raw)
+		}
+		ws := widgets(t, r)
+		for _, id := range []string{"totals", "recentUsers", "health", "fine", "failing", "panicking"} {
+			if ws[id] == nil {
+				t.Fatalf("dashboard widgets = %v; want %s", ws, id)
+			}
+		}
+		if ws["liveRooms"] != nil {
+			t.Fatal("liveRooms shown without Options.Rooms")
+		}
+		for _, id := range []string{"failing", "panicking"} {
+			if ws[id]["error"] != "unavailable" {
+				t.Fatalf("widget %s = %v; want error unavailable", id, ws[id])
+			}
+		}
+		for _, id := range []string{"totals", "recentUsers", "health", "fine"} {
+			if ws[id]["error"] != nil || ws[id]["data"] == nil {
+				t.Fatalf("widget %s = %v; want data and no error", id, ws[id])
+			}
+		}
+		totals := ws["totals"]["data"].(map[string]any)
+		if totals["Users"] != float64(4) || totals["Configs"] != float64(2) || totals["Audit log"] == nil {
+			t.Fatalf("admin totals = %v", totals)
+		}
+		if recent := ws["recentUsers"]["data"].([]any); len(recent) != 4 {
+			t.Fatalf("recentUsers = %v; want the 4 users", recent)
+		}
+		if h := ws["health"]["data"].(map[string]any); h["ok"] != true || h["db"] != "ok" {
+			t.Fatalf("health widget = %v", h)
+		}
+		if ws["fine"]["data"].(map[string]any)["role"] != "admin" {
+			t.Fatalf("custom widget = %v; want it computed for the admin", ws["fine"])
+		}
+
+		// A mod sees totals of what it may list only.
+		ws = widgets(t, cr.modScoped.do("GET", "/admin-api/_dashboard", nil).want(t, 200))
+		totals = ws["totals"]["data"].(map[string]any)
+		if len(totals) != 1 || totals["Configs"] != float64(2) {
+			t.Fatalf("mod totals = %v; want Configs only", totals)
+		}
+		if recent, _ := ws["recentUsers"]["data"].([]any); len(recent) != 0 {
+			t.Fatalf("mod recentUsers = %v; want none (users is out of scope)", recent)
+		}
+	})
+}
+
+func TestHealth(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{})
+		r := e.client().do("GET", "/admin-api/_health", nil).want(t, 200)
+		if r.body["ok"] != true || r.body["db"] != "ok" {
+			t.Fatalf("GET /_health = %s; want {ok:true, db:\"ok\"}", r.raw)
+		}
+		if _, ok := r.body["latencyMs"].(float64); !ok {
+			t.Fatalf("GET /_health = %s; want latencyMs", r.raw)
+		}
+	})
+	// With the database gone: 503, and the cause stays in the log.
+	db := testdb.SQLite(t)
+	e := newEnv(t, db, Options{})
+	db.Close()
+	r := e.client().do("GET", "/admin-api/_health", nil).want(t, 503)
+	if r.body["ok"] != false || r.body["db"] != "unreachable" {
+		t.Fatalf("GET /_health with the database closed = %s", r.raw)
+	}
+}

@@ -1,0 +1,187 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"testing"
+
+	"github.com/gameadmin/admin/internal/testdb"
+	"github.com/uptrace/bun"
+)
+
+// relationEnv has guilds (owner declared through Options.Relations with a
+// Go field name, members as a Many) and members (guild from a rel: tag).
+func relationEnv(t *testing.T, db *bun.DB) *env {
+	t.Helper()
+	createTables(t, db, (*testGuild)(nil), (*testMember)(nil))
+	return newEnv(t, db, Options{
+		Tables: tablesWith(map[string]any{"guilds": (*testGuild)(nil), "members": (*testMember)(nil)}),
+		Relations: map[string][]Relation{"guilds": {
+			{Name: "owner", Target: "users", Kind: One, FK: "OwnerID"},
+			{Name: "members", Target: "members", Kind: Many, FK: "GuildID"},
+		}},
+		Resources: map[string]*Resource{"guilds": DefineResource((*testGuild)(nil), ResourceConfig{
+			Relations: map[string]RelationConfig{"members": {Label: "Crew"}},
+		})},
+	})
+}
+
+func labels(row map[string]any) map[string]any {
+	l, _ := row["_labels"].(map[string]any)
+	return l
+}
+
+func TestBuiltinRelations(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db, Options{})
+		c, adminID := e.bootstrap()
+		uid := e.user("p@example.com", "player password")
+		if _, err := db.NewUpdate().Model((*User)(nil)).Set("display_name = ?", "Player One").Where("id = ?", uid).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, body := range []string{"first", "second", "third"} {
+			c.do("POST", "/admin-api/userNotes", map[string]any{"user_id": uid, "body": body}).want(t, 201)
+		}
+		insert(t, db, &[]CloudSave{{UserID: uid, Slot: "a"}, {UserID: "someone else", Slot: "a"}})
+
+		counts := c.do("GET", "/admin-api/users/"+uid+"/_counts", nil).want(t, 200).body
+		want := map[string]float64{"userNotes": 3, "cloudSaves": 1, "leaderboardEntries": 0, "analyticsEvents": 0}
+		for k, v := range want {
+			if counts[k] != v {
+				t.Errorf("GET /users/%s/_counts = %v; want %s %v", uid, counts, k, v)
+			}
+		}
+		notes, r := c.list(t, "/admin-api/users/"+uid+"/relations/userNotes", url.Values{"_start": {"0"}, "_end": {"2"}})
+		if len(notes) != 2 || r.Header.Get("X-Total-Count") != "3" {
+			t.Fatalf("relations/userNotes?_end=2 = %d rows, total %q; want 2 of 3", len(notes), r.Header.Get("X-Total-Count"))
+		}
+		// The list language applies to the related rows.
+		notes, _ = c.list(t, "/admin-api/users/"+uid+"/relations/userNotes", url.Values{"body": {"second"}})
+		if len(notes) != 1 || notes[0]["body"] != "second" {
+			t.Fatalf("relations/userNotes?body=second = %v", notes)
+		}
+		// One relations label the foreign keys: display_name, else email.
+		l := labels(notes[0])
+		if l["user_id"] != "Player One" {
+			t.Fatalf("note _labels = %v; want user_id labelled Player One", l)
+		}
+		if l["author_id"] != "root@example.com" {
+			t.Fatalf("note _labels = %v; want author_id %s labelled by email (no display name)", l, adminID)
+		}
+		saves, _ := c.list(t, "/admin-api/cloudSaves", nil)
+		for _, s := range saves {
+			if got := labels(s)["user_id"]; s["user_id"] == uid && got != "Player One" || s["user_id"] != uid && got != nil {
+				t.Fatalf("cloudSave %v _labels = %v", s["user_id"], labels(s))
+			}
+		}
+		roles, _ := c.list(t, "/admin-api/roles", nil)
+		if len(roles) != 1 || labels(roles[0])["user_id"] != "root@example.com" {
+			t.Fatalf("roles = %v; want the admin's row labelled by email", roles)
+		}
+		read := c.do("GET", fmt.Sprintf("/admin-api/userNotes/%v", notes[0]["id"]), nil).want(t, 200).body
+		if labels(read)["user_id"] != "Player One" {
+			t.Fatalf("GET userNotes/%v _labels = %v", notes[0]["id"], labels(read))
+		}
+		// A One relation through the relations endpoint gives its one row.
+		owner, _ := c.list(t, fmt.Sprintf("/admin-api/userNotes/%v/relations/user", notes[0]["id"]), nil)
+		if len(owner) != 1 || owner[0]["id"] != uid {
+			t.Fatalf("relations/user = %v; want the user", owner)
+		}
+
+		c.do("GET", "/admin-api/users/"+uid+"/relations/nope", nil).want(t, 404, "unknown_relation")
+		c.do("GET", "/admin-api/users/nobody/relations/userNotes", nil).want(t, 404, "not_found")
+		c.do("GET", "/admin-api/users/nobody/_counts", nil).want(t, 404, "not_found")
+		c.do("GET", "/admin-api/users/"+uid+"/relations/userNotes?nope=1", nil).want(t, 400, "unknown_column")
+		c.do("GET", "/admin-api/users/"+uid+"/_nope", nil).want(t, 404)
+	})
+}
+
+func TestCustomRelations(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		e := relationEnv(t, db)
+		cr := e.crew("guilds")
+		c := cr.admin
+		if _, err := db.NewUpdate().Model((*User)(nil)).Set("display_name = ?", "Owner").Where("id = ?", cr.userID).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		g := &testGuild{Name: "Knights", OwnerID: cr.userID}
+		insert(t, db, g)
+		g2 := &testGuild{Name: "Empty"}
+		insert(t, db, g2)
+		insert(t, db, &[]testMember{{GuildID: g.ID, Title: "Sir A"}, {GuildID: g.ID, Title: "Sir B"}, {GuildID: g2.ID + 100, Title: "Orphan"}})
+		gid := fmt.Sprint(g.ID)
+
+		// The catalog shows both relations and the link of owner_id.
+		var entry map[string]any
+		for _, en := range rows(t, c.do("GET", "/admin-api", nil).want(t, 200)) {
+			if en["name"] == "guilds" {
+				entry = en
+			}
+		}
+		var rels []string
+		for _, r := range entry["relations"].([]any) {
+			m := r.(map[string]any)
+			rels = append(rels, fmt.Sprintf("%s:%s:%s:%s:%s", m["name"], m["label"], m["target"], m["kind"], m["fk"]))
+		}
+		slices.Sort(rels)
+		if want := []string{"members:Crew:members:many:guild_id", "owner:Owner:users:one:owner_id"}; !slices.Equal(rels, want) {
+			t.Fatalf("catalog guilds relations = %v; want %v", rels, want)
+		}
+		for _, col := range entry["columns"].([]any) {
+			m := col.(map[string]any)
+			if m["name"] == "owner_id" {
+				if lt, _ := m["linkTo"].(map[string]any); lt["resource"] != "users" || lt["labelColumn"] != "display_name" {
+					t.Fatalf("owner_id linkTo = %v", m["linkTo"])
+				}
+			}
+		}
+
+		guilds, _ := c.list(t, "/admin-api/guilds", url.Values{"_sort": {"id"}})
+		if labels(guilds[0])["owner_id"] != "Owner" || labels(guilds[1]) != nil {
+			t.Fatalf("guild _labels = %v, %v; want owner_id Owner, then none (empty owner)", labels(guilds[0]), labels(guilds[1]))
+		}
+		members, _ := c.list(t, "/admin-api/members", url.Values{"_sort": {"id"}})
+		if labels(members[0])["guild_id"] != "Knights" || labels(members[2]) != nil {
+			t.Fatalf("member _labels = %v, %v; want guild_id Knights (rel: tag), none for an orphan", labels(members[0]), labels(members[2]))
+		}
+		counts := c.do("GET", "/admin-api/guilds/"+gid+"/_counts", nil).want(t, 200).body
+		if len(counts) != 1 || counts["members"] != float64(2) {
+			t.Fatalf("guild _counts = %v; want members 2", counts)
+		}
+		crew, r := c.list(t, "/admin-api/guilds/"+gid+"/relations/members", url.Values{"_sort": {"title"}, "_order": {"desc"}})
+		if !slices.Equal(column(crew, "title"), []string{"Sir B", "Sir A"}) || r.Header.Get("X-Total-Count") != "2" {
+			t.Fatalf("relations/members = %v", column(crew, "title"))
+		}
+		back, _ := c.list(t, fmt.Sprintf("/admin-api/members/%v/relations/guild", crew[0]["id"]), nil)
+		if len(back) != 1 || back[0]["name"] != "Knights" {
+			t.Fatalf("members/relations/guild = %v", back)
+		}
+		empty, r := c.list(t, fmt.Sprintf("/admin-api/guilds/%d/relations/members", g2.ID), nil)
+		if len(empty) != 0 || r.Header.Get("X-Total-Count") != "0" {
+			t.Fatalf("relations/members of an empty guild = %v", empty)
+		}
+
+		// A mod scoped to guilds only: no labels or counts from tables it
+		// may not read, and 403 for their relation tabs.
+		m := cr.modScoped
+		mg, _ := m.list(t, "/admin-api/guilds", url.Values{"_sort": {"id"}})
+		if labels(mg[0]) != nil {
+			t.Fatalf("mod sees _labels %v of users it may not read", labels(mg[0]))
+		}
+		if mc := m.do("GET", "/admin-api/guilds/"+gid+"/_counts", nil).want(t, 200).body; len(mc) != 0 {
+			t.Fatalf("mod _counts = %v; want none (members is out of scope)", mc)
+		}
+		m.do("GET", "/admin-api/guilds/"+gid+"/relations/members", nil).want(t, 403, "forbidden")
+		m.do("GET", "/admin-api/guilds/"+gid+"/relations/owner", nil).want(t, 403, "forbidden")
+		// Read on the source is needed too.
+		cr.modBare.do("GET", "/admin-api/guilds/"+gid+"/relations/members", nil).want(t, 403, "forbidden")
+		cr.modBare.do("GET", "/admin-api/guilds/"+gid+"/_counts", nil).want(t, 403, "forbidden")
+		cr.anon.do("GET", "/admin-api/guilds/"+gid+"/relations/members", nil).want(t, 401, "unauthenticated")
+		// A plain user may read both tables (SEED.md 2.2).
+		cr.user.do("GET", "/admin-api/guilds/"+gid+"/relations/members", nil).want(t, 200)
+	})
+}
