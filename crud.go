@@ -1,17 +1,14 @@
 package admin
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"reflect"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
@@ -48,32 +45,7 @@ func clientError(err error) error {
 
 // decodeAny reads an optional JSON object body with numbers kept exact.
 // An empty body gives a nil map.
-func decodeAny(r *http.Request, v *map[string]any) error {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return err
-		}
-		return errorf(http.StatusBadRequest, "invalid_body", "could not read the request body")
-	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil
-	}
-	// encoding/json would turn invalid bytes into U+FFFD and store them.
-	if !utf8.Valid(body) {
-		return errorf(http.StatusBadRequest, "invalid_body", "the request body is not valid UTF-8")
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
-		return bodyError(err)
-	}
-	if dec.More() {
-		return errorf(http.StatusBadRequest, "invalid_body", "unexpected data after the JSON object")
-	}
-	return nil
-}
+func decodeAny(r *http.Request, v *map[string]any) error { return readJSON(r, v, optional|numbers) }
 
 // decodeRow reads a create or update body into typed column values: only
 // visible, writable columns, each converted to its column's type.
@@ -97,6 +69,9 @@ func (a *Admin) decodeRow(r *http.Request, res *resource, update bool) (map[stri
 		cv, err := query.ConvertValue(col, v)
 		if err != nil {
 			return nil, clientError(err)
+		}
+		if e, ok := cv.(string); ok && k == "email" && res.table.Name == a.users.name {
+			cv = normalizeEmail(e) // sign-in matches emails trimmed and lower-cased
 		}
 		if raw, ok := cv.(json.RawMessage); ok && !fitsModel(col, raw) {
 			return nil, errorf(http.StatusBadRequest, "invalid_value", "column %q: the JSON value does not fit the column's type", k)

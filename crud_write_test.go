@@ -336,3 +336,17 @@ func TestCreateWithoutKey(t *testing.T) {
 		}
 	})
 }
+
+// TestUserEmailNormalized: an email written through the panel is stored as
+// sign-in matches it, so the user can sign in.
+func TestUserEmailNormalized(t *testing.T) {
+	eachEnv(t, Options{}, func(t *testing.T, e *env) {
+		root, _ := e.bootstrap()
+		id := e.user("p@example.com", "player password")
+		r := root.do("PATCH", "/admin-api/users/"+id, map[string]any{"email": "  New.Address@Example.COM "}).want(t, 200)
+		if r.body["email"] != "new.address@example.com" {
+			t.Fatalf("email = %v; want it trimmed and lower-cased", r.body["email"])
+		}
+		e.login("NEW.address@example.com", "player password")
+	})
+}

@@ -165,7 +165,3 @@ func (p Policies) forOp(a Op) Policy {
 	}
 	return Policy{}
 }
-
-func (p Policies) isZero() bool {
-	return !p.List.IsSet() && !p.Read.IsSet() && !p.Create.IsSet() && !p.Update.IsSet() && !p.Delete.IsSet()
-}

@@ -46,9 +46,22 @@ func (a *Admin) signedIn(fn opHandlerFunc) http.Handler {
 	})
 }
 
-// decodeBody reads a JSON object body into v: bounded by MaxBodyBytes,
-// unknown fields and trailing data refused, every mistake a 400.
-func decodeBody(r *http.Request, v any) error {
+// bodyMode says how readJSON treats a body.
+type bodyMode uint8
+
+const (
+	// optional: an empty body leaves v as it is.
+	optional bodyMode = 1 << iota
+	// strict: unknown fields are refused (fixed-shape bodies).
+	strict
+	// numbers: numbers decode as json.Number, exact for 64-bit ids.
+	numbers
+)
+
+// readJSON reads one JSON value into v: bounded by MaxBodyBytes (413),
+// valid UTF-8 (encoding/json would store U+FFFD), nothing after it; every
+// mistake a 400 with the error body.
+func readJSON(r *http.Request, v any, mode bodyMode) error {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -59,13 +72,21 @@ func decodeBody(r *http.Request, v any) error {
 	}
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
+		if mode&optional != 0 {
+			return nil
+		}
 		return errorf(http.StatusBadRequest, "invalid_body", "a JSON object body is required")
 	}
 	if !utf8.Valid(body) {
 		return errorf(http.StatusBadRequest, "invalid_body", "the request body is not valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
+	if mode&strict != 0 {
+		dec.DisallowUnknownFields()
+	}
+	if mode&numbers != 0 {
+		dec.UseNumber()
+	}
 	if err := dec.Decode(v); err != nil {
 		return bodyError(err)
 	}
@@ -75,22 +96,11 @@ func decodeBody(r *http.Request, v any) error {
 	return nil
 }
 
+// decodeBody reads a required fixed-shape JSON object body into v.
+func decodeBody(r *http.Request, v any) error { return readJSON(r, v, strict) }
+
 // decodeOptional is decodeBody for endpoints whose body may be empty.
-func decodeOptional(r *http.Request, v any) error {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return err
-		}
-		return errorf(http.StatusBadRequest, "invalid_body", "could not read the request body")
-	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	return decodeBody(r, v)
-}
+func decodeOptional(r *http.Request, v any) error { return readJSON(r, v, strict|optional) }
 
 func bodyError(err error) error {
 	var syn *json.SyntaxError
