@@ -26,6 +26,15 @@ func (a *Admin) resource(r *http.Request) (*resource, error) {
 	return res, nil
 }
 
+// resourceFor finds the {resource} of the path and checks op may do o on it.
+func (a *Admin) resourceFor(r *http.Request, op Operator, o Op) (*resource, error) {
+	res, err := a.resource(r)
+	if err != nil {
+		return nil, err
+	}
+	return res, a.gate(op, o, res.key)
+}
+
 // gate refuses op on res unless its policy or the standard rule allows it.
 func (a *Admin) gate(op Operator, o Op, res string) error {
 	if !a.allowed(op, o, res) {
@@ -137,11 +146,8 @@ func wherePK[Q interface{ Where(string, ...any) Q }](q Q, t *schema.Table, id ma
 
 // GET /admin-api/{resource}
 func (a *Admin) handleList(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := a.resource(r)
+	res, err := a.resourceFor(r, op, OpList)
 	if err != nil {
-		return err
-	}
-	if err := a.gate(op, OpList, res.key); err != nil {
 		return err
 	}
 	rows, err := a.listRows(w, r, op, res, nil)
@@ -197,11 +203,8 @@ func (a *Admin) listRows(w http.ResponseWriter, r *http.Request, op Operator, re
 
 // GET /admin-api/{resource}/{id}
 func (a *Admin) handleRead(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := a.resource(r)
+	res, err := a.resourceFor(r, op, OpRead)
 	if err != nil {
-		return err
-	}
-	if err := a.gate(op, OpRead, res.key); err != nil {
 		return err
 	}
 	id, err := a.rowID(r, res)
@@ -221,11 +224,8 @@ func (a *Admin) handleRead(w http.ResponseWriter, r *http.Request, op Operator) 
 
 // POST /admin-api/{resource}
 func (a *Admin) handleCreate(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := a.resource(r)
+	res, err := a.resourceFor(r, op, OpCreate)
 	if err != nil {
-		return err
-	}
-	if err := a.gate(op, OpCreate, res.key); err != nil {
 		return err
 	}
 	vals, err := a.decodeRow(r, res, false)
@@ -329,11 +329,8 @@ func (a *Admin) applyDefaults(ctx context.Context, op Operator, res *resource, v
 
 // PATCH or PUT /admin-api/{resource}/{id}
 func (a *Admin) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := a.resource(r)
+	res, err := a.resourceFor(r, op, OpUpdate)
 	if err != nil {
-		return err
-	}
-	if err := a.gate(op, OpUpdate, res.key); err != nil {
 		return err
 	}
 	id, err := a.rowID(r, res)
@@ -373,11 +370,8 @@ func (a *Admin) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator
 
 // DELETE /admin-api/{resource}/{id}
 func (a *Admin) handleDelete(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := a.resource(r)
+	res, err := a.resourceFor(r, op, OpDelete)
 	if err != nil {
-		return err
-	}
-	if err := a.gate(op, OpDelete, res.key); err != nil {
 		return err
 	}
 	id, err := a.rowID(r, res)

@@ -111,11 +111,8 @@ func (a *Admin) handleRowSub(w http.ResponseWriter, r *http.Request, op Operator
 	if r.PathValue("sub") != "_counts" {
 		return errNotFoundRoute
 	}
-	res, err := a.resource(r)
+	res, err := a.resourceFor(r, op, OpRead)
 	if err != nil {
-		return err
-	}
-	if err := a.gate(op, OpRead, res.key); err != nil {
 		return err
 	}
 	id, err := a.rowID(r, res)
@@ -154,11 +151,8 @@ func (a *Admin) handleRowSub(w http.ResponseWriter, r *http.Request, op Operator
 // GET /admin-api/{resource}/{id}/relations/{name}: the related rows, with
 // the target's list language and window.
 func (a *Admin) handleRelation(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := a.resource(r)
+	res, err := a.resourceFor(r, op, OpRead)
 	if err != nil {
-		return err
-	}
-	if err := a.gate(op, OpRead, res.key); err != nil {
 		return err
 	}
 	name := r.PathValue("name")
