@@ -160,6 +160,19 @@ async function run() {
     expect((await page.locator('th[aria-sort="descending"]').innerText()).includes('Name'), 'Name header not marked descending');
   });
 
+  await step('filter guilds by a column', async () => {
+    await page.getByLabel('Filter column').selectOption('name');
+    await page.getByLabel('Filter operator').selectOption('like');
+    await page.getByLabel('Filter value').fill('Sky');
+    await page.getByRole('button', { name: 'Add filter' }).click();
+    await page.waitForURL(/name_like=Sky/);
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
+    await page.getByRole('cell', { name: 'Sky Pirates' }).waitFor();
+    await shot('03b-guilds-filtered');
+    await page.getByRole('button', { name: 'Remove filter name_like' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 10);
+  });
+
   await step('search guilds', async () => {
     await page.getByRole('searchbox', { name: 'Search' }).fill('Iron');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
@@ -198,6 +211,20 @@ async function run() {
     await dialog.getByRole('button', { name: 'Recount' }).click();
     await page.getByText('Recount: done').waitFor();
     await shot('07-recount-toast');
+  });
+
+  await step('create a config with a JSON value', async () => {
+    await page.getByRole('navigation').getByRole('link', { name: 'Configs' }).click();
+    await page.getByRole('heading', { name: 'Configs' }).waitFor();
+    await page.getByRole('link', { name: 'Create' }).click();
+    await page.getByLabel(/^Key/).fill('e2e.motd');
+    await page.getByLabel(/^Value/).fill('{"text": not json');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByText('Not valid JSON.').waitFor();
+    await page.getByLabel(/^Value/).fill('{"text": "Welcome back"}');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: /Configs \/ e2e\.motd/ }).waitFor();
+    await page.locator('dd', { hasText: 'Welcome back' }).waitFor();
   });
 
   let playerEmail = 'player07@example.com';

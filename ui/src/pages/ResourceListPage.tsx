@@ -75,13 +75,13 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     }
   };
   const rowMenu = (row: Row) => {
-      const id = rowId(meta, row);
-      const items: MenuItem[] = [];
-      if (meta.permissions.read) items.push({ label: 'View', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}`) });
-      if (meta.permissions.update) items.push({ label: 'Edit', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}/edit`) });
-      for (const a of perRow) items.push({ label: a.label, onSelect: () => void runAction(a, id) });
-      if (meta.permissions.delete) items.push({ label: 'Delete', danger: true, onSelect: () => void remove(row) });
-      return <RowMenu items={items} label={`Actions for row ${id}`} />;
+    const id = rowId(meta, row);
+    const items: MenuItem[] = [];
+    if (meta.permissions.read) items.push({ label: 'View', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}`) });
+    if (meta.permissions.update) items.push({ label: 'Edit', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}/edit`) });
+    for (const a of perRow) items.push({ label: a.label, onSelect: () => void runAction(a, id) });
+    if (meta.permissions.delete) items.push({ label: 'Delete', danger: true, onSelect: () => void remove(row) });
+    return <RowMenu items={items} label={`Actions for row ${id}`} />;
   };
 
   return (
