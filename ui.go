@@ -25,6 +25,20 @@ var uiDist embed.FS
 const uiCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
+// uiTypes fixes the content types of what a Vite build emits, so that they
+// do not depend on the host's mime.types (which may, say, call scripts
+// application/x-javascript).
+var uiTypes = map[string]string{
+	".html":  "text/html; charset=utf-8",
+	".js":    "text/javascript; charset=utf-8",
+	".css":   "text/css; charset=utf-8",
+	".json":  "application/json",
+	".svg":   "image/svg+xml",
+	".png":   "image/png",
+	".ico":   "image/x-icon",
+	".woff2": "font/woff2",
+}
+
 // uiFile is one embedded file, ready to serve.
 type uiFile struct {
 	body        []byte
@@ -50,7 +64,10 @@ func (a *Admin) uiHandler() http.Handler {
 		if err != nil {
 			return err
 		}
-		ct := mime.TypeByExtension(path.Ext(name))
+		ct := uiTypes[path.Ext(name)]
+		if ct == "" {
+			ct = mime.TypeByExtension(path.Ext(name))
+		}
 		if ct == "" {
 			ct = http.DetectContentType(b)
 		}
