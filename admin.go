@@ -350,6 +350,7 @@ func (a *Admin) routes() http.Handler {
 	api("PATCH /rooms/{roomId}/state", a.signedIn(a.handleRoomStateEdit))
 	api("DELETE /rooms/{roomId}/state", a.signedIn(a.handleRoomStateDelete))
 	mux.Handle(apiPrefix+"/", a.public(func(http.ResponseWriter, *http.Request) error { return errNotFoundRoute }))
+	mux.Handle(a.opts.UIPath+"/", a.uiHandler())
 
 	// State-changing requests from another origin are refused whatever the
 	// cookie's SameSite mode: browsers send Sec-Fetch-Site, and Origin is

@@ -1,0 +1,184 @@
+// The panel's HTTP API (DESIGN.md §5). Every request is same-origin with
+// the session cookie; bodies are JSON.
+
+export const API = '/admin-api';
+
+export type DataType = 'string' | 'integer' | 'number' | 'boolean' | 'datetime' | 'json' | 'bytes';
+
+export interface LinkTo {
+  resource?: string;
+  resourceFromColumn?: string;
+  labelColumn?: string;
+}
+
+export interface Column {
+  name: string;
+  label: string;
+  type: string;
+  dataType: DataType;
+  notNull: boolean;
+  primary: boolean;
+  hasDefault: boolean;
+  readOnly: boolean;
+  linkTo?: LinkTo;
+}
+
+export interface ActionMeta {
+  name: string;
+  label: string;
+  perRow: boolean;
+  confirm?: { title: string; description?: string };
+}
+
+export interface RelationMeta {
+  name: string;
+  label: string;
+  target: string;
+  kind: 'one' | 'many';
+  fk: string;
+}
+
+export interface Permissions {
+  list: boolean;
+  read: boolean;
+  create: boolean;
+  update: boolean;
+  delete: boolean;
+}
+
+export interface ResourceMeta {
+  name: string;
+  label: string;
+  icon: string;
+  primaryKey: string[];
+  columns: Column[];
+  listColumns?: string[];
+  formFields?: string[];
+  showFields?: string[];
+  defaultSort?: { field: string; order: 'asc' | 'desc' };
+  actions: ActionMeta[];
+  relations: RelationMeta[];
+  permissions: Permissions;
+}
+
+export type Row = Record<string, unknown> & { _labels?: Record<string, string> };
+
+export interface AuthStatus {
+  needsBootstrap: boolean;
+  authenticated: boolean;
+  userId: string | null;
+  role: string | null;
+}
+
+export interface Me {
+  userId: string;
+  role: string;
+  email: string;
+  displayName: string;
+  scopes: string[];
+}
+
+export interface Widget {
+  id: string;
+  title: string;
+  render: 'kpi' | 'table' | 'json';
+  data: unknown;
+  error?: string;
+}
+
+export interface RoomSummary {
+  roomId: string;
+  name: string;
+  clients: number;
+  maxClients: number;
+  locked: boolean;
+  createdAt: string;
+}
+
+export interface RoomView extends RoomSummary {
+  metadata: unknown;
+  clientList: { sessionId: string; userId: string; joinedAt: string }[];
+  state: unknown;
+}
+
+export interface UserSession {
+  roomId: string;
+  [key: string]: unknown;
+}
+
+// ApiError is a refused request: the server's error body, or a stand-in
+// when the answer was not JSON.
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+interface Answer<T> {
+  data: T;
+  headers: Headers;
+}
+
+async function send<T>(method: string, path: string, body?: unknown): Promise<Answer<T>> {
+  const init: RequestInit = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+  if (body !== undefined) {
+    init.headers = { Accept: 'application/json', 'Content-Type': 'application/json' };
+    init.body = JSON.stringify(body);
+  }
+  let res: Response;
+  try {
+    res = await fetch(API + path, init);
+  } catch {
+    throw new ApiError(0, 'network', 'The server could not be reached.');
+  }
+  const text = await res.text();
+  let data: unknown = null;
+  if (text !== '') {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (!res.ok) {
+    const e = (data ?? {}) as { error?: unknown; code?: unknown };
+    const message = typeof e.error === 'string' && e.error !== '' ? e.error : `Request failed (${res.status})`;
+    throw new ApiError(res.status, typeof e.code === 'string' ? e.code : 'http_' + res.status, message);
+  }
+  return { data: data as T, headers: res.headers };
+}
+
+export const api = {
+  get: <T>(path: string) => send<T>('GET', path).then((a) => a.data),
+  post: <T>(path: string, body: unknown = {}) => send<T>('POST', path, body).then((a) => a.data),
+  patch: <T>(path: string, body: unknown) => send<T>('PATCH', path, body).then((a) => a.data),
+  del: <T>(path: string, body?: unknown) => send<T>('DELETE', path, body).then((a) => a.data),
+  list: async (path: string, params: URLSearchParams): Promise<ListPage> => {
+    const qs = params.toString();
+    const a = await send<Row[]>('GET', qs ? `${path}?${qs}` : path);
+    const total = Number(a.headers.get('x-total-count') ?? a.data.length);
+    return {
+      rows: a.data,
+      total: Number.isFinite(total) ? total : a.data.length,
+      estimated: a.headers.get('x-total-count-estimated') === 'true',
+    };
+  },
+};
+
+export interface ListPage {
+  rows: Row[];
+  total: number;
+  estimated: boolean;
+}
+
+// seg escapes one path segment.
+export const seg = encodeURIComponent;

@@ -1,0 +1,41 @@
+import { useEffect } from 'react';
+import { Navigate, useLocation, useNavigate } from 'react-router';
+import { queryClient, setUnauthorizedHandler, useAuthStatus } from '../queries';
+import { uiPath } from '../uiPath';
+import { Layout } from '../layout/Layout';
+import { ErrorNote, Loading } from '../components/Status';
+import { OperatorRequired } from './OperatorRequired';
+
+function loginPath(pathname: string, search: string): string {
+  return '/login?next=' + encodeURIComponent(uiPath + pathname + search);
+}
+
+// UnauthorizedRedirect sends every 401 to the sign-in page, keeping where
+// the operator was in ?next=.
+export function UnauthorizedRedirect() {
+  const navigate = useNavigate();
+  useEffect(() => {
+    setUnauthorizedHandler(() => {
+      const { pathname } = window.location;
+      const route = pathname.startsWith(uiPath) ? pathname.slice(uiPath.length) || '/' : '/';
+      if (route.startsWith('/login')) return;
+      navigate(loginPath(route, window.location.search), { replace: true });
+      // Forget the session's answers (auth status included) once the
+      // sign-in page is the route, so nothing cached leads back in.
+      queryClient.clear();
+    });
+  }, [navigate]);
+  return null;
+}
+
+// RequireOperator lets admins and mods into the panel's layout.
+export function RequireOperator() {
+  const status = useAuthStatus();
+  const location = useLocation();
+  if (status.isPending) return <Loading />;
+  if (status.isError) return <ErrorNote error={status.error} />;
+  const s = status.data;
+  if (s.needsBootstrap || !s.authenticated) return <Navigate to={loginPath(location.pathname, location.search)} replace />;
+  if (s.role !== 'admin' && s.role !== 'mod') return <OperatorRequired />;
+  return <Layout />;
+}

@@ -1,0 +1,61 @@
+import { Link } from 'react-router';
+import type { Column, Row } from '../api';
+import { seg } from '../api';
+import { useCatalog } from '../queries';
+
+export function formatDateTime(v: unknown): string {
+  if (typeof v !== 'string' || v === '') return String(v ?? '');
+  const d = new Date(v);
+  return Number.isNaN(d.getTime()) ? v : d.toLocaleString();
+}
+
+export function compactJSON(v: unknown, max = 80): string {
+  const s = JSON.stringify(v) ?? '';
+  return s.length > max ? s.slice(0, max - 1) + '…' : s;
+}
+
+// CellValue shows one column of a row compactly: links for foreign keys,
+// localized datetimes, one-line JSON. Everything is text, never HTML.
+export function CellValue({ col, row }: { col: Column; row: Row }) {
+  const catalog = useCatalog();
+  const v = row[col.name];
+  if (v === null || v === undefined) return <span className="null">—</span>;
+  if (col.linkTo) {
+    const target = col.linkTo.resource ?? (col.linkTo.resourceFromColumn ? String(row[col.linkTo.resourceFromColumn] ?? '') : '');
+    const text = row._labels?.[col.name] || String(v);
+    if (v !== '' && target !== '' && catalog.data?.some((r) => r.name === target)) {
+      return (
+        <Link to={`/${seg(target)}/${seg(String(v))}`} title={String(v)}>
+          {text}
+        </Link>
+      );
+    }
+    return <>{String(v)}</>;
+  }
+  switch (col.dataType) {
+    case 'datetime':
+      return <time dateTime={String(v)}>{formatDateTime(v)}</time>;
+    case 'json':
+      return <code className="json-cell" title={JSON.stringify(v)}>{compactJSON(v)}</code>;
+    case 'boolean':
+      return <>{v ? 'yes' : 'no'}</>;
+    case 'bytes':
+      return <span className="muted">(binary)</span>;
+    default: {
+      const s = String(v);
+      return <span title={s.length > 80 ? s : undefined}>{s.length > 80 ? s.slice(0, 79) + '…' : s}</span>;
+    }
+  }
+}
+
+// FieldValue is CellValue for the detail page: JSON in full, pretty.
+export function FieldValue({ col, row }: { col: Column; row: Row }) {
+  const v = row[col.name];
+  if (col.dataType === 'json' && v !== null && v !== undefined) {
+    return <pre className="json-block">{JSON.stringify(v, null, 2)}</pre>;
+  }
+  if ((col.dataType === 'string' || col.dataType === 'integer' || col.dataType === 'number') && !col.linkTo && v != null) {
+    return <span className="pre-wrap">{String(v)}</span>;
+  }
+  return <CellValue col={col} row={row} />;
+}

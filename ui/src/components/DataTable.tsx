@@ -1,0 +1,86 @@
+import { useMemo, type ReactNode } from 'react';
+import { flexRender, getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
+import { ArrowDown, ArrowUp } from 'lucide-react';
+import { Link } from 'react-router';
+import { seg, type Column, type ResourceMeta, type Row } from '../api';
+import { rowId } from '../rowId';
+import { CellValue } from './CellValue';
+
+export interface SortState {
+  field: string;
+  order: 'asc' | 'desc';
+}
+
+// DataTable shows rows of a resource. Sorting is the server's: a header
+// click calls onSort. The first column links to the row's show page.
+export function DataTable({ meta, columns, rows, sort, onSort, rowMenu }: {
+  meta: ResourceMeta;
+  columns: Column[];
+  rows: Row[];
+  sort?: SortState;
+  onSort?: (field: string) => void;
+  rowMenu?: (row: Row) => ReactNode;
+}) {
+  const defs = useMemo<ColumnDef<Row>[]>(() => {
+    const cols: ColumnDef<Row>[] = columns.map((col, i) => ({
+      id: col.name,
+      header: col.label,
+      cell: ({ row }) =>
+        i === 0 && meta.permissions.read ? (
+          <Link to={`/${seg(meta.name)}/${seg(rowId(meta, row.original))}`} className="row-link">
+            <CellValue col={{ ...col, linkTo: undefined }} row={row.original} />
+          </Link>
+        ) : (
+          <CellValue col={col} row={row.original} />
+        ),
+    }));
+    if (rowMenu) cols.push({ id: '_menu', header: '', cell: ({ row }) => rowMenu(row.original) });
+    return cols;
+  }, [columns, meta, rowMenu]);
+  const table = useReactTable({ data: rows, columns: defs, getCoreRowModel: getCoreRowModel(), manualSorting: true, getRowId: (r) => rowId(meta, r) });
+  return (
+    <div className="table-wrap">
+      <table className="data-table">
+        <thead>
+          {table.getHeaderGroups().map((hg) => (
+            <tr key={hg.id}>
+              {hg.headers.map((h) => {
+                const sorted = sort?.field === h.column.id ? sort.order : undefined;
+                const content = flexRender(h.column.columnDef.header, h.getContext());
+                return (
+                  <th key={h.id} aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined}>
+                    {onSort && h.column.id !== '_menu' ? (
+                      <button type="button" className="sort-button" onClick={() => onSort(h.column.id)}>
+                        {content}
+                        {sorted === 'asc' && <ArrowUp size={12} aria-hidden="true" />}
+                        {sorted === 'desc' && <ArrowDown size={12} aria-hidden="true" />}
+                      </button>
+                    ) : (
+                      content
+                    )}
+                  </th>
+                );
+              })}
+            </tr>
+          ))}
+        </thead>
+        <tbody>
+          {table.getRowModel().rows.map((r) => (
+            <tr key={r.id}>
+              {r.getVisibleCells().map((c) => (
+                <td key={c.id} className={c.column.id === '_menu' ? 'menu-cell' : undefined}>
+                  {flexRender(c.column.columnDef.cell, c.getContext())}
+                </td>
+              ))}
+            </tr>
+          ))}
+          {rows.length === 0 && (
+            <tr>
+              <td colSpan={defs.length} className="muted empty">No rows.</td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,88 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, type Widget } from '../api';
+import { compactJSON, formatDateTime } from '../components/CellValue';
+import { ErrorNote, Loading } from '../components/Status';
+
+export function DashboardPage() {
+  const q = useQuery({ queryKey: ['dashboard'], queryFn: () => api.get<{ widgets: Widget[] }>('/_dashboard'), refetchInterval: 15_000 });
+  return (
+    <section>
+      <div className="page-title">
+        <h1>Dashboard</h1>
+      </div>
+      {q.isPending ? (
+        <Loading />
+      ) : q.isError ? (
+        <ErrorNote error={q.error} />
+      ) : (
+        <div className="widgets">
+          {q.data.widgets.map((w) => (
+            <DashboardWidget key={w.id} widget={w} />
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function DashboardWidget({ widget }: { widget: Widget }) {
+  return (
+    <article className={'widget widget-' + widget.render} aria-label={widget.title}>
+      <h2>{widget.title}</h2>
+      {widget.error ? (
+        <ErrorNote error={widget.error} />
+      ) : widget.render === 'kpi' ? (
+        <KpiWidget data={widget.data} />
+      ) : widget.render === 'table' ? (
+        <TableWidget data={widget.data} />
+      ) : (
+        <pre className="json-block">{JSON.stringify(widget.data, null, 2)}</pre>
+      )}
+    </article>
+  );
+}
+
+function display(key: string, v: unknown): string {
+  if (v === null || v === undefined) return '—';
+  if (typeof v === 'number') return v.toLocaleString();
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (typeof v === 'string') return /(_at|At)$/.test(key) ? formatDateTime(v) : v;
+  return compactJSON(v);
+}
+
+function KpiWidget({ data }: { data: unknown }) {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return <p className="kpi-value">{display('', data)}</p>;
+  return (
+    <dl className="kpis">
+      {Object.entries(data).map(([k, v]) => (
+        <div key={k} className="kpi">
+          <dt>{k}</dt>
+          <dd>{display(k, v)}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function TableWidget({ data }: { data: unknown }) {
+  if (!Array.isArray(data)) return <pre className="json-block">{JSON.stringify(data, null, 2)}</pre>;
+  if (data.length === 0) return <p className="muted">Nothing yet.</p>;
+  const rows = data as Record<string, unknown>[];
+  const keys = Array.from(new Set(rows.flatMap((r) => (r && typeof r === 'object' ? Object.keys(r) : []))));
+  return (
+    <div className="table-wrap">
+      <table className="data-table compact">
+        <thead>
+          <tr>{keys.map((k) => <th key={k}>{k}</th>)}</tr>
+        </thead>
+        <tbody>
+          {rows.map((r, i) => (
+            <tr key={i}>
+              {keys.map((k) => <td key={k}>{display(k, r?.[k])}</td>)}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,140 @@
+import { useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate, useParams } from 'react-router';
+import { Pencil, Trash2 } from 'lucide-react';
+import { toast } from 'sonner';
+import { api, errorText, seg, type ResourceMeta, type Row } from '../api';
+import { useCatalog, useResourceMeta, useRoomsEnabled } from '../queries';
+import { FieldValue } from '../components/CellValue';
+import { useConfirm } from '../components/ConfirmDialog';
+import { DataTable } from '../components/DataTable';
+import { ErrorNote, Loading } from '../components/Status';
+import { ResourceIcon } from '../icons';
+import { listColumns, pick } from './columns';
+import { UserModeration, ActiveSessions } from './UserModeration';
+
+export function ResourceShowPage() {
+  const { resource, id } = useParams();
+  const meta = useResourceMeta(resource);
+  if (!meta || id === undefined) return <ErrorNote error={`Unknown resource "${resource ?? ''}".`} />;
+  return <ResourceShow key={meta.name + '/' + id} meta={meta} id={id} />;
+}
+
+function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
+  const navigate = useNavigate();
+  const qc = useQueryClient();
+  const [dialog, ask] = useConfirm();
+  const path = `/${seg(meta.name)}/${seg(id)}`;
+  const row = useQuery({ queryKey: ['row', meta.name, id], queryFn: () => api.get<Row>(path) });
+
+  const remove = async () => {
+    if (!(await ask({ title: `Delete this row of ${meta.label}?`, description: `Row ${id} is deleted for good.`, confirmLabel: 'Delete', danger: true }))) return;
+    try {
+      await api.del(path);
+      toast.success('Deleted');
+      await qc.invalidateQueries({ queryKey: ['list', meta.name] });
+      navigate('/' + seg(meta.name));
+    } catch (err) {
+      toast.error(errorText(err));
+    }
+  };
+
+  return (
+    <section>
+      <div className="page-title">
+        <h1>
+          <ResourceIcon name={meta.icon} size={20} /> <Link to={'/' + seg(meta.name)}>{meta.label}</Link> / <span className="mono">{id}</span>
+        </h1>
+        <div className="toolbar">
+          {meta.permissions.update && (
+            <Link to={path + '/edit'} className="button">
+              <Pencil size={14} aria-hidden="true" /> Edit
+            </Link>
+          )}
+          {meta.permissions.delete && (
+            <button type="button" className="danger" onClick={() => void remove()}>
+              <Trash2 size={14} aria-hidden="true" /> Delete
+            </button>
+          )}
+        </div>
+      </div>
+      {row.isPending ? (
+        <Loading />
+      ) : row.isError ? (
+        <ErrorNote error={row.error} />
+      ) : (
+        <>
+          <dl className="fields">
+            {pick(meta, meta.showFields).map((c) => (
+              <div key={c.name} className="field">
+                <dt>{c.label}</dt>
+                <dd>
+                  <FieldValue col={c} row={row.data} />
+                </dd>
+              </div>
+            ))}
+          </dl>
+          {meta.name === 'users' && meta.permissions.update && <UserModeration id={id} row={row.data} />}
+          <RelationTabs meta={meta} id={id} />
+        </>
+      )}
+      {dialog}
+    </section>
+  );
+}
+
+// RelationTabs shows the rows related through each "many" relation, and
+// for users the live sessions.
+function RelationTabs({ meta, id }: { meta: ResourceMeta; id: string }) {
+  const rooms = useRoomsEnabled();
+  const many = meta.relations.filter((r) => r.kind === 'many');
+  const sessions = meta.name === 'users' && rooms;
+  const counts = useQuery({
+    queryKey: ['counts', meta.name, id],
+    queryFn: () => api.get<Record<string, number>>(`/${seg(meta.name)}/${seg(id)}/_counts`),
+    enabled: many.length > 0 || sessions,
+  });
+  const tabs = [...many.map((r) => ({ key: r.name, label: r.label })), ...(sessions ? [{ key: '_sessions', label: 'Active sessions' }] : [])];
+  const [active, setActive] = useState(tabs[0]?.key ?? '');
+  if (tabs.length === 0) return null;
+  const count = (key: string) => counts.data?.[key === '_sessions' ? 'activeSessions' : key];
+  const rel = many.find((r) => r.name === active);
+  return (
+    <div className="tabs">
+      <div role="tablist" className="tab-list">
+        {tabs.map((t) => (
+          <button key={t.key} type="button" role="tab" aria-selected={t.key === active} onClick={() => setActive(t.key)}>
+            {t.label}
+            {count(t.key) !== undefined && <span className="count">{count(t.key)}</span>}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" className="tab-panel">
+        {active === '_sessions' ? <ActiveSessions userId={id} /> : rel ? <RelatedRows meta={meta} id={id} name={rel.name} target={rel.target} /> : null}
+      </div>
+    </div>
+  );
+}
+
+function RelatedRows({ meta, id, name, target }: { meta: ResourceMeta; id: string; name: string; target: string }) {
+  const catalog = useCatalog();
+  const targetMeta = catalog.data?.find((r) => r.name === target);
+  const q = useQuery({
+    queryKey: ['relation', meta.name, id, name],
+    queryFn: () => api.list(`/${seg(meta.name)}/${seg(id)}/relations/${seg(name)}`, new URLSearchParams({ _start: '0', _end: '50' })),
+  });
+  if (!targetMeta) return <ErrorNote error={`Unknown resource "${target}".`} />;
+  if (q.isPending) return <Loading />;
+  if (q.isError) return <ErrorNote error={q.error} />;
+  return (
+    <>
+      <DataTable meta={targetMeta} columns={listColumns(targetMeta)} rows={q.data.rows} />
+      {q.data.total > q.data.rows.length && (
+        <p className="muted">
+          Showing {q.data.rows.length} of {q.data.estimated ? '≈' : ''}
+          {q.data.total}.
+        </p>
+      )}
+    </>
+  );
+}

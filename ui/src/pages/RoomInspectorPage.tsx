@@ -1,0 +1,159 @@
+import { useState, type FormEvent } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate, useParams } from 'react-router';
+import { toast } from 'sonner';
+import { api, errorText, seg, type RoomView } from '../api';
+import { useConfirm } from '../components/ConfirmDialog';
+import { formatDateTime } from '../components/CellValue';
+import { ErrorNote, Loading } from '../components/Status';
+
+export function RoomInspectorPage() {
+  const { roomId = '' } = useParams();
+  const navigate = useNavigate();
+  const qc = useQueryClient();
+  const [dialog, ask] = useConfirm();
+  const path = '/rooms/' + seg(roomId);
+  const q = useQuery({ queryKey: ['rooms', 'room', roomId], queryFn: () => api.get<RoomView>(path), refetchInterval: 2500 });
+
+  const act = async (run: () => Promise<unknown>, done: string) => {
+    try {
+      await run();
+      toast.success(done);
+    } catch (err) {
+      toast.error(errorText(err));
+    }
+    await qc.invalidateQueries({ queryKey: ['rooms'] });
+  };
+  const kick = async (sessionId: string) => {
+    if (!(await ask({ title: 'Kick this client?', description: `Session ${sessionId} is disconnected.`, confirmLabel: 'Kick', danger: true }))) return;
+    await act(() => api.del(`${path}/clients/${seg(sessionId)}`, {}), 'Client kicked');
+  };
+  const dispose = async () => {
+    if (!(await ask({ title: 'Dispose this room?', description: 'Every client is disconnected and the room ends.', confirmLabel: 'Dispose', danger: true }))) return;
+    try {
+      await api.del(path);
+      toast.success('Room disposed');
+      await qc.invalidateQueries({ queryKey: ['rooms'] });
+      navigate('/rooms');
+    } catch (err) {
+      toast.error(errorText(err));
+    }
+  };
+
+  return (
+    <section>
+      <div className="page-title">
+        <h1>
+          <Link to="/rooms">Live rooms</Link> / <span className="mono">{roomId}</span>
+        </h1>
+        {q.data && (
+          <div className="toolbar">
+            <button type="button" onClick={() => void act(() => api.patch(path, { locked: !q.data.locked }), q.data.locked ? 'Room unlocked' : 'Room locked')}>
+              {q.data.locked ? 'Unlock' : 'Lock'}
+            </button>
+            <button type="button" className="danger" onClick={() => void dispose()}>Dispose</button>
+          </div>
+        )}
+      </div>
+      {q.isPending ? (
+        <Loading />
+      ) : q.isError ? (
+        <ErrorNote error={q.error} />
+      ) : (
+        <>
+          <dl className="fields">
+            <div className="field"><dt>Name</dt><dd>{q.data.name}</dd></div>
+            <div className="field"><dt>Clients</dt><dd>{q.data.clients} / {q.data.maxClients}</dd></div>
+            <div className="field"><dt>Locked</dt><dd>{q.data.locked ? 'yes' : 'no'}</dd></div>
+            <div className="field"><dt>Created</dt><dd>{formatDateTime(q.data.createdAt)}</dd></div>
+            <div className="field"><dt>Metadata</dt><dd><pre className="json-block">{JSON.stringify(q.data.metadata ?? null, null, 2)}</pre></dd></div>
+          </dl>
+          <h2>Clients</h2>
+          {q.data.clientList.length === 0 ? (
+            <p className="muted">No clients.</p>
+          ) : (
+            <div className="table-wrap">
+              <table className="data-table">
+                <thead><tr><th>Session</th><th>User</th><th>Joined</th><th /></tr></thead>
+                <tbody>
+                  {q.data.clientList.map((c) => (
+                    <tr key={c.sessionId}>
+                      <td className="mono">{c.sessionId}</td>
+                      <td><Link to={'/users/' + seg(c.userId)}>{c.userId}</Link></td>
+                      <td>{formatDateTime(c.joinedAt)}</td>
+                      <td><button type="button" className="danger" onClick={() => void kick(c.sessionId)}>Kick</button></td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <h2>State</h2>
+          <div className="state-grid">
+            <pre className="json-block state">{JSON.stringify(q.data.state ?? null, null, 2)}</pre>
+            <StateEditor path={path} onDone={() => void qc.invalidateQueries({ queryKey: ['rooms', 'room', roomId] })} />
+          </div>
+        </>
+      )}
+      {dialog}
+    </section>
+  );
+}
+
+// parsePath reads a state path: a JSON array (["players", "abc", "x"]) or
+// dot-separated keys, where all-digit segments are array indexes.
+export function parsePath(s: string): (string | number)[] {
+  const t = s.trim();
+  if (t.startsWith('[')) {
+    const v: unknown = JSON.parse(t);
+    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' || typeof x === 'number')) throw new Error('The path must be an array of keys and indexes.');
+    return v as (string | number)[];
+  }
+  if (t === '') throw new Error('Enter a path.');
+  return t.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+}
+
+function StateEditor({ path, onDone }: { path: string; onDone: () => void }) {
+  const [statePath, setStatePath] = useState('');
+  const [value, setValue] = useState('');
+  const [error, setError] = useState('');
+  const run = async (kind: 'set' | 'delete') => {
+    setError('');
+    try {
+      const p = parsePath(statePath);
+      if (kind === 'set') {
+        let v: unknown;
+        try {
+          v = JSON.parse(value);
+        } catch {
+          throw new Error('The value is not valid JSON.');
+        }
+        await api.patch(path + '/state', { path: p, value: v });
+        toast.success('State updated');
+      } else {
+        await api.del(path + '/state', { path: p });
+        toast.success('State path deleted');
+      }
+      onDone();
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+  return (
+    <form className="stack state-editor" onSubmit={(e: FormEvent) => { e.preventDefault(); void run('set'); }}>
+      <label>
+        Path <span className="muted">(coinGoal, players.abc.score or a JSON array)</span>
+        <input className="mono" value={statePath} onChange={(e) => setStatePath(e.target.value)} />
+      </label>
+      <label>
+        Value (JSON)
+        <textarea className="mono" rows={4} value={value} onChange={(e) => setValue(e.target.value)} />
+      </label>
+      {error && <p className="form-error" role="alert">{error}</p>}
+      <div className="toolbar">
+        <button type="submit" className="primary">Set value</button>
+        <button type="button" className="danger" onClick={() => void run('delete')}>Delete path</button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,44 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import { Lock } from 'lucide-react';
+import { api, seg, type RoomSummary } from '../api';
+import { formatDateTime } from '../components/CellValue';
+import { ErrorNote, Loading } from '../components/Status';
+
+export function RoomsPage() {
+  const q = useQuery({ queryKey: ['rooms'], queryFn: () => api.get<RoomSummary[]>('/rooms'), refetchInterval: 2500 });
+  return (
+    <section>
+      <div className="page-title">
+        <h1>Live rooms</h1>
+        <span className="muted">refreshes every few seconds</span>
+      </div>
+      {q.isPending ? (
+        <Loading />
+      ) : q.isError ? (
+        <ErrorNote error={q.error} />
+      ) : q.data.length === 0 ? (
+        <p className="muted">No live rooms right now.</p>
+      ) : (
+        <div className="table-wrap">
+          <table className="data-table">
+            <thead>
+              <tr><th>Room</th><th>Name</th><th>Clients</th><th>Locked</th><th>Created</th></tr>
+            </thead>
+            <tbody>
+              {q.data.map((r) => (
+                <tr key={r.roomId}>
+                  <td><Link to={'/rooms/' + seg(r.roomId)} className="mono">{r.roomId}</Link></td>
+                  <td>{r.name}</td>
+                  <td>{r.clients} / {r.maxClients}</td>
+                  <td>{r.locked ? <><Lock size={12} aria-hidden="true" /> locked</> : 'open'}</td>
+                  <td>{formatDateTime(r.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,150 @@
+package admin
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gameadmin/admin/internal/testdb"
+)
+
+// The UI does not touch the database: SQLite is enough for these tests.
+
+var assetRef = regexp.MustCompile(`(?:src|href)="([^"]+/assets/[^"]+)"`)
+
+func wantUIHeaders(t *testing.T, r *resp) {
+	t.Helper()
+	for h, want := range map[string]string{
+		"Content-Security-Policy": uiCSP,
+		"X-Content-Type-Options":  "nosniff",
+		"Referrer-Policy":         "same-origin",
+		"X-Frame-Options":         "DENY",
+	} {
+		if got := r.Header.Get(h); got != want {
+			t.Errorf("%s %s: %s = %q; want %q", r.Request.Method, r.Request.URL.Path, h, got, want)
+		}
+	}
+	csp := r.Header.Get("Content-Security-Policy")
+	for _, d := range []string{"default-src 'self'", "script-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"} {
+		if !strings.Contains(csp, d) {
+			t.Errorf("CSP %q lacks %q", csp, d)
+		}
+	}
+	if strings.Contains(csp, "unsafe") {
+		t.Errorf("CSP %q allows unsafe sources", csp)
+	}
+}
+
+func TestUIServesIndexForClientRoutes(t *testing.T) {
+	tests := []struct {
+		name, uiPath, path string
+	}{
+		{"root", "", "/admin/"},
+		{"deep link", "", "/admin/users/123"},
+		{"deep link with query", "", "/admin/guilds?_sort=name&_order=desc"},
+		{"sign-in", "", "/admin/login?next=%2Fadmin%2Fusers"},
+		{"custom UIPath", "/ops/panel", "/ops/panel/rooms/abc"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, testdb.SQLite(t), Options{UIPath: tt.uiPath})
+			r := e.client().do("GET", tt.path, nil).want(t, http.StatusOK)
+			if ct := r.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+				t.Errorf("Content-Type = %q; want text/html; charset=utf-8", ct)
+			}
+			wantUIHeaders(t, r)
+			if cc := r.Header.Get("Cache-Control"); cc != "no-cache" {
+				t.Errorf("index Cache-Control = %q; want no-cache", cc)
+			}
+			body := string(r.raw)
+			ui := e.admin.opts.UIPath
+			if !strings.Contains(body, `<div id="root">`) {
+				t.Fatalf("GET %s is not index.html:\n%s", tt.path, body)
+			}
+			if want := `<meta name="admin-ui-path" content="` + ui + `"`; !strings.Contains(body, want) {
+				t.Errorf("index.html lacks %s", want)
+			}
+			if strings.Contains(body, "__ADMIN_UI") || strings.Contains(body, `"./assets/`) {
+				t.Errorf("index.html still has a placeholder or a relative asset URL:\n%s", body)
+			}
+			refs := assetRef.FindAllStringSubmatch(body, -1)
+			if len(refs) == 0 {
+				t.Fatalf("index.html links no assets:\n%s", body)
+			}
+			for _, m := range refs {
+				if !strings.HasPrefix(m[1], ui+"/assets/") {
+					t.Errorf("asset URL %q is not under %s/assets/", m[1], ui)
+				}
+			}
+		})
+	}
+}
+
+func TestUIAssets(t *testing.T) {
+	e := newEnv(t, testdb.SQLite(t), Options{})
+	c := e.client()
+	index := c.do("GET", "/admin/", nil).want(t, http.StatusOK)
+	types := map[string]string{".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
+	seen := map[string]bool{}
+	for _, m := range assetRef.FindAllStringSubmatch(string(index.raw), -1) {
+		url := m[1]
+		ext := url[strings.LastIndex(url, "."):]
+		r := c.do("GET", url, nil).want(t, http.StatusOK)
+		if got, want := r.Header.Get("Content-Type"), types[ext]; got != want {
+			t.Errorf("GET %s: Content-Type = %q; want %q", url, got, want)
+		}
+		if cc := r.Header.Get("Cache-Control"); !strings.Contains(cc, "max-age=31536000") || !strings.Contains(cc, "immutable") {
+			t.Errorf("GET %s: Cache-Control = %q; want a year, immutable", url, cc)
+		}
+		wantUIHeaders(t, r)
+		if len(r.raw) == 0 || strings.Contains(string(r.raw), `<div id="root">`) {
+			t.Errorf("GET %s did not answer the asset", url)
+		}
+		etag := r.Header.Get("ETag")
+		c.hdr.Set("If-None-Match", etag)
+		c.do("GET", url, nil).want(t, http.StatusNotModified)
+		c.hdr.Del("If-None-Match")
+		seen[ext] = true
+	}
+	if !seen[".js"] || !seen[".css"] {
+		t.Fatalf("index.html links %v; want a script and a stylesheet", seen)
+	}
+
+	t.Run("missing asset is 404, not index.html", func(t *testing.T) {
+		r := c.do("GET", "/admin/assets/index-gone.js", nil).want(t, http.StatusNotFound)
+		if strings.Contains(string(r.raw), `<div id="root">`) {
+			t.Fatal("a missing asset was answered with index.html")
+		}
+	})
+	t.Run("UIPath without slash redirects", func(t *testing.T) {
+		r := c.do("GET", "/admin", nil)
+		if r.StatusCode/100 != 3 || r.Header.Get("Location") != "/admin/" {
+			t.Fatalf("GET /admin = %d Location %q; want a redirect to /admin/", r.StatusCode, r.Header.Get("Location"))
+		}
+	})
+	t.Run("only GET and HEAD", func(t *testing.T) {
+		c.do("HEAD", "/admin/users", nil).want(t, http.StatusOK)
+		c.do("POST", "/admin/users", map[string]any{}).want(t, http.StatusMethodNotAllowed, "method_not_allowed")
+	})
+}
+
+func TestUILeavesAPIAlone(t *testing.T) {
+	e := newEnv(t, testdb.SQLite(t), Options{})
+	c := e.client()
+	r := c.do("GET", "/admin-api/auth/status", nil).want(t, http.StatusOK)
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		t.Fatalf("status Content-Type = %q; want application/json", ct)
+	}
+	if r.body["needsBootstrap"] != true {
+		t.Fatalf("status = %s; want needsBootstrap", r.raw)
+	}
+	c.do("GET", "/admin-api", nil).want(t, http.StatusUnauthorized)
+	c.do("GET", "/admin-api/users/123", nil).want(t, http.StatusUnauthorized)
+	c.do("GET", "/admin-api/no/such/route/here", nil).want(t, http.StatusNotFound)
+	admin, _ := e.bootstrap()
+	cat := admin.do("GET", "/admin-api", nil).want(t, http.StatusOK)
+	if !strings.HasPrefix(string(cat.raw), "[") {
+		t.Fatalf("catalog = %.80s; want a JSON array", cat.raw)
+	}
+}
