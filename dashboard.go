@@ -65,7 +65,11 @@ func (a *Admin) widgetTotals(ctx context.Context, op Operator) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[res.label] = n
+		label := res.label
+		if _, taken := out[label]; taken {
+			label += " (" + key + ")" // two resources may share a label
+		}
+		out[label] = n
 	}
 	return out, nil
 }

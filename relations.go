@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
 )
@@ -63,13 +64,25 @@ func (a *Admin) addLabels(ctx context.Context, op Operator, res *resource, rows 
 			continue
 		}
 		expr, exprArgs := labelExpr(labelCols)
+		// Keys are typed by the target column, so the IN list uses its
+		// index; a value that cannot be such a key has no label.
+		refCol := target.table.ByName[rel.Ref]
 		seen := map[string]bool{}
 		var keys []any
 		for _, row := range rows {
-			if v := row[rel.FK]; v != nil && !seen[fmt.Sprint(v)] {
-				seen[fmt.Sprint(v)] = true
-				keys = append(keys, v)
+			v := row[rel.FK]
+			if v == nil || seen[fmt.Sprint(v)] || refCol == nil {
+				continue
 			}
+			seen[fmt.Sprint(v)] = true
+			if s, ok := v.(string); ok && refCol.DataType != schema.String {
+				cv, err := query.ConvertValue(refCol, s)
+				if err != nil {
+					continue
+				}
+				v = cv
+			}
+			keys = append(keys, v)
 		}
 		if len(keys) == 0 {
 			continue

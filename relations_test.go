@@ -185,3 +185,32 @@ func TestCustomRelations(t *testing.T) {
 		cr.user.do("GET", "/admin-api/guilds/"+gid+"/relations/members", nil).want(t, 200)
 	})
 }
+
+// testTicket points at a guild through a text column, as game tables that
+// store every reference as text do.
+type testTicket struct {
+	bun.BaseModel `bun:"table:tickets"`
+	ID            int64  `bun:"id,pk,autoincrement"`
+	GuildRef      string `bun:"guild_ref"`
+}
+
+// TestLabelsAcrossKeyTypes: a text foreign key to an integer key is
+// labelled, and a value that cannot be such a key is left unlabelled
+// instead of failing the list.
+func TestLabelsAcrossKeyTypes(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		createTables(t, db, (*testGuild)(nil), (*testTicket)(nil))
+		e := newEnv(t, db, Options{
+			Tables:    tablesWith(map[string]any{"guilds": (*testGuild)(nil), "tickets": (*testTicket)(nil)}),
+			Relations: map[string][]Relation{"tickets": {{Name: "guild", Target: "guilds", Kind: One, FK: "guild_ref"}}},
+		})
+		c, _ := e.bootstrap()
+		insert(t, db, &testGuild{Name: "Iron Wolves", OwnerID: "x"})
+		insert(t, db, &[]testTicket{{GuildRef: "1"}, {GuildRef: "not-a-number"}, {GuildRef: "99"}})
+		rows, _ := c.list(t, "/admin-api/tickets", url.Values{"_sort": {"id"}})
+		got := []any{labels(rows[0])["guild_ref"], labels(rows[1])["guild_ref"], labels(rows[2])["guild_ref"]}
+		if got[0] != "Iron Wolves" || got[1] != nil || got[2] != nil {
+			t.Fatalf("ticket labels = %v; want [Iron Wolves <nil> <nil>]", got)
+		}
+	})
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,7 +48,7 @@ func (p *players) handleLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	if ok, retry, _ := p.limit.Allow(ctx, admin.IPFromRequest(r)+"|"+strings.ToLower(body.Email)); !ok {
-		w.Header().Set("Retry-After", retry.Round(time.Second).String())
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(retry.Seconds())))))
 		writeJSONError(w, http.StatusTooManyRequests, "too many attempts")
 		return
 	}
