@@ -136,6 +136,15 @@ func (a *Admin) readRow(ctx context.Context, db bun.IDB, res *resource, id map[s
 	return row, err
 }
 
+// pathRow loads the row the {id} of the path names.
+func (a *Admin) pathRow(r *http.Request, res *resource) (map[string]any, error) {
+	id, err := a.rowID(r, res)
+	if err != nil {
+		return nil, err
+	}
+	return a.readRow(r.Context(), a.db, res, id)
+}
+
 // wherePK restricts an update or delete on the bare table to one row.
 func wherePK[Q interface{ Where(string, ...any) Q }](q Q, t *schema.Table, id map[string]any) Q {
 	for _, c := range t.PK {
@@ -207,11 +216,7 @@ func (a *Admin) handleRead(w http.ResponseWriter, r *http.Request, op Operator) 
 	if err != nil {
 		return err
 	}
-	id, err := a.rowID(r, res)
-	if err != nil {
-		return err
-	}
-	row, err := a.readRow(r.Context(), a.db, res, id)
+	row, err := a.pathRow(r, res)
 	if err != nil {
 		return err
 	}

@@ -128,15 +128,11 @@ func (a *Admin) handleRowSub(w http.ResponseWriter, r *http.Request, op Operator
 	if err != nil {
 		return err
 	}
-	id, err := a.rowID(r, res)
+	row, err := a.pathRow(r, res)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
-	row, err := a.readRow(ctx, a.db, res, id)
-	if err != nil {
-		return err
-	}
 	counts := map[string]any{}
 	for _, rel := range res.table.Relations {
 		target := a.resources[rel.Target]
@@ -181,11 +177,7 @@ func (a *Admin) handleRelation(w http.ResponseWriter, r *http.Request, op Operat
 	if err := a.gate(op, OpRead, target.key); err != nil {
 		return err
 	}
-	id, err := a.rowID(r, res)
-	if err != nil {
-		return err
-	}
-	row, err := a.readRow(r.Context(), a.db, res, id)
+	row, err := a.pathRow(r, res)
 	if err != nil {
 		return err
 	}
