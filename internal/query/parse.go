@@ -42,6 +42,7 @@ type Error struct {
 	Message string
 }
 
+// Error implements error.
 func (e *Error) Error() string { return "query: " + e.Message }
 
 func errorf(code, format string, args ...any) *Error {
