@@ -20,7 +20,9 @@
 // bounded send queue: a client whose queue is full is dropped rather than
 // slowing its room, each write has a deadline, and a client silent for
 // Options.PongTimeout (pings go out every PingInterval) is dropped.
-// Hub.Close stops every goroutine and waits for them.
+// Hub.Close stops every goroutine and waits for them. A panic in a room's
+// callbacks is logged and closes that room (its clients get 1011), not the
+// server.
 //
 // # Protocol
 //

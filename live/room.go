@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -68,6 +69,7 @@ type Room struct {
 	sessions map[string]*Client
 	pending  int  // joins reserved but not yet admitted
 	disposed bool // the loop stops after the current operation
+	broken   bool // a callback panicked: the room is closing without running them again
 }
 
 // errRoomGone reports that a room's goroutine has stopped.
@@ -121,9 +123,9 @@ func (r *Room) run() {
 	for !r.disposed {
 		select {
 		case op := <-r.ops:
-			op()
+			r.safely(op)
 		case <-tick:
-			r.typ.def.OnTick(r)
+			r.safely(func() { r.typ.def.OnTick(r) })
 		case <-empty.C:
 			armed = false
 			r.disposed = r.empty()
@@ -267,9 +269,24 @@ func (r *Room) remove(c *Client, ci closeInfo, notice []byte) {
 		}
 	}
 	c.close(ci)
-	if r.typ.def.OnLeave != nil {
+	if r.typ.def.OnLeave != nil && !r.broken {
 		r.typ.def.OnLeave(r, c)
 	}
+}
+
+// safely runs one step of the room's loop. A panic in the game's callbacks
+// closes and disposes this room, without running its callbacks again,
+// instead of taking the whole server down with it.
+func (r *Room) safely(step func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.hub.log.Error("live: room callback panicked; room disposed", "roomId", r.id, "panic", p, "stack", string(debug.Stack()))
+			r.broken = true
+			r.closeAll(closeInfo{code: websocket.CloseInternalServerErr, reason: "internal error"}, nil)
+			r.disposed = true
+		}
+	}()
+	step()
 }
 
 // closeAll removes every client.

@@ -180,3 +180,36 @@ func TestClose(t *testing.T) {
 	}
 	// newEnv's cleanup checks that every goroutine has stopped.
 }
+
+// TestPanickingCallbackDisposesRoom: a bug in one room's game code closes
+// that room's clients (1011) and disposes it; other rooms and the hub live.
+func TestPanickingCallbackDisposesRoom(t *testing.T) {
+	leaves := make(chan string, 4)
+	e := newEnv(t, anonymous(), map[string]RoomType{
+		"buggy": {
+			OnMessage: func(*Room, *Client, json.RawMessage) { panic("nil map in game code") },
+			OnLeave:   func(*Room, *Client) { leaves <- "buggy" },
+		},
+		"fine": {OnLeave: func(*Room, *Client) { leaves <- "fine" }},
+	})
+	a, b, other := e.join(t, "buggy"), e.join(t, "buggy"), e.join(t, "fine")
+	a.send(`"boom"`)
+	for _, c := range []*client{a, b} {
+		if ce := c.closed(); ce.Code != websocket.CloseInternalServerErr {
+			t.Fatalf("close = %v; want 1011", ce)
+		}
+	}
+	if _, err := e.hub.Inspect(context.Background(), a.roomID); !errors.Is(err, admin.ErrRoomNotFound) {
+		t.Fatalf("Inspect(buggy room) = %v; want ErrRoomNotFound", err)
+	}
+	select {
+	case l := <-leaves:
+		t.Fatalf("OnLeave of %s ran; a broken room's callbacks must not run again", l)
+	default:
+	}
+	// The rest of the hub is unaffected, and the room type still works.
+	if _, err := e.hub.Inspect(context.Background(), other.roomID); err != nil {
+		t.Fatalf("Inspect(other room) = %v", err)
+	}
+	e.join(t, "buggy")
+}
