@@ -4,7 +4,9 @@
 //   npm run e2e            (from ui/; needs Go, and /usr/bin/chromium or CHROMIUM)
 //
 // It prints one line per step and a final "N passed, M failed"; it exits
-// non-zero on failure, and stops the server and the browser in every case.
+// non-zero on failure, and stops the server, the bot players and the
+// browser in every case. The bots (examples/gameserver/bot, built once into
+// the temporary directory) give the Live rooms steps an arena with clients.
 // Screenshots go to $E2E_SHOTS or a fresh temporary directory.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -36,6 +38,55 @@ function freePort() {
 let server;
 let serverLog = '';
 let browser;
+let bots;
+let botLog = '';
+const botBin = path.join(tmp, 'bot');
+
+// run runs a command to its end, rejecting with its output when it fails.
+function run(cmd, args) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(cmd, args, { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (out += d));
+    p.on('error', reject);
+    p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(' ')}: exit ${code}\n${out}`))));
+  });
+}
+
+// startBots connects n bot players (player01..n of the seed) to the arena,
+// in their own process group like the server.
+function startBots(base, n) {
+  bots = spawn(botBin, ['-n', String(n), '-addr', base, '-duration', '120s'], { cwd: repo, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  bots.stdout.on('data', (d) => (botLog += d));
+  bots.stderr.on('data', (d) => (botLog += d));
+}
+
+// botsJoined resolves once n bots have logged "joined" (each after its
+// WebSocket is in the arena), and rejects if they exit or time runs out.
+function botsJoined(n, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if ((botLog.match(/ joined/g) ?? []).length < n) return;
+      done();
+      resolve();
+    };
+    const fail = (why) => {
+      done();
+      reject(new Error(`${why}; bot log:\n${botLog}`));
+    };
+    const timer = setTimeout(() => fail(`${n} bots did not join in ${timeoutMs} ms`), timeoutMs);
+    const onExit = () => fail('the bots exited');
+    const done = () => {
+      clearTimeout(timer);
+      bots.stderr.off('data', check);
+      bots.off('exit', onExit);
+    };
+    bots.stderr.on('data', check);
+    bots.once('exit', onExit);
+    check();
+  });
+}
 
 function startServer(port) {
   // Its own process group, so that stopping it also stops the binary that
@@ -65,12 +116,13 @@ async function waitForServer(base, timeoutMs) {
   throw new Error('the server did not answer in time:\n' + serverLog);
 }
 
-async function stopServer() {
-  if (!server || server.exitCode !== null || server.signalCode !== null) return;
-  const exited = new Promise((resolve) => server.once('exit', resolve));
+// stopGroup stops a detached child and everything in its process group.
+async function stopGroup(child) {
+  if (!child || child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
   const kill = (sig) => {
     try {
-      process.kill(-server.pid, sig);
+      process.kill(-child.pid, sig);
     } catch {
       // gone already
     }
@@ -79,6 +131,20 @@ async function stopServer() {
   const timer = setTimeout(() => kill('SIGKILL'), 5000);
   await exited;
   clearTimeout(timer);
+}
+
+// An interrupted run still stops its children.
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.once(sig, () => {
+    for (const c of [bots, server]) {
+      try {
+        if (c?.pid) process.kill(-c.pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    process.exit(130);
+  });
 }
 
 let passed = 0;
@@ -105,10 +171,24 @@ function expect(cond, message) {
   if (!cond) throw new Error(message);
 }
 
-async function run() {
+// onConsoleErrors collects a page's console errors and uncaught exceptions.
+function collectErrors(p, into) {
+  p.on('console', (m) => m.type() === 'error' && into.push(m.text()));
+  p.on('pageerror', (e) => into.push(String(e)));
+}
+
+async function signIn(email, password) {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+async function main() {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   startServer(port);
+  const botBuilt = run('go', ['build', '-o', botBin, './examples/gameserver/bot']);
+  botBuilt.catch(() => {}); // awaited by its step
   await step('demo server starts', () => waitForServer(base, 240_000));
 
   browser = await chromium.launch({
@@ -120,8 +200,7 @@ async function run() {
   page = await context.newPage();
   page.setDefaultTimeout(10_000);
   const consoleErrors = [];
-  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
-  page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  collectErrors(page, consoleErrors);
 
   await step('first visit offers "Create the first admin"', async () => {
     await page.goto(base + '/admin/');
@@ -241,6 +320,24 @@ async function run() {
     await shot('08-user');
   });
 
+  await step('relation tabs label their foreign keys', async () => {
+    const panel = page.getByRole('tabpanel');
+    // Cloud Saves: user_id points back at this user, linked and labelled.
+    await page.getByRole('tab', { name: /Cloud Saves/ }).click();
+    await panel.getByRole('link', { name: 'Player 07', exact: true }).first().waitFor();
+    // User Notes: the author is another user, labelled, not a UUID.
+    await page.getByRole('tab', { name: /User Notes/ }).click();
+    const author = panel.locator('tbody tr').first().locator('a', { hasText: /^Player \d+$/ });
+    await author.first().waitFor();
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-/i;
+    const texts = await panel.locator('tbody a').allInnerTexts();
+    const fkTexts = texts.filter((t) => !/^\d+$/.test(t)); // the row links are the notes' ids
+    expect(fkTexts.length >= 2 && fkTexts.every((t) => !uuid.test(t)), 'relation links show raw ids: ' + texts.join(', '));
+    const href = await author.first().getAttribute('href');
+    expect(/\/admin\/users\/[0-9a-f-]{36}$/.test(href ?? ''), 'the author link goes to ' + href);
+    await shot('08b-user-notes-tab');
+  });
+
   await step('ban the player from its page', async () => {
     await page.getByRole('button', { name: 'Ban', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Ban user' });
@@ -263,6 +360,96 @@ async function run() {
     await shot('11-audit');
   });
 
+  await step('edit a composite-key row (Cloud Saves)', async () => {
+    await page.getByRole('navigation').getByRole('link', { name: 'Cloud Saves' }).click();
+    await page.getByRole('heading', { name: 'Cloud Saves' }).waitFor();
+    const first = page.locator('tbody tr').first();
+    await first.locator('a', { hasText: /^Player \d+$/ }).waitFor(); // user_id labelled
+    await first.getByRole('link', { name: 'main', exact: true }).click();
+    await page.waitForURL(/\/admin\/cloudSaves\/[A-Za-z0-9_-]+$/);
+    const id = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
+    const key = JSON.parse(Buffer.from(id, 'base64url').toString());
+    expect(Array.isArray(key) && key.length === 2 && key[1] === 'main', 'the row id is not [user_id, slot]: ' + JSON.stringify(key));
+    await page.getByRole('heading', { name: /Cloud Saves \/ Player \d+ · main/ }).waitFor();
+    await page.getByRole('link', { name: 'Edit' }).click();
+    const version = page.getByLabel(/^Version/);
+    await version.waitFor();
+    await version.fill('4242');
+    await shot('13-cloud-save-edit');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL((u) => u.pathname.endsWith('/' + id));
+    await page.locator('dd', { hasText: /^4242$/ }).waitFor();
+    await page.locator('dd a', { hasText: /^Player \d+$/ }).waitFor(); // user_id keeps its label after the save
+    await shot('14-cloud-save');
+  });
+
+  await step('bot players join the arena', async () => {
+    await botBuilt;
+    startBots(base, 3);
+    await botsJoined(3, 20_000);
+  });
+
+  const arenaRow = () => page.locator('tbody tr', { has: page.getByRole('cell', { name: 'arena', exact: true }) });
+  await step('Live rooms lists the arena with 3 clients', async () => {
+    await page.getByRole('navigation').getByRole('link', { name: 'Live rooms' }).click();
+    await page.getByRole('heading', { name: 'Live rooms' }).waitFor();
+    await arenaRow().getByRole('cell', { name: '3 / 20' }).waitFor();
+    await shot('15-rooms');
+  });
+
+  const field = (name) => page.locator('.field', { has: page.locator('dt', { hasText: new RegExp('^' + name + '$') }) }).locator('dd');
+  await step('open the arena in the inspector', async () => {
+    await arenaRow().getByRole('link').click();
+    await page.getByRole('heading', { name: /Live rooms \/ arena-/ }).waitFor();
+    await field('Clients').getByText('3 / 20').waitFor();
+    await page.getByRole('table', { name: 'Clients' }).locator('tbody tr').nth(2).waitFor();
+    await page.getByRole('table', { name: 'Clients' }).getByRole('link', { name: /^Player 0[123]$/ }).nth(2).waitFor(); // named, not ids
+    await page.getByRole('region', { name: 'State' }).getByText('"coinGoal": 5').waitFor();
+  });
+
+  await step('set coinGoal to 7 through the state editor', async () => {
+    await page.getByLabel(/^Path/).fill('coinGoal');
+    await page.getByLabel(/^Value/).fill('7');
+    await page.getByRole('button', { name: 'Set value' }).click();
+    await page.getByText('State updated').waitFor();
+    await page.getByRole('region', { name: 'State' }).getByText('"coinGoal": 7').waitFor();
+    await shot('16-room-inspector');
+  });
+
+  await step('lock and unlock the room', async () => {
+    await page.getByRole('button', { name: 'Lock', exact: true }).click();
+    await field('Locked').getByText('yes').waitFor();
+    await page.getByRole('button', { name: 'Unlock', exact: true }).waitFor();
+    await shot('17-room-locked');
+    await page.getByRole('link', { name: 'Live rooms' }).first().click();
+    await arenaRow().getByRole('cell', { name: 'locked' }).waitFor();
+    await arenaRow().getByRole('link').click();
+    await page.getByRole('button', { name: 'Unlock', exact: true }).click();
+    await field('Locked').getByText('no').waitFor();
+    await page.getByRole('button', { name: 'Lock', exact: true }).waitFor();
+  });
+
+  await step('kick a client and see 2 clients', async () => {
+    const rows = page.getByRole('table', { name: 'Clients' }).locator('tbody tr');
+    await rows.first().getByRole('button', { name: 'Kick' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Kick this client?' });
+    await dialog.waitFor();
+    await shot('18-kick-confirm');
+    await dialog.getByRole('button', { name: 'Kick' }).click();
+    await page.getByText('Client kicked').waitFor();
+    await field('Clients').getByText('2 / 20').waitFor();
+    await page.waitForFunction(() => document.querySelectorAll('table[aria-label="Clients"] tbody tr').length === 2);
+  });
+
+  await step('the audit log shows the room actions', async () => {
+    await page.getByRole('navigation').getByRole('link', { name: 'Audit log' }).click();
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+    for (const a of ['room.kick', 'room.lock', 'room.unlock', 'room.state.edit']) {
+      await page.locator('tbody tr', { hasText: a }).first().waitFor();
+    }
+    await shot('19-audit-rooms');
+  });
+
   await step('sign out', async () => {
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -283,16 +470,89 @@ async function run() {
   await step('no errors in the browser console', async () => {
     expect(consoleErrors.length === 0, 'console errors:\n  ' + consoleErrors.join('\n  '));
   });
+
+  // A mod, in a fresh browser context: scoped to users, userNotes, rooms
+  // and guilds, without create.
+  const modErrors = [];
+  await step('a mod signs in and sees only their resources', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    page = await ctx.newPage();
+    page.setDefaultTimeout(10_000);
+    collectErrors(page, modErrors);
+    await page.goto(base + '/admin/');
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await signIn('player01@example.com', 'player-password');
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    const nav = page.getByRole('navigation');
+    await nav.getByRole('link', { name: 'Guilds' }).waitFor();
+    await nav.getByRole('link', { name: 'Live rooms' }).waitFor();
+    const links = (await nav.getByRole('link').allInnerTexts()).map((t) => t.trim());
+    const want = ['Dashboard', 'Live rooms', 'Users', 'User Notes', 'Guilds'];
+    expect(JSON.stringify(links) === JSON.stringify(want), `sidebar: ${JSON.stringify(links)}; want ${JSON.stringify(want)}`);
+    await page.getByRole('banner').getByText('mod', { exact: true }).waitFor();
+    await shot('20-mod-dashboard');
+  });
+
+  await step('a mod has no Create on Users but may ban and revoke', async () => {
+    await page.getByRole('navigation').getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('heading', { name: 'Users' }).waitFor();
+    await page.locator('tbody tr').nth(5).waitFor();
+    expect((await page.getByRole('link', { name: 'Create' }).count()) === 0, 'a mod is offered Create on Users');
+    await page.getByRole('searchbox', { name: 'Search' }).fill('player09@example.com');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
+    await page.locator('tbody tr').first().locator('td').first().getByRole('link').click();
+    await page.locator('dd', { hasText: 'player09@example.com' }).waitFor();
+    await page.getByRole('button', { name: 'Ban', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Revoke sessions' }).waitFor();
+    await page.getByRole('tab', { name: /User Notes/ }).waitFor();
+    const tabs = (await page.getByRole('tab').allInnerTexts()).map((t) => t.replace(/\d+$/, '').trim());
+    expect(!tabs.some((t) => /Cloud Saves|Leaderboard|Analytics/.test(t)), 'a mod sees tabs of resources out of scope: ' + tabs.join(', '));
+    expect((await page.getByRole('alert').count()) === 0, 'the user page shows an error: ' + (await page.getByRole('alert').allInnerTexts()).join(' '));
+    await shot('21-mod-user');
+  });
+
+  await step('a mod visiting /admin/roles sees "not allowed"', async () => {
+    await page.goto(base + '/admin/roles');
+    await page.getByRole('heading', { name: 'Not allowed' }).waitFor();
+    expect((await page.getByText('Loading…').count()) === 0, 'still loading');
+    await page.getByRole('link', { name: 'Back to the dashboard' }).waitFor();
+    await shot('22-mod-roles');
+  });
+
+  await step('no errors in the mod\'s browser console', async () => {
+    expect(modErrors.length === 0, 'console errors:\n  ' + modErrors.join('\n  '));
+    await page.context().close();
+  });
+
+  const userErrors = [];
+  await step('a plain user sees "Operator role required" and can sign out', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    page = await ctx.newPage();
+    page.setDefaultTimeout(10_000);
+    collectErrors(page, userErrors);
+    await page.goto(base + '/admin/guilds');
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await signIn('player02@example.com', 'player-password');
+    await page.getByRole('heading', { name: 'Operator role required' }).waitFor();
+    await shot('23-user-operator-required');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    const status = await page.evaluate(() => fetch('/admin-api/auth/status').then((r) => r.json()));
+    expect(status.authenticated === false, 'still signed in after Sign out');
+    expect(userErrors.length === 0, 'console errors:\n  ' + userErrors.join('\n  '));
+    await page.context().close();
+  });
 }
 
 let exitCode = 0;
 try {
-  await run();
+  await main();
 } catch {
   exitCode = 1;
 } finally {
   await browser?.close().catch(() => {});
-  await stopServer();
+  await Promise.all([stopGroup(bots), stopGroup(server)]);
 }
 if (failed > 0 || passed === 0) exitCode = 1;
 console.log(`screenshots: ${shots}`);

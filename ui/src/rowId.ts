@@ -11,3 +11,11 @@ export function rowId(meta: Pick<ResourceMeta, 'primaryKey'>, row: Row): string 
   for (const b of new TextEncoder().encode(json)) bin += String.fromCharCode(b);
   return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
+
+// rowTitle names a row in headings: its key as in the URL, or for a
+// composite key the values themselves (a foreign key by its label), since
+// the base64url id means nothing to a reader.
+export function rowTitle(meta: Pick<ResourceMeta, 'primaryKey'>, id: string, row: Row | undefined): string {
+  if (meta.primaryKey.length === 1 || !row) return id;
+  return meta.primaryKey.map((k) => row._labels?.[k] || String(row[k] ?? '')).join(' · ');
+}

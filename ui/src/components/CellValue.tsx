@@ -15,15 +15,18 @@ export function compactJSON(v: unknown, max = 80): string {
 }
 
 // CellValue shows one column of a row compactly: links for foreign keys,
-// localized datetimes, one-line JSON. Everything is text, never HTML.
-export function CellValue({ col, row }: { col: Column; row: Row }) {
+// labelled from the row's _labels, localized datetimes, one-line JSON.
+// noLink shows a foreign key's label without its link (the cell is inside
+// another link). Everything is text, never HTML.
+export function CellValue({ col, row, noLink = false }: { col: Column; row: Row; noLink?: boolean }) {
   const catalog = useCatalog();
   const v = row[col.name];
   if (v === null || v === undefined) return <span className="null">—</span>;
   if (col.linkTo) {
     const target = col.linkTo.resource ?? (col.linkTo.resourceFromColumn ? String(row[col.linkTo.resourceFromColumn] ?? '') : '');
     const text = row._labels?.[col.name] || String(v);
-    if (v !== '' && target !== '' && catalog.data?.some((r) => r.name === target)) {
+    if (noLink) return <span title={String(v)}>{text}</span>;
+    if (v !== '' && target !== '' && catalog.data?.some((r) => r.name === target && r.permissions.read)) {
       return (
         <Link to={`/${seg(target)}/${seg(String(v))}`} title={String(v)}>
           {text}

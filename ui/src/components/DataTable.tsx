@@ -12,7 +12,10 @@ export interface SortState {
 }
 
 // DataTable shows rows of a resource. Sorting is the server's: a header
-// click calls onSort. The first column links to the row's show page.
+// click calls onSort. The first column that is not a foreign key links to
+// the row's show page (the first column when all are), so a composite key
+// that starts with one (cloud saves: user_id, slot) keeps the link to its
+// target, labelled, and the row is opened from the next column.
 export function DataTable({ meta, columns, rows, sort, onSort, rowMenu }: {
   meta: ResourceMeta;
   columns: Column[];
@@ -22,13 +25,14 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu }: {
   rowMenu?: (row: Row) => ReactNode;
 }) {
   const defs = useMemo<ColumnDef<Row>[]>(() => {
+    const linkAt = Math.max(0, columns.findIndex((c) => !c.linkTo));
     const cols: ColumnDef<Row>[] = columns.map((col, i) => ({
       id: col.name,
       header: col.label,
       cell: ({ row }) =>
-        i === 0 && meta.permissions.read ? (
+        i === linkAt && meta.permissions.read ? (
           <Link to={`/${seg(meta.name)}/${seg(rowId(meta, row.original))}`} className="row-link">
-            <CellValue col={{ ...col, linkTo: undefined }} row={row.original} />
+            <CellValue col={col} row={row.original} noLink />
           </Link>
         ) : (
           <CellValue col={col} row={row.original} />

@@ -3,20 +3,21 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, errorText, seg, type Column, type ResourceMeta, type Row } from '../api';
 import { useResourceMeta } from '../queries';
-import { rowId } from '../rowId';
+import { rowId, rowTitle } from '../rowId';
 import { ErrorNote, Loading } from '../components/Status';
+import { NotAllowed } from '../components/NotAllowed';
 import { pick } from './columns';
 import { FieldError, initialValue, toValue, type FormValue } from './formValues';
 
 export function ResourceFormPage({ mode }: { mode: 'create' | 'edit' }) {
   const { resource, id } = useParams();
   const meta = useResourceMeta(resource);
-  if (!meta) return <ErrorNote error={`Unknown resource "${resource ?? ''}".`} />;
+  if (!meta) return <NotAllowed resource={resource ?? ''} />;
   if (mode === 'create') {
-    if (!meta.permissions.create) return <ErrorNote error={`You may not create ${meta.label}.`} />;
+    if (!meta.permissions.create) return <NotAllowed resource={meta.name} label={meta.label} operation="create" />;
     return <ResourceForm key={meta.name} meta={meta} />;
   }
-  if (!meta.permissions.update || id === undefined) return <ErrorNote error={`You may not edit ${meta.label}.`} />;
+  if (!meta.permissions.update || id === undefined) return <NotAllowed resource={meta.name} label={meta.label} operation="edit" />;
   return <EditLoader key={meta.name + '/' + id} meta={meta} id={id} />;
 }
 
@@ -81,7 +82,11 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
         : await api.patch<Row>(`/${seg(meta.name)}/${seg(id ?? '')}`, body);
       await qc.invalidateQueries({ queryKey: ['list', meta.name] });
       const savedId = rowId(meta, saved);
-      qc.setQueryData(['row', meta.name, savedId], saved);
+      // The answer has no _labels: keep those of foreign keys left as
+      // they were, and refetch for the rest.
+      const labels = Object.fromEntries(Object.entries(row?._labels ?? {}).filter(([k]) => saved[k] === row?.[k]));
+      qc.setQueryData(['row', meta.name, savedId], { ...saved, _labels: { ...labels, ...saved._labels } });
+      await qc.invalidateQueries({ queryKey: ['row', meta.name, savedId] });
       navigate(`/${seg(meta.name)}/${seg(savedId || id || '')}`);
     } catch (err) {
       setError(errorText(err));
@@ -93,7 +98,7 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
   return (
     <section>
       <div className="page-title">
-        <h1>{creating ? `New ${meta.label}` : `Edit ${meta.label} / ${id ?? ''}`}</h1>
+        <h1>{creating ? `New ${meta.label}` : `Edit ${meta.label} / ${rowTitle(meta, id ?? '', row)}`}</h1>
       </div>
       <form className="record-form stack" onSubmit={submit} noValidate>
         {columns.map((c) => (

@@ -13,6 +13,7 @@ import { RowMenu, type MenuItem } from '../components/RowMenu';
 import { useConfirm } from '../components/ConfirmDialog';
 import { useResourceAction } from '../components/useResourceAction';
 import { ErrorNote, Loading } from '../components/Status';
+import { NotAllowed } from '../components/NotAllowed';
 import { listColumns } from './columns';
 
 const pageSize = 25;
@@ -20,8 +21,8 @@ const pageSize = 25;
 export function ResourceListPage() {
   const { resource } = useParams();
   const meta = useResourceMeta(resource);
-  if (!meta) return <ErrorNote error={`Unknown resource "${resource ?? ''}".`} />;
-  if (!meta.permissions.list) return <ErrorNote error={`You may not list ${meta.label}.`} />;
+  if (!meta) return <NotAllowed resource={resource ?? ''} />;
+  if (!meta.permissions.list) return <NotAllowed resource={meta.name} label={meta.label} operation="list" />;
   return <ResourceList key={meta.name} meta={meta} />;
 }
 
@@ -42,6 +43,9 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     queryKey: ['list', meta.name, apiParams.toString()],
     queryFn: () => api.list('/' + seg(meta.name), apiParams),
     placeholderData: keepPreviousData,
+    // Always refetched on arrival: what other screens did (a room kicked,
+    // a user banned) shows up in the audit log and other lists at once.
+    staleTime: 0,
   });
 
   const update = (fn: (p: URLSearchParams) => void) => {

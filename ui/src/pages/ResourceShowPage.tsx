@@ -9,14 +9,17 @@ import { FieldValue } from '../components/CellValue';
 import { useConfirm } from '../components/ConfirmDialog';
 import { DataTable } from '../components/DataTable';
 import { ErrorNote, Loading } from '../components/Status';
+import { NotAllowed } from '../components/NotAllowed';
 import { ResourceIcon } from '../icons';
+import { rowTitle } from '../rowId';
 import { listColumns, pick } from './columns';
 import { UserModeration, ActiveSessions } from './UserModeration';
 
 export function ResourceShowPage() {
   const { resource, id } = useParams();
   const meta = useResourceMeta(resource);
-  if (!meta || id === undefined) return <ErrorNote error={`Unknown resource "${resource ?? ''}".`} />;
+  if (!meta || id === undefined) return <NotAllowed resource={resource ?? ''} />;
+  if (!meta.permissions.read) return <NotAllowed resource={meta.name} label={meta.label} operation="view" />;
   return <ResourceShow key={meta.name + '/' + id} meta={meta} id={id} />;
 }
 
@@ -43,7 +46,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
     <section>
       <div className="page-title">
         <h1>
-          <ResourceIcon name={meta.icon} size={20} /> <Link to={'/' + seg(meta.name)}>{meta.label}</Link> / <span className="mono">{id}</span>
+          <ResourceIcon name={meta.icon} size={20} /> <Link to={'/' + seg(meta.name)}>{meta.label}</Link> / <span className="mono" title={id}>{rowTitle(meta, id, row.data)}</span>
         </h1>
         <div className="toolbar">
           {meta.permissions.update && (
@@ -87,7 +90,10 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
 // for users the live sessions.
 function RelationTabs({ meta, id }: { meta: ResourceMeta; id: string }) {
   const rooms = useRoomsEnabled();
-  const many = meta.relations.filter((r) => r.kind === 'many');
+  const catalog = useCatalog();
+  // Only relations into resources the operator may list: a mod's catalog
+  // leaves out what is beyond their scopes, and the server refuses those.
+  const many = meta.relations.filter((r) => r.kind === 'many' && catalog.data?.some((t) => t.name === r.target && t.permissions.list));
   const sessions = meta.name === 'users' && rooms;
   const counts = useQuery({
     queryKey: ['counts', meta.name, id],

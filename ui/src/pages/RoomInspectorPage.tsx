@@ -1,8 +1,10 @@
 import { useState, type FormEvent } from 'react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from 'react-router';
+import { Lock } from 'lucide-react';
 import { toast } from 'sonner';
 import { api, errorText, seg, type RoomView } from '../api';
+import { useResourceMeta } from '../queries';
 import { useConfirm } from '../components/ConfirmDialog';
 import { formatDateTime } from '../components/CellValue';
 import { ErrorNote, Loading } from '../components/Status';
@@ -14,6 +16,7 @@ export function RoomInspectorPage() {
   const [dialog, ask] = useConfirm();
   const path = '/rooms/' + seg(roomId);
   const q = useQuery({ queryKey: ['rooms', 'room', roomId], queryFn: () => api.get<RoomView>(path), refetchInterval: 2500 });
+  const names = useUserNames(q.data?.clientList.map((c) => c.userId) ?? []);
 
   const act = async (run: () => Promise<unknown>, done: string) => {
     try {
@@ -45,6 +48,11 @@ export function RoomInspectorPage() {
       <div className="page-title">
         <h1>
           <Link to="/rooms">Live rooms</Link> / <span className="mono">{roomId}</span>
+          {q.data?.locked && (
+            <span className="badge badge-locked">
+              <Lock size={12} aria-hidden="true" /> locked
+            </span>
+          )}
         </h1>
         {q.data && (
           <div className="toolbar">
@@ -73,13 +81,13 @@ export function RoomInspectorPage() {
             <p className="muted">No clients.</p>
           ) : (
             <div className="table-wrap">
-              <table className="data-table">
+              <table className="data-table" aria-label="Clients">
                 <thead><tr><th>Session</th><th>User</th><th>Joined</th><th /></tr></thead>
                 <tbody>
                   {q.data.clientList.map((c) => (
                     <tr key={c.sessionId}>
                       <td className="mono">{c.sessionId}</td>
-                      <td><Link to={'/users/' + seg(c.userId)}>{c.userId}</Link></td>
+                      <td><Link to={'/users/' + seg(c.userId)} title={c.userId}>{names.get(c.userId) ?? c.userId}</Link></td>
                       <td>{formatDateTime(c.joinedAt)}</td>
                       <td><button type="button" className="danger" onClick={() => void kick(c.sessionId)}>Kick</button></td>
                     </tr>
@@ -88,9 +96,9 @@ export function RoomInspectorPage() {
               </table>
             </div>
           )}
-          <h2>State</h2>
+          <h2 id="room-state">State</h2>
           <div className="state-grid">
-            <pre className="json-block state">{JSON.stringify(q.data.state ?? null, null, 2)}</pre>
+            <pre className="json-block state" role="region" aria-labelledby="room-state">{JSON.stringify(q.data.state ?? null, null, 2)}</pre>
             <StateEditor path={path} onDone={() => void qc.invalidateQueries({ queryKey: ['rooms', 'room', roomId] })} />
           </div>
         </>
@@ -98,6 +106,26 @@ export function RoomInspectorPage() {
       {dialog}
     </section>
   );
+}
+
+// useUserNames maps the clients' user ids to display names (or emails)
+// with one list request, when the operator may list users.
+function useUserNames(ids: string[]): Map<string, string> {
+  const users = useResourceMeta('users');
+  const key = [...new Set(ids)].sort();
+  const q = useQuery({
+    queryKey: ['list', 'users', 'names', key.join(',')],
+    queryFn: () => api.list('/users', new URLSearchParams({ id_in: key.join(','), _start: '0', _end: String(key.length) })),
+    enabled: key.length > 0 && users?.permissions.list === true,
+    placeholderData: keepPreviousData,
+    staleTime: 60_000,
+  });
+  const names = new Map<string, string>();
+  for (const r of q.data?.rows ?? []) {
+    const name = [r.display_name, r.email].find((v) => typeof v === 'string' && v !== '');
+    if (typeof r.id === 'string' && typeof name === 'string') names.set(r.id, name);
+  }
+  return names;
 }
 
 // parsePath reads a state path: a JSON array (["players", "abc", "x"]) or

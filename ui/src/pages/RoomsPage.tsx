@@ -6,7 +6,7 @@ import { formatDateTime } from '../components/CellValue';
 import { ErrorNote, Loading } from '../components/Status';
 
 export function RoomsPage() {
-  const q = useQuery({ queryKey: ['rooms'], queryFn: () => api.get<RoomSummary[]>('/rooms'), refetchInterval: 2500 });
+  const q = useQuery({ queryKey: ['rooms'], queryFn: () => api.get<RoomSummary[]>('/rooms'), refetchInterval: 2500, staleTime: 0 });
   return (
     <section>
       <div className="page-title">
@@ -31,7 +31,7 @@ export function RoomsPage() {
                   <td><Link to={'/rooms/' + seg(r.roomId)} className="mono">{r.roomId}</Link></td>
                   <td>{r.name}</td>
                   <td>{r.clients} / {r.maxClients}</td>
-                  <td>{r.locked ? <><Lock size={12} aria-hidden="true" /> locked</> : 'open'}</td>
+                  <td>{r.locked ? <span className="badge badge-locked"><Lock size={12} aria-hidden="true" /> locked</span> : 'open'}</td>
                   <td>{formatDateTime(r.createdAt)}</td>
                 </tr>
               ))}
