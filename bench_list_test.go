@@ -64,7 +64,7 @@ func BenchmarkListHTTP(b *testing.B) {
 			var cursor string
 			{
 				var id int64
-				if err := db.NewSelect().Model((*AnalyticsEvent)(nil)).Column("id").Order("id DESC").Offset(int64(deep - 1)).Limit(1).Scan(context.Background(), &id); err != nil {
+				if err := db.NewSelect().Model((*AnalyticsEvent)(nil)).Column("id").Order("id DESC").Offset(int64(deep-1)).Limit(1).Scan(context.Background(), &id); err != nil {
 					b.Fatal(err)
 				}
 				h := get(b, fmt.Sprintf("/admin-api/analyticsEvents?_limit=1&id_lte=%d", id))
