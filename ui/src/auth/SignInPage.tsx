@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { useMutation } from '@tanstack/react-query';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { api, errorText } from '../api';
 import { queryClient, useAuthStatus } from '../queries';
@@ -37,19 +38,10 @@ function SignInForm({ next }: { next: string }) {
   const enter = useEnter(next);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: FormEvent) => {
+  const login = useMutation({ mutationFn: () => api.post('/auth/login', { email, password }), onSuccess: enter });
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError('');
-    try {
-      await api.post('/auth/login', { email, password });
-      enter();
-    } catch (err) {
-      setError(errorText(err));
-      setBusy(false);
-    }
+    login.mutate();
   };
   return (
     <form onSubmit={submit} className="stack">
@@ -62,8 +54,8 @@ function SignInForm({ next }: { next: string }) {
         Password
         <input type="password" name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
       </label>
-      {error && <p className="form-error" role="alert">{error}</p>}
-      <button type="submit" className="primary" disabled={busy}>Sign in</button>
+      {login.isError && <p className="form-error" role="alert">{errorText(login.error)}</p>}
+      <button type="submit" className="primary" disabled={login.isPending || login.isSuccess}>Sign in</button>
     </form>
   );
 }
@@ -73,19 +65,13 @@ function BootstrapForm({ next }: { next: string }) {
   const [email, setEmail] = useState('');
   const [displayName, setDisplayName] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: FormEvent) => {
+  const bootstrap = useMutation({
+    mutationFn: () => api.post('/auth/bootstrap', { email, password, ...(displayName ? { displayName } : {}) }),
+    onSuccess: enter,
+  });
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setError('');
-    try {
-      await api.post('/auth/bootstrap', { email, password, ...(displayName ? { displayName } : {}) });
-      enter();
-    } catch (err) {
-      setError(errorText(err));
-      setBusy(false);
-    }
+    bootstrap.mutate();
   };
   return (
     <form onSubmit={submit} className="stack">
@@ -103,8 +89,8 @@ function BootstrapForm({ next }: { next: string }) {
         Password <span className="muted">(at least 8 characters)</span>
         <input type="password" name="password" autoComplete="new-password" required minLength={8} value={password} onChange={(e) => setPassword(e.target.value)} />
       </label>
-      {error && <p className="form-error" role="alert">{error}</p>}
-      <button type="submit" className="primary" disabled={busy}>Create admin</button>
+      {bootstrap.isError && <p className="form-error" role="alert">{errorText(bootstrap.error)}</p>}
+      <button type="submit" className="primary" disabled={bootstrap.isPending || bootstrap.isSuccess}>Create admin</button>
     </form>
   );
 }

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { toast } from 'sonner';
 import { api, errorText, seg, type Row, type UserSession } from '../api';
@@ -60,21 +60,18 @@ export function UserModeration({ id, row }: { id: string; row: Row }) {
 function BanDialog({ path, onClose, onDone }: { path: string; onClose: () => void; onDone: (r: ModerationResult) => void }) {
   const [reason, setReason] = useState('');
   const [until, setUntil] = useState('');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setBusy(true);
-    setError('');
-    try {
+  const ban = useMutation({
+    mutationFn: () => {
       const body: { reason?: string; until?: string } = {};
       if (reason.trim()) body.reason = reason.trim();
       if (until) body.until = new Date(until).toISOString();
-      onDone(await api.post<ModerationResult>(path, body));
-    } catch (err) {
-      setError(errorText(err));
-      setBusy(false);
-    }
+      return api.post<ModerationResult>(path, body);
+    },
+    onSuccess: onDone,
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    ban.mutate();
   };
   return (
     <Modal title="Ban user" onClose={onClose}>
@@ -87,10 +84,10 @@ function BanDialog({ path, onClose, onDone }: { path: string; onClose: () => voi
           Until <span className="muted">(optional; empty bans for good)</span>
           <input type="datetime-local" name="until" step="1" value={until} onChange={(e) => setUntil(e.target.value)} />
         </label>
-        {error && <p className="form-error" role="alert">{error}</p>}
+        {ban.isError && <p className="form-error" role="alert">{errorText(ban.error)}</p>}
         <div className="dialog-buttons">
           <button type="button" onClick={onClose}>Cancel</button>
-          <button type="submit" className="danger" disabled={busy}>Ban</button>
+          <button type="submit" className="danger" disabled={ban.isPending || ban.isSuccess}>Ban</button>
         </div>
       </form>
     </Modal>
