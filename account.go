@@ -29,7 +29,12 @@ func (au *Auth) BumpTokenVersion(ctx context.Context, userID string) error {
 	if !u.hasTokenVer {
 		return fmt.Errorf("%w: users table %s has no token_version column", ErrUnsupported, u.name)
 	}
-	return au.update(ctx, userID, au.a.db.NewUpdate().Set("token_version = token_version + 1"))
+	return au.bumpTokenVersion(ctx, au.a.db, userID)
+}
+
+// bumpTokenVersion bumps through db, a transaction when the caller holds one.
+func (au *Auth) bumpTokenVersion(ctx context.Context, db bun.IDB, userID string) error {
+	return au.update(ctx, userID, db.NewUpdate().Set("token_version = token_version + 1"))
 }
 
 // Ban bans userID and ends its sessions in one statement, so no session

@@ -95,6 +95,11 @@ func (a *Admin) handleAction(w http.ResponseWriter, r *http.Request, op Operator
 		if row, err = a.readRow(ctx, a.db, res, id); err != nil {
 			return err
 		}
+		if userID, ok := a.userRowID(res, row); ok {
+			if _, err := a.canWriteUser(ctx, a.db, op, userID); err != nil {
+				return err
+			}
+		}
 		target = encodeRowID(res, row)
 	}
 	result, err := runAction(ctx, act, row, ActionContext{UserID: op.UserID, Role: op.Role, Resource: res.key, Args: args})

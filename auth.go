@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -31,14 +30,14 @@ type credentials struct {
 }
 
 func (c *credentials) check(newPassword bool) error {
-	c.Email = normalizeEmail(c.Email)
+	email, err := checkEmail(c.Email)
+	if err != nil {
+		return err
+	}
+	c.Email = email
 	switch {
-	case c.Email == "":
-		return errorf(http.StatusBadRequest, "missing_field", "email is required")
 	case c.Password == "":
 		return errorf(http.StatusBadRequest, "missing_field", "password is required")
-	case len(c.Email) > maxEmailBytes || !strings.Contains(c.Email, "@"):
-		return errorf(http.StatusBadRequest, "invalid_value", "email is not a valid address")
 	case len(c.DisplayName) > 200:
 		return errorf(http.StatusBadRequest, "invalid_value", "displayName is longer than 200 characters")
 	}

@@ -79,8 +79,11 @@ func (a *Admin) decodeRow(r *http.Request, res *resource, update bool) (map[stri
 		if err != nil {
 			return nil, clientError(err)
 		}
-		if e, ok := cv.(string); ok && k == "email" && res.table.Name == a.users.name {
-			cv = normalizeEmail(e) // sign-in matches emails trimmed and lower-cased
+		if k == "email" && res.key == "users" {
+			e, _ := cv.(string)
+			if cv, err = checkEmail(e); err != nil {
+				return nil, err
+			}
 		}
 		if raw, ok := cv.(json.RawMessage); ok && !fitsModel(col, raw) {
 			return nil, errorf(http.StatusBadRequest, "invalid_value", "column %q: the JSON value does not fit the column's type", k)
@@ -352,6 +355,13 @@ func (a *Admin) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator
 		if before, err = a.readRow(ctx, tx, res, id); err != nil {
 			return err
 		}
+		userID, isUser := a.userRowID(res, before)
+		var target Role
+		if isUser {
+			if target, err = a.canWriteUser(ctx, tx, op, userID); err != nil {
+				return err
+			}
+		}
 		if len(vals) == 0 {
 			after = before
 			return nil
@@ -359,6 +369,13 @@ func (a *Admin) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator
 		q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.table.Name))
 		if _, err := wherePK(q, res.table, id).Exec(ctx); err != nil {
 			return dbError(err)
+		}
+		// A new email on an operator's account ends its sessions: whoever
+		// holds them signed in as the old address.
+		if e, ok := vals["email"]; ok && isUser && target.IsOperator() && e != before["email"] && userID != op.UserID && a.users.hasTokenVer {
+			if err := a.auth.bumpTokenVersion(ctx, tx, userID); err != nil {
+				return err
+			}
 		}
 		after, err = a.readRow(ctx, tx, res, id)
 		return err
@@ -388,6 +405,11 @@ func (a *Admin) handleDelete(w http.ResponseWriter, r *http.Request, op Operator
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if row, err = a.readRow(ctx, tx, res, id); err != nil {
 			return err
+		}
+		if userID, ok := a.userRowID(res, row); ok {
+			if _, err := a.canWriteUser(ctx, tx, op, userID); err != nil {
+				return err
+			}
 		}
 		q := tx.NewDelete().TableExpr("?", bun.Ident(res.table.Name))
 		_, err := wherePK(q, res.table, id).Exec(ctx)

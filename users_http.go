@@ -2,10 +2,15 @@ package admin
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/mail"
 	"time"
 	"unicode/utf8"
+
+	"github.com/uptrace/bun"
 )
 
 // maxReasonLen bounds ban and kick reasons (SEED.md 4.3).
@@ -71,13 +76,24 @@ func (a *Admin) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator
 	return nil
 }
 
-// userRole is the target's current role; 404 when there is no such user.
-func (a *Admin) userRole(ctx context.Context, userID string) (Role, error) {
-	_, op, err := a.sessionState(ctx, userID)
-	if errors.Is(err, ErrNotFound) {
-		return "", errorf(http.StatusNotFound, "not_found", "no such user")
+// userRole is the target's current role, read through db (a transaction
+// when the caller holds one); 404 when there is no such user.
+func (a *Admin) userRole(ctx context.Context, db bun.IDB, userID string) (Role, error) {
+	if _, err := a.users.accountByID(ctx, db, userID); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return "", errorf(http.StatusNotFound, "not_found", "no such user")
+		}
+		return "", err
 	}
-	return op.Role, err
+	var role sql.NullString
+	err := db.NewSelect().Table("game_roles").Column("role").Where("user_id = ?", userID).Scan(ctx, &role)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", err
+	}
+	if r := Role(role.String); role.Valid && r.Valid() {
+		return r, nil
+	}
+	return RoleUser, nil
 }
 
 // canModerate keeps moderation pointing down the hierarchy: nobody bans or
@@ -87,14 +103,53 @@ func (a *Admin) canModerate(ctx context.Context, op Operator, userID string) err
 	if userID == op.UserID {
 		return errorf(http.StatusBadRequest, "self_moderation", "you cannot moderate your own account here")
 	}
-	role, err := a.userRole(ctx, userID)
+	_, err := a.canWriteUser(ctx, a.db, op, userID)
+	return err
+}
+
+// canWriteUser applies the hierarchy to every write on a users row
+// (update, delete, custom actions, moderation): whatever a resource policy
+// allows, only an admin touches an operator's account. Otherwise a mod with
+// the users scope could set an admin's email to their own, request a reset
+// and sign in as the admin. It returns the target's role.
+func (a *Admin) canWriteUser(ctx context.Context, db bun.IDB, op Operator, userID string) (Role, error) {
+	role, err := a.userRole(ctx, db, userID)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if op.Role != RoleAdmin && role.IsOperator() {
-		return errorf(http.StatusForbidden, "forbidden", "only an admin can moderate a %s", role)
+		return "", errorf(http.StatusForbidden, "forbidden", "only an admin can change the account of a %s", role)
 	}
-	return nil
+	return role, nil
+}
+
+// userRowID is the id of a users row as the Auth API takes it.
+func (a *Admin) userRowID(res *resource, row map[string]any) (string, bool) {
+	if res.key != "users" || len(res.table.PK) != 1 {
+		return "", false
+	}
+	return fmt.Sprint(row[res.table.PK[0].Name]), true
+}
+
+// checkEmail normalizes an email and refuses anything but one bare address:
+// sign-in and password reset match on it.
+func checkEmail(s string) (string, error) {
+	e := normalizeEmail(s)
+	if e == "" {
+		return "", errorf(http.StatusBadRequest, "missing_field", "email is required")
+	}
+	if addr, err := mail.ParseAddress(e); len(e) > maxEmailBytes || err != nil || addr.Address != e {
+		return "", errorf(http.StatusBadRequest, "invalid_value", "email %q is not a valid address", truncate(e, 80))
+	}
+	return e, nil
+}
+
+// truncate shortens s to at most n runes for a message.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
 }
 
 // disconnect closes the user's live connections in every room. The ban or
