@@ -265,6 +265,22 @@ CREATE TABLE IF NOT EXISTS game_admin_audit (
 );
 CREATE INDEX IF NOT EXISTS game_admin_audit_created_at_idx ON game_admin_audit (created_at);
 CREATE INDEX IF NOT EXISTS game_admin_audit_operator_id_idx ON game_admin_audit (operator_id)`},
+	// Version 2 is reserved for a change developed alongside this one.
+	{3, "operator totp", `
+CREATE TABLE IF NOT EXISTS game_operator_totp (
+	user_id {text} PRIMARY KEY,
+	secret {text} NOT NULL,
+	enabled BOOLEAN NOT NULL DEFAULT FALSE,
+	last_step BIGINT NOT NULL DEFAULT 0,
+	created_at {ts} NOT NULL DEFAULT {now},
+	confirmed_at {ts}
+);
+CREATE TABLE IF NOT EXISTS game_operator_recovery_codes (
+	user_id {text} NOT NULL,
+	code_hash {text} NOT NULL,
+	used_at {ts},
+	PRIMARY KEY (user_id, code_hash)
+)`},
 }
 
 // ddl fills the dialect-specific placeholders of a migration.
