@@ -344,3 +344,27 @@ func qrDataURL(key *otp.Key) (string, error) {
 	}
 	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes()), nil
 }
+
+// ResetTOTP removes userID's second factor and recovery codes and ends the
+// user's sessions (when the users table has token_version), so the next
+// sign-in takes the password alone. It reports whether there was a factor.
+// It is the way back in when the last admin has lost both phone and
+// recovery codes: call it from the game's own tooling. It writes no audit
+// entry; the panel's POST /users/:id/totp/reset does.
+func (au *Auth) ResetTOTP(ctx context.Context, userID string) (bool, error) {
+	var had bool
+	err := au.a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		if had, err = deleteTOTP(ctx, tx, userID); err != nil {
+			return err
+		}
+		if au.a.users.hasTokenVer {
+			return au.bumpTokenVersion(ctx, tx, userID)
+		}
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("admin: reset totp of %q: %w", userID, err)
+	}
+	return had, nil
+}

@@ -211,8 +211,13 @@ func readCode(r *http.Request, allowPassword bool) (codeBody, error) {
 	return b, nil
 }
 
-// failedCode audits a refused code before answering it.
-func (a *Admin) failedCode(r *http.Request, op Operator, err error, step string) error {
+// spendCode spends the TOTP limiter and checks code against op's second
+// factor (the pending one when confirming); a refused code is audited.
+func (a *Admin) spendCode(r *http.Request, op Operator, code string, pending bool, step string) error {
+	if err := a.limitTOTP(r, op.UserID); err != nil {
+		return err
+	}
+	err := a.checkTOTP(r.Context(), op.UserID, code, pending)
 	if errors.Is(err, errInvalidCode) {
 		a.recordAuth(r, op.UserID, "auth.totp_failed", "", "step", step)
 	}
@@ -227,11 +232,8 @@ func (a *Admin) handleTOTPConfirm(w http.ResponseWriter, r *http.Request, op Ope
 	if err != nil {
 		return err
 	}
-	if err := a.limitTOTP(r, op.UserID); err != nil {
+	if err := a.spendCode(r, op, b.Code, true, "confirm"); err != nil {
 		return err
-	}
-	if err := a.checkTOTP(ctx, op.UserID, b.Code, true); err != nil {
-		return a.failedCode(r, op, err, "confirm")
 	}
 	var codes []string
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -259,16 +261,15 @@ func (a *Admin) handleTOTPDisable(w http.ResponseWriter, r *http.Request, op Ope
 	if err != nil {
 		return err
 	}
-	if err := a.limitTOTP(r, op.UserID); err != nil {
-		return err
-	}
 	if on, err := a.totpEnabled(ctx, op.UserID); err != nil || !on {
 		return errors.Join(err, errTOTPNotOn)
 	}
 	if b.Code != "" {
-		if err := a.checkTOTP(ctx, op.UserID, b.Code, false); err != nil {
-			return a.failedCode(r, op, err, "disable")
+		if err := a.spendCode(r, op, b.Code, false, "disable"); err != nil {
+			return err
 		}
+	} else if err := a.limitTOTP(r, op.UserID); err != nil {
+		return err
 	} else if err := a.checkPassword(ctx, op.UserID, b.Password); err != nil {
 		return err
 	}
@@ -304,11 +305,8 @@ func (a *Admin) handleRecoveryCodes(w http.ResponseWriter, r *http.Request, op O
 	if err != nil {
 		return err
 	}
-	if err := a.limitTOTP(r, op.UserID); err != nil {
+	if err := a.spendCode(r, op, b.Code, false, "recovery-codes"); err != nil {
 		return err
-	}
-	if err := a.checkTOTP(ctx, op.UserID, b.Code, false); err != nil {
-		return a.failedCode(r, op, err, "recovery-codes")
 	}
 	codes, err := newRecoveryCodes(ctx, a.db, op.UserID)
 	if err != nil {
@@ -333,17 +331,7 @@ func (a *Admin) handleTOTPReset(w http.ResponseWriter, r *http.Request, op Opera
 	if _, err := a.userRole(ctx, a.db, userID); err != nil {
 		return err
 	}
-	var had bool
-	err := a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		var err error
-		if had, err = deleteTOTP(ctx, tx, userID); err != nil {
-			return err
-		}
-		if a.users.hasTokenVer {
-			return a.auth.bumpTokenVersion(ctx, tx, userID)
-		}
-		return nil
-	})
+	had, err := a.auth.ResetTOTP(ctx, userID)
 	if err != nil {
 		return err
 	}

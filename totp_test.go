@@ -273,6 +273,17 @@ func TestTOTPAdminReset(t *testing.T) {
 		if rows := e.auditRows("user.totp_reset"); len(rows) != 1 || rows[0].OperatorID != rootID || rows[0].TargetID != modID {
 			t.Fatalf("user.totp_reset rows = %+v; want one by root on the mod", rows)
 		}
+
+		// The Go API, for when no admin can sign in any more.
+		enrol(t, root, clk)
+		if had, err := e.admin.Auth().ResetTOTP(ctx, rootID); err != nil || !had {
+			t.Fatalf("ResetTOTP = %v, %v; want true, nil", had, err)
+		}
+		root.do("GET", "/admin-api/auth/me", nil).want(t, 401)
+		e.login("root@example.com", "correct horse")
+		if had, err := e.admin.Auth().ResetTOTP(ctx, rootID); err != nil || had {
+			t.Fatalf("second ResetTOTP = %v, %v; want false, nil", had, err)
+		}
 	})
 }
 
