@@ -1,10 +1,13 @@
 package admin
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -375,5 +378,47 @@ func TestTOTPDisable(t *testing.T) {
 		root.do("POST", "/admin-api/auth/totp/disable", `[]`).want(t, 400, "invalid_body")
 		root.do("POST", "/admin-api/auth/totp/confirm", map[string]any{"code": "1", "password": "x"}).want(t, 400, "unknown_field")
 		root.do("POST", "/admin-api/auth/totp/enroll", `{"x":1}`).want(t, 400, "unknown_field")
+	})
+}
+
+// TestTOTPConcurrentReplay sends one code in parallel sign-ins: exactly one
+// gets a session.
+func TestTOTPConcurrentReplay(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e, clk := totpEnv(t, db, Options{})
+		root, _ := e.bootstrap()
+		secret, _ := enrol(t, root, clk)
+		clk.add(30 * time.Second)
+		good := code(t, secret, clk.now())
+		const n = 8
+		clients := make([]*client, n)
+		for i := range clients {
+			clients[i] = passwordStep(t, e, "root@example.com", "correct horse")
+		}
+		codes := make(chan int, n)
+		var wg sync.WaitGroup
+		for _, c := range clients {
+			wg.Go(func() {
+				body, _ := json.Marshal(map[string]any{"code": good})
+				req, _ := http.NewRequest("POST", e.srv.URL+"/admin-api/auth/login/totp", bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				res, err := c.hc.Do(req)
+				if err != nil {
+					codes <- 0
+					return
+				}
+				res.Body.Close()
+				codes <- res.StatusCode
+			})
+		}
+		wg.Wait()
+		close(codes)
+		got := map[int]int{}
+		for c := range codes {
+			got[c]++
+		}
+		if got[200] != 1 || got[400] != n-1 {
+			t.Fatalf("statuses = %v; want one 200 and %d 400", got, n-1)
+		}
 	})
 }
