@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -328,12 +329,14 @@ func migrate(ctx context.Context, db *bun.DB) error {
 		if _, err := tx.ExecContext(ctx, schemaTable); err != nil {
 			return err
 		}
-		var current sql.NullInt64
-		if err := tx.QueryRowContext(ctx, "SELECT MAX(version) FROM game_admin_schema").Scan(&current); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		// Every step not recorded runs, not only those above the newest:
+		// versions added on parallel branches may land in either order.
+		var applied []int
+		if err := tx.NewSelect().Table("game_admin_schema").Column("version").Scan(ctx, &applied); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
 		for _, m := range migrations {
-			if int64(m.version) <= current.Int64 {
+			if slices.Contains(applied, m.version) {
 				continue
 			}
 			script, err := ddl(name, m.sql)
