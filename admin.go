@@ -86,6 +86,10 @@ type Options struct {
 	// policy of Everyone then means operators. Default false, as SEED.md
 	// has it: a signed-in plain user may call list and read. Recommended.
 	OperatorsOnly bool
+	// RequireTOTP makes operators enrol a second factor before they can do
+	// anything but enrol (see README, Two-factor sign-in): TOTPAdmins,
+	// TOTPOperators (admins and mods) or TOTPNone. Default "": TOTPNone.
+	RequireTOTP TOTPPolicy
 }
 
 // SessionOptions configure the session cookie, named game_admin_session.
@@ -133,6 +137,7 @@ type Admin struct {
 	moderation *Moderation
 	auth       *Auth
 	audit      *Audit
+	totp       *totpState
 
 	bgMu   sync.Mutex
 	bg     sync.WaitGroup // background work: reset deliveries
@@ -171,6 +176,11 @@ func New(db *bun.DB, opts Options) (*Admin, error) {
 	if err := a.initSecret(&opts); err != nil {
 		return nil, err
 	}
+	totp, err := newTOTPState(a.secret, opts.RequireTOTP)
+	if err != nil {
+		return nil, err
+	}
+	a.totp = totp
 	if opts.UIPath == "" {
 		opts.UIPath = defaultUIPath
 	}
@@ -327,6 +337,7 @@ func (a *Admin) routes() http.Handler {
 	api("POST /auth/logout-everywhere", a.signedIn(a.handleLogoutEverywhere))
 	api("POST /auth/request-reset", a.public(a.handleRequestReset))
 	api("POST /auth/reset", a.public(a.handleReset))
+	a.totpRoutes(api)
 	api("GET /_health", a.public(a.handleHealth))
 	api("GET /_dashboard", a.signedIn(a.handleDashboard))
 	api("GET /{$}", a.signedIn(a.handleCatalog))

@@ -237,6 +237,9 @@ func (a *Admin) handleLogin(w http.ResponseWriter, r *http.Request) error {
 		a.recordAuth(r, acc.ID, "auth.login_failed", c.Email, "reason", "banned")
 		return errorf(http.StatusForbidden, "banned", "this account is banned")
 	}
+	if pending, err := a.startTOTPChallenge(w, r, acc); pending || err != nil {
+		return err // the session comes from POST /auth/login/totp
+	}
 	_, op, err := a.sessionState(ctx, acc.ID)
 	if err != nil {
 		return err

@@ -167,3 +167,44 @@ func ExampleAudit_RecordUpdate() {
 	fmt.Println(e.Resource, e.TargetID, e.Payload["changes"])
 	// Output: configs motd map[value:map[after:Season 2 is live before:Hello]]
 }
+
+// Require every operator to sign in with a second factor: until they enrol,
+// operators reach only their account's enrolment endpoints.
+func ExampleOptions_requireTOTP() {
+	db, done := openExampleDB()
+	defer done()
+	a, err := admin.New(db, admin.Options{
+		Secret:      []byte("an example secret of at least 32 bytes"),
+		Logger:      quiet,
+		RequireTOTP: admin.TOTPOperators,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close()
+	srv := httptest.NewServer(a)
+	defer srv.Close()
+
+	res, err := http.Post(srv.URL+"/admin-api/auth/bootstrap", "application/json",
+		strings.NewReader(`{"email": "root@example.com", "password": "correct horse"}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	res.Body.Close()
+	get := func(path string) string {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		req.AddCookie(res.Cookies()[0])
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		return strings.TrimSpace(string(b))
+	}
+	fmt.Println(get("/admin-api/users"))
+	fmt.Println(get("/admin-api/auth/totp"))
+	// Output:
+	// {"status":403,"code":"totp_enrollment_required","error":"set up two-factor sign-in on your account page first"}
+	// {"enabled":false,"pending":false,"recoveryCodesLeft":0,"required":true}
+}

@@ -61,7 +61,12 @@ func Guard(opts GuardOptions) func(http.Handler) http.Handler {
 			}
 			nav := !opts.APIOnly && strings.Contains(r.Header.Get("Accept"), "text/html")
 			op, err := a.authenticate(r.Context(), r)
+			if err == nil {
+				err = a.totpGate(r, op)
+			}
 			switch {
+			case errors.Is(err, errTOTPRequired) && nav:
+				http.Redirect(w, r, a.opts.UIPath+"/account", http.StatusFound)
 			case errors.Is(err, errUnauthenticated) && nav:
 				target := login + "/"
 				if p := r.URL.RequestURI(); isPlainPath(p) && isPlainPath(r.URL.Path) {

@@ -56,6 +56,11 @@ type RateLimitOptions struct {
 	// alone, so that guesses spread over many IPs still run out for one
 	// account. Default: a burst of 20, refilled at 1 every 30 seconds.
 	LoginFailuresPerEmail Limiter
+	// TOTP is spent by every second-factor code, recovery code and password
+	// check of a signed-in or half-signed-in operator (POST /auth/login/totp,
+	// /auth/totp/*, /auth/password), once keyed by user and once by client
+	// IP. Default: a burst of 10, refilled at 1 every 30 seconds.
+	TOTP Limiter
 }
 
 // The default buckets of RateLimitOptions (SEED.md §8, DESIGN.md §6).
@@ -68,6 +73,8 @@ const (
 	defaultRequestResetPerSec  = 1.0 / 60
 	defaultLoginFailuresBurst  = 20
 	defaultLoginFailuresPerSec = 1.0 / 30
+	defaultTOTPBurst           = 10
+	defaultTOTPPerSec          = 1.0 / 30
 )
 
 // defaultLimiters returns o with every nil slot filled with its default
@@ -84,6 +91,9 @@ func defaultLimiters(o RateLimitOptions) RateLimitOptions {
 	}
 	if o.LoginFailuresPerEmail == nil {
 		o.LoginFailuresPerEmail = NewTokenBucket(defaultLoginFailuresBurst, defaultLoginFailuresPerSec)
+	}
+	if o.TOTP == nil {
+		o.TOTP = NewTokenBucket(defaultTOTPBurst, defaultTOTPPerSec)
 	}
 	return o
 }

@@ -42,6 +42,9 @@ func (a *Admin) signedIn(fn opHandlerFunc) http.Handler {
 		if err != nil {
 			return err
 		}
+		if err := a.totpGate(r, op); err != nil {
+			return err
+		}
 		return fn(w, r.WithContext(withOperator(r.Context(), op)), op)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -265,6 +266,22 @@ CREATE TABLE IF NOT EXISTS game_admin_audit (
 );
 CREATE INDEX IF NOT EXISTS game_admin_audit_created_at_idx ON game_admin_audit (created_at);
 CREATE INDEX IF NOT EXISTS game_admin_audit_operator_id_idx ON game_admin_audit (operator_id)`},
+	// Version 2 is reserved for a change developed alongside this one.
+	{3, "operator totp", `
+CREATE TABLE IF NOT EXISTS game_operator_totp (
+	user_id {text} PRIMARY KEY,
+	secret {text} NOT NULL,
+	enabled BOOLEAN NOT NULL DEFAULT FALSE,
+	last_step BIGINT NOT NULL DEFAULT 0,
+	created_at {ts} NOT NULL DEFAULT {now},
+	confirmed_at {ts}
+);
+CREATE TABLE IF NOT EXISTS game_operator_recovery_codes (
+	user_id {text} NOT NULL,
+	code_hash {text} NOT NULL,
+	used_at {ts},
+	PRIMARY KEY (user_id, code_hash)
+)`},
 }
 
 // ddl fills the dialect-specific placeholders of a migration.
@@ -312,12 +329,14 @@ func migrate(ctx context.Context, db *bun.DB) error {
 		if _, err := tx.ExecContext(ctx, schemaTable); err != nil {
 			return err
 		}
-		var current sql.NullInt64
-		if err := tx.QueryRowContext(ctx, "SELECT MAX(version) FROM game_admin_schema").Scan(&current); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		// Every step not recorded runs, not only those above the newest:
+		// versions added on parallel branches may land in either order.
+		var applied []int
+		if err := tx.NewSelect().Table("game_admin_schema").Column("version").Scan(ctx, &applied); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
 		for _, m := range migrations {
-			if int64(m.version) <= current.Int64 {
+			if slices.Contains(applied, m.version) {
 				continue
 			}
 			script, err := ddl(name, m.sql)

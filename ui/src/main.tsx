@@ -15,6 +15,7 @@ import { ResourceShowPage } from './pages/ResourceShowPage';
 import { ResourceFormPage } from './pages/ResourceFormPage';
 import { RoomsPage } from './pages/RoomsPage';
 import { RoomInspectorPage } from './pages/RoomInspectorPage';
+import { AccountPage } from './pages/AccountPage';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
@@ -25,6 +26,7 @@ createRoot(document.getElementById('root')!).render(
           <Route path="/login" element={<SignInPage />} />
           <Route element={<RequireOperator />}>
             <Route index element={<DashboardPage />} />
+            <Route path="account" element={<AccountPage />} />
             <Route path="rooms" element={<RoomsPage />} />
             <Route path="rooms/:roomId" element={<RoomInspectorPage />} />
             <Route path=":resource" element={<ResourceListPage />} />

@@ -5,6 +5,7 @@ import { api, errorText } from '../api';
 import { queryClient, useAuthStatus } from '../queries';
 import { safeNext } from '../uiPath';
 import { ErrorNote, Loading } from '../components/Status';
+import { TotpStep } from './TotpStep';
 
 // SignInPage is the way in: "Create the first admin" on a fresh install,
 // the sign-in form afterwards. There is no password reset here (SEED.md:
@@ -38,7 +39,12 @@ function SignInForm({ next }: { next: string }) {
   const enter = useEnter(next);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const login = useMutation({ mutationFn: () => api.post('/auth/login', { email, password }), onSuccess: enter });
+  const [secondStep, setSecondStep] = useState(false);
+  const login = useMutation({
+    mutationFn: () => api.post<{ totpRequired?: boolean }>('/auth/login', { email, password }),
+    onSuccess: (d) => (d.totpRequired ? setSecondStep(true) : enter()),
+  });
+  if (secondStep) return <TotpStep onDone={enter} onCancel={() => { setSecondStep(false); setPassword(''); login.reset(); }} />;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     login.mutate();

@@ -1,15 +1,17 @@
-import { NavLink, Outlet, useNavigate } from 'react-router';
-import { LayoutDashboard, LogOut, Radio } from 'lucide-react';
+import { Link, NavLink, Outlet, useNavigate } from 'react-router';
+import { LayoutDashboard, LogOut, Radio, UserCog } from 'lucide-react';
 import { toast } from 'sonner';
 import { ApiError, errorText } from '../api';
 import { useCatalog, useMe, useRoomsEnabled } from '../queries';
 import { ResourceIcon } from '../icons';
 import { signOut } from '../auth/signOut';
 import { OperatorRequired } from '../auth/OperatorRequired';
+import { EnrolGate } from '../auth/EnrolGate';
 import { ErrorNote, Loading } from '../components/Status';
 
 export function Layout() {
   const catalog = useCatalog();
+  if (catalog.error instanceof ApiError && catalog.error.code === 'totp_enrollment_required') return <EnrolGate />;
   if (catalog.error instanceof ApiError && catalog.error.status === 403) return <OperatorRequired />;
   return (
     <div className="shell">
@@ -63,6 +65,9 @@ function Header() {
           </>
         )}
       </div>
+      <Link to="/account" className="button account-link">
+        <UserCog size={14} aria-hidden="true" /> Account
+      </Link>
       <button type="button" onClick={() => out(false)}>
         <LogOut size={14} aria-hidden="true" /> Sign out
       </button>

@@ -1,0 +1,44 @@
+import { useState, type FormEvent } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import { api, errorText } from '../api';
+
+// TotpStep is sign-in's second step for an operator with two-factor
+// sign-in on: a code from the authenticator app, or a recovery code.
+// The challenge from the first step travels in its own cookie.
+export function TotpStep({ onDone, onCancel }: { onDone: () => void; onCancel: () => void }) {
+  const [recovery, setRecovery] = useState(false);
+  const [value, setValue] = useState('');
+  const verify = useMutation({
+    mutationFn: () => api.post('/auth/login/totp', recovery ? { recoveryCode: value.trim() } : { code: value.trim() }),
+    onSuccess: onDone,
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    verify.mutate();
+  };
+  return (
+    <form onSubmit={submit} className="stack">
+      <h2>Two-factor sign-in</h2>
+      {recovery ? (
+        <label>
+          Recovery code
+          <input name="recoveryCode" autoComplete="off" required autoFocus value={value} onChange={(e) => setValue(e.target.value)} />
+        </label>
+      ) : (
+        <label>
+          Code from your authenticator app
+          <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" maxLength={6} required autoFocus
+            value={value} onChange={(e) => setValue(e.target.value)} />
+        </label>
+      )}
+      {verify.isError && <p className="form-error" role="alert">{errorText(verify.error)}</p>}
+      <button type="submit" className="primary" disabled={verify.isPending || verify.isSuccess}>Verify</button>
+      <div className="toolbar">
+        <button type="button" className="link-button" onClick={() => { setRecovery(!recovery); setValue(''); verify.reset(); }}>
+          {recovery ? 'Use a code from the app' : 'Use a recovery code'}
+        </button>
+        <button type="button" className="link-button" onClick={onCancel}>Start over</button>
+      </div>
+    </form>
+  );
+}
