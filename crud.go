@@ -182,6 +182,9 @@ func (a *Admin) listRows(w http.ResponseWriter, r *http.Request, op Operator, re
 	if err != nil {
 		return nil, clientError(err)
 	}
+	for _, name := range res.cfg.Search {
+		l.Search = append(l.Search, res.view.ByName[name])
+	}
 	narrow := func(q *bun.SelectQuery) *bun.SelectQuery {
 		if where != nil {
 			q = where(q)

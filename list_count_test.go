@@ -2,9 +2,12 @@ package admin
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -73,5 +76,54 @@ func TestListCountDefaultExact(t *testing.T) {
 		if got := r.Header.Get("X-Total-Count"); got != want || r.Header.Get("X-Total-Count-Estimated") != "" {
 			t.Errorf("GET: X-Total-Count %q, estimated %q; want %s, exact", got, r.Header.Get("X-Total-Count-Estimated"), want)
 		}
+	})
+}
+
+// TestListSearchColumns: ResourceConfig.Search limits _q to its columns,
+// and the catalog says which columns sort and filter.
+func TestListSearchColumns(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		createTables(t, db, (*testGadget)(nil))
+		rows := slices.Clone(gadgetRows)
+		insert(t, db, &rows)
+		e := newEnv(t, db, Options{Tables: tablesWith(map[string]any{"gadgets": (*testGadget)(nil)}),
+			Resources: map[string]*Resource{"gadgets": DefineResource((*testGadget)(nil), ResourceConfig{Search: []string{"note", "NoSuch"}})}})
+		c, _ := e.bootstrap()
+		got, _ := c.list(t, "/admin-api/gadgets", url.Values{"_q": {"alpha"}})
+		if ids := column(got, "id"); !slices.Equal(ids, []string{"3"}) {
+			t.Errorf("GET ?_q=alpha with Search [note] = ids %v; want [3] (name and secret are not searched)", ids)
+		}
+		if !strings.Contains(e.logs.String(), "NoSuch") {
+			t.Errorf("logs lack the warning about Search naming NoSuch:\n%s", e.logs)
+		}
+
+		var catalog []struct {
+			Name    string `json:"name"`
+			Columns []struct {
+				Name       string `json:"name"`
+				Sortable   bool   `json:"sortable"`
+				Filterable bool   `json:"filterable"`
+			} `json:"columns"`
+		}
+		r := c.do("GET", "/admin-api", nil).want(t, 200)
+		if err := json.Unmarshal(r.raw, &catalog); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string][2]bool{"name": {true, true}, "meta": {false, true}, "seen_at": {true, true}}
+		for _, res := range catalog {
+			if res.Name != "gadgets" {
+				continue
+			}
+			for _, col := range res.Columns {
+				if w, ok := want[col.Name]; ok && (col.Sortable != w[0] || col.Filterable != w[1]) {
+					t.Errorf("catalog column %s: sortable %v, filterable %v; want %v, %v", col.Name, col.Sortable, col.Filterable, w[0], w[1])
+				}
+				delete(want, col.Name)
+			}
+		}
+		if len(want) > 0 {
+			t.Errorf("catalog lacks gadgets columns %v", want)
+		}
+		c.do("GET", "/admin-api/gadgets?_sort=meta", nil).want(t, 400, "invalid_query")
 	})
 }
