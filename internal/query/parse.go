@@ -96,11 +96,11 @@ type List struct {
 	// for the first page.
 	Cursor string
 	// Sort is the requested order; Apply adds the primary key after it.
-	Sort    []SortKey
-	Q       string   // _q: substring searched in Search
+	Sort []SortKey
+	Q    string // _q: substring searched in Search
 	// Search are the columns _q searches; nil: every string column. The
 	// caller sets it (from the resource's config) after Parse.
-	Search []*schema.Column
+	Search  []*schema.Column
 	Filters []Filter // ANDed together
 	// Count is _count: how the caller should count the total. CountAuto
 	// (absent) means the default policy: no count in keyset mode.
