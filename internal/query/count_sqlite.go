@@ -32,7 +32,9 @@ const (
 func sqliteEstimate(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery, filtered bool) (int64, bool, error) {
 	name := bun.Ident(t.Name)
 	var lo, hi sql.NullInt64
-	rowid := db.QueryRowContext(ctx, "SELECT min(rowid), max(rowid) FROM ?", name).Scan(&lo, &hi) == nil
+	// Two subqueries: SQLite answers a lone min() or max() from the b-tree's
+	// ends, but scans the table for both in one SELECT.
+	rowid := db.QueryRowContext(ctx, "SELECT (SELECT min(rowid) FROM ?), (SELECT max(rowid) FROM ?)", name, name).Scan(&lo, &hi) == nil
 	if rowid && !lo.Valid {
 		return 0, true, nil // empty table
 	}
