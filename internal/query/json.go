@@ -54,6 +54,12 @@ func AppendJSON(b []byte, v any) ([]byte, error) {
 			b = v.AppendFormat(b, time.RFC3339Nano)
 			return append(b, '"'), nil
 		}
+	case json.RawMessage:
+		// Already compact and free of what encoding/json escapes (as the
+		// JSON columns SQLite stores are): appended as it is.
+		if plainJSON(v) {
+			return append(b, v...), nil
+		}
 	case map[string]any:
 		return appendObject(b, v, nil)
 	case []any:
@@ -113,4 +119,16 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// plainJSON reports valid JSON that encoding/json would copy unchanged: no
+// whitespace to compact, no HTML characters or U+2028/U+2029 to escape.
+func plainJSON(v []byte) bool {
+	for _, c := range v {
+		switch c {
+		case ' ', '\t', '\n', '\r', '<', '>', '&', 0xE2:
+			return false
+		}
+	}
+	return json.Valid(v)
 }

@@ -15,7 +15,8 @@ func TestAppendRowsJSON(t *testing.T) {
 	rows := []map[string]any{
 		{"id": int64(1), "name": "alice", "score": 12.5, "active": true, "at": at, "meta": map[string]any{"b": []any{1.0, "x"}, "a": nil}},
 		{"id": int64(-9007199254740993), "name": `quote " back \ <b>&</b> é 日本 ` + "\u2028\x01", "score": 1e-9, "big": 1e22, "zero": 0.0, "neg": -3.25, "at": time.Time{}},
-		{"raw": json.RawMessage(`{"z":1,"a":[true]}`), "bytes": []byte("hi"), "int": 7, "u": uint64(math.MaxUint64), "nil": nil, "empty": map[string]any{}, "list": []any{}},
+		{"plain": json.RawMessage(`{"z":1,"a":[true,"x"]}`), "spaced": json.RawMessage(`{"a": [1, 2], "h": "<b>"}`), "sep": json.RawMessage(`"\u2028 â¨"`),
+			"raw": json.RawMessage(`{"z":1,"a":[true]}`), "bytes": []byte("hi"), "int": 7, "u": uint64(math.MaxUint64), "nil": nil, "empty": map[string]any{}, "list": []any{}},
 		{},
 	}
 	got, err := query.AppendRowsJSON(nil, rows)
@@ -29,7 +30,9 @@ func TestAppendRowsJSON(t *testing.T) {
 	if string(got) != string(want) {
 		t.Errorf("AppendRowsJSON =\n%s\nwant\n%s", got, want)
 	}
-	if _, err := query.AppendRowsJSON(nil, []map[string]any{{"nan": math.NaN()}}); err == nil {
-		t.Error("AppendRowsJSON(NaN) succeeded; want the error encoding/json gives")
+	for _, bad := range []any{math.NaN(), json.RawMessage(`{"a":`)} {
+		if _, err := query.AppendRowsJSON(nil, []map[string]any{{"v": bad}}); err == nil {
+			t.Errorf("AppendRowsJSON(%v) succeeded; want the error encoding/json gives", bad)
+		}
 	}
 }
