@@ -90,6 +90,16 @@ type Options struct {
 	// anything but enrol (see README, Two-factor sign-in): TOTPAdmins,
 	// TOTPOperators (admins and mods) or TOTPNone. Default "": TOTPNone.
 	RequireTOTP TOTPPolicy
+	// ExactCountBelow is the estimated result size under which a list
+	// counts its total exactly by default; at or past it the list answers
+	// the statistics' estimate with X-Total-Count-Estimated: true, and no
+	// COUNT(*) runs. _count=exact still counts. Default 100,000; negative:
+	// always count exactly. See README "Large tables".
+	ExactCountBelow int64
+	// ExactCountBudget bounds a count a client asked for with _count=exact:
+	// past it the count is cancelled and the estimate answered (marked
+	// estimated). Default 0: no bound but the request's own.
+	ExactCountBudget time.Duration
 }
 
 // SessionOptions configure the session cookie, named game_admin_session.

@@ -35,7 +35,11 @@ type catalogColumn struct {
 	Primary    bool            `json:"primary"`
 	HasDefault bool            `json:"hasDefault"`
 	ReadOnly   bool            `json:"readOnly"`
-	LinkTo     *LinkTo         `json:"linkTo,omitempty"`
+	// Sortable and Filterable say what _sort and filters accept: json and
+	// bytes columns cannot be sorted, bytes columns only tested for null.
+	Sortable   bool    `json:"sortable"`
+	Filterable bool    `json:"filterable"`
+	LinkTo     *LinkTo `json:"linkTo,omitempty"`
 }
 
 type catalogAction struct {
@@ -104,7 +108,8 @@ func (a *Admin) catalogEntry(res *resource, perms map[Op]bool) catalogEntry {
 		col := catalogColumn{
 			Name: c.Name, Label: cmpOr(cc.Label, c.Label), Type: c.SQLType, DataType: c.DataType,
 			NotNull: c.NotNull, Primary: c.Primary, HasDefault: c.HasDefault, ReadOnly: cc.ReadOnly,
-			LinkTo: links[c.Name],
+			LinkTo:   links[c.Name],
+			Sortable: c.DataType != schema.JSON && c.DataType != schema.Bytes, Filterable: c.DataType != schema.Bytes,
 		}
 		if cc.LinkTo != nil {
 			col.LinkTo = cc.LinkTo

@@ -182,6 +182,9 @@ func (a *Admin) listRows(w http.ResponseWriter, r *http.Request, op Operator, re
 	if err != nil {
 		return nil, clientError(err)
 	}
+	for _, name := range res.cfg.Search {
+		l.Search = append(l.Search, res.view.ByName[name])
+	}
 	narrow := func(q *bun.SelectQuery) *bun.SelectQuery {
 		if where != nil {
 			q = where(q)
@@ -197,14 +200,20 @@ func (a *Admin) listRows(w http.ResponseWriter, r *http.Request, op Operator, re
 		rows, next = l.Page(res.view, rows)
 		w.Header().Set("X-Next-Cursor", next)
 	}
-	filtered := where != nil || len(l.Filters) > 0 || l.Q != ""
-	total, estimated, err := query.Count(ctx, a.db, res.view, l.ApplyFilters(narrow(query.Select(a.db, res.table)), res.view), filtered, query.CountOptions{})
-	if err != nil {
-		return nil, err
-	}
-	w.Header().Set("X-Total-Count", strconv.FormatInt(total, 10))
-	if estimated {
-		w.Header().Set("X-Total-Count-Estimated", "true")
+	// Keyset pages count only when asked: a cursor walk has no use for
+	// the total, and on a large table it costs more than the page.
+	if l.Count != query.CountNone && (l.Limit == 0 || l.Count != query.CountAuto) {
+		filtered := where != nil || len(l.Filters) > 0 || l.Q != ""
+		total, estimated, err := query.Count(ctx, a.db, res.view, l.ApplyFilters(narrow(query.Select(a.db, res.table)), res.view), filtered, query.CountOptions{
+			Mode: l.Count, ExactBelow: a.opts.ExactCountBelow, ExactBudget: a.opts.ExactCountBudget,
+		})
+		if err != nil {
+			return nil, err
+		}
+		w.Header().Set("X-Total-Count", strconv.FormatInt(total, 10))
+		if estimated {
+			w.Header().Set("X-Total-Count-Estimated", "true")
+		}
 	}
 	w.Header().Set("Access-Control-Expose-Headers", "X-Total-Count, X-Total-Count-Estimated, X-Next-Cursor")
 	if err := a.addLabels(ctx, op, res, rows); err != nil {

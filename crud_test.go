@@ -255,14 +255,21 @@ func TestListWindowAndCursor(t *testing.T) {
 			{"_start=0&_end=5000", 1000},
 			{"_end=1000", 1000},
 			{"_start=1050&_end=1200", 50},
-			{"_limit=7", 7},
-			{"_cursor=", 100},
+			{"_limit=7&_count=exact", 7},
+			{"_cursor=&_count=exact", 100},
 		}
 		for _, w := range windows {
 			q, _ := url.ParseQuery(w.query)
 			got, r := c.list(t, "/admin-api/gadgets", q)
 			if len(got) != w.want || r.Header.Get("X-Total-Count") != strconv.Itoa(n) {
 				t.Fatalf("GET ?%s = %d rows, total %q; want %d rows, total %d", w.query, len(got), r.Header.Get("X-Total-Count"), w.want, n)
+			}
+		}
+		// Keyset pages and _count=none send no total unless asked.
+		for _, qs := range []string{"_limit=7", "_cursor=", "_count=none", "_limit=7&_count=none"} {
+			q, _ := url.ParseQuery(qs)
+			if _, r := c.list(t, "/admin-api/gadgets", q); r.Header.Get("X-Total-Count") != "" || r.Header.Get("X-Total-Count-Estimated") != "" {
+				t.Errorf("GET ?%s: X-Total-Count %q, estimated %q; want neither", qs, r.Header.Get("X-Total-Count"), r.Header.Get("X-Total-Count-Estimated"))
 			}
 		}
 

@@ -48,6 +48,10 @@ type ResourceConfig struct {
 	Create CreateConfig
 	// Columns configures single columns, by SQL name.
 	Columns map[string]ColumnConfig
+	// Search names the columns _q searches, by SQL name. Default: every
+	// text column. On PostgreSQL give each a pg_trgm GIN index (README,
+	// "Large tables").
+	Search []string
 	// Relations configures relation tabs, by relation name.
 	Relations map[string]RelationConfig
 	// Actions are custom buttons on the list page.
@@ -347,6 +351,7 @@ func (a *Admin) buildResources(db *bun.DB) error {
 		cfg.List.Columns = a.knownColumns(res, "List.Columns", cfg.List.Columns)
 		cfg.Form.Fields = a.knownColumns(res, "Form.Fields", cfg.Form.Fields)
 		cfg.Show.Fields = a.knownColumns(res, "Show.Fields", cfg.Show.Fields)
+		cfg.Search = a.knownColumns(res, "Search", cfg.Search)
 		if f := cfg.List.DefaultSort.Field; f != "" && (t.ByName[f] == nil || res.hidden[f]) {
 			a.log.Warn("admin: List.DefaultSort names no SQL column; dropped", "key", key, "column", f)
 			cfg.List.DefaultSort = Sort{}
@@ -381,6 +386,9 @@ func mergeConfig(base, over ResourceConfig) ResourceConfig {
 	out.Icon = cmpOr(over.Icon, base.Icon)
 	if over.List.Columns == nil {
 		out.List.Columns = base.List.Columns
+	}
+	if over.Search == nil {
+		out.Search = base.Search
 	}
 	if over.List.DefaultSort.Field == "" {
 		out.List.DefaultSort = base.List.DefaultSort

@@ -145,11 +145,15 @@ func openDB(dsn string) (*bun.DB, error) {
 	switch {
 	case strings.HasPrefix(dsn, "sqlite:"):
 		path := strings.TrimPrefix(dsn, "sqlite:")
-		sqldb, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)")
+		// WAL lets readers run beside the writer, so the pool serves lists
+		// concurrently; write transactions begin IMMEDIATE and wait their
+		// turn under busy_timeout instead of failing with SQLITE_BUSY.
+		sqldb, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate")
 		if err != nil {
 			return nil, err
 		}
-		sqldb.SetMaxOpenConns(1) // SQLite has one writer
+		sqldb.SetMaxOpenConns(8)
+		sqldb.SetMaxIdleConns(8)
 		return bun.NewDB(sqldb, sqlitedialect.New()), nil
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
 		return bun.NewDB(sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn))), pgdialect.New()), nil

@@ -127,11 +127,9 @@ func (l *List) ApplyFilters(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuer
 		pattern := "%" + escapeLike(l.Q) + "%"
 		searched := false
 		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
-			for _, c := range t.Columns {
-				if c.DataType == schema.String {
-					searched = true
-					q = q.WhereOr(likeExpr(pg), bun.Ident(c.Name), pattern)
-				}
+			for _, c := range l.searched(t) {
+				searched = true
+				q = q.WhereOr(likeExpr(pg), bun.Ident(c.Name), pattern)
 			}
 			if !searched {
 				q = q.Where("1 = 0") // no text column can contain it
@@ -140,6 +138,20 @@ func (l *List) ApplyFilters(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuer
 		})
 	}
 	return q
+}
+
+// searched are the columns _q searches: Search, or every string column.
+func (l *List) searched(t *schema.Table) []*schema.Column {
+	if l.Search != nil {
+		return l.Search
+	}
+	var cols []*schema.Column
+	for _, c := range t.Columns {
+		if c.DataType == schema.String {
+			cols = append(cols, c)
+		}
+	}
+	return cols
 }
 
 // likeExpr is a case-insensitive LIKE with backslash as the escape

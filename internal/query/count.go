@@ -16,22 +16,39 @@ import (
 	"github.com/gameadmin/admin/internal/schema"
 )
 
-// CountOptions bound the cost of counting on PostgreSQL (DESIGN.md 7).
-// SQLite always counts exactly.
+// CountMode is how a list counts its total (the _count parameter,
+// DESIGN.md 7).
+type CountMode string
+
+// The count modes. CountAuto is the default: exact when the statistics
+// say the result is small, estimated otherwise.
+const (
+	CountAuto     CountMode = ""
+	CountExact    CountMode = "exact"
+	CountEstimate CountMode = "estimate"
+	CountNone     CountMode = "none"
+)
+
+// CountOptions bound the cost of counting (DESIGN.md 7).
 type CountOptions struct {
-	// EstimateAbove is the row estimate past which an unfiltered count is
-	// answered from the planner's statistics instead of COUNT(*).
-	// Default 100,000; negative: always count.
-	EstimateAbove int64
-	// Budget is the time a COUNT(*) may take before it is cancelled and
-	// the planner's estimate of the filtered rows is returned instead.
-	// Default 500ms.
+	// Mode picks exact, estimated or automatic counting. CountNone is the
+	// caller's business: Count treats it as CountAuto.
+	Mode CountMode
+	// ExactBelow is the estimated row count under which CountAuto counts
+	// exactly; at or past it the estimate is the answer, and no COUNT(*)
+	// runs. Default 100,000; negative: CountAuto always counts exactly.
+	ExactBelow int64
+	// Budget is the time an automatic COUNT(*) may take before it is
+	// cancelled and the estimate returned instead. Default 500ms.
 	Budget time.Duration
+	// ExactBudget bounds a requested exact count (CountExact) the same
+	// way. Default 0: no bound but the request's own context.
+	ExactBudget time.Duration
 }
 
 func (o CountOptions) withDefaults() CountOptions {
-	if o.EstimateAbove == 0 {
-		o.EstimateAbove = 100_000
+	if o.ExactBelow == 0 {
+		o.ExactBelow = 100_000
 	}
 	if o.Budget <= 0 {
 		o.Budget = 500 * time.Millisecond
@@ -41,50 +58,106 @@ func (o CountOptions) withDefaults() CountOptions {
 
 // Count counts the rows q selects. q carries only WHERE clauses (build it
 // with Select and ApplyFilters, never with ORDER BY or LIMIT); filtered
-// says whether it has any. On PostgreSQL an unfiltered count of a table the
-// statistics put past opts.EstimateAbove rows is that estimate, and any
-// count that runs past opts.Budget falls back to the planner's row estimate
-// of q; estimated reports either. db runs the queries (q's own connection
-// is replaced).
+// says whether it has any. The estimate comes first and costs no scan:
+// on PostgreSQL the table statistics (unfiltered) or EXPLAIN (filtered);
+// on SQLite the rowid span or sqlite_stat1 (unfiltered) scaled by the
+// share of matching rows in a small rowid sample (filtered). CountAuto
+// answers that estimate when it reaches opts.ExactBelow, and otherwise
+// counts exactly under opts.Budget; CountEstimate answers the estimate;
+// CountExact counts under opts.ExactBudget. A count cancelled by its
+// budget falls back to the estimate. estimated reports an estimate. db
+// runs the queries (q's own connection is replaced).
 func Count(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery, filtered bool, opts CountOptions) (n int64, estimated bool, err error) {
-	if db.Dialect().Name() != dialect.PG {
-		n, err = q.Conn(db).Count(ctx)
-		if err != nil {
+	opts = opts.withDefaults()
+	budget := opts.Budget
+	var est int64
+	var ok bool
+	if opts.Mode == CountExact {
+		budget = opts.ExactBudget
+	} else {
+		if est, ok, err = estimate(ctx, db, t, q, filtered); err != nil {
+			return 0, false, fmt.Errorf("query: estimate %s: %w", t.Name, err)
+		}
+		if ok && (opts.Mode == CountEstimate || (opts.ExactBelow > 0 && est >= opts.ExactBelow)) {
+			return est, true, nil
+		}
+	}
+	n, err = exactCount(ctx, db, q, budget)
+	if err == nil {
+		return n, false, nil
+	}
+	if !errors.Is(err, errBudget) {
+		return 0, false, fmt.Errorf("query: count %s: %w", t.Name, err)
+	}
+	if opts.Mode == CountExact {
+		if est, ok, err = estimate(ctx, db, t, q, filtered); err != nil {
+			return 0, false, fmt.Errorf("query: estimate %s: %w", t.Name, err)
+		}
+	}
+	if !ok {
+		// No statistics: PostgreSQL always has a plan, so this is SQLite
+		// without rowids, where the only answer is the count itself.
+		if n, err = exactCount(ctx, db, q, 0); err != nil {
 			return 0, false, fmt.Errorf("query: count %s: %w", t.Name, err)
 		}
 		return n, false, nil
 	}
-	opts = opts.withDefaults()
-	if !filtered && opts.EstimateAbove >= 0 {
-		est, err := tableEstimate(ctx, db, t)
-		if err != nil {
-			return 0, false, err
+	return est, true, nil
+}
+
+// errBudget reports a count cancelled by its budget.
+var errBudget = errors.New("count budget exceeded")
+
+// exactCount runs COUNT(*) of q, cancelled after budget (0: no bound).
+func exactCount(ctx context.Context, db bun.IDB, q *bun.SelectQuery, budget time.Duration) (n int64, err error) {
+	if budget <= 0 {
+		return q.Conn(db).Count(ctx)
+	}
+	if db.Dialect().Name() != dialect.PG {
+		cctx, cancel := context.WithTimeout(ctx, budget)
+		defer cancel()
+		n, err = q.Conn(db).Count(cctx)
+		if err != nil && ctx.Err() == nil && cctx.Err() != nil {
+			return 0, errBudget
 		}
-		if est > opts.EstimateAbove {
-			return est, true, nil
-		}
+		return n, err
 	}
 	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		// SET LOCAL ends with the transaction, so the pooled connection
 		// goes back with its usual timeout.
-		ms := max(opts.Budget.Milliseconds(), 1)
+		ms := max(budget.Milliseconds(), 1)
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("SET LOCAL statement_timeout = %d", ms)); err != nil {
 			return err
 		}
 		n, err = q.Conn(tx).Count(ctx)
 		return err
 	})
-	if err == nil {
-		return n, false, nil
+	if err != nil && isQueryCanceled(err) && ctx.Err() == nil {
+		return 0, errBudget
 	}
-	if !isQueryCanceled(err) || ctx.Err() != nil {
-		return 0, false, fmt.Errorf("query: count %s: %w", t.Name, err)
+	return n, err
+}
+
+// estimate is the statistics' idea of how many rows q selects, without a
+// scan; ok is false when there are no statistics to ask.
+func estimate(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery, filtered bool) (n int64, ok bool, err error) {
+	if db.Dialect().Name() != dialect.PG {
+		return sqliteEstimate(ctx, db, t, q, filtered)
 	}
-	n, err = planEstimate(ctx, db, q)
+	if !filtered {
+		est, err := tableEstimate(ctx, db, t)
+		if err != nil {
+			return 0, false, err
+		}
+		if est >= 0 {
+			return est, true, nil
+		}
+	}
+	est, err := planEstimate(ctx, db, q)
 	if err != nil {
-		return 0, false, fmt.Errorf("query: estimate %s: %w", t.Name, err)
+		return 0, false, err
 	}
-	return n, true, nil
+	return est, true, nil
 }
 
 // tableEstimate is the planner's idea of the table's row count: the

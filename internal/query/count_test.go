@@ -80,19 +80,28 @@ func TestCountEstimatePG(t *testing.T) {
 	tb := fillBig(t, db, rows)
 
 	// Past the threshold, an unfiltered count is the statistics' estimate.
-	n, est := count(t, db, tb, "", query.CountOptions{EstimateAbove: 1000})
+	n, est := count(t, db, tb, "", query.CountOptions{ExactBelow: 1000})
 	if !est || n < rows*9/10 || n > rows*11/10 {
-		t.Errorf("Count(unfiltered, EstimateAbove 1000) = %d, estimated %v; want about %d, estimated", n, est, rows)
+		t.Errorf("Count(unfiltered, ExactBelow 1000) = %d, estimated %v; want about %d, estimated", n, est, rows)
 	}
 	// Below it, or filtered, the count is exact.
 	if n, est := count(t, db, tb, "", query.CountOptions{}); n != rows || est {
 		t.Errorf("Count(unfiltered) = %d, estimated %v; want %d, exact", n, est, rows)
 	}
-	if n, est := count(t, db, tb, "", query.CountOptions{EstimateAbove: -1}); n != rows || est {
-		t.Errorf("Count(unfiltered, EstimateAbove -1) = %d, estimated %v; want %d, exact", n, est, rows)
+	if n, est := count(t, db, tb, "", query.CountOptions{ExactBelow: -1}); n != rows || est {
+		t.Errorf("Count(unfiltered, ExactBelow -1) = %d, estimated %v; want %d, exact", n, est, rows)
 	}
-	if n, est := count(t, db, tb, "score_lt=100", query.CountOptions{EstimateAbove: 1000}); n != rows/10 || est {
+	// Filtered, the plan decides: about 2,000 rows is past 1,000 and
+	// estimated, below the default and counted.
+	if n, est := count(t, db, tb, "score_lt=100", query.CountOptions{ExactBelow: 1000}); !est || n < rows/20 || n > rows/5 {
+		t.Errorf("Count(score_lt=100, ExactBelow 1000) = %d, estimated %v; want about %d, estimated", n, est, rows/10)
+	}
+	if n, est := count(t, db, tb, "score_lt=100", query.CountOptions{}); n != rows/10 || est {
 		t.Errorf("Count(score_lt=100) = %d, estimated %v; want %d, exact", n, est, rows/10)
+	}
+	// Asked for, the count is exact whatever the size.
+	if n, est := count(t, db, tb, "score_gt=-1", query.CountOptions{Mode: query.CountExact, ExactBelow: 1000}); n != rows || est {
+		t.Errorf("Count(score_gt=-1, exact) = %d, estimated %v; want %d, exact", n, est, rows)
 	}
 }
 
@@ -106,7 +115,7 @@ func TestCountBudgetPG(t *testing.T) {
 	const want = rows / 10 * 9 // rows with a note
 	estimates := 0
 	for i := 0; i < 3; i++ {
-		n, est := count(t, db, tb, "note_like=note", query.CountOptions{Budget: time.Millisecond})
+		n, est := count(t, db, tb, "note_like=note", query.CountOptions{Mode: query.CountExact, ExactBudget: time.Millisecond})
 		if est {
 			estimates++
 			if n <= 0 || n > rows {
@@ -119,7 +128,7 @@ func TestCountBudgetPG(t *testing.T) {
 	t.Logf("%d of 3 counts hit the 1ms budget and were estimated", estimates)
 	// The pooled connection kept its normal timeout: a slow count without
 	// a budget problem is exact.
-	if n, est := count(t, db, tb, "note_like=note", query.CountOptions{Budget: time.Minute}); n != want || est {
+	if n, est := count(t, db, tb, "note_like=note", query.CountOptions{Mode: query.CountExact, ExactBudget: time.Minute}); n != want || est {
 		t.Errorf("Count(note_like, 1m) = %d, estimated %v; want %d, exact", n, est, want)
 	}
 	var timeout string

@@ -96,9 +96,15 @@ type List struct {
 	// for the first page.
 	Cursor string
 	// Sort is the requested order; Apply adds the primary key after it.
-	Sort    []SortKey
-	Q       string   // _q: substring searched in every string column
+	Sort []SortKey
+	Q    string // _q: substring searched in Search
+	// Search are the columns _q searches; nil: every string column. The
+	// caller sets it (from the resource's config) after Parse.
+	Search  []*schema.Column
 	Filters []Filter // ANDed together
+	// Count is _count: how the caller should count the total. CountAuto
+	// (absent) means the default policy: no count in keyset mode.
+	Count CountMode
 
 	after []any // the decoded Cursor: one value per orderKeys column
 }
@@ -106,7 +112,7 @@ type List struct {
 // reserved are the parameters that are not filters.
 var reserved = map[string]bool{
 	"_start": true, "_end": true, "_sort": true, "_order": true,
-	"_q": true, "_limit": true, "_cursor": true,
+	"_q": true, "_limit": true, "_cursor": true, "_count": true,
 }
 
 // Parse validates the query parameters of a list request against t. def is
@@ -183,6 +189,17 @@ func Parse(t *schema.Table, v url.Values, def *SortKey, ignore ...string) (*List
 
 	if err := l.parseSort(t, v, def); err != nil {
 		return nil, err
+	}
+
+	count, _, err := get("_count")
+	if err != nil {
+		return nil, err
+	}
+	switch m := CountMode(count); m {
+	case CountAuto, CountExact, CountEstimate, CountNone:
+		l.Count = m
+	default:
+		return nil, errorf(CodeInvalidValue, "_count must be exact, estimate or none")
 	}
 
 	q, _, err := get("_q")

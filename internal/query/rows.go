@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"time"
 
@@ -14,20 +15,85 @@ import (
 
 // ScanRows runs q (built with Select, or any select whose model is t's) and
 // returns its rows as maps keyed by SQL column name, leaving out the
-// columns in hidden. Rows are scanned into t's model, not into maps, so the
-// values have the model's types on both dialects (SQLite hands back
-// timestamps as text); RowMap then converts them.
+// columns in hidden. Values are scanned into t's model, not into maps, so
+// they have the model's types on both dialects (SQLite hands back
+// timestamps as text); RowMap then converts them. JSON columns are the
+// exception: their stored text is passed through as a json.RawMessage
+// (a string when it is not valid JSON) instead of being decoded into the
+// model and encoded again, which was most of a list page's cost.
 func ScanRows(ctx context.Context, q *bun.SelectQuery, t *schema.Table, hidden map[string]bool) ([]map[string]any, error) {
-	slice := reflect.New(reflect.SliceOf(reflect.PointerTo(t.Model)))
-	if err := q.Scan(ctx, slice.Interface()); err != nil {
+	rs, err := q.Rows(ctx)
+	if err != nil {
 		return nil, err
 	}
-	s := slice.Elem()
-	rows := make([]map[string]any, s.Len())
-	for i := range rows {
-		rows[i] = RowMap(t, s.Index(i).Interface(), hidden)
+	defer rs.Close()
+	names, err := rs.Columns()
+	if err != nil {
+		return nil, err
+	}
+	cols := make([]*schema.Column, len(names))
+	for i, n := range names {
+		if cols[i] = t.ByName[n]; cols[i] == nil {
+			return nil, fmt.Errorf("query: %s has no column %q", t.Name, n)
+		}
+	}
+	vals := make([]any, len(names))
+	ptrs := make([]any, len(names))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	var rows []map[string]any
+	for rs.Next() {
+		clear(vals)
+		if err := rs.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		model := reflect.New(t.Model).Elem()
+		for i, c := range cols {
+			if c.DataType == schema.JSON {
+				continue
+			}
+			if err := c.Field.ScanValue(model, vals[i]); err != nil {
+				return nil, fmt.Errorf("query: scan %s.%s: %w", t.Name, c.Name, err)
+			}
+		}
+		row := RowMap(t, model.Addr().Interface(), hidden)
+		for i, c := range cols {
+			if c.DataType == schema.JSON && !hidden[c.Name] {
+				row[c.Name] = rawJSON(vals[i])
+			}
+		}
+		rows = append(rows, row)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, err
+	}
+	if rows == nil {
+		rows = []map[string]any{}
 	}
 	return rows, nil
+}
+
+// rawJSON is a JSON column's stored value as the row carries it.
+func rawJSON(v any) any {
+	var b []byte
+	switch v := v.(type) {
+	case nil:
+		return nil
+	case []byte:
+		b = v
+	case string:
+		b = []byte(v)
+	default:
+		return v
+	}
+	if !json.Valid(b) {
+		return string(b)
+	}
+	if string(b) == "null" {
+		return nil
+	}
+	return json.RawMessage(b)
 }
 
 // ScanRow is ScanRows for one row: it returns sql.ErrNoRows when q selects

@@ -20,6 +20,9 @@ export interface Column {
   primary: boolean;
   hasDefault: boolean;
   readOnly: boolean;
+  // What _sort and filters accept (json and bytes columns do not sort).
+  sortable?: boolean;
+  filterable?: boolean;
   linkTo?: LinkTo;
 }
 

@@ -53,7 +53,7 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu }: {
                 const content = flexRender(h.column.columnDef.header, h.getContext());
                 return (
                   <th key={h.id} aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined}>
-                    {onSort && h.column.id !== '_menu' ? (
+                    {onSort && h.column.id !== '_menu' && columns.find((c) => c.name === h.column.id)?.sortable !== false ? (
                       <button type="button" className="sort-button" onClick={() => onSort(h.column.id)}>
                         {content}
                         {sorted === 'asc' && <ArrowUp size={12} aria-hidden="true" />}

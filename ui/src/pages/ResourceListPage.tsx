@@ -146,6 +146,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
             total={list.data.total}
             estimated={list.data.estimated}
             onPage={(n) => update((p) => (n > 0 ? p.set('page', String(n)) : p.delete('page')))}
+            onCountExactly={() => update((p) => p.set('_count', 'exact'))}
           />
         </>
       ) : null}

@@ -1,0 +1,266 @@
+// Command bench measures the panel's list, read, create, guard and login
+// endpoints over loopback against a seeded events table, next to a
+// baseline measured in the same run: the same query through the same
+// *bun.DB without HTTP or auth.
+//
+//	go run ./bench -db sqlite:/tmp/bench.db -rows 1000000
+//	go run ./bench -db postgres://postgres@127.0.0.1:5432/bench?sslmode=disable -rows 10000000
+//
+// It replaces the rows of game_analytics_events (and adds an operator to
+// game_users): point it at a scratch database.
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/driver/pgdriver"
+	_ "modernc.org/sqlite"
+
+	admin "github.com/gameadmin/admin"
+)
+
+func main() {
+	dsn := flag.String("db", "sqlite:bench.db", "database: sqlite:PATH or a postgres:// URL (its game_analytics_events rows are replaced)")
+	rows := flag.Int64("rows", 100_000, "events to seed")
+	duration := flag.Duration("duration", 5*time.Second, "time each scenario and baseline runs")
+	concurrency := flag.Int("concurrency", 8, "concurrent clients")
+	asJSON := flag.Bool("json", false, "print the results as JSON")
+	reuse := flag.Bool("reuse", false, "keep the events when the table already holds -rows of them")
+	only := flag.String("only", "", "run only the scenarios whose name contains this")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the scenarios to this file")
+	createDB := flag.String("create-db", "", "PostgreSQL: create this database through -db, run in it, and drop it afterwards")
+	flag.Parse()
+	log.SetFlags(0)
+	defer func() { os.Exit(exit) }() // last, after the database is dropped
+	if *createDB != "" {
+		drop, err := scratchDB(*dsn, *createDB)
+		if err != nil {
+			log.Fatalf("bench: %v", err)
+		}
+		defer drop()
+		u, _ := url.Parse(*dsn)
+		u.Path = "/" + *createDB
+		*dsn = u.String()
+	}
+	if err := run(*dsn, *rows, *duration, *concurrency, *asJSON, *reuse, *only, *cpuprofile); err != nil {
+		log.Printf("bench: %v", err)
+		exit = 1
+	}
+}
+
+// exit is the status main's deferred cleanups end with.
+var exit int
+
+// scratchDB creates the PostgreSQL database name (dropping a leftover one)
+// through dsn's server, and returns its drop.
+func scratchDB(dsn, name string) (drop func(), err error) {
+	ctx := context.Background()
+	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+	db := bun.NewDB(sqldb, pgdialect.New())
+	if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS ? WITH (FORCE)", bun.Ident(name)); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE ?", bun.Ident(name)); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return func() {
+		if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS ? WITH (FORCE)", bun.Ident(name)); err != nil {
+			log.Printf("bench: drop database %s: %v", name, err)
+		}
+		db.Close()
+	}, nil
+}
+
+// openDB opens the database as the README recommends: for SQLite, WAL, a
+// pool of connections and IMMEDIATE write transactions.
+func openDB(dsn string, conns int) (*bun.DB, error) {
+	switch {
+	case strings.HasPrefix(dsn, "sqlite:"):
+		sqldb, err := sql.Open("sqlite", "file:"+strings.TrimPrefix(dsn, "sqlite:")+
+			"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate")
+		if err != nil {
+			return nil, err
+		}
+		sqldb.SetMaxOpenConns(conns)
+		sqldb.SetMaxIdleConns(conns)
+		return bun.NewDB(sqldb, sqlitedialect.New()), nil
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+		sqldb.SetMaxOpenConns(conns)
+		sqldb.SetMaxIdleConns(conns)
+		return bun.NewDB(sqldb, pgdialect.New()), nil
+	}
+	return nil, fmt.Errorf("-db %q: want sqlite:PATH or a postgres:// URL", dsn)
+}
+
+func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse bool, only, cpuprofile string) error {
+	ctx := context.Background()
+	if rows < 1000 {
+		return fmt.Errorf("-rows must be at least 1000")
+	}
+	db, err := openDB(dsn, concurrency+2)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	a, err := admin.New(db, admin.Options{
+		Secret:    []byte("bench-secret-bench-secret-bench-secret"),
+		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+		RateLimit: admin.RateLimitOptions{Login: admin.NoLimit, LoginFailuresPerEmail: admin.NoLimit},
+	})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	took, err := seed(ctx, db, rows, reuse)
+	if err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	progress(asJSON, "seeded %d events in %s (%s)\n", rows, took.Round(time.Millisecond), db.Dialect().Name())
+	email, password, err := operator(ctx, db, a)
+	if err != nil {
+		return fmt.Errorf("operator: %w", err)
+	}
+
+	mux := http.NewServeMux()
+	a.Mount(mux)
+	one := oneRow(db, rows)
+	mux.Handle("/plain", one)
+	mux.Handle("/guarded", admin.Guard(admin.GuardOptions{Admin: a, APIOnly: true})(one))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	defer srv.Close()
+	c := &client{hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency * 2}}, base: "http://" + ln.Addr().String()}
+	if c.cookie, err = c.login(ctx, email, password); err != nil {
+		return err
+	}
+
+	resetPeakRSS()
+	if cpuprofile != "" {
+		f, err := os.Create(cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	rep, err := scenarios(ctx, db, c, rows, d, concurrency, email, password, only, asJSON)
+	if err != nil {
+		return err
+	}
+	rep.Rows, rep.Database, rep.Concurrency, rep.Duration = rows, db.Dialect().Name().String(), concurrency, d.String()
+	rep.PeakRSSMiB = peakRSSMiB()
+	if asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	rep.print(os.Stdout)
+	return nil
+}
+
+func progress(quiet bool, format string, args ...any) {
+	if !quiet {
+		fmt.Fprintf(os.Stderr, format, args...)
+	}
+}
+
+// operator adds an admin with a fresh email and returns its credentials.
+func operator(ctx context.Context, db *bun.DB, a *admin.Admin) (email, password string, err error) {
+	email = fmt.Sprintf("bench-%d@example.com", time.Now().UnixNano())
+	password = "correct horse battery"
+	hash, err := a.Auth().HashPassword(ctx, password)
+	if err != nil {
+		return "", "", err
+	}
+	u := &admin.User{Email: email, PasswordHash: hash}
+	if _, err := db.NewInsert().Model(u).Exec(ctx); err != nil {
+		return "", "", err
+	}
+	return email, password, a.Moderation().SetRole(ctx, u.ID, admin.RoleAdmin)
+}
+
+// oneRow answers one event, chosen by the i query parameter, as JSON: the
+// route the guard benchmark wraps.
+func oneRow(db *bun.DB, rows int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ev admin.AnalyticsEvent
+		id := int64(1)
+		fmt.Sscan(r.URL.Query().Get("i"), &id)
+		if err := db.NewSelect().Model(&ev).Where("id = ?", id%rows+1).Scan(r.Context()); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(ev)
+	})
+}
+
+// login signs in and returns the session cookie.
+func (c *client) login(ctx context.Context, email, password string) (string, error) {
+	req, _ := http.NewRequestWithContext(ctx, "POST", c.base+"/admin-api/auth/login",
+		stringsReader(fmt.Sprintf(`{"email":%q,"password":%q}`, email, password)))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := c.hc.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer res.Body.Close()
+	io.Copy(io.Discard, res.Body)
+	if res.StatusCode != 200 {
+		return "", fmt.Errorf("login: %s", res.Status)
+	}
+	for _, ck := range res.Cookies() {
+		if ck.Name == "game_admin_session" {
+			return ck.Name + "=" + ck.Value, nil
+		}
+	}
+	return "", fmt.Errorf("login: no session cookie")
+}
+
+func stringsReader(s string) io.Reader { return strings.NewReader(s) }
+
+// resetPeakRSS starts the peak RSS afresh (Linux), so seeding is not
+// counted.
+func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// peakRSSMiB is the process's peak resident set (Linux VmHWM), or 0.
+func peakRSSMiB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb float64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), &kb)
+			return kb / 1024
+		}
+	}
+	return 0
+}

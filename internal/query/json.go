@@ -1,0 +1,134 @@
+package query
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// AppendRowsJSON appends rows as a JSON array, exactly as encoding/json
+// writes them (keys sorted, HTML characters escaped), without its
+// reflection: the values RowMap produces take a direct path, and anything
+// else goes through json.Marshal. A list page spends most of its encoding
+// time on time.Time and nested maps, which encoding/json re-validates.
+func AppendRowsJSON(b []byte, rows []map[string]any) ([]byte, error) {
+	b = append(b, '[')
+	var err error
+	keys := make([]string, 0, 16)
+	for i, row := range rows {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, err = appendObject(b, row, keys[:0]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+// AppendJSON appends v as encoding/json would; see AppendRowsJSON.
+func AppendJSON(b []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case string:
+		return appendString(b, v), nil
+	case bool:
+		return strconv.AppendBool(b, v), nil
+	case int64:
+		return strconv.AppendInt(b, v, 10), nil
+	case int:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case float64:
+		// encoding/json's own format for the common range; the rest
+		// (exponents, NaN errors) is left to it.
+		if a := math.Abs(v); a == 0 || (a >= 1e-6 && a < 1e21) {
+			return strconv.AppendFloat(b, v, 'f', -1, 64), nil
+		}
+	case time.Time:
+		if y := v.Year(); y >= 0 && y <= 9999 {
+			b = append(b, '"')
+			b = v.AppendFormat(b, time.RFC3339Nano)
+			return append(b, '"'), nil
+		}
+	case json.RawMessage:
+		// Already compact and free of what encoding/json escapes (as the
+		// JSON columns SQLite stores are): appended as it is.
+		if plainJSON(v) {
+			return append(b, v...), nil
+		}
+	case map[string]any:
+		return appendObject(b, v, nil)
+	case []any:
+		b = append(b, '[')
+		var err error
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = AppendJSON(b, e); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, out...), nil
+}
+
+func appendObject(b []byte, m map[string]any, keys []string) ([]byte, error) {
+	if m == nil {
+		return append(b, "null"...), nil
+	}
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	var err error
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		if b, err = AppendJSON(b, m[k]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendString writes s quoted; strings that need escaping (control and
+// HTML characters, non-ASCII that encoding/json treats specially) are
+// left to encoding/json.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
+			out, _ := json.Marshal(s)
+			return append(b, out...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// plainJSON reports valid JSON that encoding/json would copy unchanged: no
+// whitespace to compact, no HTML characters or U+2028/U+2029 to escape.
+func plainJSON(v []byte) bool {
+	for _, c := range v {
+		switch c {
+		case ' ', '\t', '\n', '\r', '<', '>', '&', 0xE2:
+			return false
+		}
+	}
+	return json.Valid(v)
+}

@@ -1,0 +1,38 @@
+package query_test
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/gameadmin/admin/internal/query"
+)
+
+// TestAppendRowsJSON: the fast encoder writes what encoding/json writes.
+func TestAppendRowsJSON(t *testing.T) {
+	at := time.Date(2026, 3, 4, 5, 6, 7, 890_000_000, time.FixedZone("x", 3600))
+	rows := []map[string]any{
+		{"id": int64(1), "name": "alice", "score": 12.5, "active": true, "at": at, "meta": map[string]any{"b": []any{1.0, "x"}, "a": nil}},
+		{"id": int64(-9007199254740993), "name": `quote " back \ <b>&</b> é 日本 ` + "\u2028\x01", "score": 1e-9, "big": 1e22, "zero": 0.0, "neg": -3.25, "at": time.Time{}},
+		{"plain": json.RawMessage(`{"z":1,"a":[true,"x"]}`), "spaced": json.RawMessage(`{"a": [1, 2], "h": "<b>"}`), "sep": json.RawMessage(`"\u2028 â¨"`),
+			"raw": json.RawMessage(`{"z":1,"a":[true]}`), "bytes": []byte("hi"), "int": 7, "u": uint64(math.MaxUint64), "nil": nil, "empty": map[string]any{}, "list": []any{}},
+		{},
+	}
+	got, err := query.AppendRowsJSON(nil, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.Marshal(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("AppendRowsJSON =\n%s\nwant\n%s", got, want)
+	}
+	for _, bad := range []any{math.NaN(), json.RawMessage(`{"a":`)} {
+		if _, err := query.AppendRowsJSON(nil, []map[string]any{{"v": bad}}); err == nil {
+			t.Errorf("AppendRowsJSON(%v) succeeded; want the error encoding/json gives", bad)
+		}
+	}
+}
