@@ -9,62 +9,79 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// Auth is the Go API over accounts: revoking sessions, bans and passwords.
-// It works on the users table of Options.Tables.
-type Auth struct{ a *Admin }
-
-// Errors of the Auth API.
-var (
-	// ErrInvalidCredentials reports an unknown email or a wrong password;
-	// the two are deliberately indistinguishable.
-	ErrInvalidCredentials = errors.New("admin: invalid credentials")
-	// ErrBanned reports a sign-in by a user whose ban is in force.
-	ErrBanned = errors.New("admin: banned")
-)
-
 // BumpTokenVersion ends every session issued to userID before the call: the
 // next request carrying one of them fails verification.
 func (au *Auth) BumpTokenVersion(ctx context.Context, userID string) error {
-	u := au.a.users
+	u := au.users
 	if !u.hasTokenVer {
 		return fmt.Errorf("%w: users table %s has no token_version column", ErrUnsupported, u.name)
 	}
-	return au.bumpTokenVersion(ctx, au.a.db, userID)
+	return au.bumpTokenVersion(ctx, au.db, userID)
 }
 
 // bumpTokenVersion bumps through db, a transaction when the caller holds one.
 func (au *Auth) bumpTokenVersion(ctx context.Context, db bun.IDB, userID string) error {
-	return au.update(ctx, userID, db.NewUpdate().Set("token_version = token_version + 1"))
+	return au.update(ctx, userID, db.NewUpdate().Set("? = ? + 1", au.users.col(au.users.cols.TokenVersion), au.users.col(au.users.cols.TokenVersion)))
 }
 
 // Ban bans userID and ends its sessions in one statement, so no session
-// outlives the ban. BannedAt defaults to now. It does not close live
-// WebSocket connections; the panel's Ban button does that through Rooms.
+// outlives the ban. BannedAt defaults to now. A "user.ban" audit entry by
+// BannedBy (else the operator on ctx, else none: the game) is written in
+// the same transaction. It does not close live WebSocket connections; the
+// panel's Ban button does that through Rooms.
 func (au *Auth) Ban(ctx context.Context, userID string, ban BanInfo) error {
-	u := au.a.users
+	if ban.BannedBy == "" {
+		op, _ := OperatorFrom(ctx)
+		ban.BannedBy = op.UserID
+	}
+	return au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := au.ban(ctx, tx, userID, &ban); err != nil {
+			return err
+		}
+		return au.audit.record(ctx, tx, AuditEntry{OperatorID: ban.BannedBy, Action: "user.ban", Resource: "users", TargetID: userID,
+			Payload: map[string]any{"reason": ban.Reason, "until": ban.Until}})
+	})
+}
+
+// ban sets the ban and bumps the token version through db.
+func (au *Auth) ban(ctx context.Context, db bun.IDB, userID string, ban *BanInfo) error {
+	u := au.users
 	if !u.hasBan || !u.hasTokenVer {
 		return fmt.Errorf("%w: users table %s needs ban and token_version columns", ErrUnsupported, u.name)
 	}
 	if ban.BannedAt.IsZero() {
 		ban.BannedAt = time.Now().UTC()
 	}
-	return au.update(ctx, userID, au.a.db.NewUpdate().Set("ban = ?", &ban).Set("token_version = token_version + 1"))
+	return au.update(ctx, userID, db.NewUpdate().Set("? = ?", u.col(u.cols.Ban), ban).Set("? = ? + 1", u.col(u.cols.TokenVersion), u.col(u.cols.TokenVersion)))
 }
 
-// Unban lifts userID's ban. Sessions ended by the ban stay ended.
+// Unban lifts userID's ban. Sessions ended by the ban stay ended. A
+// "user.unban" audit entry by the operator on ctx (else none: the game) is
+// written in the same transaction.
 func (au *Auth) Unban(ctx context.Context, userID string) error {
-	u := au.a.users
+	op, _ := OperatorFrom(ctx)
+	return au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := au.unban(ctx, tx, userID); err != nil {
+			return err
+		}
+		return au.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "user.unban", Resource: "users", TargetID: userID})
+	})
+}
+
+// unban clears the ban through db.
+func (au *Auth) unban(ctx context.Context, db bun.IDB, userID string) error {
+	u := au.users
 	if !u.hasBan {
 		return fmt.Errorf("%w: users table %s has no ban column", ErrUnsupported, u.name)
 	}
-	return au.update(ctx, userID, au.a.db.NewUpdate().Set("ban = NULL"))
+	return au.update(ctx, userID, db.NewUpdate().Set("? = NULL", u.col(u.cols.Ban)))
 }
 
 // Banned returns userID's ban when one is in force, or nil. A ban whose
 // Until has passed is not in force. Game handlers call it to refuse banned
 // players.
 func (au *Auth) Banned(ctx context.Context, userID string) (*BanInfo, error) {
-	acc, err := au.a.users.accountByID(ctx, au.a.db, userID)
+	acc, err := au.users.accountByID(ctx, au.db, userID)
 	if err != nil {
 		return nil, fmt.Errorf("admin: user %q: %w", userID, err)
 	}
@@ -81,7 +98,7 @@ func (au *Auth) SetPasswordHash(ctx context.Context, userID, hash string) error 
 	if hash == "" {
 		return errors.New("admin: SetPasswordHash: empty hash")
 	}
-	return au.a.users.setPasswordHash(ctx, au.a.db, userID, hash)
+	return au.users.setPasswordHash(ctx, au.db, userID, hash)
 }
 
 // HashPassword hashes a password with Options.PasswordHasher, under the
@@ -90,39 +107,12 @@ func (au *Auth) HashPassword(ctx context.Context, password string) (string, erro
 	if err := checkNewPassword(password); err != nil {
 		return "", fmt.Errorf("admin: %s", err.(*apiError).Message)
 	}
-	return au.a.hash(ctx, password)
-}
-
-// Authenticate checks an email and password the way panel sign-in does (same
-// hashing, same timing for unknown emails) and returns the user's id. It
-// returns ErrInvalidCredentials or ErrBanned. Games use it for their own
-// player sign-in, so players and operators share one users table.
-func (au *Auth) Authenticate(ctx context.Context, email, password string) (string, error) {
-	a := au.a
-	acc, err := a.users.accountByEmail(ctx, a.db, email)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return "", err
-	}
-	hash := ""
-	if acc != nil {
-		hash = acc.PasswordHash
-	}
-	ok, err := a.verify(ctx, password, hash)
-	if err != nil {
-		return "", err
-	}
-	if !ok {
-		return "", ErrInvalidCredentials
-	}
-	if acc.Ban.Active(time.Now()) {
-		return "", ErrBanned
-	}
-	return acc.ID, nil
+	return au.hash(ctx, password)
 }
 
 // update runs q against the users row of userID; ErrNotFound when no row.
 func (au *Auth) update(ctx context.Context, userID string, q *bun.UpdateQuery) error {
-	res, err := q.TableExpr("?", au.a.users.ident()).Where("id = ?", userID).Exec(ctx)
+	res, err := q.TableExpr("?", au.users.ident()).Where("? = ?", au.users.col(au.users.cols.ID), userID).Exec(ctx)
 	if err != nil {
 		return err
 	}
@@ -135,7 +125,7 @@ func (au *Auth) update(ctx context.Context, userID string, q *bun.UpdateQuery) e
 }
 
 func (u *userTable) setPasswordHash(ctx context.Context, db bun.IDB, userID, hash string) error {
-	res, err := db.NewUpdate().TableExpr("?", u.ident()).Set("password_hash = ?", hash).Where("id = ?", userID).Exec(ctx)
+	res, err := db.NewUpdate().TableExpr("?", u.ident()).Set("? = ?", u.col(u.cols.PasswordHash), hash).Where("? = ?", u.col(u.cols.ID), userID).Exec(ctx)
 	if err != nil {
 		return err
 	}

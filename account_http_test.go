@@ -1,8 +1,11 @@
 package admin
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/gameadmin/admin/internal/testdb"
 	"github.com/uptrace/bun"
@@ -62,6 +65,79 @@ func TestPasswordChange(t *testing.T) {
 		e.login("root@example.com", "battery staple")
 		if n := len(e.auditRows("auth.password_changed")); n != 1 {
 			t.Fatalf("auth.password_changed rows = %d; want 1", n)
+		}
+	})
+}
+
+// TestAccountAuditInSameTx: a change of one's own account (password,
+// second factor, recovery codes), a password reset and an admin's TOTP
+// reset write their audit entry in the change's transaction, so a failed
+// entry answers 500 and leaves the account as it was.
+func TestAccountAuditInSameTx(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e, clk := totpEnv(t, db, Options{})
+		ctx := context.Background()
+		root, rootID := e.bootstrap()
+		auditAway := func(away bool) {
+			t.Helper()
+			from, to := "game_admin_audit", "audit_away"
+			if !away {
+				from, to = to, from
+			}
+			if _, err := db.ExecContext(ctx, "ALTER TABLE "+from+" RENAME TO "+to); err != nil {
+				t.Fatal(err)
+			}
+		}
+		const cause = "game_admin_audit"
+		resetToken := func(id string) string {
+			acc := must(e.admin.users.accountByID(ctx, db, id))
+			return must(e.admin.signToken(claims{UserID: id, TV: acc.TokenVersion, Kind: kindReset, PW: e.admin.passwordFingerprint(acc.PasswordHash)}, time.Minute))
+		}
+		uid := e.user("p@example.com", "old password")
+
+		pending := root.do("POST", "/admin-api/auth/totp/enroll", nil).want(t, 200)
+		auditAway(true)
+		want5xx(t, e, root.do("POST", "/admin-api/auth/totp/confirm", map[string]any{"code": code(t, pending.body["secret"].(string), clk.now())}), 500, "internal", cause)
+		want5xx(t, e, root.do("POST", "/admin-api/auth/password", map[string]any{"current": "correct horse", "new": "battery staple"}), 500, "internal", cause)
+		want5xx(t, e, e.client().do("POST", "/admin-api/auth/reset", map[string]any{"token": resetToken(uid), "password": "new password"}), 500, "internal", cause)
+		auditAway(false)
+		if r := root.do("GET", "/admin-api/auth/totp", nil).want(t, 200); r.body["enabled"] != false || r.body["recoveryCodesLeft"] != float64(0) {
+			t.Fatalf("GET /auth/totp after a failed confirm = %s; want off, no recovery codes", r.raw)
+		}
+		root.do("GET", "/admin-api/auth/me", nil).want(t, 200) // token version not bumped
+		e.login("root@example.com", "correct horse")           // password unchanged
+		e.login("p@example.com", "old password")               // reset not applied
+
+		clk.add(30 * time.Second)
+		secret, codes := enrol(t, root, clk)
+		var before []recoveryCode
+		if err := db.NewSelect().Model(&before).Where("user_id = ?", rootID).Order("code_hash").Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		auditAway(true)
+		want5xx(t, e, root.do("POST", "/admin-api/auth/totp/disable", map[string]any{"password": "correct horse"}), 500, "internal", cause)
+		want5xx(t, e, root.do("POST", "/admin-api/users/"+rootID+"/totp/reset", nil), 500, "internal", cause)
+		clk.add(30 * time.Second)
+		want5xx(t, e, root.do("POST", "/admin-api/auth/totp/recovery-codes", map[string]any{"code": code(t, secret, clk.now())}), 500, "internal", cause)
+		auditAway(false)
+		var after []recoveryCode
+		if err := db.NewSelect().Model(&after).Where("user_id = ?", rootID).Order("code_hash").Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if len(after) != len(codes) || fmt.Sprint(after) != fmt.Sprint(before) {
+			t.Fatalf("recovery codes changed by failed requests: %v; want %v", after, before)
+		}
+		if r := root.do("GET", "/admin-api/auth/totp", nil).want(t, 200); r.body["enabled"] != true {
+			t.Fatalf("GET /auth/totp after failed disable and reset = %s; want on", r.raw)
+		}
+		for _, action := range []string{"auth.totp_enabled", "auth.totp_disabled", "auth.recovery_codes_regenerated", "auth.password_changed", "auth.password_reset_completed", "user.totp_reset"} {
+			want := 0
+			if action == "auth.totp_enabled" {
+				want = 1 // the enrolment after the table came back
+			}
+			if n := len(e.auditRows(action)); n != want {
+				t.Fatalf("%s rows = %d; want %d", action, n, want)
+			}
 		}
 	})
 }

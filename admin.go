@@ -18,8 +18,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
-	"net/netip"
 	"os"
 	"strings"
 	"sync"
@@ -29,117 +29,21 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// Options configure New. The zero value of every field is a working default,
-// stated in the field's comment.
-type Options struct {
-	// Secret is the HS256 key that signs session and reset tokens, at least
-	// 32 bytes. Default: env ADMIN_JWT_SECRET, else JWT_SECRET. When none is
-	// set, New fails in production and otherwise uses a random per-process
-	// key (sessions end at restart) and logs one warning.
-	Secret []byte
-	// Production turns on production behaviour: secure cookies and a
-	// mandatory Secret. Default: env APP_ENV == "production".
-	Production bool
-	// UIPath is where the panel UI is served. Default "/admin".
-	UIPath string
-	// Tables maps each resource key to its Bun model, a typed nil pointer.
-	// It decides which tables exist in the panel; "users" names the table
-	// operators sign in from, which needs id, email and password_hash
-	// columns (token_version, ban and display_name are optional).
-	// Default: BuiltinTables().
-	Tables map[string]any
-	// Resources configures how tables look and behave, by key. An entry
-	// without a Tables entry is never listed.
-	Resources map[string]*Resource
-	// Relations declares relations of tables, by key, on top of those read
-	// from Bun rel: tags.
-	Relations map[string][]Relation
-	// Widgets are extra dashboard widgets, shown after the built-in ones.
-	Widgets []Widget
-	// Session configures the session cookie.
-	Session SessionOptions
-	// RateLimit configures the auth endpoints' limiters.
-	RateLimit RateLimitOptions
-	// TrustedProxies lists the peers whose X-Forwarded-For and X-Real-IP
-	// headers are believed. Default: DefaultTrustedProxies (loopback and
-	// private ranges).
-	TrustedProxies []netip.Prefix
-	// OnResetRequest delivers a password-reset link, typically by email. It
-	// runs in the background after the request has been answered, so its
-	// timing does not reveal whether the email exists. Default: log the
-	// link with Logger (local development only).
-	OnResetRequest func(ctx context.Context, req ResetRequest) error
-	// PasswordHasher hashes and verifies passwords. Default: DefaultArgon2id,
-	// which also verifies bcrypt hashes.
-	PasswordHasher PasswordHasher
-	// HashConcurrency bounds how many password hashes run at once, so a
-	// login flood cannot use up CPU or memory. Default: GOMAXPROCS.
-	HashConcurrency int
-	// Rooms connects the panel to the game's live rooms. Default nil: the
-	// room endpoints answer 501.
-	Rooms Rooms
-	// Logger receives the panel's logs. Default slog.Default().
-	Logger *slog.Logger
-	// MaxBodyBytes bounds every request body. Default 1 MiB.
-	MaxBodyBytes int64
-	// OperatorsOnly makes every resource endpoint require admin or mod; a
-	// policy of Everyone then means operators. Default false, as SEED.md
-	// has it: a signed-in plain user may call list and read. Recommended.
-	OperatorsOnly bool
-	// RequireTOTP makes operators enrol a second factor before they can do
-	// anything but enrol (see README, Two-factor sign-in): TOTPAdmins,
-	// TOTPOperators (admins and mods) or TOTPNone. Default "": TOTPNone.
-	RequireTOTP TOTPPolicy
-	// ExactCountBelow is the estimated result size under which a list
-	// counts its total exactly by default; at or past it the list answers
-	// the statistics' estimate with X-Total-Count-Estimated: true, and no
-	// COUNT(*) runs. _count=exact still counts. Default 100,000; negative:
-	// always count exactly. See README "Large tables".
-	ExactCountBelow int64
-	// ExactCountBudget bounds a count a client asked for with _count=exact:
-	// past it the count is cancelled and the estimate answered (marked
-	// estimated). Default 0: no bound but the request's own.
-	ExactCountBudget time.Duration
-}
-
-// SessionOptions configure the session cookie, named game_admin_session.
-type SessionOptions struct {
-	// TTL is how long a session lasts. Default 7 days.
-	TTL time.Duration
-	// SameSite is the cookie's SameSite mode. Default http.SameSiteStrictMode.
-	SameSite http.SameSite
-	// Secure overrides the cookie's Secure flag. Default nil: Secure in
-	// production (Options.Production).
-	Secure *bool
-	// Domain sets the cookie's Domain, for serving from a subdomain.
-	// Default "": host-only.
-	Domain string
-}
-
-// ResetRequest is what OnResetRequest receives. URL is the site-relative
-// link <UIPath>/reset?token=<Token>; the callback prepends the origin.
-type ResetRequest struct {
-	Email  string
-	UserID string
-	Token  string
-	URL    string
-}
-
 // Admin is the panel: an http.Handler serving /admin-api/* and the UI under
 // Options.UIPath. Create it with New and stop it with Close.
 type Admin struct {
-	db       *bun.DB
-	opts     Options
-	log      *slog.Logger
-	secret   []byte
-	secure   bool
-	users    *userTable
-	limits   RateLimitOptions
-	hasher   PasswordHasher
-	hashGate *hashGate
-	dummy    string
-	handler  http.Handler
-	cop      *http.CrossOriginProtection // shared by the API and Guard
+	db         *bun.DB
+	opts       Options
+	log        *slog.Logger
+	users      *userTable
+	limits     RateLimitOptions
+	handler    http.Handler
+	cop        *http.CrossOriginProtection // shared by the API and Guard
+	*tokens                                // session cookies and tokens
+	tableNames                             // Options.TablePrefix, defaulted
+	roleStore                              // the roles table
+
+	plan *schemaPlan // the built-in tables and how they are named
 
 	resources map[string]*resource // by key
 	order     []string             // sidebar order of the keys
@@ -147,21 +51,33 @@ type Admin struct {
 	moderation *Moderation
 	auth       *Auth
 	audit      *Audit
-	totp       *totpState
 
-	bgMu   sync.Mutex
-	bg     sync.WaitGroup // background work: reset deliveries
-	closed atomic.Bool
+	widgetTimeout time.Duration // the dashboard's bound: widgetTimeout
+
+	bgMu    sync.Mutex
+	bg      sync.WaitGroup // background work: reset deliveries
+	closed  atomic.Bool
+	closing atomic.Bool // Close has run once (live counted down)
+
+	jobs      *jobQueue   // bounded background work: reset deliveries (background.go)
+	auditJobs *jobQueue   // and failure audit rows, which slow deliveries cannot starve
+	failures  *failureLog // collapsed anonymous failures (failurelog.go)
+
+	sessionStmt sessionCheck // the prepared session statement (session.go)
 }
 
 var _ http.Handler = (*Admin)(nil)
 
 // current is the Admin most recently created by New, used by Guard when
-// GuardOptions.Admin is nil.
+// GuardOptions.Admin is nil and by IPFromRequest.
 var current atomic.Pointer[Admin]
 
+// live counts the Admins created and not closed: the package-level Guard
+// refuses to guess between several.
+var live atomic.Int64
+
 const (
-	apiPrefix         = "/admin-api"
+	defaultAPIPath    = "/admin-api"
 	defaultUIPath     = "/admin"
 	defaultTTL        = 7 * 24 * time.Hour
 	defaultMaxBody    = 1 << 20
@@ -171,35 +87,60 @@ const (
 
 // New validates opts, brings the built-in tables up to date (custom tables
 // are never created) and returns the panel. Calling it again on the same
-// database is safe: applied migrations are skipped.
+// database is safe: applied migrations are skipped. It is NewContext with
+// context.Background(): the migrations wait as long as the database makes
+// them (another node holding the migration lock, an unreachable server).
 func New(db *bun.DB, opts Options) (*Admin, error) {
+	return NewContext(context.Background(), db, opts)
+}
+
+// NewContext is New with a context that bounds the work on the database
+// at start-up (the migrations and the lock that serializes them across
+// nodes): when ctx ends first, NewContext returns an error wrapping
+// ctx.Err() and the migration transaction is rolled back. ctx is not kept.
+func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	if db == nil {
 		return nil, errors.New("admin: New: nil *bun.DB")
 	}
-	a := &Admin{db: db, log: opts.Logger}
+	a := &Admin{db: db, log: opts.Logger, widgetTimeout: widgetTimeout}
 	if a.log == nil {
 		a.log = slog.Default()
 	}
 	if !opts.Production && os.Getenv("APP_ENV") == "production" {
 		opts.Production = true
 	}
-	if err := a.initSecret(&opts); err != nil {
-		return nil, err
-	}
-	totp, err := newTOTPState(a.secret, opts.RequireTOTP)
+	secret, err := initSecret(&opts, a.log)
 	if err != nil {
 		return nil, err
 	}
-	a.totp = totp
-	if opts.UIPath == "" {
-		opts.UIPath = defaultUIPath
+	totp, err := newTOTPState(secret, opts.RequireTOTP)
+	if err != nil {
+		return nil, err
 	}
-	opts.UIPath = "/" + strings.Trim(opts.UIPath, "/")
-	if opts.UIPath == "/" || strings.HasPrefix(opts.UIPath+"/", apiPrefix+"/") {
-		return nil, fmt.Errorf("admin: UIPath %q must be a sub-path other than %s", opts.UIPath, apiPrefix)
+	if err := normalizePaths(&opts); err != nil {
+		return nil, err
 	}
 	if opts.Tables == nil {
 		opts.Tables = BuiltinTables()
+	} else {
+		// The panel's own tables are always in the panel: a game that
+		// lists only its tables still gets the audit log and roles pages.
+		opts.Tables = maps.Clone(opts.Tables)
+		for _, key := range []string{"roles", "adminAudit"} {
+			if _, ok := opts.Tables[key]; !ok {
+				opts.Tables[key] = BuiltinTables()[key]
+			}
+		}
+	}
+	if opts.Session.CookieName == "" {
+		opts.Session.CookieName = sessionCookieName
+	}
+	// Valid checks the name (an RFC 7230 token) and the empty value.
+	if (&http.Cookie{Name: opts.Session.CookieName}).Valid() != nil {
+		return nil, fmt.Errorf("admin: Session.CookieName %q is not a valid cookie name", opts.Session.CookieName)
+	}
+	if opts.Tables, err = resourceTables(opts.Tables, opts.Resources); err != nil {
+		return nil, err
 	}
 	if opts.Session.TTL <= 0 {
 		opts.Session.TTL = defaultTTL
@@ -207,99 +148,136 @@ func New(db *bun.DB, opts Options) (*Admin, error) {
 	if opts.Session.SameSite == 0 || opts.Session.SameSite == http.SameSiteDefaultMode {
 		opts.Session.SameSite = http.SameSiteStrictMode
 	}
-	a.secure = opts.Production
+	secure := opts.Production
 	if opts.Session.Secure != nil {
-		a.secure = *opts.Session.Secure
+		secure = *opts.Session.Secure
 	}
-	if opts.Session.SameSite == http.SameSiteNoneMode && !a.secure {
+	if opts.Session.SameSite == http.SameSiteNoneMode && !secure {
 		return nil, errors.New("admin: Session.SameSite None needs a Secure cookie (browsers drop it otherwise)")
 	}
 	if opts.TrustedProxies == nil {
-		opts.TrustedProxies = DefaultTrustedProxies
+		opts.TrustedProxies = DefaultTrustedProxies()
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = defaultMaxBody
 	}
-	a.hasher = opts.PasswordHasher
-	if a.hasher == nil {
-		a.hasher = DefaultArgon2id
+	if opts.AuditMaxPayloadBytes == 0 {
+		opts.AuditMaxPayloadBytes = defaultAuditMaxPayload
 	}
-	a.hashGate = newHashGate(opts.HashConcurrency)
+	seen := map[string]bool{"ok": true, "db": true, "latencyMs": true}
+	for _, c := range opts.HealthChecks {
+		if c.Name == "" || seen[c.Name] {
+			return nil, fmt.Errorf("admin: HealthChecks: name %q is empty, reserved or used twice", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	hasher := opts.PasswordHasher
+	if hasher == nil {
+		hasher = DefaultArgon2id()
+	}
 	a.limits = defaultLimiters(opts.RateLimit)
 	a.opts = opts
+	a.tokens = &tokens{secret: secret, audience: opts.APIPath, session: opts.Session, secure: secure}
 
-	users, err := newUserTable(db, opts.Tables["users"])
+	prefix, err := tablePrefix(opts.TablePrefix)
+	if err != nil {
+		return nil, err
+	}
+	a.tableNames, a.opts.TablePrefix = tableNames(prefix), prefix
+	users, err := newUserTable(db.Dialect().Tables(), opts.Tables["users"], prefix, opts.UserColumns)
 	if err != nil {
 		return nil, err
 	}
 	a.users = users
+	a.roleStore = roleStore{tableNames: a.tableNames, users: users}
+	if len(users.off) > 0 {
+		a.log.Info("admin: users table " + users.name + " lacks optional columns; features off: " + strings.Join(users.off, "; "))
+	}
+	if a.plan, err = newSchemaPlan(db.Dialect(), prefix, opts.Tables, users); err != nil {
+		return nil, err
+	}
 	if err := a.buildResources(db); err != nil {
 		return nil, err
 	}
-	if err := migrate(context.Background(), db); err != nil {
+	if opts.Migrations == MigrateOff {
+		if err := a.plan.verify(ctx, db); err != nil {
+			return nil, err
+		}
+	} else if err := a.plan.migrate(ctx, db); err != nil {
 		return nil, fmt.Errorf("admin: migrate: %w", err)
 	}
-	dummy, err := a.hasher.Hash(rand.Text())
+	a.checkForeignKeys(ctx)
+	dummy, err := hasher.Hash(rand.Text())
 	if err != nil {
 		return nil, fmt.Errorf("admin: password hasher: %w", err)
 	}
-	a.dummy = dummy
-	a.moderation = &Moderation{a: a}
-	a.auth = &Auth{a: a}
-	a.audit = &Audit{a: a}
+	a.jobs = newJobQueue(a.log, backgroundQueueCap)
+	a.auditJobs = newJobQueue(a.log, backgroundQueueCap)
+	a.failures = newFailureLog()
+	a.audit = &Audit{db: db, tableNames: a.tableNames, maxPayload: opts.AuditMaxPayloadBytes, log: a.log}
+	a.auth = &Auth{db: db, tableNames: a.tableNames, users: users, roles: a.roleStore, tokens: a.tokens, audit: a.audit,
+		hasher: hasher, hashGate: newHashGate(opts.HashConcurrency), dummy: dummy, limits: a.limits, totp: totp,
+		proxies: opts.TrustedProxies, jobs: a.jobs, auditJobs: a.auditJobs, failures: a.failures,
+		reset: resetOptions{uiPath: opts.UIPath, deliver: opts.OnResetRequest, operatorsOnly: opts.ResetOperatorsOnly},
+		state: a.sessionState, closed: &a.closed, log: a.log}
+	a.moderation = &Moderation{db: db, roles: a.roleStore, audit: a.audit, accounts: a.auth, rooms: opts.Rooms,
+		resources: a.resources, state: a.sessionState, operatorsOnly: opts.OperatorsOnly, log: a.log}
 	a.cop = http.NewCrossOriginProtection()
+	for _, o := range opts.TrustedOrigins {
+		if err := a.cop.AddTrustedOrigin(o); err != nil {
+			return nil, fmt.Errorf("admin: TrustedOrigins: %w", err)
+		}
+	}
 	a.handler = a.routes()
+	a.startBackground()
 	current.Store(a)
+	live.Add(1)
 	return a, nil
 }
 
-func (a *Admin) initSecret(opts *Options) error {
-	secret := opts.Secret
-	if len(secret) == 0 {
-		for _, env := range []string{"ADMIN_JWT_SECRET", "JWT_SECRET"} {
-			if v := os.Getenv(env); v != "" {
-				secret = []byte(v)
-				break
-			}
-		}
-	}
-	switch {
-	case len(secret) == 0 && opts.Production:
-		return errors.New("admin: no Secret: set Options.Secret or ADMIN_JWT_SECRET in production")
-	case len(secret) == 0:
-		secret = []byte(rand.Text() + rand.Text())
-		a.log.Warn("admin: no ADMIN_JWT_SECRET set; using a random key, so sessions end when the process restarts")
-	case len(secret) < minSecretBytes:
-		return fmt.Errorf("admin: Secret is %d bytes; at least %d are needed", len(secret), minSecretBytes)
-	}
-	a.secret = secret
-	opts.Secret = nil // the key lives in a.secret only
-	return nil
-}
-
-// ServeHTTP serves the API under /admin-api/ and the UI under Options.UIPath.
+// ServeHTTP serves the API under Options.APIPath and the UI under
+// Options.UIPath, reading the full request path: a router mounts the
+// *Admin under both paths as they are (chi's r.Mount, echo.WrapHandler,
+// gin.WrapH, a ServeMux pattern), with no http.StripPrefix. After Close it
+// answers 503 closed.
 func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if a.closed.Load() {
+		a.writeError(w, r, errClosed)
+		return
+	}
 	a.handler.ServeHTTP(w, r)
 }
 
-// Mount registers the panel on mux at /admin-api/ and the UI path.
+// Mount registers the panel on mux at its API path and UI path.
 func (a *Admin) Mount(mux *http.ServeMux) {
-	mux.Handle(apiPrefix+"/", a)
-	mux.Handle(apiPrefix, a)
+	mux.Handle(a.opts.APIPath+"/", a)
+	mux.Handle(a.opts.APIPath, a)
 	mux.Handle(a.opts.UIPath+"/", a)
 	mux.Handle(a.opts.UIPath, a)
 }
 
 // Close waits for background work (reset-link deliveries) to finish. The
-// panel answers 503 afterwards. It does not close the database.
+// panel, its UI and every Guard made from it answer 503 afterwards. It does
+// not close the database.
 func (a *Admin) Close() error {
 	a.bgMu.Lock()
 	a.closed.Store(true)
 	a.bgMu.Unlock()
+	a.stopBackground()
 	a.bg.Wait()
+	if a.closing.CompareAndSwap(false, true) {
+		live.Add(-1)
+	}
 	current.CompareAndSwap(a, nil)
+	a.sessionStmt.close()
 	return nil
 }
+
+// UIPath is where the panel UI is served (Options.UIPath, normalized).
+func (a *Admin) UIPath() string { return a.opts.UIPath }
+
+// APIPath is where the HTTP API is served (Options.APIPath, normalized).
+func (a *Admin) APIPath() string { return a.opts.APIPath }
 
 // Moderation returns the role and scope API.
 func (a *Admin) Moderation() *Moderation { return a.moderation }
@@ -329,55 +307,4 @@ func OperatorFrom(ctx context.Context) (Operator, bool) {
 
 func withOperator(ctx context.Context, op Operator) context.Context {
 	return context.WithValue(ctx, operatorKey{}, op)
-}
-
-// routes builds the handler: the API behind cross-origin protection, and
-// the UI.
-func (a *Admin) routes() http.Handler {
-	mux := http.NewServeMux()
-	api := func(pattern string, h http.Handler) {
-		method, path, _ := strings.Cut(pattern, " ")
-		mux.Handle(method+" "+apiPrefix+path, h)
-	}
-	api("GET /auth/status", a.public(a.handleStatus))
-	api("POST /auth/bootstrap", a.public(a.handleBootstrap))
-	api("POST /auth/login", a.public(a.handleLogin))
-	api("GET /auth/me", a.signedIn(a.handleMe))
-	api("POST /auth/logout", a.signedIn(a.handleLogout))
-	api("POST /auth/logout-everywhere", a.signedIn(a.handleLogoutEverywhere))
-	api("POST /auth/request-reset", a.public(a.handleRequestReset))
-	api("POST /auth/reset", a.public(a.handleReset))
-	a.totpRoutes(api)
-	api("GET /_health", a.public(a.handleHealth))
-	api("GET /_dashboard", a.signedIn(a.handleDashboard))
-	api("GET /{$}", a.signedIn(a.handleCatalog))
-	mux.Handle("GET "+apiPrefix, a.signedIn(a.handleCatalog))
-	api("GET /{resource}", a.signedIn(a.handleList))
-	api("POST /{resource}", a.signedIn(a.handleCreate))
-	api("GET /{resource}/{id}", a.signedIn(a.handleRead))
-	api("PATCH /{resource}/{id}", a.signedIn(a.handleUpdate))
-	api("PUT /{resource}/{id}", a.signedIn(a.handleUpdate))
-	api("DELETE /{resource}/{id}", a.signedIn(a.handleDelete))
-	api("POST /{resource}/_action/{name}", a.signedIn(a.handleAction))
-	api("GET /{resource}/{id}/{sub}", a.signedIn(a.handleRowSub))
-	api("GET /{resource}/{id}/relations/{name}", a.signedIn(a.handleRelation))
-	api("POST /{resource}/{id}/{op}", a.signedIn(a.handleUserOp))
-	api("GET /rooms", a.signedIn(a.handleRoomList))
-	api("GET /rooms/by-user/{userId}", a.signedIn(a.handleRoomsByUser))
-	api("GET /rooms/{roomId}", a.signedIn(a.handleRoomInspect))
-	api("PATCH /rooms/{roomId}", a.signedIn(a.handleRoomLock))
-	api("DELETE /rooms/{roomId}", a.signedIn(a.handleRoomDispose))
-	api("DELETE /rooms/{roomId}/clients/{sessionId}", a.signedIn(a.handleRoomKick))
-	api("PATCH /rooms/{roomId}/state", a.signedIn(a.handleRoomStateEdit))
-	api("DELETE /rooms/{roomId}/state", a.signedIn(a.handleRoomStateDelete))
-	mux.Handle(apiPrefix+"/", a.public(func(http.ResponseWriter, *http.Request) error { return errNotFoundRoute }))
-	mux.Handle(a.opts.UIPath+"/", a.uiHandler())
-
-	// State-changing requests from another origin are refused whatever the
-	// cookie's SameSite mode: browsers send Sec-Fetch-Site, and Origin is
-	// checked against Host for those that do not.
-	a.cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a.writeError(w, r, errCrossOrigin)
-	}))
-	return a.cop.Handler(mux)
 }

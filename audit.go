@@ -6,26 +6,50 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"time"
+
+	"github.com/uptrace/bun"
 )
 
 // Audit records and prunes entries of the append-only audit log
 // (game_admin_audit, resource adminAudit).
-type Audit struct{ a *Admin }
+type Audit struct {
+	db         *bun.DB
+	tableNames     // where the log is
+	maxPayload int // Options.AuditMaxPayloadBytes, defaulted
+	log        *slog.Logger
+}
 
 // Record appends one entry. CreatedAt defaults to now; Action and Resource
-// are required. Unlike the panel's own endpoints, which log an audit failure
-// and go on, Record returns it.
+// are required. A payload past Options.AuditMaxPayloadBytes is cut down
+// (see capPayload) and marked "_truncated". It returns any failure to
+// write.
 func (au *Audit) Record(ctx context.Context, e AuditEntry) error {
+	return au.record(ctx, au.db, e)
+}
+
+// RecordTx appends one entry through tx, the transaction of the change it
+// records: the change and its entry commit together or not at all. Use it
+// for the game's own writes that should be as reliable as the panel's.
+func (au *Audit) RecordTx(ctx context.Context, tx bun.Tx, e AuditEntry) error {
+	return au.record(ctx, tx, e)
+}
+
+// record is the one place an entry is written, through db: the panel's
+// mutations pass their transaction, so a failed audit write rolls the
+// change back.
+func (au *Audit) record(ctx context.Context, db bun.IDB, e AuditEntry) error {
 	if e.Action == "" || e.Resource == "" {
 		return errors.New("admin: audit entry needs Action and Resource")
 	}
 	e.ID = 0
+	e.Payload = capPayload(e.Payload, au.maxPayload)
 	if e.CreatedAt.IsZero() {
 		e.CreatedAt = time.Now().UTC()
 	}
-	if _, err := au.a.db.NewInsert().Model(&e).Exec(ctx); err != nil {
+	if _, err := db.NewInsert().Model(&e).ModelTableExpr("?", au.tbl("admin_audit")).Exec(ctx); err != nil {
 		return fmt.Errorf("admin: audit record %s: %w", e.Action, err)
 	}
 	return nil
@@ -45,11 +69,11 @@ type UpdateRecord struct {
 // columns that changed: {changes: {<column>: {before, after}}}. Nothing is
 // written when nothing changed.
 func (au *Audit) RecordUpdate(ctx context.Context, u UpdateRecord) error {
-	before, err := au.a.columnValues(u.Before)
+	before, err := au.columnValues(u.Before)
 	if err != nil {
 		return err
 	}
-	after, err := au.a.columnValues(u.After)
+	after, err := au.columnValues(u.After)
 	if err != nil {
 		return err
 	}
@@ -64,18 +88,31 @@ func (au *Audit) RecordUpdate(ctx context.Context, u UpdateRecord) error {
 // Prune deletes the entries created before the given time and reports how
 // many it deleted. Run it out of band (a daily job); the panel never does.
 func (au *Audit) Prune(ctx context.Context, before time.Time) (int64, error) {
-	res, err := au.a.db.NewDelete().Model((*AuditEntry)(nil)).Where("created_at < ?", before.UTC()).Exec(ctx)
+	res, err := au.db.NewDelete().Model((*AuditEntry)(nil)).ModelTableExpr("?", au.aliased("admin_audit", "aa")).Where("created_at < ?", before.UTC()).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("admin: audit prune: %w", err)
 	}
 	return res.RowsAffected()
 }
 
-// record is the panel endpoints' audit write: a failure is logged and never
-// fails the mutation that already happened.
-func (a *Admin) record(ctx context.Context, e AuditEntry) {
-	if err := a.audit.Record(context.WithoutCancel(ctx), e); err != nil {
-		a.log.ErrorContext(ctx, "admin: audit write failed", "action", e.Action, "resource", e.Resource, "targetId", e.TargetID, "err", err)
+// signInActions are the audit actions that issued a session.
+var signInActions = []string{"auth.login", "auth.bootstrap"}
+
+// signIns returns userID's most recent sign-ins (at most n), newest first.
+func (au *Audit) signIns(ctx context.Context, userID string, n int64) ([]AuditEntry, error) {
+	var rows []AuditEntry
+	err := au.db.NewSelect().Model(&rows).ModelTableExpr("?", au.aliased("admin_audit", "aa")).Where("operator_id = ?", userID).
+		Where("action IN (?)", bun.List(signInActions)).OrderExpr("id DESC").Limit(n).Scan(ctx)
+	return rows, err
+}
+
+// event writes the entry of an event that is not a change of the
+// database (a sign-in, a failed attempt, a room operation): a failure is
+// logged and the answer stands. Changes of the database write their entry
+// in their own transaction with record instead.
+func (au *Audit) event(ctx context.Context, e AuditEntry) {
+	if err := au.Record(context.WithoutCancel(ctx), e); err != nil {
+		au.log.ErrorContext(ctx, "admin: audit write failed", "action", e.Action, "resource", e.Resource, "targetId", e.TargetID, "err", err)
 	}
 }
 
@@ -107,7 +144,7 @@ func jsonEqual(x, y any) bool {
 
 // columnValues turns a map or a Bun model into column name -> value. Model
 // fields tagged json:"-" are left out.
-func (a *Admin) columnValues(v any) (map[string]any, error) {
+func (au *Audit) columnValues(v any) (map[string]any, error) {
 	switch m := v.(type) {
 	case nil:
 		return map[string]any{}, nil
@@ -124,7 +161,7 @@ func (a *Admin) columnValues(v any) (map[string]any, error) {
 	if rv.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("admin: audit: want a map or a Bun model, got %T", v)
 	}
-	t := a.db.Table(rv.Type())
+	t := au.db.Table(rv.Type())
 	out := make(map[string]any, len(t.Fields))
 	for _, f := range t.Fields {
 		if f.StructField.Tag.Get("json") == "-" {

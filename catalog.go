@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"cmp"
 	"net/http"
 	"slices"
 
@@ -40,6 +41,8 @@ type catalogColumn struct {
 	Sortable   bool    `json:"sortable"`
 	Filterable bool    `json:"filterable"`
 	LinkTo     *LinkTo `json:"linkTo,omitempty"`
+	// Choices are ColumnConfig.Choices: the UI's select.
+	Choices []string `json:"choices,omitempty"`
 }
 
 type catalogAction struct {
@@ -62,6 +65,12 @@ func (a *Admin) handleCatalog(w http.ResponseWriter, r *http.Request, op Operato
 	if !op.Role.IsOperator() {
 		return errOperatorOnly
 	}
+	writeJSON(w, http.StatusOK, a.catalog(op))
+	return nil
+}
+
+// catalog is what GET /admin-api answers op, an operator.
+func (a *Admin) catalog(op Operator) []catalogEntry {
 	out := []catalogEntry{}
 	for _, key := range a.order {
 		res := a.resources[key]
@@ -72,13 +81,14 @@ func (a *Admin) handleCatalog(w http.ResponseWriter, r *http.Request, op Operato
 		if !perms[OpList] && !perms[OpRead] {
 			continue
 		}
-		out = append(out, a.catalogEntry(res, perms))
+		out = append(out, a.catalogEntry(res, perms, op.Role))
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return out
 }
 
-func (a *Admin) catalogEntry(res *resource, perms map[Op]bool) catalogEntry {
+// catalogEntry describes res to an operator of role: only the actions
+// the role may run are listed.
+func (a *Admin) catalogEntry(res *resource, perms map[Op]bool, role Role) catalogEntry {
 	t, cfg := res.table, res.cfg
 	links := map[string]*LinkTo{}
 	for _, rel := range t.Relations {
@@ -101,14 +111,14 @@ func (a *Admin) catalogEntry(res *resource, perms map[Op]bool) catalogEntry {
 		e.ListColumns = append(e.ListColumns, cfg.List.Columns...)
 	}
 	if s := cfg.List.DefaultSort; s.Field != "" {
-		e.DefaultSort = &Sort{Field: s.Field, Order: cmpOr(s.Order, "asc")}
+		e.DefaultSort = &Sort{Field: s.Field, Order: cmp.Or(s.Order, "asc")}
 	}
 	for _, c := range res.view.Columns {
 		cc := cfg.Columns[c.Name]
 		col := catalogColumn{
-			Name: c.Name, Label: cmpOr(cc.Label, c.Label), Type: c.SQLType, DataType: c.DataType,
+			Name: c.Name, Label: cmp.Or(cc.Label, c.Label), Type: c.SQLType, DataType: c.DataType,
 			NotNull: c.NotNull, Primary: c.Primary, HasDefault: c.HasDefault, ReadOnly: cc.ReadOnly,
-			LinkTo:   links[c.Name],
+			LinkTo: links[c.Name], Choices: cc.Choices,
 			Sortable: c.DataType != schema.JSON && c.DataType != schema.Bytes, Filterable: c.DataType != schema.Bytes,
 		}
 		if cc.LinkTo != nil {
@@ -117,14 +127,17 @@ func (a *Admin) catalogEntry(res *resource, perms map[Op]bool) catalogEntry {
 		e.Columns = append(e.Columns, col)
 	}
 	for _, act := range cfg.Actions {
-		e.Actions = append(e.Actions, catalogAction{Name: act.Name, Label: cmpOr(act.Label, schema.Humanize(act.Name)), PerRow: act.PerRow, Confirm: act.Confirm})
+		if !act.allows(role) {
+			continue
+		}
+		e.Actions = append(e.Actions, catalogAction{Name: act.Name, Label: cmp.Or(act.Label, schema.Humanize(act.Name)), PerRow: act.PerRow, Confirm: act.Confirm})
 	}
 	for _, rel := range t.Relations {
 		if a.resources[rel.Target] == nil {
 			continue
 		}
 		e.Relations = append(e.Relations, catalogRelation{
-			Name: rel.Name, Label: cmpOr(cfg.Relations[rel.Name].Label, schema.Humanize(rel.Name)),
+			Name: rel.Name, Label: cmp.Or(cfg.Relations[rel.Name].Label, schema.Humanize(rel.Name)),
 			Target: rel.Target, Kind: rel.Kind, FK: rel.FK,
 		})
 	}

@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
+	"time"
 
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // resource finds the {resource} of the path. A Resources entry without a
@@ -72,8 +75,15 @@ func (a *Admin) decodeRow(r *http.Request, res *resource, update bool) (map[stri
 		switch {
 		case !ok:
 			return nil, errorf(http.StatusBadRequest, "unknown_column", "resource %q has no column %q", res.key, k)
+		case col.Primary && v == "":
+			// A row keyed "" could be neither opened nor deleted: its URL
+			// has no id segment.
+			return nil, errorf(http.StatusBadRequest, "invalid_value", "column %q: an empty string is not a key value", k)
 		case res.readOnly(k), update && col.Primary:
 			return nil, errorf(http.StatusBadRequest, "read_only", "column %q is read-only", k)
+		}
+		if choices := res.cfg.Columns[k].Choices; len(choices) > 0 && v != nil && !slices.Contains(choices, fmt.Sprint(v)) {
+			return nil, errorf(http.StatusBadRequest, "invalid_value", "column %q: %q is not one of its choices", k, truncate(fmt.Sprint(v), 80))
 		}
 		cv, err := query.ConvertValue(col, v)
 		if err != nil {
@@ -129,14 +139,44 @@ func (a *Admin) rowIDFromBody(res *resource, raw any) (map[string]any, error) {
 
 func encodeRowID(res *resource, row map[string]any) string { return query.EncodeID(res.table, row) }
 
-// readRow loads one row by primary key, without hidden columns.
-func (a *Admin) readRow(ctx context.Context, db bun.IDB, res *resource, id map[string]any) (map[string]any, error) {
+// readRow loads one row by primary key, without hidden columns. lock,
+// inside a transaction, locks the row until it ends (FOR UPDATE on
+// PostgreSQL; SQLite has one writer, and a write transaction holds it).
+func (a *Admin) readRow(ctx context.Context, db bun.IDB, res *resource, id map[string]any, lock bool) (map[string]any, error) {
 	q := query.WherePK(query.Select(db, res.table), res.table, id)
+	if lock && a.db.Dialect().Name() == dialect.PG {
+		q = q.For("UPDATE")
+	}
 	row, err := query.ScanRow(ctx, q, res.table, res.hidden)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errorf(http.StatusNotFound, "not_found", "no %s row with that id", res.key)
 	}
 	return row, err
+}
+
+// readRows loads the rows with the given primary keys (as DecodeID returns
+// them), without hidden columns, in no particular order; ids naming no
+// row are left out.
+func (a *Admin) readRows(ctx context.Context, res *resource, ids []map[string]any) ([]map[string]any, error) {
+	q := query.Select(a.db, res.table)
+	if len(res.table.PK) == 1 {
+		c := res.table.PK[0].Name
+		vals := make([]any, len(ids))
+		for i, id := range ids {
+			vals[i] = id[c]
+		}
+		q = q.Where("? IN (?)", bun.Ident(c), bun.List(vals))
+	} else {
+		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			for _, id := range ids {
+				q = q.WhereGroup(" OR ", func(q *bun.SelectQuery) *bun.SelectQuery {
+					return query.WherePK(q, res.table, id)
+				})
+			}
+			return q
+		})
+	}
+	return query.ScanRows(ctx, q, res.table, res.hidden)
 }
 
 // pathRow loads the row the {id} of the path names.
@@ -145,15 +185,7 @@ func (a *Admin) pathRow(r *http.Request, res *resource) (map[string]any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return a.readRow(r.Context(), a.db, res, id)
-}
-
-// wherePK restricts an update or delete on the bare table to one row.
-func wherePK[Q interface{ Where(string, ...any) Q }](q Q, t *schema.Table, id map[string]any) Q {
-	for _, c := range t.PK {
-		q = q.Where("? = ?", bun.Ident(c.Name), id[c.Name])
-	}
-	return q
+	return a.readRow(r.Context(), a.db, res, id, false)
 }
 
 // GET /admin-api/{resource}
@@ -191,7 +223,9 @@ func (a *Admin) listRows(w http.ResponseWriter, r *http.Request, op Operator, re
 		}
 		return q
 	}
-	rows, err := query.ScanRows(ctx, l.Apply(narrow(query.Select(a.db, res.table)), res.view), res.table, res.hidden)
+	joins, rest := a.labelJoins(op, res)
+	page := l.WithLabels(a.db, l.Apply(narrow(query.Select(a.db, res.table)), res.view), res.view, joins)
+	rows, err := query.ScanPage(ctx, page, res.table, res.hidden, joins)
 	if err != nil {
 		return nil, clientError(err)
 	}
@@ -216,26 +250,43 @@ func (a *Admin) listRows(w http.ResponseWriter, r *http.Request, op Operator, re
 		}
 	}
 	w.Header().Set("Access-Control-Expose-Headers", "X-Total-Count, X-Total-Count-Estimated, X-Next-Cursor")
-	if err := a.addLabels(ctx, op, res, rows); err != nil {
+	if err := a.addLabels(ctx, rest, rows); err != nil {
 		return nil, err
 	}
 	return rows, nil
 }
 
-// GET /admin-api/{resource}/{id}
+// GET /admin-api/{resource}/{id}, and GET /admin-api/{resource}/_export.csv
 func (a *Admin) handleRead(w http.ResponseWriter, r *http.Request, op Operator) error {
+	// The export shares this route: a pattern of its own would conflict
+	// with GET /rooms/{roomId} in net/http's mux. A row keyed
+	// "_export.csv" is the one row this hides.
+	if r.PathValue("id") == exportPath {
+		return a.handleExport(w, r, op)
+	}
 	res, err := a.resourceFor(r, op, OpRead)
 	if err != nil {
 		return err
 	}
-	row, err := a.pathRow(r, res)
+	id, err := a.rowID(r, res)
 	if err != nil {
 		return err
 	}
-	if err := a.addLabels(r.Context(), op, res, []map[string]any{row}); err != nil {
+	// The row and the labels its keys can join, in one statement, as a
+	// list page reads them.
+	joins, rest := a.labelJoins(op, res)
+	q := query.JoinLabels(a.db, query.WherePK(query.Select(a.db, res.table), res.table, id), joins, nil)
+	rows, err := query.ScanPage(r.Context(), q, res.table, res.hidden, joins)
+	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, row)
+	if len(rows) == 0 {
+		return errorf(http.StatusNotFound, "not_found", "no %s row with that id", res.key)
+	}
+	if err := a.addLabels(r.Context(), rest, rows[:1]); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, rows[0])
 	return nil
 }
 
@@ -286,13 +337,14 @@ func (a *Admin) handleCreate(w http.ResponseWriter, r *http.Request, op Operator
 			}
 			id[c.Name] = v
 		}
-		row, err = a.readRow(ctx, tx, res, id)
-		return err
+		if row, err = a.readRow(ctx, tx, res, id, false); err != nil {
+			return err
+		}
+		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.key, TargetID: encodeRowID(res, row), Payload: map[string]any{"row": row}})
 	})
 	if err != nil {
 		return err
 	}
-	a.record(ctx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.key, TargetID: encodeRowID(res, row), Payload: map[string]any{"row": row}})
 	writeJSON(w, http.StatusCreated, row)
 	return nil
 }
@@ -358,10 +410,25 @@ func (a *Admin) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator
 	if err != nil {
 		return err
 	}
+	// A datetime column named updated_at says when the row last changed:
+	// an edit that does not set it bumps it, as the game's own code would.
+	if c := res.table.ByName["updated_at"]; len(vals) > 0 && c != nil && c.DataType == schema.Datetime {
+		if _, set := vals["updated_at"]; !set {
+			vals["updated_at"] = time.Now().UTC()
+		}
+	}
 	ctx := r.Context()
 	var before, after map[string]any
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if before, err = a.readRow(ctx, tx, res, id); err != nil {
+		keepsAdmin := func() error { return nil }
+		if res.key == "roles" {
+			if keepsAdmin, err = a.guardAdmins(ctx, tx); err != nil {
+				return err
+			}
+		}
+		// Locked, so the audit's "before" is the row this update replaces
+		// and not one a concurrent update has replaced already.
+		if before, err = a.readRow(ctx, tx, res, id, true); err != nil {
 			return err
 		}
 		userID, isUser := a.userRowID(res, before)
@@ -376,8 +443,11 @@ func (a *Admin) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator
 			return nil
 		}
 		q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.table.Name))
-		if _, err := wherePK(q, res.table, id).Exec(ctx); err != nil {
+		if _, err := query.WherePK(q, res.table, id).Exec(ctx); err != nil {
 			return dbError(err)
+		}
+		if err := keepsAdmin(); err != nil {
+			return err
 		}
 		// A new email on an operator's account ends its sessions: whoever
 		// holds them signed in as the old address.
@@ -386,14 +456,16 @@ func (a *Admin) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator
 				return err
 			}
 		}
-		after, err = a.readRow(ctx, tx, res, id)
-		return err
+		if after, err = a.readRow(ctx, tx, res, id, false); err != nil {
+			return err
+		}
+		if changes := diffColumns(before, after); len(changes) > 0 {
+			return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.key, TargetID: encodeRowID(res, after), Payload: map[string]any{"changes": changes}})
+		}
+		return nil
 	})
 	if err != nil {
 		return err
-	}
-	if changes := diffColumns(before, after); len(changes) > 0 {
-		a.record(ctx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.key, TargetID: encodeRowID(res, after), Payload: map[string]any{"changes": changes}})
 	}
 	writeJSON(w, http.StatusOK, after)
 	return nil
@@ -412,7 +484,13 @@ func (a *Admin) handleDelete(w http.ResponseWriter, r *http.Request, op Operator
 	ctx := r.Context()
 	var row map[string]any
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if row, err = a.readRow(ctx, tx, res, id); err != nil {
+		keepsAdmin := func() error { return nil }
+		if touchesAdmins(res) {
+			if keepsAdmin, err = a.guardAdmins(ctx, tx); err != nil {
+				return err
+			}
+		}
+		if row, err = a.readRow(ctx, tx, res, id, true); err != nil {
 			return err
 		}
 		if userID, ok := a.userRowID(res, row); ok {
@@ -421,13 +499,17 @@ func (a *Admin) handleDelete(w http.ResponseWriter, r *http.Request, op Operator
 			}
 		}
 		q := tx.NewDelete().TableExpr("?", bun.Ident(res.table.Name))
-		_, err := wherePK(q, res.table, id).Exec(ctx)
-		return dbError(err)
+		if _, err := query.WherePK(q, res.table, id).Exec(ctx); err != nil {
+			return dbError(err)
+		}
+		if err := keepsAdmin(); err != nil {
+			return err
+		}
+		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.key, TargetID: encodeRowID(res, row), Payload: map[string]any{"row": row}})
 	})
 	if err != nil {
 		return err
 	}
-	a.record(ctx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.key, TargetID: encodeRowID(res, row), Payload: map[string]any{"row": row}})
 	writeJSON(w, http.StatusOK, row)
 	return nil
 }

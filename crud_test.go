@@ -168,7 +168,7 @@ func TestListOperators(t *testing.T) {
 		}
 		for _, tt := range sorts {
 			t.Run(tt.query, func(t *testing.T) {
-				q, _ := url.ParseQuery(tt.query)
+				q := must(url.ParseQuery(tt.query))
 				got, r := c.list(t, "/admin-api/gadgets", q)
 				ids := column(got, "id")
 				if strings.HasPrefix(tt.query, "_sort=name") {
@@ -259,7 +259,7 @@ func TestListWindowAndCursor(t *testing.T) {
 			{"_cursor=&_count=exact", 100},
 		}
 		for _, w := range windows {
-			q, _ := url.ParseQuery(w.query)
+			q := must(url.ParseQuery(w.query))
 			got, r := c.list(t, "/admin-api/gadgets", q)
 			if len(got) != w.want || r.Header.Get("X-Total-Count") != strconv.Itoa(n) {
 				t.Fatalf("GET ?%s = %d rows, total %q; want %d rows, total %d", w.query, len(got), r.Header.Get("X-Total-Count"), w.want, n)
@@ -267,7 +267,7 @@ func TestListWindowAndCursor(t *testing.T) {
 		}
 		// Keyset pages and _count=none send no total unless asked.
 		for _, qs := range []string{"_limit=7", "_cursor=", "_count=none", "_limit=7&_count=none"} {
-			q, _ := url.ParseQuery(qs)
+			q := must(url.ParseQuery(qs))
 			if _, r := c.list(t, "/admin-api/gadgets", q); r.Header.Get("X-Total-Count") != "" || r.Header.Get("X-Total-Count-Estimated") != "" {
 				t.Errorf("GET ?%s: X-Total-Count %q, estimated %q; want neither", qs, r.Header.Get("X-Total-Count"), r.Header.Get("X-Total-Count-Estimated"))
 			}
@@ -282,7 +282,7 @@ func TestListWindowAndCursor(t *testing.T) {
 					if page > 10 {
 						t.Fatal("the walk did not end")
 					}
-					q, _ := url.ParseQuery(sort + "&_limit=400")
+					q := must(url.ParseQuery(sort + "&_limit=400"))
 					if cursor != "" {
 						q.Set("_cursor", cursor)
 					}

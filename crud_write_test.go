@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gameadmin/admin/internal/testdb"
 	"github.com/uptrace/bun"
@@ -178,6 +179,7 @@ func TestCompositeIDs(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c, _ := e.bootstrap()
+		insert(t, db, &[]User{{ID: "u1", Email: "u1@example.com"}, {ID: "u2", Email: "u2@example.com"}})
 		insert(t, db, &[]CloudSave{
 			{UserID: "u1", Slot: "a", Data: map[string]any{"lvl": 1}},
 			{UserID: "u1", Slot: "b/c", Data: map[string]any{"lvl": 2}},
@@ -219,6 +221,8 @@ func TestCompositeIDs(t *testing.T) {
 		}
 		c.do("GET", "/admin-api/cloudSaves/"+enc(`["u1","zz"]`), nil).want(t, 404, "not_found")
 
+		// A save of no user is refused: the table's foreign key.
+		c.do("POST", "/admin-api/cloudSaves", map[string]any{"user_id": "not-a-user", "slot": "s"}).want(t, 400, "invalid_reference")
 		// Create answers the row; its id addresses it.
 		r := c.do("POST", "/admin-api/cloudSaves", map[string]any{"user_id": "u2", "slot": "s", "data": map[string]any{"lvl": 1}}).want(t, 201)
 		if r.body["version"] != float64(0) {
@@ -348,5 +352,25 @@ func TestUserEmailNormalized(t *testing.T) {
 			t.Fatalf("email = %v; want it trimmed and lower-cased", r.body["email"])
 		}
 		e.login("NEW.address@example.com", "player password")
+	})
+}
+
+// TestUpdateBumpsUpdatedAt: a panel edit moves updated_at forward unless
+// the body sets it; roles edits too.
+func TestUpdateBumpsUpdatedAt(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{})
+		c, _ := e.bootstrap()
+		old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+		c.do("POST", "/admin-api/configs", map[string]any{"key": "motd", "value": "hi", "updated_at": old}).want(t, 201)
+		r := c.do("PATCH", "/admin-api/configs/motd", map[string]any{"value": "hello"}).want(t, 200)
+		got, err := time.Parse(time.RFC3339Nano, fmt.Sprint(r.body["updated_at"]))
+		if err != nil || !got.After(old.Add(24*time.Hour)) {
+			t.Fatalf("updated_at after an edit = %v (%v); want now, not %v", r.body["updated_at"], err, old)
+		}
+		r = c.do("PATCH", "/admin-api/configs/motd", map[string]any{"value": "again", "updated_at": old}).want(t, 200)
+		if got, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(r.body["updated_at"])); !got.Equal(old) {
+			t.Fatalf("updated_at set by the body = %v; want %v", r.body["updated_at"], old)
+		}
 	})
 }

@@ -61,6 +61,9 @@ func TestDashboard(t *testing.T) {
 				t.Fatalf("widget %s = %v; want error unavailable", id, ws[id])
 			}
 		}
+		if logs := e.logs.String(); !strings.Contains(logs, "widget s3cr3t") || !strings.Contains(logs, "stack=") || !strings.Contains(logs, "dashboard_test.go") {
+			t.Fatalf("the widget's panic is logged without its stack: %s", logs)
+		}
 		for _, id := range []string{"totals", "recentUsers", "health", "fine"} {
 			if ws[id]["error"] != nil || ws[id]["data"] == nil {
 				t.Fatalf("widget %s = %v; want data and no error", id, ws[id])
@@ -110,5 +113,58 @@ func TestHealth(t *testing.T) {
 	r := e.client().do("GET", "/admin-api/_health", nil).want(t, 503)
 	if r.body["ok"] != false || r.body["db"] != "unreachable" {
 		t.Fatalf("GET /_health with the database closed = %s", r.raw)
+	}
+}
+
+// TestHealthChecks: each of Options.HealthChecks shows in /_health and the
+// health widget by name; a failing one reads "unreachable" with its cause
+// logged, and leaves ok (the database's) and the status alone.
+func TestHealthChecks(t *testing.T) {
+	db := testdb.SQLite(t)
+	e := newEnv(t, db, Options{HealthChecks: []HealthCheck{
+		{Name: "cache", Check: func(context.Context) error { return nil }},
+		{Name: "redis", Check: func(context.Context) error { return errors.New("dial tcp: connection refused") }},
+		{Name: "queue", Check: func(context.Context) error { panic("queue s3cr3t") }},
+	}})
+	r := e.client().do("GET", "/admin-api/_health", nil).want(t, 200)
+	if r.body["ok"] != true || r.body["db"] != "ok" || r.body["cache"] != "ok" || r.body["redis"] != "unreachable" || r.body["queue"] != "unreachable" {
+		t.Fatalf("GET /_health = %s; want ok, cache ok, redis and queue unreachable", r.raw)
+	}
+	if strings.Contains(string(r.raw), "s3cr3t") {
+		t.Fatalf("GET /_health leaks the panic: %s", r.raw)
+	}
+	if !strings.Contains(e.logs.String(), "connection refused") {
+		t.Fatalf("the failing check's cause is not logged: %s", e.logs.String())
+	}
+	if logs := e.logs.String(); !strings.Contains(logs, "queue s3cr3t") || !strings.Contains(logs, "dashboard_test.go") {
+		t.Fatalf("the panicking check is logged without its stack: %s", logs)
+	}
+	root, _ := e.bootstrap()
+	h := widgets(t, root.do("GET", "/admin-api/_dashboard", nil).want(t, 200))["health"]["data"].(map[string]any)
+	if h["redis"] != "unreachable" || h["cache"] != "ok" {
+		t.Fatalf("health widget = %v; want the checks", h)
+	}
+	for _, name := range []string{"", "db", "ok"} {
+		if _, err := New(db, Options{Secret: testSecret, HealthChecks: []HealthCheck{{Name: name}}}); err == nil {
+			t.Fatalf("New with a health check named %q: want an error", name)
+		}
+	}
+}
+
+// TestWidgetResource: a table widget names the resource its rows belong
+// to (the UI shows them as that list does); a name that is no resource
+// fails New with the closest one.
+func TestWidgetResource(t *testing.T) {
+	db := testdb.SQLite(t)
+	e := newEnv(t, db, Options{Widgets: []Widget{{ID: "mine", Title: "Mine", Render: "table", Resource: "guilds",
+		Data: func(context.Context, Operator) (any, error) { return []any{}, nil }}}, Tables: tablesWith(map[string]any{"guilds": (*testGuild)(nil)})})
+	admin, _ := e.bootstrap()
+	ws := widgets(t, admin.do("GET", "/admin-api/_dashboard", nil).want(t, 200))
+	if ws["recentUsers"]["resource"] != "users" || ws["mine"]["resource"] != "guilds" || ws["totals"]["resource"] != nil {
+		t.Fatalf("widgets = %v; want recentUsers and mine naming their resources", ws)
+	}
+	_, err := New(db, Options{Secret: testSecret, PasswordHasher: testHasher, Widgets: []Widget{{ID: "x", Render: "table", Resource: "user"}}})
+	if err == nil || !strings.Contains(err.Error(), `"user"`) || !strings.Contains(err.Error(), `closest: "users"`) {
+		t.Fatalf("New with a widget naming no resource = %v; want an error naming it and users", err)
 	}
 }

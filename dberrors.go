@@ -3,8 +3,13 @@ package admin
 import (
 	"errors"
 	"net/http"
+	"regexp"
 	"strings"
 )
+
+// sqliteNotNull finds the column in SQLite's "NOT NULL constraint failed:
+// <table>.<column>" (the driver may append " (1299)", the result code).
+var sqliteNotNull = regexp.MustCompile(`NOT NULL constraint failed: (?:[^\s.]+\.)?([A-Za-z_][A-Za-z0-9_]*)`)
 
 // dbError turns a constraint violation or a value the database refuses into
 // a 4xx: the client sent it, and the write did not happen. Anything else is
@@ -36,15 +41,27 @@ func dbError(err error) error {
 	case strings.Contains(msg, "UNIQUE constraint failed"), strings.Contains(msg, "PRIMARY KEY constraint failed"):
 		return errorf(http.StatusConflict, "conflict", "a row with that unique value exists already")
 	case strings.Contains(msg, "NOT NULL constraint failed"):
-		col := msg[strings.LastIndex(msg, "NOT NULL constraint failed: ")+len("NOT NULL constraint failed: "):]
-		if i := strings.LastIndexByte(col, '.'); i >= 0 {
-			col = col[i+1:]
+		// Only a column name the pattern matched is quoted back; any other
+		// wording keeps the message generic rather than slicing it.
+		if col := sqliteNotNullColumn(msg); col != "" {
+			return errorf(http.StatusBadRequest, "missing_value", "column %q cannot be null", col)
 		}
-		return errorf(http.StatusBadRequest, "missing_value", "column %q cannot be null", strings.TrimRight(col, " )"))
+		return errorf(http.StatusBadRequest, "missing_value", "a column that cannot be null was null")
 	case strings.Contains(msg, "FOREIGN KEY constraint failed"):
 		return errorf(http.StatusBadRequest, "invalid_reference", "the referenced row does not exist, or other rows refer to this one")
 	case strings.Contains(msg, "CHECK constraint failed"):
 		return errorf(http.StatusBadRequest, "invalid_value", "a value breaks a check constraint")
 	}
 	return err
+}
+
+// sqliteNotNullColumn reads the column out of SQLite's "NOT NULL constraint
+// failed: <table>.<column>" message, to which drivers append the result
+// code, as in "game_roles.scopes (1299)"; "" when the message does not
+// match. Nothing it did not match is sliced.
+func sqliteNotNullColumn(msg string) string {
+	if m := sqliteNotNull.FindStringSubmatch(msg); m != nil {
+		return m[1]
+	}
+	return ""
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gameadmin/admin"
 	"github.com/uptrace/bun"
@@ -116,9 +117,18 @@ func ExampleModeration_AssignMod() {
 			log.Fatal(err)
 		}
 	}
-	canUpdate, _ := a.Moderation().Can(ctx, player.ID, admin.OpUpdate, "users")
-	canDelete, _ := a.Moderation().Can(ctx, player.ID, admin.OpDelete, "users")
-	op, _ := a.Moderation().Role(ctx, player.ID)
+	canUpdate, err := a.Moderation().Can(ctx, player.ID, admin.OpUpdate, "users")
+	if err != nil {
+		log.Fatal(err)
+	}
+	canDelete, err := a.Moderation().Can(ctx, player.ID, admin.OpDelete, "users")
+	if err != nil {
+		log.Fatal(err)
+	}
+	op, err := a.Moderation().Role(ctx, player.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
 	fmt.Println(op.Role, op.Scopes, canUpdate, canDelete)
 	// Output: mod [users userNotes] true false
 }
@@ -139,7 +149,10 @@ func ExampleAuth_Ban() {
 	if err := a.Auth().Ban(ctx, player.ID, admin.BanInfo{Reason: "speed hack"}); err != nil {
 		log.Fatal(err)
 	}
-	ban, _ := a.Auth().Banned(ctx, player.ID)
+	ban, err := a.Auth().Banned(ctx, player.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
 	fmt.Println("banned:", ban.Reason)
 	// Output: banned: speed hack
 }
@@ -166,6 +179,54 @@ func ExampleAudit_RecordUpdate() {
 	}
 	fmt.Println(e.Resource, e.TargetID, e.Payload["changes"])
 	// Output: configs motd map[value:map[after:Season 2 is live before:Hello]]
+}
+
+// Make the game's own change and its audit entry one transaction: if the
+// entry cannot be written, the change does not happen either.
+func ExampleAudit_RecordTx() {
+	db, done := openExampleDB()
+	defer done()
+	a := newExampleAdmin(db)
+	defer a.Close()
+	ctx := context.Background()
+
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		motd := &admin.Config{Key: "motd", Value: []byte(`"Season 2 is live"`), UpdatedAt: time.Now()}
+		if _, err := tx.NewInsert().Model(motd).Exec(ctx); err != nil {
+			return err
+		}
+		return a.Audit().RecordTx(ctx, tx, admin.AuditEntry{
+			OperatorID: "ops-script", Action: "create", Resource: "configs", TargetID: "motd",
+			Payload: map[string]any{"row": map[string]any{"key": "motd"}},
+		})
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	n, err := db.NewSelect().Model((*admin.AuditEntry)(nil)).Where("target_id = 'motd'").Count(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("entries:", n)
+	// Output: entries: 1
+}
+
+// Bound the start-up work on the database: NewContext gives up when ctx
+// ends (another node holding the migration lock, a database that does not
+// answer) instead of waiting.
+func ExampleNewContext() {
+	db, done := openExampleDB()
+	defer done()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	a, err := admin.NewContext(ctx, db, admin.Options{Secret: []byte("an example secret of at least 32 bytes"), Logger: quiet})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close()
+	fmt.Println("ready")
+	// Output: ready
 }
 
 // Require every operator to sign in with a second factor: until they enrol,

@@ -10,37 +10,54 @@ import (
 
 // GuardOptions configure Guard.
 type GuardOptions struct {
-	// Admin validates the sessions. Default: the Admin most recently created
-	// by New; Guard panics when there is none.
+	// Admin validates the sessions. Default: the one Admin created by New
+	// and not closed; the package-level Guard panics when there is none or
+	// more than one (use the method a.Guard then). Ignored by a.Guard.
 	Admin *Admin
 	// Role is the minimum role (admin > mod > user). Default RoleAdmin.
 	Role Role
-	// LoginURL is where unauthenticated browser navigations are sent.
-	// Default: the Admin's UIPath.
+	// LoginURL is where unauthenticated browser navigations are sent, as
+	// <LoginURL>/?next=<path>. Default: the panel's sign-in page,
+	// <UIPath>/login?next=<path>, which returns there after sign-in (a
+	// full page load when the path is outside the panel).
 	LoginURL string
 	// APIOnly answers JSON even to browser navigations. Default false.
 	APIOnly bool
 }
 
-// Guard protects any handler with the panel's session: the session is
-// verified against the database on every request and the operator is put
-// on the context (OperatorFrom).
-//
-// A request is a browser navigation when its Accept header contains
-// text/html. Navigations without a valid session are redirected (302) to
-// <LoginURL>/?next=<path and query>; with too low a role, to LoginURL with
-// the session cookie cleared, which breaks redirect loops. Other requests
-// get 401, or 403 naming both roles. Like the panel's own API, a guarded
-// route refuses state-changing requests from another origin (403), since
-// the session cookie alone would otherwise authorize them.
+// Guard is a.Guard for the Admin in opts.Admin, or, when that is nil, the
+// only Admin New created and Close has not closed: it panics, naming the
+// fix, when there is none or several (two panels in one process each
+// guard with their own a.Guard).
 func Guard(opts GuardOptions) func(http.Handler) http.Handler {
 	a := opts.Admin
 	if a == nil {
+		if n := live.Load(); n > 1 {
+			panic(fmt.Sprintf("admin: Guard: %d Admins exist; use a.Guard(opts) or set GuardOptions.Admin to say which panel's sessions this route takes", n))
+		}
 		a = current.Load()
 	}
 	if a == nil {
-		panic("admin: Guard: no Admin (call admin.New first or set GuardOptions.Admin)")
+		panic("admin: Guard: no Admin (call admin.New first, then a.Guard(opts))")
 	}
+	return a.Guard(opts)
+}
+
+// Guard protects any handler with this panel's session: the session is
+// verified against the database on every request and the operator is put
+// on the context (OperatorFrom). opts.Admin is ignored.
+//
+// A request is a browser navigation when its Accept header contains
+// text/html. Navigations without a valid session are redirected (302) to
+// the sign-in page with ?next=<path and query> (any same-origin path: the
+// UI returns there after sign-in); with too low a role, to the sign-in page
+// with the session cookie cleared, which breaks redirect loops. Other
+// requests get 401, or 403 naming both roles. After the Admin's Close,
+// every request is answered 503 closed. Like the panel's own API, a guarded
+// route refuses state-changing requests from another origin (403) unless
+// Options.TrustedOrigins lists it, since the session cookie alone would
+// otherwise authorize them.
+func (a *Admin) Guard(opts GuardOptions) func(http.Handler) http.Handler {
 	role := opts.Role
 	if role == "" {
 		role = RoleAdmin
@@ -48,13 +65,16 @@ func Guard(opts GuardOptions) func(http.Handler) http.Handler {
 	if !role.Valid() {
 		panic(fmt.Sprintf("admin: Guard: invalid role %q", role))
 	}
-	login := opts.LoginURL
-	if login == "" {
-		login = a.opts.UIPath
+	login := a.opts.UIPath + "/login"
+	if opts.LoginURL != "" {
+		login = strings.TrimRight(opts.LoginURL, "/") + "/"
 	}
-	login = strings.TrimRight(login, "/")
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if a.closed.Load() {
+				a.writeError(w, r, errClosed)
+				return
+			}
 			if err := a.cop.Check(r); err != nil {
 				a.writeError(w, r, errCrossOrigin)
 				return
@@ -68,7 +88,7 @@ func Guard(opts GuardOptions) func(http.Handler) http.Handler {
 			case errors.Is(err, errTOTPRequired) && nav:
 				http.Redirect(w, r, a.opts.UIPath+"/account", http.StatusFound)
 			case errors.Is(err, errUnauthenticated) && nav:
-				target := login + "/"
+				target := login
 				if p := r.URL.RequestURI(); isPlainPath(p) && isPlainPath(r.URL.Path) {
 					target += "?next=" + url.QueryEscape(p)
 				}
@@ -77,7 +97,7 @@ func Guard(opts GuardOptions) func(http.Handler) http.Handler {
 				a.writeError(w, r, err)
 			case !op.Role.AtLeast(role) && nav:
 				a.clearSessionCookie(w)
-				http.Redirect(w, r, login+"/", http.StatusFound)
+				http.Redirect(w, r, login, http.StatusFound)
 			case !op.Role.AtLeast(role):
 				a.writeError(w, r, errorf(http.StatusForbidden, "forbidden",
 					"requires role '%s' or higher (you have '%s')", role, op.Role))

@@ -30,7 +30,6 @@ func TestGuard(t *testing.T) {
 		if err := e.admin.Moderation().AssignMod(ctx, modID, "users"); err != nil {
 			t.Fatal(err)
 		}
-		mod := e.login("mod@example.com", "mod password")
 		e.user("user@example.com", "user password")
 		user := e.login("user@example.com", "user password")
 		revoked := e.login("mod@example.com", "mod password")
@@ -41,7 +40,7 @@ func TestGuard(t *testing.T) {
 		if err := e.admin.Auth().BumpTokenVersion(ctx, modID); err != nil {
 			t.Fatal(err)
 		}
-		mod = e.login("mod@example.com", "mod password")
+		mod := e.login("mod@example.com", "mod password")
 		revoked = e.client()
 		revoked.hdr.Set("Cookie", sessionCookieName+"="+revokedTok)
 		anon := e.client()
@@ -64,13 +63,13 @@ func TestGuard(t *testing.T) {
 		}{
 			{name: "admin passes", c: root, path: "/monitor", code: 200, wantBody: "hello admin " + rootID},
 			{name: "mod passes mod route", c: mod, path: "/playground", code: 200, wantBody: "hello mod " + modID},
-			{name: "anonymous navigation", c: anon, accept: html, path: "/monitor?tab=rooms&x=1", code: 302, location: "/admin/?next=%2Fmonitor%3Ftab%3Drooms%26x%3D1"},
-			{name: "garbage cookie navigation", c: garbage, accept: html, path: "/monitor", code: 302, location: "/admin/?next=%2Fmonitor"},
-			{name: "revoked navigation", c: revoked, accept: html, path: "/monitor", code: 302, location: "/admin/?next=%2Fmonitor"},
+			{name: "anonymous navigation", c: anon, accept: html, path: "/monitor?tab=rooms&x=1", code: 302, location: "/admin/login?next=%2Fmonitor%3Ftab%3Drooms%26x%3D1"},
+			{name: "garbage cookie navigation", c: garbage, accept: html, path: "/monitor", code: 302, location: "/admin/login?next=%2Fmonitor"},
+			{name: "revoked navigation", c: revoked, accept: html, path: "/monitor", code: 302, location: "/admin/login?next=%2Fmonitor"},
 			{name: "anonymous fetch", c: anon, accept: "application/json", path: "/monitor", code: 401, errorCode: "unauthenticated"},
 			{name: "star accept is not navigation", c: anon, accept: "*/*", path: "/monitor", code: 401, errorCode: "unauthenticated"},
 			{name: "revoked fetch", c: revoked, path: "/monitor", code: 401, errorCode: "unauthenticated"},
-			{name: "mod navigates admin route", c: modNav, accept: html, path: "/monitor", code: 302, location: "/admin/", cleared: true},
+			{name: "mod navigates admin route", c: modNav, accept: html, path: "/monitor", code: 302, location: "/admin/login", cleared: true},
 			{name: "mod fetches admin route", c: mod, path: "/monitor", code: 403, errorCode: "forbidden", errMsg: "requires role 'admin' or higher (you have 'mod')"},
 			{name: "user fetches mod route", c: user, path: "/playground", code: 403, errorCode: "forbidden", errMsg: "requires role 'mod' or higher (you have 'user')"},
 			{name: "apiOnly navigation anonymous", c: anon, accept: html, path: "/api/stats", code: 401, errorCode: "unauthenticated"},
@@ -140,8 +139,8 @@ func TestGuardOmitsUnsafeNext(t *testing.T) {
 		req.Header.Set("Accept", "text/html")
 		w := newRecorder()
 		g.ServeHTTP(w, req)
-		if loc := w.Header().Get("Location"); w.Code != 302 || loc != "/admin/" {
-			t.Errorf("Guard(%q) = %d %q; want 302 to /admin/ without next", target, w.Code, loc)
+		if loc := w.Header().Get("Location"); w.Code != 302 || loc != "/admin/login" {
+			t.Errorf("Guard(%q) = %d %q; want 302 to /admin/login without next", target, w.Code, loc)
 		}
 	}
 }

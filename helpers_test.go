@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -65,7 +66,7 @@ func newEnv(t *testing.T, db *bun.DB, opts Options, extra ...func(a *Admin, mux 
 		opts.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	}
 	rl := &opts.RateLimit
-	for _, l := range []*Limiter{&rl.Login, &rl.Bootstrap, &rl.RequestReset, &rl.LoginFailuresPerEmail} {
+	for _, l := range []*Limiter{&rl.Login, &rl.Bootstrap, &rl.RequestReset, &rl.LoginFailuresPerEmail, &rl.LoginFailuresPerNetwork, &rl.PerIP, &rl.Actions} {
 		if *l == nil {
 			*l = NoLimit
 		}
@@ -220,6 +221,16 @@ func (e *env) auditRows(action string) []AuditEntry {
 		e.t.Fatal(err)
 	}
 	return rows
+}
+
+// must returns v and panics, failing the test run, when err is not nil:
+// for calls that cannot fail unless something is badly wrong, so that no
+// error in a test goes unchecked.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(fmt.Sprintf("unexpected error: %v", err))
+	}
+	return v
 }
 
 func b64url(s string) string { return base64.URLEncoding.EncodeToString([]byte(s)) }

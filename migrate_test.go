@@ -2,34 +2,277 @@ package admin
 
 import (
 	"context"
+	"net/url"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/gameadmin/admin/internal/testdb"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
+
+// testPlan is the schema plan of the default options on db.
+func testPlan(t *testing.T, db *bun.DB, opts Options) *schemaPlan {
+	t.Helper()
+	prefix, err := tablePrefix(opts.TablePrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := opts.Tables
+	if tables == nil {
+		tables = BuiltinTables()
+	}
+	users, err := newUserTable(db.Dialect().Tables(), tables["users"], prefix, opts.UserColumns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := newSchemaPlan(db.Dialect(), prefix, tables, users)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
 
 // TestMigrateAppliesGaps: a step missing below the newest recorded one (two
 // branches that each added a version, merged in either order) still runs.
 func TestMigrateAppliesGaps(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
-		if err := migrate(ctx, db); err != nil {
+		p := testPlan(t, db, Options{})
+		if err := p.migrate(ctx, db); err != nil {
 			t.Fatal(err)
 		}
 		for _, q := range []string{
+			"DROP TABLE game_operator_recovery_codes",
 			"DROP TABLE game_operator_totp",
-			"DELETE FROM game_admin_schema WHERE version = 3",
+			"DELETE FROM game_admin_schema WHERE version IN (19, 20)",
 			"INSERT INTO game_admin_schema (version, name) VALUES (99, 'from another branch')",
 		} {
 			if _, err := db.ExecContext(ctx, q); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := migrate(ctx, db); err != nil {
+		if err := p.migrate(ctx, db); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := db.NewSelect().Model((*operatorTOTP)(nil)).Exists(ctx); err != nil {
-			t.Fatalf("migration 3 not applied below a recorded 99: %v", err)
+			t.Fatalf("step 19 not applied below a recorded 99: %v", err)
 		}
 	})
+}
+
+// liveColumns reads the columns of a table from the database: name to
+// whether it has a default.
+func liveColumns(t *testing.T, db *bun.DB, table string) map[string]bool {
+	t.Helper()
+	ctx := context.Background()
+	out := map[string]bool{}
+	var q string
+	if db.Dialect().Name() == dialect.PG {
+		q = "SELECT column_name, column_default IS NOT NULL OR is_identity = 'YES' FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?"
+	} else {
+		q = "SELECT name, dflt_value IS NOT NULL OR (pk = 1 AND type = 'INTEGER') FROM pragma_table_info(?)"
+	}
+	rows, err := db.QueryContext(ctx, q, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var def bool
+		if err := rows.Scan(&name, &def); err != nil {
+			t.Fatal(err)
+		}
+		out[name] = def
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestBuiltinModelsMatchSchema: the Go models, the table descriptions and
+// the live tables New created agree column by column, defaults included,
+// on both databases: the description is the one source of truth.
+func TestBuiltinModelsMatchSchema(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{})
+		for _, def := range tableDefs {
+			live := liveColumns(t, db, e.admin.plan.name(def.base))
+			bt := db.Table(reflect.TypeOf(def.model).Elem())
+			if len(live) != len(bt.Fields) || len(def.cols) != len(bt.Fields) {
+				t.Fatalf("%s: live %d columns, model %d, description %d", def.base, len(live), len(bt.Fields), len(def.cols))
+			}
+			for _, c := range def.cols {
+				hasDef, ok := live[c.name]
+				if !ok || !bt.HasField(c.name) {
+					t.Fatalf("%s.%s: live %v, in model %v", def.base, c.name, ok, bt.HasField(c.name))
+				}
+				if want := c.def != "" || c.typ == tSerial; hasDef != want {
+					t.Fatalf("%s.%s: live default %v; description says %v", def.base, c.name, hasDef, want)
+				}
+			}
+			if def.key == "" {
+				continue
+			}
+			// The catalog's defaults are the description's.
+			res := e.admin.resources[def.key]
+			for _, c := range def.cols {
+				want := c.def != "" || c.typ == tSerial || c.hook
+				if got := res.table.ByName[c.name].HasDefault; got != want {
+					t.Fatalf("%s.%s: catalog HasDefault %v; want %v", def.key, c.name, got, want)
+				}
+			}
+		}
+	})
+}
+
+// allTables lists the tables of the database.
+func allTables(t *testing.T, db *bun.DB) []string {
+	t.Helper()
+	q := "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+	if db.Dialect().Name() == dialect.PG {
+		q = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name"
+	}
+	var names []string
+	if err := db.NewRaw(q).Scan(context.Background(), &names); err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// testPlayer is a game's own users table: bigint ids, its own column names.
+type testPlayer struct {
+	bun.BaseModel `bun:"table:players,alias:p"`
+
+	ID       int64     `bun:"id,pk,autoincrement"`
+	Email    string    `bun:"email,notnull,unique"`
+	Nickname string    `bun:"nickname"`
+	PwHash   string    `bun:"pw_hash"`
+	Created  time.Time `bun:"created_at,notnull,default:current_timestamp"`
+}
+
+var playerColumns = UserColumns{PasswordHash: "pw_hash", DisplayName: "nickname"}
+
+// TestTablePrefixAndSubset: with TablePrefix ops_ and a game users table,
+// New creates the panel's own tables and those Tables uses with built-in
+// models, all named ops_*, and nothing named game_*; the panel works on them.
+func TestTablePrefixAndSubset(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		createTables(t, db, (*testPlayer)(nil))
+		opts := Options{TablePrefix: "ops_", UserColumns: playerColumns, Tables: map[string]any{
+			"users": (*testPlayer)(nil), "userNotes": (*UserNote)(nil), "roles": (*RoleAssignment)(nil), "adminAudit": (*AuditEntry)(nil),
+		}}
+		e := newEnv(t, db, opts)
+		want := []string{"ops_admin_audit", "ops_admin_schema", "ops_operator_recovery_codes", "ops_operator_totp", "ops_roles", "ops_user_notes", "players"}
+		if got := allTables(t, db); !slices.Equal(got, want) {
+			t.Fatalf("tables = %v; want %v", got, want)
+		}
+		c, adminID := e.bootstrap()
+		c.do("POST", "/admin-api/userNotes", map[string]any{"user_id": adminID, "body": "hello"}).want(t, 201)
+		notes, _ := c.list(t, "/admin-api/users/"+adminID+"/relations/userNotes", nil)
+		if len(notes) != 1 || notes[0]["author_id"] != adminID {
+			t.Fatalf("notes = %v", notes)
+		}
+		counts := c.do("GET", "/admin-api/users/"+adminID+"/_counts", nil).want(t, 200).body
+		if counts["userNotes"] != float64(1) {
+			t.Fatalf("_counts = %v", counts)
+		}
+		audit, _ := c.list(t, "/admin-api/adminAudit", url.Values{"operator_id": {adminID}})
+		if len(audit) == 0 {
+			t.Fatal("no audit rows for the admin")
+		}
+		if e.admin.TableName("userNotes") != "ops_user_notes" || e.admin.TableName("users") != "players" {
+			t.Fatalf("TableName = %q, %q", e.admin.TableName("userNotes"), e.admin.TableName("users"))
+		}
+	})
+}
+
+// TestMigrateOff: New with MigrateOff refuses a database without the
+// tables, naming what is missing; MigrationSQL's statements applied by hand
+// (twice: they are idempotent) make it succeed, and the panel works.
+func TestMigrateOff(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		createTables(t, db, (*testPlayer)(nil))
+		opts := Options{TablePrefix: "ops_", UserColumns: playerColumns, Migrations: MigrateOff, Secret: testSecret, PasswordHasher: testHasher,
+			Tables: map[string]any{"users": (*testPlayer)(nil), "cloudSaves": (*CloudSave)(nil)}}
+		_, err := New(db, opts)
+		if err == nil || !strings.Contains(err.Error(), "ops_admin_schema") {
+			t.Fatalf("New on an empty schema = %v; want an error naming ops_admin_schema", err)
+		}
+		stmts, err := MigrationSQL(db.Dialect(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range stmts[:len(stmts)-2] { // all but the last step's record
+			if _, err := db.ExecContext(ctx, s); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+		}
+		_, err = New(db, opts)
+		if err == nil || !strings.Contains(err.Error(), "step 20") || !strings.Contains(err.Error(), "ops_operator_recovery_codes") {
+			t.Fatalf("New with a step unrecorded = %v; want an error naming step 20 and its table", err)
+		}
+		if got := allTables(t, db); slices.Contains(got, "ops_users") || slices.Contains(got, "ops_configs") {
+			t.Fatalf("MigrationSQL created tables the options do not use: %v", got)
+		}
+		for range 2 {
+			for _, s := range stmts {
+				if _, err := db.ExecContext(ctx, s); err != nil {
+					t.Fatalf("%s: %v", s, err)
+				}
+			}
+		}
+		e := newEnv(t, db, opts)
+		c, adminID := e.bootstrap()
+		c.do("POST", "/admin-api/cloudSaves", map[string]any{"user_id": adminID, "slot": "a"}).want(t, 201)
+		c.do("POST", "/admin-api/cloudSaves", map[string]any{"user_id": "12345", "slot": "a"}).want(t, 400, "invalid_reference")
+	})
+}
+
+func TestMigrationSQLText(t *testing.T) {
+	for _, d := range []string{"pg", "sqlite"} {
+		stmts, err := MigrationSQL(d, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := strings.Join(stmts, ";\n")
+		for _, want := range []string{`CREATE TABLE IF NOT EXISTS "game_users"`, `REFERENCES "game_users" ("id") ON DELETE CASCADE`, `"game_admin_schema"`} {
+			if !strings.Contains(all, want) {
+				t.Fatalf("%s: MigrationSQL lacks %s:\n%s", d, want, all)
+			}
+		}
+	}
+	stmts, err := MigrationSQL("pg", Options{Tables: map[string]any{"users": (*testPlayer)(nil)}, UserColumns: playerColumns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := strings.Join(stmts, "\n"); !strings.Contains(all, `"user_id" BIGINT`) || !strings.Contains(all, `REFERENCES "players" ("id")`) || strings.Contains(all, `"game_users"`) {
+		t.Fatalf("MigrationSQL for a bigint players table:\n%s", all)
+	}
+	if _, err := MigrationSQL("mysql", Options{}); err == nil {
+		t.Fatal("MigrationSQL(mysql) = nil error")
+	}
+}
+
+// TestSQLiteForeignKeysOffWarns: New says when SQLite will not enforce the
+// foreign keys.
+func TestSQLiteForeignKeysOffWarns(t *testing.T) {
+	db := testdb.SQLite(t)
+	if _, err := db.ExecContext(context.Background(), "PRAGMA foreign_keys = OFF"); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, db, Options{})
+	if !strings.Contains(e.logs.String(), "foreign_keys is off") {
+		t.Fatalf("no warning with foreign_keys off; logs:\n%s", e.logs)
+	}
+	on := newEnv(t, testdb.SQLite(t), Options{})
+	if strings.Contains(on.logs.String(), "foreign_keys") {
+		t.Fatalf("warning with foreign_keys on:\n%s", on.logs)
+	}
 }

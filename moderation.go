@@ -4,67 +4,105 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
 	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
-// Moderation manages roles and mod scopes. Changes apply on the operator's
-// next request: roles are read live, never from the cookie.
-type Moderation struct{ a *Admin }
+// Moderation manages roles and mod scopes; the panel's ban, unban and
+// revoke-sessions go through it too. Changes apply on the operator's next
+// request: roles are read live, never from the cookie.
+type Moderation struct {
+	db        *bun.DB
+	roles     roleStore
+	audit     *Audit
+	accounts  *Auth                // bans and token versions
+	rooms     Rooms                // Options.Rooms: live connections to close; may be nil
+	resources map[string]*resource // the panel's tables and their policies
+	// state reads a user's live role and scopes.
+	state         func(ctx context.Context, userID string) (int64, Operator, error)
+	operatorsOnly bool // Options.OperatorsOnly
+	log           *slog.Logger
+}
 
 // ErrUnknownResource reports a mod scope naming no resource of the panel.
 var ErrUnknownResource = errors.New("admin: unknown resource")
 
-// SetRole gives userID the role, keeping any mod scopes on record.
+// SetRole gives userID the role, keeping any mod scopes on record. A
+// "role.set" audit entry by the operator on ctx (OperatorFrom; none when
+// the game calls it) is written in the same transaction. Demoting the
+// last admin fails (409 last_admin over HTTP): with no admin, bootstrap
+// would open again to anyone.
 func (m *Moderation) SetRole(ctx context.Context, userID string, role Role) error {
 	if !role.Valid() {
 		return fmt.Errorf("%w: %q", ErrInvalidRole, role)
 	}
-	if err := m.a.userExists(ctx, userID); err != nil {
-		return err
-	}
-	return upsertRole(ctx, m.a.db, userID, role)
+	return m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := m.roles.userExists(ctx, tx, userID); err != nil {
+			return err
+		}
+		keepsAdmin, err := m.roles.guardAdmins(ctx, tx)
+		if err != nil {
+			return err
+		}
+		ra, err := m.roles.lockRole(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		if err := m.roles.upsertRole(ctx, tx, userID, role); err != nil {
+			return err
+		}
+		if err := keepsAdmin(); err != nil {
+			return err
+		}
+		op, _ := OperatorFrom(ctx)
+		return m.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "role.set", Resource: "roles", TargetID: userID,
+			Payload: map[string]any{"changes": map[string]any{"role": map[string]any{"before": ra.Role, "after": role}}}})
+	})
+}
+
+// errLastAdmin refuses a change that would leave no admin: bootstrap
+// would open again to anyone who asks.
+var errLastAdmin = errorf(http.StatusConflict, "last_admin", "the last admin cannot be removed or demoted; make another admin first")
+
+// touchesAdmins reports whether a write to res can take away an admin:
+// deleting a user (its role goes with it) or a roles row, or editing one.
+func touchesAdmins(res *resource) bool {
+	return res.key == "users" || res.key == "roles"
 }
 
 // AssignMod adds resource (a canonical key such as "guilds" or "rooms") to
 // the user's mod scopes, promoting a plain user to mod. An admin keeps its
-// role.
+// role. A "role.assign_mod" audit entry by the operator on ctx is written in
+// the same transaction.
 func (m *Moderation) AssignMod(ctx context.Context, userID, resource string) error {
 	return m.changeScopes(ctx, userID, resource, true)
 }
 
 // UnassignMod removes resource from the user's mod scopes. It never demotes:
-// a mod with no scopes left is still a mod and can open the panel.
+// a mod with no scopes left is still a mod and can open the panel. A
+// "role.unassign_mod" audit entry by the operator on ctx is written in the
+// same transaction.
 func (m *Moderation) UnassignMod(ctx context.Context, userID, resource string) error {
 	return m.changeScopes(ctx, userID, resource, false)
 }
 
 func (m *Moderation) changeScopes(ctx context.Context, userID, resource string, add bool) error {
-	if !m.a.isResourceKey(resource) {
+	if !m.isResourceKey(resource) {
 		return fmt.Errorf("%w: %q", ErrUnknownResource, resource)
 	}
-	if err := m.a.userExists(ctx, userID); err != nil {
-		return err
-	}
-	db := m.a.db
-	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		// Make sure the row exists, then lock it, so concurrent changes on
-		// several nodes do not lose each other's scopes.
-		if _, err := tx.NewInsert().Model(&RoleAssignment{UserID: userID, Role: RoleUser, Scopes: []string{}, UpdatedAt: time.Now().UTC()}).
-			On("CONFLICT (user_id) DO NOTHING").Exec(ctx); err != nil {
+	return m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := m.roles.userExists(ctx, tx, userID); err != nil {
 			return err
 		}
-		var ra RoleAssignment
-		q := tx.NewSelect().Model(&ra).Where("user_id = ?", userID)
-		if db.Dialect().Name() == dialect.PG {
-			q = q.For("UPDATE")
-		}
-		if err := q.Scan(ctx); err != nil {
+		ra, err := m.roles.lockRole(ctx, tx, userID)
+		if err != nil {
 			return err
 		}
+		before := RoleAssignment{Role: ra.Role, Scopes: slices.Clone(ra.Scopes)}
 		if add {
 			if ra.Role == RoleUser {
 				ra.Role = RoleMod
@@ -79,14 +117,23 @@ func (m *Moderation) changeScopes(ctx context.Context, userID, resource string, 
 			ra.Scopes = []string{}
 		}
 		ra.UpdatedAt = time.Now().UTC()
-		_, err := tx.NewUpdate().Model(&ra).Column("role", "scopes", "updated_at").WherePK().Exec(ctx)
-		return err
+		if _, err := tx.NewUpdate().Model(&ra).ModelTableExpr("?", m.roles.aliased("roles", "r")).Column("role", "scopes", "updated_at").WherePK().Exec(ctx); err != nil {
+			return err
+		}
+		action := "role.unassign_mod"
+		if add {
+			action = "role.assign_mod"
+		}
+		changes := diffColumns(map[string]any{"role": before.Role, "scopes": before.Scopes}, map[string]any{"role": ra.Role, "scopes": ra.Scopes})
+		op, _ := OperatorFrom(ctx)
+		return m.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: action, Resource: "roles", TargetID: userID,
+			Payload: map[string]any{"scope": resource, "changes": changes}})
 	})
 }
 
 // Role returns the user's current role and scopes, or ErrNotFound.
 func (m *Moderation) Role(ctx context.Context, userID string) (Operator, error) {
-	_, op, err := m.a.sessionState(ctx, userID)
+	_, op, err := m.state(ctx, userID)
 	return op, err
 }
 
@@ -105,15 +152,20 @@ func (m *Moderation) Can(ctx context.Context, userID string, action Op, resource
 	if err != nil {
 		return false, err
 	}
-	return m.a.allowed(op, action, resource), nil
+	return m.allowed(op, action, resource), nil
 }
 
 // allowed applies a resource's policy for the action, or the standard rule.
-func (a *Admin) allowed(op Operator, action Op, resource string) bool {
-	if p := a.policies(resource).forOp(action); p.IsSet() {
-		return p.allows(op.Role, a.opts.OperatorsOnly)
+func (m *Moderation) allowed(op Operator, action Op, resource string) bool {
+	if p := m.policies(resource).forOp(action); p.IsSet() {
+		return p.allows(op.Role, m.operatorsOnly)
 	}
-	return standardCan(op, action, resource, a.opts.OperatorsOnly)
+	return standardCan(op, action, resource, m.operatorsOnly)
+}
+
+// allowed is Moderation.allowed, for the panel's endpoints.
+func (a *Admin) allowed(op Operator, action Op, resource string) bool {
+	return a.moderation.allowed(op, action, resource)
 }
 
 // auditPolicies make the audit log admin-only to read and append-only.
@@ -123,32 +175,82 @@ var auditPolicies = Policies{
 }
 
 // policies returns the policies declared for a resource.
-func (a *Admin) policies(resource string) Policies {
-	if r, ok := a.resources[resource]; ok {
+func (m *Moderation) policies(resource string) Policies {
+	if r, ok := m.resources[resource]; ok {
 		return r.cfg.Policies
 	}
 	return Policies{}
 }
 
 // isResourceKey reports whether key names a table of the panel or "rooms".
-func (a *Admin) isResourceKey(key string) bool {
+func (m *Moderation) isResourceKey(key string) bool {
 	if key == "rooms" {
 		return true
 	}
-	_, ok := a.opts.Tables[key]
+	_, ok := m.resources[key]
 	return ok
 }
 
-func (a *Admin) userExists(ctx context.Context, userID string) error {
-	if _, err := a.users.accountByID(ctx, a.db, userID); err != nil {
-		return fmt.Errorf("admin: user %q: %w", userID, err)
-	}
-	return nil
+// userAction is one of the moderation operations on a player.
+type userAction struct {
+	name   string // "ban", "unban" or "revoke-sessions"
+	reason string
+	until  *time.Time
+	meta   map[string]any // ip and userAgent for the audit entry
 }
 
-func upsertRole(ctx context.Context, db bun.IDB, userID string, role Role) error {
-	_, err := db.NewInsert().Model(&RoleAssignment{UserID: userID, Role: role, Scopes: []string{}, UpdatedAt: time.Now().UTC()}).
-		On("CONFLICT (user_id) DO UPDATE").Set("role = EXCLUDED.role").Set("updated_at = EXCLUDED.updated_at").
-		Exec(ctx)
-	return err
+// moderate bans, unbans or revokes the sessions of userID for op: the
+// hierarchy check, the change and its audit entry in one transaction (the
+// entry exists exactly when the change does), then, for ban and revoke,
+// the user's live connections close in every room. It returns how many
+// closed.
+func (m *Moderation) moderate(ctx context.Context, op Operator, userID string, act userAction) (int, error) {
+	entry := AuditEntry{OperatorID: op.UserID, Resource: "users", TargetID: userID, Payload: act.meta}
+	err := m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := m.roles.canWriteUser(ctx, tx, op, userID); err != nil {
+			return err
+		}
+		var err error
+		switch act.name {
+		case "ban":
+			entry.Action, entry.Payload = "user.ban", withMeta(act.meta, "reason", act.reason, "until", act.until)
+			err = m.accounts.ban(ctx, tx, userID, &BanInfo{Reason: act.reason, Until: act.until, BannedBy: op.UserID})
+		case "unban":
+			entry.Action = "user.unban"
+			err = m.accounts.unban(ctx, tx, userID)
+		case "revoke-sessions":
+			entry.Action = "user.revoke_sessions"
+			err = m.accounts.bumpTokenVersion(ctx, tx, userID)
+		}
+		if err != nil {
+			return err
+		}
+		return m.audit.record(ctx, tx, entry)
+	})
+	if err != nil {
+		return 0, err
+	}
+	// Live connections close after the commit: closed before it, a player
+	// could rejoin while its ban was not yet visible.
+	switch act.name {
+	case "ban":
+		return m.disconnect(ctx, userID, "banned"), nil
+	case "revoke-sessions":
+		return m.disconnect(ctx, userID, "sessions revoked"), nil
+	}
+	return 0, nil
+}
+
+// disconnect closes the user's live connections in every room. The ban or
+// revocation has happened already, so a failure here is logged, not
+// answered: the sessions cannot rejoin either way.
+func (m *Moderation) disconnect(ctx context.Context, userID, reason string) int {
+	if m.rooms == nil {
+		return 0
+	}
+	n, err := m.rooms.DisconnectUser(ctx, userID, reason)
+	if err != nil {
+		m.log.ErrorContext(ctx, "admin: disconnect user from rooms", "userId", userID, "err", err)
+	}
+	return n
 }

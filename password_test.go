@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -63,14 +64,14 @@ func TestArgon2idRoundTrip(t *testing.T) {
 func TestArgon2idDefault(t *testing.T) {
 	var zero Argon2id // zero fields fall back to DefaultArgon2id
 	enc := mustHash(t, zero, "hunter22")
-	if want := "$argon2id$v=19$m=19456,t=2,p=1$"; !strings.HasPrefix(enc, want) {
+	if want := "$argon2id$v=19$m=9216,t=4,p=1$"; !strings.HasPrefix(enc, want) {
 		t.Errorf("Argon2id{}.Hash = %q; want prefix %q", enc, want)
 	}
-	if ok, err := DefaultArgon2id.Verify("hunter22", enc); !ok || err != nil {
-		t.Errorf("DefaultArgon2id.Verify = %v, %v; want true, nil", ok, err)
+	if ok, err := DefaultArgon2id().Verify("hunter22", enc); !ok || err != nil {
+		t.Errorf("DefaultArgon2id().Verify = %v, %v; want true, nil", ok, err)
 	}
-	if DefaultArgon2id.NeedsRehash(enc) {
-		t.Errorf("DefaultArgon2id.NeedsRehash(%q) = true; want false", enc)
+	if DefaultArgon2id().NeedsRehash(enc) {
+		t.Errorf("DefaultArgon2id().NeedsRehash(%q) = true; want false", enc)
 	}
 }
 
@@ -142,6 +143,12 @@ func TestArgon2idNeedsRehash(t *testing.T) {
 		{"zero fields are defaults", Argon2id{Memory: 64, Time: 1}, enc, false},
 		{"bcrypt", fastArgon2id, "$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy", true},
 		{"malformed", fastArgon2id, "nonsense", true},
+		// A hash made under the former default (m=19 MiB t=2) is rewritten
+		// once at the next sign-in: the dummy hash verified for unknown
+		// emails is at today's default, and an account whose hash takes
+		// longer to verify would stand out by its timing.
+		{"former default rewritten", Argon2id{}, paramHash(19456, 2), true},
+		{"today's default kept", Argon2id{}, paramHash(9216, 4), false},
 		{"empty", fastArgon2id, "", true},
 	}
 	for _, tt := range tests {
@@ -151,6 +158,14 @@ func TestArgon2idNeedsRehash(t *testing.T) {
 			}
 		})
 	}
+}
+
+// paramHash is a well-formed argon2id hash string with memory m KiB and
+// time t (p=1, 16-byte salt, 32-byte key), for NeedsRehash, which reads
+// only the parameters: no hashing at 19 MiB in a test.
+func paramHash(m, t uint32) string {
+	return fmt.Sprintf("$argon2id$v=19$m=%d,t=%d,p=1$%s$%s", m, t,
+		base64.RawStdEncoding.EncodeToString(make([]byte, 16)), base64.RawStdEncoding.EncodeToString(make([]byte, 32)))
 }
 
 func TestArgon2idVerifyMalformed(t *testing.T) {
@@ -278,8 +293,11 @@ func TestHashGateBound(t *testing.T) {
 }
 
 func TestHashGateDefault(t *testing.T) {
-	if g := newHashGate(0); cap(g.sem) < 1 {
-		t.Errorf("newHashGate(0) lets %d run; want GOMAXPROCS", cap(g.sem))
+	if g, want := newHashGate(0), runtime.GOMAXPROCS(0); cap(g.sem) != want {
+		t.Errorf("newHashGate(0) lets %d run; want GOMAXPROCS = %d", cap(g.sem), want)
+	}
+	if g := newHashGate(3); cap(g.sem) != 3 {
+		t.Errorf("newHashGate(3) lets %d run; want 3", cap(g.sem))
 	}
 }
 
@@ -347,9 +365,9 @@ func FuzzArgon2idVerify(f *testing.F) {
 }
 
 func BenchmarkArgon2idVerifyDefault(b *testing.B) {
-	enc := mustHash(b, DefaultArgon2id, "pw")
+	enc := mustHash(b, DefaultArgon2id(), "pw")
 	for b.Loop() {
-		if ok, err := DefaultArgon2id.Verify("pw", enc); !ok || err != nil {
+		if ok, err := DefaultArgon2id().Verify("pw", enc); !ok || err != nil {
 			b.Fatal(ok, err)
 		}
 	}

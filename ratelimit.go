@@ -53,9 +53,26 @@ type RateLimitOptions struct {
 	// IP and email. Default: a burst of 3, refilled at 1 per minute.
 	RequestReset Limiter
 	// LoginFailuresPerEmail is spent only by failed sign-ins, keyed by email
-	// alone, so that guesses spread over many IPs still run out for one
-	// account. Default: a burst of 20, refilled at 1 every 30 seconds.
+	// alone, so that guesses spread over many networks still run out for one
+	// account. It is the ceiling above LoginFailuresPerNetwork: high, so that
+	// an attacker needs many networks before the owner is locked out too.
+	// Default: a burst of 100, refilled at 1 every 30 seconds.
 	LoginFailuresPerEmail Limiter
+	// LoginFailuresPerNetwork is spent only by failed sign-ins, keyed by
+	// email and the client's network (its /24 for IPv4, /64 for IPv6), so
+	// that guesses from one place lock that account from that place only.
+	// Default: a burst of 10, refilled at 1 every 30 seconds.
+	LoginFailuresPerNetwork Limiter
+	// PerIP is spent by every POST /auth/login, /auth/bootstrap and
+	// /auth/request-reset and every Auth().AuthenticateFrom, keyed by client
+	// IP alone, before any hashing or database work: one address rotating
+	// emails cannot buy unbounded work. Default: a burst of 30, refilled at
+	// 30 per minute.
+	PerIP Limiter
+	// Actions is spent by every custom action (POST /<key>/_action/<name>),
+	// keyed by the operator's user id. Default: a burst of 60, refilled at
+	// 60 per minute.
+	Actions Limiter
 	// TOTP is spent by every second-factor code, recovery code and password
 	// check of a signed-in or half-signed-in operator (POST /auth/login/totp,
 	// /auth/totp/*, /auth/password), once keyed by user and once by client
@@ -71,8 +88,14 @@ const (
 	defaultBootstrapPerSec     = 1.0 / 60
 	defaultRequestResetBurst   = 3
 	defaultRequestResetPerSec  = 1.0 / 60
-	defaultLoginFailuresBurst  = 20
+	defaultLoginFailuresBurst  = 100
 	defaultLoginFailuresPerSec = 1.0 / 30
+	defaultNetFailuresBurst    = 10
+	defaultNetFailuresPerSec   = 1.0 / 30
+	defaultPerIPBurst          = 30
+	defaultPerIPPerSec         = 30.0 / 60
+	defaultActionsBurst        = 60
+	defaultActionsPerSec       = 60.0 / 60
 	defaultTOTPBurst           = 10
 	defaultTOTPPerSec          = 1.0 / 30
 )
@@ -94,6 +117,15 @@ func defaultLimiters(o RateLimitOptions) RateLimitOptions {
 	}
 	if o.TOTP == nil {
 		o.TOTP = NewTokenBucket(defaultTOTPBurst, defaultTOTPPerSec)
+	}
+	if o.LoginFailuresPerNetwork == nil {
+		o.LoginFailuresPerNetwork = NewTokenBucket(defaultNetFailuresBurst, defaultNetFailuresPerSec)
+	}
+	if o.PerIP == nil {
+		o.PerIP = NewTokenBucket(defaultPerIPBurst, defaultPerIPPerSec)
+	}
+	if o.Actions == nil {
+		o.Actions = NewTokenBucket(defaultActionsBurst, defaultActionsPerSec)
 	}
 	return o
 }
@@ -216,26 +248,30 @@ func (b *tokenBucket) len() int {
 	return len(b.buckets)
 }
 
-// DefaultTrustedProxies are the peers whose X-Forwarded-For and X-Real-IP
-// headers IPFromRequest honours: loopback, the private ranges
-// (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7) and link-local.
-// Options.TrustedProxies replaces it for an Admin.
-var DefaultTrustedProxies = []netip.Prefix{
-	netip.MustParsePrefix("127.0.0.0/8"),
-	netip.MustParsePrefix("::1/128"),
-	netip.MustParsePrefix("10.0.0.0/8"),
-	netip.MustParsePrefix("172.16.0.0/12"),
-	netip.MustParsePrefix("192.168.0.0/16"),
-	netip.MustParsePrefix("fc00::/7"),
-	netip.MustParsePrefix("169.254.0.0/16"),
-	netip.MustParsePrefix("fe80::/10"),
+// DefaultTrustedProxies returns the peers whose X-Forwarded-For and
+// X-Real-IP headers are believed when Options.TrustedProxies is nil:
+// loopback only (127.0.0.0/8 and ::1), that is a reverse proxy on the same
+// host. Private ranges are not trusted by default: anything that reaches the
+// server from one (a container beside it, a host behind the same NAT) could
+// otherwise pick its own address and a fresh rate-limit bucket per request.
+// List a load balancer's addresses in Options.TrustedProxies. Each call
+// returns a new slice.
+func DefaultTrustedProxies() []netip.Prefix {
+	return []netip.Prefix{
+		netip.MustParsePrefix("127.0.0.0/8"),
+		netip.MustParsePrefix("::1/128"),
+	}
 }
 
 // IPFromRequest returns the client IP of r as a canonical string, honouring
-// X-Forwarded-For and X-Real-IP only when the peer is in
-// DefaultTrustedProxies. It is the key the rate limiters use.
+// X-Forwarded-For and X-Real-IP only from trusted proxies: those of the most
+// recently created Admin that is not closed (its Options.TrustedProxies),
+// else DefaultTrustedProxies. With an Admin at hand, call its ClientIP.
 func IPFromRequest(r *http.Request) string {
-	return clientIP(r, DefaultTrustedProxies)
+	if a := current.Load(); a != nil {
+		return a.ClientIP(r)
+	}
+	return clientIP(r, DefaultTrustedProxies())
 }
 
 // clientIP returns the client IP of r. Headers are read only when the peer

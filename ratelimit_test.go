@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gameadmin/admin/internal/testdb"
 )
 
 // fakeClock is a clock for tokenBucket.now that moves only when told to.
@@ -61,7 +63,10 @@ func TestDefaultLimitBuckets(t *testing.T) {
 		{"login", func(o RateLimitOptions) Limiter { return o.Login }, 10, 6 * time.Second},
 		{"bootstrap", func(o RateLimitOptions) Limiter { return o.Bootstrap }, 5, time.Minute},
 		{"request reset", func(o RateLimitOptions) Limiter { return o.RequestReset }, 3, time.Minute},
-		{"login failures per email", func(o RateLimitOptions) Limiter { return o.LoginFailuresPerEmail }, 20, 30 * time.Second},
+		{"login failures per email", func(o RateLimitOptions) Limiter { return o.LoginFailuresPerEmail }, 100, 30 * time.Second},
+		{"login failures per network", func(o RateLimitOptions) Limiter { return o.LoginFailuresPerNetwork }, 10, 30 * time.Second},
+		{"per IP", func(o RateLimitOptions) Limiter { return o.PerIP }, 30, 2 * time.Second},
+		{"actions", func(o RateLimitOptions) Limiter { return o.Actions }, 60, time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -283,7 +288,12 @@ func TestTokenBucketConcurrent(t *testing.T) {
 }
 
 func TestClientIP(t *testing.T) {
-	trusted := DefaultTrustedProxies
+	// Loopback, the private ranges and link-local: a deployment that lists
+	// its own proxies' ranges.
+	trusted := append(DefaultTrustedProxies(),
+		netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("172.16.0.0/12"),
+		netip.MustParsePrefix("192.168.0.0/16"), netip.MustParsePrefix("fc00::/7"),
+		netip.MustParsePrefix("169.254.0.0/16"), netip.MustParsePrefix("fe80::/10"))
 	tests := []struct {
 		name   string
 		remote string
@@ -368,6 +378,51 @@ func TestClientIPCustomTrusted(t *testing.T) {
 	}
 }
 
+// TestDefaultTrustedProxiesLoopbackOnly: a peer in a private range (a
+// container behind Docker's NAT) cannot pick its own address, and so a
+// fresh rate-limit bucket, with X-Forwarded-For; a caller changing the
+// returned slice changes nobody else's.
+func TestDefaultTrustedProxiesLoopbackOnly(t *testing.T) {
+	for _, peer := range []string{"172.17.0.1:4000", "10.0.0.2:80", "192.168.1.5:80", "[fd00::1]:80", "169.254.1.1:80"} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = peer
+		r.Header.Set("X-Forwarded-For", "198.51.100.9")
+		if got := clientIP(r, DefaultTrustedProxies()); got == "198.51.100.9" {
+			t.Errorf("clientIP(peer %s, XFF 198.51.100.9) = %q; want the peer: private ranges are not trusted by default", peer, got)
+		}
+	}
+	d := DefaultTrustedProxies()
+	d[0] = netip.MustParsePrefix("0.0.0.0/0")
+	if DefaultTrustedProxies()[0] == d[0] {
+		t.Error("DefaultTrustedProxies returned shared state")
+	}
+	h := DefaultArgon2id()
+	h.Memory = 8
+	if DefaultArgon2id().Memory != 9216 {
+		t.Error("DefaultArgon2id returned shared state")
+	}
+}
+
+// TestClientIPHonoursTrustedProxies: the panel's ClientIP, and so
+// IPFromRequest while that panel is the current one, believe the proxies of
+// Options.TrustedProxies and no others.
+func TestClientIPHonoursTrustedProxies(t *testing.T) {
+	e := newEnv(t, testdb.SQLite(t), Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "10.1.2.3:80"
+	r.Header.Set("X-Forwarded-For", "198.51.100.9")
+	if got := e.admin.ClientIP(r); got != "198.51.100.9" {
+		t.Errorf("ClientIP(from a listed proxy) = %q; want 198.51.100.9", got)
+	}
+	if got := IPFromRequest(r); got != "198.51.100.9" {
+		t.Errorf("IPFromRequest(from the current panel's proxy) = %q; want 198.51.100.9", got)
+	}
+	r.RemoteAddr = "127.0.0.1:80" // loopback is not in this panel's list
+	if got := e.admin.ClientIP(r); got != "127.0.0.1" {
+		t.Errorf("ClientIP(from loopback, not listed) = %q; want 127.0.0.1", got)
+	}
+}
+
 func TestIPFromRequest(t *testing.T) {
 	r := httptest.NewRequest("GET", "/", nil)
 	r.RemoteAddr = "127.0.0.1:1234"
@@ -388,7 +443,7 @@ func FuzzClientIP(f *testing.F) {
 		r.RemoteAddr = remote
 		r.Header["X-Forwarded-For"] = []string{xff1, xff2}
 		r.Header.Set("X-Real-IP", realIP)
-		got := clientIP(r, DefaultTrustedProxies)
+		got := clientIP(r, DefaultTrustedProxies())
 		if got == remote {
 			return
 		}
@@ -399,7 +454,7 @@ func FuzzClientIP(f *testing.F) {
 		if ip.String() != got || ip.Is4In6() || ip.Zone() != "" {
 			t.Fatalf("clientIP(%q, ...) = %q; want the canonical form %q, unmapped, without zone", remote, got, ip.Unmap().WithZone(""))
 		}
-		if peer, ok := parseHop(remote); ok && !isTrusted(peer, DefaultTrustedProxies) && got != peer.String() {
+		if peer, ok := parseHop(remote); ok && !isTrusted(peer, DefaultTrustedProxies()) && got != peer.String() {
 			t.Fatalf("clientIP(%q, XFF %q %q) = %q; want the untrusted peer %q", remote, xff1, xff2, got, peer)
 		}
 	})

@@ -15,12 +15,12 @@ import (
 // labelColumns are the columns that name a row, in order of preference.
 var labelColumns = []string{"display_name", "name", "email", "title"}
 
-// labelColumnsOf are the visible text columns of res that can name its
-// rows, in order of preference.
-func labelColumnsOf(res *resource) []string {
+// labelColumnsOf are the text columns of view that can name its rows, in
+// order of preference: nameColumn (when not ""), then labelColumns.
+func labelColumnsOf(view *schema.Table, nameColumn string) []string {
 	var out []string
-	for _, c := range labelColumns {
-		if col := res.view.ByName[c]; col != nil && col.DataType == schema.String {
+	for _, c := range append([]string{nameColumn}, labelColumns...) {
+		if col := view.ByName[c]; col != nil && col.DataType == schema.String && !slices.Contains(out, c) {
 			out = append(out, c)
 		}
 	}
@@ -29,43 +29,69 @@ func labelColumnsOf(res *resource) []string {
 
 // labelColumn is the column that names rows of res, or "".
 func labelColumn(res *resource) string {
-	if cols := labelColumnsOf(res); len(cols) > 0 {
-		return cols[0]
+	if len(res.labels) > 0 {
+		return res.labels[0]
 	}
 	return ""
 }
 
-// labelExpr is the first non-empty label column of a row: a user without
-// a display name is labelled by its email rather than its raw id. The
-// trailing NULL keeps COALESCE at two arguments, which SQLite requires.
-func labelExpr(cols []string) (string, []any) {
-	expr := "COALESCE("
-	args := make([]any, len(cols))
-	for i, c := range cols {
-		expr += "NULLIF(?, ''), "
-		args[i] = bun.Ident(c)
+// relationTarget is the resource rel points at when it is one of the
+// panel's and op may read it, else nil: the one check before a relation's
+// rows, counts or labels are read.
+func (a *Admin) relationTarget(op Operator, rel schema.Relation) *resource {
+	target := a.resources[rel.Target]
+	if target == nil || !a.allowed(op, OpRead, target.key) {
+		return nil
 	}
-	return expr + "NULL) AS l", args
+	return target
 }
 
-// addLabels sets row["_labels"][fk] to the target's label for every One
-// relation of res the operator may read: one query per relation per page.
-func (a *Admin) addLabels(ctx context.Context, op Operator, res *resource, rows []map[string]any) error {
+// labelRel is a One relation whose target's label an operator may read.
+type labelRel struct {
+	rel    schema.Relation
+	target *resource
+}
+
+// labelRels are the One relations of res whose targets have a label op
+// may read, and whose key op may see.
+func (a *Admin) labelRels(op Operator, res *resource) []labelRel {
+	var out []labelRel
+	for _, rel := range res.table.Relations {
+		target := a.relationTarget(op, rel)
+		if rel.Kind != schema.One || target == nil || res.hidden[rel.FK] || len(target.labels) == 0 {
+			continue
+		}
+		out = append(out, labelRel{rel, target})
+	}
+	return out
+}
+
+// labelJoins splits the label relations of res for op: those the page
+// query can join (query.Joinable keys; the panel's resources share one
+// database) and the rest, for addLabels.
+func (a *Admin) labelJoins(op Operator, res *resource) (joins []query.Label, rest []labelRel) {
+	for _, lr := range a.labelRels(op, res) {
+		if !query.Joinable(res.table.ByName[lr.rel.FK], lr.target.table.ByName[lr.rel.Ref]) {
+			rest = append(rest, lr)
+			continue
+		}
+		joins = append(joins, query.Label{FK: lr.rel.FK, Table: lr.target.table.Name, Ref: lr.rel.Ref, Columns: lr.target.labels})
+	}
+	return joins, rest
+}
+
+// addLabels sets row["_labels"][fk] to the target's label for every
+// relation in rels: one query per relation. Lists join what they can
+// (labelJoins) and come here for the rest.
+func (a *Admin) addLabels(ctx context.Context, rels []labelRel, rows []map[string]any) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	for _, rel := range res.table.Relations {
-		target := a.resources[rel.Target]
-		if rel.Kind != schema.One || target == nil || res.hidden[rel.FK] || !a.allowed(op, OpRead, target.key) {
-			continue
-		}
-		labelCols := labelColumnsOf(target)
-		if len(labelCols) == 0 {
-			continue
-		}
-		expr, exprArgs := labelExpr(labelCols)
-		// Keys are typed by the target column, so the IN list uses its
-		// index; a value that cannot be such a key has no label.
+	for _, lr := range rels {
+		rel, target := lr.rel, lr.target
+		expr, exprArgs := query.LabelExpr(bun.Ident(target.table.Name), target.labels)
+		// Keys are typed by the target column (keyFor), so the IN list
+		// uses its index; a value that cannot be such a key has no label.
 		refCol := target.table.ByName[rel.Ref]
 		seen := map[string]bool{}
 		var keys []any
@@ -75,14 +101,9 @@ func (a *Admin) addLabels(ctx context.Context, op Operator, res *resource, rows 
 				continue
 			}
 			seen[fmt.Sprint(v)] = true
-			if s, ok := v.(string); ok && refCol.DataType != schema.String {
-				cv, err := query.ConvertValue(refCol, s)
-				if err != nil {
-					continue
-				}
-				v = cv
+			if v, ok := keyFor(refCol, v); ok {
+				keys = append(keys, v)
 			}
-			keys = append(keys, v)
 		}
 		if len(keys) == 0 {
 			continue
@@ -92,7 +113,7 @@ func (a *Admin) addLabels(ctx context.Context, op Operator, res *resource, rows 
 			Label sql.NullString `bun:"l"`
 		}
 		err := a.db.NewSelect().TableExpr("?", bun.Ident(target.table.Name)).
-			ColumnExpr("CAST(? AS TEXT) AS k", bun.Ident(rel.Ref)).ColumnExpr(expr, exprArgs...).
+			ColumnExpr("CAST(? AS TEXT) AS k", bun.Ident(rel.Ref)).ColumnExpr(expr+" AS l", exprArgs...).
 			Where("? IN (?)", bun.Ident(rel.Ref), bun.List(keys)).Scan(ctx, &found)
 		if err != nil {
 			return err
@@ -119,6 +140,22 @@ func (a *Admin) addLabels(ctx context.Context, op Operator, res *resource, rows 
 	return nil
 }
 
+// keyFor is v, a key read from one table, as a value of col, the column of
+// another table it is compared with: a game's text owner_id against a
+// bigint users id, or the reverse. PostgreSQL compares no text with a
+// bigint, so the value takes col's type; ok is false when it cannot be one
+// (a NULL key, "abc" for an integer column), and then no row matches.
+func keyFor(col *schema.Column, v any) (any, bool) {
+	if v == nil || col == nil {
+		return nil, false
+	}
+	if _, isString := v.(string); col.DataType == schema.String && !isString {
+		v = fmt.Sprint(v)
+	}
+	cv, err := query.ConvertValue(col, v)
+	return cv, err == nil && cv != nil
+}
+
 // GET /admin-api/{resource}/{id}/{sub}: only _counts so far.
 func (a *Admin) handleRowSub(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if r.PathValue("sub") != "_counts" {
@@ -135,19 +172,24 @@ func (a *Admin) handleRowSub(w http.ResponseWriter, r *http.Request, op Operator
 	ctx := r.Context()
 	counts := map[string]any{}
 	for _, rel := range res.table.Relations {
-		target := a.resources[rel.Target]
-		if rel.Kind != schema.Many || target == nil || !a.allowed(op, OpRead, target.key) {
+		target := a.relationTarget(op, rel)
+		if rel.Kind != schema.Many || target == nil {
+			continue
+		}
+		key, ok := keyFor(target.table.ByName[rel.FK], row[rel.Ref])
+		if !ok {
+			counts[rel.Name] = 0
 			continue
 		}
 		n, err := a.db.NewSelect().TableExpr("?", bun.Ident(target.table.Name)).
-			Where("? = ?", bun.Ident(rel.FK), row[rel.Ref]).Count(ctx)
+			Where("? = ?", bun.Ident(rel.FK), key).Count(ctx)
 		if err != nil {
 			return err
 		}
 		counts[rel.Name] = n
 	}
 	if res.key == "users" && a.opts.Rooms != nil {
-		n, err := a.activeSessions(ctx, fmt.Sprint(row["id"]))
+		n, err := a.activeSessions(ctx, fmt.Sprint(row[a.users.cols.ID]))
 		if err != nil {
 			return err
 		}
@@ -166,26 +208,28 @@ func (a *Admin) handleRelation(w http.ResponseWriter, r *http.Request, op Operat
 	}
 	name := r.PathValue("name")
 	i := slices.IndexFunc(res.table.Relations, func(x schema.Relation) bool { return x.Name == name })
-	if i < 0 {
+	if i < 0 || a.resources[res.table.Relations[i].Target] == nil {
 		return errorf(http.StatusNotFound, "unknown_relation", "resource %q has no relation %q", res.key, name)
 	}
 	rel := res.table.Relations[i]
-	target := a.resources[rel.Target]
+	target := a.relationTarget(op, rel)
 	if target == nil {
-		return errorf(http.StatusNotFound, "unknown_relation", "resource %q has no relation %q", res.key, name)
-	}
-	if err := a.gate(op, OpRead, target.key); err != nil {
-		return err
+		return a.gate(op, OpRead, rel.Target)
 	}
 	row, err := a.pathRow(r, res)
 	if err != nil {
 		return err
 	}
+	col, v := rel.Ref, row[rel.FK] // One: the target row this row's FK names
+	if rel.Kind == schema.Many {
+		col, v = rel.FK, row[rel.Ref] // Many: the target rows whose FK names this row
+	}
+	key, ok := keyFor(target.table.ByName[col], v)
 	where := func(q *bun.SelectQuery) *bun.SelectQuery {
-		if rel.Kind == schema.Many {
-			return q.Where("?TableAlias.? = ?", bun.Ident(rel.FK), row[rel.Ref])
+		if !ok {
+			return q.Where("1 = 0")
 		}
-		return q.Where("?TableAlias.? = ?", bun.Ident(rel.Ref), row[rel.FK])
+		return q.Where("?TableAlias.? = ?", bun.Ident(col), key)
 	}
 	rows, err := a.listRows(w, r, op, target, where)
 	if err != nil {

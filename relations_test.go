@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gameadmin/admin/internal/testdb"
@@ -36,7 +37,8 @@ func labels(row map[string]any) map[string]any {
 func TestBuiltinRelations(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
-		e := newEnv(t, db, Options{})
+		var counter statementCounter
+		e := newEnv(t, db.WithQueryHook(&counter), Options{})
 		c, adminID := e.bootstrap()
 		uid := e.user("p@example.com", "player password")
 		if _, err := db.NewUpdate().Model((*User)(nil)).Set("display_name = ?", "Player One").Where("id = ?", uid).Exec(ctx); err != nil {
@@ -45,7 +47,8 @@ func TestBuiltinRelations(t *testing.T) {
 		for _, body := range []string{"first", "second", "third"} {
 			c.do("POST", "/admin-api/userNotes", map[string]any{"user_id": uid, "body": body}).want(t, 201)
 		}
-		insert(t, db, &[]CloudSave{{UserID: uid, Slot: "a"}, {UserID: "someone else", Slot: "a"}})
+		other := e.user("other@example.com", "other password")
+		insert(t, db, &[]CloudSave{{UserID: uid, Slot: "a"}, {UserID: other, Slot: "a"}})
 
 		counts := c.do("GET", "/admin-api/users/"+uid+"/_counts", nil).want(t, 200).body
 		want := map[string]float64{"userNotes": 3, "cloudSaves": 1, "leaderboardEntries": 0, "analyticsEvents": 0}
@@ -73,7 +76,7 @@ func TestBuiltinRelations(t *testing.T) {
 		}
 		saves, _ := c.list(t, "/admin-api/cloudSaves", nil)
 		for _, s := range saves {
-			if got := labels(s)["user_id"]; s["user_id"] == uid && got != "Player One" || s["user_id"] != uid && got != nil {
+			if got := labels(s)["user_id"]; s["user_id"] == uid && got != "Player One" || s["user_id"] == other && got != "other@example.com" {
 				t.Fatalf("cloudSave %v _labels = %v", s["user_id"], labels(s))
 			}
 		}
@@ -211,6 +214,49 @@ func TestLabelsAcrossKeyTypes(t *testing.T) {
 		got := []any{labels(rows[0])["guild_ref"], labels(rows[1])["guild_ref"], labels(rows[2])["guild_ref"]}
 		if got[0] != "Iron Wolves" || got[1] != nil || got[2] != nil {
 			t.Fatalf("ticket labels = %v; want [Iron Wolves <nil> <nil>]", got)
+		}
+	})
+}
+
+// statementCounter counts the statements run through a *bun.DB.
+type statementCounter struct{ n atomic.Int64 }
+
+func (s *statementCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	s.n.Add(1)
+	return ctx
+}
+
+func (*statementCounter) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// TestListLabelsInPageQuery: labels of keys of one type come with the page
+// (a LEFT JOIN), so a list without a total is the session statement and
+// the page, however many relations it labels. (Keys of different types
+// keep a query of their own: TestLabelsAcrossKeyTypes.)
+func TestListLabelsInPageQuery(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		var counter statementCounter
+		e := newEnv(t, db.WithQueryHook(&counter), Options{})
+		c, adminID := e.bootstrap()
+		uid := e.user("p@example.com", "player password")
+		if _, err := db.NewUpdate().Model((*User)(nil)).Set("display_name = ?", "Player One").Where("id = ?", uid).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, body := range []string{"first", "second"} {
+			c.do("POST", "/admin-api/userNotes", map[string]any{"user_id": uid, "body": body}).want(t, 201)
+		}
+		counter.n.Store(0)
+		notes, _ := c.list(t, "/admin-api/userNotes", url.Values{"_count": {"none"}, "_sort": {"id"}, "_start": {"1"}, "_end": {"2"}})
+		// The session check is a prepared statement, which Bun's hooks do
+		// not see (TestSessionStatement covers it).
+		if n := counter.n.Load(); n != 1 {
+			t.Errorf("GET /userNotes ran %d statements through Bun; want 1 (the page with its labels)", n)
+		}
+		if len(notes) != 1 || notes[0]["body"] != "second" {
+			t.Fatalf("notes = %v; want the second", notes)
+		}
+		if l := labels(notes[0]); l["user_id"] != "Player One" || l["author_id"] != "root@example.com" {
+			t.Fatalf("note _labels = %v; want Player One and the admin %s by email", l, adminID)
 		}
 	})
 }

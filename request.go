@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -24,10 +25,20 @@ type opHandlerFunc func(w http.ResponseWriter, r *http.Request, op Operator) err
 func (a *Admin) public(fn handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if a.closed.Load() {
-			a.writeError(w, r, errorf(http.StatusServiceUnavailable, "closed", "the admin panel is shutting down"))
+			a.writeError(w, r, errClosed)
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, a.opts.MaxBodyBytes)
+		defer func() {
+			// A bug in one endpoint answers 500 with a logged stack
+			// instead of a dropped connection.
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				a.writeError(w, r, recovered(p))
+			}
+		}()
 		if err := fn(w, r); err != nil {
 			a.writeError(w, r, err)
 		}
@@ -125,11 +136,16 @@ func bodyError(err error) error {
 // requestMeta is the ip and userAgent every auth, user and room audit entry
 // carries.
 func (a *Admin) requestMeta(r *http.Request) map[string]any {
+	return requestMeta(r, a.opts.TrustedProxies)
+}
+
+// requestMeta is the ip (behind the trusted proxies) and userAgent of r.
+func requestMeta(r *http.Request, trusted []netip.Prefix) map[string]any {
 	ua := r.UserAgent()
 	if len(ua) > 512 {
 		ua = ua[:512]
 	}
-	return map[string]any{"ip": clientIP(r, a.opts.TrustedProxies), "userAgent": ua}
+	return map[string]any{"ip": clientIP(r, trusted), "userAgent": ua}
 }
 
 // goBackground runs fn after the response, tracked so Close waits for it.
@@ -148,16 +164,10 @@ func (a *Admin) goBackground(ctx context.Context, fn func(ctx context.Context)) 
 	return true
 }
 
-func (a *Admin) limit(ctx context.Context, l Limiter, key string) error {
-	ok, retry, err := l.Allow(ctx, key)
-	if err != nil {
-		a.log.ErrorContext(ctx, "admin: rate limiter failed; refusing the request", "err", err)
-		return errorf(http.StatusServiceUnavailable, "rate_limiter_unavailable", "rate limiter unavailable; try again shortly")
-	}
-	if !ok {
-		return rateLimited(retry)
-	}
-	return nil
+// limit spends a token of key's bucket: 429 when empty, 503 when the
+// limiter fails (writeError logs the cause with the request id).
+func limit(ctx context.Context, l Limiter, key string) error {
+	return loginError(limitError(l.Allow(ctx, key)))
 }
 
 func rateLimited(retry time.Duration) *apiError {

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"reflect"
@@ -18,10 +19,13 @@ type Resource struct {
 	cfg   ResourceConfig
 }
 
-// DefineResource describes the panel's view of a Bun model. Names in
-// List.Columns, Form.Fields, Show.Fields and the keys of Columns are SQL
-// column names; a Go field name matches nothing and is dropped with a
-// warning at New.
+// DefineResource describes the panel's view of a Bun model. model is the
+// table's model, as in Options.Tables: a Resource needs no Tables entry,
+// and New fails when the Tables entry under its key is another model.
+// Names in List.Columns, Form.Fields, Show.Fields, Search,
+// List.DefaultSort and the keys of Columns are SQL column names, and the
+// keys of Relations are relation names; New fails on a name that is none
+// (a Go field name included), naming the closest valid one.
 func DefineResource(model any, cfg ResourceConfig) *Resource {
 	for _, act := range cfg.Actions {
 		if act.Name == "" || act.Handler == nil {
@@ -117,6 +121,11 @@ type ColumnConfig struct {
 	// ReadOnly columns are never written by create or update; a body that
 	// sets one is refused.
 	ReadOnly bool
+	// Choices are the values the column may take (an enum-like text
+	// column): the UI offers them in a select, and create and update
+	// refuse any other non-null value with 400 invalid_value. Default nil:
+	// any value.
+	Choices []string
 }
 
 // LinkTo makes a column a link to a row of another resource.
@@ -172,6 +181,9 @@ type resource struct {
 	// view is table without its hidden columns: what filters, sorts, _q
 	// and bodies may name.
 	view *schema.Table
+	// labels are the visible text columns that name its rows, in order
+	// of preference (labelColumnsOf), decided once when it is built.
+	labels []string
 }
 
 func (r *resource) readOnly(col string) bool {
@@ -182,14 +194,20 @@ func (r *resource) readOnly(col string) bool {
 var reservedKeys = []string{"auth", "rooms", "_dashboard", "_health"}
 
 // builtinConfig is how the built-in tables look.
-func builtinConfig(key string) ResourceConfig {
+func (a *Admin) builtinConfig(key string) ResourceConfig {
 	switch key {
 	case "users":
-		return ResourceConfig{Icon: "user", Columns: map[string]ColumnConfig{
-			"password_hash": {Hidden: true},
-			"token_version": {ReadOnly: true},
-			"ban":           {ReadOnly: true},
-		}, List: ListConfig{DefaultSort: Sort{Field: "created_at", Order: "desc"}}}
+		u := a.users
+		cfg := ResourceConfig{Icon: "user", Columns: map[string]ColumnConfig{u.cols.PasswordHash: {Hidden: true}}}
+		for _, c := range []string{u.cols.TokenVersion, u.cols.Ban} {
+			if c != "" {
+				cfg.Columns[c] = ColumnConfig{ReadOnly: true}
+			}
+		}
+		if u.builtin {
+			cfg.List.DefaultSort = Sort{Field: "created_at", Order: "desc"}
+		}
+		return cfg
 	case "configs":
 		return ResourceConfig{Icon: "setting"}
 	case "leaderboards":
@@ -199,9 +217,15 @@ func builtinConfig(key string) ResourceConfig {
 	case "cloudSaves":
 		return ResourceConfig{Icon: "cloud"}
 	case "leaderboardEntries":
-		return ResourceConfig{Icon: "trophy", List: ListConfig{DefaultSort: Sort{Field: "score", Order: "desc"}}}
+		return ResourceConfig{Icon: "star", List: ListConfig{DefaultSort: Sort{Field: "score", Order: "desc"}}}
 	case "roles":
-		return ResourceConfig{Icon: "safety"}
+		return ResourceConfig{Icon: "key",
+			Columns: map[string]ColumnConfig{"role": {Choices: []string{string(RoleAdmin), string(RoleMod), string(RoleUser)}}},
+			// The table has no default for scopes; a role made in the panel
+			// without any starts with none.
+			Create: CreateConfig{Defaults: func(context.Context, DefaultsContext) (map[string]any, error) {
+				return map[string]any{"scopes": []any{}}, nil
+			}}}
 	case "userNotes":
 		return ResourceConfig{Icon: "file-text",
 			Columns: map[string]ColumnConfig{"author_id": {ReadOnly: true}},
@@ -236,20 +260,6 @@ var builtinRelations = map[string][]schema.Relation{
 	"analyticsEvents":    {{Name: "user", Target: "users", Kind: schema.One, FK: "user_id"}},
 }
 
-// builtinDefaults are columns the database (or a model hook) fills that the
-// model tags do not show.
-var builtinDefaults = map[string][]string{
-	"users":              {"id", "token_version", "created_at"},
-	"configs":            {"updated_at"},
-	"leaderboards":       {"sort_order", "created_at"},
-	"analyticsEvents":    {"created_at"},
-	"cloudSaves":         {"version", "updated_at"},
-	"leaderboardEntries": {"score", "updated_at"},
-	"roles":              {"scopes", "updated_at"},
-	"userNotes":          {"created_at"},
-	"adminAudit":         {"created_at"},
-}
-
 // buildResources inspects every table, links relations and applies configs.
 // The order is SEED.md 2.3's for the built-in keys, then the custom keys in
 // alphabetical order (Go maps have none of their own).
@@ -282,10 +292,25 @@ func (a *Admin) buildResources(db *bun.DB) error {
 		if len(t.PK) == 0 {
 			return fmt.Errorf("admin: table %q (%s) has no primary key", key, t.Name)
 		}
-		if builtinModel, ok := builtins[key]; ok && fmt.Sprintf("%T", builtinModel) == fmt.Sprintf("%T", a.opts.Tables[key]) {
-			for _, col := range builtinDefaults[key] {
-				_ = t.MarkDefault(col)
+		if def := builtinDef(key, a.opts.Tables[key]); def != nil {
+			// A built-in table: its name takes the prefix, and the
+			// columns its DDL (or the model's insert hook) fills may be
+			// left out of a create.
+			t.Name = a.plan.name(def.base)
+			for _, c := range def.cols {
+				if c.typ == tUserID {
+					// The model's field is a string; the column has the
+					// users id type, which values are checked against.
+					t.ByName[c.name].SQLType = a.plan.userKind
+				}
+				if c.def != "" || c.hook || c.typ == tSerial {
+					if err := t.MarkDefault(c.name); err != nil {
+						return fmt.Errorf("admin: built-in table %s: %w", key, err)
+					}
+				}
 			}
+		} else if _, ok := builtins[key]; ok && (key == "roles" || key == "adminAudit") {
+			return fmt.Errorf("admin: Tables[%q] is the panel's own table; its model cannot be replaced", key)
 		}
 		tables[key] = t
 	}
@@ -314,76 +339,57 @@ func (a *Admin) buildResources(db *bun.DB) error {
 		return fmt.Errorf("admin: relations: %w", err)
 	}
 
-	for key, r := range a.opts.Resources {
-		if _, ok := tables[key]; !ok {
-			a.log.Warn("admin: resource has no entry in Options.Tables; it is never listed", "key", key)
-			continue
-		}
-		if r == nil {
-			return fmt.Errorf("admin: Resources[%q] is nil", key)
-		}
-	}
 	a.resources = make(map[string]*resource, len(order))
 	a.order = order
 	for _, key := range order {
 		t := tables[key]
-		cfg := builtinConfig(key)
+		var cfg ResourceConfig
+		if key == "users" || builtinDef(key, a.opts.Tables[key]) != nil {
+			// A built-in key the game gave its own model is the game's
+			// table: the built-in look (sorts, read-only columns) may
+			// name columns it does not have.
+			cfg = a.builtinConfig(key)
+		}
 		if r, ok := a.opts.Resources[key]; ok && r != nil {
 			cfg = mergeConfig(cfg, r.cfg)
 		}
 		res := &resource{key: key, table: t, cfg: cfg, hidden: map[string]bool{}}
-		res.label = cmpOr(cfg.Label, schema.Humanize(key))
-		res.icon = cmpOr(cfg.Icon, schema.GuessIcon(t.Name))
+		res.label = cmp.Or(cfg.Label, schema.Humanize(key))
+		res.icon = cmp.Or(cfg.Icon, schema.GuessIcon(t.Name))
 		if !slices.Contains(IconNames, res.icon) {
 			a.log.Warn("admin: unknown icon; using database", "key", key, "icon", res.icon)
 			res.icon = "database"
 		}
 		for col, cc := range cfg.Columns {
-			if t.ByName[col] == nil {
-				a.log.Warn("admin: Columns names no SQL column; dropped", "key", key, "column", col)
-				continue
-			}
 			if cc.Hidden {
 				res.hidden[col] = true
 			}
 		}
-		res.view = visible(t, res.hidden)
-		cfg.List.Columns = a.knownColumns(res, "List.Columns", cfg.List.Columns)
-		cfg.Form.Fields = a.knownColumns(res, "Form.Fields", cfg.Form.Fields)
-		cfg.Show.Fields = a.knownColumns(res, "Show.Fields", cfg.Show.Fields)
-		cfg.Search = a.knownColumns(res, "Search", cfg.Search)
-		if f := cfg.List.DefaultSort.Field; f != "" && (t.ByName[f] == nil || res.hidden[f]) {
-			a.log.Warn("admin: List.DefaultSort names no SQL column; dropped", "key", key, "column", f)
-			cfg.List.DefaultSort = Sort{}
+		if err := a.checkConfig(res, tables); err != nil {
+			return err
 		}
-		res.cfg = cfg
+		res.view = visible(t, res.hidden)
+		nameColumn := "" // the users table's UserColumns.DisplayName ("nickname") comes first
+		if key == "users" {
+			nameColumn = a.users.cols.DisplayName
+		}
+		res.labels = labelColumnsOf(res.view, nameColumn)
 		a.resources[key] = res
 	}
-	return nil
-}
-
-// knownColumns drops names that are not visible SQL columns, with a warning.
-func (a *Admin) knownColumns(res *resource, field string, names []string) []string {
-	if names == nil {
-		return nil
-	}
-	out := make([]string, 0, len(names))
-	for _, n := range names {
-		if res.table.ByName[n] == nil || res.hidden[n] {
-			a.log.Warn("admin: "+field+" names no SQL column; dropped (names are SQL column names)", "key", res.key, "column", n)
-			continue
+	for _, w := range a.opts.Widgets {
+		if w.Resource != "" && a.resources[w.Resource] == nil {
+			return fmt.Errorf("admin: Widgets[%q]: Resource %q names no resource%s", w.ID, w.Resource, schema.ClosestHint(w.Resource, a.order))
 		}
-		out = append(out, n)
 	}
-	return out
+	return nil
 }
 
 // mergeConfig lays a game's config over a built-in one: set fields win,
 // column configs merge per column.
 func mergeConfig(base, over ResourceConfig) ResourceConfig {
 	out := over
-	out.Label = cmpOr(over.Label, base.Label)
-	out.Icon = cmpOr(over.Icon, base.Icon)
+	out.Label = cmp.Or(over.Label, base.Label)
+	out.Icon = cmp.Or(over.Icon, base.Icon)
 	if over.List.Columns == nil {
 		out.List.Columns = base.List.Columns
 	}
@@ -421,13 +427,6 @@ func mergeConfig(base, over ResourceConfig) ResourceConfig {
 		out.Columns[k] = v
 	}
 	return out
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // visible returns t without the hidden columns.

@@ -46,6 +46,17 @@ var (
 	ErrRoomNotFound    = errors.New("admin: room not found")
 	ErrSessionNotFound = errors.New("admin: session not found")
 	ErrInvalidPath     = errors.New("admin: invalid state path")
+	// ErrNodeUnavailable reports that the node owning a room cannot be
+	// reached (it is gone, or the shared store is down); the panel answers
+	// 503 node_unavailable.
+	ErrNodeUnavailable = errors.New("admin: node unavailable")
+	// ErrNodeTimeout reports that the node owning a room did not answer in
+	// time; the panel answers 504 node_timeout.
+	ErrNodeTimeout = errors.New("admin: node timeout")
+	// ErrInvalidStateValue reports a state edit whose value the room state
+	// cannot hold (the game's Go type refuses it); the panel answers 400
+	// invalid_value. Errors carrying it may wrap ErrInvalidPath too.
+	ErrInvalidStateValue = errors.New("admin: value does not fit the room state")
 )
 
 // RoomSummary is one row of the live-room list.
@@ -56,6 +67,9 @@ type RoomSummary struct {
 	MaxClients int       `json:"maxClients"`
 	Locked     bool      `json:"locked"`
 	CreatedAt  time.Time `json:"createdAt"`
+	// Node names the game-server node the room lives on, in a multi-node
+	// deployment; "" (and absent from JSON) for a single process.
+	Node string `json:"node,omitempty"`
 }
 
 // RoomView is the room inspector: the summary plus metadata, clients and state.
@@ -79,4 +93,6 @@ type UserSession struct {
 	RoomName  string    `json:"roomName"`
 	SessionID string    `json:"sessionId"`
 	JoinedAt  time.Time `json:"joinedAt"`
+	// Node names the node holding the connection; "" for a single process.
+	Node string `json:"node,omitempty"`
 }

@@ -24,15 +24,23 @@ func (a *Admin) roomsRequest(op Operator, o Op) (Rooms, error) {
 	return a.opts.Rooms, nil
 }
 
-// roomError maps the Rooms contract's errors to answers.
+// roomError maps the Rooms contract's errors to answers. The 503 and 504
+// of an unreachable or silent node carry their cause, which writeError
+// logs with the request id; the answer itself does not show it.
 func roomError(err error) error {
 	switch {
 	case errors.Is(err, ErrRoomNotFound):
 		return errorf(http.StatusNotFound, "room_not_found", "no such room")
 	case errors.Is(err, ErrSessionNotFound):
 		return errorf(http.StatusNotFound, "session_not_found", "no such session in the room")
+	case errors.Is(err, ErrInvalidStateValue):
+		return errorf(http.StatusBadRequest, "invalid_value", "%s", err.Error())
 	case errors.Is(err, ErrInvalidPath):
 		return errorf(http.StatusBadRequest, "invalid_path", "%s", err.Error())
+	case errors.Is(err, ErrNodeUnavailable):
+		return errorf(http.StatusServiceUnavailable, "node_unavailable", "the node that owns this room cannot be reached; try again shortly").because(err)
+	case errors.Is(err, ErrNodeTimeout):
+		return errorf(http.StatusGatewayTimeout, "node_timeout", "the node that owns this room did not answer in time").because(err)
 	}
 	return err
 }
@@ -51,7 +59,7 @@ func (a *Admin) handleRoomList(w http.ResponseWriter, r *http.Request, op Operat
 	}
 	list, err := rooms.List(r.Context())
 	if err != nil {
-		return err
+		return roomError(err)
 	}
 	if list == nil {
 		list = []RoomSummary{}
@@ -82,7 +90,7 @@ func (a *Admin) handleRoomsByUser(w http.ResponseWriter, r *http.Request, op Ope
 	}
 	sessions, err := rooms.UserSessions(r.Context(), r.PathValue("userId"))
 	if err != nil {
-		return err
+		return roomError(err)
 	}
 	if sessions == nil {
 		sessions = []UserSession{}
@@ -103,8 +111,8 @@ func (a *Admin) handleRoomKick(w http.ResponseWriter, r *http.Request, op Operat
 	if err := decodeOptional(r, &body); err != nil {
 		return err
 	}
-	if len(body.Reason) > maxReasonLen {
-		return errorf(http.StatusBadRequest, "invalid_value", "reason is longer than %d characters", maxReasonLen)
+	if err := checkReason(body.Reason); err != nil {
+		return err
 	}
 	roomID, sessionID := r.PathValue("roomId"), r.PathValue("sessionId")
 	if err := rooms.Kick(r.Context(), roomID, sessionID, body.Reason); err != nil {
@@ -144,10 +152,12 @@ func (a *Admin) handleRoomLock(w http.ResponseWriter, r *http.Request, op Operat
 }
 
 // statePath bounds a state path: keys are strings, indexes non-negative
-// whole numbers.
-func statePath(path []any, edit bool) error {
-	if len(path) == 0 && !edit {
-		return errorf(http.StatusBadRequest, "missing_field", "path is required")
+// whole numbers. An empty path is refused for edits and deletes alike: the
+// whole state is the game's, and replacing it (with null, say) leaves the
+// game's callbacks a value they never expected.
+func statePath(path []any) error {
+	if len(path) == 0 {
+		return errorf(http.StatusBadRequest, "invalid_path", "path must name a part of the state; the whole state cannot be replaced or deleted")
 	}
 	if len(path) > 32 {
 		return errorf(http.StatusBadRequest, "invalid_path", "path is deeper than 32")
@@ -185,7 +195,7 @@ func (a *Admin) handleRoomStateEdit(w http.ResponseWriter, r *http.Request, op O
 	if body.Path == nil || body.Value == nil {
 		return errorf(http.StatusBadRequest, "missing_field", "path and value are required")
 	}
-	if err := statePath(body.Path, true); err != nil {
+	if err := statePath(body.Path); err != nil {
 		return err
 	}
 	roomID := r.PathValue("roomId")
@@ -209,7 +219,7 @@ func (a *Admin) handleRoomStateDelete(w http.ResponseWriter, r *http.Request, op
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
-	if err := statePath(body.Path, false); err != nil {
+	if err := statePath(body.Path); err != nil {
 		return err
 	}
 	roomID := r.PathValue("roomId")
@@ -238,5 +248,5 @@ func (a *Admin) handleRoomDispose(w http.ResponseWriter, r *http.Request, op Ope
 
 func (a *Admin) recordRoom(r *http.Request, op Operator, action, roomID string, kv ...any) {
 	payload := withMeta(a.requestMeta(r), append([]any{"roomId", roomID}, kv...)...)
-	a.record(r.Context(), AuditEntry{OperatorID: op.UserID, Action: action, Resource: "rooms", TargetID: roomID, Payload: payload})
+	a.audit.event(r.Context(), AuditEntry{OperatorID: op.UserID, Action: action, Resource: "rooms", TargetID: roomID, Payload: payload})
 }

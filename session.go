@@ -4,12 +4,16 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/base64"
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // Token kinds. A token is accepted only where its kind is expected, so a
@@ -36,60 +40,92 @@ type claims struct {
 
 var errBadToken = errors.New("admin: invalid token")
 
-func (a *Admin) signToken(c claims, ttl time.Duration) (string, error) {
+// tokenParser verifies every token: HS256 only, expiry required, issue
+// time checked. Its options never change, so it is built once (a Parser
+// holds no per-token state).
+var tokenParser = jwt.NewParser(jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
+	jwt.WithExpirationRequired(), jwt.WithIssuedAt())
+
+// tokens signs and reads the panel's tokens and writes its cookies: the
+// secret, the audience (the APIPath) and the session cookie's settings.
+// The panel and Auth share one.
+type tokens struct {
+	secret   []byte
+	audience string // Options.APIPath
+	session  SessionOptions
+	secure   bool // the cookies' Secure flag
+}
+
+func (a *tokens) signToken(c claims, ttl time.Duration) (string, error) {
 	now := time.Now()
+	c.Audience = jwt.ClaimStrings{a.audience}
 	c.IssuedAt = jwt.NewNumericDate(now)
 	c.ExpiresAt = jwt.NewNumericDate(now.Add(ttl))
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(a.secret)
 }
 
-// parseToken verifies signature, algorithm (HS256 only), expiry and kind.
-func (a *Admin) parseToken(raw, kind string) (*claims, error) {
+// parseToken verifies signature, algorithm (HS256 only), expiry, kind and
+// audience: a token names the APIPath of the panel that signed it, so two
+// panels sharing a secret (one ADMIN_JWT_SECRET in the environment) do not
+// take each other's sessions. A token without an audience, signed before
+// there was one, is accepted by a panel on the default APIPath only.
+func (a *tokens) parseToken(raw, kind string) (*claims, error) {
 	if raw == "" || len(raw) > 4096 {
 		return nil, errBadToken
 	}
 	var c claims
-	_, err := jwt.ParseWithClaims(raw, &c, func(*jwt.Token) (any, error) { return a.secret, nil },
-		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
-		jwt.WithExpirationRequired(), jwt.WithIssuedAt())
+	_, err := tokenParser.ParseWithClaims(raw, &c, func(*jwt.Token) (any, error) { return a.secret, nil })
 	if err != nil || c.Kind != kind || c.UserID == "" {
+		return nil, errBadToken
+	}
+	switch {
+	case len(c.Audience) == 0 && a.audience == defaultAPIPath:
+	case len(c.Audience) != 1 || c.Audience[0] != a.audience:
 		return nil, errBadToken
 	}
 	return &c, nil
 }
 
 // passwordFingerprint ties a reset token to the hash it will replace.
-func (a *Admin) passwordFingerprint(hash string) string {
+func (a *tokens) passwordFingerprint(hash string) string {
 	m := hmac.New(sha256.New, a.secret)
 	m.Write([]byte("reset:" + hash))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:12])
 }
 
 // setSessionCookie signs a session for userID at token version tv.
-func (a *Admin) setSessionCookie(w http.ResponseWriter, userID string, role Role, tv int64) error {
-	tok, err := a.signToken(claims{UserID: userID, Role: role, TV: tv, Kind: kindSession}, a.opts.Session.TTL)
+func (a *tokens) setSessionCookie(w http.ResponseWriter, userID string, role Role, tv int64) error {
+	tok, err := a.signToken(claims{UserID: userID, Role: role, TV: tv, Kind: kindSession}, a.session.TTL)
 	if err != nil {
 		return err
 	}
-	http.SetCookie(w, a.cookie(tok, int(a.opts.Session.TTL/time.Second)))
+	http.SetCookie(w, a.cookie(tok, int(a.session.TTL/time.Second)))
 	return nil
 }
 
-func (a *Admin) clearSessionCookie(w http.ResponseWriter) {
+func (a *tokens) clearSessionCookie(w http.ResponseWriter) {
 	http.SetCookie(w, a.cookie("", -1))
 }
 
-func (a *Admin) cookie(value string, maxAge int) *http.Cookie {
+func (a *tokens) cookie(value string, maxAge int) *http.Cookie {
 	return &http.Cookie{
-		Name:     sessionCookieName,
+		Name:     a.session.CookieName,
 		Value:    value,
 		Path:     "/",
-		Domain:   a.opts.Session.Domain,
+		Domain:   a.session.Domain,
 		MaxAge:   maxAge,
 		HttpOnly: true,
 		Secure:   a.secure,
-		SameSite: a.opts.Session.SameSite,
+		SameSite: a.session.SameSite,
 	}
+}
+
+// challengeCookie carries the pending second sign-in step, sent to POST
+// /auth/login/totp only.
+func (a *tokens) challengeCookie(value string, maxAge int) *http.Cookie {
+	c := a.cookie(value, maxAge)
+	c.Name, c.Path = totpChallengeCookie, a.audience+"/auth/login/totp"
+	return c
 }
 
 // authenticate verifies the session cookie and re-reads the token version
@@ -97,7 +133,7 @@ func (a *Admin) cookie(value string, maxAge int) *http.Cookie {
 // applies on the next request. Any failure is errUnauthenticated; database
 // errors are returned as they are.
 func (a *Admin) authenticate(ctx context.Context, r *http.Request) (Operator, error) {
-	ck, err := r.Cookie(sessionCookieName)
+	ck, err := r.Cookie(a.opts.Session.CookieName)
 	if err != nil {
 		return Operator{}, errUnauthenticated
 	}
@@ -105,7 +141,7 @@ func (a *Admin) authenticate(ctx context.Context, r *http.Request) (Operator, er
 	if err != nil {
 		return Operator{}, errUnauthenticated
 	}
-	tv, op, err := a.sessionState(ctx, c.UserID)
+	tv, op, err := a.sessionStmt.state(ctx, a, c.UserID)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return Operator{}, errUnauthenticated
@@ -115,4 +151,117 @@ func (a *Admin) authenticate(ctx context.Context, r *http.Request) (Operator, er
 		return Operator{}, errUnauthenticated
 	}
 	return op, nil
+}
+
+// sessionCheck runs the statement authenticate reads the session with —
+// the query of sessionState — as a prepared statement: database/sql
+// prepares it once per pooled connection, so each request skips
+// PostgreSQL's parse and plan (SQLite's prepare), which cost about as much
+// as running it. It is still one statement per request, reading the token
+// version and the role live (SEED.md 2.2): nothing is cached but the plan.
+// Bun's query hooks do not see it.
+//
+// Any error of the prepared statement (the tables not migrated yet, a
+// plan the database invalidated) drops it and answers through
+// sessionState, which has the last word; the next request prepares again.
+// After maxStmtFailures such errors where the plain query worked (a pooler
+// that does not keep prepared statements, as PgBouncer in transaction
+// mode before 1.21), it is not prepared again.
+type sessionCheck struct {
+	mu       sync.Mutex
+	stmt     *sql.Stmt
+	closed   bool // Admin.Close, or given up on
+	failures int
+}
+
+// maxStmtFailures is how many times the prepared session statement may
+// fail where the plain query works before the panel stops preparing it.
+const maxStmtFailures = 5
+
+// failed counts a failure of the prepared statement where the plain query
+// worked, and reports whether it was the one that gave up on preparing.
+func (s *sessionCheck) failed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failures++
+	if s.failures != maxStmtFailures || s.closed {
+		return false
+	}
+	s.closed = true
+	return true
+}
+
+// state is sessionState through the prepared statement.
+func (s *sessionCheck) state(ctx context.Context, a *Admin, userID string) (int64, Operator, error) {
+	stmt := s.prepared(ctx, a)
+	if stmt == nil {
+		return a.sessionState(ctx, userID)
+	}
+	var (
+		role   sql.NullString
+		scopes nullJSON
+		tv     int64
+	)
+	err := stmt.QueryRowContext(ctx, userID).Scan(&role, &scopes, &tv)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, Operator{}, ErrNotFound
+	case err != nil:
+		if ctx.Err() != nil {
+			return 0, Operator{}, err
+		}
+		s.drop(stmt)
+		tv, op, plainErr := a.sessionState(ctx, userID)
+		if plainErr == nil && s.failed() {
+			a.log.Warn("admin: the session check's prepared statement keeps failing where the plain query works (PgBouncer in transaction mode?); using the plain query from now on", "err", err)
+		}
+		return tv, op, plainErr
+	}
+	op, err := sessionOperator(userID, role, scopes)
+	return tv, op, err
+}
+
+// prepared is the statement, prepared on first use; nil when it cannot be
+// (the fallback is sessionState).
+func (s *sessionCheck) prepared(ctx context.Context, a *Admin) *sql.Stmt {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stmt != nil || s.closed {
+		return s.stmt
+	}
+	// sessionState's query, with a parameter for the id.
+	param := bun.Safe("?")
+	if a.db.Dialect().Name() == dialect.PG {
+		param = bun.Safe("$1")
+	}
+	q := a.sessionQuery(param)
+	// The *sql.DB's own Prepare: bun would read the SQLite "?" as one of
+	// its placeholders.
+	stmt, err := a.db.DB.PrepareContext(ctx, q.String())
+	if err != nil {
+		return nil
+	}
+	s.stmt = stmt
+	return stmt
+}
+
+// drop closes stmt if it is still the prepared statement.
+func (s *sessionCheck) drop(stmt *sql.Stmt) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stmt == stmt {
+		s.stmt = nil
+		stmt.Close()
+	}
+}
+
+// close closes the statement for good (Admin.Close).
+func (s *sessionCheck) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	if s.stmt != nil {
+		s.stmt.Close()
+		s.stmt = nil
+	}
 }

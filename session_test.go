@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"database/sql"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/gameadmin/admin/internal/testdb"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 func TestCookieAttributes(t *testing.T) {
@@ -176,8 +178,8 @@ func TestMigrationsAreIdempotent(t *testing.T) {
 			a.Close()
 		}
 		var n int
-		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM game_admin_schema").Scan(&n); err != nil || n != len(migrations) {
-			t.Fatalf("game_admin_schema rows = %d, %v; want %d", n, err, len(migrations))
+		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM game_admin_schema").Scan(&n); err != nil || n != len(tableDefs) {
+			t.Fatalf("game_admin_schema rows = %d, %v; want %d", n, err, len(tableDefs))
 		}
 		for _, m := range BuiltinTables() {
 			if _, err := db.NewSelect().Model(m).Limit(1).Exists(ctx); err != nil {
@@ -194,4 +196,86 @@ func TestNewFailsWhenHasherFails(t *testing.T) {
 	if _, err := New(testdb.SQLite(t), Options{Secret: testSecret, PasswordHasher: failingHasher{}}); err == nil {
 		t.Fatal("New with a failing hasher = nil error")
 	}
+}
+
+// TestSessionStatement: the session check is a prepared statement that
+// still reads the role live on every request, and survives the statement
+// going bad: closed under it, or (PostgreSQL) invalidated by a change of
+// the roles table's column type, it falls back to the plain query and
+// prepares again.
+func TestSessionStatement(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db, Options{})
+		c, _ := e.bootstrap()
+		uid := e.user("mod@example.com", "mod password")
+		m := e.login("mod@example.com", "mod password")
+		m.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+		s := &e.admin.sessionStmt
+		first := s.stmt
+		if first == nil {
+			t.Fatal("no prepared session statement after a request")
+		}
+		// Roles are read live: a grant applies on the next request.
+		role := func(c *client) any { return c.do("GET", "/admin-api/auth/me", nil).want(t, 200).body["role"] }
+		if got := role(m); got != "user" {
+			t.Fatalf("role before the grant = %v; want user", got)
+		}
+		if err := e.admin.Moderation().SetRole(ctx, uid, RoleAdmin); err != nil {
+			t.Fatal(err)
+		}
+		if got := role(m); got != "admin" {
+			t.Fatalf("role after the grant = %v; want admin", got)
+		}
+
+		first.Close()
+		c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+		if s.stmt == first {
+			t.Fatal("a closed session statement was kept")
+		}
+		c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+		if s.stmt == nil {
+			t.Fatal("the session statement was not prepared again")
+		}
+		if db.Dialect().Name() == dialect.PG {
+			if _, err := db.ExecContext(ctx, "ALTER TABLE game_roles ALTER COLUMN role TYPE varchar(16)"); err != nil {
+				t.Fatal(err)
+			}
+			for range 3 { // each pooled connection's copy goes bad
+				c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+			}
+			if got := role(m); got != "admin" {
+				t.Fatalf("role after ALTER TABLE = %v; want admin", got)
+			}
+		}
+		// A pooler that loses prepared statements: after maxStmtFailures
+		// failures where the plain query worked, the plain query is used
+		// for good, and the log says so once.
+		stmt := func() *sql.Stmt { s.mu.Lock(); defer s.mu.Unlock(); return s.stmt }
+		s.mu.Lock()
+		s.failures = 0
+		s.mu.Unlock()
+		for i := range maxStmtFailures {
+			c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+			if stmt() == nil {
+				t.Fatalf("not prepared again after %d failures", i)
+			}
+			stmt().Close()
+			c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+		}
+		c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+		if stmt() != nil {
+			t.Fatal("prepared again after giving up on the statement")
+		}
+		if n := strings.Count(e.logs.String(), "prepared statement keeps failing"); n != 1 {
+			t.Fatalf("%d warnings about the failing statement; want 1:\n%s", n, e.logs)
+		}
+		if got := role(m); got != "admin" {
+			t.Fatalf("role through the plain query = %v; want admin", got)
+		}
+		e.admin.Close()
+		if s.stmt != nil {
+			t.Fatal("Close left the session statement open")
+		}
+	})
 }

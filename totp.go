@@ -1,22 +1,12 @@
 package admin
 
 import (
-	"bytes"
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/hkdf"
 	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
 	"database/sql"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"image/png"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/pquerna/otp"
@@ -54,8 +44,6 @@ const (
 	totpSealPrefix      = "v1:"
 )
 
-var totpOpts = totp.ValidateOpts{Period: totpPeriod, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
-
 var (
 	errInvalidCode   = errorf(http.StatusBadRequest, "invalid_code", "the code is wrong, expired or already used")
 	errTOTPRequired  = errorf(http.StatusForbidden, "totp_enrollment_required", "set up two-factor sign-in on your account page first")
@@ -64,96 +52,10 @@ var (
 	errTOTPAlreadyOn = errorf(http.StatusConflict, "totp_already_enabled", "two-factor sign-in is on already; disable it first")
 )
 
-// totpState is the panel's TOTP machinery: the AEAD that seals secrets at
-// rest, the policy, and the clock (tests move it instead of sleeping).
-type totpState struct {
-	aead   cipher.AEAD
-	policy TOTPPolicy
-	now    func() time.Time
-}
-
-// newTOTPState derives the secret-sealing key from the panel's Secret with
-// HKDF-SHA256, so the signing key itself never encrypts anything.
-func newTOTPState(secret []byte, policy TOTPPolicy) (*totpState, error) {
-	switch policy {
-	case "":
-		policy = TOTPNone
-	case TOTPNone, TOTPAdmins, TOTPOperators:
-	default:
-		return nil, fmt.Errorf("admin: RequireTOTP %q: want none, admins or operators", policy)
-	}
-	key, err := hkdf.Key(sha256.New, secret, nil, totpKeyInfo, 32)
-	if err != nil {
-		return nil, fmt.Errorf("admin: totp key: %w", err)
-	}
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return nil, fmt.Errorf("admin: totp key: %w", err)
-	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, fmt.Errorf("admin: totp key: %w", err)
-	}
-	return &totpState{aead: aead, policy: policy, now: time.Now}, nil
-}
-
-// requires reports whether the policy makes role enrol.
-func (t *totpState) requires(role Role) bool {
-	switch t.policy {
-	case TOTPAdmins:
-		return role == RoleAdmin
-	case TOTPOperators:
-		return role.IsOperator()
-	}
-	return false
-}
-
-// seal encrypts a base32 TOTP secret, bound to its user by the AEAD's
-// additional data so a sealed secret cannot be copied to another row.
-func (t *totpState) seal(userID, secret string) string {
-	nonce := make([]byte, t.aead.NonceSize())
-	rand.Read(nonce)
-	out := t.aead.Seal(nonce, nonce, []byte(secret), []byte("totp:"+userID))
-	return totpSealPrefix + base64.StdEncoding.EncodeToString(out)
-}
-
-func (t *totpState) open(userID, sealed string) (string, error) {
-	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(sealed, totpSealPrefix))
-	if err != nil || !strings.HasPrefix(sealed, totpSealPrefix) || len(raw) < t.aead.NonceSize() {
-		return "", errors.New("admin: totp secret: malformed")
-	}
-	n := t.aead.NonceSize()
-	plain, err := t.aead.Open(nil, raw[:n], raw[n:], []byte("totp:"+userID))
-	if err != nil {
-		// Most likely Options.Secret changed since enrolment (README:
-		// Two-factor sign-in, rotating the secret).
-		return "", fmt.Errorf("admin: totp secret of %s: cannot decrypt: %w", userID, err)
-	}
-	return string(plain), nil
-}
-
-// matchStep returns the time step, within totpSkew of now, whose code is
-// code. Each candidate is computed by pquerna/otp and compared in constant
-// time; the step lets the caller refuse a replay.
-func matchStep(secret, code string, now time.Time) (int64, bool) {
-	code = strings.TrimSpace(code)
-	if len(code) != otp.DigitsSix.Length() {
-		return 0, false
-	}
-	cur := now.Unix() / totpPeriod
-	for s := cur - totpSkew; s <= cur+totpSkew; s++ {
-		want, err := totp.GenerateCodeCustom(secret, time.Unix(s*totpPeriod, 0), totpOpts)
-		if err == nil && subtle.ConstantTimeCompare([]byte(want), []byte(code)) == 1 {
-			return s, true
-		}
-	}
-	return 0, false
-}
-
 // operatorTOTP is a row of game_operator_totp: one second factor per user,
 // pending until the first code confirms it.
 type operatorTOTP struct {
-	bun.BaseModel `bun:"table:game_operator_totp"`
+	bun.BaseModel `bun:"table:game_operator_totp,alias:ot"`
 
 	UserID      string     `bun:"user_id,pk"`
 	Secret      string     `bun:"secret,notnull"` // sealed, see totpState.seal
@@ -166,7 +68,7 @@ type operatorTOTP struct {
 // recoveryCode is a row of game_operator_recovery_codes: the SHA-256 of one
 // single-use code.
 type recoveryCode struct {
-	bun.BaseModel `bun:"table:game_operator_recovery_codes"`
+	bun.BaseModel `bun:"table:game_operator_recovery_codes,alias:rc"`
 
 	UserID   string     `bun:"user_id,pk"`
 	CodeHash string     `bun:"code_hash,pk"`
@@ -174,9 +76,9 @@ type recoveryCode struct {
 }
 
 // totpRow returns userID's row, or nil when there is none.
-func (a *Admin) totpRow(ctx context.Context, db bun.IDB, userID string) (*operatorTOTP, error) {
+func (au *Auth) totpRow(ctx context.Context, db bun.IDB, userID string) (*operatorTOTP, error) {
 	var row operatorTOTP
-	err := db.NewSelect().Model(&row).Where("user_id = ?", userID).Scan(ctx)
+	err := db.NewSelect().Model(&row).ModelTableExpr("?", au.aliased("operator_totp", "ot")).Where("user_id = ?", userID).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -187,42 +89,16 @@ func (a *Admin) totpRow(ctx context.Context, db bun.IDB, userID string) (*operat
 }
 
 // totpEnabled reports whether userID signs in with a second factor.
-func (a *Admin) totpEnabled(ctx context.Context, userID string) (bool, error) {
-	return a.db.NewSelect().Model((*operatorTOTP)(nil)).
+func (au *Auth) totpEnabled(ctx context.Context, userID string) (bool, error) {
+	return au.db.NewSelect().Model((*operatorTOTP)(nil)).ModelTableExpr("?", au.aliased("operator_totp", "ot")).
 		Where("user_id = ?", userID).Where("enabled = ?", true).Exists(ctx)
-}
-
-// totpGate refuses an operator whom RequireTOTP makes enrol and who has
-// not, except on the endpoints that lead to enrolment.
-func (a *Admin) totpGate(r *http.Request, op Operator) error {
-	if !a.totp.requires(op.Role) || totpExempt[strings.TrimPrefix(r.Pattern, r.Method+" ")] {
-		return nil
-	}
-	on, err := a.totpEnabled(r.Context(), op.UserID)
-	if err != nil {
-		return err
-	}
-	if !on {
-		return errTOTPRequired
-	}
-	return nil
-}
-
-// totpExempt are the routes an operator who must enrol can still reach.
-var totpExempt = map[string]bool{
-	apiPrefix + "/auth/me":                true,
-	apiPrefix + "/auth/logout":            true,
-	apiPrefix + "/auth/logout-everywhere": true,
-	apiPrefix + "/auth/totp":              true,
-	apiPrefix + "/auth/totp/enroll":       true,
-	apiPrefix + "/auth/totp/confirm":      true,
 }
 
 // checkTOTP verifies a code against userID's second factor (enabled, or
 // pending when confirming) and spends its time step in one conditional
 // update, so two requests with one code cannot both pass.
-func (a *Admin) checkTOTP(ctx context.Context, userID, code string, pending bool) error {
-	row, err := a.totpRow(ctx, a.db, userID)
+func (au *Auth) checkTOTP(ctx context.Context, userID, code string, pending bool) error {
+	row, err := au.totpRow(ctx, au.db, userID)
 	if err != nil {
 		return err
 	}
@@ -232,30 +108,32 @@ func (a *Admin) checkTOTP(ctx context.Context, userID, code string, pending bool
 		}
 		return errTOTPNotOn
 	}
-	secret, err := a.totp.open(userID, row.Secret)
+	secret, err := au.totp.open(userID, row.Secret)
 	if err != nil {
-		a.log.ErrorContext(ctx, "admin: totp secret unreadable; an admin can reset it", "userId", userID, "err", err)
+		au.log.ErrorContext(ctx, "admin: totp secret unreadable; an admin can reset it", "userId", userID, "err", err)
 		return errInvalidCode
 	}
-	step, ok := matchStep(secret, code, a.totp.now())
+	step, ok := matchStep(secret, code, au.totp.now())
 	if !ok {
 		return errInvalidCode
 	}
-	res, err := a.db.NewUpdate().Model((*operatorTOTP)(nil)).Set("last_step = ?", step).
+	res, err := au.db.NewUpdate().Model((*operatorTOTP)(nil)).ModelTableExpr("?", au.aliased("operator_totp", "ot")).Set("last_step = ?", step).
 		Where("user_id = ?", userID).Where("last_step < ?", step).Where("enabled = ?", row.Enabled).Exec(ctx)
 	if err != nil {
 		return err
 	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return errors.Join(err, errInvalidCode)
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n != 1 {
+		return errInvalidCode
 	}
 	return nil
 }
 
 // newRecoveryCodes replaces userID's recovery codes with fresh ones through
 // db and returns them in clear, to be shown once.
-func newRecoveryCodes(ctx context.Context, db bun.IDB, userID string) ([]string, error) {
-	if _, err := db.NewDelete().Model((*recoveryCode)(nil)).Where("user_id = ?", userID).Exec(ctx); err != nil {
+func (au *Auth) newRecoveryCodes(ctx context.Context, db bun.IDB, userID string) ([]string, error) {
+	if _, err := db.NewDelete().Model((*recoveryCode)(nil)).ModelTableExpr("?", au.aliased("operator_recovery_codes", "rc")).Where("user_id = ?", userID).Exec(ctx); err != nil {
 		return nil, err
 	}
 	codes := make([]string, recoveryCodeCount)
@@ -265,84 +143,54 @@ func newRecoveryCodes(ctx context.Context, db bun.IDB, userID string) ([]string,
 		codes[i] = raw[0:4] + "-" + raw[4:8] + "-" + raw[8:12] + "-" + raw[12:16]
 		rows[i] = recoveryCode{UserID: userID, CodeHash: hashRecoveryCode(raw)}
 	}
-	if _, err := db.NewInsert().Model(&rows).Exec(ctx); err != nil {
+	if _, err := db.NewInsert().Model(&rows).ModelTableExpr("?", au.tbl("operator_recovery_codes")).Exec(ctx); err != nil {
 		return nil, err
 	}
 	return codes, nil
 }
 
-// normalizeRecoveryCode accepts a code with or without dashes, spaces and
-// in any case; "" when it cannot be one.
-func normalizeRecoveryCode(s string) string {
-	s = strings.ToUpper(strings.NewReplacer("-", "", " ", "").Replace(s))
-	if len(s) != recoveryCodeChars {
-		return ""
-	}
-	for _, c := range s {
-		if !(c >= 'A' && c <= 'Z' || c >= '2' && c <= '7') {
-			return ""
-		}
-	}
-	return s
-}
-
-func hashRecoveryCode(normalized string) string {
-	h := sha256.Sum256([]byte("gameadmin recovery:" + normalized))
-	return hex.EncodeToString(h[:])
-}
-
 // useRecoveryCode spends one of userID's recovery codes; the conditional
 // update makes it single-use even under concurrent requests.
-func (a *Admin) useRecoveryCode(ctx context.Context, userID, code string) error {
+func (au *Auth) useRecoveryCode(ctx context.Context, userID, code string) error {
 	n := normalizeRecoveryCode(code)
 	if n == "" {
 		return errInvalidCode
 	}
-	if on, err := a.totpEnabled(ctx, userID); err != nil || !on {
-		return errors.Join(err, errTOTPNotOn)
+	if on, err := au.totpEnabled(ctx, userID); err != nil {
+		return err
+	} else if !on {
+		return errTOTPNotOn
 	}
-	res, err := a.db.NewUpdate().Model((*recoveryCode)(nil)).Set("used_at = ?", a.totp.now().UTC()).
+	res, err := au.db.NewUpdate().Model((*recoveryCode)(nil)).ModelTableExpr("?", au.aliased("operator_recovery_codes", "rc")).Set("used_at = ?", au.totp.now().UTC()).
 		Where("user_id = ?", userID).Where("code_hash = ?", hashRecoveryCode(n)).Where("used_at IS NULL").Exec(ctx)
 	if err != nil {
 		return err
 	}
-	if k, err := res.RowsAffected(); err != nil || k != 1 {
-		return errors.Join(err, errInvalidCode)
+	if k, err := res.RowsAffected(); err != nil {
+		return err
+	} else if k != 1 {
+		return errInvalidCode
 	}
 	return nil
 }
 
 // recoveryCodesLeft counts userID's unused recovery codes.
-func (a *Admin) recoveryCodesLeft(ctx context.Context, userID string) (int, error) {
-	n, err := a.db.NewSelect().Model((*recoveryCode)(nil)).Where("user_id = ?", userID).Where("used_at IS NULL").Count(ctx)
+func (au *Auth) recoveryCodesLeft(ctx context.Context, userID string) (int, error) {
+	n, err := au.db.NewSelect().Model((*recoveryCode)(nil)).ModelTableExpr("?", au.aliased("operator_recovery_codes", "rc")).Where("user_id = ?", userID).Where("used_at IS NULL").Count(ctx)
 	return int(n), err
 }
 
 // deleteTOTP removes userID's second factor and recovery codes through db.
-func deleteTOTP(ctx context.Context, db bun.IDB, userID string) (bool, error) {
-	res, err := db.NewDelete().Model((*operatorTOTP)(nil)).Where("user_id = ?", userID).Exec(ctx)
+func (au *Auth) deleteTOTP(ctx context.Context, db bun.IDB, userID string) (bool, error) {
+	res, err := db.NewDelete().Model((*operatorTOTP)(nil)).ModelTableExpr("?", au.aliased("operator_totp", "ot")).Where("user_id = ?", userID).Exec(ctx)
 	if err != nil {
 		return false, err
 	}
-	if _, err := db.NewDelete().Model((*recoveryCode)(nil)).Where("user_id = ?", userID).Exec(ctx); err != nil {
+	if _, err := db.NewDelete().Model((*recoveryCode)(nil)).ModelTableExpr("?", au.aliased("operator_recovery_codes", "rc")).Where("user_id = ?", userID).Exec(ctx); err != nil {
 		return false, err
 	}
 	n, err := res.RowsAffected()
 	return n > 0, err
-}
-
-// qrDataURL renders the otpauth key as a PNG QR code, locally: the secret
-// never leaves the server for a QR service.
-func qrDataURL(key *otp.Key) (string, error) {
-	img, err := key.Image(240, 240)
-	if err != nil {
-		return "", err
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		return "", err
-	}
-	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes()), nil
 }
 
 // ResetTOTP removes userID's second factor and recovery codes and ends the
@@ -352,19 +200,223 @@ func qrDataURL(key *otp.Key) (string, error) {
 // recovery codes: call it from the game's own tooling. It writes no audit
 // entry; the panel's POST /users/:id/totp/reset does.
 func (au *Auth) ResetTOTP(ctx context.Context, userID string) (bool, error) {
+	return au.resetTOTP(ctx, userID, nil)
+}
+
+// resetTOTP is ResetTOTP; entry, when not nil, is written in the same
+// transaction with "hadTotp" added to its payload.
+func (au *Auth) resetTOTP(ctx context.Context, userID string, entry *AuditEntry) (bool, error) {
 	var had bool
-	err := au.a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
-		if had, err = deleteTOTP(ctx, tx, userID); err != nil {
+		if had, err = au.deleteTOTP(ctx, tx, userID); err != nil {
 			return err
 		}
-		if au.a.users.hasTokenVer {
-			return au.bumpTokenVersion(ctx, tx, userID)
+		if au.users.hasTokenVer {
+			if err := au.bumpTokenVersion(ctx, tx, userID); err != nil {
+				return err
+			}
 		}
-		return nil
+		if entry == nil {
+			return nil
+		}
+		entry.Payload["hadTotp"] = had
+		return au.audit.record(ctx, tx, *entry)
 	})
 	if err != nil {
 		return false, fmt.Errorf("admin: reset totp of %q: %w", userID, err)
 	}
 	return had, nil
+}
+
+// limitTOTP spends one attempt of the TOTP limiter for the user and one for
+// the client IP: a guesser is slowed down whichever of the two it spreads.
+func (au *Auth) limitTOTP(ctx context.Context, userID, ip string) error {
+	if err := limit(ctx, au.limits.TOTP, "user|"+userID); err != nil {
+		return err
+	}
+	return limit(ctx, au.limits.TOTP, "ip|"+ip)
+}
+
+// loginTOTP is the second sign-in step: the challenge token of the first,
+// and a code or a recovery code (exactly one).
+func (au *Auth) loginTOTP(ctx context.Context, challenge, code, recovery, ip string, meta map[string]any) (signIn, error) {
+	if (code == "") == (recovery == "") {
+		return signIn{}, errorf(http.StatusBadRequest, "missing_field", "give either code or recoveryCode")
+	}
+	if len(code) > maxCodeBytes || len(recovery) > maxCodeBytes {
+		return signIn{}, errInvalidCode
+	}
+	c, err := au.tokens.parseToken(challenge, kindTOTPChallenge)
+	if err != nil {
+		return signIn{}, errBadChallenge
+	}
+	acc, err := au.users.accountByID(ctx, au.db, c.UserID)
+	if errors.Is(err, ErrNotFound) {
+		return signIn{}, errBadChallenge
+	}
+	if err != nil {
+		return signIn{}, err
+	}
+	if acc.TokenVersion != c.TV {
+		return signIn{}, errBadChallenge
+	}
+	if acc.Ban.Active(time.Now()) {
+		return signIn{}, errBannedSignIn
+	}
+	if err := au.limitTOTP(ctx, acc.ID, ip); err != nil {
+		return signIn{}, err
+	}
+	method := "totp"
+	if recovery != "" {
+		method = "recovery"
+		err = au.useRecoveryCode(ctx, acc.ID, recovery)
+	} else {
+		err = au.checkTOTP(ctx, acc.ID, code, false)
+	}
+	if err != nil {
+		if errors.Is(err, errInvalidCode) || errors.Is(err, errTOTPNotOn) {
+			au.record(ctx, meta, acc.ID, "auth.totp_failed", acc.Email, "method", method)
+		}
+		return signIn{}, err
+	}
+	_, op, err := au.state(ctx, acc.ID)
+	if err != nil {
+		return signIn{}, err
+	}
+	if method == "recovery" {
+		au.record(ctx, meta, acc.ID, "auth.recovery_used", acc.Email)
+	}
+	au.record(ctx, meta, acc.ID, "auth.login", acc.Email, "secondFactor", method)
+	return signIn{userID: acc.ID, role: op.Role, tv: acc.TokenVersion}, nil
+}
+
+// totpStatus is GET /auth/totp's answer for op (fields in the order of
+// the keys the panel always sent).
+type totpStatus struct {
+	Enabled           bool `json:"enabled"`
+	Pending           bool `json:"pending"`
+	RecoveryCodesLeft int  `json:"recoveryCodesLeft"`
+	Required          bool `json:"required"`
+}
+
+func (au *Auth) totpStatus(ctx context.Context, op Operator) (totpStatus, error) {
+	row, err := au.totpRow(ctx, au.db, op.UserID)
+	if err != nil {
+		return totpStatus{}, err
+	}
+	left, err := au.recoveryCodesLeft(ctx, op.UserID)
+	if err != nil {
+		return totpStatus{}, err
+	}
+	return totpStatus{Enabled: row != nil && row.Enabled, Pending: row != nil && !row.Enabled,
+		Required: au.totp.requires(op.Role), RecoveryCodesLeft: left}, nil
+}
+
+// enrollTOTP stores a new pending secret for userID, replacing any earlier
+// pending one, and returns its key and a QR code of it.
+func (au *Auth) enrollTOTP(ctx context.Context, userID string) (key *otp.Key, qr string, err error) {
+	acc, err := au.users.accountByID(ctx, au.db, userID)
+	if err != nil {
+		return nil, "", err
+	}
+	key, err = totp.Generate(totp.GenerateOpts{Issuer: totpIssuer, AccountName: acc.Email,
+		Period: totpPeriod, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+	if err != nil {
+		return nil, "", err
+	}
+	if qr, err = qrDataURL(key); err != nil {
+		return nil, "", err
+	}
+	err = au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		row, err := au.totpRow(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		if row != nil && row.Enabled {
+			return errTOTPAlreadyOn
+		}
+		if _, err := au.deleteTOTP(ctx, tx, userID); err != nil {
+			return err
+		}
+		_, err = tx.NewInsert().Model(&operatorTOTP{UserID: userID, Secret: au.totp.seal(userID, key.Secret()),
+			CreatedAt: time.Now().UTC()}).ModelTableExpr("?", au.tbl("operator_totp")).Exec(ctx)
+		return err
+	})
+	return key, qr, err
+}
+
+// spendCode spends the TOTP limiter and checks code against userID's second
+// factor (the pending one when confirming); a refused code is audited.
+func (au *Auth) spendCode(ctx context.Context, userID, code string, pending bool, step, ip string, meta map[string]any) error {
+	if err := au.limitTOTP(ctx, userID, ip); err != nil {
+		return err
+	}
+	err := au.checkTOTP(ctx, userID, code, pending)
+	if errors.Is(err, errInvalidCode) {
+		au.record(ctx, meta, userID, "auth.totp_failed", "", "step", step)
+	}
+	return err
+}
+
+// confirmTOTP turns the pending factor on with its first code and returns
+// the ten recovery codes, committed with the auth.totp_enabled entry.
+func (au *Auth) confirmTOTP(ctx context.Context, userID, code, ip string, meta map[string]any) (codes []string, err error) {
+	if err := au.spendCode(ctx, userID, code, true, "confirm", ip, meta); err != nil {
+		return nil, err
+	}
+	err = au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		now := time.Now().UTC()
+		_, err := tx.NewUpdate().Model((*operatorTOTP)(nil)).ModelTableExpr("?", au.aliased("operator_totp", "ot")).Set("enabled = ?", true).Set("confirmed_at = ?", now).
+			Where("user_id = ?", userID).Exec(ctx)
+		if err != nil {
+			return err
+		}
+		if codes, err = au.newRecoveryCodes(ctx, tx, userID); err != nil {
+			return err
+		}
+		return au.audit.record(ctx, tx, authEntry(meta, userID, "auth.totp_enabled", ""))
+	})
+	return codes, err
+}
+
+// disableTOTP turns userID's second factor off, proven by a code or the
+// password, committed with the auth.totp_disabled entry.
+func (au *Auth) disableTOTP(ctx context.Context, userID, code, password, ip string, meta map[string]any) error {
+	if on, err := au.totpEnabled(ctx, userID); err != nil {
+		return err
+	} else if !on {
+		return errTOTPNotOn
+	}
+	if code != "" {
+		if err := au.spendCode(ctx, userID, code, false, "disable", ip, meta); err != nil {
+			return err
+		}
+	} else if err := au.limitTOTP(ctx, userID, ip); err != nil {
+		return err
+	} else if err := au.checkPassword(ctx, userID, password); err != nil {
+		return err
+	}
+	return au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := au.deleteTOTP(ctx, tx, userID); err != nil {
+			return err
+		}
+		return au.audit.record(ctx, tx, authEntry(meta, userID, "auth.totp_disabled", ""))
+	})
+}
+
+// regenerateRecoveryCodes replaces userID's recovery codes, proven by a
+// code, committed with the auth.recovery_codes_regenerated entry.
+func (au *Auth) regenerateRecoveryCodes(ctx context.Context, userID, code, ip string, meta map[string]any) (codes []string, err error) {
+	if err := au.spendCode(ctx, userID, code, false, "recovery-codes", ip, meta); err != nil {
+		return nil, err
+	}
+	err = au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		if codes, err = au.newRecoveryCodes(ctx, tx, userID); err != nil {
+			return err
+		}
+		return au.audit.record(ctx, tx, authEntry(meta, userID, "auth.recovery_codes_regenerated", ""))
+	})
+	return codes, err
 }

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -39,16 +40,20 @@ var uiTypes = map[string]string{
 	".woff2": "font/woff2",
 }
 
-// uiFile is one embedded file, ready to serve.
+// uiFile is one embedded file, ready to serve, with its compressed forms:
+// brotli when the build wrote a .br beside it, gzip from the build's .gz
+// or made at startup.
 type uiFile struct {
 	body        []byte
 	contentType string
 	etag        string
+	br, gz      []byte
 }
 
 // uiHandler serves the UI under Options.UIPath: the hashed files of
 // assets/ with a year-long cache, and index.html for every other path (the
-// UI routes on the client), with UIPath filled in so that it works
+// UI routes on the client), with UIPath and APIPath filled into its
+// <meta> tags (no inline script: the CSP stays strict) so that it works
 // wherever it is mounted.
 func (a *Admin) uiHandler() http.Handler {
 	files := map[string]uiFile{}
@@ -77,18 +82,36 @@ func (a *Admin) uiHandler() http.Handler {
 	if err != nil {
 		panic("admin: embedded UI: " + err.Error())
 	}
+	for name, f := range files {
+		if strings.HasSuffix(name, ".br") || strings.HasSuffix(name, ".gz") {
+			continue
+		}
+		f.br = files[name+".br"].body
+		f.gz = files[name+".gz"].body
+		if f.gz == nil {
+			f.gz = gzipped(f.body)
+		}
+		files[name] = f
+	}
+	for name := range files {
+		if strings.HasSuffix(name, ".br") || strings.HasSuffix(name, ".gz") {
+			delete(files, name)
+		}
+	}
 	index, ok := files["index.html"]
 	if !ok {
 		panic("admin: embedded UI has no index.html; run `npm run build` in ui/")
 	}
-	p := html.EscapeString(a.opts.UIPath)
+	p, api := html.EscapeString(a.opts.UIPath), html.EscapeString(a.opts.APIPath)
 	// The build links its files relatively (Vite base "./"); a deep link
 	// like <UIPath>/users/1 needs them absolute. A <base href> would not
 	// do: the CSP's base-uri 'none' forbids it.
 	index = newUIFile([]byte(strings.NewReplacer(
 		`"./assets/`, `"`+p+`/assets/`,
 		"__ADMIN_UI_PATH__", p,
+		"__ADMIN_API_PATH__", api,
 	).Replace(string(index.body))), index.contentType)
+	index.gz = gzipped(index.body)
 	delete(files, "index.html")
 
 	prefix := a.opts.UIPath + "/"
@@ -129,9 +152,56 @@ func newUIFile(b []byte, contentType string) uiFile {
 	return uiFile{body: b, contentType: contentType, etag: `"` + hex.EncodeToString(sum[:16]) + `"`}
 }
 
+// gzipped is b compressed with gzip, or nil when that does not make it
+// smaller (images, fonts).
+func gzipped(b []byte) []byte {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw.Write(b)
+	zw.Close()
+	if buf.Len() >= len(b) {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// serve answers f in the best encoding the client accepts. Each encoding
+// has its own ETag (a cache must not answer one for the other), and Vary
+// tells shared caches the answer depends on Accept-Encoding.
 func (f uiFile) serve(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", f.contentType)
-	h.Set("ETag", f.etag)
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(f.body))
+	body, etag := f.body, f.etag
+	if f.br != nil || f.gz != nil {
+		h.Add("Vary", "Accept-Encoding")
+		ae := r.Header.Get("Accept-Encoding")
+		switch {
+		case f.br != nil && acceptsEncoding(ae, "br"):
+			body, etag = f.br, strings.TrimSuffix(f.etag, `"`)+`-br"`
+			h.Set("Content-Encoding", "br")
+		case f.gz != nil && acceptsEncoding(ae, "gzip"):
+			body, etag = f.gz, strings.TrimSuffix(f.etag, `"`)+`-gz"`
+			h.Set("Content-Encoding", "gzip")
+		}
+	}
+	h.Set("ETag", etag)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
+}
+
+// acceptsEncoding reports whether an Accept-Encoding header value accepts
+// enc (by name or *), not with q=0.
+func acceptsEncoding(header, enc string) bool {
+	for part := range strings.SplitSeq(header, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		name = strings.TrimSpace(name)
+		if !strings.EqualFold(name, enc) && name != "*" {
+			continue
+		}
+		q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
+		if q == "q=0" || q == "q=0.0" || q == "q=0.00" || q == "q=0.000" {
+			return false
+		}
+		return true
+	}
+	return false
 }

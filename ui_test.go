@@ -38,17 +38,20 @@ func wantUIHeaders(t *testing.T, r *resp) {
 
 func TestUIServesIndexForClientRoutes(t *testing.T) {
 	tests := []struct {
-		name, uiPath, path string
+		name, uiPath, apiPath, path string
 	}{
-		{"root", "", "/admin/"},
-		{"deep link", "", "/admin/users/123"},
-		{"deep link with query", "", "/admin/guilds?_sort=name&_order=desc"},
-		{"sign-in", "", "/admin/login?next=%2Fadmin%2Fusers"},
-		{"custom UIPath", "/ops/panel", "/ops/panel/rooms/abc"},
+		{"root", "", "", "/admin/"},
+		{"deep link", "", "", "/admin/users/123"},
+		{"deep link with query", "", "", "/admin/guilds?_sort=name&_order=desc"},
+		{"sign-in", "", "", "/admin/login?next=%2Fadmin%2Fusers"},
+		{"reset link", "", "", "/admin/reset?token=abc.def"},
+		{"custom UIPath", "/ops/panel", "", "/ops/panel/rooms/abc"},
+		{"custom paths, deep link", "/ops/admin", "/ops/admin-api", "/ops/admin/users/7"},
+		{"custom paths, reset link", "/ops/admin/", "ops/admin-api", "/ops/admin/reset?token=abc.def"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, testdb.SQLite(t), Options{UIPath: tt.uiPath})
+			e := newEnv(t, testdb.SQLite(t), Options{UIPath: tt.uiPath, APIPath: tt.apiPath})
 			r := e.client().do("GET", tt.path, nil).want(t, http.StatusOK)
 			if ct := r.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
 				t.Errorf("Content-Type = %q; want text/html; charset=utf-8", ct)
@@ -65,7 +68,10 @@ func TestUIServesIndexForClientRoutes(t *testing.T) {
 			if want := `<meta name="admin-ui-path" content="` + ui + `"`; !strings.Contains(body, want) {
 				t.Errorf("index.html lacks %s", want)
 			}
-			if strings.Contains(body, "__ADMIN_UI") || strings.Contains(body, `"./assets/`) {
+			if want := `<meta name="admin-api-path" content="` + e.admin.APIPath() + `"`; !strings.Contains(body, want) {
+				t.Errorf("index.html lacks %s", want)
+			}
+			if strings.Contains(body, "__ADMIN_") || strings.Contains(body, `"./assets/`) {
 				t.Errorf("index.html still has a placeholder or a relative asset URL:\n%s", body)
 			}
 			refs := assetRef.FindAllStringSubmatch(body, -1)

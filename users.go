@@ -1,30 +1,66 @@
 package admin
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
-	"time"
 
+	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
+	bunschema "github.com/uptrace/bun/schema"
 )
 
-// userTable is the table operators sign in from: the built-in game_users or
-// the game's own users model (Options.Tables["users"]). Every query names its
-// columns from here, and the optional ones are left out when absent.
+// UserColumns maps the panel's user fields onto the columns of the users
+// table (Options.Tables["users"]), by SQL name. An empty field keeps its
+// default, today's built-in name. ID, Email and PasswordHash must exist;
+// ID must be the table's single primary key. DisplayName, TokenVersion
+// and Ban are optional: without TokenVersion, "sign out everywhere",
+// revoke-sessions and single-use reset links are off; without Ban (or
+// TokenVersion), ban and unban are off; those endpoints answer 501 and New
+// logs which features are off. Naming a column the model does not have is
+// an error at New.
+type UserColumns struct {
+	ID           string // default "id"
+	Email        string // default "email"
+	PasswordHash string // default "password_hash"
+	DisplayName  string // default "display_name"
+	TokenVersion string // default "token_version"
+	Ban          string // default "ban"
+}
+
+func (c UserColumns) withDefaults() UserColumns {
+	c.ID = cmp.Or(c.ID, "id")
+	c.Email = cmp.Or(c.Email, "email")
+	c.PasswordHash = cmp.Or(c.PasswordHash, "password_hash")
+	c.DisplayName = cmp.Or(c.DisplayName, "display_name")
+	c.TokenVersion = cmp.Or(c.TokenVersion, "token_version")
+	c.Ban = cmp.Or(c.Ban, "ban")
+	return c
+}
+
+// userTable is the table operators sign in from: the built-in users table
+// or the game's own users model (Options.Tables["users"]). Every query names
+// its columns from here, and the optional ones are left out when absent.
 type userTable struct {
 	name           string
+	cols           UserColumns // resolved; optional ones "" when absent
+	builtin        bool        // the built-in User model
+	idField        *bunschema.Field
 	hasBan         bool
 	hasTokenVer    bool
 	hasDisplayName bool
-	textID         bool // the id column holds text, so new ids are UUIDv7 strings
+	genID          bool // the panel makes new ids (UUIDv7 text); else the database does
+	off            []string
 }
 
-func newUserTable(db *bun.DB, model any) (*userTable, error) {
+func newUserTable(tables *bunschema.Tables, model any, prefix string, uc UserColumns) (*userTable, error) {
 	if model == nil {
 		model = (*User)(nil)
 	}
@@ -35,24 +71,77 @@ func newUserTable(db *bun.DB, model any) (*userTable, error) {
 	if typ.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("admin: Tables[\"users\"] must be a Bun model (a struct pointer), got %T", model)
 	}
-	t := db.Table(typ)
-	for _, col := range []string{"id", "email", "password_hash"} {
-		if !t.HasField(col) {
-			return nil, fmt.Errorf("admin: users table %s has no %q column; sign-in needs id, email and password_hash", t.Name, col)
+	t := tables.Get(typ)
+	names := make([]string, 0, len(t.Fields))
+	for _, f := range t.Fields {
+		names = append(names, f.Name)
+	}
+	set := uc
+	uc = uc.withDefaults()
+	u := &userTable{name: t.Name, builtin: typ == reflect.TypeFor[User]()}
+	if u.builtin {
+		u.name = prefix + "users"
+	}
+	check := func(field, col string, explicit, required bool) (string, error) {
+		if t.HasField(col) {
+			return col, nil
+		}
+		if explicit || required {
+			return "", fmt.Errorf("admin: UserColumns.%s: users table %s has no column %q%s", field, t.Name, col, schema.ClosestHint(col, names))
+		}
+		return "", nil
+	}
+	for _, c := range []struct {
+		field    string
+		dst      *string
+		col, set string
+		required bool
+	}{
+		{"ID", &u.cols.ID, uc.ID, set.ID, true},
+		{"Email", &u.cols.Email, uc.Email, set.Email, true},
+		{"PasswordHash", &u.cols.PasswordHash, uc.PasswordHash, set.PasswordHash, true},
+		{"DisplayName", &u.cols.DisplayName, uc.DisplayName, set.DisplayName, false},
+		{"TokenVersion", &u.cols.TokenVersion, uc.TokenVersion, set.TokenVersion, false},
+		{"Ban", &u.cols.Ban, uc.Ban, set.Ban, false},
+	} {
+		var err error
+		if *c.dst, err = check(c.field, c.col, c.set != "", c.required); err != nil {
+			return nil, err
 		}
 	}
-	id, _ := t.Field("id")
-	return &userTable{
-		name:           t.Name,
-		hasBan:         t.HasField("ban"),
-		hasTokenVer:    t.HasField("token_version"),
-		hasDisplayName: t.HasField("display_name"),
-		textID:         id.IndirectType.Kind() == reflect.String,
-	}, nil
+	if len(t.PKs) != 1 || t.PKs[0].Name != u.cols.ID {
+		return nil, fmt.Errorf("admin: users table %s: UserColumns.ID %q must be its single primary key", t.Name, u.cols.ID)
+	}
+	u.idField, _ = t.Field(u.cols.ID)
+	u.hasDisplayName = u.cols.DisplayName != ""
+	u.hasTokenVer = u.cols.TokenVersion != ""
+	u.hasBan = u.cols.Ban != ""
+	// A text or UUID id without a database default gets a UUIDv7 from the
+	// panel, as text: PostgreSQL casts it to uuid, SQLite stores it as is.
+	idType := u.idField.IndirectType
+	textual := idType.Kind() == reflect.String || idType.Kind() == reflect.Array && idType.Len() == 16 && idType.Elem().Kind() == reflect.Uint8
+	u.genID = textual && u.idField.SQLDefault == "" && !u.idField.AutoIncrement && !u.idField.Identity
+	if !u.hasTokenVer {
+		u.off = append(u.off, "sign out everywhere, revoke-sessions and single-use reset links (UserColumns.TokenVersion names a BIGINT column)")
+	}
+	if !u.hasBan || !u.hasTokenVer {
+		u.off = append(u.off, "ban and unban (UserColumns.Ban names a JSON column, with TokenVersion)")
+	}
+	return u, nil
 }
 
 // ident is the quoted table name.
 func (u *userTable) ident() bun.Ident { return bun.Ident(u.name) }
+
+// col is the quoted name of a mapped column, qualified with alias when
+// given.
+func (u *userTable) col(name string, alias ...string) bun.Safe {
+	s := quote(name)
+	if len(alias) > 0 {
+		s = quote(alias[0]) + "." + s
+	}
+	return bun.Safe(s)
+}
 
 // normalizeEmail is how emails are stored and matched.
 func normalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
@@ -69,20 +158,20 @@ type account struct {
 
 func (u *userTable) selectAccount(db bun.IDB) *bun.SelectQuery {
 	q := db.NewSelect().TableExpr("? AS u", u.ident()).
-		ColumnExpr("CAST(u.id AS TEXT)").ColumnExpr("u.email").
-		ColumnExpr("COALESCE(u.password_hash, '')")
+		ColumnExpr("CAST(? AS TEXT)", u.col(u.cols.ID, "u")).ColumnExpr("?", u.col(u.cols.Email, "u")).
+		ColumnExpr("COALESCE(?, '')", u.col(u.cols.PasswordHash, "u"))
 	if u.hasDisplayName {
-		q = q.ColumnExpr("COALESCE(u.display_name, '')")
+		q = q.ColumnExpr("COALESCE(?, '')", u.col(u.cols.DisplayName, "u"))
 	} else {
 		q = q.ColumnExpr("''")
 	}
 	if u.hasTokenVer {
-		q = q.ColumnExpr("u.token_version")
+		q = q.ColumnExpr("?", u.col(u.cols.TokenVersion, "u"))
 	} else {
 		q = q.ColumnExpr("0")
 	}
 	if u.hasBan {
-		q = q.ColumnExpr("u.ban")
+		q = q.ColumnExpr("?", u.col(u.cols.Ban, "u"))
 	} else {
 		q = q.ColumnExpr("NULL")
 	}
@@ -107,13 +196,13 @@ func scanAccount(row interface{ Scan(...any) error }) (*account, error) {
 // accountByEmail returns the account with that (normalized) email, or
 // ErrNotFound.
 func (u *userTable) accountByEmail(ctx context.Context, db bun.IDB, email string) (*account, error) {
-	q := u.selectAccount(db).Where("u.email = ?", normalizeEmail(email)).Limit(1)
+	q := u.selectAccount(db).Where("? = ?", u.col(u.cols.Email, "u"), normalizeEmail(email)).Limit(1)
 	return u.queryAccount(ctx, q)
 }
 
 // accountByID returns the account with that id, or ErrNotFound.
 func (u *userTable) accountByID(ctx context.Context, db bun.IDB, id string) (*account, error) {
-	return u.queryAccount(ctx, u.selectAccount(db).Where("u.id = ?", id))
+	return u.queryAccount(ctx, u.selectAccount(db).Where("? = ?", u.col(u.cols.ID, "u"), id))
 }
 
 func (u *userTable) queryAccount(ctx context.Context, q *bun.SelectQuery) (*account, error) {
@@ -138,34 +227,47 @@ func (u *userTable) queryAccount(ctx context.Context, q *bun.SelectQuery) (*acco
 // sessionState is what verifying a session reads: the token version and the
 // live role and scopes, in one query.
 func (a *Admin) sessionState(ctx context.Context, userID string) (tv int64, op Operator, err error) {
-	u := a.users
-	q := a.db.NewSelect().TableExpr("? AS u", u.ident()).
-		Join("LEFT JOIN game_roles AS r ON r.user_id = CAST(u.id AS TEXT)").
-		ColumnExpr("r.role").ColumnExpr("r.scopes").
-		Where("u.id = ?", userID)
-	if u.hasTokenVer {
-		q = q.ColumnExpr("u.token_version")
-	} else {
-		q = q.ColumnExpr("0")
-	}
 	var role sql.NullString
 	var scopes nullJSON
-	if err := q.Scan(ctx, &role, &scopes, &tv); err != nil {
+	if err := a.sessionQuery(userID).Scan(ctx, &role, &scopes, &tv); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return 0, op, ErrNotFound
 		}
 		return 0, op, err
 	}
-	op = Operator{UserID: userID, Role: RoleUser, Scopes: []string{}}
+	op, err = sessionOperator(userID, role, scopes)
+	return tv, op, err
+}
+
+// sessionQuery is the session check's one statement: the role, scopes and
+// token version (0 without that column) of the user whose id is id, a
+// value or a placeholder (the prepared statement's).
+func (a *Admin) sessionQuery(id any) *bun.SelectQuery {
+	u := a.users
+	q := a.db.NewSelect().TableExpr("? AS u", u.ident()).
+		Join("LEFT JOIN ? AS r ON r.user_id = ?", a.tbl("roles"), u.col(u.cols.ID, "u")).
+		ColumnExpr("r.role").ColumnExpr("r.scopes").
+		Where("? = ?", u.col(u.cols.ID, "u"), id)
+	if u.hasTokenVer {
+		return q.ColumnExpr("?", u.col(u.cols.TokenVersion, "u"))
+	}
+	return q.ColumnExpr("0")
+}
+
+// sessionOperator is the Operator of the session check's role and scopes:
+// a plain user without a roles row or with a role this version does not
+// know.
+func sessionOperator(userID string, role sql.NullString, scopes nullJSON) (Operator, error) {
+	op := Operator{UserID: userID, Role: RoleUser, Scopes: []string{}}
 	if role.Valid && Role(role.String).Valid() {
 		op.Role = Role(role.String)
 	}
 	if len(scopes) > 0 && string(scopes) != "null" {
 		if err := json.Unmarshal(scopes, &op.Scopes); err != nil {
-			return 0, op, fmt.Errorf("admin: roles of %s: malformed scopes: %w", userID, err)
+			return op, fmt.Errorf("admin: roles of %s: malformed scopes: %w", userID, err)
 		}
 	}
-	return tv, op, nil
+	return op, nil
 }
 
 // nullJSON scans a JSON column that may be NULL: jsonb arrives as []byte on
@@ -186,33 +288,79 @@ func (j *nullJSON) Scan(src any) error {
 	return nil
 }
 
-// createUser inserts a user with a password hash and returns its id.
-func (u *userTable) createUser(ctx context.Context, db bun.IDB, email, displayName, hash string) (string, error) {
-	cols := []string{"email", "password_hash"}
-	vals := []any{normalizeEmail(email), hash}
-	var id string
-	if u.textID {
-		id = newID()
-		cols = append(cols, "id")
-		vals = append(vals, id)
+// newUserDefaults are the values the users resource's Create.Defaults
+// (and its model's insert hook) give a new user, for users the panel
+// creates outside the users resource (bootstrap): a users table with NOT
+// NULL columns of the game's own takes them from there, as POST /users
+// does.
+func (a *Admin) newUserDefaults(ctx context.Context) (map[string]any, error) {
+	res := a.resources["users"]
+	if res == nil {
+		return nil, nil
+	}
+	// The email stands in for the columns createUser sets, so an empty
+	// result is not "no columns to insert"; createUser's own values win.
+	vals := map[string]any{a.users.cols.Email: nil}
+	if err := a.applyDefaults(ctx, Operator{}, res, vals); err != nil {
+		return nil, err
+	}
+	delete(vals, a.users.cols.Email)
+	return vals, nil
+}
+
+// createUser inserts a user with a password hash and returns its id. extra
+// are more columns to set, by SQL name (the users resource's
+// Create.Defaults, for tables with NOT NULL columns of the game's own).
+func (u *userTable) createUser(ctx context.Context, db bun.IDB, email, displayName, hash string, extra ...map[string]any) (string, error) {
+	vals := map[string]any{u.cols.Email: normalizeEmail(email), u.cols.PasswordHash: hash}
+	if u.genID {
+		vals[u.cols.ID] = newID()
 	}
 	if u.hasDisplayName && displayName != "" {
-		cols = append(cols, "display_name")
-		vals = append(vals, displayName)
+		vals[u.cols.DisplayName] = displayName
 	}
-	if u.name == "game_users" {
-		cols = append(cols, "created_at")
-		vals = append(vals, time.Now().UTC())
+	for _, m := range extra {
+		for k, v := range m {
+			if _, ok := vals[k]; !ok {
+				vals[k] = v
+			}
+		}
 	}
+	cols := slices.Sorted(maps.Keys(vals))
 	idents := make([]any, len(cols))
+	args := make([]any, 0, 2*len(cols)+2)
+	args = append(args, u.ident())
 	for i, c := range cols {
 		idents[i] = bun.Ident(c)
 	}
+	args = append(args, idents...)
+	for _, c := range cols {
+		args = append(args, vals[c])
+	}
+	args = append(args, bun.Ident(u.cols.ID))
 	ph := strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")
-	stmt := fmt.Sprintf("INSERT INTO ? (%s) VALUES (%s) RETURNING CAST(id AS TEXT)", ph, ph)
-	args := append(append([]any{u.ident()}, idents...), vals...)
+	stmt := fmt.Sprintf("INSERT INTO ? (%s) VALUES (%s) RETURNING CAST(? AS TEXT)", ph, ph)
+	var id string
 	if err := db.NewRaw(stmt, args...).Scan(ctx, &id); err != nil {
 		return "", err
 	}
 	return id, nil
+}
+
+// bootstrapDefaults are the columns the first admin's users row needs
+// beyond email and password, for a game's users table with NOT NULL
+// columns of its own: the users resource's Create.Defaults, and a display
+// name from the email's local part when that column is required and the
+// body gives none. A column still missing answers 400 naming it.
+func (a *Admin) bootstrapDefaults(ctx context.Context, c credentials) (map[string]any, error) {
+	vals, err := a.newUserDefaults(ctx)
+	if err != nil || vals == nil {
+		return vals, err
+	}
+	if dn := a.users.cols.DisplayName; dn != "" && c.DisplayName == "" && vals[dn] == nil {
+		if col, ok := a.resources["users"].table.ByName[dn]; ok && col.NotNull && !col.HasDefault {
+			vals[dn], _, _ = strings.Cut(normalizeEmail(c.Email), "@")
+		}
+	}
+	return vals, nil
 }

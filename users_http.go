@@ -1,16 +1,15 @@
 package admin
 
 import (
-	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/mail"
+	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/uptrace/bun"
+	"github.com/google/uuid"
 )
 
 // maxReasonLen bounds ban and kick reasons (SEED.md 4.3).
@@ -18,12 +17,15 @@ const maxReasonLen = 500
 
 // POST /admin-api/{resource}/{id}/{op}: ban, unban and revoke-sessions on
 // users. Each needs update on users, ends the player's live connections in
-// every room (ban and revoke), and is audited.
+// every room (ban and revoke), and is audited. invite is handleInvite.
 func (a *Admin) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if r.PathValue("resource") != "users" || a.resources["users"] == nil {
 		return errNotFoundRoute
 	}
 	action := r.PathValue("op")
+	if action == "invite" {
+		return a.handleInvite(w, r, op)
+	}
 	if action != "ban" && action != "unban" && action != "revoke-sessions" {
 		return errNotFoundRoute
 	}
@@ -34,93 +36,69 @@ func (a *Admin) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator
 		return errorf(http.StatusNotImplemented, "unsupported", "the users table needs ban and token_version columns for moderation")
 	}
 	ctx := r.Context()
-	userID := r.PathValue("id")
-	if err := a.canModerate(ctx, op, userID); err != nil {
+	userID, err := a.pathUserID(r)
+	if err != nil {
 		return err
 	}
-	switch action {
-	case "ban":
-		var body struct {
-			Reason string     `json:"reason"`
-			Until  *time.Time `json:"until"`
-		}
+	if userID == op.UserID {
+		return errorf(http.StatusBadRequest, "self_moderation", "you cannot moderate your own account here")
+	}
+	var body struct {
+		Reason string     `json:"reason"`
+		Until  *time.Time `json:"until"`
+	}
+	if action == "ban" {
 		if err := decodeOptional(r, &body); err != nil {
 			return err
 		}
-		if utf8.RuneCountInString(body.Reason) > maxReasonLen {
-			return errorf(http.StatusBadRequest, "invalid_value", "reason is longer than %d characters", maxReasonLen)
+		if err := checkReason(body.Reason); err != nil {
+			return err
 		}
 		if body.Until != nil && !body.Until.After(time.Now()) {
 			return errorf(http.StatusBadRequest, "invalid_value", "until must be in the future")
 		}
-		if err := a.auth.Ban(ctx, userID, BanInfo{Reason: body.Reason, Until: body.Until, BannedBy: op.UserID}); err != nil {
-			return err
-		}
-		closed := a.disconnect(r, userID, "banned")
-		a.recordUser(r, op, "user.ban", userID, "reason", body.Reason, "until", body.Until, "sessionsClosed", closed)
-		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "sessionsClosed": closed})
-	case "unban":
-		if err := a.auth.Unban(ctx, userID); err != nil {
-			return err
-		}
-		a.recordUser(r, op, "user.unban", userID)
-		writeJSON(w, http.StatusOK, map[string]any{"ok": true})
-	case "revoke-sessions":
-		if err := a.auth.BumpTokenVersion(ctx, userID); err != nil {
-			return err
-		}
-		closed := a.disconnect(r, userID, "sessions revoked")
-		a.recordUser(r, op, "user.revoke_sessions", userID, "sessionsClosed", closed)
-		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "sessionsClosed": closed})
 	}
+	n, err := a.moderation.moderate(ctx, op, userID, userAction{name: action, reason: body.Reason, until: body.Until, meta: a.requestMeta(r)})
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"ok": true}
+	if action != "unban" {
+		out["sessionsClosed"] = n
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
-// userRole is the target's current role, read through db (a transaction
-// when the caller holds one); 404 when there is no such user.
-func (a *Admin) userRole(ctx context.Context, db bun.IDB, userID string) (Role, error) {
-	if _, err := a.users.accountByID(ctx, db, userID); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return "", errorf(http.StatusNotFound, "not_found", "no such user")
+// pathUserID is the {id} of a users path checked against the users id
+// type: a malformed id answers 400, as on the users resource, rather than
+// reaching the database (PostgreSQL refuses 'x' as a bigint or uuid). A
+// UUID comes back in its canonical lower-case form, the one sessions
+// carry, so comparing it with Operator.UserID means what it says.
+func (a *Admin) pathUserID(r *http.Request) (string, error) {
+	id := r.PathValue("id")
+	res := a.resources["users"]
+	if res == nil {
+		return id, nil
+	}
+	if _, err := a.rowID(r, res); err != nil {
+		return "", err
+	}
+	if c := res.view.ByName[a.users.cols.ID]; c != nil && strings.EqualFold(c.SQLType, "uuid") {
+		if u, err := uuid.Parse(id); err == nil {
+			id = u.String()
 		}
-		return "", err
 	}
-	var role sql.NullString
-	err := db.NewSelect().Table("game_roles").Column("role").Where("user_id = ?", userID).Scan(ctx, &role)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return "", err
-	}
-	if r := Role(role.String); role.Valid && r.Valid() {
-		return r, nil
-	}
-	return RoleUser, nil
+	return id, nil
 }
 
-// canModerate keeps moderation pointing down the hierarchy: nobody bans or
-// revokes themselves through the panel, and only an admin acts on a mod or
-// an admin.
-func (a *Admin) canModerate(ctx context.Context, op Operator, userID string) error {
-	if userID == op.UserID {
-		return errorf(http.StatusBadRequest, "self_moderation", "you cannot moderate your own account here")
+// checkReason bounds a ban or kick reason, counted in characters (runes),
+// not bytes.
+func checkReason(reason string) error {
+	if utf8.RuneCountInString(reason) > maxReasonLen {
+		return errorf(http.StatusBadRequest, "invalid_value", "reason is longer than %d characters", maxReasonLen)
 	}
-	_, err := a.canWriteUser(ctx, a.db, op, userID)
-	return err
-}
-
-// canWriteUser applies the hierarchy to every write on a users row
-// (update, delete, custom actions, moderation): whatever a resource policy
-// allows, only an admin touches an operator's account. Otherwise a mod with
-// the users scope could set an admin's email to their own, request a reset
-// and sign in as the admin. It returns the target's role.
-func (a *Admin) canWriteUser(ctx context.Context, db bun.IDB, op Operator, userID string) (Role, error) {
-	role, err := a.userRole(ctx, db, userID)
-	if err != nil {
-		return "", err
-	}
-	if op.Role != RoleAdmin && role.IsOperator() {
-		return "", errorf(http.StatusForbidden, "forbidden", "only an admin can change the account of a %s", role)
-	}
-	return role, nil
+	return nil
 }
 
 // userRowID is the id of a users row as the Auth API takes it.
@@ -152,20 +130,43 @@ func truncate(s string, n int) string {
 	return string([]rune(s)[:n]) + "…"
 }
 
-// disconnect closes the user's live connections in every room. The ban or
-// revocation has happened already, so a failure here is logged, not
-// answered: the sessions cannot rejoin either way.
-func (a *Admin) disconnect(r *http.Request, userID, reason string) int {
-	if a.opts.Rooms == nil {
-		return 0
-	}
-	n, err := a.opts.Rooms.DisconnectUser(r.Context(), userID, reason)
-	if err != nil {
-		a.log.ErrorContext(r.Context(), "admin: disconnect user from rooms", "userId", userID, "err", err)
-	}
-	return n
+func (a *Admin) recordUser(r *http.Request, op Operator, action, userID string, kv ...any) {
+	a.audit.event(r.Context(), a.userEntry(r, op, action, userID, kv...))
 }
 
-func (a *Admin) recordUser(r *http.Request, op Operator, action, userID string, kv ...any) {
-	a.record(r.Context(), AuditEntry{OperatorID: op.UserID, Action: action, Resource: "users", TargetID: userID, Payload: withMeta(a.requestMeta(r), kv...)})
+// userEntry is the entry recordUser writes, for callers that write it in
+// the transaction of their change.
+func (a *Admin) userEntry(r *http.Request, op Operator, action, userID string, kv ...any) AuditEntry {
+	return AuditEntry{OperatorID: op.UserID, Action: action, Resource: "users", TargetID: userID, Payload: withMeta(a.requestMeta(r), kv...)}
+}
+
+// POST /admin-api/users/{id}/invite (admins): sends the user a link to set
+// a password through OnResetRequest, marked Invite. The link is never in
+// the answer: it is a credential for the account.
+func (a *Admin) handleInvite(w http.ResponseWriter, r *http.Request, op Operator) error {
+	if op.Role != RoleAdmin {
+		return errorf(http.StatusForbidden, "forbidden", "only an admin can send an invite")
+	}
+	ctx := r.Context()
+	userID, err := a.pathUserID(r)
+	if err != nil {
+		return err
+	}
+	acc, err := a.users.accountByID(ctx, a.db, userID)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return errorf(http.StatusNotFound, "not_found", "no such user")
+		}
+		return err
+	}
+	target, err := a.moderation.Role(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if err := a.auth.deliverReset(ctx, acc, target.Role, true); err != nil {
+		return fmt.Errorf("admin: invite %s: %w", userID, err)
+	}
+	a.recordUser(r, op, "user.invite", userID, "email", acc.Email)
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	return nil
 }

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/gameadmin/admin/internal/testdb"
@@ -99,6 +100,51 @@ func TestUserEmailsValidated(t *testing.T) {
 		r := c.admin.do("POST", "/admin-api/users", map[string]any{"email": " Fresh@Example.com"}).want(t, 201)
 		if r.body["email"] != "fresh@example.com" {
 			t.Errorf("created email = %v; want fresh@example.com", r.body["email"])
+		}
+	})
+}
+
+// regionPlayer is a game's users table with a NOT NULL column of its own
+// that has no database default.
+type regionPlayer struct {
+	bun.BaseModel `bun:"table:players,alias:p"`
+
+	ID       int64  `bun:"id,pk,autoincrement"`
+	Email    string `bun:"email,notnull,unique"`
+	Nickname string `bun:"nickname,notnull"`
+	PwHash   string `bun:"pw_hash"`
+	Region   string `bun:"region,notnull"`
+}
+
+// TestInvite: an admin's invite hands OnResetRequest a reset link marked
+// Invite, which sets the password; mods may not invite, and the answer
+// never carries the link.
+func TestInvite(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		got := make(chan ResetRequest, 2)
+		e := newEnv(t, db, Options{OnResetRequest: func(_ context.Context, r ResetRequest) error { got <- r; return nil }})
+		cr := e.crew("users")
+		newOp := e.user("new-op@example.com", "temporary pw")
+
+		cr.modScoped.do("POST", "/admin-api/users/"+newOp+"/invite", nil).want(t, 403, "forbidden")
+		cr.admin.do("POST", "/admin-api/users/no-such-user/invite", nil).want(t, 404, "not_found")
+		r := cr.admin.do("POST", "/admin-api/users/"+newOp+"/invite", nil).want(t, 200)
+		if strings.Contains(string(r.raw), "token") {
+			t.Fatalf("invite answered %s; the link must not be in the answer", r.raw)
+		}
+		var req ResetRequest
+		select {
+		case req = <-got:
+		default:
+			t.Fatal("OnResetRequest was not called")
+		}
+		if !req.Invite || req.UserID != newOp || req.Email != "new-op@example.com" || !strings.HasPrefix(req.URL, "/admin/reset?token=") {
+			t.Fatalf("ResetRequest = %+v; want an invite for %s", req, newOp)
+		}
+		cr.anon.do("POST", "/admin-api/auth/reset", map[string]any{"token": req.Token, "password": "chosen password"}).want(t, 200)
+		e.login("new-op@example.com", "chosen password")
+		if a := e.auditRows("user.invite"); len(a) != 1 || a[0].TargetID != newOp || a[0].OperatorID != cr.adminID {
+			t.Fatalf("user.invite audit = %+v", a)
 		}
 	})
 }

@@ -19,36 +19,49 @@ type result struct {
 	P95ms    float64 `json:"p95Ms"`
 	P99ms    float64 `json:"p99Ms"`
 	RPS      float64 `json:"reqPerSec"`
+	// CPUus is this process's CPU time per request in microseconds: the
+	// clients and the server, and on SQLite the database too (on
+	// PostgreSQL its work is in other processes).
+	CPUus float64 `json:"cpuUsPerReq"`
 }
 
-// drive runs op from concurrency goroutines for d and summarizes the
-// latencies. i numbers the calls, so an op can vary its request. The first
+// sample is what one or more windows of load measured, before it is
+// summarized.
+type sample struct {
+	lat      []time.Duration
+	errs     int
+	firstErr error
+	elapsed  time.Duration
+	cpu      time.Duration
+}
+
+// load runs op from concurrency goroutines for d and adds what it measured
+// to s. i numbers the calls, so an op can vary its request. The first
 // error is kept for the report.
-func drive(name string, concurrency int, d time.Duration, op func(ctx context.Context, i int) error) (result, error) {
+func (s *sample) load(concurrency int, d time.Duration, op func(ctx context.Context, i int) error) {
 	var (
-		mu       sync.Mutex
-		lat      []time.Duration
-		errs     int
-		firstErr error
-		wg       sync.WaitGroup
+		mu sync.Mutex
+		wg sync.WaitGroup
 	)
 	ctx := context.Background()
+	cpu0 := processCPU()
 	start := time.Now()
 	deadline := start.Add(d)
+	base := len(s.lat) + s.errs // call numbers go on from the last window
 	for c := 0; c < concurrency; c++ {
 		wg.Add(1)
 		go func(c int) {
 			defer wg.Done()
 			var mine []time.Duration
-			for i := c; time.Now().Before(deadline); i += concurrency {
+			for i := base + c; time.Now().Before(deadline); i += concurrency {
 				t0 := time.Now()
 				err := op(ctx, i)
 				el := time.Since(t0)
 				if err != nil {
 					mu.Lock()
-					errs++
-					if firstErr == nil {
-						firstErr = err
+					s.errs++
+					if s.firstErr == nil {
+						s.firstErr = err
 					}
 					mu.Unlock()
 					continue
@@ -56,12 +69,18 @@ func drive(name string, concurrency int, d time.Duration, op func(ctx context.Co
 				mine = append(mine, el)
 			}
 			mu.Lock()
-			lat = append(lat, mine...)
+			s.lat = append(s.lat, mine...)
 			mu.Unlock()
 		}(c)
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
+	s.elapsed += time.Since(start)
+	s.cpu += processCPU() - cpu0
+}
+
+// result summarizes s under name.
+func (s *sample) result(name string) (result, error) {
+	lat := slices.Clone(s.lat)
 	slices.Sort(lat)
 	pct := func(p float64) float64 {
 		if len(lat) == 0 {
@@ -69,12 +88,46 @@ func drive(name string, concurrency int, d time.Duration, op func(ctx context.Co
 		}
 		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
 	}
-	r := result{Name: name, Requests: len(lat), Errors: errs, P50ms: pct(0.50), P95ms: pct(0.95), P99ms: pct(0.99),
-		RPS: float64(len(lat)) / elapsed.Seconds()}
-	if firstErr != nil {
-		return r, fmt.Errorf("%s: %d errors, first: %w", name, errs, firstErr)
+	r := result{Name: name, Requests: len(lat), Errors: s.errs, P50ms: pct(0.50), P95ms: pct(0.95), P99ms: pct(0.99)}
+	if s.elapsed > 0 {
+		r.RPS = float64(len(lat)) / s.elapsed.Seconds()
+	}
+	if n := len(lat) + s.errs; n > 0 {
+		r.CPUus = float64(s.cpu.Microseconds()) / float64(n)
+	}
+	if s.firstErr != nil {
+		return r, fmt.Errorf("%s: %d errors, first: %w", name, s.errs, s.firstErr)
 	}
 	return r, nil
+}
+
+// rounds is how many windows a scenario and its baseline take turns in.
+const rounds = 5
+
+// drivePair measures op and its baseline in turns for d each: rounds
+// windows of d/rounds apiece, the baseline first in odd rounds and second
+// in even ones. Whatever else the machine runs meanwhile lands on both
+// alike, instead of on whichever happened to run while it was busy.
+// baseline may be nil.
+func drivePair(name, baseName string, concurrency int, d time.Duration, op, baseline func(ctx context.Context, i int) error) (res, base result, err error) {
+	var s, b sample
+	w := d / rounds
+	for r := 0; r < rounds; r++ {
+		if baseline != nil && r%2 == 0 {
+			b.load(concurrency, w, baseline)
+		}
+		s.load(concurrency, w, op)
+		if baseline != nil && r%2 == 1 {
+			b.load(concurrency, w, baseline)
+		}
+	}
+	if baseline != nil {
+		if base, err = b.result(baseName); err != nil {
+			return res, base, err
+		}
+	}
+	res, err = s.result(name)
+	return res, base, err
 }
 
 // client sends requests to the server under test with one session.
@@ -106,9 +159,15 @@ func (c *client) do(ctx context.Context, method, path, body string, want int) (h
 		return nil, err
 	}
 	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
 	if res.StatusCode != want {
+		b, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
 		return nil, fmt.Errorf("%s %s = %d %s", method, path, res.StatusCode, b)
+	}
+	// The body is read to its end (the connection is reused) and thrown
+	// away: the clients share the cores with the server under test, so
+	// they spend nothing on answers they do not check.
+	if _, err := io.Copy(io.Discard, res.Body); err != nil {
+		return nil, err
 	}
 	return res.Header, nil
 }

@@ -1,7 +1,8 @@
 // Command bench measures the panel's list, read, create, guard and login
 // endpoints over loopback against a seeded events table, next to a
-// baseline measured in the same run: the same query through the same
-// *bun.DB without HTTP or auth.
+// baseline measured in the same run, in windows alternating with the
+// scenario's: the same query through the same *bun.DB without HTTP or
+// auth.
 //
 //	go run ./bench -db sqlite:/tmp/bench.db -rows 1000000
 //	go run ./bench -db postgres://postgres@127.0.0.1:5432/bench?sslmode=disable -rows 10000000
@@ -46,6 +47,7 @@ func main() {
 	only := flag.String("only", "", "run only the scenarios whose name contains this")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the scenarios to this file")
 	createDB := flag.String("create-db", "", "PostgreSQL: create this database through -db, run in it, and drop it afterwards")
+	argon := flag.String("argon2id", "", "the panel's argon2id cost as MEMORY_KIB,TIME (default: the library's)")
 	flag.Parse()
 	log.SetFlags(0)
 	defer func() { os.Exit(exit) }() // last, after the database is dropped
@@ -59,7 +61,15 @@ func main() {
 		u.Path = "/" + *createDB
 		*dsn = u.String()
 	}
-	if err := run(*dsn, *rows, *duration, *concurrency, *asJSON, *reuse, *only, *cpuprofile); err != nil {
+	var hasher admin.PasswordHasher
+	if *argon != "" {
+		var h admin.Argon2id
+		if _, err := fmt.Sscanf(*argon, "%d,%d", &h.Memory, &h.Time); err != nil {
+			log.Fatalf("bench: -argon2id %q: want MEMORY_KIB,TIME", *argon)
+		}
+		hasher = h
+	}
+	if err := run(*dsn, *rows, *duration, *concurrency, *asJSON, *reuse, *only, *cpuprofile, hasher); err != nil {
 		log.Printf("bench: %v", err)
 		exit = 1
 	}
@@ -112,7 +122,7 @@ func openDB(dsn string, conns int) (*bun.DB, error) {
 	return nil, fmt.Errorf("-db %q: want sqlite:PATH or a postgres:// URL", dsn)
 }
 
-func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse bool, only, cpuprofile string) error {
+func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse bool, only, cpuprofile string, hasher admin.PasswordHasher) error {
 	ctx := context.Background()
 	if rows < 1000 {
 		return fmt.Errorf("-rows must be at least 1000")
@@ -123,9 +133,10 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 	}
 	defer db.Close()
 	a, err := admin.New(db, admin.Options{
-		Secret:    []byte("bench-secret-bench-secret-bench-secret"),
-		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-		RateLimit: admin.RateLimitOptions{Login: admin.NoLimit, LoginFailuresPerEmail: admin.NoLimit},
+		Secret:         []byte("bench-secret-bench-secret-bench-secret"),
+		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
+		PasswordHasher: hasher,
+		RateLimit:      admin.RateLimitOptions{Login: admin.NoLimit, LoginFailuresPerEmail: admin.NoLimit, LoginFailuresPerNetwork: admin.NoLimit, PerIP: admin.NoLimit},
 	})
 	if err != nil {
 		return err

@@ -22,7 +22,8 @@ type report struct {
 	Duration    string  `json:"duration"`
 	PeakRSSMiB  float64 `json:"peakRssMiB"`
 	// PeakRSSBeforeLoginMiB is the peak before the login scenario, whose
-	// argon2id hashes (19 MiB each, HashConcurrency at once) dominate.
+	// argon2id hashes (each holds its memory cost, HashConcurrency at
+	// once) dominate.
 	PeakRSSBeforeLoginMiB float64 `json:"peakRssBeforeLoginMiB"`
 	Scenarios             []row   `json:"scenarios"`
 }
@@ -118,34 +119,24 @@ func scenarios(ctx context.Context, db *bun.DB, c *client, rows int64, d time.Du
 		}},
 	}
 	rep := &report{}
-	measured := map[string]*result{}
 	for _, s := range list {
 		if only != "" && !strings.Contains(s.name, only) {
 			continue
 		}
-		r := row{}
 		if s.name == "login" {
 			rep.PeakRSSBeforeLoginMiB = peakRSSMiB()
 		}
-		if s.baseline != "" {
-			if measured[s.baseline] == nil {
-				progress(quiet, "baseline %s...\n", s.baseline)
-				b, err := drive("baseline "+s.baseline, conc, d, baselines[s.baseline])
-				if err != nil {
-					return nil, err
-				}
-				measured[s.baseline] = &b
-			}
-			r.Baseline = measured[s.baseline]
-		}
 		progress(quiet, "%s...\n", s.name)
-		res, err := drive(s.name, conc, d, s.op)
+		res, base, err := drivePair(s.name, "baseline "+s.baseline, conc, d, s.op, baselines[s.baseline])
 		if err != nil {
 			return nil, err
 		}
-		r.result = res
-		if r.Baseline != nil && r.Baseline.P50ms > 0 {
-			r.Ratio = r.P50ms / r.Baseline.P50ms
+		r := row{result: res}
+		if s.baseline != "" {
+			r.Baseline = &base
+			if base.P50ms > 0 {
+				r.Ratio = r.P50ms / base.P50ms
+			}
 		}
 		rep.Scenarios = append(rep.Scenarios, r)
 	}
@@ -164,16 +155,20 @@ func (rep *report) find(prefix string) *row {
 // print writes the results as a Markdown table and the targets of issue 8.
 func (rep *report) print(w io.Writer) {
 	fmt.Fprintf(w, "%s, %d rows, %d clients, %s per scenario\n\n", rep.Database, rep.Rows, rep.Concurrency, rep.Duration)
-	fmt.Fprintln(w, "| scenario | p50 ms | p95 ms | p99 ms | req/s | baseline p50 ms | baseline req/s | p50 ratio |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| scenario | p50 ms | p95 ms | p99 ms | req/s | CPU µs/req | baseline p50 ms | baseline req/s | baseline CPU µs/req | p50 ratio | req/s ratio |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, s := range rep.Scenarios {
-		b50, brps, ratio := "–", "–", "–"
+		b50, brps, bcpu, ratio, rpsRatio := "–", "–", "–", "–", "–"
 		if s.Baseline != nil {
-			b50, brps = fmt.Sprintf("%.2f", s.Baseline.P50ms), fmt.Sprintf("%.0f", s.Baseline.RPS)
+			b50, brps, bcpu = fmt.Sprintf("%.2f", s.Baseline.P50ms), fmt.Sprintf("%.0f", s.Baseline.RPS), fmt.Sprintf("%.0f", s.Baseline.CPUus)
 			ratio = fmt.Sprintf("%.2fx", s.Ratio)
+			if s.Baseline.RPS > 0 {
+				rpsRatio = fmt.Sprintf("%.2fx", s.RPS/s.Baseline.RPS)
+			}
 		}
-		fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f | %.0f | %s | %s | %s |\n", s.Name, s.P50ms, s.P95ms, s.P99ms, s.RPS, b50, brps, ratio)
+		fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f | %.0f | %.0f | %s | %s | %s | %s | %s |\n", s.Name, s.P50ms, s.P95ms, s.P99ms, s.RPS, s.CPUus, b50, brps, bcpu, ratio, rpsRatio)
 	}
+	fmt.Fprintln(w, "\nCPU µs/req is this process's: clients, server and (SQLite) the database; PostgreSQL's own work is not in it.")
 	fmt.Fprintf(w, "\npeak RSS (server and clients, one process): %.1f MiB; before the login scenario: %.1f MiB\n\ntargets:\n", rep.PeakRSSMiB, rep.PeakRSSBeforeLoginMiB)
 	check := func(name string, ok bool, format string, args ...any) {
 		mark := "MET   "

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"golang.org/x/time/rate"
 )
 
 // Client is one WebSocket connection in a room. Its accessors are safe to
@@ -25,6 +26,10 @@ type Client struct {
 
 	closeOnce sync.Once
 	closeWith closeInfo // written once, before quit is closed
+
+	// release gives back the client's place under MaxConnsPerIP and
+	// MaxConnsPerUser; readPump calls it as the connection ends.
+	release func()
 }
 
 func newClient(h *Hub, r *Room, conn *websocket.Conn, userID string) *Client {
@@ -66,7 +71,14 @@ func (c *Client) close(ci closeInfo) {
 // makes sure writePump stops and takes the client out of its room.
 func (c *Client) readPump() {
 	defer c.hub.wg.Done()
+	if c.release != nil {
+		defer c.release()
+	}
 	opts := &c.hub.opts
+	var lim *rate.Limiter // nil: no limit
+	if opts.MessagesPerSecond > 0 {
+		lim = rate.NewLimiter(rate.Limit(opts.MessagesPerSecond), max(opts.MessageBurst, 1))
+	}
 	c.conn.SetReadLimit(opts.MaxMessageBytes)
 	alive := func() { _ = c.conn.SetReadDeadline(time.Now().Add(opts.PongTimeout)) }
 	alive()
@@ -78,6 +90,8 @@ func (c *Client) readPump() {
 		}
 		alive()
 		switch {
+		case lim != nil && !lim.Allow():
+			c.close(closeInfo{code: CloseRateLimited, reason: "too many messages"})
 		case typ != websocket.TextMessage:
 			c.close(closeInfo{code: websocket.CloseUnsupportedData, reason: "messages must be JSON text"})
 		case !json.Valid(b):

@@ -46,7 +46,19 @@
 //
 // A client sends any JSON value; each reaches RoomType.OnMessage as it is.
 // A binary frame closes the connection with 1003, text that is not JSON with
-// 1007, a message over Options.MaxMessageBytes with 1009. The close frame
+// 1007, a message over Options.MaxMessageBytes with 1009, messages faster
+// than Options.MessagesPerSecond (past MessageBurst) with CloseRateLimited
+// (4003).
+//
+// # Bounds
+//
+// A join from a browser page of another origin is refused (403
+// cross_origin; Options.AllowedOrigins lists the others allowed), so a page
+// elsewhere cannot open a socket with a player's cookies. Options cap the
+// rooms open at once (MaxRooms), the clients of a room (MaxClientsPerRoom,
+// unless RoomType.MaxClients says), and the sockets of one client address
+// (MaxConnsPerIP) and of one user (MaxConnsPerUser); a join that gives up
+// while waiting for its room never keeps its place. The close frame
 // carries the reason too (cut to 123 bytes); see the Close constants for the
 // codes.
 //

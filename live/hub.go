@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gameadmin/admin"
@@ -33,10 +34,41 @@ type Options struct {
 	// banned player is answered 403 and an error 500 (and logged). Default
 	// nil: no ban check.
 	IsBanned func(ctx context.Context, userID string) (bool, error)
-	// CheckOrigin is the upgrader's origin check. Default nil: gorilla's
-	// same-origin check (a request with an Origin header must come from the
-	// same host).
+	// CheckOrigin is the origin check of every join, run before anything
+	// else; it replaces AllowedOrigins. Default nil: a request with an
+	// Origin header must come from the request's own host or from
+	// AllowedOrigins; one without (not a browser) passes.
 	CheckOrigin func(r *http.Request) bool
+	// AllowedOrigins lists the origins besides the request's own host whose
+	// pages may open a socket, as browsers send them
+	// ("https://play.example.com"). A join from any other origin is
+	// answered 403 cross_origin: cross-site WebSocket hijacking. Default
+	// none: same host only.
+	AllowedOrigins []string
+	// ClientIP returns the client address of a join, which
+	// MaxConnsPerIP counts. Default: the connection's peer address;
+	// behind a proxy pass the panel's (*admin.Admin).ClientIP.
+	ClientIP func(r *http.Request) string
+	// MaxRooms caps the rooms open at once; a join that would create one
+	// more is answered 503 too_many_rooms. Default 10,000; negative: none.
+	MaxRooms int
+	// MaxClientsPerRoom caps the clients of a room whose RoomType sets no
+	// MaxClients. Default 1,000; negative: none.
+	MaxClientsPerRoom int
+	// MaxConnsPerIP caps the connections (and joins under way) from one
+	// client IP; past it a join is answered 429 too_many_connections.
+	// Default 100; negative: none.
+	MaxConnsPerIP int
+	// MaxConnsPerUser caps the connections of one user id (one player
+	// token cannot hold thousands of sockets); past it a join is answered
+	// 429 too_many_connections. Default 8; negative: none.
+	MaxConnsPerUser int
+	// MessagesPerSecond is the rate of messages one client may send, with
+	// bursts of MessageBurst; a faster client is closed with
+	// CloseRateLimited (4003). Defaults 20 and 40; negative: no limit.
+	MessagesPerSecond float64
+	// MessageBurst: see MessagesPerSecond.
+	MessageBurst int
 	// SendQueue is how many outgoing messages may wait for one client. A
 	// client whose queue is full is dropped (closed with 1008) so it cannot
 	// hold up its room. Default 64.
@@ -83,6 +115,10 @@ type Hub struct {
 	rooms  map[string]*Room
 	users  map[string]map[*Client]struct{}     // userID -> admitted clients
 	joins  map[string]map[*joinTicket]struct{} // userID -> joins under way
+
+	notifyMu sync.Mutex                        // serializes NotifyChanges
+	notify   atomic.Pointer[[]chan<- struct{}] // read lock-free by changed
+	conns    connCounts                        // per IP and user, for the caps
 }
 
 var (
@@ -135,11 +171,11 @@ func NewHub(opts Options) *Hub {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Hub{
+	limitsDefaults(&opts)
+	h := &Hub{
 		opts: opts,
 		log:  opts.Logger,
 		upgrader: websocket.Upgrader{
-			CheckOrigin: opts.CheckOrigin,
 			// A pool keeps idle connections from holding a write buffer each.
 			WriteBufferPool: &sync.Pool{},
 		},
@@ -148,7 +184,13 @@ func NewHub(opts Options) *Hub {
 		rooms: make(map[string]*Room),
 		users: make(map[string]map[*Client]struct{}),
 		joins: make(map[string]map[*joinTicket]struct{}),
+		conns: connCounts{byIP: make(map[string]int), byUser: make(map[string]int)},
 	}
+	h.notify.Store(&[]chan<- struct{}{})
+	// ServeHTTP checks the origin (originOK) before anything else; the
+	// upgrader would only run the same check a second time.
+	h.upgrader.CheckOrigin = func(*http.Request) bool { return true }
+	return h
 }
 
 // Define registers a room type under name, the path segment clients join
@@ -210,6 +252,9 @@ func (h *Hub) newRoom(t *roomType) (*Room, error) {
 	if h.closed {
 		return nil, errHubClosed
 	}
+	if max := h.opts.MaxRooms; max > 0 && len(h.rooms) >= max {
+		return nil, errTooManyRooms
+	}
 	id := t.name + "-" + randomHex(6)
 	for h.rooms[id] != nil {
 		id = t.name + "-" + randomHex(6)
@@ -218,6 +263,7 @@ func (h *Hub) newRoom(t *roomType) (*Room, error) {
 	h.rooms[id] = r
 	h.wg.Add(1)
 	go r.run()
+	h.changed()
 	return r, nil
 }
 
@@ -247,6 +293,7 @@ func (h *Hub) removeRoom(r *Room) {
 	defer h.mu.Unlock()
 	if h.rooms[r.id] == r {
 		delete(h.rooms, r.id)
+		h.changed()
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/gameadmin/admin"
 	"github.com/gorilla/websocket"
@@ -328,5 +329,52 @@ func TestDispose(t *testing.T) {
 	}
 	if err := e.hub.Dispose(ctx, id); !errors.Is(err, admin.ErrRoomNotFound) {
 		t.Errorf("Dispose(disposed) = %v; want ErrRoomNotFound", err)
+	}
+}
+
+// TestSessionsAndNotify: Sessions lists the admitted sessions by user, and
+// a channel given to NotifyChanges is signalled by a join, a lock and a
+// leave, never blocking the hub when nobody reads it.
+func TestSessionsAndNotify(t *testing.T) {
+	o := anonymous()
+	tk := newTokens("t1", "u1")
+	o.Authenticate = tk.authenticate
+	e := newEnv(t, o, map[string]RoomType{"arena": {EmptyTimeout: -1}})
+	changes := make(chan struct{}, 1)
+	e.hub.NotifyChanges(changes)
+	e.hub.NotifyChanges(make(chan struct{})) // unbuffered, never read: must not block
+
+	c1 := e.join(t, "arena?token=t1")
+	waitSignal(t, changes)
+	e.join(t, "arena?token=t1")
+	e.join(t, "arena") // anonymous: not in Sessions
+	s := e.hub.Sessions()
+	if len(s) != 1 || len(s["u1"]) != 2 || s["u1"][0].SessionID != c1.session || s["u1"][0].RoomID != c1.roomID || s["u1"][0].RoomName != "arena" {
+		t.Fatalf("Sessions = %+v; want u1's two sessions, oldest first", s)
+	}
+	drain(changes)
+	if err := e.hub.SetLocked(context.Background(), c1.roomID, true); err != nil {
+		t.Fatal(err)
+	}
+	waitSignal(t, changes)
+	drain(changes)
+	c1.conn.Close()
+	waitSignal(t, changes)
+	eventually(t, "u1's first session gone", func() bool { return len(e.hub.Sessions()["u1"]) == 1 })
+}
+
+func waitSignal(t *testing.T, ch <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(testTimeout):
+		t.Fatal("no change signalled")
+	}
+}
+
+func drain(ch <-chan struct{}) {
+	select {
+	case <-ch:
+	default:
 	}
 }

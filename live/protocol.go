@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"net/http"
 	"unicode/utf8"
+
+	"github.com/gameadmin/admin/internal/errbody"
 )
 
 // Close codes the hub sends in the WebSocket close frame, besides the
 // standard ones (1001 when the hub closes, 1003 for a binary message, 1007
 // for a message that is not JSON, 1008 when the client's send queue
-// overflows, 1009 for a message over Options.MaxMessageBytes).
+// overflows, 1009 for a message over Options.MaxMessageBytes), and
+// CloseRateLimited (4003, in limits.go).
 const (
 	// CloseKicked ends a connection closed by Kick, Room.Kick or
 	// DisconnectUser; a {"type":"kicked"} message comes first.
@@ -82,8 +85,9 @@ func mustMarshal(v any) []byte {
 	return b
 }
 
-// httpError is the error body of the admin API, answered before an upgrade:
-// {"error": "<message>", "code": "<snake_case>", "status": N}.
+// httpError is the error body of the admin API (errbody.Body), answered
+// before an upgrade: {"error": "<message>", "code": "<snake_case>",
+// "status": N}, with "requestId" on a 500.
 type httpError struct {
 	Message string `json:"error"`
 	Code    string `json:"code"`
@@ -103,8 +107,13 @@ var (
 )
 
 func writeError(w http.ResponseWriter, e *httpError) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(e.Status)
-	_ = json.NewEncoder(w).Encode(e)
+	errbody.Write(w, errbody.Body{Status: e.Status, Code: e.Code, Message: e.Message})
+}
+
+// internalError logs err once with a request id and answers 500 with it,
+// as the admin API does.
+func (h *Hub) internalError(w http.ResponseWriter, r *http.Request, msg string, err error, attrs ...any) {
+	id := errbody.RequestID(r)
+	h.log.ErrorContext(r.Context(), msg, append([]any{"requestId", id, "err", err}, attrs...)...)
+	errbody.Write(w, errbody.Body{Status: errInternal.Status, Code: errInternal.Code, Message: errInternal.Message, RequestID: id})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -18,7 +19,8 @@ import (
 // block for long: the room waits for it.
 type RoomType struct {
 	// MaxClients caps the clients of one room; joins by type go to another
-	// room, joins by id are answered 409. Default 0: no cap.
+	// room, joins by id are answered 409. Default 0: the hub's
+	// Options.MaxClientsPerRoom.
 	MaxClients int
 	// NewState returns the initial state of a new room: any value that
 	// marshals to JSON, typically a pointer to a Go struct or a
@@ -201,19 +203,41 @@ func (r *Room) post(fn func(), stop <-chan struct{}) {
 }
 
 // reserve holds a place for a join that is upgrading, unless the room is
-// locked or full.
+// locked or full. A join that gives up (ctx ends) while its reservation is
+// queued or running never keeps the place: either the queued function sees
+// it abandoned and reserves nothing, or it ran first and the place is given
+// back. (A place kept there made the room answer room_full for good.)
 func (r *Room) reserve(ctx context.Context) error {
-	var err error
-	if derr := r.do(ctx, func() {
-		switch max := r.typ.def.MaxClients; {
+	var (
+		mu        sync.Mutex
+		abandoned bool
+		reserved  bool
+		err       error
+	)
+	derr := r.do(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if abandoned {
+			return
+		}
+		switch max := r.hub.maxClients(r.typ); {
 		case r.locked.Load():
 			err = errRoomLocked
 		case max > 0 && len(r.clients)+r.pending >= max:
 			err = errRoomFull
 		default:
 			r.pending++
+			reserved = true
 		}
-	}); derr != nil {
+	})
+	if derr != nil {
+		mu.Lock()
+		abandoned = true
+		giveBack := reserved
+		mu.Unlock()
+		if giveBack {
+			r.unreserve()
+		}
 		return derr
 	}
 	return err
@@ -235,6 +259,7 @@ func (r *Room) admit(c *Client, t *joinTicket) {
 	r.clients[c] = struct{}{}
 	r.sessions[c.sessionID] = c
 	r.nclients.Store(int32(len(r.clients)))
+	r.hub.changed()
 	r.send(c, mustMarshal(joinedMsg{Type: "joined", RoomID: r.id, RoomName: r.typ.name, SessionID: c.sessionID}))
 	if b, err := r.stateMessage(); err == nil {
 		r.send(c, b)
@@ -262,6 +287,7 @@ func (r *Room) remove(c *Client, ci closeInfo, notice []byte) {
 	delete(r.sessions, c.sessionID)
 	r.nclients.Store(int32(len(r.clients)))
 	r.hub.unindex(c)
+	r.hub.changed()
 	if notice != nil {
 		select {
 		case c.send <- notice:
@@ -396,6 +422,7 @@ func (r *Room) Locked() bool { return r.locked.Load() }
 // every client with a {"type":"lock"} message.
 func (r *Room) SetLocked(locked bool) {
 	if r.locked.Swap(locked) != locked {
+		r.hub.changed()
 		r.sendAll(mustMarshal(lockMsg{Type: "lock", Locked: locked}))
 	}
 }

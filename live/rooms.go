@@ -36,7 +36,7 @@ func (r *Room) summary() admin.RoomSummary {
 		RoomID:     r.id,
 		Name:       r.typ.name,
 		Clients:    int(r.nclients.Load()),
-		MaxClients: r.typ.def.MaxClients,
+		MaxClients: r.hub.maxClients(r.typ),
 		Locked:     r.locked.Load(),
 		CreatedAt:  r.createdAt,
 	}

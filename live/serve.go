@@ -14,9 +14,15 @@ import (
 //
 // Before upgrading, a refused join is answered with the admin API's error
 // body: 404 room_not_found (unknown type or room), 401 unauthenticated, 403
-// banned, 409 room_locked or room_full (only when ?room= names the room),
-// 503 closed after Close, 500 internal (a failed IsBanned, logged).
+// banned, 403 cross_origin (see Options.AllowedOrigins), 409 room_locked or
+// room_full (only when ?room= names the room), 429 too_many_connections
+// (MaxConnsPerIP, MaxConnsPerUser), 503 too_many_rooms (MaxRooms), 503
+// closed after Close, 500 internal (a failed IsBanned, logged).
 func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.originOK(r) {
+		writeError(w, errCrossOrigin)
+		return
+	}
 	h.mu.Lock()
 	t := h.types[strings.Trim(r.URL.Path, "/")]
 	h.mu.Unlock()
@@ -29,6 +35,17 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errUnauthenticated)
 		return
 	}
+	release, herr := h.holdConn(h.opts.ClientIP(r), userID)
+	if herr != nil {
+		writeError(w, herr)
+		return
+	}
+	handedOver := false // to the client, which releases the place as it ends
+	defer func() {
+		if !handedOver {
+			release()
+		}
+	}()
 	if !h.track(1) {
 		writeError(w, errHubClosed)
 		return
@@ -41,8 +58,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if userID != "" && h.opts.IsBanned != nil {
 		banned, err := h.opts.IsBanned(ctx, userID)
 		if err != nil {
-			h.log.ErrorContext(ctx, "live: ban check failed", "userId", userID, "err", err)
-			writeError(w, errInternal)
+			h.internalError(w, r, "live: ban check failed", err, "userId", userID)
 			return
 		}
 		if banned {
@@ -57,8 +73,8 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if ctx.Err() != nil {
 				return // the client went away
 			}
-			h.log.ErrorContext(ctx, "live: join failed", "roomType", t.name, "err", err)
-			he = errInternal
+			h.internalError(w, r, "live: join failed", err, "roomType", t.name)
+			return
 		}
 		writeError(w, he)
 		return
@@ -69,6 +85,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := newClient(h, room, conn, userID)
+	c.release, handedOver = release, true
 	h.wg.Add(2) // this join is tracked, so the count is not zero
 	go c.writePump()
 	// Not ctx: the room either admits c or is gone; either way do returns.
@@ -110,7 +127,7 @@ func (h *Hub) reserve(ctx context.Context, t *roomType, roomID string) (*Room, e
 	t.joinMu.Lock()
 	defer t.joinMu.Unlock()
 	for _, room := range h.roomsOf(t) {
-		if room.locked.Load() || (t.def.MaxClients > 0 && int(room.nclients.Load()) >= t.def.MaxClients) {
+		if max := h.maxClients(t); room.locked.Load() || (max > 0 && int(room.nclients.Load()) >= max) {
 			continue
 		}
 		err := room.reserve(ctx)

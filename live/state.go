@@ -3,7 +3,6 @@ package live
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -16,7 +15,9 @@ import (
 // state: not JSON, or not decodable into the Go type it replaces (a string
 // for an int field, an unknown struct field). Errors carrying it also wrap
 // admin.ErrInvalidPath, so the panel answers them as a bad request.
-var ErrInvalidValue = errors.New("live: value does not fit the room state")
+// It is admin.ErrInvalidStateValue, which the panel answers 400
+// invalid_value.
+var ErrInvalidValue = admin.ErrInvalidStateValue
 
 // stateEdit is one EditState or DeleteState request: the path, and the
 // JSON value to set (nil for a delete).
@@ -38,8 +39,8 @@ func (e stateEdit) delete() bool { return e.value == nil }
 // typed map or slice) is edited through its JSON and decoded back into the
 // same Go value, so a pointer's pointee and a map the game holds see the edit.
 func editState(state any, e stateEdit) (any, error) {
-	if e.delete() && len(e.path) == 0 {
-		return nil, pathError(e.path, 0, "the whole state cannot be deleted")
+	if len(e.path) == 0 {
+		return nil, pathError(e.path, 0, "the whole state cannot be replaced or deleted")
 	}
 	if !e.delete() && !json.Valid(e.value) {
 		return nil, fmt.Errorf("live: state value is not JSON: %w: %w", ErrInvalidValue, admin.ErrInvalidPath)
@@ -101,12 +102,18 @@ func assign(old any, e stateEdit) (any, error) {
 	case nil, bool, float64, string, json.Number, map[string]any, []any:
 		return decodeJSON(e.value, e.useNumber)
 	}
+	if err := checkFits(reflect.TypeOf(old), e, len(e.path)); err != nil {
+		return nil, err
+	}
 	return fit(old, e.value)
 }
 
 // roundTrip edits a Go value the walker cannot descend: its JSON is decoded
 // to a generic tree, edited, and decoded back into the value's type.
 func roundTrip(v any, e stateEdit, i int) (any, error) {
+	if err := checkFits(reflect.TypeOf(v), e, i); err != nil {
+		return nil, err
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("live: marshal room state: %w", err)

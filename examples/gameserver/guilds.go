@@ -19,12 +19,29 @@ type Guild struct {
 	OwnerID   string      `bun:"owner_id,notnull" json:"owner_id"`
 	Owner     *admin.User `bun:"rel:belongs-to,join:owner_id=id" json:"-"`
 	CreatedAt time.Time   `bun:"created_at,notnull,default:current_timestamp" json:"created_at"`
+	// Recruiting says whether the guild takes new members (a switch in
+	// the panel's form).
+	Recruiting bool `bun:"recruiting,notnull,default:true" json:"recruiting"`
 }
 
 // migrateGuilds is the game's own migration: the panel never creates a
-// game's tables.
+// game's tables. owner_id references the users table (which New created),
+// so a guild of no user is refused (400 invalid_reference in the panel),
+// and a guild goes with its owner.
+//
+// Its second step adds recruiting to a guilds table made before it.
 func migrateGuilds(ctx context.Context, db *bun.DB) error {
-	_, err := db.NewCreateTable().Model((*Guild)(nil)).IfNotExists().Exec(ctx)
+	_, err := db.NewCreateTable().Model((*Guild)(nil)).IfNotExists().
+		ForeignKey(`("owner_id") REFERENCES "game_users" ("id") ON DELETE CASCADE`).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	var n int
+	err = db.NewSelect().TableExpr("guilds").ColumnExpr("count(*)").Where("recruiting").Limit(1).Scan(ctx, &n)
+	if err == nil {
+		return nil
+	}
+	_, err = db.ExecContext(ctx, `ALTER TABLE guilds ADD COLUMN recruiting BOOLEAN NOT NULL DEFAULT TRUE`)
 	return err
 }
 
@@ -38,7 +55,7 @@ func guildsResource(db *bun.DB) *admin.Resource {
 			Columns:     []string{"name", "owner_id", "created_at"},
 			DefaultSort: admin.Sort{Field: "name"},
 		},
-		Form:    admin.FormConfig{Fields: []string{"name", "owner_id"}},
+		Form:    admin.FormConfig{Fields: []string{"name", "owner_id", "recruiting"}},
 		Columns: map[string]admin.ColumnConfig{"owner_id": {Label: "Owner"}},
 		Actions: []admin.Action{
 			{
@@ -57,15 +74,24 @@ func guildsResource(db *bun.DB) *admin.Resource {
 				},
 			},
 			{
+				// Recount counts the ticked guilds, or all of them when
+				// none are: c.IDs holds the selection, typed (int64 ids).
 				Name: "recount", Label: "Recount",
-				Handler: func(ctx context.Context, _ map[string]any, _ admin.ActionContext) (any, error) {
+				Handler: func(ctx context.Context, _ map[string]any, c admin.ActionContext) (any, error) {
 					var stats struct {
 						Guilds int `bun:"guilds"`
 						Owners int `bun:"owners"`
 					}
-					err := db.NewSelect().Model((*Guild)(nil)).
-						ColumnExpr("COUNT(*) AS guilds").ColumnExpr("COUNT(DISTINCT owner_id) AS owners").
-						Scan(ctx, &stats)
+					q := db.NewSelect().Model((*Guild)(nil)).
+						ColumnExpr("COUNT(*) AS guilds").ColumnExpr("COUNT(DISTINCT owner_id) AS owners")
+					if c.IDs != nil {
+						ids := make([]int64, len(c.IDs))
+						for i, id := range c.IDs {
+							ids[i] = id["id"].(int64)
+						}
+						q = q.Where("id IN (?)", bun.List(ids))
+					}
+					err := q.Scan(ctx, &stats)
 					if err != nil {
 						return nil, fmt.Errorf("recount: %w", err)
 					}

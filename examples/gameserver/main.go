@@ -5,6 +5,7 @@
 //	go run ./examples/gameserver                 # SQLite file gameserver.db, :8080
 //	go run ./examples/gameserver -seed           # fill demo data first
 //	go run ./examples/gameserver -db 'postgres://postgres@127.0.0.1:5432/test?sslmode=disable'
+//	go run ./examples/gameserver -db 'postgres://...' -redis redis://127.0.0.1:6379 -node a   # one of several nodes
 //
 // The session secret comes from ADMIN_JWT_SECRET; without it sessions end
 // when the process restarts.
@@ -63,7 +64,7 @@ func run(addr, dsn string, seed bool, log *slog.Logger) error {
 	}
 	defer stopGame()
 
-	srv := &http.Server{Addr: addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := newServer(addr, handler)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
 	host := addr
@@ -84,33 +85,61 @@ func run(addr, dsn string, seed bool, log *slog.Logger) error {
 	return nil
 }
 
+// newServer bounds what one client can hold: a slow body, a slow reader
+// and an idle keep-alive connection all end. WebSocket connections are not
+// cut by these: gorilla/websocket clears the server's deadlines when it
+// takes the connection over, and the hub sets its own (PongTimeout,
+// WriteTimeout).
+func newServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second, // headers and body
+		WriteTimeout:      30 * time.Second, // from the end of the headers to the end of the answer
+		IdleTimeout:       60 * time.Second, // between keep-alive requests
+		MaxHeaderBytes:    64 << 10,
+	}
+}
+
 // setup builds the game: its guilds table, the live arena, player sign-in,
 // and the panel mounted beside them with /monitor for admins and
 // /playground for mods. The returned stop closes the rooms and the panel.
 func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.Handler, func(), error) {
-	if err := migrateGuilds(ctx, db); err != nil {
-		return nil, nil, fmt.Errorf("migrate guilds: %w", err)
-	}
-	p := &players{db: db, secret: playerSecret(), limit: admin.NewTokenBucket(10, 10.0/60)}
+	p := &players{db: db, secret: playerSecret()}
 	hub := live.NewHub(live.Options{Authenticate: p.authenticate, IsBanned: p.isBanned, Logger: log})
 	hub.Define("arena", arenaRoom())
+	cl, err := startCluster(hub, log) // nil without -redis
+	if err != nil {
+		hub.Close()
+		return nil, nil, err
+	}
 
 	tables := admin.BuiltinTables()
 	tables["guilds"] = (*Guild)(nil)
-	a, err := admin.New(db, admin.Options{
+	opts := admin.Options{
 		Logger:    log,
 		Tables:    tables,
 		Resources: map[string]*admin.Resource{"guilds": guildsResource(db)},
 		Rooms:     hub,
-	})
+	}
+	cl.configure(&opts)
+	a, err := admin.New(db, opts)
 	if err != nil {
+		cl.close()
 		hub.Close()
 		return nil, nil, err
 	}
 	p.admin = a
 	stop := func() {
+		cl.close()
 		hub.Close()
 		a.Close()
+	}
+	// After New: guilds.owner_id references the users table New creates.
+	if err := migrateGuilds(ctx, db); err != nil {
+		stop()
+		return nil, nil, fmt.Errorf("migrate guilds: %w", err)
 	}
 	if seed {
 		if err := seedDemo(ctx, db, a); err != nil {
@@ -156,7 +185,13 @@ func openDB(dsn string) (*bun.DB, error) {
 		sqldb.SetMaxIdleConns(8)
 		return bun.NewDB(sqldb, sqlitedialect.New()), nil
 	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		return bun.NewDB(sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn))), pgdialect.New()), nil
+		sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+		// database/sql opens connections without limit by default: a flood
+		// would open one per request until PostgreSQL refuses them all.
+		sqldb.SetMaxOpenConns(20)
+		sqldb.SetMaxIdleConns(10)
+		sqldb.SetConnMaxIdleTime(5 * time.Minute)
+		return bun.NewDB(sqldb, pgdialect.New()), nil
 	}
 	return nil, fmt.Errorf("-db %q: want sqlite:PATH or a postgres:// URL", dsn)
 }

@@ -32,7 +32,6 @@ type players struct {
 	db     *bun.DB
 	admin  *admin.Admin
 	secret []byte
-	limit  admin.Limiter
 }
 
 // handleLogin is POST /api/auth/login {email, password} -> {token}.
@@ -47,13 +46,15 @@ func (p *players) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	if ok, retry, _ := p.limit.Allow(ctx, admin.IPFromRequest(r)+"|"+strings.ToLower(body.Email)); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(retry.Seconds())))))
+	// AuthenticateFrom spends the panel's per-IP and per-email limits and
+	// audits failures, exactly as the panel's own sign-in does.
+	id, err := p.admin.Auth().AuthenticateFrom(r, body.Email, body.Password)
+	var limited *admin.RateLimitError
+	switch {
+	case errors.As(err, &limited):
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(limited.RetryAfter.Seconds())))))
 		writeJSONError(w, http.StatusTooManyRequests, "too many attempts")
 		return
-	}
-	id, err := p.admin.Auth().Authenticate(ctx, body.Email, body.Password)
-	switch {
 	case errors.Is(err, admin.ErrInvalidCredentials):
 		writeJSONError(w, http.StatusUnauthorized, "invalid email or password")
 		return

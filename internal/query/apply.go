@@ -168,5 +168,7 @@ func likeExpr(pg bool) string {
 // Select starts a select of t's rows: its model is a new t.Model, so Apply
 // can name the table's alias.
 func Select(db bun.IDB, t *schema.Table) *bun.SelectQuery {
-	return db.NewSelect().Model(t.NewModel())
+	// The table is named from t, which may differ from the model's tag
+	// (a built-in model under another table prefix).
+	return db.NewSelect().Model(t.NewModel()).ModelTableExpr("? AS ?", bun.Ident(t.Name), bun.Ident(t.Alias))
 }

@@ -121,3 +121,30 @@ func (l *List) Page(t *schema.Table, rows []map[string]any) (page []map[string]a
 	rows = rows[:l.Limit]
 	return rows, l.NextCursor(t, rows[len(rows)-1])
 }
+
+// Walk prepares l to read its whole result in keyset batches of n rows,
+// for an export: the window is dropped, and a sort that keyset pagination
+// cannot follow (a nullable column) gives way to the primary key. Call
+// Apply and ScanRows for a batch, then Advance with its last row.
+func (l *List) Walk(t *schema.Table, n int) {
+	l.Start, l.End, l.Limit, l.Cursor, l.after = 0, 0, n, "", nil
+	if l.checkKeyset(t) != nil {
+		l.Sort = nil
+	}
+}
+
+// Advance moves a walk past lastRow, a row of the batch Apply selected.
+// It reports false when the row lacks an order key (the walk cannot go
+// on).
+func (l *List) Advance(t *schema.Table, lastRow map[string]any) bool {
+	c := l.NextCursor(t, lastRow)
+	if c == "" {
+		return false
+	}
+	after, err := decodeCursor(t, l.orderKeys(t), c)
+	if err != nil {
+		return false
+	}
+	l.after = after
+	return true
+}

@@ -94,13 +94,14 @@ func idString(v any) string {
 	return fmt.Sprint(v)
 }
 
-// WherePK restricts q (a select, update or delete whose model is t's) to
-// the row with primary key id, as DecodeID returns it.
+// WherePK restricts q, a single-table select, update or delete of t (with
+// t's model or on the bare table), to the row with primary key id, as
+// DecodeID returns it. Columns are named unqualified, so q must not join.
 func WherePK[Q interface {
 	Where(string, ...any) Q
 }](q Q, t *schema.Table, id map[string]any) Q {
 	for _, c := range t.PK {
-		q = q.Where("?TableAlias.? = ?", bun.Ident(c.Name), id[c.Name])
+		q = q.Where("? = ?", bun.Ident(c.Name), id[c.Name])
 	}
 	return q
 }

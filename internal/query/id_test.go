@@ -168,3 +168,19 @@ func TestRowMap(t *testing.T) {
 		}
 	})
 }
+
+// TestConvertValueUUID: a uuid column takes any form uuid.Parse reads and
+// gives the canonical lower-case one, so keys match the stored rows (an
+// upper-case id in a bulk selection answered unknown_id); text that is no
+// UUID is invalid_value.
+func TestConvertValueUUID(t *testing.T) {
+	c := &schema.Column{Name: "id", DataType: schema.String, SQLType: "uuid"}
+	for _, in := range []string{"0193A1B2-C3D4-7E5F-8A9B-0C1D2E3F4A5B", "{0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b}"} {
+		if got, err := query.ConvertValue(c, in); err != nil || got != "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b" {
+			t.Errorf("ConvertValue(uuid, %q) = %v, %v; want the canonical form", in, got, err)
+		}
+	}
+	if _, err := query.ConvertValue(c, "not-a-uuid"); err == nil {
+		t.Error("ConvertValue(uuid, not-a-uuid) = nil error")
+	}
+}

@@ -22,6 +22,13 @@ import (
 // (a string when it is not valid JSON) instead of being decoded into the
 // model and encoded again, which was most of a list page's cost.
 func ScanRows(ctx context.Context, q *bun.SelectQuery, t *schema.Table, hidden map[string]bool) ([]map[string]any, error) {
+	return ScanPage(ctx, q, t, hidden, nil)
+}
+
+// ScanPage is ScanRows for a query WithLabels built with labels: the label
+// columns after t's go to row["_labels"][FK] (a map[string]string), for
+// the rows whose target has a non-empty label.
+func ScanPage(ctx context.Context, q *bun.SelectQuery, t *schema.Table, hidden map[string]bool, labels []Label) ([]map[string]any, error) {
 	rs, err := q.Rows(ctx)
 	if err != nil {
 		return nil, err
@@ -31,8 +38,12 @@ func ScanRows(ctx context.Context, q *bun.SelectQuery, t *schema.Table, hidden m
 	if err != nil {
 		return nil, err
 	}
-	cols := make([]*schema.Column, len(names))
-	for i, n := range names {
+	if len(names) < len(labels) {
+		return nil, fmt.Errorf("query: %d columns for %d labels", len(names), len(labels))
+	}
+	nt := len(names) - len(labels) // t's columns, then the labels
+	cols := make([]*schema.Column, nt)
+	for i, n := range names[:nt] {
 		if cols[i] = t.ByName[n]; cols[i] == nil {
 			return nil, fmt.Errorf("query: %s has no column %q", t.Name, n)
 		}
@@ -43,12 +54,15 @@ func ScanRows(ctx context.Context, q *bun.SelectQuery, t *schema.Table, hidden m
 		ptrs[i] = &vals[i]
 	}
 	var rows []map[string]any
+	// One model for every row, zeroed before each: RowMap copies values
+	// out of it, and a zeroed field keeps nothing of the previous row.
+	model := reflect.New(t.Model).Elem()
 	for rs.Next() {
 		clear(vals)
 		if err := rs.Scan(ptrs...); err != nil {
 			return nil, err
 		}
-		model := reflect.New(t.Model).Elem()
+		model.SetZero()
 		for i, c := range cols {
 			if c.DataType == schema.JSON {
 				continue
@@ -63,6 +77,16 @@ func ScanRows(ctx context.Context, q *bun.SelectQuery, t *schema.Table, hidden m
 				row[c.Name] = rawJSON(vals[i])
 			}
 		}
+		for i, lb := range labels {
+			if s := labelText(vals[nt+i]); s != "" {
+				m, _ := row["_labels"].(map[string]string)
+				if m == nil {
+					m = make(map[string]string, len(labels))
+					row["_labels"] = m
+				}
+				m[lb.FK] = s
+			}
+		}
 		rows = append(rows, row)
 	}
 	if err := rs.Err(); err != nil {
@@ -72,6 +96,19 @@ func ScanRows(ctx context.Context, q *bun.SelectQuery, t *schema.Table, hidden m
 		rows = []map[string]any{}
 	}
 	return rows, nil
+}
+
+// labelText is a label column's value as text ("" for NULL).
+func labelText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case []byte:
+		return string(v)
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
 }
 
 // rawJSON is a JSON column's stored value as the row carries it.

@@ -46,11 +46,22 @@ func parseValue(c *schema.Column, s string) (any, error) {
 		if err := checkText(c.Name, s); err != nil {
 			return nil, err
 		}
-		// PostgreSQL refuses to compare a uuid column with text that is
-		// not a UUID; say so as a client error rather than an SQL one.
-		if strings.EqualFold(c.SQLType, "uuid") {
-			if _, err := uuid.Parse(s); err != nil {
+		// PostgreSQL refuses to compare a uuid or integer column with text
+		// that is not one; say so as a client error rather than an SQL
+		// one. (A built-in table's user columns are Go strings whatever
+		// the users id type, which their SQLType names.)
+		switch {
+		case strings.EqualFold(c.SQLType, "uuid"):
+			u, err := uuid.Parse(s)
+			if err != nil {
 				return nil, errorf(CodeInvalidValue, "%q is not a UUID", clip(s))
+			}
+			// The canonical lower-case form: SQLite stores and compares
+			// it as text, and row keys built from it match the rows'.
+			return u.String(), nil
+		case integerSQL(c.SQLType):
+			if _, err := strconv.ParseInt(s, 10, 64); err != nil {
+				return nil, errorf(CodeInvalidValue, "%q is not an integer", clip(s))
 			}
 		}
 		return s, nil
@@ -203,15 +214,27 @@ func ConvertValue(c *schema.Column, v any) (any, error) {
 			return b, nil
 		}
 	case schema.String:
-		if s, ok := v.(string); ok {
-			if _, err := parseValue(c, s); err != nil {
+		s, ok := v.(string)
+		if n, isNum := v.(json.Number); isNum && integerSQL(c.SQLType) {
+			// An integer column read into a Go string (a bigint user id
+			// in a built-in table) takes the JSON number the users list
+			// shows as well as its text.
+			s, ok = string(n), true
+		}
+		if ok {
+			out, err := parseValue(c, s)
+			if err != nil {
 				return bad()
 			}
-			return s, nil
+			return out, nil
 		}
 	}
 	return bad()
 }
+
+// integerSQL reports whether an SQL type holds integers (the join's
+// notion of it: sqlFamily).
+func integerSQL(sqlType string) bool { return sqlFamily(sqlType) == "integer" }
 
 // describe names the JSON type of a decoded value for an error message.
 func describe(v any) string {

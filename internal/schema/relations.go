@@ -103,7 +103,7 @@ func Link(tables map[string]*Table, declared map[string][]Relation) error {
 	slices.Sort(keys)
 	for key := range declared {
 		if _, ok := tables[key]; !ok {
-			return fmt.Errorf("schema: relations for unknown table %q", key)
+			return fmt.Errorf("schema: relations for unknown table %q%s", key, ClosestHint(key, keys))
 		}
 	}
 	for _, key := range keys {
@@ -141,7 +141,12 @@ func resolve(t *Table, tables map[string]*Table, r Relation) (Relation, bool, er
 	}
 	target, ok := tables[r.Target]
 	if !ok {
-		return errorf("unknown target %q", r.Target)
+		keys := make([]string, 0, len(tables))
+		for k := range tables {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		return errorf("unknown target %q%s", r.Target, ClosestHint(r.Target, keys))
 	}
 	// owner holds FK; keyed is the table whose key FK refers to.
 	var owner, keyed *Table
@@ -155,7 +160,7 @@ func resolve(t *Table, tables map[string]*Table, r Relation) (Relation, bool, er
 	}
 	fk, ok := owner.Lookup(r.FK)
 	if !ok {
-		return errorf("table %q has no column %q", owner.Key, r.FK)
+		return errorf("table %q has no column %q%s", owner.Key, r.FK, ClosestHint(r.FK, owner.ColumnNames()))
 	}
 	r.FK = fk.Name
 	if r.Ref == "" {
@@ -166,7 +171,7 @@ func resolve(t *Table, tables map[string]*Table, r Relation) (Relation, bool, er
 	} else {
 		ref, ok := keyed.Lookup(r.Ref)
 		if !ok {
-			return errorf("table %q has no column %q", keyed.Key, r.Ref)
+			return errorf("table %q has no column %q%s", keyed.Key, r.Ref, ClosestHint(r.Ref, keyed.ColumnNames()))
 		}
 		r.Ref = ref.Name
 	}

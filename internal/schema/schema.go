@@ -38,6 +38,7 @@ const (
 type Table struct {
 	Key       string             // canonical resource key, e.g. "cloudSaves"
 	Name      string             // SQL table name, e.g. "game_cloud_saves"
+	Alias     string             // the model's SQL alias, e.g. "cs"
 	Model     reflect.Type       // the struct type of the model
 	Columns   []*Column          // in struct order
 	PK        []*Column          // primary key columns in table order
@@ -90,6 +91,7 @@ func Inspect(db *bun.DB, key string, model any) (t *Table, err error) {
 	t = &Table{
 		Key:      key,
 		Name:     bt.Name,
+		Alias:    bt.Alias,
 		Model:    typ,
 		ByName:   make(map[string]*Column, len(bt.Fields)),
 		byGoName: make(map[string]*Column, len(bt.Fields)),

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -64,7 +65,10 @@ func Each(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
 // SQLite opens a new database file in t.TempDir, closed when t ends.
 func SQLite(t testing.TB) *bun.DB {
 	t.Helper()
-	dsn := "file:" + filepath.Join(t.TempDir(), "test.db") + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)"
+	// t.TempDir keeps '#' of a repeated subtest's name ("x#01"): escaped,
+	// else it would end the file name and two subtests share a database.
+	path := strings.NewReplacer("%", "%25", "#", "%23", "?", "%3F").Replace(filepath.Join(t.TempDir(), "test.db"))
+	dsn := "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)"
 	sqldb, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +86,19 @@ func SQLite(t testing.TB) *bun.DB {
 // ADMIN_REQUIRE_PG=1.
 func PG(t testing.TB) *bun.DB {
 	t.Helper()
+	return pg(t)
+}
+
+// PGNamed is PG with the pool's connections named appName in
+// pg_stat_activity (application_name), so a fault test can find and
+// terminate its own backends without touching other tests'.
+func PGNamed(t testing.TB, appName string) *bun.DB {
+	t.Helper()
+	return pg(t, pgdriver.WithApplicationName(appName))
+}
+
+func pg(t testing.TB, opts ...pgdriver.Option) *bun.DB {
+	t.Helper()
 	if err := pgReachable(); err != nil {
 		if os.Getenv("ADMIN_REQUIRE_PG") == "1" {
 			t.Fatalf("PostgreSQL unreachable at %s and ADMIN_REQUIRE_PG=1: %v", PGDSN(), err)
@@ -98,8 +115,8 @@ func PG(t testing.TB) *bun.DB {
 		root.Close()
 		t.Fatal(err)
 	}
-	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(PGDSN()),
-		pgdriver.WithConnParams(map[string]any{"search_path": schema})))
+	sqldb := sql.OpenDB(pgdriver.NewConnector(append([]pgdriver.Option{pgdriver.WithDSN(PGDSN()),
+		pgdriver.WithConnParams(map[string]any{"search_path": schema})}, opts...)...))
 	sqldb.SetMaxOpenConns(8)
 	db := bun.NewDB(sqldb, pgdialect.New())
 	t.Cleanup(func() {

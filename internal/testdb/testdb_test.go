@@ -22,3 +22,21 @@ func TestEachIsolates(t *testing.T) {
 		}
 	})
 }
+
+// TestSQLiteRepeatedSubtestNames: subtests of one name (the second and
+// third are "same#01" and "same#02") get databases of their own.
+func TestSQLiteRepeatedSubtestNames(t *testing.T) {
+	var dbs []*bun.DB
+	for range 3 {
+		t.Run("same", func(t *testing.T) {
+			db := SQLite(t)
+			if _, err := db.Exec("CREATE TABLE only_once (id INTEGER)"); err != nil {
+				t.Fatalf("second subtest shares the first one's database: %v", err)
+			}
+			dbs = append(dbs, db)
+		})
+	}
+	if len(dbs) != 3 {
+		t.Fatal("subtests did not run")
+	}
+}

@@ -1,7 +1,8 @@
 // The panel's HTTP API (DESIGN.md §5). Every request is same-origin with
 // the session cookie; bodies are JSON.
+import { apiPath } from './uiPath';
 
-export const API = '/admin-api';
+export const API = apiPath;
 
 export type DataType = 'string' | 'integer' | 'number' | 'boolean' | 'datetime' | 'json' | 'bytes';
 
@@ -24,6 +25,8 @@ export interface Column {
   sortable?: boolean;
   filterable?: boolean;
   linkTo?: LinkTo;
+  // ColumnConfig.Choices: the only values the column takes.
+  choices?: string[];
 }
 
 export interface ActionMeta {
@@ -79,12 +82,18 @@ export interface Me {
   email: string;
   displayName: string;
   scopes: string[];
+  // features: which optional parts the server has; the UI offers only
+  // those (a users table without ban or token version columns, a game
+  // without live rooms answer 501).
+  features?: { ban: boolean; revokeSessions: boolean; rooms: boolean };
 }
 
 export interface Widget {
   id: string;
   title: string;
   render: 'kpi' | 'table' | 'json';
+  // resource: a table widget of this resource's rows (list columns, links).
+  resource?: string;
   data: unknown;
   error?: string;
 }
@@ -96,6 +105,8 @@ export interface RoomSummary {
   maxClients: number;
   locked: boolean;
   createdAt: string;
+  /** The game-server node holding the room; absent for a single process. */
+  node?: string;
 }
 
 export interface RoomView extends RoomSummary {
@@ -173,6 +184,7 @@ export const api = {
       rows: a.data,
       total: Number.isFinite(total) ? total : a.data.length,
       estimated: a.headers.get('x-total-count-estimated') === 'true',
+      next: a.headers.get('x-next-cursor') ?? '',
     };
   },
 };
@@ -181,6 +193,8 @@ export interface ListPage {
   rows: Row[];
   total: number;
   estimated: boolean;
+  /** X-Next-Cursor of a keyset page (_limit): empty on the last page. */
+  next: string;
 }
 
 // seg escapes one path segment.

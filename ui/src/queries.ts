@@ -24,10 +24,29 @@ export const queryClient = new QueryClient({
   },
 });
 
+// useAuthStatus asks for the catalog along (?with=catalog): the list a
+// deep link opens is then the second request after the HTML, not the
+// third.
 export const useAuthStatus = () =>
-  useQuery({ queryKey: ['auth', 'status'], queryFn: () => api.get<AuthStatus>('/auth/status'), staleTime: 0 });
+  useQuery({
+    queryKey: ['auth', 'status'],
+    queryFn: async () => {
+      const s = await api.get<AuthStatus & { catalog?: ResourceMeta[] }>('/auth/status?with=catalog');
+      if (s.catalog) queryClient.setQueryData(['catalog'], s.catalog);
+      const { catalog: _, ...status } = s;
+      return status as AuthStatus;
+    },
+    staleTime: 0,
+  });
 
 export const useMe = () => useQuery({ queryKey: ['auth', 'me'], queryFn: () => api.get<Me>('/auth/me') });
+
+// useFeatures says which optional parts the server has; everything is
+// assumed until /auth/me answers.
+export function useFeatures() {
+  const me = useMe();
+  return { ban: true, revokeSessions: true, rooms: true, ...me.data?.features };
+}
 
 export const useCatalog = () =>
   useQuery({ queryKey: ['catalog'], queryFn: () => api.get<ResourceMeta[]>(''), staleTime: 60_000 });
@@ -38,8 +57,11 @@ export function useResourceMeta(key: string | undefined): ResourceMeta | undefin
 }
 
 // useRoomsEnabled is true when the server has live rooms the operator may
-// list: GET /rooms answers (not 501, not 403).
+// list: GET /rooms answers (not 501, not 403). A mod without "rooms" in its
+// scopes is not asked, so no refused request is made for nothing.
 export function useRoomsEnabled(): boolean {
-  const q = useQuery({ queryKey: ['rooms'], queryFn: () => api.get<RoomSummary[]>('/rooms'), staleTime: 10_000 });
-  return q.isSuccess;
+  const me = useMe();
+  const may = me.data !== undefined && me.data.features?.rooms !== false && (me.data.role === 'admin' || (me.data.scopes ?? []).includes('rooms'));
+  const q = useQuery({ queryKey: ['rooms'], queryFn: () => api.get<RoomSummary[]>('/rooms'), staleTime: 10_000, enabled: may });
+  return may && q.isSuccess;
 }

@@ -18,7 +18,7 @@ export function UnauthorizedRedirect() {
     setUnauthorizedHandler(() => {
       const { pathname } = window.location;
       const route = pathname.startsWith(uiPath) ? pathname.slice(uiPath.length) || '/' : '/';
-      if (route.startsWith('/login')) return;
+      if (route.startsWith('/login') || route.startsWith('/reset')) return;
       navigate(loginPath(route, window.location.search), { replace: true });
       // Forget the session's answers (auth status included) once the
       // sign-in page is the route, so nothing cached leads back in.

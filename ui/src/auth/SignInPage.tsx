@@ -1,45 +1,56 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { api, errorText } from '../api';
 import { queryClient, useAuthStatus } from '../queries';
-import { safeNext } from '../uiPath';
+import { safeNext, type Next } from '../uiPath';
 import { ErrorNote, Loading } from '../components/Status';
 import { TotpStep } from './TotpStep';
 
 // SignInPage is the way in: "Create the first admin" on a fresh install,
-// the sign-in form afterwards. There is no password reset here (SEED.md:
-// the integrator provides that page).
+// the sign-in form afterwards. It offers no "forgot password" form: a reset
+// link (OnResetRequest) or an admin's invite leads to ResetPage.
 export function SignInPage() {
   const status = useAuthStatus();
   const [params] = useSearchParams();
-  const next = safeNext(params.get('next')) ?? '/';
+  const next = safeNext(params.get('next')) ?? { route: '/' };
   if (status.isPending) return <Loading />;
   if (status.isError) return <ErrorNote error={status.error} />;
-  if (status.data.authenticated && !status.data.needsBootstrap) return <Navigate to={next} replace />;
+  if (status.data.authenticated && !status.data.needsBootstrap) {
+    return 'href' in next ? <Leave href={next.href} /> : <Navigate to={next.route} replace />;
+  }
   return (
     <main className="auth-page">
       <div className="auth-card">
         <h1 className="brand">Game admin</h1>
-        {status.data.needsBootstrap ? <BootstrapForm next={next} /> : <SignInForm next={next} />}
+        {status.data.needsBootstrap ? <BootstrapForm next={next} /> : <SignInForm next={next} totp={params.get('step') === 'totp'} />}
       </div>
     </main>
   );
 }
 
-function useEnter(next: string) {
+// Leave loads a page of the game's, outside the panel.
+function Leave({ href }: { href: string }) {
+  useEffect(() => window.location.replace(href), [href]);
+  return <Loading />;
+}
+
+function useEnter(next: Next) {
   const navigate = useNavigate();
   return () => {
     queryClient.clear();
-    navigate(next, { replace: true });
+    if ('href' in next) window.location.assign(next.href);
+    else navigate(next.route, { replace: true });
   };
 }
 
-function SignInForm({ next }: { next: string }) {
+// SignInForm starts at the second step with ?step=totp: the game's own
+// sign-in (Auth().StartSession) left a two-factor challenge pending.
+function SignInForm({ next, totp }: { next: Next; totp: boolean }) {
   const enter = useEnter(next);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [secondStep, setSecondStep] = useState(false);
+  const [secondStep, setSecondStep] = useState(totp);
   const login = useMutation({
     mutationFn: () => api.post<{ totpRequired?: boolean }>('/auth/login', { email, password }),
     onSuccess: (d) => (d.totpRequired ? setSecondStep(true) : enter()),
@@ -66,7 +77,7 @@ function SignInForm({ next }: { next: string }) {
   );
 }
 
-function BootstrapForm({ next }: { next: string }) {
+function BootstrapForm({ next }: { next: Next }) {
   const enter = useEnter(next);
   const [email, setEmail] = useState('');
   const [displayName, setDisplayName] = useState('');

@@ -1,4 +1,5 @@
 import { useCallback, useRef, useState, type ReactNode } from 'react';
+import * as Dialog from '@radix-ui/react-dialog';
 
 export interface ConfirmOptions {
   title: string;
@@ -23,8 +24,7 @@ export function useConfirm(): [ReactNode, (o: ConfirmOptions) => Promise<boolean
     resolver.current(ok);
   };
   const dialog = opts && (
-    <Modal title={opts.title} onClose={() => close(false)}>
-      {opts.description && <p>{opts.description}</p>}
+    <Modal title={opts.title} description={opts.description} onClose={() => close(false)}>
       <div className="dialog-buttons">
         <button type="button" onClick={() => close(false)}>Cancel</button>
         <button type="button" className={opts.danger ? 'danger' : 'primary'} autoFocus onClick={() => close(true)}>
@@ -36,13 +36,36 @@ export function useConfirm(): [ReactNode, (o: ConfirmOptions) => Promise<boolean
   return [dialog, ask];
 }
 
-export function Modal({ title, onClose, children }: { title: string; onClose: () => void; children: ReactNode }) {
+// Modal is an open dialog (Radix): focus stays inside, Escape and a click
+// outside call onClose, and focus returns where it was when it closes.
+// Render it to open it.
+export function Modal({ title, description, onClose, className, children }: {
+  title: string;
+  description?: string;
+  onClose: () => void;
+  className?: string;
+  children: ReactNode;
+}) {
+  // Radix returns focus to a Dialog.Trigger; these dialogs open from code,
+  // so focus goes back to what had it when the dialog opened.
+  const [opener] = useState(() => (document.activeElement instanceof HTMLElement ? document.activeElement : null));
+  const returnFocus = (e: Event) => {
+    e.preventDefault();
+    if (opener?.isConnected) opener.focus();
+  };
   return (
-    <div className="overlay" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div className="dialog" role="dialog" aria-modal="true" aria-label={title} onKeyDown={(e) => e.key === 'Escape' && onClose()}>
-        <h2>{title}</h2>
-        {children}
-      </div>
-    </div>
+    <Dialog.Root open onOpenChange={(open) => !open && onClose()}>
+      <Dialog.Portal>
+        <Dialog.Overlay className="overlay">
+          <Dialog.Content className={'dialog ' + (className ?? '')} onCloseAutoFocus={returnFocus} {...(description ? {} : { 'aria-describedby': undefined })}>
+            <Dialog.Title asChild>
+              <h2>{title}</h2>
+            </Dialog.Title>
+            {description && <Dialog.Description>{description}</Dialog.Description>}
+            {children}
+          </Dialog.Content>
+        </Dialog.Overlay>
+      </Dialog.Portal>
+    </Dialog.Root>
   );
 }

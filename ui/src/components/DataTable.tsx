@@ -16,13 +16,17 @@ export interface SortState {
 // the row's show page (the first column when all are), so a composite key
 // that starts with one (cloud saves: user_id, slot) keeps the link to its
 // target, labelled, and the row is opened from the next column.
-export function DataTable({ meta, columns, rows, sort, onSort, rowMenu }: {
+// With selected and onSelect, a first column of checkboxes selects rows
+// (by rowId); its header selects the whole page.
+export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected, onSelect }: {
   meta: ResourceMeta;
   columns: Column[];
   rows: Row[];
   sort?: SortState;
   onSort?: (field: string) => void;
   rowMenu?: (row: Row) => ReactNode;
+  selected?: ReadonlySet<string>;
+  onSelect?: (ids: string[], on: boolean) => void;
 }) {
   const defs = useMemo<ColumnDef<Row>[]>(() => {
     const linkAt = Math.max(0, columns.findIndex((c) => !c.linkTo));
@@ -38,9 +42,23 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu }: {
           <CellValue col={col} row={row.original} />
         ),
     }));
+    if (selected && onSelect) {
+      const ids = rows.map((r) => rowId(meta, r));
+      const all = ids.length > 0 && ids.every((id) => selected.has(id));
+      cols.unshift({
+        id: '_select',
+        header: () => (
+          <input type="checkbox" aria-label="Select all rows on this page" checked={all} disabled={ids.length === 0} onChange={(e) => onSelect(ids, e.target.checked)} />
+        ),
+        cell: ({ row }) => {
+          const id = rowId(meta, row.original);
+          return <input type="checkbox" aria-label={`Select row ${id}`} checked={selected.has(id)} onChange={(e) => onSelect([id], e.target.checked)} />;
+        },
+      });
+    }
     if (rowMenu) cols.push({ id: '_menu', header: '', cell: ({ row }) => rowMenu(row.original) });
     return cols;
-  }, [columns, meta, rowMenu]);
+  }, [columns, meta, rowMenu, rows, selected, onSelect]);
   const table = useReactTable({ data: rows, columns: defs, getCoreRowModel: getCoreRowModel(), manualSorting: true, getRowId: (r) => rowId(meta, r) });
   return (
     <div className="table-wrap">
@@ -52,8 +70,8 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu }: {
                 const sorted = sort?.field === h.column.id ? sort.order : undefined;
                 const content = flexRender(h.column.columnDef.header, h.getContext());
                 return (
-                  <th key={h.id} aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined}>
-                    {onSort && h.column.id !== '_menu' && columns.find((c) => c.name === h.column.id)?.sortable !== false ? (
+                  <th key={h.id} className={h.column.id === '_select' ? 'select-cell' : undefined} aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : undefined}>
+                    {onSort && h.column.id !== '_menu' && h.column.id !== '_select' && columns.find((c) => c.name === h.column.id)?.sortable !== false ? (
                       <button type="button" className="sort-button" onClick={() => onSort(h.column.id)}>
                         {content}
                         {sorted === 'asc' && <ArrowUp size={12} aria-hidden="true" />}
@@ -70,9 +88,9 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu }: {
         </thead>
         <tbody>
           {table.getRowModel().rows.map((r) => (
-            <tr key={r.id}>
+            <tr key={r.id} className={selected?.has(r.id) ? 'selected' : undefined}>
               {r.getVisibleCells().map((c) => (
-                <td key={c.id} className={c.column.id === '_menu' ? 'menu-cell' : undefined}>
+                <td key={c.id} className={c.column.id === '_menu' ? 'menu-cell' : c.column.id === '_select' ? 'select-cell' : undefined}>
                   {flexRender(c.column.columnDef.cell, c.getContext())}
                 </td>
               ))}

@@ -2,8 +2,10 @@ import { useState, type FormEvent } from 'react';
 import { X } from 'lucide-react';
 import type { Column } from '../api';
 
-export const operators = ['eq', 'ne', 'like', 'gt', 'gte', 'lt', 'lte', 'in'] as const;
-const opLabels: Record<string, string> = { eq: '=', ne: '≠', like: 'contains', gt: '>', gte: '≥', lt: '<', lte: '≤', in: 'in' };
+// The server's filter suffixes (<col>_<op>=value). "null" takes true (is
+// empty) or false (is not empty); the bar offers the two as operators.
+export const operators = ['eq', 'ne', 'like', 'gt', 'gte', 'lt', 'lte', 'in', 'null'] as const;
+const opLabels: Record<string, string> = { eq: '=', ne: '≠', like: 'contains', gt: '>', gte: '≥', lt: '<', lte: '≤', in: 'in', isnull: 'is empty', notnull: 'is not empty' };
 
 export interface Filter {
   param: string;
@@ -27,24 +29,55 @@ export function filtersOf(params: URLSearchParams, columns: Column[]): Filter[] 
   return out;
 }
 
+// opsFor are the bar's operators for a column: what the server accepts
+// for its data type (JSON: contains and empty; booleans: =, ≠ and empty),
+// with empty/not-empty only for nullable columns.
+function opsFor(col: Column | undefined): string[] {
+  if (!col) return [];
+  const nulls = col.notNull ? [] : ['isnull', 'notnull'];
+  switch (col.dataType) {
+    case 'json':
+      return ['like', ...nulls];
+    case 'boolean':
+      return ['eq', 'ne', ...nulls];
+    case 'string':
+      return ['eq', 'ne', 'like', 'gt', 'gte', 'lt', 'lte', 'in', ...nulls];
+    default:
+      return ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', ...nulls];
+  }
+}
+
+function chipText(f: Filter): string {
+  if (f.op === 'null') return f.value === 'false' ? opLabels.notnull! : opLabels.isnull!;
+  return `${opLabels[f.op] ?? f.op} “${f.value}”`;
+}
+
 // FilterBar adds and removes per-column filters: column, operator, value.
+// Only the columns the catalog marks filterable are offered.
 export function FilterBar({ columns, filters, onAdd, onRemove }: {
   columns: Column[];
   filters: Filter[];
   onAdd: (param: string, value: string) => void;
   onRemove: (param: string) => void;
 }) {
-  const usable = columns.filter((c) => c.dataType !== 'bytes' && c.dataType !== 'json');
+  const usable = columns.filter((c) => c.filterable ?? (c.dataType !== 'bytes' && c.dataType !== 'json'));
   const [column, setColumn] = useState(usable[0]?.name ?? '');
+  const col = usable.find((c) => c.name === column);
+  const ops = opsFor(col);
   const [op, setOp] = useState<string>('eq');
+  const effectiveOp = ops.includes(op) ? op : (ops[0] ?? 'eq');
   const [value, setValue] = useState('');
   const label = (name: string) => columns.find((c) => c.name === name)?.label ?? name;
+  const needsValue = effectiveOp !== 'isnull' && effectiveOp !== 'notnull';
   const add = (e: FormEvent) => {
     e.preventDefault();
     if (!column) return;
-    onAdd(`${column}_${op}`, value);
+    if (effectiveOp === 'isnull') onAdd(`${column}_null`, 'true');
+    else if (effectiveOp === 'notnull') onAdd(`${column}_null`, 'false');
+    else onAdd(`${column}_${effectiveOp}`, value);
     setValue('');
   };
+  if (usable.length === 0) return null;
   return (
     <div className="filters">
       <form className="filter-row" onSubmit={add} aria-label="Add filter">
@@ -53,19 +86,35 @@ export function FilterBar({ columns, filters, onAdd, onRemove }: {
             <option key={c.name} value={c.name}>{c.label}</option>
           ))}
         </select>
-        <select aria-label="Filter operator" value={op} onChange={(e) => setOp(e.target.value)}>
-          {operators.map((o) => (
+        <select aria-label="Filter operator" value={effectiveOp} onChange={(e) => setOp(e.target.value)}>
+          {ops.map((o) => (
             <option key={o} value={o}>{opLabels[o]}</option>
           ))}
         </select>
-        <input aria-label="Filter value" placeholder={op === 'in' ? 'a,b,c' : 'value'} value={value} onChange={(e) => setValue(e.target.value)} />
+        {needsValue &&
+          (col?.choices ? (
+            <select aria-label="Filter value" value={value} onChange={(e) => setValue(e.target.value)}>
+              <option value="">—</option>
+              {col.choices.map((c) => (
+                <option key={c} value={c}>{c}</option>
+              ))}
+            </select>
+          ) : col?.dataType === 'boolean' ? (
+            <select aria-label="Filter value" value={value} onChange={(e) => setValue(e.target.value)}>
+              <option value="">—</option>
+              <option value="true">yes</option>
+              <option value="false">no</option>
+            </select>
+          ) : (
+            <input aria-label="Filter value" placeholder={effectiveOp === 'in' ? 'a,b,c' : 'value'} value={value} onChange={(e) => setValue(e.target.value)} />
+          ))}
         <button type="submit">Add filter</button>
       </form>
       {filters.length > 0 && (
         <ul className="chips">
           {filters.map((f) => (
             <li key={f.param} className="chip">
-              {label(f.column)} {opLabels[f.op]} “{f.value}”
+              {label(f.column)} {chipText(f)}
               <button type="button" className="icon-button" aria-label={`Remove filter ${f.param}`} onClick={() => onRemove(f.param)}>
                 <X size={12} aria-hidden="true" />
               </button>

@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
+import * as Menu from '@radix-ui/react-dropdown-menu';
 import { Ellipsis } from 'lucide-react';
 
 export interface MenuItem {
@@ -7,42 +8,26 @@ export interface MenuItem {
   danger?: boolean;
 }
 
-// RowMenu is the "…" button of a list row with its actions.
+// RowMenu is the "…" button of a list row with its actions (a Radix menu:
+// arrow keys, Escape, focus back on the button).
 export function RowMenu({ items, label }: { items: MenuItem[]; label: string }): ReactNode {
-  const [open, setOpen] = useState(false);
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const close = (e: MouseEvent) => {
-      if (ref.current && !ref.current.contains(e.target as Node)) setOpen(false);
-    };
-    document.addEventListener('mousedown', close);
-    return () => document.removeEventListener('mousedown', close);
-  }, [open]);
   if (items.length === 0) return null;
   return (
-    <div className="menu" ref={ref}>
-      <button type="button" className="icon-button" aria-label={label} aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen(!open)}>
-        <Ellipsis size={16} aria-hidden="true" />
-      </button>
-      {open && (
-        <div className="menu-items" role="menu">
+    <Menu.Root modal={false}>
+      <Menu.Trigger asChild>
+        <button type="button" className="icon-button" aria-label={label}>
+          <Ellipsis size={16} aria-hidden="true" />
+        </button>
+      </Menu.Trigger>
+      <Menu.Portal>
+        <Menu.Content className="menu-items" align="end" sideOffset={4}>
           {items.map((it) => (
-            <button
-              key={it.label}
-              type="button"
-              role="menuitem"
-              className={it.danger ? 'danger-text' : undefined}
-              onClick={() => {
-                setOpen(false);
-                it.onSelect();
-              }}
-            >
+            <Menu.Item key={it.label} className={'menu-item' + (it.danger ? ' danger-text' : '')} onSelect={it.onSelect}>
               {it.label}
-            </button>
+            </Menu.Item>
           ))}
-        </div>
-      )}
-    </div>
+        </Menu.Content>
+      </Menu.Portal>
+    </Menu.Root>
   );
 }

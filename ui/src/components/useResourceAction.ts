@@ -1,23 +1,31 @@
+import { createElement } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { toast } from 'sonner';
 import { api, errorText, seg, type ActionMeta, type ResourceMeta } from '../api';
 import type { ConfirmOptions } from './ConfirmDialog';
+import { ActionResult, hasResult } from './ActionResult';
 
 // useResourceAction runs a custom action after the confirmation of SEED.md
-// 2.6: the action's own prompt, else `Run "<label>"?`. Success is a generic
-// toast; a failure shows the server's error text.
+// 2.6: the action's own prompt, else `Run "<label>"?`. Success is a toast
+// that shows what the handler returned (kept until closed when there is
+// something to read); a failure shows the server's error text. A bulk
+// action run on a selection sends {ids}.
 export function useResourceAction(meta: ResourceMeta, ask: (o: ConfirmOptions) => Promise<boolean>) {
   const qc = useQueryClient();
-  return async (action: ActionMeta, id?: string) => {
+  return async (action: ActionMeta, id?: string, ids?: string[]) => {
     const ok = await ask(
       action.confirm
         ? { title: action.confirm.title, description: action.confirm.description, confirmLabel: action.label }
-        : { title: `Run "${action.label}"?`, confirmLabel: action.label },
+        : { title: ids ? `Run "${action.label}" on ${ids.length} selected?` : `Run "${action.label}"?`, confirmLabel: action.label },
     );
     if (!ok) return;
     try {
-      await api.post(`/${seg(meta.name)}/_action/${seg(action.name)}`, action.perRow ? { id } : {});
-      toast.success(`${action.label}: done`);
+      const r = await api.post<{ ok: boolean; result?: unknown }>(`/${seg(meta.name)}/_action/${seg(action.name)}`, action.perRow ? { id } : ids ? { ids } : {});
+      if (hasResult(r?.result)) {
+        toast.success(`${action.label}: done`, { description: createElement(ActionResult, { value: r.result }), duration: Infinity });
+      } else {
+        toast.success(`${action.label}: done`);
+      }
     } catch (err) {
       toast.error(errorText(err));
     }

@@ -1,36 +1,69 @@
+import { useState } from 'react';
 import { Link, NavLink, Outlet, useNavigate } from 'react-router';
-import { LayoutDashboard, LogOut, Radio, UserCog } from 'lucide-react';
+import * as Dialog from '@radix-ui/react-dialog';
+import { LayoutDashboard, LogOut, Menu, Moon, Radio, Search, Sun, UserCog, X } from 'lucide-react';
 import { toast } from 'sonner';
 import { ApiError, errorText } from '../api';
-import { useCatalog, useMe, useRoomsEnabled } from '../queries';
+import { useCatalog, useFeatures, useMe, useRoomsEnabled } from '../queries';
 import { ResourceIcon } from '../icons';
 import { signOut } from '../auth/signOut';
 import { OperatorRequired } from '../auth/OperatorRequired';
 import { EnrolGate } from '../auth/EnrolGate';
 import { ErrorNote, Loading } from '../components/Status';
+import { useConfirm } from '../components/ConfirmDialog';
+import { setTheme, useMediaQuery, useTheme } from '../theme';
+
+// Below this width the sidebar is a drawer opened from the header.
+const narrow = '(max-width: 767.98px)';
+import { CommandPalette } from '../components/CommandPalette';
 
 export function Layout() {
   const catalog = useCatalog();
+  const phone = useMediaQuery(narrow);
+  const [drawer, setDrawer] = useState(false);
   if (catalog.error instanceof ApiError && catalog.error.code === 'totp_enrollment_required') return <EnrolGate />;
   if (catalog.error instanceof ApiError && catalog.error.status === 403) return <OperatorRequired />;
   return (
     <div className="shell">
-      <Sidebar />
+      <a href="#content" className="skip-link">Skip to content</a>
+      {phone ? (
+        <Dialog.Root open={drawer} onOpenChange={setDrawer}>
+          <Dialog.Portal>
+            <Dialog.Overlay className="drawer-overlay" />
+            <Dialog.Content className="drawer" aria-describedby={undefined} onCloseAutoFocus={(e) => {
+              // Back on the header's menu button (the drawer has no Dialog.Trigger).
+              e.preventDefault();
+              document.querySelector<HTMLElement>('.menu-button')?.focus();
+            }}>
+              <Dialog.Title className="sr-only">Menu</Dialog.Title>
+              <Dialog.Close asChild>
+                <button type="button" className="icon-button drawer-close" aria-label="Close the menu">
+                  <X size={18} aria-hidden="true" />
+                </button>
+              </Dialog.Close>
+              <Sidebar onNavigate={() => setDrawer(false)} />
+            </Dialog.Content>
+          </Dialog.Portal>
+        </Dialog.Root>
+      ) : (
+        <Sidebar />
+      )}
       <div className="main">
-        <Header />
-        <main className="content">
+        <Header onMenu={phone ? () => setDrawer(true) : undefined} />
+        <main className="content" id="content" tabIndex={-1}>
           {catalog.isPending ? <Loading /> : catalog.isError ? <ErrorNote error={catalog.error} /> : <Outlet />}
         </main>
       </div>
+      {catalog.isSuccess && <CommandPalette />}
     </div>
   );
 }
 
-function Sidebar() {
+function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
   const catalog = useCatalog();
   const rooms = useRoomsEnabled();
   return (
-    <nav className="sidebar" aria-label="Resources">
+    <nav className="sidebar" aria-label="Resources" onClick={(e) => (e.target as HTMLElement).closest('a') && onNavigate?.()}>
       <div className="brand">Game admin</div>
       <NavLink to="/" end className="nav-item">
         <LayoutDashboard size={16} aria-hidden="true" /> Dashboard
@@ -50,13 +83,35 @@ function Sidebar() {
   );
 }
 
-function Header() {
+// ThemeToggle switches light and dark; the choice is remembered in this
+// browser (theme.ts).
+export function ThemeToggle() {
+  const theme = useTheme();
+  const next = theme === 'dark' ? 'light' : 'dark';
+  return (
+    <button type="button" className="icon-button theme-toggle" aria-label={`Use the ${next} theme`} title={`Use the ${next} theme`} onClick={() => setTheme(next)}>
+      {theme === 'dark' ? <Sun size={16} aria-hidden="true" /> : <Moon size={16} aria-hidden="true" />}
+    </button>
+  );
+}
+
+function Header({ onMenu }: { onMenu?: () => void }) {
   const me = useMe();
+  const features = useFeatures();
   const navigate = useNavigate();
+  const [dialog, ask] = useConfirm();
   const out = (everywhere: boolean) =>
     signOut(() => navigate('/login', { replace: true }), everywhere).catch((err) => toast.error(errorText(err)));
+  const outEverywhere = async () => {
+    if (await ask(confirmEverywhere)) await out(true);
+  };
   return (
     <header className="header">
+      {onMenu && (
+        <button type="button" className="icon-button menu-button" aria-label="Open the menu" onClick={onMenu}>
+          <Menu size={20} aria-hidden="true" />
+        </button>
+      )}
       <div className="operator">
         {me.data && (
           <>
@@ -65,13 +120,26 @@ function Header() {
           </>
         )}
       </div>
+      <button type="button" className="palette-button" onClick={() => window.dispatchEvent(new Event('open-palette'))} aria-keyshortcuts="Control+K Meta+K">
+        <Search size={14} aria-hidden="true" /> <span className="narrow-hide">Search</span> <kbd>Ctrl K</kbd>
+      </button>
+      <ThemeToggle />
       <Link to="/account" className="button account-link">
-        <UserCog size={14} aria-hidden="true" /> Account
+        <UserCog size={14} aria-hidden="true" /> <span className="narrow-hide">Account</span>
       </Link>
       <button type="button" onClick={() => out(false)}>
         <LogOut size={14} aria-hidden="true" /> Sign out
       </button>
-      <button type="button" onClick={() => out(true)}>Sign out everywhere</button>
+      {features.revokeSessions && <button type="button" className="everywhere" onClick={() => void outEverywhere()}>Sign out everywhere</button>}
+      {dialog}
     </header>
   );
 }
+
+// confirmEverywhere is the question before ending every session.
+export const confirmEverywhere = {
+  title: 'Sign out everywhere?',
+  description: 'Every session of your account ends, this one included, on every device.',
+  confirmLabel: 'Sign out everywhere',
+  danger: true,
+};

@@ -3,17 +3,21 @@ import { useMutation } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { toast } from 'sonner';
 import { api, errorText } from '../api';
-import { queryClient, useMe } from '../queries';
+import { queryClient, useFeatures, useMe } from '../queries';
 import { signOut } from '../auth/signOut';
 import { RecoveryCodes, TotpEnrol } from '../auth/TotpEnrol';
 import { useSignIns, useTotpStatus } from '../auth/totp';
 import { ErrorNote, Loading } from '../components/Status';
+import { useConfirm } from '../components/ConfirmDialog';
+import { confirmEverywhere } from '../layout/Layout';
+import { usePageTitle } from '../names';
 import '../account.css';
 
 // AccountPage is the operator's own account: password, two-factor sign-in,
 // recent sign-ins and "sign out everywhere".
 export function AccountPage() {
   const me = useMe();
+  usePageTitle('Your account');
   return (
     <div className="account">
       <div className="page-title">
@@ -138,10 +142,14 @@ function PasswordForm() {
 }
 
 function SignIns() {
+  const features = useFeatures();
   const list = useSignIns();
   const navigate = useNavigate();
-  const everywhere = () =>
-    signOut(() => navigate('/login', { replace: true }), true).catch((err) => toast.error(errorText(err)));
+  const [dialog, ask] = useConfirm();
+  const everywhere = async () => {
+    if (!(await ask(confirmEverywhere))) return;
+    await signOut(() => navigate('/login', { replace: true }), true).catch((err) => toast.error(errorText(err)));
+  };
   return (
     <div className="stack">
       {list.isPending ? <Loading /> : list.isError ? <ErrorNote error={list.error} /> : (
@@ -161,10 +169,13 @@ function SignIns() {
           </table>
         </div>
       )}
-      <div>
-        <p className="muted">Don't recognise a sign-in? End every session, this one included, then change your password.</p>
-        <button type="button" className="danger" onClick={() => void everywhere()}>Sign out everywhere</button>
-      </div>
+      {features.revokeSessions && (
+        <div>
+          <p className="muted">Don't recognise a sign-in? End every session, this one included, then change your password.</p>
+          <button type="button" className="danger" onClick={() => void everywhere()}>Sign out everywhere</button>
+        </div>
+      )}
+      {dialog}
     </div>
   );
 }

@@ -1,9 +1,15 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, type Widget } from '../api';
+import { Link } from 'react-router';
+import { api, seg, type Row, type Widget } from '../api';
 import { compactJSON, formatDateTime } from '../components/CellValue';
+import { DataTable } from '../components/DataTable';
 import { ErrorNote, Loading } from '../components/Status';
+import { usePageTitle } from '../names';
+import { useCatalog, useResourceMeta } from '../queries';
+import { listColumns } from './columns';
 
 export function DashboardPage() {
+  usePageTitle('Dashboard');
   const q = useQuery({ queryKey: ['dashboard'], queryFn: () => api.get<{ widgets: Widget[] }>('/_dashboard'), refetchInterval: 15_000 });
   return (
     <section>
@@ -32,7 +38,9 @@ function DashboardWidget({ widget }: { widget: Widget }) {
       {widget.error ? (
         <ErrorNote error={widget.error} />
       ) : widget.render === 'kpi' ? (
-        <KpiWidget data={widget.data} />
+        <KpiWidget data={widget.data} links={widget.id === 'totals'} />
+      ) : widget.render === 'table' && widget.resource ? (
+        <ResourceTableWidget resource={widget.resource} data={widget.data} />
       ) : widget.render === 'table' ? (
         <TableWidget data={widget.data} />
       ) : (
@@ -50,18 +58,34 @@ function display(key: string, v: unknown): string {
   return compactJSON(v);
 }
 
-function KpiWidget({ data }: { data: unknown }) {
+// KpiWidget shows labelled numbers; with links (the totals), each links
+// to the list of the resource it counts ("Label" or "Label (key)").
+function KpiWidget({ data, links = false }: { data: unknown; links?: boolean }) {
+  const catalog = useCatalog();
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return <p className="kpi-value">{display('', data)}</p>;
+  const target = (k: string) => (links ? catalog.data?.find((r) => r.label === k || `${r.label} (${r.name})` === k) : undefined);
   return (
     <dl className="kpis">
-      {Object.entries(data).map(([k, v]) => (
-        <div key={k} className="kpi">
-          <dt>{k}</dt>
-          <dd>{display(k, v)}</dd>
-        </div>
-      ))}
+      {Object.entries(data).map(([k, v]) => {
+        const res = target(k);
+        return (
+          <div key={k} className="kpi">
+            <dt>{k}</dt>
+            <dd>{res ? <Link to={`/${seg(res.name)}`}>{display(k, v)}</Link> : display(k, v)}</dd>
+          </div>
+        );
+      })}
     </dl>
   );
+}
+
+// ResourceTableWidget shows rows of a resource as its list does: its
+// columns, labels and order, each row linked to its page.
+function ResourceTableWidget({ resource, data }: { resource: string; data: unknown }) {
+  const meta = useResourceMeta(resource);
+  if (!meta || !Array.isArray(data)) return <TableWidget data={data} />;
+  if (data.length === 0) return <p className="muted">Nothing yet.</p>;
+  return <DataTable meta={meta} columns={listColumns(meta)} rows={data as Row[]} />;
 }
 
 function TableWidget({ data }: { data: unknown }) {

@@ -1,9 +1,14 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type RefObject } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useBlocker, useNavigate, useParams } from 'react-router';
+import * as Switch from '@radix-ui/react-switch';
 import { api, errorText, seg, type Column, type ResourceMeta, type Row } from '../api';
-import { useResourceMeta } from '../queries';
-import { rowId, rowTitle } from '../rowId';
+import { useCatalog, useResourceMeta } from '../queries';
+import { ForeignKeyPicker } from '../components/ForeignKeyPicker';
+import { JsonEditor } from '../components/JsonEditor';
+import { useConfirm } from '../components/ConfirmDialog';
+import { rowId } from '../rowId';
+import { rowLabel, singular, usePageTitle } from '../names';
 import { ErrorNote, Loading } from '../components/Status';
 import { NotAllowed } from '../components/NotAllowed';
 import { pick } from './columns';
@@ -50,7 +55,15 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
-  const locked = (c: Column) => !creating && (c.readOnly || c.primary);
+  // Labels of foreign keys as shown: the row's, then what was picked.
+  const [labels, setLabels] = useState<Record<string, string>>(row?._labels ?? {});
+  // Timestamps the database fills in (created_at, updated_at) are shown,
+  // not edited.
+  const locked = (c: Column) => !creating && (c.readOnly || c.primary || (c.dataType === 'datetime' && c.hasDefault));
+  const dirty = columns.some((c) => (values[c.name] ?? '') !== (initial[c.name] ?? ''));
+  const [dialog, ask] = useConfirm();
+  const leaving = useRef(false);
+  useUnsavedPrompt(dirty, leaving, ask);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -87,6 +100,7 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
       const labels = Object.fromEntries(Object.entries(row?._labels ?? {}).filter(([k]) => saved[k] === row?.[k]));
       qc.setQueryData(['row', meta.name, savedId], { ...saved, _labels: { ...labels, ...saved._labels } });
       await qc.invalidateQueries({ queryKey: ['row', meta.name, savedId] });
+      leaving.current = true;
       navigate(`/${seg(meta.name)}/${seg(savedId || id || '')}`);
     } catch (err) {
       setError(errorText(err));
@@ -95,10 +109,12 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
   };
 
   const back = creating ? '/' + seg(meta.name) : `/${seg(meta.name)}/${seg(id ?? '')}`;
+  const heading = creating ? `New ${singular(meta.label)}` : `Edit ${singular(meta.label)} / ${rowLabel(meta, id ?? '', row)}`;
+  usePageTitle(heading);
   return (
     <section>
       <div className="page-title">
-        <h1>{creating ? `New ${meta.label}` : `Edit ${meta.label} / ${rowTitle(meta, id ?? '', row)}`}</h1>
+        <h1>{heading}</h1>
       </div>
       <form className="record-form stack" onSubmit={submit} noValidate>
         {columns.map((c) => (
@@ -108,7 +124,11 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
             value={values[c.name] ?? ''}
             disabled={locked(c)}
             error={fieldErrors[c.name]}
-            onChange={(v) => setValues((s) => ({ ...s, [c.name]: v }))}
+            label={labels[c.name]}
+            onChange={(v, label) => {
+              setValues((s) => ({ ...s, [c.name]: v }));
+              if (label !== undefined) setLabels((s) => ({ ...s, [c.name]: label }));
+            }}
           />
         ))}
         {error && <p className="form-error" role="alert">{error}</p>}
@@ -117,45 +137,104 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
           <Link to={back} className="button">Cancel</Link>
         </div>
       </form>
+      {dialog}
     </section>
   );
 }
 
-function FieldInput({ col, value, disabled, error, onChange }: {
+// useUnsavedPrompt asks before leaving a form with unsaved changes: a
+// link or Back inside the panel through the confirm dialog, a reload or
+// closed tab through the browser's own prompt.
+// leaving is set once the form is saved, before it navigates away.
+function useUnsavedPrompt(dirty: boolean, leaving: RefObject<boolean>, ask: ReturnType<typeof useConfirm>[1]) {
+  const blocker = useBlocker(({ currentLocation, nextLocation }) => dirty && !leaving.current && currentLocation.pathname !== nextLocation.pathname);
+  useEffect(() => {
+    if (blocker.state !== 'blocked') return;
+    void ask({ title: 'Leave without saving?', description: 'Your changes to this form are lost.', confirmLabel: 'Leave', danger: true }).then((ok) =>
+      ok ? blocker.proceed() : blocker.reset(),
+    );
+  }, [blocker, ask]);
+  useEffect(() => {
+    if (!dirty) return;
+    const warn = (e: BeforeUnloadEvent) => e.preventDefault();
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [dirty]);
+}
+
+// longText is a text column that gets a textarea: a TEXT-like SQL type, a
+// name that says prose, or a value that is already long or multi-line.
+function longText(col: Column, value: string): boolean {
+  return /text|clob/i.test(col.type) || /^(body|description|notes?|message|content|reason|comment|bio|summary)$/.test(col.name) || value.length > 120 || value.includes('\n');
+}
+
+const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+function FieldInput({ col, value, disabled, error, label, onChange }: {
   col: Column;
   value: FormValue;
   disabled: boolean;
   error?: string;
-  onChange: (v: FormValue) => void;
+  label?: string;
+  onChange: (v: FormValue, label?: string) => void;
 }) {
+  const catalog = useCatalog();
   const id = 'field-' + col.name;
   const text = typeof value === 'string' ? value : '';
+  // Input or textarea is decided by the value the field starts with: a
+  // swap at the 121st character would take the caret out mid-typing.
+  const [multiline] = useState(() => longText(col, text));
+  const target = col.linkTo?.resource ? catalog.data?.find((r) => r.name === col.linkTo?.resource && r.permissions.list && r.primaryKey.length === 1) : undefined;
   let input;
-  switch (col.dataType) {
-    case 'boolean':
-      input = <input id={id} name={col.name} type="checkbox" checked={value === true} disabled={disabled} onChange={(e) => onChange(e.target.checked)} />;
-      break;
-    case 'integer':
-    case 'number':
-      input = <input id={id} name={col.name} type="number" step={col.dataType === 'integer' ? 1 : 'any'} value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />;
-      break;
-    case 'datetime':
-      input = <input id={id} name={col.name} type="datetime-local" step="1" value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />;
-      break;
-    case 'json':
-      input = <textarea id={id} name={col.name} className="mono" rows={6} value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />;
-      break;
-    default:
-      input = <input id={id} name={col.name} type="text" value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />;
+  let hint = '';
+  if (target) {
+    input = <ForeignKeyPicker id={id} col={col} target={target} value={text} label={label} disabled={disabled} onChange={(v, l) => onChange(v, l)} />;
+  } else if (col.choices && col.choices.length > 0) {
+    input = (
+      <select id={id} name={col.name} value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)}>
+        {(!col.notNull || text === '') && <option value="">{col.notNull ? 'Choose…' : '— none —'}</option>}
+        {col.choices.map((c) => (
+          <option key={c} value={c}>{c}</option>
+        ))}
+      </select>
+    );
+  } else {
+    switch (col.dataType) {
+      case 'boolean':
+        input = (
+          <Switch.Root id={id} className="switch" checked={value === true} disabled={disabled} onCheckedChange={(on) => onChange(on)}>
+            <Switch.Thumb className="switch-thumb" />
+          </Switch.Root>
+        );
+        break;
+      case 'integer':
+      case 'number':
+        input = <input id={id} name={col.name} type="number" step={col.dataType === 'integer' ? 1 : 'any'} value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />;
+        break;
+      case 'datetime':
+        hint = `in your time zone, ${timeZone}`;
+        input = <input id={id} name={col.name} type="datetime-local" step="1" value={text} disabled={disabled} aria-describedby={id + '-hint'} onChange={(e) => onChange(e.target.value)} />;
+        break;
+      case 'json':
+        input = <JsonEditor id={id} value={text} disabled={disabled} label={col.label} onChange={(v) => onChange(v)} />;
+        break;
+      default:
+        input = multiline ? (
+          <textarea id={id} name={col.name} rows={5} value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />
+        ) : (
+          <input id={id} name={col.name} type="text" value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />
+        );
+    }
   }
   return (
-    <div className={'form-field' + (col.dataType === 'boolean' ? ' checkbox' : '')}>
+    <div className={'form-field' + (col.dataType === 'boolean' && !target ? ' checkbox' : '')}>
       <label htmlFor={id}>
         {col.label}
         {col.notNull && !col.hasDefault && col.dataType !== 'boolean' && !disabled && <span className="required"> *</span>}
         {disabled && <span className="muted"> (read-only)</span>}
       </label>
       {input}
+      {hint && <span id={id + '-hint'} className="muted hint">{hint}</span>}
       {error && <p className="form-error">{error}</p>}
     </div>
   );

@@ -1,22 +1,34 @@
+import { useCallback, useState } from 'react';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
-import { Plus, Search } from 'lucide-react';
+import { Ban, Download, Plus, Search, Trash2 } from 'lucide-react';
 import { toast } from 'sonner';
-import { api, errorText, seg, type ResourceMeta, type Row } from '../api';
+import { API, api, errorText, seg, type ResourceMeta, type Row } from '../api';
 import { useResourceMeta } from '../queries';
 import { rowId } from '../rowId';
 import { ResourceIcon } from '../icons';
 import { DataTable, type SortState } from '../components/DataTable';
 import { FilterBar, filtersOf } from '../components/FilterBar';
-import { Pagination } from '../components/Pagination';
+import { Pagination, pageSizes } from '../components/Pagination';
 import { RowMenu, type MenuItem } from '../components/RowMenu';
 import { useConfirm } from '../components/ConfirmDialog';
 import { useResourceAction } from '../components/useResourceAction';
 import { ErrorNote, Loading } from '../components/Status';
 import { NotAllowed } from '../components/NotAllowed';
 import { listColumns } from './columns';
+import { singular, usePageTitle } from '../names';
+import { bulkDelete, bulkSummary } from './bulkDelete';
 
-const pageSize = 25;
+// The URL's page and size are the UI's own; everything else in it is the
+// server's list query (filters, _q, _sort, _count).
+const uiParams = ['page', 'size'];
+
+function exportQuery(params: URLSearchParams): string {
+  const p = new URLSearchParams(params);
+  for (const k of [...uiParams, '_count']) p.delete(k);
+  const qs = p.toString();
+  return qs ? '?' + qs : '';
+}
 
 export function ResourceListPage() {
   const { resource } = useParams();
@@ -33,10 +45,13 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   const [dialog, ask] = useConfirm();
   const runAction = useResourceAction(meta, ask);
   const columns = listColumns(meta);
+  usePageTitle(meta.label);
   const page = Math.max(0, Number(params.get('page') ?? 0) || 0);
+  const sizeParam = Number(params.get('size'));
+  const pageSize = (pageSizes as readonly number[]).includes(sizeParam) ? sizeParam : pageSizes[0];
 
   const apiParams = new URLSearchParams(params);
-  apiParams.delete('page');
+  for (const k of uiParams) apiParams.delete(k);
   apiParams.set('_start', String(page * pageSize));
   apiParams.set('_end', String((page + 1) * pageSize));
   const list = useQuery({
@@ -47,6 +62,25 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     // a user banned) shows up in the audit log and other lists at once.
     staleTime: 0,
   });
+
+  // The selection is of rows on screen: it ends when the page, filter or
+  // sort changes.
+  const [selection, setSelection] = useState<{ key: string; ids: Set<string> }>({ key: '', ids: new Set() });
+  const listKey = apiParams.toString();
+  const selected = selection.key === listKey ? selection.ids : new Set<string>();
+  const onSelect = useCallback(
+    (ids: string[], on: boolean) =>
+      setSelection((s) => {
+        const next = new Set(s.key === listKey ? s.ids : []);
+        for (const id of ids) {
+          if (on) next.add(id);
+          else next.delete(id);
+        }
+        return { key: listKey, ids: next };
+      }),
+    [listKey],
+  );
+  const canSelect = meta.permissions.delete || meta.actions.some((a) => !a.perRow);
 
   const update = (fn: (p: URLSearchParams) => void) => {
     const next = new URLSearchParams(params);
@@ -69,7 +103,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   const bulk = meta.actions.filter((a) => !a.perRow);
   const remove = async (row: Row) => {
     const id = rowId(meta, row);
-    if (!(await ask({ title: `Delete this row of ${meta.label}?`, description: `Row ${id} is deleted for good.`, confirmLabel: 'Delete', danger: true }))) return;
+    if (!(await ask({ title: `Delete this ${singular(meta.label)}?`, description: `Row ${id} is deleted for good.`, confirmLabel: 'Delete', danger: true }))) return;
     try {
       await api.del(`/${seg(meta.name)}/${seg(id)}`);
       toast.success('Deleted');
@@ -77,6 +111,18 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     } catch (err) {
       toast.error(errorText(err));
     }
+  };
+  const removeSelected = async () => {
+    const ids = [...selected];
+    const n = ids.length;
+    if (!(await ask({ title: `Delete ${n} row${n === 1 ? '' : 's'} of ${meta.label}?`, description: 'They are deleted for good, one by one; each deletion is in the audit log.', confirmLabel: `Delete ${n}`, danger: true }))) return;
+    const r = await bulkDelete(meta.name, ids);
+    const { title, description } = bulkSummary(r);
+    if (r.failed.length === 0) toast.success(title);
+    else toast.error(title, { description, duration: 15_000 });
+    // What failed stays selected, to retry or look at.
+    setSelection({ key: listKey, ids: new Set(r.failed.map((f) => f.id)) });
+    await qc.invalidateQueries({ queryKey: ['list', meta.name] });
   };
   const rowMenu = (row: Row) => {
     const id = rowId(meta, row);
@@ -96,10 +142,14 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
         </h1>
         <div className="toolbar">
           {bulk.map((a) => (
-            <button key={a.name} type="button" onClick={() => void runAction(a)}>
+            <button key={a.name} type="button" onClick={() => void runAction(a, undefined, selected.size > 0 ? [...selected] : undefined)}>
               {a.label}
+              {selected.size > 0 && <span className="count">{selected.size}</span>}
             </button>
           ))}
+          <a className="button" href={`${API}/${seg(meta.name)}/_export.csv${exportQuery(params)}`} download>
+            <Download size={14} aria-hidden="true" /> Export CSV
+          </a>
           {meta.permissions.create && (
             <Link to={`/${seg(meta.name)}/new`} className="button primary">
               <Plus size={14} aria-hidden="true" /> Create
@@ -107,6 +157,13 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
           )}
         </div>
       </div>
+      {meta.name === 'users' && meta.columns.some((c) => c.name === 'ban') && (
+        <BannedFilter on={params.get('ban_null') === 'false'} onChange={(on) => update((p) => {
+          if (on) p.set('ban_null', 'false');
+          else p.delete('ban_null');
+          p.delete('page');
+        })} />
+      )}
       <SearchBox
         key={params.get('_q') ?? ''}
         initial={params.get('_q') ?? ''}
@@ -134,18 +191,45 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
           })
         }
       />
+      {selected.size > 0 && (
+        <div className="bulk-bar" role="region" aria-label="Selection">
+          <span>{selected.size} selected</span>
+          {meta.permissions.delete && (
+            <button type="button" className="danger" onClick={() => void removeSelected()}>
+              <Trash2 size={14} aria-hidden="true" /> Delete selected
+            </button>
+          )}
+          <button type="button" onClick={() => setSelection({ key: listKey, ids: new Set() })}>Clear selection</button>
+        </div>
+      )}
       {list.isError && <ErrorNote error={list.error} />}
       {list.isPending ? (
         <Loading />
       ) : list.data ? (
         <>
-          <DataTable meta={meta} columns={columns} rows={list.data.rows} sort={sort} onSort={onSort} rowMenu={rowMenu} />
+          <DataTable
+            meta={meta}
+            columns={columns}
+            rows={list.data.rows}
+            sort={sort}
+            onSort={onSort}
+            rowMenu={rowMenu}
+            selected={canSelect ? selected : undefined}
+            onSelect={canSelect ? onSelect : undefined}
+          />
           <Pagination
             page={page}
             pageSize={pageSize}
             total={list.data.total}
             estimated={list.data.estimated}
             onPage={(n) => update((p) => (n > 0 ? p.set('page', String(n)) : p.delete('page')))}
+            onPageSize={(n) =>
+              update((p) => {
+                if (n === pageSizes[0]) p.delete('size');
+                else p.set('size', String(n));
+                p.delete('page');
+              })
+            }
             onCountExactly={() => update((p) => p.set('_count', 'exact'))}
           />
         </>
@@ -169,5 +253,16 @@ function SearchBox({ initial, onSearch }: { initial: string; onSearch: (q: strin
       <input type="search" name="q" aria-label="Search" placeholder="Search…" defaultValue={initial} />
       <button type="submit">Search</button>
     </form>
+  );
+}
+
+// BannedFilter narrows Users to the banned ones (ban_null=false).
+function BannedFilter({ on, onChange }: { on: boolean; onChange: (on: boolean) => void }) {
+  return (
+    <div className="quick-filters" role="group" aria-label="Quick filters">
+      <button type="button" className="toggle" aria-pressed={on} onClick={() => onChange(!on)}>
+        <Ban size={14} aria-hidden="true" /> Banned
+      </button>
+    </div>
   );
 }

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import * as Tabs from '@radix-ui/react-tabs';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from 'react-router';
 import { Pencil, Trash2 } from 'lucide-react';
@@ -11,9 +11,9 @@ import { DataTable } from '../components/DataTable';
 import { ErrorNote, Loading } from '../components/Status';
 import { NotAllowed } from '../components/NotAllowed';
 import { ResourceIcon } from '../icons';
-import { rowTitle } from '../rowId';
+import { rowLabel, singular, usePageTitle } from '../names';
 import { listColumns, pick } from './columns';
-import { UserModeration, ActiveSessions } from './UserModeration';
+import { UserModeration, ActiveSessions, BanState } from './UserModeration';
 
 export function ResourceShowPage() {
   const { resource, id } = useParams();
@@ -29,9 +29,11 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
   const [dialog, ask] = useConfirm();
   const path = `/${seg(meta.name)}/${seg(id)}`;
   const row = useQuery({ queryKey: ['row', meta.name, id], queryFn: () => api.get<Row>(path) });
+  const title = rowLabel(meta, id, row.data);
+  usePageTitle(row.data ? `${title} · ${meta.label}` : meta.label);
 
   const remove = async () => {
-    if (!(await ask({ title: `Delete this row of ${meta.label}?`, description: `Row ${id} is deleted for good.`, confirmLabel: 'Delete', danger: true }))) return;
+    if (!(await ask({ title: `Delete ${singular(meta.label)} “${title}”?`, description: `Row ${id} is deleted for good.`, confirmLabel: 'Delete', danger: true }))) return;
     try {
       await api.del(path);
       toast.success('Deleted');
@@ -46,7 +48,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
     <section>
       <div className="page-title">
         <h1>
-          <ResourceIcon name={meta.icon} size={20} /> <Link to={'/' + seg(meta.name)}>{meta.label}</Link> / <span className="mono" title={id}>{rowTitle(meta, id, row.data)}</span>
+          <ResourceIcon name={meta.icon} size={20} /> <Link to={'/' + seg(meta.name)}>{meta.label}</Link> / <span title={id}>{title}</span>
         </h1>
         <div className="toolbar">
           {meta.permissions.update && (
@@ -72,7 +74,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
               <div key={c.name} className="field">
                 <dt>{c.label}</dt>
                 <dd>
-                  <FieldValue col={c} row={row.data} />
+                  {meta.name === 'users' && c.name === 'ban' ? <BanState ban={row.data.ban} short /> : <FieldValue col={c} row={row.data} />}
                 </dd>
               </div>
             ))}
@@ -101,24 +103,27 @@ function RelationTabs({ meta, id }: { meta: ResourceMeta; id: string }) {
     enabled: many.length > 0 || sessions,
   });
   const tabs = [...many.map((r) => ({ key: r.name, label: r.label })), ...(sessions ? [{ key: '_sessions', label: 'Active sessions' }] : [])];
-  const [active, setActive] = useState(tabs[0]?.key ?? '');
   if (tabs.length === 0) return null;
   const count = (key: string) => counts.data?.[key === '_sessions' ? 'activeSessions' : key];
-  const rel = many.find((r) => r.name === active);
   return (
-    <div className="tabs">
-      <div role="tablist" className="tab-list">
+    <Tabs.Root className="tabs" defaultValue={tabs[0]?.key}>
+      <Tabs.List className="tab-list" aria-label="Related">
         {tabs.map((t) => (
-          <button key={t.key} type="button" role="tab" aria-selected={t.key === active} onClick={() => setActive(t.key)}>
+          <Tabs.Trigger key={t.key} value={t.key} className="tab">
             {t.label}
             {count(t.key) !== undefined && <span className="count">{count(t.key)}</span>}
-          </button>
+          </Tabs.Trigger>
         ))}
-      </div>
-      <div role="tabpanel" className="tab-panel">
-        {active === '_sessions' ? <ActiveSessions userId={id} /> : rel ? <RelatedRows meta={meta} id={id} name={rel.name} target={rel.target} /> : null}
-      </div>
-    </div>
+      </Tabs.List>
+      {tabs.map((t) => {
+        const rel = many.find((r) => r.name === t.key);
+        return (
+          <Tabs.Content key={t.key} value={t.key} className="tab-panel">
+            {t.key === '_sessions' ? <ActiveSessions userId={id} /> : rel ? <RelatedRows meta={meta} id={id} name={rel.name} target={rel.target} /> : null}
+          </Tabs.Content>
+        );
+      })}
+    </Tabs.Root>
   );
 }
 

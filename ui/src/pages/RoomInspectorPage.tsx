@@ -8,6 +8,7 @@ import { useResourceMeta } from '../queries';
 import { useConfirm } from '../components/ConfirmDialog';
 import { formatDateTime } from '../components/CellValue';
 import { ErrorNote, Loading } from '../components/Status';
+import { usePageTitle } from '../names';
 
 export function RoomInspectorPage() {
   const { roomId = '' } = useParams();
@@ -15,6 +16,7 @@ export function RoomInspectorPage() {
   const qc = useQueryClient();
   const [dialog, ask] = useConfirm();
   const path = '/rooms/' + seg(roomId);
+  usePageTitle(`${roomId} · Live rooms`);
   const q = useQuery({ queryKey: ['rooms', 'room', roomId], queryFn: () => api.get<RoomView>(path), refetchInterval: 2500 });
   const names = useUserNames(q.data?.clientList.map((c) => c.userId) ?? []);
 
@@ -71,6 +73,7 @@ export function RoomInspectorPage() {
         <>
           <dl className="fields">
             <div className="field"><dt>Name</dt><dd>{q.data.name}</dd></div>
+            {q.data.node && <div className="field"><dt>Node</dt><dd className="mono">{q.data.node}</dd></div>}
             <div className="field"><dt>Clients</dt><dd>{q.data.clients} / {q.data.maxClients}</dd></div>
             <div className="field"><dt>Locked</dt><dd>{q.data.locked ? 'yes' : 'no'}</dd></div>
             <div className="field"><dt>Created</dt><dd>{formatDateTime(q.data.createdAt)}</dd></div>

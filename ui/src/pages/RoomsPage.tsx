@@ -4,8 +4,10 @@ import { Lock } from 'lucide-react';
 import { api, seg, type RoomSummary } from '../api';
 import { formatDateTime } from '../components/CellValue';
 import { ErrorNote, Loading } from '../components/Status';
+import { usePageTitle } from '../names';
 
 export function RoomsPage() {
+  usePageTitle('Live rooms');
   const q = useQuery({ queryKey: ['rooms'], queryFn: () => api.get<RoomSummary[]>('/rooms'), refetchInterval: 2500, staleTime: 0 });
   return (
     <section>
@@ -20,25 +22,34 @@ export function RoomsPage() {
       ) : q.data.length === 0 ? (
         <p className="muted">No live rooms right now.</p>
       ) : (
-        <div className="table-wrap">
-          <table className="data-table">
-            <thead>
-              <tr><th>Room</th><th>Name</th><th>Clients</th><th>Locked</th><th>Created</th></tr>
-            </thead>
-            <tbody>
-              {q.data.map((r) => (
-                <tr key={r.roomId}>
-                  <td><Link to={'/rooms/' + seg(r.roomId)} className="mono">{r.roomId}</Link></td>
-                  <td>{r.name}</td>
-                  <td>{r.clients} / {r.maxClients}</td>
-                  <td>{r.locked ? <span className="badge badge-locked"><Lock size={12} aria-hidden="true" /> locked</span> : 'open'}</td>
-                  <td>{formatDateTime(r.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <RoomTable rooms={q.data} />
       )}
     </section>
+  );
+}
+
+function RoomTable({ rooms }: { rooms: RoomSummary[] }) {
+  // The node column shows only in a multi-node deployment.
+  const nodes = rooms.some((r) => r.node);
+  return (
+    <div className="table-wrap">
+      <table className="data-table">
+        <thead>
+          <tr><th>Room</th><th>Name</th>{nodes && <th>Node</th>}<th>Clients</th><th>Locked</th><th>Created</th></tr>
+        </thead>
+        <tbody>
+          {rooms.map((r) => (
+            <tr key={r.roomId}>
+              <td><Link to={'/rooms/' + seg(r.roomId)} className="mono">{r.roomId}</Link></td>
+              <td>{r.name}</td>
+              {nodes && <td className="mono">{r.node ?? '—'}</td>}
+              <td>{r.clients} / {r.maxClients}</td>
+              <td>{r.locked ? <span className="badge badge-locked"><Lock size={12} aria-hidden="true" /> locked</span> : 'open'}</td>
+              <td>{formatDateTime(r.createdAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -1,9 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
+import { Mail } from 'lucide-react';
 import { toast } from 'sonner';
 import { api, errorText, seg, type Row, type UserSession } from '../api';
-import { Modal } from '../components/ConfirmDialog';
+import { useCatalog, useFeatures, useMe, useResourceMeta, useRoomsEnabled } from '../queries';
+import { rowLabel } from '../names';
+import { Modal, useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
 import { compactJSON, formatDateTime } from '../components/CellValue';
 import { ErrorNote, Loading } from '../components/Status';
 
@@ -12,18 +15,71 @@ interface ModerationResult {
   sessionsClosed?: number;
 }
 
-// UserModeration is the users detail page's Ban, Unban and Revoke sessions.
+interface BanInfo {
+  reason?: string;
+  until?: string | null;
+  bannedAt?: string;
+  bannedBy?: string;
+}
+
+// shortDate is "24 Nov, 14:00" (the year added when it is not this one),
+// in the operator's time zone.
+export function shortDate(v: string): string {
+  const d = new Date(v);
+  if (Number.isNaN(d.getTime())) return v;
+  const sameYear = d.getFullYear() === new Date().getFullYear();
+  const day = d.toLocaleDateString(undefined, { day: 'numeric', month: 'short', ...(sameYear ? {} : { year: 'numeric' }) });
+  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return `${day}, ${time}`;
+}
+
+// BanState says a user's ban in words: "Banned by Player 01 until 24 Nov,
+// 14:00 — reason …", "Ban ended …" once its end has passed.
+// short is the show page's field: whether and until when, no more.
+export function BanState({ ban, short = false }: { ban: unknown; short?: boolean }) {
+  const meta = useResourceMeta('users');
+  const b = (ban && typeof ban === 'object' ? ban : {}) as BanInfo;
+  const by = useQuery({
+    queryKey: ['row', 'users', b.bannedBy ?? ''],
+    queryFn: () => api.get<Row>('/users/' + seg(b.bannedBy ?? '')),
+    enabled: !short && !!b.bannedBy && !!meta?.permissions.read,
+    retry: false,
+  });
+  if (ban === null || ban === undefined) return short ? <span className="null">—</span> : <p className="ban-state">Not banned.</p>;
+  const ended = !!b.until && new Date(b.until).getTime() <= Date.now();
+  if (short) return <span className="ban-state">{ended ? 'Ban ended' : 'Banned'}{b.until ? ` ${ended ? 'on' : 'until'} ${shortDate(b.until)}` : ' for good'}</span>;
+  // Named once the banning operator's row is in; "another operator" when it
+  // cannot be read (deleted, or beyond the viewer's role).
+  const name = !b.bannedBy ? '' : by.data && meta ? rowLabel(meta, b.bannedBy, by.data) : by.isFetching ? '' : 'another operator';
+  return (
+    <p className="ban-state banned" data-testid="ban-state">
+      <strong>{ended ? 'Ban ended' : 'Banned'}</strong>
+      {name && <> by {b.bannedBy && meta?.permissions.read ? <Link to={'/users/' + seg(b.bannedBy)}>{name}</Link> : name}</>}
+      {b.until ? <> {ended ? 'on' : 'until'} {shortDate(b.until)}</> : ' for good'}
+      {b.bannedAt && <span className="muted"> (since {shortDate(b.bannedAt)})</span>}
+      {b.reason ? <> — {b.reason}</> : <span className="muted"> — no reason given</span>}
+    </p>
+  );
+}
+
+// UserModeration is the users detail page's Ban, Unban, Revoke sessions
+// and (admins) Send invite; Unban, Revoke and the invite ask first.
 export function UserModeration({ id, row }: { id: string; row: Row }) {
   const qc = useQueryClient();
+  const me = useMe();
+  const features = useFeatures();
+  const [dialog, ask] = useConfirm();
   const [banning, setBanning] = useState(false);
   const base = `/users/${seg(id)}`;
+  const who = useResourceMeta('users');
+  const name = who ? rowLabel(who, id, row) : id;
   const refresh = () =>
     Promise.all([
       qc.invalidateQueries({ queryKey: ['row', 'users', id] }),
       qc.invalidateQueries({ queryKey: ['counts', 'users', id] }),
       qc.invalidateQueries({ queryKey: ['list', 'users'] }),
     ]);
-  const run = async (op: 'unban' | 'revoke-sessions', done: string) => {
+  const run = async (op: 'unban' | 'revoke-sessions' | 'invite', done: string) => {
     try {
       const r = await api.post<ModerationResult>(`${base}/${op}`);
       toast.success(r.sessionsClosed !== undefined ? `${done}; sessions closed: ${r.sessionsClosed}` : done);
@@ -32,16 +88,38 @@ export function UserModeration({ id, row }: { id: string; row: Row }) {
     }
     await refresh();
   };
+  const confirmThen = async (o: ConfirmOptions, op: 'unban' | 'revoke-sessions' | 'invite', done: string) => {
+    if (await ask(o)) await run(op, done);
+  };
   const banned = row.ban !== null && row.ban !== undefined;
+  const self = me.data?.userId === id;
   return (
-    <div className="moderation">
-      <h2>Moderation</h2>
-      <p>{banned ? <>Banned: <code>{compactJSON(row.ban, 200)}</code></> : 'Not banned.'}</p>
-      <div className="toolbar">
-        <button type="button" className="danger" onClick={() => setBanning(true)}>Ban</button>
-        {banned && <button type="button" onClick={() => void run('unban', 'Unbanned')}>Unban</button>}
-        <button type="button" onClick={() => void run('revoke-sessions', 'Sessions revoked')}>Revoke sessions</button>
-      </div>
+    <section className="moderation" aria-labelledby="moderation-title">
+      <h2 id="moderation-title">Moderation</h2>
+      {features.ban && <BanState ban={row.ban} />}
+      {self ? (
+        <p className="muted">This is your own account: another operator moderates it.</p>
+      ) : (
+        <div className="toolbar">
+          {features.ban && <button type="button" className="danger" onClick={() => setBanning(true)}>{banned ? 'Ban again' : 'Ban'}</button>}
+          {features.ban && banned && (
+            <button type="button" onClick={() => void confirmThen({ title: `Unban ${name}?`, description: 'They can sign in and join rooms again.', confirmLabel: 'Unban' }, 'unban', 'Unbanned')}>
+              Unban
+            </button>
+          )}
+          {features.revokeSessions && (
+            <button type="button" onClick={() => void confirmThen({ title: `Revoke the sessions of ${name}?`, description: 'Every session ends and their live connections close; they can sign in again.', confirmLabel: 'Revoke sessions', danger: true }, 'revoke-sessions', 'Sessions revoked')}>
+              Revoke sessions
+            </button>
+          )}
+          {me.data?.role === 'admin' && (
+            <button type="button" onClick={() => void confirmThen({ title: `Send an invite to ${name}?`, description: 'A link to set a password is delivered to their email address (valid 15 minutes).', confirmLabel: 'Send invite' }, 'invite', 'Invite sent')}>
+              <Mail size={14} aria-hidden="true" /> Send invite
+            </button>
+          )}
+        </div>
+      )}
+      {!self && <RoleControl userId={id} name={name} />}
       {banning && (
         <BanDialog
           path={base + '/ban'}
@@ -53,7 +131,93 @@ export function UserModeration({ id, row }: { id: string; row: Row }) {
           }}
         />
       )}
-    </div>
+      {dialog}
+    </section>
+  );
+}
+
+interface RoleRow {
+  user_id: string;
+  role: string;
+  scopes: string[] | null;
+}
+
+// RoleControl sets a user's role and, for a mod, the resources in its
+// scopes, through the roles resource (admins only: only they have it).
+function RoleControl({ userId, name }: { userId: string; name: string }) {
+  const roles = useResourceMeta('roles');
+  const catalog = useCatalog();
+  const rooms = useRoomsEnabled();
+  const qc = useQueryClient();
+  const path = '/roles/' + seg(userId);
+  const canWrite = !!roles?.permissions.read && !!roles.permissions.create && !!roles.permissions.update;
+  const current = useQuery({
+    // A list filtered on the key, not GET /roles/:id: a user without a
+    // roles row is a plain player, not an error. Its own key under the
+    // roles row's, so the roles page never finds this null in its cache.
+    queryKey: ['row', 'roles', userId, 'orNull'],
+    queryFn: async () => (await api.get<RoleRow[]>('/roles?' + new URLSearchParams({ user_id: userId })))[0] ?? null,
+    enabled: canWrite,
+  });
+  const [edit, setEdit] = useState<{ role: string; scopes: string[] } | null>(null);
+  const save = useMutation({
+    mutationFn: (v: { role: string; scopes: string[] }) =>
+      current.data ? api.patch<RoleRow>(path, v) : api.post<RoleRow>('/roles', { user_id: userId, ...v }),
+    onSuccess: (r) => {
+      qc.setQueryData(['row', 'roles', userId, 'orNull'], r);
+      void qc.invalidateQueries({ queryKey: ['list', 'roles'] });
+      setEdit(null);
+      toast.success(`${name} is now ${r.role === 'admin' ? 'an admin' : r.role === 'mod' ? 'a mod' : 'a player'}`);
+    },
+  });
+  if (!canWrite) return null;
+  if (current.isPending) return <Loading />;
+  if (current.isError) return <ErrorNote error={current.error} />;
+  const saved = { role: current.data?.role ?? 'user', scopes: current.data?.scopes ?? [] };
+  const v = edit ?? saved;
+  const resources = [
+    ...(rooms ? [{ name: 'rooms', label: 'Live rooms' }] : []),
+    ...(catalog.data ?? []).filter((r) => r.name !== 'roles' && r.name !== 'adminAudit'),
+  ];
+  const changed = v.role !== saved.role || [...v.scopes].sort().join() !== [...saved.scopes].sort().join();
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate({ role: v.role, scopes: v.role === 'mod' ? v.scopes : saved.scopes });
+  };
+  return (
+    <form className="role-control" onSubmit={submit} aria-labelledby="role-title">
+      <h3 id="role-title">Panel role</h3>
+      <div className="inline-field">
+        <label htmlFor="role-select">Role</label>
+        <select id="role-select" name="role" value={v.role} onChange={(e) => setEdit({ ...v, role: e.target.value })}>
+          <option value="user">Player (no panel access)</option>
+          <option value="mod">Mod (the resources below)</option>
+          <option value="admin">Admin (everything)</option>
+        </select>
+      </div>
+      {v.role === 'mod' && (
+        <fieldset className="scopes">
+          <legend>Scopes: what this mod may list, read and update</legend>
+          {resources.map((r) => (
+            <label key={r.name} className="check">
+              <input
+                type="checkbox"
+                name="scopes"
+                value={r.name}
+                checked={v.scopes.includes(r.name)}
+                onChange={(e) => setEdit({ ...v, scopes: e.target.checked ? [...v.scopes, r.name] : v.scopes.filter((s) => s !== r.name) })}
+              />
+              {r.label}
+            </label>
+          ))}
+        </fieldset>
+      )}
+      {save.isError && <p className="form-error" role="alert">{errorText(save.error)}</p>}
+      <div className="toolbar">
+        <button type="submit" className="primary" disabled={!changed || save.isPending}>Save role</button>
+        {changed && <button type="button" onClick={() => setEdit(null)}>Cancel</button>}
+      </div>
+    </form>
   );
 }
 

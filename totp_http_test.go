@@ -34,7 +34,7 @@ func totpEnv(t *testing.T, db *bun.DB, opts Options, extra ...func(a *Admin, mux
 	e := newEnv(t, db, opts, extra...)
 	clk := &clock{}
 	clk.unix.Store(1908000000)
-	e.admin.totp.now = clk.now
+	e.admin.auth.totp.now = clk.now
 	return e, clk
 }
 
@@ -314,9 +314,9 @@ func TestTOTPChallengeIsNotASession(t *testing.T) {
 		// Neither a session nor a reset token nor an expired challenge is a challenge.
 		clk.add(30 * time.Second)
 		good := code(t, secret, clk.now())
-		sess, _ := e.admin.signToken(claims{UserID: rootID, Kind: kindSession}, time.Hour)
-		reset, _ := e.admin.signToken(claims{UserID: rootID, Kind: kindReset}, time.Hour)
-		expired, _ := e.admin.signToken(claims{UserID: rootID, Kind: kindTOTPChallenge}, -time.Second)
+		sess := must(e.admin.signToken(claims{UserID: rootID, Kind: kindSession}, time.Hour))
+		reset := must(e.admin.signToken(claims{UserID: rootID, Kind: kindReset}, time.Hour))
+		expired := must(e.admin.signToken(claims{UserID: rootID, Kind: kindTOTPChallenge}, -time.Second))
 		for _, tok := range []string{sess, reset, expired, "garbage", ""} {
 			e.client().do("POST", "/admin-api/auth/login/totp", map[string]any{"code": good, "challenge": tok}).want(t, 401, "invalid_challenge")
 		}

@@ -1,0 +1,106 @@
+package query
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gameadmin/admin/internal/schema"
+)
+
+// Label is a foreign key of a listed table whose target rows' labels are
+// read in the page query itself (WithLabels) instead of a query of their
+// own: a LEFT JOIN on one column of each side.
+type Label struct {
+	FK      string   // the listed table's column
+	Table   string   // the target table
+	Ref     string   // the target's column FK points at
+	Columns []string // the target's label columns, in order of preference
+}
+
+// Joinable reports whether fk (of one table) and ref (of another) can be
+// compared in a join without a cast on both databases: both integers, both
+// text, or both uuid, as their models declare them. Anything else (a text
+// owner id against a bigint key, a uuid against text) needs the value
+// converted first, and is labelled by a query of its own.
+func Joinable(fk, ref *schema.Column) bool {
+	if fk == nil || ref == nil || fk.DataType != ref.DataType {
+		return false
+	}
+	f, r := sqlFamily(fk.SQLType), sqlFamily(ref.SQLType)
+	return f != "" && f == r
+}
+
+// sqlFamily groups the SQL types PostgreSQL compares with each other
+// without a cast.
+func sqlFamily(sqlType string) string {
+	t := strings.ToLower(strings.TrimSpace(sqlType))
+	if i := strings.IndexByte(t, '('); i >= 0 {
+		t = strings.TrimSpace(t[:i])
+	}
+	switch t {
+	case "smallint", "integer", "int", "bigint", "int2", "int4", "int8", "smallserial", "serial", "bigserial":
+		return "integer"
+	case "varchar", "character varying", "text":
+		return "text"
+	case "uuid":
+		return "uuid"
+	}
+	return ""
+}
+
+// WithLabels wraps q, a page Apply built on t, into
+//
+//	SELECT "_p".*, COALESCE(NULLIF("_l0"."name", ''), …, NULL) AS "_l0", …
+//	FROM (q) AS "_p" LEFT JOIN target AS "_l0" ON "_l0".ref = "_p".fk …
+//	ORDER BY "_p".key, …
+//
+// so the labels come with the page in one statement. The join is outside
+// the page's LIMIT/OFFSET: only the page's rows are looked up, however
+// deep the offset. ScanPage reads the result. Every name is an
+// identifier from the schema; none comes from the request.
+func (l *List) WithLabels(db bun.IDB, q *bun.SelectQuery, t *schema.Table, labels []Label) *bun.SelectQuery {
+	return JoinLabels(db, q, labels, l.orderKeys(t))
+}
+
+// JoinLabels is WithLabels for any select of a table's rows (q), ordered
+// by order (none for one row read by its key).
+func JoinLabels(db bun.IDB, q *bun.SelectQuery, labels []Label, order []SortKey) *bun.SelectQuery {
+	if len(labels) == 0 {
+		return q
+	}
+	p := bun.Ident("_p")
+	out := db.NewSelect().TableExpr("(?) AS ?", q, p).ColumnExpr("?.*", p)
+	for i, lb := range labels {
+		alias := bun.Ident("_l" + strconv.Itoa(i))
+		expr, args := LabelExpr(alias, lb.Columns)
+		out = out.ColumnExpr(expr+" AS ?", append(args, alias)...).
+			Join("LEFT JOIN ? AS ? ON ?.? = ?.?", bun.Ident(lb.Table), alias, alias, bun.Ident(lb.Ref), p, bun.Ident(lb.FK))
+	}
+	for _, k := range order {
+		if k.Desc {
+			out = out.OrderExpr("?.? DESC", p, bun.Ident(k.Column))
+		} else {
+			out = out.OrderExpr("?.? ASC", p, bun.Ident(k.Column))
+		}
+	}
+	return out
+}
+
+// LabelExpr is a row's label: the first of cols (of the table or alias
+// table) that is neither NULL nor empty, so a user without a display name
+// is labelled by its email rather than its raw id; NULL when none is.
+func LabelExpr(table bun.Ident, cols []string) (string, []any) {
+	var b strings.Builder
+	args := make([]any, 0, 2*len(cols))
+	b.WriteString("COALESCE(")
+	for _, c := range cols {
+		b.WriteString("NULLIF(?.?, ''), ")
+		args = append(args, table, bun.Ident(c))
+	}
+	// The trailing NULL keeps COALESCE at two arguments or more, which
+	// SQLite requires.
+	b.WriteString("NULL)")
+	return b.String(), args
+}

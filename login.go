@@ -1,0 +1,283 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"time"
+)
+
+// ErrRateLimited reports a sign-in refused by a rate limit before any
+// password was checked. The error Auth().Authenticate returns is a
+// *RateLimitError, which says when to try again.
+var ErrRateLimited = errors.New("admin: rate limited")
+
+// RateLimitError is a sign-in refused by a rate limit; errors.Is(err,
+// ErrRateLimited) reports it.
+type RateLimitError struct {
+	// RetryAfter is how long until the limiter lets the next attempt in.
+	RetryAfter time.Duration
+}
+
+// Error says when to try again.
+func (e *RateLimitError) Error() string {
+	return fmt.Sprintf("admin: rate limited; retry in %s", e.RetryAfter.Round(time.Second))
+}
+
+// Is makes errors.Is(err, ErrRateLimited) true.
+func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited }
+
+// errLimiterDown reports a limiter that failed: the attempt is refused
+// rather than let through unlimited.
+var errLimiterDown = errors.New("admin: rate limiter unavailable")
+
+// loginAttempt is one password check: who for, and where it came from.
+type loginAttempt struct {
+	email    string // normalized
+	password string
+	// ip is the client's address; "" when unknown (Auth().Authenticate),
+	// which skips the per-IP buckets and shares one network bucket.
+	ip   string
+	meta map[string]any // ip and userAgent for the audit log
+	// via names the caller in failure audit rows: "" for the panel's own
+	// sign-in, "authenticate" for the game's.
+	via string
+}
+
+// checkLogin is the one password check behind POST /auth/login,
+// Auth().Authenticate and Auth().AuthenticateFrom. In order: the per-IP
+// bucket and the IP+email bucket are spent (before any database work or
+// hashing), the failure buckets (per email and network, and the per-email
+// ceiling) are checked without spending, the account is looked up and the
+// password verified (an unknown email against a dummy hash, the same work).
+// A failure spends the failure buckets and is audited as auth.login_failed
+// in the background, so its timing is the same for known and unknown
+// emails.
+//
+// It returns the account, or ErrInvalidCredentials, a *RateLimitError,
+// errLimiterDown (wrapping the cause) or a system error.
+func (au *Auth) checkLogin(ctx context.Context, at loginAttempt) (*account, error) {
+	if at.ip != "" {
+		if err := au.spend(ctx, au.limits.PerIP, at.ip); err != nil {
+			return nil, err
+		}
+		if err := au.spend(ctx, au.limits.Login, at.ip+"|"+at.email); err != nil {
+			return nil, err
+		}
+	}
+	netKey := networkOf(at.ip) + "|" + at.email
+	failures := []struct {
+		l   Limiter
+		key string
+	}{{au.limits.LoginFailuresPerNetwork, netKey}, {au.limits.LoginFailuresPerEmail, at.email}}
+	for _, f := range failures {
+		if err := au.peekFailures(ctx, f.l, f.key); err != nil {
+			return nil, err
+		}
+	}
+
+	acc, err := au.users.accountByEmail(ctx, au.db, at.email)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	hash := ""
+	if acc != nil {
+		hash = acc.PasswordHash
+	}
+	ok, err := au.verify(ctx, at.password, hash)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return acc, nil
+	}
+	for _, f := range failures {
+		if _, isPeeker := f.l.(Peeker); !isPeeker {
+			continue // already spent by the check above
+		}
+		if _, _, err := f.l.Allow(ctx, f.key); err != nil {
+			au.log.ErrorContext(ctx, "admin: login failure limiter", "err", err)
+		}
+	}
+	au.auditLoginFailure(ctx, acc, at)
+	return nil, ErrInvalidCredentials
+}
+
+// auditLoginFailure records auth.login_failed off the request path. A
+// failure for a known account gets its own row; failures for emails that
+// match no account are collapsed per client IP (see failureLog).
+func (au *Auth) auditLoginFailure(ctx context.Context, acc *account, at loginAttempt) {
+	payload := withMeta(at.meta, "email", at.email)
+	if at.via != "" {
+		payload["via"] = at.via
+	}
+	operator := ""
+	if acc != nil {
+		operator = acc.ID
+	} else if !au.failures.first("auth.login_failed", at.ip, at.email) {
+		return // counted into the next collapsed row
+	}
+	e := AuditEntry{OperatorID: operator, Action: "auth.login_failed", Resource: "auth", TargetID: operator, Payload: payload}
+	au.auditJobs.submit(ctx, func(ctx context.Context) { au.audit.event(ctx, e) })
+}
+
+// spend spends a token of key's bucket: a *RateLimitError when empty,
+// errLimiterDown, wrapping the cause, when the limiter fails.
+func (au *Auth) spend(ctx context.Context, l Limiter, key string) error {
+	return limitError(l.Allow(ctx, key))
+}
+
+// limitError is a limiter's answer as spend and peekFailures return it.
+func limitError(allowed bool, retry time.Duration, err error) error {
+	if err != nil {
+		return fmt.Errorf("%w: %w", errLimiterDown, err)
+	}
+	if !allowed {
+		return &RateLimitError{RetryAfter: retry}
+	}
+	return nil
+}
+
+// peekFailures checks a failure bucket without spending it when the
+// limiter can peek; one that cannot is spent by every attempt.
+func (au *Auth) peekFailures(ctx context.Context, l Limiter, key string) error {
+	p, ok := l.(Peeker)
+	if !ok {
+		return au.spend(ctx, l, key)
+	}
+	return limitError(p.Peek(ctx, key))
+}
+
+// loginError turns checkLogin's errors (and limitError's) into the
+// endpoints' answers.
+func loginError(err error) error {
+	var rl *RateLimitError
+	switch {
+	case errors.As(err, &rl):
+		return rateLimited(rl.RetryAfter)
+	case errors.Is(err, errLimiterDown):
+		return errorf(http.StatusServiceUnavailable, "rate_limiter_unavailable", "rate limiter unavailable; try again shortly").because(err)
+	case errors.Is(err, ErrInvalidCredentials):
+		return errInvalidCredentials
+	}
+	return err
+}
+
+// networkOf is the failure limiter's notion of "one place": the /24 of an
+// IPv4 address, the /64 of an IPv6 one (what one subscriber usually
+// holds). An address that does not parse stands for itself.
+func networkOf(ip string) string {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	bits := 64
+	if addr.Is4() {
+		bits = 24
+	}
+	p, err := addr.Prefix(bits)
+	if err != nil {
+		return ip
+	}
+	return p.String()
+}
+
+// Authenticate checks an email and password the way panel sign-in does and
+// returns the user's id: same hashing and timing for unknown emails, and
+// the same failure limits (LoginFailuresPerNetwork, with every call of
+// Authenticate counted as one network, and LoginFailuresPerEmail) and
+// auth.login_failed audit rows (with "via": "authenticate"). It returns
+// ErrInvalidCredentials, ErrBanned or a *RateLimitError (ErrRateLimited).
+//
+// Games use it for their own player sign-in, so players and operators
+// share one users table. Prefer AuthenticateFrom, which also knows the
+// client's address: it adds the per-IP limits and keys the failure limit
+// on the client's network, so one attacker cannot lock an account's game
+// sign-in for everyone.
+func (au *Auth) Authenticate(ctx context.Context, email, password string) (string, error) {
+	return au.authenticate(ctx, loginAttempt{email: normalizeEmail(email), password: password, meta: map[string]any{}, via: "authenticate"})
+}
+
+// AuthenticateFrom is Authenticate for a sign-in request r of the game's
+// own: the client IP (a.ClientIP, honouring Options.TrustedProxies) spends
+// the PerIP and Login buckets, the failure limit is keyed on the client's
+// network, and failure audit rows carry ip and userAgent.
+func (au *Auth) AuthenticateFrom(r *http.Request, email, password string) (string, error) {
+	return au.authenticate(r.Context(), loginAttempt{email: normalizeEmail(email), password: password,
+		ip: clientIP(r, au.proxies), meta: requestMeta(r, au.proxies), via: "authenticate"})
+}
+
+func (au *Auth) authenticate(ctx context.Context, at loginAttempt) (string, error) {
+	if at.email == "" || len(at.email) > maxEmailBytes || at.password == "" || len(at.password) > maxPasswordBytes {
+		return "", ErrInvalidCredentials
+	}
+	acc, err := au.checkLogin(ctx, at)
+	if err != nil {
+		return "", err
+	}
+	if acc.Ban.Active(time.Now()) {
+		return "", ErrBanned
+	}
+	return acc.ID, nil
+}
+
+// ClientIP returns the client IP of r as a canonical string, honouring
+// X-Forwarded-For and X-Real-IP only when the peer is in the panel's
+// Options.TrustedProxies. It is the key of the panel's rate limiters; a
+// game's own limiters should use it too.
+func (a *Admin) ClientIP(r *http.Request) string {
+	return clientIP(r, a.opts.TrustedProxies)
+}
+
+// signIn is the outcome of a sign-in step: a session for userID with role
+// at token version tv, or, when challenge is set, a pending second step.
+type signIn struct {
+	userID    string
+	role      Role
+	tv        int64
+	challenge string // a TOTP challenge token: no session yet
+}
+
+// login is the panel's password sign-in: checkLogin, then issue.
+func (au *Auth) login(ctx context.Context, at loginAttempt) (signIn, error) {
+	acc, err := au.checkLogin(ctx, at)
+	if err != nil {
+		return signIn{}, loginError(err)
+	}
+	s, err := au.issue(ctx, acc, at.meta)
+	if err != nil || s.challenge != "" {
+		return s, err
+	}
+	au.rehashIfNeeded(ctx, acc, at.password)
+	au.record(ctx, at.meta, acc.ID, "auth.login", acc.Email)
+	return s, nil
+}
+
+// issue decides what a user the caller has identified gets: ErrBanned
+// (audited), a TOTP challenge when its second factor is on (audited), or
+// a session at its live role. kv are extra audit payload pairs.
+func (au *Auth) issue(ctx context.Context, acc *account, meta map[string]any, kv ...any) (signIn, error) {
+	if acc.Ban.Active(time.Now()) {
+		au.record(ctx, meta, acc.ID, "auth.login_failed", acc.Email, append([]any{"reason", "banned"}, kv...)...)
+		return signIn{}, ErrBanned
+	}
+	on, err := au.totpEnabled(ctx, acc.ID)
+	if err != nil {
+		return signIn{}, err
+	}
+	if on {
+		tok, err := au.tokens.signToken(claims{UserID: acc.ID, TV: acc.TokenVersion, Kind: kindTOTPChallenge}, totpChallengeTTL)
+		if err != nil {
+			return signIn{}, err
+		}
+		au.record(ctx, meta, acc.ID, "auth.totp_challenge", acc.Email, kv...)
+		return signIn{userID: acc.ID, challenge: tok}, nil
+	}
+	_, op, err := au.state(ctx, acc.ID)
+	if err != nil {
+		return signIn{}, err
+	}
+	return signIn{userID: acc.ID, role: op.Role, tv: acc.TokenVersion}, nil
+}

@@ -1,0 +1,235 @@
+package admin
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"os"
+	"strings"
+	"time"
+)
+
+// Options configure New. The zero value of every field is a working default,
+// stated in the field's comment.
+type Options struct {
+	// Secret is the HS256 key that signs session and reset tokens, at least
+	// 32 bytes. Default: env ADMIN_JWT_SECRET, else JWT_SECRET. When none is
+	// set, New fails in production and otherwise uses a random per-process
+	// key (sessions end at restart) and logs one warning.
+	Secret []byte
+	// Production turns on production behaviour: secure cookies and a
+	// mandatory Secret. Default: env APP_ENV == "production".
+	Production bool
+	// UIPath is where the panel UI is served, as the browser sees it.
+	// Default "/admin". The UI learns it, and APIPath, from the page the
+	// server sends, so the panel works under any path (see README,
+	// "Paths, routers and proxies").
+	UIPath string
+	// APIPath is where the HTTP API is served, as the browser sees it.
+	// Default "/admin-api". Neither path may contain the other: "/ops/admin"
+	// with "/ops/admin-api" is fine. Routers mount the *Admin under both,
+	// without stripping the prefix.
+	APIPath string
+	// TrustedOrigins are origins ("https://game.example") whose
+	// state-changing requests are accepted although they are cross-origin
+	// to the request's Host: the public site of a reverse proxy that
+	// rewrites Host, or a separate front-end origin. Added to the panel's
+	// http.CrossOriginProtection, which guards the API and every Guard.
+	// Default nil: same origin only.
+	TrustedOrigins []string
+	// Tables maps each resource key to its Bun model, a typed nil pointer.
+	// It decides which tables exist in the panel; "users" names the table
+	// operators sign in from, which needs id, email and password-hash
+	// columns (UserColumns names them; token version, ban and display name
+	// are optional). Its id may be text, a UUID or an integer: the
+	// built-in tables New creates give their user columns the same type.
+	// The panel's own "roles" and "adminAudit" are added when missing.
+	// Default: BuiltinTables().
+	Tables map[string]any
+	// Resources configures how tables look and behave, by key. A
+	// Resource's model is its table: an entry without a Tables entry adds
+	// the table; one whose Tables entry is another model fails New. Every
+	// column, relation and resource its config names must exist (New fails
+	// naming the closest valid name).
+	Resources map[string]*Resource
+	// Relations declares relations of tables, by key, on top of those read
+	// from Bun rel: tags. An unknown key, target or column fails New.
+	Relations map[string][]Relation
+	// Widgets are extra dashboard widgets, shown after the built-in ones.
+	Widgets []Widget
+	// Session configures the session cookie.
+	Session SessionOptions
+	// RateLimit configures the auth endpoints' limiters.
+	RateLimit RateLimitOptions
+	// TrustedProxies lists the peers whose X-Forwarded-For and X-Real-IP
+	// headers are believed. Default: DefaultTrustedProxies(), loopback
+	// only; list a load balancer's addresses here.
+	TrustedProxies []netip.Prefix
+	// OnResetRequest delivers a password-reset link, typically by email. It
+	// runs in the background after the request has been answered, so its
+	// timing does not reveal whether the email exists. Default: log the
+	// link with Logger (local development only).
+	OnResetRequest func(ctx context.Context, req ResetRequest) error
+	// ResetOperatorsOnly makes POST /auth/request-reset deliver links to
+	// operators (admins and mods) only, for a users table shared with
+	// players who reset their passwords through the game's own flow: a
+	// player's request is answered exactly as any other (same status, body
+	// and timing, as the lookup runs after the answer) and only audited,
+	// with "delivered": false. The trade-off: a player who finds the panel's
+	// sign-in page gets no link and no explanation, by design. Default
+	// false: every user with an account gets a link (ResetRequest.Role says
+	// whose it is). Admin invites are sent whatever the role.
+	ResetOperatorsOnly bool
+	// PasswordHasher hashes and verifies passwords. Default: DefaultArgon2id(),
+	// which also verifies bcrypt hashes.
+	PasswordHasher PasswordHasher
+	// HashConcurrency bounds how many password hashes run at once, so a
+	// login flood cannot use up CPU or memory. Default: GOMAXPROCS.
+	HashConcurrency int
+	// Rooms connects the panel to the game's live rooms. Default nil: the
+	// room endpoints answer 501.
+	Rooms Rooms
+	// Logger receives the panel's logs. Default slog.Default().
+	Logger *slog.Logger
+	// MaxBodyBytes bounds every request body. Default 1 MiB.
+	MaxBodyBytes int64
+	// OperatorsOnly makes every resource endpoint require admin or mod; a
+	// policy of Everyone then means operators. Default false, as SEED.md
+	// has it: a signed-in plain user may call list and read. Recommended.
+	OperatorsOnly bool
+	// RequireTOTP makes operators enrol a second factor before they can do
+	// anything but enrol (see README, Two-factor sign-in): TOTPAdmins,
+	// TOTPOperators (admins and mods) or TOTPNone. Default "": TOTPNone.
+	RequireTOTP TOTPPolicy
+	// ExactCountBelow is the estimated result size under which a list
+	// counts its total exactly by default; at or past it the list answers
+	// the statistics' estimate with X-Total-Count-Estimated: true, and no
+	// COUNT(*) runs. _count=exact still counts. Default 100,000; negative:
+	// always count exactly. See README "Large tables".
+	ExactCountBelow int64
+	// AuditMaxPayloadBytes bounds the JSON payload of one audit row: past
+	// it the largest values are replaced by "[truncated: N bytes]" and the
+	// payload gains "_truncated": {"bytes": N}, so a custom action's 1 MB
+	// body does not become 1 MB of audit log. Default 16 KiB; negative: no
+	// bound.
+	AuditMaxPayloadBytes int
+	// TablePrefix names every table the library creates, its
+	// schema-version table <TablePrefix>admin_schema included: letters,
+	// digits and underscores. Default "game_" (DefaultTablePrefix).
+	TablePrefix string
+	// Migrations is MigrateAuto (the default: New creates the built-in
+	// tables it needs) or MigrateOff (New only verifies them; apply
+	// MigrationSQL's statements with the game's own migration tool). New
+	// creates the built-in tables Tables uses with their built-in model,
+	// plus the panel's own (roles, audit, second factors), never one the
+	// game replaced. See README, "Adopting an existing schema".
+	Migrations MigrationMode
+	// UserColumns maps the panel's user fields onto the users table's
+	// columns. Default: id, email, password_hash, display_name,
+	// token_version, ban.
+	UserColumns UserColumns
+	// ExactCountBudget bounds a count a client asked for with _count=exact:
+	// past it the count is cancelled and the estimate answered (marked
+	// estimated). Default 0: no bound but the request's own.
+	ExactCountBudget time.Duration
+	// ExportMaxRows caps the rows of one CSV export
+	// (GET /admin-api/<resource>/_export.csv): a larger result ends after
+	// that many rows, and the audit entry says "truncated". The answer's
+	// X-Export-Max-Rows header states the cap. Default 100,000; negative:
+	// no cap.
+	ExportMaxRows int64
+	// HealthChecks are extra dependencies the health widget and
+	// GET /admin-api/_health report beside the database, such as the Redis
+	// of a multi-node deployment (redisstore.HealthCheck). They are shown,
+	// not judged: "ok" stays the database's, so a load balancer keeps a node
+	// that can still serve. Default nil.
+	HealthChecks []HealthCheck
+}
+
+// SessionOptions configure the session cookie.
+type SessionOptions struct {
+	// CookieName names the session cookie. Default "game_admin_session".
+	// Two panels served from one host need different names, or signing in
+	// to one signs out of the other (neither accepts the other's session:
+	// tokens are bound to their panel's APIPath).
+	CookieName string
+	// TTL is how long a session lasts. Default 7 days.
+	TTL time.Duration
+	// SameSite is the cookie's SameSite mode. Default http.SameSiteStrictMode.
+	SameSite http.SameSite
+	// Secure overrides the cookie's Secure flag. Default nil: Secure in
+	// production (Options.Production).
+	Secure *bool
+	// Domain sets the cookie's Domain, for serving from a subdomain.
+	// Default "": host-only.
+	Domain string
+}
+
+// ResetRequest is what OnResetRequest receives. URL is the site-relative
+// link <UIPath>/reset?token=<Token>; the callback prepends the origin.
+type ResetRequest struct {
+	Email  string
+	UserID string
+	// Role is the user's panel role (RoleUser for a player), so that a
+	// game whose players and operators share one users table can word, or
+	// route, the message for each.
+	Role  Role
+	Token string
+	URL   string
+	// Invite is true for a link an admin sent from the user page (POST
+	// /admin-api/users/:id/invite) to someone who has no password yet,
+	// so the message can welcome them instead of speaking of a reset.
+	Invite bool
+}
+
+// normalizePaths defaults UIPath and APIPath and checks them: absolute,
+// plain, not the root, and neither inside the other.
+func normalizePaths(opts *Options) error {
+	for _, p := range []struct {
+		name string
+		v    *string
+		def  string
+	}{{"UIPath", &opts.UIPath, defaultUIPath}, {"APIPath", &opts.APIPath, defaultAPIPath}} {
+		if *p.v == "" {
+			*p.v = p.def
+		}
+		*p.v = "/" + strings.Trim(*p.v, "/")
+		if *p.v == "/" || !isPlainPath(*p.v) || strings.ContainsAny(*p.v, "?#{}% \\") || strings.Contains(*p.v, "//") {
+			return fmt.Errorf("admin: %s %q must be a plain sub-path such as %q", p.name, *p.v, p.def)
+		}
+	}
+	ui, api := opts.UIPath, opts.APIPath
+	if ui == api || strings.HasPrefix(ui+"/", api+"/") || strings.HasPrefix(api+"/", ui+"/") {
+		return fmt.Errorf("admin: UIPath %q and APIPath %q must not contain one another", ui, api)
+	}
+	return nil
+}
+
+// initSecret finds the signing key (Options.Secret, else the environment,
+// else a random one outside production) and takes it out of opts.
+func initSecret(opts *Options, log *slog.Logger) ([]byte, error) {
+	secret := opts.Secret
+	if len(secret) == 0 {
+		for _, env := range []string{"ADMIN_JWT_SECRET", "JWT_SECRET"} {
+			if v := os.Getenv(env); v != "" {
+				secret = []byte(v)
+				break
+			}
+		}
+	}
+	switch {
+	case len(secret) == 0 && opts.Production:
+		return nil, errors.New("admin: no Secret: set Options.Secret or ADMIN_JWT_SECRET in production")
+	case len(secret) == 0:
+		secret = []byte(rand.Text() + rand.Text())
+		log.Warn("admin: no ADMIN_JWT_SECRET set; using a random key, so sessions end when the process restarts")
+	case len(secret) < minSecretBytes:
+		return nil, fmt.Errorf("admin: Secret is %d bytes; at least %d are needed", len(secret), minSecretBytes)
+	}
+	opts.Secret = nil // the key lives in the panel's tokens only
+	return secret, nil
+}

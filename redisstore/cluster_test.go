@@ -1,0 +1,321 @@
+package redisstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/live"
+	"github.com/gorilla/websocket"
+	"github.com/redis/go-redis/v9"
+)
+
+// node is one game-server node of a test cluster: a hub behind an httptest
+// server, joined to the cluster.
+type node struct {
+	hub     *live.Hub
+	cluster *Cluster
+	srv     *httptest.Server
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func startNode(t testing.TB, rdb redis.UniversalClient, prefix, name string, expiry time.Duration) *node {
+	t.Helper()
+	hub := live.NewHub(live.Options{
+		Authenticate: func(r *http.Request) (string, error) { return r.URL.Query().Get("user"), nil },
+		Logger:       quiet(),
+	})
+	hub.Define("arena", live.RoomType{EmptyTimeout: -1, NewState: func() any { return map[string]any{"goal": 5.0} }})
+	c, err := NewCluster(rdb, hub, ClusterOptions{Node: name, Prefix: prefix, Expiry: expiry, Timeout: time.Second, Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/ws/", http.StripPrefix("/ws/", hub))
+	n := &node{hub: hub, cluster: c, srv: httptest.NewServer(mux)}
+	t.Cleanup(n.stop)
+	return n
+}
+
+func (n *node) stop() {
+	n.cluster.Close()
+	n.hub.Close()
+	n.srv.Close()
+}
+
+type player struct {
+	conn          *websocket.Conn
+	room, session string
+}
+
+func (n *node) join(t testing.TB, user string) *player {
+	t.Helper()
+	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(n.srv.URL, "http")+"/ws/arena?user="+user, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	var m struct{ Type, RoomID, SessionID string }
+	if err := conn.ReadJSON(&m); err != nil || m.Type != "joined" {
+		t.Fatalf("join: %+v %v", m, err)
+	}
+	p := &player{conn: conn, room: m.RoomID, session: m.SessionID}
+	p.state(t) // the state every join is sent
+	return p
+}
+
+// closed reads until the socket closes and returns the close code.
+func (p *player) closed(t *testing.T, within time.Duration) int {
+	t.Helper()
+	p.conn.SetReadDeadline(time.Now().Add(within))
+	for {
+		if _, _, err := p.conn.ReadMessage(); err != nil {
+			var ce *websocket.CloseError
+			if !errors.As(err, &ce) {
+				t.Fatalf("read: %v; want a close within %v", err, within)
+			}
+			return ce.Code
+		}
+	}
+}
+
+// state reads until a state message and returns it.
+func (p *player) state(t testing.TB) map[string]any {
+	t.Helper()
+	p.conn.SetReadDeadline(time.Now().Add(3 * time.Second))
+	for {
+		var m struct {
+			Type  string
+			State map[string]any
+		}
+		if err := p.conn.ReadJSON(&m); err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		if m.Type == "state" {
+			return m.State
+		}
+	}
+}
+
+func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v: %s", within, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestClusterRooms: node A sees node B's rooms and sessions, and inspects,
+// locks, edits, kicks and disposes there; a ban on A closes the player's
+// sockets on both nodes and counts them all.
+func TestClusterRooms(t *testing.T) {
+	rdb, prefix := testRedis(t)
+	ctx := context.Background()
+	a := startNode(t, rdb, prefix, "a", 10*time.Second)
+	b := startNode(t, rdb, prefix, "b", 10*time.Second)
+	onB := b.join(t, "u1")
+	onA := a.join(t, "u1")
+	other := b.join(t, "u2")
+
+	var rooms []admin.RoomSummary
+	eventually(t, 2*time.Second, "A lists both rooms", func() bool {
+		rooms, _ = a.cluster.List(ctx)
+		return len(rooms) == 2
+	})
+	nodes := map[string]string{}
+	for _, r := range rooms {
+		nodes[r.RoomID] = r.Node
+	}
+	if nodes[onB.room] != "b" || nodes[onA.room] != "a" {
+		t.Fatalf("A's list = %+v; want B's room on b and A's on a", rooms)
+	}
+	eventually(t, 2*time.Second, "B's room shows 2 clients on A", func() bool {
+		rooms, _ = a.cluster.List(ctx)
+		for _, r := range rooms {
+			if r.RoomID == onB.room {
+				return r.Clients == 2
+			}
+		}
+		return false
+	})
+	s, err := a.cluster.UserSessions(ctx, "u1")
+	if err != nil || len(s) != 2 || s[0].Node != "b" || s[1].Node != "a" || s[0].SessionID != onB.session {
+		t.Fatalf("A's UserSessions(u1) = %+v, %v; want B's then A's", s, err)
+	}
+
+	v, err := a.cluster.Inspect(ctx, onB.room)
+	if err != nil || v.Node != "b" || len(v.ClientList) != 2 || string(v.State.(json.RawMessage)) != `{"goal":5}` {
+		t.Fatalf("A inspects B's room = %+v, %v", v, err)
+	}
+	if err := a.cluster.EditState(ctx, onB.room, []any{"goal", "x"}, json.RawMessage(`1`)); !errors.Is(err, admin.ErrInvalidPath) {
+		t.Fatalf("a bad path on B = %v; want ErrInvalidPath", err)
+	}
+	if err := a.cluster.EditState(ctx, onB.room, []any{"goal"}, json.RawMessage(`9`)); err != nil {
+		t.Fatal(err)
+	}
+	if st := onB.state(t); st["goal"] != 9.0 {
+		t.Fatalf("state on B after A's edit = %v", st)
+	}
+	if err := a.cluster.SetLocked(ctx, onB.room, true); err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := b.hub.Room(onB.room); !ok || !r.Locked() {
+		t.Fatal("B's room not locked after A's lock")
+	}
+	if err := a.cluster.Kick(ctx, onB.room, "nope", "x"); !errors.Is(err, admin.ErrSessionNotFound) {
+		t.Fatalf("kick of an unknown session on B = %v; want ErrSessionNotFound", err)
+	}
+	if _, err := a.cluster.Inspect(ctx, "arena-000000000000"); !errors.Is(err, admin.ErrRoomNotFound) {
+		t.Fatalf("inspect of an unknown room = %v; want ErrRoomNotFound", err)
+	}
+	if err := a.cluster.Kick(ctx, onB.room, other.session, "bye"); err != nil {
+		t.Fatal(err)
+	}
+	if code := other.closed(t, time.Second); code != live.CloseKicked {
+		t.Fatalf("kicked socket closed with %d", code)
+	}
+
+	start := time.Now()
+	n, err := a.cluster.DisconnectUser(ctx, "u1", "banned")
+	if err != nil || n != 2 {
+		t.Fatalf("DisconnectUser(u1) on A = %d, %v; want 2 (one per node)", n, err)
+	}
+	onB.closed(t, time.Second)
+	onA.closed(t, time.Second)
+	t.Logf("ban across nodes: %v", time.Since(start))
+
+	if err := a.cluster.Dispose(ctx, onB.room); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 2*time.Second, "B's disposed room gone from A's list", func() bool {
+		rooms, _ = a.cluster.List(ctx)
+		return len(rooms) == 1 && rooms[0].Node == "a"
+	})
+}
+
+// TestClusterNodeGone: a node listed in Redis that no longer listens
+// answers ErrNodeUnavailable at once; one that listens but never answers,
+// ErrNodeTimeout after the timeout; and a node whose heartbeat stopped
+// drops out of the list at its expiry.
+func TestClusterNodeGone(t *testing.T) {
+	rdb, prefix := testRedis(t)
+	ctx := context.Background()
+	a := startNode(t, rdb, prefix, "a", 10*time.Second)
+	k := keys{prefix}
+	ghost := func(name, room string, ttl time.Duration) {
+		summary, _ := json.Marshal(admin.RoomSummary{RoomID: room, Name: "arena", CreatedAt: time.Now()})
+		rdb.SAdd(ctx, k.nodes(), name)
+		rdb.Set(ctx, k.node(name), "x", ttl)
+		rdb.HSet(ctx, k.rooms(name), room, summary)
+		rdb.PExpire(ctx, k.rooms(name), ttl)
+	}
+	ghost("crashed", "arena-crashed", 400*time.Millisecond)
+	ghost("mute", "arena-mute", time.Minute)
+	mute := rdb.Subscribe(ctx, k.commands("mute"))
+	defer mute.Close()
+	if _, err := mute.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	if rooms, _ := a.cluster.List(ctx); len(rooms) != 2 {
+		t.Fatalf("List = %+v; want the crashed and the mute node's rooms", rooms)
+	}
+	if _, err := a.cluster.Inspect(ctx, "arena-crashed"); !errors.Is(err, admin.ErrNodeUnavailable) {
+		t.Fatalf("inspect on a node nobody answers for = %v; want ErrNodeUnavailable", err)
+	}
+	start := time.Now()
+	if err := a.cluster.SetLocked(ctx, "arena-mute", true); !errors.Is(err, admin.ErrNodeTimeout) {
+		t.Fatalf("lock on a mute node = %v; want ErrNodeTimeout", err)
+	}
+	if d := time.Since(start); d < time.Second {
+		t.Fatalf("gave up after %v; want the 1s timeout", d)
+	}
+	if n, err := a.cluster.DisconnectUser(ctx, "u1", "banned"); n != 0 || err != nil {
+		t.Fatalf("DisconnectUser with only a mute subscriber on the command channel = %d, %v", n, err)
+	}
+	eventually(t, 2*time.Second, "the crashed node's room gone at its expiry", func() bool {
+		rooms, _ := a.cluster.List(ctx)
+		return len(rooms) == 1 && rooms[0].RoomID == "arena-mute"
+	})
+	if m, _ := rdb.SIsMember(ctx, k.nodes(), "crashed").Result(); m {
+		t.Fatal("the expired node is still a member of the node set")
+	}
+}
+
+// TestClusterRedisDown: with Redis unreachable, a node still lists,
+// inspects and acts on its own rooms and disconnects its own sessions,
+// reporting the rest of the cluster unavailable.
+func TestClusterRedisDown(t *testing.T) {
+	_, prefix := testRedis(t)
+	ctx := context.Background()
+	// A client of its own, whose connections the test can cut.
+	opt, _ := redis.ParseURL(redisURL())
+	opt.MaxRetries = -1
+	own := redis.NewClient(opt)
+	defer own.Close()
+	a := startNode(t, own, prefix, "a", 10*time.Second)
+	p := a.join(t, "u1")
+	own.Close() // every command fails from here on, as with Redis down
+
+	rooms, err := a.cluster.List(ctx)
+	if err != nil || len(rooms) != 1 || rooms[0].Node != "a" {
+		t.Fatalf("List without Redis = %+v, %v; want this node's room", rooms, err)
+	}
+	if _, err := a.cluster.Inspect(ctx, p.room); err != nil {
+		t.Fatalf("inspect a local room without Redis: %v", err)
+	}
+	if _, err := a.cluster.Inspect(ctx, "arena-elsewhere"); !errors.Is(err, admin.ErrNodeUnavailable) {
+		t.Fatalf("inspect another node's room without Redis = %v; want ErrNodeUnavailable", err)
+	}
+	n, err := a.cluster.DisconnectUser(ctx, "u1", "banned")
+	if n != 1 || !errors.Is(err, admin.ErrNodeUnavailable) {
+		t.Fatalf("DisconnectUser without Redis = %d, %v; want 1 and ErrNodeUnavailable", n, err)
+	}
+	p.closed(t, time.Second)
+}
+
+// TestClusterClose: Close leaves the cluster at once (the node's keys are
+// gone) and stops every goroutine the cluster started.
+func TestClusterClose(t *testing.T) {
+	_, prefix := testRedis(t)
+	ctx := context.Background()
+	opt, _ := redis.ParseURL(redisURL())
+	own := redis.NewClient(opt)
+	defer own.Close()
+	own.Ping(ctx)
+	before := runtime.NumGoroutine()
+	hub := live.NewHub(live.Options{AllowAnonymous: true, Logger: quiet()})
+	c, err := NewCluster(own, hub, ClusterOptions{Node: "solo", Prefix: prefix, Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := keys{prefix}
+	if n := own.Exists(ctx, k.node("solo")).Val(); n != 1 {
+		t.Fatalf("node key after NewCluster: exists = %d", n)
+	}
+	c.Close()
+	c.Close() // idempotent
+	hub.Close()
+	if n := own.Exists(ctx, k.node("solo")).Val(); n != 0 {
+		t.Fatal("node key left after Close")
+	}
+	if m := own.SIsMember(ctx, k.nodes(), "solo").Val(); m {
+		t.Fatal("node still in the node set after Close")
+	}
+	eventually(t, 3*time.Second, "goroutines back to their count before NewCluster", func() bool {
+		return runtime.NumGoroutine() <= before
+	})
+}

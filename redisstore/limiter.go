@@ -1,0 +1,166 @@
+package redisstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"math"
+	"time"
+
+	"github.com/gameadmin/admin"
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/redis/go-redis/v9"
+)
+
+// DefaultPrefix starts every Redis key and channel of this package unless
+// an option sets another; give each deployment (or test run) sharing one
+// Redis its own.
+const DefaultPrefix = "gameadmin:"
+
+// LimiterOptions configure a Limiter.
+type LimiterOptions struct {
+	// Prefix starts the limiter's keys (after redis_rate's own "rate:").
+	// Default DefaultPrefix.
+	Prefix string
+	// FailOpen allows every request while Redis cannot be reached, instead
+	// of answering the error that makes the panel refuse the request with
+	// 503 rate_limiter_unavailable. Default false (fail closed): the
+	// panel's limiters guard sign-in, bootstrap and password reset, where a
+	// Redis outage must not become an unlimited password-guessing window.
+	// Fail open suits limiters that protect capacity rather than secrets.
+	FailOpen bool
+	// Logger receives the Redis errors a fail-open limiter swallows.
+	// Default slog.Default().
+	Logger *slog.Logger
+}
+
+// Limiter is an admin.Limiter (and admin.Peeker) whose buckets live in
+// Redis, shared by every node: the GCRA of github.com/go-redis/redis_rate,
+// which is one atomic Lua script per call. It behaves like
+// admin.NewTokenBucket: a bucket holds at most capacity tokens, starts
+// full and gets refillPerSec back per second, and a refusal comes with the
+// time until a token is back.
+//
+// Keys are stored as a hash of the caller's key, so emails and addresses
+// never reach Redis and every bucket costs the same memory; a bucket's key
+// expires once it is full again.
+type Limiter struct {
+	rl     *redis_rate.Limiter
+	limit  redis_rate.Limit
+	prefix string
+	opts   LimiterOptions
+	log    *slog.Logger
+}
+
+var (
+	_ admin.Limiter = (*Limiter)(nil)
+	_ admin.Peeker  = (*Limiter)(nil)
+)
+
+// NewLimiter returns a Redis limiter named name (a part of its keys: give
+// each limiter its own) with the bucket of admin.NewTokenBucket. It panics
+// if capacity < 1 or refillPerSec is not a positive, finite number.
+func NewLimiter(rdb redis.UniversalClient, name string, capacity int, refillPerSec float64, opts LimiterOptions) *Limiter {
+	if capacity < 1 {
+		panic(fmt.Sprintf("redisstore: NewLimiter: capacity %d must be at least 1", capacity))
+	}
+	if !(refillPerSec > 0) || math.IsInf(refillPerSec, 0) {
+		panic(fmt.Sprintf("redisstore: NewLimiter: refillPerSec %v must be positive and finite", refillPerSec))
+	}
+	if opts.Prefix == "" {
+		opts.Prefix = DefaultPrefix
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	// One token every Period: GCRA's emission interval is Period/Rate.
+	period := time.Duration(math.Ceil(float64(time.Second) / refillPerSec))
+	return &Limiter{
+		rl:     redis_rate.NewLimiter(rdb),
+		limit:  redis_rate.Limit{Rate: 1, Period: period, Burst: capacity},
+		prefix: opts.Prefix + "limit:" + name + ":",
+		opts:   opts,
+		log:    log,
+	}
+}
+
+// key hashes the caller's key: fixed size, and no emails or IPs in Redis.
+func (l *Limiter) key(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return l.prefix + base64.RawURLEncoding.EncodeToString(sum[:15])
+}
+
+// Allow spends a token of key's bucket if one is there, else reports how
+// long until one is. A Redis error is returned (fail closed) or, with
+// FailOpen, logged and the request allowed.
+func (l *Limiter) Allow(ctx context.Context, key string) (bool, time.Duration, error) {
+	res, err := l.rl.Allow(ctx, l.key(key), l.limit)
+	if err != nil {
+		return l.failed(ctx, err)
+	}
+	if res.Allowed > 0 {
+		return true, 0, nil
+	}
+	return false, max(res.RetryAfter, time.Nanosecond), nil
+}
+
+// Peek reports whether key's bucket holds a token now, without spending it.
+func (l *Limiter) Peek(ctx context.Context, key string) (bool, time.Duration, error) {
+	// A cost of 0 spends nothing and reports the whole tokens left; its
+	// ResetAfter is the time until the bucket is full again.
+	res, err := l.rl.AllowN(ctx, l.key(key), l.limit, 0)
+	if err != nil {
+		return l.failed(ctx, err)
+	}
+	if res.Remaining >= 1 {
+		return true, 0, nil
+	}
+	// Full in ResetAfter; one token is there burst-1 intervals before that.
+	wait := res.ResetAfter - time.Duration(l.limit.Burst-1)*l.limit.Period
+	return false, max(wait, time.Nanosecond), nil
+}
+
+func (l *Limiter) failed(ctx context.Context, err error) (bool, time.Duration, error) {
+	err = fmt.Errorf("redisstore: limiter %s: %w", l.prefix, err)
+	if l.opts.FailOpen {
+		l.log.WarnContext(ctx, "redisstore: Redis unreachable; limiter fails open", "err", err)
+		return true, 0, nil
+	}
+	return false, 0, err
+}
+
+// RateLimits returns the panel's limiters (admin.RateLimitOptions) on
+// Redis, with the buckets of the in-memory defaults. All fail closed unless
+// opts says otherwise, except Actions, which always fails open: it bounds
+// an operator's custom actions, guards no secret, and closing it would stop
+// the panel's actions for the length of an outage. Replace a slot to tune
+// it, e.g. a fail-open TOTP limiter:
+//
+//	rl := redisstore.RateLimits(rdb, redisstore.LimiterOptions{})
+//	rl.TOTP = redisstore.NewLimiter(rdb, "totp", 10, 1.0/30, redisstore.LimiterOptions{FailOpen: true})
+func RateLimits(rdb redis.UniversalClient, opts LimiterOptions) admin.RateLimitOptions {
+	open := opts
+	open.FailOpen = true
+	// The figures of admin.RateLimitOptions' defaults (DESIGN.md §6).
+	return admin.RateLimitOptions{
+		Login:                   NewLimiter(rdb, "login", 10, 10.0/60, opts),
+		Bootstrap:               NewLimiter(rdb, "bootstrap", 5, 1.0/60, opts),
+		RequestReset:            NewLimiter(rdb, "reset", 3, 1.0/60, opts),
+		LoginFailuresPerEmail:   NewLimiter(rdb, "login-failures", 100, 1.0/30, opts),
+		LoginFailuresPerNetwork: NewLimiter(rdb, "login-failures-net", 10, 1.0/30, opts),
+		PerIP:                   NewLimiter(rdb, "ip", 30, 30.0/60, opts),
+		Actions:                 NewLimiter(rdb, "actions", 60, 60.0/60, open),
+		TOTP:                    NewLimiter(rdb, "totp", 10, 1.0/30, opts),
+	}
+}
+
+// HealthCheck is an admin.HealthCheck named "redis" that pings rdb, for
+// admin.Options.HealthChecks.
+func HealthCheck(rdb redis.UniversalClient) admin.HealthCheck {
+	return admin.HealthCheck{Name: "redis", Check: func(ctx context.Context) error {
+		return rdb.Ping(ctx).Err()
+	}}
+}

@@ -1,0 +1,144 @@
+package redisstore
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gameadmin/admin"
+)
+
+// TestLimiterSharedBucket: two limiters on two clients (two nodes) spend
+// one bucket: the burst is shared, the refusal says how long until the next
+// token (1/refill), and Peek tells the same without spending.
+func TestLimiterSharedBucket(t *testing.T) {
+	rdb, prefix := testRedis(t)
+	other, _ := testRedis(t)
+	ctx := context.Background()
+	a := NewLimiter(rdb, "login", 4, 1.0/60, LimiterOptions{Prefix: prefix})
+	b := NewLimiter(other, "login", 4, 1.0/60, LimiterOptions{Prefix: prefix})
+	for i := range 4 {
+		l := a
+		if i%2 == 1 {
+			l = b
+		}
+		if ok, _, err := l.Allow(ctx, "1.2.3.4|ann@example.com"); !ok || err != nil {
+			t.Fatalf("attempt %d = %v, %v; want allowed (burst 4)", i+1, ok, err)
+		}
+	}
+	ok, retry, err := b.Allow(ctx, "1.2.3.4|ann@example.com")
+	if ok || err != nil || retry <= 55*time.Second || retry > 60*time.Second {
+		t.Fatalf("fifth attempt = %v, %v, %v; want refused for about 60s", ok, retry, err)
+	}
+	ok, peek, err := a.Peek(ctx, "1.2.3.4|ann@example.com")
+	if ok || err != nil || peek <= 55*time.Second || peek > 60*time.Second {
+		t.Fatalf("Peek of the empty bucket = %v, %v, %v; want refused for about 60s", ok, peek, err)
+	}
+	// Another key has its own bucket; Peek spends nothing.
+	for range 10 {
+		if ok, _, err := a.Peek(ctx, "bob@example.com"); !ok || err != nil {
+			t.Fatalf("Peek of a fresh bucket = %v, %v; want allowed", ok, err)
+		}
+	}
+	for i := range 4 {
+		if ok, _, _ := b.Allow(ctx, "bob@example.com"); !ok {
+			t.Fatalf("bob's attempt %d refused after Peeks; Peek spent tokens", i+1)
+		}
+	}
+	// Another limiter name is another bucket.
+	if ok, _, _ := NewLimiter(rdb, "reset", 1, 1, LimiterOptions{Prefix: prefix}).Allow(ctx, "1.2.3.4|ann@example.com"); !ok {
+		t.Fatal("a limiter of another name shares the login bucket")
+	}
+}
+
+// TestLimiterRefill: a token comes back after 1/refillPerSec, as Retry-After
+// said, and Peek's answer turns with it.
+func TestLimiterRefill(t *testing.T) {
+	rdb, prefix := testRedis(t)
+	ctx := context.Background()
+	l := NewLimiter(rdb, "fast", 2, 5, LimiterOptions{Prefix: prefix}) // a token every 200ms
+	l.Allow(ctx, "k")
+	l.Allow(ctx, "k")
+	ok, retry, _ := l.Allow(ctx, "k")
+	if ok || retry <= 0 || retry > 200*time.Millisecond {
+		t.Fatalf("third = %v, %v; want refused for at most 200ms", ok, retry)
+	}
+	time.Sleep(retry + 20*time.Millisecond)
+	if ok, _, _ := l.Peek(ctx, "k"); !ok {
+		t.Fatal("Peek after Retry-After: want a token back")
+	}
+	if ok, _, _ := l.Allow(ctx, "k"); !ok {
+		t.Fatal("Allow after Retry-After: want a token back")
+	}
+}
+
+// TestLimiterKeysHashed: no email or address reaches Redis, and a bucket's
+// key expires once it would be full again.
+func TestLimiterKeysHashed(t *testing.T) {
+	rdb, prefix := testRedis(t)
+	ctx := context.Background()
+	l := NewLimiter(rdb, "login", 3, 1, LimiterOptions{Prefix: prefix})
+	l.Allow(ctx, "10.0.0.1|secret.person@example.com")
+	keys, err := rdb.Keys(ctx, "*"+prefix+"*").Result()
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("keys = %v, %v; want one", keys, err)
+	}
+	if strings.Contains(keys[0], "example.com") || strings.Contains(keys[0], "10.0.0.1") {
+		t.Fatalf("key %q holds the caller's key in clear", keys[0])
+	}
+	if ttl := rdb.TTL(ctx, keys[0]).Val(); ttl <= 0 || ttl > 2*time.Second {
+		t.Fatalf("TTL of a bucket 1s from full = %v", ttl)
+	}
+}
+
+// TestLimiterOutage: with Redis unreachable a limiter fails closed by
+// default (the error makes the panel answer 503), and allows with a logged
+// warning when FailOpen is set.
+func TestLimiterOutage(t *testing.T) {
+	rdb := deadRedis(t)
+	ctx := context.Background()
+	closed := NewLimiter(rdb, "login", 10, 1, LimiterOptions{})
+	if ok, _, err := closed.Allow(ctx, "k"); ok || err == nil {
+		t.Fatalf("fail-closed Allow = %v, %v; want refused with an error", ok, err)
+	}
+	if ok, _, err := closed.Peek(ctx, "k"); ok || err == nil {
+		t.Fatalf("fail-closed Peek = %v, %v; want refused with an error", ok, err)
+	}
+	var logs bytes.Buffer
+	open := NewLimiter(rdb, "game", 10, 1, LimiterOptions{FailOpen: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if ok, _, err := open.Allow(ctx, "k"); !ok || err != nil {
+		t.Fatalf("fail-open Allow = %v, %v; want allowed", ok, err)
+	}
+	if !strings.Contains(logs.String(), "fails open") {
+		t.Fatalf("fail-open outage not logged: %q", logs.String())
+	}
+	rl := RateLimits(rdb, LimiterOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	for name, l := range map[string]admin.Limiter{"Login": rl.Login, "Bootstrap": rl.Bootstrap, "RequestReset": rl.RequestReset,
+		"LoginFailuresPerEmail": rl.LoginFailuresPerEmail, "LoginFailuresPerNetwork": rl.LoginFailuresPerNetwork, "PerIP": rl.PerIP, "TOTP": rl.TOTP} {
+		if ok, _, err := l.Allow(ctx, "k"); ok || err == nil {
+			t.Fatalf("RateLimits.%s = %v, %v during an outage; want fail closed", name, ok, err)
+		}
+	}
+	if ok, _, err := rl.Actions.Allow(ctx, "k"); !ok || err != nil {
+		t.Fatalf("RateLimits.Actions = %v, %v during an outage; want fail open", ok, err)
+	}
+}
+
+// TestLimiterMatchesTokenBucket: over a burst the Redis limiter answers
+// like the in-memory default with the same figures.
+func TestLimiterMatchesTokenBucket(t *testing.T) {
+	rdb, prefix := testRedis(t)
+	ctx := context.Background()
+	mem := admin.NewTokenBucket(10, 10.0/60)
+	red := RateLimits(rdb, LimiterOptions{Prefix: prefix}).Login
+	for i := range 12 {
+		mok, mretry, _ := mem.Allow(ctx, "k")
+		rok, rretry, err := red.Allow(ctx, "k")
+		if err != nil || mok != rok || (mretry-rretry).Abs() > time.Second {
+			t.Fatalf("attempt %d: memory %v %v, redis %v %v %v", i+1, mok, mretry, rok, rretry, err)
+		}
+	}
+}

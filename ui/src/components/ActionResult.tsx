@@ -1,0 +1,44 @@
+// What a custom action's handler returned, for the operator to read: a
+// small flat object as a key/value list, a plain value as text, anything
+// else as indented JSON.
+
+const maxKeys = 12;
+
+type Scalar = string | number | boolean | null;
+const isScalar = (v: unknown): v is Scalar => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+
+// hasResult is false for what says nothing more than "done": no value,
+// null, true, {} and [].
+export function hasResult(v: unknown): boolean {
+  if (v === undefined || v === null || v === true) return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === 'object') return Object.keys(v).length > 0;
+  return true;
+}
+
+function text(v: Scalar): string {
+  if (v === null) return '—';
+  if (typeof v === 'number') return v.toLocaleString();
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  return v;
+}
+
+export function ActionResult({ value }: { value: unknown }) {
+  if (isScalar(value)) return <span className="action-result">{text(value)}</span>;
+  if (!Array.isArray(value) && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length <= maxKeys && entries.every(([, v]) => isScalar(v))) {
+      return (
+        <dl className="action-result kv">
+          {entries.map(([k, v]) => (
+            <div key={k}>
+              <dt>{k}</dt>
+              <dd>{text(v as Scalar)}</dd>
+            </div>
+          ))}
+        </dl>
+      );
+    }
+  }
+  return <pre className="action-result json-block">{JSON.stringify(value, null, 2)}</pre>;
+}

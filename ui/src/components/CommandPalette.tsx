@@ -1,0 +1,48 @@
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+
+const PaletteBody = lazy(() => import('./PaletteBody'));
+
+// CommandPalette opens on Ctrl-K / Cmd-K (or the header's button, which
+// dispatches "open-palette"): a native modal <dialog>, so the page behind
+// is inert, Escape closes it and focus returns where it was. Its content
+// (cmdk) loads on first use.
+export function CommandPalette() {
+  const ref = useRef<HTMLDialogElement>(null);
+  const [open, setOpen] = useState(false);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        setOpen(true);
+      }
+    };
+    const onOpen = () => setOpen(true);
+    window.addEventListener('keydown', onKey);
+    window.addEventListener('open-palette', onOpen);
+    return () => {
+      window.removeEventListener('keydown', onKey);
+      window.removeEventListener('open-palette', onOpen);
+    };
+  }, []);
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (open && !d.open) d.showModal();
+    if (!open && d.open) d.close();
+  }, [open]);
+  return (
+    <dialog
+      ref={ref}
+      className="palette"
+      aria-label="Command palette"
+      onClose={() => setOpen(false)}
+      onMouseDown={(e) => e.target === e.currentTarget && setOpen(false)}
+    >
+      {open && (
+        <Suspense fallback={<p className="muted palette-loading">Loading…</p>}>
+          <PaletteBody close={() => setOpen(false)} />
+        </Suspense>
+      )}
+    </dialog>
+  );
+}

@@ -1,0 +1,188 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { Command } from 'cmdk';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useNavigate } from 'react-router';
+import { toast } from 'sonner';
+import { Ban, LayoutDashboard, Radio } from 'lucide-react';
+import { api, errorText, seg, type RoomSummary, type Row } from '../api';
+import { useCatalog, useRoomsEnabled } from '../queries';
+import { rowLabel } from '../names';
+import { ResourceIcon } from '../icons';
+
+// PaletteBody is the command palette's content: jump to a resource, a user
+// (by email or name, searched on the server), a live room, or ban a user.
+export default function PaletteBody({ close }: { close: () => void }) {
+  const navigate = useNavigate();
+  const catalog = useCatalog();
+  const [search, setSearch] = useState('');
+  const [q, setQ] = useState('');
+  const [banTarget, setBanTarget] = useState<{ id: string; name: string } | null>(null);
+  const [mode, setMode] = useState<'all' | 'ban'>('all');
+  useEffect(() => {
+    const t = setTimeout(() => setQ(search.trim()), 150);
+    return () => clearTimeout(t);
+  }, [search]);
+
+  const users = catalog.data?.find((r) => r.name === 'users');
+  const canBan = users?.permissions.update ?? false;
+  const userHits = useQuery({
+    queryKey: ['palette', 'users', q],
+    enabled: !!users?.permissions.list && q.length >= 2,
+    queryFn: () => api.list('/users', new URLSearchParams({ _q: q, _limit: '8', _sort: 'id' })),
+  });
+  // Rooms only where the server has them and the operator may list them
+  // (useRoomsEnabled): no refused request for a mod without the scope.
+  const roomsOn = useRoomsEnabled();
+  const rooms = useQuery({ queryKey: ['rooms'], queryFn: () => api.get<RoomSummary[]>('/rooms'), staleTime: 10_000, retry: false, enabled: roomsOn });
+
+  const go = (to: string) => {
+    close();
+    navigate(to);
+  };
+  // Pages, resources and rooms are filtered as typed; users are searched
+  // on the server once the typing pauses.
+  const typed = search.trim().toLowerCase();
+  const match = (...texts: (string | undefined)[]) => typed === '' || texts.some((t) => t?.toLowerCase().includes(typed));
+  const userName = (u: Row) => (users ? rowLabel(users, String(u.id), u) : String(u.id));
+
+  // Server results arrive after the typing: keep an entry highlighted, so
+  // Enter always does something.
+  const [active, setActive] = useState('');
+  useEffect(() => {
+    const items = [...document.querySelectorAll<HTMLElement>('.palette [cmdk-item]')].map((el) => el.dataset.value ?? '');
+    if (!items.includes(active)) setActive(items[0] ?? '');
+  });
+
+  if (banTarget) return <BanForm target={banTarget} onDone={close} onBack={() => setBanTarget(null)} />;
+
+  const resources = (catalog.data ?? []).filter((r) => r.permissions.list && match(r.label, r.name));
+  const roomHits = (rooms.data ?? []).filter((r) => match(r.name, r.roomId)).slice(0, 8);
+  return (
+    <Command shouldFilter={false} label="Command palette" loop value={active} onValueChange={setActive}>
+      <Command.Input
+        autoFocus
+        value={search}
+        onValueChange={setSearch}
+        placeholder={mode === 'ban' ? 'Ban which user? Type an email or name…' : 'Jump to a resource, user or room…'}
+        aria-label="Search commands"
+      />
+      <Command.List>
+        <Command.Empty>{q.length < 2 && mode === 'ban' ? 'Type at least two letters.' : 'No match.'}</Command.Empty>
+        {mode === 'all' && (
+          <>
+            {(match('Dashboard') || match('Live rooms')) && (
+              <Command.Group heading="Pages">
+                {match('Dashboard') && (
+                  <Command.Item value="page:dashboard" onSelect={() => go('/')}>
+                    <span><LayoutDashboard size={14} aria-hidden="true" /> Dashboard</span>
+                  </Command.Item>
+                )}
+                {roomsOn && match('Live rooms') && (
+                  <Command.Item value="page:rooms" onSelect={() => go('/rooms')}>
+                    <span><Radio size={14} aria-hidden="true" /> Live rooms</span>
+                  </Command.Item>
+                )}
+              </Command.Group>
+            )}
+            {resources.length > 0 && (
+              <Command.Group heading="Resources">
+                {resources.map((r) => (
+                  <Command.Item key={r.name} value={'resource:' + r.name} onSelect={() => go('/' + seg(r.name))}>
+                    <span><ResourceIcon name={r.icon} size={14} /> {r.label}</span>
+                  </Command.Item>
+                ))}
+              </Command.Group>
+            )}
+            {canBan && match('Ban user…') && (
+              <Command.Group heading="Actions">
+                <Command.Item
+                  value="action:ban"
+                  onSelect={() => {
+                    setMode('ban');
+                    setSearch('');
+                  }}
+                >
+                  <span><Ban size={14} aria-hidden="true" /> Ban user…</span>
+                </Command.Item>
+              </Command.Group>
+            )}
+            {roomHits.length > 0 && typed !== '' && (
+              <Command.Group heading="Rooms">
+                {roomHits.map((r) => (
+                  <Command.Item key={r.roomId} value={'room:' + r.roomId} onSelect={() => go('/rooms/' + seg(r.roomId))}>
+                    <span>{r.name}</span>
+                    <span className="muted mono">{r.roomId} · {r.clients}/{r.maxClients}</span>
+                  </Command.Item>
+                ))}
+              </Command.Group>
+            )}
+          </>
+        )}
+        {(userHits.data?.rows.length ?? 0) > 0 && (
+          <Command.Group heading={mode === 'ban' ? 'Ban' : 'Users'}>
+            {userHits.data!.rows.map((u) => {
+              const id = String(u.id);
+              return (
+                <Command.Item
+                  key={id}
+                  value={'user:' + id}
+                  onSelect={() => (mode === 'ban' ? setBanTarget({ id, name: userName(u) }) : go('/users/' + seg(id)))}
+                >
+                  <span>{userName(u)}</span>
+                  <span className="muted">{String(u.email ?? '')}</span>
+                </Command.Item>
+              );
+            })}
+          </Command.Group>
+        )}
+        {userHits.isFetching && <Command.Loading>Searching users…</Command.Loading>}
+      </Command.List>
+    </Command>
+  );
+}
+
+// BanForm bans the picked user: reason and an optional end, the body of
+// POST /users/:id/ban.
+function BanForm({ target, onDone, onBack }: { target: { id: string; name: string }; onDone: () => void; onBack: () => void }) {
+  const qc = useQueryClient();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  const submit = async (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget);
+    const reason = String(f.get('reason') ?? '').trim();
+    const until = String(f.get('until') ?? '');
+    setBusy(true);
+    try {
+      const r = await api.post<{ sessionsClosed?: number }>(`/users/${seg(target.id)}/ban`, {
+        ...(reason ? { reason } : {}),
+        until: until ? new Date(until).toISOString() : null,
+      });
+      toast.success(`${target.name} banned; sessions closed: ${r.sessionsClosed ?? 0}`);
+      await qc.invalidateQueries({ queryKey: ['row', 'users', target.id] });
+      await qc.invalidateQueries({ queryKey: ['list', 'users'] });
+      onDone();
+    } catch (err) {
+      setError(errorText(err));
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="stack palette-form" onSubmit={submit}>
+      <h2>Ban {target.name}</h2>
+      <label>
+        Reason
+        <input name="reason" autoFocus maxLength={500} />
+      </label>
+      <label>
+        Until (empty: until lifted)
+        <input name="until" type="datetime-local" />
+      </label>
+      {error && <p className="form-error" role="alert">{error}</p>}
+      <div className="dialog-buttons">
+        <button type="button" onClick={onBack}>Back</button>
+        <button type="submit" className="danger" disabled={busy}>Ban</button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,40 @@
+import { useEffect } from 'react';
+import type { ResourceMeta, Row } from './api';
+import { rowTitle } from './rowId';
+
+// singular is the label of one row of a resource: "Roles" → "Role",
+// "Leaderboard Entries" → "Leaderboard Entry". Only the last word changes;
+// a label that is not a plural ("Audit log") stays as it is.
+export function singular(label: string): string {
+  const m = /^(.*?)(\w+)$/.exec(label);
+  if (!m) return label;
+  const [, head, word] = m as unknown as [string, string, string];
+  const lower = word.toLowerCase();
+  let one = word;
+  if (/[^aeiou]ies$/.test(lower)) one = word.slice(0, -3) + 'y';
+  else if (/(ss|sh|ch|x|z)es$/.test(lower)) one = word.slice(0, -2);
+  else if (/[^su]s$/.test(lower)) one = word.slice(0, -1);
+  return head + one;
+}
+
+// The columns that name a row, in the server's order of preference
+// (relations.go labelColumns).
+const labelColumns = ['display_name', 'name', 'email', 'title'];
+
+// rowLabel names a row for people: its display name, name, email or
+// title when it has one, else its key as in the page heading.
+export function rowLabel(meta: ResourceMeta, id: string, row: Row | undefined): string {
+  for (const c of labelColumns) {
+    if (!meta.columns.some((col) => col.name === c)) continue;
+    const v = row?.[c];
+    if (typeof v === 'string' && v.trim() !== '') return v;
+  }
+  return rowTitle(meta, id, row);
+}
+
+// usePageTitle sets the browser tab's title while the page is shown.
+export function usePageTitle(title: string | undefined) {
+  useEffect(() => {
+    document.title = title ? `${title} · Game admin` : 'Game admin';
+  }, [title]);
+}

@@ -1,0 +1,37 @@
+import { api, errorText, seg } from '../api';
+
+export interface BulkResult {
+  deleted: string[];
+  failed: { id: string; error: string }[];
+}
+
+// bulkDelete deletes rows one DELETE each (so each gets its own audit
+// entry and its own permission check), four at a time, and reports which
+// failed and why instead of stopping at the first failure.
+export async function bulkDelete(resource: string, ids: string[], concurrency = 4): Promise<BulkResult> {
+  const out: BulkResult = { deleted: [], failed: [] };
+  let next = 0;
+  const worker = async () => {
+    while (next < ids.length) {
+      const id = ids[next++]!;
+      try {
+        await api.del(`/${seg(resource)}/${seg(id)}`);
+        out.deleted.push(id);
+      } catch (err) {
+        out.failed.push({ id, error: errorText(err) });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));
+  return out;
+}
+
+// bulkSummary is the toast of a bulk delete: a title, and for failures a
+// description naming the first few rows and why.
+export function bulkSummary(r: BulkResult): { title: string; description?: string } {
+  const n = r.deleted.length + r.failed.length;
+  if (r.failed.length === 0) return { title: `Deleted ${n} row${n === 1 ? '' : 's'}` };
+  const first = r.failed.slice(0, 3).map((f) => `${f.id}: ${f.error}`).join('; ');
+  const more = r.failed.length > 3 ? `; …and ${r.failed.length - 3} more` : '';
+  return { title: `Deleted ${r.deleted.length} of ${n}; ${r.failed.length} failed`, description: first + more };
+}
