@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/gameadmin/admin/internal/query"
 )
 
 // Admin is the panel: an http.Handler serving /admin-api/* and the UI under
@@ -64,9 +66,16 @@ type Admin struct {
 	failures  *failureLog // collapsed anonymous failures (failurelog.go)
 
 	sessionStmt sessionCheck // the prepared session statement (session.go)
+
+	estimates *query.Estimates // large tables' unfiltered row estimates, kept for a moment
 }
 
 var _ http.Handler = (*Admin)(nil)
+
+// estimateTTL is how long a large table's unfiltered row estimate is
+// reused (query.Estimates): the statistics it comes from move only with
+// ANALYZE or the table's growth.
+const estimateTTL = 2 * time.Second
 
 // current is the Admin most recently created by New, used by Guard when
 // GuardOptions.Admin is nil and by IPFromRequest.
@@ -102,7 +111,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	if db == nil {
 		return nil, errors.New("admin: New: nil *bun.DB")
 	}
-	a := &Admin{db: db, log: opts.Logger, widgetTimeout: widgetTimeout}
+	a := &Admin{db: db, log: opts.Logger, widgetTimeout: widgetTimeout, estimates: query.NewEstimates(estimateTTL)}
 	if a.log == nil {
 		a.log = slog.Default()
 	}

@@ -239,7 +239,7 @@ func (a *Admin) listRows(w http.ResponseWriter, r *http.Request, op Operator, re
 	if l.Count != query.CountNone && (l.Limit == 0 || l.Count != query.CountAuto) {
 		filtered := where != nil || len(l.Filters) > 0 || l.Q != ""
 		total, estimated, err := query.Count(ctx, a.db, res.view, l.ApplyFilters(narrow(query.Select(a.db, res.table)), res.view), filtered, query.CountOptions{
-			Mode: l.Count, ExactBelow: a.opts.ExactCountBelow, ExactBudget: a.opts.ExactCountBudget,
+			Mode: l.Count, ExactBelow: a.opts.ExactCountBelow, ExactBudget: a.opts.ExactCountBudget, Estimates: a.estimates,
 		})
 		if err != nil {
 			return nil, err

@@ -74,7 +74,7 @@ func (a *Admin) widgetTotals(ctx context.Context, op Operator) (any, error) {
 		if !a.allowed(op, OpList, key) {
 			continue
 		}
-		n, _, err := query.Count(ctx, a.db, res.view, query.Select(a.db, res.table), false, query.CountOptions{})
+		n, _, err := query.Count(ctx, a.db, res.view, query.Select(a.db, res.table), false, query.CountOptions{ExactBelow: a.opts.ExactCountBelow, Estimates: a.estimates})
 		if err != nil {
 			return nil, err
 		}

@@ -44,6 +44,10 @@ type CountOptions struct {
 	// ExactBudget bounds a requested exact count (CountExact) the same
 	// way. Default 0: no bound but the request's own context.
 	ExactBudget time.Duration
+	// Estimates, if set, keeps unfiltered estimates at or past ExactBelow
+	// for a moment, saving the statistics query on most pages of a large
+	// table.
+	Estimates *Estimates
 }
 
 func (o CountOptions) withDefaults() CountOptions {
@@ -75,10 +79,20 @@ func Count(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery,
 	if opts.Mode == CountExact {
 		budget = opts.ExactBudget
 	} else {
+		now := time.Now()
+		if !filtered && opts.ExactBelow > 0 {
+			if est, ok := opts.Estimates.get(t.Name, now); ok && est >= opts.ExactBelow {
+				return est, true, nil
+			}
+		}
 		if est, ok, err = estimate(ctx, db, t, q, filtered); err != nil {
 			return 0, false, fmt.Errorf("query: estimate %s: %w", t.Name, err)
 		}
-		if ok && (opts.Mode == CountEstimate || (opts.ExactBelow > 0 && est >= opts.ExactBelow)) {
+		large := opts.ExactBelow > 0 && est >= opts.ExactBelow
+		if ok && large && !filtered {
+			opts.Estimates.put(t.Name, est, now)
+		}
+		if ok && (opts.Mode == CountEstimate || large) {
 			return est, true, nil
 		}
 	}

@@ -71,3 +71,40 @@ func TestCountEstimateSQLite(t *testing.T) {
 		}
 	})
 }
+
+// TestCountEstimatesKept: a large table's unfiltered estimate is reused
+// until it expires, a filtered one and a small table's exact count never
+// are.
+func TestCountEstimatesKept(t *testing.T) {
+	db := testdb.SQLite(t)
+	ctx := context.Background()
+	const rows = 5_000
+	tb := fillSQLite(t, db, rows, 1, 1)
+	more := func(n int) {
+		t.Helper()
+		if _, err := db.ExecContext(ctx, `WITH RECURSIVE g(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM g WHERE i + 1 < ?)
+INSERT INTO items (name, score, ratio, active, at) SELECT 'more', 3, 0, 0, '2024-01-01' FROM g`, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cache := query.NewEstimates(200 * time.Millisecond)
+	large := query.CountOptions{ExactBelow: 1000, Estimates: cache}
+	if n, est := count(t, db, tb, "", large); !est || n != rows {
+		t.Fatalf("Count = %d, estimated %v; want %d, estimated", n, est, rows)
+	}
+	more(100)
+	if n, est := count(t, db, tb, "", large); !est || n != rows {
+		t.Errorf("Count within the ttl = %d, estimated %v; want the kept %d", n, est, rows)
+	}
+	if n, est := count(t, db, tb, "", query.CountOptions{Mode: query.CountExact, Estimates: cache}); est || n != rows+100 {
+		t.Errorf("Count(exact) = %d, estimated %v; want %d, exact", n, est, rows+100)
+	}
+	small := query.CountOptions{ExactBelow: 1_000_000, Estimates: cache}
+	if n, est := count(t, db, tb, "", small); est || n != rows+100 {
+		t.Errorf("Count(small table) = %d, estimated %v; want %d, exact", n, est, rows+100)
+	}
+	time.Sleep(250 * time.Millisecond)
+	if n, est := count(t, db, tb, "", large); !est || n != rows+100 {
+		t.Errorf("Count after the ttl = %d, estimated %v; want %d from the statistics", n, est, rows+100)
+	}
+}
