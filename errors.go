@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"sync"
 
 	"github.com/gameadmin/admin/internal/errbody"
@@ -83,35 +85,42 @@ var (
 	errClosed          = errorf(http.StatusServiceUnavailable, "closed", "the admin panel is shutting down")
 )
 
-// writeJSON answers v as JSON with the given status.
+// writeJSON answers v as JSON with the given status. The body is encoded
+// first, so it goes out with a Content-Length in as few writes as the
+// connection allows rather than in chunks. A value that cannot be encoded
+// is a fault of the server: writeJSON panics before anything is written,
+// and the request's recovery logs the cause and answers 500.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
+	buf := jsonBufs.Get().(*[]byte)
+	defer putJSONBuf(buf)
+	b, err := appendJSONBody((*buf)[:0], v)
+	if err != nil {
+		panic(fmt.Errorf("admin: encoding the answer: %w", err))
+	}
+	*buf = b
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
-	// Rows, the bulk of what the panel sends, skip encoding/json's
-	// reflection (same bytes, a fraction of the time).
-	var b []byte
-	var err error
+	_, _ = w.Write(b)
+}
+
+// appendJSONBody appends v and a newline to b. Rows, the bulk of what
+// the panel sends, skip encoding/json's reflection (same bytes, a
+// fraction of the time); anything else goes through encoding/json.
+func appendJSONBody(b []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case []map[string]any:
-		buf := jsonBufs.Get().(*[]byte)
-		defer putJSONBuf(buf)
-		b, err = query.AppendRowsJSON((*buf)[:0], v)
-		b = append(b, '\n')
-		*buf = b
+		out, err := query.AppendRowsJSON(b, v)
+		return append(out, '\n'), err
 	case map[string]any:
-		buf := jsonBufs.Get().(*[]byte)
-		defer putJSONBuf(buf)
-		b, err = query.AppendJSON((*buf)[:0], v)
-		b = append(b, '\n')
-		*buf = b
-	default:
-		_ = json.NewEncoder(w).Encode(v)
-		return
+		out, err := query.AppendJSON(b, v)
+		return append(out, '\n'), err
 	}
-	if err == nil {
-		_, _ = w.Write(b)
-	}
+	w := bytes.NewBuffer(b)
+	err := json.NewEncoder(w).Encode(v)
+	return w.Bytes(), err
 }
 
 // jsonBufs are writeJSON's encoding buffers: a 100-row page is tens of
