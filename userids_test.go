@@ -187,7 +187,12 @@ func TestHTTPSurfaceByUserIDType(t *testing.T) {
 				root.do("POST", "/admin-api/leaderboardEntries", map[string]any{"leaderboard_id": "weekly", "user_id": pidJSON, "score": 7}).want(t, 201)
 				root.do("POST", "/admin-api/analyticsEvents", map[string]any{"user_id": pid, "name": "login"}).want(t, 201)
 				item := root.do("POST", "/admin-api/items", map[string]any{"owner_id": pidJSON, "name": "sword"}).want(t, 201).body
-				root.do("POST", "/admin-api/cloudSaves", map[string]any{"user_id": tt.bogus, "slot": "b"}).want(t, 400)
+				bad := root.do("POST", "/admin-api/cloudSaves", map[string]any{"user_id": tt.bogus, "slot": "b"}).want(t, 400)
+				if tt.bogusStatus == 400 && !contains(fmt.Sprint(bad.body["error"]), map[string]string{"bigint": "an integer column", "uuid": "a uuid column"}[tt.name]) {
+					// The column is a Go string; the message names what
+					// the database holds.
+					t.Errorf("POST /cloudSaves with user_id %q: %s; want the message to name the %s column", tt.bogus, bad.raw, tt.name)
+				}
 				root.do("POST", "/admin-api/userNotes", map[string]any{"user_id": tt.bogus, "body": "x"}).want(t, 400)
 
 				counts := root.do("GET", "/admin-api/users/"+pid+"/_counts", nil).want(t, 200).body

@@ -3,6 +3,7 @@ package query
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -122,7 +123,7 @@ func ConvertValue(c *schema.Column, v any) (any, error) {
 		return nil, nil
 	}
 	bad := func() (any, error) {
-		return nil, errorf(CodeInvalidValue, "column %q: %s does not fit a %s column", c.Name, describe(v), c.DataType)
+		return nil, errorf(CodeInvalidValue, "column %q: %s does not fit %s column", c.Name, describe(v), columnKind(c))
 	}
 	switch c.DataType {
 	case schema.JSON:
@@ -230,6 +231,20 @@ func ConvertValue(c *schema.Column, v any) (any, error) {
 		}
 	}
 	return bad()
+}
+
+// columnKind names what a column holds for an error message, with its
+// article: its SQL family where that says more than the Go type (a uuid
+// or an integer column read into a Go string), else its data type.
+func columnKind(c *schema.Column) string {
+	kind := fmt.Sprint(c.DataType)
+	if f := sqlFamily(c.SQLType); f == "uuid" || f == "integer" {
+		kind = f
+	}
+	if kind == "integer" {
+		return "an integer"
+	}
+	return "a " + kind
 }
 
 // integerSQL reports whether an SQL type holds integers (the join's
