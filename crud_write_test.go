@@ -11,6 +11,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/testdb"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // TestCreateReadUpdateDelete walks one gadget through its life and checks
@@ -222,7 +223,10 @@ func TestCompositeIDs(t *testing.T) {
 		c.do("GET", "/admin-api/cloudSaves/"+enc(`["u1","zz"]`), nil).want(t, 404, "not_found")
 
 		// A save of no user is refused: the table's foreign key.
-		c.do("POST", "/admin-api/cloudSaves", map[string]any{"user_id": "not-a-user", "slot": "s"}).want(t, 400, "invalid_reference")
+		orphan := c.do("POST", "/admin-api/cloudSaves", map[string]any{"user_id": "not-a-user", "slot": "s"}).want(t, 400, "invalid_reference")
+		if db.Dialect().Name() == dialect.PG && orphan.body["error"] != `column "user_id": the referenced row does not exist` {
+			t.Errorf("orphan save: %s; want the message to name user_id", orphan.raw)
+		}
 		// Create answers the row; its id addresses it.
 		r := c.do("POST", "/admin-api/cloudSaves", map[string]any{"user_id": "u2", "slot": "s", "data": map[string]any{"lvl": 1}}).want(t, 201)
 		if r.body["version"] != float64(0) {

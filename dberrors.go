@@ -2,6 +2,7 @@ package admin
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -28,7 +29,7 @@ func dbError(err error) error {
 		case state == "23502":
 			return errorf(http.StatusBadRequest, "missing_value", "column %q cannot be null", pg.Field('c'))
 		case state == "23503":
-			return errorf(http.StatusBadRequest, "invalid_reference", "the referenced row does not exist, or other rows refer to this one")
+			return errorf(http.StatusBadRequest, "invalid_reference", "%s", pgForeignKeyMessage(pg.Field('D')))
 		case state == "23514":
 			return errorf(http.StatusBadRequest, "invalid_value", "a value breaks a check constraint")
 		case strings.HasPrefix(state, "22"):
@@ -53,6 +54,26 @@ func dbError(err error) error {
 		return errorf(http.StatusBadRequest, "invalid_value", "a value breaks a check constraint")
 	}
 	return err
+}
+
+// pgForeignKey reads PostgreSQL's detail of a foreign key violation:
+// `Key (owner_id)=(…) is not present in table "users".` on a write naming
+// a missing row, `… is still referenced from table "guilds".` on a delete.
+var pgForeignKey = regexp.MustCompile(`^Key \(([A-Za-z_][A-Za-z0-9_, ]*)\)=\(.*\) is (not present in|still referenced from) table "([^"]+)"`)
+
+// pgForeignKeyMessage says which side of a foreign key failed, naming the
+// column or the referring table but never the key's value; a detail in
+// another wording gets the generic message.
+func pgForeignKeyMessage(detail string) string {
+	m := pgForeignKey.FindStringSubmatch(detail)
+	switch {
+	case m == nil:
+		return "the referenced row does not exist, or other rows refer to this one"
+	case m[2] == "not present in":
+		return fmt.Sprintf("column %q: the referenced row does not exist", m[1])
+	default:
+		return fmt.Sprintf("rows of %q still refer to this row", m[3])
+	}
 }
 
 // sqliteNotNullColumn reads the column out of SQLite's "NOT NULL constraint
