@@ -44,9 +44,9 @@ type CountOptions struct {
 	// ExactBudget bounds a requested exact count (CountExact) the same
 	// way. Default 0: no bound but the request's own context.
 	ExactBudget time.Duration
-	// Estimates, if set, keeps unfiltered estimates at or past ExactBelow
-	// for a moment, saving the statistics query on most pages of a large
-	// table.
+	// Estimates, if set, keeps estimates at or past ExactBelow for a
+	// moment, by table and filter, saving the statistics query (the
+	// planner's EXPLAIN, SQLite's sample) on most pages of a large table.
 	Estimates *Estimates
 }
 
@@ -80,8 +80,16 @@ func Count(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery,
 		budget = opts.ExactBudget
 	} else {
 		now := time.Now()
-		if !filtered && opts.ExactBelow > 0 {
-			if est, ok := opts.Estimates.get(t.Name, now); ok && est >= opts.ExactBelow {
+		key := ""
+		if opts.Estimates != nil && opts.ExactBelow > 0 {
+			// A filtered estimate is kept under its WHERE clause: paging
+			// through one filtered list asks for the same estimate on
+			// every page.
+			key = t.Name
+			if filtered {
+				key += "\x00" + q.String()
+			}
+			if est, ok := opts.Estimates.get(key, now); ok && est >= opts.ExactBelow {
 				return est, true, nil
 			}
 		}
@@ -89,8 +97,8 @@ func Count(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery,
 			return 0, false, fmt.Errorf("query: estimate %s: %w", t.Name, err)
 		}
 		large := opts.ExactBelow > 0 && est >= opts.ExactBelow
-		if ok && large && !filtered {
-			opts.Estimates.put(t.Name, est, now)
+		if ok && large && key != "" {
+			opts.Estimates.put(key, est, now)
 		}
 		if ok && (opts.Mode == CountEstimate || large) {
 			return est, true, nil

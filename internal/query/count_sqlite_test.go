@@ -72,13 +72,13 @@ func TestCountEstimateSQLite(t *testing.T) {
 	})
 }
 
-// TestCountEstimatesKept: a large table's unfiltered estimate is reused
-// until it expires, a filtered one and a small table's exact count never
-// are.
+// TestCountEstimatesKept: a large table's estimates, unfiltered and per
+// filter, are reused until they expire; a small result's exact count never
+// is.
 func TestCountEstimatesKept(t *testing.T) {
 	db := testdb.SQLite(t)
 	ctx := context.Background()
-	const rows = 5_000
+	const rows = 50_000 // past the filtered sample, so a filter is estimated
 	tb := fillSQLite(t, db, rows, 1, 1)
 	more := func(n int) {
 		t.Helper()
@@ -87,11 +87,17 @@ INSERT INTO items (name, score, ratio, active, at) SELECT 'more', 3, 0, 0, '2024
 			t.Fatal(err)
 		}
 	}
-	cache := query.NewEstimates(200 * time.Millisecond)
+	// A ttl the checks within it cannot outlast, even under -race on a
+	// loaded machine.
+	const ttl = 1500 * time.Millisecond
+	cache := query.NewEstimates(ttl)
+	start := time.Now()
 	large := query.CountOptions{ExactBelow: 1000, Estimates: cache}
 	if n, est := count(t, db, tb, "", large); !est || n != rows {
 		t.Fatalf("Count = %d, estimated %v; want %d, estimated", n, est, rows)
 	}
+	score3, _ := count(t, db, tb, "score_eq=3", large)
+	score4, _ := count(t, db, tb, "score_eq=4", large)
 	more(100)
 	if n, est := count(t, db, tb, "", large); !est || n != rows {
 		t.Errorf("Count within the ttl = %d, estimated %v; want the kept %d", n, est, rows)
@@ -103,8 +109,23 @@ INSERT INTO items (name, score, ratio, active, at) SELECT 'more', 3, 0, 0, '2024
 	if n, est := count(t, db, tb, "", small); est || n != rows+100 {
 		t.Errorf("Count(small table) = %d, estimated %v; want %d, exact", n, est, rows+100)
 	}
-	time.Sleep(250 * time.Millisecond)
-	if n, est := count(t, db, tb, "", large); !est || n != rows+100 {
-		t.Errorf("Count after the ttl = %d, estimated %v; want %d from the statistics", n, est, rows+100)
+	// The table grows by 1,000 rows: a kept estimate does not see it, a
+	// new one scales to it.
+	more(1000)
+	if n, est := count(t, db, tb, "score_eq=3", large); !est || n != score3 {
+		t.Errorf("Count(score_eq=3) within the ttl = %d, estimated %v; want the kept %d", n, est, score3)
+	}
+	if n, _ := count(t, db, tb, "score_eq=4", large); n != score4 {
+		t.Errorf("Count(score_eq=4) within the ttl = %d; want the kept %d", n, score4)
+	}
+	if time.Since(start) >= ttl {
+		t.Fatalf("the checks within the ttl took %v, past it", time.Since(start))
+	}
+	time.Sleep(time.Until(start.Add(ttl + 50*time.Millisecond)))
+	if n, est := count(t, db, tb, "score_eq=3", large); !est || n == score3 {
+		t.Errorf("Count(score_eq=3) after the ttl = %d, estimated %v; want a new estimate, not the kept %d", n, est, score3)
+	}
+	if n, est := count(t, db, tb, "", large); !est || n != rows+1100 {
+		t.Errorf("Count after the ttl = %d, estimated %v; want %d from the statistics", n, est, rows+1100)
 	}
 }

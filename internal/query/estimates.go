@@ -1,21 +1,25 @@
 package query
 
 import (
+	"hash/maphash"
 	"sync"
 	"time"
 )
 
-// Estimates remembers the unfiltered row estimates of large tables for a
-// short while, so a busy list of a big table asks the statistics once a
-// moment instead of once a page. Only an estimate at or past the exact
-// threshold is kept: a small table's count is exact and always read
-// anew. The statistics themselves move only with ANALYZE, VACUUM or the
-// table's growth, so an answer a second old is as good as a fresh one.
-// The zero value is not usable; use NewEstimates. Safe for concurrent use.
+// Estimates remembers the row estimates of large tables, unfiltered and
+// by filter, for a short while, so a busy list of a big table asks the
+// statistics once a moment instead of once a page. Only an estimate at or
+// past the exact threshold is kept: a small result is counted exactly and
+// always anew. The statistics themselves move only with ANALYZE, VACUUM
+// or the table's growth, so an answer a second old is as good as a fresh
+// one. At most maxEstimates filters are kept; past that the cache starts
+// over. The zero value is not usable; use NewEstimates. Safe for
+// concurrent use.
 type Estimates struct {
-	ttl time.Duration
-	mu  sync.Mutex
-	m   map[string]estimateEntry
+	ttl  time.Duration
+	seed maphash.Seed
+	mu   sync.Mutex
+	m    map[uint64]estimateEntry // by the hash of the key: a filter may be long
 }
 
 type estimateEntry struct {
@@ -25,27 +29,33 @@ type estimateEntry struct {
 
 // NewEstimates returns a cache that keeps an estimate for ttl.
 func NewEstimates(ttl time.Duration) *Estimates {
-	return &Estimates{ttl: ttl, m: map[string]estimateEntry{}}
+	return &Estimates{ttl: ttl, seed: maphash.MakeSeed(), m: map[uint64]estimateEntry{}}
 }
 
-func (e *Estimates) get(table string, now time.Time) (int64, bool) {
+func (e *Estimates) get(key string, now time.Time) (int64, bool) {
 	if e == nil {
 		return 0, false
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	c, ok := e.m[table]
+	c, ok := e.m[maphash.String(e.seed, key)]
 	if !ok || now.After(c.expires) {
 		return 0, false
 	}
 	return c.n, true
 }
 
-func (e *Estimates) put(table string, n int64, now time.Time) {
+// maxEstimates bounds the cache: clients choose the filters.
+const maxEstimates = 1024
+
+func (e *Estimates) put(key string, n int64, now time.Time) {
 	if e == nil {
 		return
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.m[table] = estimateEntry{n: n, expires: now.Add(e.ttl)}
+	if len(e.m) >= maxEstimates {
+		clear(e.m)
+	}
+	e.m[maphash.String(e.seed, key)] = estimateEntry{n: n, expires: now.Add(e.ttl)}
 }
