@@ -44,9 +44,10 @@ type CountOptions struct {
 	// ExactBudget bounds a requested exact count (CountExact) the same
 	// way. Default 0: no bound but the request's own context.
 	ExactBudget time.Duration
-	// Estimates, if set, keeps estimates at or past ExactBelow for a
-	// moment, by table and filter, saving the statistics query (the
-	// planner's EXPLAIN, SQLite's sample) on most pages of a large table.
+	// Estimates, if set, keeps estimates for a moment, by table and
+	// filter, saving the statistics query (the planner's EXPLAIN,
+	// SQLite's sample) on most pages: a large result is answered from it,
+	// a small one goes straight to its exact count.
 	Estimates *Estimates
 }
 
@@ -81,7 +82,7 @@ func Count(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery,
 	} else {
 		now := time.Now()
 		key := ""
-		if opts.Estimates != nil && opts.ExactBelow > 0 {
+		if opts.Estimates != nil {
 			// A filtered estimate is kept under its WHERE clause: paging
 			// through one filtered list asks for the same estimate on
 			// every page.
@@ -89,18 +90,17 @@ func Count(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery,
 			if filtered {
 				key += "\x00" + q.String()
 			}
-			if est, ok := opts.Estimates.get(key, now); ok && est >= opts.ExactBelow {
-				return est, true, nil
+			est, ok = opts.Estimates.get(key, now)
+		}
+		if !ok {
+			if est, ok, err = estimate(ctx, db, t, q, filtered); err != nil {
+				return 0, false, fmt.Errorf("query: estimate %s: %w", t.Name, err)
+			}
+			if ok && key != "" {
+				opts.Estimates.put(key, est, now)
 			}
 		}
-		if est, ok, err = estimate(ctx, db, t, q, filtered); err != nil {
-			return 0, false, fmt.Errorf("query: estimate %s: %w", t.Name, err)
-		}
-		large := opts.ExactBelow > 0 && est >= opts.ExactBelow
-		if ok && large && key != "" {
-			opts.Estimates.put(key, est, now)
-		}
-		if ok && (opts.Mode == CountEstimate || large) {
+		if ok && (opts.Mode == CountEstimate || (opts.ExactBelow > 0 && est >= opts.ExactBelow)) {
 			return est, true, nil
 		}
 	}

@@ -2,6 +2,7 @@ package query_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -127,5 +128,34 @@ INSERT INTO items (name, score, ratio, active, at) SELECT 'more', 3, 0, 0, '2024
 	}
 	if n, est := count(t, db, tb, "", large); !est || n != rows+1100 {
 		t.Errorf("Count after the ttl = %d, estimated %v; want %d from the statistics", n, est, rows+1100)
+	}
+}
+
+// statements counts the statements a bun.DB runs.
+type statements struct{ n atomic.Int64 }
+
+func (s *statements) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	s.n.Add(1)
+	return ctx
+}
+func (s *statements) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// TestCountSmallSkipsEstimate: once the kept estimate says a table is
+// small, the next count is the exact COUNT(*) alone.
+func TestCountSmallSkipsEstimate(t *testing.T) {
+	db := testdb.SQLite(t)
+	tb := fillSQLite(t, db, 500, 1, 1)
+	hook := &statements{}
+	db.AddQueryHook(hook)
+	opts := query.CountOptions{Estimates: query.NewEstimates(time.Minute)}
+	if n, est := count(t, db, tb, "", opts); est || n != 500 {
+		t.Fatalf("Count = %d, estimated %v; want 500, exact", n, est)
+	}
+	first := hook.n.Swap(0)
+	if n, est := count(t, db, tb, "", opts); est || n != 500 {
+		t.Fatalf("Count again = %d, estimated %v; want 500, exact", n, est)
+	}
+	if again := hook.n.Load(); again != 1 || first < 2 {
+		t.Errorf("statements: %d on the first count, %d on the second; want the estimate's and the count's, then the count's alone", first, again)
 	}
 }

@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// Estimates remembers the row estimates of large tables, unfiltered and
+// Estimates remembers the row estimates of tables, unfiltered and
 // by filter, for a short while, so a busy list of a big table asks the
-// statistics once a moment instead of once a page. Only an estimate at or
-// past the exact threshold is kept: a small result is counted exactly and
+// statistics once a moment instead of once a page. An estimate only
+// decides how to count: a small result is still counted exactly, and
 // always anew. The statistics themselves move only with ANALYZE, VACUUM
 // or the table's growth, so an answer a second old is as good as a fresh
 // one. At most maxEstimates filters are kept; past that the cache starts
