@@ -168,6 +168,31 @@ func TestCustomRelations(t *testing.T) {
 			t.Fatalf("relations/members of an empty guild = %v", empty)
 		}
 
+		// guilds.owner_id -> users puts a Guilds tab on the user page, with
+		// nothing declared on users.
+		uc := c.do("GET", "/admin-api/users/"+cr.userID+"/_counts", nil).want(t, 200).body
+		if uc["guilds"] != float64(1) {
+			t.Fatalf("user _counts = %v; want guilds 1 (the inverse of guilds.owner)", uc)
+		}
+		owned, _ := c.list(t, "/admin-api/users/"+cr.userID+"/relations/guilds", nil)
+		if len(owned) != 1 || owned[0]["name"] != "Knights" {
+			t.Fatalf("users/relations/guilds = %v; want Knights", owned)
+		}
+		// members.guild (a rel: tag) has its Many declared on guilds as
+		// "members": no second tab over the same column.
+		for _, en := range rows(t, c.do("GET", "/admin-api", nil).want(t, 200)) {
+			var names []string
+			for _, r := range en["relations"].([]any) {
+				names = append(names, r.(map[string]any)["name"].(string))
+			}
+			if en["name"] == "guilds" && slices.Contains(names, "members") && len(names) != 2 {
+				t.Fatalf("guilds relations = %v; want owner and members only", names)
+			}
+			if en["name"] == "users" && !slices.Contains(names, "guilds") {
+				t.Fatalf("users relations = %v; want the inverse guilds", names)
+			}
+		}
+
 		// A mod scoped to guilds only: no labels or counts from tables it
 		// may not read, and 403 for their relation tabs.
 		m := cr.modScoped

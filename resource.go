@@ -338,6 +338,10 @@ func (a *Admin) buildResources(db *bun.DB) error {
 	if err := schema.Link(tables, declared); err != nil {
 		return fmt.Errorf("admin: relations: %w", err)
 	}
+	// The game's tables that point at a table get a tab on it (a match's
+	// winner_id puts a Matches tab on the user page); the built-in
+	// tables' tabs are the ones builtinRelations lists.
+	schema.Inverses(tables, func(key string) bool { _, builtin := builtins[key]; return !builtin })
 
 	a.resources = make(map[string]*resource, len(order))
 	a.order = order

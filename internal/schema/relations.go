@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"unicode"
 
 	bunschema "github.com/uptrace/bun/schema"
@@ -176,6 +177,59 @@ func resolve(t *Table, tables map[string]*Table, r Relation) (Relation, bool, er
 		r.Ref = ref.Name
 	}
 	return r, true, nil
+}
+
+// Inverses gives a table a Many relation for each One relation that
+// points at it from a table from accepts, unless it has a Many relation
+// over the same column already: a game's matches.winner_id -> users gives
+// users a "matches" tab without a second declaration. The relation is
+// named after the owner's key ("matches"), or the key and the column
+// ("matchesByLoserId") when the table has a relation of that name; it is
+// left out when both are taken. Call it after Link.
+func Inverses(tables map[string]*Table, from func(key string) bool) {
+	keys := make([]string, 0, len(tables))
+	for k := range tables {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		if !from(key) {
+			continue
+		}
+		for _, r := range tables[key].Relations {
+			target := tables[r.Target]
+			if r.Kind != One || target == nil || slices.ContainsFunc(target.Relations, func(x Relation) bool {
+				return x.Kind == Many && x.Target == key && x.FK == r.FK
+			}) {
+				continue
+			}
+			name := key
+			if _, taken := target.Relation(name); taken {
+				name = key + "By" + upperFirst(camel(r.FK))
+			}
+			if _, taken := target.Relation(name); taken {
+				continue
+			}
+			target.Relations = append(target.Relations, Relation{Name: name, Target: key, Kind: Many, FK: r.FK, Ref: r.Ref})
+		}
+	}
+}
+
+// camel turns a column name into lower camel case: "loser_id" -> "loserId".
+func camel(s string) string {
+	parts := strings.Split(s, "_")
+	for i := 1; i < len(parts); i++ {
+		parts[i] = upperFirst(parts[i])
+	}
+	return strings.Join(parts, "")
+}
+
+// upperFirst upper-cases the first letter of s.
+func upperFirst(s string) string {
+	for i, r := range s {
+		return string(unicode.ToUpper(r)) + s[i+len(string(r)):]
+	}
+	return s
 }
 
 // Relation returns the relation with the given name.

@@ -355,3 +355,58 @@ func TestDataTypes(t *testing.T) {
 		t.Errorf("name with default: tag has HasDefault = false")
 	}
 }
+
+type relMatch struct {
+	bun.BaseModel `bun:"table:t_matches"`
+	ID            int64 `bun:"id,pk,autoincrement"`
+	WinnerID      int64 `bun:"winner_id"`
+	LoserID       int64 `bun:"loser_id"`
+	RefereeID     int64 `bun:"referee_id"`
+}
+
+// TestInverses: each One relation of an accepted table gives its target a
+// Many over the same column, named after the table, then after the table
+// and the column; a Many that exists already over that column is kept.
+func TestInverses(t *testing.T) {
+	db := testdb.SQLite(t)
+	tables := inspectAll(t, db, map[string]any{
+		"owners": (*relOwner)(nil), "pets": (*relPet)(nil), "matches": (*relMatch)(nil),
+	})
+	declared := map[string][]schema.Relation{
+		"matches": {
+			{Name: "winner", Target: "owners", Kind: schema.One, FK: "winner_id"},
+			{Name: "loser", Target: "owners", Kind: schema.One, FK: "loser_id"},
+			{Name: "referee", Target: "owners", Kind: schema.One, FK: "referee_id"},
+		},
+		// "matchesByRefereeId" is taken by a relation to another table.
+		"owners": {{Name: "matchesByRefereeId", Target: "pets", Kind: schema.Many, FK: "owner_id"}},
+	}
+	if err := schema.Link(tables, declared); err != nil {
+		t.Fatal(err)
+	}
+	schema.Inverses(tables, func(string) bool { return true })
+	var got []string
+	for _, r := range tables["owners"].Relations {
+		got = append(got, r.Name+":"+r.Target+":"+string(r.Kind)+":"+r.FK)
+	}
+	// pets.owner has its Many (the rel: tag "pets"); winner takes
+	// "matches", loser "matchesByLoserId", referee none (both taken).
+	want := []string{
+		"pets:pets:many:owner_id",
+		"matchesByRefereeId:pets:many:owner_id",
+		"matches:matches:many:winner_id",
+		"matchesByLoserId:matches:many:loser_id",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("owners relations = %v; want %v", got, want)
+	}
+
+	// A table from does not accept gives no tab.
+	if err := schema.Link(tables, declared); err != nil {
+		t.Fatal(err)
+	}
+	schema.Inverses(tables, func(key string) bool { return key != "matches" })
+	if n := len(tables["owners"].Relations); n != 2 {
+		t.Errorf("owners relations without matches' inverses = %+v; want the two declared", tables["owners"].Relations)
+	}
+}
