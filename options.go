@@ -109,7 +109,10 @@ type Options struct {
 	// counts its total exactly by default; at or past it the list answers
 	// the statistics' estimate with X-Total-Count-Estimated: true, and no
 	// COUNT(*) runs. _count=exact still counts. Default 100,000; negative:
-	// always count exactly. See README "Large tables".
+	// always count exactly. An estimate is reused for 2 seconds per table
+	// and filter, so paging does not ask the statistics again; a result it
+	// calls small is still counted on every request. See README "Large
+	// tables".
 	ExactCountBelow int64
 	// AuditMaxPayloadBytes bounds the JSON payload of one audit row: past
 	// it the largest values are replaced by "[truncated: N bytes]" and the
