@@ -146,7 +146,7 @@ func TestCountSmallSkipsEstimate(t *testing.T) {
 	db := testdb.SQLite(t)
 	tb := fillSQLite(t, db, 500, 1, 1)
 	hook := &statements{}
-	db.AddQueryHook(hook)
+	db = db.WithQueryHook(hook)
 	opts := query.CountOptions{Estimates: query.NewEstimates(time.Minute)}
 	if n, est := count(t, db, tb, "", opts); est || n != 500 {
 		t.Fatalf("Count = %d, estimated %v; want 500, exact", n, est)
