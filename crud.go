@@ -327,7 +327,7 @@ func (a *Admin) handleCreate(w http.ResponseWriter, r *http.Request, op Operator
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		q := tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(ph, pkIdents...)
 		if _, err := q.Exec(ctx, dest...); err != nil {
-			return dbError(err)
+			return insertError(err)
 		}
 		id := make(map[string]any, len(t.PK))
 		for i, c := range t.PK {
@@ -500,7 +500,7 @@ func (a *Admin) handleDelete(w http.ResponseWriter, r *http.Request, op Operator
 		}
 		q := tx.NewDelete().TableExpr("?", bun.Ident(res.table.Name))
 		if _, err := query.WherePK(q, res.table, id).Exec(ctx); err != nil {
-			return dbError(err)
+			return deleteError(err)
 		}
 		if err := keepsAdmin(); err != nil {
 			return err

@@ -49,9 +49,30 @@ func dbError(err error) error {
 		}
 		return errorf(http.StatusBadRequest, "missing_value", "a column that cannot be null was null")
 	case strings.Contains(msg, "FOREIGN KEY constraint failed"):
-		return errorf(http.StatusBadRequest, "invalid_reference", "the referenced row does not exist, or other rows refer to this one")
+		return errorf(http.StatusBadRequest, "invalid_reference", genericReference)
 	case strings.Contains(msg, "CHECK constraint failed"):
 		return errorf(http.StatusBadRequest, "invalid_value", "a value breaks a check constraint")
+	}
+	return err
+}
+
+// genericReference is the message of a foreign key violation whose side
+// the database did not say (SQLite).
+const genericReference = "the referenced row does not exist, or other rows refer to this one"
+
+// insertError is dbError for an INSERT and deleteError for a DELETE: on
+// SQLite, whose message does not say which side of a foreign key failed,
+// the statement does. An insert can only name a row that is missing; a
+// delete can only leave rows that refer to the deleted one. (An update can
+// do either, and keeps the message that says both.)
+func insertError(err error) error { return sideOf(dbError(err), "a referenced row does not exist") }
+
+func deleteError(err error) error { return sideOf(dbError(err), "other rows refer to this row") }
+
+func sideOf(err error, msg string) error {
+	var ae *apiError
+	if errors.As(err, &ae) && ae.Code == "invalid_reference" && ae.Message == genericReference {
+		return errorf(ae.Status, ae.Code, "%s", msg)
 	}
 	return err
 }
@@ -68,7 +89,7 @@ func pgForeignKeyMessage(detail string) string {
 	m := pgForeignKey.FindStringSubmatch(detail)
 	switch {
 	case m == nil:
-		return "the referenced row does not exist, or other rows refer to this one"
+		return genericReference
 	case m[2] == "not present in":
 		return fmt.Sprintf("column %q: the referenced row does not exist", m[1])
 	default:
