@@ -67,7 +67,8 @@ type Admin struct {
 
 	sessionStmt sessionCheck // the prepared session statement (session.go)
 
-	estimates *query.Estimates // large tables' unfiltered row estimates, kept for a moment
+	estimates      *query.Estimates // row estimates, kept for a moment
+	tabCountBudget time.Duration    // bounds the statement that counts a row's tabs (_counts)
 }
 
 var _ http.Handler = (*Admin)(nil)
@@ -111,7 +112,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	if db == nil {
 		return nil, errors.New("admin: New: nil *bun.DB")
 	}
-	a := &Admin{db: db, log: opts.Logger, widgetTimeout: widgetTimeout, estimates: query.NewEstimates(estimateTTL)}
+	a := &Admin{db: db, log: opts.Logger, widgetTimeout: widgetTimeout, estimates: query.NewEstimates(estimateTTL), tabCountBudget: 500 * time.Millisecond}
 	if a.log == nil {
 		a.log = slog.Default()
 	}

@@ -7,9 +7,11 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gameadmin/admin/internal/testdb"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // relationEnv has guilds (owner declared through Options.Relations with a
@@ -282,6 +284,41 @@ func TestListLabelsInPageQuery(t *testing.T) {
 		}
 		if l := labels(notes[0]); l["user_id"] != "Player One" || l["author_id"] != "root@example.com" {
 			t.Fatalf("note _labels = %v; want Player One and the admin %s by email", l, adminID)
+		}
+	})
+}
+
+// TestCountsBudget: a row's tab counts that run past their budget answer
+// the statistics' estimates and name them in _estimated, instead of
+// scanning for as long as it takes.
+func TestCountsBudget(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db, Options{})
+		c, _ := e.bootstrap()
+		uid := e.user("p@example.com", "player password")
+		const events = 300_000
+		fill := `WITH g AS (SELECT generate_series(1, ?) AS i)
+INSERT INTO game_analytics_events (user_id, name, created_at) SELECT ?, 'e', CURRENT_TIMESTAMP FROM g`
+		if db.Dialect().Name() != dialect.PG {
+			fill = `WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < ?)
+INSERT INTO game_analytics_events (user_id, name, created_at) SELECT ?, 'e', CURRENT_TIMESTAMP FROM g`
+		}
+		if _, err := db.ExecContext(ctx, fill, events, uid); err != nil {
+			t.Fatal(err)
+		}
+		// A generous budget first: -race on a loaded machine is slow, and
+		// the exact answer is what this part checks.
+		e.admin.tabCountBudget = time.Minute
+		counts := c.do("GET", "/admin-api/users/"+uid+"/_counts", nil).want(t, 200).body
+		if counts["analyticsEvents"] != float64(events) || counts["_estimated"] != nil {
+			t.Fatalf("_counts = %v; want analyticsEvents %d, exact", counts, events)
+		}
+		e.admin.tabCountBudget = time.Nanosecond
+		counts = c.do("GET", "/admin-api/users/"+uid+"/_counts", nil).want(t, 200).body
+		est, _ := counts["_estimated"].([]any)
+		if n, ok := counts["analyticsEvents"].(float64); !ok || n < 0 || !slices.Contains(est, any("analyticsEvents")) {
+			t.Fatalf("_counts past the budget = %v; want analyticsEvents estimated and named in _estimated", counts)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -132,32 +133,87 @@ var errBudget = errors.New("count budget exceeded")
 
 // exactCount runs COUNT(*) of q, cancelled after budget (0: no bound).
 func exactCount(ctx context.Context, db bun.IDB, q *bun.SelectQuery, budget time.Duration) (n int64, err error) {
+	err = withBudget(ctx, db, budget, func(ctx context.Context, db bun.IDB) error {
+		n, err = q.Conn(db).Count(ctx)
+		return err
+	})
+	return n, err
+}
+
+// CountAll counts the rows each of qs selects (selects with only WHERE
+// clauses, as Count takes) in one statement, cancelled after budget (0: no
+// bound). ok is false when the budget ran out first: the caller then has
+// no counts, and estimates instead.
+func CountAll(ctx context.Context, db bun.IDB, qs []*bun.SelectQuery, budget time.Duration) (ns []int64, ok bool, err error) {
+	if len(qs) == 0 {
+		return nil, true, nil
+	}
+	ns = make([]int64, len(qs))
+	dest := make([]any, len(qs))
+	for i := range ns {
+		dest[i] = &ns[i]
+	}
+	err = withBudget(ctx, db, budget, func(ctx context.Context, db bun.IDB) error {
+		all := db.NewSelect()
+		for i, q := range qs {
+			all = all.ColumnExpr("(?) AS ?", q.Conn(db).ColumnExpr("count(*)"), bun.Ident("c"+strconv.Itoa(i)))
+		}
+		return all.Scan(ctx, dest...)
+	})
+	if errors.Is(err, errBudget) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("query: count: %w", err)
+	}
+	return ns, true, nil
+}
+
+// withBudget runs fn, whose statements are cancelled after budget (0: no
+// bound), and answers errBudget when they were. On PostgreSQL they run in
+// a transaction under SET LOCAL statement_timeout, which stops the query
+// in the server (a context deadline would only drop the connection and
+// leave it running); on SQLite, in this process, a context deadline stops
+// it.
+func withBudget(ctx context.Context, db bun.IDB, budget time.Duration, fn func(context.Context, bun.IDB) error) error {
 	if budget <= 0 {
-		return q.Conn(db).Count(ctx)
+		return fn(ctx, db)
 	}
 	if db.Dialect().Name() != dialect.PG {
 		cctx, cancel := context.WithTimeout(ctx, budget)
 		defer cancel()
-		n, err = q.Conn(db).Count(cctx)
+		err := fn(cctx, db)
 		if err != nil && ctx.Err() == nil && cctx.Err() != nil {
-			return 0, errBudget
+			return errBudget
 		}
-		return n, err
+		return err
 	}
-	err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		// SET LOCAL ends with the transaction, so the pooled connection
 		// goes back with its usual timeout.
 		ms := max(budget.Milliseconds(), 1)
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("SET LOCAL statement_timeout = %d", ms)); err != nil {
 			return err
 		}
-		n, err = q.Conn(tx).Count(ctx)
-		return err
+		return fn(ctx, tx)
 	})
 	if err != nil && isQueryCanceled(err) && ctx.Err() == nil {
-		return 0, errBudget
+		return errBudget
 	}
-	return n, err
+	return err
+}
+
+// Estimate is the statistics' idea of how many rows q selects (a select
+// with only WHERE clauses; filtered says whether it has any), without a
+// scan, for a caller whose exact count ran out of time. ok is false when
+// there are no statistics to ask (a SQLite table without rowids that was
+// never analyzed).
+func Estimate(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery, filtered bool) (n int64, ok bool, err error) {
+	n, ok, err = estimate(ctx, db, t, q, filtered)
+	if err != nil {
+		return 0, false, fmt.Errorf("query: estimate %s: %w", t.Name, err)
+	}
+	return n, ok, nil
 }
 
 // estimate is the statistics' idea of how many rows q selects, without a

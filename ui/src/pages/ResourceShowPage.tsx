@@ -99,12 +99,18 @@ function RelationTabs({ meta, id }: { meta: ResourceMeta; id: string }) {
   const sessions = meta.name === 'users' && rooms;
   const counts = useQuery({
     queryKey: ['counts', meta.name, id],
-    queryFn: () => api.get<Record<string, number>>(`/${seg(meta.name)}/${seg(id)}/_counts`),
+    // _estimated names the tabs whose count ran out of time and is the
+    // statistics' estimate.
+    queryFn: () => api.get<Record<string, number> & { _estimated?: string[] }>(`/${seg(meta.name)}/${seg(id)}/_counts`),
     enabled: many.length > 0 || sessions,
   });
   const tabs = [...many.map((r) => ({ key: r.name, label: r.label })), ...(sessions ? [{ key: '_sessions', label: 'Active sessions' }] : [])];
   if (tabs.length === 0) return null;
-  const count = (key: string) => counts.data?.[key === '_sessions' ? 'activeSessions' : key];
+  const count = (key: string) => {
+    const n = counts.data?.[key === '_sessions' ? 'activeSessions' : key];
+    if (typeof n !== 'number') return undefined;
+    return counts.data?._estimated?.includes(key) ? `≈${n.toLocaleString()}` : n.toLocaleString();
+  };
   return (
     <Tabs.Root className="tabs" defaultValue={tabs[0]?.key}>
       <Tabs.List className="tab-list" aria-label="Related">
