@@ -193,6 +193,24 @@ func (r *resource) readOnly(col string) bool {
 // reservedKeys are path segments of the API that no table key may take.
 var reservedKeys = []string{"auth", "rooms", "_dashboard", "_health"}
 
+// userListColumns orders the users list for the people reading it: the
+// email (always there, so the row's link never is a blank), the display
+// name, the game's own columns, and the id last. The password hash is
+// left out; a game's ResourceConfig for users may list its own columns.
+func (a *Admin) userListColumns(t *schema.Table) []string {
+	u := a.users.cols
+	cols := []string{u.Email}
+	if u.DisplayName != "" {
+		cols = append(cols, u.DisplayName)
+	}
+	for _, c := range t.Columns {
+		if !slices.Contains([]string{u.ID, u.Email, u.DisplayName, u.PasswordHash}, c.Name) {
+			cols = append(cols, c.Name)
+		}
+	}
+	return append(cols, u.ID)
+}
+
 // builtinConfig is how the built-in tables look.
 func (a *Admin) builtinConfig(key string) ResourceConfig {
 	switch key {
@@ -353,6 +371,9 @@ func (a *Admin) buildResources(db *bun.DB) error {
 			// table: the built-in look (sorts, read-only columns) may
 			// name columns it does not have.
 			cfg = a.builtinConfig(key)
+		}
+		if key == "users" {
+			cfg.List.Columns = a.userListColumns(t)
 		}
 		if r, ok := a.opts.Resources[key]; ok && r != nil {
 			cfg = mergeConfig(cfg, r.cfg)

@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -54,5 +55,39 @@ func TestUsersTableMustHaveSignInColumns(t *testing.T) {
 	tables["users"] = (*NoPassword)(nil)
 	if _, err := New(db, Options{Secret: testSecret, Tables: tables}); err == nil || !strings.Contains(err.Error(), "password_hash") {
 		t.Fatalf("New with a users table without password_hash = %v; want an error naming it", err)
+	}
+}
+
+// TestUserListColumns: the users list leads with what names a user
+// (email, display name) and ends with the id, for the built-in table and
+// an adopted one; the password hash is never listed.
+func TestUserListColumns(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opts Options
+		want []string
+	}{
+		{"builtin", Options{}, []string{"email", "display_name", "ban", "token_version", "created_at", "id"}},
+		{"adopted", Options{
+			Tables:      map[string]any{"users": (*bigintPlayer)(nil)},
+			UserColumns: UserColumns{PasswordHash: "pw_hash", DisplayName: "nickname", Ban: "banned", TokenVersion: "gen"},
+		}, []string{"email", "nickname", "banned", "gen", "id"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			testdb.Each(t, func(t *testing.T, db *bun.DB) {
+				createTables(t, db, (*bigintPlayer)(nil))
+				e := newEnv(t, db, tt.opts)
+				c, _ := e.bootstrap()
+				got := "no users resource"
+				for _, en := range rows(t, c.do("GET", "/admin-api", nil).want(t, 200)) {
+					if en["name"] == "users" {
+						got = fmt.Sprint(en["listColumns"])
+					}
+				}
+				if got != fmt.Sprint(tt.want) {
+					t.Errorf("users listColumns = %s; want %v", got, tt.want)
+				}
+			})
+		})
 	}
 }

@@ -282,7 +282,8 @@ async function main() {
   await step('dashboard: recent users read like the Users list; totals link to their lists', async () => {
     const recent = page.getByRole('article', { name: 'Recent users' });
     const heads = await recent.locator('thead th').allInnerTexts();
-    expect(heads[0] === 'ID' && heads.includes('Email') && !heads.includes('email'), 'recent users columns: ' + heads.join(', '));
+    // As the Users list: the email first (the row's link), the id last.
+    expect(heads[0] === 'Email' && heads.at(-1) === 'ID' && !heads.includes('email'), 'recent users columns: ' + heads.join(', '));
     await recent.locator('tbody tr').first().locator('a.row-link').waitFor();
     await page.getByRole('article', { name: 'Totals' }).locator('.kpi', { hasText: 'Guilds' }).getByRole('link').click();
     await page.getByRole('heading', { name: 'Guilds' }).waitFor();
