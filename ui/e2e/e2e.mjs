@@ -1037,6 +1037,14 @@ async function uiDataSteps(base, consoleErrors) {
     await page.waitForURL(/\/admin\/rooms\/.+/);
     await page.keyboard.press('Control+k');
     await input.waitFor();
+    // Ctrl-K right after the dialog closed, before its close event (a
+    // task later) reaches React, opens it again and keeps it open.
+    await page.evaluate(() => {
+      document.querySelector('dialog.palette').close();
+      window.dispatchEvent(new KeyboardEvent('keydown', { key: 'k', ctrlKey: true }));
+    });
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 100))); // the close event has run
+    expect(await input.isVisible(), 'Ctrl-K between a close and its close event left the palette shut');
     await page.keyboard.press('Escape');
     await input.waitFor({ state: 'hidden' });
   });

@@ -10,18 +10,26 @@ export function CommandPalette() {
   const ref = useRef<HTMLDialogElement>(null);
   const [open, setOpen] = useState(false);
   useEffect(() => {
+    // Open the dialog itself as well as the state: Escape closes the
+    // native dialog at once but tells React only with the close event,
+    // a task later, so a Ctrl-K pressed in between found the state still
+    // open, changed nothing, and the close event then shut the palette.
+    const show = () => {
+      setOpen(true);
+      const d = ref.current;
+      if (d && !d.open) d.showModal();
+    };
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
         e.preventDefault();
-        setOpen(true);
+        show();
       }
     };
-    const onOpen = () => setOpen(true);
     window.addEventListener('keydown', onKey);
-    window.addEventListener('open-palette', onOpen);
+    window.addEventListener('open-palette', show);
     return () => {
       window.removeEventListener('keydown', onKey);
-      window.removeEventListener('open-palette', onOpen);
+      window.removeEventListener('open-palette', show);
     };
   }, []);
   useEffect(() => {
@@ -35,7 +43,8 @@ export function CommandPalette() {
       ref={ref}
       className="palette"
       aria-label="Command palette"
-      onClose={() => setOpen(false)}
+      // A close event of a dialog opened again since is stale.
+      onClose={() => !ref.current?.open && setOpen(false)}
       onMouseDown={(e) => e.target === e.currentTarget && setOpen(false)}
     >
       {open && (
