@@ -176,7 +176,9 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
         }
       />
       <FilterBar
-        columns={meta.columns}
+        // The list's columns first, in its order (the users list leads
+        // with the email, not the id), then the others.
+        columns={[...columns, ...meta.columns.filter((c) => !columns.includes(c))]}
         filters={filtersOf(params, meta.columns)}
         onAdd={(param, value) =>
           update((p) => {
