@@ -73,9 +73,9 @@ type Admin struct {
 
 var _ http.Handler = (*Admin)(nil)
 
-// estimateTTL is how long a large table's unfiltered row estimate is
-// reused (query.Estimates): the statistics it comes from move only with
-// ANALYZE or the table's growth.
+// estimateTTL is how long a row estimate, per table and filter, is reused
+// (query.Estimates): the statistics it comes from move only with ANALYZE
+// or the table's growth.
 const estimateTTL = 2 * time.Second
 
 // current is the Admin most recently created by New, used by Guard when
@@ -112,7 +112,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	if db == nil {
 		return nil, errors.New("admin: New: nil *bun.DB")
 	}
-	a := &Admin{db: db, log: opts.Logger, widgetTimeout: widgetTimeout, estimates: query.NewEstimates(estimateTTL), tabCountBudget: 500 * time.Millisecond}
+	a := &Admin{db: db, log: opts.Logger, widgetTimeout: widgetTimeout, estimates: query.NewEstimates(estimateTTL), tabCountBudget: query.DefaultBudget}
 	if a.log == nil {
 		a.log = slog.Default()
 	}

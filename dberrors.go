@@ -29,7 +29,10 @@ func dbError(err error) error {
 		case state == "23502":
 			return errorf(http.StatusBadRequest, "missing_value", "column %q cannot be null", pg.Field('c'))
 		case state == "23503":
-			return errorf(http.StatusBadRequest, "invalid_reference", "%s", pgForeignKeyMessage(pg.Field('D')))
+			if msg, ok := pgForeignKeyMessage(pg.Field('D')); ok {
+				return errorf(http.StatusBadRequest, "invalid_reference", "%s", msg)
+			}
+			return errReference
 		case state == "23514":
 			return errorf(http.StatusBadRequest, "invalid_value", "a value breaks a check constraint")
 		case strings.HasPrefix(state, "22"):
@@ -49,16 +52,16 @@ func dbError(err error) error {
 		}
 		return errorf(http.StatusBadRequest, "missing_value", "a column that cannot be null was null")
 	case strings.Contains(msg, "FOREIGN KEY constraint failed"):
-		return errorf(http.StatusBadRequest, "invalid_reference", genericReference)
+		return errReference
 	case strings.Contains(msg, "CHECK constraint failed"):
 		return errorf(http.StatusBadRequest, "invalid_value", "a value breaks a check constraint")
 	}
 	return err
 }
 
-// genericReference is the message of a foreign key violation whose side
-// the database did not say (SQLite).
-const genericReference = "the referenced row does not exist, or other rows refer to this one"
+// errReference is a foreign key violation whose side the database did not
+// say (SQLite, or a PostgreSQL detail in another wording).
+var errReference = errorf(http.StatusBadRequest, "invalid_reference", "the referenced row does not exist, or other rows refer to this one")
 
 // insertError is dbError for an INSERT and deleteError for a DELETE: on
 // SQLite, whose message does not say which side of a foreign key failed,
@@ -70,9 +73,8 @@ func insertError(err error) error { return sideOf(dbError(err), "a referenced ro
 func deleteError(err error) error { return sideOf(dbError(err), "other rows refer to this row") }
 
 func sideOf(err error, msg string) error {
-	var ae *apiError
-	if errors.As(err, &ae) && ae.Code == "invalid_reference" && ae.Message == genericReference {
-		return errorf(ae.Status, ae.Code, "%s", msg)
+	if errors.Is(err, errReference) {
+		return errorf(errReference.Status, errReference.Code, "%s", msg)
 	}
 	return err
 }
@@ -83,17 +85,17 @@ func sideOf(err error, msg string) error {
 var pgForeignKey = regexp.MustCompile(`^Key \(([A-Za-z_][A-Za-z0-9_, ]*)\)=\(.*\) is (not present in|still referenced from) table "([^"]+)"`)
 
 // pgForeignKeyMessage says which side of a foreign key failed, naming the
-// column or the referring table but never the key's value; a detail in
-// another wording gets the generic message.
-func pgForeignKeyMessage(detail string) string {
+// column or the referring table but never the key's value; ok is false for
+// a detail in another wording.
+func pgForeignKeyMessage(detail string) (msg string, ok bool) {
 	m := pgForeignKey.FindStringSubmatch(detail)
 	switch {
 	case m == nil:
-		return genericReference
+		return "", false
 	case m[2] == "not present in":
-		return fmt.Sprintf("column %q: the referenced row does not exist", m[1])
+		return fmt.Sprintf("column %q: the referenced row does not exist", m[1]), true
 	default:
-		return fmt.Sprintf("rows of %q still refer to this row", m[3])
+		return fmt.Sprintf("rows of %q still refer to this row", m[3]), true
 	}
 }
 

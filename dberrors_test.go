@@ -17,12 +17,15 @@ func TestPGForeignKeyMessage(t *testing.T) {
 		`Key (owner_id)=(0193aaaa-0000-7000-8000-000000000000) is not present in table "players".`: `column "owner_id": the referenced row does not exist`,
 		`Key (id)=(42) is still referenced from table "guilds".`:                                   `rows of "guilds" still refer to this row`,
 		`Key (a, b)=(1, 2) is not present in table "t".`:                                           `column "a, b": the referenced row does not exist`,
-		``:                      "the referenced row does not exist, or other rows refer to this one",
-		`Schlüssel (x)=(1) ...`: "the referenced row does not exist, or other rows refer to this one",
+		``:                      "", // another wording: errReference's message, which says both
+		`Schlüssel (x)=(1) ...`: "",
 	} {
-		if got := pgForeignKeyMessage(detail); got != want {
-			t.Errorf("pgForeignKeyMessage(%q) = %q; want %q", detail, got, want)
+		if got, ok := pgForeignKeyMessage(detail); got != want || ok != (want != "") {
+			t.Errorf("pgForeignKeyMessage(%q) = %q, %v; want %q", detail, got, ok, want)
 		}
+	}
+	if errReference.Message != "the referenced row does not exist, or other rows refer to this one" {
+		t.Errorf("errReference = %q; want the message that says both sides", errReference.Message)
 	}
 }
 

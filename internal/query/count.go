@@ -30,6 +30,10 @@ const (
 	CountNone     CountMode = "none"
 )
 
+// DefaultBudget is the time an automatic count may take before the
+// estimate answers instead (CountOptions.Budget).
+const DefaultBudget = 500 * time.Millisecond
+
 // CountOptions bound the cost of counting (DESIGN.md 7).
 type CountOptions struct {
 	// Mode picks exact, estimated or automatic counting. CountNone is the
@@ -57,7 +61,7 @@ func (o CountOptions) withDefaults() CountOptions {
 		o.ExactBelow = 100_000
 	}
 	if o.Budget <= 0 {
-		o.Budget = 500 * time.Millisecond
+		o.Budget = DefaultBudget
 	}
 	return o
 }

@@ -29,12 +29,19 @@ func Humanize(key string) string {
 		case lw == "ids":
 			words[i] = "IDs"
 		default:
-			rs := []rune(w)
-			rs[0] = unicode.ToUpper(rs[0])
-			words[i] = string(rs)
+			words[i] = capitalize(w)
 		}
 	}
 	return strings.Join(words, " ")
+}
+
+// capitalize upper-cases the first letter of a word.
+func capitalize(w string) string {
+	rs := []rune(w)
+	if len(rs) > 0 {
+		rs[0] = unicode.ToUpper(rs[0])
+	}
+	return string(rs)
 }
 
 // splitWords splits an identifier at separators and camel-case humps:

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"slices"
 	"sort"
-	"strings"
 	"unicode"
 
 	bunschema "github.com/uptrace/bun/schema"
@@ -205,7 +204,10 @@ func Inverses(tables map[string]*Table, from func(key string) bool) {
 			}
 			name := key
 			if _, taken := target.Relation(name); taken {
-				name = key + "By" + upperFirst(camel(r.FK))
+				name = key + "By"
+				for _, w := range splitWords(r.FK) {
+					name += capitalize(w)
+				}
 			}
 			if _, taken := target.Relation(name); taken {
 				continue
@@ -213,23 +215,6 @@ func Inverses(tables map[string]*Table, from func(key string) bool) {
 			target.Relations = append(target.Relations, Relation{Name: name, Target: key, Kind: Many, FK: r.FK, Ref: r.Ref})
 		}
 	}
-}
-
-// camel turns a column name into lower camel case: "loser_id" -> "loserId".
-func camel(s string) string {
-	parts := strings.Split(s, "_")
-	for i := 1; i < len(parts); i++ {
-		parts[i] = upperFirst(parts[i])
-	}
-	return strings.Join(parts, "")
-}
-
-// upperFirst upper-cases the first letter of s.
-func upperFirst(s string) string {
-	for i, r := range s {
-		return string(unicode.ToUpper(r)) + s[i+len(string(r)):]
-	}
-	return s
 }
 
 // Relation returns the relation with the given name.
