@@ -11,6 +11,7 @@ import (
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // Auth is the Go API over accounts: sign-in, sessions, bans, passwords and
@@ -106,20 +107,44 @@ func checkPasswordLen(p string) error {
 	return nil
 }
 
-// hash and verify run the hasher under the concurrency gate.
+// hash runs the hasher under the concurrency gate. A password the hasher
+// cannot take (bcrypt reads at most 72 bytes) is 400 password_too_long.
 func (au *Auth) hash(ctx context.Context, password string) (h string, err error) {
 	if gerr := au.hashGate.do(ctx, func() { h, err = au.hasher.Hash(password) }); gerr != nil {
 		return "", gerr
 	}
+	if errors.Is(err, bcrypt.ErrPasswordTooLong) {
+		return "", errorf(http.StatusBadRequest, "password_too_long", "password is longer than the 72 bytes bcrypt reads")
+	}
 	return h, err
 }
 
-func (au *Auth) verify(ctx context.Context, password, encoded string) (ok bool, err error) {
-	if encoded == "" {
-		encoded = au.dummy // same work for a user without a password
+// verify checks password against acc's stored hash, under the concurrency
+// gate. Whatever the row holds, the work is one hash: no account (an
+// unknown email), an empty or NULL column, or a value that is not a hash
+// the hasher knows ("!", "*", a foreign scheme: what games store for
+// accounts made by SSO or a platform login) is checked against the dummy
+// hash and never matches. For a row whose value is not a usable hash, one
+// warning names the user, never the value. The error is the gate's (the
+// request ended while queued) or a hasher's failure on the dummy hash.
+func (au *Auth) verify(ctx context.Context, acc *account, password string) (ok bool, err error) {
+	encoded := au.dummy
+	if acc != nil && acc.PasswordHash != "" {
+		encoded = acc.PasswordHash
 	}
-	if gerr := au.hashGate.do(ctx, func() { ok, err = au.hasher.Verify(password, encoded) }); gerr != nil {
+	var unusable bool
+	gerr := au.hashGate.do(ctx, func() {
+		ok, err = au.hasher.Verify(password, encoded)
+		if err != nil && encoded != au.dummy {
+			unusable = true
+			ok, err = au.hasher.Verify(password, au.dummy)
+		}
+	})
+	if gerr != nil {
 		return false, gerr
+	}
+	if acc != nil && (unusable || encoded == au.dummy) {
+		au.log.WarnContext(ctx, "admin: password sign-in refused: the user's stored password is not a hash the PasswordHasher verifies (empty, a locked-account marker, or another scheme)", "userId", acc.ID)
 	}
 	return ok && encoded != au.dummy, err
 }
@@ -130,7 +155,7 @@ func (au *Auth) checkPassword(ctx context.Context, userID, password string) erro
 	if err != nil {
 		return err
 	}
-	ok, err := au.verify(ctx, password, acc.PasswordHash)
+	ok, err := au.verify(ctx, acc, password)
 	if err != nil {
 		return err
 	}
@@ -177,12 +202,16 @@ func (au *Auth) bootstrap(ctx context.Context, c credentials, meta map[string]an
 		return "", 0, errBootstrapClosed
 	}
 	acc, err := au.users.accountByEmail(ctx, au.db, c.Email)
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	var amb *errAmbiguousEmail
+	switch {
+	case errors.As(err, &amb):
+		return "", 0, errorf(http.StatusConflict, "conflict", "several accounts have this email in different case; type it exactly as stored").because(err)
+	case err != nil && !errors.Is(err, ErrNotFound):
 		return "", 0, err
 	}
 	var newHash string
 	if acc != nil && acc.PasswordHash != "" {
-		ok, err := au.verify(ctx, c.Password, acc.PasswordHash)
+		ok, err := au.verify(ctx, acc, c.Password)
 		if err != nil {
 			return "", 0, err
 		}

@@ -37,7 +37,7 @@ func TestBootstrapAndStatus(t *testing.T) {
 			t.Fatalf("status after bootstrap = %s", st.raw)
 		}
 		me := c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
-		if me.body["email"] != "root@example.com" || me.body["displayName"] != "Root" || me.body["role"] != "admin" {
+		if me.body["email"] != "Root@Example.com" || me.body["displayName"] != "Root" || me.body["role"] != "admin" {
 			t.Fatalf("me = %s", me.raw)
 		}
 		if f := me.body["features"]; !reflect.DeepEqual(f, map[string]any{"ban": true, "revokeSessions": true, "rooms": false}) {

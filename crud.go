@@ -70,6 +70,12 @@ func (a *Admin) decodeRow(r *http.Request, res *resource, update bool) (map[stri
 		return nil, errorf(http.StatusBadRequest, "invalid_body", "a JSON object body is required")
 	}
 	vals := make(map[string]any, len(body))
+	password, setPassword := body[newPasswordField]
+	if setPassword && a.newPasswordField(res, update) {
+		delete(body, newPasswordField)
+	} else {
+		setPassword = false
+	}
 	for k, v := range body {
 		col, ok := res.view.ByName[k]
 		switch {
@@ -89,7 +95,7 @@ func (a *Admin) decodeRow(r *http.Request, res *resource, update bool) (map[stri
 		if err != nil {
 			return nil, clientError(err)
 		}
-		if k == "email" && res.key == "users" {
+		if k == a.users.cols.Email && res.key == "users" {
 			e, _ := cv.(string)
 			if cv, err = checkEmail(e); err != nil {
 				return nil, err
@@ -100,7 +106,53 @@ func (a *Admin) decodeRow(r *http.Request, res *resource, update bool) (map[stri
 		}
 		vals[k] = cv
 	}
+	if res.key == "users" && !update {
+		if err := a.setNewPassword(r.Context(), vals, password, setPassword); err != nil {
+			return nil, err
+		}
+	}
 	return vals, nil
+}
+
+// newPasswordField is the write-only field of POST /users that gives the
+// new user's password; the password column itself stays hidden.
+const newPasswordField = "password"
+
+// newPasswordField reports whether a body's "password" is the new user's
+// password: on a create of the users resource, whose visible columns do
+// not include one of that name. Anywhere else it is an unknown column.
+func (a *Admin) newPasswordField(res *resource, update bool) bool {
+	_, isColumn := res.view.ByName[newPasswordField]
+	return res.key == "users" && !update && !isColumn
+}
+
+// setNewPassword puts a new user's password hash into vals: password
+// (when given, a string of at least 8 characters) hashed with
+// Options.PasswordHasher, else, when the column is NOT NULL without a
+// default, the unusable marker no password verifies (an invite gives the
+// user one). It runs after every other check of the body, so a refused
+// body costs no hashing.
+func (a *Admin) setNewPassword(ctx context.Context, vals map[string]any, password any, given bool) error {
+	col := a.users.cols.PasswordHash
+	if !given || password == nil {
+		if a.users.hashNotNull {
+			vals[col] = unusableHash
+		}
+		return nil
+	}
+	p, ok := password.(string)
+	if !ok {
+		return errorf(http.StatusBadRequest, "invalid_value", "password must be a string")
+	}
+	if err := checkNewPassword(p); err != nil {
+		return err
+	}
+	h, err := a.auth.hash(ctx, p)
+	if err != nil {
+		return err
+	}
+	vals[col] = h
+	return nil
 }
 
 // fitsModel reports whether a JSON value decodes into the column's Go
@@ -305,6 +357,14 @@ func (a *Admin) handleCreate(w http.ResponseWriter, r *http.Request, op Operator
 		return err
 	}
 	t := res.table
+	// One rule for new ids: the body, Create.Defaults (both in vals by
+	// now), the database's default, else a UUIDv7 for a single text or
+	// uuid key left out (a key sent as null is refused below).
+	if pk := t.PK; len(pk) == 1 && !pk[0].HasDefault && pk[0].DataType == schema.String {
+		if _, given := vals[pk[0].Name]; !given {
+			vals[pk[0].Name] = newID()
+		}
+	}
 	// SQLite lets a non-integer primary key be NULL, and the row could then
 	// never be addressed; refuse it as PostgreSQL does.
 	for _, c := range t.PK {
@@ -325,6 +385,9 @@ func (a *Admin) handleCreate(w http.ResponseWriter, r *http.Request, op Operator
 	}
 	var row map[string]any
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := a.checkEmailFree(ctx, tx, res, vals, ""); err != nil {
+			return err
+		}
 		q := tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(ph, pkIdents...)
 		if _, err := q.Exec(ctx, dest...); err != nil {
 			return insertError(err)
@@ -396,6 +459,25 @@ func (a *Admin) applyDefaults(ctx context.Context, op Operator, res *resource, v
 	return nil
 }
 
+// checkEmailFree refuses, with 409 conflict, a users row whose new email
+// another account has already in any case: sign-in matches emails
+// without regard to case, and could not tell the two apart. exceptID is
+// the row being updated.
+func (a *Admin) checkEmailFree(ctx context.Context, tx bun.Tx, res *resource, vals map[string]any, exceptID string) error {
+	email, ok := vals[a.users.cols.Email].(string)
+	if res.key != "users" || !ok {
+		return nil
+	}
+	taken, err := a.users.emailTaken(ctx, tx, email, exceptID)
+	if err != nil {
+		return err
+	}
+	if taken {
+		return errorf(http.StatusConflict, "conflict", "another account has the email %q (emails match without regard to case)", truncate(email, 80))
+	}
+	return nil
+}
+
 // PATCH or PUT /admin-api/{resource}/{id}
 func (a *Admin) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resourceFor(r, op, OpUpdate)
@@ -441,6 +523,9 @@ func (a *Admin) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator
 		if len(vals) == 0 {
 			after = before
 			return nil
+		}
+		if err := a.checkEmailFree(ctx, tx, res, vals, userID); err != nil {
+			return err
 		}
 		q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.table.Name))
 		if _, err := query.WherePK(q, res.table, id).Exec(ctx); err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gameadmin/admin/internal/testdb"
+	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 )
@@ -315,8 +316,10 @@ func TestHiddenAndReadOnlyBuiltins(t *testing.T) {
 	})
 }
 
-// TestCreateWithoutKey: a key without a default must be sent. SQLite lets
-// a non-integer primary key be NULL, so the panel checks it itself.
+// TestCreateWithoutKey: one rule for new ids. A single text key left out
+// of the body, without a default, is a UUIDv7 made by the panel; a key
+// sent as null, or a composite key left out, is refused (SQLite lets a
+// non-integer primary key be NULL, so the panel checks it itself).
 func TestCreateWithoutKey(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
@@ -325,9 +328,7 @@ func TestCreateWithoutKey(t *testing.T) {
 			path string
 			body map[string]any
 		}{
-			{"/admin-api/configs", map[string]any{"value": 1}},
 			{"/admin-api/configs", map[string]any{"key": nil, "value": 1}},
-			{"/admin-api/leaderboards", map[string]any{"name": "weekly"}},
 			{"/admin-api/cloudSaves", map[string]any{"user_id": "u1"}},
 		}
 		for _, tt := range tests {
@@ -338,22 +339,31 @@ func TestCreateWithoutKey(t *testing.T) {
 				t.Fatalf("%T rows = %d after refused creates; want 0", m, n)
 			}
 		}
-		r := c.do("POST", "/admin-api/configs", map[string]any{"key": "motd", "value": map[string]any{"text": "hi"}}).want(t, 201)
+		r := c.do("POST", "/admin-api/configs", map[string]any{"value": 1}).want(t, 201)
+		if id, err := uuid.Parse(fmt.Sprint(r.body["key"])); err != nil || id.Version() != 7 {
+			t.Fatalf("config created without a key = %s; want a UUIDv7 key", r.raw)
+		}
+		r = c.do("POST", "/admin-api/leaderboards", map[string]any{"name": "weekly"}).want(t, 201)
+		if id, err := uuid.Parse(fmt.Sprint(r.body["id"])); err != nil || id.Version() != 7 {
+			t.Fatalf("leaderboard created without an id = %s; want a UUIDv7 id", r.raw)
+		}
+		r = c.do("POST", "/admin-api/configs", map[string]any{"key": "motd", "value": map[string]any{"text": "hi"}}).want(t, 201)
 		if r.body["key"] != "motd" || r.body["value"].(map[string]any)["text"] != "hi" {
 			t.Fatalf("created config = %s", r.raw)
 		}
 	})
 }
 
-// TestUserEmailNormalized: an email written through the panel is stored as
-// sign-in matches it, so the user can sign in.
+// TestUserEmailNormalized: an email written through the panel is trimmed
+// and otherwise kept as typed (a citext or mixed-case column of the game's
+// is not rewritten), and sign-in matches it in any case.
 func TestUserEmailNormalized(t *testing.T) {
 	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		root, _ := e.bootstrap()
 		id := e.user("p@example.com", "player password")
 		r := root.do("PATCH", "/admin-api/users/"+id, map[string]any{"email": "  New.Address@Example.COM "}).want(t, 200)
-		if r.body["email"] != "new.address@example.com" {
-			t.Fatalf("email = %v; want it trimmed and lower-cased", r.body["email"])
+		if r.body["email"] != "New.Address@Example.COM" {
+			t.Fatalf("email = %v; want it trimmed, case kept", r.body["email"])
 		}
 		e.login("NEW.address@example.com", "player password")
 	})

@@ -10,6 +10,7 @@ import (
 	"net/netip"
 
 	"github.com/gameadmin/admin"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // The game's own player sign-in goes through the panel's password check,
@@ -57,4 +58,35 @@ func ExampleAuth_AuthenticateFrom() {
 	// right password: <nil>
 	// after 10 guesses: true true
 	// answer: 429
+}
+
+// A game whose own login checks bcrypt keeps it working: with Bcrypt,
+// every hash the panel writes is one the game's code accepts, and sign-in
+// matches the player's email in any case without rewriting it.
+func ExampleBcrypt() {
+	db, done := openExampleDB()
+	defer done()
+	a, err := admin.New(db, admin.Options{
+		Secret:         []byte("an example secret of at least 32 bytes"),
+		Logger:         quiet,
+		PasswordHasher: admin.Bcrypt{Cost: bcrypt.MinCost}, // the game's cost, 10 to 12 in production
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close()
+	ctx := context.Background()
+	h, _ := a.Auth().HashPassword(ctx, "player password")
+	db.NewInsert().Model(&admin.User{Email: "Sam.Player@Example.com", PasswordHash: h}).Exec(ctx)
+
+	id, err := a.Auth().Authenticate(ctx, "sam.player@example.com", "player password")
+	fmt.Println("signed in:", err == nil)
+	var u admin.User
+	db.NewSelect().Model(&u).Where("id = ?", id).Scan(ctx)
+	fmt.Println("email kept:", u.Email)
+	fmt.Println("the game's bcrypt check:", bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte("player password")) == nil)
+	// Output:
+	// signed in: true
+	// email kept: Sam.Player@Example.com
+	// the game's bcrypt check: true
 }

@@ -6,8 +6,47 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
+	"strings"
 	"time"
 )
+
+// ErrAmbiguousEmail reports an email that matches several accounts only
+// without regard to case (stored "Sam@x" and "sam@x", asked for "SAM@x"):
+// UserIDByEmail names none rather than guess.
+var ErrAmbiguousEmail = errors.New("admin: the email matches several accounts in different case")
+
+// UserIDByEmail returns the id of the user with that email, matched the
+// way panel sign-in matches it: without regard to case, an exact match
+// first. It is for the game's own sign-in paths (an SSO callback before
+// StartSession, a support tool), so that they agree with the panel on
+// who an email is. It returns ErrNotFound, or ErrAmbiguousEmail when
+// several accounts differ from the email only in case and none matches
+// it exactly.
+func (au *Auth) UserIDByEmail(ctx context.Context, email string) (string, error) {
+	acc, err := au.users.accountByEmail(ctx, au.db, email)
+	var amb *errAmbiguousEmail
+	switch {
+	case errors.As(err, &amb):
+		return "", fmt.Errorf("%w (%s)", ErrAmbiguousEmail, strings.Join(amb.ids, ", "))
+	case err != nil:
+		return "", err
+	}
+	return acc.ID, nil
+}
+
+// accountByEmail is userTable.accountByEmail for sign-in and reset: an
+// email that matches several accounts only without regard to case is
+// logged (with their ids) and answered as ErrNotFound, so nobody is
+// signed into an account they may not own.
+func (au *Auth) accountByEmail(ctx context.Context, email string) (*account, error) {
+	acc, err := au.users.accountByEmail(ctx, au.db, email)
+	var amb *errAmbiguousEmail
+	if errors.As(err, &amb) {
+		au.log.WarnContext(ctx, "admin: sign-in or reset refused: the email matches several accounts in different case and none exactly; type it exactly as stored, or make the stored emails differ", "userIds", amb.ids)
+		return nil, ErrNotFound
+	}
+	return acc, err
+}
 
 // ErrRateLimited reports a sign-in refused by a rate limit before any
 // password was checked. The error Auth().Authenticate returns is a
@@ -35,7 +74,7 @@ var errLimiterDown = errors.New("admin: rate limiter unavailable")
 
 // loginAttempt is one password check: who for, and where it came from.
 type loginAttempt struct {
-	email    string // normalized
+	email    string // as typed, trimmed; emailKey(email) keys the limits
 	password string
 	// ip is the client's address; "" when unknown (Auth().Authenticate),
 	// which skips the per-IP buckets and shares one network bucket.
@@ -59,34 +98,31 @@ type loginAttempt struct {
 // It returns the account, or ErrInvalidCredentials, a *RateLimitError,
 // errLimiterDown (wrapping the cause) or a system error.
 func (au *Auth) checkLogin(ctx context.Context, at loginAttempt) (*account, error) {
+	key := emailKey(at.email)
 	if at.ip != "" {
 		if err := au.spend(ctx, au.limits.PerIP, at.ip); err != nil {
 			return nil, err
 		}
-		if err := au.spend(ctx, au.limits.Login, at.ip+"|"+at.email); err != nil {
+		if err := au.spend(ctx, au.limits.Login, at.ip+"|"+key); err != nil {
 			return nil, err
 		}
 	}
-	netKey := networkOf(at.ip) + "|" + at.email
+	netKey := networkOf(at.ip) + "|" + key
 	failures := []struct {
 		l   Limiter
 		key string
-	}{{au.limits.LoginFailuresPerNetwork, netKey}, {au.limits.LoginFailuresPerEmail, at.email}}
+	}{{au.limits.LoginFailuresPerNetwork, netKey}, {au.limits.LoginFailuresPerEmail, key}}
 	for _, f := range failures {
 		if err := au.peekFailures(ctx, f.l, f.key); err != nil {
 			return nil, err
 		}
 	}
 
-	acc, err := au.users.accountByEmail(ctx, au.db, at.email)
+	acc, err := au.accountByEmail(ctx, at.email)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, err
 	}
-	hash := ""
-	if acc != nil {
-		hash = acc.PasswordHash
-	}
-	ok, err := au.verify(ctx, at.password, hash)
+	ok, err := au.verify(ctx, acc, at.password)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +152,7 @@ func (au *Auth) auditLoginFailure(ctx context.Context, acc *account, at loginAtt
 	operator := ""
 	if acc != nil {
 		operator = acc.ID
-	} else if !au.failures.first("auth.login_failed", at.ip, at.email) {
+	} else if !au.failures.first("auth.login_failed", at.ip, emailKey(at.email)) {
 		return // counted into the next collapsed row
 	}
 	e := AuditEntry{OperatorID: operator, Action: "auth.login_failed", Resource: "auth", TargetID: operator, Payload: payload}
@@ -197,7 +233,7 @@ func networkOf(ip string) string {
 // on the client's network, so one attacker cannot lock an account's game
 // sign-in for everyone.
 func (au *Auth) Authenticate(ctx context.Context, email, password string) (string, error) {
-	return au.authenticate(ctx, loginAttempt{email: normalizeEmail(email), password: password, meta: map[string]any{}, via: "authenticate"})
+	return au.authenticate(ctx, loginAttempt{email: strings.TrimSpace(email), password: password, meta: map[string]any{}, via: "authenticate"})
 }
 
 // AuthenticateFrom is Authenticate for a sign-in request r of the game's
@@ -205,7 +241,7 @@ func (au *Auth) Authenticate(ctx context.Context, email, password string) (strin
 // the PerIP and Login buckets, the failure limit is keyed on the client's
 // network, and failure audit rows carry ip and userAgent.
 func (au *Auth) AuthenticateFrom(r *http.Request, email, password string) (string, error) {
-	return au.authenticate(r.Context(), loginAttempt{email: normalizeEmail(email), password: password,
+	return au.authenticate(r.Context(), loginAttempt{email: strings.TrimSpace(email), password: password,
 		ip: clientIP(r, au.proxies), meta: requestMeta(r, au.proxies), via: "authenticate"})
 }
 

@@ -86,7 +86,14 @@ type tableDef struct {
 	pk      []string // for tables without a tSerial column
 	fks     []fkDef
 	indexes [][]string
+	// sqlIndexes are CREATE INDEX statements with the placeholders of fill.
+	sqlIndexes []string
 }
+
+// usersLowerEmail serves sign-in, which matches emails without regard to
+// case: lower(email) = lower($1) is an index scan, not a sequential one.
+// (emailIndexSuggestion says the same for a game's own users table.)
+const usersLowerEmail = `CREATE INDEX IF NOT EXISTS "{prefix}users_lower_email_idx" ON {table:users} (lower("email"))`
 
 // Steps 1 (every built-in table) and 3 (TOTP) of earlier development
 // versions created what steps 10 to 18 and 19 to 20 create now.
@@ -109,7 +116,7 @@ var tableDefs = []*tableDef{
 		{name: "ban", typ: tJSON},
 		{name: "token_version", typ: tBigint, notNull: true, def: "0"},
 		{name: "created_at", typ: tTime, notNull: true, def: now},
-	}, pk: []string{"id"}},
+	}, pk: []string{"id"}, sqlIndexes: []string{usersLowerEmail}},
 	{key: "configs", base: "configs", model: (*Config)(nil), version: 11, cols: []colDef{
 		{name: "key", typ: tText},
 		{name: "value", typ: tJSON},
@@ -192,7 +199,9 @@ type alterStep struct {
 	sql     string
 }
 
-var alterSteps = []alterStep{}
+var alterSteps = []alterStep{
+	{version: 21, name: "index lower(email) of users", base: "users", sql: usersLowerEmail},
+}
 
 // builtinDef returns the built-in table of that key whose model is model,
 // or nil: a key the game gave its own model is the game's table.
@@ -357,6 +366,9 @@ func (p *schemaPlan) create(def *tableDef) []string {
 			quote(fk.col), quote(p.name(fk.target)), quote(ref), fk.onDelete))
 	}
 	out := []string{"CREATE TABLE IF NOT EXISTS " + quote(name) + " (\n" + strings.Join(lines, ",\n") + "\n)"}
+	for _, idx := range def.sqlIndexes {
+		out = append(out, p.fill(idx))
+	}
 	for _, idx := range def.indexes {
 		out = append(out, fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s (%s)",
 			quote(name+"_"+strings.Join(idx, "_")+"_idx"), quote(name), quoteList(idx)))
@@ -372,10 +384,10 @@ func quoteList(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// fill replaces the placeholders of an alter step: {table:<base>}, {user_id}
+// fill replaces the placeholders of an alter step: {prefix}, {table:<base>}, {user_id}
 // (the users id type), {json}, {ts}, {now}.
 func (p *schemaPlan) fill(s string) string {
-	r := []string{"{user_id}", p.userType, "{json}", p.sqlType(tJSON), "{ts}", p.sqlType(tTime), "{now}", p.defaultSQL(now)}
+	r := []string{"{prefix}", p.prefix, "{user_id}", p.userType, "{json}", p.sqlType(tJSON), "{ts}", p.sqlType(tTime), "{now}", p.defaultSQL(now)}
 	for _, d := range tableDefs {
 		r = append(r, "{table:"+d.base+"}", quote(p.name(d.base)))
 	}
@@ -410,7 +422,9 @@ func (p *schemaPlan) steps() []step {
 		out = append(out, s)
 	}
 	for _, a := range alterSteps {
-		if p.has(a.base) {
+		// has("users") is true for a game's users table too (foreign keys
+		// name it); the panel alters only the tables it creates.
+		if p.has(a.base) && slices.ContainsFunc(p.tables, func(d *tableDef) bool { return d.base == a.base }) {
 			out = append(out, step{version: a.version, name: a.name, stmts: []string{p.fill(a.sql)}})
 		}
 	}
@@ -556,7 +570,22 @@ func MigrationSQL(d any, opts Options) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.sql(), nil
+	out := p.sql()
+	if !users.builtin {
+		out[0] = emailIndexSuggestion(users) + "\n" + out[0]
+	}
+	return out, nil
+}
+
+// emailIndexSuggestion heads MigrationSQL's first statement for a game's
+// own users table: a comment, never run by the panel, proposing
+// the index that keeps sign-in (which matches emails without regard to
+// case) off a sequential scan. Building it on a large table is the
+// game's call: on PostgreSQL, CONCURRENTLY avoids blocking writes.
+func emailIndexSuggestion(u *userTable) string {
+	return fmt.Sprintf("-- Suggested for your users table (sign-in matches emails without regard to case; "+
+		"on PostgreSQL add CONCURRENTLY on a live table):\n-- CREATE INDEX IF NOT EXISTS %s ON %s (lower(%s))",
+		quote(u.name+"_lower_"+u.cols.Email+"_idx"), quote(u.name), quote(u.cols.Email))
 }
 
 // tablePrefix checks Options.TablePrefix: letters, digits and underscores.

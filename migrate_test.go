@@ -255,6 +255,14 @@ func TestMigrationSQLText(t *testing.T) {
 	if all := strings.Join(stmts, "\n"); !strings.Contains(all, `"user_id" BIGINT`) || !strings.Contains(all, `REFERENCES "players" ("id")`) || strings.Contains(all, `"game_users"`) {
 		t.Fatalf("MigrationSQL for a bigint players table:\n%s", all)
 	}
+	// A game's users table is never altered, but the index sign-in wants
+	// is proposed (commented out), and the built-in one is created.
+	if all := strings.Join(stmts, "\n"); !strings.Contains(all, "\n-- CREATE INDEX IF NOT EXISTS \"players_lower_email_idx\" ON \"players\" (lower(\"email\"))") || strings.Contains(all, "\nCREATE INDEX IF NOT EXISTS \"players_lower") {
+		t.Fatalf("MigrationSQL for a players table does not suggest the lower(email) index as a comment:\n%s", all)
+	}
+	if all := strings.Join(must(MigrationSQL("pg", Options{})), "\n"); !strings.Contains(all, `CREATE INDEX IF NOT EXISTS "game_users_lower_email_idx" ON "game_users" (lower("email"))`) {
+		t.Fatalf("MigrationSQL for the built-in users table lacks the lower(email) index:\n%s", all)
+	}
 	if _, err := MigrationSQL("mysql", Options{}); err == nil {
 		t.Fatal("MigrationSQL(mysql) = nil error")
 	}

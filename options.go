@@ -84,8 +84,11 @@ type Options struct {
 	// false: every user with an account gets a link (ResetRequest.Role says
 	// whose it is). Admin invites are sent whatever the role.
 	ResetOperatorsOnly bool
-	// PasswordHasher hashes and verifies passwords. Default: DefaultArgon2id(),
-	// which also verifies bcrypt hashes.
+	// PasswordHasher hashes every password the panel writes (bootstrap,
+	// reset, invite, password change, a new user's) and verifies sign-ins.
+	// Default: DefaultArgon2id(), which also verifies bcrypt hashes and
+	// never rewrites them as argon2id unless UpgradeBcrypt is set. A game
+	// whose own login checks bcrypt uses Bcrypt.
 	PasswordHasher PasswordHasher
 	// HashConcurrency bounds how many password hashes run at once, so a
 	// login flood cannot use up CPU or memory. Default: GOMAXPROCS.

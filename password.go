@@ -33,7 +33,11 @@ type PasswordHasher interface {
 //
 // Verification reads the parameters from the stored hash, so changing them
 // keeps older hashes verifiable; NeedsRehash tells when to store a new one.
-// A zero field takes its value from DefaultArgon2id().
+// A stored bcrypt hash is left as bcrypt (the game's own login may verify
+// only bcrypt) unless UpgradeBcrypt is set. A game whose own code hashes
+// with bcrypt should use Bcrypt instead, so that every hash the panel
+// writes is one the game can check. A zero field takes its value from
+// DefaultArgon2id().
 type Argon2id struct {
 	// Memory is the memory cost in KiB. Default 9216 (9 MiB).
 	Memory uint32
@@ -45,6 +49,10 @@ type Argon2id struct {
 	SaltLen uint32
 	// KeyLen is the length of the derived key in bytes. Default 32.
 	KeyLen uint32
+	// UpgradeBcrypt rewrites a bcrypt hash as argon2id at the user's next
+	// panel sign-in. Off by default: set it only when every verifier of
+	// the column (the game's own login too) accepts argon2id.
+	UpgradeBcrypt bool
 }
 
 // DefaultArgon2id returns the default PasswordHasher: m=9216 KiB, t=4,
@@ -145,15 +153,79 @@ func (h Argon2id) Verify(password, encoded string) (bool, error) {
 	return subtle.ConstantTimeCompare(got, key) == 1, nil
 }
 
-// NeedsRehash reports whether encoded was made with other parameters or
-// another algorithm (bcrypt), so that the caller stores a fresh Hash after a
-// successful Verify. A malformed hash needs a rehash too. Hashes made under
-// a former default (m=19456 t=2) are rewritten once, at the user's next
-// sign-in: every hash then costs what the dummy hash for unknown emails
-// costs, so the time of a refusal does not tell which emails have accounts.
+// NeedsRehash reports whether encoded is an argon2id hash made with other
+// parameters, or a bcrypt hash while UpgradeBcrypt is set, so that the
+// caller stores a fresh Hash after a successful Verify. Anything else is
+// left as it is. Hashes made under a former default (m=19456 t=2) are
+// rewritten once, at the user's next sign-in: every hash then costs what
+// the dummy hash for unknown emails costs, so the time of a refusal does
+// not tell which emails have accounts.
 func (h Argon2id) NeedsRehash(encoded string) bool {
+	if isBcrypt(encoded) {
+		return h.UpgradeBcrypt
+	}
 	p, _, _, err := parseArgon2id(encoded)
-	return err != nil || p != h.params()
+	want := h.params()
+	want.UpgradeBcrypt = false
+	return err == nil && p != want
+}
+
+// Bcrypt hashes with bcrypt ($2a$), for games whose own login verifies
+// bcrypt: every hash the panel writes (bootstrap, reset, invite, password
+// change, a new user's password) is then one the game's code accepts. It
+// verifies bcrypt and argon2id hashes, and never changes a stored hash's
+// scheme: NeedsRehash asks for a new hash only for a bcrypt hash of a
+// lower cost than Cost.
+//
+// bcrypt reads at most 72 bytes of a password; longer ones are refused by
+// Hash, as golang.org/x/crypto/bcrypt does.
+type Bcrypt struct {
+	// Cost is bcrypt's work factor, 4 to 16. Default 10
+	// (bcrypt.DefaultCost); games commonly use 10 to 12.
+	Cost int
+}
+
+var _ PasswordHasher = Bcrypt{}
+
+func (h Bcrypt) cost() (int, error) {
+	c := h.Cost
+	if c == 0 {
+		c = bcrypt.DefaultCost
+	}
+	if c < bcrypt.MinCost || c > maxBcryptCost {
+		return 0, fmt.Errorf("admin: bcrypt cost %d outside %d..%d", c, bcrypt.MinCost, maxBcryptCost)
+	}
+	return c, nil
+}
+
+// Hash returns the bcrypt hash of password at Cost.
+func (h Bcrypt) Hash(password string) (string, error) {
+	c, err := h.cost()
+	if err != nil {
+		return "", err
+	}
+	b, err := bcrypt.GenerateFromPassword([]byte(password), c)
+	if err != nil {
+		return "", fmt.Errorf("admin: bcrypt: %w", err)
+	}
+	return string(b), nil
+}
+
+// Verify reports whether password matches encoded, a bcrypt hash or an
+// argon2id one (see Argon2id.Verify for the bounds on either).
+func (h Bcrypt) Verify(password, encoded string) (bool, error) {
+	return Argon2id{}.Verify(password, encoded)
+}
+
+// NeedsRehash reports whether encoded is a bcrypt hash of a lower cost
+// than Cost. Other hashes, argon2id included, are left as they are.
+func (h Bcrypt) NeedsRehash(encoded string) bool {
+	want, err := h.cost()
+	if err != nil || !isBcrypt(encoded) {
+		return false
+	}
+	got, err := bcrypt.Cost([]byte(encoded))
+	return err == nil && got < want
 }
 
 // parseArgon2id parses and bounds-checks a PHC argon2id string. The returned

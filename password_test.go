@@ -118,8 +118,14 @@ func TestArgon2idVerifiesBcrypt(t *testing.T) {
 			if ok, err := fastArgon2id.Verify("wrong", enc); ok || err != nil {
 				t.Errorf("Verify(wrong, %q) = %v, %v; want false, nil", enc, ok, err)
 			}
-			if !fastArgon2id.NeedsRehash(enc) {
-				t.Errorf("NeedsRehash(%q) = false; want true for bcrypt", enc)
+			// A game's bcrypt hash stays bcrypt unless the integrator asks.
+			if fastArgon2id.NeedsRehash(enc) {
+				t.Errorf("NeedsRehash(%q) = true; want false: the scheme is kept by default", enc)
+			}
+			upgrade := fastArgon2id
+			upgrade.UpgradeBcrypt = true
+			if !upgrade.NeedsRehash(enc) {
+				t.Errorf("UpgradeBcrypt: NeedsRehash(%q) = false; want true", enc)
 			}
 		})
 	}
@@ -141,15 +147,18 @@ func TestArgon2idNeedsRehash(t *testing.T) {
 		{"longer key", Argon2id{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 64}, enc, true},
 		{"defaults vs small", Argon2id{}, enc, true},
 		{"zero fields are defaults", Argon2id{Memory: 64, Time: 1}, enc, false},
-		{"bcrypt", fastArgon2id, "$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy", true},
-		{"malformed", fastArgon2id, "nonsense", true},
+		{"bcrypt kept", fastArgon2id, "$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy", false},
+		{"bcrypt upgraded on request", Argon2id{Memory: 64, Time: 1, UpgradeBcrypt: true}, "$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy", true},
+		{"upgrade flag is not a parameter", Argon2id{Memory: 64, Time: 1, UpgradeBcrypt: true}, enc, false},
+		// Not a hash: nothing to rewrite (no password matches it anyway).
+		{"malformed", fastArgon2id, "nonsense", false},
 		// A hash made under the former default (m=19 MiB t=2) is rewritten
 		// once at the next sign-in: the dummy hash verified for unknown
 		// emails is at today's default, and an account whose hash takes
 		// longer to verify would stand out by its timing.
 		{"former default rewritten", Argon2id{}, paramHash(19456, 2), true},
 		{"today's default kept", Argon2id{}, paramHash(9216, 4), false},
-		{"empty", fastArgon2id, "", true},
+		{"empty", fastArgon2id, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -370,5 +379,55 @@ func BenchmarkArgon2idVerifyDefault(b *testing.B) {
 		if ok, err := DefaultArgon2id().Verify("pw", enc); !ok || err != nil {
 			b.Fatal(ok, err)
 		}
+	}
+}
+
+// TestBcryptHasher: Bcrypt writes bcrypt, verifies bcrypt and argon2id,
+// and never asks to change a hash's scheme, only to raise a bcrypt cost.
+func TestBcryptHasher(t *testing.T) {
+	h := Bcrypt{Cost: bcrypt.MinCost}
+	enc := mustHash(t, h, "game password")
+	if !strings.HasPrefix(enc, "$2a$04$") {
+		t.Fatalf("Hash = %q; want a cost-4 bcrypt hash", enc)
+	}
+	if err := bcrypt.CompareHashAndPassword([]byte(enc), []byte("game password")); err != nil {
+		t.Fatalf("golang.org/x/crypto/bcrypt rejects Bcrypt's hash: %v", err)
+	}
+	argon := mustHash(t, fastArgon2id, "old panel password")
+	for _, c := range []struct {
+		password, encoded string
+		want              bool
+	}{
+		{"game password", enc, true}, {"wrong", enc, false},
+		{"old panel password", argon, true}, {"wrong", argon, false},
+	} {
+		if ok, err := h.Verify(c.password, c.encoded); ok != c.want || err != nil {
+			t.Errorf("Verify(%q, %.12s…) = %v, %v; want %v", c.password, c.encoded, ok, err, c.want)
+		}
+	}
+	if _, err := h.Verify("x", "!"); err == nil {
+		t.Error(`Verify("!") = nil error; want malformed`)
+	}
+	for _, c := range []struct {
+		hasher  Bcrypt
+		encoded string
+		want    bool
+	}{
+		{h, enc, false},
+		{Bcrypt{Cost: 5}, enc, true},    // a higher cost, same scheme
+		{Bcrypt{Cost: 4}, argon, false}, // never argon2id -> bcrypt
+		{h, "!", false},
+	} {
+		if got := c.hasher.NeedsRehash(c.encoded); got != c.want {
+			t.Errorf("%+v.NeedsRehash(%.12s…) = %v; want %v", c.hasher, c.encoded, got, c.want)
+		}
+	}
+	for _, bad := range []int{3, 17} {
+		if _, err := (Bcrypt{Cost: bad}).Hash("pw"); err == nil {
+			t.Errorf("Bcrypt{Cost: %d}.Hash = nil error; want out of range", bad)
+		}
+	}
+	if _, err := h.Hash(strings.Repeat("x", 73)); err == nil {
+		t.Error("Hash of 73 bytes = nil error; bcrypt reads only 72")
 	}
 }

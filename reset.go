@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -15,7 +16,7 @@ import (
 // delivery: the answer is the same, and as fast, whether the email exists,
 // the queue took the job or dropped it (logged).
 func (au *Auth) requestReset(ctx context.Context, email, ip string, meta map[string]any) error {
-	email = normalizeEmail(email)
+	email = strings.TrimSpace(email)
 	if email == "" {
 		return errorf(http.StatusBadRequest, "missing_field", "email is required")
 	}
@@ -25,7 +26,7 @@ func (au *Auth) requestReset(ctx context.Context, email, ip string, meta map[str
 	if err := limit(ctx, au.limits.PerIP, ip); err != nil {
 		return err
 	}
-	if err := limit(ctx, au.limits.RequestReset, ip+"|"+email); err != nil {
+	if err := limit(ctx, au.limits.RequestReset, ip+"|"+emailKey(email)); err != nil {
 		return err
 	}
 	au.jobs.submit(ctx, func(ctx context.Context) { au.sendReset(ctx, ip, email, meta) })
@@ -38,12 +39,12 @@ func (au *Auth) requestReset(ctx context.Context, email, ip string, meta map[str
 func (au *Auth) sendReset(ctx context.Context, ip, email string, meta map[string]any) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	acc, err := au.users.accountByEmail(ctx, au.db, email)
+	acc, err := au.accountByEmail(ctx, email)
 	if err != nil {
 		if !errors.Is(err, ErrNotFound) {
 			au.log.ErrorContext(ctx, "admin: reset lookup", "err", err)
 		}
-		if au.failures.first("auth.password_reset_requested", ip, email) {
+		if au.failures.first("auth.password_reset_requested", ip, emailKey(email)) {
 			au.audit.event(ctx, AuditEntry{Action: "auth.password_reset_requested", Resource: "auth", Payload: withMeta(meta, "email", email)})
 		}
 		return

@@ -57,6 +57,7 @@ type userTable struct {
 	hasTokenVer    bool
 	hasDisplayName bool
 	genID          bool // the panel makes new ids (UUIDv7 text); else the database does
+	hashNotNull    bool // the password column is NOT NULL without a default
 	off            []string
 }
 
@@ -121,6 +122,9 @@ func newUserTable(tables *bunschema.Tables, model any, prefix string, uc UserCol
 	idType := u.idField.IndirectType
 	textual := idType.Kind() == reflect.String || idType.Kind() == reflect.Array && idType.Len() == 16 && idType.Elem().Kind() == reflect.Uint8
 	u.genID = textual && u.idField.SQLDefault == "" && !u.idField.AutoIncrement && !u.idField.Identity
+	if f, ok := t.FieldMap[u.cols.PasswordHash]; ok {
+		u.hashNotNull = f.NotNull && f.SQLDefault == ""
+	}
 	if !u.hasTokenVer {
 		u.off = append(u.off, "sign out everywhere, revoke-sessions and single-use reset links (UserColumns.TokenVersion names a BIGINT column)")
 	}
@@ -143,8 +147,11 @@ func (u *userTable) col(name string, alias ...string) bun.Safe {
 	return bun.Safe(s)
 }
 
-// normalizeEmail is how emails are stored and matched.
-func normalizeEmail(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+// emailKey is an email as the rate limiters and failure counters key it:
+// trimmed and lower-cased, so that "Alice@x" and "alice@x" share their
+// buckets. It is never what is stored or looked up: accounts are matched
+// without regard to case (accountByEmail) and stored as typed.
+func emailKey(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 // account is what sign-in needs of a user row.
 type account struct {
@@ -193,11 +200,60 @@ func scanAccount(row interface{ Scan(...any) error }) (*account, error) {
 	return &acc, nil
 }
 
-// accountByEmail returns the account with that (normalized) email, or
-// ErrNotFound.
+// errAmbiguousEmail reports an email that matches several accounts only
+// without regard to case ("Alice@x" and "alice@x" typed as "ALICE@x"):
+// which one is meant cannot be told, so none is.
+type errAmbiguousEmail struct{ ids []string }
+
+func (e *errAmbiguousEmail) Error() string {
+	return fmt.Sprintf("admin: the email matches accounts %s without regard to case and none exactly", strings.Join(e.ids, ", "))
+}
+
+// accountByEmail returns the account with that email, matched without
+// regard to case (lower() on both sides, which an index on
+// lower(<email column>) serves), an exact match first. It returns
+// ErrNotFound, or *errAmbiguousEmail when several accounts match only
+// without regard to case.
 func (u *userTable) accountByEmail(ctx context.Context, db bun.IDB, email string) (*account, error) {
-	q := u.selectAccount(db).Where("? = ?", u.col(u.cols.Email, "u"), normalizeEmail(email)).Limit(1)
-	return u.queryAccount(ctx, q)
+	email = strings.TrimSpace(email)
+	col := u.col(u.cols.Email, "u")
+	q := u.selectAccount(db).Where("lower(?) = lower(?)", col, email).
+		OrderExpr("CASE WHEN ? = ? THEN 0 ELSE 1 END", col, email).Limit(2)
+	rows, err := q.Rows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var accs []*account
+	for rows.Next() {
+		acc, err := scanAccount(rows)
+		if err != nil {
+			return nil, err
+		}
+		accs = append(accs, acc)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	switch {
+	case len(accs) == 0:
+		return nil, ErrNotFound
+	case len(accs) == 1 || accs[0].Email == email:
+		return accs[0], nil
+	}
+	return nil, &errAmbiguousEmail{ids: []string{accs[0].ID, accs[1].ID}}
+}
+
+// emailTaken reports whether an account other than exceptID (when not
+// "") has email, without regard to case: the users resource refuses a
+// second account that sign-in could not tell from the first.
+func (u *userTable) emailTaken(ctx context.Context, db bun.IDB, email, exceptID string) (bool, error) {
+	col := u.col(u.cols.Email, "u")
+	q := db.NewSelect().TableExpr("? AS u", u.ident()).ColumnExpr("1").Where("lower(?) = lower(?)", col, strings.TrimSpace(email))
+	if exceptID != "" {
+		q = q.Where("CAST(? AS TEXT) <> ?", u.col(u.cols.ID, "u"), exceptID)
+	}
+	return q.Limit(1).Exists(ctx)
 }
 
 // accountByID returns the account with that id, or ErrNotFound.
@@ -308,23 +364,36 @@ func (a *Admin) newUserDefaults(ctx context.Context) (map[string]any, error) {
 	return vals, nil
 }
 
-// createUser inserts a user with a password hash and returns its id. extra
-// are more columns to set, by SQL name (the users resource's
-// Create.Defaults, for tables with NOT NULL columns of the game's own).
+// createUser inserts a user with a password hash and returns its id.
+// extra are more columns to set, by SQL name (the users resource's
+// Create.Defaults, for tables with NOT NULL columns of the game's own);
+// they win over the panel's own choice of id, so the id follows one rule
+// (newIDs): Create.Defaults, else the database's default, else a UUIDv7
+// for a text or uuid key. The email is stored as given (trimmed), never
+// lower-cased. An empty hash leaves the column NULL, or, when the column
+// is NOT NULL without a default, stores unusableHash. Columns neither
+// given nor in extra are left to the database: NULL or their default.
 func (u *userTable) createUser(ctx context.Context, db bun.IDB, email, displayName, hash string, extra ...map[string]any) (string, error) {
-	vals := map[string]any{u.cols.Email: normalizeEmail(email), u.cols.PasswordHash: hash}
-	if u.genID {
+	vals := map[string]any{}
+	for _, m := range extra {
+		for k, v := range m {
+			vals[k] = v
+		}
+	}
+	vals[u.cols.Email] = strings.TrimSpace(email)
+	switch {
+	case hash != "":
+		vals[u.cols.PasswordHash] = hash
+	case u.hashNotNull:
+		vals[u.cols.PasswordHash] = unusableHash
+	default:
+		delete(vals, u.cols.PasswordHash)
+	}
+	if _, given := vals[u.cols.ID]; !given && u.genID {
 		vals[u.cols.ID] = newID()
 	}
 	if u.hasDisplayName && displayName != "" {
 		vals[u.cols.DisplayName] = displayName
-	}
-	for _, m := range extra {
-		for k, v := range m {
-			if _, ok := vals[k]; !ok {
-				vals[k] = v
-			}
-		}
 	}
 	cols := slices.Sorted(maps.Keys(vals))
 	idents := make([]any, len(cols))
@@ -347,6 +416,11 @@ func (u *userTable) createUser(ctx context.Context, db bun.IDB, email, displayNa
 	return id, nil
 }
 
+// unusableHash is what a new user's password column holds when it is NOT
+// NULL and the user was given no password (an invite follows): the
+// marker shadow(5) uses for a locked password, which no hasher verifies.
+const unusableHash = "!"
+
 // bootstrapDefaults are the columns the first admin's users row needs
 // beyond email and password, for a game's users table with NOT NULL
 // columns of its own: the users resource's Create.Defaults, and a display
@@ -359,7 +433,7 @@ func (a *Admin) bootstrapDefaults(ctx context.Context, c credentials) (map[strin
 	}
 	if dn := a.users.cols.DisplayName; dn != "" && c.DisplayName == "" && vals[dn] == nil {
 		if col, ok := a.resources["users"].table.ByName[dn]; ok && col.NotNull && !col.HasDefault {
-			vals[dn], _, _ = strings.Cut(normalizeEmail(c.Email), "@")
+			vals[dn], _, _ = strings.Cut(strings.TrimSpace(c.Email), "@")
 		}
 	}
 	return vals, nil

@@ -109,10 +109,10 @@ func (a *Admin) userRowID(res *resource, row map[string]any) (string, bool) {
 	return fmt.Sprint(row[res.table.PK[0].Name]), true
 }
 
-// checkEmail normalizes an email and refuses anything but one bare address:
-// sign-in and password reset match on it.
+// checkEmail trims an email and refuses anything but one bare address:
+// sign-in and password reset match on it. Its case is kept as typed.
 func checkEmail(s string) (string, error) {
-	e := normalizeEmail(s)
+	e := strings.TrimSpace(s)
 	if e == "" {
 		return "", errorf(http.StatusBadRequest, "missing_field", "email is required")
 	}
