@@ -3,7 +3,9 @@
 // (README, "Adopting an existing schema"):
 //
 //   - the panel signs operators in from the game's players table (bigint
-//     ids, the game's own column names: Options.UserColumns);
+//     ids, the game's own column names: Options.UserColumns), whose
+//     bcrypt hashes, mixed-case emails and NOT NULL password column it
+//     leaves as the game's own login (/api/login) expects them;
 //   - its tables (ops_*) are created by the game's migration runner from
 //     admin.MigrationSQL, and New only checks them (MigrateOff);
 //   - a chi router mounts it at /ops/admin with its API at /ops/admin-api,
@@ -119,9 +121,13 @@ func panelOptions(db *bun.DB, log *slog.Logger) admin.Options {
 			"adminAudit": (*admin.AuditEntry)(nil),
 		},
 		UserColumns: admin.UserColumns{PasswordHash: "pw_hash", DisplayName: "nickname", Ban: "banned", TokenVersion: "token_gen"},
-		Resources:   map[string]*admin.Resource{"users": playersResource(db)},
-		UIPath:      "/ops/admin",
-		APIPath:     "/ops/admin-api",
+		// The game's own login checks bcrypt; every hash the panel writes
+		// (bootstrap, reset, invite, password change, a new player's
+		// password) is then one it accepts. No stored hash changes scheme.
+		PasswordHasher: admin.Bcrypt{},
+		Resources:      map[string]*admin.Resource{"users": playersResource(db)},
+		UIPath:         "/ops/admin",
+		APIPath:        "/ops/admin-api",
 	}
 }
 
@@ -138,6 +144,7 @@ func setup(db *bun.DB, ssoSecret []byte, log *slog.Logger) (http.Handler, *admin
 	r.Mount(a.APIPath(), a)
 	r.With(a.Guard(admin.GuardOptions{APIOnly: true})).Get("/ops/economy", economy(db))
 	r.Get("/api/players/{id}", publicProfile(db))
+	r.Post("/api/login", playerLogin(db))
 	r.Get("/sso/callback", ssoCallback(db, a, ssoSecret))
 	return r, a, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/gameadmin/admin/internal/testdb"
 	"github.com/pquerna/otp/totp"
 	"github.com/uptrace/bun"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/gameadmin/admin"
 )
@@ -144,12 +145,12 @@ func TestExistingBackend(t *testing.T) {
 			t.Fatalf("GET /ops/economy = %v", got)
 		}
 
-		// Players the game signed up itself.
-		hash, err := a.Auth().HashPassword(ctx, "player password")
+		// Players the game signed up itself: bcrypt, emails as typed.
+		hash, err := bcrypt.GenerateFromPassword([]byte("player password"), bcrypt.DefaultCost)
 		if err != nil {
 			t.Fatal(err)
 		}
-		players := []Player{{Email: "ann@example.com", Nickname: "Ann", PwHash: hash}, {Email: "bob@example.com", Nickname: "Bob", PwHash: hash}}
+		players := []Player{{Email: "Ann@Example.com", Nickname: "Ann", PwHash: string(hash)}, {Email: "bob@example.com", Nickname: "Bob", PwHash: string(hash)}}
 		if _, err := db.NewInsert().Model(&players).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -158,6 +159,29 @@ func TestExistingBackend(t *testing.T) {
 		if len(list) != 3 || list[1]["id"] != float64(ann) || list[1]["nickname"] != "Ann" {
 			t.Fatalf("GET /ops/admin-api/users = %v; want three players, ids as numbers", list)
 		}
+
+		// Ann (a mod) signs into the panel in another case; her row is the
+		// game's as before, and the game's own bcrypt login still takes her.
+		if err := a.Moderation().SetRole(ctx, fmt.Sprint(ann), admin.RoleMod); err != nil {
+			t.Fatal(err)
+		}
+		newClient(t, srv).call("POST", "/ops/admin-api/auth/login", `{"email":"ann@example.com","password":"player password"}`, 200)
+		var after Player
+		if err := db.NewSelect().Model(&after).Where("id = ?", ann).Scan(ctx); err != nil || after.PwHash != string(hash) || after.Email != "Ann@Example.com" {
+			t.Fatalf("Ann's row after a panel sign-in = %+v, %v; want it unchanged", after, err)
+		}
+		if got := anon.call("POST", "/api/login", `{"email":"ANN@example.com","password":"player password"}`, 200); got["id"] != float64(ann) {
+			t.Fatalf("game login = %v", got)
+		}
+		// Players the panel creates are ones the game's login takes; one
+		// created without a password (invited) holds a marker it refuses.
+		made := root.call("POST", "/ops/admin-api/users", `{"email":"Cid@Example.com","nickname":"Cid","password":"cid password"}`, 201)
+		if got := anon.call("POST", "/api/login", `{"email":"cid@example.com","password":"cid password"}`, 200); got["id"] != made["id"] {
+			t.Fatalf("game login of a player the panel made = %v; want %v", got, made["id"])
+		}
+		root.call("POST", "/ops/admin-api/users", `{"email":"dee@example.com","nickname":"Dee"}`, 201)
+		anon.call("POST", "/api/login", `{"email":"dee@example.com","password":"!"}`, 401)
+		root.call("POST", "/ops/admin-api/users", `{"email":"ANN@example.com","password":"another one"}`, 409)
 
 		// The bulk action on a selection, ids typed int64 in the handler.
 		got := root.call("POST", "/ops/admin-api/users/_action/grant-coins", fmt.Sprintf(`{"ids":[%d,"%d"],"amount":50}`, ann, bob), 200)

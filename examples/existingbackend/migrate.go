@@ -22,6 +22,16 @@ type migration struct {
 var migrations = []migration{
 	{1, "create players", createPlayers},
 	{2, "admin panel tables", panelTables},
+	{3, "index lower(email)", lowerEmailIndex},
+}
+
+// lowerEmailIndex is the index admin.MigrationSQL suggests for a game's
+// users table: sign-in matches emails without regard to case, and with
+// it that lookup is an index scan. (On a live PostgreSQL table, build it
+// CONCURRENTLY, outside a transaction.)
+func lowerEmailIndex(ctx context.Context, tx bun.Tx, _ admin.Options) error {
+	_, err := tx.ExecContext(ctx, "CREATE INDEX IF NOT EXISTS players_lower_email_idx ON players (lower(email))")
+	return err
 }
 
 // createPlayers is the game's table, as it was before the panel.
@@ -35,7 +45,7 @@ func createPlayers(ctx context.Context, tx bun.Tx, _ admin.Options) error {
 	id `+id+`,
 	email TEXT NOT NULL UNIQUE,
 	nickname TEXT,
-	pw_hash TEXT,
+	pw_hash TEXT NOT NULL,
 	banned `+ban+`,
 	token_gen BIGINT NOT NULL DEFAULT 0,
 	coins BIGINT NOT NULL DEFAULT 0

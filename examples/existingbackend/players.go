@@ -11,18 +11,20 @@ import (
 	"github.com/gameadmin/admin"
 	"github.com/go-chi/chi/v5"
 	"github.com/uptrace/bun"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // Player is the game's own account table, older than the panel: bigint
-// ids, its own column names, and game columns the panel knows nothing
-// about (coins).
+// ids, its own column names, a NOT NULL bcrypt password column, emails
+// stored as players typed them (mixed case), and game columns the panel
+// knows nothing about (coins).
 type Player struct {
 	bun.BaseModel `bun:"table:players,alias:p"`
 
 	ID       int64          `bun:"id,pk,autoincrement" json:"id"`
 	Email    string         `bun:"email,notnull,unique" json:"email"`
 	Nickname string         `bun:"nickname" json:"nickname"`
-	PwHash   string         `bun:"pw_hash" json:"-"`
+	PwHash   string         `bun:"pw_hash,notnull" json:"-"`
 	Banned   *admin.BanInfo `bun:"banned" json:"banned"`
 	TokenGen int64          `bun:"token_gen,notnull,default:0" json:"-"`
 	Coins    int64          `bun:"coins,notnull,default:0" json:"coins"`
@@ -106,5 +108,31 @@ func economy(db *bun.DB) http.HandlerFunc {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"coins": total, "viewer": op.UserID})
+	}
+}
+
+// playerLogin is the game's own sign-in, POST /api/login {email,
+// password}, older than the panel and unchanged by it: bcrypt only, the
+// email matched without regard to case. It answers the player's id; a
+// real game would hand out its own token here.
+func playerLogin(db *bun.DB) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ Email, Password string }
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&body); err != nil {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		var p Player
+		err := db.NewSelect().Model(&p).Column("id", "pw_hash").Where("lower(email) = lower(?)", body.Email).Limit(1).Scan(r.Context())
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		}
+		if err != nil || bcrypt.CompareHashAndPassword([]byte(p.PwHash), []byte(body.Password)) != nil {
+			http.Error(w, "wrong email or password", http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"id": p.ID})
 	}
 }

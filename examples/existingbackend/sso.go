@@ -3,11 +3,9 @@ package main
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/gameadmin/admin"
@@ -16,7 +14,8 @@ import (
 
 // ssoMAC is the signature the fake identity provider puts on a sign-in:
 // HMAC-SHA256 of the lowercased email under the shared secret (hex in the
-// URL).
+// URL). (Players' emails are stored as they typed them; the lookup below
+// matches them without regard to case, as the panel's sign-in does.)
 func ssoMAC(secret []byte, email string) []byte {
 	m := hmac.New(sha256.New, secret)
 	m.Write([]byte(strings.ToLower(email)))
@@ -44,9 +43,8 @@ func ssoCallback(db *bun.DB, a *admin.Admin, secret []byte) http.HandlerFunc {
 			http.Error(w, "sign-in refused: bad signature", http.StatusForbidden)
 			return
 		}
-		var id int64
-		err = db.NewSelect().Model((*Player)(nil)).Column("id").Where("email = ?", email).Scan(r.Context(), &id)
-		if errors.Is(err, sql.ErrNoRows) {
+		id, err := a.Auth().UserIDByEmail(r.Context(), email)
+		if errors.Is(err, admin.ErrNotFound) || errors.Is(err, admin.ErrAmbiguousEmail) {
 			http.Error(w, "sign-in refused: no such player", http.StatusForbidden)
 			return
 		}
@@ -55,7 +53,7 @@ func ssoCallback(db *bun.DB, a *admin.Admin, secret []byte) http.HandlerFunc {
 			return
 		}
 		next := a.UIPath() + "/"
-		switch err := a.Auth().StartSession(w, r, strconv.FormatInt(id, 10)); {
+		switch err := a.Auth().StartSession(w, r, id); {
 		case err == nil:
 			http.Redirect(w, r, next, http.StatusFound)
 		case errors.Is(err, admin.ErrSecondFactorRequired):
