@@ -445,6 +445,39 @@ async function main() {
     await page.locator('dd', { hasText: 'Welcome back' }).waitFor();
   });
 
+  await step('create a user with an initial password, and one with an invite', async () => {
+    await page.goto(base + '/admin/users/new');
+    await page.getByRole('heading', { name: 'New User' }).waitFor();
+    await page.getByLabel(/^Email/).fill('New.Player@Example.com');
+    await page.getByLabel(/^Initial password/).fill('short');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByText('At least 8 characters.').waitFor();
+    await page.getByLabel(/^Initial password/).fill('new player passphrase');
+    await shot('07-new-user');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.locator('dd', { hasText: 'New.Player@Example.com' }).waitFor();
+    // The password works, typed in any case of the email; it was never shown.
+    const ctx = await browser.newContext();
+    try {
+      const r = await ctx.request.post(base + '/admin-api/auth/login', { data: { email: 'new.player@example.com', password: 'new player passphrase' } });
+      expect(r.status() === 200, 'sign-in with the initial password: ' + r.status());
+    } finally {
+      await ctx.close();
+    }
+    expect((await page.content()).indexOf('new player passphrase') < 0, 'the password is on the page');
+
+    const before = serverLog.length;
+    await page.goto(base + '/admin/users/new');
+    await page.getByLabel(/^Email/).fill('invited.player@example.com');
+    await page.getByRole('switch', { name: /Send an invite instead/ }).click();
+    expect((await page.getByLabel(/^Initial password/).count()) === 0, 'the password field stays with an invite');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.locator('dd', { hasText: 'invited.player@example.com' }).waitFor();
+    const deadline = Date.now() + 10_000;
+    while (!/email=invited\.player@example\.com invite=true/.test(serverLog.slice(before)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(/email=invited\.player@example\.com invite=true/.test(serverLog.slice(before)), 'no invite sent for the new user');
+  });
+
   let playerEmail = 'player07@example.com';
   await step('open Users and a player', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Users' }).click();

@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useBlocker, useNavigate, useParams } from 'react-router';
 import * as Switch from '@radix-ui/react-switch';
 import { api, errorText, seg, type Column, type ResourceMeta, type Row } from '../api';
-import { useCatalog, useResourceMeta } from '../queries';
+import { useCatalog, useMe, useResourceMeta } from '../queries';
 import { ForeignKeyPicker } from '../components/ForeignKeyPicker';
 import { JsonEditor } from '../components/JsonEditor';
 import { useConfirm } from '../components/ConfirmDialog';
@@ -63,7 +63,13 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
   const dirty = columns.some((c) => (values[c.name] ?? '') !== (initial[c.name] ?? ''));
   const [dialog, ask] = useConfirm();
   const leaving = useRef(false);
-  useUnsavedPrompt(dirty, leaving, ask);
+  // A new user gets a password, or (admins) an invite to choose one.
+  const me = useMe();
+  const newUser = creating && meta.name === 'users';
+  const canInvite = newUser && me.data?.role === 'admin';
+  const [password, setPassword] = useState('');
+  const [invite, setInvite] = useState(false);
+  useUnsavedPrompt(dirty || password !== '', leaving, ask);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -73,13 +79,17 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
       const v = values[c.name] ?? '';
       if (locked(c)) continue;
       if (!creating && v === initial[c.name]) continue; // PATCH sends only changes
-      if (creating && v === '' && !c.notNull) continue;
+      if (creating && v === '' && (!c.notNull || c.primary)) continue; // an empty key is made by the server
       try {
         body[c.name] = toValue(c, v);
       } catch (err) {
         if (err instanceof FieldError) errs[c.name] = err.message;
         else throw err;
       }
+    }
+    if (newUser && !(canInvite && invite)) {
+      if ([...password].length < 8) errs.password = 'At least 8 characters.';
+      else body.password = password;
     }
     setFieldErrors(errs);
     setError('');
@@ -95,6 +105,7 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
         : await api.patch<Row>(`/${seg(meta.name)}/${seg(id ?? '')}`, body);
       await qc.invalidateQueries({ queryKey: ['list', meta.name] });
       const savedId = rowId(meta, saved);
+      if (newUser && canInvite && invite) await api.post(`/users/${seg(savedId)}/invite`);
       // The answer has no _labels: keep those of foreign keys left as
       // they were, and refetch for the rest.
       const labels = Object.fromEntries(Object.entries(row?._labels ?? {}).filter(([k]) => saved[k] === row?.[k]));
@@ -131,6 +142,29 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
             }}
           />
         ))}
+        {newUser && (
+          <fieldset className="form-field">
+            <legend>Password</legend>
+            {canInvite && (
+              <div className="form-field checkbox">
+                <label htmlFor="field-invite">Send an invite instead (they choose their own)</label>
+                <Switch.Root id="field-invite" className="switch" checked={invite} onCheckedChange={setInvite}>
+                  <Switch.Thumb className="switch-thumb" />
+                </Switch.Root>
+              </div>
+            )}
+            {!invite && (
+              <>
+                <label htmlFor="field-password">
+                  Initial password<span className="required"> *</span>
+                </label>
+                <input id="field-password" name="password" type="password" autoComplete="new-password" minLength={8} value={password} aria-describedby="field-password-hint" onChange={(e) => setPassword(e.target.value)} />
+                <span id="field-password-hint" className="muted hint">At least 8 characters; stored only as a hash.</span>
+              </>
+            )}
+            {fieldErrors.password && <p className="form-error">{fieldErrors.password}</p>}
+          </fieldset>
+        )}
         {error && <p className="form-error" role="alert">{error}</p>}
         <div className="toolbar">
           <button type="submit" className="primary" disabled={busy}>{creating ? 'Create' : 'Save'}</button>
@@ -186,7 +220,10 @@ function FieldInput({ col, value, disabled, error, label, onChange }: {
   const [multiline] = useState(() => longText(col, text));
   const target = col.linkTo?.resource ? catalog.data?.find((r) => r.name === col.linkTo?.resource && r.permissions.list && r.primaryKey.length === 1) : undefined;
   let input;
-  let hint = '';
+  // A text key left empty is made by the server (Create.Defaults, the
+  // database's default, else a UUIDv7).
+  const madeKey = col.primary && col.dataType === 'string' && !disabled;
+  let hint = madeKey ? 'Leave empty for a new id.' : '';
   if (target) {
     input = <ForeignKeyPicker id={id} col={col} target={target} value={text} label={label} disabled={disabled} onChange={(v, l) => onChange(v, l)} />;
   } else if (col.choices && col.choices.length > 0) {
@@ -230,7 +267,7 @@ function FieldInput({ col, value, disabled, error, label, onChange }: {
     <div className={'form-field' + (col.dataType === 'boolean' && !target ? ' checkbox' : '')}>
       <label htmlFor={id}>
         {col.label}
-        {col.notNull && !col.hasDefault && col.dataType !== 'boolean' && !disabled && <span className="required"> *</span>}
+        {col.notNull && !col.hasDefault && !madeKey && col.dataType !== 'boolean' && !disabled && <span className="required"> *</span>}
         {disabled && <span className="muted"> (read-only)</span>}
       </label>
       {input}
