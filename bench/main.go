@@ -132,6 +132,8 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 		return err
 	}
 	defer db.Close()
+	lookup := &signInQuery{}
+	db = db.WithQueryHook(lookup)
 	a, err := admin.New(db, admin.Options{
 		Secret:         []byte("bench-secret-bench-secret-bench-secret"),
 		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -147,6 +149,9 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 		return fmt.Errorf("seed: %w", err)
 	}
 	progress(asJSON, "seeded %d events in %s (%s)\n", rows, took.Round(time.Millisecond), db.Dialect().Name())
+	if err := seedUsers(ctx, db, rows); err != nil {
+		return fmt.Errorf("seed users: %w", err)
+	}
 	email, password, err := operator(ctx, db, a)
 	if err != nil {
 		return fmt.Errorf("operator: %w", err)
@@ -185,6 +190,9 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 		return err
 	}
 	rep.Rows, rep.Database, rep.Concurrency, rep.Duration = rows, db.Dialect().Name().String(), concurrency, d.String()
+	if rep.SignInPlan, rep.SignInIndexed, err = lookup.plan(ctx, db); err != nil {
+		return fmt.Errorf("sign-in plan: %w", err)
+	}
 	rep.PeakRSSMiB = peakRSSMiB()
 	if asJSON {
 		enc := json.NewEncoder(os.Stdout)

@@ -26,6 +26,11 @@ type report struct {
 	// once) dominate.
 	PeakRSSBeforeLoginMiB float64 `json:"peakRssBeforeLoginMiB"`
 	Scenarios             []row   `json:"scenarios"`
+	// SignInPlan is the database's plan of sign-in's account lookup
+	// (matching emails without regard to case) over Rows users;
+	// SignInIndexed says it reads an index, not the whole table.
+	SignInPlan    string `json:"signInPlan"`
+	SignInIndexed bool   `json:"signInIndexed"`
 }
 
 // row is a scenario next to its baseline; Ratio is the scenario's p50
@@ -189,4 +194,5 @@ func (rep *report) print(w io.Writer) {
 		check("guarded req/s >= 0.8x plain", g.RPS/g.Baseline.RPS >= 0.8, "%.2fx (%.0f vs %.0f req/s)", g.RPS/g.Baseline.RPS, g.RPS, g.Baseline.RPS)
 	}
 	check("peak RSS < 100 MiB", rep.PeakRSSMiB < 100, "%.1f MiB (%.1f MiB before login)", rep.PeakRSSMiB, rep.PeakRSSBeforeLoginMiB)
+	check(fmt.Sprintf("sign-in's email lookup over %d users reads an index", rep.Rows), rep.SignInIndexed, "%s", rep.SignInPlan)
 }
