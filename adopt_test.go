@@ -404,3 +404,51 @@ func TestPasswordFieldOnlyOnUsers(t *testing.T) {
 		}
 	})
 }
+
+// untaggedAccount is a game's model that leaves NOT NULL and defaults to
+// the game's own SQL migrations: the panel reads them from the database.
+type untaggedAccount struct {
+	bun.BaseModel `bun:"table:accounts,alias:acc"`
+
+	ID           string   `bun:"id,pk"`
+	Mail         string   `bun:"mail"`
+	Passhash     string   `bun:"passhash"`
+	TokenVersion int64    `bun:"token_version"`
+	Ban          *BanInfo `bun:"ban"`
+}
+
+// TestAdoptReadsTheDatabase: the id's database default and the password
+// column's NOT NULL count though the model does not tag them: ids are the
+// game's, and a user created without a password is locked, not refused.
+func TestAdoptReadsTheDatabase(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		idDefault, ban := "('acc_' || md5(random()::text))", "JSONB"
+		if db.Dialect().Name().String() == "sqlite" {
+			idDefault, ban = "('acc_' || lower(hex(randomblob(8))))", "TEXT"
+		}
+		if _, err := db.ExecContext(ctx, `CREATE TABLE accounts (
+	id TEXT PRIMARY KEY DEFAULT `+idDefault+`,
+	mail TEXT NOT NULL,
+	passhash TEXT NOT NULL,
+	token_version BIGINT NOT NULL DEFAULT 0,
+	ban `+ban+`)`); err != nil {
+			t.Fatal(err)
+		}
+		e := newEnv(t, db, Options{Tables: map[string]any{"users": (*untaggedAccount)(nil)}, UserColumns: accountColumns,
+			PasswordHasher: Bcrypt{Cost: bcrypt.MinCost}})
+		root := e.client()
+		id, _ := root.do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "Root@Studio.Example", "password": "correct horse"}).want(t, 201).body["userId"].(string)
+		if !strings.HasPrefix(id, "acc_") {
+			t.Fatalf("bootstrap id = %q; want the database default's acc_…", id)
+		}
+		gameCheck(t, db, id, "correct horse")
+		r := root.do("POST", "/admin-api/users", map[string]any{"mail": "Invited@Example.com"}).want(t, 201)
+		invited, _ := r.body["id"].(string)
+		if !strings.HasPrefix(invited, "acc_") || storedHash(t, db, invited) != unusableHash {
+			t.Fatalf("created without a password: %s, hash %q; want an acc_ id and %q", r.raw, storedHash(t, db, invited), unusableHash)
+		}
+		made := root.do("POST", "/admin-api/users", map[string]any{"mail": "Made@Example.com", "password": "made password"}).want(t, 201).body["id"].(string)
+		gameCheck(t, db, made, "made password")
+	})
+}
