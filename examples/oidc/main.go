@@ -127,9 +127,10 @@ func (s *SSO) callback(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the provider did not vouch for an email", http.StatusForbidden)
 		return
 	}
-	// Only existing users: the panel's roles say who is an operator.
-	var userID string
-	err = s.DB.NewSelect().Model((*admin.User)(nil)).Column("id").Where("email = ?", strings.ToLower(email)).Scan(ctx, &userID)
+	// Only existing users: the panel's roles say who is an operator. The
+	// email is matched as the panel's own sign-in matches it (without
+	// regard to case, an exact match first).
+	userID, err := s.Admin.Auth().UserIDByEmail(ctx, email)
 	if err != nil {
 		http.Error(w, "no account for "+email, http.StatusForbidden)
 		return
