@@ -143,7 +143,7 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
           />
         ))}
         {newUser && (
-          <fieldset className="form-field">
+          <fieldset className="new-password">
             <legend>Password</legend>
             {canInvite && (
               <div className="form-field checkbox">
@@ -154,15 +154,20 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
               </div>
             )}
             {!invite && (
-              <>
+              <div className="form-field">
                 <label htmlFor="field-password">
                   Initial password<span className="required"> *</span>
                 </label>
-                <input id="field-password" name="password" type="password" autoComplete="new-password" minLength={8} value={password} aria-describedby="field-password-hint" onChange={(e) => setPassword(e.target.value)} />
+                <input id="field-password" name="password" type="password" autoComplete="new-password" minLength={8} value={password} aria-describedby="field-password-hint"
+                  aria-invalid={fieldErrors.password ? true : undefined}
+                  onChange={(e) => {
+                    setPassword(e.target.value);
+                    setFieldErrors(({ password: _, ...rest }) => rest);
+                  }} />
                 <span id="field-password-hint" className="muted hint">At least 8 characters; stored only as a hash.</span>
-              </>
+                {fieldErrors.password && <p className="form-error">{fieldErrors.password}</p>}
+              </div>
             )}
-            {fieldErrors.password && <p className="form-error">{fieldErrors.password}</p>}
           </fieldset>
         )}
         {error && <p className="form-error" role="alert">{error}</p>}
