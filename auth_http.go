@@ -34,11 +34,11 @@ func (a *Admin) handleStatus(w http.ResponseWriter, r *http.Request) error {
 func (a *Admin) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	ip := a.ClientIP(r)
-	if err := limit(ctx, a.limits.PerIP, ip); err != nil {
-		return err
+	if err := a.auth.spend(ctx, a.limits.PerIP, ipKey(ip)); err != nil {
+		return loginError(a.auth.auditLimited(ctx, err, "PerIP", ip, "", a.requestMeta(r)))
 	}
-	if err := limit(ctx, a.limits.Bootstrap, ip); err != nil {
-		return err
+	if err := a.auth.spend(ctx, a.limits.Bootstrap, ipKey(ip)); err != nil {
+		return loginError(a.auth.auditLimited(ctx, err, "Bootstrap", ip, "", a.requestMeta(r)))
 	}
 	var c credentials
 	if err := decodeBody(r, &c); err != nil {

@@ -111,8 +111,13 @@ func writeFailures(ctx context.Context, au *Audit, counts map[failureKey]*failur
 		if emails == nil {
 			emails = []string{}
 		}
-		au.event(ctx, AuditEntry{Action: k.action, Resource: "auth", Payload: map[string]any{
+		e := AuditEntry{Action: k.action, Resource: "auth", Payload: map[string]any{
 			"ip": k.ip, "collapsed": c.n, "emails": emails, "since": c.since.UTC().Format(time.RFC3339),
-		}})
+		}}
+		if k.action == "auth.reset_delivery_limited" { // keyed by the account, not an address
+			delete(e.Payload, "ip")
+			e.TargetID = k.ip
+		}
+		au.event(ctx, e)
 	}
 }

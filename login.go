@@ -88,9 +88,11 @@ type loginAttempt struct {
 // checkLogin is the one password check behind POST /auth/login,
 // Auth().Authenticate and Auth().AuthenticateFrom. In order: the per-IP
 // bucket and the IP+email bucket are spent (before any database work or
-// hashing), the failure buckets (per email and network, and the per-email
-// ceiling) are checked without spending, the account is looked up and the
-// password verified (an unknown email against a dummy hash, the same work).
+// hashing), the failure buckets are checked without spending (the
+// email's bucket for this network refuses; the email's ceiling over every
+// network steps up: a delay, and "stepUp" in the audit row), the account
+// is looked up and the password verified (an unknown email against a
+// dummy hash, the same work).
 // A failure spends the failure buckets and is audited as auth.login_failed
 // in the background, so its timing is the same for known and unknown
 // emails.
@@ -100,11 +102,11 @@ type loginAttempt struct {
 func (au *Auth) checkLogin(ctx context.Context, at loginAttempt) (*account, error) {
 	key := emailKey(at.email)
 	if at.ip != "" {
-		if err := au.spend(ctx, au.limits.PerIP, at.ip); err != nil {
-			return nil, err
+		if err := au.spend(ctx, au.limits.PerIP, ipKey(at.ip)); err != nil {
+			return nil, au.auditLimited(ctx, err, "PerIP", at.ip, at.email, at.meta)
 		}
-		if err := au.spend(ctx, au.limits.Login, at.ip+"|"+key); err != nil {
-			return nil, err
+		if err := au.spend(ctx, au.limits.Login, ipKey(at.ip)+"|"+key); err != nil {
+			return nil, au.auditLimited(ctx, err, "Login", at.ip, at.email, at.meta)
 		}
 	}
 	netKey := networkOf(at.ip) + "|" + key
@@ -112,10 +114,26 @@ func (au *Auth) checkLogin(ctx context.Context, at loginAttempt) (*account, erro
 		l   Limiter
 		key string
 	}{{au.limits.LoginFailuresPerNetwork, netKey}, {au.limits.LoginFailuresPerEmail, key}}
-	for _, f := range failures {
-		if err := au.peekFailures(ctx, f.l, f.key); err != nil {
-			return nil, err
+	// A network that failed too often for this email is refused; the
+	// ceiling over all networks only steps the sign-in up, so guesses from
+	// elsewhere cannot lock the owner out.
+	if err := au.peekFailures(ctx, failures[0].l, failures[0].key); err != nil {
+		return nil, au.auditLimited(ctx, err, "LoginFailuresPerNetwork", at.ip, at.email, at.meta)
+	}
+	var rl *RateLimitError
+	if err := au.peekFailures(ctx, failures[1].l, failures[1].key); errors.As(err, &rl) {
+		at.meta["stepUp"] = true
+		if d := au.limits.LoginStepUpDelay; d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, ctx.Err()
+			}
 		}
+	} else if err != nil {
+		return nil, err
 	}
 
 	acc, err := au.accountByEmail(ctx, at.email)
@@ -152,11 +170,29 @@ func (au *Auth) auditLoginFailure(ctx context.Context, acc *account, at loginAtt
 	operator := ""
 	if acc != nil {
 		operator = acc.ID
-	} else if !au.failures.first("auth.login_failed", at.ip, emailKey(at.email)) {
+	} else if !au.failures.first("auth.login_failed", ipKey(at.ip), emailKey(at.email)) {
 		return // counted into the next collapsed row
 	}
 	e := AuditEntry{OperatorID: operator, Action: "auth.login_failed", Resource: "auth", TargetID: operator, Payload: payload}
 	au.auditJobs.submit(ctx, func(ctx context.Context) { au.audit.event(ctx, e) })
+}
+
+// auditLimited records a request a rate limit refused as
+// auth.rate_limited {limiter, email, ip, userAgent}, in the background and
+// collapsed per client address (/64 for IPv6) and window as anonymous
+// failures are: one row opens the window, one more counts the rest. It
+// returns err, and does nothing for an error that is not a refusal.
+func (au *Auth) auditLimited(ctx context.Context, err error, limiter, ip, email string, meta map[string]any) error {
+	var rl *RateLimitError
+	if !errors.As(err, &rl) || !au.failures.first("auth.rate_limited", ipKey(ip), emailKey(email)) {
+		return err
+	}
+	e := AuditEntry{Action: "auth.rate_limited", Resource: "auth", Payload: withMeta(meta, "limiter", limiter)}
+	if email != "" {
+		e.Payload["email"] = email
+	}
+	au.auditJobs.submit(ctx, func(ctx context.Context) { au.audit.event(ctx, e) })
+	return err
 }
 
 // spend spends a token of key's bucket: a *RateLimitError when empty,
@@ -202,20 +238,31 @@ func loginError(err error) error {
 }
 
 // networkOf is the failure limiter's notion of "one place": the /24 of an
-// IPv4 address, the /64 of an IPv6 one (what one subscriber usually
-// holds). An address that does not parse stands for itself.
-func networkOf(ip string) string {
+// IPv4 address, the /48 of an IPv6 one (what one site is usually given, so
+// an attacker holding a /48 counts as one network, not 65,536). An
+// address that does not parse stands for itself.
+func networkOf(ip string) string { return prefixOf(ip, 24, 48) }
+
+// ipKey is a client address as the per-address limiters key it: an IPv4
+// address as it is, an IPv6 one as its /64 (one subscriber's, which can
+// rotate through 2^64 addresses at will).
+func ipKey(ip string) string { return prefixOf(ip, 32, 64) }
+
+func prefixOf(ip string, v4, v6 int) string {
 	addr, err := netip.ParseAddr(ip)
 	if err != nil {
 		return ip
 	}
-	bits := 64
+	bits := v6
 	if addr.Is4() {
-		bits = 24
+		bits = v4
 	}
 	p, err := addr.Prefix(bits)
 	if err != nil {
 		return ip
+	}
+	if bits == 32 {
+		return p.Addr().String()
 	}
 	return p.String()
 }

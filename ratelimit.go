@@ -53,14 +53,20 @@ type RateLimitOptions struct {
 	// IP and email. Default: a burst of 3, refilled at 1 per minute.
 	RequestReset Limiter
 	// LoginFailuresPerEmail is spent only by failed sign-ins, keyed by email
-	// alone, so that guesses spread over many networks still run out for one
-	// account. It is the ceiling above LoginFailuresPerNetwork: high, so that
-	// an attacker needs many networks before the owner is locked out too.
-	// Default: a burst of 100, refilled at 1 every 30 seconds.
+	// alone: the ceiling over guesses spread across many networks. Past it
+	// a sign-in is not refused (that would let anyone lock the owner out)
+	// but stepped up: every attempt on that email, right or wrong, waits
+	// LoginStepUpDelay before its password is checked, and its audit row
+	// says "stepUp": true. Default: a burst of 100, refilled at 1 every 30
+	// seconds.
 	LoginFailuresPerEmail Limiter
+	// LoginStepUpDelay is the wait of a sign-in on an email over the
+	// LoginFailuresPerEmail ceiling. Default 3 s; negative: none.
+	LoginStepUpDelay time.Duration
 	// LoginFailuresPerNetwork is spent only by failed sign-ins, keyed by
-	// email and the client's network (its /24 for IPv4, /64 for IPv6), so
-	// that guesses from one place lock that account from that place only.
+	// email and the client's network (its /24 for IPv4, /48 for IPv6), so
+	// that guesses from one place lock that account from that place only:
+	// a network that has not failed is never refused for another's.
 	// Default: a burst of 10, refilled at 1 every 30 seconds.
 	LoginFailuresPerNetwork Limiter
 	// PerIP is spent by every POST /auth/login, /auth/bootstrap and
@@ -73,6 +79,12 @@ type RateLimitOptions struct {
 	// keyed by the operator's user id. Default: a burst of 60, refilled at
 	// 60 per minute.
 	Actions Limiter
+	// ResetDeliveries is spent by every reset or invite link the panel
+	// delivers, keyed by the user's id, whatever address asked: a mailbox
+	// cannot be flooded from many networks. A reset request past it is
+	// answered as any other and only audited; an invite past it is 429.
+	// Default: a burst of 5, refilled at 5 per hour.
+	ResetDeliveries Limiter
 	// TOTP is spent by every second-factor code, recovery code and password
 	// check of a signed-in or half-signed-in operator (POST /auth/login/totp,
 	// /auth/totp/*, /auth/password), once keyed by user and once by client
@@ -98,6 +110,9 @@ const (
 	defaultActionsPerSec       = 60.0 / 60
 	defaultTOTPBurst           = 10
 	defaultTOTPPerSec          = 1.0 / 30
+	defaultLoginStepUpDelay    = 3 * time.Second
+	defaultDeliveriesBurst     = 5
+	defaultDeliveriesPerSec    = 5.0 / 3600
 )
 
 // defaultLimiters returns o with every nil slot filled with its default
@@ -126,6 +141,15 @@ func defaultLimiters(o RateLimitOptions) RateLimitOptions {
 	}
 	if o.Actions == nil {
 		o.Actions = NewTokenBucket(defaultActionsBurst, defaultActionsPerSec)
+	}
+	if o.ResetDeliveries == nil {
+		o.ResetDeliveries = NewTokenBucket(defaultDeliveriesBurst, defaultDeliveriesPerSec)
+	}
+	switch {
+	case o.LoginStepUpDelay == 0:
+		o.LoginStepUpDelay = defaultLoginStepUpDelay
+	case o.LoginStepUpDelay < 0:
+		o.LoginStepUpDelay = 0
 	}
 	return o
 }

@@ -1,10 +1,12 @@
 package admin
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"testing"
 	"time"
 
@@ -70,16 +72,15 @@ func TestRateLimitDefaults(t *testing.T) {
 	}
 }
 
-// TestLoginFailureLimits: failures from one network lock the account from
-// that network only, so an attacker cannot lock the owner out from
-// everywhere; failures spread over many networks still meet the per-email
-// ceiling. Both databases, since failures are audited.
+// TestLoginFailureLimits: failures from one network (an IPv4 /24, an IPv6
+// /48) lock the account from that network only; failures spread over many
+// networks pass the per-email ceiling, which then steps sign-ins up (a
+// delay, audited) instead of refusing the owner. Both databases, since
+// failures are audited.
 func TestLoginFailureLimits(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
-		// The default buckets, but a per-email ceiling of 30 (the default
-		// 100 is checked by TestDefaultLimitBuckets) to keep the test short.
-		e := newEnv(t, db, Options{RateLimit: defaultLimiters(RateLimitOptions{
-			LoginFailuresPerEmail: NewTokenBucket(30, defaultLoginFailuresPerSec)})})
+		// The default buckets (ceiling 100); a short step-up delay.
+		e := newEnv(t, db, Options{RateLimit: defaultLimiters(RateLimitOptions{LoginStepUpDelay: time.Millisecond})})
 		id := e.user("p@example.com", "player password")
 		login := func(ip, password string) *resp {
 			c := e.client()
@@ -99,21 +100,34 @@ func TestLoginFailureLimits(t *testing.T) {
 		if got := r.Header.Get("Retry-After"); got != "30" && got != "29" {
 			t.Fatalf("Retry-After = %q; want 30 (or 29)", got)
 		}
-		// The owner, elsewhere, still signs in.
+		// One IPv6 /48 is one network, whatever /64s it rotates through.
+		for i := range 20 {
+			r := login(fmt.Sprintf("2001:db8:7:%x::1", i+1), "guess")
+			if want := map[bool]int{true: 401, false: 429}[i < 10]; r.StatusCode != want {
+				t.Fatalf("IPv6 guess %d = %d %s; want %d", i+1, r.StatusCode, r.raw, want)
+			}
+		}
+		// The owner, elsewhere, still signs in, at once.
 		login("203.0.113.7", "player password").want(t, 200)
 
-		// Two more networks use up the per-email ceiling: then the account
-		// is refused from a network that never failed.
-		for n := range 2 {
+		// 130 more guesses over 13 more /24s: 150 in all, past the ceiling
+		// of 100. The owner, from a network that never failed, signs in,
+		// stepped up; so does one from a fresh /48.
+		for n := range 13 {
 			for k := range 10 {
 				login(fmt.Sprintf("192.0.%d.%d", n+1, k+1), "guess").want(t, 401)
 			}
 		}
-		login("192.0.200.1", "player password").want(t, 429, "rate_limited")
+		login("192.0.200.1", "player password").want(t, 200)
+		login("2001:db8:9::1", "player password").want(t, 200)
+		logins := e.auditRows("auth.login")
+		if len(logins) != 3 || logins[0].Payload["stepUp"] != nil || logins[1].Payload["stepUp"] != true || logins[2].Payload["stepUp"] != true {
+			t.Fatalf("auth.login rows = %+v; want the last two stepped up", logins)
+		}
 
 		// Every failure for the known account is audited, with the client
 		// address from the trusted proxy.
-		waitFor(t, func() bool { return len(e.auditRows("auth.login_failed")) == 30 })
+		waitFor(t, func() bool { return len(e.auditRows("auth.login_failed")) == 150 })
 		for _, row := range e.auditRows("auth.login_failed") {
 			if row.OperatorID != id || row.Payload["ip"] == "127.0.0.1" {
 				t.Fatalf("login_failed row = %+v; want operator %s and the forwarded ip", row, id)
@@ -170,4 +184,63 @@ func atoi(s string) int {
 	n := 0
 	fmt.Sscan(s, &n)
 	return n
+}
+
+// TestIPv6AndDeliveryLimits: an IPv6 client is its /64 for every
+// per-address limiter, so rotating addresses buys nothing; whatever the
+// addresses, one account gets at most ResetDeliveries links an hour
+// (reset or invite); refused requests are audited, collapsed per address.
+func TestIPv6AndDeliveryLimits(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		box := &mailbox{}
+		e := newEnv(t, db, Options{OnResetRequest: box.deliver, RateLimit: defaultLimiters(RateLimitOptions{})})
+		root, _ := e.bootstrap()
+		id := e.user("p@example.com", "player password")
+		reset := func(ip string) *resp {
+			c := e.client()
+			c.hdr.Set("X-Forwarded-For", ip)
+			return c.do("POST", "/admin-api/auth/request-reset", map[string]any{"email": "p@example.com"})
+		}
+		// One /64, ten addresses: RequestReset's burst of 3, then 429.
+		for i := range 10 {
+			r := reset(fmt.Sprintf("2001:db8:1:2::%x", i+1))
+			if want := map[bool]int{true: 200, false: 429}[i < 3]; r.StatusCode != want {
+				t.Fatalf("reset %d from one /64 = %d %s; want %d", i+1, r.StatusCode, r.raw, want)
+			}
+		}
+		box.wait(t, 3)
+		// Ten more /64s: the account's ceiling of 5 deliveries holds.
+		for i := range 10 {
+			reset(fmt.Sprintf("2001:db8:1:%x::1", 100+i)).want(t, 200)
+		}
+		box.wait(t, 5)
+		waitFor(t, func() bool {
+			return slices.ContainsFunc(e.auditRows("auth.password_reset_requested"), func(a AuditEntry) bool { return a.Payload["reason"] == "rate_limited" })
+		})
+		root.do("POST", "/admin-api/users/"+id+"/invite", nil).want(t, 429, "rate_limited")
+		e.admin.Close()
+		box.mu.Lock()
+		if n := len(box.sent); n != 5 {
+			t.Fatalf("%d links delivered to one account; want 5", n)
+		}
+		box.mu.Unlock()
+		// The refusals of the /64 are one row and one collapsed row, not 7.
+		limited := e.auditRows("auth.rate_limited")
+		collapsedLast := func(a AuditEntry) int {
+			if _, ok := a.Payload["collapsed"]; ok {
+				return 1
+			}
+			return 0
+		}
+		slices.SortFunc(limited, func(a, b AuditEntry) int { // whichever was written first
+			return cmp.Compare(collapsedLast(a), collapsedLast(b))
+		})
+		if len(limited) != 2 || limited[0].Payload["limiter"] != "RequestReset" || limited[1].Payload["collapsed"] != float64(6) {
+			t.Fatalf("auth.rate_limited rows = %+v; want the first refusal and one collapsed row of 6", limited)
+		}
+		refused := e.auditRows("auth.reset_delivery_limited")
+		if len(refused) != 1 || refused[0].TargetID != id || refused[0].Payload["collapsed"] != float64(7) {
+			t.Fatalf("auth.reset_delivery_limited rows = %+v; want one collapsed row of 7 for %s", refused, id)
+		}
+	})
 }

@@ -23,11 +23,11 @@ func (au *Auth) requestReset(ctx context.Context, email, ip string, meta map[str
 	if len(email) > maxEmailBytes {
 		return errorf(http.StatusBadRequest, "invalid_value", "email is not a valid address")
 	}
-	if err := limit(ctx, au.limits.PerIP, ip); err != nil {
-		return err
+	if err := au.spend(ctx, au.limits.PerIP, ipKey(ip)); err != nil {
+		return loginError(au.auditLimited(ctx, err, "PerIP", ip, email, meta))
 	}
-	if err := limit(ctx, au.limits.RequestReset, ip+"|"+emailKey(email)); err != nil {
-		return err
+	if err := au.spend(ctx, au.limits.RequestReset, ipKey(ip)+"|"+emailKey(email)); err != nil {
+		return loginError(au.auditLimited(ctx, err, "RequestReset", ip, email, meta))
 	}
 	au.jobs.submit(ctx, func(ctx context.Context) { au.sendReset(ctx, ip, email, meta) })
 	return nil
@@ -44,7 +44,7 @@ func (au *Auth) sendReset(ctx context.Context, ip, email string, meta map[string
 		if !errors.Is(err, ErrNotFound) {
 			au.log.ErrorContext(ctx, "admin: reset lookup", "err", err)
 		}
-		if au.failures.first("auth.password_reset_requested", ip, emailKey(email)) {
+		if au.failures.first("auth.password_reset_requested", ipKey(ip), emailKey(email)) {
 			au.audit.event(ctx, AuditEntry{Action: "auth.password_reset_requested", Resource: "auth", Payload: withMeta(meta, "email", email)})
 		}
 		return
@@ -59,10 +59,27 @@ func (au *Auth) sendReset(ctx context.Context, ip, email string, meta map[string
 		// The request was answered as any other; only the log says why
 		// nothing was sent.
 		payload["delivered"], payload["reason"] = false, "not_an_operator"
+	} else if err := au.spendDelivery(ctx, acc.ID); err != nil {
+		// Past the account's ceiling: answered as any other, not sent,
+		// audited once per window (the rest counted into one row).
+		if !au.failures.first("auth.reset_delivery_limited", acc.ID, "") {
+			return
+		}
+		payload["delivered"], payload["reason"] = false, "rate_limited"
+		if !errors.As(err, new(*RateLimitError)) {
+			au.log.ErrorContext(ctx, "admin: reset delivery limiter", "userId", acc.ID, "err", err)
+			payload["reason"] = "rate_limiter_unavailable"
+		}
 	} else if err := au.deliverReset(ctx, acc, op.Role, false); err != nil {
 		au.log.ErrorContext(ctx, "admin: OnResetRequest failed", "userId", acc.ID, "err", err)
 	}
 	au.audit.event(ctx, AuditEntry{OperatorID: acc.ID, Action: "auth.password_reset_requested", Resource: "auth", TargetID: acc.ID, Payload: payload})
+}
+
+// spendDelivery spends one of userID's reset and invite deliveries
+// (RateLimitOptions.ResetDeliveries).
+func (au *Auth) spendDelivery(ctx context.Context, userID string) error {
+	return au.spend(ctx, au.limits.ResetDeliveries, userID)
 }
 
 // deliverReset signs a reset token for acc and hands the link to

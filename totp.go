@@ -235,7 +235,7 @@ func (au *Auth) limitTOTP(ctx context.Context, userID, ip string) error {
 	if err := limit(ctx, au.limits.TOTP, "user|"+userID); err != nil {
 		return err
 	}
-	return limit(ctx, au.limits.TOTP, "ip|"+ip)
+	return limit(ctx, au.limits.TOTP, "ip|"+ipKey(ip))
 }
 
 // loginTOTP is the second sign-in step: the challenge token of the first,

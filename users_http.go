@@ -163,6 +163,9 @@ func (a *Admin) handleInvite(w http.ResponseWriter, r *http.Request, op Operator
 	if err != nil {
 		return err
 	}
+	if err := a.auth.spendDelivery(ctx, acc.ID); err != nil {
+		return loginError(err)
+	}
 	if err := a.auth.deliverReset(ctx, acc, target.Role, true); err != nil {
 		return fmt.Errorf("admin: invite %s: %w", userID, err)
 	}

@@ -56,7 +56,8 @@ type Options struct {
 	// MaxClients. Default 1,000; negative: none.
 	MaxClientsPerRoom int
 	// MaxConnsPerIP caps the connections (and joins under way) from one
-	// client IP; past it a join is answered 429 too_many_connections.
+	// client IP (an IPv6 client's /64 counts as one); past it a join is
+	// answered 429 too_many_connections.
 	// Default 100; negative: none.
 	MaxConnsPerIP int
 	// MaxConnsPerUser caps the connections of one user id (one player

@@ -3,6 +3,7 @@ package live
 import (
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -90,6 +91,7 @@ type connCounts struct {
 // at its cap. The returned release gives it back; it may be called more
 // than once.
 func (h *Hub) holdConn(ip, userID string) (release func(), err *httpError) {
+	ip = ipKey(ip)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if max := h.opts.MaxConnsPerIP; max > 0 && h.conns.byIP[ip] >= max {
@@ -113,6 +115,18 @@ func (h *Hub) holdConn(ip, userID string) (release func(), err *httpError) {
 			}
 		})
 	}, nil
+}
+
+// ipKey is the address MaxConnsPerIP counts under: an IPv6 client's /64
+// (one subscriber's, whose addresses rotate at will), an IPv4 address as
+// it is.
+func ipKey(ip string) string {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil || addr.Is4() || addr.Is4In6() {
+		return ip
+	}
+	p, _ := addr.Prefix(64)
+	return p.String()
 }
 
 func decr(m map[string]int, k string) {

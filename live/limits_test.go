@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gorilla/websocket"
@@ -93,6 +94,25 @@ func TestConnectionCaps(t *testing.T) {
 		}
 		if status, code := e.refused(t, "lobby"); status != 429 || code != "too_many_connections" {
 			t.Fatalf("4th socket of one address = %d %s; want 429 too_many_connections", status, code)
+		}
+	})
+	t.Run("per IPv6 /64", func(t *testing.T) {
+		// One subscriber rotating through its /64 is one address.
+		var n atomic.Int64
+		opts := testOptions()
+		opts.AllowAnonymous, opts.MaxConnsPerIP = true, 3
+		opts.ClientIP = func(*http.Request) string { return fmt.Sprintf("2001:db8:1:2::%x", n.Add(1)) }
+		e := newEnv(t, opts, map[string]RoomType{"lobby": {}})
+		for range 3 {
+			e.join(t, "lobby")
+		}
+		if status, code := e.refused(t, "lobby"); status != 429 || code != "too_many_connections" {
+			t.Fatalf("4th socket of one /64 = %d %s; want 429 too_many_connections", status, code)
+		}
+		opts.ClientIP = func(*http.Request) string { return fmt.Sprintf("2001:db8:1:%x::1", n.Add(1)) }
+		other := newEnv(t, opts, map[string]RoomType{"lobby": {}})
+		for range 4 {
+			other.join(t, "lobby") // four /64s: one socket each
 		}
 	})
 	t.Run("rooms", func(t *testing.T) {

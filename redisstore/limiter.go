@@ -154,6 +154,7 @@ func RateLimits(rdb redis.UniversalClient, opts LimiterOptions) admin.RateLimitO
 		PerIP:                   NewLimiter(rdb, "ip", 30, 30.0/60, opts),
 		Actions:                 NewLimiter(rdb, "actions", 60, 60.0/60, open),
 		TOTP:                    NewLimiter(rdb, "totp", 10, 1.0/30, opts),
+		ResetDeliveries:         NewLimiter(rdb, "reset-deliveries", 5, 5.0/3600, opts),
 	}
 }
 

@@ -117,7 +117,7 @@ func TestLimiterOutage(t *testing.T) {
 	}
 	rl := RateLimits(rdb, LimiterOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	for name, l := range map[string]admin.Limiter{"Login": rl.Login, "Bootstrap": rl.Bootstrap, "RequestReset": rl.RequestReset,
-		"LoginFailuresPerEmail": rl.LoginFailuresPerEmail, "LoginFailuresPerNetwork": rl.LoginFailuresPerNetwork, "PerIP": rl.PerIP, "TOTP": rl.TOTP} {
+		"LoginFailuresPerEmail": rl.LoginFailuresPerEmail, "LoginFailuresPerNetwork": rl.LoginFailuresPerNetwork, "PerIP": rl.PerIP, "TOTP": rl.TOTP, "ResetDeliveries": rl.ResetDeliveries} {
 		if ok, _, err := l.Allow(ctx, "k"); ok || err == nil {
 			t.Fatalf("RateLimits.%s = %v, %v during an outage; want fail closed", name, ok, err)
 		}
