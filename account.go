@@ -10,13 +10,18 @@ import (
 )
 
 // BumpTokenVersion ends every session issued to userID before the call: the
-// next request carrying one of them fails verification.
+// next request carrying one of them fails verification, and the user's
+// live connections in every room (Options.Rooms) are closed.
 func (au *Auth) BumpTokenVersion(ctx context.Context, userID string) error {
 	u := au.users
 	if !u.hasTokenVer {
 		return fmt.Errorf("%w: users table %s has no token_version column", ErrUnsupported, u.name)
 	}
-	return au.bumpTokenVersion(ctx, au.db, userID)
+	if err := au.bumpTokenVersion(ctx, au.db, userID); err != nil {
+		return err
+	}
+	au.sessionsEnded(ctx, userID, "sessions revoked")
+	return nil
 }
 
 // bumpTokenVersion bumps through db, a transaction when the caller holds one.
@@ -27,20 +32,24 @@ func (au *Auth) bumpTokenVersion(ctx context.Context, db bun.IDB, userID string)
 // Ban bans userID and ends its sessions in one statement, so no session
 // outlives the ban. BannedAt defaults to now. A "user.ban" audit entry by
 // BannedBy (else the operator on ctx, else none: the game) is written in
-// the same transaction. It does not close live WebSocket connections; the
-// panel's Ban button does that through Rooms.
+// the same transaction. After the commit the user's live connections in
+// every room (Options.Rooms) are closed, as the panel's Ban button does.
 func (au *Auth) Ban(ctx context.Context, userID string, ban BanInfo) error {
 	if ban.BannedBy == "" {
 		op, _ := OperatorFrom(ctx)
 		ban.BannedBy = op.UserID
 	}
-	return au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if err := au.ban(ctx, tx, userID, &ban); err != nil {
 			return err
 		}
 		return au.audit.record(ctx, tx, AuditEntry{OperatorID: ban.BannedBy, Action: "user.ban", Resource: "users", TargetID: userID,
 			Payload: map[string]any{"reason": ban.Reason, "until": ban.Until}})
 	})
+	if err == nil {
+		au.sessionsEnded(ctx, userID, "banned")
+	}
+	return err
 }
 
 // ban sets the ban and bumps the token version through db.

@@ -203,9 +203,17 @@ type userAction struct {
 // hierarchy check, the change and its audit entry in one transaction (the
 // entry exists exactly when the change does), then, for ban and revoke,
 // the user's live connections close in every room. It returns how many
-// closed.
+// closed. The entry of a ban or revoke says how many live sessions there
+// were to close (counted before the commit, as the sockets close after
+// it); should closing end fewer, or more, a user.sessions_closed entry
+// says how many did, so the log agrees with the answer.
 func (m *Moderation) moderate(ctx context.Context, op Operator, userID string, act userAction) (int, error) {
-	entry := AuditEntry{OperatorID: op.UserID, Resource: "users", TargetID: userID, Payload: act.meta}
+	entry := AuditEntry{OperatorID: op.UserID, Resource: "users", TargetID: userID, Payload: withMeta(act.meta)}
+	closes := act.name == "ban" || act.name == "revoke-sessions"
+	expected := 0
+	if closes {
+		expected = m.liveSessions(ctx, userID)
+	}
 	err := m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := m.roles.canWriteUser(ctx, tx, op, userID); err != nil {
 			return err
@@ -214,12 +222,14 @@ func (m *Moderation) moderate(ctx context.Context, op Operator, userID string, a
 		switch act.name {
 		case "ban":
 			entry.Action, entry.Payload = "user.ban", withMeta(act.meta, "reason", act.reason, "until", act.until)
+			entry.Payload["sessionsClosed"] = expected
 			err = m.accounts.ban(ctx, tx, userID, &BanInfo{Reason: act.reason, Until: act.until, BannedBy: op.UserID})
 		case "unban":
 			entry.Action = "user.unban"
 			err = m.accounts.unban(ctx, tx, userID)
 		case "revoke-sessions":
 			entry.Action = "user.revoke_sessions"
+			entry.Payload["sessionsClosed"] = expected
 			err = m.accounts.bumpTokenVersion(ctx, tx, userID)
 		}
 		if err != nil {
@@ -230,15 +240,31 @@ func (m *Moderation) moderate(ctx context.Context, op Operator, userID string, a
 	if err != nil {
 		return 0, err
 	}
+	if !closes {
+		return 0, nil
+	}
 	// Live connections close after the commit: closed before it, a player
 	// could rejoin while its ban was not yet visible.
-	switch act.name {
-	case "ban":
-		return m.disconnect(ctx, userID, "banned"), nil
-	case "revoke-sessions":
-		return m.disconnect(ctx, userID, "sessions revoked"), nil
+	reason := map[string]string{"ban": "banned", "revoke-sessions": "sessions revoked"}[act.name]
+	n := m.disconnect(ctx, userID, reason)
+	if n != expected {
+		m.audit.event(ctx, AuditEntry{OperatorID: op.UserID, Action: "user.sessions_closed", Resource: "users", TargetID: userID,
+			Payload: withMeta(act.meta, "after", entry.Action, "expected", expected, "sessionsClosed", n)})
 	}
-	return 0, nil
+	return n, nil
+}
+
+// liveSessions counts userID's live sessions in every room; 0 without
+// Rooms or when they cannot be listed (logged).
+func (m *Moderation) liveSessions(ctx context.Context, userID string) int {
+	if m.rooms == nil {
+		return 0
+	}
+	s, err := m.rooms.UserSessions(ctx, userID)
+	if err != nil {
+		m.log.ErrorContext(ctx, "admin: list live sessions", "userId", userID, "err", err)
+	}
+	return len(s)
 }
 
 // disconnect closes the user's live connections in every room. The ban or

@@ -172,3 +172,87 @@ type testGuild struct {
 	Name          string `bun:"name,notnull"`
 	OwnerID       string `bun:"owner_id"`
 }
+
+// TestTokenBumpsCloseLiveSessions: every change that ends a user's
+// sessions (ban, revoke, the Go API's Ban, logout everywhere, a password
+// reset or change, enabling or resetting the second factor) also closes
+// the user's live connections; ban and revoke audit how many.
+func TestTokenBumpsCloseLiveSessions(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		rooms := &sessionRooms{live: map[string]bool{}}
+		box := &mailbox{}
+		e, clk := totpEnv(t, db, Options{Rooms: rooms, OnResetRequest: box.deliver})
+		root, rootID := e.bootstrap()
+		p := e.user("p@example.com", "player password")
+		live := func(id string) {
+			rooms.mu.Lock()
+			defer rooms.mu.Unlock()
+			rooms.live[id] = true
+		}
+		mustClose := func(what, id string) {
+			t.Helper()
+			rooms.mu.Lock()
+			defer rooms.mu.Unlock()
+			if rooms.live[id] {
+				t.Fatalf("%s left %s's live connection open", what, id)
+			}
+		}
+		ctx := context.Background()
+
+		live(p)
+		r := root.do("POST", "/admin-api/users/"+p+"/ban", map[string]any{"reason": "bot"}).want(t, 200)
+		bans := e.auditRows("user.ban")
+		if r.body["sessionsClosed"] != float64(1) || len(bans) != 1 || bans[0].Payload["sessionsClosed"] != float64(1) {
+			t.Fatalf("ban = %s, audit %+v; want one session closed, said by both", r.raw, bans)
+		}
+		mustClose("ban", p)
+		root.do("POST", "/admin-api/users/"+p+"/unban", nil).want(t, 200)
+		live(p)
+		if r := root.do("POST", "/admin-api/users/"+p+"/revoke-sessions", nil).want(t, 200); r.body["sessionsClosed"] != float64(1) ||
+			e.auditRows("user.revoke_sessions")[0].Payload["sessionsClosed"] != float64(1) {
+			t.Fatalf("revoke = %s; want one session closed, audited", r.raw)
+		}
+		// No session to close: the entry says 0 and no correction follows.
+		root.do("POST", "/admin-api/users/"+p+"/revoke-sessions", nil).want(t, 200)
+		if n := len(e.auditRows("user.sessions_closed")); n != 0 {
+			t.Fatalf("%d user.sessions_closed rows; want none when the count held", n)
+		}
+
+		live(p)
+		if err := e.admin.Auth().Ban(ctx, p, BanInfo{Reason: "from the game"}); err != nil {
+			t.Fatal(err)
+		}
+		mustClose("Auth().Ban", p)
+		if err := e.admin.Auth().Unban(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+
+		live(p)
+		player := e.login("p@example.com", "player password")
+		player.do("POST", "/admin-api/auth/logout-everywhere", nil).want(t, 200)
+		mustClose("logout everywhere", p)
+
+		live(p)
+		player = e.login("p@example.com", "player password")
+		player.do("POST", "/admin-api/auth/password", map[string]any{"current": "player password", "new": "player password 2"}).want(t, 200)
+		mustClose("password change", p)
+		player.do("GET", "/admin-api/auth/me", nil).want(t, 200) // the changer's own session goes on
+
+		live(p)
+		e.client().do("POST", "/admin-api/auth/request-reset", map[string]any{"email": "p@example.com"}).want(t, 200)
+		e.client().do("POST", "/admin-api/auth/reset", map[string]any{"token": box.wait(t, 1).Token, "password": "player password 3"}).want(t, 200)
+		mustClose("password reset", p)
+
+		// Enabling the second factor ends the other sessions, not this one.
+		live(rootID)
+		other := e.login("root@example.com", "correct horse")
+		enrol(t, root, clk)
+		mustClose("TOTP enable", rootID)
+		root.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+		other.do("GET", "/admin-api/auth/me", nil).want(t, 401)
+
+		live(p)
+		root.do("POST", "/admin-api/users/"+p+"/totp/reset", nil).want(t, 200)
+		mustClose("TOTP reset", p)
+	})
+}

@@ -217,7 +217,9 @@ func (a *Admin) handleRowSub(w http.ResponseWriter, r *http.Request, op Operator
 	if len(estimated) > 0 {
 		counts["_estimated"] = estimated
 	}
-	if res.key == "users" && a.opts.Rooms != nil {
+	// Live sessions are moderation data: only for who may moderate users
+	// (an admin, a mod with users in its scopes).
+	if res.key == "users" && a.opts.Rooms != nil && op.Role.IsOperator() && a.allowed(op, OpUpdate, "users") {
 		n, err := a.activeSessions(ctx, fmt.Sprint(row[a.users.cols.ID]))
 		if err != nil {
 			return err

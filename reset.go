@@ -130,7 +130,7 @@ func (au *Auth) resetPassword(ctx context.Context, token, password string, meta 
 		return err
 	}
 	u := au.users
-	return au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		q := tx.NewUpdate().TableExpr("?", u.ident()).Set("? = ?", u.col(u.cols.PasswordHash), h).
 			Where("? = ?", u.col(u.cols.ID), acc.ID).Where("COALESCE(?, '') = ?", u.col(u.cols.PasswordHash), acc.PasswordHash)
 		if u.hasTokenVer {
@@ -148,4 +148,8 @@ func (au *Auth) resetPassword(ctx context.Context, token, password string, meta 
 		}
 		return au.audit.record(ctx, tx, authEntry(meta, acc.ID, "auth.password_reset_completed", acc.Email))
 	})
+	if err == nil {
+		au.sessionsEnded(ctx, acc.ID, "password reset")
+	}
+	return err
 }

@@ -226,6 +226,7 @@ func (au *Auth) resetTOTP(ctx context.Context, userID string, entry *AuditEntry)
 	if err != nil {
 		return false, fmt.Errorf("admin: reset totp of %q: %w", userID, err)
 	}
+	au.sessionsEnded(ctx, userID, "second factor reset")
 	return had, nil
 }
 
@@ -360,10 +361,13 @@ func (au *Auth) spendCode(ctx context.Context, userID, code string, pending bool
 }
 
 // confirmTOTP turns the pending factor on with its first code and returns
-// the ten recovery codes, committed with the auth.totp_enabled entry.
-func (au *Auth) confirmTOTP(ctx context.Context, userID, code, ip string, meta map[string]any) (codes []string, err error) {
+// the ten recovery codes, committed with the auth.totp_enabled entry. It
+// ends the user's other sessions (a token-version bump, live connections
+// closed): one opened before the second factor was on must not outlive
+// it. tv is the new token version, for the caller's own session.
+func (au *Auth) confirmTOTP(ctx context.Context, userID, code, ip string, meta map[string]any) (codes []string, tv int64, err error) {
 	if err := au.spendCode(ctx, userID, code, true, "confirm", ip, meta); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	err = au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		now := time.Now().UTC()
@@ -375,9 +379,22 @@ func (au *Auth) confirmTOTP(ctx context.Context, userID, code, ip string, meta m
 		if codes, err = au.newRecoveryCodes(ctx, tx, userID); err != nil {
 			return err
 		}
+		if au.users.hasTokenVer {
+			if err := au.bumpTokenVersion(ctx, tx, userID); err != nil {
+				return err
+			}
+			acc, err := au.users.accountByID(ctx, tx, userID)
+			if err != nil {
+				return err
+			}
+			tv = acc.TokenVersion
+		}
 		return au.audit.record(ctx, tx, authEntry(meta, userID, "auth.totp_enabled", ""))
 	})
-	return codes, err
+	if err == nil {
+		au.sessionsEnded(ctx, userID, "second factor enabled")
+	}
+	return codes, tv, err
 }
 
 // disableTOTP turns userID's second factor off, proven by a code or the

@@ -85,8 +85,12 @@ func (a *Admin) handleTOTPConfirm(w http.ResponseWriter, r *http.Request, op Ope
 	if err != nil {
 		return err
 	}
-	codes, err := a.auth.confirmTOTP(r.Context(), op.UserID, b.Code, a.ClientIP(r), a.requestMeta(r))
+	codes, tv, err := a.auth.confirmTOTP(r.Context(), op.UserID, b.Code, a.ClientIP(r), a.requestMeta(r))
 	if err != nil {
+		return err
+	}
+	// The other sessions ended; this one goes on under the new version.
+	if err := a.setSessionCookie(w, op.UserID, op.Role, tv); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "recoveryCodes": codes})

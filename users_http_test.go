@@ -36,6 +36,12 @@ func TestBanClosesEverySocket(t *testing.T) {
 		if counts["activeSessions"] != 2.0 {
 			t.Fatalf("_counts = %v; want activeSessions 2", counts)
 		}
+		// Sessions are moderation data: a plain user reading users (the
+		// default without OperatorsOnly) is not told them.
+		w.user("peer@example.com", admin.RoleUser)
+		if counts := w.login("peer@example.com").want("GET", "/admin-api/users/"+cheater+"/_counts", nil, 200); counts["activeSessions"] != nil {
+			t.Fatalf("a plain user's _counts = %v; want no activeSessions", counts)
+		}
 
 		until := time.Now().Add(24 * time.Hour).UTC().Truncate(time.Second)
 		res := root.want("POST", "/admin-api/users/"+cheater+"/ban", map[string]any{"reason": "wallhack", "until": until}, 200)
@@ -59,9 +65,9 @@ func TestBanClosesEverySocket(t *testing.T) {
 			t.Fatalf("banned user's session = %d; want 401", code)
 		}
 		// The entry commits with the ban; the sockets close after the
-		// commit, so their count is in the answer, not the entry.
+		// commit, so it counts them before: the entry and the answer agree.
 		rows := w.audit("user.ban")
-		if len(rows) != 1 || rows[0].TargetID != cheater || rows[0].Payload["reason"] != "wallhack" ||
+		if len(rows) != 1 || rows[0].TargetID != cheater || rows[0].Payload["reason"] != "wallhack" || rows[0].Payload["sessionsClosed"] != 2.0 ||
 			rows[0].Payload["ip"] != "127.0.0.1" || rows[0].Payload["userAgent"] == nil || rows[0].Payload["until"] == nil {
 			t.Fatalf("user.ban audit = %+v", rows)
 		}

@@ -140,6 +140,10 @@ func TestExistingBackend(t *testing.T) {
 			t.Fatalf("auth/me after the second step = %v; want the admin", me)
 		}
 		twoStep.call("GET", "/ops/economy", "", 200)
+		// Turning the second factor on ended the account's other sessions,
+		// the bootstrap's among them.
+		root.call("GET", "/ops/admin-api/auth/me", "", 401)
+		root = twoStep
 
 		if got := root.call("GET", "/ops/economy", "", 200); got["coins"] != float64(0) {
 			t.Fatalf("GET /ops/economy = %v", got)
