@@ -110,3 +110,30 @@ func TestCrossOriginRefused(t *testing.T) {
 	c.hdr.Set("Sec-Fetch-Site", "cross-site")
 	c.do("GET", "/admin-api/auth/status", nil).want(t, http.StatusOK)
 }
+
+// TestJSONBodiesSayWhatIsWrong: a key twice in one object is refused (the
+// decoder would keep the last, a proxy or a log may read the first); a
+// value of the wrong kind is named in JSON's words, not Go's; JSON answers
+// are never sniffed as another type.
+func TestJSONBodiesSayWhatIsWrong(t *testing.T) {
+	e := newEnv(t, testdb.SQLite(t), Options{})
+	root, _ := e.bootstrap()
+	r := e.client().do("POST", "/admin-api/auth/login", `{"email":"root@example.com","password":"x","password":"correct horse"}`).want(t, 400, "invalid_json")
+	if !contains(r.body["error"].(string), `"password" appears twice`) {
+		t.Fatalf("duplicate key answer = %s", r.raw)
+	}
+	root.do("POST", "/admin-api/configs", `{"key":"k","value":1,"value":2}`).want(t, 400, "invalid_json")
+	root.do("POST", "/admin-api/configs", `{"key":"k","value":{"a":1,"b":[{"k":1,"k":2}]}}`).want(t, 400, "invalid_json")
+	if n := count(t, e.db, (*Config)(nil)); n != 0 {
+		t.Fatalf("%d configs after a refused body", n)
+	}
+	// The same key in two objects is fine.
+	root.do("POST", "/admin-api/configs", `{"key":"k","value":{"key":"inner","value":[{"key":1},{"key":2}]}}`).want(t, 201)
+	r = e.client().do("POST", "/admin-api/auth/login", `{"email":["a@example.com"],"password":"correct horse"}`).want(t, 400, "invalid_value")
+	if msg := r.body["error"].(string); msg != `field "email" must be a string, not a list` {
+		t.Fatalf("type error = %q; want it in JSON's words", msg)
+	}
+	if got := r.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+		t.Fatalf("X-Content-Type-Options = %q; want nosniff", got)
+	}
+}

@@ -100,6 +100,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	*buf = b
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)

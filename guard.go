@@ -82,7 +82,9 @@ func (a *Admin) Guard(opts GuardOptions) func(http.Handler) http.Handler {
 			nav := !opts.APIOnly && strings.Contains(r.Header.Get("Accept"), "text/html")
 			op, err := a.authenticate(r.Context(), r)
 			if err == nil {
-				err = a.totpGate(r, op)
+				// Not totpGate: r.Pattern is the game's mux's here, and
+				// the panel's exemptions are no business of a game route.
+				err = a.requireTOTP(r.Context(), op)
 			}
 			switch {
 			case errors.Is(err, errTOTPRequired) && nav:

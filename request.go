@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"net/netip"
+	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -107,7 +108,58 @@ func readJSON(r *http.Request, v any, mode bodyMode) error {
 	if dec.More() {
 		return errorf(http.StatusBadRequest, "invalid_body", "unexpected data after the JSON object")
 	}
+	// encoding/json keeps the last of two equal keys; a proxy or a log in
+	// between may read the first. Such a body means two things: refused.
+	if k, dup := duplicateKey(body); dup {
+		return errorf(http.StatusBadRequest, "invalid_json", "the key %q appears twice in one object", truncate(k, 80))
+	}
 	return nil
+}
+
+// duplicateKey finds a key that appears twice in one object of a JSON
+// text that has decoded already (so it is well formed).
+func duplicateKey(body []byte) (string, bool) {
+	type frame struct {
+		keys      map[string]bool // nil for an array
+		expectKey bool
+	}
+	var stack []*frame
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].keys != nil {
+			stack[n-1].expectKey = true
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				stack = append(stack, &frame{keys: map[string]bool{}, expectKey: true})
+			case '[':
+				stack = append(stack, &frame{})
+			default:
+				stack = stack[:len(stack)-1]
+				valueDone()
+			}
+			continue
+		case string:
+			if n := len(stack); n > 0 && stack[n-1].keys != nil && stack[n-1].expectKey {
+				top := stack[n-1]
+				if top.keys[t] {
+					return t, true
+				}
+				top.keys[t], top.expectKey = true, false
+				continue
+			}
+		}
+		valueDone()
+	}
 }
 
 // decodeBody reads a required fixed-shape JSON object body into v.
@@ -126,11 +178,57 @@ func bodyError(err error) error {
 		if typ.Field == "" {
 			return errorf(http.StatusBadRequest, "invalid_body", "the body must be a JSON object")
 		}
-		return errorf(http.StatusBadRequest, "invalid_value", "field %q must be %s", typ.Field, typ.Type.String())
+		return errorf(http.StatusBadRequest, "invalid_value", "field %q must be %s, not %s", typ.Field, jsonKind(typ.Type), article(typ.Value))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return errorf(http.StatusBadRequest, "unknown_field", "%s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return errorf(http.StatusBadRequest, "invalid_body", "malformed JSON body")
+}
+
+// jsonKind names what a Go type takes in JSON, in words a client's author
+// reads ("a list"), not Go's ("[]interface {}").
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		if t == reflect.TypeFor[time.Time]() {
+			return "a time (RFC 3339)"
+		}
+		return "an object"
+	}
+	return "another kind of value"
+}
+
+// article names a JSON value kind as encoding/json reports it ("array",
+// "number 1.5") in words.
+func article(v string) string {
+	kind, _, _ := strings.Cut(v, " ")
+	switch kind {
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	case "number":
+		return "a number"
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	}
+	return v
 }
 
 // requestMeta is the ip and userAgent every auth, user and room audit entry

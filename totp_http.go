@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"context"
 	"net/http"
 	"strings"
 )
@@ -152,12 +153,23 @@ func (a *Admin) handleTOTPReset(w http.ResponseWriter, r *http.Request, op Opera
 }
 
 // totpGate refuses an operator whom RequireTOTP makes enrol and who has
-// not, except on the endpoints that lead to enrolment.
+// not, except on the panel's endpoints that lead to enrolment. r must be
+// a request the panel's own mux routed (r.Pattern is its pattern): a game
+// route guarded by Guard uses requireTOTP, which exempts nothing.
 func (a *Admin) totpGate(r *http.Request, op Operator) error {
-	if !a.auth.totp.requires(op.Role) || totpExempt[strings.TrimPrefix(r.Pattern, r.Method+" "+a.opts.APIPath)] {
+	if totpExempt[strings.TrimPrefix(r.Pattern, r.Method+" "+a.opts.APIPath)] {
 		return nil
 	}
-	on, err := a.auth.totpEnabled(r.Context(), op.UserID)
+	return a.requireTOTP(r.Context(), op)
+}
+
+// requireTOTP refuses an operator whom RequireTOTP makes enrol and who
+// has not.
+func (a *Admin) requireTOTP(ctx context.Context, op Operator) error {
+	if !a.auth.totp.requires(op.Role) {
+		return nil
+	}
+	on, err := a.auth.totpEnabled(ctx, op.UserID)
 	if err != nil {
 		return err
 	}

@@ -236,6 +236,14 @@ func TestRequireTOTP(t *testing.T) {
 		root.do("GET", "/monitor", nil).want(t, 200)
 		root.do("POST", "/admin-api/auth/logout-everywhere", nil).want(t, 200)
 	})
+	t.Run("a game route whose pattern is a panel exemption", func(t *testing.T) {
+		ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") })
+		e, _ := totpEnv(t, testdb.SQLite(t), Options{RequireTOTP: TOTPAdmins}, func(a *Admin, mux *http.ServeMux) {
+			mux.Handle("GET /admin-api/auth/totp/enroll", a.Guard(GuardOptions{})(ok))
+		})
+		root, _ := e.bootstrap()
+		root.do("GET", "/admin-api/auth/totp/enroll", nil).want(t, 403, "totp_enrollment_required")
+	})
 	t.Run("admins", func(t *testing.T) {
 		e, _ := totpEnv(t, testdb.SQLite(t), Options{RequireTOTP: TOTPAdmins})
 		root, _ := e.bootstrap()

@@ -33,6 +33,7 @@ const Header = "X-Request-Id"
 func Write(w http.ResponseWriter, b Body) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
 	if b.Status == http.StatusTooManyRequests && b.RetryAfterSec > 0 {
 		h.Set("Retry-After", strconv.Itoa(b.RetryAfterSec))
