@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net/http"
@@ -351,7 +352,9 @@ func (au *Auth) issue(ctx context.Context, acc *account, meta map[string]any, kv
 		return signIn{}, err
 	}
 	if on {
-		tok, err := au.tokens.signToken(claims{UserID: acc.ID, TV: acc.TokenVersion, Kind: kindTOTPChallenge}, totpChallengeTTL)
+		c := claims{UserID: acc.ID, TV: acc.TokenVersion, Kind: kindTOTPChallenge}
+		c.ID = rand.Text() // the challenge's own id: spent once, void after maxChallengeFailures
+		tok, err := au.tokens.signToken(c, totpChallengeTTL)
 		if err != nil {
 			return signIn{}, err
 		}

@@ -186,6 +186,12 @@ var tableDefs = []*tableDef{
 		{name: "code_hash", typ: tText, notNull: true},
 		{name: "used_at", typ: tTime},
 	}, pk: []string{"user_id", "code_hash"}, fks: []fkDef{{"user_id", "users", "CASCADE"}}},
+	{base: "totp_challenges", model: (*totpChallenge)(nil), version: 22, panel: true, cols: []colDef{
+		{name: "jti", typ: tText},
+		{name: "user_id", typ: tUserID, notNull: true},
+		{name: "failures", typ: tBigint, notNull: true, def: "0"},
+		{name: "expires_at", typ: tTime, notNull: true},
+	}, pk: []string{"jti"}, fks: []fkDef{{"user_id", "users", "CASCADE"}}, indexes: [][]string{{"user_id"}}},
 }
 
 // alterStep is a later change to a built-in table. Its sql uses the

@@ -168,7 +168,7 @@ func TestTablePrefixAndSubset(t *testing.T) {
 			"users": (*testPlayer)(nil), "userNotes": (*UserNote)(nil), "roles": (*RoleAssignment)(nil), "adminAudit": (*AuditEntry)(nil),
 		}}
 		e := newEnv(t, db, opts)
-		want := []string{"ops_admin_audit", "ops_admin_schema", "ops_operator_recovery_codes", "ops_operator_totp", "ops_roles", "ops_user_notes", "players"}
+		want := []string{"ops_admin_audit", "ops_admin_schema", "ops_operator_recovery_codes", "ops_operator_totp", "ops_roles", "ops_totp_challenges", "ops_user_notes", "players"}
 		if got := allTables(t, db); !slices.Equal(got, want) {
 			t.Fatalf("tables = %v; want %v", got, want)
 		}
@@ -215,8 +215,8 @@ func TestMigrateOff(t *testing.T) {
 			}
 		}
 		_, err = New(db, opts)
-		if err == nil || !strings.Contains(err.Error(), "step 20") || !strings.Contains(err.Error(), "ops_operator_recovery_codes") {
-			t.Fatalf("New with a step unrecorded = %v; want an error naming step 20 and its table", err)
+		if err == nil || !strings.Contains(err.Error(), "step 22") || !strings.Contains(err.Error(), "ops_totp_challenges") {
+			t.Fatalf("New with a step unrecorded = %v; want an error naming step 22 and its table", err)
 		}
 		if got := allTables(t, db); slices.Contains(got, "ops_users") || slices.Contains(got, "ops_configs") {
 			t.Fatalf("MigrationSQL created tables the options do not use: %v", got)

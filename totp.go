@@ -65,6 +65,18 @@ type operatorTOTP struct {
 	ConfirmedAt *time.Time `bun:"confirmed_at"`
 }
 
+// totpChallenge is a row of game_totp_challenges: a sign-in challenge a
+// second step was tried with, by its id. Failures counts its wrong codes;
+// maxChallengeFailures means void, or spent by a sign-in.
+type totpChallenge struct {
+	bun.BaseModel `bun:"table:game_totp_challenges,alias:tc"`
+
+	JTI       string    `bun:"jti,pk"`
+	UserID    string    `bun:"user_id,notnull"`
+	Failures  int64     `bun:"failures,notnull"`
+	ExpiresAt time.Time `bun:"expires_at,notnull"`
+}
+
 // recoveryCode is a row of game_operator_recovery_codes: the SHA-256 of one
 // single-use code.
 type recoveryCode struct {
@@ -233,7 +245,9 @@ func (au *Auth) resetTOTP(ctx context.Context, userID string, entry *AuditEntry)
 // limitTOTP spends one attempt of the TOTP limiter for the user and one for
 // the client IP: a guesser is slowed down whichever of the two it spreads.
 func (au *Auth) limitTOTP(ctx context.Context, userID, ip string) error {
-	if err := limit(ctx, au.limits.TOTP, "user|"+userID); err != nil {
+	// Per user and network: guesses from one place cannot block the
+	// owner's step from another.
+	if err := limit(ctx, au.limits.TOTP, "user|"+userID+"|"+networkOf(ip)); err != nil {
 		return err
 	}
 	return limit(ctx, au.limits.TOTP, "ip|"+ipKey(ip))
@@ -268,6 +282,11 @@ func (au *Auth) loginTOTP(ctx context.Context, challenge, code, recovery, ip str
 	if err := au.limitTOTP(ctx, acc.ID, ip); err != nil {
 		return signIn{}, err
 	}
+	if open, err := au.openChallenge(ctx, acc.ID, c.ID); err != nil {
+		return signIn{}, err
+	} else if !open {
+		return signIn{}, errBadChallenge
+	}
 	method := "totp"
 	if recovery != "" {
 		method = "recovery"
@@ -278,7 +297,17 @@ func (au *Auth) loginTOTP(ctx context.Context, challenge, code, recovery, ip str
 	if err != nil {
 		if errors.Is(err, errInvalidCode) || errors.Is(err, errTOTPNotOn) {
 			au.record(ctx, meta, acc.ID, "auth.totp_failed", acc.Email, "method", method)
+			// Not found: the challenge is void already.
+			if ferr := au.challengeUpdate(ctx, c.ID, "failures = failures + 1"); ferr != nil && !errors.Is(ferr, ErrNotFound) {
+				return signIn{}, ferr
+			}
 		}
+		return signIn{}, err
+	}
+	// Spent: the same challenge signs in once, however many codes it has.
+	if err := au.challengeUpdate(ctx, c.ID, "failures = ?", maxChallengeFailures); errors.Is(err, ErrNotFound) {
+		return signIn{}, errBadChallenge
+	} else if err != nil {
 		return signIn{}, err
 	}
 	_, op, err := au.state(ctx, acc.ID)
@@ -290,6 +319,46 @@ func (au *Auth) loginTOTP(ctx context.Context, challenge, code, recovery, ip str
 	}
 	au.record(ctx, meta, acc.ID, "auth.login", acc.Email, "secondFactor", method)
 	return signIn{userID: acc.ID, role: op.Role, tv: acc.TokenVersion}, nil
+}
+
+// maxChallengeFailures is how many wrong codes one sign-in challenge
+// takes before it is void (the user signs in with the password again).
+const maxChallengeFailures = 5
+
+// openChallenge records the challenge jti of userID (once; rows past
+// their expiry are dropped on the way) and reports whether it may still
+// be tried: fewer than maxChallengeFailures wrong codes, not spent by a
+// sign-in. The state is in the database, so it holds across nodes.
+func (au *Auth) openChallenge(ctx context.Context, userID, jti string) (bool, error) {
+	now := time.Now().UTC()
+	if _, err := au.db.NewDelete().Model((*totpChallenge)(nil)).ModelTableExpr("?", au.aliased("totp_challenges", "tc")).
+		Where("user_id = ?", userID).Where("expires_at < ?", now).Exec(ctx); err != nil {
+		return false, err
+	}
+	row := &totpChallenge{JTI: jti, UserID: userID, ExpiresAt: now.Add(totpChallengeTTL)}
+	if _, err := au.db.NewInsert().Model(row).ModelTableExpr("?", au.tbl("totp_challenges")).On("CONFLICT (jti) DO NOTHING").Exec(ctx); err != nil {
+		return false, err
+	}
+	var failures int64
+	err := au.db.NewSelect().Model((*totpChallenge)(nil)).ModelTableExpr("?", au.aliased("totp_challenges", "tc")).
+		Column("failures").Where("jti = ?", jti).Scan(ctx, &failures)
+	return err == nil && failures < maxChallengeFailures, err
+}
+
+// challengeUpdate applies set to challenge jti while it is open;
+// ErrNotFound when it is not (spent or void).
+func (au *Auth) challengeUpdate(ctx context.Context, jti, set string, args ...any) error {
+	res, err := au.db.NewUpdate().Model((*totpChallenge)(nil)).ModelTableExpr("?", au.aliased("totp_challenges", "tc")).
+		Set(set, args...).Where("jti = ?", jti).Where("failures < ?", maxChallengeFailures).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n != 1 {
+		return ErrNotFound
+	}
+	return nil
 }
 
 // totpStatus is GET /auth/totp's answer for op (fields in the order of

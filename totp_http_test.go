@@ -346,21 +346,25 @@ func TestTOTPRateLimit(t *testing.T) {
 		clk.add(30 * time.Second)
 
 		a := from(passwordStep(t, e, "root@example.com", "correct horse"), "203.0.113.1")
-		a.do("POST", "/admin-api/auth/login/totp", map[string]any{"code": "000000"}).want(t, 400, "invalid_code")
-		a.do("POST", "/admin-api/auth/login/totp", map[string]any{"code": "000001"}).want(t, 400, "invalid_code")
-		// Root's bucket is empty: the right code from a fresh IP is refused.
+		for _, c := range []string{"000000", "000001", "000002"} {
+			a.do("POST", "/admin-api/auth/login/totp", map[string]any{"code": c}).want(t, 400, "invalid_code")
+		}
+		// Root's bucket for that network is empty: the right code from
+		// another address of it is refused.
 		from(a, "203.0.113.2")
 		r := a.do("POST", "/admin-api/auth/login/totp", map[string]any{"code": code(t, secret, clk.now())}).want(t, 429, "rate_limited")
 		if r.Header.Get("Retry-After") == "" {
 			t.Fatal("429 without Retry-After")
 		}
+		// The owner, from another network, is not blocked by those guesses.
+		from(passwordStep(t, e, "root@example.com", "correct horse"), "198.51.100.1").
+			do("POST", "/admin-api/auth/login/totp", map[string]any{"code": code(t, secret, clk.now())}).want(t, 200)
 
 		// Another account from an IP that spent its bucket is refused too.
 		e.user("other@example.com", "other password")
 		other := from(e.login("other@example.com", "other password"), "203.0.113.1")
 		other.do("POST", "/admin-api/auth/totp/enroll", nil).want(t, 200)
-		other.do("POST", "/admin-api/auth/totp/confirm", map[string]any{"code": "000000"}).want(t, 400, "invalid_code") // the IP's third
-		other.do("POST", "/admin-api/auth/totp/confirm", map[string]any{"code": "000000"}).want(t, 429, "rate_limited")
+		other.do("POST", "/admin-api/auth/totp/confirm", map[string]any{"code": "000000"}).want(t, 429, "rate_limited") // the IP spent its three
 		from(other, "198.51.100.7").do("POST", "/admin-api/auth/totp/confirm", map[string]any{"code": "000000"}).want(t, 400, "invalid_code")
 	})
 }
@@ -428,5 +432,35 @@ func TestTOTPConcurrentReplay(t *testing.T) {
 		if got[200] != 1 || got[400] != n-1 {
 			t.Fatalf("statuses = %v; want one 200 and %d 400", got, n-1)
 		}
+	})
+}
+
+// TestTOTPChallengeSpentAndCapped: a sign-in challenge signs in once, and
+// is void after five wrong codes (the password is asked again); both hold
+// in the database, so across nodes.
+func TestTOTPChallengeSpentAndCapped(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e, clk := totpEnv(t, db, Options{})
+		root, _ := e.bootstrap()
+		secret, _ := enrol(t, root, clk)
+		challenge := func() string {
+			r := e.client().do("POST", "/admin-api/auth/login", map[string]any{"email": "root@example.com", "password": "correct horse"}).want(t, 200)
+			return r.body["challenge"].(string)
+		}
+		step := func(ch, code string) *resp {
+			return e.client().do("POST", "/admin-api/auth/login/totp", map[string]any{"challenge": ch, "code": code})
+		}
+		clk.add(30 * time.Second)
+		ch := challenge()
+		step(ch, code(t, secret, clk.now())).want(t, 200)
+		clk.add(30 * time.Second)
+		step(ch, code(t, secret, clk.now())).want(t, 401, "invalid_challenge") // spent
+
+		ch = challenge()
+		for i := range 5 {
+			step(ch, fmt.Sprintf("00000%d", i)).want(t, 400, "invalid_code")
+		}
+		step(ch, code(t, secret, clk.now())).want(t, 401, "invalid_challenge") // void
+		step(challenge(), code(t, secret, clk.now())).want(t, 200)
 	})
 }
