@@ -207,14 +207,18 @@ type userAction struct {
 // were to close (counted before the commit, as the sockets close after
 // it); should closing end fewer, or more, a user.sessions_closed entry
 // says how many did, so the log agrees with the answer.
-func (m *Moderation) moderate(ctx context.Context, op Operator, userID string, act userAction) (int, error) {
+//
+// partial is true when closing could not reach every node (a node timed
+// out, Redis was down): the user's sessions there no longer verify, but
+// their sockets stay open until those nodes hear of it.
+func (m *Moderation) moderate(ctx context.Context, op Operator, userID string, act userAction) (closed int, partial bool, err error) {
 	entry := AuditEntry{OperatorID: op.UserID, Resource: "users", TargetID: userID, Payload: withMeta(act.meta)}
 	closes := act.name == "ban" || act.name == "revoke-sessions"
 	expected := 0
 	if closes {
 		expected = m.liveSessions(ctx, userID)
 	}
-	err := m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := m.roles.canWriteUser(ctx, tx, op, userID); err != nil {
 			return err
 		}
@@ -238,20 +242,20 @@ func (m *Moderation) moderate(ctx context.Context, op Operator, userID string, a
 		return m.audit.record(ctx, tx, entry)
 	})
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	if !closes {
-		return 0, nil
+		return 0, false, nil
 	}
 	// Live connections close after the commit: closed before it, a player
 	// could rejoin while its ban was not yet visible.
 	reason := map[string]string{"ban": "banned", "revoke-sessions": "sessions revoked"}[act.name]
-	n := m.disconnect(ctx, userID, reason)
-	if n != expected {
+	n, derr := m.disconnectErr(ctx, userID, reason)
+	if n != expected || derr != nil {
 		m.audit.event(ctx, AuditEntry{OperatorID: op.UserID, Action: "user.sessions_closed", Resource: "users", TargetID: userID,
-			Payload: withMeta(act.meta, "after", entry.Action, "expected", expected, "sessionsClosed", n)})
+			Payload: withMeta(act.meta, "after", entry.Action, "expected", expected, "sessionsClosed", n, "partial", derr != nil)})
 	}
-	return n, nil
+	return n, derr != nil, nil
 }
 
 // liveSessions counts userID's live sessions in every room; 0 without
@@ -271,12 +275,18 @@ func (m *Moderation) liveSessions(ctx context.Context, userID string) int {
 // revocation has happened already, so a failure here is logged, not
 // answered: the sessions cannot rejoin either way.
 func (m *Moderation) disconnect(ctx context.Context, userID, reason string) int {
+	n, _ := m.disconnectErr(ctx, userID, reason)
+	return n
+}
+
+// disconnectErr is disconnect, also returning the logged error.
+func (m *Moderation) disconnectErr(ctx context.Context, userID, reason string) (int, error) {
 	if m.rooms == nil {
-		return 0
+		return 0, nil
 	}
 	n, err := m.rooms.DisconnectUser(ctx, userID, reason)
 	if err != nil {
 		m.log.ErrorContext(ctx, "admin: disconnect user from rooms", "userId", userID, "err", err)
 	}
-	return n
+	return n, err
 }

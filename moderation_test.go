@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -254,5 +255,39 @@ func TestTokenBumpsCloseLiveSessions(t *testing.T) {
 		live(p)
 		root.do("POST", "/admin-api/users/"+p+"/totp/reset", nil).want(t, 200)
 		mustClose("TOTP reset", p)
+	})
+}
+
+// unreachableRooms closes what this node holds and cannot reach another.
+type unreachableRooms struct{ *sessionRooms }
+
+func (u unreachableRooms) DisconnectUser(ctx context.Context, userID, reason string) (int, error) {
+	n, _ := u.sessionRooms.DisconnectUser(ctx, userID, reason)
+	return n, fmt.Errorf("node b: %w", ErrNodeUnavailable)
+}
+
+// TestBanPartial: a ban that could not reach every node says so, in the
+// answer and the audit log; the ban itself stands.
+func TestBanPartial(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		rooms := &sessionRooms{live: map[string]bool{}}
+		e := newEnv(t, db, Options{Rooms: unreachableRooms{rooms}})
+		root, _ := e.bootstrap()
+		p := e.user("p@example.com", "player password")
+		rooms.live[p] = true
+		r := root.do("POST", "/admin-api/users/"+p+"/ban", map[string]any{"reason": "bot"}).want(t, 200)
+		if r.body["partial"] != true || r.body["sessionsClosed"] != float64(1) {
+			t.Fatalf("ban with a node down = %s; want partial and one session closed", r.raw)
+		}
+		rows := e.auditRows("user.sessions_closed")
+		if len(rows) != 1 || rows[0].Payload["partial"] != true {
+			t.Fatalf("user.sessions_closed rows = %+v; want one saying partial", rows)
+		}
+		if ban, err := e.admin.Auth().Banned(context.Background(), p); err != nil || ban == nil {
+			t.Fatalf("Banned = %v, %v; want the ban in force", ban, err)
+		}
+		if r := root.do("POST", "/admin-api/users/"+p+"/revoke-sessions", nil).want(t, 200); r.body["partial"] != true {
+			t.Fatalf("revoke with a node down = %s; want partial", r.raw)
+		}
 	})
 }

@@ -58,13 +58,18 @@ func (a *Admin) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator
 			return errorf(http.StatusBadRequest, "invalid_value", "until must be in the future")
 		}
 	}
-	n, err := a.moderation.moderate(ctx, op, userID, userAction{name: action, reason: body.Reason, until: body.Until, meta: a.requestMeta(r)})
+	n, partial, err := a.moderation.moderate(ctx, op, userID, userAction{name: action, reason: body.Reason, until: body.Until, meta: a.requestMeta(r)})
 	if err != nil {
 		return err
 	}
 	out := map[string]any{"ok": true}
 	if action != "unban" {
 		out["sessionsClosed"] = n
+	}
+	if partial {
+		// Some node could not be told: its sockets of the user stay open
+		// until it hears (their sessions no longer verify).
+		out["partial"] = true
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

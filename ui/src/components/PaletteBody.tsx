@@ -2,11 +2,11 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { Command } from 'cmdk';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
-import { toast } from 'sonner';
 import { Ban, LayoutDashboard, Radio } from 'lucide-react';
 import { api, errorText, seg, type RoomSummary, type Row } from '../api';
 import { useCatalog, useRoomsEnabled } from '../queries';
 import { rowLabel } from '../names';
+import { closedToast, type ModerationResult } from './closedToast';
 import { ResourceIcon } from '../icons';
 
 // PaletteBody is the command palette's content: jump to a resource, a user
@@ -154,11 +154,11 @@ function BanForm({ target, onDone, onBack }: { target: { id: string; name: strin
     const until = String(f.get('until') ?? '');
     setBusy(true);
     try {
-      const r = await api.post<{ sessionsClosed?: number }>(`/users/${seg(target.id)}/ban`, {
+      const r = await api.post<ModerationResult>(`/users/${seg(target.id)}/ban`, {
         ...(reason ? { reason } : {}),
         until: until ? new Date(until).toISOString() : null,
       });
-      toast.success(`${target.name} banned; sessions closed: ${r.sessionsClosed ?? 0}`);
+      closedToast(`${target.name} banned`, { ...r, sessionsClosed: r.sessionsClosed ?? 0 });
       await qc.invalidateQueries({ queryKey: ['row', 'users', target.id] });
       await qc.invalidateQueries({ queryKey: ['list', 'users'] });
       onDone();

@@ -9,11 +9,7 @@ import { rowLabel } from '../names';
 import { Modal, useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
 import { compactJSON, formatDateTime } from '../components/CellValue';
 import { ErrorNote, Loading } from '../components/Status';
-
-interface ModerationResult {
-  ok: boolean;
-  sessionsClosed?: number;
-}
+import { closedToast, type ModerationResult } from '../components/closedToast';
 
 interface BanInfo {
   reason?: string;
@@ -82,7 +78,7 @@ export function UserModeration({ id, row }: { id: string; row: Row }) {
   const run = async (op: 'unban' | 'revoke-sessions' | 'invite', done: string) => {
     try {
       const r = await api.post<ModerationResult>(`${base}/${op}`);
-      toast.success(r.sessionsClosed !== undefined ? `${done}; sessions closed: ${r.sessionsClosed}` : done);
+      closedToast(done, r);
     } catch (err) {
       toast.error(errorText(err));
     }
@@ -126,7 +122,7 @@ export function UserModeration({ id, row }: { id: string; row: Row }) {
           onClose={() => setBanning(false)}
           onDone={(r) => {
             setBanning(false);
-            toast.success(`Banned; sessions closed: ${r.sessionsClosed ?? 0}`);
+            closedToast('Banned', { ...r, sessionsClosed: r.sessionsClosed ?? 0 });
             void refresh();
           }}
         />
