@@ -227,6 +227,9 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 			return nil, err
 		}
 	}
+	if !opts.OperatorsOnly {
+		a.warnPlayersCanRead(ctx)
+	}
 	dummy, err := hasher.Hash(rand.Text())
 	if err != nil {
 		return nil, fmt.Errorf("admin: password hasher: %w", err)

@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -275,5 +276,36 @@ func TestOverridingBuiltinPolicies(t *testing.T) {
 		c.admin.do("POST", "/admin-api/adminAudit", map[string]any{"action": "forged", "resource": "x"}).want(t, 403, "forbidden")
 		c.admin.do("PATCH", "/admin-api/adminAudit/"+id, map[string]any{"action": "forged"}).want(t, 403, "forbidden")
 		c.admin.do("DELETE", "/admin-api/adminAudit/"+id, nil).want(t, 403, "forbidden")
+	})
+}
+
+// TestWarnsWhenPlayersCanRead: New says, once, that accounts without a
+// panel role can read the panel while OperatorsOnly is off; operators
+// alone, or OperatorsOnly on, say nothing.
+func TestWarnsWhenPlayersCanRead(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{})
+		e.bootstrap()
+		start := func(opts Options) string {
+			logs := &syncBuffer{}
+			opts.Secret, opts.PasswordHasher, opts.Logger = testSecret, testHasher, slog.New(slog.NewTextHandler(logs, nil))
+			a, err := New(db, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.Close()
+			return logs.String()
+		}
+		const warning = "OperatorsOnly is off"
+		if l := start(Options{}); strings.Contains(l, warning) {
+			t.Fatalf("warned with only an admin in the table:\n%s", l)
+		}
+		e.user("player@example.com", "player password")
+		if l := start(Options{}); strings.Count(l, warning) != 1 {
+			t.Fatalf("no single warning with a player in the table:\n%s", l)
+		}
+		if l := start(Options{OperatorsOnly: true}); strings.Contains(l, warning) {
+			t.Fatalf("warned with OperatorsOnly on:\n%s", l)
+		}
 	})
 }

@@ -172,6 +172,21 @@ func (u *userTable) readCatalog(ctx context.Context, db *bun.DB) error {
 	return nil
 }
 
+// warnPlayersCanRead logs, once at start, that the users table holds
+// accounts without a panel role (players, most likely) while
+// OperatorsOnly is off: each of them can sign in to the panel and list
+// and read every resource. The query stops at the first such row.
+func (a *Admin) warnPlayersCanRead(ctx context.Context) {
+	u := a.users
+	exists, err := a.db.NewSelect().TableExpr("? AS u", u.ident()).ColumnExpr("1").
+		Where("NOT EXISTS (SELECT 1 FROM ? AS r WHERE r.user_id = ? AND r.role IN ('admin', 'mod'))", a.tbl("roles"), u.col(u.cols.ID, "u")).
+		Limit(1).Exists(ctx)
+	if err != nil || !exists {
+		return
+	}
+	a.log.Warn("admin: OperatorsOnly is off and the users table " + u.name + " holds accounts without a panel role (players?): each can sign in to the panel and list and read every resource; set Options.OperatorsOnly (docs/security.md)")
+}
+
 // ident is the quoted table name.
 func (u *userTable) ident() bun.Ident { return bun.Ident(u.name) }
 
