@@ -330,7 +330,7 @@ func (au *Auth) login(ctx context.Context, at loginAttempt) (signIn, error) {
 	if err != nil {
 		return signIn{}, loginError(err)
 	}
-	s, err := au.issue(ctx, acc, at.meta)
+	s, err := au.issue(ctx, acc, false, at.meta)
 	if err != nil || s.challenge != "" {
 		return s, err
 	}
@@ -342,7 +342,10 @@ func (au *Auth) login(ctx context.Context, at loginAttempt) (signIn, error) {
 // issue decides what a user the caller has identified gets: ErrBanned
 // (audited), a TOTP challenge when its second factor is on (audited), or
 // a session at its live role. kv are extra audit payload pairs.
-func (au *Auth) issue(ctx context.Context, acc *account, meta map[string]any, kv ...any) (signIn, error) {
+//
+// vouched skips the TOTP step: the caller's identity provider checked a
+// second factor itself (StartSession with ExternalSignIn.SecondFactor).
+func (au *Auth) issue(ctx context.Context, acc *account, vouched bool, meta map[string]any, kv ...any) (signIn, error) {
 	if acc.Ban.Active(time.Now()) {
 		au.record(ctx, meta, acc.ID, "auth.login_failed", acc.Email, append([]any{"reason", "banned"}, kv...)...)
 		return signIn{}, ErrBanned
@@ -351,7 +354,7 @@ func (au *Auth) issue(ctx context.Context, acc *account, meta map[string]any, kv
 	if err != nil {
 		return signIn{}, err
 	}
-	if on {
+	if on && !vouched {
 		c := claims{UserID: acc.ID, TV: acc.TokenVersion, Kind: kindTOTPChallenge}
 		c.ID = rand.Text() // the challenge's own id: spent once, void after maxChallengeFailures
 		tok, err := au.tokens.signToken(c, totpChallengeTTL)

@@ -28,11 +28,11 @@ var ErrSecondFactorRequired = errors.New("admin: second factor required")
 // not get a session yet: StartSession sets the TOTP challenge cookie and
 // returns ErrSecondFactorRequired, and the game redirects to
 // a.SecondFactorURL(next), where the panel asks for the code. The game's
-// sign-in, whatever its own factors, does not replace the panel's second
-// one: a stolen SSO account or a weak game password then still cannot
-// reach the panel. An integrator whose identity provider enforces its own
-// second factor for operators can leave TOTP off for them instead.
-func (au *Auth) StartSession(w http.ResponseWriter, r *http.Request, userID string) error {
+// sign-in does not replace the panel's second factor unless the game says
+// so: pass ExternalSignIn{SecondFactor: true} only when the identity
+// provider checked one for this very sign-in (OIDC's amr claim holds
+// "mfa", say). RequireTOTP still asks operators to enrol in the panel.
+func (au *Auth) StartSession(w http.ResponseWriter, r *http.Request, userID string, how ...ExternalSignIn) error {
 	if au.closed.Load() {
 		return errClosed
 	}
@@ -42,7 +42,12 @@ func (au *Auth) StartSession(w http.ResponseWriter, r *http.Request, userID stri
 		return err
 	}
 	meta := requestMeta(r, au.proxies)
-	s, err := au.issue(ctx, acc, meta, "method", "external")
+	vouched := len(how) > 0 && how[0].SecondFactor
+	kv := []any{"method", "external"}
+	if vouched {
+		kv = append(kv, "secondFactor", "external")
+	}
+	s, err := au.issue(ctx, acc, vouched, meta, kv...)
 	if err != nil {
 		return err
 	}
@@ -53,8 +58,18 @@ func (au *Auth) StartSession(w http.ResponseWriter, r *http.Request, userID stri
 	if err := au.tokens.setSessionCookie(w, acc.ID, s.role, s.tv); err != nil {
 		return err
 	}
-	au.record(ctx, meta, acc.ID, "auth.login", acc.Email, "method", "external")
+	au.record(ctx, meta, acc.ID, "auth.login", acc.Email, kv...)
 	return nil
+}
+
+// ExternalSignIn is what a game's identity provider vouched for, told to
+// StartSession.
+type ExternalSignIn struct {
+	// SecondFactor is true when the identity provider checked a second
+	// factor for this sign-in itself: the panel's TOTP step is skipped,
+	// and the auth.login entry says "secondFactor": "external". Leave it
+	// false unless the provider says so for this sign-in.
+	SecondFactor bool
 }
 
 // SecondFactorURL is the panel's page for the code of a challenge that

@@ -30,7 +30,9 @@ func TestStartSession(t *testing.T) {
 		e, clk := totpEnv(t, db, opts, func(a *Admin, mux *http.ServeMux) {
 			// The game's SSO callback, with the user it has authenticated.
 			mux.HandleFunc("GET /sso/callback", func(w http.ResponseWriter, r *http.Request) {
-				callbackErr = a.Auth().StartSession(w, r, r.URL.Query().Get("user"))
+				// ?mfa=1 stands for an identity provider that says it
+				// checked a second factor for this sign-in.
+				callbackErr = a.Auth().StartSession(w, r, r.URL.Query().Get("user"), ExternalSignIn{SecondFactor: r.URL.Query().Get("mfa") == "1"})
 				switch {
 				case errors.Is(callbackErr, ErrSecondFactorRequired):
 					http.Redirect(w, r, a.SecondFactorURL("/lobby"), http.StatusFound)
@@ -91,6 +93,19 @@ func TestStartSession(t *testing.T) {
 		c2.do("GET", "/admin-api/auth/me", nil).want(t, 401, "unauthenticated")
 		c2.do("POST", "/admin-api/auth/login/totp", map[string]any{"code": code(t, secret, clk.now())}).want(t, 200)
 		c2.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+
+		// Only when the game says its provider checked a second factor is
+		// the panel's step skipped, and the entry says so.
+		c3 := e.client()
+		r = c3.do("GET", "/sso/callback?mfa=1&user="+rootID, nil).want(t, 302)
+		if callbackErr != nil || r.Header.Get("Location") != "/lobby" || r.cookie(sessionCookieName) == nil {
+			t.Fatalf("vouched second factor: err %v, Location %q; want a session", callbackErr, r.Header.Get("Location"))
+		}
+		c3.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+		logins = e.auditRows("auth.login")
+		if last := logins[len(logins)-1]; last.Payload["secondFactor"] != "external" || last.Payload["method"] != "external" {
+			t.Fatalf("last auth.login = %+v; want secondFactor external", last)
+		}
 
 		e.admin.Close()
 		if err := e.admin.Auth().StartSession(newRecorder(), must(http.NewRequest("GET", "/", nil)), rootID); err == nil {
