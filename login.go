@@ -69,6 +69,12 @@ func (e *RateLimitError) Error() string {
 // Is makes errors.Is(err, ErrRateLimited) true.
 func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited }
 
+// ErrLimiterUnavailable reports a sign-in refused because a rate limiter
+// failed (its shared store is down): the attempt is refused rather than
+// let through unlimited. Auth().Authenticate and AuthenticateFrom return
+// it wrapping the cause; a game answers 503.
+var ErrLimiterUnavailable = errLimiterDown
+
 // errLimiterDown reports a limiter that failed: the attempt is refused
 // rather than let through unlimited.
 var errLimiterDown = errors.New("admin: rate limiter unavailable")
@@ -273,7 +279,8 @@ func prefixOf(ip string, v4, v6 int) string {
 // the same failure limits (LoginFailuresPerNetwork, with every call of
 // Authenticate counted as one network, and LoginFailuresPerEmail) and
 // auth.login_failed audit rows (with "via": "authenticate"). It returns
-// ErrInvalidCredentials, ErrBanned or a *RateLimitError (ErrRateLimited).
+// ErrInvalidCredentials, ErrBanned, a *RateLimitError (ErrRateLimited) or
+// an error wrapping ErrLimiterUnavailable.
 //
 // Games use it for their own player sign-in, so players and operators
 // share one users table. Prefer AuthenticateFrom, which also knows the

@@ -244,3 +244,15 @@ func TestIPv6AndDeliveryLimits(t *testing.T) {
 		}
 	})
 }
+
+// TestAuthenticateLimiterDown: a game's sign-in through Authenticate is
+// refused, with an error it can tell apart (to answer 503), when a limiter
+// fails: never let through unlimited, never mistaken for a wrong password.
+func TestAuthenticateLimiterDown(t *testing.T) {
+	e := newEnv(t, testdb.SQLite(t), Options{RateLimit: RateLimitOptions{LoginFailuresPerNetwork: refuse{err: errors.New("redis down")}}})
+	e.user("p@example.com", "player password")
+	_, err := e.admin.Auth().Authenticate(context.Background(), "p@example.com", "player password")
+	if !errors.Is(err, ErrLimiterUnavailable) || errors.Is(err, ErrInvalidCredentials) || !contains(err.Error(), "redis down") {
+		t.Fatalf("Authenticate with the limiter down = %v; want ErrLimiterUnavailable wrapping the cause", err)
+	}
+}

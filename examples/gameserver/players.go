@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
@@ -61,7 +62,13 @@ func (p *players) handleLogin(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, admin.ErrBanned):
 		writeJSONError(w, http.StatusForbidden, "this account is banned")
 		return
+	case errors.Is(err, admin.ErrLimiterUnavailable): // e.g. Redis down: refused, not let through
+		slog.WarnContext(ctx, "game login refused: rate limiter unavailable", "err", err)
+		w.Header().Set("Retry-After", "5")
+		writeJSONError(w, http.StatusServiceUnavailable, "sign-in is unavailable; try again shortly")
+		return
 	case err != nil:
+		slog.ErrorContext(ctx, "game login", "err", err)
 		writeJSONError(w, http.StatusInternalServerError, "internal error")
 		return
 	}
