@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
@@ -34,6 +35,11 @@ type LimiterOptions struct {
 	// Logger receives the Redis errors a fail-open limiter swallows.
 	// Default slog.Default().
 	Logger *slog.Logger
+	// KeySecret keys the hash that names buckets in Redis (HMAC-SHA256):
+	// without it, whoever reads Redis can test a guessed email or address
+	// against the keys. Give every node the same one, e.g. the panel's
+	// Options.Secret. Default none: plain SHA-256.
+	KeySecret []byte
 }
 
 // Limiter is an admin.Limiter (and admin.Peeker) whose buckets live in
@@ -87,9 +93,18 @@ func NewLimiter(rdb redis.UniversalClient, name string, capacity int, refillPerS
 	}
 }
 
-// key hashes the caller's key: fixed size, and no emails or IPs in Redis.
+// key hashes the caller's key: fixed size, and no emails or IPs in Redis;
+// under KeySecret, no way to test a guess against them either.
 func (l *Limiter) key(key string) string {
-	sum := sha256.Sum256([]byte(key))
+	var sum []byte
+	if len(l.opts.KeySecret) > 0 {
+		m := hmac.New(sha256.New, l.opts.KeySecret)
+		m.Write([]byte(key))
+		sum = m.Sum(nil)
+	} else {
+		s := sha256.Sum256([]byte(key))
+		sum = s[:]
+	}
 	return l.prefix + base64.RawURLEncoding.EncodeToString(sum[:15])
 }
 

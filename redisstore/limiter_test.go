@@ -142,3 +142,26 @@ func TestLimiterMatchesTokenBucket(t *testing.T) {
 		}
 	}
 }
+
+// TestLimiterKeySecret: under KeySecret a bucket's Redis key is an HMAC,
+// which a reader of Redis cannot compute for a guessed email; nodes with
+// the same secret share the bucket.
+func TestLimiterKeySecret(t *testing.T) {
+	rdb, prefix := testRedis(t)
+	ctx := context.Background()
+	a := NewLimiter(rdb, "login", 1, 1.0/60, LimiterOptions{Prefix: prefix, KeySecret: []byte("node secret")})
+	b := NewLimiter(rdb, "login", 1, 1.0/60, LimiterOptions{Prefix: prefix, KeySecret: []byte("node secret")})
+	plain := NewLimiter(rdb, "login", 1, 1.0/60, LimiterOptions{Prefix: prefix})
+	if a.key("p@example.com") == plain.key("p@example.com") {
+		t.Fatal("KeySecret did not change the key")
+	}
+	if ok, _, err := a.Allow(ctx, "p@example.com"); !ok || err != nil {
+		t.Fatalf("first Allow = %v, %v", ok, err)
+	}
+	if ok, _, _ := b.Allow(ctx, "p@example.com"); ok {
+		t.Fatal("a node with the same secret did not share the bucket")
+	}
+	if ok, _, _ := plain.Allow(ctx, "p@example.com"); !ok {
+		t.Fatal("the unkeyed limiter shared the keyed bucket")
+	}
+}

@@ -50,7 +50,9 @@ func startCluster(hub *live.Hub, log *slog.Logger) (*cluster, error) {
 		return nil, err
 	}
 	log.Info("joined the cluster", "node", rooms.Node(), "redis", rdb.Options().Addr)
-	opts := redisstore.LimiterOptions{Prefix: *redisPrefixFlag, Logger: log}
+	// Bucket names in Redis are keyed hashes, so a reader of Redis cannot
+	// test a guessed email against them; every node derives the same key.
+	opts := redisstore.LimiterOptions{Prefix: *redisPrefixFlag, Logger: log, KeySecret: limiterKey()}
 	return &cluster{
 		rooms:      rooms,
 		limits:     redisstore.RateLimits(rdb, opts),

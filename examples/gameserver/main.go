@@ -169,6 +169,19 @@ func playerSecret() []byte {
 	return sum[:]
 }
 
+// limiterKey keys the Redis limiters' bucket names, derived from
+// ADMIN_JWT_SECRET like playerSecret, so that every node has the same one
+// (without the secret each node would have its own, and buckets would not
+// be shared: the demo then keys with plain SHA-256).
+func limiterKey() []byte {
+	s := os.Getenv("ADMIN_JWT_SECRET")
+	if s == "" {
+		return nil
+	}
+	sum := sha256.Sum256([]byte("gameserver limiter keys:" + s))
+	return sum[:]
+}
+
 // openDB opens sqlite:PATH (embedded, pure Go) or a postgres:// URL.
 func openDB(dsn string) (*bun.DB, error) {
 	switch {
