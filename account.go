@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -142,4 +143,47 @@ func (u *userTable) setPasswordHash(ctx context.Context, db bun.IDB, userID, has
 		return fmt.Errorf("admin: user %q: %w", userID, ErrNotFound)
 	}
 	return nil
+}
+
+// UserState is what a game server's live connections are re-checked
+// against (live.Options.UserStates): the user's token version, which every
+// end of its sessions bumps, and whether a ban is in force.
+type UserState struct {
+	TokenVersion int64
+	Banned       bool
+}
+
+// UserStates returns the state of the users with those ids, in one query
+// per 500; an id with no user is absent from the map. A live.Hub given it
+// as Options.UserStates closes sockets whose sessions ended on another
+// node while it could not be told (see live.Hub.Revalidate).
+func (au *Auth) UserStates(ctx context.Context, userIDs []string) (map[string]UserState, error) {
+	out := make(map[string]UserState, len(userIDs))
+	now := time.Now()
+	for chunk := range slices.Chunk(userIDs, 500) {
+		ids := make([]any, len(chunk))
+		for i, id := range chunk {
+			ids[i] = id
+		}
+		rows, err := au.users.selectAccount(au.db).Where("? IN (?)", au.users.col(au.users.cols.ID, "u"), bun.List(ids)).Rows(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			acc, err := scanAccount(rows)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[acc.ID] = UserState{TokenVersion: acc.TokenVersion, Banned: acc.Ban.Active(now)}
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

@@ -19,6 +19,7 @@ type Client struct {
 	sessionID string
 	userID    string
 	joinedAt  time.Time
+	version   int64 // the user's token version at join (Options.UserStates)
 
 	send     chan []byte   // bounded; a full queue drops the client
 	quit     chan struct{} // closed by close: the connection is ending

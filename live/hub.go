@@ -34,6 +34,17 @@ type Options struct {
 	// banned player is answered 403 and an error 500 (and logged). Default
 	// nil: no ban check.
 	IsBanned func(ctx context.Context, userID string) (bool, error)
+	// UserStates reports the token version and ban of users, by id (the
+	// panel's (*admin.Auth).UserStates): at every join of an authenticated
+	// player (a banned one is answered 403, one it does not know 401) and
+	// every RevalidateEvery, when clients whose user is banned, gone, or
+	// whose sessions were revoked since they joined are kicked. It closes
+	// sockets whose sessions ended while a ban could not reach this node
+	// (a Redis outage, a node that timed out). Default nil: no re-checks.
+	UserStates func(ctx context.Context, userIDs []string) (map[string]admin.UserState, error)
+	// RevalidateEvery is how often clients are re-checked with UserStates.
+	// Default 30s; negative: only when Revalidate is called.
+	RevalidateEvery time.Duration
 	// CheckOrigin is the origin check of every join, run before anything
 	// else; it replaces AllowedOrigins. Default nil: a request with an
 	// Origin header must come from the request's own host or from
@@ -188,6 +199,16 @@ func NewHub(opts Options) *Hub {
 		conns: connCounts{byIP: make(map[string]int), byUser: make(map[string]int)},
 	}
 	h.notify.Store(&[]chan<- struct{}{})
+	switch {
+	case h.opts.RevalidateEvery == 0:
+		h.opts.RevalidateEvery = defaultRevalidateEvery
+	case h.opts.RevalidateEvery < 0:
+		h.opts.RevalidateEvery = 0
+	}
+	if h.opts.UserStates != nil && h.opts.RevalidateEvery > 0 {
+		h.wg.Add(1)
+		go h.revalidateLoop()
+	}
 	// ServeHTTP checks the origin (originOK) before anything else; the
 	// upgrader would only run the same check a second time.
 	h.upgrader.CheckOrigin = func(*http.Request) bool { return true }

@@ -66,6 +66,20 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	var version int64
+	if userID != "" && h.opts.UserStates != nil {
+		v, err := h.joinState(ctx, userID)
+		var he *httpError
+		switch {
+		case errors.As(err, &he):
+			writeError(w, he)
+			return
+		case err != nil:
+			h.internalError(w, r, "live: user state check failed", err, "userId", userID)
+			return
+		}
+		version = v
+	}
 	room, err := h.reserve(ctx, t, r.URL.Query().Get("room"))
 	if err != nil {
 		var he *httpError
@@ -85,6 +99,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := newClient(h, room, conn, userID)
+	c.version = version
 	c.release, handedOver = release, true
 	h.wg.Add(2) // this join is tracked, so the count is not zero
 	go c.writePump()

@@ -288,6 +288,19 @@ func (c *Cluster) publish(ctx context.Context) {
 		if c.failing {
 			c.log.Info("redisstore: heartbeat back", "node", c.node)
 			c.failing = false
+			// Bans and revocations made while this node could not hear
+			// them: re-check its clients now (live.Options.UserStates).
+			c.wg.Add(1)
+			go func() {
+				defer c.wg.Done()
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				if n, err := c.hub.Revalidate(ctx); err != nil {
+					c.log.Error("redisstore: re-checking clients after the outage", "node", c.node, "err", err)
+				} else if n > 0 {
+					c.log.Info("redisstore: closed clients whose sessions ended during the outage", "node", c.node, "closed", n)
+				}
+			}()
 		}
 		if c.synced && errors.Is(prev.Err(), redis.Nil) {
 			// Our presence lapsed (a long pause, a Redis restart): what was

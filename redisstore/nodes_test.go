@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -107,6 +108,12 @@ func (p *process) kill() {
 // redisServer starts a redis-server of the test's own on a free port.
 func redisServer(t *testing.T) (*process, string) {
 	t.Helper()
+	return redisServerOn(t, freePort(t))
+}
+
+// redisServerOn starts a redis-server of the test's own on port.
+func redisServerOn(t *testing.T, port int) (*process, string) {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		if os.Getenv("ADMIN_REQUIRE_REDIS") == "1" || os.Getenv("ADMIN_REQUIRE_PG") == "1" {
@@ -114,7 +121,6 @@ func redisServer(t *testing.T) (*process, string) {
 		}
 		t.Skipf("redis-server not found: %v", err)
 	}
-	port := freePort(t)
 	p := start(t, bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
 	url := fmt.Sprintf("redis://127.0.0.1:%d/0", port)
 	rdb := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port)})
@@ -352,6 +358,10 @@ func TestTwoNodes(t *testing.T) {
 	waitFor(t, 11*time.Second, "B's room gone from A's list", func() bool { _, ok := roomOn(rooms(root, a), roomB9); return !ok })
 	t.Logf("B's rooms left A's list %v after the kill (expiry 10s)", time.Since(killed))
 
+	// A third node, C, with a player, for the outage below.
+	c := startGameNode(t, dsn, redisURL, prefix, "c", false)
+	p11, _, _, conn11 := joinPlayer(t, c, "player11@example.com")
+
 	// With Redis stopped: sign-in is refused (the limiters fail closed) and
 	// the rest of the panel works, A's own rooms and moderation included.
 	p10, roomA, _, conn10 := joinPlayer(t, a, "player10@example.com")
@@ -370,4 +380,19 @@ func TestTwoNodes(t *testing.T) {
 	if b, err := os.ReadFile(a.log); err != nil || !bytes.Contains(b, []byte("rate limiter")) {
 		t.Fatalf("the refused sign-in's cause is not in A's log: %v", err)
 	}
+
+	// A ban through A cannot reach C while Redis is down: the answer says
+	// so. When Redis is back, C's heartbeat returns, C re-checks its
+	// players against the database, and closes the banned one's socket.
+	root.want("POST", a.url+"/admin-api/users/"+p11+"/ban", `{"reason":"spam"}`, 200, `"partial":true`)
+	select {
+	case <-conn11:
+		t.Fatal("C closed the socket without hearing of the ban")
+	case <-time.After(300 * time.Millisecond):
+	}
+	port, _ := strconv.Atoi(redisURL[strings.LastIndex(redisURL, ":")+1 : strings.LastIndex(redisURL, "/")])
+	redisServerOn(t, port)
+	back := time.Now()
+	closedWithin(t, conn11, 15*time.Second)
+	t.Logf("C closed the banned player's socket %v after Redis came back", time.Since(back))
 }

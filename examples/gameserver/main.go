@@ -107,7 +107,10 @@ func newServer(addr string, h http.Handler) *http.Server {
 // /playground for mods. The returned stop closes the rooms and the panel.
 func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.Handler, func(), error) {
 	p := &players{db: db, secret: playerSecret()}
-	hub := live.NewHub(live.Options{Authenticate: p.authenticate, IsBanned: p.isBanned, Logger: log})
+	// UserStates re-checks live players against the panel every 30 s and
+	// when Redis comes back: a ban made on another node during an outage
+	// still closes their socket here.
+	hub := live.NewHub(live.Options{Authenticate: p.authenticate, IsBanned: p.isBanned, UserStates: p.userStates, Logger: log})
 	hub.Define("arena", arenaRoom())
 	cl, err := startCluster(hub, log) // nil without -redis
 	if err != nil {
@@ -131,6 +134,7 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 		return nil, nil, err
 	}
 	p.admin = a
+	p.panel.Store(a)
 	stop := func() {
 		cl.close()
 		hub.Close()

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gameadmin/admin"
@@ -33,6 +34,9 @@ type players struct {
 	db     *bun.DB
 	admin  *admin.Admin
 	secret []byte
+	// panel is admin for the hub's own goroutines, which start before
+	// the panel does.
+	panel atomic.Pointer[admin.Admin]
 }
 
 // handleLogin is POST /api/auth/login {email, password} -> {token}.
@@ -127,4 +131,14 @@ func writeJSONError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]any{"error": msg, "status": status})
+}
+
+// userStates is the hub's re-check of live players: the panel's own
+// reading of token versions and bans.
+func (p *players) userStates(ctx context.Context, ids []string) (map[string]admin.UserState, error) {
+	a := p.panel.Load()
+	if a == nil { // a re-check before the panel started
+		return nil, errors.New("the panel is not started yet")
+	}
+	return a.Auth().UserStates(ctx, ids)
 }
