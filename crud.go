@@ -253,6 +253,7 @@ func (a *Admin) listRows(w http.ResponseWriter, r *http.Request, op Operator, re
 	if err := a.addLabels(ctx, rest, rows); err != nil {
 		return nil, err
 	}
+	a.logCellIssues(ctx, res, rows)
 	return rows, nil
 }
 
@@ -286,6 +287,7 @@ func (a *Admin) handleRead(w http.ResponseWriter, r *http.Request, op Operator) 
 	if err := a.addLabels(r.Context(), rest, rows[:1]); err != nil {
 		return err
 	}
+	a.logCellIssues(r.Context(), res, rows[:1])
 	writeJSON(w, http.StatusOK, rows[0])
 	return nil
 }

@@ -26,6 +26,9 @@ func parseValue(c *schema.Column, s string) (any, error) {
 		}
 		return n, nil
 	case schema.Number:
+		if lit, ok := specialNumber(s); ok {
+			return lit, nil
+		}
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 			return nil, errorf(CodeInvalidValue, "%q is not a number", clip(s))
@@ -38,6 +41,9 @@ func parseValue(c *schema.Column, s string) (any, error) {
 		}
 		return b, nil
 	case schema.Datetime:
+		if lit, ok := specialTime(s); ok {
+			return lit, nil
+		}
 		tm, err := parseTime(s)
 		if err != nil {
 			return nil, err
@@ -68,6 +74,32 @@ func parseValue(c *schema.Column, s string) (any, error) {
 		return s, nil
 	}
 	return nil, errorf(CodeInvalidValue, "%s columns cannot be compared with a value", c.DataType)
+}
+
+// specialNumber is the literal PostgreSQL stores for s when s spells NaN
+// or an infinity, which a list shows as that string: written back, it is
+// the value it was.
+func specialNumber(s string) (string, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "nan":
+		return "NaN", true
+	case "infinity", "+infinity", "inf", "+inf":
+		return "Infinity", true
+	case "-infinity", "-inf":
+		return "-Infinity", true
+	}
+	return "", false
+}
+
+// specialTime is specialNumber for times: infinity and -infinity.
+func specialTime(s string) (string, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "infinity", "+infinity":
+		return "infinity", true
+	case "-infinity":
+		return "-infinity", true
+	}
+	return "", false
 }
 
 // parseBool accepts true, false, 1 and 0.
@@ -195,6 +227,9 @@ func ConvertValue(c *schema.Column, v any) (any, error) {
 	case schema.Datetime:
 		switch x := v.(type) {
 		case string:
+			if lit, ok := specialTime(x); ok {
+				return lit, nil
+			}
 			tm, err := parseTime(x)
 			if err != nil {
 				return bad()

@@ -235,3 +235,10 @@ func (t *Table) IsPK(name string) bool {
 
 // NewModel returns a pointer to a new zero value of the model struct.
 func (t *Table) NewModel() any { return reflect.New(t.Model).Interface() }
+
+// Zoned reports whether an SQL type is a timestamp with time zone
+// (timestamptz), as against a wall-clock timestamp or a date.
+func Zoned(sqlType string) bool {
+	st := strings.ToLower(sqlType)
+	return strings.Contains(st, "timestamptz") || strings.Contains(st, "with time zone")
+}
