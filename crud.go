@@ -50,6 +50,9 @@ func (a *Admin) gate(op Operator, o Op, res string) error {
 func clientError(err error) error {
 	var qe *query.Error
 	if errors.As(err, &qe) {
+		if qe.Column != "" {
+			return fieldError(http.StatusBadRequest, qe.Code, qe.Column, "%s", qe.Message)
+		}
 		return errorf(http.StatusBadRequest, qe.Code, "%s", qe.Message)
 	}
 	return err
@@ -74,16 +77,16 @@ func (a *Admin) decodeRow(r *http.Request, res *resource, update bool) (map[stri
 		col, ok := res.view.ByName[k]
 		switch {
 		case !ok:
-			return nil, errorf(http.StatusBadRequest, "unknown_column", "resource %q has no column %q", res.key, k)
+			return nil, fieldError(http.StatusBadRequest, "unknown_column", k, "resource %q has no column %q", res.key, k)
 		case col.Primary && v == "":
 			// A row keyed "" could be neither opened nor deleted: its URL
 			// has no id segment.
-			return nil, errorf(http.StatusBadRequest, "invalid_value", "column %q: an empty string is not a key value", k)
+			return nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: an empty string is not a key value", k)
 		case res.readOnly(k), update && col.Primary:
-			return nil, errorf(http.StatusBadRequest, "read_only", "column %q is read-only", k)
+			return nil, fieldError(http.StatusBadRequest, "read_only", k, "column %q is read-only", k)
 		}
 		if choices := res.cfg.Columns[k].Choices; len(choices) > 0 && v != nil && !slices.Contains(choices, fmt.Sprint(v)) {
-			return nil, errorf(http.StatusBadRequest, "invalid_value", "column %q: %q is not one of its choices", k, truncate(fmt.Sprint(v), 80))
+			return nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: %q is not one of its choices", k, truncate(fmt.Sprint(v), 80))
 		}
 		cv, err := query.ConvertValue(col, v)
 		if err != nil {
@@ -96,7 +99,7 @@ func (a *Admin) decodeRow(r *http.Request, res *resource, update bool) (map[stri
 			}
 		}
 		if raw, ok := cv.(json.RawMessage); ok && !fitsModel(col, raw) {
-			return nil, errorf(http.StatusBadRequest, "invalid_value", "column %q: the JSON value does not fit the column's type", k)
+			return nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: the JSON value does not fit the column's type", k)
 		}
 		vals[k] = cv
 	}
@@ -227,7 +230,9 @@ func (a *Admin) listRows(w http.ResponseWriter, r *http.Request, op Operator, re
 	page := l.WithLabels(a.db, l.Apply(narrow(query.Select(a.db, res.table)), res.view), res.view, joins)
 	rows, err := query.ScanPage(ctx, page, res.table, res.hidden, joins)
 	if err != nil {
-		return nil, clientError(err)
+		// A filter value the database could not compare (an enum
+		// label it lacks) is the client's; the rest stays a 500.
+		return nil, columnFields(res, clientError(dbError(err)))
 	}
 	if l.Limit > 0 {
 		var next string
@@ -329,7 +334,7 @@ func (a *Admin) handleCreate(w http.ResponseWriter, r *http.Request, op Operator
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		q := tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(ph, pkIdents...)
 		if _, err := q.Exec(ctx, dest...); err != nil {
-			return insertError(err)
+			return columnFields(res, insertError(err))
 		}
 		id := make(map[string]any, len(t.PK))
 		for i, c := range t.PK {
@@ -446,7 +451,7 @@ func (a *Admin) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator
 		}
 		q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.table.Name))
 		if _, err := query.WherePK(q, res.table, id).Exec(ctx); err != nil {
-			return dbError(err)
+			return columnFields(res, dbError(err))
 		}
 		if err := keepsAdmin(); err != nil {
 			return err
@@ -502,7 +507,7 @@ func (a *Admin) handleDelete(w http.ResponseWriter, r *http.Request, op Operator
 		}
 		q := tx.NewDelete().TableExpr("?", bun.Ident(res.table.Name))
 		if _, err := query.WherePK(q, res.table, id).Exec(ctx); err != nil {
-			return deleteError(err)
+			return columnFields(res, deleteError(err))
 		}
 		if err := keepsAdmin(); err != nil {
 			return err

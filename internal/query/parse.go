@@ -40,6 +40,9 @@ const (
 type Error struct {
 	Code    string // CodeUnknownColumn, CodeInvalidValue or CodeInvalidQuery
 	Message string
+	// Column is the SQL name of the column the mistake is about, when
+	// there is one: the answer's fields name it.
+	Column string
 }
 
 // Error implements error.
@@ -375,10 +378,19 @@ func parseFilter(t *schema.Table, name, raw string) (Filter, error) {
 	if err != nil {
 		return Filter{}, err
 	}
+	f, err := parseColumnFilter(c, op, name, raw)
+	if e, ok := err.(*Error); ok {
+		e.Column = c.Name
+	}
+	return f, err
+}
+
+// parseColumnFilter is parseFilter once the column and operator are known.
+func parseColumnFilter(c *schema.Column, op Op, name, raw string) (f Filter, err error) {
 	if err := checkText(name, raw); err != nil {
 		return Filter{}, err
 	}
-	f := Filter{Column: c, Op: op}
+	f = Filter{Column: c, Op: op}
 	switch op {
 	case Null:
 		b, err := parseBool(raw)

@@ -155,7 +155,9 @@ func ConvertValue(c *schema.Column, v any) (any, error) {
 		return nil, nil
 	}
 	bad := func() (any, error) {
-		return nil, errorf(CodeInvalidValue, "column %q: %s does not fit %s column", c.Name, describe(v), columnKind(c))
+		e := errorf(CodeInvalidValue, "column %q: %s does not fit %s column", c.Name, describe(v), columnKind(c))
+		e.Column = c.Name
+		return nil, e
 	}
 	switch c.DataType {
 	case schema.JSON:
