@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
 )
 
@@ -41,8 +42,17 @@ type catalogColumn struct {
 	Sortable   bool    `json:"sortable"`
 	Filterable bool    `json:"filterable"`
 	LinkTo     *LinkTo `json:"linkTo,omitempty"`
-	// Choices are ColumnConfig.Choices: the UI's select.
+	// Choices are ColumnConfig.Choices, else an enum's labels from the
+	// database: the UI's select.
 	Choices []string `json:"choices,omitempty"`
+	// Kind is how the panel shows, filters and writes the column (see
+	// schema.ValueKind); Elem the element kind of an array.
+	Kind schema.ValueKind `json:"kind"`
+	Elem schema.ValueKind `json:"elem,omitempty"`
+	// Required: a create must give a value (NOT NULL, no default).
+	Required bool `json:"required"`
+	// MaxLength is a varchar(n)'s n.
+	MaxLength int `json:"maxLength,omitempty"`
 }
 
 type catalogAction struct {
@@ -117,9 +127,12 @@ func (a *Admin) catalogEntry(res *resource, perms map[Op]bool, role Role) catalo
 		cc := cfg.Columns[c.Name]
 		col := catalogColumn{
 			Name: c.Name, Label: cmp.Or(cc.Label, c.Label), Type: c.SQLType, DataType: c.DataType,
-			NotNull: c.NotNull, Primary: c.Primary, HasDefault: c.HasDefault, ReadOnly: cc.ReadOnly,
-			LinkTo: links[c.Name], Choices: cc.Choices,
-			Sortable: c.DataType != schema.JSON && c.DataType != schema.Bytes, Filterable: c.DataType != schema.Bytes,
+			NotNull: c.NotNull, Primary: c.Primary, HasDefault: c.HasDefault, ReadOnly: res.readOnly(c.Name),
+			LinkTo: links[c.Name], Choices: res.choices(c.Name),
+			Sortable:   query.Sortable(c),
+			Filterable: query.Filterable(c),
+			Kind:       c.Kind, Elem: c.Elem, MaxLength: c.MaxLength,
+			Required: c.NotNull && !c.HasDefault && !c.Generated,
 		}
 		if cc.LinkTo != nil {
 			col.LinkTo = cc.LinkTo

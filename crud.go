@@ -85,7 +85,7 @@ func (a *Admin) decodeRow(r *http.Request, res *resource, update bool) (map[stri
 		case res.readOnly(k), update && col.Primary:
 			return nil, fieldError(http.StatusBadRequest, "read_only", k, "column %q is read-only", k)
 		}
-		if choices := res.cfg.Columns[k].Choices; len(choices) > 0 && v != nil && !slices.Contains(choices, fmt.Sprint(v)) {
+		if choices := res.choices(k); len(choices) > 0 && v != nil && !slices.Contains(choices, fmt.Sprint(v)) {
 			return nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: %q is not one of its choices", k, truncate(fmt.Sprint(v), 80))
 		}
 		cv, err := query.ConvertValue(col, v)
@@ -350,7 +350,7 @@ func (a *Admin) handleCreate(w http.ResponseWriter, r *http.Request, op Operator
 		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.key, TargetID: encodeRowID(res, row), Payload: map[string]any{"row": row}})
 	})
 	if err != nil {
-		return err
+		return a.blameColumn(ctx, res, vals, err)
 	}
 	writeJSON(w, http.StatusCreated, row)
 	return nil
@@ -472,7 +472,7 @@ func (a *Admin) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator
 		return nil
 	})
 	if err != nil {
-		return err
+		return a.blameColumn(ctx, res, vals, err)
 	}
 	writeJSON(w, http.StatusOK, after)
 	return nil

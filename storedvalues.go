@@ -2,10 +2,36 @@ package admin
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/schema"
+	"github.com/uptrace/bun"
 )
+
+// readCatalog refines every resource's columns from the database catalog
+// (schema.ReadCatalog): the SQL type decides each column's kind. A table
+// the database does not have yet keeps what its model says, with a
+// warning.
+func (a *Admin) readCatalog(ctx context.Context, db *bun.DB) error {
+	for _, key := range a.order {
+		res := a.resources[key]
+		found, err := schema.ReadCatalog(ctx, db, res.table)
+		if err != nil {
+			return fmt.Errorf("admin: resource %q: %w", key, err)
+		}
+		if !found {
+			a.log.Warn("admin: table not found in the database; column kinds from the model only", "resource", key, "table", res.table.Name)
+		}
+	}
+	return nil
+}
 
 // logCellIssues logs, once per answer, each cell of rows that could not
 // be shown as the database stores it (query.InvalidKey): the row's key,
@@ -20,4 +46,36 @@ func (a *Admin) logCellIssues(ctx context.Context, res *resource, rows []map[str
 				slog.String("column", col), slog.String("shown", is.Message), slog.Any("err", is.Err))
 		}
 	}
+}
+
+// blameColumn names the column of a write the database refused as a data
+// exception without saying which value (PostgreSQL's class 22: a numeric
+// overflow, a value out of range): each written value is cast alone to
+// its column's type from the catalog, outside the failed transaction,
+// and the ones that fail are the answer's fields. Any other error is
+// returned as it is.
+func (a *Admin) blameColumn(ctx context.Context, res *resource, vals map[string]any, err error) error {
+	var ae *apiError
+	if !errors.As(err, &ae) || len(ae.Fields) > 0 || !strings.HasPrefix(sqlState(err), "22") {
+		return err
+	}
+	fields := map[string]string{}
+	for _, name := range slices.Sorted(maps.Keys(vals)) {
+		c := res.table.ByName[name]
+		if c == nil || c.DBType == "" || vals[name] == nil {
+			continue
+		}
+		var out any
+		e := a.db.NewSelect().ColumnExpr("CAST(? AS ?)", vals[name], bun.Safe(c.DBType)).Scan(ctx, &out)
+		if strings.HasPrefix(sqlState(e), "22") {
+			fields[name] = "does not fit the column's type " + c.DBType
+		}
+	}
+	if len(fields) == 0 {
+		return err
+	}
+	c := *ae
+	c.Fields = fields
+	c.Message = "column " + strconv.Quote(slices.Sorted(maps.Keys(fields))[0]) + ": a value does not fit its column"
+	return &c
 }

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -121,6 +122,8 @@ func (l *List) ApplyFilters(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuer
 			}
 		case Like:
 			q = q.Where(likeExpr(pg), col, f.Value)
+		case Contains, Overlaps, Empty:
+			q = arrayFilter(q, pg, f)
 		}
 	}
 	if l.Q != "" {
@@ -186,4 +189,54 @@ func Select(db bun.IDB, t *schema.Table) *bun.SelectQuery {
 		}
 	}
 	return q
+}
+
+// arrayFilter adds an array filter: PostgreSQL's array operators on a
+// value cast to the column's type (from the catalog, never the request);
+// on SQLite, where Bun stores an array as JSON, json_each.
+func arrayFilter(q *bun.SelectQuery, pg bool, f Filter) *bun.SelectQuery {
+	col := bun.Ident(f.Column.Name)
+	if f.Op == Empty {
+		n := "json_array_length(?TableAlias.?)"
+		if pg {
+			n = "cardinality(?TableAlias.?)"
+		}
+		if f.Value.(bool) {
+			return q.Where("("+n+" = 0)", col)
+		}
+		return q.Where("("+n+" > 0)", col)
+	}
+	arr := f.Value.(Array)
+	if pg {
+		typ := f.Column.DBType
+		if typ == "" {
+			typ = "text[]"
+		}
+		op := "@>"
+		if f.Op == Overlaps {
+			op = "&&"
+		}
+		return q.Where("?TableAlias.? "+op+" CAST(? AS ?)", col, arr, bun.Safe(typ))
+	}
+	// json_each hands back numbers as numbers: compare them as such.
+	vals := make([]any, len(arr))
+	for i, e := range arr {
+		vals[i] = e
+		if n, ok := e.(json.Number); ok {
+			if iv, err := n.Int64(); err == nil {
+				vals[i] = iv
+			} else if fv, err := n.Float64(); err == nil {
+				vals[i] = fv
+			}
+		}
+	}
+	if f.Op == Overlaps {
+		return q.Where("EXISTS (SELECT 1 FROM json_each(?TableAlias.?) WHERE value IN (?))", col, bun.List(vals))
+	}
+	return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+		for _, e := range vals {
+			q = q.Where("EXISTS (SELECT 1 FROM json_each(?TableAlias.?) WHERE value = ?)", col, e)
+		}
+		return q
+	})
 }

@@ -64,6 +64,8 @@ func cellValue(c *schema.Column, model reflect.Value, raw any) (any, *CellIssue)
 	switch {
 	case raw == nil:
 		return nil, nil
+	case ownKind(c):
+		return kindCell(c, raw)
 	case c.DataType == schema.JSON:
 		v := rawJSON(raw)
 		if s, ok := v.(string); ok && !utf8.ValidString(s) {

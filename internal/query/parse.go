@@ -69,9 +69,15 @@ const (
 	Lte  Op = "lte"
 	In   Op = "in"   // comma-separated values, at most MaxInItems
 	Null Op = "null" // "true": IS NULL; "false": IS NOT NULL; any column
+
+	// Array columns: Contains holds every one of the comma-separated
+	// values, Overlaps at least one; Empty "true" has no element.
+	Contains Op = "contains"
+	Overlaps Op = "overlaps"
+	Empty    Op = "empty"
 )
 
-var ops = []Op{Like, Eq, Ne, Gte, Gt, Lte, Lt, In, Null}
+var ops = []Op{Like, Eq, Ne, Gte, Gt, Lte, Lt, In, Null, Contains, Overlaps, Empty}
 
 // Filter is one validated filter: Value is typed by the column (a []any for
 // In, a bool for Null, a LIKE pattern with % and _ escaped for Like).
@@ -290,8 +296,8 @@ func (l *List) parseSort(t *schema.Table, v url.Values, def *SortKey) error {
 		if !ok {
 			return errorf(CodeUnknownColumn, "unknown column %q in _sort", name)
 		}
-		if c.DataType == schema.JSON || c.DataType == schema.Bytes {
-			return errorf(CodeInvalidQuery, "column %q (%s) cannot be sorted", c.Name, c.DataType)
+		if !Sortable(c) {
+			return errorf(CodeInvalidQuery, "column %q (%s) cannot be sorted", c.Name, c.Kind)
 		}
 		k := SortKey{Column: c.Name}
 		if dirs != nil {
@@ -399,14 +405,21 @@ func parseColumnFilter(c *schema.Column, op Op, name, raw string) (f Filter, err
 		}
 		f.Value = b
 		return f, nil
+	case Contains, Overlaps, Empty:
+		return parseArrayFilter(c, op, name, raw)
+	}
+	if c.Kind == schema.KindArray && op != Like {
+		return f, errorf(CodeInvalidQuery, "%s: array columns take _contains, _overlaps, _empty and _null", name)
+	}
+	switch op {
 	case Like:
-		if c.DataType != schema.String && c.DataType != schema.JSON {
+		if c.DataType != schema.String && c.DataType != schema.JSON && !ownKind(c) {
 			return f, errorf(CodeInvalidQuery, "%s: _like works on text and json columns only", name)
 		}
 		f.Value = "%" + escapeLike(raw) + "%"
 		return f, nil
 	}
-	if c.DataType == schema.JSON || c.DataType == schema.Bytes {
+	if (c.DataType == schema.JSON || c.DataType == schema.Bytes) && !ownKind(c) {
 		return f, errorf(CodeInvalidQuery, "%s: %s columns can only be filtered with _null%s", name, c.DataType,
 			map[bool]string{true: " and _like", false: ""}[c.DataType == schema.JSON])
 	}
@@ -432,6 +445,18 @@ func parseColumnFilter(c *schema.Column, op Op, name, raw string) (f Filter, err
 	}
 	return f, nil
 }
+
+// Sortable reports whether _sort may name c: not json, bytes or arrays,
+// whose order means nothing to a reader.
+func Sortable(c *schema.Column) bool {
+	if c.Kind == schema.KindArray {
+		return false
+	}
+	return ownKind(c) || (c.DataType != schema.JSON && c.DataType != schema.Bytes)
+}
+
+// Filterable reports whether c takes filters other than _null.
+func Filterable(c *schema.Column) bool { return ownKind(c) || c.DataType != schema.Bytes }
 
 // escapeLike makes s match literally inside a LIKE pattern with ESCAPE '\'.
 func escapeLike(s string) string {

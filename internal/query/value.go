@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -18,6 +19,15 @@ import (
 // item of _in, a single-column id) by its column. Errors are *Error with
 // CodeInvalidValue.
 func parseValue(c *schema.Column, s string) (any, error) {
+	if out, ok, err := parseKind(c, s); ok {
+		if err != nil {
+			return nil, err
+		}
+		if err := checkText(c.Name, s); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	switch c.DataType {
 	case schema.Integer:
 		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
@@ -154,6 +164,12 @@ func ConvertValue(c *schema.Column, v any) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
+	if out, ok, err := convertKind(c, v); ok {
+		if e, isErr := err.(*Error); isErr {
+			e.Column = c.Name
+		}
+		return out, err
+	}
 	bad := func() (any, error) {
 		e := errorf(CodeInvalidValue, "column %q: %s does not fit %s column", c.Name, describe(v), columnKind(c))
 		e.Column = c.Name
@@ -263,6 +279,11 @@ func ConvertValue(c *schema.Column, v any) (any, error) {
 			out, err := parseValue(c, s)
 			if err != nil {
 				return bad()
+			}
+			if c.MaxLength > 0 && utf8.RuneCountInString(s) > c.MaxLength {
+				e := errorf(CodeInvalidValue, "column %q: longer than %d characters", c.Name, c.MaxLength)
+				e.Column = c.Name
+				return nil, e
 			}
 			return out, nil
 		}
