@@ -214,6 +214,9 @@ func (a *Admin) listRows(w http.ResponseWriter, r *http.Request, op Operator, re
 		def = &query.SortKey{Column: s.Field, Desc: s.Order == "desc"}
 	}
 	l, err := query.Parse(res.view, r.URL.Query(), def)
+	if err == nil {
+		err = l.CheckDialect(a.db.Dialect().Name() == dialect.PG)
+	}
 	if err != nil {
 		return nil, clientError(err)
 	}

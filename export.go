@@ -13,6 +13,7 @@ import (
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/uptrace/bun/dialect"
 )
 
 // GET /admin-api/{resource}/_export.csv streams the rows of a list query
@@ -39,6 +40,9 @@ func (a *Admin) handleExport(w http.ResponseWriter, r *http.Request, op Operator
 		def = &query.SortKey{Column: s.Field, Desc: s.Order == "desc"}
 	}
 	l, err := query.Parse(res.view, r.URL.Query(), def)
+	if err == nil {
+		err = l.CheckDialect(a.db.Dialect().Name() == dialect.PG)
+	}
 	if err != nil {
 		return clientError(err)
 	}
@@ -188,6 +192,9 @@ func csvCell(c *schema.Column, v any) string {
 	case nil:
 		return ""
 	case string:
+		if c.Kind == schema.KindDecimal && query.IsDecimal(v) {
+			return v // a number, not a formula: "-12.30" stays as it is
+		}
 		s = v
 	case json.RawMessage:
 		s = string(v)

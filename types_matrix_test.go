@@ -176,6 +176,20 @@ func TestTypeMatrix(t *testing.T) {
 			}
 		}
 
+		if pg {
+			// The filters of the PostgreSQL types, with exact values.
+			for _, f := range []string{"ip_within=10.0.0.0/8", "net_within=10.0.0.0/7", "tags_overlaps=nope,vip", "tags_contains=vip,a b",
+				"price_gt=12.29", "price_lte=12.3", "mood_in=angry,sleepy", "scores_overlaps=5,1", "day_gte=2024-05-06", "local_at_lt=2024-05-06T07:08:10"} {
+				q, _ := url.ParseQuery(f)
+				got, _ := c.list(t, "/admin-api/typed", q)
+				if len(got) != 1 || fmt.Sprint(got[0]["id"]) != id {
+					t.Errorf("filter %s = %v; want row %s only", f, column(got, "id"), id)
+				}
+			}
+		} else {
+			c.do("GET", "/admin-api/typed?ip_within=10.0.0.0/8", nil).want(t, 400, "invalid_query")
+		}
+
 		// The read row sent back unchanged succeeds and changes nothing.
 		put := map[string]any{}
 		for _, tc := range typedCols {
@@ -225,6 +239,7 @@ func TestTypeMatrix(t *testing.T) {
 		}
 
 		if pg {
+			checkTypedSpecials(t, e, c, id)
 			checkTypedCatalog(t, c)
 			checkTypedRefusals(t, e, c, id)
 		}
@@ -362,4 +377,40 @@ func lastAuditPayload(t *testing.T, e *env, action string) map[string]any {
 		t.Fatal(err)
 	}
 	return exact(t, []byte(raw))
+}
+
+// checkTypedSpecials writes PostgreSQL's special values into the typed
+// row by SQL: read, list and CSV show them as their literals, and the row
+// read and PUT back is accepted unchanged.
+func checkTypedSpecials(t *testing.T, e *env, c *client, id string) {
+	t.Helper()
+	if _, err := e.db.ExecContext(context.Background(), "UPDATE typed_rows SET price = 'NaN', local_at = 'infinity', day = '-infinity', at = 'infinity', ratio = '-Infinity' WHERE id = ?", must(json.Number(id).Int64())); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"price": "NaN", "local_at": "infinity", "day": "-infinity", "at": "infinity", "ratio": "-Infinity"}
+	read := exact(t, c.do("GET", "/admin-api/typed/"+id, nil).want(t, 200).raw)
+	list, _ := c.list(t, "/admin-api/typed", url.Values{"id": {id}})
+	for col, w := range want {
+		if read[col] != w || list[0][col] != w {
+			t.Errorf("%s: read %v, list %v; want %q", col, read[col], list[0][col], w)
+		}
+	}
+	r := c.do("GET", "/admin-api/typed/_export.csv?id="+id, nil).want(t, 200)
+	if !strings.Contains(string(r.raw), ",NaN,") || !strings.Contains(string(r.raw), "infinity") {
+		t.Errorf("CSV lacks the literals:\n%s", r.raw)
+	}
+	put := map[string]any{}
+	for _, tc := range typedCols {
+		put[tc.name] = read[tc.name]
+	}
+	n := len(e.auditRows("update"))
+	back := exact(t, c.do("PUT", "/admin-api/typed/"+id, put).want(t, 200).raw)
+	for col, w := range want {
+		if back[col] != w {
+			t.Errorf("after PUT %s = %v; want %q", col, back[col], w)
+		}
+	}
+	if len(e.auditRows("update")) != n {
+		t.Errorf("unchanged PUT of special values was audited as a change")
+	}
 }

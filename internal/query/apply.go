@@ -124,6 +124,8 @@ func (l *List) ApplyFilters(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuer
 			q = q.Where(likeExpr(pg), col, f.Value)
 		case Contains, Overlaps, Empty:
 			q = arrayFilter(q, pg, f)
+		case Within:
+			q = q.Where("?TableAlias.? <<= CAST(? AS inet)", col, f.Value)
 		}
 	}
 	if l.Q != "" {

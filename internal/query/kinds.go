@@ -238,6 +238,10 @@ func writeArrayText(sb *strings.Builder, s string) {
 // decimalRE is a numeric's text: what PostgreSQL reads as numeric.
 var decimalRE = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
 
+// IsDecimal reports whether s is a plain decimal number, as a numeric's
+// text is: a CSV cell that needs no guard against formulas.
+func IsDecimal(s string) bool { return decimalRE.MatchString(s) }
+
 // parseKind types a query-string value for an ownKind column (and checks
 // enum labels and uuids); handled is false for the other kinds.
 func parseKind(c *schema.Column, s string) (out any, handled bool, err error) {

@@ -7,6 +7,7 @@ package query
 
 import (
 	"fmt"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -75,9 +76,12 @@ const (
 	Contains Op = "contains"
 	Overlaps Op = "overlaps"
 	Empty    Op = "empty"
+	// Within: an inet column's address is in the network (PostgreSQL's
+	// <<=); PostgreSQL only (see CheckDialect).
+	Within Op = "within"
 )
 
-var ops = []Op{Like, Eq, Ne, Gte, Gt, Lte, Lt, In, Null, Contains, Overlaps, Empty}
+var ops = []Op{Like, Eq, Ne, Gte, Gt, Lte, Lt, In, Null, Contains, Overlaps, Empty, Within}
 
 // Filter is one validated filter: Value is typed by the column (a []any for
 // In, a bool for Null, a LIKE pattern with % and _ escaped for Like).
@@ -407,6 +411,20 @@ func parseColumnFilter(c *schema.Column, op Op, name, raw string) (f Filter, err
 		return f, nil
 	case Contains, Overlaps, Empty:
 		return parseArrayFilter(c, op, name, raw)
+	case Within:
+		if c.Kind != schema.KindInet || strings.Contains(strings.ToLower(c.DBType), "mac") {
+			return f, errorf(CodeInvalidQuery, "%s: _within works on inet and cidr columns only", name)
+		}
+		p, err := netip.ParsePrefix(strings.TrimSpace(raw))
+		if err != nil {
+			a, aerr := netip.ParseAddr(strings.TrimSpace(raw))
+			if aerr != nil {
+				return f, errorf(CodeInvalidValue, "%s: %q is not a network such as 10.0.0.0/8", name, clip(raw))
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		f.Value = p.Masked().String()
+		return f, nil
 	}
 	if c.Kind == schema.KindArray && op != Like {
 		return f, errorf(CodeInvalidQuery, "%s: array columns take _contains, _overlaps, _empty and _null", name)
@@ -444,6 +462,19 @@ func parseColumnFilter(c *schema.Column, op Op, name, raw string) (f Filter, err
 		return f, errorf(CodeInvalidValue, "%s: %s", name, err.(*Error).Message)
 	}
 	return f, nil
+}
+
+// CheckDialect refuses the filters the database cannot run: _within
+// needs PostgreSQL's network operators.
+func (l *List) CheckDialect(pg bool) error {
+	for _, f := range l.Filters {
+		if f.Op == Within && !pg {
+			e := errorf(CodeInvalidQuery, "%s_within needs PostgreSQL", f.Column.Name)
+			e.Column = f.Column.Name
+			return e
+		}
+	}
+	return nil
 }
 
 // Sortable reports whether _sort may name c: not json, bytes or arrays,
