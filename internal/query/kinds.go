@@ -154,12 +154,10 @@ func parsePGArray(s string, elem schema.ValueKind) ([]any, error) {
 		switch {
 		case !quoted && strings.EqualFold(item, "NULL"):
 			out = append(out, nil)
+		case elem == schema.KindNumber && decimalRE.MatchString(item) && json.Valid([]byte(item)):
+			out = append(out, json.Number(item)) // exact, and valid JSON
 		case elem == schema.KindNumber || elem == schema.KindDecimal:
-			if elem == schema.KindDecimal {
-				out = append(out, item)
-			} else {
-				out = append(out, json.Number(item))
-			}
+			out = append(out, item) // NaN, Infinity, a decimal's scale
 		case elem == schema.KindBool:
 			out = append(out, item == "t" || item == "true")
 		case elem == schema.KindJSON:
