@@ -126,7 +126,7 @@ func (a *Admin) catalogEntry(res *resource, perms map[Op]bool, role Role) catalo
 	for _, c := range res.view.Columns {
 		cc := cfg.Columns[c.Name]
 		col := catalogColumn{
-			Name: c.Name, Label: cmp.Or(cc.Label, c.Label), Type: c.SQLType, DataType: c.DataType,
+			Name: c.Name, Label: cmp.Or(cc.Label, c.Label), Type: c.SQLType, DataType: catalogDataType(c),
 			NotNull: c.NotNull, Primary: c.Primary, HasDefault: c.HasDefault, ReadOnly: res.readOnly(c.Name),
 			LinkTo: links[c.Name], Choices: res.choices(c.Name),
 			Sortable:   query.Sortable(c),
@@ -155,4 +155,18 @@ func (a *Admin) catalogEntry(res *resource, perms map[Op]bool, role Role) catalo
 		})
 	}
 	return e
+}
+
+// catalogDataType is the dataType the UI reads: the JSON shape of the
+// column's values. A column whose kind carries the database's text (an
+// inet read into a net.IP, a numeric with its scale, a wall clock) is a
+// string whatever its Go field; an array is JSON.
+func catalogDataType(c *schema.Column) schema.DataType {
+	switch {
+	case !query.OwnKind(c):
+		return c.DataType
+	case c.Kind == schema.KindArray:
+		return schema.JSON
+	}
+	return schema.String
 }

@@ -24,6 +24,11 @@ import (
 // kindCell, parseKind and convertKind handle them; the other kinds go the
 // DataType way.
 
+// OwnKind reports whether c's values take the kind path: carried as
+// the database's text (an array as a JSON array), not through the Go
+// field's type.
+func OwnKind(c *schema.Column) bool { return ownKind(c) }
+
 // ownKind reports whether c's values take the kind path. A numeric column
 // read into a Go float stays a number: the developer chose a float.
 func ownKind(c *schema.Column) bool {
