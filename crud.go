@@ -235,7 +235,7 @@ func (a *Admin) listRows(w http.ResponseWriter, r *http.Request, op Operator, re
 	if err != nil {
 		// A filter value the database could not compare (an enum
 		// label it lacks) is the client's; the rest stays a 500.
-		return nil, columnFields(res, clientError(dbError(err)))
+		return nil, a.blameColumn(ctx, res, filterValues(l), columnFields(res, clientError(dbError(err))))
 	}
 	if l.Limit > 0 {
 		var next string

@@ -79,3 +79,20 @@ func (a *Admin) blameColumn(ctx context.Context, res *resource, vals map[string]
 	c.Message = "column " + strconv.Quote(slices.Sorted(maps.Keys(fields))[0]) + ": a value does not fit its column"
 	return &c
 }
+
+// filterValues are the single values of l's filters by column, for
+// blameColumn: which filter value the database could not compare.
+func filterValues(l *query.List) map[string]any {
+	vals := map[string]any{}
+	for _, f := range l.Filters {
+		switch f.Op {
+		case query.Eq, query.Ne, query.Gt, query.Gte, query.Lt, query.Lte:
+			vals[f.Column.Name] = f.Value
+		case query.In:
+			if vs := f.Value.([]any); len(vs) > 0 {
+				vals[f.Column.Name] = vs[0]
+			}
+		}
+	}
+	return vals
+}

@@ -312,6 +312,7 @@ func checkTypedRefusals(t *testing.T, e *env, c *client, id string) {
 		{"/admin-api/typed?scores_contains=x", "scores"},
 		{"/admin-api/typed?local_at=2024-05-06T07:08:09Z", "local_at"},
 		{"/admin-api/typed?tags=vip", "tags"},
+		{"/admin-api/typed?price_gt=1e400000", "price"}, // numeric overflow: the database says so, without the column
 	} {
 		r := c.do("GET", tt.path, nil)
 		if r.StatusCode != 400 {
