@@ -75,7 +75,7 @@ func (g *ginWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 func TestExportFailureIsVisible(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		hook := &failNthExport{}
-		db.AddQueryHook(hook)
+		db = db.WithQueryHook(hook)
 		e := gadgetEnv(t, db, Options{ExportMaxRows: -1}, false)
 		c, _ := e.bootstrap()
 		rows := make([]testGadget, 1200)

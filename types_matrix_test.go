@@ -76,7 +76,7 @@ type typedCol struct {
 	// writeLite and filterLite replace write and filter on SQLite, where
 	// a time.Time column without a type: tag is an instant.
 	writeLite, filterLite, updateLite string
-	csvPG, csvLite                    string
+	csvPG                             string
 	kindPG                            string
 }
 
