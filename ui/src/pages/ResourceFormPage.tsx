@@ -198,6 +198,17 @@ function FieldInput({ col, value, disabled, error, label, onChange }: {
         ))}
       </select>
     );
+  } else if (col.kind === 'timestamp-local') {
+    hint = 'no time zone: stored as written';
+    input = <input id={id} name={col.name} type="datetime-local" step="any" value={text} disabled={disabled} aria-describedby={id + '-hint'} onChange={(e) => onChange(e.target.value)} />;
+  } else if (col.kind === 'date') {
+    input = <input id={id} name={col.name} type="date" value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />;
+  } else if (col.kind === 'decimal' || col.kind === 'inet') {
+    hint = col.kind === 'decimal' ? 'exact: the digits are kept as typed' : 'an address or a network, such as 10.0.0.0/8';
+    input = (
+      <input id={id} name={col.name} type="text" inputMode={col.kind === 'decimal' ? 'decimal' : undefined} value={text} disabled={disabled}
+        aria-describedby={id + '-hint'} onChange={(e) => onChange(e.target.value)} />
+    );
   } else {
     switch (col.dataType) {
       case 'boolean':
