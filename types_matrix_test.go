@@ -40,6 +40,9 @@ type testTyped struct {
 	Name    *string        `bun:"name"`
 	Blob    []byte         `bun:"blob"`
 	NameLen *int64         `bun:"name_len"`
+	Dur     *string        `bun:"dur"`
+	IDs     []string       `bun:"ids,array"`
+	Docs    []any          `bun:"docs,array"`
 }
 
 // typedPGDDL is the game's own migration on PostgreSQL.
@@ -62,7 +65,10 @@ CREATE TABLE typed_rows (
   uid uuid,
   name varchar(10),
   blob bytea,
-  name_len int GENERATED ALWAYS AS (length(name)) STORED
+  name_len int GENERATED ALWAYS AS (length(name)) STORED,
+  dur interval,
+  ids uuid[],
+  docs jsonb[]
 )`
 
 // typedCol is one column of the matrix: the value a client writes, what
@@ -96,6 +102,10 @@ var typedCols = []typedCol{
 	{name: "doc", write: map[string]any{"big": json.Number("9007199254740993"), "s": "x"}, update: map[string]any{"big": json.Number("-9007199254740993")}, pg: `{"big":9007199254740993,"s":"x"}`, filter: "doc_null=false", csvPG: `{"s": "x", "big": 9007199254740993}`, kindPG: "json"},
 	{name: "uid", write: "0190a6f1-7a3c-7cc1-9e37-5e0f6a1b2c3d", update: "0190a6f1-7a3c-7cc1-9e37-5e0f6a1b2c3e", filter: "uid=0190a6f1-7a3c-7cc1-9e37-5e0f6a1b2c3d", csvPG: "0190a6f1-7a3c-7cc1-9e37-5e0f6a1b2c3d", kindPG: "uuid"},
 	{name: "name", write: "Player", update: "Other", filter: "name=Player", csvPG: "Player", kindPG: "text"},
+	{name: "dur", write: "1 day 02:03:04", update: "00:00:05", filter: "dur=1 day 02:03:04", csvPG: "1 day 02:03:04", kindPG: "text"},
+	{name: "ids", write: []any{"0190a6f1-7a3c-7cc1-9e37-5e0f6a1b2c3d", nil}, update: []any{}, filter: "ids_contains=0190a6f1-7a3c-7cc1-9e37-5e0f6a1b2c3d",
+		csvPG: `["0190a6f1-7a3c-7cc1-9e37-5e0f6a1b2c3d",null]`, kindPG: "array"},
+	{name: "docs", write: []any{map[string]any{"a": json.Number("1")}, "x"}, update: []any{json.Number("2")}, pg: `[{"a":1},"x"]`, filter: "docs_null=false", csvPG: `[{"a":1},"x"]`, kindPG: "array"},
 	{name: "blob", write: "AAEC/w==", update: "AQ==", filter: "blob_null=false", csvPG: "AAEC/w==", kindPG: "bytes"},
 }
 

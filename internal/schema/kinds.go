@@ -83,12 +83,17 @@ func goElemKind(typ reflect.Type) ValueKind {
 	for typ.Kind() == reflect.Pointer {
 		typ = typ.Elem()
 	}
+	if typ == timeType {
+		return KindTime
+	}
 	switch typ.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
 		return KindNumber
 	case reflect.Bool:
 		return KindBool
+	case reflect.Interface, reflect.Map, reflect.Struct, reflect.Slice:
+		return KindJSON
 	}
 	return KindText
 }
