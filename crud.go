@@ -98,7 +98,7 @@ func (a *Admin) decodeRow(r *http.Request, res *resource, update bool) (map[stri
 				return nil, err
 			}
 		}
-		if raw, ok := cv.(json.RawMessage); ok && !fitsModel(col, raw) {
+		if raw, ok := cv.(json.RawMessage); ok && !update && !fitsModel(col, raw) { // an update checks it against the row: keepMisfits
 			return nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: the JSON value does not fit the column's type", k)
 		}
 		vals[k] = cv
@@ -447,6 +447,9 @@ func (a *Admin) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator
 			if target, err = a.canWriteUser(ctx, tx, op, userID); err != nil {
 				return err
 			}
+		}
+		if err := keepMisfits(res, before, vals); err != nil {
+			return err
 		}
 		if len(vals) == 0 {
 			after = before

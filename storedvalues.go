@@ -2,10 +2,12 @@ package admin
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -95,4 +97,24 @@ func filterValues(l *query.List) map[string]any {
 		}
 	}
 	return vals
+}
+
+// keepMisfits checks an update's JSON values against the model's Go type
+// (fitsModel): one that does not fit is refused, unless it is the value
+// the row holds already, which the game wrote (a bare string in a column
+// the model reads into a map) and the client sent back unchanged; that
+// one is no write at all, so a read row PUT back changes nothing.
+func keepMisfits(res *resource, before, vals map[string]any) error {
+	for k, v := range vals {
+		raw, ok := v.(json.RawMessage)
+		if !ok || fitsModel(res.table.ByName[k], raw) {
+			continue
+		}
+		if jsonEqual(before[k], raw) {
+			delete(vals, k)
+			continue
+		}
+		return fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: the JSON value does not fit the column's type", k)
+	}
+	return nil
 }

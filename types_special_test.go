@@ -144,14 +144,17 @@ func TestSpecialStoredValues(t *testing.T) {
 		// The row read back unchanged is accepted and changes nothing.
 		put := map[string]any{}
 		for k, v := range read.body {
-			// A bare string in a map column is shown, not taken back:
-			// the game's own code reads the column into a map.
-			if k != "id" && k != "doc" && !strings.HasPrefix(k, "_") {
+			if k != "id" && !strings.HasPrefix(k, "_") {
 				put[k] = v
 			}
 		}
 		put["note"] = "edited"
 		back := c.do("PUT", "/admin-api/odd/1", put).want(t, 200)
+		// A bare string sent back unchanged is kept; a new one is refused,
+		// as the game's own code reads the column into a map.
+		if r := c.do("PATCH", "/admin-api/odd/1", map[string]any{"doc": "other"}); r.StatusCode != 400 || r.body["fields"] == nil {
+			t.Errorf("PATCH doc with a new bare string = %d %s; want 400 naming doc", r.StatusCode, r.raw)
+		}
 		for col, w := range want {
 			if got := back.body[col]; got != w {
 				t.Errorf("after PUT %s = %#v; want %#v", col, got, w)
