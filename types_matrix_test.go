@@ -186,6 +186,19 @@ func TestTypeMatrix(t *testing.T) {
 			}
 		}
 
+		for _, f := range []string{"doc_key=s:x", `doc_key=s:"x"`, "doc_key=big:9007199254740993"} {
+			q, _ := url.ParseQuery(f)
+			got, _ := c.list(t, "/admin-api/typed", q)
+			if len(got) != 1 || fmt.Sprint(got[0]["id"]) != id {
+				t.Errorf("filter %s = %v; want row %s only", f, column(got, "id"), id)
+			}
+		}
+		for _, f := range []string{"doc_key=s:y", "doc_key=big:9007199254740992", "doc_key=s:null"} {
+			q, _ := url.ParseQuery(f)
+			if got, _ := c.list(t, "/admin-api/typed", q); len(got) != 0 {
+				t.Errorf("filter %s = %v; want no row", f, column(got, "id"))
+			}
+		}
 		if pg {
 			// The filters of the PostgreSQL types, with exact values.
 			for _, f := range []string{"ip_within=10.0.0.0/8", "net_within=10.0.0.0/7", "tags_overlaps=nope,vip", "tags_contains=vip,a b",

@@ -126,6 +126,8 @@ func (l *List) ApplyFilters(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuer
 			q = arrayFilter(q, pg, f)
 		case Within:
 			q = q.Where("?TableAlias.? <<= CAST(? AS inet)", col, f.Value)
+		case Key:
+			q = keyFilter(q, pg, col, f.Value.(KeyValue))
 		}
 	}
 	if l.Q != "" {
@@ -241,4 +243,31 @@ func arrayFilter(q *bun.SelectQuery, pg bool, f Filter) *bun.SelectQuery {
 		}
 		return q
 	})
+}
+
+// keyFilter compares a JSON column's top-level key with a value as JSON:
+// jsonb equality on PostgreSQL (json is cast), json_extract on SQLite.
+func keyFilter(q *bun.SelectQuery, pg bool, col bun.Ident, kv KeyValue) *bun.SelectQuery {
+	if pg {
+		j, _ := json.Marshal(kv.Value)
+		return q.Where("(CAST(?TableAlias.? AS jsonb) -> ?) = CAST(? AS jsonb)", col, kv.Key, string(j))
+	}
+	path := `$."` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(kv.Key) + `"`
+	switch v := kv.Value.(type) {
+	case nil:
+		return q.Where("json_type(?TableAlias.?, ?) = 'null'", col, path)
+	case bool:
+		t := "false"
+		if v {
+			t = "true"
+		}
+		return q.Where("json_type(?TableAlias.?, ?) = ?", col, path, t)
+	case json.Number:
+		if n, err := v.Int64(); err == nil {
+			return q.Where("json_extract(?TableAlias.?, ?) = ?", col, path, n)
+		}
+		f, _ := v.Float64()
+		return q.Where("json_extract(?TableAlias.?, ?) = ?", col, path, f)
+	}
+	return q.Where("json_type(?TableAlias.?, ?) = 'text' AND json_extract(?TableAlias.?, ?) = ?", col, path, col, path, kv.Value)
 }

@@ -6,6 +6,7 @@
 package query
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/netip"
 	"net/url"
@@ -79,9 +80,13 @@ const (
 	// Within: an inet column's address is in the network (PostgreSQL's
 	// <<=); PostgreSQL only (see CheckDialect).
 	Within Op = "within"
+	// Key: a JSON column's top-level key equals a value, given as
+	// "key:value" (the value JSON, or else text), compared as JSON and
+	// not as text, so the stored spacing does not matter.
+	Key Op = "key"
 )
 
-var ops = []Op{Like, Eq, Ne, Gte, Gt, Lte, Lt, In, Null, Contains, Overlaps, Empty, Within}
+var ops = []Op{Like, Eq, Ne, Gte, Gt, Lte, Lt, In, Null, Contains, Overlaps, Empty, Within, Key}
 
 // Filter is one validated filter: Value is typed by the column (a []any for
 // In, a bool for Null, a LIKE pattern with % and _ escaped for Like).
@@ -411,6 +416,26 @@ func parseColumnFilter(c *schema.Column, op Op, name, raw string) (f Filter, err
 		return f, nil
 	case Contains, Overlaps, Empty:
 		return parseArrayFilter(c, op, name, raw)
+	case Key:
+		if c.DataType != schema.JSON || c.Kind == schema.KindArray {
+			return f, errorf(CodeInvalidQuery, "%s: _key works on json columns only", name)
+		}
+		key, val, ok := strings.Cut(raw, ":")
+		if !ok || key == "" {
+			return f, errorf(CodeInvalidValue, "%s takes key:value", name)
+		}
+		var v any
+		d := json.NewDecoder(strings.NewReader(val))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil || d.More() {
+			v = val // not JSON: the text
+		}
+		switch v.(type) {
+		case map[string]any, []any:
+			return f, errorf(CodeInvalidValue, "%s: the value must be a string, number, boolean or null", name)
+		}
+		f.Value = KeyValue{Key: key, Value: v}
+		return f, nil
 	case Within:
 		if c.Kind != schema.KindInet || strings.Contains(strings.ToLower(c.DBType), "mac") {
 			return f, errorf(CodeInvalidQuery, "%s: _within works on inet and cidr columns only", name)
@@ -462,6 +487,12 @@ func parseColumnFilter(c *schema.Column, op Op, name, raw string) (f Filter, err
 		return f, errorf(CodeInvalidValue, "%s: %s", name, err.(*Error).Message)
 	}
 	return f, nil
+}
+
+// KeyValue is the value of a _key filter.
+type KeyValue struct {
+	Key   string
+	Value any // string, json.Number, bool or nil
 }
 
 // CheckDialect refuses the filters the database cannot run: _within

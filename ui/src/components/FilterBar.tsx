@@ -4,10 +4,10 @@ import type { Column } from '../api';
 
 // The server's filter suffixes (<col>_<op>=value). "null" takes true (is
 // empty) or false (is not empty); the bar offers the two as operators.
-export const operators = ['eq', 'ne', 'like', 'gt', 'gte', 'lt', 'lte', 'in', 'null', 'contains', 'overlaps', 'empty', 'within'] as const;
+export const operators = ['eq', 'ne', 'like', 'gt', 'gte', 'lt', 'lte', 'in', 'null', 'contains', 'overlaps', 'empty', 'within', 'key'] as const;
 const opLabels: Record<string, string> = {
   eq: '=', ne: '≠', like: 'contains', gt: '>', gte: '≥', lt: '<', lte: '≤', in: 'in', isnull: 'is empty', notnull: 'is not empty',
-  contains: 'has all of', overlaps: 'has any of', noitems: 'has no items', items: 'has items', within: 'in network',
+  contains: 'has all of', overlaps: 'has any of', noitems: 'has no items', items: 'has items', within: 'in network', key: 'key is',
 };
 
 export interface Filter {
@@ -43,7 +43,7 @@ function opsFor(col: Column | undefined): string[] {
   if (col.kind === 'enum') return ['eq', 'ne', 'in', ...nulls];
   switch (col.dataType) {
     case 'json':
-      return ['like', ...nulls];
+      return ['like', 'key', ...nulls];
     case 'boolean':
       return ['eq', 'ne', ...nulls];
     case 'string':
@@ -115,7 +115,7 @@ export function FilterBar({ columns, filters, onAdd, onRemove }: {
               <option value="false">no</option>
             </select>
           ) : (
-            <input aria-label="Filter value" placeholder={['in', 'contains', 'overlaps'].includes(effectiveOp) ? 'a,b,c' : effectiveOp === 'within' ? '10.0.0.0/8' : 'value'} value={value} onChange={(e) => setValue(e.target.value)} />
+            <input aria-label="Filter value" placeholder={['in', 'contains', 'overlaps'].includes(effectiveOp) ? 'a,b,c' : effectiveOp === 'within' ? '10.0.0.0/8' : effectiveOp === 'key' ? 'key:value' : 'value'} value={value} onChange={(e) => setValue(e.target.value)} />
           ))}
         <button type="submit">Add filter</button>
       </form>
