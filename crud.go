@@ -319,7 +319,7 @@ func (a *Admin) handleCreate(w http.ResponseWriter, r *http.Request, op Operator
 	// never be addressed; refuse it as PostgreSQL does.
 	for _, c := range t.PK {
 		if vals[c.Name] == nil && !c.HasDefault {
-			return errorf(http.StatusBadRequest, "missing_value", "column %q cannot be null", c.Name)
+			return fieldError(http.StatusBadRequest, "missing_value", c.Name, "column %q cannot be null", c.Name)
 		}
 	}
 	pkIdents := make([]any, len(t.PK))
