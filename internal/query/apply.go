@@ -1,7 +1,6 @@
 package query
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -193,81 +192,4 @@ func Select(db bun.IDB, t *schema.Table) *bun.SelectQuery {
 		}
 	}
 	return q
-}
-
-// arrayFilter adds an array filter: PostgreSQL's array operators on a
-// value cast to the column's type (from the catalog, never the request);
-// on SQLite, where Bun stores an array as JSON, json_each.
-func arrayFilter(q *bun.SelectQuery, pg bool, f Filter) *bun.SelectQuery {
-	col := bun.Ident(f.Column.Name)
-	if f.Op == Empty {
-		n := "json_array_length(?TableAlias.?)"
-		if pg {
-			n = "cardinality(?TableAlias.?)"
-		}
-		if f.Value.(bool) {
-			return q.Where("("+n+" = 0)", col)
-		}
-		return q.Where("("+n+" > 0)", col)
-	}
-	arr := f.Value.(Array)
-	if pg {
-		typ := f.Column.DBType
-		if typ == "" {
-			typ = "text[]"
-		}
-		op := "@>"
-		if f.Op == Overlaps {
-			op = "&&"
-		}
-		return q.Where("?TableAlias.? "+op+" CAST(? AS ?)", col, arr, bun.Safe(typ))
-	}
-	// json_each hands back numbers as numbers: compare them as such.
-	vals := make([]any, len(arr))
-	for i, e := range arr {
-		vals[i] = e
-		if n, ok := e.(json.Number); ok {
-			if iv, err := n.Int64(); err == nil {
-				vals[i] = iv
-			} else if fv, err := n.Float64(); err == nil {
-				vals[i] = fv
-			}
-		}
-	}
-	if f.Op == Overlaps {
-		return q.Where("EXISTS (SELECT 1 FROM json_each(?TableAlias.?) WHERE value IN (?))", col, bun.List(vals))
-	}
-	return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
-		for _, e := range vals {
-			q = q.Where("EXISTS (SELECT 1 FROM json_each(?TableAlias.?) WHERE value = ?)", col, e)
-		}
-		return q
-	})
-}
-
-// keyFilter compares a JSON column's top-level key with a value as JSON:
-// jsonb equality on PostgreSQL (json is cast), json_extract on SQLite.
-func keyFilter(q *bun.SelectQuery, pg bool, col bun.Ident, kv KeyValue) *bun.SelectQuery {
-	if pg {
-		j, _ := json.Marshal(kv.Value)
-		return q.Where("(CAST(?TableAlias.? AS jsonb) -> ?) = CAST(? AS jsonb)", col, kv.Key, string(j))
-	}
-	path := `$."` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(kv.Key) + `"`
-	switch v := kv.Value.(type) {
-	case nil:
-		return q.Where("json_type(?TableAlias.?, ?) = 'null'", col, path)
-	case bool:
-		t := "false"
-		if v {
-			t = "true"
-		}
-		return q.Where("json_type(?TableAlias.?, ?) = ?", col, path, t)
-	case json.Number:
-		if n, err := v.Int64(); err == nil {
-			return q.Where("json_extract(?TableAlias.?, ?) = ?", col, path, n)
-		}
-		f, _ := v.Float64()
-		return q.Where("json_extract(?TableAlias.?, ?) = ?", col, path, f)
-	}
-	return q.Where("json_type(?TableAlias.?, ?) = 'text' AND json_extract(?TableAlias.?, ?) = ?", col, path, col, path, kv.Value)
 }

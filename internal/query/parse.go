@@ -6,9 +6,7 @@
 package query
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -416,40 +414,8 @@ func parseColumnFilter(c *schema.Column, op Op, name, raw string) (f Filter, err
 		return f, nil
 	case Contains, Overlaps, Empty:
 		return parseArrayFilter(c, op, name, raw)
-	case Key:
-		if c.DataType != schema.JSON || c.Kind == schema.KindArray {
-			return f, errorf(CodeInvalidQuery, "%s: _key works on json columns only", name)
-		}
-		key, val, ok := strings.Cut(raw, ":")
-		if !ok || key == "" {
-			return f, errorf(CodeInvalidValue, "%s takes key:value", name)
-		}
-		var v any
-		d := json.NewDecoder(strings.NewReader(val))
-		d.UseNumber()
-		if err := d.Decode(&v); err != nil || d.More() {
-			v = val // not JSON: the text
-		}
-		switch v.(type) {
-		case map[string]any, []any:
-			return f, errorf(CodeInvalidValue, "%s: the value must be a string, number, boolean or null", name)
-		}
-		f.Value = KeyValue{Key: key, Value: v}
-		return f, nil
-	case Within:
-		if c.Kind != schema.KindInet || strings.Contains(strings.ToLower(c.DBType), "mac") {
-			return f, errorf(CodeInvalidQuery, "%s: _within works on inet and cidr columns only", name)
-		}
-		p, err := netip.ParsePrefix(strings.TrimSpace(raw))
-		if err != nil {
-			a, aerr := netip.ParseAddr(strings.TrimSpace(raw))
-			if aerr != nil {
-				return f, errorf(CodeInvalidValue, "%s: %q is not a network such as 10.0.0.0/8", name, clip(raw))
-			}
-			p = netip.PrefixFrom(a, a.BitLen())
-		}
-		f.Value = p.Masked().String()
-		return f, nil
+	case Key, Within:
+		return parseKindFilter(c, op, name, raw)
 	}
 	if c.Kind == schema.KindArray && op != Like {
 		return f, errorf(CodeInvalidQuery, "%s: array columns take _contains, _overlaps, _empty and _null", name)
@@ -488,37 +454,6 @@ func parseColumnFilter(c *schema.Column, op Op, name, raw string) (f Filter, err
 	}
 	return f, nil
 }
-
-// KeyValue is the value of a _key filter.
-type KeyValue struct {
-	Key   string
-	Value any // string, json.Number, bool or nil
-}
-
-// CheckDialect refuses the filters the database cannot run: _within
-// needs PostgreSQL's network operators.
-func (l *List) CheckDialect(pg bool) error {
-	for _, f := range l.Filters {
-		if f.Op == Within && !pg {
-			e := errorf(CodeInvalidQuery, "%s_within needs PostgreSQL", f.Column.Name)
-			e.Column = f.Column.Name
-			return e
-		}
-	}
-	return nil
-}
-
-// Sortable reports whether _sort may name c: not json, bytes or arrays,
-// whose order means nothing to a reader.
-func Sortable(c *schema.Column) bool {
-	if c.Kind == schema.KindArray {
-		return false
-	}
-	return ownKind(c) || (c.DataType != schema.JSON && c.DataType != schema.Bytes)
-}
-
-// Filterable reports whether c takes filters other than _null.
-func Filterable(c *schema.Column) bool { return ownKind(c) || c.DataType != schema.Bytes }
 
 // escapeLike makes s match literally inside a LIKE pattern with ESCAPE '\'.
 func escapeLike(s string) string {
