@@ -6,6 +6,7 @@ import { api, errorText, seg, type Column, type ResourceMeta, type Row } from '.
 import { useCatalog, useResourceMeta } from '../queries';
 import { ForeignKeyPicker } from '../components/ForeignKeyPicker';
 import { JsonEditor } from '../components/JsonEditor';
+import { ArrayEditor } from '../components/ArrayEditor';
 import { useConfirm } from '../components/ConfirmDialog';
 import { rowId } from '../rowId';
 import { rowLabel, singular, usePageTitle } from '../names';
@@ -198,6 +199,8 @@ function FieldInput({ col, value, disabled, error, label, onChange }: {
         ))}
       </select>
     );
+  } else if (col.kind === 'array' && col.elem !== 'json') {
+    input = <ArrayEditor id={id} col={col} value={text} disabled={disabled} onChange={(v) => onChange(v)} />;
   } else if (col.kind === 'timestamp-local') {
     hint = 'no time zone: stored as written';
     input = <input id={id} name={col.name} type="datetime-local" step="any" value={text} disabled={disabled} aria-describedby={id + '-hint'} onChange={(e) => onChange(e.target.value)} />;
