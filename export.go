@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -84,7 +85,7 @@ func (a *Admin) handleExport(w http.ResponseWriter, r *http.Request, op Operator
 	if truncated {
 		payload["truncated"] = true
 	}
-	failed := streamErr != nil && !clientGone(r, streamErr) && ctx.Err() == nil
+	failed := streamErr != nil && !clientGone(r, streamErr) && !errors.Is(streamErr, errExportWrite) && ctx.Err() == nil
 	requestID := ""
 	if streamErr != nil {
 		payload["incomplete"] = true
@@ -153,10 +154,10 @@ func (a *Admin) streamCSV(ctx context.Context, w http.ResponseWriter, res *resou
 		}
 		cw.Flush()
 		if err := cw.Error(); err != nil {
-			return written, truncated, err
+			return written, truncated, fmt.Errorf("%w: %w", errExportWrite, err)
 		}
-		if err := rc.Flush(); err != nil {
-			return written, truncated, err
+		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return written, truncated, fmt.Errorf("%w: %w", errExportWrite, err)
 		}
 		if truncated || len(rows) <= len(page) || !l.Advance(res.view, page[len(page)-1]) {
 			return written, truncated, nil
@@ -166,6 +167,10 @@ func (a *Admin) streamCSV(ctx context.Context, w http.ResponseWriter, res *resou
 		}
 	}
 }
+
+// errExportWrite marks an export stopped because the client did not take
+// what was written: its side, logged at debug level only.
+var errExportWrite = errors.New("admin: export: writing to the client")
 
 // abortResponse ends a response whose status line has been sent so that
 // the client sees an incomplete transfer, never a short body that looks
