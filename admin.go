@@ -216,6 +216,9 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	} else if err := a.plan.migrate(ctx, db); err != nil {
 		return nil, fmt.Errorf("admin: migrate: %w", err)
 	}
+	if err := a.readCatalog(ctx, db); err != nil {
+		return nil, err
+	}
 	a.checkForeignKeys(ctx)
 	if err := users.readCatalog(ctx, db); err != nil {
 		return nil, fmt.Errorf("admin: users table %s: %w", users.name, err)

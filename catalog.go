@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
 )
 
@@ -41,8 +42,17 @@ type catalogColumn struct {
 	Sortable   bool    `json:"sortable"`
 	Filterable bool    `json:"filterable"`
 	LinkTo     *LinkTo `json:"linkTo,omitempty"`
-	// Choices are ColumnConfig.Choices: the UI's select.
+	// Choices are ColumnConfig.Choices, else an enum's labels from the
+	// database: the UI's select.
 	Choices []string `json:"choices,omitempty"`
+	// Kind is how the panel shows, filters and writes the column (see
+	// schema.ValueKind); Elem the element kind of an array.
+	Kind schema.ValueKind `json:"kind"`
+	Elem schema.ValueKind `json:"elem,omitempty"`
+	// Required: a create must give a value (NOT NULL, no default).
+	Required bool `json:"required"`
+	// MaxLength is a varchar(n)'s n.
+	MaxLength int `json:"maxLength,omitempty"`
 }
 
 type catalogAction struct {
@@ -116,10 +126,13 @@ func (a *Admin) catalogEntry(res *resource, perms map[Op]bool, role Role) catalo
 	for _, c := range res.view.Columns {
 		cc := cfg.Columns[c.Name]
 		col := catalogColumn{
-			Name: c.Name, Label: cmp.Or(cc.Label, c.Label), Type: c.SQLType, DataType: c.DataType,
-			NotNull: c.NotNull, Primary: c.Primary, HasDefault: c.HasDefault, ReadOnly: cc.ReadOnly,
-			LinkTo: links[c.Name], Choices: cc.Choices,
-			Sortable: c.DataType != schema.JSON && c.DataType != schema.Bytes, Filterable: c.DataType != schema.Bytes,
+			Name: c.Name, Label: cmp.Or(cc.Label, c.Label), Type: c.SQLType, DataType: catalogDataType(c),
+			NotNull: c.NotNull, Primary: c.Primary, HasDefault: c.HasDefault, ReadOnly: res.readOnly(c.Name),
+			LinkTo: links[c.Name], Choices: res.choices(c.Name),
+			Sortable:   query.Sortable(c),
+			Filterable: query.Filterable(c),
+			Kind:       c.Kind, Elem: c.Elem, MaxLength: c.MaxLength,
+			Required: c.NotNull && !c.HasDefault && !c.Generated,
 		}
 		if cc.LinkTo != nil {
 			col.LinkTo = cc.LinkTo
@@ -142,4 +155,18 @@ func (a *Admin) catalogEntry(res *resource, perms map[Op]bool, role Role) catalo
 		})
 	}
 	return e
+}
+
+// catalogDataType is the dataType the UI reads: the JSON shape of the
+// column's values. A column whose kind carries the database's text (an
+// inet read into a net.IP, a numeric with its scale, a wall clock) is a
+// string whatever its Go field; an array is JSON.
+func catalogDataType(c *schema.Column) schema.DataType {
+	switch {
+	case !query.OwnKind(c):
+		return c.DataType
+	case c.Kind == schema.KindArray:
+		return schema.JSON
+	}
+	return schema.String
 }

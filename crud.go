@@ -50,6 +50,9 @@ func (a *Admin) gate(op Operator, o Op, res string) error {
 func clientError(err error) error {
 	var qe *query.Error
 	if errors.As(err, &qe) {
+		if qe.Column != "" {
+			return fieldError(http.StatusBadRequest, qe.Code, qe.Column, "%s", qe.Message)
+		}
 		return errorf(http.StatusBadRequest, qe.Code, "%s", qe.Message)
 	}
 	return err
@@ -80,16 +83,16 @@ func (a *Admin) decodeRow(r *http.Request, res *resource, update bool) (map[stri
 		col, ok := res.view.ByName[k]
 		switch {
 		case !ok:
-			return nil, errorf(http.StatusBadRequest, "unknown_column", "resource %q has no column %q", res.key, k)
+			return nil, fieldError(http.StatusBadRequest, "unknown_column", k, "resource %q has no column %q", res.key, k)
 		case col.Primary && v == "":
 			// A row keyed "" could be neither opened nor deleted: its URL
 			// has no id segment.
-			return nil, errorf(http.StatusBadRequest, "invalid_value", "column %q: an empty string is not a key value", k)
+			return nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: an empty string is not a key value", k)
 		case res.readOnly(k), update && col.Primary:
-			return nil, errorf(http.StatusBadRequest, "read_only", "column %q is read-only", k)
+			return nil, fieldError(http.StatusBadRequest, "read_only", k, "column %q is read-only", k)
 		}
-		if choices := res.cfg.Columns[k].Choices; len(choices) > 0 && v != nil && !slices.Contains(choices, fmt.Sprint(v)) {
-			return nil, errorf(http.StatusBadRequest, "invalid_value", "column %q: %q is not one of its choices", k, truncate(fmt.Sprint(v), 80))
+		if choices := res.choices(k); len(choices) > 0 && v != nil && !slices.Contains(choices, fmt.Sprint(v)) {
+			return nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: %q is not one of its choices", k, truncate(fmt.Sprint(v), 80))
 		}
 		cv, err := query.ConvertValue(col, v)
 		if err != nil {
@@ -101,8 +104,8 @@ func (a *Admin) decodeRow(r *http.Request, res *resource, update bool) (map[stri
 				return nil, err
 			}
 		}
-		if raw, ok := cv.(json.RawMessage); ok && !fitsModel(col, raw) {
-			return nil, errorf(http.StatusBadRequest, "invalid_value", "column %q: the JSON value does not fit the column's type", k)
+		if raw, ok := cv.(json.RawMessage); ok && !update && !fitsModel(col, raw) { // an update checks it against the row: keepMisfits
+			return nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: the JSON value does not fit the column's type", k)
 		}
 		vals[k] = cv
 	}
@@ -263,6 +266,9 @@ func (a *Admin) listRows(w http.ResponseWriter, r *http.Request, op Operator, re
 		def = &query.SortKey{Column: s.Field, Desc: s.Order == "desc"}
 	}
 	l, err := query.Parse(res.view, r.URL.Query(), def)
+	if err == nil {
+		err = l.CheckDialect(a.db.Dialect().Name() == dialect.PG)
+	}
 	if err != nil {
 		return nil, clientError(err)
 	}
@@ -279,7 +285,9 @@ func (a *Admin) listRows(w http.ResponseWriter, r *http.Request, op Operator, re
 	page := l.WithLabels(a.db, l.Apply(narrow(query.Select(a.db, res.table)), res.view), res.view, joins)
 	rows, err := query.ScanPage(ctx, page, res.table, res.hidden, joins)
 	if err != nil {
-		return nil, clientError(err)
+		// A filter value the database could not compare (an enum
+		// label it lacks) is the client's; the rest stays a 500.
+		return nil, a.blameColumn(ctx, res, filterValues(l), columnFields(res, clientError(dbError(err))))
 	}
 	if l.Limit > 0 {
 		var next string
@@ -305,6 +313,7 @@ func (a *Admin) listRows(w http.ResponseWriter, r *http.Request, op Operator, re
 	if err := a.addLabels(ctx, rest, rows); err != nil {
 		return nil, err
 	}
+	a.logCellIssues(ctx, res, rows)
 	return rows, nil
 }
 
@@ -338,6 +347,7 @@ func (a *Admin) handleRead(w http.ResponseWriter, r *http.Request, op Operator) 
 	if err := a.addLabels(r.Context(), rest, rows[:1]); err != nil {
 		return err
 	}
+	a.logCellIssues(r.Context(), res, rows[:1])
 	writeJSON(w, http.StatusOK, rows[0])
 	return nil
 }
@@ -369,7 +379,7 @@ func (a *Admin) handleCreate(w http.ResponseWriter, r *http.Request, op Operator
 	// never be addressed; refuse it as PostgreSQL does.
 	for _, c := range t.PK {
 		if vals[c.Name] == nil && !c.HasDefault {
-			return errorf(http.StatusBadRequest, "missing_value", "column %q cannot be null", c.Name)
+			return fieldError(http.StatusBadRequest, "missing_value", c.Name, "column %q cannot be null", c.Name)
 		}
 	}
 	pkIdents := make([]any, len(t.PK))
@@ -390,7 +400,7 @@ func (a *Admin) handleCreate(w http.ResponseWriter, r *http.Request, op Operator
 		}
 		q := tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(ph, pkIdents...)
 		if _, err := q.Exec(ctx, dest...); err != nil {
-			return insertError(err)
+			return columnFields(res, insertError(err))
 		}
 		id := make(map[string]any, len(t.PK))
 		for i, c := range t.PK {
@@ -406,7 +416,7 @@ func (a *Admin) handleCreate(w http.ResponseWriter, r *http.Request, op Operator
 		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.key, TargetID: encodeRowID(res, row), Payload: map[string]any{"row": row}})
 	})
 	if err != nil {
-		return err
+		return a.blameColumn(ctx, res, vals, err)
 	}
 	writeJSON(w, http.StatusCreated, row)
 	return nil
@@ -520,6 +530,9 @@ func (a *Admin) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator
 				return err
 			}
 		}
+		if err := keepMisfits(res, before, vals); err != nil {
+			return err
+		}
 		if len(vals) == 0 {
 			after = before
 			return nil
@@ -529,7 +542,7 @@ func (a *Admin) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator
 		}
 		q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.table.Name))
 		if _, err := query.WherePK(q, res.table, id).Exec(ctx); err != nil {
-			return dbError(err)
+			return columnFields(res, dbError(err))
 		}
 		if err := keepsAdmin(); err != nil {
 			return err
@@ -550,7 +563,7 @@ func (a *Admin) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator
 		return nil
 	})
 	if err != nil {
-		return err
+		return a.blameColumn(ctx, res, vals, err)
 	}
 	writeJSON(w, http.StatusOK, after)
 	return nil
@@ -585,7 +598,7 @@ func (a *Admin) handleDelete(w http.ResponseWriter, r *http.Request, op Operator
 		}
 		q := tx.NewDelete().TableExpr("?", bun.Ident(res.table.Name))
 		if _, err := query.WherePK(q, res.table, id).Exec(ctx); err != nil {
-			return deleteError(err)
+			return columnFields(res, deleteError(err))
 		}
 		if err := keepsAdmin(); err != nil {
 			return err

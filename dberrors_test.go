@@ -20,7 +20,7 @@ func TestPGForeignKeyMessage(t *testing.T) {
 		``:                      "", // another wording: errReference's message, which says both
 		`Schlüssel (x)=(1) ...`: "",
 	} {
-		if got, ok := pgForeignKeyMessage(detail); got != want || ok != (want != "") {
+		if got, _, ok := pgForeignKeyMessage(detail); got != want || ok != (want != "") {
 			t.Errorf("pgForeignKeyMessage(%q) = %q, %v; want %q", detail, got, ok, want)
 		}
 	}

@@ -39,6 +39,8 @@ type apiError struct {
 	RetryAfterSec int `json:"retryAfterSec,omitempty"`
 	// RequestID is set on 5xx answers: the log line of the cause has it.
 	RequestID string `json:"requestId,omitempty"`
+	// Fields names the columns a 4xx is about, each with its message.
+	Fields map[string]string `json:"fields,omitempty"`
 	// cause is why the answer is what it is, when an error led to it:
 	// logged with a 5xx, never sent.
 	cause error
@@ -71,6 +73,14 @@ func (e *apiError) because(cause error) *apiError {
 	c := *e
 	c.cause = cause
 	return &c
+}
+
+// fieldError is errorf about one column: the body's fields name it with
+// the message.
+func fieldError(status int, code, column, format string, args ...any) *apiError {
+	e := errorf(status, code, format, args...)
+	e.Fields = map[string]string{column: e.Message}
+	return e
 }
 
 func errorf(status int, code, format string, args ...any) *apiError {
@@ -184,6 +194,14 @@ func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	default:
 		ae = errorf(http.StatusInternalServerError, "internal", "internal error").because(err)
 	}
+	if ae.Status < 500 && ae.cause != nil {
+		// A refusal the database made (a constraint, a value it would
+		// not take): the client's mistake, but the database said why.
+		if state := sqlState(ae.cause); state != "" {
+			a.log.InfoContext(r.Context(), "admin: the database refused a value", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.Int("status", ae.Status), slog.String("code", ae.Code), slog.String("sqlstate", state), slog.Any("fields", ae.Fields), slog.Any("err", ae.cause))
+		}
+	}
 	if ae.Status >= 500 {
 		c := *ae // never stamp a shared sentinel
 		c.RequestID = errbody.RequestID(r)
@@ -197,5 +215,5 @@ func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			a.log.ErrorContext(r.Context(), "admin: request failed", attrs...)
 		}
 	}
-	errbody.Write(w, errbody.Body{Status: ae.Status, Code: ae.Code, Message: ae.Message, RetryAfterSec: ae.RetryAfterSec, RequestID: ae.RequestID})
+	errbody.Write(w, errbody.Body{Status: ae.Status, Code: ae.Code, Message: ae.Message, RetryAfterSec: ae.RetryAfterSec, RequestID: ae.RequestID, Fields: ae.Fields})
 }

@@ -5,13 +5,16 @@ import (
 	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/uptrace/bun/dialect"
 )
 
 // GET /admin-api/{resource}/_export.csv streams the rows of a list query
@@ -38,6 +41,9 @@ func (a *Admin) handleExport(w http.ResponseWriter, r *http.Request, op Operator
 		def = &query.SortKey{Column: s.Field, Desc: s.Order == "desc"}
 	}
 	l, err := query.Parse(res.view, r.URL.Query(), def)
+	if err == nil {
+		err = l.CheckDialect(a.db.Dialect().Name() == dialect.PG)
+	}
 	if err != nil {
 		return clientError(err)
 	}
@@ -55,7 +61,6 @@ func (a *Admin) handleExport(w http.ResponseWriter, r *http.Request, op Operator
 	l.Walk(res.view, batch)
 
 	ctx := r.Context()
-	cols := res.view.Columns
 	// The first batch is read before anything is written, so a failing
 	// query is still an error body and not a truncated file.
 	rows, err := query.ScanRows(ctx, l.Apply(query.Select(a.db, res.table), res.view), res.table, res.hidden)
@@ -73,6 +78,59 @@ func (a *Admin) handleExport(w http.ResponseWriter, r *http.Request, op Operator
 	if r.Method == http.MethodHead {
 		return nil // nothing left the server: no rows, no audit entry
 	}
+	written, truncated, streamErr := a.streamCSV(ctx, w, res, l, rows, limit)
+	// The entry is written whatever happened to the download: the rows
+	// that left the server are what it records, and a failure is named.
+	payload := map[string]any{"rows": written, "query": r.URL.RawQuery}
+	if truncated {
+		payload["truncated"] = true
+	}
+	failed := streamErr != nil && !clientGone(r, streamErr) && !errors.Is(streamErr, errExportWrite) && ctx.Err() == nil
+	requestID := ""
+	if streamErr != nil {
+		payload["incomplete"] = true
+		payload["error"] = "the client went away"
+		if failed {
+			requestID = errbody.RequestID(r)
+			payload["error"] = "the export failed on the server; the log has the cause"
+			payload["requestId"] = requestID
+		}
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := a.audit.record(actx, a.db, AuditEntry{OperatorID: op.UserID, Action: "export", Resource: res.key, Payload: payload}); err != nil {
+		a.log.Error("admin: export audit entry not written", "resource", res.key, "rows", written, "err", err)
+	}
+	if streamErr == nil {
+		return nil
+	}
+	if failed {
+		a.log.ErrorContext(ctx, "admin: export stopped", append([]any{"requestId", requestID, "resource", res.key, "rows", written}, errAttrs(streamErr)...)...)
+	} else {
+		a.log.DebugContext(ctx, "admin: export stopped, client went away", "resource", res.key, "rows", written, "err", streamErr)
+	}
+	// The status line is gone: end the response abruptly, so the client
+	// sees a failed download rather than a short file.
+	abortResponse(w)
+	return nil
+}
+
+// streamCSV writes the header and the rows of the walk l, whose first
+// batch is rows, to w in CSV, flushing after each batch. It returns how
+// many rows it wrote, whether the limit cut the export, and why it
+// stopped early: a write the client did not take, a failed batch query,
+// or a panic, which is recovered here because the status line is gone
+// and a 500 written now would only end a short file cleanly.
+func (a *Admin) streamCSV(ctx context.Context, w http.ResponseWriter, res *resource, l *query.List, rows []map[string]any, limit int64) (written int64, truncated bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			err = recovered(p)
+		}
+	}()
+	cols := res.view.Columns
 	cw := csv.NewWriter(w)
 	rc := http.NewResponseController(w)
 	record := make([]string, len(cols))
@@ -80,11 +138,8 @@ func (a *Admin) handleExport(w http.ResponseWriter, r *http.Request, op Operator
 		record[i] = c.Name
 	}
 	cw.Write(record)
-
-	var written int64
-	truncated := false
-	var streamErr error
 	for {
+		a.logCellIssues(ctx, res, rows)
 		page, _ := l.Page(res.view, rows)
 		for _, row := range page {
 			if limit > 0 && written == limit {
@@ -98,38 +153,38 @@ func (a *Admin) handleExport(w http.ResponseWriter, r *http.Request, op Operator
 			written++
 		}
 		cw.Flush()
-		if streamErr = cw.Error(); streamErr != nil {
-			break // the client went away
+		if err := cw.Error(); err != nil {
+			return written, truncated, fmt.Errorf("%w: %w", errExportWrite, err)
 		}
-		_ = rc.Flush()
+		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return written, truncated, fmt.Errorf("%w: %w", errExportWrite, err)
+		}
 		if truncated || len(rows) <= len(page) || !l.Advance(res.view, page[len(page)-1]) {
-			break
+			return written, truncated, nil
 		}
-		if rows, streamErr = query.ScanRows(ctx, l.Apply(query.Select(a.db, res.table), res.view), res.table, res.hidden); streamErr != nil {
-			break
+		if rows, err = query.ScanRows(ctx, l.Apply(query.Select(a.db, res.table), res.view), res.table, res.hidden); err != nil {
+			return written, truncated, fmt.Errorf("admin: export %s: batch after %d rows: %w", res.key, written, err)
 		}
 	}
-	// The entry is written whatever happened to the download: the rows
-	// that left the server are what it records.
-	payload := map[string]any{"rows": written, "query": r.URL.RawQuery}
-	if truncated {
-		payload["truncated"] = true
+}
+
+// errExportWrite marks an export stopped because the client did not take
+// what was written: its side, logged at debug level only.
+var errExportWrite = errors.New("admin: export: writing to the client")
+
+// abortResponse ends a response whose status line has been sent so that
+// the client sees an incomplete transfer, never a short body that looks
+// whole. panic(http.ErrAbortHandler) alone is not enough: a recovery
+// middleware such as gin.Recovery swallows it, and net/http then ends the
+// chunked body cleanly. So on HTTP/1 the connection is hijacked (through
+// any wrapper with Unwrap or Hijack) and closed, leaving the body without
+// its last chunk; on HTTP/2, where hijacking is not possible, the panic
+// makes net/http reset the stream.
+func abortResponse(w http.ResponseWriter) {
+	if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+		_ = conn.Close()
 	}
-	if streamErr != nil {
-		payload["incomplete"] = true
-	}
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if err := a.audit.record(actx, a.db, AuditEntry{OperatorID: op.UserID, Action: "export", Resource: res.key, Payload: payload}); err != nil {
-		a.log.Error("admin: export audit entry not written", "resource", res.key, "rows", written, "err", err)
-	}
-	if streamErr != nil && ctx.Err() == nil {
-		a.log.Error("admin: export stopped", "resource", res.key, "rows", written, "err", streamErr)
-		// The status line is gone: end the response abruptly, so the
-		// client sees a failed download rather than a short file.
-		panic(http.ErrAbortHandler)
-	}
-	return nil
+	panic(http.ErrAbortHandler)
 }
 
 // csvCell formats one value for the CSV. Text that a spreadsheet would
@@ -142,6 +197,9 @@ func csvCell(c *schema.Column, v any) string {
 	case nil:
 		return ""
 	case string:
+		if c.Kind == schema.KindDecimal && query.IsDecimal(v) {
+			return v // a number, not a formula: "-12.30" stays as it is
+		}
 		s = v
 	case json.RawMessage:
 		s = string(v)

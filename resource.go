@@ -187,7 +187,22 @@ type resource struct {
 }
 
 func (r *resource) readOnly(col string) bool {
+	if c := r.table.ByName[col]; c != nil && c.Generated {
+		return true // the database computes it and refuses a value
+	}
 	return r.cfg.Columns[col].ReadOnly
+}
+
+// choices are the values a column takes: the resource's Choices, else an
+// enum's labels from the database.
+func (r *resource) choices(col string) []string {
+	if cc := r.cfg.Columns[col].Choices; len(cc) > 0 {
+		return cc
+	}
+	if c := r.table.ByName[col]; c != nil && c.Kind == schema.KindEnum {
+		return c.Labels
+	}
+	return nil
 }
 
 // reservedKeys are path segments of the API that no table key may take.

@@ -24,6 +24,9 @@ type Body struct {
 	RetryAfterSec int `json:"retryAfterSec,omitempty"`
 	// RequestID is set on 5xx answers: the log line of the cause has it.
 	RequestID string `json:"requestId,omitempty"`
+	// Fields names the columns of a refused value, each with what is
+	// wrong with it (DESIGN.md's 400 validation body).
+	Fields map[string]string `json:"fields,omitempty"`
 }
 
 // Header carries a request id in from a proxy and back out on 5xx answers.

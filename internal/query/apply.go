@@ -121,6 +121,12 @@ func (l *List) ApplyFilters(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuer
 			}
 		case Like:
 			q = q.Where(likeExpr(pg), col, f.Value)
+		case Contains, Overlaps, Empty:
+			q = arrayFilter(q, pg, f)
+		case Within:
+			q = q.Where("?TableAlias.? <<= CAST(? AS inet)", col, f.Value)
+		case Key:
+			q = keyFilter(q, pg, col, f.Value.(KeyValue))
 		}
 	}
 	if l.Q != "" {
@@ -166,9 +172,24 @@ func likeExpr(pg bool) string {
 }
 
 // Select starts a select of t's rows: its model is a new t.Model, so Apply
-// can name the table's alias.
+// can name the table's alias. Every column is named; on PostgreSQL the
+// timestamps are read through to_json, whose text holds 'infinity' and
+// '-infinity' as well as dates (the driver fails the whole result on
+// them), in UTC for timestamptz, so that text order is time order.
 func Select(db bun.IDB, t *schema.Table) *bun.SelectQuery {
 	// The table is named from t, which may differ from the model's tag
 	// (a built-in model under another table prefix).
-	return db.NewSelect().Model(t.NewModel()).ModelTableExpr("? AS ?", bun.Ident(t.Name), bun.Ident(t.Alias))
+	q := db.NewSelect().Model(t.NewModel()).ModelTableExpr("? AS ?", bun.Ident(t.Name), bun.Ident(t.Alias))
+	pg := db.Dialect().Name() == dialect.PG
+	for _, c := range t.Columns {
+		switch {
+		case !pg || c.DataType != schema.Datetime:
+			q = q.ColumnExpr("?TableAlias.?", bun.Ident(c.Name))
+		case schema.Zoned(c.SQLType):
+			q = q.ColumnExpr("to_json(?TableAlias.? AT TIME ZONE 'UTC') #>> '{}' AS ?", bun.Ident(c.Name), bun.Ident(c.Name))
+		default:
+			q = q.ColumnExpr("to_json(?TableAlias.?) #>> '{}' AS ?", bun.Ident(c.Name), bun.Ident(c.Name))
+		}
+	}
+	return q
 }

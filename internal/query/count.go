@@ -160,7 +160,7 @@ func CountAll(ctx context.Context, db bun.IDB, qs []*bun.SelectQuery, budget tim
 	err = withBudget(ctx, db, budget, func(ctx context.Context, db bun.IDB) error {
 		all := db.NewSelect()
 		for i, q := range qs {
-			all = all.ColumnExpr("(?) AS ?", q.Conn(db).ColumnExpr("count(*)"), bun.Ident("c"+strconv.Itoa(i)))
+			all = all.ColumnExpr("(?) AS ?", q.Conn(db).ExcludeColumn("*").ColumnExpr("count(*)"), bun.Ident("c"+strconv.Itoa(i)))
 		}
 		return all.Scan(ctx, dest...)
 	})

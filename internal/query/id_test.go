@@ -111,7 +111,7 @@ func TestConvertValue(t *testing.T) {
 		in  any
 	}{
 		{"score", json.Number("1.5")}, {"score", "x"}, {"score", true},
-		{"ratio", "NaN"}, {"ratio", []any{}},
+		{"ratio", "NaNa"}, {"ratio", []any{}},
 		{"active", "yes"}, {"active", json.Number("2")},
 		{"at", "soon"}, {"at", json.Number("1")},
 		{"name", json.Number("1")}, {"name", "a\x00b"},

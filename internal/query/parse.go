@@ -40,6 +40,9 @@ const (
 type Error struct {
 	Code    string // CodeUnknownColumn, CodeInvalidValue or CodeInvalidQuery
 	Message string
+	// Column is the SQL name of the column the mistake is about, when
+	// there is one: the answer's fields name it.
+	Column string
 }
 
 // Error implements error.
@@ -66,9 +69,22 @@ const (
 	Lte  Op = "lte"
 	In   Op = "in"   // comma-separated values, at most MaxInItems
 	Null Op = "null" // "true": IS NULL; "false": IS NOT NULL; any column
+
+	// Array columns: Contains holds every one of the comma-separated
+	// values, Overlaps at least one; Empty "true" has no element.
+	Contains Op = "contains"
+	Overlaps Op = "overlaps"
+	Empty    Op = "empty"
+	// Within: an inet column's address is in the network (PostgreSQL's
+	// <<=); PostgreSQL only (see CheckDialect).
+	Within Op = "within"
+	// Key: a JSON column's top-level key equals a value, given as
+	// "key:value" (the value JSON, or else text), compared as JSON and
+	// not as text, so the stored spacing does not matter.
+	Key Op = "key"
 )
 
-var ops = []Op{Like, Eq, Ne, Gte, Gt, Lte, Lt, In, Null}
+var ops = []Op{Like, Eq, Ne, Gte, Gt, Lte, Lt, In, Null, Contains, Overlaps, Empty, Within, Key}
 
 // Filter is one validated filter: Value is typed by the column (a []any for
 // In, a bool for Null, a LIKE pattern with % and _ escaped for Like).
@@ -287,8 +303,8 @@ func (l *List) parseSort(t *schema.Table, v url.Values, def *SortKey) error {
 		if !ok {
 			return errorf(CodeUnknownColumn, "unknown column %q in _sort", name)
 		}
-		if c.DataType == schema.JSON || c.DataType == schema.Bytes {
-			return errorf(CodeInvalidQuery, "column %q (%s) cannot be sorted", c.Name, c.DataType)
+		if !Sortable(c) {
+			return errorf(CodeInvalidQuery, "column %q (%s) cannot be sorted", c.Name, c.Kind)
 		}
 		k := SortKey{Column: c.Name}
 		if dirs != nil {
@@ -375,10 +391,19 @@ func parseFilter(t *schema.Table, name, raw string) (Filter, error) {
 	if err != nil {
 		return Filter{}, err
 	}
+	f, err := parseColumnFilter(c, op, name, raw)
+	if e, ok := err.(*Error); ok {
+		e.Column = c.Name
+	}
+	return f, err
+}
+
+// parseColumnFilter is parseFilter once the column and operator are known.
+func parseColumnFilter(c *schema.Column, op Op, name, raw string) (f Filter, err error) {
 	if err := checkText(name, raw); err != nil {
 		return Filter{}, err
 	}
-	f := Filter{Column: c, Op: op}
+	f = Filter{Column: c, Op: op}
 	switch op {
 	case Null:
 		b, err := parseBool(raw)
@@ -387,14 +412,23 @@ func parseFilter(t *schema.Table, name, raw string) (Filter, error) {
 		}
 		f.Value = b
 		return f, nil
+	case Contains, Overlaps, Empty:
+		return parseArrayFilter(c, op, name, raw)
+	case Key, Within:
+		return parseKindFilter(c, op, name, raw)
+	}
+	if c.Kind == schema.KindArray && op != Like {
+		return f, errorf(CodeInvalidQuery, "%s: array columns take _contains, _overlaps, _empty and _null", name)
+	}
+	switch op {
 	case Like:
-		if c.DataType != schema.String && c.DataType != schema.JSON {
+		if c.DataType != schema.String && c.DataType != schema.JSON && !ownKind(c) {
 			return f, errorf(CodeInvalidQuery, "%s: _like works on text and json columns only", name)
 		}
 		f.Value = "%" + escapeLike(raw) + "%"
 		return f, nil
 	}
-	if c.DataType == schema.JSON || c.DataType == schema.Bytes {
+	if (c.DataType == schema.JSON || c.DataType == schema.Bytes) && !ownKind(c) {
 		return f, errorf(CodeInvalidQuery, "%s: %s columns can only be filtered with _null%s", name, c.DataType,
 			map[bool]string{true: " and _like", false: ""}[c.DataType == schema.JSON])
 	}

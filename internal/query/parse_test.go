@@ -33,7 +33,7 @@ func TestParseErrors(t *testing.T) {
 		{"score_eq=abc", query.CodeInvalidValue},
 		{"score_eq=1.5", query.CodeInvalidValue},
 		{"score_eq=99999999999999999999", query.CodeInvalidValue},
-		{"ratio_gt=NaN", query.CodeInvalidValue},
+		{"ratio_gt=NaNx", query.CodeInvalidValue},
 		{"active_eq=yes", query.CodeInvalidValue},
 		{"at_gt=yesterday", query.CodeInvalidValue},
 		{"at_gt=2024-13-01", query.CodeInvalidValue},

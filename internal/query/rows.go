@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
@@ -62,21 +63,7 @@ func ScanPage(ctx context.Context, q *bun.SelectQuery, t *schema.Table, hidden m
 		if err := rs.Scan(ptrs...); err != nil {
 			return nil, err
 		}
-		model.SetZero()
-		for i, c := range cols {
-			if c.DataType == schema.JSON {
-				continue
-			}
-			if err := c.Field.ScanValue(model, vals[i]); err != nil {
-				return nil, fmt.Errorf("query: scan %s.%s: %w", t.Name, c.Name, err)
-			}
-		}
-		row := RowMap(t, model.Addr().Interface(), hidden)
-		for i, c := range cols {
-			if c.DataType == schema.JSON && !hidden[c.Name] {
-				row[c.Name] = rawJSON(vals[i])
-			}
-		}
+		row := scanCells(model, cols, vals[:nt], hidden)
 		for i, lb := range labels {
 			if s := labelText(vals[nt+i]); s != "" {
 				m, _ := row["_labels"].(map[string]string)
@@ -136,11 +123,14 @@ func rawJSON(v any) any {
 // ScanRow is ScanRows for one row: it returns sql.ErrNoRows when q selects
 // nothing.
 func ScanRow(ctx context.Context, q *bun.SelectQuery, t *schema.Table, hidden map[string]bool) (map[string]any, error) {
-	model := t.NewModel()
-	if err := q.Scan(ctx, model); err != nil {
+	rows, err := ScanRows(ctx, q, t, hidden)
+	if err != nil {
 		return nil, err
 	}
-	return RowMap(t, model, hidden), nil
+	if len(rows) == 0 {
+		return nil, sql.ErrNoRows
+	}
+	return rows[0], nil
 }
 
 // RowMap converts a model (a struct or a pointer to one of t.Model) to a

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -18,6 +19,15 @@ import (
 // item of _in, a single-column id) by its column. Errors are *Error with
 // CodeInvalidValue.
 func parseValue(c *schema.Column, s string) (any, error) {
+	if out, ok, err := parseKind(c, s); ok {
+		if err != nil {
+			return nil, err
+		}
+		if err := checkText(c.Name, s); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	switch c.DataType {
 	case schema.Integer:
 		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
@@ -26,6 +36,9 @@ func parseValue(c *schema.Column, s string) (any, error) {
 		}
 		return n, nil
 	case schema.Number:
+		if lit, ok := specialNumber(s); ok {
+			return lit, nil
+		}
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 			return nil, errorf(CodeInvalidValue, "%q is not a number", clip(s))
@@ -38,6 +51,9 @@ func parseValue(c *schema.Column, s string) (any, error) {
 		}
 		return b, nil
 	case schema.Datetime:
+		if lit, ok := specialTime(s); ok {
+			return lit, nil
+		}
 		tm, err := parseTime(s)
 		if err != nil {
 			return nil, err
@@ -68,6 +84,32 @@ func parseValue(c *schema.Column, s string) (any, error) {
 		return s, nil
 	}
 	return nil, errorf(CodeInvalidValue, "%s columns cannot be compared with a value", c.DataType)
+}
+
+// specialNumber is the literal PostgreSQL stores for s when s spells NaN
+// or an infinity, which a list shows as that string: written back, it is
+// the value it was.
+func specialNumber(s string) (string, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "nan":
+		return "NaN", true
+	case "infinity", "+infinity", "inf", "+inf":
+		return "Infinity", true
+	case "-infinity", "-inf":
+		return "-Infinity", true
+	}
+	return "", false
+}
+
+// specialTime is specialNumber for times: infinity and -infinity.
+func specialTime(s string) (string, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "infinity", "+infinity":
+		return "infinity", true
+	case "-infinity":
+		return "-infinity", true
+	}
+	return "", false
 }
 
 // parseBool accepts true, false, 1 and 0.
@@ -122,8 +164,16 @@ func ConvertValue(c *schema.Column, v any) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
+	if out, ok, err := convertKind(c, v); ok {
+		if e, isErr := err.(*Error); isErr {
+			e.Column = c.Name
+		}
+		return out, err
+	}
 	bad := func() (any, error) {
-		return nil, errorf(CodeInvalidValue, "column %q: %s does not fit %s column", c.Name, describe(v), columnKind(c))
+		e := errorf(CodeInvalidValue, "column %q: %s does not fit %s column", c.Name, describe(v), columnKind(c))
+		e.Column = c.Name
+		return nil, e
 	}
 	switch c.DataType {
 	case schema.JSON:
@@ -195,6 +245,9 @@ func ConvertValue(c *schema.Column, v any) (any, error) {
 	case schema.Datetime:
 		switch x := v.(type) {
 		case string:
+			if lit, ok := specialTime(x); ok {
+				return lit, nil
+			}
 			tm, err := parseTime(x)
 			if err != nil {
 				return bad()
@@ -226,6 +279,11 @@ func ConvertValue(c *schema.Column, v any) (any, error) {
 			out, err := parseValue(c, s)
 			if err != nil {
 				return bad()
+			}
+			if c.MaxLength > 0 && utf8.RuneCountInString(s) > c.MaxLength {
+				e := errorf(CodeInvalidValue, "column %q: longer than %d characters", c.Name, c.MaxLength)
+				e.Column = c.Name
+				return nil, e
 			}
 			return out, nil
 		}

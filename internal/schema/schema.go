@@ -57,6 +57,22 @@ type Column struct {
 	SQLType  string   // SQL type Bun uses for the column, e.g. "TIMESTAMPTZ"
 	DataType DataType // how values are parsed and shown
 
+	// Kind is what the column holds as the panel treats it; Elem is the
+	// element kind of an array. Set from the Go type and Bun's tags,
+	// then from the database catalog by ReadCatalog.
+	Kind ValueKind
+	Elem ValueKind
+	// DBType is the database's own name of the type (PostgreSQL's
+	// format_type, SQLite's declared type); "" until ReadCatalog.
+	DBType string
+	// Labels are an enum's labels in the database's order.
+	Labels []string
+	// Generated: the database computes the value (an identity GENERATED
+	// ALWAYS, a generated column); never written by the panel.
+	Generated bool
+	// MaxLength is the limit of a varchar(n) or char(n); 0 for none.
+	MaxLength int
+
 	NotNull       bool // the bun tag says notnull (primary keys are always)
 	Primary       bool // part of the primary key
 	HasDefault    bool // the database fills it when an INSERT leaves it out
@@ -126,6 +142,10 @@ func newColumn(f *bunschema.Field) *Column {
 		Field:         f,
 	}
 	c.HasDefault = f.SQLDefault != "" || c.AutoIncrement
+	// Bun fills UserSQLType with its own pick when there is no type:
+	// tag; only the tag says more than the Go type.
+	userType, _ := f.Tag.Option("type")
+	c.Kind, c.Elem = goKind(fieldInfo{typ: f.IndirectType, array: f.Tag.HasOption("array")}, c.DataType, userType)
 	return c
 }
 
@@ -235,3 +255,10 @@ func (t *Table) IsPK(name string) bool {
 
 // NewModel returns a pointer to a new zero value of the model struct.
 func (t *Table) NewModel() any { return reflect.New(t.Model).Interface() }
+
+// Zoned reports whether an SQL type is a timestamp with time zone
+// (timestamptz), as against a wall-clock timestamp or a date.
+func Zoned(sqlType string) bool {
+	st := strings.ToLower(sqlType)
+	return strings.Contains(st, "timestamptz") || strings.Contains(st, "with time zone")
+}

@@ -25,9 +25,20 @@ export interface Column {
   sortable?: boolean;
   filterable?: boolean;
   linkTo?: LinkTo;
-  // ColumnConfig.Choices: the only values the column takes.
+  // ColumnConfig.Choices, else an enum's labels: the only values the
+  // column takes.
   choices?: string[];
+  // kind: how the server shows, filters and writes the column, from the
+  // database's own type; elem: an array's element kind.
+  kind?: ColumnKind;
+  elem?: ColumnKind;
+  required?: boolean;
+  maxLength?: number;
 }
+
+export type ColumnKind =
+  | 'text' | 'number' | 'decimal' | 'bool' | 'time' | 'date' | 'timestamp-local'
+  | 'uuid' | 'enum' | 'array' | 'json' | 'inet' | 'bytes';
 
 export interface ActionMeta {
   name: string;
@@ -67,7 +78,9 @@ export interface ResourceMeta {
   permissions: Permissions;
 }
 
-export type Row = Record<string, unknown> & { _labels?: Record<string, string> };
+// _invalid names the cells the server could not show as stored, each
+// with why (invalid UTF-8, a value its Go type cannot hold).
+export type Row = Record<string, unknown> & { _labels?: Record<string, string>; _invalid?: Record<string, string> };
 
 export interface AuthStatus {
   needsBootstrap: boolean;

@@ -19,6 +19,24 @@ export function compactJSON(v: unknown, max = 80): string {
 // noLink shows a foreign key's label without its link (the cell is inside
 // another link). Everything is text, never HTML.
 export function CellValue({ col, row, noLink = false }: { col: Column; row: Row; noLink?: boolean }) {
+  const invalid = row._invalid?.[col.name];
+  if (invalid) {
+    return (
+      <span className="cell-invalid" title={invalid}>
+        <CellText col={col} row={row} noLink={noLink} /> <span className="muted">(not as stored: {invalid})</span>
+      </span>
+    );
+  }
+  return <CellText col={col} row={row} noLink={noLink} />;
+}
+
+// byteSize is the size of base64 data in bytes.
+function byteSize(b64: string): number {
+  const pad = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
+  return Math.floor((b64.length * 3) / 4) - pad;
+}
+
+function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean }) {
   const catalog = useCatalog();
   const v = row[col.name];
   if (v === null || v === undefined) return <span className="null">—</span>;
@@ -43,8 +61,9 @@ export function CellValue({ col, row, noLink = false }: { col: Column; row: Row;
     case 'boolean':
       return <>{v ? 'yes' : 'no'}</>;
     case 'bytes':
-      return <span className="muted">(binary)</span>;
+      return <span className="muted">(binary, {typeof v === 'string' ? byteSize(v) : 0} bytes)</span>;
     default: {
+      if (col.kind === 'timestamp-local') return <span title="no time zone: the wall clock as stored">{String(v)}</span>;
       const s = String(v);
       return <span title={s.length > 80 ? s : undefined}>{s.length > 80 ? s.slice(0, 79) + '…' : s}</span>;
     }

@@ -4,8 +4,11 @@ import type { Column } from '../api';
 
 // The server's filter suffixes (<col>_<op>=value). "null" takes true (is
 // empty) or false (is not empty); the bar offers the two as operators.
-export const operators = ['eq', 'ne', 'like', 'gt', 'gte', 'lt', 'lte', 'in', 'null'] as const;
-const opLabels: Record<string, string> = { eq: '=', ne: '≠', like: 'contains', gt: '>', gte: '≥', lt: '<', lte: '≤', in: 'in', isnull: 'is empty', notnull: 'is not empty' };
+export const operators = ['eq', 'ne', 'like', 'gt', 'gte', 'lt', 'lte', 'in', 'null', 'contains', 'overlaps', 'empty', 'within', 'key'] as const;
+const opLabels: Record<string, string> = {
+  eq: '=', ne: '≠', like: 'contains', gt: '>', gte: '≥', lt: '<', lte: '≤', in: 'in', isnull: 'is empty', notnull: 'is not empty',
+  contains: 'has all of', overlaps: 'has any of', noitems: 'has no items', items: 'has items', within: 'in network', key: 'key is',
+};
 
 export interface Filter {
   param: string;
@@ -35,9 +38,12 @@ export function filtersOf(params: URLSearchParams, columns: Column[]): Filter[] 
 function opsFor(col: Column | undefined): string[] {
   if (!col) return [];
   const nulls = col.notNull ? [] : ['isnull', 'notnull'];
+  if (col.kind === 'array') return ['contains', 'overlaps', 'noitems', 'items', ...nulls];
+  if (col.kind === 'inet') return ['eq', 'ne', 'in', 'within', 'like', ...nulls];
+  if (col.kind === 'enum') return ['eq', 'ne', 'in', ...nulls];
   switch (col.dataType) {
     case 'json':
-      return ['like', ...nulls];
+      return ['like', 'key', ...nulls];
     case 'boolean':
       return ['eq', 'ne', ...nulls];
     case 'string':
@@ -49,6 +55,7 @@ function opsFor(col: Column | undefined): string[] {
 
 function chipText(f: Filter): string {
   if (f.op === 'null') return f.value === 'false' ? opLabels.notnull! : opLabels.isnull!;
+  if (f.op === 'empty') return f.value === 'false' ? opLabels.items! : opLabels.noitems!;
   return `${opLabels[f.op] ?? f.op} “${f.value}”`;
 }
 
@@ -68,12 +75,14 @@ export function FilterBar({ columns, filters, onAdd, onRemove }: {
   const effectiveOp = ops.includes(op) ? op : (ops[0] ?? 'eq');
   const [value, setValue] = useState('');
   const label = (name: string) => columns.find((c) => c.name === name)?.label ?? name;
-  const needsValue = effectiveOp !== 'isnull' && effectiveOp !== 'notnull';
+  const needsValue = !['isnull', 'notnull', 'noitems', 'items'].includes(effectiveOp);
   const add = (e: FormEvent) => {
     e.preventDefault();
     if (!column) return;
     if (effectiveOp === 'isnull') onAdd(`${column}_null`, 'true');
     else if (effectiveOp === 'notnull') onAdd(`${column}_null`, 'false');
+    else if (effectiveOp === 'noitems') onAdd(`${column}_empty`, 'true');
+    else if (effectiveOp === 'items') onAdd(`${column}_empty`, 'false');
     else onAdd(`${column}_${effectiveOp}`, value);
     setValue('');
   };
@@ -106,7 +115,7 @@ export function FilterBar({ columns, filters, onAdd, onRemove }: {
               <option value="false">no</option>
             </select>
           ) : (
-            <input aria-label="Filter value" placeholder={effectiveOp === 'in' ? 'a,b,c' : 'value'} value={value} onChange={(e) => setValue(e.target.value)} />
+            <input aria-label="Filter value" placeholder={['in', 'contains', 'overlaps'].includes(effectiveOp) ? 'a,b,c' : effectiveOp === 'within' ? '10.0.0.0/8' : effectiveOp === 'key' ? 'key:value' : 'value'} value={value} onChange={(e) => setValue(e.target.value)} />
           ))}
         <button type="submit">Add filter</button>
       </form>

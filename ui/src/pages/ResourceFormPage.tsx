@@ -6,6 +6,7 @@ import { api, errorText, seg, type Column, type ResourceMeta, type Row } from '.
 import { useCatalog, useMe, useResourceMeta } from '../queries';
 import { ForeignKeyPicker } from '../components/ForeignKeyPicker';
 import { JsonEditor } from '../components/JsonEditor';
+import { ArrayEditor } from '../components/ArrayEditor';
 import { useConfirm } from '../components/ConfirmDialog';
 import { rowId } from '../rowId';
 import { rowLabel, singular, usePageTitle } from '../names';
@@ -239,6 +240,19 @@ function FieldInput({ col, value, disabled, error, label, onChange }: {
           <option key={c} value={c}>{c}</option>
         ))}
       </select>
+    );
+  } else if (col.kind === 'array' && col.elem !== 'json') {
+    input = <ArrayEditor id={id} col={col} value={text} disabled={disabled} onChange={(v) => onChange(v)} />;
+  } else if (col.kind === 'timestamp-local') {
+    hint = 'no time zone: stored as written';
+    input = <input id={id} name={col.name} type="datetime-local" step="any" value={text} disabled={disabled} aria-describedby={id + '-hint'} onChange={(e) => onChange(e.target.value)} />;
+  } else if (col.kind === 'date') {
+    input = <input id={id} name={col.name} type="date" value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />;
+  } else if (col.kind === 'decimal' || col.kind === 'inet') {
+    hint = col.kind === 'decimal' ? 'exact: the digits are kept as typed' : 'an address or a network, such as 10.0.0.0/8';
+    input = (
+      <input id={id} name={col.name} type="text" inputMode={col.kind === 'decimal' ? 'decimal' : undefined} value={text} disabled={disabled}
+        aria-describedby={id + '-hint'} onChange={(e) => onChange(e.target.value)} />
     );
   } else {
     switch (col.dataType) {

@@ -17,6 +17,7 @@ export function toLocalInput(v: unknown): string {
 }
 
 export function initialValue(col: Column, v: unknown): FormValue {
+  if (col.kind === 'timestamp-local' && typeof v === 'string') return v;
   switch (col.dataType) {
     case 'boolean':
       return v === true;
@@ -35,10 +36,36 @@ export class FieldError extends Error {}
 // null for a nullable column.
 export function toValue(col: Column, v: FormValue): unknown {
   if (typeof v === 'boolean') return v;
-  if (v === '' && col.dataType !== 'string') {
+  if (v === '' && (col.dataType !== 'string' || (col.kind !== undefined && col.kind !== 'text'))) {
     if (col.notNull) throw new FieldError('A value is required.');
     return null;
   }
+  switch (col.kind) {
+    case 'timestamp-local': {
+      // A wall clock, sent as written: the column has no time zone.
+      if (/^(-?infinity)$/.test(v)) return v;
+      const t = v.trim();
+      if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(t)) throw new FieldError('Enter a date and time.');
+      return t.length === 16 ? t + ':00' : t;
+    }
+    case 'decimal':
+      if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$|^(NaN|-?Infinity)$/.test(v.trim())) throw new FieldError('Enter a decimal number, such as 12.30.');
+      return v.trim();
+    case 'inet':
+      if (!/^[0-9A-Fa-f:.]+(\/\d{1,3})?$/.test(v.trim())) throw new FieldError('Enter an address or a network, such as 10.0.0.0/8.');
+      return v.trim();
+    case 'array': {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(v);
+      } catch {
+        throw new FieldError('Not valid JSON.');
+      }
+      if (!Array.isArray(parsed)) throw new FieldError('Enter a JSON array, such as ["a", "b"].');
+      return parsed;
+    }
+  }
+  if (col.maxLength && typeof v === 'string' && [...v].length > col.maxLength) throw new FieldError(`At most ${col.maxLength} characters.`);
   switch (col.dataType) {
     case 'integer': {
       if (!/^-?\d+$/.test(v.trim())) throw new FieldError('Enter a whole number.');

@@ -1,0 +1,219 @@
+package query
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gameadmin/admin/internal/schema"
+)
+
+// InvalidKey is the key under which a row carries the cells that could
+// not be shown as stored (a CellIssues), beside the columns and _labels.
+// A page with such a cell still renders: the cell shows what could be
+// read of it, and the row says why it is not the stored value.
+const InvalidKey = "_invalid"
+
+// CellIssue says why one cell is not shown exactly as stored. Message is
+// what the client reads; Err, the cause, is for the log only.
+type CellIssue struct {
+	Message string
+	Err     error
+}
+
+// MarshalJSON writes the message only: the cause never leaves the server.
+func (c *CellIssue) MarshalJSON() ([]byte, error) { return AppendJSON(nil, c.Message) }
+
+// CellIssues are a row's cell issues by column name, as row[InvalidKey].
+type CellIssues map[string]*CellIssue
+
+// scanCells converts one scanned row (vals, in the order of cols) into the
+// map the panel answers, without the hidden columns. Every cell is
+// converted on its own: a stored value the model's Go type cannot hold
+// (PostgreSQL's 'infinity' in a time.Time, 'NaN' in a numeric, text in a
+// SQLite integer column) is shown as its stored text rather than failing
+// the page, and a value that cannot be shown as stored at all is noted
+// under InvalidKey.
+func scanCells(model reflect.Value, cols []*schema.Column, vals []any, hidden map[string]bool) map[string]any {
+	model.SetZero()
+	row := make(map[string]any, len(cols)+1)
+	var issues CellIssues
+	for i, c := range cols {
+		if hidden[c.Name] {
+			continue
+		}
+		v, issue := cellValue(c, model, vals[i])
+		row[c.Name] = v
+		if issue != nil {
+			if issues == nil {
+				issues = CellIssues{}
+				row[InvalidKey] = issues
+			}
+			issues[c.Name] = issue
+		}
+	}
+	return row
+}
+
+// cellValue is one column's value as a row carries it (see RowMap), from
+// raw, what the driver handed back.
+func cellValue(c *schema.Column, model reflect.Value, raw any) (any, *CellIssue) {
+	switch {
+	case raw == nil:
+		return nil, nil
+	case ownKind(c):
+		return kindCell(c, raw)
+	case c.DataType == schema.JSON:
+		v := rawJSON(raw)
+		if s, ok := v.(string); ok && !utf8.ValidString(s) {
+			return strings.ToValidUTF8(s, "\uFFFD"), &CellIssue{Message: "not valid UTF-8; invalid bytes shown as U+FFFD", Err: errBadUTF8}
+		}
+		return v, nil
+	case c.DataType == schema.Datetime:
+		// PostgreSQL timestamps arrive as to_json's text (see Select).
+		if s, ok := textOf(raw); ok {
+			if tm, ok := parseStoredTime(s); ok {
+				raw = tm
+			}
+		}
+	}
+	if err := c.Field.ScanValue(model, raw); err != nil {
+		return storedText(raw, err)
+	}
+	v := columnValue(c, c.Field.Value(model))
+	switch x := v.(type) {
+	case float64:
+		if s := specialFloat(x); s != "" {
+			return s, nil
+		}
+	case string:
+		if !utf8.ValidString(x) {
+			return strings.ToValidUTF8(x, "\uFFFD"), &CellIssue{Message: "not valid UTF-8; invalid bytes shown as U+FFFD", Err: errBadUTF8}
+		}
+	case time.Time:
+		if y := x.Year(); y < 0 || y > 9999 {
+			// RFC 3339 has four-digit years; encoding/json refuses others.
+			return x.Format("2006-01-02T15:04:05.999999999Z07:00"), nil
+		}
+	}
+	return v, nil
+}
+
+var errBadUTF8 = fmt.Errorf("query: text is not valid UTF-8")
+
+// storedText is a cell the model's Go type could not take (err says why)
+// shown as the text the database holds. The special values of PostgreSQL
+// ('infinity', '-infinity', 'NaN') are values, not faults: they carry no
+// issue.
+func storedText(raw any, err error) (any, *CellIssue) {
+	s, ok := textOf(raw)
+	if !ok {
+		return nil, &CellIssue{Message: "the stored value cannot be shown", Err: err}
+	}
+	if IsSpecial(s) {
+		return s, nil
+	}
+	if !utf8.ValidString(s) {
+		return strings.ToValidUTF8(s, "\uFFFD"), &CellIssue{Message: "not valid UTF-8; invalid bytes shown as U+FFFD", Err: err}
+	}
+	return s, &CellIssue{Message: "the stored value does not fit the column's type; shown as stored", Err: err}
+}
+
+// IsSpecial reports whether s is one of the special values PostgreSQL
+// stores in time and number columns: infinity, -infinity, NaN (in the
+// spellings it reads, case-insensitively).
+func IsSpecial(s string) bool {
+	switch strings.ToLower(s) {
+	case "infinity", "-infinity", "+infinity", "nan", "inf", "-inf", "+inf":
+		return true
+	}
+	return false
+}
+
+// specialFloat is the literal of a float JSON cannot hold, or "".
+func specialFloat(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return ""
+}
+
+// textOf is raw as text when the driver handed back text.
+func textOf(raw any) (string, bool) {
+	switch x := raw.(type) {
+	case string:
+		return x, true
+	case []byte:
+		return string(x), true
+	}
+	return "", false
+}
+
+// parseStoredTime reads a timestamp as PostgreSQL's to_json writes it:
+// RFC 3339, or without an offset for a timestamp without time zone (and
+// for a timestamptz Select turned to UTC).
+func parseStoredTime(s string) (time.Time, bool) {
+	if tm, ok := parseUTCWall(s); ok {
+		return tm, true
+	}
+	if tm, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return tm, true
+	}
+	return time.Time{}, false
+}
+
+// parseUTCWall reads "2006-01-02T15:04:05[.fraction]" as UTC without
+// time.Parse, which is most of a list page's conversion cost: it is what
+// Select's to_json gives for every timestamp on PostgreSQL.
+func parseUTCWall(s string) (time.Time, bool) {
+	if len(s) < 19 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	num := func(a, b int) (int, bool) {
+		n := 0
+		for i := a; i < b; i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	y, ok1 := num(0, 4)
+	mo, ok2 := num(5, 7)
+	d, ok3 := num(8, 10)
+	h, ok4 := num(11, 13)
+	mi, ok5 := num(14, 16)
+	sec, ok6 := num(17, 19)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	ns := 0
+	if len(s) > 19 {
+		if s[19] != '.' || len(s) == 20 || len(s) > 29 {
+			return time.Time{}, false
+		}
+		frac, ok := num(20, len(s))
+		if !ok {
+			return time.Time{}, false
+		}
+		for i := len(s) - 20; i < 9; i++ {
+			frac *= 10
+		}
+		ns = frac
+	}
+	tm := time.Date(y, time.Month(mo), d, h, mi, sec, ns, time.UTC)
+	if tm.Day() != d {
+		return time.Time{}, false // February 30th
+	}
+	return tm, true
+}

@@ -1,0 +1,211 @@
+package query
+
+import (
+	"encoding/json"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gameadmin/admin/internal/schema"
+)
+
+// The filters that fit a column's kind: arrays (_contains, _overlaps,
+// _empty), inet (_within), JSON keys (_key), and what each dialect can
+// run.
+
+// KeyValue is the value of a _key filter.
+type KeyValue struct {
+	Key   string
+	Value any // string, json.Number, bool or nil
+}
+
+// CheckDialect refuses the filters the database cannot run: _within
+// needs PostgreSQL's network operators.
+func (l *List) CheckDialect(pg bool) error {
+	for _, f := range l.Filters {
+		if f.Op == Within && !pg {
+			e := errorf(CodeInvalidQuery, "%s_within needs PostgreSQL", f.Column.Name)
+			e.Column = f.Column.Name
+			return e
+		}
+	}
+	return nil
+}
+
+// Sortable reports whether _sort may name c: not json, bytes or arrays,
+// whose order means nothing to a reader.
+func Sortable(c *schema.Column) bool {
+	if c.Kind == schema.KindArray {
+		return false
+	}
+	return ownKind(c) || (c.DataType != schema.JSON && c.DataType != schema.Bytes)
+}
+
+// Filterable reports whether c takes filters other than _null.
+func Filterable(c *schema.Column) bool { return ownKind(c) || c.DataType != schema.Bytes }
+
+// parseKindFilter parses _key on a JSON column and _within on an inet one.
+func parseKindFilter(c *schema.Column, op Op, name, raw string) (Filter, error) {
+	f := Filter{Column: c, Op: op}
+	switch op {
+	case Key:
+		if c.DataType != schema.JSON || c.Kind == schema.KindArray {
+			return f, errorf(CodeInvalidQuery, "%s: _key works on json columns only", name)
+		}
+		key, val, ok := strings.Cut(raw, ":")
+		if !ok || key == "" {
+			return f, errorf(CodeInvalidValue, "%s takes key:value", name)
+		}
+		var v any
+		d := json.NewDecoder(strings.NewReader(val))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil || d.More() {
+			v = val // not JSON: the text
+		}
+		switch v.(type) {
+		case map[string]any, []any:
+			return f, errorf(CodeInvalidValue, "%s: the value must be a string, number, boolean or null", name)
+		}
+		f.Value = KeyValue{Key: key, Value: v}
+		return f, nil
+	case Within:
+		if c.Kind != schema.KindInet || strings.Contains(strings.ToLower(c.DBType), "mac") {
+			return f, errorf(CodeInvalidQuery, "%s: _within works on inet and cidr columns only", name)
+		}
+		p, err := netip.ParsePrefix(strings.TrimSpace(raw))
+		if err != nil {
+			a, aerr := netip.ParseAddr(strings.TrimSpace(raw))
+			if aerr != nil {
+				return f, errorf(CodeInvalidValue, "%s: %q is not a network such as 10.0.0.0/8", name, clip(raw))
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		f.Value = p.Masked().String()
+		return f, nil
+	}
+	return f, errorf(CodeInvalidQuery, "%s: unknown operator", name)
+}
+
+// parseArrayFilter parses _contains, _overlaps (comma-separated elements)
+// and _empty (true or false) on an array column.
+func parseArrayFilter(c *schema.Column, op Op, name, raw string) (Filter, error) {
+	f := Filter{Column: c, Op: op}
+	if c.Kind != schema.KindArray {
+		return f, errorf(CodeInvalidQuery, "%s: _%s works on array columns only", name, op)
+	}
+	if op == Empty {
+		b, err := parseBool(raw)
+		if err != nil {
+			return f, errorf(CodeInvalidValue, "%s takes true or false", name)
+		}
+		f.Value = b
+		return f, nil
+	}
+	items := strings.Split(raw, ",")
+	if len(items) > MaxInItems {
+		return f, errorf(CodeInvalidQuery, "%s has more than %d values", name, MaxInItems)
+	}
+	elem := schema.Column{Name: c.Name, Kind: c.Elem, DBType: strings.TrimSuffix(c.DBType, "[]"), Labels: c.Labels, DataType: schema.String}
+	arr := make(Array, len(items))
+	for i, it := range items {
+		var v any = it
+		if c.Elem == schema.KindNumber {
+			if _, err := strconv.ParseFloat(it, 64); err != nil {
+				return f, errorf(CodeInvalidValue, "%s: item %d: %q is not a number", name, i+1, clip(it))
+			}
+			v = json.Number(it)
+		} else if c.Elem == schema.KindBool {
+			b, err := parseBool(it)
+			if err != nil {
+				return f, errorf(CodeInvalidValue, "%s: item %d: %s", name, i+1, err.(*Error).Message)
+			}
+			v = b
+		}
+		out, err := convertElem(&elem, v)
+		if err != nil {
+			return f, errorf(CodeInvalidValue, "%s: item %d: %s", name, i+1, err.(*Error).Message)
+		}
+		arr[i] = out
+	}
+	f.Value = arr
+	return f, nil
+}
+
+// arrayFilter adds an array filter: PostgreSQL's array operators on a
+// value cast to the column's type (from the catalog, never the request);
+// on SQLite, where Bun stores an array as JSON, json_each.
+func arrayFilter(q *bun.SelectQuery, pg bool, f Filter) *bun.SelectQuery {
+	col := bun.Ident(f.Column.Name)
+	if f.Op == Empty {
+		n := "json_array_length(?TableAlias.?)"
+		if pg {
+			n = "cardinality(?TableAlias.?)"
+		}
+		if f.Value.(bool) {
+			return q.Where("("+n+" = 0)", col)
+		}
+		return q.Where("("+n+" > 0)", col)
+	}
+	arr := f.Value.(Array)
+	if pg {
+		typ := f.Column.DBType
+		if typ == "" {
+			typ = "text[]"
+		}
+		op := "@>"
+		if f.Op == Overlaps {
+			op = "&&"
+		}
+		return q.Where("?TableAlias.? "+op+" CAST(? AS ?)", col, arr, bun.Safe(typ))
+	}
+	// json_each hands back numbers as numbers: compare them as such.
+	vals := make([]any, len(arr))
+	for i, e := range arr {
+		vals[i] = e
+		if n, ok := e.(json.Number); ok {
+			if iv, err := n.Int64(); err == nil {
+				vals[i] = iv
+			} else if fv, err := n.Float64(); err == nil {
+				vals[i] = fv
+			}
+		}
+	}
+	if f.Op == Overlaps {
+		return q.Where("EXISTS (SELECT 1 FROM json_each(?TableAlias.?) WHERE value IN (?))", col, bun.List(vals))
+	}
+	return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+		for _, e := range vals {
+			q = q.Where("EXISTS (SELECT 1 FROM json_each(?TableAlias.?) WHERE value = ?)", col, e)
+		}
+		return q
+	})
+}
+
+// keyFilter compares a JSON column's top-level key with a value as JSON:
+// jsonb equality on PostgreSQL (json is cast), json_extract on SQLite.
+func keyFilter(q *bun.SelectQuery, pg bool, col bun.Ident, kv KeyValue) *bun.SelectQuery {
+	if pg {
+		j, _ := json.Marshal(kv.Value)
+		return q.Where("(CAST(?TableAlias.? AS jsonb) -> ?) = CAST(? AS jsonb)", col, kv.Key, string(j))
+	}
+	path := `$."` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(kv.Key) + `"`
+	switch v := kv.Value.(type) {
+	case nil:
+		return q.Where("json_type(?TableAlias.?, ?) = 'null'", col, path)
+	case bool:
+		t := "false"
+		if v {
+			t = "true"
+		}
+		return q.Where("json_type(?TableAlias.?, ?) = ?", col, path, t)
+	case json.Number:
+		if n, err := v.Int64(); err == nil {
+			return q.Where("json_extract(?TableAlias.?, ?) = ?", col, path, n)
+		}
+		f, _ := v.Float64()
+		return q.Where("json_extract(?TableAlias.?, ?) = ?", col, path, f)
+	}
+	return q.Where("json_type(?TableAlias.?, ?) = 'text' AND json_extract(?TableAlias.?, ?) = ?", col, path, col, path, kv.Value)
+}

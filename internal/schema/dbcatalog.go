@@ -1,0 +1,190 @@
+package schema
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// dbColumn is one column as the database catalog describes it.
+type dbColumn struct {
+	Name      string
+	Type      string // format_type / the declared type
+	TypName   string // PostgreSQL's pg_type.typname (element's for arrays)
+	TypType   string // 'e' enum, 'b' base, 'd' domain, ...
+	Array     bool
+	Labels    []string
+	NotNull   bool
+	HasDef    bool
+	Generated bool // GENERATED ALWAYS identity or a generated column
+	Identity  bool
+	MaxLength int
+}
+
+// pgColumnsSQL reads a table's columns from pg_catalog. The table is a
+// bound value resolved by to_regclass, never SQL text.
+const pgColumnsSQL = `
+SELECT a.attname, format_type(a.atttypid, a.atttypmod),
+  COALESCE(CASE WHEN t.typcategory = 'A' THEN et.typname ELSE t.typname END, ''),
+  COALESCE(CASE WHEN t.typcategory = 'A' THEN et.typtype ELSE t.typtype END, ''),
+  t.typcategory = 'A',
+  COALESCE((SELECT json_agg(e.enumlabel ORDER BY e.enumsortorder) FROM pg_enum e
+    WHERE e.enumtypid = CASE WHEN t.typcategory = 'A' THEN t.typelem ELSE t.oid END)::text, '[]'),
+  a.attnotnull, a.atthasdef OR a.attidentity <> '', a.attidentity = 'a' OR a.attgenerated <> '', a.attidentity <> '',
+  CASE WHEN t.typname IN ('varchar', 'bpchar') AND a.atttypmod > 4 THEN a.atttypmod - 4 ELSE 0 END
+FROM pg_attribute a
+JOIN pg_type t ON t.oid = a.atttypid
+LEFT JOIN pg_type et ON et.oid = t.typelem
+WHERE a.attrelid = to_regclass(?) AND a.attnum > 0 AND NOT a.attisdropped
+ORDER BY a.attnum`
+
+// ReadCatalog refines t's columns from the database's catalog: the SQL
+// type decides the kind, the Go type informs it (a float field over a
+// numeric column). It reports false, changing nothing, when the table
+// does not exist (yet). Columns the model has and the table lacks keep
+// what the model says.
+func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
+	var cols []dbColumn
+	var err error
+	switch db.Dialect().Name() {
+	case dialect.PG:
+		cols, err = pgColumns(ctx, db, t.Name)
+	case dialect.SQLite:
+		cols, err = sqliteColumns(ctx, db, t.Name)
+	default:
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("schema: table %q: reading the catalog: %w", t.Name, err)
+	}
+	if len(cols) == 0 {
+		return false, nil
+	}
+	pg := db.Dialect().Name() == dialect.PG
+	for _, dc := range cols {
+		c := t.ByName[dc.Name]
+		if c == nil {
+			continue
+		}
+		c.DBType = dc.Type
+		c.NotNull = c.NotNull || dc.NotNull
+		c.HasDefault = c.HasDefault || dc.HasDef
+		c.Generated = dc.Generated
+		c.MaxLength = dc.MaxLength
+		if dc.Identity {
+			c.AutoIncrement = true
+		}
+		if !pg {
+			// SQLite stores what Bun writes for the Go type; the
+			// declared type adds only a type: tag's meaning, already
+			// read.
+			continue
+		}
+		kind := pgKind(dc)
+		if dc.Array {
+			c.Kind, c.Elem = KindArray, kind
+		} else if kind != "" {
+			c.Kind, c.Elem = kind, ""
+		}
+		c.Labels = dc.Labels
+		if kind == KindTime || kind == KindTimestampLocal || kind == KindDate {
+			c.SQLType = dc.Type // Select reads timestamps by their real type
+		}
+	}
+	return true, nil
+}
+
+// pgKind is the kind of a PostgreSQL column (its element's, for an array).
+func pgKind(dc dbColumn) ValueKind {
+	if dc.TypType == "e" {
+		return KindEnum
+	}
+	switch dc.TypName {
+	case "int2", "int4", "int8", "float4", "float8", "oid":
+		return KindNumber
+	case "numeric":
+		return KindDecimal
+	case "bool":
+		return KindBool
+	case "timestamptz":
+		return KindTime
+	case "timestamp":
+		return KindTimestampLocal
+	case "date":
+		return KindDate
+	case "uuid":
+		return KindUUID
+	case "json", "jsonb":
+		return KindJSON
+	case "inet", "cidr", "macaddr", "macaddr8":
+		return KindInet
+	case "bytea":
+		return KindBytes
+	}
+	return KindText
+}
+
+func pgColumns(ctx context.Context, db bun.IDB, table string) ([]dbColumn, error) {
+	rows, err := db.QueryContext(ctx, pgColumnsSQL, quoteRegclass(table))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []dbColumn
+	for rows.Next() {
+		var dc dbColumn
+		var labels string
+		if err := rows.Scan(&dc.Name, &dc.Type, &dc.TypName, &dc.TypType, &dc.Array, &labels,
+			&dc.NotNull, &dc.HasDef, &dc.Generated, &dc.Identity, &dc.MaxLength); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(labels), &dc.Labels); err != nil {
+			return nil, fmt.Errorf("enum labels of %s: %w", dc.Name, err)
+		}
+		if len(dc.Labels) == 0 {
+			dc.Labels = nil
+		}
+		out = append(out, dc)
+	}
+	return out, rows.Err()
+}
+
+// quoteRegclass quotes a table name (optionally schema-qualified, as Bun
+// writes it) for to_regclass, so its case and characters are kept.
+func quoteRegclass(name string) string {
+	parts := strings.Split(name, ".")
+	for i, p := range parts {
+		p = strings.Trim(p, `"`)
+		parts[i] = `"` + strings.ReplaceAll(p, `"`, `""`) + `"`
+	}
+	return strings.Join(parts, ".")
+}
+
+func sqliteColumns(ctx context.Context, db bun.IDB, table string) ([]dbColumn, error) {
+	// The table-valued form of the pragma takes the name as a bound
+	// value.
+	rows, err := db.QueryContext(ctx, "SELECT name, type, \"notnull\", dflt_value, hidden FROM pragma_table_xinfo(?)", strings.Trim(table, `"`))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []dbColumn
+	for rows.Next() {
+		var dc dbColumn
+		var def sql.NullString
+		var hidden int
+		if err := rows.Scan(&dc.Name, &dc.Type, &dc.NotNull, &def, &hidden); err != nil {
+			return nil, err
+		}
+		dc.HasDef = def.Valid
+		dc.Generated = hidden == 2 || hidden == 3
+		dc.HasDef = dc.HasDef || dc.Generated
+		out = append(out, dc)
+	}
+	return out, rows.Err()
+}
