@@ -220,15 +220,8 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 		return nil, err
 	}
 	a.checkForeignKeys(ctx)
-	if err := users.readCatalog(ctx, db); err != nil {
-		return nil, fmt.Errorf("admin: users table %s: %w", users.name, err)
-	}
-	if res := a.resources["users"]; res != nil && users.idDBDefault {
-		// The database makes new ids, though the model does not say so:
-		// POST /users leaves the key to it, as bootstrap does.
-		if err := res.table.MarkDefault(users.cols.ID); err != nil {
-			return nil, err
-		}
+	if res := a.resources["users"]; res != nil {
+		users.fromCatalog(res.table)
 	}
 	if !opts.OperatorsOnly {
 		a.warnPlayersCanRead(ctx)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 	bunschema "github.com/uptrace/bun/schema"
 )
 
@@ -59,7 +58,6 @@ type userTable struct {
 	hasDisplayName bool
 	genID          bool // the panel makes new ids (UUIDv7 text); else the database does
 	hashNotNull    bool // the password column is NOT NULL without a default
-	idDBDefault    bool // the database has a default for the id column
 	off            []string
 }
 
@@ -136,40 +134,19 @@ func newUserTable(tables *bunschema.Tables, model any, prefix string, uc UserCol
 	return u, nil
 }
 
-// readCatalog corrects what the model's tags say of the id and password
-// columns with what the database says: a game's migrations may declare
-// NOT NULL or a default its Bun model does not tag. A database default
-// of the id column wins over the panel's UUIDv7; a NOT NULL password
-// column without a default gets unusableHash when a user is created
-// without a password.
-func (u *userTable) readCatalog(ctx context.Context, db *bun.DB) error {
-	fact := func(col string) (notNull, hasDefault bool, err error) {
-		var q string
-		if db.Dialect().Name() == dialect.PG {
-			q = `SELECT is_nullable = 'NO', column_default IS NOT NULL OR is_identity = 'YES' OR is_generated = 'ALWAYS'
-				FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? AND column_name = ?`
-		} else {
-			q = `SELECT "notnull" = 1, dflt_value IS NOT NULL FROM pragma_table_info(?) WHERE name = ?`
-		}
-		err = db.QueryRowContext(ctx, q, u.name, col).Scan(&notNull, &hasDefault)
-		if errors.Is(err, sql.ErrNoRows) {
-			return false, false, nil // a schema-qualified or quoted name: the tags stand
-		}
-		return notNull, hasDefault, err
+// fromCatalog corrects what the model's tags say of the id and password
+// columns with what the database says (t is the users resource's table,
+// read from the catalog at New): a game's migrations may declare NOT NULL
+// or a default its Bun model does not tag. A database default of the id
+// column wins over the panel's UUIDv7; a NOT NULL password column without
+// a default gets unusableHash when a user is created without a password.
+func (u *userTable) fromCatalog(t *schema.Table) {
+	if c := t.ByName[u.cols.ID]; c != nil && c.HasDefault && !u.builtin { // the built-in id is the model hook's
+		u.genID = false
 	}
-	_, idDefault, err := fact(u.cols.ID)
-	if err != nil {
-		return err
+	if c := t.ByName[u.cols.PasswordHash]; c != nil {
+		u.hashNotNull = c.NotNull && !c.HasDefault
 	}
-	if idDefault {
-		u.genID, u.idDBDefault = false, true
-	}
-	notNull, hashDefault, err := fact(u.cols.PasswordHash)
-	if err != nil {
-		return err
-	}
-	u.hashNotNull = u.hashNotNull || notNull && !hashDefault
-	return nil
 }
 
 // warnPlayersCanRead logs, once at start, that the users table holds
