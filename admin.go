@@ -39,6 +39,7 @@ type Admin struct {
 	log        *slog.Logger
 	users      *userTable
 	limits     RateLimitOptions
+	exports    exportSlots // one CSV export at a time per operator
 	handler    http.Handler
 	cop        *http.CrossOriginProtection // shared by the API and Guard
 	*tokens                                // session cookies and tokens

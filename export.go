@@ -7,9 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
@@ -34,6 +38,21 @@ const (
 func (a *Admin) handleExport(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resourceFor(r, op, OpList)
 	if err != nil {
+		return err
+	}
+	// A whole table in one answer is an operator's tool, whatever
+	// OperatorsOnly says of lists: one at a time each, rate limited.
+	if !op.Role.IsOperator() {
+		return errorf(http.StatusForbidden, "forbidden", "exports are for admins and mods")
+	}
+	release, ok := a.exports.hold(op.UserID)
+	if !ok {
+		e := errorf(http.StatusTooManyRequests, "export_in_progress", "an export of yours is still running; wait for it to finish")
+		e.RetryAfterSec = 5
+		return e
+	}
+	defer release()
+	if err := limit(r.Context(), a.limits.Exports, op.UserID); err != nil {
 		return err
 	}
 	var def *query.SortKey
@@ -110,7 +129,9 @@ func (a *Admin) handleExport(w http.ResponseWriter, r *http.Request, op Operator
 		a.log.DebugContext(ctx, "admin: export stopped, client went away", "resource", res.key, "rows", written, "err", streamErr)
 	}
 	// The status line is gone: end the response abruptly, so the client
-	// sees a failed download rather than a short file.
+	// sees a failed download rather than a short file. The slot is free
+	// before: the client may ask again the moment it sees the cut.
+	release()
 	abortResponse(w)
 	return nil
 }
@@ -131,6 +152,11 @@ func (a *Admin) streamCSV(ctx context.Context, w http.ResponseWriter, res *resou
 		}
 	}()
 	cols := res.view.Columns
+	if !a.opts.ExportNoBOM {
+		if _, err := io.WriteString(w, "\ufeff"); err != nil {
+			return 0, false, fmt.Errorf("%w: %w", errExportWrite, err)
+		}
+	}
 	cw := csv.NewWriter(w)
 	rc := http.NewResponseController(w)
 	record := make([]string, len(cols))
@@ -229,13 +255,56 @@ func csvCell(c *schema.Column, v any) string {
 			return s
 		}
 	}
-	if s != "" {
-		switch s[0] {
-		case '=', '+', '-', '@', '\t', '\r':
-			return "'" + s
-		}
+	if formulaLike(s) {
+		return "'" + s
 	}
 	return s
+}
+
+// formulaLike reports text a spreadsheet may run as a formula: one that
+// starts, after any spaces and tabs, with =, +, - or @, or their
+// full-width forms (＝＋－＠, which some spreadsheets read as the plain
+// ones), or that starts with a tab or carriage return.
+func formulaLike(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s[0] == '\t' || s[0] == '\r' {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(strings.TrimLeft(s, " \t"))
+	switch r {
+	case '=', '+', '-', '@', '＝', '＋', '－', '＠':
+		return true
+	}
+	return false
+}
+
+// exportSlots lets each operator run one export at a time (per process).
+type exportSlots struct {
+	mu      sync.Mutex
+	running map[string]bool
+}
+
+// hold takes userID's slot; ok is false when an export of theirs runs.
+func (s *exportSlots) hold(userID string) (release func(), ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running == nil {
+		s.running = map[string]bool{}
+	}
+	if s.running[userID] {
+		return nil, false
+	}
+	s.running[userID] = true
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			delete(s.running, userID)
+		})
+	}, true
 }
 
 // safeFileName keeps the letters, digits, - and _ of a resource key for a

@@ -18,7 +18,12 @@ func exportCSV(t *testing.T, c *client, q string) ([][]string, *resp) {
 	if ct := r.Header.Get("Content-Type"); ct != "text/csv; charset=utf-8" {
 		t.Fatalf("Content-Type = %q", ct)
 	}
-	recs, err := csv.NewReader(strings.NewReader(string(r.raw))).ReadAll()
+	// Excel reads non-ASCII names right only after a byte-order mark.
+	body, ok := strings.CutPrefix(string(r.raw), "\ufeff")
+	if !ok {
+		t.Fatalf("export does not start with a UTF-8 BOM: %q", r.raw[:min(len(r.raw), 10)])
+	}
+	recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
 	if err != nil {
 		t.Fatalf("export is not CSV: %v\n%s", err, r.raw)
 	}
@@ -114,12 +119,14 @@ func TestExportFormulaInjection(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{}, false)
 		c, _ := e.bootstrap()
-		names := []string{"=HYPERLINK(\"http://evil\")", "+1+1", "-2+3", "@SUM(A1)", "\tx", "plain", "a=b"}
+		names := []string{"=HYPERLINK(\"http://evil\")", "+1+1", "-2+3", "@SUM(A1)", "\tx", "plain", "a=b",
+			" =1+1", "\t\t@cmd", "  -2", "＝HYPERLINK(1)", "＋1", "－1", "＠SUM(A1)", "a ＝ b"}
 		for i, n := range names {
 			c.do("POST", "/admin-api/gadgets", map[string]any{"name": n, "qty": i, "note": n}).want(t, 201)
 		}
 		recs, _ := exportCSV(t, c, "_sort=qty")
-		want := []string{"'=HYPERLINK(\"http://evil\")", "'+1+1", "'-2+3", "'@SUM(A1)", "'\tx", "plain", "a=b"}
+		want := []string{"'=HYPERLINK(\"http://evil\")", "'+1+1", "'-2+3", "'@SUM(A1)", "'\tx", "plain", "a=b",
+			"' =1+1", "'\t\t@cmd", "'  -2", "'＝HYPERLINK(1)", "'＋1", "'－1", "'＠SUM(A1)", "a ＝ b"}
 		if got := csvColumn(t, recs, "name"); !slices.Equal(got, want) {
 			t.Errorf("names = %q; want %q", got, want)
 		}
@@ -162,6 +169,43 @@ func TestExportBatches(t *testing.T) {
 		}
 		if got := e.auditRows("export"); len(got) != 4 || fmt.Sprint(got[0].Payload["rows"]) != fmt.Sprint(n) {
 			t.Errorf("audit = %+v", got)
+		}
+	})
+}
+
+// TestExportIsAnOperatorsTool: a plain user may list but not export, even
+// with OperatorsOnly off; an operator runs one export at a time, under a
+// rate limit; ExportNoBOM leaves the mark out.
+func TestExportIsAnOperatorsTool(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := gadgetEnv(t, db, Options{RateLimit: RateLimitOptions{Exports: NewTokenBucket(2, 1.0/3600)}}, true)
+		c := e.crew("gadgets")
+		c.user.do("GET", "/admin-api/gadgets", nil).want(t, 200)
+		c.user.do("GET", "/admin-api/gadgets/_export.csv", nil).want(t, 403, "forbidden")
+		c.modScoped.do("GET", "/admin-api/gadgets/_export.csv", nil).want(t, 200)
+
+		// An export of the admin's is running (its slot is held).
+		release, ok := e.admin.exports.hold(c.adminID)
+		if !ok {
+			t.Fatal("hold: slot taken")
+		}
+		r := c.admin.do("GET", "/admin-api/gadgets/_export.csv", nil).want(t, 429, "export_in_progress")
+		if r.Header.Get("Retry-After") == "" {
+			t.Fatal("export_in_progress without Retry-After")
+		}
+		c.modScoped.do("GET", "/admin-api/gadgets/_export.csv", nil).want(t, 200) // another operator's slot
+		release()
+		c.admin.do("GET", "/admin-api/gadgets/_export.csv", nil).want(t, 200)
+		c.admin.do("GET", "/admin-api/gadgets/_export.csv", nil).want(t, 200)
+		c.admin.do("GET", "/admin-api/gadgets/_export.csv", nil).want(t, 429, "rate_limited")
+		if n := len(e.auditRows("export")); n != 4 {
+			t.Fatalf("%d export audit rows; want the 4 served", n)
+		}
+
+		plain := gadgetEnv(t, testdb.SQLite(t), Options{ExportNoBOM: true}, false)
+		root, _ := plain.bootstrap()
+		if r := root.do("GET", "/admin-api/gadgets/_export.csv", nil).want(t, 200); !strings.HasPrefix(string(r.raw), "id,") {
+			t.Fatalf("ExportNoBOM export starts %q; want the header", r.raw[:min(len(r.raw), 10)])
 		}
 	})
 }

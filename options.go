@@ -148,6 +148,10 @@ type Options struct {
 	// X-Export-Max-Rows header states the cap. Default 100,000; negative:
 	// no cap.
 	ExportMaxRows int64
+	// ExportNoBOM leaves out the UTF-8 byte-order mark that starts every
+	// CSV export, which Excel needs to read non-ASCII names right. Set it
+	// for tools that take the mark for part of the first column's name.
+	ExportNoBOM bool
 	// HealthChecks are extra dependencies the health widget and
 	// GET /admin-api/_health report beside the database, such as the Redis
 	// of a multi-node deployment (redisstore.HealthCheck). They are shown,

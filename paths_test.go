@@ -26,7 +26,7 @@ func newPanel(t *testing.T, db *bun.DB, opts Options) *Admin {
 	opts.Secret = testSecret
 	opts.PasswordHasher = testHasher
 	rl := &opts.RateLimit
-	for _, l := range []*Limiter{&rl.Login, &rl.Bootstrap, &rl.RequestReset, &rl.LoginFailuresPerEmail, &rl.LoginFailuresPerNetwork, &rl.PerIP, &rl.Actions, &rl.ResetDeliveries} {
+	for _, l := range []*Limiter{&rl.Login, &rl.Bootstrap, &rl.RequestReset, &rl.LoginFailuresPerEmail, &rl.LoginFailuresPerNetwork, &rl.PerIP, &rl.Actions, &rl.ResetDeliveries, &rl.Exports} {
 		if *l == nil {
 			*l = NoLimit
 		}

@@ -85,6 +85,10 @@ type RateLimitOptions struct {
 	// answered as any other and only audited; an invite past it is 429.
 	// Default: a burst of 5, refilled at 5 per hour.
 	ResetDeliveries Limiter
+	// Exports is spent by every CSV export, keyed by the operator's user
+	// id (one export at a time each, besides). Default: a burst of 5,
+	// refilled at 1 every 2 minutes.
+	Exports Limiter
 	// TOTP is spent by every second-factor code, recovery code and password
 	// check of a signed-in or half-signed-in operator (POST /auth/login/totp,
 	// /auth/totp/*, /auth/password), once keyed by user and once by client
@@ -111,6 +115,8 @@ const (
 	defaultTOTPBurst           = 10
 	defaultTOTPPerSec          = 1.0 / 30
 	defaultLoginStepUpDelay    = 3 * time.Second
+	defaultExportsBurst        = 5
+	defaultExportsPerSec       = 1.0 / 120
 	defaultDeliveriesBurst     = 5
 	defaultDeliveriesPerSec    = 5.0 / 3600
 )
@@ -141,6 +147,9 @@ func defaultLimiters(o RateLimitOptions) RateLimitOptions {
 	}
 	if o.Actions == nil {
 		o.Actions = NewTokenBucket(defaultActionsBurst, defaultActionsPerSec)
+	}
+	if o.Exports == nil {
+		o.Exports = NewTokenBucket(defaultExportsBurst, defaultExportsPerSec)
 	}
 	if o.ResetDeliveries == nil {
 		o.ResetDeliveries = NewTokenBucket(defaultDeliveriesBurst, defaultDeliveriesPerSec)
