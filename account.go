@@ -25,6 +25,23 @@ func (au *Auth) BumpTokenVersion(ctx context.Context, userID string) error {
 	return nil
 }
 
+// endOtherSessions bumps userID's token version inside tx, when the users
+// table has one, and returns the new version, under which the caller
+// re-issues its own session; 0 without the column.
+func (au *Auth) endOtherSessions(ctx context.Context, tx bun.Tx, userID string) (int64, error) {
+	if !au.users.hasTokenVer {
+		return 0, nil
+	}
+	if err := au.bumpTokenVersion(ctx, tx, userID); err != nil {
+		return 0, err
+	}
+	acc, err := au.users.accountByID(ctx, tx, userID)
+	if err != nil {
+		return 0, err
+	}
+	return acc.TokenVersion, nil
+}
+
 // bumpTokenVersion bumps through db, a transaction when the caller holds one.
 func (au *Auth) bumpTokenVersion(ctx context.Context, db bun.IDB, userID string) error {
 	return au.update(ctx, userID, db.NewUpdate().Set("? = ? + 1", au.users.col(au.users.cols.TokenVersion), au.users.col(au.users.cols.TokenVersion)))

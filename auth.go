@@ -303,15 +303,8 @@ func (au *Auth) changePassword(ctx context.Context, userID, current, next, ip st
 		if err := au.users.setPasswordHash(ctx, tx, userID, h); err != nil {
 			return err
 		}
-		if au.users.hasTokenVer {
-			if err := au.bumpTokenVersion(ctx, tx, userID); err != nil {
-				return err
-			}
-			acc, err := au.users.accountByID(ctx, tx, userID)
-			if err != nil {
-				return err
-			}
-			tv = acc.TokenVersion
+		if tv, err = au.endOtherSessions(ctx, tx, userID); err != nil {
+			return err
 		}
 		return au.audit.record(ctx, tx, authEntry(meta, userID, "auth.password_changed", ""))
 	})

@@ -448,15 +448,8 @@ func (au *Auth) confirmTOTP(ctx context.Context, userID, code, ip string, meta m
 		if codes, err = au.newRecoveryCodes(ctx, tx, userID); err != nil {
 			return err
 		}
-		if au.users.hasTokenVer {
-			if err := au.bumpTokenVersion(ctx, tx, userID); err != nil {
-				return err
-			}
-			acc, err := au.users.accountByID(ctx, tx, userID)
-			if err != nil {
-				return err
-			}
-			tv = acc.TokenVersion
+		if tv, err = au.endOtherSessions(ctx, tx, userID); err != nil {
+			return err
 		}
 		return au.audit.record(ctx, tx, authEntry(meta, userID, "auth.totp_enabled", ""))
 	})

@@ -60,16 +60,16 @@ func (h *Hub) Revalidate(ctx context.Context) (int, error) {
 		}
 		for _, id := range chunk {
 			st, ok := states[id]
-			n, err := h.kickWhere(ctx, id, func(c *Client) string {
+			n, err := h.kickWhere(ctx, id, func(c *Client) (string, bool) {
 				switch {
 				case !ok:
-					return "account removed"
+					return "account removed", true
 				case st.Banned:
-					return "banned"
+					return "banned", true
 				case c.version < st.TokenVersion:
-					return "sessions revoked"
+					return "sessions revoked", true
 				}
-				return ""
+				return "", false
 			})
 			closed += n
 			if err != nil {
@@ -80,8 +80,10 @@ func (h *Hub) Revalidate(ctx context.Context) (int, error) {
 	return closed, nil
 }
 
-// kickWhere kicks userID's clients for which reason answers a reason.
-func (h *Hub) kickWhere(ctx context.Context, userID string, reason func(*Client) string) (int, error) {
+// kickWhere kicks userID's clients for which kick says so, with the
+// reason it gives (DisconnectUser's for all, Revalidate's per client),
+// and returns how many.
+func (h *Hub) kickWhere(ctx context.Context, userID string, kick func(*Client) (reason string, ok bool)) (int, error) {
 	h.mu.Lock()
 	var rooms []*Room
 	for c := range h.users[userID] {
@@ -98,14 +100,14 @@ func (h *Hub) kickWhere(ctx context.Context, userID string, reason func(*Client)
 				if c.userID != userID {
 					continue
 				}
-				if why := reason(c); why != "" {
+				if why, ok := kick(c); ok {
 					r.Kick(c, why)
 					n++
 				}
 			}
 		})
 		if err != nil && !errors.Is(err, errRoomGone) {
-			return total, fmt.Errorf("live: revalidate user %q: %w", userID, err)
+			return total, fmt.Errorf("live: close the sessions of user %q: %w", userID, err)
 		}
 		total += n
 	}

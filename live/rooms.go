@@ -175,30 +175,8 @@ func (h *Hub) DisconnectUser(ctx context.Context, userID, reason string) (int, e
 	for t := range h.joins[userID] {
 		t.cancelled = true
 	}
-	var rooms []*Room
-	for c := range h.users[userID] {
-		if !slices.Contains(rooms, c.room) {
-			rooms = append(rooms, c.room)
-		}
-	}
 	h.mu.Unlock()
-	total := 0
-	for _, r := range rooms {
-		n := 0
-		err := r.do(ctx, func() {
-			for c := range r.clients {
-				if c.userID == userID {
-					r.Kick(c, reason)
-					n++
-				}
-			}
-		})
-		if err != nil && !errors.Is(err, errRoomGone) {
-			return total, fmt.Errorf("live: disconnect user %q: %w", userID, err)
-		}
-		total += n
-	}
-	return total, nil
+	return h.kickWhere(ctx, userID, func(*Client) (string, bool) { return reason, true })
 }
 
 // onRoom runs fn on the goroutine of room roomID.
