@@ -252,8 +252,12 @@ func jsonKind(v any) string {
 		return "a number"
 	case string:
 		return "a string"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
 	}
-	return fmt.Sprintf("%T", v)
+	return "another kind of value" // never Go's type names in an answer
 }
 
 func pathError(path []any, i int, format string, args ...any) error {
