@@ -8,6 +8,7 @@ import (
 
 	"github.com/gameadmin/admin"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // Guild is a table of the game's own, shown in the panel as "guilds".
@@ -22,6 +23,9 @@ type Guild struct {
 	// Recruiting says whether the guild takes new members (a switch in
 	// the panel's form).
 	Recruiting bool `bun:"recruiting,notnull,default:true" json:"recruiting"`
+	// Emblem is the guild's picture as the game stores it (bytea / BLOB):
+	// the panel shows its size and offers it as a download.
+	Emblem []byte `bun:"emblem" json:"emblem,omitempty"`
 }
 
 // migrateGuilds is the game's own migration: the panel never creates a
@@ -29,20 +33,31 @@ type Guild struct {
 // so a guild of no user is refused (400 invalid_reference in the panel),
 // and a guild goes with its owner.
 //
-// Its second step adds recruiting to a guilds table made before it.
+// Its later steps add recruiting and emblem to a guilds table made before
+// them.
 func migrateGuilds(ctx context.Context, db *bun.DB) error {
 	_, err := db.NewCreateTable().Model((*Guild)(nil)).IfNotExists().
 		ForeignKey(`("owner_id") REFERENCES "game_users" ("id") ON DELETE CASCADE`).Exec(ctx)
 	if err != nil {
 		return err
 	}
-	var n int
-	err = db.NewSelect().TableExpr("guilds").ColumnExpr("count(*)").Where("recruiting").Limit(1).Scan(ctx, &n)
-	if err == nil {
-		return nil
+	blob := "BYTEA"
+	if db.Dialect().Name() == dialect.SQLite {
+		blob = "BLOB"
 	}
-	_, err = db.ExecContext(ctx, `ALTER TABLE guilds ADD COLUMN recruiting BOOLEAN NOT NULL DEFAULT TRUE`)
-	return err
+	for _, step := range []struct{ probe, add string }{
+		{"recruiting", `ALTER TABLE guilds ADD COLUMN recruiting BOOLEAN NOT NULL DEFAULT TRUE`},
+		{"emblem IS NULL", `ALTER TABLE guilds ADD COLUMN emblem ` + blob},
+	} {
+		var n int
+		if db.NewSelect().TableExpr("guilds").ColumnExpr("count(*)").Where(step.probe).Limit(1).Scan(ctx, &n) == nil {
+			continue // the column is there
+		}
+		if _, err := db.ExecContext(ctx, step.add); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // guildsResource is how guilds look in the panel: a per-row action for

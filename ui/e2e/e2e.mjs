@@ -348,6 +348,12 @@ async function main() {
     expect((await page.title()) === 'Iron Wolves · Guilds · Game admin', 'page title: ' + (await page.title()));
     await page.locator('dd', { hasText: 'Iron Wolves' }).waitFor();
     await page.locator('dd a', { hasText: /Player \d+/ }).waitFor(); // owner_id shows the owner's label
+    // A binary column: its size, and the bytes as stored for download.
+    await page.locator('dd', { hasText: '67 bytes' }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /^Download Emblem/ }).click()]);
+    expect(/^guilds-\d+-emblem\.bin$/.test(download.suggestedFilename()), 'download name: ' + download.suggestedFilename());
+    const png = fs.readFileSync(await download.path());
+    expect(png.length === 67 && png.subarray(1, 4).toString() === 'PNG', `downloaded ${png.length} bytes`);
     await shot('04-guild');
   });
 

@@ -70,9 +70,33 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
   }
 }
 
-// FieldValue is CellValue for the detail page: JSON in full, pretty.
-export function FieldValue({ col, row }: { col: Column; row: Row }) {
+// downloadBytes saves base64 data (standard or URL alphabet) as a file.
+function downloadBytes(b64: string, name: string) {
+  const bin = atob(b64.replace(/-/g, '+').replace(/_/g, '/'));
+  const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  const url = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+// FieldValue is CellValue for the detail page: JSON in full, pretty;
+// binary data as its size and a download.
+export function FieldValue({ col, row, fileName }: { col: Column; row: Row; fileName?: string }) {
   const v = row[col.name];
+  if (col.dataType === 'bytes' && typeof v === 'string') {
+    const name = fileName ?? col.name + '.bin';
+    return (
+      <span className="inline-field">
+        {byteSize(v)} bytes
+        <button type="button" onClick={() => downloadBytes(v, name)} aria-label={`Download ${col.label} (${name})`}>
+          Download
+        </button>
+      </span>
+    );
+  }
   if (col.dataType === 'json' && v !== null && v !== undefined) {
     return <pre className="json-block">{JSON.stringify(v, null, 2)}</pre>;
   }

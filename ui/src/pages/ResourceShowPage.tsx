@@ -74,7 +74,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
               <div key={c.name} className="field">
                 <dt>{c.label}</dt>
                 <dd>
-                  {meta.name === 'users' && c.name === 'ban' ? <BanState ban={row.data.ban} short /> : <FieldValue col={c} row={row.data} />}
+                  {meta.name === 'users' && c.name === 'ban' ? <BanState ban={row.data.ban} short /> : <FieldValue col={c} row={row.data} fileName={`${meta.name}-${id}-${c.name}.bin`} />}
                 </dd>
               </div>
             ))}
