@@ -26,6 +26,9 @@ type Guild struct {
 	// Emblem is the guild's picture as the game stores it (bytea / BLOB):
 	// the panel shows its size and offers it as a download.
 	Emblem []byte `bun:"emblem" json:"emblem,omitempty"`
+	// Treasury is the guild's gold, exact to the cent: a decimal the
+	// panel shows and writes with its digits as stored ("1234.50").
+	Treasury string `bun:"treasury,type:numeric(12,2),notnull,default:0" json:"treasury"`
 }
 
 // migrateGuilds is the game's own migration: the panel never creates a
@@ -33,8 +36,8 @@ type Guild struct {
 // so a guild of no user is refused (400 invalid_reference in the panel),
 // and a guild goes with its owner.
 //
-// Its later steps add recruiting and emblem to a guilds table made before
-// them.
+// Its later steps add recruiting, emblem and treasury to a guilds table
+// made before them.
 func migrateGuilds(ctx context.Context, db *bun.DB) error {
 	_, err := db.NewCreateTable().Model((*Guild)(nil)).IfNotExists().
 		ForeignKey(`("owner_id") REFERENCES "game_users" ("id") ON DELETE CASCADE`).Exec(ctx)
@@ -48,6 +51,7 @@ func migrateGuilds(ctx context.Context, db *bun.DB) error {
 	for _, step := range []struct{ probe, add string }{
 		{"recruiting", `ALTER TABLE guilds ADD COLUMN recruiting BOOLEAN NOT NULL DEFAULT TRUE`},
 		{"emblem IS NULL", `ALTER TABLE guilds ADD COLUMN emblem ` + blob},
+		{"treasury >= 0", `ALTER TABLE guilds ADD COLUMN treasury NUMERIC(12,2) NOT NULL DEFAULT 0`},
 	} {
 		var n int
 		if db.NewSelect().TableExpr("guilds").ColumnExpr("count(*)").Where(step.probe).Limit(1).Scan(ctx, &n) == nil {
@@ -70,7 +74,7 @@ func guildsResource(db *bun.DB) *admin.Resource {
 			Columns:     []string{"name", "owner_id", "created_at"},
 			DefaultSort: admin.Sort{Field: "name"},
 		},
-		Form:    admin.FormConfig{Fields: []string{"name", "owner_id", "recruiting"}},
+		Form:    admin.FormConfig{Fields: []string{"name", "owner_id", "recruiting", "treasury"}},
 		Columns: map[string]admin.ColumnConfig{"owner_id": {Label: "Owner"}},
 		Actions: []admin.Action{
 			{

@@ -363,10 +363,18 @@ async function main() {
     const name = page.getByLabel(/^Name/);
     await name.waitFor();
     await name.fill('Iron Wolves Reborn');
+    // A decimal is checked as it is typed, and kept to the digit.
+    const treasury = page.getByLabel(/^Treasury/);
+    await treasury.fill('12.3x');
+    await page.getByText('Enter a decimal number, such as 12.30.').waitFor();
+    expect((await treasury.getAttribute('aria-invalid')) === 'true', 'the typo is not marked invalid');
+    await treasury.fill('1234.50');
+    expect((await page.getByText('Enter a decimal number, such as 12.30.').count()) === 0, 'the error stays after the fix');
     await shot('05-guild-edit');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('heading', { name: 'Guilds / Iron Wolves Reborn' }).waitFor();
     await page.locator('dd', { hasText: 'Iron Wolves Reborn' }).waitFor();
+    await page.locator('dd', { hasText: /^1234\.50?$/ }).waitFor(); // SQLite keeps no scale: 1234.5
   });
 
   await step('run the recount bulk action', async () => {

@@ -250,9 +250,17 @@ function FieldInput({ col, value, disabled, error, label, onChange }: {
     input = <input id={id} name={col.name} type="date" value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />;
   } else if (col.kind === 'decimal' || col.kind === 'inet') {
     hint = col.kind === 'decimal' ? 'exact: the digits are kept as typed' : 'an address or a network, such as 10.0.0.0/8';
+    // Checked as typed, not only on save: a typo shows at once.
+    if (!error && text.trim() !== '') {
+      try {
+        toValue(col, text);
+      } catch (err) {
+        if (err instanceof FieldError) error = err.message;
+      }
+    }
     input = (
       <input id={id} name={col.name} type="text" inputMode={col.kind === 'decimal' ? 'decimal' : undefined} value={text} disabled={disabled}
-        aria-describedby={id + '-hint'} onChange={(e) => onChange(e.target.value)} />
+        aria-describedby={id + '-hint'} aria-invalid={error ? true : undefined} onChange={(e) => onChange(e.target.value)} />
     );
   } else {
     switch (col.dataType) {
