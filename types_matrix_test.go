@@ -41,6 +41,7 @@ type testTyped struct {
 	Blob    []byte         `bun:"blob"`
 	NameLen *int64         `bun:"name_len"`
 	Dur     *string        `bun:"dur"`
+	Cash    *string        `bun:"cash"`
 	IDs     []string       `bun:"ids,array"`
 	Docs    []any          `bun:"docs,array"`
 }
@@ -67,6 +68,7 @@ CREATE TABLE typed_rows (
   blob bytea,
   name_len int GENERATED ALWAYS AS (length(name)) STORED,
   dur interval,
+  cash money,
   ids uuid[],
   docs jsonb[]
 )`
@@ -103,6 +105,7 @@ var typedCols = []typedCol{
 	{name: "uid", write: "0190a6f1-7a3c-7cc1-9e37-5e0f6a1b2c3d", update: "0190a6f1-7a3c-7cc1-9e37-5e0f6a1b2c3e", filter: "uid=0190a6f1-7a3c-7cc1-9e37-5e0f6a1b2c3d", csvPG: "0190a6f1-7a3c-7cc1-9e37-5e0f6a1b2c3d", kindPG: "uuid"},
 	{name: "name", write: "Player", update: "Other", filter: "name=Player", csvPG: "Player", kindPG: "text"},
 	{name: "dur", write: "1 day 02:03:04", update: "00:00:05", filter: "dur=1 day 02:03:04", csvPG: "1 day 02:03:04", kindPG: "text"},
+	{name: "cash", write: "12.30", update: "5", pg: `"$12.30"`, filter: "cash=12.30", csvPG: "$12.30", kindPG: "text"},
 	{name: "ids", write: []any{"0190a6f1-7a3c-7cc1-9e37-5e0f6a1b2c3d", nil}, update: []any{}, filter: "ids_contains=0190a6f1-7a3c-7cc1-9e37-5e0f6a1b2c3d",
 		csvPG: `["0190a6f1-7a3c-7cc1-9e37-5e0f6a1b2c3d",null]`, kindPG: "array"},
 	{name: "docs", write: []any{map[string]any{"a": json.Number("1")}, "x"}, update: []any{json.Number("2")}, pg: `[{"a":1},"x"]`, filter: "docs_null=false", csvPG: `[{"a":1},"x"]`, kindPG: "array"},
