@@ -99,32 +99,14 @@ func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
 	return true, nil
 }
 
-// pgKind is the kind of a PostgreSQL column (its element's, for an array).
+// pgKind is the kind of a PostgreSQL column (its element's, for an
+// array): an enum, else what its pg_type name says (sqlKind), else text.
 func pgKind(dc dbColumn) ValueKind {
 	if dc.TypType == "e" {
 		return KindEnum
 	}
-	switch dc.TypName {
-	case "int2", "int4", "int8", "float4", "float8", "oid":
-		return KindNumber
-	case "numeric":
-		return KindDecimal
-	case "bool":
-		return KindBool
-	case "timestamptz":
-		return KindTime
-	case "timestamp":
-		return KindTimestampLocal
-	case "date":
-		return KindDate
-	case "uuid":
-		return KindUUID
-	case "json", "jsonb":
-		return KindJSON
-	case "inet", "cidr", "macaddr", "macaddr8":
-		return KindInet
-	case "bytea":
-		return KindBytes
+	if k := sqlKind(dc.TypName); k != "" {
+		return k
 	}
 	return KindText
 }

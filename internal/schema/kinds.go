@@ -112,7 +112,7 @@ func sqlKind(st string) ValueKind {
 	}
 	switch st {
 	case "smallint", "integer", "int", "int2", "int4", "int8", "bigint", "serial", "bigserial", "smallserial",
-		"real", "float4", "float8", "double precision", "double", "float":
+		"real", "float4", "float8", "double precision", "double", "float", "oid":
 		return KindNumber
 	case "numeric", "decimal":
 		return KindDecimal
