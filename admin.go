@@ -240,11 +240,9 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 		proxies: opts.TrustedProxies, jobs: a.jobs, auditJobs: a.auditJobs, failures: a.failures,
 		reset: resetOptions{uiPath: opts.UIPath, deliver: opts.OnResetRequest, operatorsOnly: opts.ResetOperatorsOnly},
 		state: a.sessionState, closed: &a.closed, log: a.log}
-	a.auth.disconnect = func(ctx context.Context, userID, reason string) int {
-		return a.moderation.disconnect(ctx, userID, reason)
-	}
 	a.moderation = &Moderation{db: db, roles: a.roleStore, audit: a.audit, accounts: a.auth, rooms: opts.Rooms,
 		resources: a.resources, state: a.sessionState, operatorsOnly: opts.OperatorsOnly, log: a.log}
+	a.auth.disconnect = a.moderation.disconnect // every end of sessions closes sockets
 	a.cop = http.NewCrossOriginProtection()
 	for _, o := range opts.TrustedOrigins {
 		if err := a.cop.AddTrustedOrigin(o); err != nil {

@@ -41,7 +41,7 @@ type Auth struct {
 	log    *slog.Logger
 	// disconnect closes a user's live connections in every room
 	// (Moderation.disconnect): every token-version bump ends them.
-	disconnect func(ctx context.Context, userID, reason string) int
+	disconnect func(ctx context.Context, userID, reason string) (int, error)
 }
 
 // sessionsEnded closes userID's live connections in every room after a
@@ -49,7 +49,7 @@ type Auth struct {
 // longer verifies must not outlive it. A failure is logged by disconnect.
 func (au *Auth) sessionsEnded(ctx context.Context, userID, reason string) {
 	if au.disconnect != nil && au.users.hasTokenVer {
-		au.disconnect(ctx, userID, reason)
+		_, _ = au.disconnect(ctx, userID, reason) // logged there
 	}
 }
 

@@ -73,11 +73,7 @@ func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited
 // failed (its shared store is down): the attempt is refused rather than
 // let through unlimited. Auth().Authenticate and AuthenticateFrom return
 // it wrapping the cause; a game answers 503.
-var ErrLimiterUnavailable = errLimiterDown
-
-// errLimiterDown reports a limiter that failed: the attempt is refused
-// rather than let through unlimited.
-var errLimiterDown = errors.New("admin: rate limiter unavailable")
+var ErrLimiterUnavailable = errors.New("admin: rate limiter unavailable")
 
 // loginAttempt is one password check: who for, and where it came from.
 type loginAttempt struct {
@@ -105,7 +101,7 @@ type loginAttempt struct {
 // emails.
 //
 // It returns the account, or ErrInvalidCredentials, a *RateLimitError,
-// errLimiterDown (wrapping the cause) or a system error.
+// ErrLimiterUnavailable (wrapping the cause) or a system error.
 func (au *Auth) checkLogin(ctx context.Context, at loginAttempt) (*account, error) {
 	key := emailKey(at.email)
 	if at.ip != "" {
@@ -203,7 +199,7 @@ func (au *Auth) auditLimited(ctx context.Context, err error, limiter, ip, email 
 }
 
 // spend spends a token of key's bucket: a *RateLimitError when empty,
-// errLimiterDown, wrapping the cause, when the limiter fails.
+// ErrLimiterUnavailable, wrapping the cause, when the limiter fails.
 func (au *Auth) spend(ctx context.Context, l Limiter, key string) error {
 	return limitError(l.Allow(ctx, key))
 }
@@ -211,7 +207,7 @@ func (au *Auth) spend(ctx context.Context, l Limiter, key string) error {
 // limitError is a limiter's answer as spend and peekFailures return it.
 func limitError(allowed bool, retry time.Duration, err error) error {
 	if err != nil {
-		return fmt.Errorf("%w: %w", errLimiterDown, err)
+		return fmt.Errorf("%w: %w", ErrLimiterUnavailable, err)
 	}
 	if !allowed {
 		return &RateLimitError{RetryAfter: retry}
@@ -236,7 +232,7 @@ func loginError(err error) error {
 	switch {
 	case errors.As(err, &rl):
 		return rateLimited(rl.RetryAfter)
-	case errors.Is(err, errLimiterDown):
+	case errors.Is(err, ErrLimiterUnavailable):
 		return errorf(http.StatusServiceUnavailable, "rate_limiter_unavailable", "rate limiter unavailable; try again shortly").because(err)
 	case errors.Is(err, ErrInvalidCredentials):
 		return errInvalidCredentials

@@ -250,7 +250,7 @@ func (m *Moderation) moderate(ctx context.Context, op Operator, userID string, a
 	// Live connections close after the commit: closed before it, a player
 	// could rejoin while its ban was not yet visible.
 	reason := map[string]string{"ban": "banned", "revoke-sessions": "sessions revoked"}[act.name]
-	n, derr := m.disconnectErr(ctx, userID, reason)
+	n, derr := m.disconnect(ctx, userID, reason)
 	if n != expected || derr != nil {
 		m.audit.event(ctx, AuditEntry{OperatorID: op.UserID, Action: "user.sessions_closed", Resource: "users", TargetID: userID,
 			Payload: withMeta(act.meta, "after", entry.Action, "expected", expected, "sessionsClosed", n, "partial", derr != nil)})
@@ -271,16 +271,11 @@ func (m *Moderation) liveSessions(ctx context.Context, userID string) int {
 	return len(s)
 }
 
-// disconnect closes the user's live connections in every room. The ban or
-// revocation has happened already, so a failure here is logged, not
-// answered: the sessions cannot rejoin either way.
-func (m *Moderation) disconnect(ctx context.Context, userID, reason string) int {
-	n, _ := m.disconnectErr(ctx, userID, reason)
-	return n
-}
-
-// disconnectErr is disconnect, also returning the logged error.
-func (m *Moderation) disconnectErr(ctx context.Context, userID, reason string) (int, error) {
+// disconnect closes the user's live connections in every room and
+// returns how many closed. The ban or revocation has happened already, so
+// a failure is logged here and returned only so the caller can say the
+// closing was partial: the sessions cannot rejoin either way.
+func (m *Moderation) disconnect(ctx context.Context, userID, reason string) (int, error) {
 	if m.rooms == nil {
 		return 0, nil
 	}
