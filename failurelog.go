@@ -25,7 +25,10 @@ const (
 	failureEmailSamples = 5
 )
 
-type failureKey struct{ action, ip string }
+// failureKey is what failures collapse by: an action and a client address
+// (ip), or an action and an account (user) for refusals about one account
+// whatever the address.
+type failureKey struct{ action, ip, user string }
 
 type failureCount struct {
 	since  time.Time
@@ -49,12 +52,21 @@ func newFailureLog() *failureLog {
 // first reports whether this failure opens its window, and so is audited on
 // its own row; otherwise it is counted for the window's collapsed row.
 func (f *failureLog) first(action, ip, email string) bool {
+	return f.firstOf(failureKey{action: action, ip: ip}, email)
+}
+
+// firstFor is first for failures collapsed by account: its rows name the
+// user as their target instead of an address.
+func (f *failureLog) firstFor(action, userID string) bool {
+	return f.firstOf(failureKey{action: action, user: userID}, "")
+}
+
+func (f *failureLog) firstOf(k failureKey, email string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	k := failureKey{action, ip}
 	c, ok := f.keys[k]
 	if !ok && len(f.keys) >= maxFailureKeys {
-		k.ip = "*"
+		k.ip, k.user = "*", ""
 		c, ok = f.keys[k]
 	}
 	if !ok {
@@ -114,9 +126,9 @@ func writeFailures(ctx context.Context, au *Audit, counts map[failureKey]*failur
 		e := AuditEntry{Action: k.action, Resource: "auth", Payload: map[string]any{
 			"ip": k.ip, "collapsed": c.n, "emails": emails, "since": c.since.UTC().Format(time.RFC3339),
 		}}
-		if k.action == "auth.reset_delivery_limited" { // keyed by the account, not an address
+		if k.user != "" { // keyed by the account, not an address
 			delete(e.Payload, "ip")
-			e.TargetID = k.ip
+			e.TargetID = k.user
 		}
 		au.event(ctx, e)
 	}

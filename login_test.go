@@ -145,7 +145,7 @@ func TestFailureLogCollapses(t *testing.T) {
 	}
 	now = now.Add(failureWindow)
 	got := f.take(false)
-	c := got[failureKey{"auth.login_failed", "198.51.100.1"}]
+	c := got[failureKey{action: "auth.login_failed", ip: "198.51.100.1"}]
 	if len(got) != 3 || c == nil || c.n != 500 || len(c.emails) != failureEmailSamples {
 		t.Fatalf("take = %v; want 3 windows, 500 collapsed with %d samples", got, failureEmailSamples)
 	}

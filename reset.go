@@ -62,7 +62,7 @@ func (au *Auth) sendReset(ctx context.Context, ip, email string, meta map[string
 	} else if err := au.spendDelivery(ctx, acc.ID); err != nil {
 		// Past the account's ceiling: answered as any other, not sent,
 		// audited once per window (the rest counted into one row).
-		if !au.failures.first("auth.reset_delivery_limited", acc.ID, "") {
+		if !au.failures.firstFor("auth.reset_delivery_limited", acc.ID) {
 			return
 		}
 		payload["delivered"], payload["reason"] = false, "rate_limited"
