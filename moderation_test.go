@@ -291,3 +291,23 @@ func TestBanPartial(t *testing.T) {
 		}
 	})
 }
+
+// TestUserStates: the token version and ban of each user asked about, an
+// unknown id left out.
+func TestUserStates(t *testing.T) {
+	eachEnv(t, Options{}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		p, q := e.user("p@example.com", "player password"), e.user("q@example.com", "player password")
+		auth := e.admin.Auth()
+		if err := auth.Ban(ctx, p, BanInfo{Reason: "bot"}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := auth.UserStates(ctx, []string{p, q, "no-such-user"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || !got[p].Banned || got[p].TokenVersion != 1 || got[q].Banned || got[q].TokenVersion != 0 {
+			t.Fatalf("UserStates = %+v; want p banned at version 1, q free at 0, no third", got)
+		}
+	})
+}

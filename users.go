@@ -202,6 +202,12 @@ func (u *userTable) selectAccount(db bun.IDB) *bun.SelectQuery {
 	} else {
 		q = q.ColumnExpr("''")
 	}
+	return u.stateColumns(q)
+}
+
+// stateColumns adds the token version (0 without the column) and the ban
+// (NULL without it) of users "u" to q.
+func (u *userTable) stateColumns(q *bun.SelectQuery) *bun.SelectQuery {
 	if u.hasTokenVer {
 		q = q.ColumnExpr("?", u.col(u.cols.TokenVersion, "u"))
 	} else {
@@ -221,13 +227,21 @@ func scanAccount(row interface{ Scan(...any) error }) (*account, error) {
 	if err := row.Scan(&acc.ID, &acc.Email, &acc.PasswordHash, &acc.DisplayName, &acc.TokenVersion, &ban); err != nil {
 		return nil, err
 	}
-	if len(ban) > 0 && string(ban) != "null" {
-		acc.Ban = new(BanInfo)
-		if err := json.Unmarshal(ban, acc.Ban); err != nil {
-			return nil, fmt.Errorf("admin: user %s: malformed ban: %w", acc.ID, err)
-		}
+	var err error
+	acc.Ban, err = parseBan(acc.ID, ban)
+	return &acc, err
+}
+
+// parseBan reads the ban column of userID: nil when NULL.
+func parseBan(userID string, raw nullJSON) (*BanInfo, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
 	}
-	return &acc, nil
+	ban := new(BanInfo)
+	if err := json.Unmarshal(raw, ban); err != nil {
+		return nil, fmt.Errorf("admin: user %s: malformed ban: %w", userID, err)
+	}
+	return ban, nil
 }
 
 // errAmbiguousEmail reports an email that matches several accounts only

@@ -30,9 +30,10 @@ type Options struct {
 	// AllowAnonymous admits clients without a user id. Default false: an
 	// anonymous request is answered 401.
 	AllowAnonymous bool
-	// IsBanned is consulted at every join of an authenticated player; a
-	// banned player is answered 403 and an error 500 (and logged). Default
-	// nil: no ban check.
+	// IsBanned is consulted at every join of an authenticated player,
+	// unless UserStates is set (it answers the ban itself); a banned player
+	// is answered 403 and an error 500 (and logged). Default nil: no ban
+	// check.
 	IsBanned func(ctx context.Context, userID string) (bool, error)
 	// UserStates reports the token version and ban of users, by id (the
 	// panel's (*admin.Auth).UserStates): at every join of an authenticated

@@ -55,19 +55,11 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	ticket := h.startJoin(userID) // before the ban check: see joinTicket
 	defer h.endJoin(ticket)
-	if userID != "" && h.opts.IsBanned != nil {
-		banned, err := h.opts.IsBanned(ctx, userID)
-		if err != nil {
-			h.internalError(w, r, "live: ban check failed", err, "userId", userID)
-			return
-		}
-		if banned {
-			writeError(w, errBanned)
-			return
-		}
-	}
+	// UserStates, when set, answers the ban too (one query, not two).
 	var version int64
-	if userID != "" && h.opts.UserStates != nil {
+	switch {
+	case userID == "":
+	case h.opts.UserStates != nil:
 		v, err := h.joinState(ctx, userID)
 		var he *httpError
 		switch {
@@ -79,6 +71,16 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		version = v
+	case h.opts.IsBanned != nil:
+		banned, err := h.opts.IsBanned(ctx, userID)
+		if err != nil {
+			h.internalError(w, r, "live: ban check failed", err, "userId", userID)
+			return
+		}
+		if banned {
+			writeError(w, errBanned)
+			return
+		}
 	}
 	room, err := h.reserve(ctx, t, r.URL.Query().Get("room"))
 	if err != nil {
