@@ -74,7 +74,7 @@ func (a *Admin) decodeRow(r *http.Request, res *resource, update bool) (map[stri
 	}
 	vals := make(map[string]any, len(body))
 	password, setPassword := body[newPasswordField]
-	if setPassword && a.newPasswordField(res, update) {
+	if setPassword && takesNewPassword(res, update) {
 		delete(body, newPasswordField)
 	} else {
 		setPassword = false
@@ -121,10 +121,10 @@ func (a *Admin) decodeRow(r *http.Request, res *resource, update bool) (map[stri
 // new user's password; the password column itself stays hidden.
 const newPasswordField = "password"
 
-// newPasswordField reports whether a body's "password" is the new user's
+// takesNewPassword reports whether a body's "password" is the new user's
 // password: on a create of the users resource, whose visible columns do
 // not include one of that name. Anywhere else it is an unknown column.
-func (a *Admin) newPasswordField(res *resource, update bool) bool {
+func takesNewPassword(res *resource, update bool) bool {
 	_, isColumn := res.view.ByName[newPasswordField]
 	return res.key == "users" && !update && !isColumn
 }
@@ -136,11 +136,8 @@ func (a *Admin) newPasswordField(res *resource, update bool) bool {
 // user one). It runs after every other check of the body, so a refused
 // body costs no hashing.
 func (a *Admin) setNewPassword(ctx context.Context, vals map[string]any, password any, given bool) error {
-	col := a.users.cols.PasswordHash
 	if !given || password == nil {
-		if a.users.hashNotNull {
-			vals[col] = unusableHash
-		}
+		a.users.setHash(vals, "")
 		return nil
 	}
 	p, ok := password.(string)
@@ -154,7 +151,7 @@ func (a *Admin) setNewPassword(ctx context.Context, vals map[string]any, passwor
 	if err != nil {
 		return err
 	}
-	vals[col] = h
+	a.users.setHash(vals, h)
 	return nil
 }
 

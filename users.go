@@ -425,14 +425,7 @@ func (u *userTable) createUser(ctx context.Context, db bun.IDB, email, displayNa
 		}
 	}
 	vals[u.cols.Email] = strings.TrimSpace(email)
-	switch {
-	case hash != "":
-		vals[u.cols.PasswordHash] = hash
-	case u.hashNotNull:
-		vals[u.cols.PasswordHash] = unusableHash
-	default:
-		delete(vals, u.cols.PasswordHash)
-	}
+	u.setHash(vals, hash)
 	if _, given := vals[u.cols.ID]; !given && u.genID {
 		vals[u.cols.ID] = newID()
 	}
@@ -458,6 +451,20 @@ func (u *userTable) createUser(ctx context.Context, db bun.IDB, email, displayNa
 		return "", err
 	}
 	return id, nil
+}
+
+// setHash puts a new user's password column into vals: hash, or, with
+// none, unusableHash when the column is NOT NULL without a default, else
+// nothing (NULL).
+func (u *userTable) setHash(vals map[string]any, hash string) {
+	switch {
+	case hash != "":
+		vals[u.cols.PasswordHash] = hash
+	case u.hashNotNull:
+		vals[u.cols.PasswordHash] = unusableHash
+	default:
+		delete(vals, u.cols.PasswordHash)
+	}
 }
 
 // unusableHash is what a new user's password column holds when it is NOT
