@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/http"
 	"time"
+
+	"github.com/gameadmin/admin/internal/netkey"
 )
 
 // GET /auth/status
@@ -34,10 +36,10 @@ func (a *Admin) handleStatus(w http.ResponseWriter, r *http.Request) error {
 func (a *Admin) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	ip := a.ClientIP(r)
-	if err := a.auth.spend(ctx, a.limits.PerIP, ipKey(ip)); err != nil {
+	if err := a.auth.spend(ctx, a.limits.PerIP, netkey.Address(ip)); err != nil {
 		return loginError(a.auth.auditLimited(ctx, err, "PerIP", ip, "", a.requestMeta(r)))
 	}
-	if err := a.auth.spend(ctx, a.limits.Bootstrap, ipKey(ip)); err != nil {
+	if err := a.auth.spend(ctx, a.limits.Bootstrap, netkey.Address(ip)); err != nil {
 		return loginError(a.auth.auditLimited(ctx, err, "Bootstrap", ip, "", a.requestMeta(r)))
 	}
 	var c credentials

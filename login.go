@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"strings"
 	"time"
+
+	"github.com/gameadmin/admin/internal/netkey"
 )
 
 // ErrAmbiguousEmail reports an email that matches several accounts only
@@ -105,14 +106,14 @@ type loginAttempt struct {
 func (au *Auth) checkLogin(ctx context.Context, at loginAttempt) (*account, error) {
 	key := emailKey(at.email)
 	if at.ip != "" {
-		if err := au.spend(ctx, au.limits.PerIP, ipKey(at.ip)); err != nil {
+		if err := au.spend(ctx, au.limits.PerIP, netkey.Address(at.ip)); err != nil {
 			return nil, au.auditLimited(ctx, err, "PerIP", at.ip, at.email, at.meta)
 		}
-		if err := au.spend(ctx, au.limits.Login, ipKey(at.ip)+"|"+key); err != nil {
+		if err := au.spend(ctx, au.limits.Login, netkey.Address(at.ip)+"|"+key); err != nil {
 			return nil, au.auditLimited(ctx, err, "Login", at.ip, at.email, at.meta)
 		}
 	}
-	netKey := networkOf(at.ip) + "|" + key
+	netKey := netkey.Network(at.ip) + "|" + key
 	failures := []struct {
 		l   Limiter
 		key string
@@ -173,7 +174,7 @@ func (au *Auth) auditLoginFailure(ctx context.Context, acc *account, at loginAtt
 	operator := ""
 	if acc != nil {
 		operator = acc.ID
-	} else if !au.failures.first("auth.login_failed", ipKey(at.ip), emailKey(at.email)) {
+	} else if !au.failures.first("auth.login_failed", netkey.Address(at.ip), emailKey(at.email)) {
 		return // counted into the next collapsed row
 	}
 	e := AuditEntry{OperatorID: operator, Action: "auth.login_failed", Resource: "auth", TargetID: operator, Payload: payload}
@@ -187,7 +188,7 @@ func (au *Auth) auditLoginFailure(ctx context.Context, acc *account, at loginAtt
 // returns err, and does nothing for an error that is not a refusal.
 func (au *Auth) auditLimited(ctx context.Context, err error, limiter, ip, email string, meta map[string]any) error {
 	var rl *RateLimitError
-	if !errors.As(err, &rl) || !au.failures.first("auth.rate_limited", ipKey(ip), emailKey(email)) {
+	if !errors.As(err, &rl) || !au.failures.first("auth.rate_limited", netkey.Address(ip), emailKey(email)) {
 		return err
 	}
 	e := AuditEntry{Action: "auth.rate_limited", Resource: "auth", Payload: withMeta(meta, "limiter", limiter)}
@@ -238,36 +239,6 @@ func loginError(err error) error {
 		return errInvalidCredentials
 	}
 	return err
-}
-
-// networkOf is the failure limiter's notion of "one place": the /24 of an
-// IPv4 address, the /48 of an IPv6 one (what one site is usually given, so
-// an attacker holding a /48 counts as one network, not 65,536). An
-// address that does not parse stands for itself.
-func networkOf(ip string) string { return prefixOf(ip, 24, 48) }
-
-// ipKey is a client address as the per-address limiters key it: an IPv4
-// address as it is, an IPv6 one as its /64 (one subscriber's, which can
-// rotate through 2^64 addresses at will).
-func ipKey(ip string) string { return prefixOf(ip, 32, 64) }
-
-func prefixOf(ip string, v4, v6 int) string {
-	addr, err := netip.ParseAddr(ip)
-	if err != nil {
-		return ip
-	}
-	bits := v6
-	if addr.Is4() {
-		bits = v4
-	}
-	p, err := addr.Prefix(bits)
-	if err != nil {
-		return ip
-	}
-	if bits == 32 {
-		return p.Addr().String()
-	}
-	return p.String()
 }
 
 // Authenticate checks an email and password the way panel sign-in does and

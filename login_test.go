@@ -98,31 +98,6 @@ func TestAuthenticateFrom(t *testing.T) {
 	})
 }
 
-func TestNetworkOf(t *testing.T) {
-	tests := []struct{ ip, want string }{
-		{"198.51.100.7", "198.51.100.0/24"},
-		{"2001:db8:1:2:3:4:5:6", "2001:db8:1::/48"},
-		{"", ""},
-		{"@unix", "@unix"},
-	}
-	for _, tt := range tests {
-		if got := networkOf(tt.ip); got != tt.want {
-			t.Errorf("networkOf(%q) = %q; want %q", tt.ip, got, tt.want)
-		}
-	}
-	keys := []struct{ ip, want string }{
-		{"198.51.100.7", "198.51.100.7"},
-		{"2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"},
-		{"2001:db8:1:2::ffff", "2001:db8:1:2::/64"},
-		{"", ""},
-	}
-	for _, tt := range keys {
-		if got := ipKey(tt.ip); got != tt.want {
-			t.Errorf("ipKey(%q) = %q; want %q", tt.ip, got, tt.want)
-		}
-	}
-}
-
 // TestFailureLogCollapses: anonymous failures from one address cost one
 // row when the window opens and one collapsed row when it ends.
 func TestFailureLogCollapses(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gameadmin/admin/internal/netkey"
 	"github.com/uptrace/bun"
 )
 
@@ -23,10 +24,10 @@ func (au *Auth) requestReset(ctx context.Context, email, ip string, meta map[str
 	if len(email) > maxEmailBytes {
 		return errorf(http.StatusBadRequest, "invalid_value", "email is not a valid address")
 	}
-	if err := au.spend(ctx, au.limits.PerIP, ipKey(ip)); err != nil {
+	if err := au.spend(ctx, au.limits.PerIP, netkey.Address(ip)); err != nil {
 		return loginError(au.auditLimited(ctx, err, "PerIP", ip, email, meta))
 	}
-	if err := au.spend(ctx, au.limits.RequestReset, ipKey(ip)+"|"+emailKey(email)); err != nil {
+	if err := au.spend(ctx, au.limits.RequestReset, netkey.Address(ip)+"|"+emailKey(email)); err != nil {
 		return loginError(au.auditLimited(ctx, err, "RequestReset", ip, email, meta))
 	}
 	au.jobs.submit(ctx, func(ctx context.Context) { au.sendReset(ctx, ip, email, meta) })
@@ -44,7 +45,7 @@ func (au *Auth) sendReset(ctx context.Context, ip, email string, meta map[string
 		if !errors.Is(err, ErrNotFound) {
 			au.log.ErrorContext(ctx, "admin: reset lookup", "err", err)
 		}
-		if au.failures.first("auth.password_reset_requested", ipKey(ip), emailKey(email)) {
+		if au.failures.first("auth.password_reset_requested", netkey.Address(ip), emailKey(email)) {
 			au.audit.event(ctx, AuditEntry{Action: "auth.password_reset_requested", Resource: "auth", Payload: withMeta(meta, "email", email)})
 		}
 		return

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/gameadmin/admin/internal/netkey"
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
 	"github.com/uptrace/bun"
@@ -247,10 +248,10 @@ func (au *Auth) resetTOTP(ctx context.Context, userID string, entry *AuditEntry)
 func (au *Auth) limitTOTP(ctx context.Context, userID, ip string) error {
 	// Per user and network: guesses from one place cannot block the
 	// owner's step from another.
-	if err := limit(ctx, au.limits.TOTP, "user|"+userID+"|"+networkOf(ip)); err != nil {
+	if err := limit(ctx, au.limits.TOTP, "user|"+userID+"|"+netkey.Network(ip)); err != nil {
 		return err
 	}
-	return limit(ctx, au.limits.TOTP, "ip|"+ipKey(ip))
+	return limit(ctx, au.limits.TOTP, "ip|"+netkey.Address(ip))
 }
 
 // loginTOTP is the second sign-in step: the challenge token of the first,

@@ -3,10 +3,11 @@ package live
 import (
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
+
+	"github.com/gameadmin/admin/internal/netkey"
 )
 
 // The hub's bounds: one client, one address or one account cannot hold an
@@ -91,7 +92,7 @@ type connCounts struct {
 // at its cap. The returned release gives it back; it may be called more
 // than once.
 func (h *Hub) holdConn(ip, userID string) (release func(), err *httpError) {
-	ip = ipKey(ip)
+	ip = netkey.Address(ip) // an IPv6 client is its /64
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if max := h.opts.MaxConnsPerIP; max > 0 && h.conns.byIP[ip] >= max {
@@ -115,18 +116,6 @@ func (h *Hub) holdConn(ip, userID string) (release func(), err *httpError) {
 			}
 		})
 	}, nil
-}
-
-// ipKey is the address MaxConnsPerIP counts under: an IPv6 client's /64
-// (one subscriber's, whose addresses rotate at will), an IPv4 address as
-// it is.
-func ipKey(ip string) string {
-	addr, err := netip.ParseAddr(ip)
-	if err != nil || addr.Is4() || addr.Is4In6() {
-		return ip
-	}
-	p, _ := addr.Prefix(64)
-	return p.String()
 }
 
 func decr(m map[string]int, k string) {
