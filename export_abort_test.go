@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/gameadmin/admin/internal/testdb"
-	"github.com/go-chi/chi/v5/middleware"
 	"github.com/uptrace/bun"
 )
 
@@ -59,6 +58,23 @@ func ginRecovery(next http.Handler) http.Handler {
 	})
 }
 
+// chiRecoverer behaves as chi v5's middleware.Recoverer does: it lets
+// http.ErrAbortHandler go on up (net/http then cuts the connection) and
+// answers 500 for any other panic.
+func chiRecoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				w.WriteHeader(http.StatusInternalServerError)
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
 type ginWriter struct{ http.ResponseWriter }
 
 func (g *ginWriter) Flush() { g.ResponseWriter.(http.Flusher).Flush() }
@@ -84,7 +100,7 @@ func TestExportFailureIsVisible(t *testing.T) {
 		}
 		insert(t, db, &rows)
 
-		servers := map[string]http.Handler{"panel": e.admin, "gin": ginRecovery(e.admin), "chi": middleware.Recoverer(e.admin)}
+		servers := map[string]http.Handler{"panel": e.admin, "gin": ginRecovery(e.admin), "chi": chiRecoverer(e.admin)}
 		for name, h := range servers {
 			srv := httptest.NewServer(h)
 			for _, panics := range []bool{false, true} {

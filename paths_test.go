@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gameadmin/admin/internal/testdb"
-	"github.com/go-chi/chi/v5"
 	"github.com/uptrace/bun"
 )
 
@@ -185,28 +184,12 @@ func TestTwoPanelsOneMux(t *testing.T) {
 	})
 }
 
-// TestMountOnRouters mounts the panel, unstripped, on chi (Mount, and
-// Mount inside Route) and under one prefix pattern of a ServeMux, and
-// walks the API, the UI, its assets and a guarded game route.
+// TestMountOnRouters mounts the panel, unstripped, under one prefix
+// pattern of a ServeMux, and walks the API, the UI, its assets and a
+// guarded game route. (examples/existingbackend does the same on chi.)
 func TestMountOnRouters(t *testing.T) {
 	opts := Options{UIPath: "/ops/admin", APIPath: "/ops/admin-api"}
 	mounts := map[string]func(a *Admin) http.Handler{
-		"chi Mount": func(a *Admin) http.Handler {
-			r := chi.NewRouter()
-			r.Mount("/ops/admin", a)
-			r.Mount("/ops/admin-api", a)
-			r.With(a.Guard(GuardOptions{})).Get("/ops/monitor", gameRoute)
-			r.Get("/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "game home") })
-			return r
-		},
-		"chi Route": func(a *Admin) http.Handler {
-			r := chi.NewRouter()
-			r.Route("/ops", func(r chi.Router) {
-				r.Handle("/admin*", a) // both /ops/admin... and /ops/admin-api...
-				r.With(a.Guard(GuardOptions{})).Get("/monitor", gameRoute)
-			})
-			return r
-		},
 		"ServeMux prefix": func(a *Admin) http.Handler {
 			mux := http.NewServeMux()
 			mux.Handle("/ops/", a)

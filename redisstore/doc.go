@@ -4,7 +4,13 @@
 // the node holding the room or the socket.
 //
 // It is its own Go module, so the core module github.com/gameadmin/admin
-// stays free of Redis for the games that run one process.
+// stays free of Redis for the games that run one process. Its go.mod
+// requires the admin module at the commit it was last built against (a
+// pseudo-version); go get picks that or any newer admin the game already
+// uses. Until the repository has release tags, fetch both from the same
+// commit so they agree:
+//
+//	go get github.com/gameadmin/admin@main github.com/gameadmin/admin/redisstore@main
 //
 //	rdb := redis.NewClient(opt)
 //	cluster, err := redisstore.NewCluster(rdb, hub, redisstore.ClusterOptions{Node: "eu-1"})
@@ -16,6 +22,6 @@
 //		HealthChecks: []admin.HealthCheck{redisstore.HealthCheck(rdb)},
 //	})
 //
-// What lives where, and what happens when Redis or a node dies, is in the
-// README section "Running several nodes".
+// What lives where, and what happens when Redis or a node dies, is in
+// docs/cluster.md.
 package redisstore

@@ -3,10 +3,11 @@ module github.com/gameadmin/admin/redisstore
 go 1.26.0
 
 require (
-	github.com/gameadmin/admin v0.0.0-00010101000000-000000000000
+	github.com/gameadmin/admin v0.0.0-20261125111421-43bc594aa5a5
 	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/gorilla/websocket v1.5.3
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/uptrace/bun v1.3.0
 	github.com/uptrace/bun/driver/pgdriver v1.2.18
 )
 
@@ -23,7 +24,6 @@ require (
 	github.com/puzpuzpuz/xsync/v3 v3.5.1 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/tmthrgd/go-hex v0.0.0-20190904060850-447a3041c3bc // indirect
-	github.com/uptrace/bun v1.3.0 // indirect
 	github.com/uptrace/bun/dialect/pgdialect v1.3.0 // indirect
 	github.com/uptrace/bun/dialect/sqlitedialect v1.3.0 // indirect
 	github.com/vmihailenco/msgpack/v5 v5.4.1 // indirect
@@ -41,4 +41,7 @@ require (
 	modernc.org/sqlite v1.61.1 // indirect
 )
 
+// Inside this repository (go.work off, as CI builds it) the panel is the
+// code beside it. A game's module ignores this line and gets the version
+// required above, or newer.
 replace github.com/gameadmin/admin => ../
