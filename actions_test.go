@@ -25,7 +25,7 @@ func actionEnv(t *testing.T, db *bun.DB, opts Options, calls *atomic.Int64) *env
 	}
 	opts.Tables = tablesWith(map[string]any{"guilds": (*testGuild)(nil)})
 	opts.Resources = map[string]*Resource{"guilds": DefineResource((*testGuild)(nil), ResourceConfig{
-		Policies: Policies{Update: Deny, Delete: Deny},
+		Policies: Policies{Update: Deny(), Delete: Deny()},
 		Actions: []Action{
 			{Name: "rename", PerRow: true, Confirm: &Confirm{Title: "Rename?"}, Handler: run(func(row map[string]any, c ActionContext) (any, error) {
 				return map[string]any{"was": row["name"], "by": c.UserID, "role": c.Role, "resource": c.Resource, "to": c.Args["to"]}, nil
@@ -59,7 +59,7 @@ func TestActions(t *testing.T) {
 		path := func(name string) string { return "/admin-api/guilds/_action/" + name }
 
 		// Per-row: the handler gets the row; the answer is {ok, result}.
-		// Empty Roles lets a plain user run it despite Update: Deny.
+		// Empty Roles lets a plain user run it despite Update: Deny().
 		cr.user.do("PATCH", "/admin-api/guilds/"+gid, map[string]any{"name": "x"}).want(t, 403, "forbidden")
 		for i, id := range []any{g.ID, gid} {
 			r := cr.user.do("POST", path("rename"), map[string]any{"id": id, "to": "Lords"}).want(t, 200)

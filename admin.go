@@ -20,7 +20,6 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -57,10 +56,9 @@ type Admin struct {
 
 	widgetTimeout time.Duration // the dashboard's bound: widgetTimeout
 
-	bgMu    sync.Mutex
-	bg      sync.WaitGroup // background work: reset deliveries
-	closed  atomic.Bool
-	closing atomic.Bool // Close has run once (live counted down)
+	bgMu   sync.Mutex
+	bg     sync.WaitGroup // background work: reset deliveries
+	closed atomic.Bool
 
 	jobs      *jobQueue   // bounded background work: reset deliveries (background.go)
 	auditJobs *jobQueue   // and failure audit rows, which slow deliveries cannot starve
@@ -78,14 +76,6 @@ var _ http.Handler = (*Admin)(nil)
 // (query.Estimates): the statistics it comes from move only with ANALYZE
 // or the table's growth.
 const estimateTTL = 2 * time.Second
-
-// current is the Admin most recently created by New, used by Guard when
-// GuardOptions.Admin is nil and by IPFromRequest.
-var current atomic.Pointer[Admin]
-
-// live counts the Admins created and not closed: the package-level Guard
-// refuses to guess between several.
-var live atomic.Int64
 
 const (
 	defaultAPIPath    = "/admin-api"
@@ -116,9 +106,6 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	a := &Admin{db: db, log: opts.Logger, widgetTimeout: widgetTimeout, estimates: query.NewEstimates(estimateTTL), tabCountBudget: query.DefaultBudget}
 	if a.log == nil {
 		a.log = slog.Default()
-	}
-	if !opts.Production && os.Getenv("APP_ENV") == "production" {
-		opts.Production = true
 	}
 	secret, err := initSecret(&opts, a.log)
 	if err != nil {
@@ -251,8 +238,6 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	}
 	a.handler = a.routes()
 	a.startBackground()
-	current.Store(a)
-	live.Add(1)
 	return a, nil
 }
 
@@ -286,10 +271,6 @@ func (a *Admin) Close() error {
 	a.bgMu.Unlock()
 	a.stopBackground()
 	a.bg.Wait()
-	if a.closing.CompareAndSwap(false, true) {
-		live.Add(-1)
-	}
-	current.CompareAndSwap(a, nil)
 	a.sessionStmt.close()
 	return nil
 }

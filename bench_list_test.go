@@ -31,7 +31,7 @@ func BenchmarkListHTTP(b *testing.B) {
 		b.Run(d.name, func(b *testing.B) {
 			db := d.open(b)
 			a, err := New(db, Options{Secret: testSecret, PasswordHasher: testHasher,
-				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), RateLimit: RateLimitOptions{Bootstrap: NoLimit}})
+				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), RateLimit: RateLimitOptions{Bootstrap: NoLimit{}}})
 			if err != nil {
 				b.Fatal(err)
 			}

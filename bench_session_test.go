@@ -25,7 +25,7 @@ func BenchmarkSessionCheck(b *testing.B) {
 	}{{"sqlite", testdb.SQLite}, {"pg", testdb.PG}} {
 		b.Run(d.name, func(b *testing.B) {
 			a, err := New(d.open(b), Options{Secret: testSecret, PasswordHasher: testHasher,
-				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), RateLimit: RateLimitOptions{Bootstrap: NoLimit}})
+				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), RateLimit: RateLimitOptions{Bootstrap: NoLimit{}}})
 			if err != nil {
 				b.Fatal(err)
 			}

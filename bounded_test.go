@@ -108,7 +108,7 @@ func TestClosedAnswers503(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		admin, _ := e.bootstrap()
-		guarded := httptest.NewServer(Guard(GuardOptions{Admin: e.admin, Role: RoleUser})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		guarded := httptest.NewServer(e.admin.Guard(GuardOptions{Role: RoleUser})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusNoContent)
 		})))
 		defer guarded.Close()

@@ -42,7 +42,7 @@ func newFuzzPanel(f *testing.F) *fuzzPanel {
 		Resources: map[string]*Resource{"gadgets": DefineResource((*testGadget)(nil), ResourceConfig{Actions: []Action{
 			{Name: "echo", Handler: echo}, {Name: "echoRow", PerRow: true, Handler: echo},
 		}})},
-		RateLimit:      RateLimitOptions{Login: NoLimit, Bootstrap: NoLimit, RequestReset: NoLimit, LoginFailuresPerEmail: NoLimit},
+		RateLimit:      RateLimitOptions{Login: NoLimit{}, Bootstrap: NoLimit{}, RequestReset: NoLimit{}, LoginFailuresPerEmail: NoLimit{}},
 		OnResetRequest: func(context.Context, ResetRequest) error { return nil },
 	})
 	if err != nil {
@@ -147,7 +147,7 @@ func FuzzSessionCookie(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	guard := Guard(GuardOptions{Admin: p.a, Role: RoleUser, APIOnly: true})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	guard := p.a.Guard(GuardOptions{Role: RoleUser, APIOnly: true})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		op, _ := OperatorFrom(r.Context())
 		_, _ = io.WriteString(w, op.UserID)
 	}))

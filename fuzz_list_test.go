@@ -33,7 +33,7 @@ func FuzzListHTTP(f *testing.F) {
 		Secret: testSecret, PasswordHasher: testHasher, Logger: slog.New(slog.NewTextHandler(logs, nil)),
 		Tables:    tablesWith(map[string]any{"gadgets": (*testGadget)(nil)}),
 		Resources: map[string]*Resource{"gadgets": gadgetResource()},
-		RateLimit: RateLimitOptions{Login: NoLimit, Bootstrap: NoLimit, RequestReset: NoLimit, LoginFailuresPerEmail: NoLimit, LoginFailuresPerNetwork: NoLimit, PerIP: NoLimit, Actions: NoLimit},
+		RateLimit: RateLimitOptions{Login: NoLimit{}, Bootstrap: NoLimit{}, RequestReset: NoLimit{}, LoginFailuresPerEmail: NoLimit{}, LoginFailuresPerNetwork: NoLimit{}, PerIP: NoLimit{}, Actions: NoLimit{}},
 	})
 	if err != nil {
 		f.Fatal(err)

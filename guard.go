@@ -8,12 +8,8 @@ import (
 	"strings"
 )
 
-// GuardOptions configure Guard.
+// GuardOptions configure Admin.Guard.
 type GuardOptions struct {
-	// Admin validates the sessions. Default: the one Admin created by New
-	// and not closed; the package-level Guard panics when there is none or
-	// more than one (use the method a.Guard then). Ignored by a.Guard.
-	Admin *Admin
 	// Role is the minimum role (admin > mod > user). Default RoleAdmin.
 	Role Role
 	// LoginURL is where unauthenticated browser navigations are sent, as
@@ -25,27 +21,9 @@ type GuardOptions struct {
 	APIOnly bool
 }
 
-// Guard is a.Guard for the Admin in opts.Admin, or, when that is nil, the
-// only Admin New created and Close has not closed: it panics, naming the
-// fix, when there is none or several (two panels in one process each
-// guard with their own a.Guard).
-func Guard(opts GuardOptions) func(http.Handler) http.Handler {
-	a := opts.Admin
-	if a == nil {
-		if n := live.Load(); n > 1 {
-			panic(fmt.Sprintf("admin: Guard: %d Admins exist; use a.Guard(opts) or set GuardOptions.Admin to say which panel's sessions this route takes", n))
-		}
-		a = current.Load()
-	}
-	if a == nil {
-		panic("admin: Guard: no Admin (call admin.New first, then a.Guard(opts))")
-	}
-	return a.Guard(opts)
-}
-
 // Guard protects any handler with this panel's session: the session is
 // verified against the database on every request and the operator is put
-// on the context (OperatorFrom). opts.Admin is ignored.
+// on the context (OperatorFrom).
 //
 // A request is a browser navigation when its Accept header contains
 // text/html. Navigations without a valid session are redirected (302) to

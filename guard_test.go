@@ -19,10 +19,10 @@ func TestGuard(t *testing.T) {
 				op, _ := OperatorFrom(r.Context())
 				fmt.Fprintf(w, "hello %s %s", op.Role, op.UserID)
 			})
-			mux.Handle("/monitor", Guard(GuardOptions{Admin: a})(ok))
-			mux.Handle("/playground", Guard(GuardOptions{Admin: a, Role: RoleMod})(ok))
-			mux.Handle("/api/stats", Guard(GuardOptions{Admin: a, APIOnly: true})(ok))
-			mux.Handle("/custom", Guard(GuardOptions{Role: RoleUser, LoginURL: "/login/"})(ok)) // nil Admin: the current one
+			mux.Handle("/monitor", a.Guard(GuardOptions{})(ok))
+			mux.Handle("/playground", a.Guard(GuardOptions{Role: RoleMod})(ok))
+			mux.Handle("/api/stats", a.Guard(GuardOptions{APIOnly: true})(ok))
+			mux.Handle("/custom", a.Guard(GuardOptions{Role: RoleUser, LoginURL: "/login/"})(ok))
 		}
 		e := newEnv(t, db, Options{}, protected)
 		root, rootID := e.bootstrap()
@@ -131,7 +131,7 @@ func TestIsPlainPath(t *testing.T) {
 // plain absolute path: the redirect must not carry it.
 func TestGuardOmitsUnsafeNext(t *testing.T) {
 	e := newEnv(t, testdb.SQLite(t), Options{})
-	g := Guard(GuardOptions{Admin: e.admin})(http.NotFoundHandler())
+	g := e.admin.Guard(GuardOptions{})(http.NotFoundHandler())
 	for _, target := range []string{"//evil.example/x", `/\evil.example`} {
 		req, _ := http.NewRequest("GET", "http://x/", nil)
 		req.URL.Path, req.URL.RawPath = target, ""
@@ -145,22 +145,11 @@ func TestGuardOmitsUnsafeNext(t *testing.T) {
 	}
 }
 
-func TestGuardPanicsWithoutAdmin(t *testing.T) {
-	old := current.Swap(nil)
-	defer current.Store(old)
-	defer func() {
-		if r := recover(); r == nil || fmt.Sprint(r)[:6] != "admin:" {
-			t.Fatalf("recover() = %v; want an admin: panic", r)
-		}
-	}()
-	Guard(GuardOptions{})
-}
-
 // TestGuardRefusesCrossOrigin: a guarded route of the game's is not
 // reachable by a cross-site form post riding the session cookie.
 func TestGuardRefusesCrossOrigin(t *testing.T) {
 	e := newEnv(t, testdb.SQLite(t), Options{}, func(a *Admin, mux *http.ServeMux) {
-		mux.Handle("/kick-everyone", Guard(GuardOptions{Admin: a})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mux.Handle("/kick-everyone", a.Guard(GuardOptions{})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, "done")
 		})))
 	})

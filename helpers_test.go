@@ -68,7 +68,7 @@ func newEnv(t *testing.T, db *bun.DB, opts Options, extra ...func(a *Admin, mux 
 	rl := &opts.RateLimit
 	for _, l := range []*Limiter{&rl.Login, &rl.Bootstrap, &rl.RequestReset, &rl.LoginFailuresPerEmail, &rl.LoginFailuresPerNetwork, &rl.PerIP, &rl.Actions, &rl.ResetDeliveries, &rl.Exports} {
 		if *l == nil {
-			*l = NoLimit
+			*l = NoLimit{}
 		}
 	}
 	a, err := New(db, opts)

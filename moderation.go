@@ -171,7 +171,7 @@ func (a *Admin) allowed(op Operator, action Op, resource string) bool {
 // auditPolicies make the audit log admin-only to read and append-only.
 var auditPolicies = Policies{
 	List: Roles(RoleAdmin), Read: Roles(RoleAdmin),
-	Create: Deny, Update: Deny, Delete: Deny,
+	Create: Deny(), Update: Deny(), Delete: Deny(),
 }
 
 // policies returns the policies declared for a resource.

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"os"
 	"strings"
 	"time"
 )
@@ -17,12 +16,13 @@ import (
 // stated in the field's comment.
 type Options struct {
 	// Secret is the HS256 key that signs session and reset tokens, at least
-	// 32 bytes. Default: env ADMIN_JWT_SECRET, else JWT_SECRET. When none is
-	// set, New fails in production and otherwise uses a random per-process
-	// key (sessions end at restart) and logs one warning.
+	// 32 bytes. The panel reads no environment variable: a game keeps it
+	// where it keeps its other secrets and passes it here. When it is
+	// empty, New fails in production and otherwise uses a random
+	// per-process key (sessions end at restart) and logs one warning.
 	Secret []byte
 	// Production turns on production behaviour: secure cookies and a
-	// mandatory Secret. Default: env APP_ENV == "production".
+	// mandatory Secret. Default false.
 	Production bool
 	// UIPath is where the panel UI is served, as the browser sees it.
 	// Default "/admin". The UI learns it, and APIPath, from the page the
@@ -101,7 +101,7 @@ type Options struct {
 	// MaxBodyBytes bounds every request body. Default 1 MiB.
 	MaxBodyBytes int64
 	// OperatorsOnly makes every resource endpoint require admin or mod; a
-	// policy of Everyone then means operators. Default false, as SEED.md
+	// policy of Everyone() then means operators. Default false, as SEED.md
 	// has it: a signed-in plain user may call list and read. Recommended.
 	OperatorsOnly bool
 	// RequireTOTP makes operators enrol a second factor before they can do
@@ -219,24 +219,16 @@ func normalizePaths(opts *Options) error {
 	return nil
 }
 
-// initSecret finds the signing key (Options.Secret, else the environment,
-// else a random one outside production) and takes it out of opts.
+// initSecret takes the signing key out of opts (Options.Secret, else a
+// random one outside production).
 func initSecret(opts *Options, log *slog.Logger) ([]byte, error) {
 	secret := opts.Secret
-	if len(secret) == 0 {
-		for _, env := range []string{"ADMIN_JWT_SECRET", "JWT_SECRET"} {
-			if v := os.Getenv(env); v != "" {
-				secret = []byte(v)
-				break
-			}
-		}
-	}
 	switch {
 	case len(secret) == 0 && opts.Production:
-		return nil, errors.New("admin: no Secret: set Options.Secret or ADMIN_JWT_SECRET in production")
+		return nil, errors.New("admin: no Secret: set Options.Secret in production")
 	case len(secret) == 0:
 		secret = []byte(rand.Text() + rand.Text())
-		log.Warn("admin: no ADMIN_JWT_SECRET set; using a random key, so sessions end when the process restarts")
+		log.Warn("admin: no Options.Secret; using a random key, so sessions end when the process restarts")
 	case len(secret) < minSecretBytes:
 		return nil, fmt.Errorf("admin: Secret is %d bytes; at least %d are needed", len(secret), minSecretBytes)
 	}

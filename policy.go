@@ -83,7 +83,7 @@ func standardCan(op Operator, action Op, resource string, operatorsOnly bool) bo
 
 // Policy overrides the standard rule for one action on one resource. The zero
 // value means "no policy": the standard rule applies. Build one with Roles,
-// or use Everyone or Deny.
+// or use Everyone() or Deny().
 type Policy struct {
 	kind  policyKind
 	roles []Role
@@ -98,13 +98,12 @@ const (
 	policyDeny
 )
 
-var (
-	// Everyone lets any signed-in identity of any role through (a plain user
-	// too, unless Options.OperatorsOnly is set). Anonymous requests still get 401.
-	Everyone = Policy{kind: policyEveryone}
-	// Deny blocks the action entirely, for admins too.
-	Deny = Policy{kind: policyDeny}
-)
+// Everyone lets any signed-in identity of any role through (a plain user
+// too, unless Options.OperatorsOnly is set). Anonymous requests still get 401.
+func Everyone() Policy { return Policy{kind: policyEveryone} }
+
+// Deny blocks the action entirely, for admins too.
+func Deny() Policy { return Policy{kind: policyDeny} }
 
 // Roles lets exactly the listed roles through, whatever their scopes. The list
 // is literal: admin is not implied.

@@ -16,15 +16,15 @@ import (
 // policyTables are four keys on one custom table, each with another policy.
 var policyTables = map[string]any{
 	"guilds":  (*testGuild)(nil), // no policy: the standard rule
-	"locked":  (*testGuild)(nil), // Delete: Deny
+	"locked":  (*testGuild)(nil), // Delete: Deny()
 	"modlist": (*testGuild)(nil), // List: admin and any mod
-	"open":    (*testGuild)(nil), // Create: Everyone
+	"open":    (*testGuild)(nil), // Create: Everyone()
 }
 
 var policyResources = map[string]*Resource{
-	"locked":  DefineResource((*testGuild)(nil), ResourceConfig{Policies: Policies{Delete: Deny}}),
+	"locked":  DefineResource((*testGuild)(nil), ResourceConfig{Policies: Policies{Delete: Deny()}}),
 	"modlist": DefineResource((*testGuild)(nil), ResourceConfig{Policies: Policies{List: Roles(RoleAdmin, RoleMod)}}),
-	"open":    DefineResource((*testGuild)(nil), ResourceConfig{Policies: Policies{Create: Everyone}}),
+	"open":    DefineResource((*testGuild)(nil), ResourceConfig{Policies: Policies{Create: Everyone()}}),
 }
 
 // policyScopes are the scopes of the scoped mod: every key of the matrix,
@@ -48,7 +48,7 @@ var policyMatrix = []policyCase{
 	{"adminAudit", "LR", "", "", ""},
 }
 
-// With OperatorsOnly a plain user gets nothing, Everyone included.
+// With OperatorsOnly a plain user gets nothing, Everyone() included.
 var policyMatrixOperatorsOnly = []policyCase{
 	{"guilds", "LRCUD", "LRU", "", ""},
 	{"modlist", "LRCUD", "LRU", "L", ""},

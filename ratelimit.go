@@ -24,13 +24,12 @@ type Limiter interface {
 	Allow(ctx context.Context, key string) (allowed bool, retryAfter time.Duration, err error)
 }
 
-// NoLimit is a Limiter that allows everything. Put it in a slot of
+// NoLimit is a Limiter that allows everything. Put NoLimit{} in a slot of
 // RateLimitOptions to disable that limiter.
-var NoLimit Limiter = noLimit{}
+type NoLimit struct{}
 
-type noLimit struct{}
-
-func (noLimit) Allow(context.Context, string) (bool, time.Duration, error) { return true, 0, nil }
+// Allow allows key.
+func (NoLimit) Allow(context.Context, string) (bool, time.Duration, error) { return true, 0, nil }
 
 // Peeker is a Limiter that can also tell whether key would be allowed,
 // without spending a token. Sign-in uses it for the per-email failure
@@ -41,7 +40,7 @@ type Peeker interface {
 }
 
 // RateLimitOptions holds the limiters of the auth endpoints. A nil slot is the
-// default in-memory token bucket named below; NoLimit disables the slot.
+// default in-memory token bucket named below; NoLimit{} disables the slot.
 type RateLimitOptions struct {
 	// Login is spent by every POST /auth/login, keyed by client IP and email.
 	// Default: a burst of 10, refilled at 10 per minute.
@@ -294,17 +293,6 @@ func DefaultTrustedProxies() []netip.Prefix {
 		netip.MustParsePrefix("127.0.0.0/8"),
 		netip.MustParsePrefix("::1/128"),
 	}
-}
-
-// IPFromRequest returns the client IP of r as a canonical string, honouring
-// X-Forwarded-For and X-Real-IP only from trusted proxies: those of the most
-// recently created Admin that is not closed (its Options.TrustedProxies),
-// else DefaultTrustedProxies. With an Admin at hand, call its ClientIP.
-func IPFromRequest(r *http.Request) string {
-	if a := current.Load(); a != nil {
-		return a.ClientIP(r)
-	}
-	return clientIP(r, DefaultTrustedProxies())
 }
 
 // clientIP returns the client IP of r. Headers are read only when the peer

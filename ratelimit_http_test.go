@@ -173,8 +173,8 @@ func TestCustomLimiters(t *testing.T) {
 	if !contains(e.logs.String(), "redis down") {
 		t.Fatal("limiter failure not logged")
 	}
-	// NoLimit disables a slot.
-	e2 := newEnv(t, testdb.SQLite(t), Options{RateLimit: RateLimitOptions{Bootstrap: NoLimit}})
+	// NoLimit{} disables a slot.
+	e2 := newEnv(t, testdb.SQLite(t), Options{RateLimit: RateLimitOptions{Bootstrap: NoLimit{}}})
 	for range 20 {
 		e2.client().do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "x@example.com", "password": "short"}).want(t, 400)
 	}

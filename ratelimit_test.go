@@ -106,8 +106,8 @@ func TestDefaultLimitBuckets(t *testing.T) {
 
 func TestDefaultLimitersKeepsGivenSlots(t *testing.T) {
 	custom := NewTokenBucket(1, 1)
-	o := defaultLimiters(RateLimitOptions{Login: NoLimit, Bootstrap: custom})
-	if o.Login != NoLimit {
+	o := defaultLimiters(RateLimitOptions{Login: NoLimit{}, Bootstrap: custom})
+	if o.Login != (NoLimit{}) {
 		t.Errorf("Login = %T; want NoLimit kept", o.Login)
 	}
 	if o.Bootstrap != custom {
@@ -181,7 +181,7 @@ func TestTokenBucketKeysIndependent(t *testing.T) {
 
 func TestNoLimit(t *testing.T) {
 	for i := range 1000 {
-		if ok, retry, err := NoLimit.Allow(context.Background(), "k"); !ok || retry != 0 || err != nil {
+		if ok, retry, err := (NoLimit{}).Allow(context.Background(), "k"); !ok || retry != 0 || err != nil {
 			t.Fatalf("NoLimit.Allow #%d = %v, %v, %v; want true, 0, nil", i, ok, retry, err)
 		}
 	}
@@ -410,9 +410,8 @@ func TestDefaultTrustedProxiesLoopbackOnly(t *testing.T) {
 	}
 }
 
-// TestClientIPHonoursTrustedProxies: the panel's ClientIP, and so
-// IPFromRequest while that panel is the current one, believe the proxies of
-// Options.TrustedProxies and no others.
+// TestClientIPHonoursTrustedProxies: the panel's ClientIP believes the
+// proxies of Options.TrustedProxies and no others.
 func TestClientIPHonoursTrustedProxies(t *testing.T) {
 	e := newEnv(t, testdb.SQLite(t), Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
 	r := httptest.NewRequest("GET", "/", nil)
@@ -421,21 +420,21 @@ func TestClientIPHonoursTrustedProxies(t *testing.T) {
 	if got := e.admin.ClientIP(r); got != "198.51.100.9" {
 		t.Errorf("ClientIP(from a listed proxy) = %q; want 198.51.100.9", got)
 	}
-	if got := IPFromRequest(r); got != "198.51.100.9" {
-		t.Errorf("IPFromRequest(from the current panel's proxy) = %q; want 198.51.100.9", got)
-	}
 	r.RemoteAddr = "127.0.0.1:80" // loopback is not in this panel's list
 	if got := e.admin.ClientIP(r); got != "127.0.0.1" {
 		t.Errorf("ClientIP(from loopback, not listed) = %q; want 127.0.0.1", got)
 	}
 }
 
-func TestIPFromRequest(t *testing.T) {
+// TestClientIPDefaultTrust: with no TrustedProxies, loopback is the
+// trusted proxy.
+func TestClientIPDefaultTrust(t *testing.T) {
+	e := newEnv(t, testdb.SQLite(t), Options{})
 	r := httptest.NewRequest("GET", "/", nil)
 	r.RemoteAddr = "127.0.0.1:1234"
 	r.Header.Set("X-Forwarded-For", "198.51.100.9")
-	if got, want := IPFromRequest(r), "198.51.100.9"; got != want {
-		t.Errorf("IPFromRequest(%q) = %q; want %q", r.RemoteAddr, got, want)
+	if got, want := e.admin.ClientIP(r), "198.51.100.9"; got != want {
+		t.Errorf("ClientIP(%q) = %q; want %q", r.RemoteAddr, got, want)
 	}
 }
 

@@ -166,9 +166,9 @@ type Relation struct {
 	FK     string
 }
 
-// IconNames is the built-in icon set a ResourceConfig.Icon names
-// (SEED.md's ADMIN_ICON_NAMES).
-var IconNames = slices.Clone(schema.IconNames)
+// IconNames returns the built-in icon set a ResourceConfig.Icon names from,
+// a new slice each call.
+func IconNames() []string { return schema.IconNames() }
 
 // resource is a table as the panel serves it: its schema and config.
 type resource struct {
@@ -396,7 +396,7 @@ func (a *Admin) buildResources(db *bun.DB) error {
 		res := &resource{key: key, table: t, cfg: cfg, hidden: map[string]bool{}}
 		res.label = cmp.Or(cfg.Label, schema.Humanize(key))
 		res.icon = cmp.Or(cfg.Icon, schema.GuessIcon(t.Name))
-		if !slices.Contains(IconNames, res.icon) {
+		if !schema.IsIcon(res.icon) {
 			a.log.Warn("admin: unknown icon; using database", "key", key, "icon", res.icon)
 			res.icon = "database"
 		}

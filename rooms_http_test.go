@@ -51,7 +51,7 @@ func newWorld(t *testing.T, db *bun.DB, withRooms bool) *world {
 		Secret:         []byte("0123456789abcdef0123456789abcdef-rooms"),
 		PasswordHasher: admin.Argon2id{Memory: 64, Time: 1, Threads: 1},
 		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
-		RateLimit:      admin.RateLimitOptions{Login: admin.NoLimit, LoginFailuresPerEmail: admin.NoLimit, LoginFailuresPerNetwork: admin.NoLimit, PerIP: admin.NoLimit},
+		RateLimit:      admin.RateLimitOptions{Login: admin.NoLimit{}, LoginFailuresPerEmail: admin.NoLimit{}, LoginFailuresPerNetwork: admin.NoLimit{}, PerIP: admin.NoLimit{}},
 	}
 	if withRooms {
 		opts.Rooms = w.hub

@@ -29,7 +29,7 @@ func (c *clock) at(d time.Duration) time.Time { return c.now().Add(d) }
 // clock the test moves (starting on a step boundary, in the middle of 2030).
 func totpEnv(t *testing.T, db *bun.DB, opts Options, extra ...func(a *Admin, mux *http.ServeMux)) (*env, *clock) {
 	if opts.RateLimit.TOTP == nil {
-		opts.RateLimit.TOTP = NoLimit
+		opts.RateLimit.TOTP = NoLimit{}
 	}
 	e := newEnv(t, db, opts, extra...)
 	clk := &clock{}
@@ -209,7 +209,7 @@ func TestRequireTOTP(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") })
 		e, clk := totpEnv(t, db, Options{RequireTOTP: TOTPOperators}, func(a *Admin, mux *http.ServeMux) {
-			mux.Handle("/monitor", Guard(GuardOptions{Admin: a})(ok))
+			mux.Handle("/monitor", a.Guard(GuardOptions{})(ok))
 		})
 		root, _ := e.bootstrap()
 		for _, p := range []string{"/admin-api/users", "/admin-api/_dashboard", "/admin-api", "/admin-api/auth/sessions", "/admin-api/rooms", "/monitor"} {
@@ -302,7 +302,7 @@ func TestTOTPChallengeIsNotASession(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") })
 		e, clk := totpEnv(t, db, Options{}, func(a *Admin, mux *http.ServeMux) {
-			mux.Handle("/monitor", Guard(GuardOptions{Admin: a, Role: RoleUser})(ok))
+			mux.Handle("/monitor", a.Guard(GuardOptions{Role: RoleUser})(ok))
 		})
 		root, rootID := e.bootstrap()
 		secret, _ := enrol(t, root, clk)

@@ -64,7 +64,7 @@ func newFuzzEnv(f *testing.F, name string) *fuzzEnv {
 		f.Fatal(err)
 	}
 	a, err := New(db, Options{Secret: testSecret, PasswordHasher: testHasher, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		RateLimit: RateLimitOptions{Login: NoLimit, Bootstrap: NoLimit, RequestReset: NoLimit, LoginFailuresPerEmail: NoLimit, LoginFailuresPerNetwork: NoLimit, PerIP: NoLimit, Actions: NoLimit},
+		RateLimit: RateLimitOptions{Login: NoLimit{}, Bootstrap: NoLimit{}, RequestReset: NoLimit{}, LoginFailuresPerEmail: NoLimit{}, LoginFailuresPerNetwork: NoLimit{}, PerIP: NoLimit{}, Actions: NoLimit{}},
 		Tables:    tablesWith(map[string]any{"typed": (*testTyped)(nil)})})
 	if err != nil {
 		f.Fatal(err)

@@ -138,7 +138,7 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 		Secret:         []byte("bench-secret-bench-secret-bench-secret"),
 		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
 		PasswordHasher: hasher,
-		RateLimit:      admin.RateLimitOptions{Login: admin.NoLimit, LoginFailuresPerEmail: admin.NoLimit, LoginFailuresPerNetwork: admin.NoLimit, PerIP: admin.NoLimit},
+		RateLimit:      admin.RateLimitOptions{Login: admin.NoLimit{}, LoginFailuresPerEmail: admin.NoLimit{}, LoginFailuresPerNetwork: admin.NoLimit{}, PerIP: admin.NoLimit{}},
 	})
 	if err != nil {
 		return err
@@ -161,7 +161,7 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 	a.Mount(mux)
 	one := oneRow(db, rows)
 	mux.Handle("/plain", one)
-	mux.Handle("/guarded", admin.Guard(admin.GuardOptions{Admin: a, APIOnly: true})(one))
+	mux.Handle("/guarded", a.Guard(admin.GuardOptions{APIOnly: true})(one))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err

@@ -121,10 +121,12 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 	tables := admin.BuiltinTables()
 	tables["guilds"] = (*Guild)(nil)
 	opts := admin.Options{
-		Logger:    log,
-		Tables:    tables,
-		Resources: map[string]*admin.Resource{"guilds": guildsResource(db)},
-		Rooms:     hub,
+		Secret:     []byte(os.Getenv("ADMIN_JWT_SECRET")),
+		Production: os.Getenv("APP_ENV") == "production",
+		Logger:     log,
+		Tables:     tables,
+		Resources:  map[string]*admin.Resource{"guilds": guildsResource(db)},
+		Rooms:      hub,
 	}
 	cl.configure(&opts)
 	a, err := admin.New(db, opts)
@@ -154,8 +156,8 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 	}
 	mux := http.NewServeMux()
 	a.Mount(mux)
-	mux.Handle("/monitor", admin.Guard(admin.GuardOptions{Admin: a})(http.HandlerFunc(monitor(db))))
-	mux.Handle("/playground", admin.Guard(admin.GuardOptions{Admin: a, Role: admin.RoleMod})(http.HandlerFunc(playground)))
+	mux.Handle("/monitor", a.Guard(admin.GuardOptions{})(http.HandlerFunc(monitor(db))))
+	mux.Handle("/playground", a.Guard(admin.GuardOptions{Role: admin.RoleMod})(http.HandlerFunc(playground)))
 	mux.HandleFunc("POST /api/auth/login", p.handleLogin)
 	mux.Handle("/ws/", http.StripPrefix("/ws/", hub))
 	return mux, stop, nil

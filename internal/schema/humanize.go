@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -84,9 +85,14 @@ func splitWords(s string) []string {
 	return words
 }
 
-// IconNames is the built-in icon set (SEED.md 2.5 ADMIN_ICON_NAMES). The UI
+// IconNames returns the built-in icon set, a new slice each call. The UI
 // maps each name to an icon; a resource's Icon must be one of them.
-var IconNames = []string{
+func IconNames() []string { return slices.Clone(iconNames) }
+
+// IsIcon reports whether name is in the built-in icon set.
+func IsIcon(name string) bool { return slices.Contains(iconNames, name) }
+
+var iconNames = []string{
 	"user", "team", "safety", "trophy", "file-text", "setting", "line-chart",
 	"database", "thunderbolt", "message", "cloud", "key", "shop", "gift",
 	"flag", "global", "lock", "notification", "calendar", "mail", "tag", "star",
