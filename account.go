@@ -132,7 +132,7 @@ func (au *Auth) SetPasswordHash(ctx context.Context, userID, hash string) error 
 // panel's hashing concurrency limit.
 func (au *Auth) HashPassword(ctx context.Context, password string) (string, error) {
 	if err := checkNewPassword(password); err != nil {
-		return "", fmt.Errorf("admin: %s", err.(*apiError).Message)
+		return "", fmt.Errorf("admin: %s", err.(*APIError).Message)
 	}
 	return au.hash(ctx, password)
 }

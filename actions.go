@@ -78,12 +78,13 @@ const maxActionIDs = 1000
 
 // NewError returns an error that the panel answers with status and message
 // as they are: for Action handlers and Defaults functions to refuse with a
-// reason the operator should read. code is a snake_case identifier.
-func NewError(status int, code, message string) error {
+// reason the operator should read. code is a snake_case identifier; a
+// status outside 400-599 becomes 400.
+func NewError(status int, code, message string) *APIError {
 	if status < 400 || status > 599 {
 		status = http.StatusBadRequest
 	}
-	return &apiError{Status: status, Code: code, Message: message}
+	return &APIError{Status: status, Code: code, Message: message}
 }
 
 // POST /admin-api/{resource}/_action/{name}
@@ -192,7 +193,7 @@ func (a *Admin) selection(ctx context.Context, op Operator, res *resource, raw a
 	for i, v := range list {
 		id, err := a.rowIDFromBody(res, v)
 		if err != nil {
-			var ae *apiError
+			var ae *APIError
 			if errors.As(err, &ae) {
 				return nil, nil, errorf(ae.Status, ae.Code, "ids[%d]: %s", i, ae.Message)
 			}
@@ -241,7 +242,7 @@ func runAction(ctx context.Context, act Action, row map[string]any, c ActionCont
 		}
 	}()
 	result, err = act.Handler(ctx, row, c)
-	var ae *apiError
+	var ae *APIError
 	if err != nil && !errors.As(err, &ae) {
 		err = fmt.Errorf("admin: action %s/%s: %w", c.Resource, act.Name, err)
 	}

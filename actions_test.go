@@ -13,7 +13,8 @@ import (
 )
 
 // actionEnv has guilds with Update denied and one action per rule of
-// SEED.md 2.6 and 2.7 rules 4 to 6. calls counts handler runs.
+// an action's permission (its Roles, else update's). calls counts handler
+// runs.
 func actionEnv(t *testing.T, db *bun.DB, opts Options, calls *atomic.Int64) *env {
 	t.Helper()
 	createTables(t, db, (*testGuild)(nil))

@@ -60,15 +60,6 @@ type resetOptions struct {
 	operatorsOnly bool
 }
 
-// Errors of the Auth API.
-var (
-	// ErrInvalidCredentials reports an unknown email or a wrong password;
-	// the two are deliberately indistinguishable.
-	ErrInvalidCredentials = errors.New("admin: invalid credentials")
-	// ErrBanned reports a sign-in by a user whose ban is in force.
-	ErrBanned = errors.New("admin: banned")
-)
-
 // Password bounds: long enough to matter, short enough that hashing a
 // hostile body stays cheap.
 const (
@@ -195,13 +186,6 @@ func (au *Auth) rehashIfNeeded(ctx context.Context, acc *account, password strin
 	}
 }
 
-var (
-	errInvalidCredentials = errorf(http.StatusUnauthorized, "invalid_credentials", "invalid email or password")
-	errBootstrapClosed    = errorf(http.StatusForbidden, "bootstrap_closed", "an admin exists already; bootstrap is closed")
-	errInvalidResetToken  = errorf(http.StatusBadRequest, "invalid_token", "the reset token is invalid, expired or already used")
-	errBannedSignIn       = errorf(http.StatusForbidden, "banned", "this account is banned")
-)
-
 // bootstrap makes the first admin from checked credentials: a new user,
 // or an existing one promoted (with its own password when it has one).
 // defaults gives a new users row the columns it needs beyond email and
@@ -211,7 +195,7 @@ func (au *Auth) bootstrap(ctx context.Context, c credentials, meta map[string]an
 	if exists, err := au.roles.adminExists(ctx, au.db); err != nil {
 		return "", 0, err
 	} else if exists {
-		return "", 0, errBootstrapClosed
+		return "", 0, ErrBootstrapClosed
 	}
 	acc, err := au.users.accountByEmail(ctx, au.db, c.Email)
 	var amb *errAmbiguousEmail
@@ -243,7 +227,7 @@ func (au *Auth) bootstrap(ctx context.Context, c credentials, meta map[string]an
 		if exists, err := au.roles.adminExists(ctx, tx); err != nil {
 			return err
 		} else if exists {
-			return errBootstrapClosed
+			return ErrBootstrapClosed
 		}
 		switch {
 		case acc == nil:

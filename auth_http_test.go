@@ -159,7 +159,8 @@ func TestLoginBanned(t *testing.T) {
 	})
 }
 
-// TestSessionTransitions walks SEED.md 3.2 row by row.
+// TestSessionTransitions walks a session's states (signed out, in,
+// revoked, expired) one change at a time.
 func TestSessionTransitions(t *testing.T) {
 	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		ctx := context.Background()

@@ -119,3 +119,21 @@ func (a *Admin) stopBackground() {
 	}
 	a.failures.stop()
 }
+
+// goBackground runs fn on a goroutine of its own, at once, with ctx's
+// values but not its end (the request that started it may answer and end
+// first), tracked so that Close waits for it. It reports false when the
+// panel is closing and fn did not run.
+func (a *Admin) goBackground(ctx context.Context, fn func(ctx context.Context)) bool {
+	a.bgMu.Lock()
+	defer a.bgMu.Unlock()
+	if a.closed.Load() {
+		return false
+	}
+	a.bg.Add(1)
+	go func() {
+		defer a.bg.Done()
+		fn(context.WithoutCancel(ctx))
+	}()
+	return true
+}

@@ -426,7 +426,7 @@ func (a *Admin) applyDefaults(ctx context.Context, op Operator, res *resource, v
 	if fn := res.cfg.Create.Defaults; fn != nil {
 		defs, err := fn(ctx, DefaultsContext{OperatorID: op.UserID, Resource: res.key})
 		if err != nil {
-			var ae *apiError
+			var ae *APIError
 			if errors.As(err, &ae) {
 				return err
 			}
@@ -452,7 +452,10 @@ func (a *Admin) applyDefaults(ctx context.Context, op Operator, res *resource, v
 		if err := h.BeforeAppendModel(ctx, a.db.NewInsert()); err != nil {
 			return err
 		}
-		row := query.RowMap(res.table, model, nil)
+		row, err := query.RowMap(res.table, model, nil)
+		if err != nil {
+			return fmt.Errorf("admin: %s: the model's BeforeAppendModel defaults: %w", res.key, err)
+		}
 		for _, c := range res.table.Columns {
 			if _, set := vals[c.Name]; set || c.Field.HasZeroValue(reflectValue(model)) {
 				continue

@@ -25,7 +25,7 @@ func dbError(err error) error {
 	}
 	var pg interface{ Field(byte) string }
 	if errors.As(err, &pg) {
-		var ae *apiError
+		var ae *APIError
 		switch state := pg.Field('C'); {
 		case state == "23505":
 			ae = errorf(http.StatusConflict, "conflict", "a row with that unique value exists already")
@@ -57,7 +57,7 @@ func dbError(err error) error {
 		return ae.because(err)
 	}
 	msg := err.Error()
-	var ae *apiError
+	var ae *APIError
 	switch {
 	case strings.Contains(msg, "UNIQUE constraint failed"), strings.Contains(msg, "PRIMARY KEY constraint failed"):
 		ae = errorf(http.StatusConflict, "conflict", "a row with that unique value exists already")
@@ -155,7 +155,7 @@ func sqliteColumns(msg string) []string {
 // the database reported is quoted back only from the allow-list. An
 // answer left without a field keeps its message.
 func columnFields(res *resource, err error) error {
-	var ae *apiError
+	var ae *APIError
 	if !errors.As(err, &ae) || len(ae.Fields) == 0 {
 		return err
 	}
@@ -175,10 +175,6 @@ func columnFields(res *resource, err error) error {
 	}
 	return &c
 }
-
-// errReference is a foreign key violation whose side the database did not
-// say (SQLite, or a PostgreSQL detail in another wording).
-var errReference = errorf(http.StatusBadRequest, "invalid_reference", "the referenced row does not exist, or other rows refer to this one")
 
 // insertError is dbError for an INSERT and deleteError for a DELETE: on
 // SQLite, whose message does not say which side of a foreign key failed,

@@ -11,12 +11,14 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
 )
 
-// Sentinel errors returned by the Go API. Callers branch on them with errors.Is.
+// Errors of the Go API. Callers branch on them with errors.Is; those that
+// are an *APIError also say how the panel answers them over HTTP.
 var (
 	// ErrNotFound reports that a user, row or room does not exist.
 	ErrNotFound = errors.New("admin: not found")
@@ -25,15 +27,91 @@ var (
 	ErrUnsupported = errors.New("admin: unsupported")
 	// ErrInvalidRole reports a role other than admin, mod or user.
 	ErrInvalidRole = errors.New("admin: invalid role")
+	// ErrUnknownResource reports a mod scope naming no resource of the panel.
+	ErrUnknownResource = errors.New("admin: unknown resource")
+	// ErrLastAdmin refuses a change that would leave no admin (Moderation's
+	// SetRole, a delete or demotion over HTTP): bootstrap would open again
+	// to anyone who asks.
+	ErrLastAdmin = errorf(http.StatusConflict, "last_admin", "the last admin cannot be removed or demoted; make another admin first")
+
+	// ErrInvalidCredentials reports an unknown email or a wrong password;
+	// the two are deliberately indistinguishable.
+	ErrInvalidCredentials = errors.New("admin: invalid credentials")
+	// ErrBanned reports a sign-in by a user whose ban is in force.
+	ErrBanned = errors.New("admin: banned")
+	// ErrAmbiguousEmail reports an email that matches several accounts only
+	// without regard to case (stored "Sam@x" and "sam@x", asked for "SAM@x"):
+	// UserIDByEmail names none rather than guess.
+	ErrAmbiguousEmail = errors.New("admin: the email matches several accounts in different case")
+	// ErrRateLimited reports a sign-in refused by a rate limit before any
+	// password was checked. The error Auth().Authenticate returns is a
+	// *RateLimitError, which says when to try again.
+	ErrRateLimited = errors.New("admin: rate limited")
+	// ErrLimiterUnavailable reports a sign-in refused because a rate limiter
+	// failed (its shared store is down): the attempt is refused rather than
+	// let through unlimited. Auth().Authenticate and AuthenticateFrom return
+	// it wrapping the cause; a game answers 503.
+	ErrLimiterUnavailable = errors.New("admin: rate limiter unavailable")
+	// ErrSecondFactorRequired is StartSession's answer for a user with
+	// two-factor sign-in on: no session was issued, a challenge is pending in
+	// its cookie, and the browser should be sent to SecondFactorURL to enter
+	// a code.
+	ErrSecondFactorRequired = errors.New("admin: second factor required")
+	// ErrBootstrapClosed refuses the first-admin sign-up once an admin exists.
+	ErrBootstrapClosed = errorf(http.StatusForbidden, "bootstrap_closed", "an admin exists already; bootstrap is closed")
+	// ErrInvalidResetToken refuses a password reset link that is unknown,
+	// expired or spent.
+	ErrInvalidResetToken = errorf(http.StatusBadRequest, "invalid_token", "the reset token is invalid, expired or already used")
 )
 
-// apiError is the one error body every endpoint answers with (written as
-// an errbody.Body, which live's answers share):
+// Errors a Rooms implementation returns for unknown rooms and sessions, and
+// for a state path that does not fit the room state.
+var (
+	ErrRoomNotFound    = errors.New("admin: room not found")
+	ErrSessionNotFound = errors.New("admin: session not found")
+	ErrInvalidPath     = errors.New("admin: invalid state path")
+	// ErrNodeUnavailable reports that the node owning a room cannot be
+	// reached (it is gone, or the shared store is down); the panel answers
+	// 503 node_unavailable.
+	ErrNodeUnavailable = errors.New("admin: node unavailable")
+	// ErrNodeTimeout reports that the node owning a room did not answer in
+	// time; the panel answers 504 node_timeout.
+	ErrNodeTimeout = errors.New("admin: node timeout")
+	// ErrInvalidStateValue reports a state edit whose value the room state
+	// cannot hold (the game's Go type refuses it); the panel answers 400
+	// invalid_value. Errors carrying it may wrap ErrInvalidPath too.
+	ErrInvalidStateValue = errors.New("admin: value does not fit the room state")
+)
+
+// RateLimitError is a sign-in refused by a rate limit; errors.Is(err,
+// ErrRateLimited) reports it.
+type RateLimitError struct {
+	// RetryAfter is how long until the limiter lets the next attempt in.
+	RetryAfter time.Duration
+}
+
+// Error says when to try again.
+func (e *RateLimitError) Error() string {
+	return fmt.Sprintf("admin: rate limited; retry in %s", e.RetryAfter.Round(time.Second))
+}
+
+// Is makes errors.Is(err, ErrRateLimited) true.
+func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited }
+
+// APIError is an answer of the panel's HTTP API, and the error of the Go
+// API calls that have one (ErrLastAdmin, an action's NewError). Every
+// endpoint answers with its body:
 // {"error": "<human message>", "code": "<snake_case>", "status": N}, plus
-// "requestId" on 5xx answers, the id their log line carries.
-type apiError struct {
-	Status  int    `json:"status"`
-	Code    string `json:"code"`
+// "requestId" on 5xx answers, the id their log line carries. errors.Is
+// matches two APIErrors of the same status, code and message, whatever
+// their causes; errors.As finds one in a chain.
+type APIError struct {
+	// Status is the HTTP status, 400-599.
+	Status int `json:"status"`
+	// Code is a stable snake_case identifier a client branches on.
+	Code string `json:"code"`
+	// Message is for a person: it says what went wrong and, where it can,
+	// what to do.
 	Message string `json:"error"`
 	// RetryAfterSec is set on 429 answers only.
 	RetryAfterSec int `json:"retryAfterSec,omitempty"`
@@ -41,58 +119,79 @@ type apiError struct {
 	RequestID string `json:"requestId,omitempty"`
 	// Fields names the columns a 4xx is about, each with its message.
 	Fields map[string]string `json:"fields,omitempty"`
-	// cause is why the answer is what it is, when an error led to it:
-	// logged with a 5xx, never sent.
-	cause error
+	// Cause is why the answer is what it is, when an error led to it:
+	// logged with a 5xx, never sent. Unwrap returns it.
+	Cause error `json:"-"`
 }
 
-func (e *apiError) Error() string {
-	if e.cause != nil {
-		return fmt.Sprintf("%d %s: %s: %v", e.Status, e.Code, e.Message, e.cause)
+func (e *APIError) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("%d %s: %s: %v", e.Status, e.Code, e.Message, e.Cause)
 	}
 	return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message)
 }
 
 // Unwrap returns the cause, so errors.Is and errors.As see through an
 // answer to what led to it.
-func (e *apiError) Unwrap() error { return e.cause }
+func (e *APIError) Unwrap() error { return e.Cause }
 
-// Is matches an answer against a sentinel answer such as errBootstrapClosed
+// Is matches an answer against a sentinel answer such as ErrBootstrapClosed
 // whether or not a cause was attached to a copy of it.
-func (e *apiError) Is(target error) bool {
-	t, ok := target.(*apiError)
+func (e *APIError) Is(target error) bool {
+	t, ok := target.(*APIError)
 	return ok && t.Status == e.Status && t.Code == e.Code && t.Message == e.Message
 }
 
 // because returns a copy of e carrying cause; e itself (often a shared
 // sentinel) is left as it is. A nil cause returns e.
-func (e *apiError) because(cause error) *apiError {
+func (e *APIError) because(cause error) *APIError {
 	if cause == nil {
 		return e
 	}
 	c := *e
-	c.cause = cause
+	c.Cause = cause
 	return &c
 }
 
 // fieldError is errorf about one column: the body's fields name it with
 // the message.
-func fieldError(status int, code, column, format string, args ...any) *apiError {
+func fieldError(status int, code, column, format string, args ...any) *APIError {
 	e := errorf(status, code, format, args...)
 	e.Fields = map[string]string{column: e.Message}
 	return e
 }
 
-func errorf(status int, code, format string, args ...any) *apiError {
-	return &apiError{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
+func errorf(status int, code, format string, args ...any) *APIError {
+	return &APIError{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// The panel's HTTP answers that are not errors of the Go API.
 var (
+	errInvalidCredentials = errorf(http.StatusUnauthorized, "invalid_credentials", "invalid email or password")
+	errBannedSignIn       = errorf(http.StatusForbidden, "banned", "this account is banned")
+	// errReference is a foreign key violation whose side the database did
+	// not say (SQLite, or a PostgreSQL detail in another wording).
+	errReference = errorf(http.StatusBadRequest, "invalid_reference", "the referenced row does not exist, or other rows refer to this one")
+
+	errInvalidCode   = errorf(http.StatusBadRequest, "invalid_code", "the code is wrong, expired or already used")
+	errTOTPRequired  = errorf(http.StatusForbidden, "totp_enrollment_required", "set up two-factor sign-in on your account page first")
+	errBadChallenge  = errorf(http.StatusUnauthorized, "invalid_challenge", "the sign-in step has expired; sign in again")
+	errTOTPNotOn     = errorf(http.StatusConflict, "totp_not_enabled", "two-factor sign-in is not on for this account")
+	errTOTPAlreadyOn = errorf(http.StatusConflict, "totp_already_enabled", "two-factor sign-in is on already; disable it first")
+
 	errUnauthenticated = errorf(http.StatusUnauthorized, "unauthenticated", "sign-in required")
 	errOperatorOnly    = errorf(http.StatusForbidden, "forbidden", "an operator role (admin or mod) is required")
 	errNotFoundRoute   = errorf(http.StatusNotFound, "not_found", "not found")
 	errCrossOrigin     = errorf(http.StatusForbidden, "cross_origin", "cross-origin request refused")
 	errClosed          = errorf(http.StatusServiceUnavailable, "closed", "the admin panel is shutting down")
+)
+
+var (
+	// errBadToken is any token the panel did not issue, or no longer takes.
+	errBadToken = errors.New("admin: invalid token")
+	// errExportWrite marks an export stopped because the client did not
+	// take what was written: its side, logged at debug level only.
+	errExportWrite = errors.New("admin: export: writing to the client")
 )
 
 // writeJSON answers v as JSON with the given status. The body is encoded
@@ -176,13 +275,13 @@ func clientGone(r *http.Request, err error) bool {
 	return errors.Is(err, context.Canceled) && errors.Is(r.Context().Err(), context.Canceled)
 }
 
-// writeError answers err with the error body. An *apiError is sent as it
+// writeError answers err with the error body. An *APIError is sent as it
 // is; anything else is an internal error answered with a generic 500 that
 // never echoes the cause. Every 5xx is logged once, here, with its cause
 // and a request id that the body carries as requestId. A request whose
 // client went away is logged at debug level only.
 func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var ae *apiError
+	var ae *APIError
 	var mbe *http.MaxBytesError
 	switch {
 	case clientGone(r, err):
@@ -194,12 +293,12 @@ func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	default:
 		ae = errorf(http.StatusInternalServerError, "internal", "internal error").because(err)
 	}
-	if ae.Status < 500 && ae.cause != nil {
+	if ae.Status < 500 && ae.Cause != nil {
 		// A refusal the database made (a constraint, a value it would
 		// not take): the client's mistake, but the database said why.
-		if state := sqlState(ae.cause); state != "" {
+		if state := sqlState(ae.Cause); state != "" {
 			a.log.InfoContext(r.Context(), "admin: the database refused a value", slog.String("method", r.Method), slog.String("path", r.URL.Path),
-				slog.Int("status", ae.Status), slog.String("code", ae.Code), slog.String("sqlstate", state), slog.Any("fields", ae.Fields), slog.Any("err", ae.cause))
+				slog.Int("status", ae.Status), slog.String("code", ae.Code), slog.String("sqlstate", state), slog.Any("fields", ae.Fields), slog.Any("err", ae.Cause))
 		}
 	}
 	if ae.Status >= 500 {
@@ -208,10 +307,10 @@ func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		ae = &c
 		attrs := []any{slog.String("requestId", ae.RequestID), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.Int("status", ae.Status), slog.String("code", ae.Code)}
-		if ae.cause == nil {
+		if ae.Cause == nil {
 			a.log.WarnContext(r.Context(), "admin: "+ae.Message, attrs...)
 		} else {
-			attrs = append(attrs, errAttrs(ae.cause)...)
+			attrs = append(attrs, errAttrs(ae.Cause)...)
 			a.log.ErrorContext(r.Context(), "admin: request failed", attrs...)
 		}
 	}

@@ -194,10 +194,6 @@ func (a *Admin) streamCSV(ctx context.Context, w http.ResponseWriter, res *resou
 	}
 }
 
-// errExportWrite marks an export stopped because the client did not take
-// what was written: its side, logged at debug level only.
-var errExportWrite = errors.New("admin: export: writing to the client")
-
 // abortResponse ends a response whose status line has been sent so that
 // the client sees an incomplete transfer, never a short body that looks
 // whole. panic(http.ErrAbortHandler) alone is not enough: a recovery

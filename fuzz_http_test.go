@@ -96,7 +96,7 @@ func (p *fuzzPanel) serve(method, path, body, cookie string) *httptest.ResponseR
 }
 
 // checkAnswer fails unless the answer is below 500 and, when not 2xx,
-// DESIGN.md's error body.
+// the panel's error body (APIError).
 func (p *fuzzPanel) checkAnswer(t *testing.T, what string, rec *httptest.ResponseRecorder) {
 	t.Helper()
 	body := rec.Body.Bytes()

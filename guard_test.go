@@ -10,7 +10,8 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// TestGuard walks every cell of SEED.md 4.4's rejection table.
+// TestGuard walks every cell of the guard's rejection table: no session,
+// too low a role, navigation or API call.
 func TestGuard(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 
@@ -22,8 +23,10 @@ func TestLastAdminStays(t *testing.T) {
 		root.do("DELETE", "/admin-api/users/"+rootID, nil).want(t, 409, "last_admin")
 		root.do("DELETE", "/admin-api/roles/"+rootID, nil).want(t, 409, "last_admin")
 		root.do("PATCH", "/admin-api/roles/"+rootID, map[string]any{"role": "mod"}).want(t, 409, "last_admin")
-		if err := e.admin.Moderation().SetRole(ctx, rootID, RoleUser); err == nil {
-			t.Fatal("Moderation.SetRole demoted the last admin")
+		err := e.admin.Moderation().SetRole(ctx, rootID, RoleUser)
+		var ae *APIError
+		if !errors.Is(err, ErrLastAdmin) || !errors.As(err, &ae) || ae.Status != 409 || ae.Code != "last_admin" {
+			t.Fatalf("Moderation.SetRole(the last admin, user) = %v; want ErrLastAdmin, a 409 last_admin *APIError", err)
 		}
 		st := e.client().do("GET", "/admin-api/auth/status", nil).want(t, 200)
 		if st.body["needsBootstrap"] != false {

@@ -12,11 +12,6 @@ import (
 	"github.com/gameadmin/admin/internal/netkey"
 )
 
-// ErrAmbiguousEmail reports an email that matches several accounts only
-// without regard to case (stored "Sam@x" and "sam@x", asked for "SAM@x"):
-// UserIDByEmail names none rather than guess.
-var ErrAmbiguousEmail = errors.New("admin: the email matches several accounts in different case")
-
 // UserIDByEmail returns the id of the user with that email, matched the
 // way panel sign-in matches it: without regard to case, an exact match
 // first. It is for the game's own sign-in paths (an SSO callback before
@@ -49,32 +44,6 @@ func (au *Auth) accountByEmail(ctx context.Context, email string) (*account, err
 	}
 	return acc, err
 }
-
-// ErrRateLimited reports a sign-in refused by a rate limit before any
-// password was checked. The error Auth().Authenticate returns is a
-// *RateLimitError, which says when to try again.
-var ErrRateLimited = errors.New("admin: rate limited")
-
-// RateLimitError is a sign-in refused by a rate limit; errors.Is(err,
-// ErrRateLimited) reports it.
-type RateLimitError struct {
-	// RetryAfter is how long until the limiter lets the next attempt in.
-	RetryAfter time.Duration
-}
-
-// Error says when to try again.
-func (e *RateLimitError) Error() string {
-	return fmt.Sprintf("admin: rate limited; retry in %s", e.RetryAfter.Round(time.Second))
-}
-
-// Is makes errors.Is(err, ErrRateLimited) true.
-func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited }
-
-// ErrLimiterUnavailable reports a sign-in refused because a rate limiter
-// failed (its shared store is down): the attempt is refused rather than
-// let through unlimited. Auth().Authenticate and AuthenticateFrom return
-// it wrapping the cause; a game answers 503.
-var ErrLimiterUnavailable = errors.New("admin: rate limiter unavailable")
 
 // loginAttempt is one password check: who for, and where it came from.
 type loginAttempt struct {

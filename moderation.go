@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"slices"
 	"time"
 
@@ -27,9 +26,6 @@ type Moderation struct {
 	operatorsOnly bool // Options.OperatorsOnly
 	log           *slog.Logger
 }
-
-// ErrUnknownResource reports a mod scope naming no resource of the panel.
-var ErrUnknownResource = errors.New("admin: unknown resource")
 
 // SetRole gives userID the role, keeping any mod scopes on record. A
 // "role.set" audit entry by the operator on ctx (OperatorFrom; none when
@@ -63,10 +59,6 @@ func (m *Moderation) SetRole(ctx context.Context, userID string, role Role) erro
 			Payload: map[string]any{"changes": map[string]any{"role": map[string]any{"before": ra.Role, "after": role}}}})
 	})
 }
-
-// errLastAdmin refuses a change that would leave no admin: bootstrap
-// would open again to anyone who asks.
-var errLastAdmin = errorf(http.StatusConflict, "last_admin", "the last admin cannot be removed or demoted; make another admin first")
 
 // touchesAdmins reports whether a write to res can take away an admin:
 // deleting a user (its role goes with it) or a roles row, or editing one.

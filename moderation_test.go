@@ -11,7 +11,7 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// TestRoleTransitions walks SEED.md 3.1: each move, its next state, and
+// TestRoleTransitions walks every role change: each move, its next state, and
 // that it applies on the next request with the same cookie.
 func TestRoleTransitions(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
@@ -87,7 +87,7 @@ func TestModerationErrors(t *testing.T) {
 	})
 }
 
-// TestCan is the standard rule of SEED.md 2.7 rule 2 and 2.2, as
+// TestCan is the standard rule (standardCan) as
 // (role, scope, action, resource) -> allowed.
 func TestCan(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {

@@ -101,8 +101,8 @@ type Options struct {
 	// MaxBodyBytes bounds every request body. Default 1 MiB.
 	MaxBodyBytes int64
 	// OperatorsOnly makes every resource endpoint require admin or mod; a
-	// policy of Everyone() then means operators. Default false, as SEED.md
-	// has it: a signed-in plain user may call list and read. Recommended.
+	// policy of Everyone() then means operators. Default false: a
+	// signed-in plain user may call list and read. Recommended.
 	OperatorsOnly bool
 	// RequireTOTP makes operators enrol a second factor before they can do
 	// anything but enrol (see README, Two-factor sign-in): TOTPAdmins,

@@ -59,7 +59,7 @@ func (a Op) valid() bool {
 // rolesResource is the key of the built-in roles table, always blocked for mods.
 const rolesResource = "roles"
 
-// standardCan is the standard RBAC rule (SEED.md 2.7 rule 2): admin may do
+// standardCan is the standard RBAC rule: admin may do
 // everything; a mod may list, read and update the resources in its scopes,
 // never the roles table; a plain user may list and read, unless
 // operatorsOnly is set.

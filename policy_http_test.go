@@ -169,7 +169,7 @@ func runMatrix(t *testing.T, e *env, c crew, matrix []policyCase) {
 	}
 }
 
-// TestPolicyMatrix is SEED.md 2.2, 2.4 and 2.7 over HTTP: (role, scope,
+// TestPolicyMatrix is the permission rules over HTTP: (role, scope,
 // policy, operation) -> status.
 func TestPolicyMatrix(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {

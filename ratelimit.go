@@ -95,7 +95,7 @@ type RateLimitOptions struct {
 	TOTP Limiter
 }
 
-// The default buckets of RateLimitOptions (SEED.md §8, DESIGN.md §6).
+// The default buckets of RateLimitOptions (docs/security.md lists them).
 const (
 	defaultLoginBurst          = 10
 	defaultLoginPerSec         = 10.0 / 60

@@ -24,7 +24,7 @@ func (l refuse) Allow(context.Context, string) (bool, time.Duration, error) {
 	return false, l.retry, l.err
 }
 
-// TestRateLimitDefaults checks SEED.md 8's default buckets through HTTP.
+// TestRateLimitDefaults checks the default buckets through HTTP.
 func TestRateLimitDefaults(t *testing.T) {
 	defaults := Options{RateLimit: defaultLimiters(RateLimitOptions{})}
 	tests := []struct {

@@ -211,7 +211,7 @@ func TestCustomRelations(t *testing.T) {
 		cr.modBare.do("GET", "/admin-api/guilds/"+gid+"/relations/members", nil).want(t, 403, "forbidden")
 		cr.modBare.do("GET", "/admin-api/guilds/"+gid+"/_counts", nil).want(t, 403, "forbidden")
 		cr.anon.do("GET", "/admin-api/guilds/"+gid+"/relations/members", nil).want(t, 401, "unauthenticated")
-		// A plain user may read both tables (SEED.md 2.2).
+		// A plain user may read both tables.
 		cr.user.do("GET", "/admin-api/guilds/"+gid+"/relations/members", nil).want(t, 200)
 	})
 }

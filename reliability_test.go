@@ -89,11 +89,11 @@ func TestNoCauseLost(t *testing.T) {
 
 func TestAPIErrorCause(t *testing.T) {
 	cause := sql.ErrConnDone
-	e := errBootstrapClosed.because(cause)
-	if !errors.Is(e, errBootstrapClosed) || !errors.Is(e, sql.ErrConnDone) {
-		t.Fatalf("errors.Is through %v: sentinel %v, cause %v", e, errors.Is(e, errBootstrapClosed), errors.Is(e, sql.ErrConnDone))
+	e := ErrBootstrapClosed.because(cause)
+	if !errors.Is(e, ErrBootstrapClosed) || !errors.Is(e, sql.ErrConnDone) {
+		t.Fatalf("errors.Is through %v: sentinel %v, cause %v", e, errors.Is(e, ErrBootstrapClosed), errors.Is(e, sql.ErrConnDone))
 	}
-	if errBootstrapClosed.cause != nil || errBootstrapClosed.because(nil) != errBootstrapClosed {
+	if ErrBootstrapClosed.Cause != nil || ErrBootstrapClosed.because(nil) != ErrBootstrapClosed {
 		t.Fatal("because changed the shared sentinel or copied it for a nil cause")
 	}
 	if !strings.Contains(e.Error(), cause.Error()) {
@@ -473,7 +473,7 @@ func TestDBErrorNotNullColumn(t *testing.T) {
 		"sqlite: NOT NULL constraint failed":                   "a column that cannot be null was null",
 		"NOT NULL constraint failed: (1299)":                   "a column that cannot be null was null",
 	} {
-		var ae *apiError
+		var ae *APIError
 		if !errors.As(dbError(errors.New(msg)), &ae) || ae.Code != "missing_value" || ae.Message != want {
 			t.Errorf("dbError(%q) = %v; want missing_value %q", msg, ae, want)
 		}

@@ -16,7 +16,7 @@ import (
 )
 
 // handlerFunc is an endpoint that reports failure by returning an error:
-// an *apiError goes to the client as it is, anything else is logged and
+// an *APIError goes to the client as it is, anything else is logged and
 // answered with a generic 500.
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
@@ -246,29 +246,13 @@ func requestMeta(r *http.Request, trusted []netip.Prefix) map[string]any {
 	return map[string]any{"ip": clientIP(r, trusted), "userAgent": ua}
 }
 
-// goBackground runs fn after the response, tracked so Close waits for it.
-// It reports false when the panel is closing and fn did not run.
-func (a *Admin) goBackground(ctx context.Context, fn func(ctx context.Context)) bool {
-	a.bgMu.Lock()
-	defer a.bgMu.Unlock()
-	if a.closed.Load() {
-		return false
-	}
-	a.bg.Add(1)
-	go func() {
-		defer a.bg.Done()
-		fn(context.WithoutCancel(ctx))
-	}()
-	return true
-}
-
 // limit spends a token of key's bucket: 429 when empty, 503 when the
 // limiter fails (writeError logs the cause with the request id).
 func limit(ctx context.Context, l Limiter, key string) error {
 	return loginError(limitError(l.Allow(ctx, key)))
 }
 
-func rateLimited(retry time.Duration) *apiError {
+func rateLimited(retry time.Duration) *APIError {
 	sec := max(int(math.Ceil(retry.Seconds())), 1)
 	e := errorf(http.StatusTooManyRequests, "rate_limited", "too many requests; retry in %d s", sec)
 	e.RetryAfterSec = sec

@@ -111,20 +111,20 @@ func (au *Auth) resetPassword(ctx context.Context, token, password string, meta 
 	}
 	c, err := au.tokens.parseToken(token, kindReset)
 	if err != nil {
-		return errInvalidResetToken
+		return ErrInvalidResetToken
 	}
 	if err := checkNewPassword(password); err != nil {
 		return err
 	}
 	acc, err := au.users.accountByID(ctx, au.db, c.UserID)
 	if errors.Is(err, ErrNotFound) {
-		return errInvalidResetToken
+		return ErrInvalidResetToken
 	}
 	if err != nil {
 		return err
 	}
 	if acc.TokenVersion != c.TV || au.tokens.passwordFingerprint(acc.PasswordHash) != c.PW {
-		return errInvalidResetToken
+		return ErrInvalidResetToken
 	}
 	h, err := au.hash(ctx, password)
 	if err != nil {
@@ -145,7 +145,7 @@ func (au *Auth) resetPassword(ctx context.Context, token, password string, meta 
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n != 1 {
-			return errInvalidResetToken
+			return ErrInvalidResetToken
 		}
 		return au.audit.record(ctx, tx, authEntry(meta, acc.ID, "auth.password_reset_completed", acc.Email))
 	})

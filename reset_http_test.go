@@ -73,7 +73,8 @@ func TestResetOperatorsOnly(t *testing.T) {
 	}
 }
 
-// TestPasswordReset walks SEED.md 3.3 and 5.1.
+// TestPasswordReset walks a reset link from request to use: one use,
+// fifteen minutes, every session ended.
 func TestPasswordReset(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		got := make(chan ResetRequest, 4)

@@ -294,7 +294,7 @@ var builtinRelations = map[string][]schema.Relation{
 }
 
 // buildResources inspects every table, links relations and applies configs.
-// The order is SEED.md 2.3's for the built-in keys, then the custom keys in
+// The order is builtinKeys' for the built-in keys, then the custom keys in
 // alphabetical order (Go maps have none of their own).
 func (a *Admin) buildResources(db *bun.DB) error {
 	builtins := BuiltinTables()

@@ -48,7 +48,7 @@ func (rs roleStore) guardAdmins(ctx context.Context, tx bun.Tx) (check func() er
 			return err
 		}
 		if !left {
-			return errLastAdmin
+			return ErrLastAdmin
 		}
 		return nil
 	}, nil

@@ -3,7 +3,6 @@ package admin
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
 )
 
@@ -39,25 +38,6 @@ type Rooms interface {
 	// returns how many it closed.
 	DisconnectUser(ctx context.Context, userID, reason string) (int, error)
 }
-
-// Errors a Rooms implementation returns for unknown rooms and sessions, and
-// for a state path that does not fit the room state.
-var (
-	ErrRoomNotFound    = errors.New("admin: room not found")
-	ErrSessionNotFound = errors.New("admin: session not found")
-	ErrInvalidPath     = errors.New("admin: invalid state path")
-	// ErrNodeUnavailable reports that the node owning a room cannot be
-	// reached (it is gone, or the shared store is down); the panel answers
-	// 503 node_unavailable.
-	ErrNodeUnavailable = errors.New("admin: node unavailable")
-	// ErrNodeTimeout reports that the node owning a room did not answer in
-	// time; the panel answers 504 node_timeout.
-	ErrNodeTimeout = errors.New("admin: node timeout")
-	// ErrInvalidStateValue reports a state edit whose value the room state
-	// cannot hold (the game's Go type refuses it); the panel answers 400
-	// invalid_value. Errors carrying it may wrap ErrInvalidPath too.
-	ErrInvalidStateValue = errors.New("admin: value does not fit the room state")
-)
 
 // RoomSummary is one row of the live-room list.
 type RoomSummary struct {

@@ -23,7 +23,7 @@ const (
 	kindReset   = "reset"
 )
 
-// resetTTL is the fixed lifetime of a password-reset token (SEED.md 5.1).
+// resetTTL is the fixed lifetime of a password-reset token.
 const resetTTL = 15 * time.Minute
 
 // claims are the JWT claims of session and reset tokens.
@@ -37,8 +37,6 @@ type claims struct {
 	PW string `json:"pw,omitempty"`
 	jwt.RegisteredClaims
 }
-
-var errBadToken = errors.New("admin: invalid token")
 
 // tokenParser verifies every token: HS256 only, expiry required, issue
 // time checked. Its options never change, so it is built once (a Parser
@@ -158,7 +156,7 @@ func (a *Admin) authenticate(ctx context.Context, r *http.Request) (Operator, er
 // prepares it once per pooled connection, so each request skips
 // PostgreSQL's parse and plan (SQLite's prepare), which cost about as much
 // as running it. It is still one statement per request, reading the token
-// version and the role live (SEED.md 2.2): nothing is cached but the plan.
+// version and the role live: nothing is cached but the plan.
 // Bun's query hooks do not see it.
 //
 // Any error of the prepared statement (the tables not migrated yet, a
@@ -222,7 +220,9 @@ func (s *sessionCheck) state(ctx context.Context, a *Admin, userID string) (int6
 }
 
 // prepared is the statement, prepared on first use; nil when it cannot be
-// (the fallback is sessionState).
+// (the fallback is sessionState). A failed Prepare counts as a failure of
+// the statement: after maxStmtFailures the panel logs the cause and stops
+// preparing, rather than trying again on every request.
 func (s *sessionCheck) prepared(ctx context.Context, a *Admin) *sql.Stmt {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -239,6 +239,12 @@ func (s *sessionCheck) prepared(ctx context.Context, a *Admin) *sql.Stmt {
 	// its placeholders.
 	stmt, err := a.db.DB.PrepareContext(ctx, q.String())
 	if err != nil {
+		if ctx.Err() == nil {
+			if s.failures++; s.failures >= maxStmtFailures {
+				s.closed = true
+				a.log.Warn("admin: the session check cannot be prepared; using the plain query from now on", "err", err)
+			}
+		}
 		return nil
 	}
 	s.stmt = stmt

@@ -1,17 +1,10 @@
 package admin
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"time"
 )
-
-// ErrSecondFactorRequired is StartSession's answer for a user with
-// two-factor sign-in on: no session was issued, a challenge is pending in
-// its cookie, and the browser should be sent to SecondFactorURL to enter
-// a code.
-var ErrSecondFactorRequired = errors.New("admin: second factor required")
 
 // StartSession issues the panel session for userID, a user the game has
 // signed in itself (its own login, SSO, OIDC): the same session cookie as

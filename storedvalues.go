@@ -57,7 +57,7 @@ func (a *Admin) logCellIssues(ctx context.Context, res *resource, rows []map[str
 // and the ones that fail are the answer's fields. Any other error is
 // returned as it is.
 func (a *Admin) blameColumn(ctx context.Context, res *resource, vals map[string]any, err error) error {
-	var ae *apiError
+	var ae *APIError
 	if !errors.As(err, &ae) || len(ae.Fields) > 0 || !strings.HasPrefix(sqlState(err), "22") {
 		return err
 	}

@@ -150,7 +150,7 @@ type AuditEntry struct {
 	Payload    map[string]any `bun:"payload" json:"payload"`
 }
 
-// builtinKeys is the sidebar order of SEED.md 2.3.
+// builtinKeys is the sidebar order of the built-in tables.
 var builtinKeys = []string{
 	"users", "configs", "leaderboards", "analyticsEvents", "cloudSaves",
 	"leaderboardEntries", "roles", "userNotes", "adminAudit",

@@ -45,14 +45,6 @@ const (
 	totpSealPrefix      = "v1:"
 )
 
-var (
-	errInvalidCode   = errorf(http.StatusBadRequest, "invalid_code", "the code is wrong, expired or already used")
-	errTOTPRequired  = errorf(http.StatusForbidden, "totp_enrollment_required", "set up two-factor sign-in on your account page first")
-	errBadChallenge  = errorf(http.StatusUnauthorized, "invalid_challenge", "the sign-in step has expired; sign in again")
-	errTOTPNotOn     = errorf(http.StatusConflict, "totp_not_enabled", "two-factor sign-in is not on for this account")
-	errTOTPAlreadyOn = errorf(http.StatusConflict, "totp_already_enabled", "two-factor sign-in is on already; disable it first")
-)
-
 // operatorTOTP is a row of game_operator_totp: one second factor per user,
 // pending until the first code confirms it.
 type operatorTOTP struct {

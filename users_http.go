@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// maxReasonLen bounds ban and kick reasons (SEED.md 4.3).
+// maxReasonLen bounds ban and kick reasons.
 const maxReasonLen = 500
 
 // POST /admin-api/{resource}/{id}/{op}: ban, unban and revoke-sessions on

@@ -159,7 +159,7 @@ func (l *Limiter) failed(ctx context.Context, err error) (bool, time.Duration, e
 func RateLimits(rdb redis.UniversalClient, opts LimiterOptions) admin.RateLimitOptions {
 	open := opts
 	open.FailOpen = true
-	// The figures of admin.RateLimitOptions' defaults (DESIGN.md §6).
+	// The figures of admin.RateLimitOptions' defaults.
 	return admin.RateLimitOptions{
 		Login:                   NewLimiter(rdb, "login", 10, 10.0/60, opts),
 		Bootstrap:               NewLimiter(rdb, "bootstrap", 5, 1.0/60, opts),

@@ -1,5 +1,5 @@
 // Package errbody is the one error body of the admin API and of live's
-// pre-upgrade answers (DESIGN.md section 5):
+// pre-upgrade answers:
 //
 //	{"status": N, "code": "<snake_case>", "error": "<human message>"}
 //
@@ -25,7 +25,7 @@ type Body struct {
 	// RequestID is set on 5xx answers: the log line of the cause has it.
 	RequestID string `json:"requestId,omitempty"`
 	// Fields names the columns of a refused value, each with what is
-	// wrong with it (DESIGN.md's 400 validation body).
+	// wrong with it.
 	Fields map[string]string `json:"fields,omitempty"`
 }
 

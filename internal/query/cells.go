@@ -83,7 +83,11 @@ func cellValue(c *schema.Column, model reflect.Value, raw any) (any, *CellIssue)
 	if err := c.Field.ScanValue(model, raw); err != nil {
 		return storedText(raw, err)
 	}
-	v := columnValue(c, c.Field.Value(model))
+	v, err := columnValue(c, c.Field.Value(model))
+	if err != nil {
+		s, _ := storedText(raw, err)
+		return s, &CellIssue{Message: "the model's Go type cannot give this value back; the stored text is shown", Err: err}
+	}
 	switch x := v.(type) {
 	case float64:
 		if s := specialFloat(x); s != "" {

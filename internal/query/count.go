@@ -17,8 +17,7 @@ import (
 	"github.com/gameadmin/admin/internal/schema"
 )
 
-// CountMode is how a list counts its total (the _count parameter,
-// DESIGN.md 7).
+// CountMode is how a list counts its total (the _count parameter).
 type CountMode string
 
 // The count modes. CountAuto is the default: exact when the statistics
@@ -34,7 +33,7 @@ const (
 // estimate answers instead (CountOptions.Budget).
 const DefaultBudget = 500 * time.Millisecond
 
-// CountOptions bound the cost of counting (DESIGN.md 7).
+// CountOptions bound the cost of counting.
 type CountOptions struct {
 	// Mode picks exact, estimated or automatic counting. CountNone is the
 	// caller's business: Count treats it as CountAuto.

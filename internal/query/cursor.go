@@ -10,7 +10,7 @@ import (
 	"github.com/gameadmin/admin/internal/schema"
 )
 
-// Keyset pagination (DESIGN.md 7). A cursor is the base64url JSON
+// Keyset pagination. A cursor is the base64url JSON
 //
 //	{"k": ["-score", "id"], "v": [1200, "0193..."]}
 //

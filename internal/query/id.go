@@ -30,7 +30,7 @@ func DecodeID(t *schema.Table, raw string) (map[string]any, error) {
 		c := t.PK[0]
 		v, err := parseValue(c, raw)
 		if err != nil {
-			return nil, errorf(CodeInvalidValue, "id: %s", err.(*Error).Message)
+			return nil, errorf(CodeInvalidValue, "id: %s", message(err))
 		}
 		return map[string]any{c.Name: v}, nil
 	}
@@ -52,7 +52,7 @@ func DecodeID(t *schema.Table, raw string) (map[string]any, error) {
 		}
 		v, err := ConvertValue(c, vals[i])
 		if err != nil {
-			return nil, errorf(CodeInvalidValue, "id: %s", err.(*Error).Message)
+			return nil, errorf(CodeInvalidValue, "id: %s", message(err))
 		}
 		id[c.Name] = v
 	}

@@ -2,9 +2,11 @@ package query_test
 
 import (
 	"context"
+	"database/sql/driver"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -182,5 +184,29 @@ func TestConvertValueUUID(t *testing.T) {
 	}
 	if _, err := query.ConvertValue(c, "not-a-uuid"); err == nil {
 		t.Error("ConvertValue(uuid, not-a-uuid) = nil error")
+	}
+}
+
+// brokenValuer is a column type whose Value fails.
+type brokenValuer struct{ s string }
+
+func (brokenValuer) Value() (driver.Value, error) { return nil, errors.New("no value today") }
+
+// TestRowMapValuerError: a driver.Valuer that fails is an error naming the
+// column, not a silent null.
+func TestRowMapValuerError(t *testing.T) {
+	type valued struct {
+		bun.BaseModel `bun:"table:valued"`
+		ID            int64        `bun:"id,pk"`
+		Tag           brokenValuer `bun:"tag,type:text"`
+	}
+	db := testdb.SQLite(t)
+	tb, err := schema.Inspect(db, "valued", (*valued)(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := query.RowMap(tb, &valued{ID: 1}, nil)
+	if err == nil || !strings.Contains(err.Error(), `"tag"`) || !strings.Contains(err.Error(), "no value today") {
+		t.Fatalf("RowMap = %v, %v; want an error naming tag and its cause", row, err)
 	}
 }

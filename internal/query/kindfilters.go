@@ -119,13 +119,13 @@ func parseArrayFilter(c *schema.Column, op Op, name, raw string) (Filter, error)
 		} else if c.Elem == schema.KindBool {
 			b, err := parseBool(it)
 			if err != nil {
-				return f, errorf(CodeInvalidValue, "%s: item %d: %s", name, i+1, err.(*Error).Message)
+				return f, errorf(CodeInvalidValue, "%s: item %d: %s", name, i+1, message(err))
 			}
 			v = b
 		}
 		out, err := convertElem(&elem, v)
 		if err != nil {
-			return f, errorf(CodeInvalidValue, "%s: item %d: %s", name, i+1, err.(*Error).Message)
+			return f, errorf(CodeInvalidValue, "%s: item %d: %s", name, i+1, message(err))
 		}
 		arr[i] = out
 	}

@@ -315,7 +315,7 @@ func convertKind(c *schema.Column, v any) (out any, handled bool, err error) {
 		elem := schema.Column{Name: c.Name, Kind: c.Elem, DBType: strings.TrimSuffix(c.DBType, "[]"), Labels: c.Labels, DataType: schema.String}
 		for i, it := range items {
 			if arr[i], err = convertElem(&elem, it); err != nil {
-				return nil, true, errorf(CodeInvalidValue, "column %q: item %d: %s", c.Name, i+1, err.(*Error).Message)
+				return nil, true, errorf(CodeInvalidValue, "column %q: item %d: %s", c.Name, i+1, message(err))
 			}
 		}
 		return arr, true, nil
@@ -343,7 +343,7 @@ func convertKind(c *schema.Column, v any) (out any, handled bool, err error) {
 		if c.Kind == schema.KindUUID {
 			return nil, true, errorf(CodeInvalidValue, "column %q: %s does not fit a uuid column", c.Name, describe(v))
 		}
-		return nil, true, errorf(CodeInvalidValue, "column %q: %s", c.Name, err.(*Error).Message)
+		return nil, true, errorf(CodeInvalidValue, "column %q: %s", c.Name, message(err))
 	}
 	return out, handled, nil
 }

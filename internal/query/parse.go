@@ -1,11 +1,12 @@
 // Package query turns the list query string of the resource endpoints
-// (SEED.md 4.2, DESIGN.md 5 and 7) into a validated List and applies it to
+// (docs/api.md, "Lists") into a validated List and applies it to
 // a Bun select query. It is safe by construction: identifiers come only
 // from the table's columns and are quoted by Bun; every value a client
 // sends is typed by its column and bound as a value.
 package query
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -47,6 +48,15 @@ type Error struct {
 
 // Error implements error.
 func (e *Error) Error() string { return "query: " + e.Message }
+
+// message is err's message as a client reads it: an *Error's Message, or
+// err's text.
+func message(err error) string {
+	if e := (*Error)(nil); errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
 
 func errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
@@ -392,7 +402,7 @@ func parseFilter(t *schema.Table, name, raw string) (Filter, error) {
 		return Filter{}, err
 	}
 	f, err := parseColumnFilter(c, op, name, raw)
-	if e, ok := err.(*Error); ok {
+	if e := (*Error)(nil); errors.As(err, &e) {
 		e.Column = c.Name
 	}
 	return f, err
@@ -443,14 +453,14 @@ func parseColumnFilter(c *schema.Column, op Op, name, raw string) (f Filter, err
 		vals := make([]any, len(items))
 		for i, item := range items {
 			if vals[i], err = parseValue(c, item); err != nil {
-				return f, errorf(CodeInvalidValue, "%s: item %d: %s", name, i+1, err.(*Error).Message)
+				return f, errorf(CodeInvalidValue, "%s: item %d: %s", name, i+1, message(err))
 			}
 		}
 		f.Value = vals
 		return f, nil
 	}
 	if f.Value, err = parseValue(c, raw); err != nil {
-		return f, errorf(CodeInvalidValue, "%s: %s", name, err.(*Error).Message)
+		return f, errorf(CodeInvalidValue, "%s: %s", name, message(err))
 	}
 	return f, nil
 }

@@ -144,8 +144,9 @@ func ScanRow(ctx context.Context, q *bun.SelectQuery, t *schema.Table, hidden ma
 //     json.RawMessage for RawMessage and string fields holding JSON
 //   - bytes as []byte (encoding/json writes base64)
 //   - NULL (a nil pointer, map or slice, an invalid sql.Null*) as nil
-//   - other driver.Valuer types (a UUID type) as their driver value
-func RowMap(t *schema.Table, model any, hidden map[string]bool) map[string]any {
+//   - other driver.Valuer types (a UUID type) as their driver value; a
+//     Valuer's error is returned, naming the column
+func RowMap(t *schema.Table, model any, hidden map[string]bool) (map[string]any, error) {
 	v := reflect.ValueOf(model)
 	for v.Kind() == reflect.Pointer {
 		v = v.Elem()
@@ -155,9 +156,13 @@ func RowMap(t *schema.Table, model any, hidden map[string]bool) map[string]any {
 		if hidden[c.Name] {
 			continue
 		}
-		row[c.Name] = columnValue(c, c.Field.Value(v))
+		cv, err := columnValue(c, c.Field.Value(v))
+		if err != nil {
+			return nil, err
+		}
+		row[c.Name] = cv
 	}
-	return row
+	return row, nil
 }
 
 var (
@@ -166,67 +171,67 @@ var (
 	valuerType = reflect.TypeFor[driver.Valuer]()
 )
 
-func columnValue(c *schema.Column, fv reflect.Value) any {
+func columnValue(c *schema.Column, fv reflect.Value) (any, error) {
 	for fv.Kind() == reflect.Pointer {
 		if fv.IsNil() {
-			return nil
+			return nil, nil
 		}
 		fv = fv.Elem()
 	}
 	switch fv.Kind() {
 	case reflect.Map, reflect.Slice, reflect.Interface:
 		if fv.IsNil() {
-			return nil
+			return nil, nil
 		}
 	}
 	typ := fv.Type()
 	if c.DataType == schema.JSON {
 		switch {
 		case typ == rawMsgType:
-			return json.RawMessage(fv.Bytes())
+			return json.RawMessage(fv.Bytes()), nil
 		case fv.Kind() == reflect.String:
 			if s := fv.String(); json.Valid([]byte(s)) {
-				return json.RawMessage(s)
+				return json.RawMessage(s), nil
 			}
-			return fv.String()
+			return fv.String(), nil
 		}
-		return fv.Interface()
+		return fv.Interface(), nil
 	}
 	if typ == timeType {
-		return fv.Interface()
+		return fv.Interface(), nil
 	}
 	if typ.Implements(valuerType) && fv.Kind() != reflect.Slice {
 		dv, err := fv.Interface().(driver.Valuer).Value()
 		if err != nil {
-			return nil
+			return nil, fmt.Errorf("column %q: its Go value (%s) did not give a database value: %w", c.Name, fv.Type(), err)
 		}
-		return dv
+		return dv, nil
 	}
 	switch fv.Kind() {
 	case reflect.Bool:
-		return fv.Bool()
+		return fv.Bool(), nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return fv.Int()
+		return fv.Int(), nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		if u := fv.Uint(); u <= 1<<63-1 {
-			return int64(u)
+			return int64(u), nil
 		}
-		return fv.Uint()
+		return fv.Uint(), nil
 	case reflect.Float32, reflect.Float64:
-		return fv.Float()
+		return fv.Float(), nil
 	case reflect.String:
-		return fv.String()
+		return fv.String(), nil
 	case reflect.Slice:
 		if typ.Elem().Kind() == reflect.Uint8 {
-			return fv.Bytes()
+			return fv.Bytes(), nil
 		}
 	case reflect.Array:
 		if typ.Elem().Kind() == reflect.Uint8 {
 			// A fixed-size key without a Valuer: keep its bytes.
 			b := make([]byte, fv.Len())
 			reflect.Copy(reflect.ValueOf(b), fv)
-			return b
+			return b, nil
 		}
 	}
-	return fv.Interface()
+	return fv.Interface(), nil
 }

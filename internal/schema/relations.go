@@ -87,7 +87,7 @@ func tagRelations(bt *bunschema.Table) []tagRelation {
 // A declared FK may be the SQL column name or the Go field name; it is
 // normalized to the SQL name. Relations whose key side would be composite
 // (a One relation to a table with a composite primary key, a Many relation
-// from one) are skipped, as SEED.md 2.4 says. Unknown tables, targets, kinds
+// from one) are skipped. Unknown tables, targets, kinds
 // and columns are errors.
 func Link(tables map[string]*Table, declared map[string][]Relation) error {
 	byType := make(map[reflect.Type]*Table, len(tables))
