@@ -12,6 +12,7 @@ import (
 )
 
 func TestSessionsView(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		root, _ := e.bootstrap()
@@ -39,6 +40,7 @@ func TestSessionsView(t *testing.T) {
 }
 
 func TestPasswordChange(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		root, _ := e.bootstrap()
@@ -74,6 +76,7 @@ func TestPasswordChange(t *testing.T) {
 // reset write their audit entry in the change's transaction, so a failed
 // entry answers 500 and leaves the account as it was.
 func TestAccountAuditInSameTx(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, clk := totpEnv(t, db, Options{})
 		ctx := context.Background()

@@ -20,6 +20,7 @@ import (
 // runs; the audit entry records the selection; JSON numbers in Args are
 // json.Number.
 func TestBulkActionSelection(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGuild)(nil))
 		var calls atomic.Int64

@@ -50,6 +50,7 @@ func actionEnv(t *testing.T, db *bun.DB, opts Options, calls *atomic.Int64) *env
 }
 
 func TestActions(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		var calls atomic.Int64
 		e := actionEnv(t, db, Options{}, &calls)
@@ -164,6 +165,7 @@ func TestActions(t *testing.T) {
 
 // TestActionsOperatorsOnly: with OperatorsOnly a plain user runs no action.
 func TestActionsOperatorsOnly(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int64
 	e := actionEnv(t, testdb.SQLite(t), Options{OperatorsOnly: true}, &calls)
 	cr := e.crew()

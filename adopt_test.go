@@ -155,6 +155,7 @@ func (m *mailbox) wait(t *testing.T, n int) ResetRequest {
 // password (and cost the same), ids follow the game's Create.Defaults, a
 // NOT NULL password column gets a marker, and no answer is a 500.
 func TestAdoptLivePlayers(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		seedLiveAccounts(t, db)
@@ -344,6 +345,7 @@ func TestAdoptLivePlayers(t *testing.T) {
 // game's bcrypt hash is verified and left as it is; UpgradeBcrypt is the
 // integrator's explicit choice to rewrite it.
 func TestAdoptDefaultHasherKeepsScheme(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		seedLiveAccounts(t, db)
 		bob := storedHash(t, db, "acc_bob")
@@ -366,6 +368,7 @@ func TestAdoptDefaultHasherKeepsScheme(t *testing.T) {
 // TestNullPasswordRefused: a built-in users row whose password is NULL
 // (made by StartSession's SSO path, say) is refused like a wrong password.
 func TestNullPasswordRefused(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		e.bootstrap()
 		id := e.user("nopass@example.com", "temporary pw")
@@ -382,6 +385,7 @@ func TestNullPasswordRefused(t *testing.T) {
 // TestPasswordFieldOnlyOnUsers: "password" is write-only on users' create
 // and an unknown column everywhere else.
 func TestPasswordFieldOnlyOnUsers(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		root, _ := e.bootstrap()
 		root.do("POST", "/admin-api/configs", map[string]any{"key": "motd", "password": "long enough"}).want(t, 400, "unknown_column")
@@ -421,6 +425,7 @@ type untaggedAccount struct {
 // column's NOT NULL count though the model does not tag them: ids are the
 // game's, and a user created without a password is locked, not refused.
 func TestAdoptReadsTheDatabase(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		idDefault, ban := "('acc_' || md5(random()::text))", "JSONB"

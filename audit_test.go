@@ -10,6 +10,7 @@ import (
 )
 
 func TestAuditAPI(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, Options{})
@@ -67,6 +68,7 @@ func TestAuditAPI(t *testing.T) {
 // TestAuditFailureNeverBlocks: with the audit table gone, sign-in still
 // works and the failure is logged.
 func TestAuditFailureNeverBlocks(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		e.user("p@example.com", "player password")

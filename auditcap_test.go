@@ -12,6 +12,7 @@ import (
 )
 
 func TestCapPayload(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x", 40<<10)
 	many := map[string]any{}
 	for i := range 5000 {
@@ -69,6 +70,7 @@ func TestCapPayload(t *testing.T) {
 // the audit log by its body's size (50 × 1 MB added 50 MiB), and an
 // operator's actions are rate limited.
 func TestActionAuditBounded(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		var calls atomic.Int64
 		e := actionEnv(t, db, Options{RateLimit: RateLimitOptions{Actions: NewTokenBucket(3, 1.0/3600)}}, &calls)

@@ -16,6 +16,7 @@ import (
 )
 
 func TestBootstrapAndStatus(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		anon := e.client()
 		st := anon.do("GET", "/admin-api/auth/status", nil).want(t, 200)
@@ -52,6 +53,7 @@ func TestBootstrapAndStatus(t *testing.T) {
 }
 
 func TestBootstrapPromotesExistingUser(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		id := e.user("player@example.com", "player password")
 		// The existing account's own password is required.
@@ -64,6 +66,7 @@ func TestBootstrapPromotesExistingUser(t *testing.T) {
 }
 
 func TestLogin(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		e.bootstrap()
 		id := e.user("mod@example.com", "mod password")
@@ -124,6 +127,7 @@ func TestLogin(t *testing.T) {
 }
 
 func TestLoginBanned(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		id := e.user("cheater@example.com", "cheater password")
@@ -162,6 +166,7 @@ func TestLoginBanned(t *testing.T) {
 // TestSessionTransitions walks a session's states (signed out, in,
 // revoked, expired) one change at a time.
 func TestSessionTransitions(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		root, rootID := e.bootstrap()
@@ -267,6 +272,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // Without ban and token version columns, /auth/me tells the UI not to
 // offer what would answer 501.
 func TestBootstrapExtraNotNullColumn(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*regionPlayer)(nil))
 		opts := Options{Tables: tablesWith(map[string]any{"users": (*regionPlayer)(nil)}), UserColumns: UserColumns{PasswordHash: "pw_hash", DisplayName: "nickname"}}
@@ -304,6 +310,7 @@ func TestBootstrapExtraNotNullColumn(t *testing.T) {
 // GET /admin-api answers, for operators only, so the UI's first data is
 // one round trip away from the list.
 func TestStatusWithCatalog(t *testing.T) {
+	t.Parallel()
 	e := gadgetEnv(t, testdb.SQLite(t), Options{}, false)
 	c := e.crew("gadgets")
 
@@ -342,6 +349,7 @@ func TestStatusWithCatalog(t *testing.T) {
 // TestStatusCatalogNeedsTOTP: an operator who must enrol a second factor
 // gets no catalog from the status either.
 func TestStatusCatalogNeedsTOTP(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), Options{RequireTOTP: TOTPAdmins})
 	c, _ := e.bootstrap()
 	c.do("GET", "/admin-api", nil).want(t, 403, "totp_enrollment_required")

@@ -21,6 +21,7 @@ import (
 // database's: SQLite alone (TestRequestResetUnknownEmailsCollapse floods
 // both databases).
 func TestRequestResetFloodIsBounded(t *testing.T) {
+	t.Parallel()
 	db := testdb.SQLite(t)
 	release := make(chan struct{})
 	var mu sync.Mutex
@@ -75,6 +76,7 @@ func TestRequestResetFloodIsBounded(t *testing.T) {
 // collapsed row at the end of the window or at Close), not 100; the per-IP
 // bucket refuses the flood past its burst.
 func TestRequestResetUnknownEmailsCollapse(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c := e.client()

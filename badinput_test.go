@@ -14,6 +14,7 @@ import (
 // TestBadInput: every endpoint answers malformed bodies with a 4xx error
 // body, and nothing is written.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{MaxBodyBytes: 4 << 10})
 		c := e.client()
@@ -76,6 +77,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestCrossOriginRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), Options{})
 	e.user("p@example.com", "player password")
 	tests := []struct {
@@ -116,6 +118,7 @@ func TestCrossOriginRefused(t *testing.T) {
 // value of the wrong kind is named in JSON's words, not Go's; JSON answers
 // are never sniffed as another type.
 func TestJSONBodiesSayWhatIsWrong(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), Options{})
 	root, _ := e.bootstrap()
 	r := e.client().do("POST", "/admin-api/auth/login", `{"email":"root@example.com","password":"x","password":"correct horse"}`).want(t, 400, "invalid_json")

@@ -22,6 +22,7 @@ import (
 // A widget that ignores its ctx no longer holds the dashboard: the page is
 // answered at the widget timeout, that widget marked "timeout".
 func TestDashboardAnswersAtWidgetTimeout(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		release := make(chan struct{})
 		defer close(release)
@@ -58,6 +59,7 @@ func TestDashboardAnswersAtWidgetTimeout(t *testing.T) {
 // NewContext gives up when its ctx ends, here while another node holds the
 // migration lock on PostgreSQL, instead of waiting for the lock.
 func TestNewContextBoundsMigrations(t *testing.T) {
+	t.Parallel()
 	db := testdb.PG(t)
 	ctx := context.Background()
 	a, err := NewContext(ctx, db, Options{Secret: testSecret, PasswordHasher: testHasher})
@@ -105,6 +107,7 @@ func TestNewContextBoundsMigrations(t *testing.T) {
 
 // After Close, the API, the UI and every Guard answer 503 closed.
 func TestClosedAnswers503(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		admin, _ := e.bootstrap()

@@ -14,6 +14,7 @@ func noAction(context.Context, map[string]any, ActionContext) (any, error) { ret
 // TestConfigErrors: a name in Options that names nothing fails New with
 // an error naming the key, the field and the closest valid name.
 func TestConfigErrors(t *testing.T) {
+	t.Parallel()
 	guilds := func(cfg ResourceConfig) map[string]*Resource {
 		return map[string]*Resource{"guilds": DefineResource((*testGuild)(nil), cfg)}
 	}
@@ -90,6 +91,7 @@ func TestConfigErrors(t *testing.T) {
 // TestResourceWithoutTablesEntry: DefineResource's model is the table's
 // model, so a Resource alone adds the table, and MigrationSQL agrees.
 func TestResourceWithoutTablesEntry(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGuild)(nil))
 		opts := Options{Tables: map[string]any{"users": (*User)(nil)}, Resources: map[string]*Resource{

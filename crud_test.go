@@ -71,6 +71,7 @@ func gadgetEnv(t *testing.T, db *bun.DB, opts Options, seed bool) *env {
 }
 
 func TestListOperators(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{}, true)
 		c, _ := e.bootstrap()
@@ -236,6 +237,7 @@ func TestListOperators(t *testing.T) {
 // TestListWindowAndCursor: the window defaults to 100 and is capped at 1000;
 // a keyset walk with _limit and x-next-cursor visits every row once.
 func TestListWindowAndCursor(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{}, false)
 		c, _ := e.bootstrap()

@@ -18,6 +18,7 @@ import (
 // TestCreateReadUpdateDelete walks one gadget through its life and checks
 // the answers and the audit payloads.
 func TestCreateReadUpdateDelete(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{}, true)
 		c, adminID := e.bootstrap()
@@ -101,6 +102,7 @@ func TestCreateReadUpdateDelete(t *testing.T) {
 
 // TestWriteErrors: every bad write is a 4xx error body and writes nothing.
 func TestWriteErrors(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{MaxBodyBytes: 4 << 10}, true)
 		c, _ := e.bootstrap()
@@ -178,6 +180,7 @@ func TestWriteErrors(t *testing.T) {
 // TestCompositeIDs addresses cloudSaves by the base64url JSON array of
 // (user_id, slot).
 func TestCompositeIDs(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c, _ := e.bootstrap()
@@ -256,6 +259,7 @@ func TestCompositeIDs(t *testing.T) {
 // server and cannot be named; token_version and ban are read-only; a note's
 // author comes from the session.
 func TestHiddenAndReadOnlyBuiltins(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c, adminID := e.bootstrap()
@@ -321,6 +325,7 @@ func TestHiddenAndReadOnlyBuiltins(t *testing.T) {
 // sent as null, or a composite key left out, is refused (SQLite lets a
 // non-integer primary key be NULL, so the panel checks it itself).
 func TestCreateWithoutKey(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c, _ := e.bootstrap()
@@ -358,6 +363,7 @@ func TestCreateWithoutKey(t *testing.T) {
 // and otherwise kept as typed (a citext or mixed-case column of the game's
 // is not rewritten), and sign-in matches it in any case.
 func TestUserEmailNormalized(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		root, _ := e.bootstrap()
 		id := e.user("p@example.com", "player password")
@@ -372,6 +378,7 @@ func TestUserEmailNormalized(t *testing.T) {
 // TestUpdateBumpsUpdatedAt: a panel edit moves updated_at forward unless
 // the body sets it; roles edits too.
 func TestUpdateBumpsUpdatedAt(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c, _ := e.bootstrap()

@@ -25,6 +25,7 @@ func widgets(t *testing.T, r *resp) map[string]map[string]any {
 }
 
 func TestDashboard(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{Widgets: []Widget{
 			{ID: "fine", Title: "Fine", Render: "json", Data: func(_ context.Context, op Operator) (any, error) {
@@ -96,6 +97,7 @@ func TestDashboard(t *testing.T) {
 }
 
 func TestHealth(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		r := e.client().do("GET", "/admin-api/_health", nil).want(t, 200)
@@ -120,6 +122,7 @@ func TestHealth(t *testing.T) {
 // health widget by name; a failing one reads "unreachable" with its cause
 // logged, and leaves ok (the database's) and the status alone.
 func TestHealthChecks(t *testing.T) {
+	t.Parallel()
 	db := testdb.SQLite(t)
 	e := newEnv(t, db, Options{HealthChecks: []HealthCheck{
 		{Name: "cache", Check: func(context.Context) error { return nil }},
@@ -155,6 +158,7 @@ func TestHealthChecks(t *testing.T) {
 // to (the UI shows them as that list does); a name that is no resource
 // fails New with the closest one.
 func TestWidgetResource(t *testing.T) {
+	t.Parallel()
 	db := testdb.SQLite(t)
 	e := newEnv(t, db, Options{Widgets: []Widget{{ID: "mine", Title: "Mine", Render: "table", Resource: "guilds",
 		Data: func(context.Context, Operator) (any, error) { return []any{}, nil }}}, Tables: tablesWith(map[string]any{"guilds": (*testGuild)(nil)})})

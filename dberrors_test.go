@@ -13,6 +13,7 @@ import (
 // TestPGForeignKeyMessage: a foreign key violation says which side
 // failed, naming the column or the referring table, never the key.
 func TestPGForeignKeyMessage(t *testing.T) {
+	t.Parallel()
 	for detail, want := range map[string]string{
 		`Key (owner_id)=(0193aaaa-0000-7000-8000-000000000000) is not present in table "players".`: `column "owner_id": the referenced row does not exist`,
 		`Key (id)=(42) is still referenced from table "guilds".`:                                   `rows of "guilds" still refer to this row`,
@@ -44,6 +45,7 @@ type fkChild struct {
 // TestForeignKeyMessages: on both databases a create naming a missing row
 // and a delete of a row others refer to say which it was.
 func TestForeignKeyMessages(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		for _, ddl := range []string{

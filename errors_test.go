@@ -11,6 +11,7 @@ import (
 // a value that cannot be encoded answers a logged 500 instead of a 200
 // with a cut body.
 func TestWriteJSONLength(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		admin, _ := e.bootstrap()
 		r := admin.do("GET", "/admin-api/users", nil).want(t, http.StatusOK)

@@ -89,6 +89,7 @@ func (g *ginWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // (never a clean short file), the log has the cause and the export's
 // audit entry says it is incomplete.
 func TestExportFailureIsVisible(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		hook := &failNthExport{}
 		db = db.WithQueryHook(hook)

@@ -44,6 +44,7 @@ func csvColumn(t *testing.T, recs [][]string, name string) []string {
 }
 
 func TestExportCSV(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{ExportMaxRows: 4}, true)
 		c := e.crew()
@@ -116,6 +117,7 @@ func TestExportCSV(t *testing.T) {
 // TestExportFormulaInjection: text that a spreadsheet would evaluate gets
 // a leading apostrophe.
 func TestExportFormulaInjection(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{}, false)
 		c, _ := e.bootstrap()
@@ -140,6 +142,7 @@ func TestExportFormulaInjection(t *testing.T) {
 // nullable column (which falls back to the primary key) and under one
 // with ties, and writes every row once.
 func TestExportBatches(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{ExportMaxRows: -1}, false)
 		c, _ := e.bootstrap()
@@ -177,6 +180,7 @@ func TestExportBatches(t *testing.T) {
 // with OperatorsOnly off; an operator runs one export at a time, under a
 // rate limit; ExportNoBOM leaves the mark out.
 func TestExportIsAnOperatorsTool(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{RateLimit: RateLimitOptions{Exports: NewTokenBucket(2, 1.0/3600)}}, true)
 		c := e.crew("gadgets")

@@ -13,6 +13,7 @@ import (
 // TestGuard walks every cell of the guard's rejection table: no session,
 // too low a role, navigation or API call.
 func TestGuard(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		protected := func(a *Admin, mux *http.ServeMux) {
@@ -106,6 +107,7 @@ func TestGuard(t *testing.T) {
 }
 
 func TestIsPlainPath(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want bool
@@ -131,6 +133,7 @@ func TestIsPlainPath(t *testing.T) {
 // TestGuardOmitsUnsafeNext sends a raw request line whose path is not a
 // plain absolute path: the redirect must not carry it.
 func TestGuardOmitsUnsafeNext(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), Options{})
 	g := e.admin.Guard(GuardOptions{})(http.NotFoundHandler())
 	for _, target := range []string{"//evil.example/x", `/\evil.example`} {
@@ -149,6 +152,7 @@ func TestGuardOmitsUnsafeNext(t *testing.T) {
 // TestGuardRefusesCrossOrigin: a guarded route of the game's is not
 // reachable by a cross-site form post riding the session cookie.
 func TestGuardRefusesCrossOrigin(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), Options{}, func(a *Admin, mux *http.ServeMux) {
 		mux.Handle("/kick-everyone", a.Guard(GuardOptions{})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, "done")

@@ -16,6 +16,7 @@ import (
 // last_admin and changes nothing; with a second admin each works; two
 // admins removing each other at once leave one.
 func TestLastAdminStays(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, Options{})

@@ -18,6 +18,7 @@ import (
 // result is small, estimates past Options.ExactCountBelow without running
 // COUNT(*), and counts as asked with _count.
 func TestListCountPolicy(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		const n = 12_000
 		e := gadgetEnv(t, db, Options{ExactCountBelow: 1000}, false)
@@ -67,6 +68,7 @@ func TestListCountPolicy(t *testing.T) {
 // TestListCountDefaultExact: below the default threshold every total is
 // exact.
 func TestListCountDefaultExact(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{}, true)
 		c, _ := e.bootstrap()
@@ -81,6 +83,7 @@ func TestListCountDefaultExact(t *testing.T) {
 // TestListSearchColumns: ResourceConfig.Search limits _q to its columns,
 // and the catalog says which columns sort and filter.
 func TestListSearchColumns(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGadget)(nil))
 		rows := slices.Clone(gadgetRows)

@@ -16,6 +16,7 @@ import (
 // unaudited password oracle: failures spend the same failure buckets as the
 // panel's sign-in, and each is audited.
 func TestAuthenticateLimitsAndAudit(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{RateLimit: defaultLimiters(RateLimitOptions{})})
 		ctx := context.Background()
@@ -59,6 +60,7 @@ func TestAuthenticateLimitsAndAudit(t *testing.T) {
 // TestAuthenticateFrom: the request-aware variant spends the per-IP bucket
 // before any database work and keys failures on the client's network.
 func TestAuthenticateFrom(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{RateLimit: RateLimitOptions{
 			PerIP:                   NewTokenBucket(3, 1.0/60),
@@ -101,6 +103,7 @@ func TestAuthenticateFrom(t *testing.T) {
 // TestFailureLogCollapses: anonymous failures from one address cost one
 // row when the window opens and one collapsed row when it ends.
 func TestFailureLogCollapses(t *testing.T) {
+	t.Parallel()
 	f := newFailureLog()
 	now := time.Unix(1e9, 0)
 	f.now = func() time.Time { return now }

@@ -39,6 +39,7 @@ func testPlan(t *testing.T, db *bun.DB, opts Options) *schemaPlan {
 // TestMigrateAppliesGaps: a step missing below the newest recorded one (two
 // branches that each added a version, merged in either order) still runs.
 func TestMigrateAppliesGaps(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		p := testPlan(t, db, Options{})
@@ -99,6 +100,7 @@ func liveColumns(t *testing.T, db *bun.DB, table string) map[string]bool {
 // the live tables New created agree column by column, defaults included,
 // on both databases: the description is the one source of truth.
 func TestBuiltinModelsMatchSchema(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		for _, def := range tableDefs {
@@ -162,6 +164,7 @@ var playerColumns = UserColumns{PasswordHash: "pw_hash", DisplayName: "nickname"
 // New creates the panel's own tables and those Tables uses with built-in
 // models, all named ops_*, and nothing named game_*; the panel works on them.
 func TestTablePrefixAndSubset(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testPlayer)(nil))
 		opts := Options{TablePrefix: "ops_", UserColumns: playerColumns, Tables: map[string]any{
@@ -196,6 +199,7 @@ func TestTablePrefixAndSubset(t *testing.T) {
 // tables, naming what is missing; MigrationSQL's statements applied by hand
 // (twice: they are idempotent) make it succeed, and the panel works.
 func TestMigrateOff(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		createTables(t, db, (*testPlayer)(nil))
@@ -236,6 +240,7 @@ func TestMigrateOff(t *testing.T) {
 }
 
 func TestMigrationSQLText(t *testing.T) {
+	t.Parallel()
 	for _, d := range []string{"pg", "sqlite"} {
 		stmts, err := MigrationSQL(d, Options{})
 		if err != nil {
@@ -271,6 +276,7 @@ func TestMigrationSQLText(t *testing.T) {
 // TestSQLiteForeignKeysOffWarns: New says when SQLite will not enforce the
 // foreign keys.
 func TestSQLiteForeignKeysOffWarns(t *testing.T) {
+	t.Parallel()
 	db := testdb.SQLite(t)
 	if _, err := db.ExecContext(context.Background(), "PRAGMA foreign_keys = OFF"); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // TestRoleTransitions walks every role change: each move, its next state, and
 // that it applies on the next request with the same cookie.
 func TestRoleTransitions(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		tables := BuiltinTables()
@@ -61,6 +62,7 @@ func TestRoleTransitions(t *testing.T) {
 }
 
 func TestModerationErrors(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, Options{})
@@ -90,6 +92,7 @@ func TestModerationErrors(t *testing.T) {
 // TestCan is the standard rule (standardCan) as
 // (role, scope, action, resource) -> allowed.
 func TestCan(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, Options{})
@@ -141,6 +144,7 @@ func TestCan(t *testing.T) {
 }
 
 func TestPolicies(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		p             Policy
 		role          Role
@@ -179,6 +183,7 @@ type testGuild struct {
 // reset or change, enabling or resetting the second factor) also closes
 // the user's live connections; ban and revoke audit how many.
 func TestTokenBumpsCloseLiveSessions(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		rooms := &sessionRooms{live: map[string]bool{}}
 		box := &mailbox{}
@@ -269,6 +274,7 @@ func (u unreachableRooms) DisconnectUser(ctx context.Context, userID, reason str
 // TestBanPartial: a ban that could not reach every node says so, in the
 // answer and the audit log; the ban itself stands.
 func TestBanPartial(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		rooms := &sessionRooms{live: map[string]bool{}}
 		e := newEnv(t, db, Options{Rooms: unreachableRooms{rooms}})
@@ -295,6 +301,7 @@ func TestBanPartial(t *testing.T) {
 // TestUserStates: the token version and ban of each user asked about, an
 // unknown id left out.
 func TestUserStates(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		p, q := e.user("p@example.com", "player password"), e.user("q@example.com", "player password")

@@ -16,6 +16,7 @@ import (
 // deleted (its URL has no id), so create and update refuse it, on both
 // databases.
 func TestEmptyPrimaryKeyRefused(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		c, _ := e.bootstrap()
 		c.do("POST", "/admin-api/configs", map[string]any{"key": "", "value": 1}).want(t, 400, "invalid_value")
@@ -32,6 +33,7 @@ func TestEmptyPrimaryKeyRefused(t *testing.T) {
 // TestNotNullMessageNamesColumn: SQLite's "NOT NULL constraint failed:
 // t.c (1299)" must name c, not "c (1299".
 func TestNotNullMessageNamesColumn(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ msg, want string }{
 		{"NOT NULL constraint failed: game_roles.scopes (1299)", "scopes"},
 		{"NOT NULL constraint failed: game_roles.scopes", "scopes"},
@@ -55,6 +57,7 @@ func TestNotNullMessageNamesColumn(t *testing.T) {
 // gets none (the table has no default), one with scopes keeps them, and
 // the role must be one of the catalog's choices.
 func TestRolesCreateFromPanel(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		c, _ := e.bootstrap()
 		a := e.user("a@example.com", "password a")
@@ -94,6 +97,7 @@ func TestRolesCreateFromPanel(t *testing.T) {
 // TestBannedFilter: ban_null=false lists the banned users only (the UI's
 // "Banned" filter).
 func TestBannedFilter(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		c, _ := e.bootstrap()
 		bad := e.user("bad@example.com", "password bad")
@@ -109,6 +113,7 @@ func TestBannedFilter(t *testing.T) {
 // TestCatalogHidesActionsByRole: the catalog lists only the actions the
 // operator's role may run, so the UI shows no button that would be a 403.
 func TestCatalogHidesActionsByRole(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		var calls atomic.Int64
 		e := actionEnv(t, db, Options{}, &calls)

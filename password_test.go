@@ -29,6 +29,7 @@ func mustHash(t testing.TB, h PasswordHasher, password string) string {
 }
 
 func TestArgon2idRoundTrip(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		password string
@@ -62,6 +63,7 @@ func TestArgon2idRoundTrip(t *testing.T) {
 }
 
 func TestArgon2idDefault(t *testing.T) {
+	t.Parallel()
 	var zero Argon2id // zero fields fall back to DefaultArgon2id
 	enc := mustHash(t, zero, "hunter22")
 	if want := "$argon2id$v=19$m=9216,t=4,p=1$"; !strings.HasPrefix(enc, want) {
@@ -76,6 +78,7 @@ func TestArgon2idDefault(t *testing.T) {
 }
 
 func TestArgon2idHonoursStoredParameters(t *testing.T) {
+	t.Parallel()
 	old := Argon2id{Memory: 32, Time: 3, Threads: 2, SaltLen: 8, KeyLen: 16}
 	enc := mustHash(t, old, "pw")
 	if want := "$argon2id$v=19$m=32,t=3,p=2$"; !strings.HasPrefix(enc, want) {
@@ -97,6 +100,7 @@ func TestArgon2idHonoursStoredParameters(t *testing.T) {
 // TestArgon2idReferenceVector verifies a hash made by another implementation:
 // the example of the argon2-cffi documentation (m=65536, t=3, p=4).
 func TestArgon2idReferenceVector(t *testing.T) {
+	t.Parallel()
 	const enc = "$argon2id$v=19$m=65536,t=3,p=4$MIIRqgvgQbgj220jfp0MPA$YfwJSVjtjSU0zzV/P3S9nnQ/USre2wvJMjfCIjrTQbg"
 	if ok, err := fastArgon2id.Verify("correct horse battery staple", enc); !ok || err != nil {
 		t.Errorf("Verify(right, %q) = %v, %v; want true, nil", enc, ok, err)
@@ -104,6 +108,7 @@ func TestArgon2idReferenceVector(t *testing.T) {
 }
 
 func TestArgon2idVerifiesBcrypt(t *testing.T) {
+	t.Parallel()
 	raw, err := bcrypt.GenerateFromPassword([]byte("legacy pw"), bcrypt.MinCost)
 	if err != nil {
 		t.Fatal(err)
@@ -132,6 +137,7 @@ func TestArgon2idVerifiesBcrypt(t *testing.T) {
 }
 
 func TestArgon2idNeedsRehash(t *testing.T) {
+	t.Parallel()
 	enc := mustHash(t, fastArgon2id, "pw")
 	tests := []struct {
 		name    string
@@ -178,6 +184,7 @@ func paramHash(m, t uint32) string {
 }
 
 func TestArgon2idVerifyMalformed(t *testing.T) {
+	t.Parallel()
 	enc := mustHash(t, fastArgon2id, "pw")
 	parts := strings.Split(enc, "$") // "", argon2id, v=19, m=64,t=1,p=1, salt, key
 	with := func(i int, s string) string {
@@ -243,6 +250,7 @@ func TestArgon2idVerifyMalformed(t *testing.T) {
 }
 
 func TestArgon2idHashRejectsParameters(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		h    Argon2id
@@ -270,6 +278,7 @@ func (failingHasher) Hash(string) (string, error)         { return "", errors.Ne
 func (failingHasher) Verify(string, string) (bool, error) { return false, errors.New("boom") }
 
 func TestHashGateBound(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{1, 3} {
 		t.Run(fmt.Sprint("n=", n), func(t *testing.T) {
 			g := newHashGate(n)
@@ -302,6 +311,7 @@ func TestHashGateBound(t *testing.T) {
 }
 
 func TestHashGateDefault(t *testing.T) {
+	t.Parallel()
 	if g, want := newHashGate(0), runtime.GOMAXPROCS(0); cap(g.sem) != want {
 		t.Errorf("newHashGate(0) lets %d run; want GOMAXPROCS = %d", cap(g.sem), want)
 	}
@@ -311,6 +321,7 @@ func TestHashGateDefault(t *testing.T) {
 }
 
 func TestHashGateCancel(t *testing.T) {
+	t.Parallel()
 	g := newHashGate(1)
 	release := make(chan struct{})
 	held := make(chan struct{})
@@ -385,6 +396,7 @@ func BenchmarkArgon2idVerifyDefault(b *testing.B) {
 // TestBcryptHasher: Bcrypt writes bcrypt, verifies bcrypt and argon2id,
 // and never asks to change a hash's scheme, only to raise a bcrypt cost.
 func TestBcryptHasher(t *testing.T) {
+	t.Parallel()
 	h := Bcrypt{Cost: bcrypt.MinCost}
 	enc := mustHash(t, h, "game password")
 	if !strings.HasPrefix(enc, "$2a$04$") {

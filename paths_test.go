@@ -47,6 +47,7 @@ func serve(t *testing.T, db *bun.DB, a *Admin, h http.Handler) *env {
 }
 
 func TestPathsNormalizedAndChecked(t *testing.T) {
+	t.Parallel()
 	db := testdb.SQLite(t)
 	for _, tt := range []struct{ ui, api, err string }{
 		{"/admin", "/admin/api", "contain one another"},
@@ -75,6 +76,7 @@ func TestPathsNormalizedAndChecked(t *testing.T) {
 // and cookies on one mux: neither sees the other's state or takes the
 // other's sessions or reset tokens, although they share a secret.
 func TestTwoPanelsOneMux(t *testing.T) {
+	t.Parallel()
 	eachPair(t, func(t *testing.T, db1, db2 *bun.DB) {
 		ctx := context.Background()
 		resets := make(chan ResetRequest, 4)
@@ -172,6 +174,7 @@ func TestTwoPanelsOneMux(t *testing.T) {
 // pattern of a ServeMux, and walks the API, the UI, its assets and a
 // guarded game route. (examples/existingbackend does the same on chi.)
 func TestMountOnRouters(t *testing.T) {
+	t.Parallel()
 	opts := Options{UIPath: "/ops/admin", APIPath: "/ops/admin-api"}
 	mounts := map[string]func(a *Admin) http.Handler{
 		"ServeMux prefix": func(a *Admin) http.Handler {

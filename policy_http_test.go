@@ -172,6 +172,7 @@ func runMatrix(t *testing.T, e *env, c crew, matrix []policyCase) {
 // TestPolicyMatrix is the permission rules over HTTP: (role, scope,
 // policy, operation) -> status.
 func TestPolicyMatrix(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGuild)(nil))
 		e := newEnv(t, db, Options{Tables: tablesWith(policyTables), Resources: policyResources})
@@ -186,6 +187,7 @@ func TestPolicyMatrix(t *testing.T) {
 }
 
 func TestPolicyMatrixOperatorsOnly(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGuild)(nil))
 		e := newEnv(t, db, Options{Tables: tablesWith(policyTables), Resources: policyResources, OperatorsOnly: true})
@@ -197,6 +199,7 @@ func TestPolicyMatrixOperatorsOnly(t *testing.T) {
 // TestCatalogPermissions: the catalog is for operators, lists what each may
 // list or read, and its permissions match the matrix.
 func TestCatalogPermissions(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGuild)(nil))
 		e := newEnv(t, db, Options{Tables: tablesWith(policyTables), Resources: policyResources})
@@ -264,6 +267,7 @@ func TestCatalogPermissions(t *testing.T) {
 // TestOverridingBuiltinPolicies: a game's Policies for a built-in resource
 // replace only the operations they set; the audit log stays append-only.
 func TestOverridingBuiltinPolicies(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{Resources: map[string]*Resource{
 			"adminAudit": DefineResource((*AuditEntry)(nil), ResourceConfig{Policies: Policies{List: Roles(RoleAdmin, RoleMod)}}),
@@ -283,6 +287,7 @@ func TestOverridingBuiltinPolicies(t *testing.T) {
 // panel role can read the panel while OperatorsOnly is off; operators
 // alone, or OperatorsOnly on, say nothing.
 func TestWarnsWhenPlayersCanRead(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		e.bootstrap()

@@ -18,6 +18,7 @@ import (
 // cross-origin unless Options.TrustedOrigins lists that origin, on the API
 // and on a guarded route alike. Another origin stays refused.
 func TestReverseProxyTrustedOrigins(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		for _, trusted := range []bool{false, true} {
 			t.Run(fmt.Sprintf("trusted=%v", trusted), func(t *testing.T) {
@@ -74,6 +75,7 @@ func TestReverseProxyTrustedOrigins(t *testing.T) {
 }
 
 func TestTrustedOriginsChecked(t *testing.T) {
+	t.Parallel()
 	_, err := New(testdb.SQLite(t), Options{Secret: testSecret, TrustedOrigins: []string{"game.example"}})
 	if err == nil {
 		t.Fatal("New accepted a trusted origin without a scheme")

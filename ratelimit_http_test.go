@@ -26,6 +26,7 @@ func (l refuse) Allow(context.Context, string) (bool, time.Duration, error) {
 
 // TestRateLimitDefaults checks the default buckets through HTTP.
 func TestRateLimitDefaults(t *testing.T) {
+	t.Parallel()
 	defaults := Options{RateLimit: defaultLimiters(RateLimitOptions{})}
 	tests := []struct {
 		name    string
@@ -78,6 +79,7 @@ func TestRateLimitDefaults(t *testing.T) {
 // delay, audited) instead of refusing the owner. Both databases, since
 // failures are audited.
 func TestLoginFailureLimits(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		// The default buckets (ceiling 100); a short step-up delay.
 		e := newEnv(t, db, Options{RateLimit: defaultLimiters(RateLimitOptions{LoginStepUpDelay: time.Millisecond})})
@@ -148,6 +150,7 @@ func TestLoginFailureLimits(t *testing.T) {
 // TestForwardedForFromUntrustedPeer: with no trusted proxies, a client
 // cannot dodge its bucket with X-Forwarded-For.
 func TestForwardedForFromUntrustedPeer(t *testing.T) {
+	t.Parallel()
 	opts := Options{TrustedProxies: []netip.Prefix{}, RateLimit: RateLimitOptions{Login: NewTokenBucket(2, 1.0/60)}}
 	e := newEnv(t, testdb.SQLite(t), opts)
 	for i := range 3 {
@@ -161,6 +164,7 @@ func TestForwardedForFromUntrustedPeer(t *testing.T) {
 }
 
 func TestCustomLimiters(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), Options{RateLimit: RateLimitOptions{
 		Login:        refuse{retry: 41500 * time.Millisecond},
 		RequestReset: refuse{err: errors.New("redis down")},
@@ -191,6 +195,7 @@ func atoi(s string) int {
 // addresses, one account gets at most ResetDeliveries links an hour
 // (reset or invite); refused requests are audited, collapsed per address.
 func TestIPv6AndDeliveryLimits(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		box := &mailbox{}
 		e := newEnv(t, db, Options{OnResetRequest: box.deliver, RateLimit: defaultLimiters(RateLimitOptions{})})
@@ -249,6 +254,7 @@ func TestIPv6AndDeliveryLimits(t *testing.T) {
 // refused, with an error it can tell apart (to answer 503), when a limiter
 // fails: never let through unlimited, never mistaken for a wrong password.
 func TestAuthenticateLimiterDown(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), Options{RateLimit: RateLimitOptions{LoginFailuresPerNetwork: refuse{err: errors.New("redis down")}}})
 	e.user("p@example.com", "player password")
 	_, err := e.admin.Auth().Authenticate(context.Background(), "p@example.com", "player password")

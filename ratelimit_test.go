@@ -54,6 +54,7 @@ func mustAllow(t *testing.T, l Limiter, key string) (bool, time.Duration) {
 }
 
 func TestDefaultLimitBuckets(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		slot  func(RateLimitOptions) Limiter
@@ -105,6 +106,7 @@ func TestDefaultLimitBuckets(t *testing.T) {
 }
 
 func TestDefaultLimitersKeepsGivenSlots(t *testing.T) {
+	t.Parallel()
 	custom := NewTokenBucket(1, 1)
 	o := defaultLimiters(RateLimitOptions{Login: NoLimit{}, Bootstrap: custom})
 	if o.Login != (NoLimit{}) {
@@ -122,6 +124,7 @@ func TestDefaultLimitersKeepsGivenSlots(t *testing.T) {
 }
 
 func TestTokenBucketRetryAfter(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		capacity int
@@ -165,6 +168,7 @@ func TestTokenBucketRetryAfter(t *testing.T) {
 }
 
 func TestTokenBucketKeysIndependent(t *testing.T) {
+	t.Parallel()
 	b, _ := newTestBucket(2, 1)
 	for range 2 {
 		mustAllow(t, b, "1.2.3.4|a@example.com")
@@ -180,6 +184,7 @@ func TestTokenBucketKeysIndependent(t *testing.T) {
 }
 
 func TestNoLimit(t *testing.T) {
+	t.Parallel()
 	for i := range 1000 {
 		if ok, retry, err := (NoLimit{}).Allow(context.Background(), "k"); !ok || retry != 0 || err != nil {
 			t.Fatalf("NoLimit.Allow #%d = %v, %v, %v; want true, 0, nil", i, ok, retry, err)
@@ -188,6 +193,7 @@ func TestNoLimit(t *testing.T) {
 }
 
 func TestNewTokenBucketPanics(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		capacity int
@@ -219,6 +225,7 @@ func inf() float64 { z := 0.0; return 1 / z }
 // token, and checks that the map never holds much more than the keys whose
 // buckets are still refilling.
 func TestTokenBucketPrunes(t *testing.T) {
+	t.Parallel()
 	const perSec = 10 // a spent token is back after 100ms
 	b, c := newTestBucket(1, perSec)
 	peak := 0
@@ -246,6 +253,7 @@ func TestTokenBucketPrunes(t *testing.T) {
 // TestTokenBucketPruneKeepsState checks that a sweep never drops a bucket that
 // is still refilling, which would hand its key a fresh burst.
 func TestTokenBucketPruneKeepsState(t *testing.T) {
+	t.Parallel()
 	b, c := newTestBucket(3, 1.0/60)
 	for range 3 {
 		mustAllow(t, b, "victim")
@@ -263,6 +271,7 @@ func TestTokenBucketPruneKeepsState(t *testing.T) {
 }
 
 func TestTokenBucketConcurrent(t *testing.T) {
+	t.Parallel()
 	const (
 		workers  = 16
 		perKey   = 50
@@ -295,6 +304,7 @@ func TestTokenBucketConcurrent(t *testing.T) {
 }
 
 func TestClientIP(t *testing.T) {
+	t.Parallel()
 	// Loopback, the private ranges and link-local: a deployment that lists
 	// its own proxies' ranges.
 	trusted := append(DefaultTrustedProxies(),
@@ -361,6 +371,7 @@ func TestClientIP(t *testing.T) {
 }
 
 func TestClientIPCustomTrusted(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		trusted []netip.Prefix
@@ -390,6 +401,7 @@ func TestClientIPCustomTrusted(t *testing.T) {
 // fresh rate-limit bucket, with X-Forwarded-For; a caller changing the
 // returned slice changes nobody else's.
 func TestDefaultTrustedProxiesLoopbackOnly(t *testing.T) {
+	t.Parallel()
 	for _, peer := range []string{"172.17.0.1:4000", "10.0.0.2:80", "192.168.1.5:80", "[fd00::1]:80", "169.254.1.1:80"} {
 		r := httptest.NewRequest("GET", "/", nil)
 		r.RemoteAddr = peer
@@ -413,6 +425,7 @@ func TestDefaultTrustedProxiesLoopbackOnly(t *testing.T) {
 // TestClientIPHonoursTrustedProxies: the panel's ClientIP believes the
 // proxies of Options.TrustedProxies and no others.
 func TestClientIPHonoursTrustedProxies(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
 	r := httptest.NewRequest("GET", "/", nil)
 	r.RemoteAddr = "10.1.2.3:80"
@@ -429,6 +442,7 @@ func TestClientIPHonoursTrustedProxies(t *testing.T) {
 // TestClientIPDefaultTrust: with no TrustedProxies, loopback is the
 // trusted proxy.
 func TestClientIPDefaultTrust(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), Options{})
 	r := httptest.NewRequest("GET", "/", nil)
 	r.RemoteAddr = "127.0.0.1:1234"
@@ -491,6 +505,7 @@ func BenchmarkTokenBucketAllow(b *testing.B) {
 }
 
 func TestTokenBucketPeek(t *testing.T) {
+	t.Parallel()
 	clock := time.Unix(1_700_000_000, 0)
 	b := NewTokenBucket(2, 1).(*tokenBucket)
 	b.now = func() time.Time { return clock }

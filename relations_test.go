@@ -37,6 +37,7 @@ func labels(row map[string]any) map[string]any {
 }
 
 func TestBuiltinRelations(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		var counter statementCounter
@@ -105,6 +106,7 @@ func TestBuiltinRelations(t *testing.T) {
 }
 
 func TestCustomRelations(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := relationEnv(t, db)
@@ -228,6 +230,7 @@ type testTicket struct {
 // labelled, and a value that cannot be such a key is left unlabelled
 // instead of failing the list.
 func TestLabelsAcrossKeyTypes(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGuild)(nil), (*testTicket)(nil))
 		e := newEnv(t, db, Options{
@@ -260,6 +263,7 @@ func (*statementCounter) AfterQuery(context.Context, *bun.QueryEvent) {}
 // the page, however many relations it labels. (Keys of different types
 // keep a query of their own: TestLabelsAcrossKeyTypes.)
 func TestListLabelsInPageQuery(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		var counter statementCounter
@@ -292,6 +296,7 @@ func TestListLabelsInPageQuery(t *testing.T) {
 // the statistics' estimates and name them in _estimated, instead of
 // scanning for as long as it takes.
 func TestCountsBudget(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, Options{})

@@ -58,6 +58,7 @@ func want5xx(t *testing.T, e *env, r *resp, status int, code, wantCause string) 
 // bootstrap_closed with no log line (errors.Join with the 403 hid the
 // database error), while /auth/status answered 500.
 func TestNoCauseLost(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		if _, err := e.db.ExecContext(context.Background(), "DROP TABLE game_roles"); err != nil {
 			t.Fatal(err)
@@ -88,6 +89,7 @@ func TestNoCauseLost(t *testing.T) {
 }
 
 func TestAPIErrorCause(t *testing.T) {
+	t.Parallel()
 	cause := sql.ErrConnDone
 	e := ErrBootstrapClosed.because(cause)
 	if !errors.Is(e, ErrBootstrapClosed) || !errors.Is(e, sql.ErrConnDone) {
@@ -106,6 +108,7 @@ func TestAPIErrorCause(t *testing.T) {
 
 // A client that goes away mid-request is not an error of the server.
 func TestClientGoneNotLoggedAsError(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGuild)(nil))
 		started := make(chan struct{}, 1)
@@ -183,6 +186,7 @@ func (e *env) gadgetQty(name string) (int64, bool) {
 // A change whose audit entry cannot be written does not happen: the
 // answer is 500, logged with the cause, and the row is as it was.
 func TestAuditFailureRollsBack(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, admin := auditEnv(t, db)
 		ctx := context.Background()
@@ -263,6 +267,7 @@ func TestAuditFailureRollsBack(t *testing.T) {
 // Every committed change has exactly one audit entry, and every update's
 // "before" is the row it replaced, with 50 writers at once.
 func TestAuditMatchesMutationsConcurrently(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, admin := auditEnv(t, db)
 		shared := admin.do("POST", "/admin-api/gadgets", map[string]any{"name": "shared"}).want(t, 201)
@@ -345,6 +350,7 @@ func TestAuditMatchesMutationsConcurrently(t *testing.T) {
 // JSON error body; afterwards it works without a restart; and no committed
 // change lacks its audit entry.
 func TestAuditSurvivesTerminatedBackends(t *testing.T) {
+	t.Parallel()
 	app := fmt.Sprintf("gameadmin_fault_%d", time.Now().UnixNano())
 	db := testdb.PGNamed(t, app)
 	e, admin := auditEnv(t, db)
@@ -466,6 +472,7 @@ func TestAuditSurvivesTerminatedBackends(t *testing.T) {
 
 // dbError quotes back only a column name it matched, whatever follows it.
 func TestDBErrorNotNullColumn(t *testing.T) {
+	t.Parallel()
 	for msg, want := range map[string]string{
 		"NOT NULL constraint failed: game_roles.scopes (1299)": `column "scopes" cannot be null`,
 		"constraint failed: NOT NULL constraint failed: t.qty": `column "qty" cannot be null`,

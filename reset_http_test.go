@@ -15,6 +15,7 @@ import (
 // requests are answered alike, and only the operator's link is sent, with
 // its role; without it the player's link is sent too, marked RoleUser.
 func TestResetOperatorsOnly(t *testing.T) {
+	t.Parallel()
 	for _, only := range []bool{true, false} {
 		// Subtests named apart: a repeated name gets "#01", and a '#' in
 		// the SQLite file's URI would cut its path.
@@ -76,6 +77,7 @@ func TestResetOperatorsOnly(t *testing.T) {
 // TestPasswordReset walks a reset link from request to use: one use,
 // fifteen minutes, every session ended.
 func TestPasswordReset(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		got := make(chan ResetRequest, 4)
 		e := newEnv(t, db, Options{OnResetRequest: func(ctx context.Context, req ResetRequest) error {
@@ -133,6 +135,7 @@ func TestPasswordReset(t *testing.T) {
 }
 
 func TestPasswordResetDefaultLogsLink(t *testing.T) {
+	t.Parallel()
 	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		e.user("p@example.com", "old password")
 		e.client().do("POST", "/admin-api/auth/request-reset", map[string]any{"email": "p@example.com"}).want(t, 200)

@@ -20,6 +20,7 @@ type typedArena struct {
 // the state (an empty path), null a map or a number, nor delete a struct
 // field; the room keeps running, and the next join does not panic it.
 func TestRoomStateEditsTheGameCannotHold(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newWorld(t, db, true)
 		w.hub.Define("typed", live.RoomType{EmptyTimeout: -1,
@@ -65,6 +66,7 @@ func TestRoomStateEditsTheGameCannotHold(t *testing.T) {
 // TestDashboardLiveRoomsNeedRoomsScope: the dashboard shows live rooms only
 // to an operator who may list them (GET /rooms' rule).
 func TestDashboardLiveRoomsNeedRoomsScope(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newWorld(t, db, true)
 		w.user("cfg@example.com", admin.RoleMod, "configs")

@@ -38,6 +38,7 @@ func (farRooms) DisconnectUser(context.Context, string, string) (int, error) { r
 // node_unavailable, one whose node is silent 504 node_timeout, both in
 // the error body and logged with their cause.
 func TestRoomNodeErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), Options{Rooms: farRooms{}})
 	root, _ := e.bootstrap()
 	root.do("GET", "/admin-api/rooms", nil).want(t, 503, "node_unavailable")

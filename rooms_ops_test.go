@@ -12,6 +12,7 @@ import (
 // TestRoomOperations: kick, lock, state edit and delete, dispose, each
 // visible to real WebSocket clients and audited.
 func TestRoomOperations(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newWorld(t, db, true)
 		w.user("root@example.com", admin.RoleAdmin)
@@ -104,6 +105,7 @@ func TestRoomOperations(t *testing.T) {
 // TestRoomScopes: a mod needs the rooms scope; with it, a mod may list,
 // inspect, kick and lock but not dispose; without Rooms every endpoint is 501.
 func TestRoomScopes(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newWorld(t, db, true)
 		w.user("scoped@example.com", admin.RoleMod, "rooms")

@@ -15,6 +15,7 @@ import (
 )
 
 func TestCookieAttributes(t *testing.T) {
+	t.Parallel()
 	no, yes := false, true
 	tests := []struct {
 		name     string
@@ -100,6 +101,7 @@ func TestNewOptionErrors(t *testing.T) {
 // TestForgedTokens: every token that is not a current HS256 session signed
 // with our key is anonymous.
 func TestForgedTokens(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		_, id := e.bootstrap()
@@ -158,6 +160,7 @@ func jwtSegment(s string) string {
 }
 
 func TestMigrationsAreIdempotent(t *testing.T) {
+	t.Parallel()
 	type Guild struct {
 		ID   int64 `bun:"id,pk"`
 		Name string
@@ -189,6 +192,7 @@ func TestMigrationsAreIdempotent(t *testing.T) {
 }
 
 func TestNewFailsWhenHasherFails(t *testing.T) {
+	t.Parallel()
 	if _, err := New(testdb.SQLite(t), Options{Secret: testSecret, PasswordHasher: failingHasher{}}); err == nil {
 		t.Fatal("New with a failing hasher = nil error")
 	}
@@ -200,6 +204,7 @@ func TestNewFailsWhenHasherFails(t *testing.T) {
 // the roles table's column type, it falls back to the plain query and
 // prepares again.
 func TestSessionStatement(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, Options{})

@@ -83,6 +83,7 @@ func passwordStep(t *testing.T, e *env, email, password string) *client {
 }
 
 func TestTOTPEnrolConfirmSignIn(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, clk := totpEnv(t, db, Options{})
 		root, rootID := e.bootstrap()
@@ -133,6 +134,7 @@ func TestTOTPEnrolConfirmSignIn(t *testing.T) {
 }
 
 func TestTOTPCodesRefused(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, clk := totpEnv(t, db, Options{})
 		root, _ := e.bootstrap()
@@ -169,6 +171,7 @@ func TestTOTPCodesRefused(t *testing.T) {
 }
 
 func TestTOTPRecoveryCodes(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, clk := totpEnv(t, db, Options{})
 		root, rootID := e.bootstrap()
@@ -206,6 +209,7 @@ func TestTOTPRecoveryCodes(t *testing.T) {
 }
 
 func TestRequireTOTP(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") })
 		e, clk := totpEnv(t, db, Options{RequireTOTP: TOTPOperators}, func(a *Admin, mux *http.ServeMux) {
@@ -262,6 +266,7 @@ func TestRequireTOTP(t *testing.T) {
 }
 
 func TestTOTPAdminReset(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e, clk := totpEnv(t, db, Options{})
@@ -299,6 +304,7 @@ func TestTOTPAdminReset(t *testing.T) {
 }
 
 func TestTOTPChallengeIsNotASession(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") })
 		e, clk := totpEnv(t, db, Options{}, func(a *Admin, mux *http.ServeMux) {
@@ -338,6 +344,7 @@ func TestTOTPChallengeIsNotASession(t *testing.T) {
 }
 
 func TestTOTPRateLimit(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, clk := totpEnv(t, db, Options{RateLimit: RateLimitOptions{TOTP: NewTokenBucket(3, 1.0/3600)}})
 		root, _ := e.bootstrap()
@@ -370,6 +377,7 @@ func TestTOTPRateLimit(t *testing.T) {
 }
 
 func TestTOTPDisable(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, clk := totpEnv(t, db, Options{})
 		root, _ := e.bootstrap()
@@ -396,6 +404,7 @@ func TestTOTPDisable(t *testing.T) {
 // TestTOTPConcurrentReplay sends one code in parallel sign-ins: exactly one
 // gets a session.
 func TestTOTPConcurrentReplay(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, clk := totpEnv(t, db, Options{})
 		root, _ := e.bootstrap()
@@ -439,6 +448,7 @@ func TestTOTPConcurrentReplay(t *testing.T) {
 // is void after five wrong codes (the password is asked again); both hold
 // in the database, so across nodes.
 func TestTOTPChallengeSpentAndCapped(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, clk := totpEnv(t, db, Options{})
 		root, _ := e.bootstrap()

@@ -24,6 +24,7 @@ type testGenerated struct {
 // pg_attribute on PostgreSQL) marks it read-only, a write to it is a 400
 // naming it, and a create without it gets the computed value.
 func TestGeneratedColumnsReadOnly(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ddl := `CREATE TABLE generated_rows (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL,
 			name_len INTEGER GENERATED ALWAYS AS (length(name)) STORED)`

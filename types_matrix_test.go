@@ -116,6 +116,7 @@ var typedCols = []typedCol{
 // every column type of testTyped on both databases, and checks that a
 // read row PUT back unchanged changes nothing.
 func TestTypeMatrix(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		pg := db.Dialect().Name() == dialect.PG

@@ -44,6 +44,7 @@ type testOddItem struct {
 // update and delete still work on the row, and a cell that cannot be
 // shown as stored says so and is logged with the row's key.
 func TestSpecialStoredValues(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testOdd)(nil), (*testOddItem)(nil))
 		e := newEnv(t, db, Options{Tables: tablesWith(map[string]any{"odd": (*testOdd)(nil), "oddItems": (*testOddItem)(nil)})})

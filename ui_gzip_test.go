@@ -15,6 +15,7 @@ import (
 // that asks for it, as they are to one that does not, each with its own
 // ETag, and a revalidation with that ETag is a 304.
 func TestUICompressed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), Options{})
 	index := e.client().do("GET", "/admin/", nil).want(t, http.StatusOK)
 	m := assetRef.FindStringSubmatch(string(index.raw))
@@ -68,6 +69,7 @@ func TestUICompressed(t *testing.T) {
 }
 
 func TestAcceptsEncoding(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		header, enc string
 		want        bool
@@ -92,6 +94,7 @@ func TestAcceptsEncoding(t *testing.T) {
 // and a client accepting br gets the build's .br bytes; gzip gets the
 // build's .gz bytes.
 func TestUIPrecompressed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), Options{})
 	entries, err := uiDist.ReadDir("ui/dist/assets")
 	if err != nil {

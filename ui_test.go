@@ -37,6 +37,7 @@ func wantUIHeaders(t *testing.T, r *resp) {
 }
 
 func TestUIServesIndexForClientRoutes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, uiPath, apiPath, path string
 	}{
@@ -88,6 +89,7 @@ func TestUIServesIndexForClientRoutes(t *testing.T) {
 }
 
 func TestUIAssets(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), Options{})
 	c := e.client()
 	index := c.do("GET", "/admin/", nil).want(t, http.StatusOK)
@@ -136,6 +138,7 @@ func TestUIAssets(t *testing.T) {
 }
 
 func TestUILeavesAPIAlone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), Options{})
 	c := e.client()
 	r := c.do("GET", "/admin-api/auth/status", nil).want(t, http.StatusOK)

@@ -110,6 +110,7 @@ func (s *sessionRooms) DisconnectUser(_ context.Context, userID, _ string) (int,
 // both databases: the built-in tables take the users id type, and no
 // comparison of user ids answers 500 (PostgreSQL's "text = bigint").
 func TestHTTPSurfaceByUserIDType(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		model any
@@ -308,6 +309,7 @@ type textOwnedItem struct {
 // types (a text owner_id naming a bigint player) works both ways on both
 // databases: the key takes the type of the column it is compared with.
 func TestRelationKeyTypesDiffer(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*bigintPlayer)(nil), (*textOwnedItem)(nil))
 		e := newEnv(t, db, Options{

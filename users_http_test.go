@@ -18,6 +18,7 @@ import (
 )
 
 func TestBanClosesEverySocket(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newWorld(t, db, true)
 		w.user("root@example.com", admin.RoleAdmin)
@@ -81,6 +82,7 @@ func TestBanClosesEverySocket(t *testing.T) {
 }
 
 func TestRevokeSessionsClosesSockets(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newWorld(t, db, true)
 		w.user("root@example.com", admin.RoleAdmin)
@@ -103,6 +105,7 @@ func TestRevokeSessionsClosesSockets(t *testing.T) {
 }
 
 func TestModerationBadInput(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newWorld(t, db, true)
 		rootID := w.user("root@example.com", admin.RoleAdmin)
@@ -148,6 +151,7 @@ func TestModerationBadInput(t *testing.T) {
 // TestModerationWithoutColumns: a users table without ban and
 // token_version answers 501.
 func TestModerationWithoutColumns(t *testing.T) {
+	t.Parallel()
 	type Player struct {
 		ID           int64  `bun:"id,pk,autoincrement"`
 		Email        string `bun:"email,notnull,unique"`

@@ -12,6 +12,7 @@ import (
 )
 
 func TestUsersTableWithoutOptionalColumns(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		if _, err := db.NewCreateTable().Model((*Player)(nil)).Exec(ctx); err != nil {
@@ -46,6 +47,7 @@ func TestUsersTableWithoutOptionalColumns(t *testing.T) {
 }
 
 func TestUsersTableMustHaveSignInColumns(t *testing.T) {
+	t.Parallel()
 	type NoPassword struct {
 		ID    int64  `bun:"id,pk"`
 		Email string `bun:"email"`
@@ -62,6 +64,7 @@ func TestUsersTableMustHaveSignInColumns(t *testing.T) {
 // (email, display name) and ends with the id, for the built-in table and
 // an adopted one; the password hash is never listed.
 func TestUserListColumns(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		opts Options

@@ -14,6 +14,7 @@ import (
 // and signed in as the admin. Every write to a users row follows the
 // hierarchy, whatever the resource's policies allow.
 func TestModCannotTakeOverAdmin(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ran := 0
 		e := newEnv(t, db, Options{Resources: map[string]*Resource{
@@ -67,6 +68,7 @@ func TestModCannotTakeOverAdmin(t *testing.T) {
 // TestOperatorEmailChangeEndsSessions: an admin may change a mod's email,
 // and the sessions signed in under the old address end.
 func TestOperatorEmailChangeEndsSessions(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c := e.crew("users")
@@ -88,6 +90,7 @@ func TestOperatorEmailChangeEndsSessions(t *testing.T) {
 // TestUserEmailsValidated: every write path refuses what is not one bare
 // address, so sign-in and reset never match on garbage.
 func TestUserEmailsValidated(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c := e.crew()
@@ -120,6 +123,7 @@ type regionPlayer struct {
 // Invite, which sets the password; mods may not invite, and the answer
 // never carries the link.
 func TestInvite(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		got := make(chan ResetRequest, 2)
 		e := newEnv(t, db, Options{OnResetRequest: func(_ context.Context, r ResetRequest) error { got <- r; return nil }})
