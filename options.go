@@ -26,8 +26,8 @@ type Options struct {
 	Production bool
 	// UIPath is where the panel UI is served, as the browser sees it.
 	// Default "/admin". The UI learns it, and APIPath, from the page the
-	// server sends, so the panel works under any path (see README,
-	// "Paths, routers and proxies").
+	// server sends, so the panel works under any path (see
+	// docs/adopting.md, "Paths and several panels").
 	UIPath string
 	// APIPath is where the HTTP API is served, as the browser sees it.
 	// Default "/admin-api". Neither path may contain the other: "/ops/admin"
@@ -105,7 +105,7 @@ type Options struct {
 	// signed-in plain user may call list and read. Recommended.
 	OperatorsOnly bool
 	// RequireTOTP makes operators enrol a second factor before they can do
-	// anything but enrol (see README, Two-factor sign-in): TOTPAdmins,
+	// anything but enrol (see docs/security.md, "Two-factor sign-in"): TOTPAdmins,
 	// TOTPOperators (admins and mods) or TOTPNone. Default "": TOTPNone.
 	RequireTOTP TOTPPolicy
 	// ExactCountBelow is the estimated result size under which a list
@@ -114,8 +114,8 @@ type Options struct {
 	// COUNT(*) runs. _count=exact still counts. Default 100,000; negative:
 	// always count exactly. An estimate is reused for 2 seconds per table
 	// and filter, so paging does not ask the statistics again; a result it
-	// calls small is still counted on every request. See README "Large
-	// tables".
+	// calls small is still counted on every request. See
+	// docs/performance.md, "Large tables".
 	ExactCountBelow int64
 	// AuditMaxPayloadBytes bounds the JSON payload of one audit row: past
 	// it the largest values are replaced by "[truncated: N bytes]" and the
@@ -132,7 +132,7 @@ type Options struct {
 	// MigrationSQL's statements with the game's own migration tool). New
 	// creates the built-in tables Tables uses with their built-in model,
 	// plus the panel's own (roles, audit, second factors), never one the
-	// game replaced. See README, "Adopting an existing schema".
+	// game replaced. See docs/adopting.md.
 	Migrations MigrationMode
 	// UserColumns maps the panel's user fields onto the users table's
 	// columns. Default: id, email, password_hash, display_name,

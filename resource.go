@@ -53,7 +53,7 @@ type ResourceConfig struct {
 	// Columns configures single columns, by SQL name.
 	Columns map[string]ColumnConfig
 	// Search names the columns _q searches, by SQL name. Default: every
-	// text column. On PostgreSQL give each a pg_trgm GIN index (README,
+	// text column. On PostgreSQL give each a pg_trgm GIN index (docs/performance.md,
 	// "Large tables").
 	Search []string
 	// Relations configures relation tabs, by relation name.

@@ -17,7 +17,7 @@ import (
 // ErrBanned (audited as auth.login_failed, "reason": "banned"), an unknown
 // one ErrNotFound; neither gets a cookie.
 //
-// A user with two-factor sign-in on (see README, Two-factor sign-in) does
+// A user with two-factor sign-in on (see docs/security.md, "Two-factor sign-in") does
 // not get a session yet: StartSession sets the TOTP challenge cookie and
 // returns ErrSecondFactorRequired, and the game redirects to
 // a.SecondFactorURL(next), where the panel asks for the code. The game's

@@ -86,7 +86,7 @@ func (t *totpState) open(userID, sealed string) (string, error) {
 	n := t.aead.NonceSize()
 	plain, err := t.aead.Open(nil, raw[:n], raw[n:], []byte("totp:"+userID))
 	if err != nil {
-		// Most likely Options.Secret changed since enrolment (README:
+		// Most likely Options.Secret changed since enrolment (docs/security.md:
 		// Two-factor sign-in, rotating the secret).
 		return "", fmt.Errorf("admin: totp secret of %s: cannot decrypt: %w", userID, err)
 	}

@@ -16,7 +16,7 @@ import (
 //
 //	cd redisstore && go test -run '^$' -bench . -benchtime 2000x
 //
-// README "Running several nodes" quotes them.
+// docs/cluster.md quotes them.
 
 // latencies times each call of fn and reports p50 and p99.
 func latencies(b *testing.B, fn func(i int)) { prepared(b, func(int) {}, fn) }

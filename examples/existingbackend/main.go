@@ -1,6 +1,6 @@
 // Command existingbackend is a game backend that had its own players
 // table, migrations, router and sign-in before it took the admin panel in
-// (README, "Adopting an existing schema"):
+// (docs/adopting.md):
 //
 //   - the panel signs operators in from the game's players table (bigint
 //     ids, the game's own column names: Options.UserColumns), whose

@@ -11,8 +11,7 @@ import (
 )
 
 // Several nodes: with -redis, this process is one node of a cluster that
-// shares rate limits, rooms and moderation through Redis (README, "Running
-// several nodes"):
+// shares rate limits, rooms and moderation through Redis (docs/cluster.md):
 //
 //	go run ./examples/gameserver -db postgres://... -redis redis://127.0.0.1:6379 -node a -addr :8080
 //	go run ./examples/gameserver -db postgres://... -redis redis://127.0.0.1:6379 -node b -addr :8081

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../api';
 
-// The two-factor endpoints' answers (README: Two-factor sign-in).
+// The two-factor endpoints' answers (docs/security.md, "Two-factor sign-in").
 export interface TotpStatus {
   enabled: boolean;
   pending: boolean;
