@@ -188,7 +188,7 @@ func TestConvertValueUUID(t *testing.T) {
 }
 
 // brokenValuer is a column type whose Value fails.
-type brokenValuer struct{ s string }
+type brokenValuer struct{}
 
 func (brokenValuer) Value() (driver.Value, error) { return nil, errors.New("no value today") }
 
