@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gameadmin/admin/internal/testdb"
 	"github.com/uptrace/bun"
@@ -171,4 +172,41 @@ func TestWidgetResource(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"user"`) || !strings.Contains(err.Error(), `closest: "users"`) {
 		t.Fatalf("New with a widget naming no resource = %v; want an error naming it and users", err)
 	}
+}
+
+// A widget that ignores its ctx no longer holds the dashboard: the page is
+// answered at the widget timeout, that widget marked "timeout".
+func TestDashboardAnswersAtWidgetTimeout(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		release := make(chan struct{})
+		defer close(release)
+		e := newEnv(t, db, Options{Widgets: []Widget{
+			{ID: "stuck", Title: "Stuck", Render: "json", Data: func(context.Context, Operator) (any, error) {
+				<-release // ignores ctx
+				return "late", nil
+			}},
+			{ID: "fine", Title: "Fine", Render: "json", Data: func(context.Context, Operator) (any, error) { return "ok", nil }},
+		}})
+		e.admin.widgetTimeout = 300 * time.Millisecond
+		admin, _ := e.bootstrap()
+		done := make(chan *resp, 1)
+		go func() { done <- admin.do("GET", "/admin-api/_dashboard", nil) }()
+		var r *resp
+		select {
+		case r = <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the dashboard waited on a widget that ignores its ctx")
+		}
+		ws := widgets(t, r.want(t, 200))
+		if ws["stuck"]["error"] != "timeout" || ws["stuck"]["data"] != nil {
+			t.Fatalf("stuck widget = %v; want error timeout", ws["stuck"])
+		}
+		if ws["fine"]["data"] != "ok" || ws["fine"]["error"] != nil || ws["health"]["data"] == nil {
+			t.Fatalf("widgets = %v; want the others computed", ws)
+		}
+		if !strings.Contains(e.logs.String(), "widget=stuck") {
+			t.Fatalf("the timed-out widget is not logged: %s", e.logs.String())
+		}
+	})
 }

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -72,4 +73,44 @@ func TestForeignKeyMessages(t *testing.T) {
 			t.Errorf("parents = %d after the refused delete; want 1", n)
 		}
 	})
+}
+
+// TestNotNullMessageNamesColumn: SQLite's "NOT NULL constraint failed:
+// t.c (1299)" must name c, not "c (1299".
+func TestNotNullMessageNamesColumn(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ msg, want string }{
+		{"NOT NULL constraint failed: game_roles.scopes (1299)", "scopes"},
+		{"NOT NULL constraint failed: game_roles.scopes", "scopes"},
+		{"constraint failed: NOT NULL constraint failed: t.name (1299)", "name"},
+		{"NOT NULL constraint failed: name", "name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			if got := sqliteNotNullColumn(tt.msg); got != tt.want {
+				t.Errorf("sqliteNotNullColumn(%q) = %q; want %q", tt.msg, got, tt.want)
+			}
+			err := dbError(errors.New(tt.msg))
+			if !strings.Contains(err.Error(), `"`+tt.want+`"`) {
+				t.Errorf("dbError(%q) = %v; want it to name %q", tt.msg, err, tt.want)
+			}
+		})
+	}
+}
+
+// dbError quotes back only a column name it matched, whatever follows it.
+func TestDBErrorNotNullColumn(t *testing.T) {
+	t.Parallel()
+	for msg, want := range map[string]string{
+		"NOT NULL constraint failed: game_roles.scopes (1299)": `column "scopes" cannot be null`,
+		"constraint failed: NOT NULL constraint failed: t.qty": `column "qty" cannot be null`,
+		"NOT NULL constraint failed: name":                     `column "name" cannot be null`,
+		"sqlite: NOT NULL constraint failed":                   "a column that cannot be null was null",
+		"NOT NULL constraint failed: (1299)":                   "a column that cannot be null was null",
+	} {
+		var ae *APIError
+		if !errors.As(dbError(errors.New(msg)), &ae) || ae.Code != "missing_value" || ae.Message != want {
+			t.Errorf("dbError(%q) = %v; want missing_value %q", msg, ae, want)
+		}
+	}
 }

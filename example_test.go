@@ -3,12 +3,14 @@ package admin_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"log"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/gameadmin/admin"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"golang.org/x/crypto/bcrypt"
 	_ "modernc.org/sqlite"
 )
 
@@ -268,4 +271,167 @@ func ExampleOptions_requireTOTP() {
 	// Output:
 	// {"status":403,"code":"totp_enrollment_required","error":"set up two-factor sign-in on your account page first"}
 	// {"enabled":false,"pending":false,"recoveryCodesLeft":0,"required":true}
+}
+
+// The game's own player sign-in goes through the panel's password check,
+// with its limits and failure audit: AuthenticateFrom keys them on the
+// client's address (a.ClientIP, which honours Options.TrustedProxies).
+func ExampleAuth_AuthenticateFrom() {
+	db, done := openExampleDB()
+	defer done()
+	a, err := admin.New(db, admin.Options{
+		Secret: []byte("an example secret of at least 32 bytes"),
+		Logger: quiet,
+		// Behind a load balancer at 10.0.0.0/8; loopback is trusted by default.
+		TrustedProxies: append(admin.DefaultTrustedProxies(), netip.MustParsePrefix("10.0.0.0/8")),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close()
+	ctx := context.Background()
+	h, _ := a.Auth().HashPassword(ctx, "player password")
+	db.NewInsert().Model(&admin.User{Email: "p@example.com", PasswordHash: h}).Exec(ctx)
+
+	login := func(password string) error {
+		r := httptest.NewRequest("POST", "/api/auth/login", nil)
+		r.RemoteAddr = "10.1.2.3:4000" // the load balancer
+		r.Header.Set("X-Forwarded-For", "198.51.100.7")
+		_, err := a.Auth().AuthenticateFrom(r, "p@example.com", password)
+		return err
+	}
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr, r.Header["X-Forwarded-For"] = "10.1.2.3:4000", []string{"198.51.100.7"}
+	fmt.Println("client:", a.ClientIP(r))
+	fmt.Println("right password:", login("player password"))
+	for range 10 { // RateLimit.LoginFailuresPerNetwork: 10 from one /24
+		login("guess")
+	}
+	err = login("player password")
+	var limited *admin.RateLimitError
+	fmt.Println("after 10 guesses:", errors.Is(err, admin.ErrRateLimited), errors.As(err, &limited) && limited.RetryAfter > 0)
+	if errors.Is(err, admin.ErrRateLimited) {
+		fmt.Println("answer:", http.StatusTooManyRequests)
+	}
+	// Output:
+	// client: 198.51.100.7
+	// right password: <nil>
+	// after 10 guesses: true true
+	// answer: 429
+}
+
+// A game whose own login checks bcrypt keeps it working: with Bcrypt,
+// every hash the panel writes is one the game's code accepts, and sign-in
+// matches the player's email in any case without rewriting it.
+func ExampleBcrypt() {
+	db, done := openExampleDB()
+	defer done()
+	a, err := admin.New(db, admin.Options{
+		Secret:         []byte("an example secret of at least 32 bytes"),
+		Logger:         quiet,
+		PasswordHasher: admin.Bcrypt{Cost: bcrypt.MinCost}, // the game's cost, 10 to 12 in production
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close()
+	ctx := context.Background()
+	h, _ := a.Auth().HashPassword(ctx, "player password")
+	db.NewInsert().Model(&admin.User{Email: "Sam.Player@Example.com", PasswordHash: h}).Exec(ctx)
+
+	id, err := a.Auth().Authenticate(ctx, "sam.player@example.com", "player password")
+	fmt.Println("signed in:", err == nil)
+	var u admin.User
+	db.NewSelect().Model(&u).Where("id = ?", id).Scan(ctx)
+	fmt.Println("email kept:", u.Email)
+	fmt.Println("the game's bcrypt check:", bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte("player password")) == nil)
+	// Output:
+	// signed in: true
+	// email kept: Sam.Player@Example.com
+	// the game's bcrypt check: true
+}
+
+// exampleClient bootstraps the first admin on srv and returns a function
+// that sends a JSON request with its session, answering the status line
+// and the body.
+func exampleClient(srv *httptest.Server) func(method, path, body string) string {
+	res, err := http.Post(srv.URL+"/admin-api/auth/bootstrap", "application/json",
+		strings.NewReader(`{"email": "root@example.com", "password": "correct horse"}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	res.Body.Close()
+	cookie := res.Cookies()[0]
+	return func(method, path, body string) string {
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.AddCookie(cookie)
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		return fmt.Sprintf("%d %s", r.StatusCode, strings.TrimSpace(string(b)))
+	}
+}
+
+// Give an enum-like column its values: the UI offers them in a select, and
+// create and update refuse any other.
+func ExampleColumnConfig_choices() {
+	db, done := openExampleDB()
+	defer done()
+	a, err := admin.New(db, admin.Options{
+		Secret: []byte("an example secret of at least 32 bytes"),
+		Logger: quiet,
+		Resources: map[string]*admin.Resource{
+			"leaderboards": admin.DefineResource((*admin.Leaderboard)(nil), admin.ResourceConfig{
+				Columns: map[string]admin.ColumnConfig{"sort_order": {Choices: []string{"asc", "desc"}}},
+			}),
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close()
+	srv := httptest.NewServer(a)
+	defer srv.Close()
+	do := exampleClient(srv)
+
+	fmt.Println(do("POST", "/admin-api/leaderboards", `{"id": "weekly", "name": "Weekly", "sort_order": "up"}`))
+	fmt.Println(do("POST", "/admin-api/leaderboards", `{"id": "weekly", "name": "Weekly", "sort_order": "asc"}`)[:3])
+	// Output:
+	// 400 {"status":400,"code":"invalid_value","error":"column \"sort_order\": \"up\" is not one of its choices","fields":{"sort_order":"column \"sort_order\": \"up\" is not one of its choices"}}
+	// 201
+}
+
+// An admin invites an operator created in the panel: the link to set a
+// password goes to OnResetRequest, marked Invite.
+func ExampleResetRequest_invite() {
+	db, done := openExampleDB()
+	defer done()
+	a, err := admin.New(db, admin.Options{
+		Secret: []byte("an example secret of at least 32 bytes"),
+		Logger: quiet,
+		OnResetRequest: func(_ context.Context, req admin.ResetRequest) error {
+			// Email https://game.example.com + req.URL to req.Email here.
+			fmt.Println("invite:", req.Invite, req.Email, strings.HasPrefix(req.URL, "/admin/reset?token="))
+			return nil
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close()
+	srv := httptest.NewServer(a)
+	defer srv.Close()
+	do := exampleClient(srv)
+
+	created := do("POST", "/admin-api/users", `{"email": "new-mod@example.com", "display_name": "New Mod"}`)
+	id := created[strings.Index(created, `"id":"`)+6:]
+	id = id[:strings.IndexByte(id, '"')]
+	fmt.Println(do("POST", "/admin-api/users/"+id+"/invite", ""))
+	// Output:
+	// invite: true new-mod@example.com true
+	// 200 {"ok":true}
 }

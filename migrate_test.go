@@ -2,6 +2,8 @@ package admin
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"net/url"
 	"reflect"
 	"slices"
@@ -12,6 +14,8 @@ import (
 	"github.com/gameadmin/admin/internal/testdb"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/driver/pgdriver"
 )
 
 // testPlan is the schema plan of the default options on db.
@@ -288,5 +292,54 @@ func TestSQLiteForeignKeysOffWarns(t *testing.T) {
 	on := newEnv(t, testdb.SQLite(t), Options{})
 	if strings.Contains(on.logs.String(), "foreign_keys") {
 		t.Fatalf("warning with foreign_keys on:\n%s", on.logs)
+	}
+}
+
+// NewContext gives up when its ctx ends, here while another node holds the
+// migration lock on PostgreSQL, instead of waiting for the lock.
+func TestNewContextBoundsMigrations(t *testing.T) {
+	t.Parallel()
+	db := testdb.PG(t)
+	ctx := context.Background()
+	a, err := NewContext(ctx, db, Options{Secret: testSecret, PasswordHasher: testHasher})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := NewContext(cancelled, testdb.SQLite(t), Options{Secret: testSecret, PasswordHasher: testHasher}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("NewContext with a cancelled ctx = %v; want context.Canceled", err)
+	}
+
+	other := bun.NewDB(sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(testdb.PGDSN()))), pgdialect.New())
+	defer other.Close()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", migrateLockID); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_unlock(?)", migrateLockID); err != nil {
+			t.Error(err)
+		}
+	}()
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := NewContext(short, db, Options{Secret: testSecret, PasswordHasher: testHasher})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "migrate") {
+			t.Fatalf("NewContext under a held migration lock = %v; want a migrate error", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("NewContext waited on the migration lock past its ctx")
 	}
 }

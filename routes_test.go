@@ -12,6 +12,43 @@ import (
 	"github.com/uptrace/bun"
 )
 
+func TestCrossOriginRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testdb.SQLite(t), Options{})
+	e.user("p@example.com", "player password")
+	tests := []struct {
+		name   string
+		header map[string]string
+		code   int
+	}{
+		{"cross-site fetch", map[string]string{"Sec-Fetch-Site": "cross-site"}, 403},
+		{"foreign origin", map[string]string{"Origin": "https://evil.example"}, 403},
+		{"same origin", map[string]string{"Sec-Fetch-Site": "same-origin"}, 200},
+		{"no browser headers (curl)", nil, 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := e.client()
+			for k, v := range tt.header {
+				c.hdr.Set(k, v)
+			}
+			r := c.do("POST", "/admin-api/auth/login", map[string]any{"email": "p@example.com", "password": "player password"})
+			if tt.code == 403 {
+				r.want(t, 403, "cross_origin")
+				if r.cookie(sessionCookieName) != nil {
+					t.Fatal("a refused cross-origin login set a cookie")
+				}
+			} else {
+				r.want(t, tt.code)
+			}
+		})
+	}
+	// Safe methods pass: status is readable from anywhere (it leaks nothing).
+	c := e.client()
+	c.hdr.Set("Sec-Fetch-Site", "cross-site")
+	c.do("GET", "/admin-api/auth/status", nil).want(t, http.StatusOK)
+}
+
 // TestReverseProxyTrustedOrigins puts the panel behind a reverse proxy that
 // rewrites Host to the backend's, and POSTs as a browser without
 // Sec-Fetch-Site does, with the public site's Origin: refused as

@@ -1,17 +1,307 @@
 package admin
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/gameadmin/admin/internal/testdb"
 	"github.com/uptrace/bun"
 )
+
+// After Close, the API, the UI and every Guard answer 503 closed.
+func TestClosedAnswers503(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{})
+		admin, _ := e.bootstrap()
+		guarded := httptest.NewServer(e.admin.Guard(GuardOptions{Role: RoleUser})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusNoContent)
+		})))
+		defer guarded.Close()
+		get := func(url string) *http.Response {
+			req, err := http.NewRequest("GET", url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range admin.jar.Cookies(req.URL) {
+				req.AddCookie(c)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			return res
+		}
+		// The cookie's host is the panel's; the guard's server is on the
+		// same host, another port.
+		panelURL, err := url.Parse(e.srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cookies := admin.jar.Cookies(panelURL)
+		guardedGet := func() *http.Response {
+			req, _ := http.NewRequest("GET", guarded.URL, nil)
+			for _, c := range cookies {
+				req.AddCookie(c)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			return res
+		}
+		if res := guardedGet(); res.StatusCode != http.StatusNoContent {
+			t.Fatalf("guarded route before Close = %d; want 204", res.StatusCode)
+		}
+		if err := e.admin.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if res := guardedGet(); res.StatusCode != http.StatusServiceUnavailable {
+			t.Fatalf("guarded route after Close = %d; want 503", res.StatusCode)
+		}
+		for _, path := range []string{"/admin-api/auth/me", "/admin-api/auth/status", "/admin-api/_health", "/admin/", "/admin-api/nothing"} {
+			if res := get(e.srv.URL + path); res.StatusCode != http.StatusServiceUnavailable {
+				t.Fatalf("GET %s after Close = %d; want 503", path, res.StatusCode)
+			}
+		}
+		admin.do("GET", "/admin-api/auth/me", nil).want(t, 503, "closed")
+	})
+}
+
+// testSecret signs every test server's tokens, so tests can forge tokens.
+var testSecret = []byte("0123456789abcdef0123456789abcdef-test")
+
+// testHasher keeps hashing cheap under -race; one test covers the default.
+var testHasher PasswordHasher = Argon2id{Memory: 64, Time: 1, Threads: 1}
+
+// env is one panel on a real database behind a real HTTP server.
+type env struct {
+	t     *testing.T
+	db    *bun.DB
+	admin *Admin
+	srv   *httptest.Server
+	logs  *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// newEnv starts a panel with test defaults (cheap hasher, no rate limits,
+// fixed secret) changed by opts. mux, when given, receives extra routes.
+func newEnv(t *testing.T, db *bun.DB, opts Options, extra ...func(a *Admin, mux *http.ServeMux)) *env {
+	t.Helper()
+	logs := &syncBuffer{}
+	if opts.Secret == nil {
+		opts.Secret = testSecret
+	}
+	if opts.PasswordHasher == nil {
+		opts.PasswordHasher = testHasher
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	}
+	rl := &opts.RateLimit
+	for _, l := range []*Limiter{&rl.Login, &rl.Bootstrap, &rl.RequestReset, &rl.LoginFailuresPerEmail, &rl.LoginFailuresPerNetwork, &rl.PerIP, &rl.Actions, &rl.ResetDeliveries, &rl.Exports} {
+		if *l == nil {
+			*l = NoLimit{}
+		}
+	}
+	a, err := New(db, opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	mux := http.NewServeMux()
+	a.Mount(mux)
+	for _, fn := range extra {
+		fn(a, mux)
+	}
+	srv := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		srv.Close()
+		a.Close()
+	})
+	return &env{t: t, db: db, admin: a, srv: srv, logs: logs}
+}
+
+// eachEnv runs fn on SQLite and PostgreSQL with a fresh panel each.
+func eachEnv(t *testing.T, opts Options, fn func(t *testing.T, e *env)) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		fn(t, newEnv(t, db, opts))
+	})
+}
+
+// client is a browser-like HTTP client with its own cookie jar.
+type client struct {
+	e   *env
+	jar *cookiejar.Jar
+	hc  *http.Client
+	hdr http.Header
+}
+
+func (e *env) client() *client {
+	jar, _ := cookiejar.New(nil)
+	return &client{e: e, jar: jar, hdr: http.Header{}, hc: &http.Client{
+		Jar:           jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+// resp is an answered request with its decoded JSON body.
+type resp struct {
+	*http.Response
+	raw  []byte
+	body map[string]any
+}
+
+func (c *client) do(method, path string, body any) *resp {
+	c.e.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			c.e.t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequestWithContext(context.Background(), method, c.e.srv.URL+path, rd)
+	if err != nil {
+		c.e.t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range c.hdr {
+		req.Header[k] = v
+	}
+	res, err := c.hc.Do(req)
+	if err != nil {
+		c.e.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	r := &resp{Response: res, raw: raw}
+	_ = json.Unmarshal(raw, &r.body)
+	return r
+}
+
+// want fails the test unless the status is code (and, for errors, the
+// body is the error body with errCode).
+func (r *resp) want(t *testing.T, code int, errCode ...string) *resp {
+	t.Helper()
+	if r.StatusCode != code {
+		t.Fatalf("%s %s = %d %s; want %d", r.Request.Method, r.Request.URL.Path, r.StatusCode, r.raw, code)
+	}
+	if len(errCode) > 0 {
+		if r.body["code"] != errCode[0] || r.body["status"] != float64(code) || r.body["error"] == "" || r.body["error"] == nil {
+			t.Fatalf("%s %s body = %s; want error body with code %q", r.Request.Method, r.Request.URL.Path, r.raw, errCode[0])
+		}
+		if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+			t.Fatalf("error Content-Type = %q; want application/json", ct)
+		}
+	}
+	return r
+}
+
+func (r *resp) cookie(name string) *http.Cookie {
+	for _, c := range r.Cookies() {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// bootstrap creates the first admin and returns a client signed in as it.
+func (e *env) bootstrap() (*client, string) {
+	e.t.Helper()
+	c := e.client()
+	r := c.do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "root@example.com", "password": "correct horse"}).want(e.t, 201)
+	return c, r.body["userId"].(string)
+}
+
+// user creates a user with a password through the Go API and returns its id.
+func (e *env) user(email, password string) string {
+	e.t.Helper()
+	ctx := context.Background()
+	h, err := e.admin.Auth().HashPassword(ctx, password)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	id, err := e.admin.users.createUser(ctx, e.db, email, "", h)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return id
+}
+
+// login signs in a new client.
+func (e *env) login(email, password string) *client {
+	e.t.Helper()
+	c := e.client()
+	c.do("POST", "/admin-api/auth/login", map[string]any{"email": email, "password": password}).want(e.t, 200)
+	return c
+}
+
+// auditRows returns the audit entries with the given action, oldest first.
+func (e *env) auditRows(action string) []AuditEntry {
+	e.t.Helper()
+	var rows []AuditEntry
+	if err := e.db.NewSelect().Model(&rows).Where("action = ?", action).Order("id").Scan(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+	return rows
+}
+
+// must returns v and panics, failing the test run, when err is not nil:
+// for calls that cannot fail unless something is badly wrong, so that no
+// error in a test goes unchecked.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(fmt.Sprintf("unexpected error: %v", err))
+	}
+	return v
+}
+
+func b64url(s string) string { return base64.URLEncoding.EncodeToString([]byte(s)) }
+
+func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
 // eachPair runs fn on two fresh databases of each dialect.
 func eachPair(t *testing.T, fn func(t *testing.T, db1, db2 *bun.DB)) {
@@ -44,32 +334,6 @@ func serve(t *testing.T, db *bun.DB, a *Admin, h http.Handler) *env {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return &env{t: t, db: db, admin: a, srv: srv, logs: &syncBuffer{}}
-}
-
-func TestPathsNormalizedAndChecked(t *testing.T) {
-	t.Parallel()
-	db := testdb.SQLite(t)
-	for _, tt := range []struct{ ui, api, err string }{
-		{"/admin", "/admin/api", "contain one another"},
-		{"/ops", "/ops/admin-api", "contain one another"},
-		{"/x", "/x", "contain one another"},
-		{"/x", "/", "plain sub-path"},
-		{"/x", `/a\b`, "plain sub-path"},
-		{"/x", "/a?b", "plain sub-path"},
-		{"/x y", "", "plain sub-path"},
-	} {
-		a, err := New(db, Options{Secret: testSecret, UIPath: tt.ui, APIPath: tt.api})
-		if a != nil {
-			a.Close()
-		}
-		if err == nil || !strings.Contains(err.Error(), tt.err) {
-			t.Errorf("New(UIPath %q, APIPath %q) = %v; want an error with %q", tt.ui, tt.api, err, tt.err)
-		}
-	}
-	a := newPanel(t, db, Options{UIPath: "ops/admin/", APIPath: "/ops/admin-api/"})
-	if a.UIPath() != "/ops/admin" || a.APIPath() != "/ops/admin-api" {
-		t.Fatalf("paths = %q, %q; want /ops/admin, /ops/admin-api", a.UIPath(), a.APIPath())
-	}
 }
 
 // TestTwoPanelsOneMux mounts two panels with their own paths, databases

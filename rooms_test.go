@@ -20,18 +20,27 @@ func (farRooms) err(roomID string) error {
 	}
 	return fmt.Errorf("no node listens for room %s: %w", roomID, ErrNodeUnavailable)
 }
+
 func (farRooms) List(context.Context) ([]RoomSummary, error) { return nil, ErrNodeUnavailable }
+
 func (f farRooms) Inspect(_ context.Context, id string) (RoomView, error) {
 	return RoomView{}, f.err(id)
 }
-func (f farRooms) Kick(_ context.Context, id, _, _ string) error           { return f.err(id) }
-func (f farRooms) SetLocked(_ context.Context, id string, _ bool) error    { return f.err(id) }
-func (f farRooms) Dispose(_ context.Context, id string) error              { return f.err(id) }
+
+func (f farRooms) Kick(_ context.Context, id, _, _ string) error { return f.err(id) }
+
+func (f farRooms) SetLocked(_ context.Context, id string, _ bool) error { return f.err(id) }
+
+func (f farRooms) Dispose(_ context.Context, id string) error { return f.err(id) }
+
 func (f farRooms) DeleteState(_ context.Context, id string, _ []any) error { return f.err(id) }
+
 func (f farRooms) EditState(_ context.Context, id string, _ []any, _ json.RawMessage) error {
 	return f.err(id)
 }
+
 func (farRooms) UserSessions(context.Context, string) ([]UserSession, error) { return nil, nil }
+
 func (farRooms) DisconnectUser(context.Context, string, string) (int, error) { return 0, nil }
 
 // TestRoomNodeErrors: a room whose node is gone answers 503
