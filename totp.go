@@ -2,16 +2,16 @@ package admin
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
+	"github.com/gameadmin/admin/internal/twofactor"
+
 	"github.com/gameadmin/admin/internal/netkey"
 	"github.com/pquerna/otp"
-	"github.com/pquerna/otp/totp"
 	"github.com/uptrace/bun"
 )
 
@@ -32,17 +32,12 @@ const (
 // TOTP parameters: the ones every authenticator app supports (RFC 6238
 // defaults). A code is accepted one step either side of now, for clock drift.
 const (
-	totpPeriod          = 30
-	totpSkew            = 1
 	totpIssuer          = "Game Admin"
 	totpChallengeTTL    = 5 * time.Minute
 	totpChallengeCookie = "game_admin_totp"
 	kindTOTPChallenge   = "totp_challenge"
 	recoveryCodeCount   = 10
-	recoveryCodeChars   = 16 // base32: 80 bits, so a plain SHA-256 is enough at rest
 	maxCodeBytes        = 64
-	totpKeyInfo         = "gameadmin totp secret v1"
-	totpSealPrefix      = "v1:"
 )
 
 // operatorTOTP is a row of game_operator_totp: one second factor per user,
@@ -51,7 +46,7 @@ type operatorTOTP struct {
 	bun.BaseModel `bun:"table:game_operator_totp,alias:ot"`
 
 	UserID      string     `bun:"user_id,pk"`
-	Secret      string     `bun:"secret,notnull"` // sealed, see totpState.seal
+	Secret      string     `bun:"secret,notnull"` // sealed: twofactor.Sealer
 	Enabled     bool       `bun:"enabled,notnull"`
 	LastStep    int64      `bun:"last_step,notnull"` // last accepted time step: replays are refused
 	CreatedAt   time.Time  `bun:"created_at,notnull"`
@@ -113,12 +108,12 @@ func (au *Auth) checkTOTP(ctx context.Context, userID, code string, pending bool
 		}
 		return errTOTPNotOn
 	}
-	secret, err := au.totp.open(userID, row.Secret)
+	secret, err := au.totp.sealer.Open(userID, row.Secret)
 	if err != nil {
 		au.log.ErrorContext(ctx, "admin: totp secret unreadable; an admin can reset it", "userId", userID, "err", err)
 		return errInvalidCode
 	}
-	step, ok := matchStep(secret, code, au.totp.now())
+	step, ok := twofactor.MatchStep(secret, code, au.totp.now())
 	if !ok {
 		return errInvalidCode
 	}
@@ -144,9 +139,9 @@ func (au *Auth) newRecoveryCodes(ctx context.Context, db bun.IDB, userID string)
 	codes := make([]string, recoveryCodeCount)
 	rows := make([]recoveryCode, recoveryCodeCount)
 	for i := range codes {
-		raw := rand.Text()[:recoveryCodeChars]
-		codes[i] = raw[0:4] + "-" + raw[4:8] + "-" + raw[8:12] + "-" + raw[12:16]
-		rows[i] = recoveryCode{UserID: userID, CodeHash: hashRecoveryCode(raw)}
+		var hash string
+		codes[i], hash = twofactor.NewRecoveryCode()
+		rows[i] = recoveryCode{UserID: userID, CodeHash: hash}
 	}
 	if _, err := db.NewInsert().Model(&rows).ModelTableExpr("?", au.tbl("operator_recovery_codes")).Exec(ctx); err != nil {
 		return nil, err
@@ -157,7 +152,7 @@ func (au *Auth) newRecoveryCodes(ctx context.Context, db bun.IDB, userID string)
 // useRecoveryCode spends one of userID's recovery codes; the conditional
 // update makes it single-use even under concurrent requests.
 func (au *Auth) useRecoveryCode(ctx context.Context, userID, code string) error {
-	n := normalizeRecoveryCode(code)
+	n := twofactor.NormalizeRecoveryCode(code)
 	if n == "" {
 		return errInvalidCode
 	}
@@ -167,7 +162,7 @@ func (au *Auth) useRecoveryCode(ctx context.Context, userID, code string) error 
 		return errTOTPNotOn
 	}
 	res, err := au.db.NewUpdate().Model((*recoveryCode)(nil)).ModelTableExpr("?", au.aliased("operator_recovery_codes", "rc")).Set("used_at = ?", au.totp.now().UTC()).
-		Where("user_id = ?", userID).Where("code_hash = ?", hashRecoveryCode(n)).Where("used_at IS NULL").Exec(ctx)
+		Where("user_id = ?", userID).Where("code_hash = ?", twofactor.HashRecoveryCode(n)).Where("used_at IS NULL").Exec(ctx)
 	if err != nil {
 		return err
 	}
@@ -383,12 +378,7 @@ func (au *Auth) enrollTOTP(ctx context.Context, userID string) (key *otp.Key, qr
 	if err != nil {
 		return nil, "", err
 	}
-	key, err = totp.Generate(totp.GenerateOpts{Issuer: totpIssuer, AccountName: acc.Email,
-		Period: totpPeriod, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
-	if err != nil {
-		return nil, "", err
-	}
-	if qr, err = qrDataURL(key); err != nil {
+	if key, qr, err = twofactor.NewKey(totpIssuer, acc.Email); err != nil {
 		return nil, "", err
 	}
 	err = au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -402,7 +392,7 @@ func (au *Auth) enrollTOTP(ctx context.Context, userID string) (key *otp.Key, qr
 		if _, err := au.deleteTOTP(ctx, tx, userID); err != nil {
 			return err
 		}
-		_, err = tx.NewInsert().Model(&operatorTOTP{UserID: userID, Secret: au.totp.seal(userID, key.Secret()),
+		_, err = tx.NewInsert().Model(&operatorTOTP{UserID: userID, Secret: au.totp.sealer.Seal(userID, key.Secret()),
 			CreatedAt: time.Now().UTC()}).ModelTableExpr("?", au.tbl("operator_totp")).Exec(ctx)
 		return err
 	})
@@ -491,4 +481,38 @@ func (au *Auth) regenerateRecoveryCodes(ctx context.Context, userID, code, ip st
 		return au.audit.record(ctx, tx, authEntry(meta, userID, "auth.recovery_codes_regenerated", ""))
 	})
 	return codes, err
+}
+
+// totpState is the panel's TOTP setting: the sealer of secrets at rest, the
+// policy, and the clock (tests move it instead of sleeping).
+type totpState struct {
+	sealer *twofactor.Sealer
+	policy TOTPPolicy
+	now    func() time.Time
+}
+
+func newTOTPState(secret []byte, policy TOTPPolicy) (*totpState, error) {
+	switch policy {
+	case "":
+		policy = TOTPNone
+	case TOTPNone, TOTPAdmins, TOTPOperators:
+	default:
+		return nil, fmt.Errorf("admin: RequireTOTP %q: want none, admins or operators", policy)
+	}
+	sealer, err := twofactor.NewSealer(secret)
+	if err != nil {
+		return nil, err
+	}
+	return &totpState{sealer: sealer, policy: policy, now: time.Now}, nil
+}
+
+// requires reports whether the policy makes role enrol.
+func (t *totpState) requires(role Role) bool {
+	switch t.policy {
+	case TOTPAdmins:
+		return role == RoleAdmin
+	case TOTPOperators:
+		return role.IsOperator()
+	}
+	return false
 }
