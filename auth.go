@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/gameadmin/admin/internal/passhash"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 	"golang.org/x/crypto/bcrypt"
@@ -25,7 +26,7 @@ type Auth struct {
 	tokens     *tokens
 	audit      *Audit
 	hasher     PasswordHasher
-	hashGate   *hashGate
+	hashGate   *passhash.Gate
 	dummy      string // a hash verified for unknown emails: the same work
 	limits     RateLimitOptions
 	totp       *totpState
@@ -113,7 +114,7 @@ func checkPasswordLen(p string) error {
 // hash runs the hasher under the concurrency gate. A password the hasher
 // cannot take (bcrypt reads at most 72 bytes) is 400 password_too_long.
 func (au *Auth) hash(ctx context.Context, password string) (h string, err error) {
-	if gerr := au.hashGate.do(ctx, func() { h, err = au.hasher.Hash(password) }); gerr != nil {
+	if gerr := au.hashGate.Do(ctx, func() { h, err = au.hasher.Hash(password) }); gerr != nil {
 		return "", gerr
 	}
 	if errors.Is(err, bcrypt.ErrPasswordTooLong) {
@@ -136,7 +137,7 @@ func (au *Auth) verify(ctx context.Context, acc *account, password string) (ok b
 		encoded = acc.PasswordHash
 	}
 	var unusable bool
-	gerr := au.hashGate.do(ctx, func() {
+	gerr := au.hashGate.Do(ctx, func() {
 		ok, err = au.hasher.Verify(password, encoded)
 		if err != nil && encoded != au.dummy {
 			unusable = true

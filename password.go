@@ -1,17 +1,10 @@
 package admin
 
 import (
-	"context"
-	"crypto/rand"
-	"crypto/subtle"
-	"encoding/base64"
-	"errors"
 	"fmt"
-	"runtime"
-	"strconv"
-	"strings"
 
-	"golang.org/x/crypto/argon2"
+	"github.com/gameadmin/admin/internal/passhash"
+
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -67,21 +60,6 @@ func DefaultArgon2id() Argon2id {
 
 var _ PasswordHasher = Argon2id{}
 
-// Bounds on the parameters Hash uses and Verify accepts. A stored hash is
-// data: a corrupted or forged row must not make the server allocate gigabytes
-// or spin for minutes, so parameters past these are an error, never work.
-const (
-	maxArgonMemory = 1 << 20 // KiB, 1 GiB
-	maxArgonTime   = 100
-	minArgonSalt   = 8
-	maxArgonSalt   = 64
-	minArgonKey    = 16
-	maxArgonKey    = 128
-	maxBcryptCost  = 16 // about four seconds a check; games use 10 to 12
-)
-
-const argonPrefix = "$argon2id$"
-
 // params returns h with its zero fields set from DefaultArgon2id().
 func (h Argon2id) params() Argon2id {
 	d := DefaultArgon2id()
@@ -103,38 +81,15 @@ func (h Argon2id) params() Argon2id {
 	return h
 }
 
-// check reports parameters out of the accepted bounds.
-func (h Argon2id) check() error {
-	switch {
-	case h.Threads == 0:
-		return errors.New("parallelism must be at least 1")
-	case h.Memory < 8*uint32(h.Threads) || h.Memory > maxArgonMemory:
-		return fmt.Errorf("memory %d KiB outside %d..%d", h.Memory, 8*uint32(h.Threads), maxArgonMemory)
-	case h.Time < 1 || h.Time > maxArgonTime:
-		return fmt.Errorf("time %d outside 1..%d", h.Time, maxArgonTime)
-	case h.SaltLen < minArgonSalt || h.SaltLen > maxArgonSalt:
-		return fmt.Errorf("salt length %d outside %d..%d", h.SaltLen, minArgonSalt, maxArgonSalt)
-	case h.KeyLen < minArgonKey || h.KeyLen > maxArgonKey:
-		return fmt.Errorf("key length %d outside %d..%d", h.KeyLen, minArgonKey, maxArgonKey)
-	}
-	return nil
+// internal returns h's parameters as passhash takes them.
+func (h Argon2id) internal() passhash.Params {
+	return passhash.Params{Memory: h.Memory, Time: h.Time, Threads: h.Threads, SaltLen: h.SaltLen, KeyLen: h.KeyLen}
 }
 
 // Hash returns the argon2id hash of password in the PHC string format, with a
 // fresh random salt.
 func (h Argon2id) Hash(password string) (string, error) {
-	p := h.params()
-	if err := p.check(); err != nil {
-		return "", fmt.Errorf("admin: argon2id parameters: %w", err)
-	}
-	salt := make([]byte, p.SaltLen)
-	if _, err := rand.Read(salt); err != nil {
-		return "", fmt.Errorf("admin: argon2id salt: %w", err)
-	}
-	key := argon2.IDKey([]byte(password), salt, p.Time, p.Memory, p.Threads, p.KeyLen)
-	b64 := base64.RawStdEncoding
-	return fmt.Sprintf("%sv=%d$m=%d,t=%d,p=%d$%s$%s", argonPrefix, argon2.Version,
-		p.Memory, p.Time, p.Threads, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
+	return passhash.HashArgon2id(h.params().internal(), password)
 }
 
 // Verify reports whether password matches encoded, an argon2id hash in the
@@ -142,15 +97,7 @@ func (h Argon2id) Hash(password string) (string, error) {
 // hashing, for a malformed hash or one whose parameters are out of bounds
 // (memory over 1 GiB, more than 100 passes, bcrypt cost over 16, ...).
 func (h Argon2id) Verify(password, encoded string) (bool, error) {
-	if isBcrypt(encoded) {
-		return verifyBcrypt(password, encoded)
-	}
-	p, salt, key, err := parseArgon2id(encoded)
-	if err != nil {
-		return false, err
-	}
-	got := argon2.IDKey([]byte(password), salt, p.Time, p.Memory, p.Threads, p.KeyLen)
-	return subtle.ConstantTimeCompare(got, key) == 1, nil
+	return passhash.Verify(password, encoded)
 }
 
 // NeedsRehash reports whether encoded is an argon2id hash made with other
@@ -161,13 +108,11 @@ func (h Argon2id) Verify(password, encoded string) (bool, error) {
 // the dummy hash for unknown emails costs, so the time of a refusal does
 // not tell which emails have accounts.
 func (h Argon2id) NeedsRehash(encoded string) bool {
-	if isBcrypt(encoded) {
+	if passhash.IsBcrypt(encoded) {
 		return h.UpgradeBcrypt
 	}
-	p, _, _, err := parseArgon2id(encoded)
-	want := h.params()
-	want.UpgradeBcrypt = false
-	return err == nil && p != want
+	p, _, _, err := passhash.ParseArgon2id(encoded)
+	return err == nil && p != h.params().internal()
 }
 
 // Bcrypt hashes with bcrypt ($2a$), for games whose own login verifies
@@ -192,8 +137,8 @@ func (h Bcrypt) cost() (int, error) {
 	if c == 0 {
 		c = bcrypt.DefaultCost
 	}
-	if c < bcrypt.MinCost || c > maxBcryptCost {
-		return 0, fmt.Errorf("admin: bcrypt cost %d outside %d..%d", c, bcrypt.MinCost, maxBcryptCost)
+	if c < bcrypt.MinCost || c > passhash.MaxBcryptCost {
+		return 0, fmt.Errorf("admin: bcrypt cost %d outside %d..%d", c, bcrypt.MinCost, passhash.MaxBcryptCost)
 	}
 	return c, nil
 }
@@ -214,126 +159,16 @@ func (h Bcrypt) Hash(password string) (string, error) {
 // Verify reports whether password matches encoded, a bcrypt hash or an
 // argon2id one (see Argon2id.Verify for the bounds on either).
 func (h Bcrypt) Verify(password, encoded string) (bool, error) {
-	return Argon2id{}.Verify(password, encoded)
+	return passhash.Verify(password, encoded)
 }
 
 // NeedsRehash reports whether encoded is a bcrypt hash of a lower cost
 // than Cost. Other hashes, argon2id included, are left as they are.
 func (h Bcrypt) NeedsRehash(encoded string) bool {
 	want, err := h.cost()
-	if err != nil || !isBcrypt(encoded) {
+	if err != nil || !passhash.IsBcrypt(encoded) {
 		return false
 	}
 	got, err := bcrypt.Cost([]byte(encoded))
 	return err == nil && got < want
-}
-
-// parseArgon2id parses and bounds-checks a PHC argon2id string. The returned
-// parameters carry the salt and key lengths found in it.
-func parseArgon2id(encoded string) (p Argon2id, salt, key []byte, err error) {
-	fail := func(format string, args ...any) (Argon2id, []byte, []byte, error) {
-		return Argon2id{}, nil, nil, fmt.Errorf("admin: malformed argon2id hash: "+format, args...)
-	}
-	// "", "argon2id", "v=19", "m=..,t=..,p=..", salt, key
-	parts := strings.Split(encoded, "$")
-	if len(parts) != 6 || parts[0] != "" || parts[1] != "argon2id" {
-		return fail("not $argon2id$v=..$m=..,t=..,p=..$salt$key")
-	}
-	version, ok := strings.CutPrefix(parts[2], "v=")
-	if !ok {
-		return fail("missing version")
-	}
-	if v, err := strconv.ParseUint(version, 10, 32); err != nil || v != argon2.Version {
-		return fail("unsupported version %q", version)
-	}
-	nums := strings.Split(parts[3], ",")
-	if len(nums) != 3 {
-		return fail("want parameters m, t and p")
-	}
-	var mtp [3]uint64
-	for i, name := range []string{"m=", "t=", "p="} {
-		digits, ok := strings.CutPrefix(nums[i], name)
-		if !ok {
-			return fail("want parameters m, t and p in that order")
-		}
-		n, err := strconv.ParseUint(digits, 10, 32)
-		if err != nil {
-			return fail("parameter %s not a number", name[:1])
-		}
-		mtp[i] = n
-	}
-	if mtp[2] > 255 {
-		return fail("parallelism %d over 255", mtp[2])
-	}
-	b64 := base64.RawStdEncoding
-	// Lengths are bounded before decoding, so a huge field costs nothing.
-	if len(parts[4]) > b64.EncodedLen(maxArgonSalt) || len(parts[5]) > b64.EncodedLen(maxArgonKey) {
-		return fail("salt or key too long")
-	}
-	if salt, err = b64.DecodeString(parts[4]); err != nil {
-		return fail("salt: %v", err)
-	}
-	if key, err = b64.DecodeString(parts[5]); err != nil {
-		return fail("key: %v", err)
-	}
-	p = Argon2id{Memory: uint32(mtp[0]), Time: uint32(mtp[1]), Threads: uint8(mtp[2]),
-		SaltLen: uint32(len(salt)), KeyLen: uint32(len(key))}
-	if err := p.check(); err != nil {
-		return fail("%v", err)
-	}
-	return p, salt, key, nil
-}
-
-func isBcrypt(encoded string) bool {
-	return strings.HasPrefix(encoded, "$2a$") || strings.HasPrefix(encoded, "$2b$") || strings.HasPrefix(encoded, "$2y$")
-}
-
-func verifyBcrypt(password, encoded string) (bool, error) {
-	cost, err := bcrypt.Cost([]byte(encoded))
-	if err != nil {
-		return false, fmt.Errorf("admin: malformed bcrypt hash: %w", err)
-	}
-	if cost > maxBcryptCost {
-		return false, fmt.Errorf("admin: bcrypt cost %d over %d", cost, maxBcryptCost)
-	}
-	err = bcrypt.CompareHashAndPassword([]byte(encoded), []byte(password))
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, bcrypt.ErrMismatchedHashAndPassword):
-		return false, nil
-	}
-	return false, fmt.Errorf("admin: malformed bcrypt hash: %w", err)
-}
-
-// hashGate bounds how many password hashes run at once, so that a flood of
-// sign-ins queues instead of using up every CPU and, with argon2id's memory
-// cost, the heap.
-type hashGate struct {
-	sem chan struct{}
-}
-
-// newHashGate returns a gate letting n functions run at once;
-// n <= 0 means runtime.GOMAXPROCS(0).
-func newHashGate(n int) *hashGate {
-	if n <= 0 {
-		n = runtime.GOMAXPROCS(0)
-	}
-	return &hashGate{sem: make(chan struct{}, n)}
-}
-
-// do runs fn once a slot is free. A caller still waiting when ctx ends gets
-// ctx.Err() and fn does not run; fn itself is never interrupted.
-func (g *hashGate) do(ctx context.Context, fn func()) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	select {
-	case g.sem <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	defer func() { <-g.sem }()
-	fn()
-	return nil
 }

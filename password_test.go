@@ -1,16 +1,14 @@
 package admin
 
 import (
-	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gameadmin/admin/internal/passhash"
 
 	"golang.org/x/crypto/argon2"
 	"golang.org/x/crypto/bcrypt"
@@ -277,84 +275,6 @@ type failingHasher struct{}
 func (failingHasher) Hash(string) (string, error)         { return "", errors.New("boom") }
 func (failingHasher) Verify(string, string) (bool, error) { return false, errors.New("boom") }
 
-func TestHashGateBound(t *testing.T) {
-	t.Parallel()
-	for _, n := range []int{1, 3} {
-		t.Run(fmt.Sprint("n=", n), func(t *testing.T) {
-			g := newHashGate(n)
-			var running, peak atomic.Int32
-			var wg sync.WaitGroup
-			for range 20 {
-				wg.Go(func() {
-					err := g.do(context.Background(), func() {
-						cur := running.Add(1)
-						for {
-							p := peak.Load()
-							if cur <= p || peak.CompareAndSwap(p, cur) {
-								break
-							}
-						}
-						time.Sleep(2 * time.Millisecond)
-						running.Add(-1)
-					})
-					if err != nil {
-						t.Errorf("do: %v", err)
-					}
-				})
-			}
-			wg.Wait()
-			if p := peak.Load(); p > int32(n) || p < 1 {
-				t.Errorf("peak of %d functions at once; want at most %d", p, n)
-			}
-		})
-	}
-}
-
-func TestHashGateDefault(t *testing.T) {
-	t.Parallel()
-	if g, want := newHashGate(0), runtime.GOMAXPROCS(0); cap(g.sem) != want {
-		t.Errorf("newHashGate(0) lets %d run; want GOMAXPROCS = %d", cap(g.sem), want)
-	}
-	if g := newHashGate(3); cap(g.sem) != 3 {
-		t.Errorf("newHashGate(3) lets %d run; want 3", cap(g.sem))
-	}
-}
-
-func TestHashGateCancel(t *testing.T) {
-	t.Parallel()
-	g := newHashGate(1)
-	release := make(chan struct{})
-	held := make(chan struct{})
-	go g.do(context.Background(), func() { close(held); <-release })
-	<-held
-
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	ran := false
-	go func() { done <- g.do(ctx, func() { ran = true }) }()
-	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("do with a cancelled ctx = %v; want context.Canceled", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("do did not return after its ctx was cancelled")
-	}
-	if ran {
-		t.Error("fn ran although ctx was cancelled while waiting")
-	}
-
-	// Already cancelled: refused at once even with a free slot.
-	close(release)
-	if err := g.do(ctx, func() { ran = true }); !errors.Is(err, context.Canceled) || ran {
-		t.Errorf("do(cancelled ctx) = %v, ran %v; want context.Canceled without running", err, ran)
-	}
-	if err := g.do(context.Background(), func() {}); err != nil {
-		t.Errorf("do after release = %v; want nil (the slot must be given back)", err)
-	}
-}
-
 func FuzzArgon2idVerify(f *testing.F) {
 	f.Add("pw", mustHash(f, fastArgon2id, "pw"))
 	f.Add("pw", "$argon2id$v=19$m=64,t=2,p=1$c29tZXNhbHQ$YfwJSVjtjSU0zzV/P3S9nnQ/USre2wvJMjfCIjrTQbg")
@@ -365,10 +285,10 @@ func FuzzArgon2idVerify(f *testing.F) {
 	f.Fuzz(func(t *testing.T, password, encoded string) {
 		// Keep each run fast: the bounds allow up to 1 GiB, which is right for
 		// a server but not for a fuzzer doing thousands of runs.
-		if p, _, _, err := parseArgon2id(encoded); err == nil && uint64(p.Memory)*uint64(p.Time) > 1<<12 {
+		if p, _, _, err := passhash.ParseArgon2id(encoded); err == nil && uint64(p.Memory)*uint64(p.Time) > 1<<12 {
 			t.Skip()
 		}
-		if isBcrypt(encoded) {
+		if passhash.IsBcrypt(encoded) {
 			if c, err := bcrypt.Cost([]byte(encoded)); err == nil && c > 6 {
 				t.Skip()
 			}
