@@ -25,6 +25,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gameadmin/admin/internal/jobs"
+
 	"github.com/uptrace/bun"
 
 	"github.com/gameadmin/admin/internal/passhash"
@@ -61,8 +63,8 @@ type Admin struct {
 	bg     sync.WaitGroup // background work: reset deliveries
 	closed atomic.Bool
 
-	jobs      *jobQueue   // bounded background work: reset deliveries (background.go)
-	auditJobs *jobQueue   // and failure audit rows, which slow deliveries cannot starve
+	jobs      *jobs.Queue // bounded background work: reset deliveries (background.go)
+	auditJobs *jobs.Queue // and failure audit rows, which slow deliveries cannot starve
 	failures  *failureLog // collapsed anonymous failures (failurelog.go)
 
 	sessionStmt sessionCheck // the prepared session statement (session.go)
@@ -219,8 +221,8 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	if err != nil {
 		return nil, fmt.Errorf("admin: password hasher: %w", err)
 	}
-	a.jobs = newJobQueue(a.log, backgroundQueueCap)
-	a.auditJobs = newJobQueue(a.log, backgroundQueueCap)
+	a.jobs = jobs.New(a.log, backgroundQueueCap)
+	a.auditJobs = jobs.New(a.log, backgroundQueueCap)
 	a.failures = newFailureLog()
 	a.audit = &Audit{db: db, tableNames: a.tableNames, maxPayload: opts.AuditMaxPayloadBytes, log: a.log}
 	a.auth = &Auth{db: db, tableNames: a.tableNames, users: users, roles: a.roleStore, tokens: a.tokens, audit: a.audit,

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/gameadmin/admin/internal/jobs"
+
 	"github.com/gameadmin/admin/internal/passhash"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -32,8 +34,8 @@ type Auth struct {
 	totp       *totpState
 	proxies    []netip.Prefix // Options.TrustedProxies
 	reset      resetOptions
-	jobs       *jobQueue // reset-link deliveries
-	auditJobs  *jobQueue // failed sign-ins' audit rows
+	jobs       *jobs.Queue // reset-link deliveries
+	auditJobs  *jobs.Queue // failed sign-ins' audit rows
 	failures   *failureLog
 	// state reads a user's live token version, role and scopes (the
 	// session check's query).

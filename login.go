@@ -147,7 +147,7 @@ func (au *Auth) auditLoginFailure(ctx context.Context, acc *account, at loginAtt
 		return // counted into the next collapsed row
 	}
 	e := AuditEntry{OperatorID: operator, Action: "auth.login_failed", Resource: "auth", TargetID: operator, Payload: payload}
-	au.auditJobs.submit(ctx, func(ctx context.Context) { au.audit.event(ctx, e) })
+	au.auditJobs.Submit(ctx, func(ctx context.Context) { au.audit.event(ctx, e) })
 }
 
 // auditLimited records a request a rate limit refused as
@@ -164,7 +164,7 @@ func (au *Auth) auditLimited(ctx context.Context, err error, limiter, ip, email 
 	if email != "" {
 		e.Payload["email"] = email
 	}
-	au.auditJobs.submit(ctx, func(ctx context.Context) { au.audit.event(ctx, e) })
+	au.auditJobs.Submit(ctx, func(ctx context.Context) { au.audit.event(ctx, e) })
 	return err
 }
 

@@ -30,7 +30,7 @@ func (au *Auth) requestReset(ctx context.Context, email, ip string, meta map[str
 	if err := au.spend(ctx, au.limits.RequestReset, netkey.Address(ip)+"|"+emailKey(email)); err != nil {
 		return loginError(au.auditLimited(ctx, err, "RequestReset", ip, email, meta))
 	}
-	au.jobs.submit(ctx, func(ctx context.Context) { au.sendReset(ctx, ip, email, meta) })
+	au.jobs.Submit(ctx, func(ctx context.Context) { au.sendReset(ctx, ip, email, meta) })
 	return nil
 }
 
