@@ -25,6 +25,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gameadmin/admin/internal/migrate"
+
 	"github.com/gameadmin/admin/internal/jobs"
 
 	"github.com/uptrace/bun"
@@ -48,7 +50,7 @@ type Admin struct {
 	tableNames                             // Options.TablePrefix, defaulted
 	roleStore                              // the roles table
 
-	plan *schemaPlan // the built-in tables and how they are named
+	plan *migrate.Plan // the built-in tables and how they are named
 
 	resources map[string]*resource // by key
 	order     []string             // sidebar order of the keys
@@ -201,10 +203,10 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 		return nil, err
 	}
 	if opts.Migrations == MigrateOff {
-		if err := a.plan.verify(ctx, db); err != nil {
+		if err := a.plan.Verify(ctx, db); err != nil {
 			return nil, err
 		}
-	} else if err := a.plan.migrate(ctx, db); err != nil {
+	} else if err := a.plan.Migrate(ctx, db); err != nil {
 		return nil, fmt.Errorf("admin: migrate: %w", err)
 	}
 	if err := a.readCatalog(ctx, db); err != nil {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gameadmin/admin/internal/migrate"
+
 	"github.com/gameadmin/admin/internal/testdb"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -19,7 +21,7 @@ import (
 )
 
 // testPlan is the schema plan of the default options on db.
-func testPlan(t *testing.T, db *bun.DB, opts Options) *schemaPlan {
+func testPlan(t *testing.T, db *bun.DB, opts Options) *migrate.Plan {
 	t.Helper()
 	prefix, err := tablePrefix(opts.TablePrefix)
 	if err != nil {
@@ -47,7 +49,7 @@ func TestMigrateAppliesGaps(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		p := testPlan(t, db, Options{})
-		if err := p.migrate(ctx, db); err != nil {
+		if err := p.Migrate(ctx, db); err != nil {
 			t.Fatal(err)
 		}
 		for _, q := range []string{
@@ -60,7 +62,7 @@ func TestMigrateAppliesGaps(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := p.migrate(ctx, db); err != nil {
+		if err := p.Migrate(ctx, db); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := db.NewSelect().Model((*operatorTOTP)(nil)).Exists(ctx); err != nil {
@@ -107,30 +109,30 @@ func TestBuiltinModelsMatchSchema(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
-		for _, def := range tableDefs {
-			live := liveColumns(t, db, e.admin.plan.name(def.base))
-			bt := db.Table(reflect.TypeOf(def.model).Elem())
-			if len(live) != len(bt.Fields) || len(def.cols) != len(bt.Fields) {
-				t.Fatalf("%s: live %d columns, model %d, description %d", def.base, len(live), len(bt.Fields), len(def.cols))
+		for _, def := range builtinSchema.Tables {
+			live := liveColumns(t, db, e.admin.plan.Name(def.Base))
+			bt := db.Table(reflect.TypeOf(def.Model).Elem())
+			if len(live) != len(bt.Fields) || len(def.Cols) != len(bt.Fields) {
+				t.Fatalf("%s: live %d columns, model %d, description %d", def.Base, len(live), len(bt.Fields), len(def.Cols))
 			}
-			for _, c := range def.cols {
-				hasDef, ok := live[c.name]
-				if !ok || !bt.HasField(c.name) {
-					t.Fatalf("%s.%s: live %v, in model %v", def.base, c.name, ok, bt.HasField(c.name))
+			for _, c := range def.Cols {
+				hasDef, ok := live[c.Name]
+				if !ok || !bt.HasField(c.Name) {
+					t.Fatalf("%s.%s: live %v, in model %v", def.Base, c.Name, ok, bt.HasField(c.Name))
 				}
-				if want := c.def != "" || c.typ == tSerial; hasDef != want {
-					t.Fatalf("%s.%s: live default %v; description says %v", def.base, c.name, hasDef, want)
+				if want := c.Default != "" || c.Type == migrate.Serial; hasDef != want {
+					t.Fatalf("%s.%s: live default %v; description says %v", def.Base, c.Name, hasDef, want)
 				}
 			}
-			if def.key == "" {
+			if def.Key == "" {
 				continue
 			}
 			// The catalog's defaults are the description's.
-			res := e.admin.resources[def.key]
-			for _, c := range def.cols {
-				want := c.def != "" || c.typ == tSerial || c.hook
-				if got := res.table.ByName[c.name].HasDefault; got != want {
-					t.Fatalf("%s.%s: catalog HasDefault %v; want %v", def.key, c.name, got, want)
+			res := e.admin.resources[def.Key]
+			for _, c := range def.Cols {
+				want := c.Default != "" || c.Type == migrate.Serial || c.Hook
+				if got := res.table.ByName[c.Name].HasDefault; got != want {
+					t.Fatalf("%s.%s: catalog HasDefault %v; want %v", def.Key, c.Name, got, want)
 				}
 			}
 		}
@@ -319,11 +321,11 @@ func TestNewContextBoundsMigrations(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", migrateLockID); err != nil {
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", migrate.LockID); err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
-		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_unlock(?)", migrateLockID); err != nil {
+		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_unlock(?)", migrate.LockID); err != nil {
 			t.Error(err)
 		}
 	}()

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gameadmin/admin/internal/migrate"
+
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
 )
@@ -329,15 +331,15 @@ func (a *Admin) buildResources(db *bun.DB) error {
 			// A built-in table: its name takes the prefix, and the
 			// columns its DDL (or the model's insert hook) fills may be
 			// left out of a create.
-			t.Name = a.plan.name(def.base)
-			for _, c := range def.cols {
-				if c.typ == tUserID {
+			t.Name = a.plan.Name(def.Base)
+			for _, c := range def.Cols {
+				if c.Type == migrate.UserID {
 					// The model's field is a string; the column has the
 					// users id type, which values are checked against.
-					t.ByName[c.name].SQLType = a.plan.userKind
+					t.ByName[c.Name].SQLType = a.plan.UserKind
 				}
-				if c.def != "" || c.hook || c.typ == tSerial {
-					if err := t.MarkDefault(c.name); err != nil {
+				if c.Default != "" || c.Hook || c.Type == migrate.Serial {
+					if err := t.MarkDefault(c.Name); err != nil {
 						return fmt.Errorf("admin: built-in table %s: %w", key, err)
 					}
 				}

@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"encoding/json"
+	"github.com/gameadmin/admin/internal/migrate"
 	"time"
 
 	"github.com/google/uuid"
@@ -179,3 +180,108 @@ func BuiltinTables() map[string]any {
 // newID returns a UUIDv7: unique across nodes and ordered by time, so new
 // rows land at the end of the primary-key index.
 func newID() string { return uuid.Must(uuid.NewV7()).String() }
+
+// usersLowerEmail serves sign-in, which matches emails without regard to
+// case: lower(email) = lower($1) is an index scan, not a sequential one.
+// (emailIndexSuggestion says the same for a game's own users table.)
+const usersLowerEmail = `CREATE INDEX IF NOT EXISTS "{prefix}users_lower_email_idx" ON {table:users} (lower("email"))`
+
+// builtinSchema holds the built-in tables in creation order (a table comes after
+// those its foreign keys name). ON DELETE: a user's role, saves, entries,
+// notes about them and second factor go with them (CASCADE); a note's
+// author becomes unknown (SET NULL). Analytics events and the audit log
+// are records that outlive the user, so their user columns declare no
+// foreign key, and the audit's target_id may name a row of any table.
+var builtinSchema = &migrate.Schema{Tables: []*migrate.Table{
+	{Key: "users", Base: "users", Model: (*User)(nil), Version: 10, Cols: []migrate.Col{
+		{Name: "id", Type: migrate.Text, Hook: true},
+		{Name: "email", Type: migrate.Text, NotNull: true, Unique: true},
+		{Name: "display_name", Type: migrate.Text},
+		{Name: "password_hash", Type: migrate.Text},
+		{Name: "ban", Type: migrate.JSON},
+		{Name: "token_version", Type: migrate.Bigint, NotNull: true, Default: "0"},
+		{Name: "created_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
+	}, PK: []string{"id"}, SQLIndexes: []string{usersLowerEmail}},
+	{Key: "configs", Base: "configs", Model: (*Config)(nil), Version: 11, Cols: []migrate.Col{
+		{Name: "key", Type: migrate.Text},
+		{Name: "value", Type: migrate.JSON},
+		{Name: "updated_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
+	}, PK: []string{"key"}},
+	{Key: "leaderboards", Base: "leaderboards", Model: (*Leaderboard)(nil), Version: 12, Cols: []migrate.Col{
+		{Name: "id", Type: migrate.Text},
+		{Name: "name", Type: migrate.Text, NotNull: true},
+		{Name: "sort_order", Type: migrate.Text, NotNull: true, Default: "'desc'"},
+		{Name: "created_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
+	}, PK: []string{"id"}},
+	{Key: "analyticsEvents", Base: "analytics_events", Model: (*AnalyticsEvent)(nil), Version: 13, Cols: []migrate.Col{
+		{Name: "id", Type: migrate.Serial},
+		{Name: "user_id", Type: migrate.UserID},
+		{Name: "name", Type: migrate.Text, NotNull: true},
+		{Name: "payload", Type: migrate.JSON},
+		{Name: "created_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
+	}, Indexes: [][]string{{"created_at"}, {"user_id"}}},
+	{Key: "cloudSaves", Base: "cloud_saves", Model: (*CloudSave)(nil), Version: 14, Cols: []migrate.Col{
+		{Name: "user_id", Type: migrate.UserID, NotNull: true},
+		{Name: "slot", Type: migrate.Text, NotNull: true},
+		{Name: "data", Type: migrate.JSON},
+		{Name: "version", Type: migrate.Bigint, NotNull: true, Default: "0"},
+		{Name: "updated_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
+	}, PK: []string{"user_id", "slot"}, FKs: []migrate.FK{{Col: "user_id", Target: "users", OnDelete: "CASCADE"}}},
+	{Key: "leaderboardEntries", Base: "leaderboard_entries", Model: (*LeaderboardEntry)(nil), Version: 15, Cols: []migrate.Col{
+		{Name: "leaderboard_id", Type: migrate.Text, NotNull: true},
+		{Name: "user_id", Type: migrate.UserID, NotNull: true},
+		{Name: "score", Type: migrate.Bigint, NotNull: true, Default: "0"},
+		{Name: "metadata", Type: migrate.JSON},
+		{Name: "updated_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
+	}, PK: []string{"leaderboard_id", "user_id"},
+		FKs:     []migrate.FK{{Col: "leaderboard_id", Target: "leaderboards", OnDelete: "CASCADE"}, {Col: "user_id", Target: "users", OnDelete: "CASCADE"}},
+		Indexes: [][]string{{"user_id"}, {"leaderboard_id", "score"}}},
+	{Key: "roles", Base: "roles", Model: (*RoleAssignment)(nil), Version: 16, Panel: true, Cols: []migrate.Col{
+		{Name: "user_id", Type: migrate.UserID},
+		{Name: "role", Type: migrate.Text, NotNull: true, Check: "role IN ('admin', 'mod', 'user')"},
+		{Name: "scopes", Type: migrate.JSON, NotNull: true, Default: "'[]'"},
+		{Name: "updated_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
+	}, PK: []string{"user_id"}, FKs: []migrate.FK{{Col: "user_id", Target: "users", OnDelete: "CASCADE"}}, Indexes: [][]string{{"role"}}},
+	{Key: "userNotes", Base: "user_notes", Model: (*UserNote)(nil), Version: 17, Cols: []migrate.Col{
+		{Name: "id", Type: migrate.Serial},
+		{Name: "user_id", Type: migrate.UserID, NotNull: true},
+		{Name: "author_id", Type: migrate.UserID},
+		{Name: "body", Type: migrate.Text, NotNull: true},
+		{Name: "created_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
+	}, FKs: []migrate.FK{{Col: "user_id", Target: "users", OnDelete: "CASCADE"}, {Col: "author_id", Target: "users", OnDelete: "SET NULL"}}, Indexes: [][]string{{"user_id"}}},
+	{Key: "adminAudit", Base: "admin_audit", Model: (*AuditEntry)(nil), Version: 18, Panel: true, Cols: []migrate.Col{
+		{Name: "id", Type: migrate.Serial},
+		{Name: "created_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
+		{Name: "operator_id", Type: migrate.UserID},
+		{Name: "action", Type: migrate.Text, NotNull: true},
+		{Name: "resource", Type: migrate.Text, NotNull: true},
+		{Name: "target_id", Type: migrate.Text},
+		{Name: "payload", Type: migrate.JSON},
+	}, Indexes: [][]string{{"created_at"}, {"operator_id"}}},
+	{Base: "operator_totp", Model: (*operatorTOTP)(nil), Version: 19, Panel: true, Cols: []migrate.Col{
+		{Name: "user_id", Type: migrate.UserID},
+		{Name: "secret", Type: migrate.Text, NotNull: true},
+		{Name: "enabled", Type: migrate.Bool, NotNull: true, Default: "FALSE"},
+		{Name: "last_step", Type: migrate.Bigint, NotNull: true, Default: "0"},
+		{Name: "created_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
+		{Name: "confirmed_at", Type: migrate.Time},
+	}, PK: []string{"user_id"}, FKs: []migrate.FK{{Col: "user_id", Target: "users", OnDelete: "CASCADE"}}},
+	{Base: "operator_recovery_codes", Model: (*recoveryCode)(nil), Version: 20, Panel: true, Cols: []migrate.Col{
+		{Name: "user_id", Type: migrate.UserID, NotNull: true},
+		{Name: "code_hash", Type: migrate.Text, NotNull: true},
+		{Name: "used_at", Type: migrate.Time},
+	}, PK: []string{"user_id", "code_hash"}, FKs: []migrate.FK{{Col: "user_id", Target: "users", OnDelete: "CASCADE"}}},
+	{Base: "totp_challenges", Model: (*totpChallenge)(nil), Version: 22, Panel: true, Cols: []migrate.Col{
+		{Name: "jti", Type: migrate.Text},
+		{Name: "user_id", Type: migrate.UserID, NotNull: true},
+		{Name: "failures", Type: migrate.Bigint, NotNull: true, Default: "0"},
+		{Name: "expires_at", Type: migrate.Time, NotNull: true},
+	}, PK: []string{"jti"}, FKs: []migrate.FK{{Col: "user_id", Target: "users", OnDelete: "CASCADE"}}, Indexes: [][]string{{"user_id"}}},
+},
+	Alters: []migrate.Alter{
+		{Version: 21, Name: "index lower(email) of users", Base: "users", SQL: usersLowerEmail},
+	},
+	// Steps 1 (every built-in table) and 3 (TOTP) of earlier development
+	// versions created what steps 10 to 18 and 19 to 20 create now.
+	Legacy: map[int][]int{1: {10, 11, 12, 13, 14, 15, 16, 17, 18}, 3: {19, 20}},
+}

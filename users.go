@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gameadmin/admin/internal/migrate"
+
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
 	bunschema "github.com/uptrace/bun/schema"
@@ -170,9 +172,9 @@ func (u *userTable) ident() bun.Ident { return bun.Ident(u.name) }
 // col is the quoted name of a mapped column, qualified with alias when
 // given.
 func (u *userTable) col(name string, alias ...string) bun.Safe {
-	s := quote(name)
+	s := migrate.Quote(name)
 	if len(alias) > 0 {
-		s = quote(alias[0]) + "." + s
+		s = migrate.Quote(alias[0]) + "." + s
 	}
 	return bun.Safe(s)
 }
