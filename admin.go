@@ -25,6 +25,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gameadmin/admin/internal/testhook"
+
+	"github.com/gameadmin/admin/internal/token"
+
 	"github.com/gameadmin/admin/internal/migrate"
 
 	"github.com/gameadmin/admin/internal/jobs"
@@ -180,7 +184,8 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	}
 	a.limits = defaultLimiters(opts.RateLimit)
 	a.opts = opts
-	a.tokens = &tokens{secret: secret, audience: opts.APIPath, session: opts.Session, secure: secure}
+	a.tokens = &tokens{signer: &token.Signer{Secret: secret, Audience: opts.APIPath, AcceptNoAudience: opts.APIPath == defaultAPIPath},
+		session: opts.Session, secure: secure}
 
 	prefix, err := tablePrefix(opts.TablePrefix)
 	if err != nil {
@@ -243,6 +248,9 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	}
 	a.handler = a.routes()
 	a.startBackground()
+	if fn := testhook.From(ctx); fn != nil {
+		a.expose(fn)
+	}
 	return a, nil
 }
 

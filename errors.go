@@ -187,8 +187,6 @@ var (
 )
 
 var (
-	// errBadToken is any token the panel did not issue, or no longer takes.
-	errBadToken = errors.New("admin: invalid token")
 	// errExportWrite marks an export stopped because the client did not
 	// take what was written: its side, logged at debug level only.
 	errExportWrite = errors.New("admin: export: writing to the client")

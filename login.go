@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gameadmin/admin/internal/token"
+
 	"github.com/gameadmin/admin/internal/netkey"
 )
 
@@ -298,9 +300,9 @@ func (au *Auth) issue(ctx context.Context, acc *account, vouched bool, meta map[
 		return signIn{}, err
 	}
 	if on && !vouched {
-		c := claims{UserID: acc.ID, TV: acc.TokenVersion, Kind: kindTOTPChallenge}
+		c := token.Claims{UserID: acc.ID, TV: acc.TokenVersion, Kind: token.KindTOTPChallenge}
 		c.ID = rand.Text() // the challenge's own id: spent once, void after maxChallengeFailures
-		tok, err := au.tokens.signToken(c, totpChallengeTTL)
+		tok, err := au.tokens.signer.Sign(c, totpChallengeTTL)
 		if err != nil {
 			return signIn{}, err
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gameadmin/admin/internal/token"
+
 	"github.com/gameadmin/admin/internal/netkey"
 	"github.com/uptrace/bun"
 )
@@ -89,7 +91,7 @@ func (au *Auth) spendDelivery(ctx context.Context, userID string) error {
 // admin sent to a new operator. The error is the signing's or
 // OnResetRequest's.
 func (au *Auth) deliverReset(ctx context.Context, acc *account, role Role, invite bool) error {
-	tok, err := au.tokens.signToken(claims{UserID: acc.ID, TV: acc.TokenVersion, Kind: kindReset, PW: au.tokens.passwordFingerprint(acc.PasswordHash)}, resetTTL)
+	tok, err := au.tokens.signer.Sign(token.Claims{UserID: acc.ID, TV: acc.TokenVersion, Kind: token.KindReset, PW: au.tokens.signer.PasswordFingerprint(acc.PasswordHash)}, resetTTL)
 	if err != nil {
 		return fmt.Errorf("admin: sign reset token: %w", err)
 	}
@@ -105,11 +107,11 @@ func (au *Auth) deliverReset(ctx context.Context, acc *account, role Role, invit
 // every session of the user, in one statement conditioned on the state the
 // token was issued for (two concurrent uses of one token cannot both
 // succeed), committed with its audit entry.
-func (au *Auth) resetPassword(ctx context.Context, token, password string, meta map[string]any) error {
-	if token == "" || password == "" {
+func (au *Auth) resetPassword(ctx context.Context, raw, password string, meta map[string]any) error {
+	if raw == "" || password == "" {
 		return errorf(http.StatusBadRequest, "missing_field", "token and password are required")
 	}
-	c, err := au.tokens.parseToken(token, kindReset)
+	c, err := au.tokens.signer.Parse(raw, token.KindReset)
 	if err != nil {
 		return ErrInvalidResetToken
 	}
@@ -123,7 +125,7 @@ func (au *Auth) resetPassword(ctx context.Context, token, password string, meta 
 	if err != nil {
 		return err
 	}
-	if acc.TokenVersion != c.TV || au.tokens.passwordFingerprint(acc.PasswordHash) != c.PW {
+	if acc.TokenVersion != c.TV || au.tokens.signer.PasswordFingerprint(acc.PasswordHash) != c.PW {
 		return ErrInvalidResetToken
 	}
 	h, err := au.hash(ctx, password)

@@ -2,98 +2,33 @@ package admin
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/base64"
 	"errors"
 	"net/http"
 	"sync"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
+	"github.com/gameadmin/admin/internal/token"
+
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
-)
-
-// Token kinds. A token is accepted only where its kind is expected, so a
-// reset token is never a session and a session never resets a password.
-const (
-	kindSession = "session"
-	kindReset   = "reset"
 )
 
 // resetTTL is the fixed lifetime of a password-reset token.
 const resetTTL = 15 * time.Minute
 
-// claims are the JWT claims of session and reset tokens.
-type claims struct {
-	UserID string `json:"userId"`
-	Role   Role   `json:"role,omitempty"`
-	TV     int64  `json:"tv"`
-	Kind   string `json:"kind"`
-	// PW binds a reset token to the password it replaces, so it is
-	// single-use even on a users table without token_version.
-	PW string `json:"pw,omitempty"`
-	jwt.RegisteredClaims
-}
-
-// tokenParser verifies every token: HS256 only, expiry required, issue
-// time checked. Its options never change, so it is built once (a Parser
-// holds no per-token state).
-var tokenParser = jwt.NewParser(jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
-	jwt.WithExpirationRequired(), jwt.WithIssuedAt())
-
 // tokens signs and reads the panel's tokens and writes its cookies: the
 // secret, the audience (the APIPath) and the session cookie's settings.
 // The panel and Auth share one.
 type tokens struct {
-	secret   []byte
-	audience string // Options.APIPath
-	session  SessionOptions
-	secure   bool // the cookies' Secure flag
-}
-
-func (a *tokens) signToken(c claims, ttl time.Duration) (string, error) {
-	now := time.Now()
-	c.Audience = jwt.ClaimStrings{a.audience}
-	c.IssuedAt = jwt.NewNumericDate(now)
-	c.ExpiresAt = jwt.NewNumericDate(now.Add(ttl))
-	return jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(a.secret)
-}
-
-// parseToken verifies signature, algorithm (HS256 only), expiry, kind and
-// audience: a token names the APIPath of the panel that signed it, so two
-// panels sharing a secret (one ADMIN_JWT_SECRET in the environment) do not
-// take each other's sessions. A token without an audience, signed before
-// there was one, is accepted by a panel on the default APIPath only.
-func (a *tokens) parseToken(raw, kind string) (*claims, error) {
-	if raw == "" || len(raw) > 4096 {
-		return nil, errBadToken
-	}
-	var c claims
-	_, err := tokenParser.ParseWithClaims(raw, &c, func(*jwt.Token) (any, error) { return a.secret, nil })
-	if err != nil || c.Kind != kind || c.UserID == "" {
-		return nil, errBadToken
-	}
-	switch {
-	case len(c.Audience) == 0 && a.audience == defaultAPIPath:
-	case len(c.Audience) != 1 || c.Audience[0] != a.audience:
-		return nil, errBadToken
-	}
-	return &c, nil
-}
-
-// passwordFingerprint ties a reset token to the hash it will replace.
-func (a *tokens) passwordFingerprint(hash string) string {
-	m := hmac.New(sha256.New, a.secret)
-	m.Write([]byte("reset:" + hash))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:12])
+	signer  *token.Signer
+	session SessionOptions
+	secure  bool // the cookies' Secure flag
 }
 
 // setSessionCookie signs a session for userID at token version tv.
 func (a *tokens) setSessionCookie(w http.ResponseWriter, userID string, role Role, tv int64) error {
-	tok, err := a.signToken(claims{UserID: userID, Role: role, TV: tv, Kind: kindSession}, a.session.TTL)
+	tok, err := a.signer.Sign(token.Claims{UserID: userID, Role: string(role), TV: tv, Kind: token.KindSession}, a.session.TTL)
 	if err != nil {
 		return err
 	}
@@ -122,7 +57,7 @@ func (a *tokens) cookie(value string, maxAge int) *http.Cookie {
 // /auth/login/totp only.
 func (a *tokens) challengeCookie(value string, maxAge int) *http.Cookie {
 	c := a.cookie(value, maxAge)
-	c.Name, c.Path = totpChallengeCookie, a.audience+"/auth/login/totp"
+	c.Name, c.Path = totpChallengeCookie, a.signer.Audience+"/auth/login/totp"
 	return c
 }
 
@@ -135,7 +70,7 @@ func (a *Admin) authenticate(ctx context.Context, r *http.Request) (Operator, er
 	if err != nil {
 		return Operator{}, errUnauthenticated
 	}
-	c, err := a.parseToken(ck.Value, kindSession)
+	c, err := a.signer.Parse(ck.Value, token.KindSession)
 	if err != nil {
 		return Operator{}, errUnauthenticated
 	}

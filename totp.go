@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/gameadmin/admin/internal/token"
+
 	"github.com/gameadmin/admin/internal/twofactor"
 
 	"github.com/gameadmin/admin/internal/netkey"
@@ -35,7 +37,6 @@ const (
 	totpIssuer          = "Game Admin"
 	totpChallengeTTL    = 5 * time.Minute
 	totpChallengeCookie = "game_admin_totp"
-	kindTOTPChallenge   = "totp_challenge"
 	recoveryCodeCount   = 10
 	maxCodeBytes        = 64
 )
@@ -250,7 +251,7 @@ func (au *Auth) loginTOTP(ctx context.Context, challenge, code, recovery, ip str
 	if len(code) > maxCodeBytes || len(recovery) > maxCodeBytes {
 		return signIn{}, errInvalidCode
 	}
-	c, err := au.tokens.parseToken(challenge, kindTOTPChallenge)
+	c, err := au.tokens.signer.Parse(challenge, token.KindTOTPChallenge)
 	if err != nil {
 		return signIn{}, errBadChallenge
 	}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gameadmin/admin/internal/testdb"
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/pquerna/otp/totp"
 	"github.com/uptrace/bun"
 	"golang.org/x/crypto/bcrypt"

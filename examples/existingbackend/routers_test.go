@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/gameadmin/admin/internal/testdb"
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/go-chi/chi/v5"
 	"github.com/uptrace/bun"
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gameadmin/admin/internal/testdb"
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
 )
 
 // TestServerBoundsClients: the demo's server ends slow bodies, slow readers

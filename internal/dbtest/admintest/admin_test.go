@@ -1,0 +1,499 @@
+package admin
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/uptrace/bun"
+)
+
+// After Close, the API, the UI and every Guard answer 503 closed.
+func TestClosedAnswers503(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{})
+		admin, _ := e.bootstrap()
+		guarded := httptest.NewServer(e.admin.Guard(GuardOptions{Role: RoleUser})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusNoContent)
+		})))
+		defer guarded.Close()
+		get := func(url string) *http.Response {
+			req, err := http.NewRequest("GET", url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range admin.jar.Cookies(req.URL) {
+				req.AddCookie(c)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			return res
+		}
+		// The cookie's host is the panel's; the guard's server is on the
+		// same host, another port.
+		panelURL, err := url.Parse(e.srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cookies := admin.jar.Cookies(panelURL)
+		guardedGet := func() *http.Response {
+			req, _ := http.NewRequest("GET", guarded.URL, nil)
+			for _, c := range cookies {
+				req.AddCookie(c)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			return res
+		}
+		if res := guardedGet(); res.StatusCode != http.StatusNoContent {
+			t.Fatalf("guarded route before Close = %d; want 204", res.StatusCode)
+		}
+		if err := e.admin.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if res := guardedGet(); res.StatusCode != http.StatusServiceUnavailable {
+			t.Fatalf("guarded route after Close = %d; want 503", res.StatusCode)
+		}
+		for _, path := range []string{"/admin-api/auth/me", "/admin-api/auth/status", "/admin-api/_health", "/admin/", "/admin-api/nothing"} {
+			if res := get(e.srv.URL + path); res.StatusCode != http.StatusServiceUnavailable {
+				t.Fatalf("GET %s after Close = %d; want 503", path, res.StatusCode)
+			}
+		}
+		admin.do("GET", "/admin-api/auth/me", nil).want(t, 503, "closed")
+	})
+}
+
+// testSecret signs every test server's tokens, so tests can forge tokens.
+var testSecret = []byte("0123456789abcdef0123456789abcdef-test")
+
+// testHasher keeps hashing cheap under -race; one test covers the default.
+var testHasher PasswordHasher = Argon2id{Memory: 64, Time: 1, Threads: 1}
+
+// env is one panel on a real database behind a real HTTP server.
+type env struct {
+	t     *testing.T
+	db    *bun.DB
+	admin *Admin
+	srv   *httptest.Server
+	logs  *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// newEnv starts a panel with test defaults (cheap hasher, no rate limits,
+// fixed secret) changed by opts. mux, when given, receives extra routes.
+func newEnv(t *testing.T, db *bun.DB, opts Options, extra ...func(a *Admin, mux *http.ServeMux)) *env {
+	t.Helper()
+	logs := &syncBuffer{}
+	if opts.Secret == nil {
+		opts.Secret = testSecret
+	}
+	if opts.PasswordHasher == nil {
+		opts.PasswordHasher = testHasher
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	}
+	rl := &opts.RateLimit
+	for _, l := range []*Limiter{&rl.Login, &rl.Bootstrap, &rl.RequestReset, &rl.LoginFailuresPerEmail, &rl.LoginFailuresPerNetwork, &rl.PerIP, &rl.Actions, &rl.ResetDeliveries, &rl.Exports} {
+		if *l == nil {
+			*l = NoLimit{}
+		}
+	}
+	a, err := New(db, opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	mux := http.NewServeMux()
+	a.Mount(mux)
+	for _, fn := range extra {
+		fn(a, mux)
+	}
+	srv := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		srv.Close()
+		a.Close()
+	})
+	return &env{t: t, db: db, admin: a, srv: srv, logs: logs}
+}
+
+// eachEnv runs fn on SQLite and PostgreSQL with a fresh panel each.
+func eachEnv(t *testing.T, opts Options, fn func(t *testing.T, e *env)) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		fn(t, newEnv(t, db, opts))
+	})
+}
+
+// client is a browser-like HTTP client with its own cookie jar.
+type client struct {
+	e   *env
+	jar *cookiejar.Jar
+	hc  *http.Client
+	hdr http.Header
+}
+
+func (e *env) client() *client {
+	jar, _ := cookiejar.New(nil)
+	return &client{e: e, jar: jar, hdr: http.Header{}, hc: &http.Client{
+		Jar:           jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+// resp is an answered request with its decoded JSON body.
+type resp struct {
+	*http.Response
+	raw  []byte
+	body map[string]any
+}
+
+func (c *client) do(method, path string, body any) *resp {
+	c.e.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			c.e.t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequestWithContext(context.Background(), method, c.e.srv.URL+path, rd)
+	if err != nil {
+		c.e.t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range c.hdr {
+		req.Header[k] = v
+	}
+	res, err := c.hc.Do(req)
+	if err != nil {
+		c.e.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	r := &resp{Response: res, raw: raw}
+	_ = json.Unmarshal(raw, &r.body)
+	return r
+}
+
+// want fails the test unless the status is code (and, for errors, the
+// body is the error body with errCode).
+func (r *resp) want(t *testing.T, code int, errCode ...string) *resp {
+	t.Helper()
+	if r.StatusCode != code {
+		t.Fatalf("%s %s = %d %s; want %d", r.Request.Method, r.Request.URL.Path, r.StatusCode, r.raw, code)
+	}
+	if len(errCode) > 0 {
+		if r.body["code"] != errCode[0] || r.body["status"] != float64(code) || r.body["error"] == "" || r.body["error"] == nil {
+			t.Fatalf("%s %s body = %s; want error body with code %q", r.Request.Method, r.Request.URL.Path, r.raw, errCode[0])
+		}
+		if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+			t.Fatalf("error Content-Type = %q; want application/json", ct)
+		}
+	}
+	return r
+}
+
+func (r *resp) cookie(name string) *http.Cookie {
+	for _, c := range r.Cookies() {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// bootstrap creates the first admin and returns a client signed in as it.
+func (e *env) bootstrap() (*client, string) {
+	e.t.Helper()
+	c := e.client()
+	r := c.do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "root@example.com", "password": "correct horse"}).want(e.t, 201)
+	return c, r.body["userId"].(string)
+}
+
+// user creates a user with a password through the Go API and returns its id.
+func (e *env) user(email, password string) string {
+	e.t.Helper()
+	ctx := context.Background()
+	h, err := e.admin.Auth().HashPassword(ctx, password)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	id, err := e.admin.users.createUser(ctx, e.db, email, "", h)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return id
+}
+
+// login signs in a new client.
+func (e *env) login(email, password string) *client {
+	e.t.Helper()
+	c := e.client()
+	c.do("POST", "/admin-api/auth/login", map[string]any{"email": email, "password": password}).want(e.t, 200)
+	return c
+}
+
+// auditRows returns the audit entries with the given action, oldest first.
+func (e *env) auditRows(action string) []AuditEntry {
+	e.t.Helper()
+	var rows []AuditEntry
+	if err := e.db.NewSelect().Model(&rows).Where("action = ?", action).Order("id").Scan(context.Background()); err != nil {
+		e.t.Fatal(err)
+	}
+	return rows
+}
+
+// must returns v and panics, failing the test run, when err is not nil:
+// for calls that cannot fail unless something is badly wrong, so that no
+// error in a test goes unchecked.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(fmt.Sprintf("unexpected error: %v", err))
+	}
+	return v
+}
+
+func b64url(s string) string { return base64.URLEncoding.EncodeToString([]byte(s)) }
+
+func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// eachPair runs fn on two fresh databases of each dialect.
+func eachPair(t *testing.T, fn func(t *testing.T, db1, db2 *bun.DB)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, testdb.SQLite(t), testdb.SQLite(t)) })
+	t.Run("pg", func(t *testing.T) { fn(t, testdb.PG(t), testdb.PG(t)) })
+}
+
+// newPanel is New with the test defaults of newEnv, closed when t ends.
+func newPanel(t *testing.T, db *bun.DB, opts Options) *Admin {
+	t.Helper()
+	opts.Secret = testSecret
+	opts.PasswordHasher = testHasher
+	rl := &opts.RateLimit
+	for _, l := range []*Limiter{&rl.Login, &rl.Bootstrap, &rl.RequestReset, &rl.LoginFailuresPerEmail, &rl.LoginFailuresPerNetwork, &rl.PerIP, &rl.Actions, &rl.ResetDeliveries, &rl.Exports} {
+		if *l == nil {
+			*l = NoLimit{}
+		}
+	}
+	a, err := New(db, opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
+// serve starts h behind an httptest server and returns an env whose
+// clients talk to it, with a as its panel.
+func serve(t *testing.T, db *bun.DB, a *Admin, h http.Handler) *env {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return &env{t: t, db: db, admin: a, srv: srv, logs: &syncBuffer{}}
+}
+
+// TestTwoPanelsOneMux mounts two panels with their own paths, databases
+// and cookies on one mux: neither sees the other's state or takes the
+// other's sessions or reset tokens, although they share a secret.
+func TestTwoPanelsOneMux(t *testing.T) {
+	t.Parallel()
+	eachPair(t, func(t *testing.T, db1, db2 *bun.DB) {
+		ctx := context.Background()
+		resets := make(chan ResetRequest, 4)
+		onReset := func(_ context.Context, req ResetRequest) error {
+			resets <- req
+			return nil
+		}
+		ops := newPanel(t, db1, Options{UIPath: "/ops/admin", APIPath: "/ops/admin-api", Session: SessionOptions{CookieName: "ops_session"}, OnResetRequest: onReset})
+		sup := newPanel(t, db2, Options{UIPath: "/support/admin", APIPath: "/support/admin-api", Session: SessionOptions{CookieName: "support_session"}})
+		mux := http.NewServeMux()
+		ops.Mount(mux)
+		sup.Mount(mux)
+		hello := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			op, _ := OperatorFrom(r.Context())
+			fmt.Fprintf(w, "hello %s", op.UserID)
+		})
+		mux.Handle("/ops/monitor", ops.Guard(GuardOptions{})(hello))
+		mux.Handle("/support/monitor", sup.Guard(GuardOptions{})(hello))
+		e := serve(t, db1, ops, mux)
+
+		c := e.client()
+		r := c.do("POST", "/ops/admin-api/auth/bootstrap", map[string]any{"email": "root@example.com", "password": "correct horse"}).want(t, 201)
+		rootID := r.body["userId"].(string)
+		if ck := r.cookie("ops_session"); ck == nil || ck.Path != "/" {
+			t.Fatalf("bootstrap cookie = %v; want ops_session", r.Cookies())
+		}
+		if r := c.do("GET", "/support/admin-api/auth/status", nil).want(t, 200); r.body["needsBootstrap"] != true || r.body["authenticated"] != false {
+			t.Fatalf("the support panel saw the ops panel's state: %s", r.raw)
+		}
+		c.do("GET", "/ops/admin-api/auth/me", nil).want(t, 200)
+		c.do("GET", "/ops/admin-api/users/"+rootID, nil).want(t, 200)
+		c.do("GET", "/support/admin-api/users/"+rootID, nil).want(t, 401, "unauthenticated")
+		c.do("GET", "/ops/admin-api/nothing/here/at/all", nil).want(t, 404)
+		c.do("GET", "/ops/monitor", nil).want(t, 200)
+		c.hdr.Set("Accept", "text/html")
+		if r := c.do("GET", "/support/monitor?x=1", nil).want(t, 302); r.Header.Get("Location") != "/support/admin/login?next=%2Fsupport%2Fmonitor%3Fx%3D1" {
+			t.Fatalf("support guard Location = %q", r.Header.Get("Location"))
+		}
+		c.hdr.Del("Accept")
+
+		// The same user id, an admin in both databases: the ops session,
+		// presented under the support cookie's name, is still refused.
+		h := must(sup.Auth().HashPassword(ctx, "other password"))
+		if _, err := db2.NewInsert().Model(&User{ID: rootID, Email: "root@example.com", PasswordHash: h}).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := sup.Moderation().SetRole(ctx, rootID, RoleAdmin); err != nil {
+			t.Fatal(err)
+		}
+		var tok string
+		for _, ck := range c.jar.Cookies(mustURL(e.srv.URL)) {
+			if ck.Name == "ops_session" {
+				tok = ck.Value
+			}
+		}
+		forged := e.client()
+		forged.hdr.Set("Cookie", "support_session="+tok)
+		forged.do("GET", "/support/admin-api/auth/me", nil).want(t, 401, "unauthenticated")
+		forged.do("GET", "/support/monitor", nil).want(t, 401, "unauthenticated")
+		sc := e.client()
+		sc.do("POST", "/support/admin-api/auth/login", map[string]any{"email": "root@example.com", "password": "other password"}).want(t, 200)
+		sc.do("GET", "/support/admin-api/auth/me", nil).want(t, 200)
+		sc.do("GET", "/ops/admin-api/auth/me", nil).want(t, 401, "unauthenticated")
+
+		// A reset link names the panel's own UI path, and its token works
+		// on that panel's API only.
+		c.do("POST", "/ops/admin-api/auth/request-reset", map[string]any{"email": "root@example.com"}).want(t, 200)
+		var req ResetRequest
+		select {
+		case req = <-resets:
+		case <-time.After(10 * time.Second):
+			t.Fatal("OnResetRequest was not called")
+		}
+		if !strings.HasPrefix(req.URL, "/ops/admin/reset?token=") || req.Role != RoleAdmin {
+			t.Fatalf("ResetRequest = %+v; want an admin's link under /ops/admin/reset", req)
+		}
+		token := req.Token
+		e.client().do("POST", "/support/admin-api/auth/reset", map[string]any{"token": token, "password": "a new password"}).want(t, 400, "invalid_token")
+		e.client().do("POST", "/ops/admin-api/auth/reset", map[string]any{"token": token, "password": "a new password"}).want(t, 200)
+
+		// The UI pages name their own paths.
+		for _, p := range []struct{ page, ui, api string }{
+			{"/ops/admin/users/" + rootID, "/ops/admin", "/ops/admin-api"},
+			{"/support/admin/reset?token=x", "/support/admin", "/support/admin-api"},
+		} {
+			body := string(e.client().do("GET", p.page, nil).want(t, 200).raw)
+			if !strings.Contains(body, `content="`+p.ui+`"`) || !strings.Contains(body, `content="`+p.api+`"`) {
+				t.Errorf("GET %s does not name %s and %s:\n%s", p.page, p.ui, p.api, body)
+			}
+		}
+	})
+}
+
+// TestMountOnRouters mounts the panel, unstripped, under one prefix
+// pattern of a ServeMux, and walks the API, the UI, its assets and a
+// guarded game route. (examples/existingbackend does the same on chi.)
+func TestMountOnRouters(t *testing.T) {
+	t.Parallel()
+	opts := Options{UIPath: "/ops/admin", APIPath: "/ops/admin-api"}
+	mounts := map[string]func(a *Admin) http.Handler{
+		"ServeMux prefix": func(a *Admin) http.Handler {
+			mux := http.NewServeMux()
+			mux.Handle("/ops/", a)
+			mux.Handle("/ops/monitor", a.Guard(GuardOptions{})(http.HandlerFunc(gameRoute)))
+			return mux
+		},
+	}
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		for name, mount := range mounts {
+			t.Run(name, func(t *testing.T) {
+				a := newPanel(t, db, opts)
+				e := serve(t, db, a, mount(a))
+				anon := e.client()
+				anon.do("GET", "/ops/admin-api/auth/status", nil).want(t, 200)
+				anon.hdr.Set("Accept", "text/html")
+				if r := anon.do("GET", "/ops/monitor", nil).want(t, 302); r.Header.Get("Location") != "/ops/admin/login?next=%2Fops%2Fmonitor" {
+					t.Fatalf("guard Location = %q", r.Header.Get("Location"))
+				}
+				var c *client
+				if r := anon.do("GET", "/ops/admin-api/auth/status", nil); r.body["needsBootstrap"] == true {
+					c = e.client()
+					c.do("POST", "/ops/admin-api/auth/bootstrap", map[string]any{"email": "root@example.com", "password": "correct horse"}).want(t, 201)
+				} else {
+					c = e.client()
+					c.do("POST", "/ops/admin-api/auth/login", map[string]any{"email": "root@example.com", "password": "correct horse"}).want(t, 200)
+				}
+				me := c.do("GET", "/ops/admin-api/auth/me", nil).want(t, 200)
+				id := me.body["userId"].(string)
+				c.do("GET", "/ops/admin-api", nil).want(t, 200)
+				c.do("GET", "/ops/admin-api/", nil).want(t, 200)
+				c.do("GET", "/ops/admin-api/users/"+id, nil).want(t, 200)
+				c.do("PATCH", "/ops/admin-api/users/"+id, map[string]any{"display_name": "Root"}).want(t, 200)
+				c.do("GET", "/ops/admin-api/users/"+id+"/_counts", nil).want(t, 200)
+				c.do("GET", "/ops/admin-api/no-such-thing", nil).want(t, 404)
+				if r := c.do("GET", "/ops/monitor", nil).want(t, 200); string(r.raw) != "game page "+id {
+					t.Fatalf("guarded route = %q", r.raw)
+				}
+				index := c.do("GET", "/ops/admin/users/"+id, nil).want(t, 200)
+				refs := assetRef.FindAllStringSubmatch(string(index.raw), -1)
+				if len(refs) == 0 {
+					t.Fatalf("deep link is not index.html: %s", index.raw)
+				}
+				for _, m := range refs {
+					c.do("GET", m[1], nil).want(t, 200)
+				}
+				c.do("GET", "/ops/admin/reset?token=abc", nil).want(t, 200)
+				c.do("POST", "/ops/admin-api/auth/logout", nil).want(t, 200)
+			})
+		}
+	})
+}
+
+func gameRoute(w http.ResponseWriter, r *http.Request) {
+	op, _ := OperatorFrom(r.Context())
+	fmt.Fprintf(w, "game page %s", op.UserID)
+}

@@ -1,0 +1,212 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/uptrace/bun"
+)
+
+func widgets(t *testing.T, r *resp) map[string]map[string]any {
+	t.Helper()
+	list, ok := r.body["widgets"].([]any)
+	if !ok {
+		t.Fatalf("dashboard = %s; want {widgets: [...]}", r.raw)
+	}
+	out := map[string]map[string]any{}
+	for _, w := range list {
+		m := w.(map[string]any)
+		out[m["id"].(string)] = m
+	}
+	return out
+}
+
+func TestDashboard(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{Widgets: []Widget{
+			{ID: "fine", Title: "Fine", Render: "json", Data: func(_ context.Context, op Operator) (any, error) {
+				return map[string]any{"role": op.Role}, nil
+			}},
+			{ID: "failing", Title: "Failing", Render: "kpi", Data: func(context.Context, Operator) (any, error) {
+				return nil, errors.New("upstream s3cr3t unreachable")
+			}},
+			{ID: "panicking", Title: "Panicking", Render: "kpi", Data: func(context.Context, Operator) (any, error) {
+				panic("widget s3cr3t")
+			}},
+		}})
+		cr := e.crew("configs")
+		insert(t, db, &[]Config{{Key: "a"}, {Key: "b"}})
+
+		cr.anon.do("GET", "/admin-api/_dashboard", nil).want(t, 401, "unauthenticated")
+		cr.user.do("GET", "/admin-api/_dashboard", nil).want(t, 403, "forbidden")
+
+		r := cr.admin.do("GET", "/admin-api/_dashboard", nil).want(t, 200)
+		if strings.Contains(string(r.raw), "s3cr3t") || strings.Contains(string(r.raw), "password_hash") {
+			t.Fatalf("dashboard leaks: %s", r.raw)
+		}
+		ws := widgets(t, r)
+		for _, id := range []string{"totals", "recentUsers", "health", "fine", "failing", "panicking"} {
+			if ws[id] == nil {
+				t.Fatalf("dashboard widgets = %v; want %s", ws, id)
+			}
+		}
+		if ws["liveRooms"] != nil {
+			t.Fatal("liveRooms shown without Options.Rooms")
+		}
+		for _, id := range []string{"failing", "panicking"} {
+			if ws[id]["error"] != "unavailable" {
+				t.Fatalf("widget %s = %v; want error unavailable", id, ws[id])
+			}
+		}
+		if logs := e.logs.String(); !strings.Contains(logs, "widget s3cr3t") || !strings.Contains(logs, "stack=") || !strings.Contains(logs, "dashboard_test.go") {
+			t.Fatalf("the widget's panic is logged without its stack: %s", logs)
+		}
+		for _, id := range []string{"totals", "recentUsers", "health", "fine"} {
+			if ws[id]["error"] != nil || ws[id]["data"] == nil {
+				t.Fatalf("widget %s = %v; want data and no error", id, ws[id])
+			}
+		}
+		totals := ws["totals"]["data"].(map[string]any)
+		if totals["Users"] != float64(4) || totals["Configs"] != float64(2) || totals["Audit log"] == nil {
+			t.Fatalf("admin totals = %v", totals)
+		}
+		if recent := ws["recentUsers"]["data"].([]any); len(recent) != 4 {
+			t.Fatalf("recentUsers = %v; want the 4 users", recent)
+		}
+		if h := ws["health"]["data"].(map[string]any); h["ok"] != true || h["db"] != "ok" {
+			t.Fatalf("health widget = %v", h)
+		}
+		if ws["fine"]["data"].(map[string]any)["role"] != "admin" {
+			t.Fatalf("custom widget = %v; want it computed for the admin", ws["fine"])
+		}
+
+		// A mod sees totals of what it may list only.
+		ws = widgets(t, cr.modScoped.do("GET", "/admin-api/_dashboard", nil).want(t, 200))
+		totals = ws["totals"]["data"].(map[string]any)
+		if len(totals) != 1 || totals["Configs"] != float64(2) {
+			t.Fatalf("mod totals = %v; want Configs only", totals)
+		}
+		if recent, _ := ws["recentUsers"]["data"].([]any); len(recent) != 0 {
+			t.Fatalf("mod recentUsers = %v; want none (users is out of scope)", recent)
+		}
+	})
+}
+
+func TestHealth(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{})
+		r := e.client().do("GET", "/admin-api/_health", nil).want(t, 200)
+		if r.body["ok"] != true || r.body["db"] != "ok" {
+			t.Fatalf("GET /_health = %s; want {ok:true, db:\"ok\"}", r.raw)
+		}
+		if _, ok := r.body["latencyMs"].(float64); !ok {
+			t.Fatalf("GET /_health = %s; want latencyMs", r.raw)
+		}
+	})
+	// With the database gone: 503, and the cause stays in the log.
+	db := testdb.SQLite(t)
+	e := newEnv(t, db, Options{})
+	db.Close()
+	r := e.client().do("GET", "/admin-api/_health", nil).want(t, 503)
+	if r.body["ok"] != false || r.body["db"] != "unreachable" {
+		t.Fatalf("GET /_health with the database closed = %s", r.raw)
+	}
+}
+
+// TestHealthChecks: each of Options.HealthChecks shows in /_health and the
+// health widget by name; a failing one reads "unreachable" with its cause
+// logged, and leaves ok (the database's) and the status alone.
+func TestHealthChecks(t *testing.T) {
+	t.Parallel()
+	db := testdb.SQLite(t)
+	e := newEnv(t, db, Options{HealthChecks: []HealthCheck{
+		{Name: "cache", Check: func(context.Context) error { return nil }},
+		{Name: "redis", Check: func(context.Context) error { return errors.New("dial tcp: connection refused") }},
+		{Name: "queue", Check: func(context.Context) error { panic("queue s3cr3t") }},
+	}})
+	r := e.client().do("GET", "/admin-api/_health", nil).want(t, 200)
+	if r.body["ok"] != true || r.body["db"] != "ok" || r.body["cache"] != "ok" || r.body["redis"] != "unreachable" || r.body["queue"] != "unreachable" {
+		t.Fatalf("GET /_health = %s; want ok, cache ok, redis and queue unreachable", r.raw)
+	}
+	if strings.Contains(string(r.raw), "s3cr3t") {
+		t.Fatalf("GET /_health leaks the panic: %s", r.raw)
+	}
+	if !strings.Contains(e.logs.String(), "connection refused") {
+		t.Fatalf("the failing check's cause is not logged: %s", e.logs.String())
+	}
+	if logs := e.logs.String(); !strings.Contains(logs, "queue s3cr3t") || !strings.Contains(logs, "dashboard_test.go") {
+		t.Fatalf("the panicking check is logged without its stack: %s", logs)
+	}
+	root, _ := e.bootstrap()
+	h := widgets(t, root.do("GET", "/admin-api/_dashboard", nil).want(t, 200))["health"]["data"].(map[string]any)
+	if h["redis"] != "unreachable" || h["cache"] != "ok" {
+		t.Fatalf("health widget = %v; want the checks", h)
+	}
+	for _, name := range []string{"", "db", "ok"} {
+		if _, err := New(db, Options{Secret: testSecret, HealthChecks: []HealthCheck{{Name: name}}}); err == nil {
+			t.Fatalf("New with a health check named %q: want an error", name)
+		}
+	}
+}
+
+// TestWidgetResource: a table widget names the resource its rows belong
+// to (the UI shows them as that list does); a name that is no resource
+// fails New with the closest one.
+func TestWidgetResource(t *testing.T) {
+	t.Parallel()
+	db := testdb.SQLite(t)
+	e := newEnv(t, db, Options{Widgets: []Widget{{ID: "mine", Title: "Mine", Render: "table", Resource: "guilds",
+		Data: func(context.Context, Operator) (any, error) { return []any{}, nil }}}, Tables: tablesWith(map[string]any{"guilds": (*testGuild)(nil)})})
+	admin, _ := e.bootstrap()
+	ws := widgets(t, admin.do("GET", "/admin-api/_dashboard", nil).want(t, 200))
+	if ws["recentUsers"]["resource"] != "users" || ws["mine"]["resource"] != "guilds" || ws["totals"]["resource"] != nil {
+		t.Fatalf("widgets = %v; want recentUsers and mine naming their resources", ws)
+	}
+	_, err := New(db, Options{Secret: testSecret, PasswordHasher: testHasher, Widgets: []Widget{{ID: "x", Render: "table", Resource: "user"}}})
+	if err == nil || !strings.Contains(err.Error(), `"user"`) || !strings.Contains(err.Error(), `closest: "users"`) {
+		t.Fatalf("New with a widget naming no resource = %v; want an error naming it and users", err)
+	}
+}
+
+// A widget that ignores its ctx no longer holds the dashboard: the page is
+// answered at the widget timeout, that widget marked "timeout".
+func TestDashboardAnswersAtWidgetTimeout(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		release := make(chan struct{})
+		defer close(release)
+		e := newEnv(t, db, Options{Widgets: []Widget{
+			{ID: "stuck", Title: "Stuck", Render: "json", Data: func(context.Context, Operator) (any, error) {
+				<-release // ignores ctx
+				return "late", nil
+			}},
+			{ID: "fine", Title: "Fine", Render: "json", Data: func(context.Context, Operator) (any, error) { return "ok", nil }},
+		}})
+		e.admin.widgetTimeout = 300 * time.Millisecond
+		admin, _ := e.bootstrap()
+		done := make(chan *resp, 1)
+		go func() { done <- admin.do("GET", "/admin-api/_dashboard", nil) }()
+		var r *resp
+		select {
+		case r = <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the dashboard waited on a widget that ignores its ctx")
+		}
+		ws := widgets(t, r.want(t, 200))
+		if ws["stuck"]["error"] != "timeout" || ws["stuck"]["data"] != nil {
+			t.Fatalf("stuck widget = %v; want error timeout", ws["stuck"])
+		}
+		if ws["fine"]["data"] != "ok" || ws["fine"]["error"] != nil || ws["health"]["data"] == nil {
+			t.Fatalf("widgets = %v; want the others computed", ws)
+		}
+		if !strings.Contains(e.logs.String(), "widget=stuck") {
+			t.Fatalf("the timed-out widget is not logged: %s", e.logs.String())
+		}
+	})
+}

@@ -1,0 +1,388 @@
+package admin
+
+import (
+	"context"
+	"database/sql"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+func TestCookieAttributes(t *testing.T) {
+	t.Parallel()
+	no, yes := false, true
+	tests := []struct {
+		name     string
+		opts     Options
+		secure   bool
+		sameSite http.SameSite
+		maxAge   int
+		domain   string
+	}{
+		{name: "defaults", secure: false, sameSite: http.SameSiteStrictMode, maxAge: 7 * 24 * 3600},
+		{name: "production is secure", opts: Options{Production: true}, secure: true, sameSite: http.SameSiteStrictMode, maxAge: 604800},
+		{name: "secure override off", opts: Options{Production: true, Session: SessionOptions{Secure: &no}}, secure: false, sameSite: http.SameSiteStrictMode, maxAge: 604800},
+		{name: "secure override on", opts: Options{Session: SessionOptions{Secure: &yes}}, secure: true, sameSite: http.SameSiteStrictMode, maxAge: 604800},
+		{name: "lax", opts: Options{Session: SessionOptions{SameSite: http.SameSiteLaxMode}}, sameSite: http.SameSiteLaxMode, maxAge: 604800},
+		{name: "none", opts: Options{Session: SessionOptions{SameSite: http.SameSiteNoneMode, Secure: &yes}}, secure: true, sameSite: http.SameSiteNoneMode, maxAge: 604800},
+		{name: "ttl", opts: Options{Session: SessionOptions{TTL: time.Hour}}, sameSite: http.SameSiteStrictMode, maxAge: 3600},
+		{name: "domain", opts: Options{Session: SessionOptions{Domain: "admin.example.com"}}, sameSite: http.SameSiteStrictMode, maxAge: 604800, domain: "admin.example.com"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, testdb.SQLite(t), tt.opts)
+			r := e.client().do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "a@example.com", "password": "correct horse"}).want(t, 201)
+			// Read the raw header: the client's parser drops attributes it
+			// does not model.
+			raw := r.Header.Get("Set-Cookie")
+			ck, err := http.ParseSetCookie(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ck.Name != "game_admin_session" || !ck.HttpOnly || ck.Path != "/" || ck.Secure != tt.secure ||
+				ck.SameSite != tt.sameSite || ck.MaxAge != tt.maxAge || ck.Domain != tt.domain {
+				t.Fatalf("Set-Cookie = %q; want secure=%v sameSite=%v maxAge=%d domain=%q", raw, tt.secure, tt.sameSite, tt.maxAge, tt.domain)
+			}
+			c, err := e.admin.parseToken(ck.Value, kindSession)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.ExpiresAt.Sub(c.IssuedAt.Time); got != time.Duration(tt.maxAge)*time.Second {
+				t.Fatalf("token lifetime = %v; want %ds", got, tt.maxAge)
+			}
+		})
+	}
+}
+
+func TestNewOptionErrors(t *testing.T) {
+	db := testdb.SQLite(t)
+	tests := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"short secret", Options{Secret: []byte("short")}, "at least 32"},
+		{"production without secret", Options{Production: true}, "no Secret"},
+		{"SameSite None without Secure", Options{Secret: testSecret, Session: SessionOptions{SameSite: http.SameSiteNoneMode}}, "Secure"},
+		{"UIPath on the API", Options{Secret: testSecret, UIPath: "/admin-api/ui"}, "UIPath"},
+		{"UIPath root", Options{Secret: testSecret, UIPath: "/"}, "UIPath"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(db, tt.opts)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("New(%s) = %v; want an error containing %q", tt.name, err, tt.want)
+			}
+		})
+	}
+	t.Run("no secret from the environment", func(t *testing.T) {
+		// The panel reads no environment: not even a key that looks like
+		// its own (the game's JWT_SECRET may sign something else).
+		t.Setenv("ADMIN_JWT_SECRET", string(testSecret))
+		t.Setenv("JWT_SECRET", string(testSecret))
+		t.Setenv("APP_ENV", "production")
+		a, err := New(db, Options{PasswordHasher: testHasher})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		if string(a.secret) == string(testSecret) || a.opts.Production {
+			t.Fatal("New read the environment")
+		}
+	})
+}
+
+// TestForgedTokens: every token that is not a current HS256 session signed
+// with our key is anonymous.
+func TestForgedTokens(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{})
+		_, id := e.bootstrap()
+		sign := func(method jwt.SigningMethod, key any, c jwt.Claims) string {
+			s, err := jwt.NewWithClaims(method, c).SignedString(key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		now := time.Now()
+		valid := claims{UserID: id, TV: 0, Kind: kindSession, RegisteredClaims: jwt.RegisteredClaims{
+			IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Hour))}}
+		with := func(f func(*claims)) claims { c := valid; f(&c); return c }
+		good := sign(jwt.SigningMethodHS256, testSecret, valid)
+		parts := strings.Split(good, ".")
+
+		tests := []struct {
+			name  string
+			token string
+			code  int
+		}{
+			{"valid", good, 200},
+			{"garbage", "not-a-jwt", 401},
+			{"empty", "", 401},
+			{"tampered payload", parts[0] + "." + strings.TrimRight(jwtSegment(`{"userId":"`+id+`","tv":0,"kind":"session","role":"admin","exp":9999999999}`), "=") + "." + parts[2], 401},
+			{"alg none", sign(jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, valid), 401},
+			{"HS512 with our key", sign(jwt.SigningMethodHS512, testSecret, valid), 401},
+			{"other key", sign(jwt.SigningMethodHS256, []byte("another secret another secret 32b"), valid), 401},
+			{"expired", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.ExpiresAt = jwt.NewNumericDate(now.Add(-time.Second)) })), 401},
+			{"no expiry", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.ExpiresAt = nil })), 401},
+			{"issued in the future", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.IssuedAt = jwt.NewNumericDate(now.Add(time.Hour)) })), 401},
+			{"reset kind", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.Kind = kindReset })), 401},
+			{"no kind", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.Kind = "" })), 401},
+			{"stale token version", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.TV = 1 })), 401},
+			{"unknown user", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.UserID = "nobody" })), 401},
+			{"oversized", strings.Repeat("a", 5000), 401},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				c := e.client()
+				c.hdr.Set("Cookie", sessionCookieName+"="+tt.token)
+				r := c.do("GET", "/admin-api/auth/me", nil)
+				if tt.code == 401 {
+					r.want(t, 401, "unauthenticated")
+				} else {
+					r.want(t, tt.code)
+				}
+			})
+		}
+	})
+}
+
+func jwtSegment(s string) string {
+	return strings.TrimRight(b64url(s), "=")
+}
+
+func TestMigrationsAreIdempotent(t *testing.T) {
+	t.Parallel()
+	type Guild struct {
+		ID   int64 `bun:"id,pk"`
+		Name string
+	}
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		tables := BuiltinTables()
+		tables["guilds"] = (*Guild)(nil)
+		for i := range 2 {
+			a, err := New(db, Options{Secret: testSecret, PasswordHasher: testHasher, Tables: tables})
+			if err != nil {
+				t.Fatalf("New #%d: %v", i+1, err)
+			}
+			a.Close()
+		}
+		var n int
+		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM game_admin_schema").Scan(&n); err != nil || n != len(builtinSchema.Tables)+len(builtinSchema.Alters) {
+			t.Fatalf("game_admin_schema rows = %d, %v; want %d", n, err, len(builtinSchema.Tables)+len(builtinSchema.Alters))
+		}
+		for _, m := range BuiltinTables() {
+			if _, err := db.NewSelect().Model(m).Limit(1).Exists(ctx); err != nil {
+				t.Fatalf("built-in table of %T missing: %v", m, err)
+			}
+		}
+		if _, err := db.NewSelect().Model((*Guild)(nil)).Exists(ctx); err == nil {
+			t.Fatal("New created the custom table guilds; custom tables are the game's to create")
+		}
+	})
+}
+
+func TestNewFailsWhenHasherFails(t *testing.T) {
+	t.Parallel()
+	if _, err := New(testdb.SQLite(t), Options{Secret: testSecret, PasswordHasher: failingHasher{}}); err == nil {
+		t.Fatal("New with a failing hasher = nil error")
+	}
+}
+
+// TestSessionStatement: the session check is a prepared statement that
+// still reads the role live on every request, and survives the statement
+// going bad: closed under it, or (PostgreSQL) invalidated by a change of
+// the roles table's column type, it falls back to the plain query and
+// prepares again.
+func TestSessionStatement(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db, Options{})
+		c, _ := e.bootstrap()
+		uid := e.user("mod@example.com", "mod password")
+		m := e.login("mod@example.com", "mod password")
+		m.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+		s := &e.admin.sessionStmt
+		first := s.stmt
+		if first == nil {
+			t.Fatal("no prepared session statement after a request")
+		}
+		// Roles are read live: a grant applies on the next request.
+		role := func(c *client) any { return c.do("GET", "/admin-api/auth/me", nil).want(t, 200).body["role"] }
+		if got := role(m); got != "user" {
+			t.Fatalf("role before the grant = %v; want user", got)
+		}
+		if err := e.admin.Moderation().SetRole(ctx, uid, RoleAdmin); err != nil {
+			t.Fatal(err)
+		}
+		if got := role(m); got != "admin" {
+			t.Fatalf("role after the grant = %v; want admin", got)
+		}
+
+		first.Close()
+		c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+		if s.stmt == first {
+			t.Fatal("a closed session statement was kept")
+		}
+		c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+		if s.stmt == nil {
+			t.Fatal("the session statement was not prepared again")
+		}
+		if db.Dialect().Name() == dialect.PG {
+			if _, err := db.ExecContext(ctx, "ALTER TABLE game_roles ALTER COLUMN role TYPE varchar(16)"); err != nil {
+				t.Fatal(err)
+			}
+			for range 3 { // each pooled connection's copy goes bad
+				c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+			}
+			if got := role(m); got != "admin" {
+				t.Fatalf("role after ALTER TABLE = %v; want admin", got)
+			}
+		}
+		// A pooler that loses prepared statements: after maxStmtFailures
+		// failures where the plain query worked, the plain query is used
+		// for good, and the log says so once.
+		stmt := func() *sql.Stmt { s.mu.Lock(); defer s.mu.Unlock(); return s.stmt }
+		s.mu.Lock()
+		s.failures = 0
+		s.mu.Unlock()
+		for i := range maxStmtFailures {
+			c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+			if stmt() == nil {
+				t.Fatalf("not prepared again after %d failures", i)
+			}
+			stmt().Close()
+			c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+		}
+		c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+		if stmt() != nil {
+			t.Fatal("prepared again after giving up on the statement")
+		}
+		if n := strings.Count(e.logs.String(), "prepared statement keeps failing"); n != 1 {
+			t.Fatalf("%d warnings about the failing statement; want 1:\n%s", n, e.logs)
+		}
+		if got := role(m); got != "admin" {
+			t.Fatalf("role through the plain query = %v; want admin", got)
+		}
+		e.admin.Close()
+		if s.stmt != nil {
+			t.Fatal("Close left the session statement open")
+		}
+	})
+}
+
+// BenchmarkSessionCheck measures the per-request session check: the JWT
+// and the one statement that reads the operator's token version, ban and
+// role live.
+//
+//	go test -run '^$' -bench SessionCheck -benchmem .
+func BenchmarkSessionCheck(b *testing.B) {
+	for _, d := range []struct {
+		name string
+		open func(testing.TB) *bun.DB
+	}{{"sqlite", testdb.SQLite}, {"pg", testdb.PG}} {
+		b.Run(d.name, func(b *testing.B) {
+			a, err := New(d.open(b), Options{Secret: testSecret, PasswordHasher: testHasher,
+				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), RateLimit: RateLimitOptions{Bootstrap: NoLimit{}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer a.Close()
+			rec := httptest.NewRecorder()
+			req := httptest.NewRequest("POST", "/admin-api/auth/bootstrap", strings.NewReader(`{"email":"bench@example.com","password":"correct horse"}`))
+			req.Header.Set("Content-Type", "application/json")
+			a.ServeHTTP(rec, req)
+			cookies := rec.Result().Cookies()
+			if rec.Code != 201 || len(cookies) == 0 {
+				b.Fatalf("bootstrap: %d %s", rec.Code, rec.Body)
+			}
+			r := httptest.NewRequest("GET", "/admin-api/auth/me", nil)
+			r.AddCookie(cookies[0])
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := a.authenticate(ctx, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// FuzzSessionCookie sends arbitrary Cookie headers to a signed-in endpoint
+// and to a Guard: only a token signed with the panel's key is a session
+// (the fuzzer cannot forge one), and nothing answers 5xx.
+func FuzzSessionCookie(f *testing.F) {
+	p := newFuzzPanel(f)
+	sign := func(c claims, method jwt.SigningMethod, key any) string {
+		c.IssuedAt = jwt.NewNumericDate(time.Now())
+		c.ExpiresAt = jwt.NewNumericDate(time.Now().Add(time.Hour))
+		s, err := jwt.NewWithClaims(method, c).SignedString(key)
+		if err != nil {
+			f.Fatal(err)
+		}
+		return s
+	}
+	reset, err := p.a.signToken(claims{UserID: p.adminID, Kind: kindReset}, time.Hour)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{
+		"game_admin_session=" + p.cookie,
+		"game_admin_session=" + reset,
+		"game_admin_session=" + sign(claims{UserID: p.adminID, Kind: kindSession}, jwt.SigningMethodHS512, testSecret),
+		"game_admin_session=" + sign(claims{UserID: p.adminID, Kind: kindSession}, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType),
+		"game_admin_session=" + sign(claims{UserID: p.adminID, Kind: kindSession}, jwt.SigningMethodHS256, []byte("another key, 32 bytes at least....")),
+		"game_admin_session=" + sign(claims{UserID: p.adminID, Kind: kindSession, TV: 7}, jwt.SigningMethodHS256, testSecret),
+		"game_admin_session=" + sign(claims{UserID: "nobody", Kind: kindSession}, jwt.SigningMethodHS256, testSecret),
+		"a=b; game_admin_session=" + p.cookie + "; game_admin_session=x",
+		"game_admin_session=", "game_admin_session=a.b.c", "=;;", `game_admin_session="` + p.cookie + `"`,
+	} {
+		f.Add(s)
+	}
+	guard := p.a.Guard(GuardOptions{Role: RoleUser, APIOnly: true})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		op, _ := OperatorFrom(r.Context())
+		_, _ = io.WriteString(w, op.UserID)
+	}))
+	f.Fuzz(func(t *testing.T, cookie string) {
+		req := httptest.NewRequest("GET", "http://panel.test/admin-api/auth/me", nil)
+		req.Header.Set("Cookie", cookie)
+		signed := false
+		if ck, err := req.Cookie(sessionCookieName); err == nil {
+			if c, err := p.a.parseToken(ck.Value, kindSession); err == nil {
+				// Seeds come from the coordinating process too, whose
+				// admin has another id: only the kind is certain.
+				if c.Kind != kindSession || c.UserID == "" {
+					t.Fatalf("parseToken accepted %q as %+v", ck.Value, c)
+				}
+				signed = true
+			}
+		}
+		rec := p.serve("GET", "/admin-api/auth/me", "", cookie)
+		p.checkAnswer(t, "GET /auth/me with Cookie "+cookie, rec)
+		if rec.Code == 200 && !signed {
+			t.Fatalf("Cookie %q signed in without a token of the panel's key", cookie)
+		}
+		if rec.Code != 200 && rec.Code != 401 {
+			t.Fatalf("GET /auth/me with Cookie %q = %d; want 200 or 401", cookie, rec.Code)
+		}
+		grec := httptest.NewRecorder()
+		guard.ServeHTTP(grec, req)
+		if grec.Code >= 500 || grec.Code == 200 && !signed {
+			t.Fatalf("Guard with Cookie %q = %d %s", cookie, grec.Code, grec.Body)
+		}
+	})
+}

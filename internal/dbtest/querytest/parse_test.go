@@ -1,0 +1,97 @@
+package querytest
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
+)
+
+func TestParseErrors(t *testing.T) {
+	db := testdb.SQLite(t)
+	tb, _ := setup(t, db)
+	many := make([]string, query.MaxFilters+1)
+	for i := range many {
+		many[i] = fmt.Sprintf("score_gt=%d", i)
+	}
+	longIn := "id_in=" + strings.Repeat("1,", query.MaxInItems) + "1"
+	badCursor := base64.RawURLEncoding.EncodeToString([]byte(`{"k":["name","id"],"v":["a",1]}`))
+	tests := []struct {
+		q    string
+		code string
+	}{
+		{"nme_eq=1", query.CodeUnknownColumn},
+		{"name_xx=1", query.CodeUnknownColumn},
+		{"nope=1", query.CodeUnknownColumn},
+		{"_sort=nope", query.CodeUnknownColumn},
+		{"_sort=name,nope", query.CodeUnknownColumn},
+		{"score_eq=abc", query.CodeInvalidValue},
+		{"score_eq=1.5", query.CodeInvalidValue},
+		{"score_eq=99999999999999999999", query.CodeInvalidValue},
+		{"ratio_gt=NaNx", query.CodeInvalidValue},
+		{"active_eq=yes", query.CodeInvalidValue},
+		{"at_gt=yesterday", query.CodeInvalidValue},
+		{"at_gt=2024-13-01", query.CodeInvalidValue},
+		{"at_gt=0000-01-01", query.CodeInvalidValue},
+		{"score_in=1,x,3", query.CodeInvalidValue},
+		{"note_null=maybe", query.CodeInvalidValue},
+		{"name_eq=a%00b", query.CodeInvalidValue},
+		{"name_eq=%FF", query.CodeInvalidValue},
+		{"name_eq=" + strings.Repeat("a", query.MaxValueLen+1), query.CodeInvalidValue},
+		{"_q=" + strings.Repeat("a", query.MaxQLen+1), query.CodeInvalidValue},
+		{longIn, query.CodeInvalidQuery},
+		{strings.Join(many, "&"), query.CodeInvalidQuery},
+		{"score_like=1", query.CodeInvalidQuery},
+		{"active_gt=true", query.CodeInvalidQuery},
+		{"meta_eq=1", query.CodeInvalidQuery},
+		{"blob_eq=1", query.CodeInvalidQuery},
+		{"blob_like=1", query.CodeInvalidQuery},
+		{"_sort=meta", query.CodeInvalidQuery},
+		{"_sort=name,name", query.CodeInvalidQuery},
+		{"_sort=a,b,c,d,e", query.CodeInvalidQuery},
+		{"_sort=name&_order=up", query.CodeInvalidValue},
+		{"_sort=name,id&_order=asc,desc,asc", query.CodeInvalidQuery},
+		{"_order=desc", query.CodeInvalidQuery},
+		{"_start=-1", query.CodeInvalidValue},
+		{"_end=-5", query.CodeInvalidValue},
+		{"_start=x", query.CodeInvalidValue},
+		{"_start=10&_end=5", query.CodeInvalidQuery},
+		{"_start=1&_start=2", query.CodeInvalidQuery},
+		{"_start=0&_limit=10", query.CodeInvalidQuery},
+		{"_limit=0", query.CodeInvalidValue},
+		{"_limit=1001", query.CodeInvalidValue},
+		{"_limit=10&_sort=note", query.CodeInvalidQuery},
+		{"_limit=10&_cursor=!!!", query.CodeInvalidValue},
+		{"_limit=10&_cursor=e30", query.CodeInvalidValue},
+		{"_limit=10&_cursor=" + badCursor, query.CodeInvalidValue},
+		{"_limit=10&_sort=name&_cursor=" + base64.RawURLEncoding.EncodeToString([]byte(`{"k":["name","id"],"v":["a","x"]}`)), query.CodeInvalidValue},
+		{"_limit=10&_sort=name&_cursor=" + base64.RawURLEncoding.EncodeToString([]byte(`{"k":["name","id"],"v":["a",null]}`)), query.CodeInvalidValue},
+	}
+	for _, tt := range tests {
+		v, err := url.ParseQuery(tt.q)
+		if err != nil {
+			t.Fatalf("url.ParseQuery(%q): %v", tt.q, err)
+		}
+		l, err := query.Parse(tb, v, nil)
+		var qe *query.Error
+		if !errors.As(err, &qe) || qe.Code != tt.code {
+			t.Errorf("Parse(%.80q) = %v, %v; want code %s", tt.q, l, err, tt.code)
+		}
+	}
+
+	// A cursor for _sort=name is accepted with _sort=name.
+	v, _ := url.ParseQuery("_limit=10&_sort=name&_cursor=" + badCursor)
+	if _, err := query.Parse(tb, v, nil); err != nil {
+		t.Errorf("Parse(name cursor) = %v; want nil", err)
+	}
+	// Ignored parameters are not filters.
+	v, _ = url.ParseQuery("_fields=a,b&score_eq=1")
+	if l, err := query.Parse(tb, v, nil, "_fields"); err != nil || len(l.Filters) != 1 {
+		t.Errorf("Parse(_fields ignored) = %v, %v; want one filter", l, err)
+	}
+}
