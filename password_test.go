@@ -2,7 +2,6 @@ package admin
 
 import (
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -269,11 +268,6 @@ func TestArgon2idHashRejectsParameters(t *testing.T) {
 		})
 	}
 }
-
-type failingHasher struct{}
-
-func (failingHasher) Hash(string) (string, error)         { return "", errors.New("boom") }
-func (failingHasher) Verify(string, string) (bool, error) { return false, errors.New("boom") }
 
 func FuzzArgon2idVerify(f *testing.F) {
 	f.Add("pw", mustHash(f, fastArgon2id, "pw"))

@@ -1,4 +1,4 @@
-package admin
+package admintest
 
 import (
 	"context"
@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/gameadmin/admin/internal/token"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"
@@ -93,8 +97,8 @@ func TestAccountAuditInSameTx(t *testing.T) {
 		}
 		const cause = "game_admin_audit"
 		resetToken := func(id string) string {
-			acc := must(e.admin.users.accountByID(ctx, db, id))
-			return must(e.admin.signToken(claims{UserID: id, TV: acc.TokenVersion, Kind: kindReset, PW: e.admin.passwordFingerprint(acc.PasswordHash)}, time.Minute))
+			_, hash, tv := e.account(id)
+			return signed(t, token.Claims{UserID: id, TV: tv, Kind: token.KindReset, PW: signer().PasswordFingerprint(hash)}, time.Minute)
 		}
 		uid := e.user("p@example.com", "old password")
 

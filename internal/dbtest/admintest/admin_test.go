@@ -1,10 +1,11 @@
-package admin
+package admintest
 
 import (
 	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +17,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gameadmin/admin/internal/testhook"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"
@@ -94,6 +99,7 @@ type env struct {
 	t     *testing.T
 	db    *bun.DB
 	admin *Admin
+	in    *testhook.Internals // what the tests check from inside the panel
 	srv   *httptest.Server
 	logs  *syncBuffer
 }
@@ -130,12 +136,16 @@ func newEnv(t *testing.T, db *bun.DB, opts Options, extra ...func(a *Admin, mux 
 		opts.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	}
 	rl := &opts.RateLimit
-	for _, l := range []*Limiter{&rl.Login, &rl.Bootstrap, &rl.RequestReset, &rl.LoginFailuresPerEmail, &rl.LoginFailuresPerNetwork, &rl.PerIP, &rl.Actions, &rl.ResetDeliveries, &rl.Exports} {
-		if *l == nil {
+	for _, l := range limitSlots(rl) {
+		switch (*l).(type) {
+		case nil:
 			*l = NoLimit{}
+		case keepDefault:
+			*l = nil // New puts its default bucket here
 		}
 	}
-	a, err := New(db, opts)
+	var in *testhook.Internals
+	a, err := NewContext(testhook.With(context.Background(), func(i *testhook.Internals) { in = i }), db, opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -149,7 +159,7 @@ func newEnv(t *testing.T, db *bun.DB, opts Options, extra ...func(a *Admin, mux 
 		srv.Close()
 		a.Close()
 	})
-	return &env{t: t, db: db, admin: a, srv: srv, logs: logs}
+	return &env{t: t, db: db, admin: a, in: in, srv: srv, logs: logs}
 }
 
 // eachEnv runs fn on SQLite and PostgreSQL with a fresh panel each.
@@ -262,7 +272,7 @@ func (e *env) user(email, password string) string {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	id, err := e.admin.users.createUser(ctx, e.db, email, "", h)
+	id, err := e.in.CreateUser(ctx, email, h)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -315,9 +325,12 @@ func newPanel(t *testing.T, db *bun.DB, opts Options) *Admin {
 	opts.Secret = testSecret
 	opts.PasswordHasher = testHasher
 	rl := &opts.RateLimit
-	for _, l := range []*Limiter{&rl.Login, &rl.Bootstrap, &rl.RequestReset, &rl.LoginFailuresPerEmail, &rl.LoginFailuresPerNetwork, &rl.PerIP, &rl.Actions, &rl.ResetDeliveries, &rl.Exports} {
-		if *l == nil {
+	for _, l := range limitSlots(rl) {
+		switch (*l).(type) {
+		case nil:
 			*l = NoLimit{}
+		case keepDefault:
+			*l = nil // New puts its default bucket here
 		}
 	}
 	a, err := New(db, opts)
@@ -496,4 +509,66 @@ func TestMountOnRouters(t *testing.T) {
 func gameRoute(w http.ResponseWriter, r *http.Request) {
 	op, _ := OperatorFrom(r.Context())
 	fmt.Fprintf(w, "game page %s", op.UserID)
+}
+
+// keepDefault in a RateLimit slot makes newEnv leave the panel's own
+// default bucket there; newEnv's default is NoLimit.
+type keepDefault struct{ NoLimit }
+
+// defaultLimits keeps the panel's default bucket in every slot rl leaves
+// nil.
+func defaultLimits(rl RateLimitOptions) RateLimitOptions {
+	for _, l := range limitSlots(&rl) {
+		if *l == nil {
+			*l = keepDefault{}
+		}
+	}
+	return rl
+}
+
+func limitSlots(rl *RateLimitOptions) []*Limiter {
+	return []*Limiter{&rl.Login, &rl.Bootstrap, &rl.RequestReset, &rl.LoginFailuresPerEmail, &rl.LoginFailuresPerNetwork, &rl.PerIP, &rl.Actions, &rl.ResetDeliveries, &rl.Exports}
+}
+
+// The panel's fixed bounds as its docs state them. Tests that lean on one
+// fail if it changes, which is the point: each is a promise to games.
+const (
+	defaultPerIPBurst      = 30       // RateLimitOptions.PerIP's default burst
+	maxActionIDs           = 1000     // ids one action request may name
+	defaultAuditMaxPayload = 16 << 10 // Options.AuditMaxPayload's default
+	maxPasswordBytes       = 1024     // the longest password the panel hashes
+	unusableHash           = "!"      // a NOT NULL password column of a user created without one
+	totpChallengeCookie    = "game_admin_totp"
+	backgroundWorkers      = 4    // workers per background queue
+	backgroundQueueCap     = 1024 // jobs a background queue holds
+)
+
+// account reads a user's email, password hash and token version as the
+// panel reads them.
+func (e *env) account(id string) (email, hash string, tv int64) {
+	e.t.Helper()
+	email, hash, tv, err := e.in.Account(context.Background(), id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return email, hash, tv
+}
+
+// failingHasher fails every hash.
+type failingHasher struct{}
+
+func (failingHasher) Hash(string) (string, error)         { return "", errors.New("boom") }
+func (failingHasher) Verify(string, string) (bool, error) { return false, errors.New("boom") }
+
+// newInside is New on db with opts, and what the tests check from inside
+// the panel. The panel is closed when the test ends.
+func newInside(t testing.TB, db *bun.DB, opts Options) (*Admin, *testhook.Internals) {
+	t.Helper()
+	var in *testhook.Internals
+	a, err := NewContext(testhook.With(context.Background(), func(i *testhook.Internals) { in = i }), db, opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a, in
 }

@@ -1,4 +1,4 @@
-package admin
+package admintest
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"
@@ -161,11 +163,8 @@ func TestAuditFailureRollsBack(t *testing.T) {
 		gid := fmt.Sprint(g.body["id"])
 		uid := e.user("player@example.com", "player password")
 		tv := func() int64 {
-			acc, err := e.admin.users.accountByID(ctx, db, uid)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return acc.TokenVersion
+			_, _, tv := e.account(uid)
+			return tv
 		}
 		tv0 := tv()
 		before := len(e.auditRows("create")) + len(e.auditRows("update")) + len(e.auditRows("delete"))

@@ -1,10 +1,12 @@
-package admin
+package admintest
 
 import (
 	"encoding/json"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"

@@ -1,9 +1,11 @@
-package admin
+package admintest
 
 import (
 	"context"
 	"strings"
 	"testing"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"
@@ -53,7 +55,7 @@ func TestConfigErrors(t *testing.T) {
 		{"LoadRows on a per-row action", Options{Resources: guilds(ResourceConfig{Actions: []Action{{Name: "a", PerRow: true, LoadRows: true, Handler: noAction}}})},
 			[]string{`Actions["a"].LoadRows`}},
 		{"model differs from Tables", Options{Tables: tablesWith(map[string]any{"guilds": (*testMember)(nil)}), Resources: guilds(ResourceConfig{})},
-			[]string{`Resources["guilds"]`, "*admin.testGuild", "*admin.testMember"}},
+			[]string{`Resources["guilds"]`, "*admintest.testGuild", "*admintest.testMember"}},
 		{"nil model", Options{Resources: map[string]*Resource{"guilds": DefineResource(nil, ResourceConfig{})}},
 			[]string{`Resources["guilds"]`, "needs the table's Bun model"}},
 		{"user column", Options{Tables: map[string]any{"users": (*testPlayer)(nil)}, UserColumns: UserColumns{PasswordHash: "pwhash"}},

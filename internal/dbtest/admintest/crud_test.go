@@ -1,4 +1,4 @@
-package admin
+package admintest
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/google/uuid"

@@ -1,4 +1,4 @@
-package admin
+package admintest
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"
@@ -188,7 +190,7 @@ func TestDashboardAnswersAtWidgetTimeout(t *testing.T) {
 			}},
 			{ID: "fine", Title: "Fine", Render: "json", Data: func(context.Context, Operator) (any, error) { return "ok", nil }},
 		}})
-		e.admin.widgetTimeout = 300 * time.Millisecond
+		e.in.SetWidgetTimeout(300 * time.Millisecond)
 		admin, _ := e.bootstrap()
 		done := make(chan *resp, 1)
 		go func() { done <- admin.do("GET", "/admin-api/_dashboard", nil) }()

@@ -1,8 +1,7 @@
-package admin
+package admintest
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"log/slog"
 	"math"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"
@@ -31,8 +32,8 @@ func TestWriteJSONLength(t *testing.T) {
 			t.Errorf("list: Content-Length header %q; want %d", got, len(r.raw))
 		}
 
-		bad := e.admin.public(func(w http.ResponseWriter, r *http.Request) error {
-			writeJSON(w, http.StatusOK, map[string]any{"n": math.NaN()})
+		bad := e.in.Handler(func(w http.ResponseWriter, r *http.Request) error {
+			e.in.WriteJSON(w, http.StatusOK, map[string]any{"n": math.NaN()})
 			return nil
 		})
 		rec := newRecorder()
@@ -79,24 +80,6 @@ func TestNoCauseLost(t *testing.T) {
 			t.Fatalf("a 400 carries a requestId: %s", r.raw)
 		}
 	})
-}
-
-func TestAPIErrorCause(t *testing.T) {
-	t.Parallel()
-	cause := sql.ErrConnDone
-	e := ErrBootstrapClosed.because(cause)
-	if !errors.Is(e, ErrBootstrapClosed) || !errors.Is(e, sql.ErrConnDone) {
-		t.Fatalf("errors.Is through %v: sentinel %v, cause %v", e, errors.Is(e, ErrBootstrapClosed), errors.Is(e, sql.ErrConnDone))
-	}
-	if ErrBootstrapClosed.Cause != nil || ErrBootstrapClosed.because(nil) != ErrBootstrapClosed {
-		t.Fatal("because changed the shared sentinel or copied it for a nil cause")
-	}
-	if !strings.Contains(e.Error(), cause.Error()) {
-		t.Fatalf("Error() = %q; want the cause in it", e.Error())
-	}
-	if errors.Is(errorf(403, "forbidden", "other"), errOperatorOnly) {
-		t.Fatal("an answer with another message matches errOperatorOnly")
-	}
 }
 
 // A client that goes away mid-request is not an error of the server.

@@ -1,4 +1,8 @@
-package admin_test
+// The runnable examples of package admin: each opens a throwaway SQLite
+// database, which is why they live in this module (the library's own
+// module requires no SQL driver). They are the snippets of README.md and
+// docs/adopting.md, checked by their output.
+package admintest_test
 
 import (
 	"context"
@@ -51,7 +55,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // Mount the panel on the game's mux and protect one of the game's own
 // routes with the panel's session.
-func Example() {
+func Example_panel() {
 	db, done := openExampleDB()
 	defer done()
 
@@ -104,7 +108,7 @@ func Example() {
 
 // Give a player moderator rights over two resources. Roles are read live,
 // so the change applies on the player's next request.
-func ExampleModeration_AssignMod() {
+func Example_assignMod() {
 	db, done := openExampleDB()
 	defer done()
 	a := newExampleAdmin(db)
@@ -138,7 +142,7 @@ func ExampleModeration_AssignMod() {
 
 // Ban a player: the ban and the end of every session happen in one
 // statement.
-func ExampleAuth_Ban() {
+func Example_ban() {
 	db, done := openExampleDB()
 	defer done()
 	a := newExampleAdmin(db)
@@ -161,7 +165,7 @@ func ExampleAuth_Ban() {
 }
 
 // Record what the game's own tools change, with a column-level diff.
-func ExampleAudit_RecordUpdate() {
+func Example_recordUpdate() {
 	db, done := openExampleDB()
 	defer done()
 	a := newExampleAdmin(db)
@@ -186,7 +190,7 @@ func ExampleAudit_RecordUpdate() {
 
 // Make the game's own change and its audit entry one transaction: if the
 // entry cannot be written, the change does not happen either.
-func ExampleAudit_RecordTx() {
+func Example_recordTx() {
 	db, done := openExampleDB()
 	defer done()
 	a := newExampleAdmin(db)
@@ -217,7 +221,7 @@ func ExampleAudit_RecordTx() {
 // Bound the start-up work on the database: NewContext gives up when ctx
 // ends (another node holding the migration lock, a database that does not
 // answer) instead of waiting.
-func ExampleNewContext() {
+func Example_newContext() {
 	db, done := openExampleDB()
 	defer done()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -234,7 +238,7 @@ func ExampleNewContext() {
 
 // Require every operator to sign in with a second factor: until they enrol,
 // operators reach only their account's enrolment endpoints.
-func ExampleOptions_requireTOTP() {
+func Example_requireTOTP() {
 	db, done := openExampleDB()
 	defer done()
 	a, err := admin.New(db, admin.Options{
@@ -276,7 +280,7 @@ func ExampleOptions_requireTOTP() {
 // The game's own player sign-in goes through the panel's password check,
 // with its limits and failure audit: AuthenticateFrom keys them on the
 // client's address (a.ClientIP, which honours Options.TrustedProxies).
-func ExampleAuth_AuthenticateFrom() {
+func Example_authenticateFrom() {
 	db, done := openExampleDB()
 	defer done()
 	a, err := admin.New(db, admin.Options{
@@ -323,7 +327,7 @@ func ExampleAuth_AuthenticateFrom() {
 // A game whose own login checks bcrypt keeps it working: with Bcrypt,
 // every hash the panel writes is one the game's code accepts, and sign-in
 // matches the player's email in any case without rewriting it.
-func ExampleBcrypt() {
+func Example_bcrypt() {
 	db, done := openExampleDB()
 	defer done()
 	a, err := admin.New(db, admin.Options{
@@ -378,7 +382,7 @@ func exampleClient(srv *httptest.Server) func(method, path, body string) string 
 
 // Give an enum-like column its values: the UI offers them in a select, and
 // create and update refuse any other.
-func ExampleColumnConfig_choices() {
+func Example_choices() {
 	db, done := openExampleDB()
 	defer done()
 	a, err := admin.New(db, admin.Options{
@@ -407,7 +411,7 @@ func ExampleColumnConfig_choices() {
 
 // An admin invites an operator created in the panel: the link to set a
 // password goes to OnResetRequest, marked Invite.
-func ExampleResetRequest_invite() {
+func Example_invite() {
 	db, done := openExampleDB()
 	defer done()
 	a, err := admin.New(db, admin.Options{

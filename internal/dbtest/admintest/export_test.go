@@ -1,4 +1,4 @@
-package admin
+package admintest
 
 import (
 	"bufio"
@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"
@@ -197,7 +199,7 @@ func TestExportIsAnOperatorsTool(t *testing.T) {
 		c.modScoped.do("GET", "/admin-api/gadgets/_export.csv", nil).want(t, 200)
 
 		// An export of the admin's is running (its slot is held).
-		release, ok := e.admin.exports.hold(c.adminID)
+		release, ok := e.in.HoldExport(c.adminID)
 		if !ok {
 			t.Fatal("hold: slot taken")
 		}

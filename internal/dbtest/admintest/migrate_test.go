@@ -1,4 +1,4 @@
-package admin
+package admintest
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/migrate"
 
@@ -23,23 +25,9 @@ import (
 // testPlan is the schema plan of the default options on db.
 func testPlan(t *testing.T, db *bun.DB, opts Options) *migrate.Plan {
 	t.Helper()
-	prefix, err := tablePrefix(opts.TablePrefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tables := opts.Tables
-	if tables == nil {
-		tables = BuiltinTables()
-	}
-	users, err := newUserTable(db.Dialect().Tables(), tables["users"], prefix, opts.UserColumns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := newSchemaPlan(db.Dialect(), prefix, tables, users)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	opts.Secret, opts.PasswordHasher = testSecret, testHasher
+	_, in := newInside(t, db, opts)
+	return in.Plan
 }
 
 // TestMigrateAppliesGaps: a step missing below the newest recorded one (two
@@ -109,8 +97,8 @@ func TestBuiltinModelsMatchSchema(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
-		for _, def := range builtinSchema.Tables {
-			live := liveColumns(t, db, e.admin.plan.Name(def.Base))
+		for _, def := range e.in.Schema.Tables {
+			live := liveColumns(t, db, e.in.Plan.Name(def.Base))
 			bt := db.Table(reflect.TypeOf(def.Model).Elem())
 			if len(live) != len(bt.Fields) || len(def.Cols) != len(bt.Fields) {
 				t.Fatalf("%s: live %d columns, model %d, description %d", def.Base, len(live), len(bt.Fields), len(def.Cols))
@@ -128,10 +116,9 @@ func TestBuiltinModelsMatchSchema(t *testing.T) {
 				continue
 			}
 			// The catalog's defaults are the description's.
-			res := e.admin.resources[def.Key]
 			for _, c := range def.Cols {
 				want := c.Default != "" || c.Type == migrate.Serial || c.Hook
-				if got := res.table.ByName[c.Name].HasDefault; got != want {
+				if got := e.in.HasDefault(def.Key, c.Name); got != want {
 					t.Fatalf("%s.%s: catalog HasDefault %v; want %v", def.Key, c.Name, got, want)
 				}
 			}

@@ -1,8 +1,10 @@
-package admin
+package admintest
 
 import (
 	"strings"
 	"testing"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 )

@@ -1,4 +1,4 @@
-package admin
+package admintest
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"
@@ -253,7 +255,7 @@ func TestCatalogPermissions(t *testing.T) {
 					if !slices.Equal(names, want) {
 						t.Fatalf("catalog as %s = %v; want %v", o.name, names, want)
 					}
-				} else if len(names) != len(builtinKeys)+len(policyTables) {
+				} else if len(names) != len(BuiltinTables())+len(policyTables) {
 					t.Fatalf("catalog as admin = %v; want every built-in and custom key", names)
 				}
 			})

@@ -1,4 +1,4 @@
-package admin
+package admintest
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"
@@ -314,12 +316,12 @@ INSERT INTO game_analytics_events (user_id, name, created_at) SELECT ?, 'e', CUR
 		}
 		// A generous budget first: -race on a loaded machine is slow, and
 		// the exact answer is what this part checks.
-		e.admin.tabCountBudget = time.Minute
+		e.in.SetTabCountBudget(time.Minute)
 		counts := c.do("GET", "/admin-api/users/"+uid+"/_counts", nil).want(t, 200).body
 		if counts["analyticsEvents"] != float64(events) || counts["_estimated"] != nil {
 			t.Fatalf("_counts = %v; want analyticsEvents %d, exact", counts, events)
 		}
-		e.admin.tabCountBudget = time.Nanosecond
+		e.in.SetTabCountBudget(time.Nanosecond)
 		counts = c.do("GET", "/admin-api/users/"+uid+"/_counts", nil).want(t, 200).body
 		est, _ := counts["_estimated"].([]any)
 		if n, ok := counts["analyticsEvents"].(float64); !ok || n < 0 || !slices.Contains(est, any("analyticsEvents")) {

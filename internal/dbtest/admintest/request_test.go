@@ -1,4 +1,4 @@
-package admin
+package admintest
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"
@@ -127,7 +129,7 @@ func newFuzzPanel(f *testing.F) *fuzzPanel {
 		return map[string]any{"row": row != nil, "args": len(c.Args)}, nil
 	}
 	p := &fuzzPanel{logs: &syncBuffer{}}
-	a, err := New(db, Options{
+	a, in := newInside(f, db, Options{
 		Secret: testSecret, PasswordHasher: testHasher, Logger: slog.New(slog.NewTextHandler(p.logs, nil)),
 		Tables: tablesWith(map[string]any{"gadgets": (*testGadget)(nil)}),
 		Resources: map[string]*Resource{"gadgets": DefineResource((*testGadget)(nil), ResourceConfig{Actions: []Action{
@@ -136,10 +138,6 @@ func newFuzzPanel(f *testing.F) *fuzzPanel {
 		RateLimit:      RateLimitOptions{Login: NoLimit{}, Bootstrap: NoLimit{}, RequestReset: NoLimit{}, LoginFailuresPerEmail: NoLimit{}},
 		OnResetRequest: func(context.Context, ResetRequest) error { return nil },
 	})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { a.Close() })
 	p.a = a
 	rec := p.serve("POST", "/admin-api/auth/bootstrap", `{"email":"root@example.com","password":"correct horse"}`, "")
 	if rec.Code != 201 {
@@ -159,7 +157,7 @@ func newFuzzPanel(f *testing.F) *fuzzPanel {
 	if err != nil {
 		f.Fatal(err)
 	}
-	if p.userID, err = a.users.createUser(ctx, db, "player@example.com", "", h); err != nil {
+	if p.userID, err = in.CreateUser(ctx, "player@example.com", h); err != nil {
 		f.Fatal(err)
 	}
 	if rec := p.serve("POST", "/admin-api/gadgets", `{"name":"one"}`, "game_admin_session="+p.cookie); rec.Code != 201 {

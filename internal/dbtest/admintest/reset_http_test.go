@@ -1,10 +1,14 @@
-package admin
+package admintest
 
 import (
 	"context"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gameadmin/admin/internal/token"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"
@@ -84,7 +88,6 @@ func TestPasswordReset(t *testing.T) {
 			got <- req
 			return nil
 		}})
-		ctx := context.Background()
 		id := e.user("p@example.com", "old password")
 		old := e.login("p@example.com", "old password")
 
@@ -121,10 +124,10 @@ func TestPasswordReset(t *testing.T) {
 		e.client().do("POST", "/admin-api/auth/reset", map[string]any{"token": req.Token, "password": "third password"}).want(t, 400, "invalid_token")
 
 		// A session token is not a reset token; an expired reset token fails.
-		sess := must(e.admin.signToken(claims{UserID: id, TV: 1, Kind: kindSession}, time.Hour))
+		sess := signed(t, token.Claims{UserID: id, TV: 1, Kind: token.KindSession}, time.Hour)
 		e.client().do("POST", "/admin-api/auth/reset", map[string]any{"token": sess, "password": "new password 2"}).want(t, 400, "invalid_token")
-		acc := must(e.admin.users.accountByID(ctx, e.db, id))
-		expired := must(e.admin.signToken(claims{UserID: id, TV: acc.TokenVersion, Kind: kindReset, PW: e.admin.passwordFingerprint(acc.PasswordHash)}, -time.Second))
+		_, hash, tv := e.account(id)
+		expired := signed(t, token.Claims{UserID: id, TV: tv, Kind: token.KindReset, PW: signer().PasswordFingerprint(hash)}, -time.Second)
 		e.client().do("POST", "/admin-api/auth/reset", map[string]any{"token": expired, "password": "new password 2"}).want(t, 400, "invalid_token")
 
 		waitFor(t, func() bool { return len(e.auditRows("auth.password_reset_requested")) == 2 })

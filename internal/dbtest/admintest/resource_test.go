@@ -1,4 +1,4 @@
-package admin
+package admintest
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"testing"
 	"time"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"

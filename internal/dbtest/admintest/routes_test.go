@@ -1,4 +1,4 @@
-package admin
+package admintest
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"testing"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"

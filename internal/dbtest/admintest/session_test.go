@@ -1,8 +1,7 @@
-package admin
+package admintest
 
 import (
 	"context"
-	"database/sql"
 	"io"
 	"log/slog"
 	"net/http"
@@ -10,6 +9,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gameadmin/admin/internal/testhook"
+	"github.com/gameadmin/admin/internal/token"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/golang-jwt/jwt/v5"
@@ -52,7 +56,7 @@ func TestCookieAttributes(t *testing.T) {
 				ck.SameSite != tt.sameSite || ck.MaxAge != tt.maxAge || ck.Domain != tt.domain {
 				t.Fatalf("Set-Cookie = %q; want secure=%v sameSite=%v maxAge=%d domain=%q", raw, tt.secure, tt.sameSite, tt.maxAge, tt.domain)
 			}
-			c, err := e.admin.parseToken(ck.Value, kindSession)
+			c, err := signer().Parse(ck.Value, token.KindSession)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,12 +94,8 @@ func TestNewOptionErrors(t *testing.T) {
 		t.Setenv("ADMIN_JWT_SECRET", string(testSecret))
 		t.Setenv("JWT_SECRET", string(testSecret))
 		t.Setenv("APP_ENV", "production")
-		a, err := New(db, Options{PasswordHasher: testHasher})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer a.Close()
-		if string(a.secret) == string(testSecret) || a.opts.Production {
+		_, in := newInside(t, db, Options{PasswordHasher: testHasher})
+		if string(in.Secret) == string(testSecret) || in.Production {
 			t.Fatal("New read the environment")
 		}
 	})
@@ -116,9 +116,9 @@ func TestForgedTokens(t *testing.T) {
 			return s
 		}
 		now := time.Now()
-		valid := claims{UserID: id, TV: 0, Kind: kindSession, RegisteredClaims: jwt.RegisteredClaims{
+		valid := token.Claims{UserID: id, TV: 0, Kind: token.KindSession, RegisteredClaims: jwt.RegisteredClaims{
 			IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Hour))}}
-		with := func(f func(*claims)) claims { c := valid; f(&c); return c }
+		with := func(f func(*token.Claims)) token.Claims { c := valid; f(&c); return c }
 		good := sign(jwt.SigningMethodHS256, testSecret, valid)
 		parts := strings.Split(good, ".")
 
@@ -134,13 +134,13 @@ func TestForgedTokens(t *testing.T) {
 			{"alg none", sign(jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, valid), 401},
 			{"HS512 with our key", sign(jwt.SigningMethodHS512, testSecret, valid), 401},
 			{"other key", sign(jwt.SigningMethodHS256, []byte("another secret another secret 32b"), valid), 401},
-			{"expired", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.ExpiresAt = jwt.NewNumericDate(now.Add(-time.Second)) })), 401},
-			{"no expiry", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.ExpiresAt = nil })), 401},
-			{"issued in the future", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.IssuedAt = jwt.NewNumericDate(now.Add(time.Hour)) })), 401},
-			{"reset kind", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.Kind = kindReset })), 401},
-			{"no kind", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.Kind = "" })), 401},
-			{"stale token version", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.TV = 1 })), 401},
-			{"unknown user", sign(jwt.SigningMethodHS256, testSecret, with(func(c *claims) { c.UserID = "nobody" })), 401},
+			{"expired", sign(jwt.SigningMethodHS256, testSecret, with(func(c *token.Claims) { c.ExpiresAt = jwt.NewNumericDate(now.Add(-time.Second)) })), 401},
+			{"no expiry", sign(jwt.SigningMethodHS256, testSecret, with(func(c *token.Claims) { c.ExpiresAt = nil })), 401},
+			{"issued in the future", sign(jwt.SigningMethodHS256, testSecret, with(func(c *token.Claims) { c.IssuedAt = jwt.NewNumericDate(now.Add(time.Hour)) })), 401},
+			{"reset kind", sign(jwt.SigningMethodHS256, testSecret, with(func(c *token.Claims) { c.Kind = token.KindReset })), 401},
+			{"no kind", sign(jwt.SigningMethodHS256, testSecret, with(func(c *token.Claims) { c.Kind = "" })), 401},
+			{"stale token version", sign(jwt.SigningMethodHS256, testSecret, with(func(c *token.Claims) { c.TV = 1 })), 401},
+			{"unknown user", sign(jwt.SigningMethodHS256, testSecret, with(func(c *token.Claims) { c.UserID = "nobody" })), 401},
 			{"oversized", strings.Repeat("a", 5000), 401},
 		}
 		for _, tt := range tests {
@@ -172,16 +172,15 @@ func TestMigrationsAreIdempotent(t *testing.T) {
 		ctx := context.Background()
 		tables := BuiltinTables()
 		tables["guilds"] = (*Guild)(nil)
-		for i := range 2 {
-			a, err := New(db, Options{Secret: testSecret, PasswordHasher: testHasher, Tables: tables})
-			if err != nil {
-				t.Fatalf("New #%d: %v", i+1, err)
-			}
+		var in *testhook.Internals
+		for range 2 {
+			var a *Admin
+			a, in = newInside(t, db, Options{Secret: testSecret, PasswordHasher: testHasher, Tables: tables})
 			a.Close()
 		}
 		var n int
-		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM game_admin_schema").Scan(&n); err != nil || n != len(builtinSchema.Tables)+len(builtinSchema.Alters) {
-			t.Fatalf("game_admin_schema rows = %d, %v; want %d", n, err, len(builtinSchema.Tables)+len(builtinSchema.Alters))
+		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM game_admin_schema").Scan(&n); err != nil || n != len(in.Schema.Tables)+len(in.Schema.Alters) {
+			t.Fatalf("game_admin_schema rows = %d, %v; want %d", n, err, len(in.Schema.Tables)+len(in.Schema.Alters))
 		}
 		for _, m := range BuiltinTables() {
 			if _, err := db.NewSelect().Model(m).Limit(1).Exists(ctx); err != nil {
@@ -215,8 +214,8 @@ func TestSessionStatement(t *testing.T) {
 		uid := e.user("mod@example.com", "mod password")
 		m := e.login("mod@example.com", "mod password")
 		m.do("GET", "/admin-api/auth/me", nil).want(t, 200)
-		s := &e.admin.sessionStmt
-		first := s.stmt
+		stmt := e.in.SessionStmt
+		first := stmt()
 		if first == nil {
 			t.Fatal("no prepared session statement after a request")
 		}
@@ -234,11 +233,11 @@ func TestSessionStatement(t *testing.T) {
 
 		first.Close()
 		c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
-		if s.stmt == first {
+		if stmt() == first {
 			t.Fatal("a closed session statement was kept")
 		}
 		c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
-		if s.stmt == nil {
+		if stmt() == nil {
 			t.Fatal("the session statement was not prepared again")
 		}
 		if db.Dialect().Name() == dialect.PG {
@@ -255,11 +254,8 @@ func TestSessionStatement(t *testing.T) {
 		// A pooler that loses prepared statements: after maxStmtFailures
 		// failures where the plain query worked, the plain query is used
 		// for good, and the log says so once.
-		stmt := func() *sql.Stmt { s.mu.Lock(); defer s.mu.Unlock(); return s.stmt }
-		s.mu.Lock()
-		s.failures = 0
-		s.mu.Unlock()
-		for i := range maxStmtFailures {
+		e.in.ResetStmtFailures()
+		for i := range e.in.MaxStmtFailures {
 			c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
 			if stmt() == nil {
 				t.Fatalf("not prepared again after %d failures", i)
@@ -278,7 +274,7 @@ func TestSessionStatement(t *testing.T) {
 			t.Fatalf("role through the plain query = %v; want admin", got)
 		}
 		e.admin.Close()
-		if s.stmt != nil {
+		if stmt() != nil {
 			t.Fatal("Close left the session statement open")
 		}
 	})
@@ -295,12 +291,8 @@ func BenchmarkSessionCheck(b *testing.B) {
 		open func(testing.TB) *bun.DB
 	}{{"sqlite", testdb.SQLite}, {"pg", testdb.PG}} {
 		b.Run(d.name, func(b *testing.B) {
-			a, err := New(d.open(b), Options{Secret: testSecret, PasswordHasher: testHasher,
+			a, in := newInside(b, d.open(b), Options{Secret: testSecret, PasswordHasher: testHasher,
 				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), RateLimit: RateLimitOptions{Bootstrap: NoLimit{}}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer a.Close()
 			rec := httptest.NewRecorder()
 			req := httptest.NewRequest("POST", "/admin-api/auth/bootstrap", strings.NewReader(`{"email":"bench@example.com","password":"correct horse"}`))
 			req.Header.Set("Content-Type", "application/json")
@@ -314,7 +306,7 @@ func BenchmarkSessionCheck(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := a.authenticate(ctx, r); err != nil {
+				if err := in.Authenticate(ctx, r); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -327,7 +319,7 @@ func BenchmarkSessionCheck(b *testing.B) {
 // (the fuzzer cannot forge one), and nothing answers 5xx.
 func FuzzSessionCookie(f *testing.F) {
 	p := newFuzzPanel(f)
-	sign := func(c claims, method jwt.SigningMethod, key any) string {
+	sign := func(c token.Claims, method jwt.SigningMethod, key any) string {
 		c.IssuedAt = jwt.NewNumericDate(time.Now())
 		c.ExpiresAt = jwt.NewNumericDate(time.Now().Add(time.Hour))
 		s, err := jwt.NewWithClaims(method, c).SignedString(key)
@@ -336,18 +328,18 @@ func FuzzSessionCookie(f *testing.F) {
 		}
 		return s
 	}
-	reset, err := p.a.signToken(claims{UserID: p.adminID, Kind: kindReset}, time.Hour)
+	reset, err := signer().Sign(token.Claims{UserID: p.adminID, Kind: token.KindReset}, time.Hour)
 	if err != nil {
 		f.Fatal(err)
 	}
 	for _, s := range []string{
 		"game_admin_session=" + p.cookie,
 		"game_admin_session=" + reset,
-		"game_admin_session=" + sign(claims{UserID: p.adminID, Kind: kindSession}, jwt.SigningMethodHS512, testSecret),
-		"game_admin_session=" + sign(claims{UserID: p.adminID, Kind: kindSession}, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType),
-		"game_admin_session=" + sign(claims{UserID: p.adminID, Kind: kindSession}, jwt.SigningMethodHS256, []byte("another key, 32 bytes at least....")),
-		"game_admin_session=" + sign(claims{UserID: p.adminID, Kind: kindSession, TV: 7}, jwt.SigningMethodHS256, testSecret),
-		"game_admin_session=" + sign(claims{UserID: "nobody", Kind: kindSession}, jwt.SigningMethodHS256, testSecret),
+		"game_admin_session=" + sign(token.Claims{UserID: p.adminID, Kind: token.KindSession}, jwt.SigningMethodHS512, testSecret),
+		"game_admin_session=" + sign(token.Claims{UserID: p.adminID, Kind: token.KindSession}, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType),
+		"game_admin_session=" + sign(token.Claims{UserID: p.adminID, Kind: token.KindSession}, jwt.SigningMethodHS256, []byte("another key, 32 bytes at least....")),
+		"game_admin_session=" + sign(token.Claims{UserID: p.adminID, Kind: token.KindSession, TV: 7}, jwt.SigningMethodHS256, testSecret),
+		"game_admin_session=" + sign(token.Claims{UserID: "nobody", Kind: token.KindSession}, jwt.SigningMethodHS256, testSecret),
 		"a=b; game_admin_session=" + p.cookie + "; game_admin_session=x",
 		"game_admin_session=", "game_admin_session=a.b.c", "=;;", `game_admin_session="` + p.cookie + `"`,
 	} {
@@ -362,10 +354,10 @@ func FuzzSessionCookie(f *testing.F) {
 		req.Header.Set("Cookie", cookie)
 		signed := false
 		if ck, err := req.Cookie(sessionCookieName); err == nil {
-			if c, err := p.a.parseToken(ck.Value, kindSession); err == nil {
+			if c, err := signer().Parse(ck.Value, token.KindSession); err == nil {
 				// Seeds come from the coordinating process too, whose
 				// admin has another id: only the kind is certain.
-				if c.Kind != kindSession || c.UserID == "" {
+				if c.Kind != token.KindSession || c.UserID == "" {
 					t.Fatalf("parseToken accepted %q as %+v", ck.Value, c)
 				}
 				signed = true

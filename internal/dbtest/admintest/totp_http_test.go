@@ -1,4 +1,4 @@
-package admin
+package admintest
 
 import (
 	"bytes"
@@ -11,6 +11,10 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gameadmin/admin/internal/token"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/pquerna/otp"
@@ -34,7 +38,7 @@ func totpEnv(t *testing.T, db *bun.DB, opts Options, extra ...func(a *Admin, mux
 	e := newEnv(t, db, opts, extra...)
 	clk := &clock{}
 	clk.unix.Store(1908000000)
-	e.admin.auth.totp.now = clk.now
+	e.in.SetNow(clk.now)
 	return e, clk
 }
 
@@ -328,9 +332,9 @@ func TestTOTPChallengeIsNotASession(t *testing.T) {
 		// Neither a session nor a reset token nor an expired challenge is a challenge.
 		clk.add(30 * time.Second)
 		good := code(t, secret, clk.now())
-		sess := must(e.admin.signToken(claims{UserID: rootID, Kind: kindSession}, time.Hour))
-		reset := must(e.admin.signToken(claims{UserID: rootID, Kind: kindReset}, time.Hour))
-		expired := must(e.admin.signToken(claims{UserID: rootID, Kind: kindTOTPChallenge}, -time.Second))
+		sess := signed(t, token.Claims{UserID: rootID, Kind: token.KindSession}, time.Hour)
+		reset := signed(t, token.Claims{UserID: rootID, Kind: token.KindReset}, time.Hour)
+		expired := signed(t, token.Claims{UserID: rootID, Kind: token.KindTOTPChallenge}, -time.Second)
 		for _, tok := range []string{sess, reset, expired, "garbage", ""} {
 			e.client().do("POST", "/admin-api/auth/login/totp", map[string]any{"code": good, "challenge": tok}).want(t, 401, "invalid_challenge")
 		}
@@ -473,4 +477,25 @@ func TestTOTPChallengeSpentAndCapped(t *testing.T) {
 		step(ch, code(t, secret, clk.now())).want(t, 401, "invalid_challenge") // void
 		step(challenge(), code(t, secret, clk.now())).want(t, 200)
 	})
+}
+
+// operatorTOTP and recoveryCode read the panel's second-factor tables as
+// stored (default prefix).
+type operatorTOTP struct {
+	bun.BaseModel `bun:"table:game_operator_totp,alias:ot"`
+
+	UserID      string     `bun:"user_id,pk"`
+	Secret      string     `bun:"secret,notnull"`
+	Enabled     bool       `bun:"enabled,notnull"`
+	LastStep    int64      `bun:"last_step,notnull"`
+	CreatedAt   time.Time  `bun:"created_at,notnull"`
+	ConfirmedAt *time.Time `bun:"confirmed_at"`
+}
+
+type recoveryCode struct {
+	bun.BaseModel `bun:"table:game_operator_recovery_codes,alias:rc"`
+
+	UserID   string     `bun:"user_id,pk"`
+	CodeHash string     `bun:"code_hash,pk"`
+	UsedAt   *time.Time `bun:"used_at"`
 }

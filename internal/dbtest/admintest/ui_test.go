@@ -1,13 +1,16 @@
-package admin
+package admintest
 
 import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"io/fs"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 )
@@ -16,10 +19,10 @@ import (
 
 var assetRef = regexp.MustCompile(`(?:src|href)="([^"]+/assets/[^"]+)"`)
 
-func wantUIHeaders(t *testing.T, r *resp) {
+func wantUIHeaders(t *testing.T, e *env, r *resp) {
 	t.Helper()
 	for h, want := range map[string]string{
-		"Content-Security-Policy": uiCSP,
+		"Content-Security-Policy": e.in.UICSP,
 		"X-Content-Type-Options":  "nosniff",
 		"Referrer-Policy":         "same-origin",
 		"X-Frame-Options":         "DENY",
@@ -60,12 +63,12 @@ func TestUIServesIndexForClientRoutes(t *testing.T) {
 			if ct := r.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
 				t.Errorf("Content-Type = %q; want text/html; charset=utf-8", ct)
 			}
-			wantUIHeaders(t, r)
+			wantUIHeaders(t, e, r)
 			if cc := r.Header.Get("Cache-Control"); cc != "no-cache" {
 				t.Errorf("index Cache-Control = %q; want no-cache", cc)
 			}
 			body := string(r.raw)
-			ui := e.admin.opts.UIPath
+			ui := e.admin.UIPath()
 			if !strings.Contains(body, `<div id="root">`) {
 				t.Fatalf("GET %s is not index.html:\n%s", tt.path, body)
 			}
@@ -108,7 +111,7 @@ func TestUIAssets(t *testing.T) {
 		if cc := r.Header.Get("Cache-Control"); !strings.Contains(cc, "max-age=31536000") || !strings.Contains(cc, "immutable") {
 			t.Errorf("GET %s: Cache-Control = %q; want a year, immutable", url, cc)
 		}
-		wantUIHeaders(t, r)
+		wantUIHeaders(t, e, r)
 		if len(r.raw) == 0 || strings.Contains(string(r.raw), `<div id="root">`) {
 			t.Errorf("GET %s did not answer the asset", url)
 		}
@@ -218,27 +221,6 @@ func TestUICompressed(t *testing.T) {
 	}
 }
 
-func TestAcceptsEncoding(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		header, enc string
-		want        bool
-	}{
-		{"gzip, deflate, br, zstd", "br", true},
-		{"gzip, deflate", "br", false},
-		{"gzip;q=0", "gzip", false},
-		{"GZIP; q=0.5", "gzip", true},
-		{"*", "gzip", true},
-		{"", "gzip", false},
-		{"x-gzip", "gzip", false},
-	}
-	for _, tt := range tests {
-		if got := acceptsEncoding(tt.header, tt.enc); got != tt.want {
-			t.Errorf("acceptsEncoding(%q, %q) = %v; want %v", tt.header, tt.enc, got, tt.want)
-		}
-	}
-}
-
 // TestUIPrecompressed: every script and stylesheet of the build has its
 // brotli and gzip forms beside it (made by the build, not at start-up),
 // and a client accepting br gets the build's .br bytes; gzip gets the
@@ -246,7 +228,7 @@ func TestAcceptsEncoding(t *testing.T) {
 func TestUIPrecompressed(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), Options{})
-	entries, err := uiDist.ReadDir("ui/dist/assets")
+	entries, err := fs.ReadDir(e.in.UI, "assets")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,12 +238,12 @@ func TestUIPrecompressed(t *testing.T) {
 		if !strings.HasSuffix(name, ".js") && !strings.HasSuffix(name, ".css") {
 			continue
 		}
-		plain, _ := uiDist.ReadFile("ui/dist/assets/" + name)
+		plain, _ := fs.ReadFile(e.in.UI, "assets/"+name)
 		if len(plain) < 1024 {
 			continue
 		}
 		for _, enc := range []struct{ ext, accept, header string }{{".br", "gzip, deflate, br, zstd", "br"}, {".gz", "gzip", "gzip"}} {
-			want, err := uiDist.ReadFile("ui/dist/assets/" + name + enc.ext)
+			want, err := fs.ReadFile(e.in.UI, "assets/"+name+enc.ext)
 			if err != nil {
 				t.Fatalf("the build wrote no %s%s: run `npm run build` in ui/", name, enc.ext)
 			}

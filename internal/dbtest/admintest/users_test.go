@@ -1,4 +1,4 @@
-package admin
+package admintest
 
 import (
 	"cmp"
@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/google/uuid"

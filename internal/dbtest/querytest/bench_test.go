@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
-	"github.com/gameadmin/admin/internal/dbtest/testdb"
 )
 
 // BenchmarkListPG compares a deep offset page with the keyset page at the

@@ -10,9 +10,9 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
-	"github.com/gameadmin/admin/internal/dbtest/testdb"
 )
 
 // fuzzTarget is one database with the items and pairs tables.

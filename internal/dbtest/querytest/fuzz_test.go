@@ -8,9 +8,9 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
-	"github.com/gameadmin/admin/internal/dbtest/testdb"
 )
 
 // FuzzParse checks that no query string makes Parse fail with anything but

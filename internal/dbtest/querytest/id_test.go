@@ -12,9 +12,9 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
-	"github.com/gameadmin/admin/internal/dbtest/testdb"
 )
 
 func TestIDRoundTrip(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
-	"github.com/gameadmin/admin/internal/dbtest/testdb"
 )
 
 type owner struct {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/gameadmin/admin/internal/query"
 )
 
 func TestParseErrors(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"github.com/uptrace/bun"
 
 	admin "github.com/gameadmin/admin"
-	"github.com/gameadmin/admin/internal/schema"
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/gameadmin/admin/internal/schema"
 )
 
 // col is the expected shape of one column: name, data type and flags

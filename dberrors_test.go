@@ -1,0 +1,67 @@
+package admin
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestPGForeignKeyMessage: a foreign key violation says which side
+// failed, naming the column or the referring table, never the key.
+func TestPGForeignKeyMessage(t *testing.T) {
+	t.Parallel()
+	for detail, want := range map[string]string{
+		`Key (owner_id)=(0193aaaa-0000-7000-8000-000000000000) is not present in table "players".`: `column "owner_id": the referenced row does not exist`,
+		`Key (id)=(42) is still referenced from table "guilds".`:                                   `rows of "guilds" still refer to this row`,
+		`Key (a, b)=(1, 2) is not present in table "t".`:                                           `column "a, b": the referenced row does not exist`,
+		``:                      "", // another wording: errReference's message, which says both
+		`Schlüssel (x)=(1) ...`: "",
+	} {
+		if got, _, ok := pgForeignKeyMessage(detail); got != want || ok != (want != "") {
+			t.Errorf("pgForeignKeyMessage(%q) = %q, %v; want %q", detail, got, ok, want)
+		}
+	}
+	if errReference.Message != "the referenced row does not exist, or other rows refer to this one" {
+		t.Errorf("errReference = %q; want the message that says both sides", errReference.Message)
+	}
+}
+
+// TestNotNullMessageNamesColumn: SQLite's "NOT NULL constraint failed:
+// t.c (1299)" must name c, not "c (1299".
+func TestNotNullMessageNamesColumn(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ msg, want string }{
+		{"NOT NULL constraint failed: game_roles.scopes (1299)", "scopes"},
+		{"NOT NULL constraint failed: game_roles.scopes", "scopes"},
+		{"constraint failed: NOT NULL constraint failed: t.name (1299)", "name"},
+		{"NOT NULL constraint failed: name", "name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.msg, func(t *testing.T) {
+			if got := sqliteNotNullColumn(tt.msg); got != tt.want {
+				t.Errorf("sqliteNotNullColumn(%q) = %q; want %q", tt.msg, got, tt.want)
+			}
+			err := dbError(errors.New(tt.msg))
+			if !strings.Contains(err.Error(), `"`+tt.want+`"`) {
+				t.Errorf("dbError(%q) = %v; want it to name %q", tt.msg, err, tt.want)
+			}
+		})
+	}
+}
+
+// dbError quotes back only a column name it matched, whatever follows it.
+func TestDBErrorNotNullColumn(t *testing.T) {
+	t.Parallel()
+	for msg, want := range map[string]string{
+		"NOT NULL constraint failed: game_roles.scopes (1299)": `column "scopes" cannot be null`,
+		"constraint failed: NOT NULL constraint failed: t.qty": `column "qty" cannot be null`,
+		"NOT NULL constraint failed: name":                     `column "name" cannot be null`,
+		"sqlite: NOT NULL constraint failed":                   "a column that cannot be null was null",
+		"NOT NULL constraint failed: (1299)":                   "a column that cannot be null was null",
+	} {
+		var ae *APIError
+		if !errors.As(dbError(errors.New(msg)), &ae) || ae.Code != "missing_value" || ae.Message != want {
+			t.Errorf("dbError(%q) = %v; want missing_value %q", msg, ae, want)
+		}
+	}
+}

@@ -1,0 +1,3 @@
+// Package schematest holds the tests of internal/schema that read a live
+// database's catalog.
+package schematest
