@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gameadmin/admin/internal/dberr"
+
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
 )
@@ -294,7 +296,7 @@ func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if ae.Status < 500 && ae.Cause != nil {
 		// A refusal the database made (a constraint, a value it would
 		// not take): the client's mistake, but the database said why.
-		if state := sqlState(ae.Cause); state != "" {
+		if state := dberr.SQLState(ae.Cause); state != "" {
 			a.log.InfoContext(r.Context(), "admin: the database refused a value", slog.String("method", r.Method), slog.String("path", r.URL.Path),
 				slog.Int("status", ae.Status), slog.String("code", ae.Code), slog.String("sqlstate", state), slog.Any("fields", ae.Fields), slog.Any("err", ae.Cause))
 		}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gameadmin/admin/internal/dberr"
+
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
@@ -58,7 +60,7 @@ func (a *Admin) logCellIssues(ctx context.Context, res *resource, rows []map[str
 // returned as it is.
 func (a *Admin) blameColumn(ctx context.Context, res *resource, vals map[string]any, err error) error {
 	var ae *APIError
-	if !errors.As(err, &ae) || len(ae.Fields) > 0 || !strings.HasPrefix(sqlState(err), "22") {
+	if !errors.As(err, &ae) || len(ae.Fields) > 0 || !strings.HasPrefix(dberr.SQLState(err), "22") {
 		return err
 	}
 	fields := map[string]string{}
@@ -69,7 +71,7 @@ func (a *Admin) blameColumn(ctx context.Context, res *resource, vals map[string]
 		}
 		var out any
 		e := a.db.NewSelect().ColumnExpr("CAST(? AS ?)", vals[name], bun.Safe(c.DBType)).Scan(ctx, &out)
-		if strings.HasPrefix(sqlState(e), "22") {
+		if strings.HasPrefix(dberr.SQLState(e), "22") {
 			fields[name] = "does not fit the column's type " + c.DBType
 		}
 	}

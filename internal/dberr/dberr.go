@@ -1,0 +1,191 @@
+// Package dberr reads a database's refusal of a write: which constraint or
+// value it refused and, where the database says, which columns. It knows
+// the wording of PostgreSQL's errors (through their SQLSTATE and fields,
+// read with Field, so no driver is imported) and of SQLite's messages. The
+// admin package turns a Refusal into the HTTP answer.
+package dberr
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Kind is what the database refused.
+type Kind int
+
+// The kinds of refusal.
+const (
+	Unique     Kind = iota + 1 // a unique or primary key value exists already
+	NotNull                    // a NOT NULL column got null
+	ForeignKey                 // a reference to a missing row, or a delete of a referenced one
+	Check                      // a CHECK constraint
+	Generated                  // a write to a column the database generates
+	Constraint                 // another integrity constraint (SQLSTATE class 23)
+	BadValue                   // a value the column's type cannot hold (SQLSTATE class 22)
+)
+
+// Refusal is a refused write.
+type Refusal struct {
+	Kind Kind
+	// Columns are the columns the database named, if any.
+	Columns []string
+	// ForeignKey, for a ForeignKey refusal whose side PostgreSQL said:
+	// Missing is true for a write naming a missing row (Columns holds the
+	// referencing columns), false for a delete of a row Table still
+	// refers to.
+	Sided   bool
+	Missing bool
+	Table   string
+}
+
+// pgError is what PostgreSQL drivers' errors offer (pgdriver.Error, and
+// pgx's through a wrapper): the fields of the error response.
+type pgError interface{ Field(byte) string }
+
+// Classify reads err as a refused write; ok is false for any other error
+// (a lost connection, a syntax error), which stays a fault of the server.
+func Classify(err error) (r Refusal, ok bool) {
+	if err == nil {
+		return Refusal{}, false
+	}
+	var pg pgError
+	if errors.As(err, &pg) {
+		return classifyPG(pg)
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "UNIQUE constraint failed"), strings.Contains(msg, "PRIMARY KEY constraint failed"):
+		return Refusal{Kind: Unique, Columns: sqliteColumns(msg)}, true
+	case strings.Contains(msg, "NOT NULL constraint failed"):
+		// Only a column name the pattern matched is given; any other
+		// wording names none rather than slicing the message.
+		return Refusal{Kind: NotNull, Columns: nonEmpty(sqliteNotNullColumn(msg))}, true
+	case strings.Contains(msg, "FOREIGN KEY constraint failed"):
+		return Refusal{Kind: ForeignKey}, true
+	case strings.Contains(msg, "CHECK constraint failed"):
+		return Refusal{Kind: Check}, true
+	}
+	return Refusal{}, false
+}
+
+func classifyPG(pg pgError) (Refusal, bool) {
+	switch state := pg.Field('C'); {
+	case state == "23505":
+		return Refusal{Kind: Unique, Columns: pgKeyColumns(pg.Field('D'))}, true
+	case state == "23502":
+		return Refusal{Kind: NotNull, Columns: nonEmpty(pg.Field('c'))}, true
+	case state == "23503":
+		r := Refusal{Kind: ForeignKey}
+		if m := pgForeignKey.FindStringSubmatch(pg.Field('D')); m != nil {
+			r.Sided = true
+			if m[2] == "not present in" {
+				r.Missing, r.Columns = true, []string{m[1]}
+			} else {
+				r.Table = m[3]
+			}
+		}
+		return r, true
+	case state == "23514":
+		return Refusal{Kind: Check, Columns: nonEmpty(pg.Field('c'))}, true
+	case state == "428C9":
+		return Refusal{Kind: Generated, Columns: nonEmpty(pgQuotedColumn(pg.Field('M')))}, true
+	case strings.HasPrefix(state, "23"):
+		return Refusal{Kind: Constraint}, true
+	case strings.HasPrefix(state, "22"):
+		return Refusal{Kind: BadValue, Columns: nonEmpty(pg.Field('c'))}, true
+	}
+	return Refusal{}, false
+}
+
+// ForeignKeyMessage says which side of a sided foreign key refusal failed,
+// naming the column or the referring table, never the key's value.
+func (r Refusal) ForeignKeyMessage() string {
+	if r.Missing {
+		return fmt.Sprintf("column %q: the referenced row does not exist", strings.Join(r.Columns, ", "))
+	}
+	return fmt.Sprintf("rows of %q still refer to this row", r.Table)
+}
+
+// SQLState is the SQLSTATE of a database error in err's chain ("sqlite"
+// for SQLite's, which have none), or "".
+func SQLState(err error) string {
+	var pg pgError
+	if errors.As(err, &pg) {
+		return pg.Field('C')
+	}
+	var lite interface{ Code() int }
+	if errors.As(err, &lite) {
+		return "sqlite"
+	}
+	return ""
+}
+
+func nonEmpty(col string) []string {
+	if col == "" {
+		return nil
+	}
+	return []string{col}
+}
+
+// pgKey reads the columns of PostgreSQL's detail of a key violation,
+// `Key (a, b)=(…) already exists.`
+var pgKey = regexp.MustCompile(`^Key \(([A-Za-z_][A-Za-z0-9_, ]*)\)=`)
+
+func pgKeyColumns(detail string) []string {
+	m := pgKey.FindStringSubmatch(detail)
+	if m == nil {
+		return nil
+	}
+	return strings.Split(strings.ReplaceAll(m[1], " ", ""), ",")
+}
+
+// pgColumnQuoted finds the column of a message such as `cannot insert a
+// non-DEFAULT value into column "id"`.
+var pgColumnQuoted = regexp.MustCompile(`column "([A-Za-z_][A-Za-z0-9_]*)"`)
+
+func pgQuotedColumn(msg string) string {
+	if m := pgColumnQuoted.FindStringSubmatch(msg); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// pgForeignKey reads PostgreSQL's detail of a foreign key violation:
+// `Key (owner_id)=(…) is not present in table "users".` on a write naming
+// a missing row, `… is still referenced from table "guilds".` on a delete.
+var pgForeignKey = regexp.MustCompile(`^Key \(([A-Za-z_][A-Za-z0-9_, ]*)\)=\(.*\) is (not present in|still referenced from) table "([^"]+)"`)
+
+// sqliteUnique reads SQLite's "UNIQUE constraint failed: t.a, t.b".
+var sqliteUnique = regexp.MustCompile(`(?:UNIQUE|PRIMARY KEY) constraint failed: ((?:[^\s.,]+\.)?[A-Za-z_][A-Za-z0-9_]*(?:, (?:[^\s.,]+\.)?[A-Za-z_][A-Za-z0-9_]*)*)`)
+
+func sqliteColumns(msg string) []string {
+	m := sqliteUnique.FindStringSubmatch(msg)
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, part := range strings.Split(m[1], ", ") {
+		if i := strings.LastIndexByte(part, '.'); i >= 0 {
+			part = part[i+1:]
+		}
+		out = append(out, part)
+	}
+	return out
+}
+
+// sqliteNotNull finds the column in SQLite's "NOT NULL constraint failed:
+// <table>.<column>" (the driver may append " (1299)", the result code).
+var sqliteNotNull = regexp.MustCompile(`NOT NULL constraint failed: (?:[^\s.]+\.)?([A-Za-z_][A-Za-z0-9_]*)`)
+
+// sqliteNotNullColumn reads the column out of SQLite's "NOT NULL constraint
+// failed: <table>.<column>" message, to which drivers append the result
+// code, as in "game_roles.scopes (1299)"; "" when the message does not
+// match. Nothing it did not match is sliced.
+func sqliteNotNullColumn(msg string) string {
+	if m := sqliteNotNull.FindStringSubmatch(msg); m != nil {
+		return m[1]
+	}
+	return ""
+}
