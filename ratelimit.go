@@ -6,11 +6,10 @@ import (
 	"math"
 	"net/http"
 	"net/netip"
-	"strings"
-	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
+	"github.com/gameadmin/admin/internal/bucket"
+	"github.com/gameadmin/admin/internal/clientip"
 )
 
 // Limiter decides whether one more request for key may go through now.
@@ -162,13 +161,6 @@ func defaultLimiters(o RateLimitOptions) RateLimitOptions {
 	return o
 }
 
-// sweepInterval is how often, at most, Allow looks for idle buckets to drop
-// when the map has not doubled in the meantime.
-const sweepInterval = time.Minute
-
-// minSweepSize keeps a small map from being swept on every new key.
-const minSweepSize = 64
-
 // NewTokenBucket returns an in-memory Limiter with one token bucket per key:
 // each bucket holds at most capacity tokens, starts full, and gets
 // refillPerSec tokens back per second. Every allowed request spends a token.
@@ -188,96 +180,7 @@ func NewTokenBucket(capacity int, refillPerSec float64) Limiter {
 	if !(refillPerSec > 0) || math.IsInf(refillPerSec, 0) {
 		panic(fmt.Sprintf("admin: NewTokenBucket: refillPerSec %v must be positive and finite", refillPerSec))
 	}
-	return &tokenBucket{
-		limit:   rate.Limit(refillPerSec),
-		burst:   capacity,
-		now:     time.Now,
-		buckets: make(map[string]*rate.Limiter),
-	}
-}
-
-type tokenBucket struct {
-	limit rate.Limit
-	burst int
-	now   func() time.Time // time.Now; tests move a fake clock instead of sleeping
-
-	// mu guards the map and is held for the whole of Allow, so that a sweep
-	// never drops a bucket between its lookup and its use.
-	mu        sync.Mutex
-	buckets   map[string]*rate.Limiter
-	lastSweep time.Time
-	swept     int // len(buckets) after the last sweep
-}
-
-// Allow spends a token of key's bucket if one is there, else reports how long
-// until one is. It never sleeps and never returns an error.
-func (b *tokenBucket) Allow(_ context.Context, key string) (bool, time.Duration, error) {
-	now := b.now()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.maybeSweep(now)
-	lim, ok := b.buckets[key]
-	if !ok {
-		lim = rate.NewLimiter(b.limit, b.burst)
-		b.buckets[key] = lim
-	}
-	if lim.AllowN(now, 1) {
-		return true, 0, nil
-	}
-	return false, b.wait(1 - lim.TokensAt(now)), nil
-}
-
-// Peek reports whether key's bucket holds a token now, without spending it.
-func (b *tokenBucket) Peek(_ context.Context, key string) (bool, time.Duration, error) {
-	now := b.now()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	lim, ok := b.buckets[key]
-	if !ok {
-		return true, 0, nil
-	}
-	if tokens := lim.TokensAt(now); tokens < 1 {
-		return false, b.wait(1 - tokens), nil
-	}
-	return true, 0, nil
-}
-
-// wait is the time the bucket takes to refill the given number of tokens,
-// rounded up to the nanosecond so that a retry after it always finds a token.
-func (b *tokenBucket) wait(tokens float64) time.Duration {
-	if tokens <= 0 {
-		return 0
-	}
-	ns := math.Ceil(tokens / float64(b.limit) * float64(time.Second))
-	if ns >= math.MaxInt64 {
-		return time.Duration(math.MaxInt64)
-	}
-	return time.Duration(ns)
-}
-
-// maybeSweep drops the buckets that are full at now, at most once per
-// sweepInterval unless the map has doubled since the last sweep, so its cost
-// stays constant per call on average. b.mu must be held.
-func (b *tokenBucket) maybeSweep(now time.Time) {
-	n := len(b.buckets)
-	if now.Sub(b.lastSweep) < sweepInterval && n < 2*max(b.swept, minSweepSize) {
-		return
-	}
-	full := float64(b.burst)
-	for key, lim := range b.buckets {
-		if lim.TokensAt(now) >= full {
-			delete(b.buckets, key)
-		}
-	}
-	b.lastSweep = now
-	b.swept = len(b.buckets)
-}
-
-// len reports the number of buckets held; tests use it.
-func (b *tokenBucket) len() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.buckets)
+	return bucket.New(capacity, refillPerSec)
 }
 
 // DefaultTrustedProxies returns the peers whose X-Forwarded-For and
@@ -295,86 +198,7 @@ func DefaultTrustedProxies() []netip.Prefix {
 	}
 }
 
-// clientIP returns the client IP of r. Headers are read only when the peer
-// (r.RemoteAddr) is in trusted, since anyone else can write them: then the
-// client is the first untrusted address of X-Forwarded-For read from the
-// right, or else X-Real-IP, or else the peer. An address is returned in its
-// canonical form; a peer that does not parse (a Unix socket) is returned as
-// it is, headers ignored.
-func clientIP(r *http.Request, trusted []netip.Prefix) string {
-	peer, ok := parseHop(r.RemoteAddr)
-	if !ok {
-		return r.RemoteAddr
-	}
-	if !isTrusted(peer, trusted) {
-		return peer.String()
-	}
-	if ip, ok := forwardedFor(r.Header.Values("X-Forwarded-For"), trusted); ok {
-		return ip.String()
-	}
-	if ip, ok := parseHop(r.Header.Get("X-Real-IP")); ok {
-		return ip.String()
-	}
-	return peer.String()
-}
-
-// forwardedFor walks the X-Forwarded-For chain from the right, the end our
-// own proxies wrote, past the hops that are trusted proxies themselves. The
-// first untrusted hop is the client. When every hop is trusted, the leftmost
-// is. An entry that does not parse ends the walk at the last good hop: what
-// lies left of garbage is not worth trusting.
-func forwardedFor(lines []string, trusted []netip.Prefix) (netip.Addr, bool) {
-	var last netip.Addr
-	for i := len(lines) - 1; i >= 0; i-- {
-		rest := lines[i]
-		for {
-			entry := rest
-			comma := strings.LastIndexByte(rest, ',')
-			if comma >= 0 {
-				entry, rest = rest[comma+1:], rest[:comma]
-			}
-			ip, ok := parseHop(entry)
-			if !ok {
-				return last, last.IsValid()
-			}
-			if !isTrusted(ip, trusted) {
-				return ip, true
-			}
-			last = ip
-			if comma < 0 {
-				break
-			}
-		}
-	}
-	return last, last.IsValid()
-}
-
-// parseHop parses one address as found in RemoteAddr or a forwarding header:
-// "1.2.3.4", "1.2.3.4:80", "::1", "[::1]" or "[::1]:80", surrounded by
-// optional spaces. It unmaps IPv4-mapped IPv6 and drops the zone, so that one
-// client has one key and matches the IPv4 prefixes.
-func parseHop(s string) (netip.Addr, bool) {
-	s = strings.TrimSpace(s)
-	ip, err := netip.ParseAddr(s)
-	if err != nil {
-		ap, perr := netip.ParseAddrPort(s)
-		if perr == nil {
-			ip, err = ap.Addr(), nil
-		} else if len(s) > 2 && s[0] == '[' && s[len(s)-1] == ']' {
-			ip, err = netip.ParseAddr(s[1 : len(s)-1])
-		}
-	}
-	if err != nil {
-		return netip.Addr{}, false
-	}
-	return ip.Unmap().WithZone(""), true
-}
-
-func isTrusted(ip netip.Addr, trusted []netip.Prefix) bool {
-	for _, p := range trusted {
-		if p.Contains(ip) {
-			return true
-		}
-	}
-	return false
-}
+// clientIP returns the client IP of r, believing forwarding headers only
+// from trusted peers (internal/clientip).
+func clientIP(r *http.Request, trusted []netip.Prefix) string { return clientip.Of(r, trusted) }
+var _ Peeker = (*bucket.Buckets)(nil)
