@@ -25,6 +25,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gameadmin/admin/internal/csvexport"
+
 	"github.com/gameadmin/admin/internal/testhook"
 
 	"github.com/gameadmin/admin/internal/token"
@@ -47,7 +49,7 @@ type Admin struct {
 	log        *slog.Logger
 	users      *userTable
 	limits     RateLimitOptions
-	exports    exportSlots // one CSV export at a time per operator
+	exports    csvexport.Slots // one CSV export at a time per operator
 	handler    http.Handler
 	cop        *http.CrossOriginProtection // shared by the API and Guard
 	*tokens                                // session cookies and tokens

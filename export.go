@@ -2,22 +2,18 @@ package admin
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/gameadmin/admin/internal/csvexport"
 
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
-	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun/dialect"
 )
 
@@ -45,7 +41,7 @@ func (a *Admin) handleExport(w http.ResponseWriter, r *http.Request, op Operator
 	if !op.Role.IsOperator() {
 		return errorf(http.StatusForbidden, "forbidden", "exports are for admins and mods")
 	}
-	release, ok := a.exports.hold(op.UserID)
+	release, ok := a.exports.Hold(op.UserID)
 	if !ok {
 		e := errorf(http.StatusTooManyRequests, "export_in_progress", "an export of yours is still running; wait for it to finish")
 		e.RetryAfterSec = 5
@@ -88,7 +84,7 @@ func (a *Admin) handleExport(w http.ResponseWriter, r *http.Request, op Operator
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-%s.csv"`, safeFileName(res.key), time.Now().UTC().Format("20060102-150405")))
+	h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-%s.csv"`, csvexport.FileName(res.key), time.Now().UTC().Format("20060102-150405")))
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	if limit > 0 {
@@ -132,7 +128,7 @@ func (a *Admin) handleExport(w http.ResponseWriter, r *http.Request, op Operator
 	// sees a failed download rather than a short file. The slot is free
 	// before: the client may ask again the moment it sees the cut.
 	release()
-	abortResponse(w)
+	csvexport.Abort(w)
 	return nil
 }
 
@@ -173,7 +169,7 @@ func (a *Admin) streamCSV(ctx context.Context, w http.ResponseWriter, res *resou
 				break
 			}
 			for i, c := range cols {
-				record[i] = csvCell(c, row[c.Name])
+				record[i] = csvexport.Cell(c, row[c.Name])
 			}
 			cw.Write(record)
 			written++
@@ -192,129 +188,4 @@ func (a *Admin) streamCSV(ctx context.Context, w http.ResponseWriter, res *resou
 			return written, truncated, fmt.Errorf("admin: export %s: batch after %d rows: %w", res.key, written, err)
 		}
 	}
-}
-
-// abortResponse ends a response whose status line has been sent so that
-// the client sees an incomplete transfer, never a short body that looks
-// whole. panic(http.ErrAbortHandler) alone is not enough: a recovery
-// middleware such as gin.Recovery swallows it, and net/http then ends the
-// chunked body cleanly. So on HTTP/1 the connection is hijacked (through
-// any wrapper with Unwrap or Hijack) and closed, leaving the body without
-// its last chunk; on HTTP/2, where hijacking is not possible, the panic
-// makes net/http reset the stream.
-func abortResponse(w http.ResponseWriter) {
-	if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
-		_ = conn.Close()
-	}
-	panic(http.ErrAbortHandler)
-}
-
-// csvCell formats one value for the CSV. Text that a spreadsheet would
-// run as a formula (a leading =, +, -, @, tab or carriage return) gets a
-// leading apostrophe, so opening an export cannot run a player's
-// display name; numbers, booleans and times are written as they are.
-func csvCell(c *schema.Column, v any) string {
-	var s string
-	switch v := v.(type) {
-	case nil:
-		return ""
-	case string:
-		if c.Kind == schema.KindDecimal && query.IsDecimal(v) {
-			return v // a number, not a formula: "-12.30" stays as it is
-		}
-		s = v
-	case json.RawMessage:
-		s = string(v)
-	case []byte:
-		return base64.StdEncoding.EncodeToString(v)
-	case time.Time:
-		return v.UTC().Format(time.RFC3339Nano)
-	case bool:
-		return strconv.FormatBool(v)
-	case int64:
-		return strconv.FormatInt(v, 10)
-	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	default:
-		b, err := json.Marshal(v)
-		if err != nil {
-			return ""
-		}
-		if len(b) > 0 && b[0] == '"' {
-			var str string
-			if json.Unmarshal(b, &str) == nil {
-				b = []byte(str)
-			}
-		}
-		s = string(b)
-		if c.DataType != schema.String && c.DataType != schema.JSON {
-			return s
-		}
-	}
-	if formulaLike(s) {
-		return "'" + s
-	}
-	return s
-}
-
-// formulaLike reports text a spreadsheet may run as a formula: one that
-// starts, after any spaces and tabs, with =, +, - or @, or their
-// full-width forms (＝＋－＠, which some spreadsheets read as the plain
-// ones), or that starts with a tab or carriage return.
-func formulaLike(s string) bool {
-	if s == "" {
-		return false
-	}
-	if s[0] == '\t' || s[0] == '\r' {
-		return true
-	}
-	r, _ := utf8.DecodeRuneInString(strings.TrimLeft(s, " \t"))
-	switch r {
-	case '=', '+', '-', '@', '＝', '＋', '－', '＠':
-		return true
-	}
-	return false
-}
-
-// exportSlots lets each operator run one export at a time (per process).
-type exportSlots struct {
-	mu      sync.Mutex
-	running map[string]bool
-}
-
-// hold takes userID's slot; ok is false when an export of theirs runs.
-func (s *exportSlots) hold(userID string) (release func(), ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.running == nil {
-		s.running = map[string]bool{}
-	}
-	if s.running[userID] {
-		return nil, false
-	}
-	s.running[userID] = true
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			delete(s.running, userID)
-		})
-	}, true
-}
-
-// safeFileName keeps the letters, digits, - and _ of a resource key for a
-// download's file name.
-func safeFileName(s string) string {
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
-			b = append(b, c)
-		}
-	}
-	if len(b) == 0 {
-		return "export"
-	}
-	return string(b)
 }
