@@ -10,7 +10,7 @@ const maxSessionsShown = 20
 
 // GET /auth/sessions: the operator's own recent sign-ins, newest first, read
 // from the audit log: [{time, ip, userAgent, action, secondFactor?}].
-func (a *Admin) handleSessions(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleSessions(w http.ResponseWriter, r *http.Request, op Operator) error {
 	rows, err := a.audit.signIns(r.Context(), op.UserID, maxSessionsShown)
 	if err != nil {
 		return err
@@ -29,7 +29,7 @@ func (a *Admin) handleSessions(w http.ResponseWriter, r *http.Request, op Operat
 
 // POST /auth/password {current, new}: changes the operator's own password.
 // Every other session ends; this one gets a fresh cookie.
-func (a *Admin) handlePasswordChange(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handlePasswordChange(w http.ResponseWriter, r *http.Request, op Operator) error {
 	var body struct {
 		Current string `json:"current"`
 		New     string `json:"new"`

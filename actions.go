@@ -88,7 +88,7 @@ func NewError(status int, code, message string) *APIError {
 }
 
 // POST /admin-api/{resource}/_action/{name}
-func (a *Admin) handleAction(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleAction(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resource(r)
 	if err != nil {
 		return err
@@ -179,7 +179,7 @@ func (a *Admin) handleAction(w http.ResponseWriter, r *http.Request, op Operator
 // most maxActionIDs ids, for a malformed id and for one naming no row. A
 // user row the operator may not act on (a mod and an admin) answers as a
 // per-row action does. Repeated ids count once.
-func (a *Admin) selection(ctx context.Context, op Operator, res *resource, raw any) ([]map[string]any, []map[string]any, error) {
+func (a api) selection(ctx context.Context, op Operator, res *resource, raw any) ([]map[string]any, []map[string]any, error) {
 	list, ok := raw.([]any)
 	if !ok || len(list) == 0 {
 		return nil, nil, errorf(http.StatusBadRequest, "invalid_value", "ids must be a non-empty array of row ids")

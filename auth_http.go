@@ -9,7 +9,7 @@ import (
 )
 
 // GET /auth/status
-func (a *Admin) handleStatus(w http.ResponseWriter, r *http.Request) error {
+func (a api) handleStatus(w http.ResponseWriter, r *http.Request) error {
 	exists, err := a.adminExists(r.Context(), a.db)
 	if err != nil {
 		return err
@@ -33,7 +33,7 @@ func (a *Admin) handleStatus(w http.ResponseWriter, r *http.Request) error {
 
 // POST /auth/bootstrap: the first admin. An existing user with that email
 // is promoted, but only with its own password when it has one.
-func (a *Admin) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
+func (a api) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	ip := a.ClientIP(r)
 	if err := a.auth.spend(ctx, a.limits.PerIP, netkey.Address(ip)); err != nil {
@@ -63,7 +63,7 @@ func (a *Admin) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
 // POST /auth/login: a session, or {totpRequired: true} with a challenge
 // token (also set as a cookie scoped to POST /auth/login/totp) for an
 // account with two-factor sign-in on.
-func (a *Admin) handleLogin(w http.ResponseWriter, r *http.Request) error {
+func (a api) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	var c credentials
 	if err := decodeBody(r, &c); err != nil {
 		return err
@@ -93,7 +93,7 @@ func (a *Admin) handleLogin(w http.ResponseWriter, r *http.Request) error {
 }
 
 // GET /auth/me
-func (a *Admin) handleMe(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleMe(w http.ResponseWriter, r *http.Request, op Operator) error {
 	acc, err := a.users.accountByID(r.Context(), a.db, op.UserID)
 	if err != nil {
 		return err
@@ -110,7 +110,7 @@ func (a *Admin) handleMe(w http.ResponseWriter, r *http.Request, op Operator) er
 // only what the server can do: ban and unban need the users table's ban
 // and token version columns, revoking sessions and signing out everywhere
 // the token version, live rooms Options.Rooms.
-func (a *Admin) features() map[string]bool {
+func (a api) features() map[string]bool {
 	return map[string]bool{
 		"ban":            a.users.hasBan && a.users.hasTokenVer,
 		"revokeSessions": a.users.hasTokenVer,
@@ -120,7 +120,7 @@ func (a *Admin) features() map[string]bool {
 
 // POST /auth/logout: clears the cookie only; the token stays valid until it
 // expires unless the token version is bumped (logout-everywhere).
-func (a *Admin) handleLogout(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleLogout(w http.ResponseWriter, r *http.Request, op Operator) error {
 	a.clearSessionCookie(w)
 	a.auth.record(r.Context(), a.requestMeta(r), op.UserID, "auth.logout", "")
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
@@ -128,7 +128,7 @@ func (a *Admin) handleLogout(w http.ResponseWriter, r *http.Request, op Operator
 }
 
 // POST /auth/logout-everywhere: ends every session of the operator.
-func (a *Admin) handleLogoutEverywhere(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleLogoutEverywhere(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if err := a.auth.BumpTokenVersion(r.Context(), op.UserID); err != nil {
 		if errors.Is(err, ErrUnsupported) {
 			return errorf(http.StatusNotImplemented, "unsupported", "the users table has no token_version column")

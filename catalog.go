@@ -71,7 +71,7 @@ type catalogRelation struct {
 }
 
 // GET /admin-api
-func (a *Admin) handleCatalog(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleCatalog(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if !op.Role.IsOperator() {
 		return errOperatorOnly
 	}
@@ -80,7 +80,7 @@ func (a *Admin) handleCatalog(w http.ResponseWriter, r *http.Request, op Operato
 }
 
 // catalog is what GET /admin-api answers op, an operator.
-func (a *Admin) catalog(op Operator) []catalogEntry {
+func (a api) catalog(op Operator) []catalogEntry {
 	out := []catalogEntry{}
 	for _, key := range a.order {
 		res := a.resources[key]
@@ -98,7 +98,7 @@ func (a *Admin) catalog(op Operator) []catalogEntry {
 
 // catalogEntry describes res to an operator of role: only the actions
 // the role may run are listed.
-func (a *Admin) catalogEntry(res *resource, perms map[Op]bool, role Role) catalogEntry {
+func (a api) catalogEntry(res *resource, perms map[Op]bool, role Role) catalogEntry {
 	t, cfg := res.table, res.cfg
 	links := map[string]*LinkTo{}
 	for _, rel := range t.Relations {

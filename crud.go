@@ -20,7 +20,7 @@ import (
 
 // resource finds the {resource} of the path. A Resources entry without a
 // Tables entry does not exist.
-func (a *Admin) resource(r *http.Request) (*resource, error) {
+func (a api) resource(r *http.Request) (*resource, error) {
 	key := r.PathValue("resource")
 	res, ok := a.resources[key]
 	if !ok {
@@ -30,7 +30,7 @@ func (a *Admin) resource(r *http.Request) (*resource, error) {
 }
 
 // resourceFor finds the {resource} of the path and checks op may do o on it.
-func (a *Admin) resourceFor(r *http.Request, op Operator, o Op) (*resource, error) {
+func (a api) resourceFor(r *http.Request, op Operator, o Op) (*resource, error) {
 	res, err := a.resource(r)
 	if err != nil {
 		return nil, err
@@ -39,7 +39,7 @@ func (a *Admin) resourceFor(r *http.Request, op Operator, o Op) (*resource, erro
 }
 
 // gate refuses op on res unless its policy or the standard rule allows it.
-func (a *Admin) gate(op Operator, o Op, res string) error {
+func (a api) gate(op Operator, o Op, res string) error {
 	if !a.allowed(op, o, res) {
 		return errorf(http.StatusForbidden, "forbidden", "%s on %q is not allowed for role %q", o, res, op.Role)
 	}
@@ -64,7 +64,7 @@ func decodeAny(r *http.Request, v *map[string]any) error { return readJSON(r, v,
 
 // decodeRow reads a create or update body into typed column values: only
 // visible, writable columns, each converted to its column's type.
-func (a *Admin) decodeRow(r *http.Request, res *resource, update bool) (map[string]any, error) {
+func (a api) decodeRow(r *http.Request, res *resource, update bool) (map[string]any, error) {
 	var body map[string]any
 	if err := decodeAny(r, &body); err != nil {
 		return nil, err
@@ -135,7 +135,7 @@ func takesNewPassword(res *resource, update bool) bool {
 // default, the unusable marker no password verifies (an invite gives the
 // user one). It runs after every other check of the body, so a refused
 // body costs no hashing.
-func (a *Admin) setNewPassword(ctx context.Context, vals map[string]any, password any, given bool) error {
+func (a api) setNewPassword(ctx context.Context, vals map[string]any, password any, given bool) error {
 	if !given || password == nil {
 		a.users.setHash(vals, "")
 		return nil
@@ -169,13 +169,13 @@ func fitsModel(col *schema.Column, raw json.RawMessage) bool {
 var scannerType = reflect.TypeFor[sql.Scanner]()
 
 // rowID decodes the {id} of the path.
-func (a *Admin) rowID(r *http.Request, res *resource) (map[string]any, error) {
+func (a api) rowID(r *http.Request, res *resource) (map[string]any, error) {
 	id, err := query.DecodeID(res.view, r.PathValue("id"))
 	return id, clientError(err)
 }
 
 // rowIDFromBody decodes an id sent in a JSON body: a string or a number.
-func (a *Admin) rowIDFromBody(res *resource, raw any) (map[string]any, error) {
+func (a api) rowIDFromBody(res *resource, raw any) (map[string]any, error) {
 	var s string
 	switch v := raw.(type) {
 	case string:
@@ -194,7 +194,7 @@ func encodeRowID(res *resource, row map[string]any) string { return query.Encode
 // readRow loads one row by primary key, without hidden columns. lock,
 // inside a transaction, locks the row until it ends (FOR UPDATE on
 // PostgreSQL; SQLite has one writer, and a write transaction holds it).
-func (a *Admin) readRow(ctx context.Context, db bun.IDB, res *resource, id map[string]any, lock bool) (map[string]any, error) {
+func (a api) readRow(ctx context.Context, db bun.IDB, res *resource, id map[string]any, lock bool) (map[string]any, error) {
 	q := query.WherePK(query.Select(db, res.table), res.table, id)
 	if lock && a.db.Dialect().Name() == dialect.PG {
 		q = q.For("UPDATE")
@@ -209,7 +209,7 @@ func (a *Admin) readRow(ctx context.Context, db bun.IDB, res *resource, id map[s
 // readRows loads the rows with the given primary keys (as DecodeID returns
 // them), without hidden columns, in no particular order; ids naming no
 // row are left out.
-func (a *Admin) readRows(ctx context.Context, res *resource, ids []map[string]any) ([]map[string]any, error) {
+func (a api) readRows(ctx context.Context, res *resource, ids []map[string]any) ([]map[string]any, error) {
 	q := query.Select(a.db, res.table)
 	if len(res.table.PK) == 1 {
 		c := res.table.PK[0].Name
@@ -232,7 +232,7 @@ func (a *Admin) readRows(ctx context.Context, res *resource, ids []map[string]an
 }
 
 // pathRow loads the row the {id} of the path names.
-func (a *Admin) pathRow(r *http.Request, res *resource) (map[string]any, error) {
+func (a api) pathRow(r *http.Request, res *resource) (map[string]any, error) {
 	id, err := a.rowID(r, res)
 	if err != nil {
 		return nil, err
@@ -241,7 +241,7 @@ func (a *Admin) pathRow(r *http.Request, res *resource) (map[string]any, error) 
 }
 
 // GET /admin-api/{resource}
-func (a *Admin) handleList(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleList(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resourceFor(r, op, OpList)
 	if err != nil {
 		return err
@@ -256,7 +256,7 @@ func (a *Admin) handleList(w http.ResponseWriter, r *http.Request, op Operator) 
 
 // listRows answers a list query on res, optionally narrowed by where, and
 // sets the total and cursor headers.
-func (a *Admin) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *resource, where func(*bun.SelectQuery) *bun.SelectQuery) ([]map[string]any, error) {
+func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *resource, where func(*bun.SelectQuery) *bun.SelectQuery) ([]map[string]any, error) {
 	ctx := r.Context()
 	var def *query.SortKey
 	if s := res.cfg.List.DefaultSort; s.Field != "" {
@@ -315,7 +315,7 @@ func (a *Admin) listRows(w http.ResponseWriter, r *http.Request, op Operator, re
 }
 
 // GET /admin-api/{resource}/{id}, and GET /admin-api/{resource}/_export.csv
-func (a *Admin) handleRead(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleRead(w http.ResponseWriter, r *http.Request, op Operator) error {
 	// The export shares this route: a pattern of its own would conflict
 	// with GET /rooms/{roomId} in net/http's mux. A row keyed
 	// "_export.csv" is the one row this hides.
@@ -350,7 +350,7 @@ func (a *Admin) handleRead(w http.ResponseWriter, r *http.Request, op Operator) 
 }
 
 // POST /admin-api/{resource}
-func (a *Admin) handleCreate(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleCreate(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resourceFor(r, op, OpCreate)
 	if err != nil {
 		return err
@@ -422,7 +422,7 @@ func (a *Admin) handleCreate(w http.ResponseWriter, r *http.Request, op Operator
 // applyDefaults merges Create.Defaults under the body, then the values a
 // model hook fills (the users id), so a create through the panel matches
 // one through the game's own code.
-func (a *Admin) applyDefaults(ctx context.Context, op Operator, res *resource, vals map[string]any) error {
+func (a api) applyDefaults(ctx context.Context, op Operator, res *resource, vals map[string]any) error {
 	if fn := res.cfg.Create.Defaults; fn != nil {
 		defs, err := fn(ctx, DefaultsContext{OperatorID: op.UserID, Resource: res.key})
 		if err != nil {
@@ -473,7 +473,7 @@ func (a *Admin) applyDefaults(ctx context.Context, op Operator, res *resource, v
 // another account has already in any case: sign-in matches emails
 // without regard to case, and could not tell the two apart. exceptID is
 // the row being updated.
-func (a *Admin) checkEmailFree(ctx context.Context, tx bun.Tx, res *resource, vals map[string]any, exceptID string) error {
+func (a api) checkEmailFree(ctx context.Context, tx bun.Tx, res *resource, vals map[string]any, exceptID string) error {
 	email, ok := vals[a.users.cols.Email].(string)
 	if res.key != "users" || !ok {
 		return nil
@@ -489,7 +489,7 @@ func (a *Admin) checkEmailFree(ctx context.Context, tx bun.Tx, res *resource, va
 }
 
 // PATCH or PUT /admin-api/{resource}/{id}
-func (a *Admin) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resourceFor(r, op, OpUpdate)
 	if err != nil {
 		return err
@@ -570,7 +570,7 @@ func (a *Admin) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator
 }
 
 // DELETE /admin-api/{resource}/{id}
-func (a *Admin) handleDelete(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleDelete(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resourceFor(r, op, OpDelete)
 	if err != nil {
 		return err

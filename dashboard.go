@@ -46,7 +46,7 @@ type widgetView struct {
 }
 
 // builtinWidgets are totals, recentUsers, liveRooms and health.
-func (a *Admin) builtinWidgets() []Widget {
+func (a api) builtinWidgets() []Widget {
 	ws := []Widget{
 		{ID: "totals", Title: "Totals", Render: "kpi", Data: a.widgetTotals},
 		{ID: "recentUsers", Title: "Recent users", Render: "table", Resource: "users", Data: a.widgetRecentUsers},
@@ -67,7 +67,7 @@ func (a *Admin) builtinWidgets() []Widget {
 
 // widgetTotals counts the rows of every resource the operator may list,
 // with the planner's estimate for large PostgreSQL tables.
-func (a *Admin) widgetTotals(ctx context.Context, op Operator) (any, error) {
+func (a api) widgetTotals(ctx context.Context, op Operator) (any, error) {
 	out := map[string]int64{}
 	for _, key := range a.order {
 		res := a.resources[key]
@@ -87,7 +87,7 @@ func (a *Admin) widgetTotals(ctx context.Context, op Operator) (any, error) {
 	return out, nil
 }
 
-func (a *Admin) widgetRecentUsers(ctx context.Context, op Operator) (any, error) {
+func (a api) widgetRecentUsers(ctx context.Context, op Operator) (any, error) {
 	res := a.resources["users"]
 	if res == nil || !a.allowed(op, OpList, "users") {
 		return []map[string]any{}, nil
@@ -100,7 +100,7 @@ func (a *Admin) widgetRecentUsers(ctx context.Context, op Operator) (any, error)
 }
 
 // GET /admin-api/_dashboard (operators only)
-func (a *Admin) handleDashboard(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleDashboard(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if !op.Role.IsOperator() {
 		return errOperatorOnly
 	}
@@ -193,7 +193,7 @@ func (h healthView) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-func (a *Admin) health(ctx context.Context) healthView {
+func (a api) health(ctx context.Context) healthView {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -240,7 +240,7 @@ func safeCheck(ctx context.Context, c HealthCheck) (err error) {
 }
 
 // GET /admin-api/_health: for load balancers; 503 when the database is down.
-func (a *Admin) handleHealth(w http.ResponseWriter, r *http.Request) error {
+func (a api) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	h := a.health(r.Context())
 	status := http.StatusOK
 	if !h.OK {

@@ -31,7 +31,7 @@ const (
 	exportMaxRowsHeader  = "X-Export-Max-Rows"
 )
 
-func (a *Admin) handleExport(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleExport(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resourceFor(r, op, OpList)
 	if err != nil {
 		return err
@@ -138,7 +138,7 @@ func (a *Admin) handleExport(w http.ResponseWriter, r *http.Request, op Operator
 // stopped early: a write the client did not take, a failed batch query,
 // or a panic, which is recovered here because the status line is gone
 // and a 500 written now would only end a short file cleanly.
-func (a *Admin) streamCSV(ctx context.Context, w http.ResponseWriter, res *resource, l *query.List, rows []map[string]any, limit int64) (written int64, truncated bool, err error) {
+func (a api) streamCSV(ctx context.Context, w http.ResponseWriter, res *resource, l *query.List, rows []map[string]any, limit int64) (written int64, truncated bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {

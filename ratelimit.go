@@ -201,4 +201,5 @@ func DefaultTrustedProxies() []netip.Prefix {
 // clientIP returns the client IP of r, believing forwarding headers only
 // from trusted peers (internal/clientip).
 func clientIP(r *http.Request, trusted []netip.Prefix) string { return clientip.Of(r, trusted) }
+
 var _ Peeker = (*bucket.Buckets)(nil)

@@ -233,7 +233,7 @@ func article(v string) string {
 
 // requestMeta is the ip and userAgent every auth, user and room audit entry
 // carries.
-func (a *Admin) requestMeta(r *http.Request) map[string]any {
+func (a api) requestMeta(r *http.Request) map[string]any {
 	return requestMeta(r, a.opts.TrustedProxies)
 }
 

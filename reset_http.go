@@ -5,7 +5,7 @@ import "net/http"
 // POST /auth/request-reset: always 200, so it tells nobody whether an email
 // exists; the lookup and the delivery run after the answer, on the bounded
 // background queue.
-func (a *Admin) handleRequestReset(w http.ResponseWriter, r *http.Request) error {
+func (a api) handleRequestReset(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		Email string `json:"email"`
 	}
@@ -20,7 +20,7 @@ func (a *Admin) handleRequestReset(w http.ResponseWriter, r *http.Request) error
 }
 
 // POST /auth/reset: sets the password and ends every session of the user.
-func (a *Admin) handleReset(w http.ResponseWriter, r *http.Request) error {
+func (a api) handleReset(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		Token    string `json:"token"`
 		Password string `json:"password"`

@@ -14,7 +14,7 @@ import (
 // body's fields plus ip and userAgent.
 
 // roomsRequest checks that rooms are configured and op may do o on them.
-func (a *Admin) roomsRequest(op Operator, o Op) (Rooms, error) {
+func (a api) roomsRequest(op Operator, o Op) (Rooms, error) {
 	if a.opts.Rooms == nil {
 		return nil, errorf(http.StatusNotImplemented, "rooms_unsupported", "no live rooms are configured (Options.Rooms)")
 	}
@@ -46,13 +46,13 @@ func roomError(err error) error {
 }
 
 // activeSessions counts a user's live sessions across every room.
-func (a *Admin) activeSessions(ctx context.Context, userID string) (int, error) {
+func (a api) activeSessions(ctx context.Context, userID string) (int, error) {
 	s, err := a.opts.Rooms.UserSessions(ctx, userID)
 	return len(s), err
 }
 
 // GET /rooms
-func (a *Admin) handleRoomList(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleRoomList(w http.ResponseWriter, r *http.Request, op Operator) error {
 	rooms, err := a.roomsRequest(op, OpList)
 	if err != nil {
 		return err
@@ -69,7 +69,7 @@ func (a *Admin) handleRoomList(w http.ResponseWriter, r *http.Request, op Operat
 }
 
 // GET /rooms/{roomId}
-func (a *Admin) handleRoomInspect(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleRoomInspect(w http.ResponseWriter, r *http.Request, op Operator) error {
 	rooms, err := a.roomsRequest(op, OpRead)
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func (a *Admin) handleRoomInspect(w http.ResponseWriter, r *http.Request, op Ope
 }
 
 // GET /rooms/by-user/{userId}
-func (a *Admin) handleRoomsByUser(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleRoomsByUser(w http.ResponseWriter, r *http.Request, op Operator) error {
 	rooms, err := a.roomsRequest(op, OpRead)
 	if err != nil {
 		return err
@@ -100,7 +100,7 @@ func (a *Admin) handleRoomsByUser(w http.ResponseWriter, r *http.Request, op Ope
 }
 
 // DELETE /rooms/{roomId}/clients/{sessionId}
-func (a *Admin) handleRoomKick(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleRoomKick(w http.ResponseWriter, r *http.Request, op Operator) error {
 	rooms, err := a.roomsRequest(op, OpUpdate)
 	if err != nil {
 		return err
@@ -124,7 +124,7 @@ func (a *Admin) handleRoomKick(w http.ResponseWriter, r *http.Request, op Operat
 }
 
 // PATCH /rooms/{roomId}: {locked}
-func (a *Admin) handleRoomLock(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleRoomLock(w http.ResponseWriter, r *http.Request, op Operator) error {
 	rooms, err := a.roomsRequest(op, OpUpdate)
 	if err != nil {
 		return err
@@ -180,7 +180,7 @@ func statePath(path []any) error {
 }
 
 // PATCH /rooms/{roomId}/state: {path, value}
-func (a *Admin) handleRoomStateEdit(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleRoomStateEdit(w http.ResponseWriter, r *http.Request, op Operator) error {
 	rooms, err := a.roomsRequest(op, OpUpdate)
 	if err != nil {
 		return err
@@ -208,7 +208,7 @@ func (a *Admin) handleRoomStateEdit(w http.ResponseWriter, r *http.Request, op O
 }
 
 // DELETE /rooms/{roomId}/state: {path}
-func (a *Admin) handleRoomStateDelete(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleRoomStateDelete(w http.ResponseWriter, r *http.Request, op Operator) error {
 	rooms, err := a.roomsRequest(op, OpUpdate)
 	if err != nil {
 		return err
@@ -232,7 +232,7 @@ func (a *Admin) handleRoomStateDelete(w http.ResponseWriter, r *http.Request, op
 }
 
 // DELETE /rooms/{roomId}
-func (a *Admin) handleRoomDispose(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleRoomDispose(w http.ResponseWriter, r *http.Request, op Operator) error {
 	rooms, err := a.roomsRequest(op, OpDelete)
 	if err != nil {
 		return err
@@ -246,7 +246,7 @@ func (a *Admin) handleRoomDispose(w http.ResponseWriter, r *http.Request, op Ope
 	return nil
 }
 
-func (a *Admin) recordRoom(r *http.Request, op Operator, action, roomID string, kv ...any) {
+func (a api) recordRoom(r *http.Request, op Operator, action, roomID string, kv ...any) {
 	payload := withMeta(a.requestMeta(r), append([]any{"roomId", roomID}, kv...)...)
 	a.audit.event(r.Context(), AuditEntry{OperatorID: op.UserID, Action: action, Resource: "rooms", TargetID: roomID, Payload: payload})
 }

@@ -41,7 +41,7 @@ func (a *Admin) readCatalog(ctx context.Context, db *bun.DB) error {
 // be shown as the database stores it (query.InvalidKey): the row's key,
 // the column and the cause, which the client never sees. The page itself
 // renders: the cell says so in the row's _invalid.
-func (a *Admin) logCellIssues(ctx context.Context, res *resource, rows []map[string]any) {
+func (a api) logCellIssues(ctx context.Context, res *resource, rows []map[string]any) {
 	for _, row := range rows {
 		issues, _ := row[query.InvalidKey].(query.CellIssues)
 		for col, is := range issues {
@@ -58,7 +58,7 @@ func (a *Admin) logCellIssues(ctx context.Context, res *resource, rows []map[str
 // its column's type from the catalog, outside the failed transaction,
 // and the ones that fail are the answer's fields. Any other error is
 // returned as it is.
-func (a *Admin) blameColumn(ctx context.Context, res *resource, vals map[string]any, err error) error {
+func (a api) blameColumn(ctx context.Context, res *resource, vals map[string]any, err error) error {
 	var ae *APIError
 	if !errors.As(err, &ae) || len(ae.Fields) > 0 || !strings.HasPrefix(dberr.SQLState(err), "22") {
 		return err

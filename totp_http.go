@@ -8,7 +8,7 @@ import (
 
 // POST /auth/login/totp {code} or {recoveryCode}, with the challenge from
 // the cookie or {challenge}: the second sign-in step.
-func (a *Admin) handleLoginTOTP(w http.ResponseWriter, r *http.Request) error {
+func (a api) handleLoginTOTP(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		Code         string `json:"code"`
 		RecoveryCode string `json:"recoveryCode"`
@@ -33,7 +33,7 @@ func (a *Admin) handleLoginTOTP(w http.ResponseWriter, r *http.Request) error {
 }
 
 // GET /auth/totp: {enabled, pending, required, recoveryCodesLeft}.
-func (a *Admin) handleTOTPStatus(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleTOTPStatus(w http.ResponseWriter, r *http.Request, op Operator) error {
 	st, err := a.auth.totpStatus(r.Context(), op)
 	if err != nil {
 		return err
@@ -45,7 +45,7 @@ func (a *Admin) handleTOTPStatus(w http.ResponseWriter, r *http.Request, op Oper
 // POST /auth/totp/enroll: a new pending secret, replacing any earlier
 // pending one. Answers {otpauthUrl, secret, qr}; the recovery codes come
 // with the confirmation, once the factor works.
-func (a *Admin) handleTOTPEnroll(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleTOTPEnroll(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if err := decodeOptional(r, &struct{}{}); err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func readCode(r *http.Request, allowPassword bool) (codeBody, error) {
 
 // POST /auth/totp/confirm {code}: turns the pending factor on and answers
 // the ten recovery codes, shown this once.
-func (a *Admin) handleTOTPConfirm(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleTOTPConfirm(w http.ResponseWriter, r *http.Request, op Operator) error {
 	b, err := readCode(r, false)
 	if err != nil {
 		return err
@@ -99,7 +99,7 @@ func (a *Admin) handleTOTPConfirm(w http.ResponseWriter, r *http.Request, op Ope
 }
 
 // POST /auth/totp/disable {code} or {password}.
-func (a *Admin) handleTOTPDisable(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleTOTPDisable(w http.ResponseWriter, r *http.Request, op Operator) error {
 	b, err := readCode(r, true)
 	if err != nil {
 		return err
@@ -113,7 +113,7 @@ func (a *Admin) handleTOTPDisable(w http.ResponseWriter, r *http.Request, op Ope
 
 // POST /auth/totp/recovery-codes {code}: ten new recovery codes; the old
 // ones stop working.
-func (a *Admin) handleRecoveryCodes(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleRecoveryCodes(w http.ResponseWriter, r *http.Request, op Operator) error {
 	b, err := readCode(r, false)
 	if err != nil {
 		return err
@@ -128,7 +128,7 @@ func (a *Admin) handleRecoveryCodes(w http.ResponseWriter, r *http.Request, op O
 
 // POST /users/{id}/totp/reset: an admin removes another operator's second
 // factor (a lost phone) and ends that user's sessions.
-func (a *Admin) handleTOTPReset(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleTOTPReset(w http.ResponseWriter, r *http.Request, op Operator) error {
 	ctx := r.Context()
 	if op.Role != RoleAdmin {
 		return errorf(http.StatusForbidden, "forbidden", "only an admin can reset two-factor sign-in")

@@ -395,7 +395,7 @@ func (j *nullJSON) Scan(src any) error {
 // creates outside the users resource (bootstrap): a users table with NOT
 // NULL columns of the game's own takes them from there, as POST /users
 // does.
-func (a *Admin) newUserDefaults(ctx context.Context) (map[string]any, error) {
+func (a api) newUserDefaults(ctx context.Context) (map[string]any, error) {
 	res := a.resources["users"]
 	if res == nil {
 		return nil, nil
@@ -479,7 +479,7 @@ const unusableHash = "!"
 // columns of its own: the users resource's Create.Defaults, and a display
 // name from the email's local part when that column is required and the
 // body gives none. A column still missing answers 400 naming it.
-func (a *Admin) bootstrapDefaults(ctx context.Context, c credentials) (map[string]any, error) {
+func (a api) bootstrapDefaults(ctx context.Context, c credentials) (map[string]any, error) {
 	vals, err := a.newUserDefaults(ctx)
 	if err != nil || vals == nil {
 		return vals, err

@@ -18,7 +18,7 @@ const maxReasonLen = 500
 // POST /admin-api/{resource}/{id}/{op}: ban, unban and revoke-sessions on
 // users. Each needs update on users, ends the player's live connections in
 // every room (ban and revoke), and is audited. invite is handleInvite.
-func (a *Admin) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if r.PathValue("resource") != "users" || a.resources["users"] == nil {
 		return errNotFoundRoute
 	}
@@ -80,7 +80,7 @@ func (a *Admin) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator
 // reaching the database (PostgreSQL refuses 'x' as a bigint or uuid). A
 // UUID comes back in its canonical lower-case form, the one sessions
 // carry, so comparing it with Operator.UserID means what it says.
-func (a *Admin) pathUserID(r *http.Request) (string, error) {
+func (a api) pathUserID(r *http.Request) (string, error) {
 	id := r.PathValue("id")
 	res := a.resources["users"]
 	if res == nil {
@@ -107,7 +107,7 @@ func checkReason(reason string) error {
 }
 
 // userRowID is the id of a users row as the Auth API takes it.
-func (a *Admin) userRowID(res *resource, row map[string]any) (string, bool) {
+func (a api) userRowID(res *resource, row map[string]any) (string, bool) {
 	if res.key != "users" || len(res.table.PK) != 1 {
 		return "", false
 	}
@@ -135,20 +135,20 @@ func truncate(s string, n int) string {
 	return string([]rune(s)[:n]) + "…"
 }
 
-func (a *Admin) recordUser(r *http.Request, op Operator, action, userID string, kv ...any) {
+func (a api) recordUser(r *http.Request, op Operator, action, userID string, kv ...any) {
 	a.audit.event(r.Context(), a.userEntry(r, op, action, userID, kv...))
 }
 
 // userEntry is the entry recordUser writes, for callers that write it in
 // the transaction of their change.
-func (a *Admin) userEntry(r *http.Request, op Operator, action, userID string, kv ...any) AuditEntry {
+func (a api) userEntry(r *http.Request, op Operator, action, userID string, kv ...any) AuditEntry {
 	return AuditEntry{OperatorID: op.UserID, Action: action, Resource: "users", TargetID: userID, Payload: withMeta(a.requestMeta(r), kv...)}
 }
 
 // POST /admin-api/users/{id}/invite (admins): sends the user a link to set
 // a password through OnResetRequest, marked Invite. The link is never in
 // the answer: it is a credential for the account.
-func (a *Admin) handleInvite(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a api) handleInvite(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if op.Role != RoleAdmin {
 		return errorf(http.StatusForbidden, "forbidden", "only an admin can send an invite")
 	}
