@@ -10,12 +10,10 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/gameadmin/admin/internal/testhook"
 	"github.com/gameadmin/admin/internal/token"
-
-	. "github.com/gameadmin/admin"
-
-	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -377,4 +375,24 @@ func FuzzSessionCookie(f *testing.F) {
 			t.Fatalf("Guard with Cookie %q = %d %s", cookie, grec.Code, grec.Body)
 		}
 	})
+}
+
+// sessionCookieName is the default SessionOptions.CookieName: a test that
+// reads it fails if the default changes.
+const sessionCookieName = "game_admin_session"
+
+// signer signs as a panel on testSecret at the default API path, so tests
+// can forge the tokens a panel would issue (and ones it must refuse).
+func signer() *token.Signer {
+	return &token.Signer{Secret: testSecret, Audience: "/admin-api", AcceptNoAudience: true}
+}
+
+// signed is a token of c valid for ttl (negative: already expired).
+func signed(t testing.TB, c token.Claims, ttl time.Duration) string {
+	t.Helper()
+	s, err := signer().Sign(c, ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
