@@ -1,11 +1,14 @@
 package admin_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"strings"
+	"time"
 
 	"github.com/gameadmin/admin"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // A game that runs its own migrations takes the panel's tables as SQL and
@@ -37,4 +40,38 @@ func ExampleMigrationSQL() {
 	// CREATE TABLE IF NOT EXISTS "ops_operator_totp"
 	// CREATE TABLE IF NOT EXISTS "ops_operator_recovery_codes"
 	// CREATE TABLE IF NOT EXISTS "ops_totp_challenges"
+}
+
+// A game whose own login checks bcrypt: with Bcrypt as Options.
+// PasswordHasher, every hash the panel writes is one the game's code
+// accepts, and the panel still verifies argon2id hashes it finds.
+func ExampleBcrypt() {
+	h := admin.Bcrypt{Cost: bcrypt.MinCost} // the game's cost: 10 to 12 in production
+	hash, err := h.Hash("player password")
+	if err != nil {
+		log.Fatal(err)
+	}
+	ok, _ := h.Verify("player password", hash)
+	fmt.Println("bcrypt:", strings.HasPrefix(hash, "$2a$"), "verified:", ok)
+	fmt.Println("the game's own check:", bcrypt.CompareHashAndPassword([]byte(hash), []byte("player password")) == nil)
+	// Output:
+	// bcrypt: true verified: true
+	// the game's own check: true
+}
+
+// A limiter a game can use on its own routes too: two requests at once,
+// then one a minute, per key.
+func ExampleNewTokenBucket() {
+	l := admin.NewTokenBucket(2, 1.0/60)
+	for range 3 {
+		ok, retry, _ := l.Allow(context.Background(), "203.0.113.7")
+		fmt.Println(ok, retry.Round(time.Second))
+	}
+	ok, _, _ := l.Allow(context.Background(), "198.51.100.2") // another key, its own bucket
+	fmt.Println(ok)
+	// Output:
+	// true 0s
+	// true 0s
+	// false 1m0s
+	// true
 }
