@@ -67,6 +67,8 @@ type Admin struct {
 
 	widgetTimeout time.Duration // the dashboard's bound: widgetTimeout
 
+	setup *setupToken // the first run's token (setup.go)
+
 	bgMu   sync.Mutex
 	bg     sync.WaitGroup // background work: reset deliveries
 	closed atomic.Bool
@@ -248,8 +250,12 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 			return nil, fmt.Errorf("admin: TrustedOrigins: %w", err)
 		}
 	}
+	if a.setup, err = newSetupToken(opts.SetupToken); err != nil {
+		return nil, err
+	}
 	a.handler = a.routes()
 	a.startBackground()
+	a.announceSetup(ctx)
 	if fn := testhook.From(ctx); fn != nil {
 		a.expose(fn)
 	}

@@ -14,7 +14,8 @@ func (a api) handleStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp := map[string]any{"needsBootstrap": !exists, "authenticated": false, "userId": nil, "role": nil}
+	resp := map[string]any{"needsBootstrap": !exists, "setupTokenRequired": !exists && !direct(r),
+		"authenticated": false, "userId": nil, "role": nil}
 	op, err := a.authenticate(r.Context(), r)
 	switch {
 	case err == nil:
@@ -31,8 +32,9 @@ func (a api) handleStatus(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// POST /auth/bootstrap: the first admin. An existing user with that email
-// is promoted, but only with its own password when it has one.
+// POST /auth/bootstrap: the first admin, with the setup token unless the
+// request comes straight from loopback (setup.go). An existing user with
+// that email is promoted, but only with its own password when it has one.
 func (a api) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	ip := a.ClientIP(r)
@@ -42,17 +44,25 @@ func (a api) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
 	if err := a.auth.spend(ctx, a.limits.Bootstrap, netkey.Address(ip)); err != nil {
 		return loginError(a.auth.auditLimited(ctx, err, "Bootstrap", ip, "", a.requestMeta(r)))
 	}
-	var c credentials
-	if err := decodeBody(r, &c); err != nil {
+	var body struct {
+		credentials
+		Token string `json:"token"` // the setup token (setup.go)
+	}
+	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
+	c := body.credentials
 	if err := c.check(true); err != nil {
+		return err
+	}
+	if err := a.setupAllowed(r, body.Token); err != nil {
 		return err
 	}
 	userID, tv, err := a.auth.bootstrap(ctx, c, a.requestMeta(r), a.bootstrapDefaults)
 	if err != nil {
 		return err
 	}
+	a.setup.spent.Store(true)
 	if err := a.setSessionCookie(w, userID, RoleAdmin, tv); err != nil {
 		return err
 	}

@@ -21,6 +21,14 @@ type Options struct {
 	// empty, New fails in production and otherwise uses a random
 	// per-process key (sessions end at restart) and logs one warning.
 	Secret []byte
+	// SetupToken is the token that lets the first visitor of a panel with
+	// no admin create one (POST /auth/bootstrap, the UI's setup page):
+	// set it, at least 16 characters and the same on every node, in a
+	// deployment. When empty, each start makes a random one and, while no
+	// admin exists, logs the one-time link <UIPath>/setup?token=… at Warn.
+	// A request straight from a loopback address with no forwarding
+	// header needs no token, so a first visit on a laptop stays one step.
+	SetupToken string
 	// Production turns on production behaviour: secure cookies and a
 	// mandatory Secret. Default false.
 	Production bool

@@ -268,6 +268,23 @@ async function main() {
     await shot('01-bootstrap');
   });
 
+  await step('through a proxy, the first visit needs the setup link the server logged', async () => {
+    const proxied = await browser.newContext({ viewport: { width: 390, height: 844 }, extraHTTPHeaders: { 'X-Forwarded-For': '203.0.113.9' } });
+    const p = await proxied.newPage();
+    p.setDefaultTimeout(10_000);
+    collectErrors(p, consoleErrors);
+    await p.goto(base + '/admin/');
+    await p.getByRole('heading', { name: 'Create the first admin' }).waitFor();
+    await p.getByText('open the one-time setup link').waitFor();
+    expect((await p.getByRole('button', { name: 'Create admin' }).count()) === 0, 'a form that cannot work is offered without the token');
+    await p.screenshot({ path: path.join(shots, '00-setup-link-needed.png'), fullPage: true });
+    const m = serverLog.match(/link="?(\/admin\/setup\?token=[A-Za-z0-9%]+)/);
+    expect(m, 'the server logged no setup link:\n' + serverLog);
+    await p.goto(base + m[1]);
+    await p.getByRole('button', { name: 'Create admin' }).waitFor();
+    await proxied.close();
+  });
+
   await step('bootstrap the first admin and see the dashboard', async () => {
     await page.getByLabel('Email').fill(admin.email);
     await page.getByLabel(/^Password/).fill(admin.password);

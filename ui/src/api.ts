@@ -84,6 +84,10 @@ export type Row = Record<string, unknown> & { _labels?: Record<string, string>; 
 
 export interface AuthStatus {
   needsBootstrap: boolean;
+  // setupTokenRequired: creating the first admin from here needs the
+  // setup link the server logged (this request is not straight from
+  // loopback).
+  setupTokenRequired?: boolean;
   authenticated: boolean;
   userId: string | null;
   role: string | null;

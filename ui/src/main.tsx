@@ -41,6 +41,7 @@ const router = createBrowserRouter(
       }
     >
       <Route path="/login" element={<SignInPage />} />
+      <Route path="/setup" element={<SignInPage />} />
       <Route path="/reset" element={<ResetPage />} />
       <Route element={<RequireOperator />}>
         <Route index element={<DashboardPage />} />

@@ -530,6 +530,10 @@ func limitSlots(rl *RateLimitOptions) []*Limiter {
 	return []*Limiter{&rl.Login, &rl.Bootstrap, &rl.RequestReset, &rl.LoginFailuresPerEmail, &rl.LoginFailuresPerNetwork, &rl.PerIP, &rl.Actions, &rl.ResetDeliveries, &rl.Exports}
 }
 
+// testSetupToken is Options.SetupToken for tests whose bootstrap does not
+// come straight from loopback.
+const testSetupToken = "a setup token for the tests"
+
 // The panel's fixed bounds as its docs state them. Tests that lean on one
 // fail if it changes, which is the point: each is a promise to games.
 const (

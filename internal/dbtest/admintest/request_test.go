@@ -137,9 +137,10 @@ func newFuzzPanel(f *testing.F) *fuzzPanel {
 		}})},
 		RateLimit:      RateLimitOptions{Login: NoLimit{}, Bootstrap: NoLimit{}, RequestReset: NoLimit{}, LoginFailuresPerEmail: NoLimit{}},
 		OnResetRequest: func(context.Context, ResetRequest) error { return nil },
+		SetupToken:     testSetupToken, // the recorder's requests come from 192.0.2.1
 	})
 	p.a = a
-	rec := p.serve("POST", "/admin-api/auth/bootstrap", `{"email":"root@example.com","password":"correct horse"}`, "")
+	rec := p.serve("POST", "/admin-api/auth/bootstrap", `{"email":"root@example.com","password":"correct horse","token":"`+testSetupToken+`"}`, "")
 	if rec.Code != 201 {
 		f.Fatalf("bootstrap = %d %s", rec.Code, rec.Body)
 	}

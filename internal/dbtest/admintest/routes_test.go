@@ -63,7 +63,7 @@ func TestReverseProxyTrustedOrigins(t *testing.T) {
 			t.Run(fmt.Sprintf("trusted=%v", trusted), func(t *testing.T) {
 				public := httptest.NewUnstartedServer(nil) // its address is the public origin
 				origin := "http://" + public.Listener.Addr().String()
-				opts := Options{}
+				opts := Options{SetupToken: testSetupToken} // the proxy forwards: a token is needed
 				if trusted {
 					opts.TrustedOrigins = []string{origin}
 				}
@@ -94,7 +94,7 @@ func TestReverseProxyTrustedOrigins(t *testing.T) {
 						r.want(t, 403, "cross_origin")
 					}
 				}
-				r := c.do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "root@example.com", "password": "correct horse"})
+				r := c.do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "root@example.com", "password": "correct horse", "token": testSetupToken})
 				want(r)
 				if !trusted {
 					return

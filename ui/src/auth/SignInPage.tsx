@@ -7,8 +7,9 @@ import { safeNext, type Next } from '../uiPath';
 import { ErrorNote, Loading } from '../components/Status';
 import { TotpStep } from './TotpStep';
 
-// SignInPage is the way in: "Create the first admin" on a fresh install,
-// the sign-in form afterwards. It offers no "forgot password" form: a reset
+// SignInPage is the way in: "Create the first admin" on a fresh install
+// (at /setup?token=… from the link the server logged, or straight from
+// loopback), the sign-in form afterwards. It offers no "forgot password" form: a reset
 // link (OnResetRequest) or an admin's invite leads to ResetPage.
 export function SignInPage() {
   const status = useAuthStatus();
@@ -23,7 +24,11 @@ export function SignInPage() {
     <main className="auth-page">
       <div className="auth-card">
         <h1 className="brand">Game admin</h1>
-        {status.data.needsBootstrap ? <BootstrapForm next={next} /> : <SignInForm next={next} totp={params.get('step') === 'totp'} />}
+        {status.data.needsBootstrap ? (
+          <BootstrapForm next={next} token={params.get('token') ?? ''} tokenRequired={!!status.data.setupTokenRequired} />
+        ) : (
+          <SignInForm next={next} totp={params.get('step') === 'totp'} />
+        )}
       </div>
     </main>
   );
@@ -77,19 +82,31 @@ function SignInForm({ next, totp }: { next: Next; totp: boolean }) {
   );
 }
 
-function BootstrapForm({ next }: { next: Next }) {
+// BootstrapForm creates the first admin. Away from loopback the server
+// wants the setup token, which only the link it logged carries: without
+// one, the page says where to find it instead of a form that cannot work.
+function BootstrapForm({ next, token, tokenRequired }: { next: Next; token: string; tokenRequired: boolean }) {
   const enter = useEnter(next);
   const [email, setEmail] = useState('');
   const [displayName, setDisplayName] = useState('');
   const [password, setPassword] = useState('');
   const bootstrap = useMutation({
-    mutationFn: () => api.post('/auth/bootstrap', { email, password, ...(displayName ? { displayName } : {}) }),
+    mutationFn: () => api.post('/auth/bootstrap', { email, password, ...(displayName ? { displayName } : {}), ...(token ? { token } : {}) }),
     onSuccess: enter,
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
     bootstrap.mutate();
   };
+  if (tokenRequired && !token) {
+    return (
+      <div className="stack">
+        <h2>Create the first admin</h2>
+        <p>No admin exists yet. To create one, open the one-time setup link the game server wrote to its log when it started: it ends in <code>/setup?token=…</code>.</p>
+        <p className="muted">Each start writes a new link. A deployment can fix the token with the SetupToken option instead.</p>
+      </div>
+    );
+  }
   return (
     <form onSubmit={submit} className="stack">
       <h2>Create the first admin</h2>
