@@ -745,16 +745,40 @@ async function main() {
     await page.getByRole('button', { name: 'Lock', exact: true }).waitFor();
   });
 
-  await step('kick a client and see 2 clients', async () => {
+  await step('on a phone, every room action is reachable without sideways scrolling', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const rows = page.getByRole('table', { name: 'Clients' }).locator('tbody tr');
+      await rows.first().waitFor();
+      const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(wide <= 390, `the room page is ${wide}px wide at 390px`);
+      for (const name of ['Lock', 'Dispose']) {
+        const box = await page.getByRole('button', { name, exact: true }).boundingBox();
+        expect(box && box.x >= 0 && box.x + box.width <= 390, `${name} is off screen at 390px: ${JSON.stringify(box)}`);
+      }
+      const box = await rows.first().getByRole('button', { name: /^Kick / }).boundingBox();
+      expect(box && box.x >= 0 && box.x + box.width <= 390, `Kick is off screen at 390px: ${JSON.stringify(box)}`);
+      await shot('18a-room-phone');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 });
+    }
+  });
+
+  await step('kick a client, named, with a reason the audit keeps', async () => {
     const rows = page.getByRole('table', { name: 'Clients' }).locator('tbody tr');
-    await rows.first().getByRole('button', { name: 'Kick' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Kick this client?' });
+    const who = (await rows.first().getByRole('link').innerText()).trim();
+    await rows.first().getByRole('button', { name: /^Kick / }).click();
+    const dialog = page.getByRole('dialog', { name: `Kick ${who}?` });
     await dialog.waitFor();
+    await dialog.getByLabel(/^Reason/).fill('afk in the arena');
     await shot('18-kick-confirm');
-    await dialog.getByRole('button', { name: 'Kick' }).click();
+    await dialog.getByRole('button', { name: 'Kick', exact: true }).click();
     await page.getByText('Client kicked').waitFor();
     await field('Clients').getByText('2 / 20').waitFor();
     await page.waitForFunction(() => document.querySelectorAll('table[aria-label="Clients"] tbody tr').length === 2);
+    const audit = await page.evaluate(() => fetch('/admin-api/adminAudit?action=room.kick').then((r) => r.json()));
+    const rowsOf = Array.isArray(audit) ? audit : audit.data ?? audit.rows ?? [];
+    expect(rowsOf.some((e) => e.payload?.reason === 'afk in the arena'), 'the kick reason is not in the audit: ' + JSON.stringify(audit).slice(0, 400));
   });
 
   await step('the audit log shows the room actions', async () => {

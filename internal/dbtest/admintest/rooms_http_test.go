@@ -384,7 +384,8 @@ func TestRoomOperations(t *testing.T) {
 		}
 
 		// Kick.
-		root.want("DELETE", "/admin-api/rooms/"+room+"/clients/"+pb.sid, map[string]any{"reason": "afk"}, 200)
+		kicked := pb.sid
+		root.want("DELETE", "/admin-api/rooms/"+room+"/clients/"+kicked, map[string]any{"reason": "afk"}, 200)
 		if k := pb.next(t, "kicked"); k["reason"] != "afk" {
 			t.Fatalf("kicked = %v; want reason afk", k)
 		}
@@ -417,7 +418,7 @@ func TestRoomOperations(t *testing.T) {
 				t.Fatalf("%s audit = %+v; want %d row with room, ip and userAgent", action, rows, n)
 			}
 		}
-		if k := w.audit("room.kick")[0].Payload; k["sessionId"] != pb.sid && k["reason"] != "afk" {
+		if k := w.audit("room.kick")[0].Payload; k["sessionId"] != kicked || k["reason"] != "afk" {
 			t.Fatalf("room.kick payload = %v", k)
 		}
 	})

@@ -5,7 +5,7 @@ import { Lock } from 'lucide-react';
 import { toast } from 'sonner';
 import { api, errorText, seg, type RoomView } from '../api';
 import { useResourceMeta } from '../queries';
-import { useConfirm } from '../components/ConfirmDialog';
+import { Modal, useConfirm } from '../components/ConfirmDialog';
 import { formatDateTime } from '../components/CellValue';
 import { ErrorNote, Loading } from '../components/Status';
 import { usePageTitle } from '../names';
@@ -29,9 +29,10 @@ export function RoomInspectorPage() {
     }
     await qc.invalidateQueries({ queryKey: ['rooms'] });
   };
-  const kick = async (sessionId: string) => {
-    if (!(await ask({ title: 'Kick this client?', description: `Session ${sessionId} is disconnected.`, confirmLabel: 'Kick', danger: true }))) return;
-    await act(() => api.del(`${path}/clients/${seg(sessionId)}`, {}), 'Client kicked');
+  const [kicking, setKicking] = useState<{ sessionId: string; name: string } | null>(null);
+  const kick = async (sessionId: string, reason: string) => {
+    setKicking(null);
+    await act(() => api.del(`${path}/clients/${seg(sessionId)}`, reason ? { reason } : {}), 'Client kicked');
   };
   const dispose = async () => {
     if (!(await ask({ title: 'Dispose this room?', description: 'Every client is disconnected and the room ends.', confirmLabel: 'Dispose', danger: true }))) return;
@@ -85,14 +86,16 @@ export function RoomInspectorPage() {
           ) : (
             <div className="table-wrap">
               <table className="data-table" aria-label="Clients">
-                <thead><tr><th>Session</th><th>User</th><th>Joined</th><th /></tr></thead>
+                {/* The action comes first: the first column stays in view, so
+                    a phone reaches Kick without scrolling sideways. */}
+                <thead><tr><th><span className="sr-only">Action</span></th><th>User</th><th>Session</th><th>Joined</th></tr></thead>
                 <tbody>
                   {q.data.clientList.map((c) => (
                     <tr key={c.sessionId}>
-                      <td className="mono">{c.sessionId}</td>
+                      <td><button type="button" className="danger" aria-label={`Kick ${names.get(c.userId) ?? c.userId}`} onClick={() => setKicking({ sessionId: c.sessionId, name: names.get(c.userId) ?? c.userId })}>Kick</button></td>
                       <td><Link to={'/users/' + seg(c.userId)} title={c.userId}>{names.get(c.userId) ?? c.userId}</Link></td>
+                      <td className="mono">{c.sessionId}</td>
                       <td>{formatDateTime(c.joinedAt)}</td>
-                      <td><button type="button" className="danger" onClick={() => void kick(c.sessionId)}>Kick</button></td>
                     </tr>
                   ))}
                 </tbody>
@@ -107,7 +110,32 @@ export function RoomInspectorPage() {
         </>
       )}
       {dialog}
+      {kicking && <KickDialog who={kicking.name} room={q.data?.name ?? roomId} onCancel={() => setKicking(null)} onKick={(reason) => void kick(kicking.sessionId, reason)} />}
     </section>
+  );
+}
+
+// KickDialog confirms a kick, naming the player, with an optional reason
+// that the player's client is sent and the audit log keeps.
+function KickDialog({ who, room, onCancel, onKick }: { who: string; room: string; onCancel: () => void; onKick: (reason: string) => void }) {
+  const [reason, setReason] = useState('');
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    onKick(reason.trim());
+  };
+  return (
+    <Modal title={`Kick ${who}?`} description={`${who} is disconnected from ${room}. They can join again unless banned.`} onClose={onCancel}>
+      <form onSubmit={submit} className="stack">
+        <label>
+          Reason <span className="muted">(optional; sent to the player and kept in the audit log)</span>
+          <input name="reason" maxLength={500} autoFocus value={reason} onChange={(e) => setReason(e.target.value)} />
+        </label>
+        <div className="dialog-buttons">
+          <button type="button" onClick={onCancel}>Cancel</button>
+          <button type="submit" className="danger">Kick</button>
+        </div>
+      </form>
+    </Modal>
   );
 }
 
