@@ -541,12 +541,22 @@ async function main() {
     await shot('08b-user-notes-tab');
   });
 
-  await step('ban the player from its page', async () => {
+  await step('ban the player from its page: how long is a choice, never implied', async () => {
     await page.getByRole('button', { name: 'Ban', exact: true }).click();
-    const dialog = page.getByRole('dialog', { name: 'Ban user' });
+    const dialog = page.getByRole('dialog', { name: 'Ban Player 07' });
     await dialog.getByLabel(/Reason/).fill('e2e: cheating');
+    for (const d of ['1 hour', '1 day', '7 days', '30 days', 'Permanent', 'Until a date…']) await dialog.getByRole('radio', { name: d }).waitFor();
+    // No length chosen: refused in the form, nothing sent.
+    await dialog.getByRole('button', { name: 'Ban Player 07' }).click();
+    await dialog.getByRole('alert').getByText('Choose how long the ban lasts.').waitFor();
+    // A custom end states its time zone, and an empty one is refused.
+    await dialog.getByRole('radio', { name: 'Until a date…' }).check();
+    await dialog.getByText(/your time: /).waitFor();
+    await dialog.getByRole('button', { name: 'Ban Player 07' }).click();
+    await dialog.getByRole('alert').getByText('Pick the date and time the ban ends.').waitFor();
+    await dialog.getByRole('radio', { name: 'Permanent' }).check();
     await shot('09-ban-dialog');
-    await dialog.getByRole('button', { name: 'Ban' }).click();
+    await dialog.getByRole('button', { name: 'Ban Player 07' }).click();
     await page.getByText(/Banned; sessions closed: \d+/).waitFor();
     const words = page.getByTestId('ban-state');
     await words.filter({ hasText: 'Banned by ' + admin.email + ' for good' }).waitFor();
@@ -586,6 +596,10 @@ async function main() {
     await page.waitForURL(/ban_null=false/);
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
     await page.getByRole('cell', { name: playerEmail }).waitFor();
+    // The ban reads as words, not JSON, and its reason shows on focus.
+    const badge = page.locator('tbody td .badge-banned');
+    expect((await badge.innerText()).startsWith('Banned for good · e2e: cheating'), 'ban badge: ' + (await badge.innerText()));
+    expect((await page.locator('tbody td').filter({ hasText: 'bannedAt' }).count()) === 0, 'a list shows the ban as JSON');
     await shot('10c-banned-filter');
     await page.getByRole('button', { name: 'Banned', pressed: true }).click();
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length > 1);
@@ -1145,11 +1159,14 @@ async function uiDataSteps(base, consoleErrors) {
     await input.fill('player11@');
     await page.getByRole('option', { name: /Player 11/ }).click();
     const palette = page.getByRole('dialog', { name: 'Command palette' });
-    await palette.getByLabel('Reason').fill('e2e: palette ban');
-    await palette.getByRole('button', { name: 'Ban', exact: true }).click();
+    await palette.getByLabel(/^Reason/).fill('e2e: palette ban');
+    await palette.getByRole('radio', { name: '7 days' }).check();
+    await palette.getByRole('button', { name: 'Ban Player 11' }).click();
     await page.getByText(/Player 11 banned/).waitFor();
     const [u] = await apiJSON('/users?email=player11%40example.com');
     expect(u?.ban?.reason === 'e2e: palette ban', 'player11 ban: ' + JSON.stringify(u?.ban));
+    const days = (new Date(u.ban.until).getTime() - Date.now()) / 86_400_000;
+    expect(days > 6.9 && days <= 7, 'a 7-day ban ends in ' + days + ' days');
   });
 
   await step('data: the first data is two round trips after the HTML', async () => {

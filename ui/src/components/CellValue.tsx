@@ -14,6 +14,63 @@ export function compactJSON(v: unknown, max = 80): string {
   return s.length > max ? s.slice(0, max - 1) + '…' : s;
 }
 
+// shortDate is "24 Nov, 14:00" (the year added when it is not this one),
+// in the operator's time zone.
+export function shortDate(v: string): string {
+  const d = new Date(v);
+  if (Number.isNaN(d.getTime())) return v;
+  const sameYear = d.getFullYear() === new Date().getFullYear();
+  const day = d.toLocaleDateString(undefined, { day: 'numeric', month: 'short', ...(sameYear ? {} : { year: 'numeric' }) });
+  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return `${day}, ${time}`;
+}
+
+// jsonSummary says a JSON value in a few words for a list cell: a scalar
+// as it is, "3 items: a, b, …" for an array, "lvl 5 · tag vip · +1 more"
+// for an object. The cell's title has the whole value.
+export function jsonSummary(v: unknown): string {
+  const scalar = (x: unknown) => (x === null ? 'null' : typeof x === 'object' ? (Array.isArray(x) ? `[${x.length}]` : '{…}') : String(x));
+  const clip = (x: string, n = 24) => (x.length > n ? x.slice(0, n - 1) + '…' : x);
+  if (Array.isArray(v)) {
+    if (v.length === 0) return 'no items';
+    const head = v.slice(0, 3).map((x) => clip(scalar(x), 16)).join(', ');
+    return `${v.length} ${v.length === 1 ? 'item' : 'items'}: ${head}${v.length > 3 ? ', …' : ''}`;
+  }
+  if (v !== null && typeof v === 'object') {
+    const entries = Object.entries(v);
+    if (entries.length === 0) return 'empty';
+    const head = entries.slice(0, 2).map(([k, x]) => `${clip(k, 16)} ${clip(scalar(x), 16)}`).join(' · ');
+    return entries.length > 2 ? `${head} · +${entries.length - 2} more` : head;
+  }
+  return clip(scalar(v), 60);
+}
+
+interface BanInfo {
+  reason?: string;
+  until?: string | null;
+  bannedAt?: string;
+  bannedBy?: string;
+}
+
+// isBan tells the users table's ban (what POST /users/{id}/ban stores)
+// from any other JSON value.
+function isBan(v: unknown): v is BanInfo {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && typeof (v as BanInfo).bannedAt === 'string';
+}
+
+// BanBadge is a ban in words for a list: "Banned until 2 Dec, 14:00 ·
+// Win-trading…"; the whole reason on hover and on keyboard focus.
+export function BanBadge({ ban }: { ban: BanInfo }) {
+  const ended = !!ban.until && new Date(ban.until).getTime() <= Date.now();
+  const when = ban.until ? ` ${ended ? 'on' : 'until'} ${shortDate(ban.until)}` : ' for good';
+  const text = `${ended ? 'Ban ended' : 'Banned'}${when}${ban.reason ? ' · ' + ban.reason : ''}`;
+  return (
+    <span className={'badge ' + (ended ? '' : 'badge-banned')} title={text} tabIndex={0}>
+      {text}
+    </span>
+  );
+}
+
 // CellValue shows one column of a row compactly: links for foreign keys,
 // labelled from the row's _labels, localized datetimes, one-line JSON.
 // noLink shows a foreign key's label without its link (the cell is inside
@@ -57,7 +114,8 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
     case 'datetime':
       return <time dateTime={String(v)}>{formatDateTime(v)}</time>;
     case 'json':
-      return <code className="json-cell" title={JSON.stringify(v)}>{compactJSON(v)}</code>;
+      if (isBan(v)) return <BanBadge ban={v} />;
+      return <code className="json-cell" title={JSON.stringify(v, null, 1)}>{jsonSummary(v)}</code>;
     case 'boolean':
       return <>{v ? 'yes' : 'no'}</>;
     case 'bytes':

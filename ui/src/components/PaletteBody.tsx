@@ -1,12 +1,13 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState } from 'react';
 import { Command } from 'cmdk';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { Ban, LayoutDashboard, Radio } from 'lucide-react';
-import { api, errorText, seg, type RoomSummary, type Row } from '../api';
+import { api, seg, type RoomSummary, type Row } from '../api';
 import { useCatalog, useRoomsEnabled } from '../queries';
 import { rowLabel } from '../names';
-import { closedToast, type ModerationResult } from './closedToast';
+import { BanForm } from './BanForm';
+import { closedToast } from './closedToast';
 import { ResourceIcon } from '../icons';
 
 // PaletteBody is the command palette's content: jump to a resource, a user
@@ -53,7 +54,7 @@ export default function PaletteBody({ close }: { close: () => void }) {
     if (!items.includes(active)) setActive(items[0] ?? '');
   });
 
-  if (banTarget) return <BanForm target={banTarget} onDone={close} onBack={() => setBanTarget(null)} />;
+  if (banTarget) return <PaletteBan target={banTarget} onDone={close} onBack={() => setBanTarget(null)} />;
 
   const resources = (catalog.data ?? []).filter((r) => r.permissions.list && match(r.label, r.name));
   const roomHits = (rooms.data ?? []).filter((r) => match(r.name, r.roomId)).slice(0, 8);
@@ -141,48 +142,24 @@ export default function PaletteBody({ close }: { close: () => void }) {
   );
 }
 
-// BanForm bans the picked user: reason and an optional end, the body of
-// POST /users/:id/ban.
-function BanForm({ target, onDone, onBack }: { target: { id: string; name: string }; onDone: () => void; onBack: () => void }) {
+// PaletteBan bans the picked user with the one ban form.
+function PaletteBan({ target, onDone, onBack }: { target: { id: string; name: string }; onDone: () => void; onBack: () => void }) {
   const qc = useQueryClient();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState('');
-  const submit = async (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    const f = new FormData(e.currentTarget);
-    const reason = String(f.get('reason') ?? '').trim();
-    const until = String(f.get('until') ?? '');
-    setBusy(true);
-    try {
-      const r = await api.post<ModerationResult>(`/users/${seg(target.id)}/ban`, {
-        ...(reason ? { reason } : {}),
-        until: until ? new Date(until).toISOString() : null,
-      });
-      closedToast(`${target.name} banned`, { ...r, sessionsClosed: r.sessionsClosed ?? 0 });
-      await qc.invalidateQueries({ queryKey: ['row', 'users', target.id] });
-      await qc.invalidateQueries({ queryKey: ['list', 'users'] });
-      onDone();
-    } catch (err) {
-      setError(errorText(err));
-      setBusy(false);
-    }
-  };
   return (
-    <form className="stack palette-form" onSubmit={submit}>
+    <div className="stack palette-form">
       <h2>Ban {target.name}</h2>
-      <label>
-        Reason
-        <input name="reason" autoFocus maxLength={500} />
-      </label>
-      <label>
-        Until (empty: until lifted)
-        <input name="until" type="datetime-local" />
-      </label>
-      {error && <p className="form-error" role="alert">{error}</p>}
-      <div className="dialog-buttons">
-        <button type="button" onClick={onBack}>Back</button>
-        <button type="submit" className="danger" disabled={busy}>Ban</button>
-      </div>
-    </form>
+      <BanForm
+        name={target.name}
+        path={`/users/${seg(target.id)}/ban`}
+        cancelLabel="Back"
+        onCancel={onBack}
+        onDone={(r) => {
+          closedToast(`${target.name} banned`, { ...r, sessionsClosed: r.sessionsClosed ?? 0 });
+          void qc.invalidateQueries({ queryKey: ['row', 'users', target.id] });
+          void qc.invalidateQueries({ queryKey: ['list', 'users'] });
+          onDone();
+        }}
+      />
+    </div>
   );
 }

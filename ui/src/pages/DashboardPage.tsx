@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, seg, type Row, type Widget } from '../api';
-import { compactJSON, formatDateTime } from '../components/CellValue';
+import { formatDateTime, jsonSummary } from '../components/CellValue';
 import { DataTable } from '../components/DataTable';
 import { ErrorNote, Loading } from '../components/Status';
 import { usePageTitle } from '../names';
@@ -55,7 +55,7 @@ function display(key: string, v: unknown): string {
   if (typeof v === 'number') return v.toLocaleString();
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   if (typeof v === 'string') return /(_at|At)$/.test(key) ? formatDateTime(v) : v;
-  return compactJSON(v);
+  return jsonSummary(v);
 }
 
 // KpiWidget shows labelled numbers; with links (the totals), each links

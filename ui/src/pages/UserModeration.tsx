@@ -7,26 +7,16 @@ import { api, errorText, seg, type Row, type UserSession } from '../api';
 import { useCatalog, useFeatures, useMe, useResourceMeta, useRoomsEnabled } from '../queries';
 import { rowLabel } from '../names';
 import { Modal, useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
-import { compactJSON, formatDateTime } from '../components/CellValue';
+import { compactJSON, formatDateTime, shortDate } from '../components/CellValue';
 import { ErrorNote, Loading } from '../components/Status';
 import { closedToast, type ModerationResult } from '../components/closedToast';
+import { BanForm } from '../components/BanForm';
 
 interface BanInfo {
   reason?: string;
   until?: string | null;
   bannedAt?: string;
   bannedBy?: string;
-}
-
-// shortDate is "24 Nov, 14:00" (the year added when it is not this one),
-// in the operator's time zone.
-export function shortDate(v: string): string {
-  const d = new Date(v);
-  if (Number.isNaN(d.getTime())) return v;
-  const sameYear = d.getFullYear() === new Date().getFullYear();
-  const day = d.toLocaleDateString(undefined, { day: 'numeric', month: 'short', ...(sameYear ? {} : { year: 'numeric' }) });
-  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  return `${day}, ${time}`;
 }
 
 // BanState says a user's ban in words: "Banned by Player 01 until 24 Nov,
@@ -118,6 +108,7 @@ export function UserModeration({ id, row }: { id: string; row: Row }) {
       {!self && <RoleControl userId={id} name={name} />}
       {banning && (
         <BanDialog
+          name={name}
           path={base + '/ban'}
           onClose={() => setBanning(false)}
           onDone={(r) => {
@@ -217,39 +208,10 @@ function RoleControl({ userId, name }: { userId: string; name: string }) {
   );
 }
 
-function BanDialog({ path, onClose, onDone }: { path: string; onClose: () => void; onDone: (r: ModerationResult) => void }) {
-  const [reason, setReason] = useState('');
-  const [until, setUntil] = useState('');
-  const ban = useMutation({
-    mutationFn: () => {
-      const body: { reason?: string; until?: string } = {};
-      if (reason.trim()) body.reason = reason.trim();
-      if (until) body.until = new Date(until).toISOString();
-      return api.post<ModerationResult>(path, body);
-    },
-    onSuccess: onDone,
-  });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    ban.mutate();
-  };
+function BanDialog({ name, path, onClose, onDone }: { name: string; path: string; onClose: () => void; onDone: (r: ModerationResult) => void }) {
   return (
-    <Modal title="Ban user" onClose={onClose}>
-      <form className="stack" onSubmit={submit}>
-        <label>
-          Reason <span className="muted">(optional, at most 500 characters)</span>
-          <textarea name="reason" maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} />
-        </label>
-        <label>
-          Until <span className="muted">(optional; empty bans for good)</span>
-          <input type="datetime-local" name="until" step="1" value={until} onChange={(e) => setUntil(e.target.value)} />
-        </label>
-        {ban.isError && <p className="form-error" role="alert">{errorText(ban.error)}</p>}
-        <div className="dialog-buttons">
-          <button type="button" onClick={onClose}>Cancel</button>
-          <button type="submit" className="danger" disabled={ban.isPending || ban.isSuccess}>Ban</button>
-        </div>
-      </form>
+    <Modal title={`Ban ${name}`} onClose={onClose}>
+      <BanForm name={name} path={path} onCancel={onClose} onDone={onDone} />
     </Modal>
   );
 }

@@ -1,0 +1,89 @@
+import { useId, useState, type FormEvent } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import { api, errorText } from '../api';
+import type { ModerationResult } from './closedToast';
+
+// The lengths a ban is usually given, and the explicit "permanent": the
+// form has no default, so a ban is never permanent because a date was
+// left empty.
+const durations = [
+  { key: '1h', label: '1 hour', ms: 3_600_000 },
+  { key: '1d', label: '1 day', ms: 86_400_000 },
+  { key: '7d', label: '7 days', ms: 7 * 86_400_000 },
+  { key: '30d', label: '30 days', ms: 30 * 86_400_000 },
+  { key: 'permanent', label: 'Permanent', ms: 0 },
+  { key: 'custom', label: 'Until a date…', ms: 0 },
+] as const;
+
+type Duration = (typeof durations)[number]['key'];
+
+// timeZone is the operator's time zone as the browser names it
+// ("Europe/Berlin"), which a custom end is read in.
+const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
+
+// BanForm is the one ban form, in the user page's dialog and in the
+// command palette: a reason, and how long (a choice, never implied).
+// It posts to path (POST /users/{id}/ban) and hands back the answer.
+export function BanForm({ name, path, onCancel, onDone, cancelLabel = 'Cancel' }: {
+  name: string;
+  path: string;
+  onCancel: () => void;
+  onDone: (r: ModerationResult) => void;
+  cancelLabel?: string;
+}) {
+  const id = useId();
+  const [reason, setReason] = useState('');
+  const [duration, setDuration] = useState<Duration | ''>('');
+  const [until, setUntil] = useState('');
+  const [problem, setProblem] = useState('');
+  const ban = useMutation({
+    mutationFn: (end: string | null) => api.post<ModerationResult>(path, { ...(reason.trim() ? { reason: reason.trim() } : {}), until: end }),
+    onSuccess: onDone,
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const d = durations.find((x) => x.key === duration);
+    if (!d) return setProblem('Choose how long the ban lasts.');
+    let end: string | null = null;
+    if (d.key === 'custom') {
+      const t = until ? new Date(until) : null;
+      if (!t || Number.isNaN(t.getTime())) return setProblem('Pick the date and time the ban ends.');
+      if (t.getTime() <= Date.now()) return setProblem('The end is in the past: pick a later date.');
+      end = t.toISOString();
+    } else if (d.ms > 0) {
+      end = new Date(Date.now() + d.ms).toISOString();
+    }
+    setProblem('');
+    ban.mutate(end);
+  };
+  return (
+    <form className="stack ban-form" onSubmit={submit} noValidate>
+      <label>
+        Reason <span className="muted">(optional, at most 500 characters; the player is told)</span>
+        <textarea name="reason" maxLength={500} autoFocus value={reason} onChange={(e) => setReason(e.target.value)} />
+      </label>
+      <fieldset className="choices" aria-describedby={problem ? id + '-problem' : undefined}>
+        <legend>How long</legend>
+        {durations.map((d) => (
+          <label key={d.key} className="choice">
+            <input type="radio" name="duration" value={d.key} checked={duration === d.key} onChange={() => { setDuration(d.key); setProblem(''); }} />
+            {d.label}
+          </label>
+        ))}
+      </fieldset>
+      {duration === 'custom' && (
+        <label>
+          Ends at <span className="muted">(your time: {timeZone})</span>
+          <input type="datetime-local" name="until" step="60" value={until} onChange={(e) => setUntil(e.target.value)} />
+        </label>
+      )}
+      {(problem || ban.isError) && (
+        <p className="form-error" role="alert" id={id + '-problem'}>{problem || errorText(ban.error)}</p>
+      )}
+      <div className="dialog-buttons">
+        <button type="button" onClick={onCancel}>{cancelLabel}</button>
+        <button type="submit" className="danger" disabled={ban.isPending || ban.isSuccess}>Ban {name}</button>
+      </div>
+    </form>
+  );
+}
