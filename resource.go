@@ -212,8 +212,9 @@ var reservedKeys = []string{"auth", "rooms", "_dashboard", "_health"}
 
 // userListColumns orders the users list for the people reading it: the
 // email (always there, so the row's link never is a blank), the display
-// name, the game's own columns, and the id last. The password hash is
-// left out; a game's ResourceConfig for users may list its own columns.
+// name, the game's own columns, and the id last. The password hash and
+// the token version (machinery, no word for a person) are left out; a
+// game's ResourceConfig for users may list its own columns.
 func (a *Admin) userListColumns(t *schema.Table) []string {
 	u := a.users.cols
 	cols := []string{u.Email}
@@ -221,11 +222,25 @@ func (a *Admin) userListColumns(t *schema.Table) []string {
 		cols = append(cols, u.DisplayName)
 	}
 	for _, c := range t.Columns {
-		if !slices.Contains([]string{u.ID, u.Email, u.DisplayName, u.PasswordHash}, c.Name) {
+		if !slices.Contains([]string{u.ID, u.Email, u.DisplayName, u.PasswordHash, u.TokenVersion}, c.Name) {
 			cols = append(cols, c.Name)
 		}
 	}
 	return append(cols, u.ID)
+}
+
+// userFormFields are the users form's fields: every column but the
+// password hash and the token version, which no one types (the API still
+// answers the token version to whoever may read it).
+func (a *Admin) userFormFields(t *schema.Table) []string {
+	u := a.users.cols
+	var cols []string
+	for _, c := range t.Columns {
+		if c.Name != u.PasswordHash && (u.TokenVersion == "" || c.Name != u.TokenVersion) {
+			cols = append(cols, c.Name)
+		}
+	}
+	return cols
 }
 
 // builtinConfig is how the built-in tables look.
@@ -391,6 +406,7 @@ func (a *Admin) buildResources(db *bun.DB) error {
 		}
 		if key == "users" {
 			cfg.List.Columns = a.userListColumns(t)
+			cfg.Form.Fields = a.userFormFields(t)
 		}
 		if r, ok := a.opts.Resources[key]; ok && r != nil {
 			cfg = mergeConfig(cfg, r.cfg)

@@ -1328,7 +1328,9 @@ async function uiDataSteps(base, consoleErrors) {
     await page.getByLabel(/^Name/).fill('E2E Pickers');
     await page.getByLabel(/^Owner/).click();
     await page.getByPlaceholder('Search users…').fill('Player 05');
-    await page.getByRole('option', { name: /^Player 05/ }).click();
+    // The first match is highlighted, so Enter picks it.
+    await page.getByRole('option', { name: /^Player 05/, selected: true }).waitFor();
+    await page.keyboard.press('Enter');
     await page.getByLabel(/^Owner/).filter({ hasText: 'Player 05' }).waitFor();
     await shot('33-fk-picker');
     await page.getByRole('button', { name: 'Create' }).click();

@@ -55,6 +55,12 @@ export function ForeignKeyPicker({ id, col, target, value, label, disabled, onCh
   });
   const rows = pages.data?.pages.flatMap((p) => p.rows) ?? [];
   const shown = value === '' ? '' : label || value;
+  // The first match is highlighted as results arrive, so typing and Enter
+  // picks it (cmdk does not move its selection when the items are
+  // replaced, as they are by each search).
+  const first = String(rows[0]?.[pk] ?? '');
+  const [active, setActive] = useState('');
+  useEffect(() => setActive(first), [first]);
 
   return (
     <div className="fk-picker">
@@ -68,7 +74,7 @@ export function ForeignKeyPicker({ id, col, target, value, label, disabled, onCh
         </Popover.Trigger>
         <Popover.Portal>
           <Popover.Content className="fk-popover" align="start" sideOffset={4} aria-label={`Choose ${col.label}`}>
-            <Command shouldFilter={false} label={`Search ${target.label}`}>
+            <Command shouldFilter={false} label={`Search ${target.label}`} value={active} onValueChange={setActive}>
               <Command.Input value={typed} onValueChange={setTyped} placeholder={`Search ${target.label.toLowerCase()}…`} aria-label={`Search ${target.label}`} />
               <Command.List>
                 {pages.isPending && <Command.Loading>Loading…</Command.Loading>}

@@ -99,7 +99,7 @@ export function UserModeration({ id, row }: { id: string; row: Row }) {
             </button>
           )}
           {me.data?.role === 'admin' && (
-            <button type="button" onClick={() => void confirmThen({ title: `Send an invite to ${name}?`, description: 'A link to set a password is delivered to their email address (valid 15 minutes).', confirmLabel: 'Send invite' }, 'invite', 'Invite sent')}>
+            <button type="button" title="Email them a link to set their password (valid 15 minutes)" onClick={() => void confirmThen({ title: `Send an invite to ${name}?`, description: 'A link to set a password is delivered to their email address (valid 15 minutes).', confirmLabel: 'Send invite' }, 'invite', 'Invite sent')}>
               <Mail size={14} aria-hidden="true" /> Send invite
             </button>
           )}
