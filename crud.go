@@ -64,15 +64,16 @@ func decodeAny(r *http.Request, v *map[string]any) error { return readJSON(r, v,
 
 // decodeRow reads a create or update body into typed column values: only
 // visible, writable columns, each converted to its column's type.
-func (a api) decodeRow(r *http.Request, res *resource, update bool) (map[string]any, error) {
+func (a api) decodeRow(r *http.Request, res *resource, update bool) (map[string]any, fieldProblems, error) {
 	var body map[string]any
 	if err := decodeAny(r, &body); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if body == nil {
-		return nil, errorf(http.StatusBadRequest, "invalid_body", "a JSON object body is required")
+		return nil, nil, errorf(http.StatusBadRequest, "invalid_body", "a JSON object body is required")
 	}
 	vals := make(map[string]any, len(body))
+	problems := fieldProblems{}
 	password, setPassword := body[newPasswordField]
 	if setPassword && takesNewPassword(res, update) {
 		delete(body, newPasswordField)
@@ -83,38 +84,44 @@ func (a api) decodeRow(r *http.Request, res *resource, update bool) (map[string]
 		col, ok := res.view.ByName[k]
 		switch {
 		case !ok:
-			return nil, fieldError(http.StatusBadRequest, "unknown_column", k, "resource %q has no column %q", res.key, k)
+			return nil, nil, fieldError(http.StatusBadRequest, "unknown_column", k, "resource %q has no column %q", res.key, k)
 		case col.Primary && v == "":
 			// A row keyed "" could be neither opened nor deleted: its URL
 			// has no id segment.
-			return nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: an empty string is not a key value", k)
+			return nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: an empty string is not a key value", k)
 		case res.readOnly(k), update && col.Primary:
-			return nil, fieldError(http.StatusBadRequest, "read_only", k, "column %q is read-only", k)
+			return nil, nil, fieldError(http.StatusBadRequest, "read_only", k, "column %q is read-only", k)
+		}
+		if !problems.checkLength(res, col, v) {
+			continue
 		}
 		if choices := res.choices(k); len(choices) > 0 && v != nil && !slices.Contains(choices, fmt.Sprint(v)) {
-			return nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: %q is not one of its choices", k, truncate(fmt.Sprint(v), 80))
+			return nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: %q is not one of its choices", k, truncate(fmt.Sprint(v), 80))
 		}
 		cv, err := query.ConvertValue(col, v)
 		if err != nil {
-			return nil, clientError(err)
+			return nil, nil, clientError(err)
 		}
 		if k == a.users.cols.Email && res.key == "users" {
 			e, _ := cv.(string)
 			if cv, err = checkEmail(e); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		if raw, ok := cv.(json.RawMessage); ok && !update && !fitsModel(col, raw) { // an update checks it against the row: keepMisfits
-			return nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: the JSON value does not fit the column's type", k)
+			return nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: the JSON value does not fit the column's type", k)
 		}
 		vals[k] = cv
 	}
+	if update {
+		problems.checkRequired(res, vals, true)
+	}
 	if res.key == "users" && !update {
 		if err := a.setNewPassword(r.Context(), vals, password, setPassword); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return vals, nil
+	return vals, problems, nil
 }
 
 // newPasswordField is the write-only field of POST /users that gives the
@@ -355,12 +362,16 @@ func (a api) handleCreate(w http.ResponseWriter, r *http.Request, op Operator) e
 	if err != nil {
 		return err
 	}
-	vals, err := a.decodeRow(r, res, false)
+	vals, problems, err := a.decodeRow(r, res, false)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
 	if err := a.applyDefaults(ctx, op, res, vals); err != nil {
+		return err
+	}
+	problems.checkRequired(res, vals, false)
+	if err := problems.err(); err != nil {
 		return err
 	}
 	t := res.table
@@ -498,8 +509,11 @@ func (a api) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) e
 	if err != nil {
 		return err
 	}
-	vals, err := a.decodeRow(r, res, true)
+	vals, problems, err := a.decodeRow(r, res, true)
 	if err != nil {
+		return err
+	}
+	if err := problems.err(); err != nil {
 		return err
 	}
 	// A datetime column named updated_at says when the row last changed:

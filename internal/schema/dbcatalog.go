@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -164,9 +166,25 @@ func sqliteColumns(ctx context.Context, db bun.IDB, table string) ([]dbColumn, e
 			return nil, err
 		}
 		dc.HasDef = def.Valid
+		dc.MaxLength = declaredLength(dc.Type)
 		dc.Generated = hidden == 2 || hidden == 3
 		dc.HasDef = dc.HasDef || dc.Generated
 		out = append(out, dc)
 	}
 	return out, rows.Err()
+}
+
+// sqliteCharType reads the limit a SQLite column declares: VARCHAR(32),
+// CHARACTER VARYING(32), NCHAR(2). SQLite does not enforce it, but the
+// game that declared it meant it (and its PostgreSQL twin enforces it), so
+// the panel's forms do.
+var sqliteCharType = regexp.MustCompile(`(?i)^\s*(?:national\s+)?(?:n?var|n)?char(?:acter)?(?:\s+varying)?\s*\(\s*(\d{1,9})\s*\)\s*$`)
+
+func declaredLength(typ string) int {
+	m := sqliteCharType.FindStringSubmatch(typ)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }

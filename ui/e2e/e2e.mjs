@@ -1323,6 +1323,19 @@ async function uiDataSteps(base, consoleErrors) {
     }
   });
 
+  await step('forms: required fields and limits are checked before sending, the first bad field focused', async () => {
+    await page.goto(base + '/admin/guilds/new');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByText('Name is required').waitFor();
+    await page.getByText('Owner is required').waitFor();
+    await waitFocus(page.getByLabel(/^Name/), 'focus did not go to the first bad field');
+    expect((await page.getByLabel(/^Name/).getAttribute('aria-invalid')) === 'true', 'the bad field is not marked invalid');
+    await shot('33a-form-required');
+    // The server says the same, per field, to a client that skips the form.
+    const r = await (await page.request.post(base + '/admin-api/guilds', { data: { name: ' ' } })).json();
+    expect(r.code === 'validation' && r.fields?.name === 'Name is required' && r.fields?.owner_id === 'Owner is required', 'server answer: ' + JSON.stringify(r));
+  });
+
   await step('forms: a foreign key is a searchable picker showing labels', async () => {
     await page.goto(base + '/admin/guilds/new');
     await page.getByLabel(/^Name/).fill('E2E Pickers');

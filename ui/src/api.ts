@@ -142,10 +142,13 @@ export interface UserSession {
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
-  constructor(status: number, code: string, message: string) {
+  // fields: what is wrong with each field the server named, by column.
+  readonly fields: Record<string, string>;
+  constructor(status: number, code: string, message: string, fields: Record<string, string> = {}) {
     super(message);
     this.status = status;
     this.code = code;
+    this.fields = fields;
   }
 }
 
@@ -181,9 +184,10 @@ async function send<T>(method: string, path: string, body?: unknown): Promise<An
     }
   }
   if (!res.ok) {
-    const e = (data ?? {}) as { error?: unknown; code?: unknown };
+    const e = (data ?? {}) as { error?: unknown; code?: unknown; fields?: unknown };
     const message = typeof e.error === 'string' && e.error !== '' ? e.error : `Request failed (${res.status})`;
-    throw new ApiError(res.status, typeof e.code === 'string' ? e.code : 'http_' + res.status, message);
+    const fields = e.fields && typeof e.fields === 'object' ? Object.fromEntries(Object.entries(e.fields).filter((kv): kv is [string, string] => typeof kv[1] === 'string')) : {};
+    throw new ApiError(res.status, typeof e.code === 'string' ? e.code : 'http_' + res.status, message, fields);
   }
   return { data: data as T, headers: res.headers };
 }

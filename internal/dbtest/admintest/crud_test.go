@@ -534,8 +534,9 @@ func TestWriteErrors(t *testing.T) {
 			code               string
 		}{
 			{"unique", "POST", "/gadgets", `{"name":"Alpha"}`, 409, "conflict"},
-			{"not null", "POST", "/gadgets", `{"name":null}`, 400, "missing_value"},
-			{"not null omitted", "POST", "/gadgets", `{"qty":3}`, 400, "missing_value"},
+			{"not null", "POST", "/gadgets", `{"name":null}`, 400, "validation"},
+			{"not null omitted", "POST", "/gadgets", `{"qty":3}`, 400, "validation"},
+			{"not null empty", "POST", "/gadgets", `{"name":"  "}`, 400, "validation"},
 			{"unknown column", "POST", "/gadgets", `{"name":"n","nope":1}`, 400, "unknown_column"},
 			{"go field name", "POST", "/gadgets", `{"Name":"n"}`, 400, "unknown_column"},
 			{"hidden column", "POST", "/gadgets", `{"name":"n","secret":"s"}`, 400, "unknown_column"},

@@ -1,8 +1,8 @@
-import { useEffect, useRef, useState, type FormEvent, type RefObject } from 'react';
+import { cloneElement, isValidElement, useEffect, useRef, useState, type FormEvent, type ReactElement, type RefObject } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useBlocker, useNavigate, useParams } from 'react-router';
 import * as Switch from '@radix-ui/react-switch';
-import { api, errorText, seg, type Column, type ResourceMeta, type Row } from '../api';
+import { api, ApiError, errorText, seg, type Column, type ResourceMeta, type Row } from '../api';
 import { useCatalog, useMe, useResourceMeta } from '../queries';
 import { ForeignKeyPicker } from '../components/ForeignKeyPicker';
 import { JsonEditor } from '../components/JsonEditor';
@@ -79,6 +79,17 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
     for (const c of columns) {
       const v = values[c.name] ?? '';
       if (locked(c)) continue;
+      // What the server would refuse, said before sending: a required
+      // field left (or made) empty, text over its column's limit.
+      const changed = creating || v !== initial[c.name];
+      if (changed && c.required && !c.primary && c.dataType !== 'boolean' && typeof v === 'string' && v.trim() === '') {
+        errs[c.name] = `${fieldName(c)} is required`;
+        continue;
+      }
+      if (changed && c.maxLength && typeof v === 'string' && [...v].length > c.maxLength) {
+        errs[c.name] = `At most ${c.maxLength} characters (${[...v].length} now)`;
+        continue;
+      }
       if (!creating && v === initial[c.name]) continue; // PATCH sends only changes
       if (creating && v === '' && (!c.notNull || c.primary)) continue; // an empty key is made by the server
       try {
@@ -94,7 +105,10 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
     }
     setFieldErrors(errs);
     setError('');
-    if (Object.keys(errs).length > 0) return;
+    if (Object.keys(errs).length > 0) {
+      focusFirst(columns, errs);
+      return;
+    }
     if (!creating && Object.keys(body).length === 0) {
       setError('Nothing changed.');
       return;
@@ -116,6 +130,10 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
       navigate(`/${seg(meta.name)}/${seg(savedId || id || '')}`);
     } catch (err) {
       setError(errorText(err));
+      if (err instanceof ApiError && Object.keys(err.fields).length > 0) {
+        setFieldErrors(err.fields);
+        focusFirst(columns, err.fields);
+      }
       setBusy(false);
     }
   };
@@ -210,6 +228,19 @@ function longText(col: Column, value: string): boolean {
 
 const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
+// fieldName is how a field is named in a message: a foreign key by the
+// row it picks ("Player", not "Player ID").
+function fieldName(c: Column): string {
+  return c.linkTo && c.label.endsWith(' ID') ? c.label.slice(0, -3) : c.label;
+}
+
+// focusFirst moves focus to the first field, in form order, that has a
+// problem, after the messages are drawn.
+function focusFirst(columns: Column[], errs: Record<string, string>) {
+  const first = columns.find((c) => errs[c.name]);
+  if (first) requestAnimationFrame(() => document.getElementById('field-' + first.name)?.focus());
+}
+
 function FieldInput({ col, value, disabled, error, label, onChange }: {
   col: Column;
   value: FormValue;
@@ -290,8 +321,15 @@ function FieldInput({ col, value, disabled, error, label, onChange }: {
         );
     }
   }
+  // A field with a problem says so to assistive technology too: invalid,
+  // and described by its message.
+  if (error && isValidElement(input) && typeof input.type === 'string') {
+    const el = input as ReactElement<{ 'aria-describedby'?: string }>;
+    const described = [el.props['aria-describedby'], id + '-error'].filter(Boolean).join(' ');
+    input = cloneElement(el, { 'aria-invalid': true, 'aria-describedby': described } as Record<string, unknown>);
+  }
   return (
-    <div className={'form-field' + (col.dataType === 'boolean' && !target ? ' checkbox' : '')}>
+    <div className={'form-field' + (col.dataType === 'boolean' && !target ? ' checkbox' : '') + (error ? ' has-error' : '')}>
       <label htmlFor={id}>
         {col.label}
         {col.notNull && !col.hasDefault && !madeKey && col.dataType !== 'boolean' && !disabled && <span className="required"> *</span>}
@@ -299,7 +337,7 @@ function FieldInput({ col, value, disabled, error, label, onChange }: {
       </label>
       {input}
       {hint && <span id={id + '-hint'} className="muted hint">{hint}</span>}
-      {error && <p className="form-error">{error}</p>}
+      {error && <p className="form-error" id={id + '-error'}>{error}</p>}
     </div>
   );
 }

@@ -1,0 +1,89 @@
+package admintest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	. "github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/uptrace/bun"
+)
+
+// squad has what a form gets wrong: a required foreign key, a required
+// text, a text with a limit, and an optional note.
+type squad struct {
+	bun.BaseModel `bun:"table:squads"`
+
+	ID       int64   `bun:"id,pk,autoincrement"`
+	PlayerID string  `bun:"player_id,notnull"`
+	Name     string  `bun:"name,notnull"`
+	Tag      string  `bun:"tag,type:varchar(4),notnull,default:'none'"`
+	Note     *string `bun:"note"`
+	Player   *User   `bun:"rel:belongs-to,join:player_id=id"`
+}
+
+// TestFormsStopMistakes: a create or update the database would refuse,
+// or would store as an empty text, is answered 400 validation naming
+// every field at once, in words ("Player is required", "at most 4
+// characters"), and nothing is written.
+func TestFormsStopMistakes(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		createTables(t, db, (*squad)(nil))
+		e := newEnv(t, db, Options{Tables: tablesWith(map[string]any{"squads": (*squad)(nil)})})
+		c, adminID := e.bootstrap()
+		count := func() int64 {
+			n, err := db.NewSelect().Table("squads").Count(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+
+		r := c.do("POST", "/admin-api/squads", map[string]any{"tag": "toolong", "note": "x"}).want(t, 400, "validation")
+		for col, want := range map[string]string{"player_id": "Player is required", "name": "Name is required", "tag": "Tag: at most 4 characters"} {
+			if got := r.fields()[col]; got != want {
+				t.Errorf("fields[%s] = %q; want %q (body %s)", col, got, want, r.raw)
+			}
+		}
+		if len(r.fields()) != 3 || !strings.HasPrefix(r.body["error"].(string), "3 fields need attention: ") {
+			t.Errorf("answer = %s; want the three fields in one answer", r.raw)
+		}
+		// An empty required text is not stored as "".
+		r = c.do("POST", "/admin-api/squads", map[string]any{"player_id": adminID, "name": "   "}).want(t, 400, "validation")
+		if r.fields()["name"] != "Name is required" || len(r.fields()) != 1 {
+			t.Errorf("blank name: %s", r.raw)
+		}
+		// Four characters of any script fit varchar(4).
+		ok := c.do("POST", "/admin-api/squads", map[string]any{"player_id": adminID, "name": "Reds", "tag": "ÄÖÜß"}).want(t, 201)
+		if count() != 1 {
+			t.Fatalf("%d squads after one create", count())
+		}
+		id := fmt.Sprint(ok.body["id"])
+		// An update may not blank a required field or overflow a limit.
+		r = c.do("PATCH", "/admin-api/squads/"+id, map[string]any{"name": "", "tag": "abcde"}).want(t, 400, "validation")
+		if r.fields()["name"] != "Name is required" || r.fields()["tag"] != "Tag: at most 4 characters" {
+			t.Errorf("update: %s", r.raw)
+		}
+		c.do("PATCH", "/admin-api/squads/"+id, map[string]any{"player_id": nil}).want(t, 400, "validation")
+		if got := c.do("GET", "/admin-api/squads/"+id, nil).want(t, 200).body; got["name"] != "Reds" || got["tag"] != "ÄÖÜß" {
+			t.Fatalf("the row changed after refused updates: %v", got)
+		}
+		// A column the form may leave out (a default, a nullable one) is
+		// not required.
+		c.do("POST", "/admin-api/squads", map[string]any{"player_id": adminID, "name": "Blues"}).want(t, 201)
+	})
+}
+
+// fields is the Fields map of an error answer.
+func (r *resp) fields() map[string]string {
+	out := map[string]string{}
+	if f, ok := r.body["fields"].(map[string]any); ok {
+		for k, v := range f {
+			out[k], _ = v.(string)
+		}
+	}
+	return out
+}
