@@ -541,6 +541,38 @@ async function main() {
     await shot('08b-user-notes-tab');
   });
 
+  await step('related tabs lead somewhere: the tab is in the URL, a capped one links to the full list, "Add" fills in the parent', async () => {
+    const userPage = page.url().split('?')[0];
+    // The User Notes tab is open (the step before): the URL says so, and
+    // a reload keeps it.
+    await page.waitForURL(/[?&]tab=/);
+    await page.reload();
+    await page.getByRole('tab', { name: /User Notes/, selected: true }).waitFor();
+    // Add a note for this player: the form has them filled in.
+    await page.getByRole('link', { name: /^Add user note for Player 07$/ }).click();
+    await page.getByRole('heading', { name: 'New User Note' }).waitFor();
+    await page.getByLabel(/^User/).filter({ hasText: 'Player 07' }).waitFor();
+    await page.getByLabel(/^Body/).fill('e2e: added from the player page');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.locator('dd', { hasText: 'e2e: added from the player page' }).waitFor();
+    await page.locator('dd a', { hasText: 'Player 07' }).first().waitFor();
+    // Analytics Events holds more than a tab shows: it links to the list.
+    await page.goto(userPage + '?tab=analyticsEvents');
+    await page.getByRole('tab', { name: /Analytics Events/, selected: true }).waitFor();
+    const all = page.getByRole('tabpanel').getByRole('link', { name: /^See all .*in Analytics Events$/ });
+    await all.waitFor();
+    await shot('08c-capped-tab');
+    await all.click();
+    await page.getByRole('heading', { name: 'Analytics Events' }).waitFor();
+    await page.waitForURL(/user_id_eq=/);
+    await page.locator('.chip', { hasText: 'User ID' }).waitFor(); // the filter shows, and can be removed
+    const rows = await page.locator('tbody tr').count();
+    const others = await page.locator('tbody tr', { hasNotText: 'Player 07' }).count();
+    expect(rows > 0 && others === 0, `the full list shows ${others} rows of other players`);
+    await page.goto(userPage);
+    await page.locator('dd', { hasText: playerEmail }).waitFor();
+  });
+
   await step('ban the player from its page: how long is a choice, never implied', async () => {
     await page.getByRole('button', { name: 'Ban', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Ban Player 07' });

@@ -1,6 +1,6 @@
 import { cloneElement, isValidElement, useEffect, useRef, useState, type FormEvent, type ReactElement, type RefObject } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useBlocker, useNavigate, useParams } from 'react-router';
+import { Link, useBlocker, useNavigate, useParams, useSearchParams } from 'react-router';
 import * as Switch from '@radix-ui/react-switch';
 import { api, ApiError, errorText, seg, type Column, type ResourceMeta, type Row } from '../api';
 import { useCatalog, useMe, useResourceMeta } from '../queries';
@@ -51,13 +51,18 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
   const navigate = useNavigate();
   const qc = useQueryClient();
   const columns = formColumns(meta, creating);
-  const initial = Object.fromEntries(columns.map((c) => [c.name, initialValue(c, row?.[c.name])]));
+  // A new row may come with fields filled in by the link that opened the
+  // form (?user_id=…&_label.user_id=…, a related tab's "Add …").
+  const [params] = useSearchParams();
+  const given = (c: Column) => (creating ? params.get(c.name) : null);
+  const initial = Object.fromEntries(columns.map((c) => [c.name, given(c) ?? initialValue(c, row?.[c.name])]));
   const [values, setValues] = useState<Record<string, FormValue>>(initial);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   // Labels of foreign keys as shown: the row's, then what was picked.
-  const [labels, setLabels] = useState<Record<string, string>>(row?._labels ?? {});
+  const [labels, setLabels] = useState<Record<string, string>>(() =>
+    row?._labels ?? Object.fromEntries(columns.flatMap((c) => (given(c) !== null && params.get('_label.' + c.name) ? [[c.name, params.get('_label.' + c.name) ?? '']] : []))));
   // Timestamps the database fills in (created_at, updated_at) are shown,
   // not edited.
   const locked = (c: Column) => !creating && (c.readOnly || c.primary || (c.dataType === 'datetime' && c.hasDefault));

@@ -1,7 +1,7 @@
 import * as Tabs from '@radix-ui/react-tabs';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate, useParams } from 'react-router';
-import { Pencil, Trash2 } from 'lucide-react';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import { Pencil, Plus, Trash2 } from 'lucide-react';
 import { toast } from 'sonner';
 import { api, errorText, seg, type ResourceMeta, type Row } from '../api';
 import { useCatalog, useResourceMeta, useRoomsEnabled } from '../queries';
@@ -80,7 +80,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
             ))}
           </dl>
           {meta.name === 'users' && meta.permissions.update && <UserModeration id={id} row={row.data} />}
-          <RelationTabs meta={meta} id={id} />
+          <RelationTabs meta={meta} id={id} row={row.data} />
         </>
       )}
       {dialog}
@@ -90,8 +90,10 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
 
 // RelationTabs shows the rows related through each "many" relation, and
 // for users the live sessions.
-function RelationTabs({ meta, id }: { meta: ResourceMeta; id: string }) {
+function RelationTabs({ meta, id, row }: { meta: ResourceMeta; id: string; row: Row }) {
   const rooms = useRoomsEnabled();
+  // The open tab is in the URL (?tab=), so a reload or coming back keeps it.
+  const [params, setParams] = useSearchParams();
   const catalog = useCatalog();
   // Only relations into resources the operator may list: a mod's catalog
   // leaves out what is beyond their scopes, and the server refuses those.
@@ -111,8 +113,17 @@ function RelationTabs({ meta, id }: { meta: ResourceMeta; id: string }) {
     if (typeof n !== 'number') return undefined;
     return counts.data?._estimated?.includes(key) ? `≈${n.toLocaleString()}` : n.toLocaleString();
   };
+  const asked = params.get('tab');
+  const open = tabs.some((t) => t.key === asked) ? (asked as string) : tabs[0]?.key;
+  const choose = (key: string) =>
+    setParams((p) => {
+      const next = new URLSearchParams(p);
+      if (key === tabs[0]?.key) next.delete('tab');
+      else next.set('tab', key);
+      return next;
+    }, { replace: true });
   return (
-    <Tabs.Root className="tabs" defaultValue={tabs[0]?.key}>
+    <Tabs.Root className="tabs" value={open} onValueChange={choose}>
       <Tabs.List className="tab-list" aria-label="Related">
         {tabs.map((t) => (
           <Tabs.Trigger key={t.key} value={t.key} className="tab">
@@ -125,7 +136,7 @@ function RelationTabs({ meta, id }: { meta: ResourceMeta; id: string }) {
         const rel = many.find((r) => r.name === t.key);
         return (
           <Tabs.Content key={t.key} value={t.key} className="tab-panel">
-            {t.key === '_sessions' ? <ActiveSessions userId={id} /> : rel ? <RelatedRows meta={meta} id={id} name={rel.name} target={rel.target} /> : null}
+            {t.key === '_sessions' ? <ActiveSessions userId={id} /> : rel ? <RelatedRows meta={meta} id={id} row={row} name={rel.name} target={rel.target} fk={rel.fk} /> : null}
           </Tabs.Content>
         );
       })}
@@ -133,7 +144,10 @@ function RelationTabs({ meta, id }: { meta: ResourceMeta; id: string }) {
   );
 }
 
-function RelatedRows({ meta, id, name, target }: { meta: ResourceMeta; id: string; name: string; target: string }) {
+// RelatedRows is one tab: the first rows, and when there are more a link
+// to the target's list filtered to this parent; "Add …" opens the
+// target's form with the parent filled in.
+function RelatedRows({ meta, id, row, name, target, fk }: { meta: ResourceMeta; id: string; row: Row; name: string; target: string; fk: string }) {
   const catalog = useCatalog();
   const targetMeta = catalog.data?.find((r) => r.name === target);
   const q = useQuery({
@@ -143,13 +157,29 @@ function RelatedRows({ meta, id, name, target }: { meta: ResourceMeta; id: strin
   if (!targetMeta) return <ErrorNote error={`Unknown resource "${target}".`} />;
   if (q.isPending) return <Loading />;
   if (q.isError) return <ErrorNote error={q.error} />;
+  // The parent's key as the child's foreign key holds it: only a parent
+  // with one key column can be named in a filter or a form.
+  const key = meta.primaryKey.length === 1 ? row[meta.primaryKey[0] ?? ''] : undefined;
+  const parent = key === undefined || key === null || !fk ? undefined : String(key);
+  const thing = singular(targetMeta.label).toLowerCase();
+  const parentName = rowLabel(meta, id, row);
   return (
     <>
+      {parent !== undefined && targetMeta.permissions.create && (
+        <div className="toolbar tab-toolbar">
+          <Link className="button" to={`/${seg(target)}/new?${new URLSearchParams({ [fk]: parent, ['_label.' + fk]: parentName })}`}>
+            <Plus size={14} aria-hidden="true" /> Add {thing} for {parentName}
+          </Link>
+        </div>
+      )}
       <DataTable meta={targetMeta} columns={listColumns(targetMeta)} rows={q.data.rows} />
       {q.data.total > q.data.rows.length && (
         <p className="muted">
           Showing {q.data.rows.length} of {q.data.estimated ? '≈' : ''}
-          {q.data.total}.
+          {q.data.total.toLocaleString()}.
+          {parent !== undefined && (
+            <> <Link to={`/${seg(target)}?${new URLSearchParams({ [fk + '_eq']: parent })}`}>See all {q.data.estimated ? '' : q.data.total.toLocaleString() + ' '}in {targetMeta.label}</Link></>
+          )}
         </p>
       )}
     </>
