@@ -32,8 +32,8 @@ func (a api) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator) e
 	if err := a.gate(op, OpUpdate, "users"); err != nil {
 		return err
 	}
-	if u := a.users; !u.hasBan || !u.hasTokenVer {
-		return errorf(http.StatusNotImplemented, "unsupported", "the users table needs ban and token_version columns for moderation")
+	if err := a.moderationSupported(action); err != nil {
+		return err
 	}
 	ctx := r.Context()
 	userID, err := a.pathUserID(r)

@@ -637,6 +637,30 @@ async function main() {
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length > 1);
   });
 
+  await step('moderation where the operator is: a selection of users is banned at once, a row unbanned from its menu', async () => {
+    await page.goto(base + '/admin/users?_q=player4');
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 10);
+    for (const n of ['40', '41']) await page.locator('tbody tr', { hasText: `player${n}@example.com` }).getByRole('checkbox').check();
+    const bar = page.getByRole('region', { name: 'Selection' });
+    await bar.getByText('2 selected').waitFor();
+    await bar.getByRole('button', { name: 'Revoke sessions' }).waitFor();
+    await bar.getByRole('button', { name: 'Ban…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Ban 2 users' });
+    await dialog.getByLabel(/^Reason/).fill('e2e: bot ring');
+    await dialog.getByRole('radio', { name: '1 day' }).check();
+    await dialog.getByRole('button', { name: 'Ban 2 users' }).click();
+    await page.getByText(/^2 banned/).waitFor();
+    for (const n of ['40', '41']) await page.locator('tbody tr', { hasText: `player${n}@example.com` }).locator('.badge-banned', { hasText: /^Banned until .* · e2e: bot ring$/ }).waitFor();
+    await shot('10d-bulk-ban');
+    for (const n of ['40', '41']) {
+      const row = page.locator('tbody tr', { hasText: `player${n}@example.com` });
+      await row.getByRole('button', { name: /^Actions for row / }).click();
+      await page.getByRole('menuitem', { name: 'Unban' }).click();
+      await page.getByRole('dialog', { name: `Unban Player ${n}?` }).getByRole('button', { name: 'Unban' }).click();
+      await row.locator('.badge-banned').waitFor({ state: 'detached' });
+    }
+  });
+
   const openUser = async (email) => {
     await page.goto(base + '/admin/users?' + new URLSearchParams({ _q: email }));
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);

@@ -1,7 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import { api, errorText } from '../api';
-import type { ModerationResult } from './closedToast';
+import { errorText } from '../api';
 
 // The lengths a ban is usually given, and the explicit "permanent": the
 // form has no default, so a ban is never permanent because a date was
@@ -21,14 +20,21 @@ type Duration = (typeof durations)[number]['key'];
 // ("Europe/Berlin"), which a custom end is read in.
 const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
 
-// BanForm is the one ban form, in the user page's dialog and in the
-// command palette: a reason, and how long (a choice, never implied).
-// It posts to path (POST /users/{id}/ban) and hands back the answer.
-export function BanForm({ name, path, onCancel, onDone, cancelLabel = 'Cancel' }: {
+// BanBody is what every ban endpoint takes.
+export interface BanBody {
+  reason?: string;
+  until: string | null;
+}
+
+// BanForm is the one ban form, on the user page, in the command palette
+// and for a selection of users: a reason, and how long (a choice, never
+// implied). onSubmit sends it (POST /users/{id}/ban or
+// /users/_bulk/ban); a failure is shown in the form.
+export function BanForm<T>({ name, onSubmit, onCancel, onDone, cancelLabel = 'Cancel' }: {
   name: string;
-  path: string;
+  onSubmit: (body: BanBody) => Promise<T>;
   onCancel: () => void;
-  onDone: (r: ModerationResult) => void;
+  onDone: (r: T) => void;
   cancelLabel?: string;
 }) {
   const id = useId();
@@ -37,7 +43,7 @@ export function BanForm({ name, path, onCancel, onDone, cancelLabel = 'Cancel' }
   const [until, setUntil] = useState('');
   const [problem, setProblem] = useState('');
   const ban = useMutation({
-    mutationFn: (end: string | null) => api.post<ModerationResult>(path, { ...(reason.trim() ? { reason: reason.trim() } : {}), until: end }),
+    mutationFn: (end: string | null) => onSubmit({ ...(reason.trim() ? { reason: reason.trim() } : {}), until: end }),
     onSuccess: onDone,
   });
   const submit = (e: FormEvent) => {

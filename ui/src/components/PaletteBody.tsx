@@ -7,7 +7,7 @@ import { api, seg, type RoomSummary, type Row } from '../api';
 import { useCatalog, useRoomsEnabled } from '../queries';
 import { rowLabel } from '../names';
 import { BanForm } from './BanForm';
-import { closedToast } from './closedToast';
+import { closedToast, type ModerationResult } from './closedToast';
 import { ResourceIcon } from '../icons';
 
 // PaletteBody is the command palette's content: jump to a resource, a user
@@ -150,7 +150,7 @@ function PaletteBan({ target, onDone, onBack }: { target: { id: string; name: st
       <h2>Ban {target.name}</h2>
       <BanForm
         name={target.name}
-        path={`/users/${seg(target.id)}/ban`}
+        onSubmit={(body) => api.post<ModerationResult>(`/users/${seg(target.id)}/ban`, body)}
         cancelLabel="Back"
         onCancel={onBack}
         onDone={(r) => {

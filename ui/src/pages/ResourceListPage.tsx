@@ -4,20 +4,22 @@ import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { Ban, Download, Plus, Search, Trash2 } from 'lucide-react';
 import { toast } from 'sonner';
 import { API, api, errorText, seg, type ResourceMeta, type Row } from '../api';
-import { useResourceMeta } from '../queries';
+import { useFeatures, useResourceMeta } from '../queries';
 import { rowId } from '../rowId';
 import { ResourceIcon } from '../icons';
 import { DataTable, type SortState } from '../components/DataTable';
 import { FilterBar, filtersOf } from '../components/FilterBar';
 import { Pagination, pageSizes } from '../components/Pagination';
 import { RowMenu, type MenuItem } from '../components/RowMenu';
-import { useConfirm } from '../components/ConfirmDialog';
+import { Modal, useConfirm } from '../components/ConfirmDialog';
+import { BanForm } from '../components/BanForm';
 import { useResourceAction } from '../components/useResourceAction';
 import { ErrorNote, Loading } from '../components/Status';
 import { NotAllowed } from '../components/NotAllowed';
 import { listColumns } from './columns';
-import { singular, usePageTitle } from '../names';
+import { rowLabel, singular, usePageTitle } from '../names';
 import { bulkDelete, bulkSummary } from './bulkDelete';
+import { bulkModerate, bulkOutcome, type BulkAnswer } from './userBulk';
 
 // The URL's page and size are the UI's own; everything else in it is the
 // server's list query (filters, _q, _sort, _count).
@@ -80,7 +82,14 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
       }),
     [listKey],
   );
-  const canSelect = meta.permissions.delete || meta.actions.some((a) => !a.perRow);
+  // Users get Ban, Unban and Revoke sessions where the operator sees
+  // them: in each row's menu and for a selection.
+  const features = useFeatures();
+  const moderates = meta.name === 'users' && meta.permissions.update;
+  const canBan = moderates && features.ban;
+  const canRevoke = moderates && features.revokeSessions;
+  const canSelect = meta.permissions.delete || meta.actions.some((a) => !a.perRow) || canBan || canRevoke;
+  const [banning, setBanning] = useState<{ ids: string[]; name: string } | null>(null);
 
   const update = (fn: (p: URLSearchParams) => void) => {
     const next = new URLSearchParams(params);
@@ -124,11 +133,40 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     setSelection({ key: listKey, ids: new Set(r.failed.map((f) => f.id)) });
     await qc.invalidateQueries({ queryKey: ['list', meta.name] });
   };
+  // moderated reports a bulk answer and keeps selected what was not done,
+  // to retry or look at.
+  const moderated = async (a: BulkAnswer) => {
+    const { text, ok } = bulkOutcome(a);
+    if (ok) toast.success(text);
+    else toast.error(text, { duration: 15_000 });
+    setSelection({ key: listKey, ids: new Set(Object.entries(a.results).filter(([, r]) => r === 'forbidden' || r === 'not_found').map(([id]) => id)) });
+    await qc.invalidateQueries({ queryKey: ['list', meta.name] });
+  };
+  const revoke = async (ids: string[], name: string) => {
+    if (!(await ask({ title: `Revoke the sessions of ${name}?`, description: 'Every session ends and their live connections close; they can sign in again.', confirmLabel: 'Revoke sessions', danger: true }))) return;
+    try {
+      await moderated(await bulkModerate('revoke-sessions', ids));
+    } catch (err) {
+      toast.error(errorText(err));
+    }
+  };
+  const unban = async (ids: string[], name: string) => {
+    if (!(await ask({ title: `Unban ${name}?`, description: 'They can sign in and join rooms again.', confirmLabel: 'Unban' }))) return;
+    try {
+      await moderated(await bulkModerate('unban', ids));
+    } catch (err) {
+      toast.error(errorText(err));
+    }
+  };
   const rowMenu = (row: Row) => {
     const id = rowId(meta, row);
     const items: MenuItem[] = [];
+    const name = rowLabel(meta, id, row);
     if (meta.permissions.read) items.push({ label: 'View', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}`) });
     if (meta.permissions.update) items.push({ label: 'Edit', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}/edit`) });
+    if (canBan) items.push({ label: row.ban ? 'Ban again…' : 'Ban…', danger: true, onSelect: () => setBanning({ ids: [id], name }) });
+    if (canBan && row.ban) items.push({ label: 'Unban', onSelect: () => void unban([id], name) });
+    if (canRevoke) items.push({ label: 'Revoke sessions', onSelect: () => void revoke([id], name) });
     for (const a of perRow) items.push({ label: a.label, onSelect: () => void runAction(a, id) });
     if (meta.permissions.delete) items.push({ label: 'Delete', danger: true, onSelect: () => void remove(row) });
     return <RowMenu items={items} label={`Actions for row ${id}`} />;
@@ -141,10 +179,10 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
           <ResourceIcon name={meta.icon} size={20} /> {meta.label}
         </h1>
         <div className="toolbar">
-          {bulk.map((a) => (
-            <button key={a.name} type="button" onClick={() => void runAction(a, undefined, selected.size > 0 ? [...selected] : undefined)}>
+          {/* With a selection, the table's actions move to the selection bar. */}
+          {selected.size === 0 && bulk.map((a) => (
+            <button key={a.name} type="button" onClick={() => void runAction(a)}>
               {a.label}
-              {selected.size > 0 && <span className="count">{selected.size}</span>}
             </button>
           ))}
           <a className="button" href={`${API}/${seg(meta.name)}/_export.csv${exportQuery(params)}`} download>
@@ -196,6 +234,21 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
       {selected.size > 0 && (
         <div className="bulk-bar" role="region" aria-label="Selection">
           <span>{selected.size} selected</span>
+          {bulk.map((a) => (
+            <button key={a.name} type="button" onClick={() => void runAction(a, undefined, [...selected])}>
+              {a.label}
+            </button>
+          ))}
+          {canBan && (
+            <button type="button" className="danger" onClick={() => setBanning({ ids: [...selected], name: `${selected.size} user${selected.size === 1 ? '' : 's'}` })}>
+              Ban…
+            </button>
+          )}
+          {canRevoke && (
+            <button type="button" onClick={() => void revoke([...selected], `${selected.size} user${selected.size === 1 ? '' : 's'}`)}>
+              Revoke sessions
+            </button>
+          )}
           {meta.permissions.delete && (
             <button type="button" className="danger" onClick={() => void removeSelected()}>
               <Trash2 size={14} aria-hidden="true" /> Delete selected
@@ -236,6 +289,19 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
           />
         </>
       ) : null}
+      {banning && (
+        <Modal title={`Ban ${banning.name}`} onClose={() => setBanning(null)}>
+          <BanForm
+            name={banning.name}
+            onSubmit={(body) => bulkModerate('ban', banning.ids, body)}
+            onCancel={() => setBanning(null)}
+            onDone={(a) => {
+              setBanning(null);
+              void moderated(a);
+            }}
+          />
+        </Modal>
+      )}
       {dialog}
     </section>
   );

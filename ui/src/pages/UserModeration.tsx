@@ -208,10 +208,10 @@ function RoleControl({ userId, name }: { userId: string; name: string }) {
   );
 }
 
-function BanDialog({ name, path, onClose, onDone }: { name: string; path: string; onClose: () => void; onDone: (r: ModerationResult) => void }) {
+export function BanDialog({ name, path, onClose, onDone }: { name: string; path: string; onClose: () => void; onDone: (r: ModerationResult) => void }) {
   return (
     <Modal title={`Ban ${name}`} onClose={onClose}>
-      <BanForm name={name} path={path} onCancel={onClose} onDone={onDone} />
+      <BanForm name={name} onSubmit={(body) => api.post<ModerationResult>(path, body)} onCancel={onClose} onDone={onDone} />
     </Modal>
   );
 }

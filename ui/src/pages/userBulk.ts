@@ -1,0 +1,37 @@
+import { api } from '../api';
+
+// BulkAnswer is POST /users/_bulk/{op}'s answer: what became of each id,
+// and how many of each.
+export interface BulkAnswer {
+  results: Record<string, string>;
+  counts: Record<string, number>;
+  sessionsClosed?: number;
+  partial?: boolean;
+}
+
+export const bulkModerate = (op: 'ban' | 'unban' | 'revoke-sessions', ids: string[], body: object = {}) =>
+  api.post<BulkAnswer>(`/users/_bulk/${op}`, { ids, ...body });
+
+// The outcomes in words, in the order an operator reads them.
+const words: [string, string][] = [
+  ['banned', 'banned'],
+  ['unbanned', 'unbanned'],
+  ['revoked', 'sessions revoked'],
+  ['already_banned', 'already banned'],
+  ['not_banned', 'not banned'],
+  ['forbidden', 'not yours to moderate'],
+  ['self', 'yourself, skipped'],
+  ['not_found', 'not found'],
+];
+
+// bulkOutcome says an answer in one line: "7 banned, 1 already banned".
+// ok is false when some were not done for a reason other than being done
+// already.
+export function bulkOutcome(a: BulkAnswer): { text: string; ok: boolean } {
+  const parts = words.filter(([k]) => (a.counts[k] ?? 0) > 0).map(([k, w]) => `${a.counts[k]} ${w}`);
+  const ok = !['forbidden', 'not_found'].some((k) => (a.counts[k] ?? 0) > 0);
+  let text = parts.join(', ') || 'Nothing to do';
+  if (a.sessionsClosed) text += `; ${a.sessionsClosed} live session${a.sessionsClosed === 1 ? '' : 's'} closed`;
+  if (a.partial) text += ' (some servers could not be told yet)';
+  return { text: text[0]!.toUpperCase() + text.slice(1), ok };
+}
