@@ -317,6 +317,7 @@ func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *
 	if err := a.addLabels(ctx, rest, rows); err != nil {
 		return nil, err
 	}
+	a.addAuditTargetLabels(ctx, op, res, rows)
 	a.logCellIssues(ctx, res, rows)
 	return rows, nil
 }
@@ -351,6 +352,7 @@ func (a api) handleRead(w http.ResponseWriter, r *http.Request, op Operator) err
 	if err := a.addLabels(r.Context(), rest, rows[:1]); err != nil {
 		return err
 	}
+	a.addAuditTargetLabels(r.Context(), op, res, rows[:1])
 	a.logCellIssues(r.Context(), res, rows[:1])
 	writeJSON(w, http.StatusOK, rows[0])
 	return nil

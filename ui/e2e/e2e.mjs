@@ -743,7 +743,16 @@ async function main() {
     await row.first().waitFor();
     expect((await row.first().getByRole('link').count()) >= 2, 'the audit row should link its operator and target');
     await page.locator('tbody tr', { hasText: 'custom' }).first().waitFor();
+    // Targets read as their rows' labels, not ids.
+    await page.locator('tbody tr', { hasText: 'user.ban' }).getByRole('link', { name: 'Player 07' }).first().waitFor();
     await shot('11-audit');
+    // An update's entry shows its change as field, before and after.
+    await page.locator('tbody tr', { hasText: 'update' }).first().locator('a.row-link, td a').first().click();
+    const changes = page.getByRole('table', { name: 'Changes' });
+    await changes.waitFor();
+    expect((await changes.locator('tbody tr').count()) >= 1, 'no change rows');
+    await shot('11b-audit-entry');
+    await page.goBack();
   });
 
   await step('edit a composite-key row (Cloud Saves)', async () => {

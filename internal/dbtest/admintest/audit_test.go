@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -464,6 +465,39 @@ func TestActionAuditBounded(t *testing.T) {
 				t.Fatalf("audit row of a 100 KB action = %d bytes, name %v, marker %v; want ≤ %d, report, a marker",
 					len(b), row.Payload["name"], row.Payload["_truncated"], defaultAuditMaxPayload)
 			}
+		}
+	})
+}
+
+// TestAuditTargetsLabelled: the audit log names each target by its row's
+// label (a player's email, a gadget's name), whatever resource it is of,
+// and only for resources the reader may read.
+func TestAuditTargetsLabelled(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e, admin := auditEnv(t, db)
+		g := admin.do("POST", "/admin-api/gadgets", map[string]any{"name": "Blaster"}).want(t, 201)
+		gid := fmt.Sprint(g.body["id"])
+		admin.do("PATCH", "/admin-api/gadgets/"+gid, map[string]any{"qty": 9}).want(t, 200)
+		uid := e.user("target@example.com", "player password")
+		admin.do("POST", "/admin-api/users/"+uid+"/ban", map[string]any{"reason": "x"}).want(t, 200)
+
+		label := func(c *client, action string) any {
+			rows, _ := c.list(t, "/admin-api/adminAudit", url.Values{"action": {action}})
+			if len(rows) == 0 {
+				t.Fatalf("no %s row", action)
+			}
+			l, _ := rows[0]["_labels"].(map[string]any)
+			return l["target_id"]
+		}
+		for action, want := range map[string]string{"update": "Blaster", "user.ban": "target@example.com"} {
+			if got := label(admin, action); got != want {
+				t.Errorf("%s target label = %v; want %q", action, got, want)
+			}
+		}
+		r := admin.do("GET", "/admin-api/adminAudit/"+fmt.Sprint(e.auditRows("user.ban")[0].ID), nil).want(t, 200)
+		if l, _ := r.body["_labels"].(map[string]any); l["target_id"] != "target@example.com" {
+			t.Errorf("one audit row: labels %v", r.body["_labels"])
 		}
 	})
 }

@@ -71,10 +71,16 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
         <>
           <dl className="fields">
             {pick(meta, meta.showFields).map((c) => (
-              <div key={c.name} className="field">
+              <div key={c.name} className={'field' + (meta.name === 'adminAudit' && c.name === 'payload' ? ' field-wide' : '')}>
                 <dt>{c.label}</dt>
                 <dd>
-                  {meta.name === 'users' && c.name === 'ban' ? <BanState ban={row.data.ban} short /> : <FieldValue col={c} row={row.data} fileName={`${meta.name}-${id}-${c.name}.bin`} />}
+                  {meta.name === 'users' && c.name === 'ban' ? (
+                    <BanState ban={row.data.ban} short />
+                  ) : meta.name === 'adminAudit' && c.name === 'payload' ? (
+                    <AuditPayload payload={row.data.payload} />
+                  ) : (
+                    <FieldValue col={c} row={row.data} fileName={`${meta.name}-${id}-${c.name}.bin`} />
+                  )}
                 </dd>
               </div>
             ))}
@@ -183,5 +189,45 @@ function RelatedRows({ meta, id, row, name, target, fk }: { meta: ResourceMeta; 
         </p>
       )}
     </>
+  );
+}
+
+// AuditPayload reads an audit entry's payload as a person would: the
+// changed fields as a table of field, before and after, in full, then
+// the rest (who asked from where, a reason) as labelled values.
+function AuditPayload({ payload }: { payload: unknown }) {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return <pre className="json-block">{JSON.stringify(payload, null, 2)}</pre>;
+  const isChange = (v: unknown): v is { before?: unknown; after?: unknown } =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).every((k) => k === 'before' || k === 'after') && Object.keys(v).length > 0;
+  // The panel's updates keep their diff under "changes"; Audit.RecordUpdate
+  // writes it at the top level.
+  const { changes: nested, ...top } = payload as Record<string, unknown>;
+  const fromNested = nested !== null && typeof nested === 'object' && !Array.isArray(nested) && Object.values(nested).every(isChange);
+  const entries = Object.entries(fromNested ? top : (payload as Record<string, unknown>));
+  const changes = [...(fromNested ? Object.entries(nested as Record<string, unknown>) : []), ...entries.filter(([, v]) => isChange(v))] as [string, { before?: unknown; after?: unknown }][];
+  const rest = entries.filter(([, v]) => !isChange(v));
+  const show = (v: unknown) => (v === undefined ? <span className="null">—</span> : v === null ? <span className="null">null</span> : typeof v === 'string' ? v : <code className="diff-json">{JSON.stringify(v, null, 2)}</code>);
+  return (
+    <div className="stack">
+      {changes.length > 0 && (
+        <div className="table-wrap">
+          <table className="data-table diff-table" aria-label="Changes">
+            <thead><tr><th>Field</th><th>Before</th><th>After</th></tr></thead>
+            <tbody>
+              {changes.map(([k, v]) => (
+                <tr key={k}><td className="mono">{k}</td><td>{show(v.before)}</td><td>{show(v.after)}</td></tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {rest.length > 0 && (
+        <dl className="kv">
+          {rest.map(([k, v]) => (
+            <div key={k}><dt>{k}</dt><dd>{show(v)}</dd></div>
+          ))}
+        </dl>
+      )}
+    </div>
   );
 }
