@@ -318,13 +318,17 @@ func day(s string) time.Time {
 	return tm
 }
 
-var items = []item{
-	{ID: 1, Name: "Alice", Note: ptr("50% off"), Score: 10, Ratio: 0.5, Active: true, At: day("2024-01-01T00:00:00Z"), Meta: map[string]any{"lvl": 5}},
-	{ID: 2, Name: "bob", Note: ptr("50 off"), Score: 20, Ratio: 1.5, At: day("2024-01-02T12:00:00Z"), Meta: map[string]any{"lvl": 7}},
-	{ID: 3, Name: "Carol_x", Score: 30, Ratio: 2.5, Active: true, At: day("2024-01-03T00:00:00Z")},
-	{ID: 4, Name: "dave", Note: ptr("a_b"), Score: 20, Ratio: -1, At: day("2024-02-01T00:00:00Z"), Meta: map[string]any{"tag": "vip"}, Blob: []byte{1, 2}},
-	{ID: 5, Name: "Eve", Note: ptr(`back\slash`), Score: 50, Ratio: 0, Active: true, At: day("2024-03-01T00:00:00Z")},
-	{ID: 6, Name: "ALICE2", Note: ptr("x"), Score: -5, Ratio: 3.25, At: day("2023-12-31T23:59:59.5Z")},
+// seedItems returns fresh rows for setup: an insert writes back through
+// their pointer fields, and parallel tests must not share those.
+func seedItems() []item {
+	return []item{
+		{ID: 1, Name: "Alice", Note: ptr("50% off"), Score: 10, Ratio: 0.5, Active: true, At: day("2024-01-01T00:00:00Z"), Meta: map[string]any{"lvl": 5}},
+		{ID: 2, Name: "bob", Note: ptr("50 off"), Score: 20, Ratio: 1.5, At: day("2024-01-02T12:00:00Z"), Meta: map[string]any{"lvl": 7}},
+		{ID: 3, Name: "Carol_x", Score: 30, Ratio: 2.5, Active: true, At: day("2024-01-03T00:00:00Z")},
+		{ID: 4, Name: "dave", Note: ptr("a_b"), Score: 20, Ratio: -1, At: day("2024-02-01T00:00:00Z"), Meta: map[string]any{"tag": "vip"}, Blob: []byte{1, 2}},
+		{ID: 5, Name: "Eve", Note: ptr(`back\slash`), Score: 50, Ratio: 0, Active: true, At: day("2024-03-01T00:00:00Z")},
+		{ID: 6, Name: "ALICE2", Note: ptr("x"), Score: -5, Ratio: 3.25, At: day("2023-12-31T23:59:59.5Z")},
+	}
 }
 
 // setup creates and fills the items and pairs tables and inspects them.
@@ -336,7 +340,7 @@ func setup(t testing.TB, db *bun.DB) (itemT, pairT *schema.Table) {
 			t.Fatal(err)
 		}
 	}
-	rows := append([]item(nil), items...)
+	rows := seedItems()
 	if _, err := db.NewInsert().Model(&rows).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
