@@ -293,6 +293,10 @@ async function main() {
     await page.getByRole('article', { name: 'Totals' }).waitFor();
     await page.getByRole('banner').getByText(admin.email).waitFor();
     await page.getByRole('article', { name: 'Recent users' }).getByText('player50@example.com').waitFor();
+    // Health in words, not keys.
+    const health = page.getByRole('article', { name: 'Health' });
+    await health.getByText(/Database: reachable · [\d.]+ ms/).waitFor();
+    expect((await health.getByText(/latencyMs|^ok$/).count()) === 0, 'the health widget shows raw keys');
     await shot('02-dashboard');
   });
 

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api, seg, type Row, type Widget } from '../api';
+import { api, seg, type RoomSummary, type Row, type Widget } from '../api';
 import { formatDateTime, jsonSummary } from '../components/CellValue';
 import { DataTable } from '../components/DataTable';
 import { ErrorNote, Loading } from '../components/Status';
@@ -37,6 +37,10 @@ function DashboardWidget({ widget }: { widget: Widget }) {
       <h2>{widget.title}</h2>
       {widget.error ? (
         <ErrorNote error={widget.error} />
+      ) : widget.id === 'health' ? (
+        <HealthWidget data={widget.data} />
+      ) : widget.id === 'liveRooms' && Array.isArray(widget.data) ? (
+        <RoomsWidget rooms={widget.data as RoomSummary[]} />
       ) : widget.render === 'kpi' ? (
         <KpiWidget data={widget.data} links={widget.id === 'totals'} />
       ) : widget.render === 'table' && widget.resource ? (
@@ -103,6 +107,54 @@ function TableWidget({ data }: { data: unknown }) {
           {rows.map((r, i) => (
             <tr key={i}>
               {keys.map((k) => <td key={k}>{display(k, r?.[k])}</td>)}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+// HealthWidget says the panel's health in words: "Database: reachable ·
+// 1.3 ms", then each of the game's checks (Options.HealthChecks).
+function HealthWidget({ data }: { data: unknown }) {
+  const h = (data ?? {}) as { ok?: boolean; db?: string; latencyMs?: number; checks?: Record<string, string> };
+  const ms = typeof h.latencyMs === 'number' ? `${h.latencyMs < 10 ? h.latencyMs.toFixed(1) : Math.round(h.latencyMs)} ms` : '';
+  const line = (name: string, status: string | undefined, extra = '') => {
+    const up = status === 'ok';
+    return (
+      <li key={name} className={up ? undefined : 'health-down'}>
+        <strong>{name}</strong>: {up ? 'reachable' : status ?? 'unknown'}
+        {extra && up ? <span className="muted"> · {extra}</span> : null}
+      </li>
+    );
+  };
+  return (
+    <ul className="health">
+      {line('Database', h.db, ms)}
+      {Object.entries(h.checks ?? {}).map(([name, status]) => line(name, status))}
+    </ul>
+  );
+}
+
+// RoomsWidget lists the live rooms, each linked to its page.
+function RoomsWidget({ rooms }: { rooms: RoomSummary[] }) {
+  if (rooms.length === 0) return <p className="muted">No live rooms.</p>;
+  const nodes = rooms.some((r) => r.node);
+  return (
+    <div className="table-wrap">
+      <table className="data-table compact">
+        <thead>
+          <tr><th>Room</th><th>Players</th><th>Locked</th>{nodes && <th>Server</th>}<th>Since</th></tr>
+        </thead>
+        <tbody>
+          {rooms.map((r) => (
+            <tr key={r.roomId}>
+              <td><Link to={'/rooms/' + seg(r.roomId)} title={r.roomId}>{r.name || r.roomId}</Link></td>
+              <td>{r.clients} / {r.maxClients}</td>
+              <td>{r.locked ? 'yes' : 'no'}</td>
+              {nodes && <td className="mono">{r.node ?? ''}</td>}
+              <td>{formatDateTime(r.createdAt)}</td>
             </tr>
           ))}
         </tbody>
