@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gameadmin/admin/internal/clientip"
+
 	"github.com/gameadmin/admin/internal/token"
 
 	"github.com/gameadmin/admin/internal/netkey"
@@ -235,7 +237,7 @@ func (au *Auth) Authenticate(ctx context.Context, email, password string) (strin
 // network, and failure audit rows carry ip and userAgent.
 func (au *Auth) AuthenticateFrom(r *http.Request, email, password string) (string, error) {
 	return au.authenticate(r.Context(), loginAttempt{email: strings.TrimSpace(email), password: password,
-		ip: clientIP(r, au.proxies), meta: requestMeta(r, au.proxies), via: "authenticate"})
+		ip: clientip.Of(r, au.proxies), meta: requestMeta(r, au.proxies), via: "authenticate"})
 }
 
 func (au *Auth) authenticate(ctx context.Context, at loginAttempt) (string, error) {
@@ -257,7 +259,7 @@ func (au *Auth) authenticate(ctx context.Context, at loginAttempt) (string, erro
 // Options.TrustedProxies. It is the key of the panel's rate limiters; a
 // game's own limiters should use it too.
 func (a *Admin) ClientIP(r *http.Request) string {
-	return clientIP(r, a.opts.TrustedProxies)
+	return clientip.Of(r, a.opts.TrustedProxies)
 }
 
 // signIn is the outcome of a sign-in step: a session for userID with role

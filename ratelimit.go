@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net/http"
 	"net/netip"
 	"time"
 
 	"github.com/gameadmin/admin/internal/bucket"
-	"github.com/gameadmin/admin/internal/clientip"
 )
 
 // Limiter decides whether one more request for key may go through now.
@@ -197,9 +195,5 @@ func DefaultTrustedProxies() []netip.Prefix {
 		netip.MustParsePrefix("::1/128"),
 	}
 }
-
-// clientIP returns the client IP of r, believing forwarding headers only
-// from trusted peers (internal/clientip).
-func clientIP(r *http.Request, trusted []netip.Prefix) string { return clientip.Of(r, trusted) }
 
 var _ Peeker = (*bucket.Buckets)(nil)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gameadmin/admin/internal/clientip"
+
 	"github.com/gameadmin/admin/internal/bucket"
 )
 
@@ -138,7 +140,7 @@ func TestDefaultTrustedProxiesLoopbackOnly(t *testing.T) {
 		r := httptest.NewRequest("GET", "/", nil)
 		r.RemoteAddr = peer
 		r.Header.Set("X-Forwarded-For", "198.51.100.9")
-		if got := clientIP(r, DefaultTrustedProxies()); got == "198.51.100.9" {
+		if got := clientip.Of(r, DefaultTrustedProxies()); got == "198.51.100.9" {
 			t.Errorf("clientIP(peer %s, XFF 198.51.100.9) = %q; want the peer: private ranges are not trusted by default", peer, got)
 		}
 	}

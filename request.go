@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/gameadmin/admin/internal/clientip"
 )
 
 // handlerFunc is an endpoint that reports failure by returning an error:
@@ -243,7 +245,7 @@ func requestMeta(r *http.Request, trusted []netip.Prefix) map[string]any {
 	if len(ua) > 512 {
 		ua = ua[:512]
 	}
-	return map[string]any{"ip": clientIP(r, trusted), "userAgent": ua}
+	return map[string]any{"ip": clientip.Of(r, trusted), "userAgent": ua}
 }
 
 // limit spends a token of key's bucket: 429 when empty, 503 when the
