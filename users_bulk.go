@@ -4,10 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // POST /admin-api/users/_bulk/{op} {ids, reason?, until?}: ban, unban or
@@ -58,9 +55,24 @@ func (a api) handleUserBulk(w http.ResponseWriter, r *http.Request, op Operator)
 	}
 	ids := make([]string, 0, len(body.IDs))
 	for i, raw := range body.IDs {
-		id, ok := bulkUserID(raw)
-		if !ok {
+		var s string
+		switch v := raw.(type) {
+		case string:
+			s = v
+		case float64:
+			if v == float64(int64(v)) {
+				s = fmt.Sprint(int64(v))
+			}
+		}
+		id, err := a.userID(s)
+		var ae *APIError
+		switch {
+		case s == "":
 			return errorf(http.StatusBadRequest, "invalid_value", "ids[%d] is not an id", i)
+		case errors.As(err, &ae):
+			return errorf(ae.Status, ae.Code, "ids[%d]: %s", i, ae.Message)
+		case err != nil:
+			return err
 		}
 		ids = append(ids, id)
 	}
@@ -109,27 +121,6 @@ func (a api) handleUserBulk(w http.ResponseWriter, r *http.Request, op Operator)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
-}
-
-// bulkUserID reads one id of a bulk body: a string or a whole number, a
-// UUID in its canonical form.
-func bulkUserID(raw any) (string, bool) {
-	switch v := raw.(type) {
-	case string:
-		if v == "" || len(v) > 256 {
-			return "", false
-		}
-		if u, err := uuid.Parse(v); err == nil && strings.Count(v, "-") == 4 {
-			return u.String(), true
-		}
-		return v, true
-	case float64:
-		if v != float64(int64(v)) {
-			return "", false
-		}
-		return fmt.Sprint(int64(v)), true
-	}
-	return "", false
 }
 
 // moderationSupported is 501 when the users table lacks what action needs:

@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gameadmin/admin/internal/query"
+
 	"github.com/google/uuid"
 )
 
@@ -75,26 +77,30 @@ func (a api) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator) e
 	return nil
 }
 
-// pathUserID is the {id} of a users path checked against the users id
-// type: a malformed id answers 400, as on the users resource, rather than
-// reaching the database (PostgreSQL refuses 'x' as a bigint or uuid). A
-// UUID comes back in its canonical lower-case form, the one sessions
-// carry, so comparing it with Operator.UserID means what it says.
+// pathUserID is the {id} of a users path, as userID reads it.
 func (a api) pathUserID(r *http.Request) (string, error) {
-	id := r.PathValue("id")
+	return a.userID(r.PathValue("id"))
+}
+
+// userID checks raw against the users id type, so that a malformed id
+// answers 400, as on the users resource, rather than reaching the
+// database (PostgreSQL refuses 'x' as a bigint or uuid). A UUID comes
+// back in its canonical lower-case form, the one sessions carry, so
+// comparing it with Operator.UserID means what it says.
+func (a api) userID(raw string) (string, error) {
 	res := a.resources["users"]
 	if res == nil {
-		return id, nil
+		return raw, nil
 	}
-	if _, err := a.rowID(r, res); err != nil {
-		return "", err
+	if _, err := query.DecodeID(res.view, raw); err != nil {
+		return "", clientError(err)
 	}
 	if c := res.view.ByName[a.users.cols.ID]; c != nil && strings.EqualFold(c.SQLType, "uuid") {
-		if u, err := uuid.Parse(id); err == nil {
-			id = u.String()
+		if u, err := uuid.Parse(raw); err == nil {
+			raw = u.String()
 		}
 	}
-	return id, nil
+	return raw, nil
 }
 
 // checkReason bounds a ban or kick reason, counted in characters (runes),

@@ -118,6 +118,13 @@ func TestRevokeWithoutBanColumn(t *testing.T) {
 		if _, _, tv := e.account(id); tv != 2 {
 			t.Fatalf("token version %d; want 2", tv)
 		}
+		// An id the users key cannot hold is the client's mistake, as on
+		// the single endpoint, not a database error.
+		c.do("POST", "/admin-api/users/abc/revoke-sessions", nil).want(t, 400, "invalid_value")
+		c.do("POST", "/admin-api/users/_bulk/revoke-sessions", map[string]any{"ids": []any{id, "abc"}}).want(t, 400, "invalid_value")
+		if _, _, tv := e.account(id); tv != 2 {
+			t.Fatalf("a refused bulk request changed the token version to %d", tv)
+		}
 		c.do("POST", "/admin-api/users/"+id+"/ban", nil).want(t, 501, "unsupported")
 		c.do("POST", "/admin-api/users/_bulk/ban", map[string]any{"ids": []any{id}}).want(t, 501, "unsupported")
 	})
