@@ -144,21 +144,14 @@ func newEnv(t *testing.T, db *bun.DB, opts Options, extra ...func(a *Admin, mux 
 			*l = nil // New puts its default bucket here
 		}
 	}
-	var in *testhook.Internals
-	a, err := NewContext(testhook.With(context.Background(), func(i *testhook.Internals) { in = i }), db, opts)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
+	a, in := newInside(t, db, opts) // closed after the server below
 	mux := http.NewServeMux()
 	a.Mount(mux)
 	for _, fn := range extra {
 		fn(a, mux)
 	}
 	srv := httptest.NewServer(mux)
-	t.Cleanup(func() {
-		srv.Close()
-		a.Close()
-	})
+	t.Cleanup(srv.Close)
 	return &env{t: t, db: db, admin: a, in: in, srv: srv, logs: logs}
 }
 
