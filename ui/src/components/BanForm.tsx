@@ -1,6 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { errorText } from '../api';
+import { Modal } from './ConfirmDialog';
 
 // The lengths a ban is usually given, and the explicit "permanent": the
 // form has no default, so a ban is never permanent because a date was
@@ -91,5 +92,19 @@ export function BanForm<T>({ name, onSubmit, onCancel, onDone, cancelLabel = 'Ca
         <button type="submit" className="danger" disabled={ban.isPending || ban.isSuccess}>Ban {name}</button>
       </div>
     </form>
+  );
+}
+
+// BanDialog is BanForm in a dialog titled "Ban <name>".
+export function BanDialog<T>({ name, onSubmit, onClose, onDone }: {
+  name: string;
+  onSubmit: (body: BanBody) => Promise<T>;
+  onClose: () => void;
+  onDone: (r: T) => void;
+}) {
+  return (
+    <Modal title={`Ban ${name}`} onClose={onClose}>
+      <BanForm name={name} onSubmit={onSubmit} onCancel={onClose} onDone={onDone} />
+    </Modal>
   );
 }

@@ -45,11 +45,22 @@ export function jsonSummary(v: unknown): string {
   return clip(scalar(v), 60);
 }
 
-interface BanInfo {
+// BanInfo is the JSON of the users table's ban (admin.BanInfo).
+export interface BanInfo {
   reason?: string;
   until?: string | null;
   bannedAt?: string;
   bannedBy?: string;
+}
+
+// banWords are a ban's state and end in words: "Banned" or "Ban ended",
+// and " until 2 Dec, 14:00", " on …" or " for good".
+export function banWords(ban: BanInfo): { state: string; when: string } {
+  const ended = !!ban.until && new Date(ban.until).getTime() <= Date.now();
+  return {
+    state: ended ? 'Ban ended' : 'Banned',
+    when: ban.until ? ` ${ended ? 'on' : 'until'} ${shortDate(ban.until)}` : ' for good',
+  };
 }
 
 // isBan tells the users table's ban (what POST /users/{id}/ban stores)
@@ -61,11 +72,10 @@ function isBan(v: unknown): v is BanInfo {
 // BanBadge is a ban in words for a list: "Banned until 2 Dec, 14:00 ·
 // Win-trading…"; the whole reason on hover and on keyboard focus.
 export function BanBadge({ ban }: { ban: BanInfo }) {
-  const ended = !!ban.until && new Date(ban.until).getTime() <= Date.now();
-  const when = ban.until ? ` ${ended ? 'on' : 'until'} ${shortDate(ban.until)}` : ' for good';
-  const text = `${ended ? 'Ban ended' : 'Banned'}${when}${ban.reason ? ' · ' + ban.reason : ''}`;
+  const { state, when } = banWords(ban);
+  const text = `${state}${when}${ban.reason ? ' · ' + ban.reason : ''}`;
   return (
-    <span className={'badge ' + (ended ? '' : 'badge-banned')} title={text} tabIndex={0}>
+    <span className={'badge ' + (state === 'Banned' ? 'badge-banned' : '')} title={text} tabIndex={0}>
       {text}
     </span>
   );

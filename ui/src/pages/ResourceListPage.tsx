@@ -11,8 +11,8 @@ import { DataTable, type SortState } from '../components/DataTable';
 import { FilterBar, filtersOf } from '../components/FilterBar';
 import { Pagination, pageSizes } from '../components/Pagination';
 import { RowMenu, type MenuItem } from '../components/RowMenu';
-import { Modal, useConfirm } from '../components/ConfirmDialog';
-import { BanForm } from '../components/BanForm';
+import { useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
+import { BanDialog } from '../components/BanForm';
 import { useResourceAction } from '../components/useResourceAction';
 import { ErrorNote, Loading } from '../components/Status';
 import { NotAllowed } from '../components/NotAllowed';
@@ -142,22 +142,19 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     setSelection({ key: listKey, ids: new Set(Object.entries(a.results).filter(([, r]) => r === 'forbidden' || r === 'not_found').map(([id]) => id)) });
     await qc.invalidateQueries({ queryKey: ['list', meta.name] });
   };
-  const revoke = async (ids: string[], name: string) => {
-    if (!(await ask({ title: `Revoke the sessions of ${name}?`, description: 'Every session ends and their live connections close; they can sign in again.', confirmLabel: 'Revoke sessions', danger: true }))) return;
+  // confirmThen asks, then runs op on ids.
+  const confirmThen = async (op: 'unban' | 'revoke-sessions', ids: string[], o: ConfirmOptions) => {
+    if (!(await ask(o))) return;
     try {
-      await moderated(await bulkModerate('revoke-sessions', ids));
+      await moderated(await bulkModerate(op, ids));
     } catch (err) {
       toast.error(errorText(err));
     }
   };
-  const unban = async (ids: string[], name: string) => {
-    if (!(await ask({ title: `Unban ${name}?`, description: 'They can sign in and join rooms again.', confirmLabel: 'Unban' }))) return;
-    try {
-      await moderated(await bulkModerate('unban', ids));
-    } catch (err) {
-      toast.error(errorText(err));
-    }
-  };
+  const revoke = (ids: string[], name: string) =>
+    confirmThen('revoke-sessions', ids, { title: `Revoke the sessions of ${name}?`, description: 'Every session ends and their live connections close; they can sign in again.', confirmLabel: 'Revoke sessions', danger: true });
+  const unban = (ids: string[], name: string) =>
+    confirmThen('unban', ids, { title: `Unban ${name}?`, description: 'They can sign in and join rooms again.', confirmLabel: 'Unban' });
   const rowMenu = (row: Row) => {
     const id = rowId(meta, row);
     const items: MenuItem[] = [];
@@ -290,17 +287,15 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
         </>
       ) : null}
       {banning && (
-        <Modal title={`Ban ${banning.name}`} onClose={() => setBanning(null)}>
-          <BanForm
-            name={banning.name}
-            onSubmit={(body) => bulkModerate('ban', banning.ids, body)}
-            onCancel={() => setBanning(null)}
-            onDone={(a) => {
-              setBanning(null);
-              void moderated(a);
-            }}
-          />
-        </Modal>
+        <BanDialog
+          name={banning.name}
+          onSubmit={(body) => bulkModerate('ban', banning.ids, body)}
+          onClose={() => setBanning(null)}
+          onDone={(a) => {
+            setBanning(null);
+            void moderated(a);
+          }}
+        />
       )}
       {dialog}
     </section>

@@ -6,18 +6,11 @@ import { toast } from 'sonner';
 import { api, errorText, seg, type Row, type UserSession } from '../api';
 import { useCatalog, useFeatures, useMe, useResourceMeta, useRoomsEnabled } from '../queries';
 import { rowLabel } from '../names';
-import { Modal, useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
-import { compactJSON, formatDateTime, shortDate } from '../components/CellValue';
+import { useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
+import { banWords, compactJSON, formatDateTime, shortDate, type BanInfo } from '../components/CellValue';
 import { ErrorNote, Loading } from '../components/Status';
 import { closedToast, type ModerationResult } from '../components/closedToast';
-import { BanForm } from '../components/BanForm';
-
-interface BanInfo {
-  reason?: string;
-  until?: string | null;
-  bannedAt?: string;
-  bannedBy?: string;
-}
+import { BanDialog } from '../components/BanForm';
 
 // BanState says a user's ban in words: "Banned by Player 01 until 24 Nov,
 // 14:00 — reason …", "Ban ended …" once its end has passed.
@@ -32,16 +25,16 @@ export function BanState({ ban, short = false }: { ban: unknown; short?: boolean
     retry: false,
   });
   if (ban === null || ban === undefined) return short ? <span className="null">—</span> : <p className="ban-state">Not banned.</p>;
-  const ended = !!b.until && new Date(b.until).getTime() <= Date.now();
-  if (short) return <span className="ban-state">{ended ? 'Ban ended' : 'Banned'}{b.until ? ` ${ended ? 'on' : 'until'} ${shortDate(b.until)}` : ' for good'}</span>;
+  const { state, when } = banWords(b);
+  if (short) return <span className="ban-state">{state}{when}</span>;
   // Named once the banning operator's row is in; "another operator" when it
   // cannot be read (deleted, or beyond the viewer's role).
   const name = !b.bannedBy ? '' : by.data && meta ? rowLabel(meta, b.bannedBy, by.data) : by.isFetching ? '' : 'another operator';
   return (
     <p className="ban-state banned" data-testid="ban-state">
-      <strong>{ended ? 'Ban ended' : 'Banned'}</strong>
+      <strong>{state}</strong>
       {name && <> by {b.bannedBy && meta?.permissions.read ? <Link to={'/users/' + seg(b.bannedBy)}>{name}</Link> : name}</>}
-      {b.until ? <> {ended ? 'on' : 'until'} {shortDate(b.until)}</> : ' for good'}
+      {when}
       {b.bannedAt && <span className="muted"> (since {shortDate(b.bannedAt)})</span>}
       {b.reason ? <> — {b.reason}</> : <span className="muted"> — no reason given</span>}
     </p>
@@ -109,7 +102,7 @@ export function UserModeration({ id, row }: { id: string; row: Row }) {
       {banning && (
         <BanDialog
           name={name}
-          path={base + '/ban'}
+          onSubmit={(body) => api.post<ModerationResult>(base + '/ban', body)}
           onClose={() => setBanning(false)}
           onDone={(r) => {
             setBanning(false);
@@ -205,14 +198,6 @@ function RoleControl({ userId, name }: { userId: string; name: string }) {
         {changed && <button type="button" onClick={() => setEdit(null)}>Cancel</button>}
       </div>
     </form>
-  );
-}
-
-export function BanDialog({ name, path, onClose, onDone }: { name: string; path: string; onClose: () => void; onDone: (r: ModerationResult) => void }) {
-  return (
-    <Modal title={`Ban ${name}`} onClose={onClose}>
-      <BanForm name={name} onSubmit={(body) => api.post<ModerationResult>(path, body)} onCancel={onClose} onDone={onDone} />
-    </Modal>
   );
 }
 
