@@ -66,6 +66,7 @@ type Admin struct {
 	audit      *Audit
 
 	widgetTimeout time.Duration // the dashboard's bound: widgetTimeout
+	totals        []string      // Options.DashboardTotals, defaulted
 
 	setup *setupToken // the first run's token (setup.go)
 
@@ -171,6 +172,9 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = defaultMaxBody
+	}
+	if opts.MaxTextLength == 0 {
+		opts.MaxTextLength = defaultMaxTextLength
 	}
 	if opts.AuditMaxPayloadBytes == 0 {
 		opts.AuditMaxPayloadBytes = defaultAuditMaxPayload

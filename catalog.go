@@ -26,6 +26,10 @@ type catalogEntry struct {
 	Actions     []catalogAction   `json:"actions"`
 	Relations   []catalogRelation `json:"relations"`
 	Permissions map[Op]bool       `json:"permissions"`
+	// BanColumn, on the users resource, is the column holding the ban
+	// (UserColumns.Ban), when bans are on: the UI's badge, quick filter
+	// (_banned) and moderation read it.
+	BanColumn string `json:"banColumn,omitempty"`
 }
 
 type catalogColumn struct {
@@ -51,7 +55,8 @@ type catalogColumn struct {
 	Elem schema.ValueKind `json:"elem,omitempty"`
 	// Required: a create must give a value (NOT NULL, no default).
 	Required bool `json:"required"`
-	// MaxLength is a varchar(n)'s n.
+	// MaxLength is the most characters the panel writes: a varchar(n)'s
+	// n, else for text Options.MaxTextLength.
 	MaxLength int `json:"maxLength,omitempty"`
 }
 
@@ -120,6 +125,9 @@ func (a api) catalogEntry(res *resource, perms map[Op]bool, role Role) catalogEn
 		}
 		e.ListColumns = append(e.ListColumns, cfg.List.Columns...)
 	}
+	if res.key == "users" && a.users.hasBan && a.users.hasTokenVer && res.view.ByName[a.users.cols.Ban] != nil {
+		e.BanColumn = a.users.cols.Ban
+	}
 	if s := cfg.List.DefaultSort; s.Field != "" {
 		e.DefaultSort = &Sort{Field: s.Field, Order: cmp.Or(s.Order, "asc")}
 	}
@@ -131,7 +139,7 @@ func (a api) catalogEntry(res *resource, perms map[Op]bool, role Role) catalogEn
 			LinkTo: links[c.Name], Choices: res.choices(c.Name),
 			Sortable:   query.Sortable(c),
 			Filterable: query.Filterable(c),
-			Kind:       c.Kind, Elem: c.Elem, MaxLength: c.MaxLength,
+			Kind:       c.Kind, Elem: c.Elem, MaxLength: a.maxLength(c),
 			Required: c.NotNull && !c.HasDefault && !c.Generated,
 		}
 		if cc.LinkTo != nil {

@@ -92,7 +92,7 @@ func (a api) decodeRow(r *http.Request, res *resource, update bool) (map[string]
 		case res.readOnly(k), update && col.Primary:
 			return nil, nil, fieldError(http.StatusBadRequest, "read_only", k, "column %q is read-only", k)
 		}
-		if !problems.checkLength(res, col, v) {
+		if !problems.checkLength(res, col, a.maxLength(col), v) {
 			continue
 		}
 		if choices := res.choices(k); len(choices) > 0 && v != nil && !slices.Contains(choices, fmt.Sprint(v)) {
@@ -265,19 +265,9 @@ func (a api) handleList(w http.ResponseWriter, r *http.Request, op Operator) err
 // sets the total and cursor headers.
 func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *resource, where func(*bun.SelectQuery) *bun.SelectQuery) ([]map[string]any, error) {
 	ctx := r.Context()
-	var def *query.SortKey
-	if s := res.cfg.List.DefaultSort; s.Field != "" {
-		def = &query.SortKey{Column: s.Field, Desc: s.Order == "desc"}
-	}
-	l, err := query.Parse(res.view, r.URL.Query(), def)
-	if err == nil {
-		err = l.CheckDialect(a.db.Dialect().Name() == dialect.PG)
-	}
+	l, err := a.parseList(r, op, res)
 	if err != nil {
-		return nil, clientError(err)
-	}
-	for _, name := range res.cfg.Search {
-		l.Search = append(l.Search, res.view.ByName[name])
+		return nil, err
 	}
 	narrow := func(q *bun.SelectQuery) *bun.SelectQuery {
 		if where != nil {
@@ -301,7 +291,7 @@ func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *
 	// Keyset pages count only when asked: a cursor walk has no use for
 	// the total, and on a large table it costs more than the page.
 	if l.Count != query.CountNone && (l.Limit == 0 || l.Count != query.CountAuto) {
-		filtered := where != nil || len(l.Filters) > 0 || l.Q != ""
+		filtered := where != nil || len(l.Filters) > 0 || len(l.Where) > 0 || l.Q != ""
 		total, estimated, err := query.Count(ctx, a.db, res.view, l.ApplyFilters(narrow(query.Select(a.db, res.table)), res.view), filtered, query.CountOptions{
 			Mode: l.Count, ExactBelow: a.opts.ExactCountBelow, ExactBudget: a.opts.ExactCountBudget, Estimates: a.estimates,
 		})
@@ -320,6 +310,50 @@ func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *
 	a.addAuditTargetLabels(ctx, op, res, rows)
 	a.logCellIssues(ctx, res, rows)
 	return rows, nil
+}
+
+// bannedParam narrows the users list to the users whose ban is in force
+// (true) or is not (false).
+const bannedParam = "_banned"
+
+// parseList reads the list parameters of r on res (query.Parse) with the
+// resource's search columns, and the panel's own: _banned on users, and on
+// the audit log a _q that also finds the entries about the users (by
+// target or operator) whose own search matches it, so an operator finds
+// a player's history by email or name.
+func (a api) parseList(r *http.Request, op Operator, res *resource) (l *query.List, err error) {
+	var def *query.SortKey
+	if s := res.cfg.List.DefaultSort; s.Field != "" {
+		def = &query.SortKey{Column: s.Field, Desc: s.Order == "desc"}
+	}
+	v := r.URL.Query()
+	pg := a.db.Dialect().Name() == dialect.PG
+	l, err = query.Parse(res.view, v, def, bannedParam)
+	if err == nil {
+		err = l.CheckDialect(pg)
+	}
+	if err != nil {
+		return nil, clientError(err)
+	}
+	for _, name := range res.cfg.Search {
+		l.Search = append(l.Search, res.view.ByName[name])
+	}
+	if vals, ok := v[bannedParam]; ok {
+		banned, perr := strconv.ParseBool(vals[0])
+		switch {
+		case res.key != "users" || !a.users.hasBan:
+			return nil, errorf(http.StatusBadRequest, query.CodeInvalidQuery, "%s filters the users list, when the users table has a ban column", bannedParam)
+		case len(vals) != 1 || perr != nil:
+			return nil, errorf(http.StatusBadRequest, query.CodeInvalidValue, "%s takes true or false", bannedParam)
+		}
+		l.Where = append(l.Where, a.users.whereBanned(pg, banned))
+	}
+	if res.key == "adminAudit" && l.Q != "" {
+		if l.SearchAlso, err = a.auditSearchUsers(r.Context(), op, l.Q); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
 }
 
 // GET /admin-api/{resource}/{id}, and GET /admin-api/{resource}/_export.csv
@@ -375,6 +409,9 @@ func (a api) handleCreate(w http.ResponseWriter, r *http.Request, op Operator) e
 	problems.checkRequired(res, vals, false)
 	if err := problems.err(); err != nil {
 		return err
+	}
+	if len(vals) == 0 {
+		return errorf(http.StatusBadRequest, "invalid_body", "no columns to insert")
 	}
 	t := res.table
 	// One rule for new ids: the body, Create.Defaults (both in vals by
@@ -475,9 +512,6 @@ func (a api) applyDefaults(ctx context.Context, op Operator, res *resource, vals
 			}
 			vals[c.Name] = row[c.Name]
 		}
-	}
-	if len(vals) == 0 {
-		return errorf(http.StatusBadRequest, "invalid_body", "no columns to insert")
 	}
 	return nil
 }

@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // Widget is a dashboard panel computed for the signed-in operator.
@@ -45,12 +49,44 @@ type widgetView struct {
 	Error    string `json:"error,omitempty"`
 }
 
-// builtinWidgets are totals, recentUsers, liveRooms and health.
-func (a api) builtinWidgets() []Widget {
+// Stat is one figure of a "stats" widget: what it counts, how many, and
+// the page of the panel that lists them.
+type Stat struct {
+	Label string `json:"label"`
+	Value int64  `json:"value"`
+	// Estimated marks a figure read from the database's statistics
+	// rather than counted (a large table; the UI shows "≈").
+	Estimated bool `json:"estimated,omitempty"`
+	// Link is a path of the panel's UI, from its root: "/users?_banned=true".
+	Link string `json:"link,omitempty"`
+}
+
+// moderationActions are the audit actions the dashboard calls moderation.
+var moderationActions = []string{"user.ban", "user.unban", "user.revoke_sessions", "room.kick"}
+
+// Dashboard figures are counted as lists are, under a shorter budget: a
+// figure whose count runs out of time is the planner's estimate.
+const (
+	dashboardCountBudget = 200 * time.Millisecond
+	recentModeration     = 8                  // rows of the recent-moderation widget
+	recentModerationAge  = 7 * 24 * time.Hour // and how far back it looks
+)
+
+// builtinWidgets are today, totals, recentModeration, recentUsers,
+// liveRooms and health. dayStart is the start of the operator's day.
+func (a api) builtinWidgets(dayStart time.Time) []Widget {
 	ws := []Widget{
-		{ID: "totals", Title: "Totals", Render: "kpi", Data: a.widgetTotals},
-		{ID: "recentUsers", Title: "Recent users", Render: "table", Resource: "users", Data: a.widgetRecentUsers},
+		{ID: "today", Title: "Today", Render: "stats", Data: func(ctx context.Context, op Operator) (any, error) {
+			return a.widgetToday(ctx, op, dayStart)
+		}},
 	}
+	if len(a.totals) > 0 {
+		ws = append(ws, Widget{ID: "totals", Title: "Totals", Render: "stats", Data: a.widgetTotals})
+	}
+	ws = append(ws,
+		Widget{ID: "recentModeration", Title: "Recent moderation", Render: "table", Resource: "adminAudit", Data: a.widgetRecentModeration},
+		Widget{ID: "recentUsers", Title: "Recent users", Render: "table", Resource: "users", Data: a.widgetRecentUsers},
+	)
 	if a.opts.Rooms != nil {
 		ws = append(ws, Widget{ID: "liveRooms", Title: "Live rooms", Render: "table", Data: func(ctx context.Context, op Operator) (any, error) {
 			if !a.allowed(op, OpList, "rooms") {
@@ -65,26 +101,100 @@ func (a api) builtinWidgets() []Widget {
 	}})
 }
 
-// widgetTotals counts the rows of every resource the operator may list,
-// with the planner's estimate for large PostgreSQL tables.
+// countWhere counts the rows of res meeting conds as a list counts them:
+// exact when small and quick, else the planner's estimate.
+func (a api) countWhere(ctx context.Context, res *resource, conds ...query.Cond) (int64, bool, error) {
+	l := &query.List{Where: conds}
+	return query.Count(ctx, a.db, res.view, l.ApplyFilters(query.Select(a.db, res.table), res.view), len(conds) > 0,
+		query.CountOptions{ExactBelow: a.opts.ExactCountBelow, Budget: dashboardCountBudget, Estimates: a.estimates})
+}
+
+// widgetToday is what an operator looks at first: players banned now,
+// players online now (in live rooms), sign-ups since dayStart, and
+// moderation actions in the last 24 hours, each linked to its list. A
+// figure op may not list, or whose column the game lacks, is left out.
+func (a api) widgetToday(ctx context.Context, op Operator, dayStart time.Time) (any, error) {
+	stats := []Stat{}
+	pg := a.db.Dialect().Name() == dialect.PG
+	if users := a.resources["users"]; users != nil && a.allowed(op, OpList, "users") {
+		if a.users.hasBan {
+			n, est, err := a.countWhere(ctx, users, a.users.whereBanned(pg, true))
+			if err != nil {
+				return nil, err
+			}
+			stats = append(stats, Stat{Label: "Banned now", Value: n, Estimated: est, Link: "/users?" + bannedParam + "=true"})
+		}
+		if c := a.users.cols.CreatedAt; c != "" && users.view.ByName[c] != nil {
+			n, est, err := a.countWhere(ctx, users, query.Cond{Expr: "?TableAlias.? >= ?", Args: []any{bun.Ident(c), dayStart.UTC()}})
+			if err != nil {
+				return nil, err
+			}
+			v := url.Values{c + "_gte": {dayStart.UTC().Format(time.RFC3339)}, "_sort": {c}, "_order": {"desc"}}
+			stats = append(stats, Stat{Label: "Sign-ups today", Value: n, Estimated: est, Link: "/users?" + v.Encode()})
+		}
+	}
+	if a.opts.Rooms != nil && a.allowed(op, OpList, "rooms") {
+		rooms, err := a.opts.Rooms.List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var n int64
+		for _, r := range rooms {
+			n += int64(r.Clients)
+		}
+		stats = append(stats, Stat{Label: "Online now", Value: n, Link: "/rooms"})
+	}
+	if audit := a.resources["adminAudit"]; audit != nil && a.allowed(op, OpList, "adminAudit") {
+		since := time.Now().UTC().Add(-24 * time.Hour)
+		n, est, err := a.countWhere(ctx, audit, query.Cond{Expr: "?TableAlias.action IN (?) AND ?TableAlias.created_at >= ?", Args: []any{bun.List(moderationActions), since}})
+		if err != nil {
+			return nil, err
+		}
+		v := url.Values{"action_in": {strings.Join(moderationActions, ",")}, "created_at_gte": {since.Truncate(time.Minute).Format(time.RFC3339)}}
+		stats = append(stats, Stat{Label: "Moderation (24 h)", Value: n, Estimated: est, Link: "/adminAudit?" + v.Encode()})
+	}
+	return stats, nil
+}
+
+// widgetTotals counts the rows of the resources in Options.DashboardTotals
+// that op may list, as their lists do.
 func (a api) widgetTotals(ctx context.Context, op Operator) (any, error) {
-	out := map[string]int64{}
-	for _, key := range a.order {
+	stats := []Stat{}
+	for _, key := range a.totals {
 		res := a.resources[key]
 		if !a.allowed(op, OpList, key) {
 			continue
 		}
-		n, _, err := query.Count(ctx, a.db, res.view, query.Select(a.db, res.table), false, query.CountOptions{ExactBelow: a.opts.ExactCountBelow, Estimates: a.estimates})
+		n, est, err := a.countWhere(ctx, res)
 		if err != nil {
 			return nil, err
 		}
-		label := res.label
-		if _, taken := out[label]; taken {
-			label += " (" + key + ")" // two resources may share a label
-		}
-		out[label] = n
+		stats = append(stats, Stat{Label: res.label, Value: n, Estimated: est, Link: "/" + url.PathEscape(key)})
 	}
-	return out, nil
+	return stats, nil
+}
+
+// widgetRecentModeration is the last moderation of the week: who did
+// what to whom, and why (the reason is in the payload), as the audit log
+// lists it, targets labelled.
+func (a api) widgetRecentModeration(ctx context.Context, op Operator) (any, error) {
+	res := a.resources["adminAudit"]
+	if res == nil || !a.allowed(op, OpList, "adminAudit") {
+		return []map[string]any{}, nil
+	}
+	q := query.Select(a.db, res.table).
+		Where("?TableAlias.action IN (?) AND ?TableAlias.created_at >= ?", bun.List(moderationActions), time.Now().UTC().Add(-recentModerationAge)).
+		OrderExpr("?TableAlias.created_at DESC").Limit(recentModeration)
+	joins, rest := a.labelJoins(op, res)
+	rows, err := query.ScanPage(ctx, query.JoinLabels(a.db, q, joins, []query.SortKey{{Column: "created_at", Desc: true}}), res.table, res.hidden, joins)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.addLabels(ctx, rest, rows); err != nil {
+		return nil, err
+	}
+	a.addAuditTargetLabels(ctx, op, res, rows)
+	return rows, nil
 }
 
 func (a api) widgetRecentUsers(ctx context.Context, op Operator) (any, error) {
@@ -93,8 +203,8 @@ func (a api) widgetRecentUsers(ctx context.Context, op Operator) (any, error) {
 		return []map[string]any{}, nil
 	}
 	q := query.Select(a.db, res.table).Limit(5)
-	if res.view.ByName["created_at"] != nil {
-		q = q.Order("created_at DESC")
+	if c := a.users.cols.CreatedAt; c != "" && res.view.ByName[c] != nil {
+		q = q.OrderExpr("?TableAlias.? DESC", bun.Ident(c))
 	}
 	return query.ScanRows(ctx, q, res.table, res.hidden)
 }
@@ -104,7 +214,11 @@ func (a api) handleDashboard(w http.ResponseWriter, r *http.Request, op Operator
 	if !op.Role.IsOperator() {
 		return errOperatorOnly
 	}
-	widgets := append(a.builtinWidgets(), a.opts.Widgets...)
+	dayStart, err := dayStartOf(r, time.Now())
+	if err != nil {
+		return err
+	}
+	widgets := append(a.builtinWidgets(dayStart), a.opts.Widgets...)
 	views := make([]widgetView, len(widgets))
 	type result struct {
 		i    int
@@ -148,6 +262,21 @@ collect:
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"widgets": views})
 	return nil
+}
+
+// dayStartOf is the start of the operator's day: the "today" parameter,
+// the UI's local midnight as RFC 3339 (the server cannot know the
+// operator's zone), within a day of now; else midnight UTC.
+func dayStartOf(r *http.Request, now time.Time) (time.Time, error) {
+	v := r.URL.Query().Get("today")
+	if v == "" {
+		return now.UTC().Truncate(24 * time.Hour), nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil || t.After(now) || now.Sub(t) > 48*time.Hour {
+		return time.Time{}, errorf(http.StatusBadRequest, "invalid_value", "today must be the start of the current day in RFC 3339, e.g. 2026-11-25T00:00:00+01:00")
+	}
+	return t, nil
 }
 
 func safeWidget(ctx context.Context, wd Widget, op Operator) (data any, err error) {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
-	"github.com/uptrace/bun/dialect"
 )
 
 // GET /admin-api/{resource}/_export.csv streams the rows of a list query
@@ -51,19 +50,9 @@ func (a api) handleExport(w http.ResponseWriter, r *http.Request, op Operator) e
 	if err := limit(r.Context(), a.limits.Exports, op.UserID); err != nil {
 		return err
 	}
-	var def *query.SortKey
-	if s := res.cfg.List.DefaultSort; s.Field != "" {
-		def = &query.SortKey{Column: s.Field, Desc: s.Order == "desc"}
-	}
-	l, err := query.Parse(res.view, r.URL.Query(), def)
-	if err == nil {
-		err = l.CheckDialect(a.db.Dialect().Name() == dialect.PG)
-	}
+	l, err := a.parseList(r, op, res)
 	if err != nil {
-		return clientError(err)
-	}
-	for _, name := range res.cfg.Search {
-		l.Search = append(l.Search, res.view.ByName[name])
+		return err
 	}
 	limit := a.opts.ExportMaxRows
 	if limit == 0 {

@@ -69,6 +69,11 @@ type Options struct {
 	Relations map[string][]Relation
 	// Widgets are extra dashboard widgets, shown after the built-in ones.
 	Widgets []Widget
+	// DashboardTotals names the resources, by key, whose row counts the
+	// dashboard's Totals widget shows, each counted as its list counts
+	// (the planner's estimate on a large table). Default: users. An
+	// empty, non-nil slice leaves the widget out. An unknown key fails New.
+	DashboardTotals []string
 	// Session configures the session cookie.
 	Session SessionOptions
 	// RateLimit configures the auth endpoints' limiters.
@@ -108,6 +113,11 @@ type Options struct {
 	Logger *slog.Logger
 	// MaxBodyBytes bounds every request body. Default 1 MiB.
 	MaxBodyBytes int64
+	// MaxTextLength is the most characters the panel writes to a text
+	// column without a limit of its own (a varchar(n) keeps its n): a
+	// longer value is refused with 400 validation naming the field, and
+	// the form says so before sending. Default 10,000; negative: no limit.
+	MaxTextLength int
 	// OperatorsOnly makes every resource endpoint require admin or mod; a
 	// policy of Everyone() then means operators. Default false: a
 	// signed-in plain user may call list and read. Recommended.

@@ -269,35 +269,3 @@ func (a api) handleRelation(w http.ResponseWriter, r *http.Request, op Operator)
 	writeJSON(w, http.StatusOK, rows)
 	return nil
 }
-
-// addAuditTargetLabels labels the targets of audit rows, which may name a
-// row of any resource (its "resource" column says which; "auth" entries
-// name a user): one query per resource on the page, keyed by the
-// target's own column type so it uses its index, and only for resources
-// op may read. A resource whose labels cannot be read leaves its targets
-// as ids, logged: the audit log still answers.
-func (a api) addAuditTargetLabels(ctx context.Context, op Operator, res *resource, rows []map[string]any) {
-	if res.key != "adminAudit" || res.table.ByName["resource"] == nil || res.table.ByName["target_id"] == nil || res.hidden["target_id"] {
-		return
-	}
-	byResource := map[string][]map[string]any{}
-	for _, row := range rows {
-		key, _ := row["resource"].(string)
-		if key == "auth" {
-			key = "users"
-		}
-		if row["target_id"] != nil {
-			byResource[key] = append(byResource[key], row)
-		}
-	}
-	for key, group := range byResource {
-		target := a.resources[key]
-		if target == nil || len(target.table.PK) != 1 || len(target.labels) == 0 || !a.allowed(op, OpRead, key) {
-			continue
-		}
-		rel := labelRel{rel: schema.Relation{Kind: schema.One, FK: "target_id", Target: key, Ref: target.table.PK[0].Name}, target: target}
-		if err := a.addLabels(ctx, []labelRel{rel}, group); err != nil {
-			a.log.WarnContext(ctx, "admin: audit target labels", "resource", key, "err", err)
-		}
-	}
-}

@@ -286,7 +286,9 @@ func (a *Admin) builtinConfig(key string) ResourceConfig {
 	case "adminAudit":
 		return ResourceConfig{Label: "Audit log", Icon: "safety", Policies: auditPolicies,
 			Columns: map[string]ColumnConfig{
-				"target_id": {LinkTo: &LinkTo{ResourceFromColumn: "resource"}},
+				"created_at":  {Label: "When"},
+				"operator_id": {Label: "Operator"},
+				"target_id":   {Label: "Target", LinkTo: &LinkTo{ResourceFromColumn: "resource"}},
 			},
 			List: ListConfig{DefaultSort: Sort{Field: "id", Order: "desc"}}}
 	}
@@ -437,6 +439,15 @@ func (a *Admin) buildResources(db *bun.DB) error {
 	for _, w := range a.opts.Widgets {
 		if w.Resource != "" && a.resources[w.Resource] == nil {
 			return fmt.Errorf("admin: Widgets[%q]: Resource %q names no resource%s", w.ID, w.Resource, schema.ClosestHint(w.Resource, a.order))
+		}
+	}
+	a.totals = a.opts.DashboardTotals
+	if a.totals == nil {
+		a.totals = []string{"users"}
+	}
+	for _, key := range a.totals {
+		if a.resources[key] == nil {
+			return fmt.Errorf("admin: DashboardTotals: no resource %q%s", key, schema.ClosestHint(key, a.order))
 		}
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/gameadmin/admin/internal/migrate"
+	"github.com/gameadmin/admin/internal/query"
 
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
@@ -26,8 +27,8 @@ import (
 // and Ban are optional: without TokenVersion, "sign out everywhere",
 // revoke-sessions and single-use reset links are off; without Ban (or
 // TokenVersion), ban and unban are off; those endpoints answer 501 and New
-// logs which features are off. Naming a column the model does not have is
-// an error at New.
+// logs which features are off. CreatedAt is optional too. Naming a column
+// the model does not have is an error at New.
 type UserColumns struct {
 	ID           string // default "id"
 	Email        string // default "email"
@@ -35,6 +36,9 @@ type UserColumns struct {
 	DisplayName  string // default "display_name"
 	TokenVersion string // default "token_version"
 	Ban          string // default "ban"
+	// CreatedAt is when the account was made: the dashboard's sign-ups
+	// and the order of its recent users. Optional.
+	CreatedAt string // default "created_at"
 }
 
 func (c UserColumns) withDefaults() UserColumns {
@@ -44,6 +48,7 @@ func (c UserColumns) withDefaults() UserColumns {
 	c.DisplayName = cmp.Or(c.DisplayName, "display_name")
 	c.TokenVersion = cmp.Or(c.TokenVersion, "token_version")
 	c.Ban = cmp.Or(c.Ban, "ban")
+	c.CreatedAt = cmp.Or(c.CreatedAt, "created_at")
 	return c
 }
 
@@ -106,6 +111,7 @@ func newUserTable(tables *bunschema.Tables, model any, prefix string, uc UserCol
 		{"DisplayName", &u.cols.DisplayName, uc.DisplayName, set.DisplayName, false},
 		{"TokenVersion", &u.cols.TokenVersion, uc.TokenVersion, set.TokenVersion, false},
 		{"Ban", &u.cols.Ban, uc.Ban, set.Ban, false},
+		{"CreatedAt", &u.cols.CreatedAt, uc.CreatedAt, set.CreatedAt, false},
 	} {
 		var err error
 		if *c.dst, err = check(c.field, c.col, c.set != "", c.required); err != nil {
@@ -400,13 +406,11 @@ func (a api) newUserDefaults(ctx context.Context) (map[string]any, error) {
 	if res == nil {
 		return nil, nil
 	}
-	// The email stands in for the columns createUser sets, so an empty
-	// result is not "no columns to insert"; createUser's own values win.
-	vals := map[string]any{a.users.cols.Email: nil}
+	// createUser's own values win.
+	vals := map[string]any{}
 	if err := a.applyDefaults(ctx, Operator{}, res, vals); err != nil {
 		return nil, err
 	}
-	delete(vals, a.users.cols.Email)
 	return vals, nil
 }
 
@@ -490,4 +494,30 @@ func (a api) bootstrapDefaults(ctx context.Context, c credentials) (map[string]a
 		}
 	}
 	return vals, nil
+}
+
+// whereBanned is the condition, on a select of the users table, that
+// the user's ban is in force now (banned) or is not (!banned): a ban object without
+// "until", or with "until" still ahead, as BanInfo.Active. The leading
+// "ban IS NOT NULL" lets PostgreSQL use a partial index
+// (docs/performance.md), so the dashboard's "Banned now" needs no scan.
+func (u *userTable) whereBanned(pg, banned bool) query.Cond {
+	// {b} is the ban column.
+	active := "{b} IS NOT NULL AND json_valid({b}) AND json_type({b}) = 'object' AND " +
+		"(json_extract({b}, '$.until') IS NULL OR julianday(json_extract({b}, '$.until')) > julianday('now'))"
+	if pg {
+		// jsonb takes a json, jsonb or text column alike; a JSON null
+		// is no object, and an "until" always parses (the panel writes it).
+		active = "{b} IS NOT NULL AND jsonb_typeof(CAST({b} AS jsonb)) = 'object' AND " +
+			"(CAST({b} AS jsonb) ->> 'until' IS NULL OR CAST(CAST({b} AS jsonb) ->> 'until' AS timestamptz) > now())"
+	}
+	args := make([]any, strings.Count(active, "{b}"))
+	for i := range args {
+		args[i] = bun.Ident(u.cols.Ban)
+	}
+	active = strings.ReplaceAll(active, "{b}", "?TableAlias.?")
+	if banned {
+		return query.Cond{Expr: active, Args: args}
+	}
+	return query.Cond{Expr: "NOT COALESCE((" + active + "), FALSE)", Args: args}
 }

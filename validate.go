@@ -74,13 +74,29 @@ func blank(c *schema.Column, v any, given bool) bool {
 	return ok && c.DataType == schema.String && strings.TrimSpace(s) == ""
 }
 
-// checkLength records text longer than its column's limit.
-func (p fieldProblems) checkLength(res *resource, c *schema.Column, v any) bool {
+// defaultMaxTextLength is Options.MaxTextLength's default.
+const defaultMaxTextLength = 10_000
+
+// maxLength is the most characters c takes from the panel: its own limit
+// (varchar(n)), else for a text column Options.MaxTextLength, so that a
+// paste of a megabyte into a name is refused, not stored; 0 for none.
+func (a api) maxLength(c *schema.Column) int {
+	if c.MaxLength > 0 {
+		return c.MaxLength
+	}
+	if c.Kind == schema.KindText && a.opts.MaxTextLength > 0 {
+		return a.opts.MaxTextLength
+	}
+	return 0
+}
+
+// checkLength records text longer than limit (0: none).
+func (p fieldProblems) checkLength(res *resource, c *schema.Column, limit int, v any) bool {
 	s, ok := v.(string)
-	if !ok || c.MaxLength <= 0 || utf8.RuneCountInString(s) <= c.MaxLength {
+	if !ok || limit <= 0 || utf8.RuneCountInString(s) <= limit {
 		return true
 	}
-	p[c.Name] = fmt.Sprintf("%s: at most %d characters", res.columnLabel(c), c.MaxLength)
+	p[c.Name] = fmt.Sprintf("%s: at most %d characters", res.columnLabel(c), limit)
 	return false
 }
 

@@ -11,6 +11,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -219,6 +220,42 @@ func TestExistingBackend(t *testing.T) {
 		root.callInto("GET", fmt.Sprintf("/ops/admin-api/adminAudit?target_id=%d&action=user.ban", bob), "", 200, &list)
 		if len(list) != 1 {
 			t.Fatalf("audit of the ban = %v", list)
+		}
+		// The ban lives in the game's own "banned" column: the catalog
+		// names it for the UI, the Banned filter and the dashboard read it,
+		// and the audit log's search finds bob's history by his email.
+		var catalog []map[string]any
+		root.callInto("GET", "/ops/admin-api", "", 200, &catalog)
+		for _, res := range catalog {
+			if res["name"] == "users" && res["banColumn"] != "banned" {
+				t.Fatalf("users catalog banColumn = %v; want banned", res["banColumn"])
+			}
+		}
+		root.callInto("GET", "/ops/admin-api/users?_banned=true", "", 200, &list)
+		if len(list) != 1 || list[0]["email"] != "bob@example.com" {
+			t.Fatalf("_banned=true = %v; want bob", list)
+		}
+		var found []map[string]any
+		root.callInto("GET", "/ops/admin-api/adminAudit?_q=bob@example", "", 200, &found)
+		bans := 0
+		for _, e := range found {
+			if e["target_id"] != strconv.FormatInt(bob, 10) && e["operator_id"] != strconv.FormatInt(bob, 10) {
+				t.Fatalf("audit search for bob found %v, not about bob", e)
+			}
+			if e["action"] == "user.ban" {
+				bans++
+			}
+		}
+		if bans != 1 {
+			t.Fatalf("audit search for bob = %v; want his ban among them", found)
+		}
+		dash := root.call("GET", "/ops/admin-api/_dashboard", "", 200)
+		for _, w := range dash["widgets"].([]any) {
+			if w := w.(map[string]any); w["id"] == "today" {
+				if figs := w["data"].([]any); len(figs) == 0 || figs[0].(map[string]any)["label"] != "Banned now" || figs[0].(map[string]any)["value"] != float64(1) {
+					t.Fatalf("today = %v; want Banned now 1", figs)
+				}
+			}
 		}
 		if c, res := sso("bob@example.com", sign("bob@example.com")); res.StatusCode != 403 || len(res.Cookies()) != 0 {
 			t.Fatalf("SSO of a banned player = %d with cookies %v; want 403 and none", res.StatusCode, res.Cookies())

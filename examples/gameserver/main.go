@@ -127,6 +127,9 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 		Tables:     tables,
 		Resources:  map[string]*admin.Resource{"guilds": guildsResource(db)},
 		Rooms:      hub,
+		// The dashboard counts players and guilds; the other tables are
+		// one click away in the sidebar.
+		DashboardTotals: []string{"users", "guilds"},
 	}
 	cl.configure(&opts)
 	a, err := admin.New(db, opts)

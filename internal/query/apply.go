@@ -129,6 +129,9 @@ func (l *List) ApplyFilters(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuer
 			q = keyFilter(q, pg, col, f.Value.(KeyValue))
 		}
 	}
+	for _, c := range l.Where {
+		q = q.Where(c.Expr, c.Args...)
+	}
 	if l.Q != "" {
 		pattern := "%" + escapeLike(l.Q) + "%"
 		searched := false
@@ -136,6 +139,10 @@ func (l *List) ApplyFilters(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuer
 			for _, c := range l.searched(t) {
 				searched = true
 				q = q.WhereOr(likeExpr(pg), bun.Ident(c.Name), pattern)
+			}
+			for _, c := range l.SearchAlso {
+				searched = true
+				q = q.WhereOr(c.Expr, c.Args...)
 			}
 			if !searched {
 				q = q.Where("1 = 0") // no text column can contain it

@@ -126,13 +126,27 @@ type List struct {
 	Q    string // _q: substring searched in Search
 	// Search are the columns _q searches; nil: every string column. The
 	// caller sets it (from the resource's config) after Parse.
-	Search  []*schema.Column
-	Filters []Filter // ANDed together
+	Search []*schema.Column
+	// SearchAlso are further conditions a row may meet instead of
+	// containing Q (each ORed with the searched columns): the audit log's
+	// "entries about the players Q finds".
+	SearchAlso []Cond
+	Filters    []Filter // ANDed together
+	// Where are further conditions, ANDed with the filters: the caller's
+	// own parameters (the users list's _banned).
+	Where []Cond
 	// Count is _count: how the caller should count the total. CountAuto
 	// (absent) means the default policy: no count in keyset mode.
 	Count CountMode
 
 	after []any // the decoded Cursor: one value per orderKeys column
+}
+
+// Cond is a WHERE condition: Bun's query text (?TableAlias and ?
+// placeholders) and its arguments.
+type Cond struct {
+	Expr string
+	Args []any
 }
 
 // reserved are the parameters that are not filters.

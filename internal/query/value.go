@@ -276,8 +276,16 @@ func ConvertValue(c *schema.Column, v any) (any, error) {
 			s, ok = string(n), true
 		}
 		if ok {
-			out, err := parseValue(c, s)
-			if err != nil {
+			var out any = s
+			if len(s) <= MaxValueLen || strings.EqualFold(c.SQLType, "uuid") || integerSQL(c.SQLType) {
+				var err error
+				if out, err = parseValue(c, s); err != nil {
+					return bad()
+				}
+			} else if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+				// A long text is the writer's to bound (the panel's
+				// MaxTextLength, the body limit), not MaxValueLen, which
+				// is the query string's.
 				return bad()
 			}
 			if c.MaxLength > 0 && utf8.RuneCountInString(s) > c.MaxLength {

@@ -2,7 +2,10 @@ package admintest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +33,7 @@ func widgets(t *testing.T, r *resp) map[string]map[string]any {
 func TestDashboard(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
-		e := newEnv(t, db, Options{Widgets: []Widget{
+		e := newEnv(t, db, Options{DashboardTotals: []string{"users", "configs", "adminAudit"}, Widgets: []Widget{
 			{ID: "fine", Title: "Fine", Render: "json", Data: func(_ context.Context, op Operator) (any, error) {
 				return map[string]any{"role": op.Role}, nil
 			}},
@@ -73,9 +76,12 @@ func TestDashboard(t *testing.T) {
 				t.Fatalf("widget %s = %v; want data and no error", id, ws[id])
 			}
 		}
-		totals := ws["totals"]["data"].(map[string]any)
-		if totals["Users"] != float64(4) || totals["Configs"] != float64(2) || totals["Audit log"] == nil {
-			t.Fatalf("admin totals = %v", totals)
+		totals := stats(t, ws["totals"])
+		if totals["Users"]["value"] != float64(4) || totals["Configs"]["value"] != float64(2) || totals["Audit log"] == nil || len(totals) != 3 {
+			t.Fatalf("admin totals = %v; want the three of DashboardTotals", totals)
+		}
+		if totals["Configs"]["link"] != "/configs" {
+			t.Fatalf("totals link = %v; want /configs", totals["Configs"]["link"])
 		}
 		if recent := ws["recentUsers"]["data"].([]any); len(recent) != 4 {
 			t.Fatalf("recentUsers = %v; want the 4 users", recent)
@@ -89,14 +95,130 @@ func TestDashboard(t *testing.T) {
 
 		// A mod sees totals of what it may list only.
 		ws = widgets(t, cr.modScoped.do("GET", "/admin-api/_dashboard", nil).want(t, 200))
-		totals = ws["totals"]["data"].(map[string]any)
-		if len(totals) != 1 || totals["Configs"] != float64(2) {
+		totals = stats(t, ws["totals"])
+		if len(totals) != 1 || totals["Configs"]["value"] != float64(2) {
 			t.Fatalf("mod totals = %v; want Configs only", totals)
+		}
+		if today := stats(t, ws["today"]); len(today) != 0 {
+			t.Fatalf("mod's today = %v; want nothing (users and the audit log are out of scope)", today)
 		}
 		if recent, _ := ws["recentUsers"]["data"].([]any); len(recent) != 0 {
 			t.Fatalf("mod recentUsers = %v; want none (users is out of scope)", recent)
 		}
 	})
+}
+
+// stats reads a "stats" widget's figures by label.
+func stats(t *testing.T, w map[string]any) map[string]map[string]any {
+	t.Helper()
+	list, ok := w["data"].([]any)
+	if !ok || w["render"] != "stats" {
+		t.Fatalf("widget %v; want render stats and a list", w)
+	}
+	out := map[string]map[string]any{}
+	for _, s := range list {
+		m := s.(map[string]any)
+		out[m["label"].(string)] = m
+	}
+	return out
+}
+
+// TestDashboardToday: the operator's figures count what they say, on
+// both databases: bans in force (not ended ones), sign-ups since the
+// start of the operator's day (?today=), moderation in the last 24 hours
+// (not edits, not last week's); each links to a list that shows as many.
+// Recent moderation names the target by label, with the reason.
+func TestDashboardToday(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{})
+		root, _ := e.bootstrap()
+		ctx := context.Background()
+		now := time.Now().UTC()
+		dayStart := now.Add(-3 * time.Hour)
+		ids := map[string]string{}
+		for _, name := range []string{"cheater", "spammer", "expired", "old", "fresh"} {
+			ids[name] = e.user(name+"@example.com", "password "+name)
+		}
+		// Three sign-ups are before the day: old, expired, spammer.
+		for _, name := range []string{"old", "expired", "spammer"} {
+			if _, err := db.NewUpdate().Model((*User)(nil)).Set("created_at = ?", now.Add(-30*time.Hour)).Where("id = ?", ids[name]).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		root.do("POST", "/admin-api/users/"+ids["cheater"]+"/ban", map[string]any{"reason": "wallhack"}).want(t, 200)
+		root.do("POST", "/admin-api/users/"+ids["spammer"]+"/ban", map[string]any{"reason": "spam", "until": now.Add(time.Hour)}).want(t, 200)
+		// An ended ban stays in the column until an unban: not banned now.
+		ended := BanInfo{Reason: "old", BannedAt: now.Add(-48 * time.Hour), Until: new(now.Add(-time.Hour))}
+		if _, err := db.NewUpdate().Model((*User)(nil)).Set("ban = ?", string(must(json.Marshal(ended)))).Where("id = ?", ids["expired"]).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		root.do("POST", "/admin-api/users/"+ids["old"]+"/revoke-sessions", nil).want(t, 200)
+		// Last week's ban, and an edit, are not today's moderation.
+		must(0, e.admin.Audit().Record(ctx, AuditEntry{Action: "user.ban", Resource: "users", TargetID: ids["old"], CreatedAt: now.Add(-50 * time.Hour)}))
+		root.do("PATCH", "/admin-api/users/"+ids["fresh"], map[string]any{"display_name": "Fresh"}).want(t, 200)
+
+		ws := widgets(t, root.do("GET", "/admin-api/_dashboard?today="+url.QueryEscape(dayStart.Format(time.RFC3339)), nil).want(t, 200))
+		today := stats(t, ws["today"])
+		want := map[string]float64{"Banned now": 2, "Sign-ups today": 3, "Moderation (24 h)": 3} // root, cheater, fresh; ban, ban, revoke
+		for label, n := range want {
+			if today[label] == nil || today[label]["value"] != n {
+				t.Fatalf("today = %v; want %s = %v", today, label, n)
+			}
+		}
+		if today["Online now"] != nil {
+			t.Fatal("Online now shown without Options.Rooms")
+		}
+		// Each figure's link lists as many rows.
+		for label, n := range want {
+			link, _ := today[label]["link"].(string)
+			path, query, _ := strings.Cut(link, "?")
+			q, err := url.ParseQuery(query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, r := root.list(t, "/admin-api"+path, q)
+			if len(got) != int(n) || r.Header.Get("X-Total-Count") != strconv.Itoa(int(n)) {
+				t.Fatalf("%s links to %s: %d rows, total %s; want %v", label, link, len(got), r.Header.Get("X-Total-Count"), n)
+			}
+		}
+		rows, _ := root.list(t, "/admin-api/users", url.Values{"_banned": {"false"}})
+		if len(rows) != 4 { // root, expired, old, fresh
+			t.Fatalf("_banned=false = %d users; want 4", len(rows))
+		}
+		root.do("GET", "/admin-api/users?_banned=maybe", nil).want(t, 400, "invalid_value")
+		root.do("GET", "/admin-api/configs?_banned=true", nil).want(t, 400, "invalid_query")
+
+		recent, _ := ws["recentModeration"]["data"].([]any)
+		if ws["recentModeration"]["resource"] != "adminAudit" || len(recent) != 4 {
+			t.Fatalf("recentModeration = %v; want the 4 of the week", ws["recentModeration"])
+		}
+		first := recent[0].(map[string]any)
+		labels, _ := first["_labels"].(map[string]any)
+		if first["action"] != "user.revoke_sessions" || labels["target_id"] != "old@example.com" || labels["operator_id"] != "root@example.com" {
+			t.Fatalf("recentModeration[0] = %v; want the revoke of old, labelled, by root", first)
+		}
+		if p, _ := recent[2].(map[string]any)["payload"].(map[string]any); p["reason"] != "wallhack" {
+			t.Fatalf("recentModeration[2] = %v; want the wallhack ban with its reason", recent[2])
+		}
+
+		// The audit log's search finds a player's entries by email or name.
+		got, _ := root.list(t, "/admin-api/adminAudit", url.Values{"_q": {"old@example"}})
+		if len(got) != 2 { // the revoke and last week's ban
+			t.Fatalf("audit _q=old@example = %v; want the 2 entries about old", got)
+		}
+		got, _ = root.list(t, "/admin-api/adminAudit", url.Values{"_q": {"Fresh"}})
+		if len(got) != 1 || got[0]["action"] != "update" {
+			t.Fatalf("audit _q=Fresh = %v; want the edit of fresh, found by its new name", got)
+		}
+
+		root.do("GET", "/admin-api/_dashboard?today=yesterday", nil).want(t, 400, "invalid_value")
+		root.do("GET", "/admin-api/_dashboard?today="+url.QueryEscape(now.Add(-72*time.Hour).Format(time.RFC3339)), nil).want(t, 400, "invalid_value")
+	})
+	_, err := New(testdb.SQLite(t), Options{Secret: testSecret, PasswordHasher: testHasher, DashboardTotals: []string{"config"}})
+	if err == nil || !strings.Contains(err.Error(), `closest: "configs"`) {
+		t.Fatalf("New with DashboardTotals naming no resource = %v; want an error naming configs", err)
+	}
 }
 
 func TestHealth(t *testing.T) {

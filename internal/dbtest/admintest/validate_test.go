@@ -74,7 +74,40 @@ func TestFormsStopMistakes(t *testing.T) {
 		// A column the form may leave out (a default, a nullable one) is
 		// not required.
 		c.do("POST", "/admin-api/squads", map[string]any{"player_id": adminID, "name": "Blues"}).want(t, 201)
+
+		// A text column without a limit of its own has the panel's
+		// (Options.MaxTextLength, default 10,000 characters), in the
+		// catalog for the form and in the answer.
+		r = c.do("PATCH", "/admin-api/squads/"+id, map[string]any{"note": strings.Repeat("é", 10_001)}).want(t, 400, "validation")
+		if r.fields()["note"] != "Note: at most 10000 characters" {
+			t.Errorf("an overlong note: %s", r.raw)
+		}
+		c.do("PATCH", "/admin-api/squads/"+id, map[string]any{"note": strings.Repeat("é", 10_000)}).want(t, 200)
+		limits := map[string]float64{}
+		for _, res := range rows(t, c.do("GET", "/admin-api", nil).want(t, 200)) {
+			if res["name"] == "squads" {
+				for _, col := range res["columns"].([]any) {
+					col := col.(map[string]any)
+					limits[col["name"].(string)], _ = col["maxLength"].(float64)
+				}
+			}
+		}
+		if limits["note"] != 10_000 || limits["tag"] != 4 || limits["id"] != 0 {
+			t.Errorf("catalog maxLength = %v; want note 10000, tag 4, none for id", limits)
+		}
 	})
+	// The limit is the game's to set.
+	db := testdb.SQLite(t)
+	createTables(t, db, (*squad)(nil))
+	e := newEnv(t, db, Options{MaxTextLength: 5, Tables: tablesWith(map[string]any{"squads": (*squad)(nil)})})
+	c, adminID := e.bootstrap()
+	r := c.do("POST", "/admin-api/squads", map[string]any{"player_id": adminID, "name": "Greens"}).want(t, 400, "validation")
+	if r.fields()["name"] != "Name: at most 5 characters" {
+		t.Errorf("MaxTextLength 5: %s", r.raw)
+	}
+	e = newEnv(t, db, Options{MaxTextLength: -1, Tables: tablesWith(map[string]any{"squads": (*squad)(nil)})})
+	c = e.login("root@example.com", "correct horse")
+	c.do("POST", "/admin-api/squads", map[string]any{"player_id": adminID, "name": strings.Repeat("x", 20_000)}).want(t, 201)
 }
 
 // fields is the Fields map of an error answer.
