@@ -629,7 +629,7 @@ async function main() {
     await page.getByRole('navigation').getByRole('link', { name: 'Users' }).click();
     await page.getByRole('heading', { name: 'Users' }).waitFor();
     await page.getByRole('button', { name: 'Banned' }).click();
-    await page.waitForURL(/ban_null=false/);
+    await page.waitForURL(/_banned=true/);
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
     await page.getByRole('cell', { name: playerEmail }).waitFor();
     // The ban reads as words, not JSON, and its reason shows on focus.
@@ -639,6 +639,29 @@ async function main() {
     await shot('10c-banned-filter');
     await page.getByRole('button', { name: 'Banned', pressed: true }).click();
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length > 1);
+  });
+
+  await step('dashboard: today in figures, each linked; recent moderation in sentences', async () => {
+    await page.getByRole('navigation').getByRole('link', { name: 'Dashboard' }).click();
+    const today = page.getByRole('article', { name: 'Today' });
+    const banned = today.locator('.kpi', { hasText: 'Banned now' });
+    await banned.waitFor();
+    for (const label of ['Online now', 'Sign-ups today', 'Moderation (24 h)']) await today.locator('.kpi', { hasText: label }).waitFor();
+    const n = Number((await banned.locator('dd').innerText()).replace(/\D/g, ''));
+    const listed = await (await page.request.get(base + '/admin-api/users?_banned=true')).json().then((rows) => rows.length);
+    expect(n >= 1 && n === listed, `Banned now says ${n}; the banned list has ${listed}`);
+    // Who banned whom, why and when, as a sentence linked to the player.
+    const feed = page.getByRole('article', { name: 'Recent moderation' }).getByRole('listitem').filter({ hasText: 'Player 07' }).first();
+    const line = await feed.innerText();
+    expect(/e2e-admin@example\.com banned Player 07 for good · “e2e: cheating”/.test(line), 'recent moderation reads: ' + line);
+    await shot('10d-dashboard-today');
+    await feed.getByRole('link', { name: 'Player 07' }).click();
+    await page.locator('dd', { hasText: playerEmail }).waitFor();
+    await page.goBack();
+    await banned.getByRole('link').click();
+    await page.waitForURL(/_banned=true/);
+    await page.getByRole('button', { name: 'Banned', pressed: true }).waitFor();
+    await page.waitForFunction((k) => document.querySelectorAll('tbody tr').length === k, n);
   });
 
   await step('moderation where the operator is: a selection of users is banned at once, a row unbanned from its menu', async () => {
@@ -757,6 +780,47 @@ async function main() {
     expect((await changes.locator('tbody tr').count()) >= 1, 'no change rows');
     await shot('11b-audit-entry');
     await page.goBack();
+  });
+
+  await step('the audit log filters by resource, target, operator and action, and finds a player by email', async () => {
+    await page.getByRole('navigation').getByRole('link', { name: 'Audit log' }).click();
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+    await page.getByLabel('Resource', { exact: true }).selectOption({ label: 'Users' });
+    await page.waitForURL(/resource=users/);
+    // The target is picked by name from the chosen resource's rows.
+    await page.getByRole('combobox', { name: 'Target', exact: true }).click();
+    await page.getByLabel('Search Users').fill('Player 07');
+    // Enter right away: the picker waits for the results of what was typed.
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/target_id=/);
+    await page.getByRole('combobox', { name: 'Target', exact: true }).filter({ hasText: 'Player 07' }).waitFor();
+    await page.getByLabel('Action', { exact: true }).fill('user.ban');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/action=user\.ban/);
+    await page.getByRole('combobox', { name: 'Operator', exact: true }).click();
+    await page.getByLabel('Search Users').fill('e2e-admin');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/operator_id=/);
+    const q = new URL(page.url()).searchParams;
+    const want = await (await page.request.get(base + '/admin-api/adminAudit?' + new URLSearchParams(['resource', 'target_id', 'action', 'operator_id'].map((k) => [k, q.get(k) ?? ''])))).json();
+    expect(want.length >= 1, 'no ban of Player 07 by the admin in the audit log');
+    await page.waitForFunction((ids) => [...document.querySelectorAll('tbody tr')].map((tr) => tr.querySelector('td a')?.textContent).join() === ids, want.map((e) => String(e.id)).join());
+    for (const text of await page.locator('tbody tr').allInnerTexts()) {
+      expect(text.includes('user.ban') && text.includes('Player 07') && text.includes('e2e-admin@example.com'), 'a filtered row: ' + text);
+    }
+    await shot('11c-audit-filtered');
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await page.waitForFunction(() => !/operator_id=|target_id=|action=|resource=/.test(location.search));
+    // The search finds a player's history by their email.
+    await page.getByRole('searchbox', { name: 'Search' }).fill('player07@example');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.waitForURL(/_q=player07/);
+    const found = await (await page.request.get(base + '/admin-api/adminAudit?_q=player07%40example&_start=0&_end=25')).json();
+    expect(found.some((e) => e.action === 'user.ban'), 'the search does not find the ban of player07');
+    await page.waitForFunction((ids) => [...document.querySelectorAll('tbody tr')].map((tr) => tr.querySelector('td a')?.textContent).join() === ids, found.map((e) => String(e.id)).join());
+    for (const text of await page.locator('tbody tr').allInnerTexts()) {
+      expect(text.includes('Player 07'), 'a search row not about Player 07: ' + text);
+    }
   });
 
   await step('edit a composite-key row (Cloud Saves)', async () => {

@@ -76,6 +76,8 @@ export interface ResourceMeta {
   actions: ActionMeta[];
   relations: RelationMeta[];
   permissions: Permissions;
+  // banColumn, on users, is the column holding the ban when bans are on.
+  banColumn?: string;
 }
 
 // _invalid names the cells the server could not show as stored, each
@@ -108,11 +110,19 @@ export interface Me {
 export interface Widget {
   id: string;
   title: string;
-  render: 'kpi' | 'table' | 'json';
+  render: 'kpi' | 'stats' | 'table' | 'json';
   // resource: a table widget of this resource's rows (list columns, links).
   resource?: string;
   data: unknown;
   error?: string;
+}
+
+// Stat is one figure of a "stats" widget; link is a path of the UI.
+export interface Stat {
+  label: string;
+  value: number;
+  estimated?: boolean;
+  link?: string;
 }
 
 export interface RoomSummary {

@@ -108,7 +108,8 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
   const v = row[col.name];
   if (v === null || v === undefined) return <span className="null">—</span>;
   if (col.linkTo) {
-    const target = col.linkTo.resource ?? (col.linkTo.resourceFromColumn ? String(row[col.linkTo.resourceFromColumn] ?? '') : '');
+    let target = col.linkTo.resource ?? (col.linkTo.resourceFromColumn ? String(row[col.linkTo.resourceFromColumn] ?? '') : '');
+    if (target === 'auth') target = 'users'; // a sign-in entry names the operator's account
     const text = row._labels?.[col.name] || String(v);
     if (noLink) return <span title={String(v)}>{text}</span>;
     if (v !== '' && target !== '' && catalog.data?.some((r) => r.name === target && r.permissions.read)) {
@@ -118,7 +119,7 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
         </Link>
       );
     }
-    return <>{String(v)}</>;
+    return text === String(v) ? <>{text}</> : <span title={String(v)}>{text}</span>;
   }
   switch (col.dataType) {
     case 'datetime':

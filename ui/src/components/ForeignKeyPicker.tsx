@@ -59,6 +59,20 @@ export function ForeignKeyPicker({ id, col, target, value, label, disabled, onCh
   // picks it (cmdk does not move its selection when the items are
   // replaced, as they are by each search).
   const first = String(rows[0]?.[pk] ?? '');
+  // An Enter typed before the results are those of what was typed would
+  // pick from the previous search: it waits, and picks the first result
+  // once they arrive.
+  const settled = typed.trim() === q && !(pages.isFetching && !pages.isFetchingNextPage);
+  const [pendingEnter, setPendingEnter] = useState(false);
+  useEffect(() => {
+    if (!pendingEnter || !settled) return;
+    setPendingEnter(false);
+    const r = rows[0];
+    if (r) {
+      onChange(String(r[pk] ?? ''), optionLabel(target, labelColumn, r));
+      setOpen(false);
+    }
+  }, [pendingEnter, settled, rows, pk, target, labelColumn, onChange]);
   const [active, setActive] = useState('');
   useEffect(() => setActive(first), [first]);
 
@@ -75,7 +89,13 @@ export function ForeignKeyPicker({ id, col, target, value, label, disabled, onCh
         <Popover.Portal>
           <Popover.Content className="fk-popover" align="start" sideOffset={4} aria-label={`Choose ${col.label}`}>
             <Command shouldFilter={false} label={`Search ${target.label}`} value={active} onValueChange={setActive}>
-              <Command.Input value={typed} onValueChange={setTyped} placeholder={`Search ${target.label.toLowerCase()}…`} aria-label={`Search ${target.label}`} />
+              <Command.Input value={typed} onValueChange={setTyped}
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter' && !settled) {
+                    e.preventDefault();
+                    setPendingEnter(true);
+                  }
+                }} placeholder={`Search ${target.label.toLowerCase()}…`} aria-label={`Search ${target.label}`} />
               <Command.List>
                 {pages.isPending && <Command.Loading>Loading…</Command.Loading>}
                 {pages.isError && <div className="form-error fk-note">{errorText(pages.error)}</div>}

@@ -1,16 +1,25 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api, seg, type RoomSummary, type Row, type Widget } from '../api';
+import { api, seg, type RoomSummary, type Row, type Stat, type Widget } from '../api';
 import { formatDateTime, jsonSummary } from '../components/CellValue';
 import { DataTable } from '../components/DataTable';
 import { ErrorNote, Loading } from '../components/Status';
 import { usePageTitle } from '../names';
-import { useCatalog, useResourceMeta } from '../queries';
+import { useResourceMeta } from '../queries';
 import { listColumns } from './columns';
 
 export function DashboardPage() {
   usePageTitle('Dashboard');
-  const q = useQuery({ queryKey: ['dashboard'], queryFn: () => api.get<{ widgets: Widget[] }>('/_dashboard'), refetchInterval: 15_000 });
+  // The server cannot know the operator's zone: "today" is the start of
+  // the operator's day, so "Sign-ups today" means theirs.
+  const midnight = new Date();
+  midnight.setHours(0, 0, 0, 0);
+  const today = midnight.toISOString();
+  const q = useQuery({
+    queryKey: ['dashboard', today],
+    queryFn: () => api.get<{ widgets: Widget[] }>('/_dashboard?today=' + encodeURIComponent(today)),
+    refetchInterval: 15_000,
+  });
   return (
     <section>
       <div className="page-title">
@@ -39,10 +48,14 @@ function DashboardWidget({ widget }: { widget: Widget }) {
         <ErrorNote error={widget.error} />
       ) : widget.id === 'health' ? (
         <HealthWidget data={widget.data} />
+      ) : widget.id === 'recentModeration' && Array.isArray(widget.data) ? (
+        <ModerationWidget rows={widget.data as Row[]} />
+      ) : widget.render === 'stats' && Array.isArray(widget.data) ? (
+        <StatsWidget stats={widget.data as Stat[]} />
       ) : widget.id === 'liveRooms' && Array.isArray(widget.data) ? (
         <RoomsWidget rooms={widget.data as RoomSummary[]} />
       ) : widget.render === 'kpi' ? (
-        <KpiWidget data={widget.data} links={widget.id === 'totals'} />
+        <KpiWidget data={widget.data} />
       ) : widget.render === 'table' && widget.resource ? (
         <ResourceTableWidget resource={widget.resource} data={widget.data} />
       ) : widget.render === 'table' ? (
@@ -62,24 +75,71 @@ function display(key: string, v: unknown): string {
   return jsonSummary(v);
 }
 
-// KpiWidget shows labelled numbers; with links (the totals), each links
-// to the list of the resource it counts ("Label" or "Label (key)").
-function KpiWidget({ data, links = false }: { data: unknown; links?: boolean }) {
-  const catalog = useCatalog();
+// KpiWidget shows labelled numbers (a game's own "kpi" widget).
+function KpiWidget({ data }: { data: unknown }) {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return <p className="kpi-value">{display('', data)}</p>;
-  const target = (k: string) => (links ? catalog.data?.find((r) => r.label === k || `${r.label} (${r.name})` === k) : undefined);
   return (
     <dl className="kpis">
-      {Object.entries(data).map(([k, v]) => {
-        const res = target(k);
+      {Object.entries(data).map(([k, v]) => (
+        <div key={k} className="kpi">
+          <dt>{k}</dt>
+          <dd>{display(k, v)}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+// StatsWidget shows figures, each linked to the list it counts; one read
+// from the database's statistics on a large table reads "≈".
+function StatsWidget({ stats }: { stats: Stat[] }) {
+  if (stats.length === 0) return <p className="muted">Nothing you may see.</p>;
+  return (
+    <dl className="kpis">
+      {stats.map((s) => {
+        const n = s.value.toLocaleString();
+        const text = s.estimated ? <abbr title="Estimated from the database's statistics">≈ {n}</abbr> : n;
         return (
-          <div key={k} className="kpi">
-            <dt>{k}</dt>
-            <dd>{res ? <Link to={`/${seg(res.name)}`}>{display(k, v)}</Link> : display(k, v)}</dd>
+          <div key={s.label} className="kpi">
+            <dt>{s.label}</dt>
+            <dd>{s.link ? <Link to={s.link} aria-label={`${s.label}: ${s.estimated ? 'about ' : ''}${n}`}>{text}</Link> : text}</dd>
           </div>
         );
       })}
     </dl>
+  );
+}
+
+const moderationVerbs: Record<string, string> = {
+  'user.ban': 'banned',
+  'user.unban': 'unbanned',
+  'user.revoke_sessions': 'revoked the sessions of',
+  'room.kick': 'kicked a player from',
+};
+
+// ModerationWidget says the week's last moderation as sentences: when
+// (linked to the audit entry), who, did what to whom (linked), and why.
+function ModerationWidget({ rows }: { rows: Row[] }) {
+  if (rows.length === 0) return <p className="muted">No moderation this week.</p>;
+  return (
+    <ul className="moderation-feed">
+      {rows.map((r) => {
+        const labels = (r._labels ?? {}) as Record<string, string>;
+        const target = String(r.target_id ?? '');
+        const payload = (r.payload ?? {}) as { reason?: string; until?: string };
+        const room = r.action === 'room.kick';
+        return (
+          <li key={String(r.id)}>
+            <Link to={'/adminAudit/' + seg(String(r.id))} className="feed-when muted">{formatDateTime(String(r.created_at))}</Link>
+            <strong>{labels.operator_id ?? (r.operator_id ? String(r.operator_id) : 'the game')}</strong>{' '}
+            {moderationVerbs[String(r.action)] ?? String(r.action)}{' '}
+            <Link to={(room ? '/rooms/' : '/users/') + seg(target)}>{labels.target_id ?? target}</Link>
+            {r.action === 'user.ban' && (payload.until ? ` until ${formatDateTime(payload.until)}` : ' for good')}
+            {payload.reason ? <span className="muted"> · “{payload.reason}”</span> : null}
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 

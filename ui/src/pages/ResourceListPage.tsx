@@ -16,6 +16,7 @@ import { BanDialog } from '../components/BanForm';
 import { useResourceAction } from '../components/useResourceAction';
 import { ErrorNote, Loading } from '../components/Status';
 import { NotAllowed } from '../components/NotAllowed';
+import { AuditFilters } from './AuditFilters';
 import { listColumns } from './columns';
 import { rowLabel, singular, usePageTitle } from '../names';
 import { bulkDelete, bulkSummary } from './bulkDelete';
@@ -86,7 +87,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   // them: in each row's menu and for a selection.
   const features = useFeatures();
   const moderates = meta.name === 'users' && meta.permissions.update;
-  const canBan = moderates && features.ban;
+  const canBan = moderates && features.ban && !!meta.banColumn;
   const canRevoke = moderates && features.revokeSessions;
   const canSelect = meta.permissions.delete || meta.actions.some((a) => !a.perRow) || canBan || canRevoke;
   const [banning, setBanning] = useState<{ ids: string[]; name: string } | null>(null);
@@ -161,8 +162,9 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     const name = rowLabel(meta, id, row);
     if (meta.permissions.read) items.push({ label: 'View', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}`) });
     if (meta.permissions.update) items.push({ label: 'Edit', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}/edit`) });
-    if (canBan) items.push({ label: row.ban ? 'Ban again…' : 'Ban…', danger: true, onSelect: () => setBanning({ ids: [id], name }) });
-    if (canBan && row.ban) items.push({ label: 'Unban', onSelect: () => void unban([id], name) });
+    const ban = meta.banColumn ? row[meta.banColumn] : null;
+    if (canBan) items.push({ label: ban ? 'Ban again…' : 'Ban…', danger: true, onSelect: () => setBanning({ ids: [id], name }) });
+    if (canBan && ban) items.push({ label: 'Unban', onSelect: () => void unban([id], name) });
     if (canRevoke) items.push({ label: 'Revoke sessions', onSelect: () => void revoke([id], name) });
     for (const a of perRow) items.push({ label: a.label, onSelect: () => void runAction(a, id) });
     if (meta.permissions.delete) items.push({ label: 'Delete', danger: true, onSelect: () => void remove(row) });
@@ -192,16 +194,26 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
           )}
         </div>
       </div>
-      {meta.name === 'users' && meta.columns.some((c) => c.name === 'ban') && (
-        <BannedFilter on={params.get('ban_null') === 'false'} onChange={(on) => update((p) => {
-          if (on) p.set('ban_null', 'false');
-          else p.delete('ban_null');
+      {meta.banColumn && (
+        <BannedFilter on={params.get('_banned') === 'true'} onChange={(on) => update((p) => {
+          if (on) p.set('_banned', 'true');
+          else p.delete('_banned');
+          p.delete('page');
+        })} />
+      )}
+      {meta.name === 'adminAudit' && (
+        <AuditFilters meta={meta} params={params} set={(changes) => update((p) => {
+          for (const [k, v] of Object.entries(changes)) {
+            if (v) p.set(k, v);
+            else p.delete(k);
+          }
           p.delete('page');
         })} />
       )}
       <SearchBox
         key={params.get('_q') ?? ''}
         initial={params.get('_q') ?? ''}
+        placeholder={meta.name === 'adminAudit' ? 'Search: a player’s email or name, an action…' : undefined}
         onSearch={(q) =>
           update((p) => {
             if (q) p.set('_q', q);
@@ -302,7 +314,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   );
 }
 
-function SearchBox({ initial, onSearch }: { initial: string; onSearch: (q: string) => void }) {
+function SearchBox({ initial, placeholder = 'Search…', onSearch }: { initial: string; placeholder?: string; onSearch: (q: string) => void }) {
   return (
     <form
       className="search"
@@ -313,13 +325,14 @@ function SearchBox({ initial, onSearch }: { initial: string; onSearch: (q: strin
       }}
     >
       <Search size={14} aria-hidden="true" />
-      <input type="search" name="q" aria-label="Search" placeholder="Search…" defaultValue={initial} />
+      <input type="search" name="q" aria-label="Search" placeholder={placeholder} defaultValue={initial} />
       <button type="submit">Search</button>
     </form>
   );
 }
 
-// BannedFilter narrows Users to the banned ones (ban_null=false).
+// BannedFilter narrows Users to those banned now (_banned=true): not
+// those whose ban has ended.
 function BannedFilter({ on, onChange }: { on: boolean; onChange: (on: boolean) => void }) {
   return (
     <div className="quick-filters" role="group" aria-label="Quick filters">

@@ -74,8 +74,8 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
               <div key={c.name} className={'field' + (meta.name === 'adminAudit' && c.name === 'payload' ? ' field-wide' : '')}>
                 <dt>{c.label}</dt>
                 <dd>
-                  {meta.name === 'users' && c.name === 'ban' ? (
-                    <BanState ban={row.data.ban} short />
+                  {c.name === meta.banColumn ? (
+                    <BanState ban={row.data[c.name]} short />
                   ) : meta.name === 'adminAudit' && c.name === 'payload' ? (
                     <AuditPayload payload={row.data.payload} />
                   ) : (
@@ -85,7 +85,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
               </div>
             ))}
           </dl>
-          {meta.name === 'users' && meta.permissions.update && <UserModeration id={id} row={row.data} />}
+          {meta.name === 'users' && meta.permissions.update && <UserModeration id={id} row={row.data} ban={meta.banColumn ? row.data[meta.banColumn] : undefined} />}
           <RelationTabs meta={meta} id={id} row={row.data} />
         </>
       )}

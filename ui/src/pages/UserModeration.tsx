@@ -43,7 +43,7 @@ export function BanState({ ban, short = false }: { ban: unknown; short?: boolean
 
 // UserModeration is the users detail page's Ban, Unban, Revoke sessions
 // and (admins) Send invite; Unban, Revoke and the invite ask first.
-export function UserModeration({ id, row }: { id: string; row: Row }) {
+export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: unknown }) {
   const qc = useQueryClient();
   const me = useMe();
   const features = useFeatures();
@@ -70,12 +70,12 @@ export function UserModeration({ id, row }: { id: string; row: Row }) {
   const confirmThen = async (o: ConfirmOptions, op: 'unban' | 'revoke-sessions' | 'invite', done: string) => {
     if (await ask(o)) await run(op, done);
   };
-  const banned = row.ban !== null && row.ban !== undefined;
+  const banned = ban !== null && ban !== undefined;
   const self = me.data?.userId === id;
   return (
     <section className="moderation" aria-labelledby="moderation-title">
       <h2 id="moderation-title">Moderation</h2>
-      {features.ban && <BanState ban={row.ban} />}
+      {features.ban && ban !== undefined && <BanState ban={ban} />}
       {self ? (
         <p className="muted">This is your own account: another operator moderates it.</p>
       ) : (
