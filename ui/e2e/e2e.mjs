@@ -657,6 +657,12 @@ async function main() {
     await shot('10d-dashboard-today');
     await feed.getByRole('link', { name: 'Player 07' }).click();
     await page.locator('dd', { hasText: playerEmail }).waitFor();
+    // The edit form shows the ban in words too, read-only, not as JSON.
+    await page.getByRole('link', { name: 'Edit' }).click();
+    const banField = page.getByRole('group', { name: /Ban/ });
+    await banField.getByText(/Banned for good/).waitFor();
+    expect((await page.getByText('bannedAt').count()) === 0, 'the edit form shows the ban as JSON');
+    await page.goBack();
     await page.goBack();
     await banned.getByRole('link').click();
     await page.waitForURL(/_banned=true/);

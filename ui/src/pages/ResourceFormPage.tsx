@@ -6,6 +6,7 @@ import { api, ApiError, errorText, seg, type Column, type ResourceMeta, type Row
 import { useCatalog, useMe, useResourceMeta } from '../queries';
 import { ForeignKeyPicker } from '../components/ForeignKeyPicker';
 import { JsonEditor } from '../components/JsonEditor';
+import { BanState } from './UserModeration';
 import { ArrayEditor } from '../components/ArrayEditor';
 import { useConfirm } from '../components/ConfirmDialog';
 import { rowId } from '../rowId';
@@ -152,7 +153,15 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
         <h1>{heading}</h1>
       </div>
       <form className="record-form stack" onSubmit={submit} noValidate>
-        {columns.map((c) => (
+        {columns.map((c) => c.name === meta.banColumn && !creating ? (
+          // The ban is changed by Ban and Unban, never typed: it reads
+          // in words here, as on the user's page.
+          <div key={c.name} className="form-field" role="group" aria-labelledby={'field-' + c.name}>
+            <span id={'field-' + c.name} className="field-label">{c.label} <span className="muted">(read-only)</span></span>
+            <BanState ban={row?.[c.name] ?? null} short />
+            <span className="muted hint">Ban and unban from the user's page.</span>
+          </div>
+        ) : (
           <FieldInput
             key={c.name}
             col={c}
