@@ -429,38 +429,12 @@ func (a api) handleCreate(w http.ResponseWriter, r *http.Request, op Operator) e
 			return fieldError(http.StatusBadRequest, "missing_value", c.Name, "column %q cannot be null", c.Name)
 		}
 	}
-	pkIdents := make([]any, len(t.PK))
-	dest := make([]any, len(t.PK))
-	ph := ""
-	for i, c := range t.PK {
-		pkIdents[i] = bun.Ident(c.Name)
-		dest[i] = new(any)
-		if i > 0 {
-			ph += ", "
-		}
-		ph += "?"
-	}
 	var row map[string]any
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if err := a.checkEmailFree(ctx, tx, res, vals, ""); err != nil {
+		if row, err = a.insertRow(ctx, tx, res, vals); err != nil {
 			return err
 		}
-		q := tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(ph, pkIdents...)
-		if _, err := q.Exec(ctx, dest...); err != nil {
-			return columnFields(res, insertError(err))
-		}
-		id := make(map[string]any, len(t.PK))
-		for i, c := range t.PK {
-			v := *(dest[i].(*any))
-			if b, ok := v.([]byte); ok {
-				v = string(b)
-			}
-			id[c.Name] = v
-		}
-		if row, err = a.readRow(ctx, tx, res, id, false); err != nil {
-			return err
-		}
-		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.key, TargetID: encodeRowID(res, row), Payload: map[string]any{"row": row}})
+		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.key, TargetID: encodeRowID(res, row), Payload: withMeta(a.requestMeta(r), "row", row)})
 	})
 	if err != nil {
 		return a.blameColumn(ctx, res, vals, err)
@@ -516,6 +490,39 @@ func (a api) applyDefaults(ctx context.Context, op Operator, res *resource, vals
 	return nil
 }
 
+// insertRow inserts vals (typed column values, keys included or made by
+// the database) into res inside tx and reads the new row back.
+func (a api) insertRow(ctx context.Context, tx bun.Tx, res *resource, vals map[string]any) (map[string]any, error) {
+	t := res.table
+	pkIdents := make([]any, len(t.PK))
+	dest := make([]any, len(t.PK))
+	ph := ""
+	for i, c := range t.PK {
+		pkIdents[i] = bun.Ident(c.Name)
+		dest[i] = new(any)
+		if i > 0 {
+			ph += ", "
+		}
+		ph += "?"
+	}
+	if err := a.checkEmailFree(ctx, tx, res, vals, ""); err != nil {
+		return nil, err
+	}
+	q := tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(ph, pkIdents...)
+	if _, err := q.Exec(ctx, dest...); err != nil {
+		return nil, columnFields(res, insertError(err))
+	}
+	id := make(map[string]any, len(t.PK))
+	for i, c := range t.PK {
+		v := *(dest[i].(*any))
+		if b, ok := v.([]byte); ok {
+			v = string(b)
+		}
+		id[c.Name] = v
+	}
+	return a.readRow(ctx, tx, res, id, false)
+}
+
 // checkEmailFree refuses, with 409 conflict, a users row whose new email
 // another account has already in any case: sign-in matches emails
 // without regard to case, and could not tell the two apart. exceptID is
@@ -560,63 +567,76 @@ func (a api) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) e
 		}
 	}
 	ctx := r.Context()
-	var before, after map[string]any
+	var after map[string]any
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		keepsAdmin := func() error { return nil }
-		if res.key == "roles" {
-			if keepsAdmin, err = a.guardAdmins(ctx, tx); err != nil {
-				return err
-			}
-		}
-		// Locked, so the audit's "before" is the row this update replaces
-		// and not one a concurrent update has replaced already.
-		if before, err = a.readRow(ctx, tx, res, id, true); err != nil {
+		var changes map[string]any
+		if _, after, changes, err = a.updateRow(ctx, tx, op, res, id, vals, nil); err != nil || len(changes) == 0 {
 			return err
 		}
-		userID, isUser := a.userRowID(res, before)
-		var target Role
-		if isUser {
-			if target, err = a.canWriteUser(ctx, tx, op, userID); err != nil {
-				return err
-			}
-		}
-		if err := keepMisfits(res, before, vals); err != nil {
-			return err
-		}
-		if len(vals) == 0 {
-			after = before
-			return nil
-		}
-		if err := a.checkEmailFree(ctx, tx, res, vals, userID); err != nil {
-			return err
-		}
-		q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.table.Name))
-		if _, err := query.WherePK(q, res.table, id).Exec(ctx); err != nil {
-			return columnFields(res, dbError(err))
-		}
-		if err := keepsAdmin(); err != nil {
-			return err
-		}
-		// A new email on an operator's account ends its sessions: whoever
-		// holds them signed in as the old address.
-		if e, ok := vals["email"]; ok && isUser && target.IsOperator() && e != before["email"] && userID != op.UserID && a.users.hasTokenVer {
-			if err := a.auth.bumpTokenVersion(ctx, tx, userID); err != nil {
-				return err
-			}
-		}
-		if after, err = a.readRow(ctx, tx, res, id, false); err != nil {
-			return err
-		}
-		if changes := diffColumns(before, after); len(changes) > 0 {
-			return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.key, TargetID: encodeRowID(res, after), Payload: map[string]any{"changes": changes}})
-		}
-		return nil
+		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.key, TargetID: encodeRowID(res, after), Payload: withMeta(a.requestMeta(r), "changes", changes)})
 	})
 	if err != nil {
 		return a.blameColumn(ctx, res, vals, err)
 	}
 	writeJSON(w, http.StatusOK, after)
 	return nil
+}
+
+// updateRow sets vals on the row id of res inside tx, as an edit does:
+// the row locked first (so "before" is the row this update replaces),
+// the admin and user guards, the operator's sessions ended when their
+// email changes. check, when given, sees the locked row before anything
+// is written and may refuse. changes are the columns that changed, for
+// the audit entry the caller writes in tx.
+func (a api) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id, vals map[string]any, check func(before map[string]any) error) (before, after, changes map[string]any, err error) {
+	keepsAdmin := func() error { return nil }
+	if res.key == "roles" {
+		if keepsAdmin, err = a.guardAdmins(ctx, tx); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if before, err = a.readRow(ctx, tx, res, id, true); err != nil {
+		return nil, nil, nil, err
+	}
+	if check != nil {
+		if err := check(before); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	userID, isUser := a.userRowID(res, before)
+	var target Role
+	if isUser {
+		if target, err = a.canWriteUser(ctx, tx, op, userID); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if err := keepMisfits(res, before, vals); err != nil {
+		return nil, nil, nil, err
+	}
+	if len(vals) == 0 {
+		return before, before, nil, nil
+	}
+	if err := a.checkEmailFree(ctx, tx, res, vals, userID); err != nil {
+		return nil, nil, nil, err
+	}
+	q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.table.Name))
+	if _, err := query.WherePK(q, res.table, id).Exec(ctx); err != nil {
+		return nil, nil, nil, columnFields(res, dbError(err))
+	}
+	if err := keepsAdmin(); err != nil {
+		return nil, nil, nil, err
+	}
+	// A new email on an operator's account ends its sessions: whoever
+	// holds them signed in as the old address.
+	if e, ok := vals["email"]; ok && isUser && target.IsOperator() && e != before["email"] && userID != op.UserID && a.users.hasTokenVer {
+		if err := a.auth.bumpTokenVersion(ctx, tx, userID); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if after, err = a.readRow(ctx, tx, res, id, false); err != nil {
+		return nil, nil, nil, err
+	}
+	return before, after, diffColumns(before, after), nil
 }
 
 // DELETE /admin-api/{resource}/{id}
@@ -632,32 +652,47 @@ func (a api) handleDelete(w http.ResponseWriter, r *http.Request, op Operator) e
 	ctx := r.Context()
 	var row map[string]any
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		keepsAdmin := func() error { return nil }
-		if touchesAdmins(res) {
-			if keepsAdmin, err = a.guardAdmins(ctx, tx); err != nil {
-				return err
-			}
-		}
-		if row, err = a.readRow(ctx, tx, res, id, true); err != nil {
+		if row, err = a.deleteRow(ctx, tx, op, res, id, nil); err != nil {
 			return err
 		}
-		if userID, ok := a.userRowID(res, row); ok {
-			if _, err := a.canWriteUser(ctx, tx, op, userID); err != nil {
-				return err
-			}
-		}
-		q := tx.NewDelete().TableExpr("?", bun.Ident(res.table.Name))
-		if _, err := query.WherePK(q, res.table, id).Exec(ctx); err != nil {
-			return columnFields(res, deleteError(err))
-		}
-		if err := keepsAdmin(); err != nil {
-			return err
-		}
-		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.key, TargetID: encodeRowID(res, row), Payload: map[string]any{"row": row}})
+		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.key, TargetID: encodeRowID(res, row), Payload: withMeta(a.requestMeta(r), "row", row)})
 	})
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, row)
 	return nil
+}
+
+// deleteRow deletes the row id of res inside tx, as DELETE does, and
+// returns it: the admin and user guards, and check (when given) on the
+// locked row before the delete.
+func (a api) deleteRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id map[string]any, check func(row map[string]any) error) (row map[string]any, err error) {
+	keepsAdmin := func() error { return nil }
+	if touchesAdmins(res) {
+		if keepsAdmin, err = a.guardAdmins(ctx, tx); err != nil {
+			return nil, err
+		}
+	}
+	if row, err = a.readRow(ctx, tx, res, id, true); err != nil {
+		return nil, err
+	}
+	if check != nil {
+		if err := check(row); err != nil {
+			return nil, err
+		}
+	}
+	if userID, ok := a.userRowID(res, row); ok {
+		if _, err := a.canWriteUser(ctx, tx, op, userID); err != nil {
+			return nil, err
+		}
+	}
+	q := tx.NewDelete().TableExpr("?", bun.Ident(res.table.Name))
+	if _, err := query.WherePK(q, res.table, id).Exec(ctx); err != nil {
+		return nil, columnFields(res, deleteError(err))
+	}
+	if err := keepsAdmin(); err != nil {
+		return nil, err
+	}
+	return row, nil
 }

@@ -156,9 +156,13 @@ func keyFor(col *schema.Column, v any) (any, bool) {
 	return cv, err == nil && cv != nil
 }
 
-// GET /admin-api/{resource}/{id}/{sub}: only _counts so far.
+// GET /admin-api/{resource}/{id}/{sub}: _counts, and _history (history.go).
 func (a api) handleRowSub(w http.ResponseWriter, r *http.Request, op Operator) error {
-	if r.PathValue("sub") != "_counts" {
+	switch r.PathValue("sub") {
+	case "_history":
+		return a.handleHistory(w, r, op)
+	case "_counts":
+	default:
 		return errNotFoundRoute
 	}
 	res, err := a.resourceFor(r, op, OpRead)

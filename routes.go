@@ -56,8 +56,9 @@ func (a *Admin) routes() http.Handler {
 	api("POST /{resource}/_action/{name}", a.signedIn(h.handleAction))
 	api("GET /{resource}/{id}/{sub}", a.signedIn(h.handleRowSub))
 	api("GET /{resource}/{id}/relations/{name}", a.signedIn(h.handleRelation))
-	// users_http.go: ban, unban, revoke-sessions, invite; users_bulk.go: the same for a selection
-	api("POST /{resource}/{id}/{op}", a.signedIn(h.handleUserOp))
+	// history.go: _history (GET, through handleRowSub) and _revert; users_http.go: ban,
+	// unban, revoke-sessions, invite; users_bulk.go: the same for a selection
+	api("POST /{resource}/{id}/{op}", a.signedIn(h.handleRowOp))
 	api("POST /{resource}/_bulk/{op}", a.signedIn(h.handleUserBulk))
 	// rooms_http.go
 	api("GET /rooms", a.signedIn(h.handleRoomList))

@@ -186,6 +186,16 @@ func newID() string { return uuid.Must(uuid.NewV7()).String() }
 // (emailIndexSuggestion says the same for a game's own users table.)
 const usersLowerEmail = `CREATE INDEX IF NOT EXISTS "{prefix}users_lower_email_idx" ON {table:users} (lower("email"))`
 
+// auditTargetIndex serves a row's history (its entries, newest first).
+// On a large audit log, build it beforehand without locking writes, with
+// the same name (the step is then a no-op):
+//
+//	CREATE INDEX CONCURRENTLY game_admin_audit_resource_target_id_id_idx
+//	    ON game_admin_audit (resource, target_id, id);
+var auditTargetIndex = []string{"resource", "target_id", "id"}
+
+const auditTargetIndexSQL = `CREATE INDEX IF NOT EXISTS "{prefix}admin_audit_resource_target_id_id_idx" ON {table:admin_audit} ("resource", "target_id", "id")`
+
 // builtinSchema holds the built-in tables in creation order (a table comes after
 // those its foreign keys name). ON DELETE: a user's role, saves, entries,
 // notes about them and second factor go with them (CASCADE); a note's
@@ -257,7 +267,7 @@ var builtinSchema = &migrate.Schema{Tables: []*migrate.Table{
 		{Name: "resource", Type: migrate.Text, NotNull: true},
 		{Name: "target_id", Type: migrate.Text},
 		{Name: "payload", Type: migrate.JSON},
-	}, Indexes: [][]string{{"created_at"}, {"operator_id"}}},
+	}, Indexes: [][]string{{"created_at"}, {"operator_id"}, auditTargetIndex}},
 	{Base: "operator_totp", Model: (*operatorTOTP)(nil), Version: 19, Panel: true, Cols: []migrate.Col{
 		{Name: "user_id", Type: migrate.UserID},
 		{Name: "secret", Type: migrate.Text, NotNull: true},
@@ -280,6 +290,7 @@ var builtinSchema = &migrate.Schema{Tables: []*migrate.Table{
 },
 	Alters: []migrate.Alter{
 		{Version: 21, Name: "index lower(email) of users", Base: "users", SQL: usersLowerEmail},
+		{Version: 23, Name: "index the audit log by target", Base: "admin_audit", SQL: auditTargetIndexSQL},
 	},
 	// Steps 1 (every built-in table) and 3 (TOTP) of earlier development
 	// versions created what steps 10 to 18 and 19 to 20 create now.

@@ -206,7 +206,10 @@ func TestMigrateOff(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range stmts[:len(stmts)-2] { // all but the last step's record
+		for _, s := range stmts { // all but step 22's record
+			if strings.Contains(s, "VALUES (22,") {
+				continue
+			}
 			if _, err := db.ExecContext(ctx, s); err != nil {
 				t.Fatalf("%s: %v", s, err)
 			}
