@@ -398,6 +398,27 @@ async function main() {
     await page.locator('dd', { hasText: /^1234\.50?$/ }).waitFor(); // SQLite keeps no scale: 1234.5
   });
 
+  await step("the guild's History shows the edit; Revert says what changes, and is itself reverted", async () => {
+    await page.getByRole('tab', { name: 'History' }).click();
+    const edit = page.locator('.history-entry').filter({ hasText: 'edited' }).first();
+    await edit.getByRole('table', { name: 'Changes' }).getByRole('cell', { name: 'Iron Wolves Reborn' }).waitFor();
+    await edit.getByRole('button', { name: 'Revert…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Revert this change?' });
+    await dialog.getByRole('table', { name: 'What the revert changes' }).getByRole('cell', { name: 'Iron Wolves', exact: true }).waitFor();
+    await shot('05b-revert-confirm');
+    await dialog.getByRole('button', { name: 'Revert' }).click();
+    await page.getByRole('heading', { name: 'Guilds / Iron Wolves', exact: true }).waitFor();
+    // The revert is in the history too; reverting it puts the edit back.
+    const reverted = page.locator('.history-entry').filter({ hasText: 'reverted' }).first();
+    await reverted.getByRole('button', { name: 'Revert…' }).click();
+    await page.getByRole('dialog', { name: 'Revert this change?' }).getByRole('button', { name: 'Revert' }).click();
+    await page.getByRole('heading', { name: 'Guilds / Iron Wolves Reborn' }).waitFor();
+    await page.locator('dd', { hasText: /^1234\.50?$/ }).waitFor();
+    await shot('05c-history');
+    await page.getByRole('navigation').getByRole('link', { name: 'Guilds' }).click();
+    await page.getByRole('heading', { name: 'Guilds', exact: true }).waitFor();
+  });
+
   await step('run the recount bulk action', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Guilds' }).click();
     await page.getByRole('cell', { name: 'Iron Wolves Reborn' }).waitFor();
@@ -1425,6 +1446,21 @@ async function uiDataSteps(base, consoleErrors) {
       const r = await page.request.get(`${base}/admin-api/analyticsEvents/${id}`);
       expect(r.status() === 404, `row ${id} still there`);
     }
+  });
+
+  await step('a deleted row comes back from its audit entry: Restore', async () => {
+    const [entry] = await lastAudit('delete', 'analyticsEvents');
+    await page.goto(base + '/admin/adminAudit/' + entry.id);
+    await page.getByRole('button', { name: 'Restore this row…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Restore this row?' });
+    await dialog.getByRole('button', { name: 'Restore' }).click();
+    // Restored, the row's page opens on its history: the delete, then the revert.
+    await page.waitForURL(new RegExp(`/admin/analyticsEvents/${entry.target_id}\\?tab=_history$`));
+    const entries = page.locator('.history-entry');
+    await entries.filter({ hasText: 'reverted' }).first().waitFor();
+    expect((await entries.first().innerText()).includes('reverted'), 'the newest history entry is not the revert');
+    const r = await page.request.get(`${base}/admin-api/analyticsEvents/${entry.target_id}`);
+    expect(r.ok(), 'the restored row is not there: ' + r.status());
   });
 
   await step('lists: a bulk action runs on the selection ({ids})', async () => {

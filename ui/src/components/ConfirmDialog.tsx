@@ -6,6 +6,9 @@ export interface ConfirmOptions {
   description?: string;
   confirmLabel?: string;
   danger?: boolean;
+  // body is shown between the description and the buttons: what exactly
+  // will happen (a revert's field, now, after).
+  body?: ReactNode;
 }
 
 // useConfirm returns a dialog element to render and ask(), which resolves
@@ -25,6 +28,7 @@ export function useConfirm(): [ReactNode, (o: ConfirmOptions) => Promise<boolean
   };
   const dialog = opts && (
     <Modal title={opts.title} description={opts.description} onClose={() => close(false)}>
+      {opts.body}
       <div className="dialog-buttons">
         <button type="button" onClick={() => close(false)}>Cancel</button>
         <button type="button" className={opts.danger ? 'danger' : 'primary'} autoFocus onClick={() => close(true)}>

@@ -132,6 +132,7 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
       const labels = Object.fromEntries(Object.entries(row?._labels ?? {}).filter(([k]) => saved[k] === row?.[k]));
       qc.setQueryData(['row', meta.name, savedId], { ...saved, _labels: { ...labels, ...saved._labels } });
       await qc.invalidateQueries({ queryKey: ['row', meta.name, savedId] });
+      await qc.invalidateQueries({ queryKey: ['history', meta.name, savedId] });
       leaving.current = true;
       navigate(`/${seg(meta.name)}/${seg(savedId || id || '')}`);
     } catch (err) {

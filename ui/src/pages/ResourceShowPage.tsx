@@ -4,7 +4,7 @@ import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { Pencil, Plus, Trash2 } from 'lucide-react';
 import { toast } from 'sonner';
 import { api, errorText, seg, type ResourceMeta, type Row } from '../api';
-import { useCatalog, useResourceMeta, useRoomsEnabled } from '../queries';
+import { useCatalog, useMe, useResourceMeta, useRoomsEnabled } from '../queries';
 import { FieldValue } from '../components/CellValue';
 import { useConfirm } from '../components/ConfirmDialog';
 import { DataTable } from '../components/DataTable';
@@ -14,6 +14,8 @@ import { ResourceIcon } from '../icons';
 import { rowLabel, singular, usePageTitle } from '../names';
 import { listColumns, pick } from './columns';
 import { UserModeration, ActiveSessions, BanState } from './UserModeration';
+import { AuditEntryActions, RowHistory } from './RowHistory';
+import { AuditPayload } from '../components/AuditPayload';
 
 export function ResourceShowPage() {
   const { resource, id } = useParams();
@@ -51,6 +53,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
           <ResourceIcon name={meta.icon} size={20} /> <Link to={'/' + seg(meta.name)}>{meta.label}</Link> / <span title={id}>{title}</span>
         </h1>
         <div className="toolbar">
+          {meta.name === 'adminAudit' && row.data && <AuditEntryActions entry={row.data} />}
           {meta.permissions.update && (
             <Link to={path + '/edit'} className="button">
               <Pencil size={14} aria-hidden="true" /> Edit
@@ -105,6 +108,9 @@ function RelationTabs({ meta, id, row }: { meta: ResourceMeta; id: string; row: 
   // leaves out what is beyond their scopes, and the server refuses those.
   const many = meta.relations.filter((r) => r.kind === 'many' && catalog.data?.some((t) => t.name === r.target && t.permissions.list));
   const sessions = meta.name === 'users' && rooms;
+  // History: the row's audit entries, for operators (they name operators).
+  const me = useMe();
+  const history = (me.data?.role === 'admin' || me.data?.role === 'mod') && meta.name !== 'adminAudit';
   const counts = useQuery({
     queryKey: ['counts', meta.name, id],
     // _estimated names the tabs whose count ran out of time and is the
@@ -112,7 +118,11 @@ function RelationTabs({ meta, id, row }: { meta: ResourceMeta; id: string; row: 
     queryFn: () => api.get<Record<string, number> & { _estimated?: string[] }>(`/${seg(meta.name)}/${seg(id)}/_counts`),
     enabled: many.length > 0 || sessions,
   });
-  const tabs = [...many.map((r) => ({ key: r.name, label: r.label })), ...(sessions ? [{ key: '_sessions', label: 'Active sessions' }] : [])];
+  const tabs = [
+    ...many.map((r) => ({ key: r.name, label: r.label })),
+    ...(sessions ? [{ key: '_sessions', label: 'Active sessions' }] : []),
+    ...(history ? [{ key: '_history', label: 'History' }] : []),
+  ];
   if (tabs.length === 0) return null;
   const count = (key: string) => {
     const n = counts.data?.[key === '_sessions' ? 'activeSessions' : key];
@@ -142,7 +152,7 @@ function RelationTabs({ meta, id, row }: { meta: ResourceMeta; id: string; row: 
         const rel = many.find((r) => r.name === t.key);
         return (
           <Tabs.Content key={t.key} value={t.key} className="tab-panel">
-            {t.key === '_sessions' ? <ActiveSessions userId={id} /> : rel ? <RelatedRows meta={meta} id={id} row={row} name={rel.name} target={rel.target} fk={rel.fk} /> : null}
+            {t.key === '_sessions' ? <ActiveSessions userId={id} /> : t.key === '_history' ? <RowHistory meta={meta} id={id} row={row} /> : rel ? <RelatedRows meta={meta} id={id} row={row} name={rel.name} target={rel.target} fk={rel.fk} /> : null}
           </Tabs.Content>
         );
       })}
@@ -189,45 +199,5 @@ function RelatedRows({ meta, id, row, name, target, fk }: { meta: ResourceMeta; 
         </p>
       )}
     </>
-  );
-}
-
-// AuditPayload reads an audit entry's payload as a person would: the
-// changed fields as a table of field, before and after, in full, then
-// the rest (who asked from where, a reason) as labelled values.
-function AuditPayload({ payload }: { payload: unknown }) {
-  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return <pre className="json-block">{JSON.stringify(payload, null, 2)}</pre>;
-  const isChange = (v: unknown): v is { before?: unknown; after?: unknown } =>
-    v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).every((k) => k === 'before' || k === 'after') && Object.keys(v).length > 0;
-  // The panel's updates keep their diff under "changes"; Audit.RecordUpdate
-  // writes it at the top level.
-  const { changes: nested, ...top } = payload as Record<string, unknown>;
-  const fromNested = nested !== null && typeof nested === 'object' && !Array.isArray(nested) && Object.values(nested).every(isChange);
-  const entries = Object.entries(fromNested ? top : (payload as Record<string, unknown>));
-  const changes = [...(fromNested ? Object.entries(nested as Record<string, unknown>) : []), ...entries.filter(([, v]) => isChange(v))] as [string, { before?: unknown; after?: unknown }][];
-  const rest = entries.filter(([, v]) => !isChange(v));
-  const show = (v: unknown) => (v === undefined ? <span className="null">—</span> : v === null ? <span className="null">null</span> : typeof v === 'string' ? v : <code className="diff-json">{JSON.stringify(v, null, 2)}</code>);
-  return (
-    <div className="stack">
-      {changes.length > 0 && (
-        <div className="table-wrap">
-          <table className="data-table diff-table" aria-label="Changes">
-            <thead><tr><th>Field</th><th>Before</th><th>After</th></tr></thead>
-            <tbody>
-              {changes.map(([k, v]) => (
-                <tr key={k}><td className="mono">{k}</td><td>{show(v.before)}</td><td>{show(v.after)}</td></tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {rest.length > 0 && (
-        <dl className="kv">
-          {rest.map(([k, v]) => (
-            <div key={k}><dt>{k}</dt><dd>{show(v)}</dd></div>
-          ))}
-        </dl>
-      )}
-    </div>
   );
 }

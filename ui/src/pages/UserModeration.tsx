@@ -55,6 +55,7 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
   const refresh = () =>
     Promise.all([
       qc.invalidateQueries({ queryKey: ['row', 'users', id] }),
+      qc.invalidateQueries({ queryKey: ['history', 'users', id] }),
       qc.invalidateQueries({ queryKey: ['counts', 'users', id] }),
       qc.invalidateQueries({ queryKey: ['list', 'users'] }),
     ]);

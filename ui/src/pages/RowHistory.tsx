@@ -1,0 +1,225 @@
+import type { ReactNode } from 'react';
+import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate } from 'react-router';
+import { Undo2 } from 'lucide-react';
+import { toast } from 'sonner';
+import { api, ApiError, errorText, seg, type ResourceMeta, type Row } from '../api';
+import { AuditPayload } from '../components/AuditPayload';
+import { formatDateTime } from '../components/CellValue';
+import { useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
+import { ErrorNote, Loading } from '../components/Status';
+import { useMe, useResourceMeta } from '../queries';
+
+const pageSize = 20;
+
+type Change = { before?: unknown; after?: unknown };
+type Payload = { changes?: Record<string, Change>; row?: Row; auditId?: number; of?: string; [k: string]: unknown };
+
+// actionWords says an entry's action as a person would.
+const actionWords: Record<string, string> = {
+  create: 'created',
+  update: 'edited',
+  delete: 'deleted',
+  revert: 'reverted',
+  custom: 'ran an action on',
+  'user.ban': 'banned',
+  'user.unban': 'unbanned',
+  'user.revoke_sessions': 'revoked the sessions of',
+  'user.invite': 'sent an invite to',
+};
+
+// revertible is what a revert of e would do, or undefined: an entry with
+// changes puts its columns back; a create's revert deletes the row. (A
+// delete's is on the audit entry's page: the row has no page of its own.)
+function revertible(e: Row): 'changes' | 'create' | undefined {
+  const p = (e.payload ?? {}) as Payload;
+  if (p.changes && Object.keys(p.changes).length > 0) return 'changes';
+  if (e.action === 'create' && p.row) return 'create';
+  return undefined;
+}
+
+const show = (v: unknown) => (v === undefined ? '—' : v === null ? 'null' : typeof v === 'string' ? v : JSON.stringify(v));
+
+// RevertPreview is the table a revert's confirmation shows: each field,
+// what it holds now, what it will hold; a field changed since the entry
+// is marked, as the server will refuse it.
+function RevertPreview({ changes, now }: { changes: Record<string, Change>; now: Row }) {
+  return (
+    <div className="table-wrap">
+      <table className="data-table diff-table" aria-label="What the revert changes">
+        <thead><tr><th>Field</th><th>Now</th><th>After the revert</th></tr></thead>
+        <tbody>
+          {Object.entries(changes).map(([k, c]) => {
+            const moved = JSON.stringify(now[k] ?? null) !== JSON.stringify(c.after ?? null);
+            return (
+              <tr key={k}>
+                <td className="mono">{k}</td>
+                <td>{show(now[k])}{moved && <span className="form-error"> (changed since)</span>}</td>
+                <td>{show(c.before)}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+// useRevert runs POST _revert for an entry after a confirmation that says
+// exactly what changes; a row changed since is a conflict the server
+// names, which an admin may override after a second confirmation.
+export function useRevert(meta: ResourceMeta, id: string, onDone: (deleted: boolean) => Promise<unknown> | void): [ReactNode, (e: Row, now?: Row) => Promise<void>] {
+  const me = useMe();
+  const [dialog, ask] = useConfirm();
+  const path = `/${seg(meta.name)}/${seg(id)}/_revert`;
+  const revert = async (e: Row, now?: Row) => {
+    const p = (e.payload ?? {}) as Payload;
+    const when = formatDateTime(String(e.created_at));
+    const o: ConfirmOptions =
+      e.action === 'delete'
+        ? { title: 'Restore this row?', description: `It is created again with the values it had when it was deleted (${when}).`, confirmLabel: 'Restore' }
+        : e.action === 'create' && !p.changes
+          ? { title: 'Undo this creation?', description: `The row created ${when} is deleted.`, confirmLabel: 'Delete the row', danger: true }
+          : { title: 'Revert this change?', description: `The fields go back to what they were before the change of ${when}.`, confirmLabel: 'Revert', danger: true,
+              body: p.changes && now ? <RevertPreview changes={p.changes} now={now} /> : undefined };
+    if (!(await ask(o))) return;
+    const deletes = e.action === 'create' && !p.changes;
+    let deleted = false;
+    try {
+      await api.post(path, { auditId: e.id });
+      deleted = deletes;
+      toast.success(e.action === 'delete' ? 'Row restored' : 'Reverted');
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409 && Object.keys(err.fields).length > 0 && me.data?.role === 'admin') {
+        const again = await ask({ title: 'The row changed since', description: `${err.message}. Revert anyway, overwriting the later changes?`, confirmLabel: 'Revert anyway', danger: true });
+        if (again) {
+          try {
+            await api.post(path, { auditId: e.id, force: true });
+            deleted = deletes;
+            toast.success('Reverted');
+          } catch (err2) {
+            toast.error(errorText(err2));
+          }
+        }
+      } else {
+        toast.error(errorText(err));
+      }
+    }
+    await onDone(deleted);
+  };
+  return [dialog, revert];
+}
+
+// RowHistory is a row's History tab: its audit entries, newest first, each
+// with who, when, what changed (field, before, after) and, for whoever
+// may, Revert.
+export function RowHistory({ meta, id, row }: { meta: ResourceMeta; id: string; row: Row }) {
+  const qc = useQueryClient();
+  const navigate = useNavigate();
+  const q = useInfiniteQuery({
+    queryKey: ['history', meta.name, id],
+    initialPageParam: '',
+    queryFn: ({ pageParam }) => {
+      const p = new URLSearchParams({ _limit: String(pageSize) });
+      if (pageParam) p.set('_cursor', pageParam);
+      return api.list(`/${seg(meta.name)}/${seg(id)}/_history`, p);
+    },
+    getNextPageParam: (last) => last.next || undefined,
+    // Always fetched on arrival: an edit, a ban or an action elsewhere
+    // is in the history at once.
+    staleTime: 0,
+  });
+  const [dialog, revert] = useRevert(meta, id, async (deleted) => {
+    // A revert of the creation deleted the row: back to the list.
+    if (deleted) {
+      navigate(`/${seg(meta.name)}`);
+      return;
+    }
+    await Promise.all([
+      qc.invalidateQueries({ queryKey: ['row', meta.name, id] }),
+      qc.invalidateQueries({ queryKey: ['history', meta.name, id] }),
+      qc.invalidateQueries({ queryKey: ['list', meta.name] }),
+    ]);
+  });
+  if (q.isPending) return <Loading />;
+  if (q.isError) return <ErrorNote error={q.error} />;
+  const entries = q.data.pages.flatMap((p) => p.rows);
+  if (entries.length === 0) return <p className="muted">No change of this row is in the audit log.</p>;
+  const canRevert = (kind: 'changes' | 'create') => (kind === 'create' ? meta.permissions.delete : meta.permissions.update);
+  return (
+    <>
+      <ol className="history">
+        {entries.map((e) => {
+          const labels = (e._labels ?? {}) as Record<string, string>;
+          const kind = revertible(e);
+          const p = (e.payload ?? {}) as Payload;
+          return (
+            <li key={String(e.id)} className="history-entry">
+              <div className="history-head">
+                <span>
+                  <Link to={'/adminAudit/' + seg(String(e.id))} className="muted">{formatDateTime(String(e.created_at))}</Link>{' '}
+                  <strong>{labels.operator_id ?? (e.operator_id ? String(e.operator_id) : 'the game')}</strong>{' '}
+                  {actionWords[String(e.action)] ?? String(e.action)}
+                  {e.action === 'revert' && p.auditId !== undefined && <span className="muted"> (entry {p.auditId})</span>}
+                </span>
+                {kind && canRevert(kind) && (
+                  <button type="button" onClick={() => void revert(e, row)}>
+                    <Undo2 size={14} aria-hidden="true" /> Revert…
+                  </button>
+                )}
+              </div>
+              {/* A create's or delete's row is the row itself: only the rest is shown. */}
+              {Object.keys(p).some((k) => k !== 'row') ? <AuditPayload payload={Object.fromEntries(Object.entries(p).filter(([k]) => k !== 'row'))} /> : null}
+            </li>
+          );
+        })}
+      </ol>
+      {q.hasNextPage && (
+        <button type="button" onClick={() => void q.fetchNextPage()} disabled={q.isFetchingNextPage}>
+          {q.isFetchingNextPage ? 'Loading…' : 'Older changes'}
+        </button>
+      )}
+      {dialog}
+    </>
+  );
+}
+
+// AuditEntryActions are an audit entry page's ways back to its row: the
+// row's history, and the revert of this entry (Restore for a delete:
+// the row has no page to revert it from).
+export function AuditEntryActions({ entry }: { entry: Row }) {
+  const qc = useQueryClient();
+  const navigate = useNavigate();
+  const target = useResourceMeta(String(entry.resource ?? ''));
+  const id = String(entry.target_id ?? '');
+  const kind = revertible(entry);
+  // The row as it is now, for the revert's "now and after" table.
+  const current = useQuery({
+    queryKey: ['row', target?.name ?? '', id],
+    queryFn: () => api.get<Row>(`/${seg(target?.name ?? '')}/${seg(id)}`),
+    enabled: kind === 'changes' && !!target?.permissions.read && id !== '',
+    retry: false,
+  });
+  const [dialog, revert] = useRevert(target ?? ({ name: '' } as ResourceMeta), id, async (deleted) => {
+    await qc.invalidateQueries({ queryKey: ['history', target?.name, id] });
+    await qc.invalidateQueries({ queryKey: ['list'] });
+    if (!deleted && target) navigate(`/${seg(target.name)}/${seg(id)}?tab=_history`);
+  });
+  if (!target || !id) return null;
+  const p = (entry.payload ?? {}) as Payload;
+  const restorable = entry.action === 'delete' && !!p.row && target.permissions.create;
+  const canRevert = kind === 'changes' ? target.permissions.update : kind === 'create' ? target.permissions.delete : false;
+  return (
+    <>
+      {entry.action !== 'delete' && target.permissions.read && (
+        <Link className="button" to={`/${seg(target.name)}/${seg(id)}?tab=_history`}>Row history</Link>
+      )}
+      {(restorable || canRevert) && (
+        <button type="button" className={restorable ? 'primary' : undefined} onClick={() => void revert(entry, current.data)}>
+          <Undo2 size={14} aria-hidden="true" /> {restorable ? 'Restore this row…' : 'Revert…'}
+        </button>
+      )}
+      {dialog}
+    </>
+  );
+}
