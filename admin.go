@@ -68,6 +68,8 @@ type Admin struct {
 	widgetTimeout time.Duration // the dashboard's bound: widgetTimeout
 	totals        []string      // Options.DashboardTotals, defaulted
 
+	eraseFault func(ctx context.Context, tx bun.Tx, step string) error // the tests' (userdata.go)
+
 	setup *setupToken // the first run's token (setup.go)
 
 	bgMu   sync.Mutex

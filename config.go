@@ -116,6 +116,19 @@ func (a *Admin) checkConfig(res *resource, tables map[string]*schema.Table) erro
 			return fail(field+".LoadRows", "a per-row action receives its row; LoadRows is for bulk actions")
 		}
 	}
+	if anon, ok := cfg.Erase.(EraseAnonymize); ok {
+		if len(anon.Columns) == 0 {
+			return fail("Erase", "EraseAnonymize names no column")
+		}
+		for _, name := range anon.Columns {
+			if err := column("Erase.Columns", name, t, false); err != nil {
+				return err
+			}
+			if c := t.ByName[name]; c.NotNull && c.DataType != schema.String {
+				return fail("Erase.Columns", "column %q is NOT NULL and not text: it cannot be cleared", name)
+			}
+		}
+	}
 	rels := make([]string, len(t.Relations))
 	for i, r := range t.Relations {
 		rels[i] = r.Name

@@ -84,9 +84,9 @@ func withoutRequestMeta(payload any) any {
 type revertKind int
 
 const (
-	revertChanges  revertKind = iota // an update (or a revert, or the game's RecordUpdate): its columns back to before
-	revertDelete                     // a delete: the row re-created
-	revertCreate                     // a create: the row deleted
+	revertChanges revertKind = iota // an update (or a revert, or the game's RecordUpdate): its columns back to before
+	revertDelete                    // a delete: the row re-created
+	revertCreate                    // a create: the row deleted
 )
 
 // auditRecord is an audit entry as a revert reads it: its payload decoded
@@ -222,8 +222,11 @@ func isNotFound(err error) bool {
 // POST /admin-api/{resource}/{id}/{op}: _revert on any resource; the
 // users' own operations (ban, unban, …) are users_http.go's.
 func (a api) handleRowOp(w http.ResponseWriter, r *http.Request, op Operator) error {
-	if r.PathValue("op") == "_revert" {
+	switch r.PathValue("op") {
+	case "_revert":
 		return a.handleRevert(w, r, op)
+	case "_erase":
+		return a.handleUserErase(w, r, op)
 	}
 	return a.handleUserOp(w, r, op)
 }

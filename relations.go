@@ -161,6 +161,8 @@ func (a api) handleRowSub(w http.ResponseWriter, r *http.Request, op Operator) e
 	switch r.PathValue("sub") {
 	case "_history":
 		return a.handleHistory(w, r, op)
+	case "_export":
+		return a.handleUserExport(w, r, op)
 	case "_counts":
 	default:
 		return errNotFoundRoute

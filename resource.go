@@ -62,6 +62,11 @@ type ResourceConfig struct {
 	Relations map[string]RelationConfig
 	// Actions are custom buttons on the list page.
 	Actions []Action
+	// Erase says what erasing a user's data (POST users/{id}/_erase) does
+	// to this resource's rows that refer to the user: EraseDelete,
+	// EraseKeep or EraseAnonymize{Columns}. Default: rows whose reference
+	// is NOT NULL are deleted, nullable references cleared.
+	Erase EraseRule
 	// Policies override the standard rule per action. On a built-in
 	// resource an operation left unset keeps the built-in policy, so the
 	// audit log stays append-only whatever else is opened.
@@ -123,6 +128,10 @@ type ColumnConfig struct {
 	// ReadOnly columns are never written by create or update; a body that
 	// sets one is refused.
 	ReadOnly bool
+	// Personal marks a users column as personal data besides the email and
+	// display name: an erase clears it (NULL, or "[erased]" when NOT NULL)
+	// and the audit log's copies of it.
+	Personal bool
 	// Choices are the values the column may take (an enum-like text
 	// column): the UI offers them in a select, and create and update
 	// refuse any other non-null value with 400 invalid_value. Default nil:

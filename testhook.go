@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gameadmin/admin/internal/testhook"
+	"github.com/uptrace/bun"
 )
 
 // expose hands the panel's own tests (the dbtest module) what they check
@@ -56,7 +57,8 @@ func (a *Admin) expose(fn func(*testhook.Internals)) {
 			res, ok := a.resources[resource]
 			return ok && res.table.ByName[column] != nil && res.table.ByName[column].HasDefault
 		},
-		UI:    ui,
-		UICSP: uiCSP,
+		SetEraseFault: func(fn func(ctx context.Context, tx bun.Tx, step string) error) { a.eraseFault = fn },
+		UI:            ui,
+		UICSP:         uiCSP,
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gameadmin/admin/internal/migrate"
+	"github.com/uptrace/bun"
 )
 
 // Internals are the parts of one panel its tests reach. New fills every
@@ -52,6 +53,11 @@ type Internals struct {
 	Schema     *migrate.Schema
 	Plan       *migrate.Plan
 	HasDefault func(resource, column string) bool
+	// SetEraseFault makes fn run between the steps of every erase, in its
+	// transaction ("<relation>" after each resource, "audit" after the
+	// redaction): an error it returns, or a connection it kills, fails
+	// the erase there.
+	SetEraseFault func(fn func(ctx context.Context, tx bun.Tx, step string) error)
 	// UI is the embedded build; UICSP the policy its pages are sent with.
 	UI    fs.FS
 	UICSP string
