@@ -30,6 +30,9 @@ type catalogEntry struct {
 	// (UserColumns.Ban), when bans are on: the UI's badge, quick filter
 	// (_banned) and moderation read it.
 	BanColumn string `json:"banColumn,omitempty"`
+	// EmailColumn, on the users resource, is UserColumns.Email: what an
+	// erase asks the operator to type back.
+	EmailColumn string `json:"emailColumn,omitempty"`
 }
 
 type catalogColumn struct {
@@ -124,6 +127,9 @@ func (a api) catalogEntry(res *resource, perms map[Op]bool, role Role) catalogEn
 			}
 		}
 		e.ListColumns = append(e.ListColumns, cfg.List.Columns...)
+	}
+	if res.key == "users" {
+		e.EmailColumn = a.users.cols.Email
 	}
 	if res.key == "users" && a.users.hasBan && a.users.hasTokenVer && res.view.ByName[a.users.cols.Ban] != nil {
 		e.BanColumn = a.users.cols.Ban

@@ -147,7 +147,7 @@ func (a api) handleUserExport(w http.ResponseWriter, r *http.Request, op Operato
 	}
 	// stream writes the rows of res meeting cond as a JSON array, read and
 	// sent a batch at a time.
-	stream := func(res *resource, cond query.Cond) (int64, error) {
+	stream := func(res *resource, cond query.Cond, clean func(map[string]any)) (int64, error) {
 		l := &query.List{Where: []query.Cond{cond}}
 		l.Walk(res.view, exportBatch)
 		buf.WriteString("[")
@@ -161,6 +161,9 @@ func (a api) handleUserExport(w http.ResponseWriter, r *http.Request, op Operato
 			for _, row := range page {
 				if n > 0 {
 					buf.WriteString(",")
+				}
+				if clean != nil {
+					clean(row)
 				}
 				if err := putJSON(row); err != nil {
 					return n, err
@@ -194,7 +197,7 @@ func (a api) handleUserExport(w http.ResponseWriter, r *http.Request, op Operato
 				return err
 			}
 			buf.WriteString(":")
-			n, err := stream(p.target, p.where())
+			n, err := stream(p.target, p.where(), nil)
 			if err != nil {
 				return err
 			}
@@ -202,7 +205,13 @@ func (a api) handleUserExport(w http.ResponseWriter, r *http.Request, op Operato
 		}
 		buf.WriteString(`},"audit":`)
 		if audit := a.resources["adminAudit"]; audit != nil {
-			n, err := stream(audit, userSubject(userID))
+			// An operator's address and browser are the operator's data,
+			// not the player's: only the player's own requests keep theirs.
+			n, err := stream(audit, userSubject(userID), func(e map[string]any) {
+				if fmt.Sprint(e["operator_id"]) != userID {
+					e["payload"] = withoutRequestMeta(e["payload"])
+				}
+			})
 			if err != nil {
 				return err
 			}

@@ -262,6 +262,20 @@ func TestExistingBackend(t *testing.T) {
 		} else {
 			c.call("GET", "/ops/admin-api/auth/me", "", 401)
 		}
+
+		// Bob asks to be forgotten: his export holds his note, then the
+		// erase empties his row (bigint id, the game's own columns) and
+		// deletes the note about him.
+		export := root.call("GET", fmt.Sprintf("/ops/admin-api/users/%d/_export", bob), "", 200)
+		if u := export["user"].(map[string]any); u["email"] != "bob@example.com" || u["pw_hash"] != nil {
+			t.Fatalf("export user = %v", u)
+		}
+		root.call("POST", fmt.Sprintf("/ops/admin-api/users/%d/_erase", bob), `{"confirm":"BOB@example.com"}`, 200)
+		var erased Player
+		if err := db.NewSelect().Model(&erased).Where("id = ?", bob).Scan(ctx); err != nil || erased.Email == "bob@example.com" || erased.Nickname != "" || erased.Banned == nil {
+			t.Fatalf("bob after the erase = %+v, %v", erased, err)
+		}
+		anon.call("POST", "/api/login", `{"email":"bob@example.com","password":"player password"}`, 401)
 	})
 }
 

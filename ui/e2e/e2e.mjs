@@ -790,6 +790,28 @@ async function main() {
     }
   });
 
+  await step("a player's data request: Export data downloads it, Erase… says what it does and needs the email typed", async () => {
+    const email = 'player33@example.com';
+    await page.goto(base + '/admin/users?_q=' + encodeURIComponent(email));
+    await page.locator('tbody tr').first().locator('a.row-link').click();
+    await page.locator('dd', { hasText: email }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export data' }).click()]);
+    const doc = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+    expect(doc.user.email === email && !('password_hash' in doc.user) && Array.isArray(doc.resources.cloudSaves) && Array.isArray(doc.audit), 'export: ' + JSON.stringify(doc).slice(0, 300));
+    await page.getByRole('button', { name: 'Erase…' }).click();
+    const dialog = page.getByRole('dialog', { name: "Erase Player 33's personal data?" });
+    await dialog.getByRole('table', { name: 'What the erase does' }).getByRole('cell', { name: 'Cloud Saves' }).waitFor();
+    const erase = dialog.getByRole('button', { name: 'Erase', exact: true });
+    expect(await erase.isDisabled(), 'Erase is enabled before the email is typed');
+    await dialog.getByLabel(/Type .* to confirm/).fill(email.toUpperCase());
+    await shot('10g-erase-confirm');
+    await erase.click();
+    await page.getByText("Player 33's personal data is erased").waitFor();
+    await page.locator('dd', { hasText: /^erased-.*@erased\.invalid$/ }).waitFor();
+    const left = await (await page.request.get(base + '/admin-api/users?_q=' + encodeURIComponent(email))).json();
+    expect(left.length === 0, 'the erased email is still found: ' + JSON.stringify(left));
+  });
+
   await step('the audit log shows user.ban', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Audit log' }).click();
     await page.getByRole('heading', { name: 'Audit log' }).waitFor();

@@ -78,6 +78,8 @@ export interface ResourceMeta {
   permissions: Permissions;
   // banColumn, on users, is the column holding the ban when bans are on.
   banColumn?: string;
+  // emailColumn, on users, holds the account's email.
+  emailColumn?: string;
 }
 
 // _invalid names the cells the server could not show as stored, each

@@ -7,6 +7,7 @@ package admintest_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -438,4 +439,73 @@ func Example_invite() {
 	// Output:
 	// invite: true new-mod@example.com true
 	// 200 {"ok":true}
+}
+
+// Answer a player's request to be forgotten: say what the game's tables
+// hold (cloud saves kept for a legal hold here), look at the dry run, then
+// erase with the email typed back.
+func Example_erase() {
+	db, done := openExampleDB()
+	defer done()
+	a, err := admin.New(db, admin.Options{
+		Secret: []byte("an example secret of at least 32 bytes"),
+		Logger: quiet,
+		Resources: map[string]*admin.Resource{
+			"cloudSaves": admin.DefineResource((*admin.CloudSave)(nil), admin.ResourceConfig{Erase: admin.EraseKeep}),
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close()
+	ctx := context.Background()
+	player := &admin.User{Email: "forget.me@example.com"}
+	if _, err := db.NewInsert().Model(player).Exec(ctx); err != nil {
+		log.Fatal(err)
+	}
+	save := &admin.CloudSave{UserID: player.ID, Slot: "main", Version: 1, UpdatedAt: time.Now()}
+	if _, err := db.NewInsert().Model(save).Exec(ctx); err != nil {
+		log.Fatal(err)
+	}
+	srv := httptest.NewServer(a)
+	defer srv.Close()
+	res, err := http.Post(srv.URL+"/admin-api/auth/bootstrap", "application/json",
+		strings.NewReader(`{"email":"root@example.com","password":"correct horse"}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	res.Body.Close()
+	session := res.Cookies()[0]
+	post := func(path, body string) string {
+		req, _ := http.NewRequest("POST", srv.URL+"/admin-api/users/"+player.ID+path, strings.NewReader(body))
+		req.AddCookie(session)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer res.Body.Close()
+		var report struct {
+			Resources []struct{ Relation, Rule string }
+		}
+		if err := json.NewDecoder(res.Body).Decode(&report); err != nil {
+			log.Fatal(err)
+		}
+		out := res.Status
+		for _, r := range report.Resources {
+			if r.Relation == "cloudSaves" || r.Relation == "userNotes" {
+				out += " " + r.Relation + ":" + r.Rule
+			}
+		}
+		return out
+	}
+	fmt.Println("dry run:", post("/_erase?dryRun=true", ""))
+	fmt.Println("erase:", post("/_erase", `{"confirm":"forget.me@example.com"}`))
+	if _, err := a.Auth().UserIDByEmail(ctx, "forget.me@example.com"); errors.Is(err, admin.ErrNotFound) {
+		fmt.Println("the email names nobody now")
+	}
+	// Output:
+	// dry run: 200 OK cloudSaves:keep userNotes:delete
+	// erase: 200 OK cloudSaves:keep userNotes:delete
+	// the email names nobody now
 }

@@ -134,6 +134,18 @@ func TestHistoryAndRevert(t *testing.T) {
 		revert(root, cid, createEntry, true).want(t, 200)
 		root.do("GET", "/admin-api/gadgets/"+cid, nil).want(t, 404, "not_found")
 
+		// A game's action that records its change (Audit.RecordUpdate) is
+		// reverted as an edit.
+		ctx := context.Background()
+		if _, err := db.NewUpdate().Table("gadgets").Set("qty = 61").Where("id = 6").Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		must(0, e.admin.Audit().RecordUpdate(ctx, UpdateRecord{Resource: "gadgets", TargetID: "6", Before: map[string]any{"qty": 60}, After: map[string]any{"qty": 61}}))
+		rows, _ = history(t, root, "6", nil)
+		if got := revert(root, "6", rows[0]["id"], false).want(t, 200).body; got["qty"] != float64(60) {
+			t.Fatalf("after reverting the action's change: %v; want qty 60", got)
+		}
+
 		// Wrong entry, wrong row, nonsense: 4xx, nothing written.
 		n := len(e.auditRows("revert"))
 		revert(root, "2", first["id"], false).want(t, 404, "not_found") // another row's entry

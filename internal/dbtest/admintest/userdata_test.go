@@ -98,6 +98,11 @@ func TestUserExport(t *testing.T) {
 		if len(doc.Audit) != about || about < 3 {
 			t.Fatalf("export audit = %d entries; the log has %d about bob", len(doc.Audit), about)
 		}
+		for _, en := range doc.Audit {
+			if p, _ := en["payload"].(map[string]any); en["operator_id"] != bob && p["ip"] != nil {
+				t.Errorf("export shows an operator's address: %v", en)
+			}
+		}
 		if got := e.auditRows("user.export"); len(got) != 1 || got[0].TargetID != bob || got[0].OperatorID != cr.adminID {
 			t.Fatalf("user.export audit = %+v", got)
 		}

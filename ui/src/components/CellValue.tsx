@@ -114,7 +114,8 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
     if (noLink) return <span title={String(v)}>{text}</span>;
     if (v !== '' && target !== '' && catalog.data?.some((r) => r.name === target && r.permissions.read)) {
       return (
-        <Link to={`/${seg(target)}/${seg(String(v))}`} title={String(v)}>
+        // The audit log's target (a resource named by another column) opens on the row's history.
+        <Link to={`/${seg(target)}/${seg(String(v))}${col.linkTo.resourceFromColumn ? '?tab=_history' : ''}`} title={String(v)}>
           {text}
         </Link>
       );

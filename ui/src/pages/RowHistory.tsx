@@ -38,6 +38,10 @@ function revertible(e: Row): 'changes' | 'create' | undefined {
   return undefined;
 }
 
+// historyHeadKeys are the payload's keys an entry's head says (or, for a
+// create's or delete's row, the row itself shows): not repeated below it.
+const historyHeadKeys = ['row', 'ip', 'userAgent', 'auditId', 'of'];
+
 const show = (v: unknown) => (v === undefined ? '—' : v === null ? 'null' : typeof v === 'string' ? v : JSON.stringify(v));
 
 // RevertPreview is the table a revert's confirmation shows: each field,
@@ -161,6 +165,7 @@ export function RowHistory({ meta, id, row }: { meta: ResourceMeta; id: string; 
                   <strong>{labels.operator_id ?? (e.operator_id ? String(e.operator_id) : 'the game')}</strong>{' '}
                   {actionWords[String(e.action)] ?? String(e.action)}
                   {e.action === 'revert' && p.auditId !== undefined && <span className="muted"> (entry {p.auditId})</span>}
+                  {typeof p.ip === 'string' && p.ip && <span className="muted"> from {p.ip}</span>}
                 </span>
                 {kind && canRevert(kind) && (
                   <button type="button" onClick={() => void revert(e, row)}>
@@ -168,8 +173,8 @@ export function RowHistory({ meta, id, row }: { meta: ResourceMeta; id: string; 
                   </button>
                 )}
               </div>
-              {/* A create's or delete's row is the row itself: only the rest is shown. */}
-              {Object.keys(p).some((k) => k !== 'row') ? <AuditPayload payload={Object.fromEntries(Object.entries(p).filter(([k]) => k !== 'row'))} /> : null}
+              {/* The head says who, when, from where and which entry a revert undid. */}
+              {Object.keys(p).some((k) => !historyHeadKeys.includes(k)) ? <AuditPayload payload={Object.fromEntries(Object.entries(p).filter(([k]) => !historyHeadKeys.includes(k)))} /> : null}
             </li>
           );
         })}

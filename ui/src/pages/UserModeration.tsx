@@ -10,6 +10,7 @@ import { useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
 import { banWords, compactJSON, formatDateTime, shortDate, type BanInfo } from '../components/CellValue';
 import { ErrorNote, Loading } from '../components/Status';
 import { closedToast, type ModerationResult } from '../components/closedToast';
+import { DataRequests } from './DataRequests';
 import { BanDialog } from '../components/BanForm';
 
 // BanState says a user's ban in words: "Banned by Player 01 until 24 Nov,
@@ -56,6 +57,7 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
     Promise.all([
       qc.invalidateQueries({ queryKey: ['row', 'users', id] }),
       qc.invalidateQueries({ queryKey: ['history', 'users', id] }),
+      qc.invalidateQueries({ queryKey: ['relation', 'users', id] }),
       qc.invalidateQueries({ queryKey: ['counts', 'users', id] }),
       qc.invalidateQueries({ queryKey: ['list', 'users'] }),
     ]);
@@ -100,6 +102,9 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
         </div>
       )}
       {!self && <RoleControl userId={id} name={name} />}
+      {!self && me.data?.role === 'admin' && features.ban && typeof row[who?.emailColumn ?? 'email'] === 'string' && (
+        <DataRequests id={id} name={name} email={String(row[who?.emailColumn ?? 'email'])} onErased={() => void refresh()} />
+      )}
       {banning && (
         <BanDialog
           name={name}
