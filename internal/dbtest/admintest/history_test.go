@@ -134,6 +134,18 @@ func TestHistoryAndRevert(t *testing.T) {
 		revert(root, cid, createEntry, true).want(t, 200)
 		root.do("GET", "/admin-api/gadgets/"+cid, nil).want(t, 404, "not_found")
 
+		// A re-creation the database refuses (another row took the unique
+		// name since) is a 409 with the reason, nothing written.
+		root.do("DELETE", "/admin-api/gadgets/2", nil).want(t, 200)
+		root.do("POST", "/admin-api/gadgets", map[string]any{"name": "beta"}).want(t, 201)
+		rows, _ = history(t, root, "2", nil)
+		n := len(e.auditRows("revert"))
+		revert(root, "2", rows[0]["id"], false).want(t, 409, "conflict")
+		if len(e.auditRows("revert")) != n {
+			t.Fatal("a refused re-creation was audited")
+		}
+		root.do("GET", "/admin-api/gadgets/2", nil).want(t, 404, "not_found")
+
 		// A game's action that records its change (Audit.RecordUpdate) is
 		// reverted as an edit.
 		ctx := context.Background()
@@ -147,7 +159,7 @@ func TestHistoryAndRevert(t *testing.T) {
 		}
 
 		// Wrong entry, wrong row, nonsense: 4xx, nothing written.
-		n := len(e.auditRows("revert"))
+		n = len(e.auditRows("revert"))
 		revert(root, "2", first["id"], false).want(t, 404, "not_found") // another row's entry
 		revert(root, "1", 999999, false).want(t, 404, "not_found")
 		revert(root, "1", "abc", false).want(t, 400, "invalid_value")
