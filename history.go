@@ -219,18 +219,6 @@ func isNotFound(err error) bool {
 	return errors.As(err, &ae) && ae.Status == http.StatusNotFound
 }
 
-// POST /admin-api/{resource}/{id}/{op}: _revert on any resource; the
-// users' own operations (ban, unban, …) are users_http.go's.
-func (a api) handleRowOp(w http.ResponseWriter, r *http.Request, op Operator) error {
-	switch r.PathValue("op") {
-	case "_revert":
-		return a.handleRevert(w, r, op)
-	case "_erase":
-		return a.handleUserErase(w, r, op)
-	}
-	return a.handleUserOp(w, r, op)
-}
-
 // auditRecord reads entry id of the audit log; nil when there is none.
 func (a api) auditRecord(ctx context.Context, id int64) (*auditRecord, error) {
 	rec := &auditRecord{ID: id}

@@ -156,17 +156,9 @@ func keyFor(col *schema.Column, v any) (any, bool) {
 	return cv, err == nil && cv != nil
 }
 
-// GET /admin-api/{resource}/{id}/{sub}: _counts, and _history (history.go).
-func (a api) handleRowSub(w http.ResponseWriter, r *http.Request, op Operator) error {
-	switch r.PathValue("sub") {
-	case "_history":
-		return a.handleHistory(w, r, op)
-	case "_export":
-		return a.handleUserExport(w, r, op)
-	case "_counts":
-	default:
-		return errNotFoundRoute
-	}
+// GET /admin-api/{resource}/{id}/_counts: the number of rows of each
+// relation tab, and a user's live sessions.
+func (a api) handleCounts(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resourceFor(r, op, OpRead)
 	if err != nil {
 		return err

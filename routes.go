@@ -54,9 +54,10 @@ func (a *Admin) routes() http.Handler {
 	api("PUT /{resource}/{id}", a.signedIn(h.handleUpdate))
 	api("DELETE /{resource}/{id}", a.signedIn(h.handleDelete))
 	api("POST /{resource}/_action/{name}", a.signedIn(h.handleAction))
+	// GET: _counts (relations.go), _history (history.go), _export (userdata.go)
 	api("GET /{resource}/{id}/{sub}", a.signedIn(h.handleRowSub))
 	api("GET /{resource}/{id}/relations/{name}", a.signedIn(h.handleRelation))
-	// history.go: _history (GET, through handleRowSub) and _revert; users_http.go: ban,
+	// POST: _revert (history.go), _erase (userdata.go); users_http.go: ban,
 	// unban, revoke-sessions, invite; users_bulk.go: the same for a selection
 	api("POST /{resource}/{id}/{op}", a.signedIn(h.handleRowOp))
 	api("POST /{resource}/_bulk/{op}", a.signedIn(h.handleUserBulk))
@@ -79,4 +80,28 @@ func (a *Admin) routes() http.Handler {
 		a.writeError(w, r, errCrossOrigin)
 	}))
 	return a.cop.Handler(mux)
+}
+
+// handleRowSub and handleRowOp dispatch a row's sub-resources, which
+// share one pattern per method.
+func (a api) handleRowSub(w http.ResponseWriter, r *http.Request, op Operator) error {
+	switch r.PathValue("sub") {
+	case "_counts":
+		return a.handleCounts(w, r, op)
+	case "_history":
+		return a.handleHistory(w, r, op)
+	case "_export":
+		return a.handleUserExport(w, r, op)
+	}
+	return errNotFoundRoute
+}
+
+func (a api) handleRowOp(w http.ResponseWriter, r *http.Request, op Operator) error {
+	switch r.PathValue("op") {
+	case "_revert":
+		return a.handleRevert(w, r, op)
+	case "_erase":
+		return a.handleUserErase(w, r, op)
+	}
+	return a.handleUserOp(w, r, op)
 }
