@@ -70,6 +70,8 @@ type Admin struct {
 
 	eraseFault func(ctx context.Context, tx bun.Tx, step string) error // the tests' (userdata.go)
 
+	stopSampling chan struct{} // ends sampleOnline (charts.go)
+
 	setup *setupToken // the first run's token (setup.go)
 
 	bgMu   sync.Mutex

@@ -25,6 +25,10 @@ func (a *Admin) startBackground() {
 		q.Start(backgroundWorkers, func(fn func(ctx context.Context)) bool { return a.goBackground(ctx, fn) })
 	}
 	a.goBackground(ctx, func(ctx context.Context) { a.failures.flush(ctx, a.audit) })
+	a.stopSampling = make(chan struct{})
+	if a.opts.Rooms != nil {
+		a.goBackground(ctx, func(ctx context.Context) { a.sampleOnline(ctx, a.stopSampling) })
+	}
 }
 
 // stopBackground closes the queue, waits for the workers to finish what
@@ -38,6 +42,11 @@ func (a *Admin) stopBackground() {
 		q.Wait()
 	}
 	a.failures.stop()
+	select {
+	case <-a.stopSampling: // a second Close
+	default:
+		close(a.stopSampling)
+	}
 }
 
 // goBackground runs fn on a goroutine of its own, at once, with ctx's

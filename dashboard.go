@@ -22,7 +22,8 @@ type Widget struct {
 	// Title is shown above it.
 	Title string
 	// Render is how the UI draws Data: "kpi" (a map of label to number),
-	// "table" (a list of objects) or "json".
+	// "stats" (a list of Stat), "table" (a list of objects), "json", or
+	// "series" (a chart: set Series instead of Data).
 	Render string
 	// Resource, for a "table" of one resource's rows, names it: the UI
 	// then shows its list's columns, labels and order, and links each row
@@ -33,6 +34,10 @@ type Widget struct {
 	// after 5 s; the page is answered then whether Data has returned or
 	// not, with "timeout" on the widgets still running.
 	Data func(ctx context.Context, op Operator) (any, error)
+	// Series, for a "series" widget, computes the chart for the range the
+	// operator picked (24 hours, 7 or 30 days, and its step), under the
+	// same bound as Data. Render is then "series" whatever it says.
+	Series func(ctx context.Context, op Operator, r Range) (*Series, error)
 }
 
 // widgetTimeout bounds the dashboard: a widget not done by then shows
@@ -72,8 +77,9 @@ const (
 	recentModerationAge  = 7 * 24 * time.Hour // and how far back it looks
 )
 
-// builtinWidgets are today, totals, recentModeration, recentUsers,
-// liveRooms and health. dayStart is the start of the operator's day.
+// builtinWidgets are today, totals, the charts (playersOnline, signUps,
+// auditEvents), recentModeration, recentUsers, liveRooms and health.
+// dayStart is the start of the operator's day.
 func (a api) builtinWidgets(dayStart time.Time) []Widget {
 	ws := []Widget{
 		{ID: "today", Title: "Today", Render: "stats", Data: func(ctx context.Context, op Operator) (any, error) {
@@ -83,7 +89,14 @@ func (a api) builtinWidgets(dayStart time.Time) []Widget {
 	if len(a.totals) > 0 {
 		ws = append(ws, Widget{ID: "totals", Title: "Totals", Render: "stats", Data: a.widgetTotals})
 	}
+	if a.opts.Rooms != nil {
+		ws = append(ws, Widget{ID: "playersOnline", Title: "Players online", Render: "series", Series: a.seriesOnline})
+	}
+	if c := a.users.cols.CreatedAt; c != "" && a.resources["users"] != nil && a.resources["users"].view.ByName[c] != nil {
+		ws = append(ws, Widget{ID: "signUps", Title: "Sign-ups", Render: "series", Series: a.seriesSignUps})
+	}
 	ws = append(ws,
+		Widget{ID: "auditEvents", Title: "Audit log by action", Render: "series", Series: a.seriesAudit},
 		Widget{ID: "recentModeration", Title: "Recent moderation", Render: "table", Resource: "adminAudit", Data: a.widgetRecentModeration},
 		Widget{ID: "recentUsers", Title: "Recent users", Render: "table", Resource: "users", Data: a.widgetRecentUsers},
 	)
@@ -218,6 +231,10 @@ func (a api) handleDashboard(w http.ResponseWriter, r *http.Request, op Operator
 	if err != nil {
 		return err
 	}
+	rg, err := rangeOf(r, time.Now())
+	if err != nil {
+		return err
+	}
 	widgets := append(a.builtinWidgets(dayStart), a.opts.Widgets...)
 	views := make([]widgetView, len(widgets))
 	type result struct {
@@ -231,9 +248,13 @@ func (a api) handleDashboard(w http.ResponseWriter, r *http.Request, op Operator
 	ctx, cancel := context.WithTimeout(r.Context(), a.widgetTimeout)
 	defer cancel()
 	for i, wd := range widgets {
-		views[i] = widgetView{ID: wd.ID, Title: wd.Title, Render: wd.Render, Resource: wd.Resource, Error: "timeout"}
+		render := wd.Render
+		if wd.Series != nil {
+			render = "series"
+		}
+		views[i] = widgetView{ID: wd.ID, Title: wd.Title, Render: render, Resource: wd.Resource, Error: "timeout"}
 		go func() {
-			data, err := safeWidget(ctx, wd, op)
+			data, err := safeWidget(ctx, wd, op, rg)
 			results <- result{i, data, err}
 		}()
 	}
@@ -279,12 +300,15 @@ func dayStartOf(r *http.Request, now time.Time) (time.Time, error) {
 	return t, nil
 }
 
-func safeWidget(ctx context.Context, wd Widget, op Operator) (data any, err error) {
+func safeWidget(ctx context.Context, wd Widget, op Operator, rg Range) (data any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("widget %s: %w", wd.ID, recovered(p))
 		}
 	}()
+	if wd.Series != nil {
+		return wd.Series(ctx, op, rg)
+	}
 	if wd.Data == nil {
 		return nil, nil
 	}

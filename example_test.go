@@ -40,6 +40,7 @@ func ExampleMigrationSQL() {
 	// CREATE TABLE IF NOT EXISTS "ops_operator_totp"
 	// CREATE TABLE IF NOT EXISTS "ops_operator_recovery_codes"
 	// CREATE TABLE IF NOT EXISTS "ops_totp_challenges"
+	// CREATE TABLE IF NOT EXISTS "ops_online_samples"
 }
 
 // A game whose own login checks bcrypt: with Bcrypt as Options.

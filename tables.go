@@ -287,6 +287,11 @@ var builtinSchema = &migrate.Schema{Tables: []*migrate.Table{
 		{Name: "failures", Type: migrate.Bigint, NotNull: true, Default: "0"},
 		{Name: "expires_at", Type: migrate.Time, NotNull: true},
 	}, PK: []string{"jti"}, FKs: []migrate.FK{{Col: "user_id", Target: "users", OnDelete: "CASCADE"}}, Indexes: [][]string{{"user_id"}}},
+	{Base: "online_samples", Model: (*onlineSample)(nil), Version: 24, Panel: true, Cols: []migrate.Col{
+		{Name: "at", Type: migrate.Time, NotNull: true},
+		{Name: "node", Type: migrate.Text, NotNull: true, Default: "''"},
+		{Name: "clients", Type: migrate.Bigint, NotNull: true},
+	}, PK: []string{"at", "node"}},
 },
 	Alters: []migrate.Alter{
 		{Version: 21, Name: "index lower(email) of users", Base: "users", SQL: usersLowerEmail},

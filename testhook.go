@@ -57,6 +57,7 @@ func (a *Admin) expose(fn func(*testhook.Internals)) {
 			res, ok := a.resources[resource]
 			return ok && res.table.ByName[column] != nil && res.table.ByName[column].HasDefault
 		},
+		TakeSample:    a.takeSample,
 		SetEraseFault: func(fn func(ctx context.Context, tx bun.Tx, step string) error) { a.eraseFault = fn },
 		UI:            ui,
 		UICSP:         uiCSP,

@@ -58,6 +58,9 @@ type Internals struct {
 	// redaction): an error it returns, or a connection it kills, fails
 	// the erase there.
 	SetEraseFault func(fn func(ctx context.Context, tx bun.Tx, step string) error)
+	// TakeSample writes the players online (Options.Rooms) as the
+	// minute's sample at now, as the sampler does every minute.
+	TakeSample func(ctx context.Context, now time.Time) error
 	// UI is the embedded build; UICSP the policy its pages are sent with.
 	UI    fs.FS
 	UICSP string

@@ -691,6 +691,27 @@ async function main() {
     await page.waitForFunction((k) => document.querySelectorAll('tbody tr').length === k, n);
   });
 
+  await step('dashboard charts: players online, sign-ups and the audit log, for 24 hours, 7 or 30 days, with a table', async () => {
+    await page.getByRole('navigation').getByRole('link', { name: 'Dashboard' }).click();
+    for (const title of ['Players online', 'Sign-ups', 'Audit log by action']) {
+      await page.getByRole('article', { name: title }).locator('.series-chart canvas').waitFor();
+    }
+    const signUps = page.getByRole('article', { name: 'Sign-ups' });
+    await signUps.getByText(/^As a table/).click();
+    const rows = signUps.getByRole('table', { name: 'Sign-ups' }).locator('tbody tr');
+    expect((await rows.count()) === 24, 'sign-ups over 24 hours: ' + (await rows.count()) + ' rows');
+    await shot('10e-dashboard-charts');
+    await page.getByRole('group', { name: 'Charts show' }).getByRole('button', { name: '30 days' }).click();
+    await page.waitForURL(/range=30d/);
+    await page.waitForFunction(() => document.querySelectorAll('article[aria-label="Sign-ups"] tbody tr').length === 30);
+    // Every seeded player signed up within the last days: the month's table counts them all.
+    const counted = await signUps.getByRole('table', { name: 'Sign-ups' }).locator('tbody tr td:nth-child(2)').allInnerTexts();
+    const total = counted.reduce((n, v) => n + Number(v.replace(/\D/g, '')), 0);
+    const users = Number((await page.request.get(base + '/admin-api/users?_end=1')).headers()['x-total-count']);
+    expect(total === users, `30 days of sign-ups add up to ${total}; there are ${users} users`);
+    await page.getByRole('group', { name: 'Charts show' }).getByRole('button', { name: '24 hours' }).click();
+  });
+
   await step('moderation where the operator is: a selection of users is banned at once, a row unbanned from its menu', async () => {
     await page.goto(base + '/admin/users?_q=player4');
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 10);

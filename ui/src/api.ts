@@ -112,7 +112,7 @@ export interface Me {
 export interface Widget {
   id: string;
   title: string;
-  render: 'kpi' | 'stats' | 'table' | 'json';
+  render: 'kpi' | 'stats' | 'table' | 'json' | 'series';
   // resource: a table widget of this resource's rows (list columns, links).
   resource?: string;
   data: unknown;
@@ -125,6 +125,14 @@ export interface Stat {
   value: number;
   estimated?: boolean;
   link?: string;
+}
+
+// SeriesData is a "series" widget's data: lines of points (t in RFC
+// 3339), every step seconds.
+export interface SeriesData {
+  unit?: string;
+  step: number;
+  series: { name: string; points: { t: string; v: number }[] }[];
 }
 
 export interface RoomSummary {

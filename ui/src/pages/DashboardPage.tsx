@@ -1,6 +1,7 @@
-import { useQuery } from '@tanstack/react-query';
-import { Link } from 'react-router';
-import { api, seg, type RoomSummary, type Row, type Stat, type Widget } from '../api';
+import { lazy, Suspense } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Link, useSearchParams } from 'react-router';
+import { api, seg, type RoomSummary, type Row, type SeriesData, type Stat, type Widget } from '../api';
 import { formatDateTime, jsonSummary } from '../components/CellValue';
 import { DataTable } from '../components/DataTable';
 import { ErrorNote, Loading } from '../components/Status';
@@ -15,15 +16,26 @@ export function DashboardPage() {
   const midnight = new Date();
   midnight.setHours(0, 0, 0, 0);
   const today = midnight.toISOString();
+  // The charts' range is in the URL, so a reload keeps it.
+  const [params, setParams] = useSearchParams();
+  const range = ranges.some((r) => r.value === params.get('range')) ? (params.get('range') as string) : '24h';
   const q = useQuery({
-    queryKey: ['dashboard', today],
-    queryFn: () => api.get<{ widgets: Widget[] }>('/_dashboard?today=' + encodeURIComponent(today)),
+    queryKey: ['dashboard', today, range],
+    queryFn: () => api.get<{ widgets: Widget[] }>(`/_dashboard?today=${encodeURIComponent(today)}&range=${range}`),
     refetchInterval: 15_000,
+    placeholderData: keepPreviousData,
   });
   return (
     <section>
       <div className="page-title">
         <h1>Dashboard</h1>
+        <div className="segmented" role="group" aria-label="Charts show">
+          {ranges.map((r) => (
+            <button key={r.value} type="button" aria-pressed={range === r.value} onClick={() => setParams(r.value === '24h' ? {} : { range: r.value }, { replace: true })}>
+              {r.label}
+            </button>
+          ))}
+        </div>
       </div>
       {q.isPending ? (
         <Loading />
@@ -50,6 +62,8 @@ function DashboardWidget({ widget }: { widget: Widget }) {
         <HealthWidget data={widget.data} />
       ) : widget.id === 'recentModeration' && Array.isArray(widget.data) ? (
         <ModerationWidget rows={widget.data as Row[]} />
+      ) : widget.render === 'series' && widget.data && typeof widget.data === 'object' ? (
+        <SeriesWidget data={widget.data as SeriesData} title={widget.title} />
       ) : widget.render === 'stats' && Array.isArray(widget.data) ? (
         <StatsWidget stats={widget.data as Stat[]} />
       ) : widget.id === 'liveRooms' && Array.isArray(widget.data) ? (
@@ -73,6 +87,49 @@ function display(key: string, v: unknown): string {
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   if (typeof v === 'string') return /(_at|At)$/.test(key) ? formatDateTime(v) : v;
   return jsonSummary(v);
+}
+
+const ranges = [
+  { value: '24h', label: '24 hours' },
+  { value: '7d', label: '7 days' },
+  { value: '30d', label: '30 days' },
+];
+
+const SeriesChart = lazy(() => import('../components/SeriesChart'));
+
+// SeriesWidget draws a chart, and the same points as a table for whoever
+// reads rather than looks (the chart itself is hidden from screen readers).
+function SeriesWidget({ data, title }: { data: SeriesData; title: string }) {
+  if (data.series.length === 0) return <p className="muted">Nothing you may see.</p>;
+  const daily = data.step >= 86_400;
+  const when = (t: string) => {
+    const d = new Date(t);
+    return daily ? d.toLocaleDateString() : d.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+  };
+  const total = data.series.reduce((n, s) => n + s.points.reduce((m, p) => m + p.v, 0), 0);
+  return (
+    <>
+      <Suspense fallback={<div className="series-chart" />}>
+        <SeriesChart data={data} label={title} />
+      </Suspense>
+      <details className="series-table">
+        <summary>As a table{data.unit ? ` (${data.unit})` : ''}</summary>
+        <div className="table-wrap">
+          <table className="data-table compact" aria-label={title}>
+            <thead>
+              <tr><th>When</th>{data.series.map((s) => <th key={s.name}>{s.name}</th>)}</tr>
+            </thead>
+            <tbody>
+              {(data.series[0]?.points ?? []).map((p, i) => (
+                <tr key={p.t}><td>{when(p.t)}</td>{data.series.map((s) => <td key={s.name}>{(s.points[i]?.v ?? 0).toLocaleString()}</td>)}</tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
+      {total === 0 && <p className="muted">None in this range.</p>}
+    </>
+  );
 }
 
 // KpiWidget shows labelled numbers (a game's own "kpi" widget).

@@ -1,0 +1,266 @@
+package admin
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// The dashboard's charts: "series" widgets answer for a range (24 hours,
+// 7 or 30 days) with points at a step. Built in: players online (sampled
+// every minute from Options.Rooms into a table of the panel's own, kept
+// 30 days), sign-ups per day (UserColumns.CreatedAt) and audit events per
+// hour by action. A game adds its own with Widget.Series.
+
+// Range is the window a series answers for: [From, To), points every Step.
+type Range struct {
+	From, To time.Time
+	Step     time.Duration
+}
+
+// Series is the data of a "series" widget: one or more lines of points.
+type Series struct {
+	// Unit names what V counts ("players", "sign-ups"), for the axis.
+	Unit string `json:"unit,omitempty"`
+	// Step is the points' spacing, in seconds.
+	Step int64 `json:"step"`
+	// Lines are the series, each with its name and points in time order.
+	Lines []Line `json:"series"`
+}
+
+// Line is one named series of points.
+type Line struct {
+	Name   string  `json:"name"`
+	Points []Point `json:"points"`
+}
+
+// Point is one value at a time: the start of its step.
+type Point struct {
+	T time.Time `json:"t"`
+	V float64   `json:"v"`
+}
+
+// ranges are the windows the dashboard offers (?range=), with their steps.
+var ranges = map[string]struct {
+	span, step time.Duration
+}{
+	"24h": {24 * time.Hour, time.Hour},
+	"7d":  {7 * 24 * time.Hour, 6 * time.Hour},
+	"30d": {30 * 24 * time.Hour, 24 * time.Hour},
+}
+
+// rangeOf reads ?range= (default 24h): it ends at the end of the current
+// step, so the last point is the one filling now.
+func rangeOf(r *http.Request, now time.Time) (Range, error) {
+	name := cmp.Or(r.URL.Query().Get("range"), "24h")
+	rg, ok := ranges[name]
+	if !ok {
+		return Range{}, errorf(http.StatusBadRequest, "invalid_value", "range must be 24h, 7d or 30d")
+	}
+	to := now.UTC().Truncate(rg.step).Add(rg.step)
+	return Range{From: to.Add(-rg.span), To: to, Step: rg.step}, nil
+}
+
+// bucket is the start of t's step in rg.
+func (rg Range) bucket(t time.Time) time.Time {
+	return rg.From.Add(t.Sub(rg.From) / rg.Step * rg.Step)
+}
+
+// line turns counts by bucket into a line with a point at every step of
+// rg, zero where there is none.
+func (rg Range) line(name string, counts map[time.Time]float64) Line {
+	l := Line{Name: name, Points: []Point{}}
+	for t := rg.From; t.Before(rg.To); t = t.Add(rg.Step) {
+		l.Points = append(l.Points, Point{T: t, V: counts[t]})
+	}
+	return l
+}
+
+// onlineSample is one minute's count of the players in live rooms, per
+// node of a cluster ("" for a single process).
+type onlineSample struct {
+	bun.BaseModel `bun:"table:game_online_samples,alias:os"`
+
+	At      time.Time `bun:"at,pk"`
+	Node    string    `bun:"node,pk"`
+	Clients int64     `bun:"clients,notnull"`
+}
+
+// Samples are taken every minute and kept 30 days.
+const (
+	sampleEvery = time.Minute
+	sampleKeep  = 30 * 24 * time.Hour
+)
+
+// sampleOnline writes the players online now, per node, once a minute,
+// until stop closes; an old sample goes once an hour. Every node of a
+// cluster samples the same rooms (Rooms lists the cluster's), and the
+// rows of one minute are written once, by whichever node comes first.
+func (a *Admin) sampleOnline(ctx context.Context, stop <-chan struct{}) {
+	t := time.NewTicker(sampleEvery)
+	defer t.Stop()
+	var pruned time.Time
+	for {
+		if err := a.takeSample(ctx, time.Now()); err != nil {
+			a.log.WarnContext(ctx, "admin: players-online sample failed", "err", err)
+		}
+		if time.Since(pruned) > time.Hour {
+			pruned = time.Now()
+			if _, err := a.db.NewDelete().TableExpr("?", a.tbl("online_samples")).Where("at < ?", time.Now().UTC().Add(-sampleKeep)).Exec(ctx); err != nil {
+				a.log.WarnContext(ctx, "admin: players-online prune failed", "err", err)
+			}
+		}
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// takeSample writes the players online at now, per node, for now's minute.
+func (a *Admin) takeSample(ctx context.Context, now time.Time) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	rooms, err := a.opts.Rooms.List(ctx)
+	if err != nil {
+		return err
+	}
+	at := now.UTC().Truncate(sampleEvery)
+	byNode := map[string]int64{"": 0} // a minute without rooms is a zero, not a gap
+	for _, r := range rooms {
+		byNode[r.Node] += int64(r.Clients)
+	}
+	if len(byNode) > 1 && byNode[""] == 0 {
+		delete(byNode, "")
+	}
+	rows := make([]onlineSample, 0, len(byNode))
+	for _, node := range slices.Sorted(maps.Keys(byNode)) {
+		rows = append(rows, onlineSample{At: at, Node: node, Clients: byNode[node]})
+	}
+	_, err = a.db.NewInsert().Model(&rows).ModelTableExpr("?", a.tbl("online_samples")).On("CONFLICT DO NOTHING").Exec(ctx)
+	return err
+}
+
+// seriesOnline is the players online: per step, the most at any sampled
+// minute (the nodes of a minute summed).
+func (a api) seriesOnline(ctx context.Context, _ Operator, rg Range) (*Series, error) {
+	var rows []struct {
+		At      time.Time `bun:"at"`
+		Clients int64     `bun:"clients"`
+	}
+	err := a.db.NewSelect().TableExpr("? AS os", a.tbl("online_samples")).
+		ColumnExpr("at, sum(clients) AS clients").Where("at >= ? AND at < ?", rg.From, rg.To).
+		Group("at").Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	most := map[time.Time]float64{}
+	for _, r := range rows {
+		b := rg.bucket(r.At.UTC())
+		most[b] = max(most[b], float64(r.Clients))
+	}
+	return &Series{Unit: "players", Step: int64(rg.Step.Seconds()), Lines: []Line{rg.line("Players online", most)}}, nil
+}
+
+// epochBucket is the SQL for the start of col's step in rg, in seconds
+// since the epoch (an integer on both databases).
+func epochBucket(pg bool, rg Range) string {
+	step := int64(rg.Step.Seconds())
+	if pg {
+		return fmt.Sprintf("(floor(extract(epoch FROM ?TableAlias.?) / %d) * %d)::bigint", step, step)
+	}
+	return fmt.Sprintf("(unixepoch(?TableAlias.?) / %d) * %d", step, step)
+}
+
+// countsByStep counts the rows of res with col in rg, per step (and per
+// group column when group is not ""), in the database.
+func (a api) countsByStep(ctx context.Context, res *resource, col, group string, rg Range) (map[string]map[time.Time]float64, error) {
+	pg := a.db.Dialect().Name() == dialect.PG
+	q := a.db.NewSelect().ModelTableExpr("? AS ?", bun.Ident(res.table.Name), bun.Ident(res.table.Alias)).Model(res.table.NewModel()).
+		ColumnExpr(epochBucket(pg, rg)+" AS b", bun.Ident(col)).ColumnExpr("count(*) AS n").
+		Where("?TableAlias.? >= ? AND ?TableAlias.? < ?", bun.Ident(col), rg.From, bun.Ident(col), rg.To).
+		GroupExpr("b")
+	if group != "" {
+		q = q.ColumnExpr("?TableAlias.? AS g", bun.Ident(group)).GroupExpr("g")
+	} else {
+		q = q.ColumnExpr("'' AS g")
+	}
+	var rows []struct {
+		B int64  `bun:"b"`
+		G string `bun:"g"`
+		N int64  `bun:"n"`
+	}
+	if err := q.Scan(ctx, &rows); err != nil {
+		return nil, err
+	}
+	out := map[string]map[time.Time]float64{}
+	for _, r := range rows {
+		if out[r.G] == nil {
+			out[r.G] = map[time.Time]float64{}
+		}
+		out[r.G][rg.bucket(time.Unix(r.B, 0).UTC())] += float64(r.N)
+	}
+	return out, nil
+}
+
+// seriesSignUps is the new accounts per step.
+func (a api) seriesSignUps(ctx context.Context, op Operator, rg Range) (*Series, error) {
+	users := a.resources["users"]
+	c := a.users.cols.CreatedAt
+	if users == nil || c == "" || users.view.ByName[c] == nil || !a.allowed(op, OpList, "users") {
+		return &Series{Step: int64(rg.Step.Seconds()), Lines: []Line{}}, nil
+	}
+	counts, err := a.countsByStep(ctx, users, c, "", rg)
+	if err != nil {
+		return nil, err
+	}
+	return &Series{Unit: "sign-ups", Step: int64(rg.Step.Seconds()), Lines: []Line{rg.line("Sign-ups", counts[""])}}, nil
+}
+
+// maxAuditLines is how many actions the audit chart draws: the busiest,
+// the rest summed as "other".
+const maxAuditLines = 5
+
+// seriesAudit is the audit log's entries per step, by action.
+func (a api) seriesAudit(ctx context.Context, op Operator, rg Range) (*Series, error) {
+	audit := a.resources["adminAudit"]
+	if audit == nil || !a.allowed(op, OpList, "adminAudit") {
+		return &Series{Step: int64(rg.Step.Seconds()), Lines: []Line{}}, nil
+	}
+	counts, err := a.countsByStep(ctx, audit, "created_at", "action", rg)
+	if err != nil {
+		return nil, err
+	}
+	total := func(m map[time.Time]float64) (n float64) {
+		for _, v := range m {
+			n += v
+		}
+		return n
+	}
+	actions := slices.SortedFunc(maps.Keys(counts), func(x, y string) int {
+		return cmp.Or(cmp.Compare(total(counts[y]), total(counts[x])), cmp.Compare(x, y))
+	})
+	s := &Series{Unit: "entries", Step: int64(rg.Step.Seconds()), Lines: []Line{}}
+	other := map[time.Time]float64{}
+	for i, act := range actions {
+		if i < maxAuditLines {
+			s.Lines = append(s.Lines, rg.line(act, counts[act]))
+			continue
+		}
+		for t, v := range counts[act] {
+			other[t] += v
+		}
+	}
+	if len(other) > 0 {
+		s.Lines = append(s.Lines, rg.line("other", other))
+	}
+	return s, nil
+}

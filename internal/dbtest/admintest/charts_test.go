@@ -1,0 +1,136 @@
+package admintest
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/uptrace/bun"
+)
+
+// countedRooms lists the rooms a test sets; the rest is farRooms'.
+type countedRooms struct {
+	farRooms
+	mu    sync.Mutex
+	rooms []RoomSummary
+}
+
+func (c *countedRooms) set(rooms ...RoomSummary) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rooms = rooms
+}
+
+func (c *countedRooms) List(context.Context) ([]RoomSummary, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rooms, nil
+}
+
+// series reads a "series" widget: its step and its lines by name.
+func series(t *testing.T, w map[string]any) (step float64, lines map[string][]map[string]any) {
+	t.Helper()
+	data, ok := w["data"].(map[string]any)
+	if !ok || w["render"] != "series" {
+		t.Fatalf("widget %v; want render series with data", w)
+	}
+	lines = map[string][]map[string]any{}
+	for _, l := range data["series"].([]any) {
+		l := l.(map[string]any)
+		var pts []map[string]any
+		for _, p := range l["points"].([]any) {
+			pts = append(pts, p.(map[string]any))
+		}
+		lines[l["name"].(string)] = pts
+	}
+	return data["step"].(float64), lines
+}
+
+// valueAt is the value of the point of line at step start t.
+func valueAt(t *testing.T, pts []map[string]any, at time.Time) float64 {
+	t.Helper()
+	for _, p := range pts {
+		pt, err := time.Parse(time.RFC3339, p["t"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pt.Equal(at) {
+			return p["v"].(float64)
+		}
+	}
+	t.Fatalf("no point at %s in %v", at, pts)
+	return 0
+}
+
+// TestDashboardCharts: players online are sampled per minute (the nodes
+// of a minute summed, a step showing its busiest minute, a minute written
+// once however many nodes sample it); sign-ups and audit entries are
+// counted per step in the database, on both; each chart answers for 24
+// hours, 7 or 30 days with a point at every step; a game's own Series
+// widget gets the range.
+func TestDashboardCharts(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		rooms := &countedRooms{}
+		var asked Range
+		e := newEnv(t, db, Options{Rooms: rooms, Widgets: []Widget{{ID: "mine", Title: "Mine", Series: func(_ context.Context, _ Operator, r Range) (*Series, error) {
+			asked = r
+			return &Series{Unit: "coins", Step: int64(r.Step.Seconds()), Lines: []Line{{Name: "coins", Points: []Point{{T: r.From, V: 7}}}}}, nil
+		}}}})
+		root, _ := e.bootstrap()
+		now := time.Now().UTC()
+		hour := now.Truncate(time.Hour)
+		// Three hours ago: 4 then 6 players (on two nodes), sampled twice.
+		rooms.set(RoomSummary{RoomID: "a", Clients: 3, Node: "n1"}, RoomSummary{RoomID: "b", Clients: 1, Node: "n2"})
+		must(0, e.in.TakeSample(ctx, hour.Add(-3*time.Hour+time.Minute)))
+		rooms.set(RoomSummary{RoomID: "a", Clients: 5, Node: "n1"}, RoomSummary{RoomID: "b", Clients: 1, Node: "n2"})
+		must(0, e.in.TakeSample(ctx, hour.Add(-3*time.Hour+2*time.Minute)))
+		must(0, e.in.TakeSample(ctx, hour.Add(-3*time.Hour+2*time.Minute))) // another node, the same minute: written once
+		// Two sign-ups two hours ago, one 40 days ago.
+		for i, at := range []time.Time{hour.Add(-2*time.Hour + time.Minute), hour.Add(-2*time.Hour + 30*time.Minute), now.Add(-40 * 24 * time.Hour)} {
+			id := e.user("charted"+string(rune('a'+i))+"@example.com", "password")
+			if _, err := db.NewUpdate().Model((*User)(nil)).Set("created_at = ?", at).Where("id = ?", id).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 3 {
+			must(0, e.admin.Audit().Record(ctx, AuditEntry{Action: "game.refund", Resource: "shop", CreatedAt: hour.Add(-time.Hour + time.Minute)}))
+		}
+
+		ws := widgets(t, root.do("GET", "/admin-api/_dashboard", nil).want(t, 200))
+		step, online := series(t, ws["playersOnline"])
+		if step != 3600 || len(online["Players online"]) != 24 {
+			t.Fatalf("players online: step %v, %d points; want 3600 and 24", step, len(online["Players online"]))
+		}
+		if v := valueAt(t, online["Players online"], hour.Add(-3*time.Hour)); v != 6 {
+			t.Fatalf("players online three hours ago = %v; want 6, the busiest minute", v)
+		}
+		_, signUps := series(t, ws["signUps"])
+		if v := valueAt(t, signUps["Sign-ups"], hour.Add(-2*time.Hour)); v != 2 {
+			t.Fatalf("sign-ups two hours ago = %v; want 2", v)
+		}
+		_, audit := series(t, ws["auditEvents"])
+		if v := valueAt(t, audit["game.refund"], hour.Add(-time.Hour)); v != 3 {
+			t.Fatalf("audit game.refund an hour ago = %v; want 3 (lines: %v)", v, audit)
+		}
+		if _, mine := series(t, ws["mine"]); mine["coins"] == nil || asked.Step != time.Hour || !asked.To.Equal(hour.Add(time.Hour)) {
+			t.Fatalf("a game's series widget = %v, asked %+v", ws["mine"], asked)
+		}
+		for rg, want := range map[string][2]float64{"7d": {6 * 3600, 28}, "30d": {24 * 3600, 30}} {
+			ws := widgets(t, root.do("GET", "/admin-api/_dashboard?range="+rg, nil).want(t, 200))
+			step, signUps := series(t, ws["signUps"])
+			var total float64
+			for _, p := range signUps["Sign-ups"] {
+				total += p["v"].(float64)
+			}
+			if step != want[0] || float64(len(signUps["Sign-ups"])) != want[1] || total != 3 { // root, and the two charted within
+				t.Fatalf("range %s: step %v, %d points, %v sign-ups; want %v, %v and 3", rg, step, len(signUps["Sign-ups"]), total, want[0], want[1])
+			}
+		}
+		root.do("GET", "/admin-api/_dashboard?range=1y", nil).want(t, 400, "invalid_value")
+	})
+}
