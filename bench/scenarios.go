@@ -118,6 +118,9 @@ func scenarios(ctx context.Context, db *bun.DB, c *client, rows int64, d time.Du
 			_, err := c.do(ctx, "GET", "/guarded?i="+strconv.Itoa(i), "", 200)
 			return err
 		}},
+		// The whole dashboard, with its charts over 30 days: every widget
+		// of the panel's, the event table's total among them.
+		{"dashboard, 30 days", "", get("/admin-api/_dashboard?range=30d")},
 		{"login", "", func(ctx context.Context, i int) error {
 			_, err := (&client{hc: c.hc, base: c.base}).login(ctx, email, password)
 			return err
@@ -192,6 +195,9 @@ func (rep *report) print(w io.Writer) {
 	}
 	if g := rep.find("guarded"); g != nil && g.Baseline != nil && g.Baseline.RPS > 0 {
 		check("guarded req/s >= 0.8x plain", g.RPS/g.Baseline.RPS >= 0.8, "%.2fx (%.0f vs %.0f req/s)", g.RPS/g.Baseline.RPS, g.RPS, g.Baseline.RPS)
+	}
+	if d := rep.find("dashboard"); d != nil {
+		check("dashboard with 30 days of charts p50 < 300 ms", d.P50ms < 300, "%.2f ms", d.P50ms)
 	}
 	check("peak RSS < 100 MiB", rep.PeakRSSMiB < 100, "%.1f MiB (%.1f MiB before login)", rep.PeakRSSMiB, rep.PeakRSSBeforeLoginMiB)
 	check(fmt.Sprintf("sign-in's email lookup over %d users reads an index", rep.Rows), rep.SignInIndexed, "%s", rep.SignInPlan)
