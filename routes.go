@@ -44,6 +44,7 @@ func (a *Admin) routes() http.Handler {
 	// dashboard.go, catalog.go
 	api("GET /_health", a.public(h.handleHealth))
 	api("GET /_dashboard", a.signedIn(h.handleDashboard))
+	api("GET /_openapi.json", a.signedIn(h.handleOpenAPI)) // openapi.go
 	api("GET /{$}", a.signedIn(h.handleCatalog))
 	mux.Handle("GET "+a.opts.APIPath, a.signedIn(h.handleCatalog))
 	// resources: crud.go (GET /{resource}/_export.csv is export.go), actions.go, relations.go

@@ -419,6 +419,16 @@ async function main() {
     await page.getByRole('heading', { name: 'Guilds', exact: true }).waitFor();
   });
 
+  await step('a list says how to call it from a script, and links the OpenAPI document', async () => {
+    await page.getByRole('button', { name: 'API' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Guilds from a script' });
+    await dialog.getByText(/curl -b "game_admin_session=\$SESSION" '.*\/admin-api\/guilds\?_start=0&_end=25'/).waitFor();
+    const href = await dialog.getByRole('link', { name: 'the OpenAPI document' }).getAttribute('href');
+    const doc = await (await page.request.get(base + href)).json();
+    expect(doc.openapi === '3.1.0' && doc.paths['/guilds'] && doc.components.schemas.Guilds, 'the OpenAPI document: ' + JSON.stringify(doc).slice(0, 200));
+    await dialog.getByRole('button', { name: 'Close' }).click();
+  });
+
   await step('run the recount bulk action', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Guilds' }).click();
     await page.getByRole('cell', { name: 'Iron Wolves Reborn' }).waitFor();

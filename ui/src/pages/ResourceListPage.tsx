@@ -17,6 +17,7 @@ import { useResourceAction } from '../components/useResourceAction';
 import { ErrorNote, Loading } from '../components/Status';
 import { NotAllowed } from '../components/NotAllowed';
 import { AuditFilters } from './AuditFilters';
+import { ApiHelp } from '../components/ApiHelp';
 import { listColumns } from './columns';
 import { rowLabel, singular, usePageTitle } from '../names';
 import { bulkDelete, bulkSummary } from './bulkDelete';
@@ -184,6 +185,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
               {a.label}
             </button>
           ))}
+          <ApiHelp meta={meta} />
           <a className="button" href={`${API}/${seg(meta.name)}/_export.csv${exportQuery(params)}`} download>
             <Download size={14} aria-hidden="true" /> Export CSV
           </a>

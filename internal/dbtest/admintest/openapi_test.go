@@ -1,0 +1,150 @@
+package admintest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	. "github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/uptrace/bun"
+)
+
+// openAPIDoc loads and validates c's OpenAPI document with kin-openapi,
+// as OpenAPI 3.1 (JSON Schema 2020-12).
+func openAPIDoc(t *testing.T, c *client) *openapi3.T {
+	t.Helper()
+	r := c.do("GET", "/admin-api/_openapi.json", nil).want(t, 200)
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(r.raw)
+	if err != nil {
+		t.Fatalf("load the OpenAPI document: %v\n%s", err, r.raw)
+	}
+	if !doc.IsOpenAPI31OrLater() {
+		t.Fatalf("openapi = %q; want 3.1", doc.OpenAPI)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("the OpenAPI document is invalid: %v", err)
+	}
+	return doc
+}
+
+// matchPath is the document's path template that path (without the API
+// prefix) matches, segment by segment.
+func matchPath(doc *openapi3.T, path string) string {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	best := ""
+	for tmpl := range doc.Paths.Map() {
+		ts := strings.Split(strings.Trim(tmpl, "/"), "/")
+		if len(ts) != len(segs) {
+			continue
+		}
+		ok, literal := true, 0
+		for i, s := range ts {
+			switch {
+			case strings.HasPrefix(s, "{"):
+			case s == segs[i]:
+				literal++
+			default:
+				ok = false
+			}
+		}
+		if ok && (best == "" || literal > strings.Count(best, "/")-strings.Count(best, "{")) {
+			best = tmpl
+		}
+	}
+	return best
+}
+
+// checkResponse validates r's body against what doc says method path
+// answers with r's status.
+func checkResponse(t *testing.T, doc *openapi3.T, method, path string, r *resp) {
+	t.Helper()
+	u, _ := url.Parse(path)
+	tmpl := matchPath(doc, strings.TrimPrefix(u.Path, "/admin-api"))
+	if tmpl == "" {
+		t.Errorf("%s %s: no path of the document matches", method, path)
+		return
+	}
+	op := doc.Paths.Find(tmpl).GetOperation(method)
+	if op == nil {
+		t.Errorf("%s %s: the document has no %s on %s", method, path, method, tmpl)
+		return
+	}
+	res := op.Responses.Status(r.StatusCode)
+	if res == nil || res.Value == nil {
+		t.Errorf("%s %s: the document gives no %d answer", method, path, r.StatusCode)
+		return
+	}
+	mt := res.Value.Content.Get("application/json")
+	if mt == nil || mt.Schema == nil {
+		return
+	}
+	var body any
+	if err := json.Unmarshal(r.raw, &body); err != nil {
+		t.Errorf("%s %s: body is not JSON: %v", method, path, err)
+		return
+	}
+	if err := doc.ValidateSchemaJSON(mt.Schema.Value, body, openapi3.EnableJSONSchema2020()); err != nil {
+		t.Errorf("%s %s (%d): the answer does not fit the document: %v\n%s", method, path, r.StatusCode, err, r.raw)
+	}
+}
+
+// TestOpenAPI: the document is valid OpenAPI 3.1, lists what the
+// operator may do and nothing else, and the answers of the endpoints it
+// lists fit it: rows, errors, moderation, the dashboard.
+func TestOpenAPI(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := gadgetEnv(t, db, Options{}, true)
+		cr := e.crew("gadgets")
+		doc := openAPIDoc(t, cr.admin)
+		for _, p := range []string{"/gadgets", "/gadgets/{id}", "/gadgets/{id}/_history", "/users/{id}/ban", "/auth/me", "/_dashboard", "/adminAudit"} {
+			if doc.Paths.Find(p) == nil {
+				t.Errorf("the admin's document has no %s", p)
+			}
+		}
+		if s := doc.Components.Schemas["Gadgets"]; s == nil || s.Value.Properties["secret"] != nil || s.Value.Properties["qty"] == nil {
+			t.Fatalf("Gadgets schema = %+v; want qty and not the hidden secret", s)
+		}
+		// The schemas say something: a text where qty is an integer does not fit.
+		if err := doc.ValidateSchemaJSON(doc.Components.Schemas["Gadgets"].Value, map[string]any{"qty": "many"}, openapi3.EnableJSONSchema2020()); err == nil {
+			t.Fatal("a gadget with a text qty fits the document")
+		}
+		// A mod's document has its scope only: no audit log, no roles.
+		mod := openAPIDoc(t, cr.modScoped)
+		if mod.Paths.Find("/adminAudit") != nil || mod.Paths.Find("/roles") != nil || mod.Paths.Find("/gadgets") == nil {
+			t.Fatalf("the mod's document lists %v", mod.Paths.InMatchingOrder())
+		}
+		cr.user.do("GET", "/admin-api/_openapi.json", nil).want(t, 403)
+		cr.anon.do("GET", "/admin-api/_openapi.json", nil).want(t, 401)
+
+		// The answers fit.
+		c := cr.admin
+		check := func(method, path string, body any, status int) map[string]any {
+			r := c.do(method, "/admin-api"+path, body).want(t, status)
+			checkResponse(t, doc, method, "/admin-api"+path, r)
+			return r.body
+		}
+		check("GET", "/gadgets", nil, 200)
+		check("GET", "/gadgets?_limit=2", nil, 200)
+		check("GET", "/gadgets/1", nil, 200)
+		created := check("POST", "/gadgets", map[string]any{"name": "Spec", "note": nil}, 201)
+		id := fmt.Sprint(created["id"])
+		check("PATCH", "/gadgets/"+id, map[string]any{"qty": 3}, 200)
+		check("GET", "/gadgets/"+id+"/_history", nil, 200)
+		check("DELETE", "/gadgets/"+id, nil, 200)
+		check("GET", "/gadgets/999", nil, 404)
+		check("POST", "/gadgets", map[string]any{"nope": 1}, 400)
+		check("GET", "/gadgets?qty_gt=abc", nil, 400)
+		check("POST", "/users/"+cr.userID+"/ban", map[string]any{"reason": "spec"}, 200)
+		check("GET", "/auth/me", nil, 200)
+		check("GET", "/_dashboard", nil, 200)
+		check("GET", "/users", nil, 200)
+		check("GET", "/adminAudit", nil, 200)
+	})
+}
