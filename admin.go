@@ -72,6 +72,8 @@ type Admin struct {
 
 	stopSampling chan struct{} // ends sampleOnline (charts.go)
 
+	roleViews map[string]map[Role]*resource // resources as a lower role sees them (visibility.go)
+
 	setup *setupToken // the first run's token (setup.go)
 
 	bgMu   sync.Mutex

@@ -33,7 +33,7 @@ func (a api) addAuditTargetLabels(ctx context.Context, op Operator, res *resourc
 		}
 	}
 	for key, group := range byResource {
-		target := a.resources[key]
+		target := a.resourceAs(op, key)
 		if target == nil || len(target.table.PK) != 1 || len(target.labels) == 0 || !a.allowed(op, OpRead, key) {
 			continue
 		}
@@ -53,13 +53,15 @@ const auditSearchLimit = 100
 // email, name) matches q: as target (of users, roles or auth entries) or
 // as operator. None when op may not list users.
 func (a api) auditSearchUsers(ctx context.Context, op Operator, q string) ([]query.Cond, error) {
-	users := a.resources["users"]
+	users := a.resourceAs(op, "users")
 	if users == nil || !a.allowed(op, OpList, "users") || len(users.table.PK) != 1 || users.hidden[users.table.PK[0].Name] {
 		return nil, nil
 	}
 	l := &query.List{Q: q}
 	for _, name := range users.cfg.Search {
-		l.Search = append(l.Search, users.view.ByName[name])
+		if c := users.view.ByName[name]; c != nil {
+			l.Search = append(l.Search, c)
+		}
 	}
 	var ids []string
 	pk := bun.Ident(users.table.PK[0].Name)

@@ -91,7 +91,7 @@ func (a api) handleCatalog(w http.ResponseWriter, r *http.Request, op Operator) 
 func (a api) catalog(op Operator) []catalogEntry {
 	out := []catalogEntry{}
 	for _, key := range a.order {
-		res := a.resources[key]
+		res := a.resourceAs(op, key)
 		perms := map[Op]bool{}
 		for _, o := range []Op{OpList, OpRead, OpCreate, OpUpdate, OpDelete} {
 			perms[o] = a.allowed(op, o, key)
@@ -110,13 +110,13 @@ func (a api) catalogEntry(res *resource, perms map[Op]bool, role Role) catalogEn
 	t, cfg := res.table, res.cfg
 	links := map[string]*LinkTo{}
 	for _, rel := range t.Relations {
-		if rel.Kind == schema.One && a.resources[rel.Target] != nil {
-			links[rel.FK] = &LinkTo{Resource: rel.Target, LabelColumn: labelColumn(a.resources[rel.Target])}
+		if target := a.resourceAs(Operator{Role: role}, rel.Target); rel.Kind == schema.One && target != nil {
+			links[rel.FK] = &LinkTo{Resource: rel.Target, LabelColumn: labelColumn(target)}
 		}
 	}
 	e := catalogEntry{
 		Name: res.key, Label: res.label, Icon: res.icon, PrimaryKey: t.PKNames(),
-		FormFields: cfg.Form.Fields, ShowFields: cfg.Show.Fields,
+		FormFields: res.shown(cfg.Form.Fields), ShowFields: res.shown(cfg.Show.Fields),
 		Actions: []catalogAction{}, Relations: []catalogRelation{}, Permissions: perms,
 	}
 	if cfg.List.Columns != nil {
@@ -126,15 +126,15 @@ func (a api) catalogEntry(res *resource, perms map[Op]bool, role Role) catalogEn
 				e.ListColumns = append(e.ListColumns, pk)
 			}
 		}
-		e.ListColumns = append(e.ListColumns, cfg.List.Columns...)
+		e.ListColumns = append(e.ListColumns, res.shown(cfg.List.Columns)...)
 	}
-	if res.key == "users" {
+	if res.key == "users" && res.view.ByName[a.users.cols.Email] != nil {
 		e.EmailColumn = a.users.cols.Email
 	}
 	if res.key == "users" && a.users.hasBan && a.users.hasTokenVer && res.view.ByName[a.users.cols.Ban] != nil {
 		e.BanColumn = a.users.cols.Ban
 	}
-	if s := cfg.List.DefaultSort; s.Field != "" {
+	if s := cfg.List.DefaultSort; s.Field != "" && res.view.ByName[s.Field] != nil {
 		e.DefaultSort = &Sort{Field: s.Field, Order: cmp.Or(s.Order, "asc")}
 	}
 	for _, c := range res.view.Columns {
@@ -169,6 +169,21 @@ func (a api) catalogEntry(res *resource, perms map[Op]bool, role Role) catalogEn
 		})
 	}
 	return e
+}
+
+// shown are the names of cols the resource (as the operator sees it)
+// shows; nil stays nil, "all of them".
+func (res *resource) shown(cols []string) []string {
+	if cols == nil {
+		return nil
+	}
+	out := make([]string, 0, len(cols))
+	for _, c := range cols {
+		if !res.hidden[c] {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // catalogDataType is the dataType the UI reads: the JSON shape of the

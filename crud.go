@@ -35,7 +35,7 @@ func (a api) resourceFor(r *http.Request, op Operator, o Op) (*resource, error) 
 	if err != nil {
 		return nil, err
 	}
-	return res, a.gate(op, o, res.key)
+	return a.resourceAs(op, res.key), a.gate(op, o, res.key)
 }
 
 // gate refuses op on res unless its policy or the standard rule allows it.
@@ -308,6 +308,9 @@ func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *
 		return nil, err
 	}
 	a.addAuditTargetLabels(ctx, op, res, rows)
+	if res.key == "adminAudit" {
+		a.redactRestricted(op, rows)
+	}
 	a.logCellIssues(ctx, res, rows)
 	return rows, nil
 }
@@ -323,11 +326,14 @@ const bannedParam = "_banned"
 // a player's history by email or name.
 func (a api) parseList(r *http.Request, op Operator, res *resource) (l *query.List, err error) {
 	var def *query.SortKey
-	if s := res.cfg.List.DefaultSort; s.Field != "" {
+	if s := res.cfg.List.DefaultSort; s.Field != "" && res.view.ByName[s.Field] != nil { // not one op's role may not read
 		def = &query.SortKey{Column: s.Field, Desc: s.Order == "desc"}
 	}
 	v := r.URL.Query()
 	pg := a.db.Dialect().Name() == dialect.PG
+	if err := res.refuseRestricted(r); err != nil {
+		return nil, err
+	}
 	l, err = query.Parse(res.view, v, def, bannedParam)
 	if err == nil {
 		err = l.CheckDialect(pg)
@@ -336,7 +342,9 @@ func (a api) parseList(r *http.Request, op Operator, res *resource) (l *query.Li
 		return nil, clientError(err)
 	}
 	for _, name := range res.cfg.Search {
-		l.Search = append(l.Search, res.view.ByName[name])
+		if c := res.view.ByName[name]; c != nil { // not one op's role may not read
+			l.Search = append(l.Search, c)
+		}
 	}
 	if vals, ok := v[bannedParam]; ok {
 		banned, perr := strconv.ParseBool(vals[0])
@@ -387,6 +395,9 @@ func (a api) handleRead(w http.ResponseWriter, r *http.Request, op Operator) err
 		return err
 	}
 	a.addAuditTargetLabels(r.Context(), op, res, rows[:1])
+	if res.key == "adminAudit" {
+		a.redactRestricted(op, rows[:1])
+	}
 	a.logCellIssues(r.Context(), res, rows[:1])
 	writeJSON(w, http.StatusOK, rows[0])
 	return nil

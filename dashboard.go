@@ -207,11 +207,12 @@ func (a api) widgetRecentModeration(ctx context.Context, op Operator) (any, erro
 		return nil, err
 	}
 	a.addAuditTargetLabels(ctx, op, res, rows)
+	a.redactRestricted(op, rows)
 	return rows, nil
 }
 
 func (a api) widgetRecentUsers(ctx context.Context, op Operator) (any, error) {
-	res := a.resources["users"]
+	res := a.resourceAs(op, "users")
 	if res == nil || !a.allowed(op, OpList, "users") {
 		return []map[string]any{}, nil
 	}

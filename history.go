@@ -64,15 +64,8 @@ func (a api) handleHistory(w http.ResponseWriter, r *http.Request, op Operator) 
 // withoutRequestMeta is an audit payload without the address and browser
 // of the request that made it.
 func withoutRequestMeta(payload any) any {
-	var p map[string]any
-	switch v := payload.(type) {
-	case map[string]any:
-		p = v
-	case json.RawMessage:
-		if json.Unmarshal(v, &p) != nil {
-			return payload
-		}
-	default:
+	p, ok := payloadMap(payload)
+	if !ok {
 		return payload
 	}
 	delete(p, "ip")
@@ -112,6 +105,7 @@ func (a api) handleRevert(w http.ResponseWriter, r *http.Request, op Operator) e
 	if err != nil {
 		return err
 	}
+	res = a.resourceAs(op, res.key) // a column op may not read is not op's to put back
 	if err := a.gate(op, OpRead, res.key); err != nil {
 		return err
 	}

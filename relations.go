@@ -39,7 +39,7 @@ func labelColumn(res *resource) string {
 // panel's and op may read it, else nil: the one check before a relation's
 // rows, counts or labels are read.
 func (a api) relationTarget(op Operator, rel schema.Relation) *resource {
-	target := a.resources[rel.Target]
+	target := a.resourceAs(op, rel.Target)
 	if target == nil || !a.allowed(op, OpRead, target.key) {
 		return nil
 	}

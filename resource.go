@@ -128,6 +128,11 @@ type ColumnConfig struct {
 	// ReadOnly columns are never written by create or update; a body that
 	// sets one is refused.
 	ReadOnly bool
+	// ReadRole is the lowest role that reads the column: RoleAdmin keeps a
+	// player's email from mods. Below it the column is as if Hidden, for
+	// that operator only (visibility.go). Default "": whoever may read the
+	// row.
+	ReadRole Role
 	// Personal marks a users column as personal data besides the email and
 	// display name: an erase clears it (NULL, or "[erased]" when NOT NULL)
 	// and the audit log's copies of it.
@@ -195,6 +200,9 @@ type resource struct {
 	// labels are the visible text columns that name its rows, in order
 	// of preference (labelColumnsOf), decided once when it is built.
 	labels []string
+	// restricted, in a role's variant (visibility.go), are the columns
+	// hidden from that role by ColumnConfig.ReadRole.
+	restricted map[string]bool
 }
 
 func (r *resource) readOnly(col string) bool {
@@ -449,6 +457,9 @@ func (a *Admin) buildResources(db *bun.DB) error {
 		if w.Resource != "" && a.resources[w.Resource] == nil {
 			return fmt.Errorf("admin: Widgets[%q]: Resource %q names no resource%s", w.ID, w.Resource, schema.ClosestHint(w.Resource, a.order))
 		}
+	}
+	if err := a.buildRoleViews(); err != nil {
+		return err
 	}
 	a.totals = a.opts.DashboardTotals
 	if a.totals == nil {

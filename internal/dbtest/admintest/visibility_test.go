@@ -1,0 +1,95 @@
+package admintest
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	. "github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/uptrace/bun"
+)
+
+// TestFieldVisibility: a column with ReadRole admin is, for a mod, as if
+// hidden wherever a value could leak: rows of the list, a read, a relation
+// tab and the dashboard, the catalog, the OpenAPI document, the CSV
+// export, labels, search, the history and the audit log; filtering or
+// sorting on it is 403; an admin sees it everywhere.
+func TestFieldVisibility(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{Resources: map[string]*Resource{
+			"users": DefineResource((*User)(nil), ResourceConfig{Columns: map[string]ColumnConfig{"email": {ReadRole: RoleAdmin}},
+				List: ListConfig{Columns: []string{"email", "display_name"}, DefaultSort: Sort{Field: "email"}}}),
+			// A game that lets mods read the audit log.
+			"adminAudit": DefineResource((*AuditEntry)(nil), ResourceConfig{Policies: Policies{List: Roles(RoleAdmin, RoleMod), Read: Roles(RoleAdmin, RoleMod)}}),
+		}})
+		cr := e.crew("users", "userNotes", "adminAudit")
+		ctx := context.Background()
+		secret := "Hidden.Person@example.com"
+		who := e.user(secret, "password")
+		cr.admin.do("PATCH", "/admin-api/users/"+who, map[string]any{"email": "hidden.person@example.com", "display_name": "Hidden Person"}).want(t, 200)
+		must(0, e.admin.Audit().Record(ctx, AuditEntry{Action: "create", Resource: "users", TargetID: who, Payload: map[string]any{"row": map[string]any{"email": secret, "id": who}}}))
+		insert(t, db, &[]UserNote{{UserID: who, AuthorID: cr.adminID, Body: "a note"}})
+		mod, admin := cr.modScoped, cr.admin
+
+		leaks := func(what string, raw []byte) {
+			t.Helper()
+			if s := strings.ToLower(string(raw)); strings.Contains(s, "hidden.person@example.com") || strings.Contains(s, `"email"`) {
+				t.Errorf("the mod's %s shows the email: %s", what, raw)
+			}
+		}
+		leaks("list", mod.do("GET", "/admin-api/users", nil).want(t, 200).raw)
+		leaks("read", mod.do("GET", "/admin-api/users/"+who, nil).want(t, 200).raw)
+		leaks("history", mod.do("GET", "/admin-api/users/"+who+"/_history", nil).want(t, 200).raw)
+		leaks("dashboard", mod.do("GET", "/admin-api/_dashboard", nil).want(t, 200).raw)
+		leaks("audit log", mod.do("GET", "/admin-api/adminAudit?resource=users", nil).want(t, 200).raw)
+		notes := mod.do("GET", "/admin-api/userNotes", nil).want(t, 200)
+		if !strings.Contains(string(notes.raw), "Hidden Person") {
+			t.Errorf("the mod's notes label their user %s; want the display name", notes.raw)
+		}
+		leaks("notes' labels", notes.raw)
+		var catalog []map[string]any
+		for _, r := range rows(t, mod.do("GET", "/admin-api", nil).want(t, 200)) {
+			if r["name"] == "users" {
+				catalog = append(catalog, r)
+			}
+		}
+		if len(catalog) != 1 || strings.Contains(fmt.Sprint(catalog[0]), "email") {
+			t.Errorf("the mod's catalog of users = %v", catalog)
+		}
+		if doc := openAPIDoc(t, mod); doc.Components.Schemas["Users"].Value.Properties["email"] != nil {
+			t.Error("the mod's OpenAPI document has the users' email")
+		}
+		res := mod.do("GET", "/admin-api/users/_export.csv", nil).want(t, 200)
+		if csv := strings.ToLower(string(res.raw)); strings.Contains(csv, "email") || strings.Contains(csv, "hidden.person") {
+			t.Errorf("the mod's CSV shows the email: %s", csv)
+		}
+		// Search does not look into it; filters and sorts on it are refused.
+		if got, _ := mod.list(t, "/admin-api/users", url.Values{"_q": {"hidden.person@"}}); len(got) != 0 {
+			t.Errorf("the mod's search by email found %v", got)
+		}
+		for _, q := range []string{"email_eq=x", "email=x", "email_like=hidden", "_sort=email", "_sort=id,email"} {
+			mod.do("GET", "/admin-api/users?"+q, nil).want(t, 403, "forbidden")
+		}
+		mod.do("PATCH", "/admin-api/users/"+who, map[string]any{"email": "stolen@example.com"}).want(t, 400)
+		// The admin sees all of it.
+		if r := admin.do("GET", "/admin-api/users/"+who, nil).want(t, 200); r.body["email"] != "hidden.person@example.com" {
+			t.Errorf("the admin's read = %v", r.body)
+		}
+		if got, _ := admin.list(t, "/admin-api/users", url.Values{"email_eq": {"hidden.person@example.com"}}); len(got) != 1 {
+			t.Errorf("the admin's filter by email found %d", len(got))
+		}
+		if !strings.Contains(string(admin.do("GET", "/admin-api/users/"+who+"/_history", nil).want(t, 200).raw), "hidden.person@example.com") {
+			t.Error("the admin's history lacks the email change")
+		}
+		_, err := New(testdb.SQLite(t), Options{Secret: testSecret, PasswordHasher: testHasher, Resources: map[string]*Resource{
+			"users": DefineResource((*User)(nil), ResourceConfig{Columns: map[string]ColumnConfig{"email": {ReadRole: "owner"}}}),
+		}})
+		if err == nil || !strings.Contains(err.Error(), "ReadRole") {
+			t.Errorf("New with ReadRole owner = %v; want an error naming it", err)
+		}
+	})
+}

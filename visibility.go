@@ -1,0 +1,143 @@
+package admin
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Field visibility per role: a column whose ColumnConfig.ReadRole is above
+// an operator's role is, for that operator, as if it were Hidden: absent
+// from rows, forms, the catalog, CSV exports, labels and search, refused
+// in filters and sorts (403) and in bodies, and taken out of the audit
+// entries (history, audit log) of its resource. Each such resource has a
+// variant per lower role, built once at New: every path that reads a
+// resource for an operator asks resourceAs for it.
+
+// buildRoleViews makes the variants of the resources that restrict a
+// column to a role.
+func (a *Admin) buildRoleViews() error {
+	a.roleViews = map[string]map[Role]*resource{}
+	for _, key := range a.order {
+		res := a.resources[key]
+		for col, cc := range res.cfg.Columns {
+			if cc.ReadRole != "" && !cc.ReadRole.Valid() {
+				return fmt.Errorf("admin: resource %q: Columns[%q].ReadRole: %q is no role (admin, mod, user)", key, col, cc.ReadRole)
+			}
+		}
+		for _, role := range []Role{RoleMod, RoleUser} {
+			restricted := map[string]bool{}
+			for col, cc := range res.cfg.Columns {
+				if cc.ReadRole != "" && role.rank() < cc.ReadRole.rank() && !res.hidden[col] {
+					restricted[col] = true
+				}
+			}
+			if len(restricted) == 0 {
+				continue
+			}
+			v := *res
+			v.hidden = make(map[string]bool, len(res.hidden)+len(restricted))
+			for c := range res.hidden {
+				v.hidden[c] = true
+			}
+			for c := range restricted {
+				v.hidden[c] = true
+			}
+			v.restricted = restricted
+			v.view = visible(res.table, v.hidden)
+			nameColumn := ""
+			if key == "users" {
+				nameColumn = a.users.cols.DisplayName
+			}
+			v.labels = labelColumnsOf(v.view, nameColumn)
+			if a.roleViews[key] == nil {
+				a.roleViews[key] = map[Role]*resource{}
+			}
+			a.roleViews[key][role] = &v
+		}
+	}
+	return nil
+}
+
+// resourceAs is the resource key as op sees it: its role's variant when
+// the resource restricts columns, else the resource; nil when there is
+// none.
+func (a *Admin) resourceAs(op Operator, key string) *resource {
+	if v := a.roleViews[key][op.Role]; v != nil {
+		return v
+	}
+	if op.Role != RoleAdmin && op.Role != RoleMod {
+		if v := a.roleViews[key][RoleUser]; v != nil {
+			return v // any other role ranks as a user
+		}
+	}
+	return a.resources[key]
+}
+
+// refuseRestricted answers 403 for a list parameter naming a column op may
+// not read: a filter (<col>_<op>), a sort, or the column alone.
+func (res *resource) refuseRestricted(r *http.Request) error {
+	if len(res.restricted) == 0 {
+		return nil
+	}
+	q := r.URL.Query()
+	names := []string{}
+	for p := range q {
+		names = append(names, p)
+	}
+	for _, s := range []string{"_sort"} {
+		for _, v := range q[s] {
+			names = append(names, strings.Split(v, ",")...)
+		}
+	}
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		for col := range res.restricted {
+			if n == col || strings.HasPrefix(n, col+"_") && res.table.ByName[n] == nil {
+				return errorf(http.StatusForbidden, "forbidden", "column %q is not readable for your role", col)
+			}
+		}
+	}
+	return nil
+}
+
+// redactRestricted takes the columns op may not read out of audit rows'
+// payloads (changes and rows), each by its own resource's variant.
+func (a *Admin) redactRestricted(op Operator, rows []map[string]any) {
+	if len(a.roleViews) == 0 {
+		return
+	}
+	for _, row := range rows {
+		key, _ := row["resource"].(string)
+		v := a.resourceAs(op, key)
+		if v == nil || len(v.restricted) == 0 {
+			continue
+		}
+		p, ok := payloadMap(row["payload"])
+		if !ok {
+			continue
+		}
+		for _, part := range []string{"changes", "row"} {
+			if m, ok := p[part].(map[string]any); ok {
+				for col := range v.restricted {
+					delete(m, col)
+				}
+			}
+		}
+		row["payload"] = p
+	}
+}
+
+// payloadMap is an audit payload as a map, decoded when it is still the
+// stored JSON.
+func payloadMap(v any) (map[string]any, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		return x, true
+	case json.RawMessage:
+		var m map[string]any
+		return m, json.Unmarshal(x, &m) == nil && m != nil
+	}
+	return nil, false
+}
