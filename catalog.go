@@ -46,9 +46,12 @@ type catalogColumn struct {
 	ReadOnly   bool            `json:"readOnly"`
 	// Sortable and Filterable say what _sort and filters accept: json and
 	// bytes columns cannot be sorted, bytes columns only tested for null.
-	Sortable   bool    `json:"sortable"`
-	Filterable bool    `json:"filterable"`
-	LinkTo     *LinkTo `json:"linkTo,omitempty"`
+	Sortable   bool `json:"sortable"`
+	Filterable bool `json:"filterable"`
+	// Masked columns show the operator their values through a mask
+	// (ColumnConfig.Mask): read-only, not sortable nor filterable.
+	Masked bool    `json:"masked,omitempty"`
+	LinkTo *LinkTo `json:"linkTo,omitempty"`
 	// Choices are ColumnConfig.Choices, else an enum's labels from the
 	// database: the UI's select.
 	Choices []string `json:"choices,omitempty"`
@@ -141,10 +144,11 @@ func (a api) catalogEntry(res *resource, perms map[Op]bool, role Role) catalogEn
 		cc := cfg.Columns[c.Name]
 		col := catalogColumn{
 			Name: c.Name, Label: cmp.Or(cc.Label, c.Label), Type: c.SQLType, DataType: catalogDataType(c),
-			NotNull: c.NotNull, Primary: c.Primary, HasDefault: c.HasDefault, ReadOnly: res.readOnly(c.Name),
+			NotNull: c.NotNull, Primary: c.Primary, HasDefault: c.HasDefault, ReadOnly: res.readOnly(c.Name) || res.restricted[c.Name],
 			LinkTo: links[c.Name], Choices: res.choices(c.Name),
-			Sortable:   query.Sortable(c),
-			Filterable: query.Filterable(c),
+			Sortable:   query.Sortable(c) && !res.restricted[c.Name],
+			Filterable: query.Filterable(c) && !res.restricted[c.Name],
+			Masked:     res.restricted[c.Name],
 			Kind:       c.Kind, Elem: c.Elem, MaxLength: a.maxLength(c),
 			Required: c.NotNull && !c.HasDefault && !c.Generated,
 		}

@@ -89,6 +89,8 @@ func (a api) decodeRow(r *http.Request, res *resource, update bool) (map[string]
 			// A row keyed "" could be neither opened nor deleted: its URL
 			// has no id segment.
 			return nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: an empty string is not a key value", k)
+		case res.restricted[k]:
+			return nil, nil, fieldError(http.StatusForbidden, "forbidden", k, "column %q is not writable for your role", k)
 		case res.readOnly(k), update && col.Primary:
 			return nil, nil, fieldError(http.StatusBadRequest, "read_only", k, "column %q is read-only", k)
 		}
@@ -278,6 +280,7 @@ func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *
 	joins, rest := a.labelJoins(op, res)
 	page := l.WithLabels(a.db, l.Apply(narrow(query.Select(a.db, res.table)), res.view), res.view, joins)
 	rows, err := query.ScanPage(ctx, page, res.table, res.hidden, joins)
+	res.mask(rows)
 	if err != nil {
 		// A filter value the database could not compare (an enum
 		// label it lacks) is the client's; the rest stays a 500.
@@ -346,6 +349,7 @@ func (a api) parseList(r *http.Request, op Operator, res *resource) (l *query.Li
 			l.Search = append(l.Search, c)
 		}
 	}
+	l.Search = res.searchable(l.Search)
 	if vals, ok := v[bannedParam]; ok {
 		banned, perr := strconv.ParseBool(vals[0])
 		switch {
@@ -391,6 +395,7 @@ func (a api) handleRead(w http.ResponseWriter, r *http.Request, op Operator) err
 	if len(rows) == 0 {
 		return errorf(http.StatusNotFound, "not_found", "no %s row with that id", res.key)
 	}
+	res.mask(rows)
 	if err := a.addLabels(r.Context(), rest, rows[:1]); err != nil {
 		return err
 	}

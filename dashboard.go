@@ -220,7 +220,9 @@ func (a api) widgetRecentUsers(ctx context.Context, op Operator) (any, error) {
 	if c := a.users.cols.CreatedAt; c != "" && res.view.ByName[c] != nil {
 		q = q.OrderExpr("?TableAlias.? DESC", bun.Ident(c))
 	}
-	return query.ScanRows(ctx, q, res.table, res.hidden)
+	rows, err := query.ScanRows(ctx, q, res.table, res.hidden)
+	res.mask(rows)
+	return rows, err
 }
 
 // GET /admin-api/_dashboard (operators only)

@@ -151,6 +151,7 @@ func (a api) streamCSV(ctx context.Context, w http.ResponseWriter, res *resource
 	cw.Write(record)
 	for {
 		a.logCellIssues(ctx, res, rows)
+		res.mask(rows)
 		page, _ := l.Page(res.view, rows)
 		for _, row := range page {
 			if limit > 0 && written == limit {

@@ -192,6 +192,8 @@ func schemaName(key string) string {
 func columnSchema(c catalogColumn) obj {
 	var s obj
 	switch {
+	case c.Masked:
+		s = obj{"type": "string", "description": "masked for your role"}
 	case c.Kind == schema.KindArray || c.DataType == schema.JSON:
 		// Any JSON value (a column's own null included).
 		s = obj{"type": []string{"object", "array", "string", "number", "boolean", "null"}}

@@ -133,6 +133,10 @@ type ColumnConfig struct {
 	// that operator only (visibility.go). Default "": whoever may read the
 	// row.
 	ReadRole Role
+	// Mask, with ReadRole, shows the roles below it the column's values
+	// through Mask (MaskEmail gives "a***@example.com") instead of leaving
+	// the column out; they still cannot filter, sort, search or write it.
+	Mask func(v any) any
 	// Personal marks a users column as personal data besides the email and
 	// display name: an erase clears it (NULL, or "[erased]" when NOT NULL)
 	// and the audit log's copies of it.
@@ -201,8 +205,10 @@ type resource struct {
 	// of preference (labelColumnsOf), decided once when it is built.
 	labels []string
 	// restricted, in a role's variant (visibility.go), are the columns
-	// hidden from that role by ColumnConfig.ReadRole.
+	// that role may not read (ColumnConfig.ReadRole): hidden, or shown
+	// through masks.
 	restricted map[string]bool
+	masks      map[string]func(any) any
 }
 
 func (r *resource) readOnly(col string) bool {

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+
+	"github.com/gameadmin/admin/internal/schema"
 )
 
 // Field visibility per role: a column whose ColumnConfig.ReadRole is above
@@ -41,8 +44,13 @@ func (a *Admin) buildRoleViews() error {
 			for c := range res.hidden {
 				v.hidden[c] = true
 			}
+			v.masks = map[string]func(any) any{}
 			for c := range restricted {
-				v.hidden[c] = true
+				if m := res.cfg.Columns[c].Mask; m != nil {
+					v.masks[c] = m
+				} else {
+					v.hidden[c] = true
+				}
 			}
 			v.restricted = restricted
 			v.view = visible(res.table, v.hidden)
@@ -50,7 +58,8 @@ func (a *Admin) buildRoleViews() error {
 			if key == "users" {
 				nameColumn = a.users.cols.DisplayName
 			}
-			v.labels = labelColumnsOf(v.view, nameColumn)
+			// A masked column names no row: a label is read unmasked, in SQL.
+			v.labels = slices.DeleteFunc(labelColumnsOf(v.view, nameColumn), func(c string) bool { return restricted[c] })
 			if a.roleViews[key] == nil {
 				a.roleViews[key] = map[Role]*resource{}
 			}
@@ -118,9 +127,20 @@ func (a *Admin) redactRestricted(op Operator, rows []map[string]any) {
 		if !ok {
 			continue
 		}
-		for _, part := range []string{"changes", "row"} {
-			if m, ok := p[part].(map[string]any); ok {
-				for col := range v.restricted {
+		if m, ok := p["row"].(map[string]any); ok {
+			v.mask([]map[string]any{m})
+			for col := range v.restricted {
+				if v.masks[col] == nil {
+					delete(m, col)
+				}
+			}
+		}
+		if m, ok := p["changes"].(map[string]any); ok {
+			for col := range v.restricted {
+				ch, _ := m[col].(map[string]any)
+				if mask := v.masks[col]; mask != nil && ch != nil {
+					m[col] = map[string]any{"before": maskValue(mask, ch["before"]), "after": maskValue(mask, ch["after"])}
+				} else {
 					delete(m, col)
 				}
 			}
@@ -140,4 +160,59 @@ func payloadMap(v any) (map[string]any, bool) {
 		return m, json.Unmarshal(x, &m) == nil && m != nil
 	}
 	return nil, false
+}
+
+// mask shows the masked columns of rows through their masks.
+func (res *resource) mask(rows []map[string]any) {
+	if len(res.masks) == 0 {
+		return
+	}
+	for _, row := range rows {
+		for col, m := range res.masks {
+			if v, ok := row[col]; ok {
+				row[col] = maskValue(m, v)
+			}
+		}
+	}
+}
+
+// maskValue is v through m; NULL stays NULL.
+func maskValue(m func(any) any, v any) any {
+	if v == nil {
+		return nil
+	}
+	return m(v)
+}
+
+// searchable are the columns _q searches for res as its role sees it:
+// the configured or text ones, none it may not read.
+func (res *resource) searchable(l []*schema.Column) []*schema.Column {
+	if len(res.restricted) == 0 {
+		return l
+	}
+	if l == nil {
+		for _, c := range res.view.Columns {
+			if c.DataType == schema.String {
+				l = append(l, c)
+			}
+		}
+	}
+	out := []*schema.Column{}
+	for _, c := range l {
+		if !res.restricted[c.Name] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// MaskEmail shows an email as its first letter and its domain:
+// "alice@example.com" reads "a***@example.com". Anything else reads "***".
+func MaskEmail(v any) any {
+	s, ok := v.(string)
+	at := strings.LastIndexByte(s, '@')
+	if !ok || at < 1 {
+		return "***"
+	}
+	return s[:1] + "***" + s[at:]
 }

@@ -93,3 +93,52 @@ func TestFieldVisibility(t *testing.T) {
 		}
 	})
 }
+
+// TestFieldMask: with a Mask, the roles below ReadRole see the column's
+// values masked, everywhere they see rows (list, read, CSV, history),
+// and still cannot filter, sort, search or write it.
+func TestFieldMask(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{Resources: map[string]*Resource{
+			"users": DefineResource((*User)(nil), ResourceConfig{Columns: map[string]ColumnConfig{"email": {ReadRole: RoleAdmin, Mask: MaskEmail}}}),
+		}})
+		cr := e.crew("users")
+		who := e.user("masked.person@example.com", "password")
+		cr.admin.do("PATCH", "/admin-api/users/"+who, map[string]any{"email": "masked.again@example.com"}).want(t, 200)
+		mod := cr.modScoped
+		if r := mod.do("GET", "/admin-api/users/"+who, nil).want(t, 200); r.body["email"] != "m***@example.com" {
+			t.Errorf("the mod's read = %v; want the email masked", r.body)
+		}
+		for what, raw := range map[string][]byte{
+			"list":    mod.do("GET", "/admin-api/users", nil).want(t, 200).raw,
+			"history": mod.do("GET", "/admin-api/users/"+who+"/_history", nil).want(t, 200).raw,
+			"CSV":     mod.do("GET", "/admin-api/users/_export.csv", nil).want(t, 200).raw,
+		} {
+			if s := string(raw); strings.Contains(s, "masked.person") || strings.Contains(s, "masked.again") || !strings.Contains(s, "m***@example.com") {
+				t.Errorf("the mod's %s: %s", what, s)
+			}
+		}
+		for _, res := range rows(t, mod.do("GET", "/admin-api", nil).want(t, 200)) {
+			if res["name"] != "users" {
+				continue
+			}
+			for _, c := range res["columns"].([]any) {
+				if c := c.(map[string]any); c["name"] == "email" && (c["masked"] != true || c["filterable"] != false || c["readOnly"] != true) {
+					t.Errorf("the mod's catalog email column = %v", c)
+				}
+			}
+		}
+		if got, _ := mod.list(t, "/admin-api/users", url.Values{"_q": {"masked.again"}}); len(got) != 0 {
+			t.Errorf("the mod's search by the masked email found %v", got)
+		}
+		mod.do("GET", "/admin-api/users?email_like=masked", nil).want(t, 403, "forbidden")
+		mod.do("PATCH", "/admin-api/users/"+who, map[string]any{"email": "x@example.com"}).want(t, 403, "forbidden")
+		if r := cr.admin.do("GET", "/admin-api/users/"+who, nil).want(t, 200); r.body["email"] != "masked.again@example.com" {
+			t.Errorf("the admin's read = %v", r.body)
+		}
+		if MaskEmail("bob@example.com") != "b***@example.com" || MaskEmail("nonsense") != "***" || MaskEmail(7) != "***" {
+			t.Error("MaskEmail")
+		}
+	})
+}
