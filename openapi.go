@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"cmp"
 	"net/http"
 	"strings"
 
@@ -17,14 +18,16 @@ func (a api) handleOpenAPI(w http.ResponseWriter, r *http.Request, op Operator) 
 	if !op.Role.IsOperator() {
 		return errOperatorOnly
 	}
-	writeJSON(w, http.StatusOK, a.openAPI(op))
+	writeJSON(w, http.StatusOK, a.openAPI(op, false))
 	return nil
 }
 
 type obj = map[string]any
 
-// openAPI builds the document for op.
-func (a api) openAPI(op Operator) obj {
+// openAPI builds the document for op; every action, whatever role may
+// run it, with allActions (the panel's own tests check every answer
+// against one document).
+func (a api) openAPI(op Operator, allActions bool) obj {
 	paths := obj{}
 	schemas := obj{
 		"Error": obj{
@@ -42,7 +45,10 @@ func (a api) openAPI(op Operator) obj {
 	errRef := func(desc string) obj {
 		return obj{"description": desc, "content": obj{"application/json": obj{"schema": ref("Error")}}}
 	}
-	errors := obj{"400": errRef("the request is malformed or a value does not fit"), "401": errRef("not signed in"), "403": errRef("not allowed"), "404": errRef("not found"), "409": errRef("a conflict with the stored data"), "429": errRef("rate limited")}
+	errors := obj{"400": errRef("the request is malformed or a value does not fit"), "401": errRef("not signed in"), "403": errRef("not allowed"),
+		"404": errRef("not found"), "409": errRef("a conflict with the stored data"), "413": errRef("the body is too large"), "429": errRef("rate limited"),
+		"500": errRef("the server failed; the cause is in its log"), "501": errRef("the game's tables do not support it"),
+		"503": errRef("a node or the database is unreachable"), "504": errRef("a node did not answer in time")}
 	withErrors := func(ok obj) obj {
 		out := obj{}
 		for k, v := range errors {
@@ -70,7 +76,12 @@ func (a api) openAPI(op Operator) obj {
 		queryParam("_count", obj{"type": "string", "enum": []string{"exact", "estimate", "none"}}, "how the total (X-Total-Count) is counted"),
 	}
 	idParam := obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "string"}, "description": "the row's key; several key columns as the base64url JSON array of their values"}
-	for _, e := range a.catalog(op) {
+	cat := a.catalog(op)
+	listed := map[string]bool{}
+	for _, e := range cat {
+		listed[e.Name] = true
+	}
+	for _, e := range cat {
 		name := schemaName(e.Name)
 		props := obj{}
 		var required []string
@@ -104,6 +115,11 @@ func (a api) openAPI(op Operator) obj {
 		if len(coll) > 0 {
 			paths[base] = coll
 		}
+		if e.Permissions[OpList] && op.Role.IsOperator() {
+			paths[base+"/_export.csv"] = obj{"get": obj{"operationId": "export_" + e.Name, "tags": []string{e.Label}, "summary": "The list as CSV, every page",
+				"parameters": listParams,
+				"responses":  withErrors(obj{"200": obj{"description": "the rows as CSV", "content": obj{"text/csv": obj{"schema": obj{"type": "string"}}}}})}}
+		}
 		item := obj{"parameters": []obj{idParam}}
 		if e.Permissions[OpRead] {
 			item["get"] = obj{"operationId": "read_" + e.Name, "tags": []string{e.Label}, "summary": "Read a row of " + e.Label,
@@ -111,6 +127,9 @@ func (a api) openAPI(op Operator) obj {
 		}
 		if e.Permissions[OpUpdate] {
 			item["patch"] = obj{"operationId": "update_" + e.Name, "tags": []string{e.Label}, "summary": "Change a row of " + e.Label,
+				"requestBody": body(ref(name + "Patch")),
+				"responses":   withErrors(obj{"200": jsonOK("the row as stored", ref(name))})}
+			item["put"] = obj{"operationId": "put_" + e.Name, "tags": []string{e.Label}, "summary": "Change a row of " + e.Label + " (as PATCH)",
 				"requestBody": body(ref(name + "Patch")),
 				"responses":   withErrors(obj{"200": jsonOK("the row as stored", ref(name))})}
 		}
@@ -126,7 +145,32 @@ func (a api) openAPI(op Operator) obj {
 				"summary": "The row's audit entries, newest first", "parameters": listParams,
 				"responses": withErrors(obj{"200": jsonOK("audit entries", obj{"type": "array", "items": obj{"type": "object"}})})}}
 		}
-		for _, act := range e.Actions {
+		if e.Permissions[OpRead] {
+			paths[base+"/{id}/_counts"] = obj{"parameters": []obj{idParam}, "get": obj{"operationId": "counts_" + e.Name, "tags": []string{e.Label},
+				"summary": "The number of rows of each relation tab", "responses": withErrors(obj{"200": jsonOK("counts by relation", obj{"type": "object"})})}}
+			for _, rel := range e.Relations {
+				if !listed[rel.Target] {
+					continue // a tab into what op may not list: the server refuses it
+				}
+				paths[base+"/{id}/relations/"+rel.Name] = obj{"parameters": []obj{idParam}, "get": obj{"operationId": "relation_" + e.Name + "_" + rel.Name, "tags": []string{e.Label},
+					"summary": rel.Label + " of a row", "parameters": listParams,
+					"responses": withErrors(obj{"200": jsonOK("the related rows", obj{"type": "array", "items": ref(schemaName(rel.Target))})})}}
+			}
+		}
+		if e.Permissions[OpUpdate] && op.Role.IsOperator() && e.Name != "adminAudit" && a.resources["adminAudit"] != nil {
+			paths[base+"/{id}/_revert"] = obj{"parameters": []obj{idParam}, "post": obj{"operationId": "revert_" + e.Name, "tags": []string{e.Label},
+				"summary":     "Put the row back as it was before an entry of its history",
+				"requestBody": body(obj{"type": "object", "required": []string{"auditId"}, "additionalProperties": false, "properties": obj{"auditId": obj{"type": "integer"}, "force": obj{"type": "boolean"}}}),
+				"responses":   withErrors(obj{"200": jsonOK("the row as it is now", obj{"type": "object"})})}}
+		}
+		acts := e.Actions
+		if allActions {
+			acts = acts[:0:0]
+			for _, act := range a.resources[e.Name].cfg.Actions {
+				acts = append(acts, catalogAction{Name: act.Name, Label: cmp.Or(act.Label, act.Name)})
+			}
+		}
+		for _, act := range acts {
 			paths[base+"/_action/"+act.Name] = obj{"post": obj{"operationId": "action_" + e.Name + "_" + act.Name, "tags": []string{e.Label},
 				"summary": act.Label, "requestBody": body(obj{"type": "object"}),
 				"responses": withErrors(obj{"200": jsonOK("the handler's answer", obj{"type": "object", "properties": obj{"ok": obj{"type": "boolean"}, "result": obj{}}})})}}
@@ -143,9 +187,93 @@ func (a api) openAPI(op Operator) obj {
 				"responses": withErrors(obj{"200": jsonOK("done", obj{"type": "object", "properties": obj{"ok": obj{"type": "boolean"}, "sessionsClosed": obj{"type": "integer"}}})})}}
 		}
 	}
+	if a.resources["users"] != nil && op.Role == RoleAdmin {
+		paths["/users/{id}/_export"] = obj{"parameters": []obj{idParam}, "get": obj{"operationId": "user_export", "tags": []string{"Data requests"},
+			"summary": "A player's data as one JSON document", "responses": withErrors(obj{"200": jsonOK("the player's data", obj{"type": "object",
+				"properties": obj{"exportedAt": obj{"type": "string"}, "user": obj{"type": "object"}, "resources": obj{"type": "object"}, "audit": obj{"type": "array"}}})})}}
+		paths["/users/{id}/_erase"] = obj{"parameters": []obj{idParam, queryParam("dryRun", obj{"type": "boolean"}, "say what the erase would do, doing nothing")},
+			"post": obj{"operationId": "user_erase", "tags": []string{"Data requests"}, "summary": "Erase a player's personal data",
+				"requestBody": obj{"content": obj{"application/json": obj{"schema": obj{"type": "object", "properties": obj{"confirm": obj{"type": "string"}}}}}},
+				"responses": withErrors(obj{"200": jsonOK("what the erase did", obj{"type": "object", "required": []string{"dryRun", "resources", "auditEntries"},
+					"properties": obj{"dryRun": obj{"type": "boolean"}, "resources": obj{"type": "array"}, "auditEntries": obj{"type": "integer"}}})})}}
+	}
+	if a.resources["users"] != nil && a.allowed(op, OpUpdate, "users") {
+		paths["/users/_bulk/{op}"] = obj{"parameters": []obj{{"name": "op", "in": "path", "required": true, "schema": obj{"type": "string", "enum": []string{"ban", "unban", "revoke-sessions"}}}},
+			"post": obj{"operationId": "users_bulk", "tags": []string{"Moderation"}, "summary": "Ban, unban or revoke the sessions of several users",
+				"requestBody": body(obj{"type": "object", "required": []string{"ids"}, "properties": obj{"ids": obj{"type": "array", "maxItems": maxActionIDs}, "reason": obj{"type": "string"}, "until": obj{"type": "string", "format": "date-time"}}}),
+				"responses": withErrors(obj{"200": jsonOK("what became of each", obj{"type": "object", "required": []string{"results", "counts"},
+					"properties": obj{"results": obj{"type": "object", "additionalProperties": obj{"type": "string"}}, "counts": obj{"type": "object", "additionalProperties": obj{"type": "integer"}}, "sessionsClosed": obj{"type": "integer"}}})})}}
+	}
+	paths["/auth/status"] = obj{"get": obj{"operationId": "status", "tags": []string{"Sign-in"}, "summary": "Whether a session is on, and whether the panel needs its first admin", "security": []obj{},
+		"responses": withErrors(obj{"200": jsonOK("the status", obj{"type": "object", "required": []string{"authenticated", "needsBootstrap"},
+			"properties": obj{"authenticated": obj{"type": "boolean"}, "needsBootstrap": obj{"type": "boolean"}}})})}}
+	paths["/"] = obj{"get": obj{"operationId": "catalog", "tags": []string{"Catalog"}, "summary": "Every resource the operator may list, as the UI is told",
+		"responses": withErrors(obj{"200": jsonOK("the catalog", obj{"type": "array", "items": obj{"type": "object"}})})}}
+	paths["/_openapi.json"] = obj{"get": obj{"operationId": "openapi", "tags": []string{"Catalog"}, "summary": "This document",
+		"responses": withErrors(obj{"200": jsonOK("the OpenAPI document", obj{"type": "object"})})}}
+	anyObj := obj{"type": []string{"object", "array"}}
+	simple := func(id, tag, summary string, in obj, security bool) obj {
+		o := obj{"operationId": id, "tags": []string{tag}, "summary": summary, "responses": withErrors(obj{"200": jsonOK("done", anyObj)})}
+		if in != nil {
+			o["requestBody"] = body(in)
+		}
+		if !security {
+			o["security"] = []obj{}
+		}
+		return o
+	}
+	strProps := func(names ...string) obj {
+		props := obj{}
+		for _, n := range names {
+			props[n] = obj{"type": "string"}
+		}
+		return obj{"type": "object", "properties": props}
+	}
 	if a.opts.Rooms != nil && a.allowed(op, OpList, "rooms") {
+		roomParam := obj{"name": "roomId", "in": "path", "required": true, "schema": obj{"type": "string"}}
 		paths["/rooms"] = obj{"get": obj{"operationId": "rooms", "tags": []string{"Live rooms"}, "summary": "The live rooms",
-			"responses": withErrors(obj{"200": jsonOK("room summaries", obj{"type": "array", "items": obj{"type": "object"}})})}}
+			"responses": withErrors(obj{"200": jsonOK("room summaries", obj{"type": "array", "items": anyObj})})}}
+		paths["/rooms/by-user/{userId}"] = obj{"parameters": []obj{{"name": "userId", "in": "path", "required": true, "schema": obj{"type": "string"}}},
+			"get": obj{"operationId": "rooms_of_user", "tags": []string{"Live rooms"}, "summary": "A user's live sessions",
+				"responses": withErrors(obj{"200": jsonOK("sessions", obj{"type": "array", "items": anyObj})})}}
+		room := obj{"parameters": []obj{roomParam}, "get": obj{"operationId": "room", "tags": []string{"Live rooms"}, "summary": "Inspect a room",
+			"responses": withErrors(obj{"200": jsonOK("the room, its clients and state", anyObj)})}}
+		if a.allowed(op, OpUpdate, "rooms") {
+			room["patch"] = simple("room_lock", "Live rooms", "Lock or unlock a room", obj{"type": "object", "required": []string{"locked"}, "properties": obj{"locked": obj{"type": "boolean"}}}, true)
+			paths["/rooms/{roomId}/clients/{sessionId}"] = obj{"parameters": []obj{roomParam, {"name": "sessionId", "in": "path", "required": true, "schema": obj{"type": "string"}}},
+				"delete": simple("room_kick", "Live rooms", "Kick a client", nil, true)}
+			paths["/rooms/{roomId}/state"] = obj{"parameters": []obj{roomParam},
+				"patch":  simple("room_state_edit", "Live rooms", "Set a value of the room's state", obj{"type": "object", "required": []string{"path"}, "properties": obj{"path": obj{}, "value": obj{}}}, true),
+				"delete": simple("room_state_delete", "Live rooms", "Delete a path of the room's state", nil, true)}
+		}
+		if a.allowed(op, OpDelete, "rooms") {
+			room["delete"] = simple("room_dispose", "Live rooms", "Dispose of a room", nil, true)
+		}
+		paths["/rooms/{roomId}"] = room
+	}
+	bootstrap := simple("bootstrap", "Sign-in", "Create the first admin", obj{"type": "object", "required": []string{"email", "password"}, "properties": obj{"email": obj{"type": "string"}, "password": obj{"type": "string"}, "displayName": obj{"type": "string"}, "token": obj{"type": "string"}}}, false)
+	bootstrap["responses"].(obj)["201"] = jsonOK("the first admin, signed in", anyObj)
+	paths["/auth/bootstrap"] = obj{"post": bootstrap}
+	for p, o := range map[string]obj{
+		"/auth/logout-everywhere":   simple("logout_everywhere", "Sign-in", "End every session of the signed-in operator", nil, true),
+		"/auth/request-reset":       simple("request_reset", "Sign-in", "Send a password reset link", strProps("email"), false),
+		"/auth/reset":               simple("reset", "Sign-in", "Set a password with a reset link's token", strProps("token", "password"), false),
+		"/auth/login/totp":          simple("login_totp", "Sign-in", "The second factor of a sign-in", strProps("challenge", "code", "recoveryCode"), false),
+		"/auth/totp/enroll":         simple("totp_enroll", "Two-factor", "Start enrolling an authenticator", nil, true),
+		"/auth/totp/confirm":        simple("totp_confirm", "Two-factor", "Confirm the authenticator with a code", strProps("code"), true),
+		"/auth/totp/disable":        simple("totp_disable", "Two-factor", "Turn two-factor sign-in off", strProps("password", "code"), true),
+		"/auth/totp/recovery-codes": simple("totp_recovery_codes", "Two-factor", "New recovery codes", strProps("password", "code"), true),
+		"/auth/password":            simple("password", "Account", "Change the signed-in operator's password", strProps("current", "password"), true),
+	} {
+		paths[p] = obj{"post": o}
+	}
+	paths["/auth/totp"] = obj{"get": obj{"operationId": "totp_status", "tags": []string{"Two-factor"}, "summary": "Whether two-factor sign-in is on",
+		"responses": withErrors(obj{"200": jsonOK("the status", anyObj)})}}
+	paths["/auth/sessions"] = obj{"get": obj{"operationId": "sessions", "tags": []string{"Account"}, "summary": "The signed-in operator's sign-ins",
+		"responses": withErrors(obj{"200": jsonOK("sessions", anyObj)})}}
+	if op.Role == RoleAdmin && a.resources["users"] != nil {
+		paths["/users/{id}/invite"] = obj{"parameters": []obj{idParam}, "post": simple("user_invite", "Moderation", "Send a set-password link", nil, true)}
+		paths["/users/{id}/totp/reset"] = obj{"parameters": []obj{idParam}, "post": simple("user_totp_reset", "Two-factor", "Turn a user's two-factor sign-in off", nil, true)}
 	}
 	paths["/auth/me"] = obj{"get": obj{"operationId": "me", "tags": []string{"Sign-in"}, "summary": "Who is signed in",
 		"responses": withErrors(obj{"200": jsonOK("the operator", obj{"type": "object", "required": []string{"userId", "role", "email"},
@@ -216,7 +344,14 @@ func columnSchema(c catalogColumn) obj {
 			s["enum"] = c.Choices
 		}
 	}
-	if t, ok := s["type"].(string); ok && !c.NotNull {
+	if t, ok := s["type"].(string); ok && t != "string" {
+		// A value its type cannot hold ('NaN', 'infinity', a number too
+		// big) is shown as its stored literal (storedvalues.go).
+		s["type"] = []string{t, "string"}
+	}
+	if t, ok := s["type"].([]string); ok && !c.NotNull {
+		s["type"] = append(t, "null")
+	} else if t, ok := s["type"].(string); ok && !c.NotNull {
 		s["type"] = []string{t, "null"}
 		if e, ok := s["enum"].([]string); ok {
 			s["enum"] = append(append([]any{}, toAny(e)...), nil)

@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"io/fs"
 	"net/http"
 	"time"
@@ -58,6 +59,7 @@ func (a *Admin) expose(fn func(*testhook.Internals)) {
 			return ok && res.table.ByName[column] != nil && res.table.ByName[column].HasDefault
 		},
 		TakeSample:    a.takeSample,
+		OpenAPI:       func() ([]byte, error) { return json.Marshal(api{a}.openAPI(Operator{Role: RoleAdmin}, true)) },
 		SetEraseFault: func(fn func(ctx context.Context, tx bun.Tx, step string) error) { a.eraseFault = fn },
 		UI:            ui,
 		UICSP:         uiCSP,

@@ -58,6 +58,9 @@ type Internals struct {
 	// redaction): an error it returns, or a connection it kills, fails
 	// the erase there.
 	SetEraseFault func(fn func(ctx context.Context, tx bun.Tx, step string) error)
+	// OpenAPI is the OpenAPI document an admin gets, with every action
+	// whatever role may run it, as JSON.
+	OpenAPI func() ([]byte, error)
 	// TakeSample writes the players online (Options.Rooms) as the
 	// minute's sample at now, as the sampler does every minute.
 	TakeSample func(ctx context.Context, now time.Time) error

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/gameadmin/admin/internal/testhook"
 
 	. "github.com/gameadmin/admin"
@@ -102,6 +104,9 @@ type env struct {
 	in    *testhook.Internals // what the tests check from inside the panel
 	srv   *httptest.Server
 	logs  *syncBuffer
+
+	specOnce sync.Once
+	spec     *openapi3.T // the admin's OpenAPI document, every answer is checked against
 }
 
 type syncBuffer struct {
@@ -219,7 +224,35 @@ func (c *client) do(method, path string, body any) *resp {
 	raw, _ := io.ReadAll(res.Body)
 	r := &resp{Response: res, raw: raw}
 	_ = json.Unmarshal(raw, &r.body)
+	c.e.checkSpec(method, path, r)
 	return r
+}
+
+// checkSpec checks an answer of the API against the panel's OpenAPI
+// document (an admin's: every path any role may call): its path, method
+// and status are documented, and a JSON body fits the schema.
+func (e *env) checkSpec(method, path string, r *resp) {
+	e.t.Helper()
+	if e.in == nil || e.admin == nil {
+		return // an env of a panel built by the test itself
+	}
+	api := e.admin.APIPath()
+	if !strings.HasPrefix(path, api+"/") && path != api {
+		return
+	}
+	e.specOnce.Do(func() {
+		raw, err := e.in.OpenAPI()
+		if err == nil {
+			e.spec, err = openapi3.NewLoader().LoadFromData(raw)
+		}
+		if err != nil {
+			e.t.Errorf("the OpenAPI document: %v", err)
+		}
+	})
+	if e.spec == nil {
+		return
+	}
+	checkResponse(e.t, e.spec, method, strings.Replace(path, api, "/admin-api", 1), r)
 }
 
 // want fails the test unless the status is code (and, for errors, the

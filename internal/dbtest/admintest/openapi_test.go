@@ -61,36 +61,51 @@ func matchPath(doc *openapi3.T, path string) string {
 }
 
 // checkResponse validates r's body against what doc says method path
-// answers with r's status.
+// answers with r's status. An operation the document does not list (a
+// route that does not exist, or one the role may not call) and a status
+// it does not give must be an error body.
 func checkResponse(t *testing.T, doc *openapi3.T, method, path string, r *resp) {
 	t.Helper()
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		return // CSV, the UI
+	}
+	var body any
+	if err := json.Unmarshal(r.raw, &body); err != nil {
+		t.Errorf("%s %s: the JSON answer does not parse: %v", method, path, err)
+		return
+	}
+	fits := func(s *openapi3.Schema, what string) {
+		t.Helper()
+		if err := doc.ValidateSchemaJSON(s, body, openapi3.EnableJSONSchema2020()); err != nil {
+			t.Errorf("%s %s (%d): the answer does not fit %s: %v\n%s", method, path, r.StatusCode, what, err, r.raw)
+		}
+	}
+	asError := func(why string) {
+		t.Helper()
+		if r.StatusCode < 400 {
+			t.Errorf("%s %s (%d): %s", method, path, r.StatusCode, why)
+			return
+		}
+		fits(doc.Components.Schemas["Error"].Value, "the error body")
+	}
 	u, _ := url.Parse(path)
 	tmpl := matchPath(doc, strings.TrimPrefix(u.Path, "/admin-api"))
 	if tmpl == "" {
-		t.Errorf("%s %s: no path of the document matches", method, path)
+		asError("no path of the document matches")
 		return
 	}
 	op := doc.Paths.Find(tmpl).GetOperation(method)
 	if op == nil {
-		t.Errorf("%s %s: the document has no %s on %s", method, path, method, tmpl)
+		asError("the document has no " + method + " on " + tmpl)
 		return
 	}
 	res := op.Responses.Status(r.StatusCode)
 	if res == nil || res.Value == nil {
-		t.Errorf("%s %s: the document gives no %d answer", method, path, r.StatusCode)
+		asError(fmt.Sprintf("the document gives no %d answer", r.StatusCode))
 		return
 	}
-	mt := res.Value.Content.Get("application/json")
-	if mt == nil || mt.Schema == nil {
-		return
-	}
-	var body any
-	if err := json.Unmarshal(r.raw, &body); err != nil {
-		t.Errorf("%s %s: body is not JSON: %v", method, path, err)
-		return
-	}
-	if err := doc.ValidateSchemaJSON(mt.Schema.Value, body, openapi3.EnableJSONSchema2020()); err != nil {
-		t.Errorf("%s %s (%d): the answer does not fit the document: %v\n%s", method, path, r.StatusCode, err, r.raw)
+	if mt := res.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil {
+		fits(mt.Schema.Value, "the document")
 	}
 }
 
@@ -111,9 +126,10 @@ func TestOpenAPI(t *testing.T) {
 		if s := doc.Components.Schemas["Gadgets"]; s == nil || s.Value.Properties["secret"] != nil || s.Value.Properties["qty"] == nil {
 			t.Fatalf("Gadgets schema = %+v; want qty and not the hidden secret", s)
 		}
-		// The schemas say something: a text where qty is an integer does not fit.
-		if err := doc.ValidateSchemaJSON(doc.Components.Schemas["Gadgets"].Value, map[string]any{"qty": "many"}, openapi3.EnableJSONSchema2020()); err == nil {
-			t.Fatal("a gadget with a text qty fits the document")
+		// The schemas say something: a boolean where qty is an integer (or
+		// the literal a stored value is shown as) does not fit.
+		if err := doc.ValidateSchemaJSON(doc.Components.Schemas["Gadgets"].Value, map[string]any{"qty": true}, openapi3.EnableJSONSchema2020()); err == nil {
+			t.Fatal("a gadget with a boolean qty fits the document")
 		}
 		// A mod's document has its scope only: no audit log, no roles.
 		mod := openAPIDoc(t, cr.modScoped)
@@ -146,5 +162,36 @@ func TestOpenAPI(t *testing.T) {
 		check("GET", "/_dashboard", nil, 200)
 		check("GET", "/users", nil, 200)
 		check("GET", "/adminAudit", nil, 200)
+		check("GET", "/gadgets/1/_counts", nil, 200)
+		check("GET", "/users/"+cr.userID+"/relations/userNotes", nil, 200)
+		check("POST", "/users/_bulk/revoke-sessions", map[string]any{"ids": []string{cr.userID}}, 200)
+		check("GET", "/users/"+cr.userID+"/_export", nil, 200)
+		check("POST", "/users/"+cr.userID+"/_erase?dryRun=true", nil, 200)
+		check("GET", "/auth/status", nil, 200)
+		check("PATCH", "/gadgets/2", map[string]any{"qty": 22}, 200)
+		updates := e.auditRows("update")
+		check("POST", "/gadgets/2/_revert", map[string]any{"auditId": updates[len(updates)-1].ID}, 200)
+		check("POST", "/gadgets/2/_revert", map[string]any{"auditId": updates[len(updates)-1].ID}, 409)
+		// With live rooms, their endpoints are in it, and answer as it says.
+		rooms := &countedRooms{}
+		rooms.set(RoomSummary{RoomID: "arena", Name: "arena", Clients: 2, MaxClients: 8})
+		re := newEnv(t, db, Options{Rooms: rooms, TablePrefix: "spec_"})
+		rc, _ := re.bootstrap()
+		rdoc := openAPIDoc(t, rc)
+		for _, p := range []string{"/rooms", "/rooms/{roomId}", "/rooms/{roomId}/clients/{sessionId}", "/rooms/{roomId}/state", "/auth/totp/enroll", "/users/{id}/invite", "/users/_export.csv"} {
+			if rdoc.Paths.Find(p) == nil {
+				t.Errorf("the document with rooms has no %s", p)
+			}
+		}
+		r := rc.do("GET", "/admin-api/rooms", nil).want(t, 200)
+		checkResponse(t, rdoc, "GET", "/admin-api/rooms", r)
+		// A scoped mod's document validates too, and holds no tab into what
+		// the mod may not list.
+		modDoc := openAPIDoc(t, cr.modScoped)
+		for p := range modDoc.Paths.Map() {
+			if strings.Contains(p, "/relations/") && !strings.HasPrefix(p, "/gadgets") {
+				t.Errorf("the mod's document has %s", p)
+			}
+		}
 	})
 }
