@@ -71,6 +71,7 @@ type Admin struct {
 	eraseFault func(ctx context.Context, tx bun.Tx, step string) error // the tests' (userdata.go)
 
 	stopSampling chan struct{} // ends sampleOnline (charts.go)
+	charts       chartCache    // the built-in charts, kept a minute (charts.go)
 
 	roleViews map[string]map[Role]*resource // resources as a lower role sees them (visibility.go)
 

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -81,6 +83,49 @@ func (rg Range) line(name string, counts map[time.Time]float64) Line {
 		l.Points = append(l.Points, Point{T: t, V: counts[t]})
 	}
 	return l
+}
+
+// chartTTL is how long a built-in chart is reused, for every operator of
+// the same role and scopes: a dashboard refreshes every 15 seconds per
+// operator, and a month of sign-ups on a large table is not worth
+// counting again for each (the samples come once a minute anyway).
+const chartTTL = time.Minute
+
+type chartEntry struct {
+	at time.Time
+	s  *Series
+}
+
+// chartCache keeps the built-in charts (cachedSeries).
+type chartCache struct {
+	mu sync.Mutex
+	m  map[string]chartEntry
+}
+
+// cachedSeries is fn, its answer kept chartTTL per chart, role, scopes
+// and range.
+func (a api) cachedSeries(id string, fn func(context.Context, Operator, Range) (*Series, error)) func(context.Context, Operator, Range) (*Series, error) {
+	return func(ctx context.Context, op Operator, rg Range) (*Series, error) {
+		key := id + "\x00" + string(op.Role) + "\x00" + strings.Join(op.Scopes, ",") + "\x00" + rg.From.String() + rg.Step.String()
+		now := time.Now()
+		a.charts.mu.Lock()
+		if e, ok := a.charts.m[key]; ok && now.Sub(e.at) < chartTTL {
+			a.charts.mu.Unlock()
+			return e.s, nil
+		}
+		a.charts.mu.Unlock()
+		s, err := fn(ctx, op, rg)
+		if err != nil {
+			return nil, err
+		}
+		a.charts.mu.Lock()
+		defer a.charts.mu.Unlock()
+		if a.charts.m == nil || len(a.charts.m) > 256 {
+			a.charts.m = map[string]chartEntry{}
+		}
+		a.charts.m[key] = chartEntry{at: now, s: s}
+		return s, nil
+	}
 }
 
 // onlineSample is one minute's count of the players in live rooms, per

@@ -90,13 +90,13 @@ func (a api) builtinWidgets(dayStart time.Time) []Widget {
 		ws = append(ws, Widget{ID: "totals", Title: "Totals", Render: "stats", Data: a.widgetTotals})
 	}
 	if a.opts.Rooms != nil {
-		ws = append(ws, Widget{ID: "playersOnline", Title: "Players online", Render: "series", Series: a.seriesOnline})
+		ws = append(ws, Widget{ID: "playersOnline", Title: "Players online", Render: "series", Series: a.cachedSeries("playersOnline", a.seriesOnline)})
 	}
 	if c := a.users.cols.CreatedAt; c != "" && a.resources["users"] != nil && a.resources["users"].view.ByName[c] != nil {
-		ws = append(ws, Widget{ID: "signUps", Title: "Sign-ups", Render: "series", Series: a.seriesSignUps})
+		ws = append(ws, Widget{ID: "signUps", Title: "Sign-ups", Render: "series", Series: a.cachedSeries("signUps", a.seriesSignUps)})
 	}
 	ws = append(ws,
-		Widget{ID: "auditEvents", Title: "Audit log by action", Render: "series", Series: a.seriesAudit},
+		Widget{ID: "auditEvents", Title: "Audit log by action", Render: "series", Series: a.cachedSeries("auditEvents", a.seriesAudit)},
 		Widget{ID: "recentModeration", Title: "Recent moderation", Render: "table", Resource: "adminAudit", Data: a.widgetRecentModeration},
 		Widget{ID: "recentUsers", Title: "Recent users", Render: "table", Resource: "users", Data: a.widgetRecentUsers},
 	)
