@@ -66,7 +66,7 @@ func (a api) auditSearchUsers(ctx context.Context, op Operator, q string) ([]que
 	var ids []string
 	pk := bun.Ident(users.table.PK[0].Name)
 	t := users.table
-	sel := a.db.NewSelect().Model(t.NewModel()).ModelTableExpr("? AS ?", bun.Ident(t.Name), bun.Ident(t.Alias)).ColumnExpr("CAST(?TableAlias.? AS TEXT)", pk)
+	sel := query.From(a.db, t).ColumnExpr("CAST(?TableAlias.? AS TEXT)", pk)
 	err := l.ApplyFilters(sel, users.view).
 		Limit(auditSearchLimit).Scan(ctx, &ids)
 	if err != nil || len(ids) == 0 {

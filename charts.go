@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gameadmin/admin/internal/query"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 )
@@ -229,7 +230,7 @@ func epochBucket(pg bool, rg Range) string {
 // group column when group is not ""), in the database.
 func (a api) countsByStep(ctx context.Context, res *resource, col, group string, rg Range) (map[string]map[time.Time]float64, error) {
 	pg := a.db.Dialect().Name() == dialect.PG
-	q := a.db.NewSelect().ModelTableExpr("? AS ?", bun.Ident(res.table.Name), bun.Ident(res.table.Alias)).Model(res.table.NewModel()).
+	q := query.From(a.db, res.table).
 		ColumnExpr(epochBucket(pg, rg)+" AS b", bun.Ident(col)).ColumnExpr("count(*) AS n").
 		Where("?TableAlias.? >= ? AND ?TableAlias.? < ?", bun.Ident(col), rg.From, bun.Ident(col), rg.To).
 		GroupExpr("b")

@@ -334,7 +334,7 @@ func (a api) parseList(r *http.Request, op Operator, res *resource) (l *query.Li
 	}
 	v := r.URL.Query()
 	pg := a.db.Dialect().Name() == dialect.PG
-	if err := res.refuseRestricted(r); err != nil {
+	if err := res.refuseRestricted(v); err != nil {
 		return nil, err
 	}
 	l, err = query.Parse(res.view, v, def, bannedParam)

@@ -452,11 +452,7 @@ func (a *Admin) buildResources(db *bun.DB) error {
 			return err
 		}
 		res.view = visible(t, res.hidden)
-		nameColumn := "" // the users table's UserColumns.DisplayName ("nickname") comes first
-		if key == "users" {
-			nameColumn = a.users.cols.DisplayName
-		}
-		res.labels = labelColumnsOf(res.view, nameColumn)
+		res.labels = a.labelsOf(key, res.view)
 		a.resources[key] = res
 	}
 	for _, w := range a.opts.Widgets {
@@ -477,6 +473,16 @@ func (a *Admin) buildResources(db *bun.DB) error {
 		}
 	}
 	return nil
+}
+
+// labelsOf are the columns of view that name the rows of resource key:
+// the users table's UserColumns.DisplayName ("nickname") first.
+func (a *Admin) labelsOf(key string, view *schema.Table) []string {
+	nameColumn := ""
+	if key == "users" {
+		nameColumn = a.users.cols.DisplayName
+	}
+	return labelColumnsOf(view, nameColumn)
 }
 
 // mergeConfig lays a game's config over a built-in one: set fields win,

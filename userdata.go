@@ -397,18 +397,15 @@ func (a api) eraseStep(ctx context.Context, tx bun.Tx, step string) error {
 // counts them (dryRun).
 func (a api) erasePart(ctx context.Context, tx bun.Tx, p userPart, dryRun bool) (int64, error) {
 	t := p.target.table
-	if dryRun {
+	if _, keep := p.rule.(eraseKeep); dryRun || keep {
 		l := &query.List{Where: []query.Cond{p.where()}}
-		return l.ApplyFilters(query.Select(tx, t), p.target.view).Count(ctx)
+		return l.ApplyFilters(query.From(tx, t), p.target.view).Count(ctx)
 	}
 	where := "? = ?"
 	args := []any{bun.Ident(p.rel.FK), p.key}
 	var n int64
 	var err error
 	switch rule := p.rule.(type) {
-	case eraseKeep:
-		l := &query.List{Where: []query.Cond{p.where()}}
-		return l.ApplyFilters(query.Select(tx, t), p.target.view).Count(ctx)
 	case eraseDelete:
 		n, err = affected(tx.NewDelete().TableExpr("?", bun.Ident(t.Name)).Where(where, args...).Exec(ctx))
 		if err != nil {

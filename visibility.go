@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -54,12 +55,8 @@ func (a *Admin) buildRoleViews() error {
 			}
 			v.restricted = restricted
 			v.view = visible(res.table, v.hidden)
-			nameColumn := ""
-			if key == "users" {
-				nameColumn = a.users.cols.DisplayName
-			}
 			// A masked column names no row: a label is read unmasked, in SQL.
-			v.labels = slices.DeleteFunc(labelColumnsOf(v.view, nameColumn), func(c string) bool { return restricted[c] })
+			v.labels = slices.DeleteFunc(a.labelsOf(key, v.view), func(c string) bool { return restricted[c] })
 			if a.roleViews[key] == nil {
 				a.roleViews[key] = map[Role]*resource{}
 			}
@@ -86,19 +83,16 @@ func (a *Admin) resourceAs(op Operator, key string) *resource {
 
 // refuseRestricted answers 403 for a list parameter naming a column op may
 // not read: a filter (<col>_<op>), a sort, or the column alone.
-func (res *resource) refuseRestricted(r *http.Request) error {
+func (res *resource) refuseRestricted(q url.Values) error {
 	if len(res.restricted) == 0 {
 		return nil
 	}
-	q := r.URL.Query()
 	names := []string{}
 	for p := range q {
 		names = append(names, p)
 	}
-	for _, s := range []string{"_sort"} {
-		for _, v := range q[s] {
-			names = append(names, strings.Split(v, ",")...)
-		}
+	for _, v := range q["_sort"] {
+		names = append(names, strings.Split(v, ",")...)
 	}
 	for _, n := range names {
 		n = strings.TrimSpace(n)

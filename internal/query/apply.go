@@ -178,15 +178,21 @@ func likeExpr(pg bool) string {
 	return `?TableAlias.? LIKE ? ESCAPE '\'`
 }
 
+// From starts a select from t with no columns: the caller names them.
+// Its model is a new t.Model, so ?TableAlias works; the table is named
+// from t, which may differ from the model's tag (a built-in model under
+// another table prefix).
+func From(db bun.IDB, t *schema.Table) *bun.SelectQuery {
+	return db.NewSelect().Model(t.NewModel()).ModelTableExpr("? AS ?", bun.Ident(t.Name), bun.Ident(t.Alias))
+}
+
 // Select starts a select of t's rows: its model is a new t.Model, so Apply
 // can name the table's alias. Every column is named; on PostgreSQL the
 // timestamps are read through to_json, whose text holds 'infinity' and
 // '-infinity' as well as dates (the driver fails the whole result on
 // them), in UTC for timestamptz, so that text order is time order.
 func Select(db bun.IDB, t *schema.Table) *bun.SelectQuery {
-	// The table is named from t, which may differ from the model's tag
-	// (a built-in model under another table prefix).
-	q := db.NewSelect().Model(t.NewModel()).ModelTableExpr("? AS ?", bun.Ident(t.Name), bun.Ident(t.Alias))
+	q := From(db, t)
 	pg := db.Dialect().Name() == dialect.PG
 	for _, c := range t.Columns {
 		switch {
