@@ -1647,11 +1647,16 @@ async function uiDataSteps(base, consoleErrors) {
     await dialog.waitFor();
     await shot('35-unsaved');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    // Focus goes back to the link that asked to leave (Radix does it a tick
+    // after the dialog unmounts); typing before that would race it.
+    await page.waitForFunction(() => document.activeElement?.textContent?.trim() === 'Users');
     expect(page.url().endsWith('/guilds/new'), 'left the form after Cancel: ' + page.url());
     expect((await page.getByLabel(/^Name/).inputValue()) === 'Unsaved guild', 'the typed name is gone');
     // Typing past 120 characters keeps the same field and the caret in it
     // (it used to turn into a textarea mid-typing).
     const name = page.getByLabel(/^Name/);
+    await name.click();
     await name.press('End');
     await name.pressSequentially('x'.repeat(110));
     expect(await name.evaluate((el) => el.tagName === 'INPUT' && document.activeElement === el), 'the Name field changed or lost focus while typing');
