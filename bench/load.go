@@ -104,30 +104,42 @@ func (s *sample) result(name string) (result, error) {
 // rounds is how many windows a scenario and its baseline take turns in.
 const rounds = 5
 
-// drivePair measures op and its baseline in turns for d each: rounds
-// windows of d/rounds apiece, the baseline first in odd rounds and second
-// in even ones. Whatever else the machine runs meanwhile lands on both
+// drivePair measures op and its floor in turns for d each: rounds
+// windows of d/rounds apiece, the floor first in odd rounds and second in
+// even ones. Whatever else the machine runs meanwhile lands on both
 // alike, instead of on whichever happened to run while it was busy.
-// baseline may be nil.
-func drivePair(name, baseName string, concurrency int, d time.Duration, op, baseline func(ctx context.Context, i int) error) (res, base result, err error) {
+// floor may be nil.
+func drivePair(name, floorName string, concurrency int, d time.Duration, op func(ctx context.Context, i int) error, floor runner) (res, base result, err error) {
 	var s, b sample
 	w := d / rounds
 	for r := 0; r < rounds; r++ {
-		if baseline != nil && r%2 == 0 {
-			b.load(concurrency, w, baseline)
+		if floor != nil && r%2 == 0 {
+			if err := floor.window(&b, concurrency, w); err != nil {
+				return res, base, err
+			}
 		}
 		s.load(concurrency, w, op)
-		if baseline != nil && r%2 == 1 {
-			b.load(concurrency, w, baseline)
+		if floor != nil && r%2 == 1 {
+			if err := floor.window(&b, concurrency, w); err != nil {
+				return res, base, err
+			}
 		}
 	}
-	if baseline != nil {
-		if base, err = b.result(baseName); err != nil {
+	if floor != nil {
+		if base, err = b.result(floorName); err != nil {
 			return res, base, err
 		}
 	}
 	res, err = s.result(name)
 	return res, base, err
+}
+
+// loadRunner is a floor this process drives, as it drives the panel.
+type loadRunner func(ctx context.Context, i int) error
+
+func (op loadRunner) window(s *sample, concurrency int, w time.Duration) error {
+	s.load(concurrency, w, op)
+	return nil
 }
 
 // client sends requests to the server under test with one session.

@@ -152,7 +152,7 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 	if err := seedUsers(ctx, db, rows); err != nil {
 		return fmt.Errorf("seed users: %w", err)
 	}
-	email, password, err := operator(ctx, db, a)
+	email, password, operatorID, err := operator(ctx, db, a)
 	if err != nil {
 		return fmt.Errorf("operator: %w", err)
 	}
@@ -162,6 +162,12 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 	one := oneRow(db, rows)
 	mux.Handle("/plain", one)
 	mux.Handle("/guarded", a.Guard(admin.GuardOptions{APIOnly: true})(one))
+	fl := newFloors(db, operatorID, rows)
+	self, err := selfChecked(db, fl.session, one)
+	if err != nil {
+		return fmt.Errorf("the guarded route's floor: %w", err)
+	}
+	mux.Handle("/selfcheck", self)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -185,7 +191,7 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 		}
 		defer pprof.StopCPUProfile()
 	}
-	rep, err := scenarios(ctx, db, c, rows, d, concurrency, email, password, only, asJSON)
+	rep, err := scenarios(ctx, db, c, fl, dsn, rows, d, concurrency, email, password, only, asJSON)
 	if err != nil {
 		return err
 	}
@@ -209,19 +215,20 @@ func progress(quiet bool, format string, args ...any) {
 	}
 }
 
-// operator adds an admin with a fresh email and returns its credentials.
-func operator(ctx context.Context, db *bun.DB, a *admin.Admin) (email, password string, err error) {
+// operator adds an admin with a fresh email and returns its credentials
+// and id.
+func operator(ctx context.Context, db *bun.DB, a *admin.Admin) (email, password, id string, err error) {
 	email = fmt.Sprintf("bench-%d@example.com", time.Now().UnixNano())
 	password = "correct horse battery"
 	hash, err := a.Auth().HashPassword(ctx, password)
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	u := &admin.User{Email: email, PasswordHash: hash}
 	if _, err := db.NewInsert().Model(u).Exec(ctx); err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
-	return email, password, a.Moderation().SetRole(ctx, u.ID, admin.RoleAdmin)
+	return email, password, u.ID, a.Moderation().SetRole(ctx, u.ID, admin.RoleAdmin)
 }
 
 // oneRow answers one event, chosen by the i query parameter, as JSON: the

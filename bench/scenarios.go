@@ -11,7 +11,6 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 
-	admin "github.com/gameadmin/admin"
 )
 
 // report is everything one run measured.
@@ -33,18 +32,23 @@ type report struct {
 	SignInIndexed bool   `json:"signInIndexed"`
 }
 
-// row is a scenario next to its baseline; Ratio is the scenario's p50
-// over the baseline's.
+// row is a scenario next to its floor (measured in the same run, in
+// alternating windows); Ratio is the scenario's req/s over the floor's,
+// P50Ratio its p50 over the floor's. Target is the least Ratio the
+// scenario should reach (0: none).
 type row struct {
 	result
-	Baseline *result `json:"baseline,omitempty"`
-	Ratio    float64 `json:"p50Ratio,omitempty"`
+	Floor    *result `json:"floor,omitempty"`
+	FloorIs  string  `json:"floorIs,omitempty"`
+	Ratio    float64 `json:"reqPerSecRatio,omitempty"`
+	P50Ratio float64 `json:"p50Ratio,omitempty"`
+	Target   float64 `json:"target,omitempty"`
 }
 
 const events = "/admin-api/analyticsEvents"
 
-// scenarios runs every scenario and the baselines they are compared with.
-func scenarios(ctx context.Context, db *bun.DB, c *client, rows int64, d time.Duration, conc int, email, password, only string, quiet bool) (*report, error) {
+// scenarios runs every scenario and the floors they are compared with.
+func scenarios(ctx context.Context, db *bun.DB, c *client, fl *floors, dsn string, rows int64, d time.Duration, conc int, email, password, only string, quiet bool) (*report, error) {
 	depth := min(500_000, rows-100)
 	// The cursor of the page that starts where the offset page does (ids
 	// are 1..rows, listed newest first).
@@ -55,12 +59,6 @@ func scenarios(ctx context.Context, db *bun.DB, c *client, rows int64, d time.Du
 	cursor := h.Get("X-Next-Cursor")
 	pg := db.Dialect().Name() == dialect.PG
 
-	page := func(q func(*bun.SelectQuery) *bun.SelectQuery) func(ctx context.Context, i int) error {
-		return func(ctx context.Context, i int) error {
-			var evs []admin.AnalyticsEvent
-			return q(db.NewSelect().Model(&evs).Order("id DESC").Limit(100)).Scan(ctx)
-		}
-	}
 	get := func(path string) func(ctx context.Context, i int) error {
 		return func(ctx context.Context, i int) error {
 			_, err := c.do(ctx, "GET", path, "", 200)
@@ -71,57 +69,50 @@ func scenarios(ctx context.Context, db *bun.DB, c *client, rows int64, d time.Du
 	if pg {
 		like = "CAST(? AS TEXT) ILIKE ?"
 	}
-	baselines := map[string]func(ctx context.Context, i int) error{
-		"first page": page(func(q *bun.SelectQuery) *bun.SelectQuery { return q }),
-		"offset":     page(func(q *bun.SelectQuery) *bun.SelectQuery { return q.Offset(depth) }),
-		"cursor":     page(func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("id < ?", rows-depth+1) }),
-		"filtered":   page(func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("name = ?", "purchase") }),
-		"_q": page(func(q *bun.SelectQuery) *bun.SelectQuery {
+	same := func(q *bun.SelectQuery) *bun.SelectQuery { return q }
+	firstPage := fl.page("session + page", same)
+	if pg {
+		firstPage = fl.page("session + page + estimate", same, estimate)
+	}
+	filtered := fl.page("session + filtered page", func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("name = ?", "purchase") })
+	list := []struct {
+		name   string
+		floor  *floor
+		http   string // a floor served over HTTP by this process
+		target float64
+		op     func(ctx context.Context, i int) error
+	}{
+		{"first page (default count)", firstPage, "", 0.6, get(events + "?_start=0&_end=100")},
+		{"first page _count=none", fl.page("session + page", same), "", 0.6, get(events + "?_start=0&_end=100&_count=none")},
+		{"first page _count=exact", fl.page("session + page + count(*)", same, "SELECT count(*) FROM game_analytics_events"), "", 0, get(events + "?_start=0&_end=100&_count=exact")},
+		{fmt.Sprintf("offset %d", depth), fl.page("session + offset page", func(q *bun.SelectQuery) *bun.SelectQuery { return q.Offset(depth) }), "", 0,
+			get(fmt.Sprintf("%s?_start=%d&_end=%d", events, depth, depth+100))},
+		{fmt.Sprintf("cursor at %d", depth), fl.page("session + keyset page", func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("id < ?", rows-depth+1) }), "", 0.6,
+			get(events + "?_limit=100&_cursor=" + cursor)},
+		{"filtered name=purchase (default count)", filtered, "", 0.6, get(events + "?name_eq=purchase&_end=100")},
+		{"filtered name=purchase _count=none", filtered, "", 0.6, get(events + "?name_eq=purchase&_end=100&_count=none")},
+		{"_q=purch", fl.page("session + search page", func(q *bun.SelectQuery) *bun.SelectQuery {
 			return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 				return q.WhereOr(like, bun.Ident("user_id"), "%purch%").WhereOr(like, bun.Ident("name"), "%purch%")
 			})
-		}),
-		"read": func(ctx context.Context, i int) error {
-			var ev admin.AnalyticsEvent
-			return db.NewSelect().Model(&ev).Where("id = ?", int64(i)*7919%rows+1).Scan(ctx)
-		},
-		"create": func(ctx context.Context, i int) error {
-			_, err := db.NewInsert().Model(&admin.AnalyticsEvent{UserID: "u1", Name: "bench", Payload: map[string]any{"i": i}, CreatedAt: time.Now()}).Exec(ctx)
-			return err
-		},
-		"plain route": func(ctx context.Context, i int) error {
-			_, err := c.do(ctx, "GET", "/plain?i="+strconv.Itoa(i), "", 200)
-			return err
-		},
-	}
-	list := []struct {
-		name, baseline string
-		op             func(ctx context.Context, i int) error
-	}{
-		{"first page (default count)", "first page", get(events + "?_start=0&_end=100")},
-		{"first page _count=none", "first page", get(events + "?_start=0&_end=100&_count=none")},
-		{"first page _count=exact", "first page", get(events + "?_start=0&_end=100&_count=exact")},
-		{fmt.Sprintf("offset %d", depth), "offset", get(fmt.Sprintf("%s?_start=%d&_end=%d", events, depth, depth+100))},
-		{fmt.Sprintf("cursor at %d", depth), "cursor", get(events + "?_limit=100&_cursor=" + cursor)},
-		{"filtered name=purchase (default count)", "filtered", get(events + "?name_eq=purchase&_end=100")},
-		{"filtered name=purchase _count=none", "filtered", get(events + "?name_eq=purchase&_end=100&_count=none")},
-		{"_q=purch", "_q", get(events + "?_q=purch&_end=100")},
-		{"read by id", "read", func(ctx context.Context, i int) error {
+		}), "", 0, get(events + "?_q=purch&_end=100")},
+		{"read by id", fl.read(), "", 0.6, func(ctx context.Context, i int) error {
 			_, err := c.do(ctx, "GET", events+"/"+strconv.FormatInt(int64(i)*7919%rows+1, 10), "", 200)
 			return err
 		}},
-		{"create", "create", func(ctx context.Context, i int) error {
+		{"create", fl.insert(), "", 0.5, func(ctx context.Context, i int) error {
 			_, err := c.do(ctx, "POST", events, fmt.Sprintf(`{"user_id":"u1","name":"bench","payload":{"i":%d},"created_at":%q}`, i, time.Now().UTC().Format(time.RFC3339)), 201)
 			return err
 		}},
-		{"guarded route", "plain route", func(ctx context.Context, i int) error {
-			_, err := c.do(ctx, "GET", "/guarded?i="+strconv.Itoa(i), "", 200)
+		{"update", fl.update(), "", 0.5, func(ctx context.Context, i int) error {
+			_, err := c.do(ctx, "PATCH", events+"/"+strconv.FormatInt(int64(i)*7919%rows+1, 10), fmt.Sprintf(`{"name":"bench%d"}`, i%2), 200)
 			return err
 		}},
+		{"guarded route", nil, "/selfcheck", 0.8, get("/guarded?i=1")},
 		// The whole dashboard, with its charts over 30 days: every widget
 		// of the panel's, the event table's total among them.
-		{"dashboard, 30 days", "", get("/admin-api/_dashboard?range=30d")},
-		{"login", "", func(ctx context.Context, i int) error {
+		{"dashboard, 30 days", nil, "", 0, get("/admin-api/_dashboard?range=30d")},
+		{"login", nil, "", 0, func(ctx context.Context, i int) error {
 			_, err := (&client{hc: c.hc, base: c.base}).login(ctx, email, password)
 			return err
 		}},
@@ -135,15 +126,34 @@ func scenarios(ctx context.Context, db *bun.DB, c *client, rows int64, d time.Du
 			rep.PeakRSSBeforeLoginMiB = peakRSSMiB()
 		}
 		progress(quiet, "%s...\n", s.name)
-		res, base, err := drivePair(s.name, "baseline "+s.baseline, conc, d, s.op, baselines[s.baseline])
+		var (
+			floorRun runner
+			floorIs  string
+		)
+		switch {
+		case s.floor != nil:
+			if floorRun, err = fl.runnerFor(s.floor, dsn); err != nil {
+				return nil, err
+			}
+			floorIs = s.floor.name
+		case s.http != "":
+			floorRun, floorIs = loadRunner(func(ctx context.Context, i int) error {
+				_, err := c.do(ctx, "GET", s.http+"?i="+strconv.Itoa(i), "", 200)
+				return err
+			}), "the route checking the session itself"
+		}
+		res, base, err := drivePair(s.name, "floor", conc, d, s.op, floorRun)
 		if err != nil {
 			return nil, err
 		}
-		r := row{result: res}
-		if s.baseline != "" {
-			r.Baseline = &base
+		r := row{result: res, Target: s.target}
+		if floorRun != nil {
+			r.Floor, r.FloorIs = &base, floorIs
 			if base.P50ms > 0 {
-				r.Ratio = r.P50ms / base.P50ms
+				r.P50Ratio = r.P50ms / base.P50ms
+			}
+			if base.RPS > 0 {
+				r.Ratio = r.RPS / base.RPS
 			}
 		}
 		rep.Scenarios = append(rep.Scenarios, r)
@@ -160,21 +170,26 @@ func (rep *report) find(prefix string) *row {
 	return nil
 }
 
-// print writes the results as a Markdown table and the targets of issue 8.
+// print writes the results as a Markdown table and the targets.
 func (rep *report) print(w io.Writer) {
-	fmt.Fprintf(w, "%s, %d rows, %d clients, %s per scenario\n\n", rep.Database, rep.Rows, rep.Concurrency, rep.Duration)
-	fmt.Fprintln(w, "| scenario | p50 ms | p95 ms | p99 ms | req/s | CPU µs/req | baseline p50 ms | baseline req/s | baseline CPU µs/req | p50 ratio | req/s ratio |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintf(w, "%s, %d rows, %d clients, %s per scenario and again per floor\n\n", rep.Database, rep.Rows, rep.Concurrency, rep.Duration)
+	fmt.Fprintln(w, "| request | req/s | p50 ms | p95 ms | CPU µs/req | floor | floor req/s | floor p50 ms | req/s ratio | p50 ratio | target |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|")
+	var missed []string
 	for _, s := range rep.Scenarios {
-		b50, brps, bcpu, ratio, rpsRatio := "–", "–", "–", "–", "–"
-		if s.Baseline != nil {
-			b50, brps, bcpu = fmt.Sprintf("%.2f", s.Baseline.P50ms), fmt.Sprintf("%.0f", s.Baseline.RPS), fmt.Sprintf("%.0f", s.Baseline.CPUus)
-			ratio = fmt.Sprintf("%.2fx", s.Ratio)
-			if s.Baseline.RPS > 0 {
-				rpsRatio = fmt.Sprintf("%.2fx", s.RPS/s.Baseline.RPS)
+		floor, frps, f50, ratio, p50r, target := "–", "–", "–", "–", "–", "–"
+		if s.Floor != nil {
+			floor, frps, f50 = s.FloorIs, fmt.Sprintf("%.0f", s.Floor.RPS), fmt.Sprintf("%.2f", s.Floor.P50ms)
+			ratio, p50r = fmt.Sprintf("%.2f×", s.Ratio), fmt.Sprintf("%.2f×", s.P50Ratio)
+		}
+		if s.Target > 0 {
+			target = fmt.Sprintf("≥ %.1f× met", s.Target)
+			if s.Ratio < s.Target {
+				target = fmt.Sprintf("≥ %.1f× **missed**", s.Target)
+				missed = append(missed, s.Name)
 			}
 		}
-		fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f | %.0f | %.0f | %s | %s | %s | %s | %s |\n", s.Name, s.P50ms, s.P95ms, s.P99ms, s.RPS, s.CPUus, b50, brps, bcpu, ratio, rpsRatio)
+		fmt.Fprintf(w, "| %s | %.0f | %.2f | %.2f | %.0f | %s | %s | %s | %s | %s | %s |\n", s.Name, s.RPS, s.P50ms, s.P95ms, s.CPUus, floor, frps, f50, ratio, p50r, target)
 	}
 	fmt.Fprintln(w, "\nCPU µs/req is this process's: clients, server and (SQLite) the database; PostgreSQL's own work is not in it.")
 	fmt.Fprintf(w, "\npeak RSS (server and clients, one process): %.1f MiB; before the login scenario: %.1f MiB\n\ntargets:\n", rep.PeakRSSMiB, rep.PeakRSSBeforeLoginMiB)
@@ -185,20 +200,23 @@ func (rep *report) print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %s %s: %s\n", mark, name, fmt.Sprintf(format, args...))
 	}
-	for _, p := range []string{"first page (default", "cursor", "filtered name=purchase _count=none"} {
-		if s := rep.find(p); s != nil && s.Baseline != nil {
-			check(s.Name+" p50 <= 3x baseline", s.Ratio <= 3, "%.2fx", s.Ratio)
+	for _, s := range rep.Scenarios {
+		if s.Target > 0 && s.Floor != nil {
+			check(fmt.Sprintf("%s req/s >= %.1fx its floor (%s)", s.Name, s.Target, s.FloorIs), s.Ratio >= s.Target, "%.2fx (%.0f vs %.0f req/s)", s.Ratio, s.RPS, s.Floor.RPS)
 		}
+	}
+	if s := rep.find("first page _count=none"); s != nil && s.Floor != nil {
+		check("first page _count=none p50 <= 1.5x its floor's", s.P50Ratio <= 1.5, "%.2fx (%.2f vs %.2f ms)", s.P50Ratio, s.P50ms, s.Floor.P50ms)
 	}
 	if def, ex := rep.find("first page (default"), rep.find("first page _count=exact"); def != nil && ex != nil && def.P50ms > 0 {
 		check("default first page >= 100x faster than _count=exact", ex.P50ms/def.P50ms >= 100, "%.1fx (p50 %.2f vs %.2f ms)", ex.P50ms/def.P50ms, def.P50ms, ex.P50ms)
-	}
-	if g := rep.find("guarded"); g != nil && g.Baseline != nil && g.Baseline.RPS > 0 {
-		check("guarded req/s >= 0.8x plain", g.RPS/g.Baseline.RPS >= 0.8, "%.2fx (%.0f vs %.0f req/s)", g.RPS/g.Baseline.RPS, g.RPS, g.Baseline.RPS)
 	}
 	if d := rep.find("dashboard"); d != nil {
 		check("dashboard with 30 days of charts p50 < 300 ms", d.P50ms < 300, "%.2f ms", d.P50ms)
 	}
 	check("peak RSS < 100 MiB", rep.PeakRSSMiB < 100, "%.1f MiB (%.1f MiB before login)", rep.PeakRSSMiB, rep.PeakRSSBeforeLoginMiB)
 	check(fmt.Sprintf("sign-in's email lookup over %d users reads an index", rep.Rows), rep.SignInIndexed, "%s", rep.SignInPlan)
+	if len(missed) > 0 {
+		fmt.Fprintf(w, "\nratios missed: %s\n", strings.Join(missed, "; "))
+	}
 }
