@@ -260,10 +260,5 @@ func (a api) handleRelation(w http.ResponseWriter, r *http.Request, op Operator)
 		}
 		return q.Where("?TableAlias.? = ?", bun.Ident(col), key)
 	}
-	rows, err := a.listRows(w, r, op, target, where)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, rows)
-	return nil
+	return a.writeList(w, r, op, target, where)
 }
