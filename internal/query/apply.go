@@ -195,14 +195,34 @@ func Select(db bun.IDB, t *schema.Table) *bun.SelectQuery {
 	q := From(db, t)
 	pg := db.Dialect().Name() == dialect.PG
 	for _, c := range t.Columns {
-		switch {
-		case !pg || c.DataType != schema.Datetime:
-			q = q.ColumnExpr("?TableAlias.?", bun.Ident(c.Name))
-		case schema.Zoned(c.SQLType):
-			q = q.ColumnExpr("to_json(?TableAlias.? AT TIME ZONE 'UTC') #>> '{}' AS ?", bun.Ident(c.Name), bun.Ident(c.Name))
-		default:
-			q = q.ColumnExpr("to_json(?TableAlias.?) #>> '{}' AS ?", bun.Ident(c.Name), bun.Ident(c.Name))
-		}
+		e, args := column(pg, c, "?TableAlias.")
+		q = q.ColumnExpr(e, args...)
 	}
 	return q
+}
+
+// column is Select's expression of c, its column named with prefix.
+func column(pg bool, c *schema.Column, prefix string) (string, []any) {
+	name := bun.Ident(c.Name)
+	switch {
+	case !pg || c.DataType != schema.Datetime:
+		return prefix + "?", []any{name}
+	case schema.Zoned(c.SQLType):
+		return "to_json(" + prefix + "? AT TIME ZONE 'UTC') #>> '{}' AS ?", []any{name, name}
+	}
+	return "to_json(" + prefix + "?) #>> '{}' AS ?", []any{name, name}
+}
+
+// Returning is the RETURNING list of a write that gives back the row as
+// Select reads it, for ScanFrom.
+func Returning(db bun.IDB, t *schema.Table) (string, []any) {
+	pg := db.Dialect().Name() == dialect.PG
+	exprs := make([]string, len(t.Columns))
+	var args []any
+	for i, c := range t.Columns {
+		e, a := column(pg, c, "")
+		exprs[i] = e
+		args = append(args, a...)
+	}
+	return strings.Join(exprs, ", "), args
 }

@@ -34,6 +34,12 @@ func ScanPage(ctx context.Context, q *bun.SelectQuery, t *schema.Table, hidden m
 	if err != nil {
 		return nil, err
 	}
+	return ScanFrom(rs, t, hidden, labels)
+}
+
+// ScanFrom is ScanPage for rows already queried (an INSERT or UPDATE
+// RETURNING Returning's columns); it closes rs.
+func ScanFrom(rs *sql.Rows, t *schema.Table, hidden map[string]bool, labels []Label) ([]map[string]any, error) {
 	defer rs.Close()
 	names, err := rs.Columns()
 	if err != nil {
