@@ -10,7 +10,6 @@ import (
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
-
 )
 
 // report is everything one run measured.
