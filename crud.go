@@ -255,44 +255,21 @@ func (a api) handleList(w http.ResponseWriter, r *http.Request, op Operator) err
 	if err != nil {
 		return err
 	}
-	return a.writeList(w, r, op, res, nil)
-}
-
-// writeList answers a list query on res, optionally narrowed by where:
-// the page as the database rendered it when it can (query.Render), else
-// as listRows reads it.
-func (a api) writeList(w http.ResponseWriter, r *http.Request, op Operator, res *resource, where func(*bun.SelectQuery) *bun.SelectQuery) error {
-	buf := jsonBufs.Get().(*[]byte)
-	defer putJSONBuf(buf)
-	rows, body, err := a.listPage(w, r, op, res, where, (*buf)[:0])
+	rows, err := a.listRows(w, r, op, res, nil)
 	if err != nil {
 		return err
 	}
-	if body == nil {
-		writeJSON(w, http.StatusOK, rows)
-		return nil
-	}
-	*buf = body
-	writeJSONBytes(w, http.StatusOK, body)
+	writeJSON(w, http.StatusOK, rows)
 	return nil
 }
 
 // listRows answers a list query on res, optionally narrowed by where, and
 // sets the total and cursor headers.
 func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *resource, where func(*bun.SelectQuery) *bun.SelectQuery) ([]map[string]any, error) {
-	rows, _, err := a.listPage(w, r, op, res, where, nil)
-	return rows, err
-}
-
-// listPage is listRows that, given a buffer, lets the database render the
-// page when it can (renderable, and every column has a plain JSON form):
-// the page's JSON and a newline are then appended to buf and returned as
-// body, rows being nil.
-func (a api) listPage(w http.ResponseWriter, r *http.Request, op Operator, res *resource, where func(*bun.SelectQuery) *bun.SelectQuery, buf []byte) (rows []map[string]any, body []byte, err error) {
 	ctx := r.Context()
 	l, err := a.parseList(r, op, res)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	narrow := func(q *bun.SelectQuery) *bun.SelectQuery {
 		if where != nil {
@@ -302,34 +279,16 @@ func (a api) listPage(w http.ResponseWriter, r *http.Request, op Operator, res *
 	}
 	joins, rest := a.labelJoins(op, res)
 	page := l.WithLabels(a.db, l.Apply(narrow(query.Select(a.db, res.table)), res.view), res.view, joins)
-	failed := func(err error) error {
+	rows, err := query.ScanPage(ctx, page, res.table, res.hidden, joins)
+	res.mask(rows)
+	if err != nil {
 		// A filter value the database could not compare (an enum
 		// label it lacks) is the client's; the rest stays a 500.
-		return a.blameColumn(ctx, res, filterValues(l), columnFields(res, clientError(dbError(err))))
-	}
-	var next string
-	if buf != nil && renderable(res, rest) {
-		if rd := l.Render(a.db, page, res.table, res.hidden, joins); rd != nil {
-			out, _, cursor, ok, err := rd.Page(ctx, l, buf)
-			if err != nil {
-				return nil, nil, failed(err)
-			}
-			if ok {
-				body, next = append(out, '\n'), cursor
-			}
-		}
-	}
-	if body == nil {
-		rows, err = query.ScanPage(ctx, page, res.table, res.hidden, joins)
-		if err != nil {
-			return nil, nil, failed(err)
-		}
-		res.mask(rows)
-		if l.Limit > 0 {
-			rows, next = l.Page(res.view, rows)
-		}
+		return nil, a.blameColumn(ctx, res, filterValues(l), columnFields(res, clientError(dbError(err))))
 	}
 	if l.Limit > 0 {
+		var next string
+		rows, next = l.Page(res.view, rows)
 		w.Header().Set("X-Next-Cursor", next)
 	}
 	// Keyset pages count only when asked: a cursor walk has no use for
@@ -340,7 +299,7 @@ func (a api) listPage(w http.ResponseWriter, r *http.Request, op Operator, res *
 			Mode: l.Count, ExactBelow: a.opts.ExactCountBelow, ExactBudget: a.opts.ExactCountBudget, Estimates: a.estimates,
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		w.Header().Set("X-Total-Count", strconv.FormatInt(total, 10))
 		if estimated {
@@ -348,25 +307,15 @@ func (a api) listPage(w http.ResponseWriter, r *http.Request, op Operator, res *
 		}
 	}
 	w.Header().Set("Access-Control-Expose-Headers", "X-Total-Count, X-Total-Count-Estimated, X-Next-Cursor")
-	if body != nil {
-		return nil, body, nil
-	}
 	if err := a.addLabels(ctx, rest, rows); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	a.addAuditTargetLabels(ctx, op, res, rows)
 	if res.key == "adminAudit" {
 		a.redactRestricted(op, rows)
 	}
 	a.logCellIssues(ctx, res, rows)
-	return rows, nil, nil
-}
-
-// renderable reports whether the database may render res's rows
-// (query.Render): nothing is added to them or changed in Go afterwards
-// (labels it cannot join, masks, the audit log's labels and redaction).
-func renderable(res *resource, rest []labelRel) bool {
-	return len(rest) == 0 && len(res.masks) == 0 && res.key != "adminAudit"
+	return rows, nil
 }
 
 // bannedParam narrows the users list to the users whose ban is in force
@@ -439,26 +388,6 @@ func (a api) handleRead(w http.ResponseWriter, r *http.Request, op Operator) err
 	// list page reads them.
 	joins, rest := a.labelJoins(op, res)
 	q := query.JoinLabels(a.db, query.WherePK(query.Select(a.db, res.table), res.table, id), joins, nil)
-	if renderable(res, rest) {
-		// The database renders it, as a list page (listPage).
-		if rd := (&query.List{}).Render(a.db, q, res.table, res.hidden, joins); rd != nil {
-			buf := jsonBufs.Get().(*[]byte)
-			defer putJSONBuf(buf)
-			out, n, _, ok, err := rd.Page(r.Context(), nil, (*buf)[:0])
-			switch {
-			case err != nil:
-				return err
-			case ok && n == 0:
-				return errorf(http.StatusNotFound, "not_found", "no %s row with that id", res.key)
-			case ok:
-				*buf = out
-				// The row, without the array's brackets; the newline
-				// takes the place of the closing one.
-				writeJSONBytes(w, http.StatusOK, append(out[1:len(out)-1:len(out)], '\n'))
-				return nil
-			}
-		}
-	}
 	rows, err := query.ScanPage(r.Context(), q, res.table, res.hidden, joins)
 	if err != nil {
 		return err
@@ -578,37 +507,36 @@ func (a api) applyDefaults(ctx context.Context, op Operator, res *resource, vals
 }
 
 // insertRow inserts vals (typed column values, keys included or made by
-// the database) into res inside tx and returns the new row, as the
-// database returns it from the INSERT (no second statement reads it).
+// the database) into res inside tx and reads the new row back.
 func (a api) insertRow(ctx context.Context, tx bun.Tx, res *resource, vals map[string]any) (map[string]any, error) {
 	t := res.table
+	pkIdents := make([]any, len(t.PK))
+	dest := make([]any, len(t.PK))
+	ph := ""
+	for i, c := range t.PK {
+		pkIdents[i] = bun.Ident(c.Name)
+		dest[i] = new(any)
+		if i > 0 {
+			ph += ", "
+		}
+		ph += "?"
+	}
 	if err := a.checkEmailFree(ctx, tx, res, vals, ""); err != nil {
 		return nil, err
 	}
-	cols, args := query.Returning(tx, t)
-	q := tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(cols, args...)
-	row, err := writeReturning(ctx, tx, q, res)
-	if err != nil {
+	q := tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(ph, pkIdents...)
+	if _, err := q.Exec(ctx, dest...); err != nil {
 		return nil, columnFields(res, insertError(err))
 	}
-	return row, nil
-}
-
-// writeReturning runs q, a write RETURNING query.Returning's columns of
-// one row, and reads that row as readRow would (sql.ErrNoRows when none).
-func writeReturning(ctx context.Context, tx bun.Tx, q fmt.Stringer, res *resource) (map[string]any, error) {
-	rs, err := tx.QueryContext(ctx, q.String())
-	if err != nil {
-		return nil, err
+	id := make(map[string]any, len(t.PK))
+	for i, c := range t.PK {
+		v := *(dest[i].(*any))
+		if b, ok := v.([]byte); ok {
+			v = string(b)
+		}
+		id[c.Name] = v
 	}
-	rows, err := query.ScanFrom(rs, res.table, res.hidden, nil)
-	switch {
-	case err != nil:
-		return nil, err
-	case len(rows) == 0:
-		return nil, sql.ErrNoRows
-	}
-	return rows[0], nil
+	return a.readRow(ctx, tx, res, id, false)
 }
 
 // checkEmailFree refuses, with 409 conflict, a users row whose new email
@@ -707,9 +635,8 @@ func (a api) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resourc
 	if err := a.checkEmailFree(ctx, tx, res, vals, userID); err != nil {
 		return nil, nil, nil, err
 	}
-	cols, args := query.Returning(tx, res.table)
-	q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.table.Name)).Returning(cols, args...)
-	if after, err = writeReturning(ctx, tx, query.WherePK(q, res.table, id), res); err != nil {
+	q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.table.Name))
+	if _, err := query.WherePK(q, res.table, id).Exec(ctx); err != nil {
 		return nil, nil, nil, columnFields(res, dbError(err))
 	}
 	if err := keepsAdmin(); err != nil {
@@ -721,10 +648,9 @@ func (a api) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resourc
 		if err := a.auth.bumpTokenVersion(ctx, tx, userID); err != nil {
 			return nil, nil, nil, err
 		}
-		// The row as it is now, token version and all.
-		if after, err = a.readRow(ctx, tx, res, id, false); err != nil {
-			return nil, nil, nil, err
-		}
+	}
+	if after, err = a.readRow(ctx, tx, res, id, false); err != nil {
+		return nil, nil, nil, err
 	}
 	return before, after, diffColumns(before, after), nil
 }

@@ -260,5 +260,10 @@ func (a api) handleRelation(w http.ResponseWriter, r *http.Request, op Operator)
 		}
 		return q.Where("?TableAlias.? = ?", bun.Ident(col), key)
 	}
-	return a.writeList(w, r, op, target, where)
+	rows, err := a.listRows(w, r, op, target, where)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, rows)
+	return nil
 }
