@@ -507,36 +507,37 @@ func (a api) applyDefaults(ctx context.Context, op Operator, res *resource, vals
 }
 
 // insertRow inserts vals (typed column values, keys included or made by
-// the database) into res inside tx and reads the new row back.
+// the database) into res inside tx and returns the new row, as the
+// database returns it from the INSERT (no second statement reads it).
 func (a api) insertRow(ctx context.Context, tx bun.Tx, res *resource, vals map[string]any) (map[string]any, error) {
 	t := res.table
-	pkIdents := make([]any, len(t.PK))
-	dest := make([]any, len(t.PK))
-	ph := ""
-	for i, c := range t.PK {
-		pkIdents[i] = bun.Ident(c.Name)
-		dest[i] = new(any)
-		if i > 0 {
-			ph += ", "
-		}
-		ph += "?"
-	}
 	if err := a.checkEmailFree(ctx, tx, res, vals, ""); err != nil {
 		return nil, err
 	}
-	q := tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(ph, pkIdents...)
-	if _, err := q.Exec(ctx, dest...); err != nil {
+	cols, args := query.Returning(tx, t)
+	q := tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(cols, args...)
+	row, err := writeReturning(ctx, tx, q, res)
+	if err != nil {
 		return nil, columnFields(res, insertError(err))
 	}
-	id := make(map[string]any, len(t.PK))
-	for i, c := range t.PK {
-		v := *(dest[i].(*any))
-		if b, ok := v.([]byte); ok {
-			v = string(b)
-		}
-		id[c.Name] = v
+	return row, nil
+}
+
+// writeReturning runs q, a write RETURNING query.Returning's columns of
+// one row, and reads that row as readRow would (sql.ErrNoRows when none).
+func writeReturning(ctx context.Context, tx bun.Tx, q fmt.Stringer, res *resource) (map[string]any, error) {
+	rs, err := tx.QueryContext(ctx, q.String())
+	if err != nil {
+		return nil, err
 	}
-	return a.readRow(ctx, tx, res, id, false)
+	rows, err := query.ScanFrom(rs, res.table, res.hidden, nil)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(rows) == 0:
+		return nil, sql.ErrNoRows
+	}
+	return rows[0], nil
 }
 
 // checkEmailFree refuses, with 409 conflict, a users row whose new email
@@ -635,8 +636,9 @@ func (a api) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resourc
 	if err := a.checkEmailFree(ctx, tx, res, vals, userID); err != nil {
 		return nil, nil, nil, err
 	}
-	q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.table.Name))
-	if _, err := query.WherePK(q, res.table, id).Exec(ctx); err != nil {
+	cols, args := query.Returning(tx, res.table)
+	q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.table.Name)).Returning(cols, args...)
+	if after, err = writeReturning(ctx, tx, query.WherePK(q, res.table, id), res); err != nil {
 		return nil, nil, nil, columnFields(res, dbError(err))
 	}
 	if err := keepsAdmin(); err != nil {
@@ -648,9 +650,10 @@ func (a api) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resourc
 		if err := a.auth.bumpTokenVersion(ctx, tx, userID); err != nil {
 			return nil, nil, nil, err
 		}
-	}
-	if after, err = a.readRow(ctx, tx, res, id, false); err != nil {
-		return nil, nil, nil, err
+		// The row as it is now, token version and all.
+		if after, err = a.readRow(ctx, tx, res, id, false); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	return before, after, diffColumns(before, after), nil
 }
