@@ -278,7 +278,7 @@ func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *
 		return q
 	}
 	joins, rest := a.labelJoins(op, res)
-	page := l.WithLabels(a.db, l.Apply(narrow(query.Select(a.db, res.table)), res.view), res.view, joins)
+	page := l.Paged(a.db, l.Apply(narrow(query.Raw(a.db, res.table)), res.view), res.table, res.view, joins)
 	rows, err := query.ScanPage(ctx, page, res.table, res.hidden, joins)
 	res.mask(rows)
 	if err != nil {

@@ -186,6 +186,16 @@ func From(db bun.IDB, t *schema.Table) *bun.SelectQuery {
 	return db.NewSelect().Model(t.NewModel()).ModelTableExpr("? AS ?", bun.Ident(t.Name), bun.Ident(t.Alias))
 }
 
+// Raw starts a select of t's rows naming every column as stored: for a
+// page that Paged wraps, which converts what Select converts.
+func Raw(db bun.IDB, t *schema.Table) *bun.SelectQuery {
+	q := From(db, t)
+	for _, c := range t.Columns {
+		q = q.ColumnExpr("?TableAlias.?", bun.Ident(c.Name))
+	}
+	return q
+}
+
 // Select starts a select of t's rows: its model is a new t.Model, so Apply
 // can name the table's alias. Every column is named; on PostgreSQL the
 // timestamps are read through to_json, whose text holds 'infinity' and
