@@ -55,10 +55,10 @@ func AppendJSON(b []byte, v any) ([]byte, error) {
 			return append(b, '"'), nil
 		}
 	case json.RawMessage:
-		// Already compact and free of what encoding/json escapes (as the
-		// JSON columns SQLite stores are): appended as it is.
-		if plainJSON(v) {
-			return append(b, v...), nil
+		// Compacted and escaped in one pass, as encoding/json would (a
+		// jsonb value's text has a space after each : and ,).
+		if json.Valid(v) {
+			return appendCompactJSON(b, v), nil
 		}
 	case map[string]any:
 		return appendObject(b, v, nil)
@@ -121,14 +121,51 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// plainJSON reports valid JSON that encoding/json would copy unchanged: no
-// whitespace to compact, no HTML characters or U+2028/U+2029 to escape.
-func plainJSON(v []byte) bool {
-	for _, c := range v {
-		switch c {
-		case ' ', '\t', '\n', '\r', '<', '>', '&', 0xE2:
-			return false
+// appendCompactJSON appends the JSON text src as encoding/json writes
+// it: no whitespace between tokens (jsonb's text and json_build_object's
+// have some), and <, >, &, U+2028 and U+2029 escaped in strings.
+func appendCompactJSON(b, src []byte) []byte {
+	inString := false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if !inString {
+			switch c {
+			case ' ', '\t', '\n', '\r':
+				continue
+			case '"':
+				inString = true
+			}
+			b = append(b, c)
+			continue
 		}
+		switch c {
+		case '\\':
+			b = append(b, c)
+			if i+1 < len(src) {
+				i++
+				b = append(b, src[i])
+			}
+			continue
+		case '"':
+			inString = false
+		case '<':
+			b = append(b, `\u003c`...)
+			continue
+		case '>':
+			b = append(b, `\u003e`...)
+			continue
+		case '&':
+			b = append(b, `\u0026`...)
+			continue
+		case 0xE2:
+			if i+2 < len(src) && src[i+1] == 0x80 && (src[i+2] == 0xA8 || src[i+2] == 0xA9) {
+				b = append(b, `\u202`...)
+				b = append(b, "89"[src[i+2]-0xA8])
+				i += 2
+				continue
+			}
+		}
+		b = append(b, c)
 	}
-	return json.Valid(v)
+	return b
 }

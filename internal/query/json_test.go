@@ -16,7 +16,7 @@ func TestAppendRowsJSON(t *testing.T) {
 		{"id": int64(1), "name": "alice", "score": 12.5, "active": true, "at": at, "meta": map[string]any{"b": []any{1.0, "x"}, "a": nil}},
 		{"id": int64(-9007199254740993), "name": `quote " back \ <b>&</b> é 日本 ` + "\u2028\x01", "score": 1e-9, "big": 1e22, "zero": 0.0, "neg": -3.25, "at": time.Time{}},
 		{"plain": json.RawMessage(`{"z":1,"a":[true,"x"]}`), "spaced": json.RawMessage(`{"a": [1, 2], "h": "<b>"}`), "sep": json.RawMessage(`"\u2028 â` + "\u0080" + `¨"`),
-			"raw": json.RawMessage(`{"z":1,"a":[true]}`), "bytes": []byte("hi"), "int": 7, "u": uint64(math.MaxUint64), "nil": nil, "empty": map[string]any{}, "list": []any{}},
+			"raw": json.RawMessage(`{"z":1,"a":[true]}`), "jsonb": json.RawMessage("{\"k\": \"a \\\" <q> \\\\\",\n\t\"u\" :\r [\"\\u2028\", \"\u2029&\", {}, []]}"), "bytes": []byte("hi"), "int": 7, "u": uint64(math.MaxUint64), "nil": nil, "empty": map[string]any{}, "list": []any{}},
 		{},
 	}
 	got, err := query.AppendRowsJSON(nil, rows)

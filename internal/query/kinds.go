@@ -78,7 +78,7 @@ func kindCell(c *schema.Column, raw any) (any, *CellIssue) {
 			}
 			return elems, nil
 		}
-		return rawJSON(s), nil // SQLite: Bun stores arrays as JSON
+		return rawJSON(s, false), nil // SQLite: Bun stores arrays as JSON
 	case schema.KindDate:
 		if IsSpecial(s) {
 			return s, nil
@@ -166,7 +166,7 @@ func parsePGArray(s string, elem schema.ValueKind) ([]any, error) {
 		case elem == schema.KindBool:
 			out = append(out, item == "t" || item == "true")
 		case elem == schema.KindJSON:
-			out = append(out, rawJSON(item))
+			out = append(out, rawJSON(item, false))
 		default:
 			out = append(out, item)
 		}

@@ -104,8 +104,10 @@ func labelText(v any) string {
 	return fmt.Sprint(v)
 }
 
-// rawJSON is a JSON column's stored value as the row carries it.
-func rawJSON(v any) any {
+// rawJSON is a JSON column's stored value as the row carries it. valid
+// says the database holds only valid JSON in the column (PostgreSQL's
+// json and jsonb), which is then not checked again.
+func rawJSON(v any, valid bool) any {
 	var b []byte
 	switch v := v.(type) {
 	case nil:
@@ -117,7 +119,7 @@ func rawJSON(v any) any {
 	default:
 		return v
 	}
-	if !json.Valid(b) {
+	if !valid && !json.Valid(b) {
 		return string(b)
 	}
 	if string(b) == "null" {
