@@ -27,6 +27,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/csvexport"
 
+	"github.com/gameadmin/admin/internal/stmtcache"
 	"github.com/gameadmin/admin/internal/testhook"
 
 	"github.com/gameadmin/admin/internal/token"
@@ -85,7 +86,8 @@ type Admin struct {
 	auditJobs *jobs.Queue // and failure audit rows, which slow deliveries cannot starve
 	failures  *failureLog // collapsed anonymous failures (failurelog.go)
 
-	sessionStmt sessionCheck // the prepared session statement (session.go)
+	sessionStmt sessionCheck     // the prepared session statement (session.go)
+	stmts       *stmtcache.Cache // list pages whose text repeats, prepared
 
 	estimates      *query.Estimates // row estimates, kept for a moment
 	tabCountBudget time.Duration    // bounds the statement that counts a row's tabs (_counts)
@@ -127,6 +129,10 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	a := &Admin{db: db, log: opts.Logger, widgetTimeout: widgetTimeout, estimates: query.NewEstimates(estimateTTL), tabCountBudget: query.DefaultBudget}
 	if a.log == nil {
 		a.log = slog.Default()
+	}
+	a.stmts = stmtcache.New(db.DB, preparedPages)
+	a.stmts.OnGiveUp = func(err error) {
+		a.log.Warn("admin: prepared list statements keep failing where the plain query works (PgBouncer in transaction mode?); sending them plainly from now on", "err", err)
 	}
 	secret, err := initSecret(&opts, a.log)
 	if err != nil {
@@ -304,8 +310,14 @@ func (a *Admin) Close() error {
 	a.stopBackground()
 	a.bg.Wait()
 	a.sessionStmt.close()
+	a.stmts.Close()
 	return nil
 }
+
+// preparedPages is how many list statements the panel keeps prepared:
+// the texts that repeat (first pages, filtered pages) across its
+// resources. Each is prepared once per pooled connection.
+const preparedPages = 32
 
 // UIPath is where the panel UI is served (Options.UIPath, normalized).
 func (a *Admin) UIPath() string { return a.opts.UIPath }

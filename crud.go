@@ -279,7 +279,13 @@ func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *
 	}
 	joins, rest := a.labelJoins(op, res)
 	page := l.Paged(a.db, l.Apply(narrow(query.Raw(a.db, res.table)), res.view), res.table, res.view, joins)
-	rows, err := query.ScanPage(ctx, page, res.table, res.hidden, joins)
+	// The page's text repeats for a first or filtered page: prepared
+	// after its first run, it is planned once per connection.
+	rs, err := a.stmts.Query(ctx, page.String(), func() (*sql.Rows, error) { return page.Rows(ctx) })
+	var rows []map[string]any
+	if err == nil {
+		rows, err = query.ScanFrom(rs, res.table, res.hidden, joins)
+	}
 	res.mask(rows)
 	if err != nil {
 		// A filter value the database could not compare (an enum

@@ -1,0 +1,210 @@
+// Package stmtcache runs the statements a panel sends again and again (a
+// list's first page, a filtered page: the same text each time) as
+// prepared statements, so the database parses and plans them once per
+// connection instead of on every request. A text is prepared the second
+// time it is seen; texts seen once (a keyset page, a row by its id) only
+// pass through a small record of recent texts. Any failure of a prepared
+// statement drops it and runs the text plainly, which has the last word;
+// after MaxFailures such failures where the plain query worked (a pooler
+// that does not keep prepared statements, as PgBouncer in transaction
+// mode before 1.21) the cache stops preparing.
+//
+// A text's plain runs go through the caller's plain function (Bun's, with
+// its query hooks); its prepared runs bypass Bun's query hooks.
+package stmtcache
+
+import (
+	"container/list"
+	"context"
+	"database/sql"
+	"sync"
+)
+
+// MaxFailures is how many times prepared statements may fail where the
+// plain text works before the cache stops preparing.
+const MaxFailures = 5
+
+// Cache holds up to Size prepared statements of db, and remembers up to
+// 4×Size texts seen once.
+type Cache struct {
+	db   *sql.DB
+	size int
+	// OnGiveUp, when set, is called once, with the last failure, when the
+	// cache stops preparing.
+	OnGiveUp func(err error)
+
+	mu       sync.Mutex
+	entries  map[string]*list.Element // of *entry, most recent first
+	lru      list.List
+	prepared int
+	failures int
+	off      bool
+}
+
+type entry struct {
+	text    string
+	stmt    *sql.Stmt // nil: seen once
+	evicted bool      // closed by the cache: a failure of stmt is not the database's
+}
+
+// New returns a cache of up to size prepared statements of db.
+func New(db *sql.DB, size int) *Cache {
+	return &Cache{db: db, size: size, entries: map[string]*list.Element{}}
+}
+
+// Query runs text (a complete statement, without parameters) and returns
+// its rows: through a prepared statement when text has been seen before,
+// else through plain, which runs text as it is.
+func (c *Cache) Query(ctx context.Context, text string, plain func() (*sql.Rows, error)) (*sql.Rows, error) {
+	e := c.entry(ctx, text)
+	if e == nil {
+		return plain()
+	}
+	rs, err := e.stmt.QueryContext(ctx)
+	if err == nil {
+		return rs, nil
+	}
+	if ctx.Err() != nil {
+		return nil, err
+	}
+	evicted := c.drop(e)
+	rs, plainErr := plain()
+	if plainErr == nil && !evicted {
+		c.failed(err)
+	}
+	return rs, plainErr
+}
+
+// entry is text's entry with its prepared statement, preparing it on
+// its second sight; nil when it is not (yet) prepared.
+func (c *Cache) entry(ctx context.Context, text string) *entry {
+	c.mu.Lock()
+	if c.off || c.size <= 0 {
+		c.mu.Unlock()
+		return nil
+	}
+	el, ok := c.entries[text]
+	if !ok {
+		c.entries[text] = c.lru.PushFront(&entry{text: text})
+		c.trim()
+		c.mu.Unlock()
+		return nil
+	}
+	c.lru.MoveToFront(el)
+	if e := el.Value.(*entry); e.stmt != nil {
+		c.mu.Unlock()
+		return e
+	}
+	c.mu.Unlock()
+	// Prepared outside the lock; two requests may both prepare the same
+	// text, and the second one's statement is closed.
+	stmt, err := c.db.PrepareContext(ctx, text)
+	if err != nil {
+		return nil // the plain query says what is wrong, or works
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok = c.entries[text]
+	if c.off || !ok || el.Value.(*entry).stmt != nil {
+		closeLater(stmt)
+		if ok && !c.off {
+			return el.Value.(*entry)
+		}
+		return nil
+	}
+	e := el.Value.(*entry)
+	e.stmt = stmt
+	c.prepared++
+	c.trim()
+	if e.evicted {
+		return nil
+	}
+	return e
+}
+
+// closeLater closes stmt once the queries running it end, without
+// waiting for them: a caller may hold a connection those queries wait
+// for.
+func closeLater(stmt *sql.Stmt) { go stmt.Close() }
+
+// trim forgets the least recent texts past the bounds, closing their
+// statements. c.mu is held.
+func (c *Cache) trim() {
+	for el := c.lru.Back(); el != nil && (c.prepared > c.size || c.lru.Len() > 4*c.size); {
+		prev := el.Prev()
+		e := el.Value.(*entry)
+		if c.lru.Len() > 4*c.size || e.stmt != nil {
+			c.remove(el)
+		}
+		el = prev
+	}
+}
+
+func (c *Cache) remove(el *list.Element) {
+	e := el.Value.(*entry)
+	if e.stmt != nil {
+		closeLater(e.stmt)
+		c.prepared--
+	}
+	e.evicted = true
+	c.lru.Remove(el)
+	delete(c.entries, e.text)
+}
+
+// drop forgets e, after its statement failed, and reports whether the
+// cache had closed it already.
+func (c *Cache) drop(e *entry) (evicted bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e.evicted {
+		return true
+	}
+	if el, ok := c.entries[e.text]; ok && el.Value.(*entry) == e {
+		c.remove(el)
+	}
+	return false
+}
+
+// failed counts a failure of a prepared statement where the plain text
+// worked; at MaxFailures the cache closes its statements for good.
+func (c *Cache) failed(err error) {
+	c.mu.Lock()
+	c.failures++
+	giveUp := c.failures == MaxFailures && !c.off
+	if giveUp {
+		c.off = true
+		c.closeAll()
+	}
+	c.mu.Unlock()
+	if giveUp && c.OnGiveUp != nil {
+		c.OnGiveUp(err)
+	}
+}
+
+// Close closes every prepared statement; later queries run plainly.
+func (c *Cache) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.off = true
+	c.closeAll()
+}
+
+func (c *Cache) closeAll() {
+	for el := c.lru.Front(); el != nil; el = el.Next() {
+		e := el.Value.(*entry)
+		if e.stmt != nil {
+			closeLater(e.stmt)
+		}
+		e.evicted = true
+	}
+	c.lru.Init()
+	c.entries = map[string]*list.Element{}
+	c.prepared = 0
+}
+
+// Prepared is how many statements the cache holds.
+func (c *Cache) Prepared() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.prepared
+}
