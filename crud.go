@@ -393,8 +393,17 @@ func (a api) handleRead(w http.ResponseWriter, r *http.Request, op Operator) err
 	// The row and the labels its keys can join, in one statement, as a
 	// list page reads them.
 	joins, rest := a.labelJoins(op, res)
-	q := query.JoinLabels(a.db, query.WherePK(query.Select(a.db, res.table), res.table, id), joins, nil)
-	rows, err := query.ScanPage(r.Context(), q, res.table, res.hidden, joins)
+	row := func(id map[string]any) *bun.SelectQuery {
+		return query.JoinLabels(a.db, query.WherePK(query.Select(a.db, res.table), res.table, id), joins, nil)
+	}
+	// The same text for every id of the resource, the id a parameter:
+	// prepared after its first run (a.stmts).
+	params, args := query.PKParams(a.db, res.table, id)
+	rs, err := a.stmts.Query(r.Context(), row(params).String(), func() (*sql.Rows, error) { return row(id).Rows(r.Context()) }, args...)
+	var rows []map[string]any
+	if err == nil {
+		rows, err = query.ScanFrom(rs, res.table, res.hidden, joins)
+	}
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 
 	"github.com/gameadmin/admin/internal/schema"
 )
@@ -104,4 +105,21 @@ func WherePK[Q interface {
 		q = q.Where("? = ?", bun.Ident(c.Name), id[c.Name])
 	}
 	return q
+}
+
+// PKParams is id (as DecodeID returns it) as the driver's placeholders for
+// WherePK ($1, $2 … on PostgreSQL, ? on SQLite) and the values that go
+// with them, in order: a statement whose text is the same for every id.
+func PKParams(db bun.IDB, t *schema.Table, id map[string]any) (params map[string]any, args []any) {
+	params = make(map[string]any, len(t.PK))
+	pg := db.Dialect().Name() == dialect.PG
+	for i, c := range t.PK {
+		ph := "?"
+		if pg {
+			ph = "$" + strconv.Itoa(i+1)
+		}
+		params[c.Name] = bun.Safe(ph)
+		args = append(args, id[c.Name])
+	}
+	return params, args
 }

@@ -52,15 +52,16 @@ func New(db *sql.DB, size int) *Cache {
 	return &Cache{db: db, size: size, entries: map[string]*list.Element{}}
 }
 
-// Query runs text (a complete statement, without parameters) and returns
-// its rows: through a prepared statement when text has been seen before,
-// else through plain, which runs text as it is.
-func (c *Cache) Query(ctx context.Context, text string, plain func() (*sql.Rows, error)) (*sql.Rows, error) {
+// Query runs text with args (the driver's placeholders: $1 on
+// PostgreSQL, ? on SQLite) and returns its rows: through a prepared
+// statement when text has been seen before, else through plain, which
+// runs the same statement with the values in its text.
+func (c *Cache) Query(ctx context.Context, text string, plain func() (*sql.Rows, error), args ...any) (*sql.Rows, error) {
 	e := c.entry(ctx, text)
 	if e == nil {
 		return plain()
 	}
-	rs, err := e.stmt.QueryContext(ctx)
+	rs, err := e.stmt.QueryContext(ctx, args...)
 	if err == nil {
 		return rs, nil
 	}
