@@ -183,3 +183,22 @@ func (c *client) do(ctx context.Context, method, path, body string, want int) (h
 	}
 	return res.Header, nil
 }
+
+// download GETs path and counts its body's bytes.
+func (c *client) download(ctx context.Context, path string) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", c.base+path, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Cookie", c.cookie)
+	res, err := c.hc.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		b, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
+		return 0, fmt.Errorf("GET %s = %d %s", path, res.StatusCode, b)
+	}
+	return io.Copy(io.Discard, res.Body)
+}

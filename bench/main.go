@@ -139,6 +139,7 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
 		PasswordHasher: hasher,
 		RateLimit:      admin.RateLimitOptions{Login: admin.NoLimit{}, LoginFailuresPerEmail: admin.NoLimit{}, LoginFailuresPerNetwork: admin.NoLimit{}, PerIP: admin.NoLimit{}},
+		ExportMaxRows:  rows, // the export scenario downloads the whole table
 	})
 	if err != nil {
 		return err
@@ -200,6 +201,12 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 		return fmt.Errorf("sign-in plan: %w", err)
 	}
 	rep.PeakRSSMiB = peakRSSMiB()
+	if only == "" || strings.Contains("export", only) {
+		progress(asJSON, "export...\n")
+		if rep.Exports, err = exports(ctx, c, rows); err != nil {
+			return err
+		}
+	}
 	if asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
