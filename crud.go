@@ -531,7 +531,7 @@ func (a api) insertRow(ctx context.Context, tx bun.Tx, res *resource, vals map[s
 	}
 	cols, args := query.Returning(tx, t)
 	q := tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(cols, args...)
-	row, err := writeReturning(ctx, tx, q, res)
+	row, err := writeReturning(ctx, q, res)
 	if err != nil {
 		return nil, columnFields(res, insertError(err))
 	}
@@ -539,20 +539,16 @@ func (a api) insertRow(ctx context.Context, tx bun.Tx, res *resource, vals map[s
 }
 
 // writeReturning runs q, a write RETURNING query.Returning's columns of
-// one row, and reads that row as readRow would (sql.ErrNoRows when none).
-func writeReturning(ctx context.Context, tx bun.Tx, q fmt.Stringer, res *resource) (map[string]any, error) {
-	rs, err := tx.QueryContext(ctx, q.String())
-	if err != nil {
+// one row, through Bun (its hooks see it), and reads that row as readRow
+// would (sql.ErrNoRows when none).
+func writeReturning(ctx context.Context, q interface {
+	Exec(context.Context, ...any) (sql.Result, error)
+}, res *resource) (map[string]any, error) {
+	ret := query.NewReturned(res.table)
+	if _, err := q.Exec(ctx, ret.Dest...); err != nil {
 		return nil, err
 	}
-	rows, err := query.ScanFrom(rs, res.table, res.hidden, nil)
-	switch {
-	case err != nil:
-		return nil, err
-	case len(rows) == 0:
-		return nil, sql.ErrNoRows
-	}
-	return rows[0], nil
+	return ret.Row(res.hidden)
 }
 
 // checkEmailFree refuses, with 409 conflict, a users row whose new email
@@ -653,7 +649,7 @@ func (a api) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resourc
 	}
 	cols, args := query.Returning(tx, res.table)
 	q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.table.Name)).Returning(cols, args...)
-	if after, err = writeReturning(ctx, tx, query.WherePK(q, res.table, id), res); err != nil {
+	if after, err = writeReturning(ctx, query.WherePK(q, res.table, id), res); err != nil {
 		return nil, nil, nil, columnFields(res, dbError(err))
 	}
 	if err := keepsAdmin(); err != nil {

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -37,8 +38,8 @@ func ScanPage(ctx context.Context, q *bun.SelectQuery, t *schema.Table, hidden m
 	return ScanFrom(rs, t, hidden, labels)
 }
 
-// ScanFrom is ScanPage for rows already queried (an INSERT or UPDATE
-// RETURNING Returning's columns); it closes rs.
+// ScanFrom is ScanPage for rows already queried (a prepared statement's);
+// it closes rs.
 func ScanFrom(rs *sql.Rows, t *schema.Table, hidden map[string]bool, labels []Label) ([]map[string]any, error) {
 	defer rs.Close()
 	names, err := rs.Columns()
@@ -242,4 +243,48 @@ func columnValue(c *schema.Column, fv reflect.Value) (any, error) {
 		}
 	}
 	return fv.Interface(), nil
+}
+
+// Returned receives the row of a write RETURNING Returning's columns, as
+// Bun scans it: pass Dest to the query's Exec, then read Row.
+type Returned struct {
+	t     *schema.Table
+	cells []returnedCell
+	Dest  []any
+}
+
+// returnedCell keeps one returned value, copying the driver's bytes.
+type returnedCell struct {
+	v   any
+	set bool
+}
+
+func (c *returnedCell) Scan(src any) error {
+	if b, ok := src.([]byte); ok {
+		src = bytes.Clone(b)
+	}
+	c.v, c.set = src, true
+	return nil
+}
+
+// NewReturned is a Returned for a write of t.
+func NewReturned(t *schema.Table) *Returned {
+	r := &Returned{t: t, cells: make([]returnedCell, len(t.Columns)), Dest: make([]any, len(t.Columns))}
+	for i := range r.cells {
+		r.Dest[i] = &r.cells[i]
+	}
+	return r
+}
+
+// Row is the returned row as ScanRows reads one, without the hidden
+// columns; sql.ErrNoRows when the write returned none.
+func (r *Returned) Row(hidden map[string]bool) (map[string]any, error) {
+	if len(r.cells) == 0 || !r.cells[0].set {
+		return nil, sql.ErrNoRows
+	}
+	vals := make([]any, len(r.cells))
+	for i, c := range r.cells {
+		vals[i] = c.v
+	}
+	return scanCells(reflect.New(r.t.Model).Elem(), r.t.Columns, vals, hidden), nil
 }
