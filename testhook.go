@@ -27,6 +27,7 @@ func (a *Admin) expose(fn func(*testhook.Internals)) {
 			defer a.sessionStmt.mu.Unlock()
 			return a.sessionStmt.stmt
 		},
+		PreparedTexts: a.stmts.Prepared,
 		ResetStmtFailures: func() {
 			a.sessionStmt.mu.Lock()
 			defer a.sessionStmt.mu.Unlock()

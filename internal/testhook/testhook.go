@@ -30,7 +30,10 @@ type Internals struct {
 	// SessionStmt is the prepared session statement, nil when none;
 	// ResetStmtFailures forgets the failures counted so far, of which
 	// MaxStmtFailures make the panel stop preparing it.
-	SessionStmt       func() *sql.Stmt
+	SessionStmt func() *sql.Stmt
+	// PreparedTexts is how many statements the panel's statement cache
+	// holds prepared (internal/stmtcache).
+	PreparedTexts     func() int
 	ResetStmtFailures func()
 	MaxStmtFailures   int
 	// Authenticate runs the session check of every request on r.
