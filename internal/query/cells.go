@@ -1,6 +1,7 @@
 package query
 
 import (
+	"database/sql"
 	"fmt"
 	"math"
 	"reflect"
@@ -37,12 +38,16 @@ type CellIssues map[string]*CellIssue
 // SQLite integer column) is shown as its stored text rather than failing
 // the page, and a value that cannot be shown as stored at all is noted
 // under InvalidKey.
-func scanCells(model reflect.Value, cols []*schema.Column, vals []any, hidden map[string]bool) map[string]any {
+func scanCells(model reflect.Value, cols []*schema.Column, plain []plainKind, vals []any, hidden map[string]bool) map[string]any {
 	model.SetZero()
 	row := make(map[string]any, len(cols)+1)
 	var issues CellIssues
 	for i, c := range cols {
 		if hidden[c.Name] {
+			continue
+		}
+		if v, ok := plainCell(plain[i], vals[i]); ok {
+			row[c.Name] = v
 			continue
 		}
 		v, issue := cellValue(c, model, vals[i])
@@ -57,6 +62,75 @@ func scanCells(model reflect.Value, cols []*schema.Column, vals []any, hidden ma
 	}
 	return row
 }
+
+// plainKind says which driver value of a column is its cell as it is:
+// the model's field is a plain Go integer, string, bool or float64 (no
+// Scanner or Valuer, no kind of its own), so the model would hand the same
+// value back.
+type plainKind uint8
+
+const (
+	notPlain plainKind = iota
+	plainInt
+	plainString
+	plainBool
+	plainFloat
+)
+
+// plainKinds is plainKind of each of cols.
+func plainKinds(cols []*schema.Column) []plainKind {
+	out := make([]plainKind, len(cols))
+	for i, c := range cols {
+		if c.Field == nil || ownKind(c) || c.DataType == schema.JSON || c.DataType == schema.Datetime {
+			continue
+		}
+		typ := c.Field.IndirectType
+		if reflect.PointerTo(typ).Implements(scannerIface) || typ.Implements(valuerType) || reflect.PointerTo(typ).Implements(valuerType) {
+			continue
+		}
+		switch typ.Kind() {
+		case reflect.Int64, reflect.Int: // 64 bits: any stored integer fits as it is
+			if c.DataType == schema.Integer {
+				out[i] = plainInt
+			}
+		case reflect.String:
+			if c.DataType == schema.String {
+				out[i] = plainString
+			}
+		case reflect.Bool:
+			if c.DataType == schema.Boolean {
+				out[i] = plainBool
+			}
+		case reflect.Float64:
+			if c.DataType == schema.Number {
+				out[i] = plainFloat
+			}
+		}
+	}
+	return out
+}
+
+// plainCell is raw as its cell when the column's kind takes it as it is
+// (the value cellValue would give through the model), else false.
+func plainCell(k plainKind, raw any) (any, bool) {
+	switch k {
+	case plainInt:
+		v, ok := raw.(int64)
+		return v, ok
+	case plainString:
+		v, ok := raw.(string)
+		return v, ok && utf8.ValidString(v)
+	case plainBool:
+		v, ok := raw.(bool)
+		return v, ok
+	case plainFloat:
+		v, ok := raw.(float64)
+		return v, ok && specialFloat(v) == ""
+	}
+	return nil, false
+}
+
+var scannerIface = reflect.TypeFor[sql.Scanner]()
 
 // cellValue is one column's value as a row carries it (see RowMap), from
 // raw, what the driver handed back.

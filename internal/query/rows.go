@@ -65,12 +65,13 @@ func ScanFrom(rs *sql.Rows, t *schema.Table, hidden map[string]bool, labels []La
 	// One model for every row, zeroed before each: RowMap copies values
 	// out of it, and a zeroed field keeps nothing of the previous row.
 	model := reflect.New(t.Model).Elem()
+	plain := plainKinds(cols)
 	for rs.Next() {
 		clear(vals)
 		if err := rs.Scan(ptrs...); err != nil {
 			return nil, err
 		}
-		row := scanCells(model, cols, vals[:nt], hidden)
+		row := scanCells(model, cols, plain, vals[:nt], hidden)
 		for i, lb := range labels {
 			if s := labelText(vals[nt+i]); s != "" {
 				m, _ := row["_labels"].(map[string]string)
@@ -286,5 +287,5 @@ func (r *Returned) Row(hidden map[string]bool) (map[string]any, error) {
 	for i, c := range r.cells {
 		vals[i] = c.v
 	}
-	return scanCells(reflect.New(r.t.Model).Elem(), r.t.Columns, vals, hidden), nil
+	return scanCells(reflect.New(r.t.Model).Elem(), r.t.Columns, plainKinds(r.t.Columns), vals, hidden), nil
 }
