@@ -14,8 +14,16 @@ import (
 // (see Select). In keyset mode it fetches Limit+1 rows: pass the rows to
 // Page.
 func (l *List) Apply(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuery {
-	q = l.ApplyFilters(q, t)
 	keys := l.orderKeys(t)
+	// The cursor's bound comes first: SQLite seeks by the first bound of
+	// a column it meets, so a filter on the sort key written before it
+	// (id_lte=…) made every batch of an export scan from the filter's
+	// bound down to the cursor, and a 1M-row export took 80 s. After the
+	// first page the cursor's bound is the tighter one.
+	if l.Limit > 0 && l.after != nil {
+		q = whereAfter(q, keys, l.after)
+	}
+	q = l.ApplyFilters(q, t)
 	for _, k := range keys {
 		if k.Desc {
 			q = q.OrderExpr("?TableAlias.? DESC", bun.Ident(k.Column))
@@ -24,9 +32,6 @@ func (l *List) Apply(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuery {
 		}
 	}
 	if l.Limit > 0 {
-		if l.after != nil {
-			q = whereAfter(q, keys, l.after)
-		}
 		return q.Limit(int64(l.Limit + 1))
 	}
 	if l.End == l.Start {
