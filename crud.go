@@ -278,7 +278,7 @@ func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *
 		return q
 	}
 	joins, rest := a.labelJoins(op, res)
-	page := l.Paged(a.db, l.Apply(narrow(query.Raw(a.db, res.table)), res.view), res.table, res.view, joins)
+	page := l.Query(a.db, res.table, res.view, joins, where)
 	// The page's text repeats for a first or filtered page: prepared
 	// after its first run, it is planned once per connection.
 	rs, err := a.stmts.Query(ctx, page.String(), func() (*sql.Rows, error) { return page.Rows(ctx) })

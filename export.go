@@ -67,7 +67,7 @@ func (a api) handleExport(w http.ResponseWriter, r *http.Request, op Operator) e
 	ctx := r.Context()
 	// The first batch is read before anything is written, so a failing
 	// query is still an error body and not a truncated file.
-	rows, err := query.ScanRows(ctx, l.Apply(query.Select(a.db, res.table), res.view), res.table, res.hidden)
+	rows, err := query.ScanRows(ctx, l.Query(a.db, res.table, res.view, nil, nil), res.table, res.hidden)
 	if err != nil {
 		return clientError(err)
 	}
@@ -174,7 +174,7 @@ func (a api) streamCSV(ctx context.Context, w http.ResponseWriter, res *resource
 		if truncated || len(rows) <= len(page) || !l.Advance(res.view, page[len(page)-1]) {
 			return written, truncated, nil
 		}
-		if rows, err = query.ScanRows(ctx, l.Apply(query.Select(a.db, res.table), res.view), res.table, res.hidden); err != nil {
+		if rows, err = query.ScanRows(ctx, l.Query(a.db, res.table, res.view, nil, nil), res.table, res.hidden); err != nil {
 			return written, truncated, fmt.Errorf("admin: export %s: batch after %d rows: %w", res.key, written, err)
 		}
 	}

@@ -191,9 +191,9 @@ func From(db bun.IDB, t *schema.Table) *bun.SelectQuery {
 	return db.NewSelect().Model(t.NewModel()).ModelTableExpr("? AS ?", bun.Ident(t.Name), bun.Ident(t.Alias))
 }
 
-// Raw starts a select of t's rows naming every column as stored: for a
-// page that Paged wraps, which converts what Select converts.
-func Raw(db bun.IDB, t *schema.Table) *bun.SelectQuery {
+// raw starts a select of t's rows naming every column as stored: for a
+// page that List.Query wraps, which converts what Select converts.
+func raw(db bun.IDB, t *schema.Table) *bun.SelectQuery {
 	q := From(db, t)
 	for _, c := range t.Columns {
 		q = q.ColumnExpr("?TableAlias.?", bun.Ident(c.Name))

@@ -66,15 +66,22 @@ func (l *List) WithLabels(db bun.IDB, q *bun.SelectQuery, t *schema.Table, label
 	return JoinLabels(db, q, labels, l.orderKeys(t))
 }
 
-// Paged is WithLabels for a page Apply built on Raw(db, t) (view is the
-// table the list was parsed on): the columns Select converts are
-// converted outside the page's window too, so an offset, or a sort
-// without an index, converts only the page's rows rather than every row
-// it passes over (to_json of a timestamp over 500,000 skipped rows was
-// most of a deep page's time).
-func (l *List) Paged(db bun.IDB, q *bun.SelectQuery, t, view *schema.Table, labels []Label) *bun.SelectQuery {
+// Query is the list's page of t's rows as ScanPage reads it (view is the
+// table the list was parsed on): Apply on the stored columns, narrowed by
+// where when given, with the conversions Select makes and the labels
+// outside the page's window. So an offset, or a sort without an index,
+// converts only the page's rows rather than every row it passes over
+// (to_json of a timestamp over 500,000 skipped rows was most of a deep
+// page's time, and of each batch of an export sorted by a column without
+// an index).
+func (l *List) Query(db bun.IDB, t, view *schema.Table, labels []Label, where func(*bun.SelectQuery) *bun.SelectQuery) *bun.SelectQuery {
+	q := raw(db, t)
+	if where != nil {
+		q = where(q)
+	}
+	q = l.Apply(q, view)
 	if db.Dialect().Name() != dialect.PG || !slices.ContainsFunc(t.Columns, func(c *schema.Column) bool { return c.DataType == schema.Datetime }) {
-		return JoinLabels(db, q, labels, l.orderKeys(view))
+		return l.WithLabels(db, q, view, labels) // Select converts nothing else
 	}
 	return wrapPage(db, q, t, labels, l.orderKeys(view))
 }

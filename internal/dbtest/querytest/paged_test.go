@@ -26,7 +26,7 @@ type visit struct {
 }
 
 // TestPagedMatchesSelect: a page whose timestamps are converted outside
-// its window (Paged over Raw) has the rows, values, order and labels of
+// its window (List.Query) has the rows, values, order and labels of
 // the page converted inside it (WithLabels over Select), at offsets, on
 // sorts without an index, with keyset pages, and with PostgreSQL's
 // infinite timestamps.
@@ -78,7 +78,7 @@ func TestPagedMatchesSelect(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := query.ScanPage(ctx, l.Paged(db, l.Apply(query.Raw(db, tbl), tbl), tbl, tbl, labels), tbl, nil, labels)
+				got, err := query.ScanPage(ctx, l.Query(db, tbl, tbl, labels, nil), tbl, nil, labels)
 				if err != nil {
 					t.Fatalf("%s: %v", q, err)
 				}
