@@ -281,11 +281,7 @@ func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *
 	page := l.Query(a.db, res.table, res.view, joins, where)
 	// The page's text repeats for a first or filtered page: prepared
 	// after its first run, it is planned once per connection.
-	rs, err := a.stmts.Query(ctx, page.String(), func() (*sql.Rows, error) { return page.Rows(ctx) })
-	var rows []map[string]any
-	if err == nil {
-		rows, err = query.ScanFrom(rs, res.table, res.hidden, joins)
-	}
+	rows, err := a.scanPrepared(ctx, res, joins, page.String(), page)
 	res.mask(rows)
 	if err != nil {
 		// A filter value the database could not compare (an enum
@@ -399,11 +395,7 @@ func (a api) handleRead(w http.ResponseWriter, r *http.Request, op Operator) err
 	// The same text for every id of the resource, the id a parameter:
 	// prepared after its first run (a.stmts).
 	params, args := query.PKParams(a.db, res.table, id)
-	rs, err := a.stmts.Query(r.Context(), row(params).String(), func() (*sql.Rows, error) { return row(id).Rows(r.Context()) }, args...)
-	var rows []map[string]any
-	if err == nil {
-		rows, err = query.ScanFrom(rs, res.table, res.hidden, joins)
-	}
+	rows, err := a.scanPrepared(r.Context(), res, joins, row(params).String(), row(id), args...)
 	if err != nil {
 		return err
 	}
@@ -519,6 +511,18 @@ func (a api) applyDefaults(ctx context.Context, op Operator, res *resource, vals
 		}
 	}
 	return nil
+}
+
+// scanPrepared reads res's rows (with the labels of joins) from text run
+// with args through the panel's statement cache: prepared when the text
+// has run before, else plain, the same statement with its values inline,
+// through Bun.
+func (a api) scanPrepared(ctx context.Context, res *resource, joins []query.Label, text string, plain *bun.SelectQuery, args ...any) ([]map[string]any, error) {
+	rs, err := a.stmts.Query(ctx, text, func() (*sql.Rows, error) { return plain.Rows(ctx) }, args...)
+	if err != nil {
+		return nil, err
+	}
+	return query.ScanFrom(rs, res.table, res.hidden, joins)
 }
 
 // insertRow inserts vals (typed column values, keys included or made by
