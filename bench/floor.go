@@ -201,7 +201,7 @@ type inProcess struct {
 	db    *sql.DB
 	fl    *floor
 	stmts []*sql.Stmt
-	args  [][]bool // per statement, whether it takes the id
+	ids   []int // per statement, how many times it takes the id
 }
 
 func newInProcess(db *sql.DB, fl *floor) (*inProcess, error) {
@@ -212,7 +212,7 @@ func newInProcess(db *sql.DB, fl *floor) (*inProcess, error) {
 			return nil, fmt.Errorf("prepare %s: %w", s, err)
 		}
 		p.stmts = append(p.stmts, st)
-		p.args = append(p.args, make([]bool, strings.Count(s, idToken)))
+		p.ids = append(p.ids, strings.Count(s, idToken))
 	}
 	return p, nil
 }
@@ -236,7 +236,7 @@ func (p *inProcess) once(ctx context.Context, _ int) error {
 		if tx != nil {
 			st = tx.StmtContext(ctx, st)
 		}
-		args := make([]any, len(p.args[i]))
+		args := make([]any, p.ids[i])
 		for j := range args {
 			args[j] = id
 		}
@@ -270,8 +270,7 @@ func (p *inProcess) once(ctx context.Context, _ int) error {
 // selfChecked is the guarded route's floor: the same handler, doing the
 // session check itself (the guard's statement, prepared) before its row.
 func selfChecked(db *bun.DB, session string, next http.Handler) (http.Handler, error) {
-	q := session
-	st, err := db.DB.Prepare(q)
+	st, err := db.DB.Prepare(session)
 	if err != nil {
 		return nil, err
 	}
