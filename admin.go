@@ -87,7 +87,7 @@ type Admin struct {
 	failures  *failureLog // collapsed anonymous failures (failurelog.go)
 
 	sessionStmt sessionCheck     // the prepared session statement (session.go)
-	stmts       *stmtcache.Cache // list pages whose text repeats, prepared
+	stmts       *stmtcache.Cache // statements whose text repeats, prepared
 
 	estimates      *query.Estimates // row estimates, kept for a moment
 	tabCountBudget time.Duration    // bounds the statement that counts a row's tabs (_counts)
@@ -132,7 +132,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	}
 	a.stmts = stmtcache.New(db.DB, preparedPages)
 	a.stmts.OnGiveUp = func(err error) {
-		a.log.Warn("admin: prepared list statements keep failing where the plain query works (PgBouncer in transaction mode?); sending them plainly from now on", "err", err)
+		a.log.Warn("admin: prepared statements keep failing where the plain query works (PgBouncer in transaction mode?); sending them plainly from now on", "err", err)
 	}
 	secret, err := initSecret(&opts, a.log)
 	if err != nil {
@@ -314,9 +314,10 @@ func (a *Admin) Close() error {
 	return nil
 }
 
-// preparedPages is how many list statements the panel keeps prepared:
-// the texts that repeat (first pages, filtered pages) across its
-// resources. Each is prepared once per pooled connection.
+// preparedPages is how many statements the panel keeps prepared: the
+// texts that repeat across its resources (first and filtered pages, a
+// resource's read by id, on SQLite each operator's session check). Each
+// is prepared once per pooled connection.
 const preparedPages = 32
 
 // UIPath is where the panel UI is served (Options.UIPath, normalized).
