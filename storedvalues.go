@@ -17,13 +17,24 @@ import (
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // readCatalog refines every resource's columns from the database catalog
 // (schema.ReadCatalog): the SQL type decides each column's kind. A table
 // the database does not have yet keeps what its model says, with a
-// warning.
+// warning. On PostgreSQL it also warns when DateStyle does not write ISO
+// dates, the text query.Select reads timestamps as.
 func (a *Admin) readCatalog(ctx context.Context, db *bun.DB) error {
+	if db.Dialect().Name() == dialect.PG {
+		var style string
+		if err := db.QueryRowContext(ctx, "SELECT current_setting('DateStyle')").Scan(&style); err != nil {
+			return fmt.Errorf("admin: reading DateStyle: %w", err)
+		}
+		if !strings.HasPrefix(style, "ISO") {
+			a.log.Warn("admin: PostgreSQL's DateStyle is not ISO; the panel shows timestamps as stored text (set DateStyle to 'ISO, MDY', the default)", "DateStyle", style)
+		}
+	}
 	for _, key := range a.order {
 		res := a.resources[key]
 		found, err := schema.ReadCatalog(ctx, db, res.table)

@@ -203,9 +203,11 @@ func raw(db bun.IDB, t *schema.Table) *bun.SelectQuery {
 
 // Select starts a select of t's rows: its model is a new t.Model, so Apply
 // can name the table's alias. Every column is named; on PostgreSQL the
-// timestamps are read through to_json, whose text holds 'infinity' and
-// '-infinity' as well as dates (the driver fails the whole result on
-// them), in UTC for timestamptz, so that text order is time order.
+// timestamps are read as text, which holds 'infinity' and '-infinity' as
+// well as dates (the driver fails the whole result on them), in UTC for
+// timestamptz, so that text order is time order. The text is DateStyle's
+// ISO form, PostgreSQL's default (ReadCatalog warns of another); a cast
+// costs PostgreSQL about a tenth of a 100-row page less than to_json.
 func Select(db bun.IDB, t *schema.Table) *bun.SelectQuery {
 	q := From(db, t)
 	pg := db.Dialect().Name() == dialect.PG
@@ -223,9 +225,9 @@ func column(pg bool, c *schema.Column, prefix string) (string, []any) {
 	case !pg || c.DataType != schema.Datetime:
 		return prefix + "?", []any{name}
 	case schema.Zoned(c.SQLType):
-		return "to_json(" + prefix + "? AT TIME ZONE 'UTC') #>> '{}' AS ?", []any{name, name}
+		return "(" + prefix + "? AT TIME ZONE 'UTC')::text AS ?", []any{name, name}
 	}
-	return "to_json(" + prefix + "?) #>> '{}' AS ?", []any{name, name}
+	return prefix + "?::text AS ?", []any{name, name}
 }
 
 // Returning is the RETURNING list of a write that gives back the row as

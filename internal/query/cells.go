@@ -147,7 +147,7 @@ func cellValue(c *schema.Column, model reflect.Value, raw any) (any, *CellIssue)
 		}
 		return v, nil
 	case c.DataType == schema.Datetime:
-		// PostgreSQL timestamps arrive as to_json's text (see Select).
+		// PostgreSQL timestamps arrive as text (see Select).
 		if s, ok := textOf(raw); ok {
 			if tm, ok := parseStoredTime(s); ok {
 				raw = tm
@@ -235,9 +235,9 @@ func textOf(raw any) (string, bool) {
 	return "", false
 }
 
-// parseStoredTime reads a timestamp as PostgreSQL's to_json writes it:
-// RFC 3339, or without an offset for a timestamp without time zone (and
-// for a timestamptz Select turned to UTC).
+// parseStoredTime reads a timestamp as Select reads it from PostgreSQL
+// (ISO text without an offset: a timestamp without time zone, or a
+// timestamptz turned to UTC), or as RFC 3339.
 func parseStoredTime(s string) (time.Time, bool) {
 	if tm, ok := parseUTCWall(s); ok {
 		return tm, true
@@ -248,11 +248,12 @@ func parseStoredTime(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// parseUTCWall reads "2006-01-02T15:04:05[.fraction]" as UTC without
-// time.Parse, which is most of a list page's conversion cost: it is what
-// Select's to_json gives for every timestamp on PostgreSQL.
+// parseUTCWall reads "2006-01-02 15:04:05[.fraction]" (or with a 'T'
+// between date and time) as UTC without time.Parse, which is most of a
+// list page's conversion cost: it is what Select gives for every
+// timestamp on PostgreSQL.
 func parseUTCWall(s string) (time.Time, bool) {
-	if len(s) < 19 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+	if len(s) < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || s[16] != ':' {
 		return time.Time{}, false
 	}
 	num := func(a, b int) (int, bool) {

@@ -71,7 +71,7 @@ func (l *List) WithLabels(db bun.IDB, q *bun.SelectQuery, t *schema.Table, label
 // where when given, with the conversions Select makes and the labels
 // outside the page's window. So an offset, or a sort without an index,
 // converts only the page's rows rather than every row it passes over
-// (to_json of a timestamp over 500,000 skipped rows was most of a deep
+// (the text cast of a timestamp over 500,000 skipped rows was most of a deep
 // page's time, and of each batch of an export sorted by a column without
 // an index).
 func (l *List) Query(db bun.IDB, t, view *schema.Table, labels []Label, where func(*bun.SelectQuery) *bun.SelectQuery) *bun.SelectQuery {
