@@ -724,3 +724,29 @@ func checkTypedSpecials(t *testing.T, e *env, c *client, id string) {
 		t.Errorf("unchanged PUT of special values was audited as a change")
 	}
 }
+
+// TestDateStyleWarning: the panel reads PostgreSQL's timestamps as ISO
+// text, so New says so when the connection's DateStyle writes another
+// form, and stays quiet under the default.
+func TestDateStyleWarning(t *testing.T) {
+	for _, style := range []string{"", "SQL, DMY"} {
+		db := testdb.PG(t)
+		db.SetMaxOpenConns(1) // the SET below holds for every statement New runs
+		if style != "" {
+			if _, err := db.ExecContext(context.Background(), "SET DateStyle = '"+style+"'"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var logs strings.Builder
+		if _, err := New(db, Options{Secret: testSecret, PasswordHasher: testHasher, Logger: slog.New(slog.NewTextHandler(&logs, nil))}); err != nil {
+			t.Fatal(err)
+		}
+		warned := strings.Contains(logs.String(), "DateStyle is not ISO")
+		if warned != (style != "") {
+			t.Errorf("DateStyle %q: warned = %v; logs:\n%s", style, warned, logs.String())
+		}
+		if style != "" && !strings.Contains(logs.String(), `DateStyle="SQL, DMY"`) {
+			t.Errorf("the warning does not name the DateStyle: %s", logs.String())
+		}
+	}
+}
