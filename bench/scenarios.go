@@ -257,4 +257,31 @@ func (rep *report) print(w io.Writer) {
 	if len(missed) > 0 {
 		fmt.Fprintf(w, "\nratios missed: %s\n", strings.Join(missed, "; "))
 	}
+	rep.printCeiling(w)
+}
+
+// printCeiling says how close to its floor any request served over HTTP
+// here can come: the guarded route's floor is a handler that runs the
+// session check and nothing else, in this process, over loopback HTTP,
+// so no panel request, which runs that check and more, can pass its
+// req/s. Against a floor that a database client reaches without HTTP,
+// that bounds the ratio on this machine whatever the panel does.
+func (rep *report) printCeiling(w io.Writer) {
+	g := rep.find("guarded route")
+	if g == nil || g.Floor == nil || g.Floor.RPS <= 0 {
+		return
+	}
+	ceiling := g.Floor.RPS
+	fmt.Fprintf(w, "\nceiling: the session check alone over HTTP in this process (the guarded route's floor) does %.0f req/s; so the best ratio any request served over HTTP here can reach is:\n", ceiling)
+	for _, s := range rep.Scenarios {
+		if s.Target <= 0 || s.Floor == nil || s.Floor.RPS <= 0 || s.Name == g.Name {
+			continue
+		}
+		best := ceiling / s.Floor.RPS
+		verdict := ""
+		if best < s.Target {
+			verdict = fmt.Sprintf(", below the %.1fx target", s.Target)
+		}
+		fmt.Fprintf(w, "  %s: %.2fx (floor %.0f req/s)%s; the panel reaches %.2fx, %.0f%% of that ceiling\n", s.Name, best, s.Floor.RPS, verdict, s.Ratio, 100*s.RPS/ceiling)
+	}
 }

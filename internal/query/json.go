@@ -17,12 +17,29 @@ import (
 func AppendRowsJSON(b []byte, rows []map[string]any) ([]byte, error) {
 	b = append(b, '[')
 	var err error
+	// A page's rows mostly share their keys: sorted once, they serve
+	// every row that has the same ones.
 	keys := make([]string, 0, 16)
 	for i, row := range rows {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		if b, err = appendObject(b, row, keys[:0]); err != nil {
+		if row == nil {
+			b = append(b, "null"...)
+			continue
+		}
+		if i > 0 && len(row) == len(keys) {
+			start := len(b)
+			var same bool
+			if b, same, err = appendSorted(b, row, keys); err != nil {
+				return nil, err
+			} else if same {
+				continue
+			}
+			b = b[:start]
+		}
+		keys = sortedKeys(row, keys[:0])
+		if b, _, err = appendSorted(b, row, keys); err != nil {
 			return nil, err
 		}
 	}
@@ -61,7 +78,8 @@ func AppendJSON(b []byte, v any) ([]byte, error) {
 			return appendCompactJSON(b, v), nil
 		}
 	case map[string]any:
-		return appendObject(b, v, nil)
+		var keys [8]string
+		return appendObject(b, v, keys[:0])
 	case []any:
 		b = append(b, '[')
 		var err error
@@ -86,23 +104,39 @@ func appendObject(b []byte, m map[string]any, keys []string) ([]byte, error) {
 	if m == nil {
 		return append(b, "null"...), nil
 	}
+	b, _, err := appendSorted(b, m, sortedKeys(m, keys))
+	return b, err
+}
+
+// sortedKeys appends m's keys to keys, sorted.
+func sortedKeys(m map[string]any, keys []string) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	return keys
+}
+
+// appendSorted appends m as a JSON object with the members keys names, in
+// that order; ok is false, and b is left part written, when m lacks one
+// of them.
+func appendSorted(b []byte, m map[string]any, keys []string) (_ []byte, ok bool, err error) {
 	b = append(b, '{')
-	var err error
 	for i, k := range keys {
+		v, ok := m[k]
+		if !ok {
+			return b, false, nil
+		}
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = appendString(b, k)
 		b = append(b, ':')
-		if b, err = AppendJSON(b, m[k]); err != nil {
-			return nil, err
+		if b, err = AppendJSON(b, v); err != nil {
+			return nil, false, err
 		}
 	}
-	return append(b, '}'), nil
+	return append(b, '}'), true, nil
 }
 
 // appendString writes s quoted; strings that need escaping (control and

@@ -18,6 +18,8 @@ func TestAppendRowsJSON(t *testing.T) {
 		{"plain": json.RawMessage(`{"z":1,"a":[true,"x"]}`), "spaced": json.RawMessage(`{"a": [1, 2], "h": "<b>"}`), "sep": json.RawMessage(`"\u2028 â` + "\u0080" + `¨"`),
 			"raw": json.RawMessage(`{"z":1,"a":[true]}`), "jsonb": json.RawMessage("{\"k\": \"a \\\" <q> \\\\\",\n\t\"u\" :\r [\"\\u2028\", \"\u2029&\", {}, []]}"), "bytes": []byte("hi"), "int": 7, "u": uint64(math.MaxUint64), "nil": nil, "empty": map[string]any{}, "list": []any{}},
 		{},
+		// The same number of keys as the row before, not the same keys.
+		{"a": int64(1), "b": "x"}, {"a": int64(2), "c": "y"}, {"a": int64(3), "c": "z"}, nil, {"a": nil, "c": nil},
 	}
 	got, err := query.AppendRowsJSON(nil, rows)
 	if err != nil {
