@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -282,5 +283,61 @@ func selfChecked(db *bun.DB, session string, next http.Handler) (http.Handler, e
 			return
 		}
 		next.ServeHTTP(w, r)
+	}), nil
+}
+
+// handPage is a first page as a Go programmer would serve it by hand,
+// a reference for the panel's: the session check and the page with its
+// players' labels, each a statement prepared once through database/sql,
+// the rows scanned into a struct and written by encoding/json.
+func handPage(db *bun.DB, session string) (http.Handler, error) {
+	check, err := db.DB.Prepare(session)
+	if err != nil {
+		return nil, err
+	}
+	page, err := db.DB.Prepare(`SELECT e.id, e.user_id, e.name, e.payload, e.created_at, COALESCE(NULLIF(u.display_name, ''), NULLIF(u.email, ''))
+		FROM game_analytics_events AS e LEFT JOIN game_users AS u ON u.id = e.user_id ORDER BY e.id DESC LIMIT 100`)
+	if err != nil {
+		return nil, err
+	}
+	type event struct {
+		ID        int64           `json:"id"`
+		UserID    *string         `json:"user_id"`
+		Name      string          `json:"name"`
+		Payload   json.RawMessage `json:"payload"`
+		CreatedAt time.Time       `json:"created_at"`
+		Label     *string         `json:"user_id_label"`
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fail := func(err error) { http.Error(w, err.Error(), http.StatusInternalServerError) }
+		var role, scopes sql.NullString
+		var tv int64
+		if err := check.QueryRowContext(r.Context()).Scan(&role, &scopes, &tv); err != nil {
+			fail(err)
+			return
+		}
+		rs, err := page.QueryContext(r.Context())
+		if err != nil {
+			fail(err)
+			return
+		}
+		defer rs.Close()
+		out := make([]event, 0, 100)
+		for rs.Next() {
+			var e event
+			var payload []byte
+			if err := rs.Scan(&e.ID, &e.UserID, &e.Name, &payload, &e.CreatedAt, &e.Label); err != nil {
+				fail(err)
+				return
+			}
+			e.Payload = payload
+			out = append(out, e)
+		}
+		if err := rs.Err(); err != nil {
+			fail(err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(out)
 	}), nil
 }

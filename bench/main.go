@@ -169,6 +169,11 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 		return fmt.Errorf("the guarded route's floor: %w", err)
 	}
 	mux.Handle("/selfcheck", self)
+	hand, err := handPage(db, fl.session)
+	if err != nil {
+		return fmt.Errorf("the hand-written page: %w", err)
+	}
+	mux.Handle("/handpage", hand)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err

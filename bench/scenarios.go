@@ -113,6 +113,9 @@ func scenarios(ctx context.Context, db *bun.DB, c *client, fl *floors, dsn strin
 	}{
 		{"first page (default count)", firstPage, "", 0.6, get(events + "?_start=0&_end=100")},
 		{"first page _count=none", fl.page("session + page", same), "", 0.6, get(events + "?_start=0&_end=100&_count=none")},
+		// Not the panel: the same first page served by a handler written
+		// by hand for it (handPage), against the same floor.
+		{"hand-written handler, first page", fl.page("session + page", same), "", 0, get("/handpage")},
 		{"first page _count=exact", fl.page("session + page + count(*)", same, "SELECT count(*) FROM game_analytics_events"), "", 0, get(events + "?_start=0&_end=100&_count=exact")},
 		{fmt.Sprintf("offset %d", depth), fl.page("session + offset page", func(q *bun.SelectQuery) *bun.SelectQuery { return q.Offset(depth) }), "", 0,
 			get(fmt.Sprintf("%s?_start=%d&_end=%d", events, depth, depth+100))},
