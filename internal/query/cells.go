@@ -39,9 +39,9 @@ type CellIssues map[string]*CellIssue
 // the page, and a value that cannot be shown as stored at all is noted
 // under InvalidKey.
 func scanCells(model reflect.Value, cols []*schema.Column, plain []plainKind, vals []any, hidden map[string]bool) map[string]any {
-	model.SetZero()
 	row := make(map[string]any, len(cols)+1)
 	var issues CellIssues
+	zeroed := false // the model, once a cell goes through it
 	for i, c := range cols {
 		if hidden[c.Name] {
 			continue
@@ -49,6 +49,10 @@ func scanCells(model reflect.Value, cols []*schema.Column, plain []plainKind, va
 		if v, ok := plainCell(plain[i], vals[i]); ok {
 			row[c.Name] = v
 			continue
+		}
+		if !zeroed {
+			model.SetZero()
+			zeroed = true
 		}
 		v, issue := cellValue(c, model, vals[i])
 		row[c.Name] = v
@@ -75,16 +79,23 @@ const (
 	plainString
 	plainBool
 	plainFloat
+	plainTime // a time.Time field, its value within RFC 3339's years
 )
 
 // plainKinds is plainKind of each of cols.
 func plainKinds(cols []*schema.Column) []plainKind {
 	out := make([]plainKind, len(cols))
 	for i, c := range cols {
-		if c.Field == nil || ownKind(c) || c.DataType == schema.JSON || c.DataType == schema.Datetime {
+		if c.Field == nil || ownKind(c) || c.DataType == schema.JSON {
 			continue
 		}
 		typ := c.Field.IndirectType
+		if c.DataType == schema.Datetime {
+			if typ == timeType {
+				out[i] = plainTime
+			}
+			continue
+		}
 		if reflect.PointerTo(typ).Implements(scannerIface) || typ.Implements(valuerType) || reflect.PointerTo(typ).Implements(valuerType) {
 			continue
 		}
@@ -126,6 +137,22 @@ func plainCell(k plainKind, raw any) (any, bool) {
 	case plainFloat:
 		v, ok := raw.(float64)
 		return v, ok && specialFloat(v) == ""
+	case plainTime:
+		// What cellValue would make of it: the driver's time, or Select's
+		// text parsed; 'infinity' and years RFC 3339 cannot hold take
+		// its way.
+		tm, ok := raw.(time.Time)
+		if !ok {
+			s, text := textOf(raw)
+			if !text {
+				return nil, false
+			}
+			if tm, ok = parseStoredTime(s); !ok {
+				return nil, false
+			}
+		}
+		y := tm.Year()
+		return tm, y >= 0 && y <= 9999
 	}
 	return nil, false
 }

@@ -1,0 +1,46 @@
+package query
+
+import (
+	"database/sql"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	_ "modernc.org/sqlite"
+
+	"github.com/gameadmin/admin/internal/schema"
+)
+
+type benchEvent struct {
+	bun.BaseModel `bun:"table:events"`
+	ID            int64          `bun:"id,pk,autoincrement"`
+	UserID        string         `bun:"user_id,nullzero"`
+	Name          string         `bun:"name,notnull"`
+	Payload       map[string]any `bun:"payload"`
+	CreatedAt     time.Time      `bun:"created_at,notnull"`
+}
+
+// BenchmarkScanCells: one 100-row page's cells, as the PostgreSQL driver
+// hands them over (the timestamp as Select's text).
+func BenchmarkScanCells(b *testing.B) {
+	sqldb, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		b.Fatal(err)
+	}
+	db := bun.NewDB(sqldb, sqlitedialect.New())
+	t, err := schema.Inspect(db, "events", (*benchEvent)(nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	model := reflect.New(t.Model).Elem()
+	plain := plainKinds(t.Columns)
+	vals := []any{int64(1), "u12345", "match_end", []byte(`{"level": 12, "score": 3456}`), "2026-01-02 03:04:05.123456"}
+	b.ReportAllocs()
+	for b.Loop() {
+		for range 100 {
+			scanCells(model, t.Columns, plain, vals, nil)
+		}
+	}
+}
