@@ -279,9 +279,14 @@ func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *
 	}
 	joins, rest := a.labelJoins(op, res)
 	page := l.Query(a.db, res.table, res.view, joins, where)
-	// The page's text repeats for a first or filtered page: prepared
+	// The page's text repeats for a first or filtered page, and for every
+	// page of a keyset walk once the cursor is a parameter: prepared
 	// after its first run, it is planned once per connection.
-	rows, err := a.scanPrepared(ctx, res, joins, page.String(), page)
+	text, args := page.String(), []any(nil)
+	if pl, cargs, ok := l.CursorParams(a.db); ok {
+		text, args = pl.Query(a.db, res.table, res.view, joins, where).String(), cargs
+	}
+	rows, err := a.scanPrepared(ctx, res, joins, text, page, args...)
 	res.mask(rows)
 	if err != nil {
 		// A filter value the database could not compare (an enum

@@ -79,13 +79,18 @@ const events = "/admin-api/analyticsEvents"
 // scenarios runs every scenario and the floors they are compared with.
 func scenarios(ctx context.Context, db *bun.DB, c *client, fl *floors, dsn string, rows int64, d time.Duration, conc int, email, password, only string, quiet bool) (*report, error) {
 	depth := min(500_000, rows-100)
-	// The cursor of the page that starts where the offset page does (ids
-	// are 1..rows, listed newest first).
-	h, err := c.do(ctx, "GET", fmt.Sprintf("%s?_limit=1&id_lte=%d", events, rows-depth+1), "", 200)
-	if err != nil {
-		return nil, err
+	// The cursors of pages that start where the offset page does and
+	// further on (ids are 1..rows, listed newest first): the cursor
+	// scenario walks through them, so each request's cursor differs from
+	// the one before, as an operator's do.
+	var cursors []string
+	for k := range min(64, (rows-depth)/100) {
+		h, err := c.do(ctx, "GET", fmt.Sprintf("%s?_limit=1&id_lte=%d", events, rows-depth+1-k*100), "", 200)
+		if err != nil {
+			return nil, err
+		}
+		cursors = append(cursors, h.Get("X-Next-Cursor"))
 	}
-	cursor := h.Get("X-Next-Cursor")
 	pg := db.Dialect().Name() == dialect.PG
 
 	get := func(path string) func(ctx context.Context, i int) error {
@@ -120,7 +125,10 @@ func scenarios(ctx context.Context, db *bun.DB, c *client, fl *floors, dsn strin
 		{fmt.Sprintf("offset %d", depth), fl.page("session + offset page", func(q *bun.SelectQuery) *bun.SelectQuery { return q.Offset(depth) }), "", 0,
 			get(fmt.Sprintf("%s?_start=%d&_end=%d", events, depth, depth+100))},
 		{fmt.Sprintf("cursor at %d", depth), fl.page("session + keyset page", func(q *bun.SelectQuery) *bun.SelectQuery { return q.Where("id < ?", rows-depth+1) }), "", 0.6,
-			get(events + "?_limit=100&_cursor=" + cursor)},
+			func(ctx context.Context, i int) error {
+				_, err := c.do(ctx, "GET", events+"?_limit=100&_cursor="+cursors[i%len(cursors)], "", 200)
+				return err
+			}},
 		{"filtered name=purchase (default count)", filtered, "", 0.6, get(events + "?name_eq=purchase&_end=100")},
 		{"filtered name=purchase _count=none", filtered, "", 0.6, get(events + "?name_eq=purchase&_end=100&_count=none")},
 		{"_q=purch", fl.page("session + search page", func(q *bun.SelectQuery) *bun.SelectQuery {
@@ -164,6 +172,7 @@ func scenarios(ctx context.Context, db *bun.DB, c *client, fl *floors, dsn strin
 		)
 		switch {
 		case s.floor != nil:
+			var err error
 			if floorRun, err = fl.runnerFor(s.floor, dsn); err != nil {
 				return nil, err
 			}

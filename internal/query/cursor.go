@@ -4,8 +4,14 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 
 	"github.com/gameadmin/admin/internal/schema"
 )
@@ -147,4 +153,47 @@ func (l *List) Advance(t *schema.Table, lastRow map[string]any) bool {
 	}
 	l.after = after
 	return true
+}
+
+// CursorParams is l with its cursor's values replaced by the driver's
+// numbered placeholders ($1 on PostgreSQL, ?1 on SQLite), and those
+// values in order, so that every page of a keyset walk has one text,
+// which the statement cache prepares and the database plans once. ok is
+// false when l has no cursor, or a value is of a type a driver might bind
+// otherwise than Bun writes it inline: then only the text with the values
+// in it is right. A time is bound as the text Bun writes for it.
+func (l *List) CursorParams(db bun.IDB) (_ *List, args []any, ok bool) {
+	if l.Limit <= 0 || len(l.after) == 0 {
+		return nil, nil, false
+	}
+	pg := db.Dialect().Name() == dialect.PG
+	params := make([]any, len(l.after))
+	args = make([]any, len(l.after))
+	for i, v := range l.after {
+		switch x := v.(type) {
+		case int64, bool, string:
+			args[i] = x
+		case float64:
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, nil, false
+			}
+			args[i] = x
+		case time.Time:
+			lit := db.Dialect().AppendTime(nil, x)
+			if len(lit) < 2 || lit[0] != '\'' || lit[len(lit)-1] != '\'' {
+				return nil, nil, false
+			}
+			args[i] = string(lit[1 : len(lit)-1])
+		default:
+			return nil, nil, false
+		}
+		if pg {
+			params[i] = bun.Safe("$" + strconv.Itoa(i+1))
+		} else {
+			params[i] = bun.Safe("?" + strconv.Itoa(i+1))
+		}
+	}
+	out := *l
+	out.after = params
+	return &out, args, true
 }
