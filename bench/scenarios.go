@@ -284,7 +284,7 @@ func (rep *report) printCeiling(w io.Writer) {
 		return
 	}
 	ceiling := g.Floor.RPS
-	fmt.Fprintf(w, "\nceiling: the session check alone over HTTP in this process (the guarded route's floor) does %.0f req/s; so the best ratio any request served over HTTP here can reach is:\n", ceiling)
+	fmt.Fprintf(w, "\nceiling: the session check alone over HTTP in this process (the guarded route's floor) does %.0f req/s; no request that runs it and more can pass that, so the best ratio a request served over HTTP here can reach is at most:\n", ceiling)
 	for _, s := range rep.Scenarios {
 		if s.Target <= 0 || s.Floor == nil || s.Floor.RPS <= 0 || s.Name == g.Name {
 			continue
@@ -294,6 +294,6 @@ func (rep *report) printCeiling(w io.Writer) {
 		if best < s.Target {
 			verdict = fmt.Sprintf(", below the %.1fx target", s.Target)
 		}
-		fmt.Fprintf(w, "  %s: %.2fx (floor %.0f req/s)%s; the panel reaches %.2fx, %.0f%% of that ceiling\n", s.Name, best, s.Floor.RPS, verdict, s.Ratio, 100*s.RPS/ceiling)
+		fmt.Fprintf(w, "  %s: %.2fx (floor %.0f req/s)%s; the panel reaches %.2fx\n", s.Name, best, s.Floor.RPS, verdict, s.Ratio)
 	}
 }
