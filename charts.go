@@ -97,35 +97,96 @@ type chartEntry struct {
 	s  *Series
 }
 
-// chartCache keeps the built-in charts (cachedSeries).
+// chartCache keeps the built-in charts (cachedSeries), and the ones being
+// computed.
 type chartCache struct {
-	mu sync.Mutex
-	m  map[string]chartEntry
+	mu       sync.Mutex
+	m        map[string]chartEntry
+	inflight map[string]*chartCall
 }
 
+// chartCall is a chart being computed, for every request that asks for it
+// meanwhile; done closes when s or err is set.
+type chartCall struct {
+	done    chan struct{}
+	s       *Series
+	err     error
+	waiting int // requests waiting on it (chartCache.mu)
+}
+
+// chartComputeTimeout bounds a built-in chart's computation, which runs
+// past the dashboard's widget timeout so that a chart slower than that
+// (a month of sign-ups over tens of millions of players on a busy
+// database) is ready for the next refresh instead of started again.
+const chartComputeTimeout = time.Minute
+
 // cachedSeries is fn, its answer kept chartTTL per chart, role, scopes
-// and range.
+// and range. Requests that find no answer share one computation, which
+// is not cancelled with the request that started it: each one that waits
+// stops at its own deadline, and the answer serves those that come after.
+// Without that, every dashboard refresh of every operator started its
+// own count of a chart slower than the widget timeout, and each count
+// went on in the database after its request had given up on it.
 func (a api) cachedSeries(id string, fn func(context.Context, Operator, Range) (*Series, error)) func(context.Context, Operator, Range) (*Series, error) {
 	return func(ctx context.Context, op Operator, rg Range) (*Series, error) {
 		key := id + "\x00" + string(op.Role) + "\x00" + strings.Join(op.Scopes, ",") + "\x00" + rg.From.String() + rg.Step.String()
-		now := time.Now()
 		a.charts.mu.Lock()
-		if e, ok := a.charts.m[key]; ok && now.Sub(e.at) < chartTTL {
+		if e, ok := a.charts.m[key]; ok && time.Since(e.at) < chartTTL {
 			a.charts.mu.Unlock()
 			return e.s, nil
 		}
-		a.charts.mu.Unlock()
-		s, err := fn(ctx, op, rg)
-		if err != nil {
-			return nil, err
+		c := a.charts.inflight[key]
+		if c == nil {
+			c = &chartCall{done: make(chan struct{})}
+			if a.charts.inflight == nil {
+				a.charts.inflight = map[string]*chartCall{}
+			}
+			a.charts.inflight[key] = c
+			go a.computeChart(context.WithoutCancel(ctx), key, c, func(ctx context.Context) (*Series, error) { return fn(ctx, op, rg) })
 		}
-		a.charts.mu.Lock()
-		defer a.charts.mu.Unlock()
+		c.waiting++
+		a.charts.mu.Unlock()
+		select {
+		case <-c.done:
+			return c.s, c.err
+		case <-ctx.Done():
+			a.charts.mu.Lock()
+			c.waiting--
+			a.charts.mu.Unlock()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// computeChart runs fn for c, keeps its answer under key and tells the
+// requests waiting on c. A panic is c's error, as safeWidget makes it;
+// an error no request is left to report is logged here.
+func (a api) computeChart(ctx context.Context, key string, c *chartCall, fn func(context.Context) (*Series, error)) {
+	ctx, cancel := context.WithTimeout(ctx, chartComputeTimeout)
+	defer cancel()
+	now := time.Now()
+	s, err := func() (s *Series, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("chart %s: %w", strings.SplitN(key, "\x00", 2)[0], recovered(p))
+			}
+		}()
+		return fn(ctx)
+	}()
+	a.charts.mu.Lock()
+	delete(a.charts.inflight, key)
+	if err == nil {
 		if a.charts.m == nil || len(a.charts.m) > 256 {
 			a.charts.m = map[string]chartEntry{}
 		}
 		a.charts.m[key] = chartEntry{at: now, s: s}
-		return s, nil
+	}
+	c.s, c.err = s, err
+	unheard := c.waiting == 0
+	a.charts.mu.Unlock()
+	close(c.done)
+	if err != nil && unheard {
+		a.log.Error("admin: dashboard chart failed after its requests stopped waiting", append([]any{"chart", strings.SplitN(key, "\x00", 2)[0]}, errAttrs(err)...)...)
 	}
 }
 

@@ -2,7 +2,9 @@ package admintest
 
 import (
 	"context"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,5 +134,70 @@ func TestDashboardCharts(t *testing.T) {
 			}
 		}
 		root.do("GET", "/admin-api/_dashboard?range=1y", nil).want(t, 400, "invalid_value")
+	})
+}
+
+// slowCharts delays each count of a chart's buckets (the sign-ups and
+// audit charts' statements) and counts them.
+type slowCharts struct {
+	delay time.Duration
+	n     atomic.Int64
+}
+
+func (h *slowCharts) BeforeQuery(ctx context.Context, ev *bun.QueryEvent) context.Context {
+	if strings.Contains(ev.Query, "epoch") && strings.Contains(ev.Query, "GROUP BY") {
+		h.n.Add(1)
+		time.Sleep(h.delay)
+	}
+	return ctx
+}
+
+func (*slowCharts) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// TestChartsComputedOnce: dashboards asked for at once share one
+// computation of each chart, and a chart slower than the widget timeout
+// is finished after the requests have answered "timeout", for the next
+// one, rather than counted again by each refresh.
+func TestChartsComputedOnce(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		hook := &slowCharts{delay: 600 * time.Millisecond}
+		e := newEnv(t, db.WithQueryHook(hook), Options{})
+		e.in.SetWidgetTimeout(200 * time.Millisecond)
+		root, _ := e.bootstrap()
+		var wg sync.WaitGroup
+		answers := make([]map[string]map[string]any, 4)
+		for i := range answers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				answers[i] = widgets(t, root.do("GET", "/admin-api/_dashboard?range=30d", nil).want(t, 200))
+			}()
+		}
+		wg.Wait()
+		for i, ws := range answers {
+			if ws["signUps"]["error"] != "timeout" || ws["auditEvents"]["error"] != "timeout" {
+				t.Fatalf("dashboard %d: signUps %v, auditEvents %v; want both timed out", i, ws["signUps"], ws["auditEvents"])
+			}
+		}
+		// Two charts, each counted once for the four dashboards.
+		if n := hook.n.Load(); n != 2 {
+			t.Fatalf("four dashboards ran %d chart counts; want 2 (one per chart)", n)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			ws := widgets(t, root.do("GET", "/admin-api/_dashboard?range=30d", nil).want(t, 200))
+			if ws["signUps"]["error"] == nil && ws["auditEvents"]["error"] == nil {
+				series(t, ws["signUps"])
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the charts never came: signUps %v", ws["signUps"])
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if n := hook.n.Load(); n != 2 {
+			t.Fatalf("the charts were counted %d times in all; want 2", n)
+		}
 	})
 }
