@@ -74,9 +74,10 @@ func AppendJSON(b []byte, v any) ([]byte, error) {
 	case json.RawMessage:
 		// Compacted and escaped in one pass, as encoding/json would (a
 		// jsonb value's text has a space after each : and ,).
-		if json.Valid(v) {
-			return appendCompactJSON(b, v), nil
+		if out, ok := appendCompactJSON(b, v); ok {
+			return out, nil
 		}
+		// Not JSON: json.Marshal below names the fault.
 	case map[string]any:
 		var keys [8]string
 		return appendObject(b, v, keys[:0])
@@ -156,50 +157,205 @@ func appendString(b []byte, s string) []byte {
 }
 
 // appendCompactJSON appends the JSON text src as encoding/json writes
-// it: no whitespace between tokens (jsonb's text and json_build_object's
-// have some), and <, >, &, U+2028 and U+2029 escaped in strings.
-func appendCompactJSON(b, src []byte) []byte {
-	inString := false
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		if !inString {
-			switch c {
-			case ' ', '\t', '\n', '\r':
-				continue
-			case '"':
-				inString = true
-			}
-			b = append(b, c)
-			continue
-		}
-		switch c {
-		case '\\':
-			b = append(b, c)
-			if i+1 < len(src) {
-				i++
-				b = append(b, src[i])
-			}
-			continue
-		case '"':
-			inString = false
-		case '<':
-			b = append(b, `\u003c`...)
-			continue
-		case '>':
-			b = append(b, `\u003e`...)
-			continue
-		case '&':
-			b = append(b, `\u0026`...)
-			continue
-		case 0xE2:
-			if i+2 < len(src) && src[i+1] == 0x80 && (src[i+2] == 0xA8 || src[i+2] == 0xA9) {
-				b = append(b, `\u202`...)
-				b = append(b, "89"[src[i+2]-0xA8])
-				i += 2
-				continue
-			}
-		}
-		b = append(b, c)
+// a json.RawMessage: no whitespace between tokens (jsonb's text and
+// json_build_object's have some), and <, >, &, U+2028 and U+2029 escaped
+// in strings. It checks src as it goes, as json.Valid would, and reports
+// false (b then part written) when src is not JSON: one pass instead of
+// json.Valid's and then this one's.
+func appendCompactJSON(b, src []byte) ([]byte, bool) {
+	c := compactor{src: src, b: b}
+	c.space()
+	if !c.value(0) {
+		return c.b, false
 	}
-	return b
+	c.space()
+	return c.b, c.i == len(src)
+}
+
+// maxJSONDepth is encoding/json's limit of nested arrays and objects.
+const maxJSONDepth = 10000
+
+type compactor struct {
+	src []byte
+	i   int
+	b   []byte
+}
+
+func (c *compactor) space() {
+	for c.i < len(c.src) {
+		switch c.src[c.i] {
+		case ' ', '\t', '\n', '\r':
+			c.i++
+		default:
+			return
+		}
+	}
+}
+
+func (c *compactor) value(depth int) bool {
+	if c.i >= len(c.src) {
+		return false
+	}
+	switch ch := c.src[c.i]; {
+	case ch == '{' || ch == '[':
+		if depth >= maxJSONDepth {
+			return false
+		}
+		return c.container(ch, depth+1)
+	case ch == '"':
+		return c.str()
+	case ch == '-' || ch >= '0' && ch <= '9':
+		return c.number()
+	}
+	for _, lit := range []string{"true", "false", "null"} {
+		if len(c.src)-c.i >= len(lit) && string(c.src[c.i:c.i+len(lit)]) == lit {
+			c.b = append(c.b, lit...)
+			c.i += len(lit)
+			return true
+		}
+	}
+	return false
+}
+
+// container reads an object ({) or an array ([) from its opening byte.
+func (c *compactor) container(open byte, depth int) bool {
+	end := byte(']')
+	if open == '{' {
+		end = '}'
+	}
+	c.b = append(c.b, open)
+	c.i++
+	c.space()
+	if c.i < len(c.src) && c.src[c.i] == end {
+		c.b = append(c.b, end)
+		c.i++
+		return true
+	}
+	for {
+		if open == '{' {
+			if c.i >= len(c.src) || c.src[c.i] != '"' || !c.str() {
+				return false
+			}
+			c.space()
+			if c.i >= len(c.src) || c.src[c.i] != ':' {
+				return false
+			}
+			c.b = append(c.b, ':')
+			c.i++
+			c.space()
+		}
+		if !c.value(depth) {
+			return false
+		}
+		c.space()
+		if c.i >= len(c.src) {
+			return false
+		}
+		switch c.src[c.i] {
+		case ',':
+			c.b = append(c.b, ',')
+			c.i++
+			c.space()
+		case end:
+			c.b = append(c.b, end)
+			c.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// str reads a string from its opening quote.
+func (c *compactor) str() bool {
+	c.b = append(c.b, '"')
+	c.i++
+	for c.i < len(c.src) {
+		ch := c.src[c.i]
+		switch {
+		case ch == '"':
+			c.b = append(c.b, '"')
+			c.i++
+			return true
+		case ch < 0x20:
+			return false
+		case ch == '\\':
+			if c.i+1 >= len(c.src) {
+				return false
+			}
+			switch e := c.src[c.i+1]; e {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				c.b = append(c.b, '\\', e)
+				c.i += 2
+			case 'u':
+				if c.i+6 > len(c.src) {
+					return false
+				}
+				for _, h := range c.src[c.i+2 : c.i+6] {
+					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+						return false
+					}
+				}
+				c.b = append(c.b, c.src[c.i:c.i+6]...)
+				c.i += 6
+			default:
+				return false
+			}
+		case ch == '<':
+			c.b = append(c.b, `\u003c`...)
+			c.i++
+		case ch == '>':
+			c.b = append(c.b, `\u003e`...)
+			c.i++
+		case ch == '&':
+			c.b = append(c.b, `\u0026`...)
+			c.i++
+		case ch == 0xE2 && c.i+2 < len(c.src) && c.src[c.i+1] == 0x80 && (c.src[c.i+2] == 0xA8 || c.src[c.i+2] == 0xA9):
+			c.b = append(c.b, `\u202`...)
+			c.b = append(c.b, "89"[c.src[c.i+2]-0xA8])
+			c.i += 3
+		default:
+			c.b = append(c.b, ch)
+			c.i++
+		}
+	}
+	return false
+}
+
+// number reads -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func (c *compactor) number() bool {
+	start := c.i
+	digits := func() int {
+		n := 0
+		for c.i < len(c.src) && c.src[c.i] >= '0' && c.src[c.i] <= '9' {
+			c.i++
+			n++
+		}
+		return n
+	}
+	if c.src[c.i] == '-' {
+		c.i++
+	}
+	if c.i < len(c.src) && c.src[c.i] == '0' {
+		c.i++
+	} else if digits() == 0 {
+		return false
+	}
+	if c.i < len(c.src) && c.src[c.i] == '.' {
+		c.i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if c.i < len(c.src) && (c.src[c.i] == 'e' || c.src[c.i] == 'E') {
+		c.i++
+		if c.i < len(c.src) && (c.src[c.i] == '+' || c.src[c.i] == '-') {
+			c.i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	c.b = append(c.b, c.src[start:c.i]...)
+	return true
 }
