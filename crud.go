@@ -282,9 +282,14 @@ func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *
 	// The page's text repeats for a first or filtered page, and for every
 	// page of a keyset walk once the cursor is a parameter: prepared
 	// after its first run, it is planned once per connection.
-	text, args := page.String(), []any(nil)
+	var (
+		text string
+		args []any
+	)
 	if pl, cargs, ok := l.CursorParams(a.db); ok {
 		text, args = pl.Query(a.db, res.table, res.view, joins, where).String(), cargs
+	} else {
+		text = page.String()
 	}
 	rows, err := a.scanPrepared(ctx, res, joins, text, page, args...)
 	res.mask(rows)
