@@ -142,7 +142,7 @@ func (a api) cachedSeries(id string, fn func(context.Context, Operator, Range) (
 				a.charts.inflight = map[string]*chartCall{}
 			}
 			a.charts.inflight[key] = c
-			go a.computeChart(context.WithoutCancel(ctx), key, c, func(ctx context.Context) (*Series, error) { return fn(ctx, op, rg) })
+			go a.computeChart(context.WithoutCancel(ctx), id, key, c, func(ctx context.Context) (*Series, error) { return fn(ctx, op, rg) })
 		}
 		c.waiting++
 		a.charts.mu.Unlock()
@@ -158,17 +158,18 @@ func (a api) cachedSeries(id string, fn func(context.Context, Operator, Range) (
 	}
 }
 
-// computeChart runs fn for c, keeps its answer under key and tells the
-// requests waiting on c. A panic is c's error, as safeWidget makes it;
-// an error no request is left to report is logged here.
-func (a api) computeChart(ctx context.Context, key string, c *chartCall, fn func(context.Context) (*Series, error)) {
+// computeChart runs fn, chart id's computation for c, keeps its answer
+// under key and tells the requests waiting on c. A panic is c's error, as
+// safeWidget makes it; an error no request is left to report is logged
+// here.
+func (a api) computeChart(ctx context.Context, id, key string, c *chartCall, fn func(context.Context) (*Series, error)) {
 	ctx, cancel := context.WithTimeout(ctx, chartComputeTimeout)
 	defer cancel()
 	now := time.Now()
 	s, err := func() (s *Series, err error) {
 		defer func() {
 			if p := recover(); p != nil {
-				err = fmt.Errorf("chart %s: %w", strings.SplitN(key, "\x00", 2)[0], recovered(p))
+				err = fmt.Errorf("chart %s: %w", id, recovered(p))
 			}
 		}()
 		return fn(ctx)
@@ -186,7 +187,7 @@ func (a api) computeChart(ctx context.Context, key string, c *chartCall, fn func
 	a.charts.mu.Unlock()
 	close(c.done)
 	if err != nil && unheard {
-		a.log.Error("admin: dashboard chart failed after its requests stopped waiting", append([]any{"chart", strings.SplitN(key, "\x00", 2)[0]}, errAttrs(err)...)...)
+		a.log.Error("admin: dashboard chart failed after its requests stopped waiting", append([]any{"chart", id}, errAttrs(err)...)...)
 	}
 }
 
