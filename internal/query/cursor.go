@@ -6,12 +6,10 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 
 	"github.com/gameadmin/admin/internal/schema"
 )
@@ -166,7 +164,6 @@ func (l *List) CursorParams(db bun.IDB) (_ *List, args []any, ok bool) {
 	if l.Limit <= 0 || len(l.after) == 0 {
 		return nil, nil, false
 	}
-	pg := db.Dialect().Name() == dialect.PG
 	params := make([]any, len(l.after))
 	args = make([]any, len(l.after))
 	for i, v := range l.after {
@@ -187,11 +184,7 @@ func (l *List) CursorParams(db bun.IDB) (_ *List, args []any, ok bool) {
 		default:
 			return nil, nil, false
 		}
-		if pg {
-			params[i] = bun.Safe("$" + strconv.Itoa(i+1))
-		} else {
-			params[i] = bun.Safe("?" + strconv.Itoa(i+1))
-		}
+		params[i] = placeholder(db, i+1)
 	}
 	out := *l
 	out.after = params

@@ -108,18 +108,22 @@ func WherePK[Q interface {
 }
 
 // PKParams is id (as DecodeID returns it) as the driver's placeholders for
-// WherePK ($1, $2 … on PostgreSQL, ? on SQLite) and the values that go
+// WherePK ($1, $2 … on PostgreSQL, ?1, ?2 … on SQLite) and the values that go
 // with them, in order: a statement whose text is the same for every id.
 func PKParams(db bun.IDB, t *schema.Table, id map[string]any) (params map[string]any, args []any) {
 	params = make(map[string]any, len(t.PK))
-	pg := db.Dialect().Name() == dialect.PG
 	for i, c := range t.PK {
-		ph := "?"
-		if pg {
-			ph = "$" + strconv.Itoa(i+1)
-		}
-		params[c.Name] = bun.Safe(ph)
+		params[c.Name] = placeholder(db, i+1)
 		args = append(args, id[c.Name])
 	}
 	return params, args
+}
+
+// placeholder is the driver's n-th parameter, numbered: $n on PostgreSQL,
+// ?n on SQLite.
+func placeholder(db bun.IDB, n int) bun.Safe {
+	if db.Dialect().Name() == dialect.PG {
+		return bun.Safe("$" + strconv.Itoa(n))
+	}
+	return bun.Safe("?" + strconv.Itoa(n))
 }
