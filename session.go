@@ -133,12 +133,8 @@ func (s *sessionCheck) state(ctx context.Context, a *Admin, userID string) (int6
 	if stmt == nil {
 		return a.sessionState(ctx, userID)
 	}
-	var (
-		role   sql.NullString
-		scopes nullJSON
-		tv     int64
-	)
-	err := stmt.QueryRowContext(ctx, userID).Scan(&role, &scopes, &tv)
+	var row sessionRow
+	err := stmt.QueryRowContext(ctx, userID).Scan(row.dest()...)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return 0, Operator{}, ErrNotFound
@@ -153,8 +149,7 @@ func (s *sessionCheck) state(ctx context.Context, a *Admin, userID string) (int6
 		}
 		return tv, op, plainErr
 	}
-	op, err := sessionOperator(userID, role, scopes)
-	return tv, op, err
+	return row.state(userID)
 }
 
 // prepared is the statement, prepared on first use; nil when it cannot be
@@ -228,14 +223,9 @@ func (a *Admin) sessionStateByText(ctx context.Context, userID string) (int64, O
 		}
 		return 0, Operator{}, ErrNotFound
 	}
-	var (
-		role   sql.NullString
-		scopes nullJSON
-		tv     int64
-	)
-	if err := rs.Scan(&role, &scopes, &tv); err != nil {
+	var row sessionRow
+	if err := rs.Scan(row.dest()...); err != nil {
 		return 0, Operator{}, err
 	}
-	op, err := sessionOperator(userID, role, scopes)
-	return tv, op, err
+	return row.state(userID)
 }

@@ -334,17 +334,15 @@ func (u *userTable) queryAccount(ctx context.Context, q *bun.SelectQuery) (*acco
 
 // sessionState is what verifying a session reads: the token version and the
 // live role and scopes, in one query.
-func (a *Admin) sessionState(ctx context.Context, userID string) (tv int64, op Operator, err error) {
-	var role sql.NullString
-	var scopes nullJSON
-	if err := a.sessionQuery(userID).Scan(ctx, &role, &scopes, &tv); err != nil {
+func (a *Admin) sessionState(ctx context.Context, userID string) (int64, Operator, error) {
+	var row sessionRow
+	if err := a.sessionQuery(userID).Scan(ctx, row.dest()...); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return 0, op, ErrNotFound
+			return 0, Operator{}, ErrNotFound
 		}
-		return 0, op, err
+		return 0, Operator{}, err
 	}
-	op, err = sessionOperator(userID, role, scopes)
-	return tv, op, err
+	return row.state(userID)
 }
 
 // sessionQuery is the session check's one statement: the role, scopes and
@@ -362,20 +360,29 @@ func (a *Admin) sessionQuery(id any) *bun.SelectQuery {
 	return q.ColumnExpr("0")
 }
 
-// sessionOperator is the Operator of the session check's role and scopes:
-// a plain user without a roles row or with a role this version does not
-// know.
-func sessionOperator(userID string, role sql.NullString, scopes nullJSON) (Operator, error) {
+// sessionRow is the session check's row (sessionQuery's columns): scan
+// into dest, then read it with state.
+type sessionRow struct {
+	role   sql.NullString
+	scopes nullJSON
+	tv     int64
+}
+
+func (r *sessionRow) dest() []any { return []any{&r.role, &r.scopes, &r.tv} }
+
+// state is the row's token version and Operator: a plain user without a
+// roles row or with a role this version does not know.
+func (r *sessionRow) state(userID string) (int64, Operator, error) {
 	op := Operator{UserID: userID, Role: RoleUser, Scopes: []string{}}
-	if role.Valid && Role(role.String).Valid() {
-		op.Role = Role(role.String)
+	if r.role.Valid && Role(r.role.String).Valid() {
+		op.Role = Role(r.role.String)
 	}
-	if len(scopes) > 0 && string(scopes) != "null" {
-		if err := json.Unmarshal(scopes, &op.Scopes); err != nil {
-			return op, fmt.Errorf("admin: roles of %s: malformed scopes: %w", userID, err)
+	if len(r.scopes) > 0 && string(r.scopes) != "null" {
+		if err := json.Unmarshal(r.scopes, &op.Scopes); err != nil {
+			return r.tv, op, fmt.Errorf("admin: roles of %s: malformed scopes: %w", userID, err)
 		}
 	}
-	return op, nil
+	return r.tv, op, nil
 }
 
 // nullJSON scans a JSON column that may be NULL: jsonb arrives as []byte on
