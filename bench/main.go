@@ -169,7 +169,11 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 		return fmt.Errorf("the guarded route's floor: %w", err)
 	}
 	mux.Handle("/selfcheck", self)
-	hand, err := handPage(db, fl.session)
+	page, err := handPage(db)
+	if err != nil {
+		return fmt.Errorf("the hand-written page: %w", err)
+	}
+	hand, err := selfChecked(db, fl.session, page)
 	if err != nil {
 		return fmt.Errorf("the hand-written page: %w", err)
 	}
