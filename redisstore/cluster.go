@@ -68,6 +68,7 @@ type Cluster struct {
 
 	ps      *redis.PubSub
 	changes chan struct{}
+	recheck chan struct{} // asks the rechecker for one more Hub.Revalidate
 	done    chan struct{}
 	wg      sync.WaitGroup
 	close   sync.Once
@@ -137,6 +138,7 @@ func NewCluster(rdb redis.UniversalClient, hub *live.Hub, opts ClusterOptions) (
 		rdb: rdb, hub: hub, node: opts.Node, opts: opts, log: opts.Logger,
 		keys:    keys{opts.Prefix},
 		changes: make(chan struct{}, 1),
+		recheck: make(chan struct{}, 1),
 		done:    make(chan struct{}),
 		pending: make(map[string]chan reply),
 	}
@@ -156,9 +158,10 @@ func NewCluster(rdb redis.UniversalClient, hub *live.Hub, opts ClusterOptions) (
 	// publish waits for the next heartbeat.
 	hub.NotifyChanges(c.changes)
 	c.publish(ctx)
-	c.wg.Add(2)
+	c.wg.Add(3)
 	go c.receive()
 	go c.presence()
+	go c.rechecker()
 	return c, nil
 }
 
@@ -288,19 +291,7 @@ func (c *Cluster) publish(ctx context.Context) {
 		if c.failing {
 			c.log.Info("redisstore: heartbeat back", "node", c.node)
 			c.failing = false
-			// Bans and revocations made while this node could not hear
-			// them: re-check its clients now (live.Options.UserStates).
-			c.wg.Add(1)
-			go func() {
-				defer c.wg.Done()
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				defer cancel()
-				if n, err := c.hub.Revalidate(ctx); err != nil {
-					c.log.Error("redisstore: re-checking clients after the outage", "node", c.node, "err", err)
-				} else if n > 0 {
-					c.log.Info("redisstore: closed clients whose sessions ended during the outage", "node", c.node, "closed", n)
-				}
-			}()
+			c.askRecheck()
 		}
 		if c.synced && errors.Is(prev.Err(), redis.Nil) {
 			// Our presence lapsed (a long pause, a Redis restart): what was
@@ -588,10 +579,51 @@ func matchesAll(err, target error) bool {
 	return errors.Is(err, target)
 }
 
-// receive dispatches the node's subscriptions until Close.
+// askRecheck asks for the node's clients to be re-checked against the
+// database: bans and revocations published while this node could not hear
+// them (Redis down, its subscription cut) reached nobody here.
+func (c *Cluster) askRecheck() {
+	select {
+	case c.recheck <- struct{}{}:
+	default: // one is queued already; it reads the database after this
+	}
+}
+
+// rechecker runs Hub.Revalidate once per askRecheck, until Close. Asks that
+// come while one runs are served by one more run after it, which reads the
+// database after them.
+func (c *Cluster) rechecker() {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-c.recheck:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if n, err := c.hub.Revalidate(ctx); err != nil {
+			c.log.Error("redisstore: re-checking clients after the outage", "node", c.node, "err", err)
+		} else if n > 0 {
+			c.log.Info("redisstore: closed clients whose sessions ended during the outage", "node", c.node, "closed", n)
+		}
+		cancel()
+	}
+}
+
+// receive dispatches the node's subscriptions until Close. A subscription
+// confirmed after NewCluster means go-redis reconnected and subscribed
+// again: what was published in between was lost, so the node's clients are
+// re-checked. An outage shorter than a heartbeat shows only there.
 func (c *Cluster) receive() {
 	defer c.wg.Done()
-	for msg := range c.ps.Channel(redis.WithChannelSize(1024)) {
+	for m := range c.ps.ChannelWithSubscriptions(redis.WithChannelSize(1024)) {
+		msg, ok := m.(*redis.Message)
+		if !ok {
+			if s, ok := m.(*redis.Subscription); ok && s.Kind == "subscribe" {
+				c.askRecheck()
+			}
+			continue
+		}
 		if msg.Channel == c.keys.replies(c.node) {
 			var r reply
 			if json.Unmarshal([]byte(msg.Payload), &r) != nil {

@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -285,6 +289,79 @@ func TestClusterRedisDown(t *testing.T) {
 		t.Fatalf("DisconnectUser without Redis = %d, %v; want 1 and ErrNodeUnavailable", n, err)
 	}
 	p.closed(t, time.Second)
+}
+
+// TestClusterResubscribeRechecks: when the node's pub/sub connection is cut
+// and go-redis subscribes again, a ban published in between reached nobody,
+// and no heartbeat failed to say so; the renewed subscription makes the node
+// re-check its players, closing the banned one's socket and no other.
+func TestClusterResubscribeRechecks(t *testing.T) {
+	rdb, prefix := testRedis(t)
+	ctx := context.Background()
+	opt, _ := redis.ParseURL(redisURL())
+	opt.ClientName = strings.TrimSuffix(prefix, ":") + "-a"
+	own := redis.NewClient(opt)
+	defer own.Close()
+	var mu sync.Mutex
+	banned := map[string]bool{}
+	hub := live.NewHub(live.Options{
+		Authenticate: func(r *http.Request) (string, error) { return r.URL.Query().Get("user"), nil },
+		UserStates: func(_ context.Context, ids []string) (map[string]admin.UserState, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			m := map[string]admin.UserState{}
+			for _, id := range ids {
+				m[id] = admin.UserState{Banned: banned[id]}
+			}
+			return m, nil
+		},
+		RevalidateEvery: -1, // only when the cluster asks
+		Logger:          quiet(),
+	})
+	hub.Define("arena", live.RoomType{EmptyTimeout: -1, NewState: func() any { return map[string]any{} }})
+	c, err := NewCluster(own, hub, ClusterOptions{Node: "a", Prefix: prefix, Expiry: time.Minute, Timeout: time.Second, Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/ws/", http.StripPrefix("/ws/", hub))
+	n := &node{hub: hub, cluster: c, srv: httptest.NewServer(mux)}
+	t.Cleanup(n.stop)
+	cheater, honest := n.join(t, "u1"), n.join(t, "u2")
+
+	mu.Lock()
+	banned["u1"] = true // banned while the node could not hear it
+	mu.Unlock()
+	list, err := rdb.ClientList(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id int64
+	for line := range strings.Lines(list) {
+		if strings.Contains(line, " name="+opt.ClientName+" ") && !strings.Contains(line, " sub=0 ") {
+			fmt.Sscanf(line, "id=%d", &id)
+		}
+	}
+	if id == 0 {
+		t.Fatalf("no subscribed connection named %s in CLIENT LIST:\n%s", opt.ClientName, list)
+	}
+	if err := rdb.ClientKillByFilter(ctx, "ID", strconv.FormatInt(id, 10)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if code := cheater.closed(t, 3*time.Second); code != live.CloseKicked {
+		t.Fatalf("the banned player's socket closed with %d; want %d", code, live.CloseKicked)
+	}
+	honest.conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	for {
+		_, _, err := honest.conn.ReadMessage()
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the other player's socket: %v; want it open", err)
+		}
+	}
 }
 
 // TestClusterClose: Close leaves the cluster at once (the node's keys are
