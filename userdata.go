@@ -293,7 +293,8 @@ type erasePart struct {
 }
 
 // POST /admin-api/users/{id}/_erase {confirm: "<the user's email>"}, or
-// ?dryRun=true: erases the user's personal data in one transaction. Their
+// ?dryRun=true (the same erase, rolled back, so it fails where the erase
+// would): erases the user's personal data in one transaction. Their
 // rows elsewhere go as each resource's Erase rule says; the users row
 // stays (its id may be referred to by kept rows and by the audit log) with
 // its email replaced by a unique address that cannot receive mail, the
@@ -344,20 +345,17 @@ func (a api) handleUserErase(w http.ResponseWriter, r *http.Request, op Operator
 			return err
 		}
 		for _, p := range a.userParts(users, row) {
-			n, err := a.erasePart(ctx, tx, p, dryRun)
+			n, err := a.erasePart(ctx, tx, p)
 			if err != nil {
-				return err
+				return erasePartError(p, err)
 			}
 			report.Resources = append(report.Resources, erasePart{Relation: p.name(), Resource: p.target.key, Label: p.target.label, Rule: p.rule.eraseRule(), Rows: n})
 			if err := a.eraseStep(ctx, tx, p.name()); err != nil {
 				return err
 			}
 		}
-		if report.AuditEntries, err = a.redactAudit(ctx, tx, users, userID, email, name, dryRun); err != nil {
+		if report.AuditEntries, err = a.redactAudit(ctx, tx, users, userID, email, name); err != nil {
 			return err
-		}
-		if dryRun {
-			return nil
 		}
 		if err := a.eraseStep(ctx, tx, "audit"); err != nil {
 			return err
@@ -368,9 +366,16 @@ func (a api) handleUserErase(w http.ResponseWriter, r *http.Request, op Operator
 		if err := keepsAdmin(); err != nil {
 			return err
 		}
-		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "user.erase", Resource: "users", TargetID: userID,
+		err = a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "user.erase", Resource: "users", TargetID: userID,
 			Payload: withMeta(a.requestMeta(r), "resources", report.Resources, "auditEntries", report.AuditEntries)})
+		if err == nil && dryRun {
+			return errDryRun
+		}
+		return err
 	})
+	if errors.Is(err, errDryRun) {
+		err = nil
+	}
 	if err != nil {
 		if err == ErrLastAdmin {
 			return errorf(http.StatusConflict, "last_admin", "this is the last admin: make another admin first")
@@ -384,6 +389,26 @@ func (a api) handleUserErase(w http.ResponseWriter, r *http.Request, op Operator
 	return nil
 }
 
+// errDryRun rolls back a dry run's transaction: a dry run is the erase
+// itself, undone, so whatever would stop the erase (a row further down
+// that still refers to one it deletes, a NOT NULL reference it would
+// unlink, the last admin) stops the dry run with the same answer.
+var errDryRun = errors.New("admin: erase: dry run")
+
+// erasePartError says which part of the erase the database refused, and
+// how a game lets it through: the message alone would name a table the
+// operator never asked about.
+func erasePartError(p userPart, err error) error {
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Status >= 500 {
+		return err
+	}
+	c := *ae
+	c.Message = fmt.Sprintf("the erase stops at %s (rule %s): %s. Nothing was erased. The game's developers can give that resource another Erase rule, or make the references to it ON DELETE CASCADE or SET NULL (docs/adopting.md)",
+		p.target.label, p.rule.eraseRule(), ae.Message)
+	return &c
+}
+
 // eraseStep runs the tests' fault between the steps of an erase
 // (testhook.Internals.SetEraseFault); nothing for a game.
 func (a api) eraseStep(ctx context.Context, tx bun.Tx, step string) error {
@@ -393,11 +418,11 @@ func (a api) eraseStep(ctx context.Context, tx bun.Tx, step string) error {
 	return a.eraseFault(ctx, tx, step)
 }
 
-// erasePart applies p's rule to the user's rows of p's resource, or
-// counts them (dryRun).
-func (a api) erasePart(ctx context.Context, tx bun.Tx, p userPart, dryRun bool) (int64, error) {
+// erasePart applies p's rule to the user's rows of p's resource and
+// says how many it changed (kept, for EraseKeep).
+func (a api) erasePart(ctx context.Context, tx bun.Tx, p userPart) (int64, error) {
 	t := p.target.table
-	if _, keep := p.rule.(eraseKeep); dryRun || keep {
+	if _, keep := p.rule.(eraseKeep); keep {
 		l := &query.List{Where: []query.Cond{p.where()}}
 		return l.ApplyFilters(query.From(tx, t), p.target.view).Count(ctx)
 	}
@@ -493,8 +518,8 @@ func (a api) eraseAccount(ctx context.Context, tx bun.Tx, users *resource, userI
 // the entries about or by them, every text holding their email or equal
 // to their display name, and their personal columns in a users entry's
 // changes and rows; in any other entry holding their email, the email.
-// It reports how many entries it changed (would change, dryRun).
-func (a api) redactAudit(ctx context.Context, tx bun.Tx, users *resource, userID, email, name string, dryRun bool) (int64, error) {
+// It reports how many entries it changed.
+func (a api) redactAudit(ctx context.Context, tx bun.Tx, users *resource, userID, email, name string) (int64, error) {
 	type entry struct {
 		ID         int64    `bun:"id"`
 		Resource   string   `bun:"resource"`
@@ -533,9 +558,6 @@ func (a api) redactAudit(ctx context.Context, tx bun.Tx, users *resource, userID
 			continue
 		}
 		n++
-		if dryRun {
-			continue
-		}
 		if _, err := tx.NewUpdate().TableExpr("?", a.tbl("admin_audit")).Set("payload = ?", string(b)).Where("id = ?", e.ID).Exec(ctx); err != nil {
 			return 0, fmt.Errorf("admin: erase: redact audit entry %d: %w", e.ID, err)
 		}

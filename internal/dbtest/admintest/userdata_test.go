@@ -277,3 +277,45 @@ func TestUserEraseIsAtomic(t *testing.T) {
 		root.do("POST", "/admin-api/users/"+bob+"/_erase", map[string]any{"confirm": "Bob.Erasable@example.com"}).want(t, 200)
 	})
 }
+
+// TestUserEraseDeeperReference: a table two levels down that refers,
+// without a cascade, to a row the erase deletes stops the erase; the dry
+// run stops at the same place with the same answer, naming the resource,
+// and nothing changes.
+func TestUserEraseDeeperReference(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db, Options{})
+		root, rootID := e.bootstrap()
+		bob, _ := playerData(t, e, root, rootID)
+		must(db.ExecContext(ctx, "CREATE TABLE note_pins (id integer PRIMARY KEY, note_id bigint NOT NULL REFERENCES game_user_notes (id))"))
+		var note int64
+		must(0, db.NewSelect().Model((*UserNote)(nil)).Column("id").Where("user_id = ?", bob).Scan(ctx, &note))
+		must(db.ExecContext(ctx, "INSERT INTO note_pins VALUES (1, ?)", note))
+		entries := count(t, db, (*AuditEntry)(nil))
+
+		dry := root.do("POST", "/admin-api/users/"+bob+"/_erase?dryRun=true", nil).want(t, 400, "invalid_reference")
+		msg, _ := dry.body["error"].(string)
+		// SQLite's error does not name the table that refers.
+		if !strings.Contains(msg, "User Notes") || db.Dialect().Name() == dialect.PG && !strings.Contains(msg, "note_pins") {
+			t.Errorf("dry run error = %q; want the resource it stopped at and (PostgreSQL) the table that refers to it", msg)
+		}
+		real := root.do("POST", "/admin-api/users/"+bob+"/_erase", map[string]any{"confirm": "Bob.Erasable@example.com"}).want(t, 400, "invalid_reference")
+		if real.body["error"] != msg {
+			t.Errorf("erase error = %q; want the dry run's %q", real.body["error"], msg)
+		}
+		if email, _, _ := e.account(bob); email != "Bob.Erasable@example.com" {
+			t.Error("the refused erase changed bob")
+		}
+		if n := count(t, db, (*UserNote)(nil)); n != 2 {
+			t.Errorf("notes = %d; want both kept", n)
+		}
+		if n := count(t, db, (*AuditEntry)(nil)); n != entries {
+			t.Errorf("audit entries = %d; want %d (nothing redacted, no user.erase)", n, entries)
+		}
+		if hits := grepDB(t, db, "bob.erasable@example.com"); len(hits) == 0 {
+			t.Error("the refused erase redacted bob's email somewhere")
+		}
+	})
+}
