@@ -65,6 +65,7 @@ type userTable struct {
 	hasDisplayName bool
 	genID          bool // the panel makes new ids (UUIDv7 text); else the database does
 	hashNotNull    bool // the password column is NOT NULL without a default
+	emailCI        bool // the email column is PostgreSQL's citext: = ignores case
 	off            []string
 }
 
@@ -155,6 +156,22 @@ func (u *userTable) fromCatalog(t *schema.Table) {
 	if c := t.ByName[u.cols.PasswordHash]; c != nil {
 		u.hashNotNull = c.NotNull && !c.HasDefault
 	}
+	if c := t.ByName[u.cols.Email]; c != nil {
+		// format_type qualifies it when its schema is not on the path.
+		u.emailCI = c.DBType == "citext" || strings.HasSuffix(c.DBType, ".citext")
+	}
+}
+
+// emailIs is the condition "the email column is email without regard to
+// case": lower() on both sides, which an index on lower(<email column>)
+// serves, or on a citext column plain equality, which its own unique
+// index serves (lower() there would read the whole table).
+func (u *userTable) emailIs(email string) (string, []any) {
+	col := u.col(u.cols.Email, "u")
+	if u.emailCI {
+		return "? = ?", []any{col, email}
+	}
+	return "lower(?) = lower(?)", []any{col, email}
 }
 
 // warnPlayersCanRead logs, once at start, that the users table holds
@@ -262,15 +279,15 @@ func (e *errAmbiguousEmail) Error() string {
 }
 
 // accountByEmail returns the account with that email, matched without
-// regard to case (lower() on both sides, which an index on
-// lower(<email column>) serves), an exact match first. It returns
+// regard to case (emailIs), an exact match first. It returns
 // ErrNotFound, or *errAmbiguousEmail when several accounts match only
 // without regard to case.
 func (u *userTable) accountByEmail(ctx context.Context, db bun.IDB, email string) (*account, error) {
 	email = strings.TrimSpace(email)
 	col := u.col(u.cols.Email, "u")
-	q := u.selectAccount(db).Where("lower(?) = lower(?)", col, email).
-		OrderExpr("CASE WHEN ? = ? THEN 0 ELSE 1 END", col, email).Limit(2)
+	cond, args := u.emailIs(email)
+	q := u.selectAccount(db).Where(cond, args...).
+		OrderExpr("CASE WHEN CAST(? AS TEXT) = ? THEN 0 ELSE 1 END", col, email).Limit(2)
 	rows, err := q.Rows(ctx)
 	if err != nil {
 		return nil, err
@@ -300,8 +317,8 @@ func (u *userTable) accountByEmail(ctx context.Context, db bun.IDB, email string
 // "") has email, without regard to case: the users resource refuses a
 // second account that sign-in could not tell from the first.
 func (u *userTable) emailTaken(ctx context.Context, db bun.IDB, email, exceptID string) (bool, error) {
-	col := u.col(u.cols.Email, "u")
-	q := db.NewSelect().TableExpr("? AS u", u.ident()).ColumnExpr("1").Where("lower(?) = lower(?)", col, strings.TrimSpace(email))
+	cond, args := u.emailIs(strings.TrimSpace(email))
+	q := db.NewSelect().TableExpr("? AS u", u.ident()).ColumnExpr("1").Where(cond, args...)
 	if exceptID != "" {
 		q = q.Where("CAST(? AS TEXT) <> ?", u.col(u.cols.ID, "u"), exceptID)
 	}

@@ -977,3 +977,79 @@ func TestInvite(t *testing.T) {
 		}
 	})
 }
+
+// ciAccount is a game's users table whose email is PostgreSQL's citext,
+// unique: its own index answers a case-insensitive lookup.
+type ciAccount struct {
+	bun.BaseModel `bun:"table:ci_accounts,alias:ca"`
+
+	ID       string `bun:"id,pk"`
+	Email    string `bun:"email,type:citext,notnull,unique"`
+	PassHash string `bun:"pass_hash,notnull"`
+}
+
+// TestCitextEmail: on a citext email column, sign-in and the email-taken
+// check match in any case through the column's unique index (lower() on
+// both sides could not use it and read the whole table), and the exact
+// spelling stored is kept.
+func TestCitextEmail(t *testing.T) {
+	t.Parallel()
+	db := testdb.PGSearching(t, "public")
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, "CREATE EXTENSION IF NOT EXISTS citext WITH SCHEMA public"); err != nil {
+		var n int // a concurrent run may have just installed it
+		if db.NewSelect().TableExpr("pg_extension").ColumnExpr("count(*)").Where("extname = 'citext'").Scan(ctx, &n) != nil || n == 0 {
+			t.Fatalf("citext: %v", err)
+		}
+	}
+	createTables(t, db, (*ciAccount)(nil))
+	insert(t, db, &[]ciAccount{{ID: "acc_alice", Email: "Alice.Smith@Example.COM", PassHash: bcryptOf(t, "$2a$", "alice password")}})
+	must(db.ExecContext(ctx, "INSERT INTO ci_accounts SELECT 'acc_' || i, 'player' || i || '@example.com', '!' FROM generate_series(1, 20000) i"))
+	must(db.ExecContext(ctx, "ANALYZE ci_accounts"))
+
+	var mu sync.Mutex
+	var lookups []string
+	db.AddQueryHook(queryHook(func(q string) {
+		if strings.Contains(q, `"email"`) && strings.Contains(strings.ToLower(q), "alice.smith@example.com") {
+			mu.Lock()
+			lookups = append(lookups, q)
+			mu.Unlock()
+		}
+	}))
+	e := newEnv(t, db, Options{
+		Tables:         map[string]any{"users": (*ciAccount)(nil)},
+		UserColumns:    UserColumns{PasswordHash: "pass_hash"},
+		PasswordHasher: Bcrypt{Cost: bcrypt.MinCost},
+	})
+	r := e.client().do("POST", "/admin-api/auth/login", map[string]any{"email": "ALICE.SMITH@example.com", "password": "alice password"}).want(t, 200)
+	if r.body["userId"] != "acc_alice" {
+		t.Fatalf("sign-in = %s; want acc_alice", r.raw)
+	}
+	root, _ := e.bootstrap()
+	root.do("POST", "/admin-api/users", map[string]any{"id": "acc_x", "email": "alice.smith@EXAMPLE.com"}).want(t, 409, "conflict")
+
+	mu.Lock()
+	seen := slices.Clone(lookups) // EXPLAIN below runs the hook too
+	mu.Unlock()
+	if len(seen) < 2 {
+		t.Fatalf("saw %d lookups of alice's email; want the sign-in's and the email-taken check's", len(seen))
+	}
+	for _, q := range seen {
+		var plan []string
+		must(0, db.NewRaw("EXPLAIN "+q).Scan(ctx, &plan))
+		if p := strings.Join(plan, "\n"); strings.Contains(p, "Seq Scan on ci_accounts") {
+			t.Errorf("the lookup reads the whole table:\n%s\n%s", q, p)
+		}
+	}
+	var stored string
+	must(0, db.NewSelect().Model((*ciAccount)(nil)).Column("email").Where("id = 'acc_alice'").Scan(ctx, &stored))
+	if stored != "Alice.Smith@Example.COM" {
+		t.Errorf("stored email = %q; want it as it was", stored)
+	}
+}
+
+// queryHook calls fn with the text of every query Bun runs.
+type queryHook func(query string)
+
+func (h queryHook) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+func (h queryHook) AfterQuery(_ context.Context, ev *bun.QueryEvent)                   { h(ev.Query) }

@@ -12,6 +12,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -97,7 +98,19 @@ func PGNamed(t testing.TB, appName string) *bun.DB {
 	return pg(t, pgdriver.WithApplicationName(appName))
 }
 
+// PGSearching is PG with more schemas on the search_path after the new
+// one, e.g. "public" where an extension such as citext is installed.
+func PGSearching(t testing.TB, schemas ...string) *bun.DB {
+	t.Helper()
+	return pgIn(t, schemas)
+}
+
 func pg(t testing.TB, opts ...pgdriver.Option) *bun.DB {
+	t.Helper()
+	return pgIn(t, nil, opts...)
+}
+
+func pgIn(t testing.TB, more []string, opts ...pgdriver.Option) *bun.DB {
 	t.Helper()
 	if err := pgReachable(); err != nil {
 		if os.Getenv("ADMIN_REQUIRE_PG") == "1" {
@@ -115,10 +128,15 @@ func pg(t testing.TB, opts ...pgdriver.Option) *bun.DB {
 		root.Close()
 		t.Fatal(err)
 	}
-	sqldb := sql.OpenDB(pgdriver.NewConnector(append([]pgdriver.Option{pgdriver.WithDSN(PGDSN()),
+	var connector driver.Connector = pgdriver.NewConnector(append([]pgdriver.Option{pgdriver.WithDSN(PGDSN()),
 		// A test's data need not survive a crash: not waiting for the WAL
 		// flush at each commit spares the machine most of the tests' I/O.
-		pgdriver.WithConnParams(map[string]any{"search_path": schema, "synchronous_commit": "off"})}, opts...)...))
+		pgdriver.WithConnParams(map[string]any{"search_path": schema, "synchronous_commit": "off"})}, opts...)...)
+	if len(more) > 0 {
+		// pgdriver sets a parameter as one quoted value: a list needs SET.
+		connector = setConnector{connector, "SET search_path TO " + strings.Join(append([]string{schema}, more...), ", ")}
+	}
+	sqldb := sql.OpenDB(connector)
 	sqldb.SetMaxOpenConns(8)
 	db := bun.NewDB(sqldb, pgdialect.New())
 	t.Cleanup(func() {
@@ -129,4 +147,22 @@ func pg(t testing.TB, opts ...pgdriver.Option) *bun.DB {
 		root.Close()
 	})
 	return db
+}
+
+// setConnector runs a statement on each new connection.
+type setConnector struct {
+	driver.Connector
+	stmt string
+}
+
+func (c setConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	cn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cn.(driver.ExecerContext).ExecContext(ctx, c.stmt, nil); err != nil {
+		cn.Close()
+		return nil, err
+	}
+	return cn, nil
 }
