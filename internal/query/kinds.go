@@ -2,6 +2,7 @@ package query
 
 import (
 	"encoding/json"
+	"math/big"
 	"net"
 	"net/netip"
 	"regexp"
@@ -345,7 +346,51 @@ func convertKind(c *schema.Column, v any) (out any, handled bool, err error) {
 		}
 		return nil, true, errorf(CodeInvalidValue, "column %q: %s", c.Name, message(err))
 	}
+	if c.Kind == schema.KindDecimal {
+		if t, ok := out.(string); ok {
+			if err := fitsNumeric(c, t); err != nil {
+				return nil, true, err
+			}
+		}
+	}
 	return out, handled, nil
+}
+
+// numericTypeRE is a numeric's declared precision and scale:
+// PostgreSQL's format_type ("numeric(12,2)") or SQLite's declared type.
+var numericTypeRE = regexp.MustCompile(`(?i)^(?:numeric|decimal)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)$`)
+
+// fitsNumeric refuses a value a numeric(p,s) column would not keep as
+// typed: PostgreSQL rounds extra decimal places away in silence (and
+// SQLite keeps anything), so 12.345 in a numeric(12,2) would be stored as
+// 12.35; more digits before the point than p-s overflow. Values of a
+// numeric without a declared scale, and NaN and infinity, pass.
+func fitsNumeric(c *schema.Column, s string) error {
+	m := numericTypeRE.FindStringSubmatch(strings.TrimSpace(c.DBType))
+	if m == nil {
+		return nil
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return nil // NaN, infinity: the database's to refuse
+	}
+	p, _ := strconv.Atoi(m[1])
+	scale := 0
+	if m[2] != "" {
+		scale, _ = strconv.Atoi(m[2])
+	}
+	if p > 1000 || scale > p {
+		return nil
+	}
+	unit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)
+	if !new(big.Rat).Mul(r, new(big.Rat).SetInt(unit)).IsInt() {
+		return errorf(CodeInvalidValue, "column %q: %s has more decimal places than the column keeps (%d, %s)", c.Name, clip(s), scale, c.DBType)
+	}
+	limit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(p-scale)), nil)
+	if new(big.Rat).Abs(r).Cmp(new(big.Rat).SetInt(limit)) >= 0 {
+		return errorf(CodeInvalidValue, "column %q: %s is too large for %s: at most %d digits before the point", c.Name, clip(s), c.DBType, p-scale)
+	}
+	return nil
 }
 
 // convertElem types one element of an array body value.

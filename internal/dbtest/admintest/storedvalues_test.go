@@ -640,7 +640,10 @@ func checkTypedRefusals(t *testing.T, e *env, c *client, id string) {
 		{map[string]any{"ip": "nope"}, "ip"},
 		{map[string]any{"net": "10.0.0.1/8"}, "net"},
 		{map[string]any{"price": "1.2.3"}, "price"},
-		{map[string]any{"price": "12345678901234.5"}, "price"}, // numeric(12,2) overflow: the database says so
+		{map[string]any{"price": "12345678901234.5"}, "price"}, // numeric(12,2) overflow
+		{map[string]any{"price": "12.345"}, "price"},           // PostgreSQL would round it to 12.35
+		{map[string]any{"price": json.Number("0.001")}, "price"},
+		{map[string]any{"price": "1.5e-3"}, "price"},
 		{map[string]any{"name": "elevenchars"}, "name"},
 		{map[string]any{"tags": "vip"}, "tags"},
 		{map[string]any{"scores": []any{"x"}}, "scores"},
