@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gameadmin/admin/internal/query"
@@ -63,15 +65,20 @@ func clientError(err error) error {
 func decodeAny(r *http.Request, v *map[string]any) error { return readJSON(r, v, optional|numbers) }
 
 // decodeRow reads a create or update body into typed column values: only
-// visible, writable columns, each converted to its column's type.
-func (a api) decodeRow(r *http.Request, res *resource, update bool) (map[string]any, fieldProblems, error) {
+// visible, writable columns, each converted to its column's type. An
+// update may also carry what a read of the row returned: the key and
+// read-only columns come back in kept, for unchangedCheck to hold against
+// the row, and the row's own fields ("_labels", "_invalid") are dropped,
+// so a row read and sent back by PUT is an update that changes nothing.
+func (a api) decodeRow(r *http.Request, res *resource, update bool) (map[string]any, map[string]any, fieldProblems, error) {
 	var body map[string]any
 	if err := decodeAny(r, &body); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if body == nil {
-		return nil, nil, errorf(http.StatusBadRequest, "invalid_body", "a JSON object body is required")
+		return nil, nil, nil, errorf(http.StatusBadRequest, "invalid_body", "a JSON object body is required")
 	}
+	var kept map[string]any
 	vals := make(map[string]any, len(body))
 	problems := fieldProblems{}
 	password, setPassword := body[newPasswordField]
@@ -83,35 +90,43 @@ func (a api) decodeRow(r *http.Request, res *resource, update bool) (map[string]
 	for k, v := range body {
 		col, ok := res.view.ByName[k]
 		switch {
+		case !ok && update && strings.HasPrefix(k, "_"):
+			continue // the row's own fields, as a read returns them
 		case !ok:
-			return nil, nil, fieldError(http.StatusBadRequest, "unknown_column", k, "resource %q has no column %q", res.key, k)
+			return nil, nil, nil, fieldError(http.StatusBadRequest, "unknown_column", k, "resource %q has no column %q", res.key, k)
 		case col.Primary && v == "":
 			// A row keyed "" could be neither opened nor deleted: its URL
 			// has no id segment.
-			return nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: an empty string is not a key value", k)
+			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: an empty string is not a key value", k)
 		case res.restricted[k]:
-			return nil, nil, fieldError(http.StatusForbidden, "forbidden", k, "column %q is not writable for your role", k)
-		case res.readOnly(k), update && col.Primary:
-			return nil, nil, fieldError(http.StatusBadRequest, "read_only", k, "column %q is read-only", k)
+			return nil, nil, nil, fieldError(http.StatusForbidden, "forbidden", k, "column %q is not writable for your role", k)
+		case update && (res.readOnly(k) || col.Primary):
+			if kept == nil {
+				kept = map[string]any{}
+			}
+			kept[k] = v
+			continue
+		case res.readOnly(k):
+			return nil, nil, nil, fieldError(http.StatusBadRequest, "read_only", k, "column %q is read-only", k)
 		}
 		if !problems.checkLength(res, col, a.maxLength(col), v) {
 			continue
 		}
 		if choices := res.choices(k); len(choices) > 0 && v != nil && !slices.Contains(choices, fmt.Sprint(v)) {
-			return nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: %q is not one of its choices", k, truncate(fmt.Sprint(v), 80))
+			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: %q is not one of its choices", k, truncate(fmt.Sprint(v), 80))
 		}
 		cv, err := query.ConvertValue(col, v)
 		if err != nil {
-			return nil, nil, clientError(err)
+			return nil, nil, nil, clientError(err)
 		}
 		if k == a.users.cols.Email && res.key == "users" {
 			e, _ := cv.(string)
 			if cv, err = checkEmail(e); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 		if raw, ok := cv.(json.RawMessage); ok && !update && !fitsModel(col, raw) { // an update checks it against the row: keepMisfits
-			return nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: the JSON value does not fit the column's type", k)
+			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: the JSON value does not fit the column's type", k)
 		}
 		vals[k] = cv
 	}
@@ -120,10 +135,49 @@ func (a api) decodeRow(r *http.Request, res *resource, update bool) (map[string]
 	}
 	if res.key == "users" && !update {
 		if err := a.setNewPassword(r.Context(), vals, password, setPassword); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return vals, problems, nil
+	return vals, kept, problems, nil
+}
+
+// unchangedCheck is updateRow's check that every key and read-only
+// column an update sent (kept) holds what the row holds, compared as
+// the row's JSON: a read sent back passes, a change is a 400 read_only.
+func unchangedCheck(kept map[string]any) func(before map[string]any) error {
+	if len(kept) == 0 {
+		return nil
+	}
+	return func(before map[string]any) error {
+		for k, v := range kept {
+			if !sameJSON(before[k], v) {
+				return fieldError(http.StatusBadRequest, "read_only", k, "column %q is read-only: send it as the row holds it, or leave it out", k)
+			}
+		}
+		return nil
+	}
+}
+
+// sameJSON reports whether a and b are the same JSON value once encoded:
+// keys in any order, numbers exact.
+func sameJSON(a, b any) bool {
+	norm := func(v any) (string, bool) {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return "", false
+		}
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		var x any
+		if d.Decode(&x) != nil {
+			return "", false
+		}
+		out, err := json.Marshal(x)
+		return string(out), err == nil
+	}
+	x, okA := norm(a)
+	y, okB := norm(b)
+	return okA && okB && x == y
 }
 
 // newPasswordField is the write-only field of POST /users that gives the
@@ -431,7 +485,7 @@ func (a api) handleCreate(w http.ResponseWriter, r *http.Request, op Operator) e
 	if err != nil {
 		return err
 	}
-	vals, problems, err := a.decodeRow(r, res, false)
+	vals, _, problems, err := a.decodeRow(r, res, false)
 	if err != nil {
 		return err
 	}
@@ -594,7 +648,7 @@ func (a api) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) e
 	if err != nil {
 		return err
 	}
-	vals, problems, err := a.decodeRow(r, res, true)
+	vals, kept, problems, err := a.decodeRow(r, res, true)
 	if err != nil {
 		return err
 	}
@@ -612,7 +666,7 @@ func (a api) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) e
 	var after map[string]any
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var changes map[string]any
-		if _, after, changes, err = a.updateRow(ctx, tx, op, res, id, vals, nil); err != nil || len(changes) == 0 {
+		if _, after, changes, err = a.updateRow(ctx, tx, op, res, id, vals, unchangedCheck(kept)); err != nil || len(changes) == 0 {
 			return err
 		}
 		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.key, TargetID: encodeRowID(res, after), Payload: withMeta(a.requestMeta(r), "changes", changes)})

@@ -1043,3 +1043,49 @@ func TestEmptyPrimaryKeyRefused(t *testing.T) {
 		c.do("GET", "/admin-api/configs/motd", nil).want(t, 200)
 	})
 }
+
+// TestReadSentBackByPUT: a row as a read returns it (its key, read-only
+// columns, "_labels") sent back by PUT is an update that changes
+// nothing; the same body with a readable column changed updates only
+// that; a changed key or read-only value is still refused.
+func TestReadSentBackByPUT(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{})
+		c, adminID := e.bootstrap()
+		uid := e.user("p@example.com", "player password")
+		c.do("POST", "/admin-api/users/"+uid+"/ban", map[string]any{"reason": "spam", "until": time.Now().Add(time.Hour)}).want(t, 200)
+		n := c.do("POST", "/admin-api/userNotes", map[string]any{"user_id": uid, "body": "a note"}).want(t, 201)
+		note := fmt.Sprintf("/admin-api/userNotes/%v", n.body["id"])
+		entries := count(t, db, (*AuditEntry)(nil))
+
+		for _, path := range []string{"/admin-api/users/" + uid, note} {
+			row := exact(t, c.do("GET", path, nil).want(t, 200).raw)
+			if path == note && row["_labels"] == nil {
+				t.Fatalf("GET %s = %v; want _labels for the test to send back", path, row)
+			}
+			c.do("PUT", path, row).want(t, 200)
+		}
+		if got := count(t, db, (*AuditEntry)(nil)); got != entries {
+			t.Fatalf("audit entries = %d after sending rows back; want %d (no change, no entry)", got, entries)
+		}
+
+		row := exact(t, c.do("GET", "/admin-api/users/"+uid, nil).want(t, 200).raw)
+		row["display_name"] = "Renamed"
+		if r := c.do("PUT", "/admin-api/users/"+uid, row).want(t, 200); r.body["display_name"] != "Renamed" {
+			t.Fatalf("PUT with a new display name = %s", r.raw)
+		}
+		if ups := e.auditRows("update"); len(ups) != 1 || len(ups[0].Payload["changes"].(map[string]any)) != 1 {
+			t.Fatalf("update entries = %+v; want one, changing display_name only", ups)
+		}
+		for col, v := range map[string]any{"id": adminID, "token_version": json.Number("7")} {
+			changed := exact(t, c.do("GET", "/admin-api/users/"+uid, nil).want(t, 200).raw)
+			changed[col] = v
+			c.do("PUT", "/admin-api/users/"+uid, changed).want(t, 400, "read_only")
+		}
+		changed := exact(t, c.do("GET", "/admin-api/users/"+uid, nil).want(t, 200).raw)
+		changed["ban"].(map[string]any)["reason"] = "something else"
+		c.do("PUT", "/admin-api/users/"+uid, changed).want(t, 400, "read_only")
+		c.do("PUT", "/admin-api/users/"+uid, map[string]any{"nonsense": 1}).want(t, 400, "unknown_column")
+	})
+}
