@@ -88,6 +88,23 @@ func TestEditStateVisible(t *testing.T) {
 			t.Errorf("EditState(%s: %v) = %v; want %v", tt.name, tt.path, err, tt.wantErr)
 		}
 	}
+	// The operator reads the message as it is: the field and the kinds of
+	// value, not Go's types or the chain of wrapped errors.
+	for _, tt := range []struct {
+		path  []any
+		value string
+		want  string
+	}{
+		{[]any{"round"}, `"x"`, "round takes a whole number, not text"},
+		{[]any{"round"}, `1.5`, "round takes a whole number, not 1.5"},
+		{[]any{"nope"}, `1`, `the room state has no field "nope"`},
+		{[]any{"round"}, `{`, "the value is not JSON"},
+	} {
+		err := e.hub.EditState(ctx, room.ID(), tt.path, json.RawMessage(tt.value))
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("EditState(%v, %s) = %v; want %q", tt.path, tt.value, err, tt.want)
+		}
+	}
 	if err := e.hub.DeleteState(ctx, room.ID(), nil); !errors.Is(err, admin.ErrInvalidPath) {
 		t.Errorf("DeleteState(root) = %v; want ErrInvalidPath", err)
 	}

@@ -3,10 +3,12 @@ package live
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/gameadmin/admin"
 )
@@ -43,7 +45,7 @@ func editState(state any, e stateEdit) (any, error) {
 		return nil, pathError(e.path, 0, "the whole state cannot be replaced or deleted")
 	}
 	if !e.delete() && !json.Valid(e.value) {
-		return nil, fmt.Errorf("live: state value is not JSON: %w: %w", ErrInvalidValue, admin.ErrInvalidPath)
+		return nil, valueError("the value is not JSON")
 	}
 	return editAt(state, e, 0)
 }
@@ -152,14 +154,14 @@ func fit(old any, b []byte) (any, error) {
 			nv.Set(elem)
 			clearJSONFields(nv)
 		}
-		if err := decodeStrict(b, nv.Addr().Interface(), old); err != nil {
+		if err := decodeStrict(b, nv.Addr().Interface()); err != nil {
 			return nil, err
 		}
 		elem.Set(nv)
 		return old, nil
 	case rv.Kind() == reflect.Map && !rv.IsNil():
 		nv := reflect.New(rv.Type())
-		if err := decodeStrict(b, nv.Interface(), old); err != nil {
+		if err := decodeStrict(b, nv.Interface()); err != nil {
 			return nil, err
 		}
 		rv.Clear()
@@ -169,7 +171,7 @@ func fit(old any, b []byte) (any, error) {
 		return old, nil
 	default:
 		nv := reflect.New(rv.Type())
-		if err := decodeStrict(b, nv.Interface(), old); err != nil {
+		if err := decodeStrict(b, nv.Interface()); err != nil {
 			return nil, err
 		}
 		return nv.Elem().Interface(), nil
@@ -190,13 +192,89 @@ func clearJSONFields(v reflect.Value) {
 	}
 }
 
-func decodeStrict(b []byte, dst, old any) error {
+func decodeStrict(b []byte, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return fmt.Errorf("live: state edit does not fit %T: %w: %w: %w", old, err, ErrInvalidValue, admin.ErrInvalidPath)
+		return valueError(fitMessage(err))
 	}
 	return nil
+}
+
+// stateError is a state edit the room's state refuses. Its text is for
+// the operator who typed the edit (the panel shows it as it is), so it
+// names the field and the kinds of value, not Go's types or the error
+// chain.
+type stateError struct {
+	msg string
+	is  []error
+}
+
+func (e *stateError) Error() string   { return e.msg }
+func (e *stateError) Unwrap() []error { return e.is }
+
+// valueError is a value that does not fit: ErrInvalidValue and
+// admin.ErrInvalidPath.
+func valueError(msg string) error {
+	return &stateError{msg: msg, is: []error{ErrInvalidValue, admin.ErrInvalidPath}}
+}
+
+// fitMessage says in words why a value does not decode into the state.
+func fitMessage(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			field = "this place"
+		}
+		return fmt.Sprintf("%s takes %s, not %s", field, typeWords(te.Type), jsonWords(te.Value))
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if f, ok := strings.CutPrefix(msg, "unknown field "); ok {
+		return "the room state has no field " + f
+	}
+	return "the value does not fit the room state: " + msg
+}
+
+// typeWords names what a Go type holds, for an operator.
+func typeWords(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "text"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	}
+	return "an object"
+}
+
+// jsonWords names what encoding/json's UnmarshalTypeError.Value says was
+// found ("string", "number", "number 1.5", "bool", "array", "object").
+func jsonWords(v string) string {
+	switch {
+	case v == "string":
+		return "text"
+	case v == "bool":
+		return "true or false"
+	case v == "array":
+		return "a list"
+	case v == "object":
+		return "an object"
+	case strings.HasPrefix(v, "number "):
+		return strings.TrimPrefix(v, "number ")
+	case v == "number":
+		return "a number"
+	}
+	return v
 }
 
 func decodeJSON(b []byte, useNumber bool) (any, error) {
@@ -206,7 +284,7 @@ func decodeJSON(b []byte, useNumber bool) (any, error) {
 	}
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("live: state value is not JSON: %w: %w: %w", err, ErrInvalidValue, admin.ErrInvalidPath)
+		return nil, valueError("the value is not JSON: " + strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return v, nil
 }
@@ -261,5 +339,5 @@ func jsonKind(v any) string {
 }
 
 func pathError(path []any, i int, format string, args ...any) error {
-	return fmt.Errorf("live: state path %v at element %d: %s: %w", path, i, fmt.Sprintf(format, args...), admin.ErrInvalidPath)
+	return &stateError{msg: fmt.Sprintf("state path %v, element %d: %s", path, i+1, fmt.Sprintf(format, args...)), is: []error{admin.ErrInvalidPath}}
 }
