@@ -78,9 +78,11 @@ const (
 )
 
 // builtinWidgets are today, totals, the charts (playersOnline, signUps,
-// auditEvents), recentModeration, recentUsers, liveRooms and health.
-// dayStart is the start of the operator's day.
-func (a api) builtinWidgets(dayStart time.Time) []Widget {
+// auditEvents), recentModeration, recentUsers, liveRooms and health, less
+// those whose every row op may not list: a mod without the audit log is
+// not told "no moderation this week" after moderating. dayStart is the
+// start of the operator's day.
+func (a api) builtinWidgets(op Operator, dayStart time.Time) []Widget {
 	ws := []Widget{
 		{ID: "today", Title: "Today", Render: "stats", Data: func(ctx context.Context, op Operator) (any, error) {
 			return a.widgetToday(ctx, op, dayStart)
@@ -89,22 +91,23 @@ func (a api) builtinWidgets(dayStart time.Time) []Widget {
 	if len(a.totals) > 0 {
 		ws = append(ws, Widget{ID: "totals", Title: "Totals", Render: "stats", Data: a.widgetTotals})
 	}
-	if a.opts.Rooms != nil {
+	rooms, users, audit := a.opts.Rooms != nil && a.allowed(op, OpList, "rooms"), a.allowed(op, OpList, "users"), a.allowed(op, OpList, "adminAudit")
+	if rooms {
 		ws = append(ws, Widget{ID: "playersOnline", Title: "Players online", Render: "series", Series: a.cachedSeries("playersOnline", a.seriesOnline)})
 	}
-	if c := a.users.cols.CreatedAt; c != "" && a.resources["users"] != nil && a.resources["users"].view.ByName[c] != nil {
+	if c := a.users.cols.CreatedAt; users && c != "" && a.resources["users"] != nil && a.resources["users"].view.ByName[c] != nil {
 		ws = append(ws, Widget{ID: "signUps", Title: "Sign-ups", Render: "series", Series: a.cachedSeries("signUps", a.seriesSignUps)})
 	}
-	ws = append(ws,
-		Widget{ID: "auditEvents", Title: "Audit log by action", Render: "series", Series: a.cachedSeries("auditEvents", a.seriesAudit)},
-		Widget{ID: "recentModeration", Title: "Recent moderation", Render: "table", Resource: "adminAudit", Data: a.widgetRecentModeration},
-		Widget{ID: "recentUsers", Title: "Recent users", Render: "table", Resource: "users", Data: a.widgetRecentUsers},
-	)
-	if a.opts.Rooms != nil {
-		ws = append(ws, Widget{ID: "liveRooms", Title: "Live rooms", Render: "table", Data: func(ctx context.Context, op Operator) (any, error) {
-			if !a.allowed(op, OpList, "rooms") {
-				return []RoomSummary{}, nil // as GET /rooms: the rooms scope
-			}
+	if audit {
+		ws = append(ws,
+			Widget{ID: "auditEvents", Title: "Audit log by action", Render: "series", Series: a.cachedSeries("auditEvents", a.seriesAudit)},
+			Widget{ID: "recentModeration", Title: "Recent moderation", Render: "table", Resource: "adminAudit", Data: a.widgetRecentModeration})
+	}
+	if users {
+		ws = append(ws, Widget{ID: "recentUsers", Title: "Recent users", Render: "table", Resource: "users", Data: a.widgetRecentUsers})
+	}
+	if rooms {
+		ws = append(ws, Widget{ID: "liveRooms", Title: "Live rooms", Render: "table", Data: func(ctx context.Context, _ Operator) (any, error) {
 			return a.opts.Rooms.List(ctx)
 		}})
 	}
@@ -238,7 +241,7 @@ func (a api) handleDashboard(w http.ResponseWriter, r *http.Request, op Operator
 	if err != nil {
 		return err
 	}
-	widgets := append(a.builtinWidgets(dayStart), a.opts.Widgets...)
+	widgets := append(a.builtinWidgets(op, dayStart), a.opts.Widgets...)
 	views := make([]widgetView, len(widgets))
 	type result struct {
 		i    int

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -300,7 +302,9 @@ func TestRoomStateEditsTheGameCannotHold(t *testing.T) {
 }
 
 // TestDashboardLiveRoomsNeedRoomsScope: the dashboard shows live rooms only
-// to an operator who may list them (GET /rooms' rule).
+// to an operator who may list them (GET /rooms' rule); to one who may not,
+// neither they nor the other widgets of what they may not list (the audit
+// log's, the users') are on the dashboard at all, rather than shown empty.
 func TestDashboardLiveRoomsNeedRoomsScope(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
@@ -308,24 +312,28 @@ func TestDashboardLiveRoomsNeedRoomsScope(t *testing.T) {
 		w.user("cfg@example.com", admin.RoleMod, "configs")
 		w.user("rooms@example.com", admin.RoleMod, "rooms")
 		w.mustJoin("arena", w.user("p@example.com", admin.RoleUser), "")
-		liveRooms := func(o *operator) []any {
+		widgets := func(o *operator) map[string]map[string]any {
 			t.Helper()
+			out := map[string]map[string]any{}
 			for _, wd := range o.want("GET", "/admin-api/_dashboard", nil, 200)["widgets"].([]any) {
-				if m := wd.(map[string]any); m["id"] == "liveRooms" {
-					rooms, _ := m["data"].([]any)
-					return rooms
-				}
+				m := wd.(map[string]any)
+				out[m["id"].(string)] = m
 			}
-			t.Fatal("no liveRooms widget")
-			return nil
+			return out
 		}
 		cfg := w.login("cfg@example.com")
 		cfg.want("GET", "/admin-api/rooms", nil, 403)
-		if rooms := liveRooms(cfg); len(rooms) != 0 {
-			t.Fatalf("mod without the rooms scope sees rooms on the dashboard: %v", rooms)
+		for id := range widgets(cfg) {
+			if id != "today" && id != "totals" && id != "health" { // the stats say what they may count
+				t.Errorf("mod with only the configs scope is shown the %s widget", id)
+			}
 		}
-		if rooms := liveRooms(w.login("rooms@example.com")); len(rooms) != 1 {
-			t.Fatalf("mod with the rooms scope sees %v; want the one room", rooms)
+		ws := widgets(w.login("rooms@example.com"))
+		if rooms, _ := ws["liveRooms"]["data"].([]any); len(rooms) != 1 {
+			t.Fatalf("mod with the rooms scope sees %v; want the one room", ws["liveRooms"])
+		}
+		if ws["recentModeration"] != nil || ws["auditEvents"] != nil || ws["playersOnline"] == nil {
+			t.Errorf("mod with the rooms scope is shown %v; want the rooms' widgets and no audit log's", slices.Collect(maps.Keys(ws)))
 		}
 	})
 }
