@@ -366,7 +366,11 @@ var numericTypeRE = regexp.MustCompile(`(?i)^(?:numeric|decimal)\s*\(\s*(\d+)\s*
 // 12.35; more digits before the point than p-s overflow. Values of a
 // numeric without a declared scale, and NaN and infinity, pass.
 func fitsNumeric(c *schema.Column, s string) error {
-	m := numericTypeRE.FindStringSubmatch(strings.TrimSpace(c.DBType))
+	typ := c.DBType
+	if typ == "" { // a table New could not find: the model's tag
+		typ = c.SQLType
+	}
+	m := numericTypeRE.FindStringSubmatch(strings.TrimSpace(typ))
 	if m == nil {
 		return nil
 	}
@@ -384,11 +388,11 @@ func fitsNumeric(c *schema.Column, s string) error {
 	}
 	unit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)
 	if !new(big.Rat).Mul(r, new(big.Rat).SetInt(unit)).IsInt() {
-		return errorf(CodeInvalidValue, "column %q: %s has more decimal places than the column keeps (%d, %s)", c.Name, clip(s), scale, c.DBType)
+		return errorf(CodeInvalidValue, "column %q: %s has more than %d decimal places (the column is %s)", c.Name, clip(s), scale, typ)
 	}
 	limit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(p-scale)), nil)
 	if new(big.Rat).Abs(r).Cmp(new(big.Rat).SetInt(limit)) >= 0 {
-		return errorf(CodeInvalidValue, "column %q: %s is too large for %s: at most %d digits before the point", c.Name, clip(s), c.DBType, p-scale)
+		return errorf(CodeInvalidValue, "column %q: %s is too large: at most %d digits before the point (the column is %s)", c.Name, clip(s), p-scale, typ)
 	}
 	return nil
 }

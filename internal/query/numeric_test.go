@@ -38,5 +38,10 @@ func TestFitsNumeric(t *testing.T) {
 		if (err == nil) != tt.ok {
 			t.Errorf("%s into %s: err = %v; want ok %v", tt.value, tt.dbType, err, tt.ok)
 		}
+		// A table the catalog lacked: the model's type tag.
+		err = fitsNumeric(&schema.Column{Name: "price", Kind: schema.KindDecimal, SQLType: tt.dbType}, tt.value)
+		if (err == nil) != tt.ok {
+			t.Errorf("%s into a model's %s: err = %v; want ok %v", tt.value, tt.dbType, err, tt.ok)
+		}
 	}
 }
