@@ -376,6 +376,9 @@ func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *
 	if err := a.addLabels(ctx, rest, rows); err != nil {
 		return nil, err
 	}
+	if err := a.addOperatorRoles(ctx, op, res, rows); err != nil {
+		return nil, err
+	}
 	a.addAuditTargetLabels(ctx, op, res, rows)
 	if res.key == "adminAudit" {
 		a.redactRestricted(op, rows)
@@ -468,6 +471,9 @@ func (a api) handleRead(w http.ResponseWriter, r *http.Request, op Operator) err
 	}
 	res.mask(rows)
 	if err := a.addLabels(r.Context(), rest, rows[:1]); err != nil {
+		return err
+	}
+	if err := a.addOperatorRoles(r.Context(), op, res, rows[:1]); err != nil {
 		return err
 	}
 	a.addAuditTargetLabels(r.Context(), op, res, rows[:1])

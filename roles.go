@@ -104,6 +104,45 @@ func (rs roleStore) userRole(ctx context.Context, db bun.IDB, userID string) (Ro
 	return RoleUser, nil
 }
 
+// addOperatorRoles sets row["_role"] ("admin" or "mod") on the users rows
+// of operators, for an operator below admin: the UI hides the edits and
+// moderation the hierarchy (canWriteUser) would refuse them, instead of
+// offering a form that ends in a 403. Players' rows get none; an admin,
+// who may change every account, is spared the query.
+func (a api) addOperatorRoles(ctx context.Context, op Operator, res *resource, rows []map[string]any) error {
+	if res.key != "users" || op.Role == RoleAdmin || len(rows) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(rows))
+	for _, row := range rows {
+		if id, ok := row[a.users.cols.ID]; ok && id != nil {
+			ids = append(ids, fmt.Sprint(id))
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var found []struct {
+		UserID string `bun:"user_id"`
+		Role   Role   `bun:"role"`
+	}
+	err := a.db.NewSelect().TableExpr("? AS r", a.tbl("roles")).ColumnExpr("CAST(r.user_id AS TEXT) AS user_id, r.role").
+		Where("r.user_id IN (?) AND r.role IN (?)", bun.List(ids), bun.List([]Role{RoleAdmin, RoleMod})).Scan(ctx, &found)
+	if err != nil {
+		return fmt.Errorf("admin: operators' roles: %w", err)
+	}
+	roles := make(map[string]Role, len(found))
+	for _, f := range found {
+		roles[f.UserID] = f.Role
+	}
+	for _, row := range rows {
+		if role, ok := roles[fmt.Sprint(row[a.users.cols.ID])]; ok {
+			row["_role"] = role
+		}
+	}
+	return nil
+}
+
 // canWriteUser applies the hierarchy to every write on a users row
 // (update, delete, custom actions, moderation): whatever a resource policy
 // allows, only an admin touches an operator's account. Otherwise a mod with
@@ -115,7 +154,7 @@ func (rs roleStore) canWriteUser(ctx context.Context, db bun.IDB, op Operator, u
 		return "", err
 	}
 	if op.Role != RoleAdmin && role.IsOperator() {
-		return "", errorf(http.StatusForbidden, "forbidden", "only an admin can change the account of a %s", role)
+		return "", errorf(http.StatusForbidden, "forbidden", "only an admin can change an operator's account")
 	}
 	return role, nil
 }

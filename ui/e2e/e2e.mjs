@@ -624,7 +624,7 @@ async function main() {
     await dialog.getByRole('radio', { name: 'Permanent' }).check();
     await shot('09-ban-dialog');
     await dialog.getByRole('button', { name: 'Ban Player 07' }).click();
-    await page.getByText(/Banned; sessions closed: \d+/).waitFor();
+    await page.getByText(/^Banned; \d+ live sessions? closed$/).waitFor();
     const words = page.getByTestId('ban-state');
     await words.filter({ hasText: 'Banned by ' + admin.email + ' for good' }).waitFor();
     expect((await words.innerText()).endsWith('— e2e: cheating'), 'ban state: ' + (await words.innerText()));
@@ -637,15 +637,24 @@ async function main() {
     await revoke.click();
     const dialog = page.getByRole('dialog', { name: 'Revoke the sessions of Player 07?' });
     await dialog.waitFor();
+    await waitFocus(dialog.getByRole('button', { name: 'Cancel' }), 'the Revoke dialog does not open on Cancel');
     await shot('10b-revoke-confirm');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     await waitFocus(revoke, 'focus did not return to Revoke sessions');
     await page.getByRole('button', { name: 'Unban' }).click();
     const unban = page.getByRole('dialog', { name: 'Unban Player 07?' });
-    await unban.getByRole('button', { name: 'Cancel' }).click();
+    await waitFocus(unban.getByRole('button', { name: 'Cancel' }), 'the Unban dialog does not open on Cancel');
+    // Enter at once (a double Enter on the button) cancels.
+    await page.keyboard.press('Enter');
     await unban.waitFor({ state: 'detached' });
     await page.getByTestId('ban-state').getByText('Banned').waitFor(); // still banned
+  });
+
+  await step('Revoke sessions says in words how many live sessions closed', async () => {
+    await page.getByRole('button', { name: 'Revoke sessions' }).click();
+    await page.getByRole('dialog', { name: 'Revoke the sessions of Player 07?' }).getByRole('button', { name: 'Revoke sessions' }).click();
+    await page.getByText(/^Sessions revoked; 0 live sessions closed$/).waitFor();
   });
 
   await step('relation tabs move with the arrow keys', async () => {
@@ -682,7 +691,7 @@ async function main() {
     const listed = await (await page.request.get(base + '/admin-api/users?_banned=true')).json().then((rows) => rows.length);
     expect(n >= 1 && n === listed, `Banned now says ${n}; the banned list has ${listed}`);
     // Who banned whom, why and when, as a sentence linked to the player.
-    const feed = page.getByRole('article', { name: 'Recent moderation' }).getByRole('listitem').filter({ hasText: 'Player 07' }).first();
+    const feed = page.getByRole('article', { name: 'Recent moderation' }).getByRole('listitem').filter({ hasText: 'banned Player 07' }).first();
     const line = await feed.innerText();
     expect(/e2e-admin@example\.com banned Player 07 for good · “e2e: cheating”/.test(line), 'recent moderation reads: ' + line);
     await shot('10d-dashboard-today');
@@ -744,6 +753,11 @@ async function main() {
       await page.getByRole('dialog', { name: `Unban Player ${n}?` }).getByRole('button', { name: 'Unban' }).click();
       await row.locator('.badge-banned').waitFor({ state: 'detached' });
     }
+    // One user's sessions: "Sessions revoked", not "1 sessions revoked".
+    await page.locator('tbody tr', { hasText: 'player40@example.com' }).getByRole('button', { name: /^Actions for row / }).click();
+    await page.getByRole('menuitem', { name: 'Revoke sessions' }).click();
+    await page.getByRole('dialog', { name: 'Revoke the sessions of Player 40?' }).getByRole('button', { name: 'Revoke sessions' }).click();
+    await page.getByText(/^Sessions revoked$/).waitFor();
   });
 
   const openUser = async (email) => {
@@ -1117,6 +1131,37 @@ async function main() {
     await shot('21-mod-user');
   });
 
+  await step('a mod is offered no change to an operator\'s account: its own, a mod\'s, an admin\'s', async () => {
+    // The Users row menu and the user page, as the server rules: only an
+    // admin changes the account of a mod or an admin.
+    const offered = async (email) => {
+      await page.goto(base + '/admin/users?' + new URLSearchParams({ _q: email }));
+      await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
+      await page.getByRole('button', { name: /^Actions for row / }).click();
+      const items = (await page.getByRole('menu').getByRole('menuitem').allInnerTexts()).map((t) => t.trim());
+      await page.keyboard.press('Escape');
+      await page.locator('tbody tr').first().locator('a.row-link').click();
+      await page.locator('dd', { hasText: email }).waitFor();
+      await page.getByRole('heading', { name: 'Moderation' }).waitFor();
+      const buttons = ['Edit', 'Delete', 'Ban', 'Unban', 'Revoke sessions'];
+      const shown = [];
+      for (const b of buttons) if ((await page.getByRole(b === 'Edit' ? 'link' : 'button', { name: b, exact: true }).count()) > 0) shown.push(b);
+      return { items, shown };
+    };
+    const own = await offered('player01@example.com');
+    expect(JSON.stringify(own.items) === '["View"]', 'a mod\'s menu on its own row: ' + own.items.join(', '));
+    expect(own.shown.length === 0, 'a mod\'s own page offers ' + own.shown.join(', '));
+    await page.getByText('This is your own account: another operator moderates it.').waitFor();
+    // Others' roles: the server says them on a mod's users rows (_role).
+    for (const email of ['player08@example.com', admin.email]) {
+      const o = await offered(email);
+      expect(JSON.stringify(o.items) === '["View"]', `a mod's menu on ${email}: ` + o.items.join(', '));
+      expect(o.shown.length === 0, `a mod on the page of ${email} is offered ` + o.shown.join(', '));
+      await page.getByText('An admin moderates operators\' accounts.').waitFor();
+    }
+    await shot('21b-mod-on-admin');
+  });
+
   await step('a mod is not offered actions it cannot run', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Guilds' }).click();
     await page.getByRole('heading', { name: 'Guilds' }).waitFor();
@@ -1385,6 +1430,38 @@ async function uiDataSteps(base, consoleErrors) {
     expect(days > 6.9 && days <= 7, 'a 7-day ban ends in ' + days + ' days');
   });
 
+  await step('palette: keys typed right after Ctrl-K land in the box, loaded or not', async () => {
+    // Loaded when the page is idle, before any Ctrl-K.
+    const p = await page.context().newPage();
+    const preloaded = p.waitForResponse((r) => /\/assets\/PaletteBody-[^/]*\.js$/.test(r.url()), { timeout: 10_000 });
+    await p.goto(base + '/admin/');
+    await p.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    await preloaded;
+    await p.close();
+    // Still on its way (held back here): what is typed waits in the box.
+    const q = await page.context().newPage();
+    q.setDefaultTimeout(10_000);
+    collectErrors(q, consoleErrors);
+    await q.route(/\/assets\/PaletteBody-[^/]*\.js$/, async (route) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      await route.continue();
+    });
+    await q.goto(base + '/admin/');
+    await q.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    await q.keyboard.press('Control+k');
+    await q.keyboard.type('player03@');
+    const early = await q.locator('dialog.palette input').inputValue();
+    expect(early === 'player03@', 'typed before the palette loaded: ' + JSON.stringify(early));
+    await q.getByRole('option', { name: /Player 03/ }).waitFor();
+    const input = q.locator('.palette [cmdk-input]');
+    expect((await input.inputValue()) === 'player03@', 'the box holds ' + JSON.stringify(await input.inputValue()));
+    await q.keyboard.type('ex');
+    expect((await input.inputValue()) === 'player03@ex', 'typing on after the palette loaded: ' + JSON.stringify(await input.inputValue()));
+    await q.keyboard.press('Enter');
+    await q.locator('dd', { hasText: 'player03@example.com' }).waitFor();
+    await q.close();
+  });
+
   await step('data: the first data is two round trips after the HTML', async () => {
     const p = await page.context().newPage();
     const seen = [];
@@ -1495,6 +1572,12 @@ async function uiDataSteps(base, consoleErrors) {
     await page.getByRole('button', { name: 'Delete selected' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete 3 rows of Analytics Events?' });
     await dialog.waitFor();
+    // It opens on Cancel: Enter pressed once too often deletes nothing.
+    await waitFocus(dialog.getByRole('button', { name: 'Cancel' }), 'the Delete dialog does not open on Cancel');
+    await page.keyboard.press('Enter');
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('region', { name: 'Selection' }).getByText('3 selected').waitFor();
+    await page.getByRole('button', { name: 'Delete selected' }).click();
     await dialog.getByRole('button', { name: 'Delete 3' }).click();
     await page.getByText(/Deleted 2 of 3; 1 failed/).waitFor();
     // The browser logs the one refused DELETE (404): expected, and taken

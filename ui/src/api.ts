@@ -84,7 +84,9 @@ export interface ResourceMeta {
 
 // _invalid names the cells the server could not show as stored, each
 // with why (invalid UTF-8, a value its Go type cannot hold).
-export type Row = Record<string, unknown> & { _labels?: Record<string, string>; _invalid?: Record<string, string> };
+// _role, on a users row, is the account's panel role when it has one
+// ("admin" or "mod"; absent for a player).
+export type Row = Record<string, unknown> & { _labels?: Record<string, string>; _invalid?: Record<string, string>; _role?: string };
 
 export interface AuthStatus {
   needsBootstrap: boolean;

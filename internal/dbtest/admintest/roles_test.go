@@ -177,3 +177,35 @@ func TestModCannotTakeOverAdmin(t *testing.T) {
 		}
 	})
 }
+
+// TestOperatorRolesOnUserRows: a mod's users list and read carry "_role"
+// on operators' rows (what the hierarchy keeps them from changing), none
+// on players'; an admin, who may change every account, gets none.
+func TestOperatorRolesOnUserRows(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{})
+		cr := e.crew("users")
+		want := map[string]any{cr.adminID: "admin", cr.modScopedID: "mod", cr.modBareID: "mod", cr.userID: nil}
+		list, _ := cr.modScoped.list(t, "/admin-api/users", nil)
+		if len(list) != len(want) {
+			t.Fatalf("mod's users list = %d rows; want %d", len(list), len(want))
+		}
+		for _, row := range list {
+			if id := row["id"].(string); row["_role"] != want[id] {
+				t.Errorf("mod's list: %s has _role %v; want %v", id, row["_role"], want[id])
+			}
+		}
+		for id, role := range want {
+			if got := cr.modScoped.do("GET", "/admin-api/users/"+id, nil).want(t, 200).body["_role"]; got != role {
+				t.Errorf("mod's read of %s: _role %v; want %v", id, got, role)
+			}
+		}
+		adminList, _ := cr.admin.list(t, "/admin-api/users", nil)
+		for _, row := range adminList {
+			if _, ok := row["_role"]; ok {
+				t.Errorf("admin's list carries _role: %v", row)
+			}
+		}
+	})
+}

@@ -1,14 +1,27 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 
-const PaletteBody = lazy(() => import('./PaletteBody'));
+const loadBody = () => import('./PaletteBody');
+const PaletteBody = lazy(loadBody);
 
 // CommandPalette opens on Ctrl-K / Cmd-K (or the header's button, which
 // dispatches "open-palette"): a native modal <dialog>, so the page behind
 // is inert, Escape closes it and focus returns where it was. Its content
-// (cmdk) loads on first use.
+// (cmdk) is fetched once the page is idle; opened before it is in, the
+// palette shows its search box at once and keeps what is typed there.
 export function CommandPalette() {
   const ref = useRef<HTMLDialogElement>(null);
   const [open, setOpen] = useState(false);
+  const [early, setEarly] = useState('');
+  useEffect(() => {
+    // After the first screen's own requests, not before them (Safari has
+    // no requestIdleCallback: a timer there).
+    if (typeof requestIdleCallback !== 'function') {
+      const t = setTimeout(() => void loadBody(), 2000);
+      return () => clearTimeout(t);
+    }
+    const id = requestIdleCallback(() => void loadBody(), { timeout: 3000 });
+    return () => cancelIdleCallback(id);
+  }, []);
   useEffect(() => {
     // Open the dialog itself as well as the state: Escape closes the
     // native dialog at once but tells React only with the close event,
@@ -17,7 +30,10 @@ export function CommandPalette() {
     const show = () => {
       setOpen(true);
       const d = ref.current;
-      if (d && !d.open) d.showModal();
+      if (d && !d.open) {
+        setEarly('');
+        d.showModal();
+      }
     };
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'k') {
@@ -48,8 +64,19 @@ export function CommandPalette() {
       onMouseDown={(e) => e.target === e.currentTarget && setOpen(false)}
     >
       {open && (
-        <Suspense fallback={<p className="muted palette-loading">Loading…</p>}>
-          <PaletteBody close={() => setOpen(false)} />
+        <Suspense
+          fallback={
+            <input
+              className="palette-early"
+              autoFocus
+              value={early}
+              onChange={(e) => setEarly(e.target.value)}
+              placeholder="Jump to a resource, user or room…"
+              aria-label="Search commands"
+            />
+          }
+        >
+          <PaletteBody initial={early} close={() => setOpen(false)} />
         </Suspense>
       )}
     </dialog>

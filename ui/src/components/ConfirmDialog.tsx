@@ -30,8 +30,10 @@ export function useConfirm(): [ReactNode, (o: ConfirmOptions) => Promise<boolean
     <Modal title={opts.title} description={opts.description} onClose={() => close(false)}>
       {opts.body}
       <div className="dialog-buttons">
-        <button type="button" onClick={() => close(false)}>Cancel</button>
-        <button type="button" className={opts.danger ? 'danger' : 'primary'} autoFocus onClick={() => close(true)}>
+        {/* Focus starts on Cancel: Enter pressed once too often (or the
+            Enter that opened the dialog repeating) does nothing for good. */}
+        <button type="button" autoFocus onClick={() => close(false)}>Cancel</button>
+        <button type="button" className={opts.danger ? 'danger' : 'primary'} onClick={() => close(true)}>
           {opts.confirmLabel ?? 'Confirm'}
         </button>
       </div>

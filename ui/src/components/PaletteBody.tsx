@@ -4,18 +4,20 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { Ban, LayoutDashboard, Radio } from 'lucide-react';
 import { api, seg, type RoomSummary, type Row } from '../api';
-import { useCatalog, useRoomsEnabled } from '../queries';
+import { useCatalog, useMe, useRoomsEnabled } from '../queries';
 import { rowLabel } from '../names';
+import { mayChangeUser } from '../pages/userAccess';
 import { BanForm } from './BanForm';
 import { closedToast, type ModerationResult } from './closedToast';
 import { ResourceIcon } from '../icons';
 
 // PaletteBody is the command palette's content: jump to a resource, a user
 // (by email or name, searched on the server), a live room, or ban a user.
-export default function PaletteBody({ close }: { close: () => void }) {
+// initial is what was typed before it loaded.
+export default function PaletteBody({ initial, close }: { initial: string; close: () => void }) {
   const navigate = useNavigate();
   const catalog = useCatalog();
-  const [search, setSearch] = useState('');
+  const [search, setSearch] = useState(initial);
   const [q, setQ] = useState('');
   const [banTarget, setBanTarget] = useState<{ id: string; name: string } | null>(null);
   const [mode, setMode] = useState<'all' | 'ban'>('all');
@@ -45,6 +47,9 @@ export default function PaletteBody({ close }: { close: () => void }) {
   const typed = search.trim().toLowerCase();
   const match = (...texts: (string | undefined)[]) => typed === '' || texts.some((t) => t?.toLowerCase().includes(typed));
   const userName = (u: Row) => (users ? rowLabel(users, String(u.id), u) : String(u.id));
+  // Ban offers only whom the server lets this operator ban.
+  const me = useMe();
+  const userRows = (userHits.data?.rows ?? []).filter((u) => mode !== 'ban' || (me.data?.userId !== String(u.id) && mayChangeUser(me.data, String(u.id), u)));
 
   // Server results arrive after the typing: keep an entry highlighted, so
   // Enter always does something.
@@ -119,9 +124,9 @@ export default function PaletteBody({ close }: { close: () => void }) {
             )}
           </>
         )}
-        {(userHits.data?.rows.length ?? 0) > 0 && (
+        {userRows.length > 0 && (
           <Command.Group heading={mode === 'ban' ? 'Ban' : 'Users'}>
-            {userHits.data!.rows.map((u) => {
+            {userRows.map((u) => {
               const id = String(u.id);
               return (
                 <Command.Item

@@ -4,7 +4,7 @@ import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { Ban, Download, Plus, Search, Trash2 } from 'lucide-react';
 import { toast } from 'sonner';
 import { API, api, errorText, seg, type ResourceMeta, type Row } from '../api';
-import { useFeatures, useResourceMeta } from '../queries';
+import { useFeatures, useMe, useResourceMeta } from '../queries';
 import { rowId } from '../rowId';
 import { ResourceIcon } from '../icons';
 import { DataTable, type SortState } from '../components/DataTable';
@@ -22,6 +22,7 @@ import { listColumns } from './columns';
 import { rowLabel, singular, usePageTitle } from '../names';
 import { bulkDelete, bulkSummary } from './bulkDelete';
 import { bulkModerate, bulkOutcome, type BulkAnswer } from './userBulk';
+import { mayChangeUser } from './userAccess';
 
 // The URL's page and size are the UI's own; everything else in it is the
 // server's list query (filters, _q, _sort, _count).
@@ -87,6 +88,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   // Users get Ban, Unban and Revoke sessions where the operator sees
   // them: in each row's menu and for a selection.
   const features = useFeatures();
+  const me = useMe();
   const moderates = meta.name === 'users' && meta.permissions.update;
   const canBan = moderates && features.ban && !!meta.banColumn;
   const canRevoke = moderates && features.revokeSessions;
@@ -161,14 +163,18 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     const id = rowId(meta, row);
     const items: MenuItem[] = [];
     const name = rowLabel(meta, id, row);
+    // On users, what the server would refuse is left out: any change to
+    // an operator's account by a mod, moderating one's own.
+    const mayChange = meta.name !== 'users' || mayChangeUser(me.data, id, row);
+    const mayModerate = mayChange && me.data?.userId !== id;
     if (meta.permissions.read) items.push({ label: 'View', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}`) });
-    if (meta.permissions.update) items.push({ label: 'Edit', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}/edit`) });
+    if (meta.permissions.update && mayChange) items.push({ label: 'Edit', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}/edit`) });
     const ban = meta.banColumn ? row[meta.banColumn] : null;
-    if (canBan) items.push({ label: ban ? 'Ban again…' : 'Ban…', danger: true, onSelect: () => setBanning({ ids: [id], name }) });
-    if (canBan && ban) items.push({ label: 'Unban', onSelect: () => void unban([id], name) });
-    if (canRevoke) items.push({ label: 'Revoke sessions', onSelect: () => void revoke([id], name) });
-    for (const a of perRow) items.push({ label: a.label, onSelect: () => void runAction(a, id) });
-    if (meta.permissions.delete) items.push({ label: 'Delete', danger: true, onSelect: () => void remove(row) });
+    if (canBan && mayModerate) items.push({ label: ban ? 'Ban again…' : 'Ban…', danger: true, onSelect: () => setBanning({ ids: [id], name }) });
+    if (canBan && mayModerate && ban) items.push({ label: 'Unban', onSelect: () => void unban([id], name) });
+    if (canRevoke && mayModerate) items.push({ label: 'Revoke sessions', onSelect: () => void revoke([id], name) });
+    if (mayChange) for (const a of perRow) items.push({ label: a.label, onSelect: () => void runAction(a, id) });
+    if (meta.permissions.delete && mayChange) items.push({ label: 'Delete', danger: true, onSelect: () => void remove(row) });
     return <RowMenu items={items} label={`Actions for row ${id}`} />;
   };
 

@@ -16,6 +16,7 @@ import { listColumns, pick } from './columns';
 import { UserModeration, ActiveSessions, BanState } from './UserModeration';
 import { AuditEntryActions, RowHistory } from './RowHistory';
 import { AuditPayload } from '../components/AuditPayload';
+import { mayChangeUser } from './userAccess';
 
 export function ResourceShowPage() {
   const { resource, id } = useParams();
@@ -32,6 +33,9 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
   const path = `/${seg(meta.name)}/${seg(id)}`;
   const row = useQuery({ queryKey: ['row', meta.name, id], queryFn: () => api.get<Row>(path) });
   const title = rowLabel(meta, id, row.data);
+  // On users, Edit and Delete where the server would allow them.
+  const me = useMe();
+  const mayChange = meta.name !== 'users' || (row.data !== undefined && mayChangeUser(me.data, id, row.data));
   usePageTitle(row.data ? `${title} · ${meta.label}` : meta.label);
 
   const remove = async () => {
@@ -54,12 +58,12 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
         </h1>
         <div className="toolbar">
           {meta.name === 'adminAudit' && row.data && <AuditEntryActions entry={row.data} />}
-          {meta.permissions.update && (
+          {meta.permissions.update && mayChange && (
             <Link to={path + '/edit'} className="button">
               <Pencil size={14} aria-hidden="true" /> Edit
             </Link>
           )}
-          {meta.permissions.delete && (
+          {meta.permissions.delete && mayChange && (
             <button type="button" className="danger" onClick={() => void remove()}>
               <Trash2 size={14} aria-hidden="true" /> Delete
             </button>

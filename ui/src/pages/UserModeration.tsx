@@ -12,6 +12,7 @@ import { ErrorNote, Loading } from '../components/Status';
 import { closedToast, type ModerationResult } from '../components/closedToast';
 import { DataRequests } from './DataRequests';
 import { BanDialog } from '../components/BanForm';
+import { mayChangeUser } from './userAccess';
 
 // BanState says a user's ban in words: "Banned by Player 01 until 24 Nov,
 // 14:00 — reason …", "Ban ended …" once its end has passed.
@@ -43,7 +44,9 @@ export function BanState({ ban, short = false }: { ban: unknown; short?: boolean
 }
 
 // UserModeration is the users detail page's Ban, Unban, Revoke sessions
-// and (admins) Send invite; Unban, Revoke and the invite ask first.
+// and (admins) Send invite; Unban, Revoke and the invite ask first. None
+// is offered where the server would refuse it: on one's own account, and
+// to a mod on an operator's.
 export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: unknown }) {
   const qc = useQueryClient();
   const me = useMe();
@@ -75,12 +78,15 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
   };
   const banned = ban !== null && ban !== undefined;
   const self = me.data?.userId === id;
+  const mayChange = mayChangeUser(me.data, id, row);
   return (
     <section className="moderation" aria-labelledby="moderation-title">
       <h2 id="moderation-title">Moderation</h2>
       {features.ban && ban !== undefined && <BanState ban={ban} />}
       {self ? (
         <p className="muted">This is your own account: another operator moderates it.</p>
+      ) : !mayChange ? (
+        <p className="muted">An admin moderates operators' accounts.</p>
       ) : (
         <div className="toolbar">
           {features.ban && <button type="button" className="danger" onClick={() => setBanning(true)}>{banned ? 'Ban again' : 'Ban'}</button>}

@@ -1,4 +1,5 @@
 import { api } from '../api';
+import { liveSessionsClosed } from '../components/closedToast';
 
 // BulkAnswer is POST /users/_bulk/{op}'s answer: what became of each id,
 // and how many of each.
@@ -12,11 +13,13 @@ export interface BulkAnswer {
 export const bulkModerate = (op: 'ban' | 'unban' | 'revoke-sessions', ids: string[], body: object = {}) =>
   api.post<BulkAnswer>(`/users/_bulk/${op}`, { ids, ...body });
 
-// The outcomes in words, in the order an operator reads them.
-const words: [string, string][] = [
+// The outcomes in words, in the order an operator reads them: a count
+// and its word, or how to say the count.
+const words: [string, string | ((n: number) => string)][] = [
   ['banned', 'banned'],
   ['unbanned', 'unbanned'],
-  ['revoked', 'sessions revoked'],
+  // The count is of users: "sessions revoked" for one, not "1 sessions".
+  ['revoked', (n) => (n === 1 ? 'sessions revoked' : `sessions of ${n} users revoked`)],
   ['already_banned', 'already banned'],
   ['not_banned', 'not banned'],
   ['forbidden', 'not yours to moderate'],
@@ -28,10 +31,13 @@ const words: [string, string][] = [
 // ok is false when some were not done for a reason other than being done
 // already.
 export function bulkOutcome(a: BulkAnswer): { text: string; ok: boolean } {
-  const parts = words.filter(([k]) => (a.counts[k] ?? 0) > 0).map(([k, w]) => `${a.counts[k]} ${w}`);
+  const parts = words.filter(([k]) => (a.counts[k] ?? 0) > 0).map(([k, w]) => {
+    const n = a.counts[k] ?? 0;
+    return typeof w === 'string' ? `${n} ${w}` : w(n);
+  });
   const ok = !['forbidden', 'not_found'].some((k) => (a.counts[k] ?? 0) > 0);
   let text = parts.join(', ') || 'Nothing to do';
-  if (a.sessionsClosed) text += `; ${a.sessionsClosed} live session${a.sessionsClosed === 1 ? '' : 's'} closed`;
+  if (a.sessionsClosed) text += '; ' + liveSessionsClosed(a.sessionsClosed);
   if (a.partial) text += ' (some servers could not be told yet)';
   return { text: text[0]!.toUpperCase() + text.slice(1), ok };
 }

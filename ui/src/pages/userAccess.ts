@@ -1,0 +1,12 @@
+import type { Me, Row } from '../api';
+
+// mayChangeUser mirrors the server's rule on every write to a users row
+// (roles.go, canWriteUser): only an admin changes the account of an
+// operator (a mod or an admin). The target's role is the row's _role, or
+// the operator's own when the row is their account. Moderating oneself is
+// refused apart (see isSelf).
+export function mayChangeUser(me: Me | undefined, id: string, row: Row | undefined): boolean {
+  if (!me || me.role === 'admin') return true;
+  const role = me.userId === id ? me.role : row?._role;
+  return role !== 'admin' && role !== 'mod';
+}
