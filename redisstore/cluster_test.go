@@ -35,10 +35,16 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 func startNode(t testing.TB, rdb redis.UniversalClient, prefix, name string, expiry time.Duration) *node {
 	t.Helper()
-	hub := live.NewHub(live.Options{
-		Authenticate: func(r *http.Request) (string, error) { return r.URL.Query().Get("user"), nil },
-		Logger:       quiet(),
-	})
+	return startNodeWith(t, rdb, prefix, name, expiry, live.Options{})
+}
+
+// startNodeWith is startNode with the hub's options (its Authenticate and
+// Logger are the test's).
+func startNodeWith(t testing.TB, rdb redis.UniversalClient, prefix, name string, expiry time.Duration, opts live.Options) *node {
+	t.Helper()
+	opts.Authenticate = func(r *http.Request) (string, error) { return r.URL.Query().Get("user"), nil }
+	opts.Logger = quiet()
+	hub := live.NewHub(opts)
 	hub.Define("arena", live.RoomType{EmptyTimeout: -1, NewState: func() any { return map[string]any{"goal": 5.0} }})
 	c, err := NewCluster(rdb, hub, ClusterOptions{Node: name, Prefix: prefix, Expiry: expiry, Timeout: time.Second, Logger: quiet()})
 	if err != nil {
@@ -304,8 +310,7 @@ func TestClusterResubscribeRechecks(t *testing.T) {
 	defer own.Close()
 	var mu sync.Mutex
 	banned := map[string]bool{}
-	hub := live.NewHub(live.Options{
-		Authenticate: func(r *http.Request) (string, error) { return r.URL.Query().Get("user"), nil },
+	n := startNodeWith(t, own, prefix, "a", time.Minute, live.Options{
 		UserStates: func(_ context.Context, ids []string) (map[string]admin.UserState, error) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -316,17 +321,7 @@ func TestClusterResubscribeRechecks(t *testing.T) {
 			return m, nil
 		},
 		RevalidateEvery: -1, // only when the cluster asks
-		Logger:          quiet(),
 	})
-	hub.Define("arena", live.RoomType{EmptyTimeout: -1, NewState: func() any { return map[string]any{} }})
-	c, err := NewCluster(own, hub, ClusterOptions{Node: "a", Prefix: prefix, Expiry: time.Minute, Timeout: time.Second, Logger: quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/ws/", http.StripPrefix("/ws/", hub))
-	n := &node{hub: hub, cluster: c, srv: httptest.NewServer(mux)}
-	t.Cleanup(n.stop)
 	cheater, honest := n.join(t, "u1"), n.join(t, "u2")
 
 	mu.Lock()

@@ -1009,7 +1009,7 @@ func TestCitextEmail(t *testing.T) {
 
 	var mu sync.Mutex
 	var lookups []string
-	db.AddQueryHook(queryHook(func(q string) {
+	db = db.WithQueryHook(queryHook(func(q string) {
 		if strings.Contains(q, `"email"`) && strings.Contains(strings.ToLower(q), "alice.smith@example.com") {
 			mu.Lock()
 			lookups = append(lookups, q)
