@@ -18,9 +18,9 @@ import (
 
 // User is a row of game_users: players and operators alike.
 //
-// Email is stored and matched as given after trimming and lower-casing by
-// the panel's endpoints; a game that inserts users itself should store it
-// lower-cased too.
+// Email is stored as typed (trimmed, its case kept) and matched without
+// regard to case, an exact match first (docs/adopting.md, "Emails and
+// case"); a game that inserts users itself may store any case.
 type User struct {
 	bun.BaseModel `bun:"table:game_users,alias:u"`
 
