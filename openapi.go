@@ -3,6 +3,7 @@ package admin
 import (
 	"cmp"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/gameadmin/admin/internal/schema"
@@ -322,7 +323,13 @@ func columnSchema(c catalogColumn) obj {
 	switch {
 	case c.Masked:
 		s = obj{"type": "string", "description": "masked for your role"}
-	case c.Kind == schema.KindArray || c.DataType == schema.JSON:
+	case c.Kind == schema.KindArray:
+		// A database array: its elements' kind, each may be null.
+		s = obj{"type": "array", "items": obj{"type": []string{elemType(c.Elem), "null"}}}
+		if c.Elem == schema.KindJSON {
+			s["items"] = obj{}
+		}
+	case c.DataType == schema.JSON:
 		// Any JSON value (a column's own null included).
 		s = obj{"type": []string{"object", "array", "string", "number", "boolean", "null"}}
 	case c.DataType == schema.Integer:
@@ -344,13 +351,15 @@ func columnSchema(c catalogColumn) obj {
 			s["enum"] = c.Choices
 		}
 	}
-	if t, ok := s["type"].(string); ok && t != "string" {
+	if t, ok := s["type"].(string); ok && t != "string" && t != "array" {
 		// A value its type cannot hold ('NaN', 'infinity', a number too
 		// big) is shown as its stored literal (storedvalues.go).
 		s["type"] = []string{t, "string"}
 	}
 	if t, ok := s["type"].([]string); ok && !c.NotNull {
-		s["type"] = append(t, "null")
+		if !slices.Contains(t, "null") { // JSON Schema wants type's items unique
+			s["type"] = append(t, "null")
+		}
 	} else if t, ok := s["type"].(string); ok && !c.NotNull {
 		s["type"] = []string{t, "null"}
 		if e, ok := s["enum"].([]string); ok {
@@ -360,10 +369,21 @@ func columnSchema(c catalogColumn) obj {
 	if c.Label != "" {
 		s["title"] = c.Label
 	}
-	if c.ReadOnly || c.Primary && c.HasDefault {
+	if c.ReadOnly { // as the catalog: a key with a default may still be given
 		s["readOnly"] = true
 	}
 	return s
+}
+
+// elemType is the JSON type of an array element of kind k.
+func elemType(k schema.ValueKind) string {
+	switch k {
+	case schema.KindNumber:
+		return "number"
+	case schema.KindBool:
+		return "boolean"
+	}
+	return "string" // text, decimals, times, uuids, enums, inet: their text
 }
 
 func toAny(ss []string) []any {
