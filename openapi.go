@@ -324,8 +324,10 @@ func columnSchema(c catalogColumn) obj {
 	case c.Masked:
 		s = obj{"type": "string", "description": "masked for your role"}
 	case c.Kind == schema.KindArray:
-		// A database array: its elements' kind, each may be null.
-		s = obj{"type": "array", "items": obj{"type": []string{elemType(c.Elem), "null"}}}
+		// A database array: its elements' kind, each may be null; the
+		// stored text for a value that is no one-dimensional array
+		// (storedvalues.go).
+		s = obj{"type": []string{"array", "string"}, "items": obj{"type": elemTypes(c.Elem)}}
 		if c.Elem == schema.KindJSON {
 			s["items"] = obj{}
 		}
@@ -351,7 +353,7 @@ func columnSchema(c catalogColumn) obj {
 			s["enum"] = c.Choices
 		}
 	}
-	if t, ok := s["type"].(string); ok && t != "string" && t != "array" {
+	if t, ok := s["type"].(string); ok && t != "string" {
 		// A value its type cannot hold ('NaN', 'infinity', a number too
 		// big) is shown as its stored literal (storedvalues.go).
 		s["type"] = []string{t, "string"}
@@ -375,15 +377,19 @@ func columnSchema(c catalogColumn) obj {
 	return s
 }
 
-// elemType is the JSON type of an array element of kind k.
-func elemType(k schema.ValueKind) string {
+// elemTypes are the JSON types of an array element of kind k: a number
+// may also be "NaN" or "Infinity" (float8[]), a decimal a number (SQLite
+// keeps them as JSON numbers), and any element null.
+func elemTypes(k schema.ValueKind) []string {
 	switch k {
 	case schema.KindNumber:
-		return "number"
+		return []string{"number", "string", "null"}
+	case schema.KindDecimal:
+		return []string{"string", "number", "null"}
 	case schema.KindBool:
-		return "boolean"
+		return []string{"boolean", "null"}
 	}
-	return "string" // text, decimals, times, uuids, enums, inet: their text
+	return []string{"string", "null"} // text, times, uuids, enums, inet: their text
 }
 
 func toAny(ss []string) []any {
