@@ -1596,6 +1596,20 @@ async function uiDataSteps(base, consoleErrors) {
     }
   });
 
+  await step('a deleted row\'s page says it is gone, offers no Edit or Delete, and links its audit entries', async () => {
+    const [entry] = await lastAudit('delete', 'analyticsEvents');
+    const before = consoleErrors.length;
+    await page.goto(base + '/admin/analyticsEvents/' + entry.target_id);
+    await page.getByRole('status').filter({ hasText: 'it was deleted, or the link is wrong' }).waitFor();
+    expect((await page.getByRole('link', { name: 'Edit', exact: true }).count()) === 0, 'a deleted row offers Edit');
+    expect((await page.getByRole('button', { name: 'Delete', exact: true }).count()) === 0, 'a deleted row offers Delete');
+    await shot('32b-deleted-row');
+    await page.getByRole('link', { name: 'Its audit entries' }).click();
+    await page.locator('tbody tr').filter({ hasText: 'delete' }).first().waitFor();
+    const extra = consoleErrors.splice(before);
+    expect(extra.every((e) => /404/.test(e)), 'console errors: ' + extra.join(' | '));
+  });
+
   await step('a deleted row comes back from its audit entry: Restore', async () => {
     const [entry] = await lastAudit('delete', 'analyticsEvents');
     await page.goto(base + '/admin/adminAudit/' + entry.id);

@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { Pencil, Plus, Trash2 } from 'lucide-react';
 import { toast } from 'sonner';
-import { api, errorText, seg, type ResourceMeta, type Row } from '../api';
+import { api, ApiError, errorText, seg, type ResourceMeta, type Row } from '../api';
 import { useCatalog, useMe, useResourceMeta, useRoomsEnabled } from '../queries';
 import { FieldValue } from '../components/CellValue';
 import { useConfirm } from '../components/ConfirmDialog';
@@ -33,9 +33,11 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
   const path = `/${seg(meta.name)}/${seg(id)}`;
   const row = useQuery({ queryKey: ['row', meta.name, id], queryFn: () => api.get<Row>(path) });
   const title = rowLabel(meta, id, row.data);
-  // On users, Edit and Delete where the server would allow them.
+  // Edit and Delete on a row that is there; on users, where the server
+  // would allow them.
   const me = useMe();
-  const mayChange = meta.name !== 'users' || (row.data !== undefined && mayChangeUser(me.data, id, row.data));
+  const mayChange = row.data !== undefined && (meta.name !== 'users' || mayChangeUser(me.data, id, row.data));
+  const gone = row.error instanceof ApiError && row.error.status === 404;
   usePageTitle(row.data ? `${title} · ${meta.label}` : meta.label);
 
   const remove = async () => {
@@ -72,6 +74,12 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
       </div>
       {row.isPending ? (
         <Loading />
+      ) : gone ? (
+        <p className="muted" role="status">
+          No {singular(meta.label).toLowerCase()} has the id “{id}”: it was deleted, or the link is wrong.{' '}
+          <Link to={'/adminAudit?' + new URLSearchParams({ resource: meta.name, target_id: id })}>Its audit entries</Link> show what happened
+          to it; a delete's entry can restore the row.
+        </p>
       ) : row.isError ? (
         <ErrorNote error={row.error} />
       ) : (
