@@ -1,7 +1,6 @@
 package admin
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -142,42 +141,22 @@ func (a api) decodeRow(r *http.Request, res *resource, update bool) (map[string]
 }
 
 // unchangedCheck is updateRow's check that every key and read-only
-// column an update sent (kept) holds what the row holds, compared as
-// the row's JSON: a read sent back passes, a change is a 400 read_only.
+// column an update sent (kept) holds what the row holds, compared as JSON
+// as a revert compares (sameValue): a read sent back passes, a change is
+// a 400 read_only.
 func unchangedCheck(kept map[string]any) func(before map[string]any) error {
 	if len(kept) == 0 {
 		return nil
 	}
 	return func(before map[string]any) error {
 		for k, v := range kept {
-			if !sameJSON(before[k], v) {
+			sent, err := json.Marshal(v)
+			if err != nil || !sameValue(before[k], sent) {
 				return fieldError(http.StatusBadRequest, "read_only", k, "column %q is read-only: send it as the row holds it, or leave it out", k)
 			}
 		}
 		return nil
 	}
-}
-
-// sameJSON reports whether a and b are the same JSON value once encoded:
-// keys in any order, numbers exact.
-func sameJSON(a, b any) bool {
-	norm := func(v any) (string, bool) {
-		raw, err := json.Marshal(v)
-		if err != nil {
-			return "", false
-		}
-		d := json.NewDecoder(bytes.NewReader(raw))
-		d.UseNumber()
-		var x any
-		if d.Decode(&x) != nil {
-			return "", false
-		}
-		out, err := json.Marshal(x)
-		return string(out), err == nil
-	}
-	x, okA := norm(a)
-	y, okB := norm(b)
-	return okA && okB && x == y
 }
 
 // newPasswordField is the write-only field of POST /users that gives the
