@@ -6,7 +6,7 @@ import { Ban, LayoutDashboard, Radio } from 'lucide-react';
 import { api, seg, type RoomSummary, type Row } from '../api';
 import { useCatalog, useMe, useRoomsEnabled } from '../queries';
 import { rowLabel } from '../names';
-import { mayChangeUser } from '../pages/userAccess';
+import { mayModerateUser } from '../pages/userAccess';
 import { BanForm } from './BanForm';
 import { closedToast, type ModerationResult } from './closedToast';
 import { ResourceIcon } from '../icons';
@@ -49,7 +49,7 @@ export default function PaletteBody({ initial, close }: { initial: string; close
   const userName = (u: Row) => (users ? rowLabel(users, String(u.id), u) : String(u.id));
   // Ban offers only whom the server lets this operator ban.
   const me = useMe();
-  const userRows = (userHits.data?.rows ?? []).filter((u) => mode !== 'ban' || (me.data?.userId !== String(u.id) && mayChangeUser(me.data, String(u.id), u)));
+  const userRows = (userHits.data?.rows ?? []).filter((u) => mode !== 'ban' || mayModerateUser(me.data, String(u.id), u));
 
   // Server results arrive after the typing: keep an entry highlighted, so
   // Enter always does something.

@@ -22,7 +22,7 @@ import { listColumns } from './columns';
 import { rowLabel, singular, usePageTitle } from '../names';
 import { bulkDelete, bulkSummary } from './bulkDelete';
 import { bulkModerate, bulkOutcome, type BulkAnswer } from './userBulk';
-import { mayChangeUser } from './userAccess';
+import { mayChangeUser, mayModerateUser } from './userAccess';
 
 // The URL's page and size are the UI's own; everything else in it is the
 // server's list query (filters, _q, _sort, _count).
@@ -166,7 +166,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     // On users, what the server would refuse is left out: any change to
     // an operator's account by a mod, moderating one's own.
     const mayChange = meta.name !== 'users' || mayChangeUser(me.data, id, row);
-    const mayModerate = mayChange && me.data?.userId !== id;
+    const mayModerate = mayModerateUser(me.data, id, row);
     if (meta.permissions.read) items.push({ label: 'View', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}`) });
     if (meta.permissions.update && mayChange) items.push({ label: 'Edit', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}/edit`) });
     const ban = meta.banColumn ? row[meta.banColumn] : null;
