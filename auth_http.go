@@ -14,7 +14,7 @@ func (a api) handleStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp := map[string]any{"needsBootstrap": !exists, "setupTokenRequired": !exists && !direct(r),
+	resp := map[string]any{"needsBootstrap": !exists, "setupTokenRequired": !exists,
 		"authenticated": false, "userId": nil, "role": nil}
 	op, err := a.authenticate(r.Context(), r)
 	switch {
@@ -32,8 +32,7 @@ func (a api) handleStatus(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// POST /auth/bootstrap: the first admin, with the setup token unless the
-// request comes straight from loopback (setup.go). An existing user with
+// POST /auth/bootstrap: the first admin, with the setup token (setup.go). An existing user with
 // that email is promoted, but only with its own password when it has one.
 func (a api) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()

@@ -26,8 +26,9 @@ type Options struct {
 	// set it, at least 16 characters and the same on every node, in a
 	// deployment. When empty, each start makes a random one and, while no
 	// admin exists, logs the one-time link <UIPath>/setup?token=… at Warn.
-	// A request straight from a loopback address with no forwarding
-	// header needs no token, so a first visit on a laptop stays one step.
+	// Every bootstrap needs the token, from any address: a proxy on the
+	// same host may add no forwarding header, so loopback proves nothing.
+	// A scripted deployment calls Admin.CreateFirstAdmin instead.
 	SetupToken string
 	// Production turns on production behaviour: secure cookies and a
 	// mandatory Secret. Default false.

@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"sync/atomic"
-
-	"github.com/gameadmin/admin/internal/clientip"
 )
 
 // The first run. While no admin exists, POST /auth/bootstrap makes
@@ -17,9 +15,12 @@ import (
 // would be the first visitor's. It takes a setup token: a fresh random
 // one each start, logged as a one-time link (or Options.SetupToken, the
 // same on every node of a cluster), compared in constant time and spent
-// by the bootstrap. A request straight from a loopback address, with no
-// forwarding header, needs none: `go run` on a laptop keeps its one-step
-// first visit.
+// by the bootstrap. Every bootstrap needs it, whatever address it comes
+// from: a reverse proxy on the same host that adds no forwarding header
+// (Go's httputil.ReverseProxy with Rewrite, nginx's default proxy_pass,
+// an ssh tunnel) makes every request look like loopback, and a server
+// cannot tell. A scripted deployment creates its first admin from Go
+// (Admin.CreateFirstAdmin) instead.
 
 // minSetupToken is the shortest Options.SetupToken New accepts.
 const minSetupToken = 16
@@ -51,21 +52,6 @@ func (s *setupToken) matches(got string) bool {
 	return !s.spent.Load() && subtle.ConstantTimeCompare([]byte(got), []byte(s.value)) == 1
 }
 
-// direct reports a request straight from a loopback address: the peer is
-// loopback and no proxy said it forwarded the request.
-func direct(r *http.Request) bool {
-	peer, ok := clientip.ParseHop(r.RemoteAddr)
-	if !ok || !peer.IsLoopback() {
-		return false
-	}
-	for _, h := range []string{"Forwarded", "X-Forwarded-For", "X-Real-IP"} {
-		if len(r.Header.Values(h)) > 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // announceSetup logs the first-run link while no admin exists. A token
 // the game set is not logged: the game knows it.
 func (a *Admin) announceSetup(ctx context.Context) {
@@ -73,20 +59,61 @@ func (a *Admin) announceSetup(ctx context.Context) {
 	if err != nil || exists {
 		return
 	}
-	link := a.opts.UIPath + "/setup"
 	if !a.setup.generated {
-		a.log.WarnContext(ctx, "admin: no admin yet; open "+link+"?token=<Options.SetupToken> to create the first one")
+		a.log.WarnContext(ctx, "admin: no admin yet; open "+a.opts.UIPath+"/setup?token=<Options.SetupToken> to create the first one")
 		return
 	}
 	a.log.WarnContext(ctx, "admin: no admin yet; open this one-time link to create the first one (a new token each start)",
-		"link", link+"?token="+url.QueryEscape(a.setup.value))
+		"link", a.setupLink())
 }
 
-// setupAllowed is the bootstrap's gate: a direct loopback request, or the
-// unspent token. The answer for anyone else is the closed bootstrap when an
-// admin exists (as without the gate), else setup_token_required.
+// setupLink is the site-relative setup link with the generated token.
+func (a *Admin) setupLink() string {
+	return a.opts.UIPath + "/setup?token=" + url.QueryEscape(a.setup.value)
+}
+
+// SetupLink returns the site-relative link that creates the first admin,
+// <UIPath>/setup?token=<token>, while no admin exists and the token is
+// one New generated (the link it logged); "" otherwise (an admin exists,
+// the token is Options.SetupToken, which the game knows, or the check
+// failed). A game prefixes its own origin to print a link a terminal can
+// open, as the demo does.
+func (a *Admin) SetupLink(ctx context.Context) string {
+	if !a.setup.generated || a.setup.spent.Load() {
+		return ""
+	}
+	if exists, err := a.adminExists(ctx, a.db); err != nil || exists {
+		return ""
+	}
+	return a.setupLink()
+}
+
+// CreateFirstAdmin creates the first admin from Go, for a scripted
+// deployment (a CLI flag of the game's, an init job) that should not
+// open the setup link: the same checks and audit entry
+// (auth.bootstrap, "via": "go") as the setup page, without a token or a
+// session. An existing user with that email is promoted when password is
+// its password. It returns the admin's user id, or ErrBootstrapClosed
+// once an admin exists, or an *APIError naming a bad email or a password
+// that is too short.
+func (a *Admin) CreateFirstAdmin(ctx context.Context, email, password, displayName string) (string, error) {
+	c := credentials{Email: email, Password: password, DisplayName: displayName}
+	if err := c.check(true); err != nil {
+		return "", err
+	}
+	userID, _, err := a.auth.bootstrap(ctx, c, map[string]any{"via": "go"}, api{a}.bootstrapDefaults)
+	if err != nil {
+		return "", err
+	}
+	a.setup.spent.Store(true)
+	return userID, nil
+}
+
+// setupAllowed is the bootstrap's gate: the unspent token. The answer
+// without it is the closed bootstrap when an admin exists (as without the
+// gate), else setup_token_required.
 func (a api) setupAllowed(r *http.Request, token string) error {
-	if direct(r) || a.setup.matches(token) {
+	if a.setup.matches(token) {
 		return nil
 	}
 	if exists, err := a.adminExists(r.Context(), a.db); err != nil {

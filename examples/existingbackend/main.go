@@ -55,15 +55,16 @@ func main() {
 	addr := flag.String("addr", ":8080", "listen address")
 	dsn := flag.String("db", "sqlite:existingbackend.db", "database: sqlite:PATH or a postgres:// URL")
 	secret := flag.String("sso-secret", os.Getenv("SSO_SECRET"), "the fake SSO's HMAC secret (default $SSO_SECRET; empty: /sso/callback refuses everyone)")
+	firstAdmin := flag.String("first-admin", "", "create the panel's first admin with this email (password from $FIRST_ADMIN_PASSWORD) and start")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := run(*addr, *dsn, []byte(*secret), log); err != nil {
+	if err := run(*addr, *dsn, []byte(*secret), *firstAdmin, log); err != nil {
 		log.Error("existingbackend", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, dsn string, ssoSecret []byte, log *slog.Logger) error {
+func run(addr, dsn string, ssoSecret []byte, firstAdmin string, log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	db, err := openDB(dsn)
@@ -80,6 +81,18 @@ func run(addr, dsn string, ssoSecret []byte, log *slog.Logger) error {
 		return err
 	}
 	defer a.Close()
+	// A scripted deployment's first admin: no setup link to open.
+	if firstAdmin != "" {
+		id, err := a.CreateFirstAdmin(ctx, firstAdmin, os.Getenv("FIRST_ADMIN_PASSWORD"), "")
+		switch {
+		case errors.Is(err, admin.ErrBootstrapClosed):
+			log.Info("-first-admin: an admin exists already; nothing created")
+		case err != nil:
+			return fmt.Errorf("-first-admin: %w", err)
+		default:
+			log.Info("first admin created", "userId", id)
+		}
+	}
 	srv := &http.Server{Addr: addr, Handler: handler, ReadHeaderTimeout: 5 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()

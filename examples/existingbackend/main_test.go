@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -59,7 +60,16 @@ func TestExistingBackend(t *testing.T) {
 
 		var list []map[string]any
 		root := newClient(t, srv)
-		root.call("POST", "/ops/admin-api/auth/bootstrap", `{"email":"ops@example.com","password":"correct horse"}`, 201)
+		// Over HTTP the first admin needs the setup token; a deployment
+		// makes it from Go, as the -first-admin flag does.
+		root.call("POST", "/ops/admin-api/auth/bootstrap", `{"email":"ops@example.com","password":"correct horse"}`, 403)
+		if _, err := a.CreateFirstAdmin(ctx, "ops@example.com", "correct horse", ""); err != nil {
+			t.Fatalf("CreateFirstAdmin: %v", err)
+		}
+		if _, err := a.CreateFirstAdmin(ctx, "other@example.com", "correct horse", ""); !errors.Is(err, admin.ErrBootstrapClosed) {
+			t.Fatalf("a second CreateFirstAdmin = %v; want ErrBootstrapClosed", err)
+		}
+		root.call("POST", "/ops/admin-api/auth/login", `{"email":"ops@example.com","password":"correct horse"}`, 200)
 		anon := newClient(t, srv)
 		anon.call("GET", "/ops/economy", "", 401)
 

@@ -58,7 +58,7 @@ func run(addr, dsn string, seed bool, log *slog.Logger) error {
 	}
 	defer db.Close()
 
-	handler, stopGame, err := setup(ctx, db, seed, log)
+	handler, a, stopGame, err := setup(ctx, db, seed, log)
 	if err != nil {
 		return err
 	}
@@ -72,6 +72,11 @@ func run(addr, dsn string, seed bool, log *slog.Logger) error {
 		host = "localhost" + host
 	}
 	log.Info("admin panel ready", "url", "http://"+host+"/admin/", "api", "http://"+host+"/admin-api/auth/status")
+	// The panel logged its setup link site-relative; this one opens in a
+	// terminal with a click.
+	if link := a.SetupLink(ctx); link != "" {
+		log.Warn("no admin yet: open this link to create the first one", "url", "http://"+host+link)
+	}
 	select {
 	case err := <-errc:
 		return err
@@ -105,7 +110,7 @@ func newServer(addr string, h http.Handler) *http.Server {
 // setup builds the game: its guilds table, the live arena, player sign-in,
 // and the panel mounted beside them with /monitor for admins and
 // /playground for mods. The returned stop closes the rooms and the panel.
-func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.Handler, func(), error) {
+func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.Handler, *admin.Admin, func(), error) {
 	p := &players{db: db, secret: playerSecret()}
 	// UserStates re-checks live players against the panel every 30 s and
 	// when Redis comes back: a ban made on another node during an outage
@@ -115,13 +120,14 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 	cl, err := startCluster(hub, log) // nil without -redis
 	if err != nil {
 		hub.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 
 	tables := admin.BuiltinTables()
 	tables["guilds"] = (*Guild)(nil)
 	opts := admin.Options{
 		Secret:     []byte(os.Getenv("ADMIN_JWT_SECRET")),
+		SetupToken: os.Getenv("ADMIN_SETUP_TOKEN"), // a cluster's nodes share one
 		Production: os.Getenv("APP_ENV") == "production",
 		Logger:     log,
 		Tables:     tables,
@@ -136,7 +142,7 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 	if err != nil {
 		cl.close()
 		hub.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	p.admin = a
 	p.panel.Store(a)
@@ -148,12 +154,12 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 	// After New: guilds.owner_id references the users table New creates.
 	if err := migrateGuilds(ctx, db); err != nil {
 		stop()
-		return nil, nil, fmt.Errorf("migrate guilds: %w", err)
+		return nil, nil, nil, fmt.Errorf("migrate guilds: %w", err)
 	}
 	if seed {
 		if err := seedDemo(ctx, db, a); err != nil {
 			stop()
-			return nil, nil, fmt.Errorf("seed: %w", err)
+			return nil, nil, nil, fmt.Errorf("seed: %w", err)
 		}
 		log.Info("demo data seeded")
 	}
@@ -163,7 +169,7 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 	mux.Handle("/playground", a.Guard(admin.GuardOptions{Role: admin.RoleMod})(http.HandlerFunc(playground)))
 	mux.HandleFunc("POST /api/auth/login", p.handleLogin)
 	mux.Handle("/ws/", http.StripPrefix("/ws/", hub))
-	return mux, stop, nil
+	return mux, a, stop, nil
 }
 
 // playerSecret keys the game's player tokens: derived from

@@ -12,6 +12,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"path/filepath"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -20,7 +21,7 @@ import (
 // fresh SQLite file: bootstrap, sign in as the seeded mod, reach the
 // guarded routes, sign out.
 func TestDemo(t *testing.T) {
-	srv := startDemo(t)
+	srv, token := startDemo(t)
 
 	call := func(c *http.Client, method, path, body string) (int, string) {
 		return do(t, srv, c, method, path, body)
@@ -38,7 +39,8 @@ func TestDemo(t *testing.T) {
 		contains   string
 	}{
 		{root, "GET", "/admin-api/auth/status", "", 200, `"needsBootstrap":true`},
-		{root, "POST", "/admin-api/auth/bootstrap", `{"email":"me@example.com","password":"correct horse"}`, 201, `"role":"admin"`},
+		{root, "POST", "/admin-api/auth/bootstrap", `{"email":"me@example.com","password":"correct horse"}`, 403, "setup_token_required"},
+		{root, "POST", "/admin-api/auth/bootstrap", `{"email":"me@example.com","password":"correct horse","token":"` + token + `"}`, 201, `"role":"admin"`},
 		{root, "GET", "/monitor", "", 200, `"users":51`},
 		{mod, "POST", "/admin-api/auth/login", `{"email":"player01@example.com","password":"player-password"}`, 200, `"role":"mod"`},
 		{mod, "GET", "/playground", "", 200, "playground: hello"},
@@ -60,14 +62,14 @@ func TestDemo(t *testing.T) {
 // room in the panel, uses the guilds resource and its actions, and bans
 // the player, whose socket closes and whose login and join are refused.
 func TestDemoGame(t *testing.T) {
-	srv := startDemo(t)
+	srv, token := startDemo(t)
 
 	call := func(c *http.Client, method, path, body string) (int, string) {
 		return do(t, srv, c, method, path, body)
 	}
 	jar, _ := cookiejar.New(nil)
 	root := &http.Client{Jar: jar}
-	if code, body := call(root, "POST", "/admin-api/auth/bootstrap", `{"email":"me@example.com","password":"correct horse"}`); code != 201 {
+	if code, body := call(root, "POST", "/admin-api/auth/bootstrap", `{"email":"me@example.com","password":"correct horse","token":"`+token+`"}`); code != 201 {
 		t.Fatalf("bootstrap = %d %s", code, body)
 	}
 
@@ -143,15 +145,16 @@ func TestDemoGame(t *testing.T) {
 	}
 }
 
-// startDemo runs the demo game, seeded, on a fresh SQLite file.
-func startDemo(t *testing.T) *httptest.Server {
+// startDemo runs the demo game, seeded, on a fresh SQLite file, and
+// returns its setup token: the one of the link it logs.
+func startDemo(t *testing.T) (*httptest.Server, string) {
 	t.Helper()
 	t.Setenv("ADMIN_JWT_SECRET", "demo secret demo secret demo secret!")
 	db, err := openDB("sqlite:" + filepath.Join(t.TempDir(), "gameserver.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, stop, err := setup(context.Background(), db, true, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h, a, stop, err := setup(context.Background(), db, true, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +164,11 @@ func startDemo(t *testing.T) *httptest.Server {
 		stop()
 		db.Close()
 	})
-	return srv
+	link, err := url.Parse(a.SetupLink(context.Background()))
+	if err != nil || link.Query().Get("token") == "" {
+		t.Fatalf("setup link %q: want one with a token", link)
+	}
+	return srv, link.Query().Get("token")
 }
 
 // do sends one request with c (nil: no cookies) and returns status and body.

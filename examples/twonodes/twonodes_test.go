@@ -84,7 +84,8 @@ func start(t *testing.T, name string, args ...string) *process {
 	}
 	cmd := exec.Command(name, args...)
 	cmd.Stdout, cmd.Stderr = f, f
-	cmd.Env = append(os.Environ(), "ADMIN_JWT_SECRET=two-node test secret, shared by both nodes")
+	cmd.Env = append(os.Environ(), "ADMIN_JWT_SECRET=two-node test secret, shared by both nodes",
+		"ADMIN_SETUP_TOKEN="+setupToken)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -300,6 +301,10 @@ func closedWithin(t *testing.T, closed <-chan struct{}, within time.Duration) {
 	}
 }
 
+// setupToken is both nodes' Options.SetupToken: a cluster's setup link
+// must work on whichever node the load balancer picks.
+const setupToken = "two-node test setup token"
+
 // TestTwoNodes runs two demo servers sharing PostgreSQL and Redis and
 // checks what issue 10 asks of a cluster.
 func TestTwoNodes(t *testing.T) {
@@ -309,8 +314,9 @@ func TestTwoNodes(t *testing.T) {
 	a := startGameNode(t, dsn, redisURL, prefix, "a", true)
 	b := startGameNode(t, dsn, redisURL, prefix, "b", false)
 	root := newAPI(t)
-	root.want("POST", a.url+"/admin-api/auth/bootstrap", `{"email":"root@example.com","password":"correct horse"}`, 201, `"role":"admin"`)
-	root.want("GET", b.url+"/admin-api/auth/me", "", 200, `"role":"admin"`)
+	root.want("POST", b.url+"/admin-api/auth/bootstrap", `{"email":"root@example.com","password":"correct horse"}`, 403, "setup_token_required")
+	root.want("POST", b.url+"/admin-api/auth/bootstrap", `{"email":"root@example.com","password":"correct horse","token":"`+setupToken+`"}`, 201, `"role":"admin"`)
+	root.want("GET", a.url+"/admin-api/auth/me", "", 200, `"role":"admin"`)
 
 	// Players on node B; node A's panel sees their room on b.
 	p7, roomB, _, conn7 := joinPlayer(t, b, "player07@example.com")

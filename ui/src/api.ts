@@ -90,9 +90,8 @@ export type Row = Record<string, unknown> & { _labels?: Record<string, string>; 
 
 export interface AuthStatus {
   needsBootstrap: boolean;
-  // setupTokenRequired: creating the first admin from here needs the
-  // setup link the server logged (this request is not straight from
-  // loopback).
+  // setupTokenRequired: creating the first admin needs the setup link
+  // the server logged (always, while no admin exists).
   setupTokenRequired?: boolean;
   authenticated: boolean;
   userId: string | null;

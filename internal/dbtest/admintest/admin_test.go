@@ -104,6 +104,8 @@ type env struct {
 	in    *testhook.Internals // what the tests check from inside the panel
 	srv   *httptest.Server
 	logs  *syncBuffer
+	// setupTok is Options.SetupToken; "" means the one New logged.
+	setupTok string
 
 	specOnce sync.Once
 	spec     *openapi3.T // the admin's OpenAPI document, every answer is checked against
@@ -157,7 +159,23 @@ func newEnv(t *testing.T, db *bun.DB, opts Options, extra ...func(a *Admin, mux 
 	}
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return &env{t: t, db: db, admin: a, in: in, srv: srv, logs: logs}
+	return &env{t: t, db: db, admin: a, in: in, srv: srv, logs: logs, setupTok: opts.SetupToken}
+}
+
+// via is e with its requests sent to front (a proxy before the panel)
+// instead of the panel's own server.
+func (e *env) via(front *httptest.Server) *env {
+	return &env{t: e.t, db: e.db, admin: e.admin, in: e.in, srv: front, logs: e.logs, setupTok: e.setupTok}
+}
+
+// setupToken is the token a bootstrap of this panel needs: the option's,
+// or the one of the link New logged.
+func (e *env) setupToken() string {
+	e.t.Helper()
+	if e.setupTok != "" {
+		return e.setupTok
+	}
+	return loggedToken(e.t, e)
 }
 
 // eachEnv runs fn on SQLite and PostgreSQL with a fresh panel each.
@@ -286,7 +304,7 @@ func (r *resp) cookie(name string) *http.Cookie {
 func (e *env) bootstrap() (*client, string) {
 	e.t.Helper()
 	c := e.client()
-	r := c.do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "root@example.com", "password": "correct horse"}).want(e.t, 201)
+	r := c.do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "root@example.com", "password": "correct horse", "token": e.setupToken()}).want(e.t, 201)
 	return c, r.body["userId"].(string)
 }
 
@@ -350,6 +368,9 @@ func newPanel(t *testing.T, db *bun.DB, opts Options) *Admin {
 	t.Helper()
 	opts.Secret = testSecret
 	opts.PasswordHasher = testHasher
+	if opts.SetupToken == "" {
+		opts.SetupToken = testSetupToken
+	}
 	rl := &opts.RateLimit
 	for _, l := range limitSlots(rl) {
 		switch (*l).(type) {
@@ -372,7 +393,7 @@ func newPanel(t *testing.T, db *bun.DB, opts Options) *Admin {
 func serve(t *testing.T, db *bun.DB, a *Admin, h http.Handler) *env {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &env{t: t, db: db, admin: a, srv: srv, logs: &syncBuffer{}}
+	return &env{t: t, db: db, admin: a, srv: srv, logs: &syncBuffer{}, setupTok: testSetupToken}
 }
 
 // TestTwoPanelsOneMux mounts two panels with their own paths, databases
@@ -401,7 +422,7 @@ func TestTwoPanelsOneMux(t *testing.T) {
 		e := serve(t, db1, ops, mux)
 
 		c := e.client()
-		r := c.do("POST", "/ops/admin-api/auth/bootstrap", map[string]any{"email": "root@example.com", "password": "correct horse"}).want(t, 201)
+		r := c.do("POST", "/ops/admin-api/auth/bootstrap", map[string]any{"email": "root@example.com", "password": "correct horse", "token": testSetupToken}).want(t, 201)
 		rootID := r.body["userId"].(string)
 		if ck := r.cookie("ops_session"); ck == nil || ck.Path != "/" {
 			t.Fatalf("bootstrap cookie = %v; want ops_session", r.Cookies())
@@ -501,7 +522,7 @@ func TestMountOnRouters(t *testing.T) {
 				var c *client
 				if r := anon.do("GET", "/ops/admin-api/auth/status", nil); r.body["needsBootstrap"] == true {
 					c = e.client()
-					c.do("POST", "/ops/admin-api/auth/bootstrap", map[string]any{"email": "root@example.com", "password": "correct horse"}).want(t, 201)
+					c.do("POST", "/ops/admin-api/auth/bootstrap", map[string]any{"email": "root@example.com", "password": "correct horse", "token": testSetupToken}).want(t, 201)
 				} else {
 					c = e.client()
 					c.do("POST", "/ops/admin-api/auth/login", map[string]any{"email": "root@example.com", "password": "correct horse"}).want(t, 200)
@@ -556,8 +577,8 @@ func limitSlots(rl *RateLimitOptions) []*Limiter {
 	return []*Limiter{&rl.Login, &rl.Bootstrap, &rl.RequestReset, &rl.LoginFailuresPerEmail, &rl.LoginFailuresPerNetwork, &rl.PerIP, &rl.Actions, &rl.ResetDeliveries, &rl.Exports}
 }
 
-// testSetupToken is Options.SetupToken for tests whose bootstrap does not
-// come straight from loopback.
+// testSetupToken is Options.SetupToken for tests that build their panel
+// themselves and bootstrap it over HTTP.
 const testSetupToken = "a setup token for the tests"
 
 // The panel's fixed bounds as its docs state them. Tests that lean on one

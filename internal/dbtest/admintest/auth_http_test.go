@@ -28,7 +28,7 @@ func TestBootstrapAndStatus(t *testing.T) {
 		anon.do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "a@example.com", "password": "short"}).want(t, 400, "password_too_short")
 
 		c := e.client()
-		r := c.do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": " Root@Example.com ", "password": "correct horse", "displayName": "Root"}).want(t, 201)
+		r := c.do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": " Root@Example.com ", "password": "correct horse", "displayName": "Root", "token": e.setupToken()}).want(t, 201)
 		if r.body["role"] != "admin" || r.body["userId"] == "" {
 			t.Fatalf("bootstrap = %s", r.raw)
 		}
@@ -59,8 +59,8 @@ func TestBootstrapPromotesExistingUser(t *testing.T) {
 	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		id := e.user("player@example.com", "player password")
 		// The existing account's own password is required.
-		e.client().do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "player@example.com", "password": "not the password"}).want(t, 401, "invalid_credentials")
-		r := e.client().do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "player@example.com", "password": "player password"}).want(t, 201)
+		e.client().do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "player@example.com", "password": "not the password", "token": e.setupToken()}).want(t, 401, "invalid_credentials")
+		r := e.client().do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "player@example.com", "password": "player password", "token": e.setupToken()}).want(t, 201)
 		if r.body["userId"] != id {
 			t.Fatalf("bootstrap userId = %v; want the existing %s", r.body["userId"], id)
 		}
@@ -279,7 +279,7 @@ func TestBootstrapExtraNotNullColumn(t *testing.T) {
 		createTables(t, db, (*regionPlayer)(nil))
 		opts := Options{Tables: tablesWith(map[string]any{"users": (*regionPlayer)(nil)}), UserColumns: UserColumns{PasswordHash: "pw_hash", DisplayName: "nickname"}}
 		e := newEnv(t, db, opts)
-		r := e.client().do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "root@example.com", "password": "correct horse"}).want(t, 400, "missing_value")
+		r := e.client().do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "root@example.com", "password": "correct horse", "token": e.setupToken()}).want(t, 400, "missing_value")
 		if !contains(string(r.raw), "region") {
 			t.Fatalf("bootstrap = %s; want the column named", r.raw)
 		}

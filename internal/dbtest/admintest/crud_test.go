@@ -360,7 +360,7 @@ func BenchmarkListHTTP(b *testing.B) {
 		b.Run(d.name, func(b *testing.B) {
 			db := d.open(b)
 			a, err := New(db, Options{Secret: testSecret, PasswordHasher: testHasher,
-				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), RateLimit: RateLimitOptions{Bootstrap: NoLimit{}}})
+				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), RateLimit: RateLimitOptions{Bootstrap: NoLimit{}}, SetupToken: testSetupToken})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -371,7 +371,7 @@ func BenchmarkListHTTP(b *testing.B) {
 			jar, _ := cookiejar.New(nil)
 			hc := &http.Client{Jar: jar}
 			res, err := hc.Post(srv.URL+"/admin-api/auth/bootstrap", "application/json",
-				strings.NewReader(`{"email":"bench@example.com","password":"correct horse"}`))
+				strings.NewReader(`{"email":"bench@example.com","password":"correct horse","token":"`+testSetupToken+`"}`))
 			if err != nil || res.StatusCode != 201 {
 				b.Fatalf("bootstrap: %v %v", err, res.Status)
 			}
@@ -837,9 +837,10 @@ func FuzzListHTTP(f *testing.F) {
 	logs := &syncBuffer{}
 	a, err := New(db, Options{
 		Secret: testSecret, PasswordHasher: testHasher, Logger: slog.New(slog.NewTextHandler(logs, nil)),
-		Tables:    tablesWith(map[string]any{"gadgets": (*testGadget)(nil)}),
-		Resources: map[string]*Resource{"gadgets": gadgetResource()},
-		RateLimit: RateLimitOptions{Login: NoLimit{}, Bootstrap: NoLimit{}, RequestReset: NoLimit{}, LoginFailuresPerEmail: NoLimit{}, LoginFailuresPerNetwork: NoLimit{}, PerIP: NoLimit{}, Actions: NoLimit{}},
+		Tables:     tablesWith(map[string]any{"gadgets": (*testGadget)(nil)}),
+		Resources:  map[string]*Resource{"gadgets": gadgetResource()},
+		RateLimit:  RateLimitOptions{Login: NoLimit{}, Bootstrap: NoLimit{}, RequestReset: NoLimit{}, LoginFailuresPerEmail: NoLimit{}, LoginFailuresPerNetwork: NoLimit{}, PerIP: NoLimit{}, Actions: NoLimit{}},
+		SetupToken: testSetupToken,
 	})
 	if err != nil {
 		f.Fatal(err)
@@ -848,7 +849,7 @@ func FuzzListHTTP(f *testing.F) {
 	srv := httptest.NewServer(a)
 	f.Cleanup(srv.Close)
 	res, err := http.Post(srv.URL+"/admin-api/auth/bootstrap", "application/json",
-		strings.NewReader(`{"email":"root@example.com","password":"correct horse"}`))
+		strings.NewReader(`{"email":"root@example.com","password":"correct horse","token":"`+testSetupToken+`"}`))
 	if err != nil || res.StatusCode != 201 {
 		f.Fatalf("bootstrap: %v %v", res.Status, err)
 	}

@@ -58,7 +58,7 @@ func TestNoCauseLost(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := e.client()
-		r := c.do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "root@example.com", "password": "correct horse"})
+		r := c.do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "root@example.com", "password": "correct horse", "token": e.setupToken()})
 		want5xx(t, e, r, 500, "internal", "game_roles")
 		want5xx(t, e, c.do("GET", "/admin-api/auth/status", nil), 500, "internal", "game_roles")
 

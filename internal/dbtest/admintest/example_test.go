@@ -62,7 +62,9 @@ func Example_panel() {
 
 	a, err := admin.New(db, admin.Options{
 		Secret: []byte("an example secret of at least 32 bytes"),
-		Logger: quiet,
+		// Without it, each start logs a one-time setup link instead.
+		SetupToken: "the deployment's own setup token",
+		Logger:     quiet,
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -79,9 +81,9 @@ func Example_panel() {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
-	// The first visit creates the first admin.
+	// The first visit creates the first admin, with the setup token.
 	res, err := http.Post(srv.URL+"/admin-api/auth/bootstrap", "application/json",
-		strings.NewReader(`{"email":"root@example.com","password":"correct horse"}`))
+		strings.NewReader(`{"email":"root@example.com","password":"correct horse","token":"the deployment's own setup token"}`))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -254,15 +256,10 @@ func Example_requireTOTP() {
 	srv := httptest.NewServer(a)
 	defer srv.Close()
 
-	res, err := http.Post(srv.URL+"/admin-api/auth/bootstrap", "application/json",
-		strings.NewReader(`{"email": "root@example.com", "password": "correct horse"}`))
-	if err != nil {
-		log.Fatal(err)
-	}
-	res.Body.Close()
+	session := firstAdminSession(a, srv)
 	get := func(path string) string {
 		req, _ := http.NewRequest("GET", srv.URL+path, nil)
-		req.AddCookie(res.Cookies()[0])
+		req.AddCookie(session)
 		r, err := http.DefaultClient.Do(req)
 		if err != nil {
 			log.Fatal(err)
@@ -356,17 +353,26 @@ func Example_bcrypt() {
 	// the game's bcrypt check: true
 }
 
-// exampleClient bootstraps the first admin on srv and returns a function
-// that sends a JSON request with its session, answering the status line
-// and the body.
-func exampleClient(srv *httptest.Server) func(method, path, body string) string {
-	res, err := http.Post(srv.URL+"/admin-api/auth/bootstrap", "application/json",
+// firstAdminSession creates the first admin from Go, as a scripted
+// deployment does, and returns the session cookie of its sign-in on srv.
+func firstAdminSession(a *admin.Admin, srv *httptest.Server) *http.Cookie {
+	if _, err := a.CreateFirstAdmin(context.Background(), "root@example.com", "correct horse", ""); err != nil {
+		log.Fatal(err)
+	}
+	res, err := http.Post(srv.URL+"/admin-api/auth/login", "application/json",
 		strings.NewReader(`{"email": "root@example.com", "password": "correct horse"}`))
 	if err != nil {
 		log.Fatal(err)
 	}
 	res.Body.Close()
-	cookie := res.Cookies()[0]
+	return res.Cookies()[0]
+}
+
+// exampleClient signs in as the first admin on srv and returns a function
+// that sends a JSON request with its session, answering the status line
+// and the body.
+func exampleClient(a *admin.Admin, srv *httptest.Server) func(method, path, body string) string {
+	cookie := firstAdminSession(a, srv)
 	return func(method, path, body string) string {
 		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
@@ -401,7 +407,7 @@ func Example_choices() {
 	defer a.Close()
 	srv := httptest.NewServer(a)
 	defer srv.Close()
-	do := exampleClient(srv)
+	do := exampleClient(a, srv)
 
 	fmt.Println(do("POST", "/admin-api/leaderboards", `{"id": "weekly", "name": "Weekly", "sort_order": "up"}`))
 	fmt.Println(do("POST", "/admin-api/leaderboards", `{"id": "weekly", "name": "Weekly", "sort_order": "asc"}`)[:3])
@@ -430,7 +436,7 @@ func Example_invite() {
 	defer a.Close()
 	srv := httptest.NewServer(a)
 	defer srv.Close()
-	do := exampleClient(srv)
+	do := exampleClient(a, srv)
 
 	created := do("POST", "/admin-api/users", `{"email": "new-mod@example.com", "display_name": "New Mod"}`)
 	id := created[strings.Index(created, `"id":"`)+6:]
@@ -469,13 +475,7 @@ func Example_erase() {
 	}
 	srv := httptest.NewServer(a)
 	defer srv.Close()
-	res, err := http.Post(srv.URL+"/admin-api/auth/bootstrap", "application/json",
-		strings.NewReader(`{"email":"root@example.com","password":"correct horse"}`))
-	if err != nil {
-		log.Fatal(err)
-	}
-	res.Body.Close()
-	session := res.Cookies()[0]
+	session := firstAdminSession(a, srv)
 	post := func(path, body string) string {
 		req, _ := http.NewRequest("POST", srv.URL+"/admin-api/users/"+player.ID+path, strings.NewReader(body))
 		req.AddCookie(session)

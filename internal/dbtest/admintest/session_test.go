@@ -42,7 +42,7 @@ func TestCookieAttributes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, testdb.SQLite(t), tt.opts)
-			r := e.client().do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "a@example.com", "password": "correct horse"}).want(t, 201)
+			r := e.client().do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "a@example.com", "password": "correct horse", "token": e.setupToken()}).want(t, 201)
 			// Read the raw header: the client's parser drops attributes it
 			// does not model.
 			raw := r.Header.Get("Set-Cookie")
@@ -305,9 +305,9 @@ func BenchmarkSessionCheck(b *testing.B) {
 	}{{"sqlite", testdb.SQLite}, {"pg", testdb.PG}} {
 		b.Run(d.name, func(b *testing.B) {
 			a, in := newInside(b, d.open(b), Options{Secret: testSecret, PasswordHasher: testHasher,
-				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), RateLimit: RateLimitOptions{Bootstrap: NoLimit{}}})
+				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), RateLimit: RateLimitOptions{Bootstrap: NoLimit{}}, SetupToken: testSetupToken})
 			rec := httptest.NewRecorder()
-			req := httptest.NewRequest("POST", "/admin-api/auth/bootstrap", strings.NewReader(`{"email":"bench@example.com","password":"correct horse"}`))
+			req := httptest.NewRequest("POST", "/admin-api/auth/bootstrap", strings.NewReader(`{"email":"bench@example.com","password":"correct horse","token":"`+testSetupToken+`"}`))
 			req.Header.Set("Content-Type", "application/json")
 			a.ServeHTTP(rec, req)
 			cookies := rec.Result().Cookies()

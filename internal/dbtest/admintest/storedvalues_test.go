@@ -73,7 +73,7 @@ func newFuzzEnv(f *testing.F, name string) *fuzzEnv {
 	}
 	a, err := New(db, Options{Secret: testSecret, PasswordHasher: testHasher, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		RateLimit: RateLimitOptions{Login: NoLimit{}, Bootstrap: NoLimit{}, RequestReset: NoLimit{}, LoginFailuresPerEmail: NoLimit{}, LoginFailuresPerNetwork: NoLimit{}, PerIP: NoLimit{}, Actions: NoLimit{}},
-		Tables:    tablesWith(map[string]any{"typed": (*testTyped)(nil)})})
+		Tables:    tablesWith(map[string]any{"typed": (*testTyped)(nil)}), SetupToken: testSetupToken})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func newFuzzEnv(f *testing.F, name string) *fuzzEnv {
 	c := &client{e: e}
 	jar, _ := cookiejar.New(nil)
 	c.hc = &http.Client{Jar: jar}
-	res, err := c.hc.Post(srv.URL+"/admin-api/auth/bootstrap", "application/json", strings.NewReader(`{"email":"root@example.com","password":"correct horse"}`))
+	res, err := c.hc.Post(srv.URL+"/admin-api/auth/bootstrap", "application/json", strings.NewReader(`{"email":"root@example.com","password":"correct horse","token":"`+testSetupToken+`"}`))
 	if err != nil || res.StatusCode != 201 {
 		f.Fatalf("bootstrap: %v %v", res, err)
 	}

@@ -259,7 +259,7 @@ func TestAdoptLivePlayers(t *testing.T) {
 		// Bootstrap: the id from Create.Defaults, the email as typed, the
 		// unset nullable column NULL, the hash bcrypt.
 		root := e.client()
-		r := root.do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": " Root@Studio.Example ", "password": "correct horse"}).want(t, 201)
+		r := root.do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": " Root@Studio.Example ", "password": "correct horse", "token": e.setupToken()}).want(t, 201)
 		rootID := r.body["userId"]
 		if rootID != "acc_new1" {
 			t.Fatalf("bootstrap id = %v; want acc_new1 from Create.Defaults", rootID)
@@ -536,7 +536,7 @@ func TestAdoptReadsTheDatabase(t *testing.T) {
 		e := newEnv(t, db, Options{Tables: map[string]any{"users": (*untaggedAccount)(nil)}, UserColumns: accountColumns,
 			PasswordHasher: Bcrypt{Cost: bcrypt.MinCost}})
 		root := e.client()
-		id, _ := root.do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "Root@Studio.Example", "password": "correct horse"}).want(t, 201).body["userId"].(string)
+		id, _ := root.do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "Root@Studio.Example", "password": "correct horse", "token": e.setupToken()}).want(t, 201).body["userId"].(string)
 		if !strings.HasPrefix(id, "acc_") {
 			t.Fatalf("bootstrap id = %q; want the database default's acc_…", id)
 		}

@@ -8,8 +8,8 @@ import { ErrorNote, Loading } from '../components/Status';
 import { TotpStep } from './TotpStep';
 
 // SignInPage is the way in: "Create the first admin" on a fresh install
-// (at /setup?token=… from the link the server logged, or straight from
-// loopback), the sign-in form afterwards. It offers no "forgot password" form: a reset
+// (at /setup?token=… from the link the server logged), the sign-in form
+// afterwards. It offers no "forgot password" form: a reset
 // link (OnResetRequest) or an admin's invite leads to ResetPage.
 export function SignInPage() {
   const status = useAuthStatus();
@@ -82,8 +82,8 @@ function SignInForm({ next, totp }: { next: Next; totp: boolean }) {
   );
 }
 
-// BootstrapForm creates the first admin. Away from loopback the server
-// wants the setup token, which only the link it logged carries: without
+// BootstrapForm creates the first admin. The server wants the setup
+// token, which only the link it logged carries: without
 // one, the page says where to find it instead of a form that cannot work.
 function BootstrapForm({ next, token, tokenRequired }: { next: Next; token: string; tokenRequired: boolean }) {
   const enter = useEnter(next);
