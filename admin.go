@@ -255,7 +255,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	a.audit = &Audit{db: db, tableNames: a.tableNames, maxPayload: opts.AuditMaxPayloadBytes, log: a.log}
 	a.auth = &Auth{db: db, tableNames: a.tableNames, users: users, roles: a.roleStore, tokens: a.tokens, audit: a.audit,
 		hasher: hasher, hashGate: passhash.NewGate(opts.HashConcurrency), dummy: dummy, limits: a.limits, totp: totp,
-		proxies: opts.TrustedProxies, jobs: a.jobs, auditJobs: a.auditJobs, failures: a.failures,
+		proxies: a.clientIPs(), jobs: a.jobs, auditJobs: a.auditJobs, failures: a.failures,
 		reset: resetOptions{uiPath: opts.UIPath, deliver: opts.OnResetRequest, operatorsOnly: opts.ResetOperatorsOnly},
 		state: a.sessionState, closed: &a.closed, log: a.log}
 	a.moderation = &Moderation{db: db, roles: a.roleStore, audit: a.audit, accounts: a.auth, rooms: opts.Rooms,

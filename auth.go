@@ -3,9 +3,9 @@ package admin
 import (
 	"context"
 	"errors"
+	"github.com/gameadmin/admin/internal/clientip"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"sync/atomic"
 	"unicode/utf8"
 
@@ -32,7 +32,7 @@ type Auth struct {
 	dummy      string // a hash verified for unknown emails: the same work
 	limits     RateLimitOptions
 	totp       *totpState
-	proxies    []netip.Prefix // Options.TrustedProxies
+	proxies    clientip.Resolver // Options.TrustedProxies, ClientIPHeader
 	reset      resetOptions
 	jobs       *jobs.Queue // reset-link deliveries
 	auditJobs  *jobs.Queue // failed sign-ins' audit rows

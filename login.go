@@ -237,7 +237,7 @@ func (au *Auth) Authenticate(ctx context.Context, email, password string) (strin
 // network, and failure audit rows carry ip and userAgent.
 func (au *Auth) AuthenticateFrom(r *http.Request, email, password string) (string, error) {
 	return au.authenticate(r.Context(), loginAttempt{email: strings.TrimSpace(email), password: password,
-		ip: clientip.Of(r, au.proxies), meta: requestMeta(r, au.proxies), via: "authenticate"})
+		ip: au.proxies.Of(r), meta: requestMeta(r, au.proxies), via: "authenticate"})
 }
 
 func (au *Auth) authenticate(ctx context.Context, at loginAttempt) (string, error) {
@@ -255,11 +255,16 @@ func (au *Auth) authenticate(ctx context.Context, at loginAttempt) (string, erro
 }
 
 // ClientIP returns the client IP of r as a canonical string, honouring
-// X-Forwarded-For and X-Real-IP only when the peer is in the panel's
-// Options.TrustedProxies. It is the key of the panel's rate limiters; a
-// game's own limiters should use it too.
+// X-Forwarded-For, Forwarded and Options.ClientIPHeader only when the peer
+// is in the panel's Options.TrustedProxies. It is the key of the panel's
+// rate limiters; a game's own limiters should use it too.
 func (a *Admin) ClientIP(r *http.Request) string {
-	return clientip.Of(r, a.opts.TrustedProxies)
+	return a.clientIPs().Of(r)
+}
+
+// clientIPs is the panel's resolver of client addresses.
+func (a *Admin) clientIPs() clientip.Resolver {
+	return clientip.Resolver{Trusted: a.opts.TrustedProxies, Header: a.opts.ClientIPHeader}
 }
 
 // signIn is the outcome of a sign-in step: a session for userID with role

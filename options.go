@@ -79,10 +79,19 @@ type Options struct {
 	Session SessionOptions
 	// RateLimit configures the auth endpoints' limiters.
 	RateLimit RateLimitOptions
-	// TrustedProxies lists the peers whose X-Forwarded-For and X-Real-IP
-	// headers are believed. Default: DefaultTrustedProxies(), loopback
-	// only; list a load balancer's addresses here.
+	// TrustedProxies lists the peers whose X-Forwarded-For and Forwarded
+	// headers are believed (read from the right, past the trusted hops).
+	// Default: DefaultTrustedProxies(), loopback only; list a load
+	// balancer's addresses here.
 	TrustedProxies []netip.Prefix
+	// ClientIPHeader names one more header a trusted proxy sets to the
+	// client's address, such as "X-Real-IP" or "CF-Connecting-IP": when a
+	// request from a TrustedProxies peer carries it, it wins over
+	// X-Forwarded-For. Name it only if your proxy overwrites it on every
+	// request: one that passes a client's own header through (Go's
+	// ReverseProxy with Rewrite, nginx without proxy_set_header) lets the
+	// client choose its rate-limit key. Default "": none.
+	ClientIPHeader string
 	// OnResetRequest delivers a password-reset link, typically by email. It
 	// runs in the background after the request has been answered, so its
 	// timing does not reveal whether the email exists. Default: log the

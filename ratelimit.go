@@ -182,7 +182,7 @@ func NewTokenBucket(capacity int, refillPerSec float64) Limiter {
 }
 
 // DefaultTrustedProxies returns the peers whose X-Forwarded-For and
-// X-Real-IP headers are believed when Options.TrustedProxies is nil:
+// Forwarded headers are believed when Options.TrustedProxies is nil:
 // loopback only (127.0.0.0/8 and ::1), that is a reverse proxy on the same
 // host. Private ranges are not trusted by default: anything that reaches the
 // server from one (a container beside it, a host behind the same NAT) could

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"net/netip"
 	"reflect"
 	"strings"
 	"time"
@@ -236,16 +235,16 @@ func article(v string) string {
 // requestMeta is the ip and userAgent every auth, user and room audit entry
 // carries.
 func (a api) requestMeta(r *http.Request) map[string]any {
-	return requestMeta(r, a.opts.TrustedProxies)
+	return requestMeta(r, a.clientIPs())
 }
 
 // requestMeta is the ip (behind the trusted proxies) and userAgent of r.
-func requestMeta(r *http.Request, trusted []netip.Prefix) map[string]any {
+func requestMeta(r *http.Request, ips clientip.Resolver) map[string]any {
 	ua := r.UserAgent()
 	if len(ua) > 512 {
 		ua = ua[:512]
 	}
-	return map[string]any{"ip": clientip.Of(r, trusted), "userAgent": ua}
+	return map[string]any{"ip": ips.Of(r), "userAgent": ua}
 }
 
 // limit spends a token of key's bucket: 429 when empty, 503 when the

@@ -32,11 +32,9 @@ func TestClientIP(t *testing.T) {
 		{"several header lines", "10.0.0.2:80", []string{"6.6.6.6", "198.51.100.9, 10.0.0.3", "10.0.0.4"}, "", "198.51.100.9"},
 		{"several lines, client in the last", "10.0.0.2:80", []string{"6.6.6.6", "198.51.100.9"}, "", "198.51.100.9"},
 		{"spaces and ports in entries", "10.0.0.2:80", []string{"  198.51.100.9:4711 ,10.0.0.3:80 "}, "", "198.51.100.9"},
-		{"XFF wins over X-Real-IP", "10.0.0.2:80", []string{"198.51.100.9"}, "198.51.100.10", "198.51.100.9"},
-		{"X-Real-IP when no XFF", "10.0.0.2:80", nil, "198.51.100.10", "198.51.100.10"},
-		{"X-Real-IP with spaces", "10.0.0.2:80", nil, " 198.51.100.10 ", "198.51.100.10"},
-		{"garbage X-Real-IP", "10.0.0.2:80", nil, "nonsense", "10.0.0.2"},
-		{"garbage XFF falls to X-Real-IP", "10.0.0.2:80", []string{"nonsense"}, "198.51.100.10", "198.51.100.10"},
+		{"X-Real-IP not named: XFF", "10.0.0.2:80", []string{"198.51.100.9"}, "198.51.100.10", "198.51.100.9"},
+		{"X-Real-IP not named: ignored", "10.0.0.2:80", nil, "198.51.100.10", "10.0.0.2"},
+		{"garbage XFF does not fall to X-Real-IP", "10.0.0.2:80", []string{"nonsense"}, "198.51.100.10", "10.0.0.2"},
 		{"garbage XFF falls to peer", "10.0.0.2:80", []string{"nonsense"}, "", "10.0.0.2"},
 		{"garbage left of the client is ignored", "10.0.0.2:80", []string{"nonsense, 198.51.100.9"}, "", "198.51.100.9"},
 		{"garbage stops at the last good hop", "10.0.0.2:80", []string{"198.51.100.9, nonsense, 10.0.0.3"}, "", "10.0.0.3"},
@@ -68,6 +66,47 @@ func TestClientIP(t *testing.T) {
 			}
 			if got := Of(r, trusted); got != tt.want {
 				t.Errorf("Of(%q, XFF %q, X-Real-IP %q) = %q; want %q", tt.remote, tt.xff, tt.realIP, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestClientIPHeaders: X-Real-IP (or any header) counts only when the
+// integrator names it, and then wins; Forwarded (RFC 7239) is read as
+// X-Forwarded-For is, after it.
+func TestClientIPHeaders(t *testing.T) {
+	t.Parallel()
+	trusted := append(loopback(), netip.MustParsePrefix("10.0.0.0/8"))
+	tests := []struct {
+		name    string
+		named   string
+		remote  string
+		headers map[string][]string
+		want    string
+	}{
+		{"named header wins", "X-Real-IP", "10.0.0.2:80", map[string][]string{"X-Real-Ip": {"198.51.100.10"}, "X-Forwarded-For": {"198.51.100.9"}}, "198.51.100.10"},
+		{"named header with spaces", "X-Real-IP", "10.0.0.2:80", map[string][]string{"X-Real-Ip": {" 198.51.100.10 "}}, "198.51.100.10"},
+		{"named header garbage: XFF", "X-Real-IP", "10.0.0.2:80", map[string][]string{"X-Real-Ip": {"nonsense"}, "X-Forwarded-For": {"198.51.100.9"}}, "198.51.100.9"},
+		{"another named header", "CF-Connecting-IP", "10.0.0.2:80", map[string][]string{"Cf-Connecting-Ip": {"2001:db8::9"}, "X-Real-Ip": {"198.51.100.10"}}, "2001:db8::9"},
+		{"named header from an untrusted peer", "X-Real-IP", "203.0.113.7:80", map[string][]string{"X-Real-Ip": {"198.51.100.10"}}, "203.0.113.7"},
+		{"not named: X-Real-IP from loopback ignored", "", "127.0.0.1:80", map[string][]string{"X-Real-Ip": {"198.51.100.10"}}, "127.0.0.1"},
+		{"Forwarded", "", "127.0.0.1:80", map[string][]string{"Forwarded": {"for=198.51.100.9;proto=https"}}, "198.51.100.9"},
+		{"Forwarded, quoted IPv6 with port", "", "127.0.0.1:80", map[string][]string{"Forwarded": {`for="[2001:db8:cafe::17]:4711"`}}, "2001:db8:cafe::17"},
+		{"Forwarded chain from the right", "", "127.0.0.1:80", map[string][]string{"Forwarded": {"for=6.6.6.6, For=198.51.100.9;by=10.0.0.1", "for=10.0.0.3"}}, "198.51.100.9"},
+		{"Forwarded unknown node stops", "", "127.0.0.1:80", map[string][]string{"Forwarded": {"for=198.51.100.9, for=unknown, for=10.0.0.3"}}, "10.0.0.3"},
+		{"Forwarded obfuscated node stops", "", "127.0.0.1:80", map[string][]string{"Forwarded": {"for=_hidden"}}, "127.0.0.1"},
+		{"XFF before Forwarded", "", "127.0.0.1:80", map[string][]string{"Forwarded": {"for=198.51.100.9"}, "X-Forwarded-For": {"198.51.100.8"}}, "198.51.100.8"},
+		{"Forwarded from an untrusted peer", "", "203.0.113.7:80", map[string][]string{"Forwarded": {"for=198.51.100.9"}}, "203.0.113.7"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/", nil)
+			r.RemoteAddr = tt.remote
+			for k, v := range tt.headers {
+				r.Header[k] = v
+			}
+			if got := (Resolver{Trusted: trusted, Header: tt.named}).Of(r); got != tt.want {
+				t.Errorf("Of(%q, %v, named %q) = %q; want %q", tt.remote, tt.headers, tt.named, got, tt.want)
 			}
 		})
 	}
@@ -110,7 +149,8 @@ func FuzzClientIP(f *testing.F) {
 		r.RemoteAddr = remote
 		r.Header["X-Forwarded-For"] = []string{xff1, xff2}
 		r.Header.Set("X-Real-IP", realIP)
-		got := Of(r, loopback())
+		r.Header.Set("Forwarded", realIP)
+		got := Resolver{Trusted: loopback(), Header: "X-Real-IP"}.Of(r)
 		if got == remote {
 			return
 		}

@@ -48,6 +48,32 @@ func TestClientIPDefaultTrust(t *testing.T) {
 	}
 }
 
+// TestClientCannotChooseItsAddress: through a proxy that passes a
+// client's own X-Real-IP on (Go's ReverseProxy with Rewrite, nginx's
+// default proxy_pass), 40 wrong sign-ins with 40 invented addresses share
+// one bucket: X-Real-IP counts only when the integrator names it.
+func TestClientCannotChooseItsAddress(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		guess := func(e *env, i int) *resp {
+			c := e.client()
+			c.hdr.Set("X-Real-IP", fmt.Sprintf("198.51.%d.%d", i/200+1, i%200+1))
+			return c.do("POST", "/admin-api/auth/login", map[string]any{"email": "p@example.com", "password": "guess"})
+		}
+		e := newEnv(t, db, Options{RateLimit: RateLimitOptions{Login: keepDefault{}}})
+		for i := range 40 {
+			if want := map[bool]int{true: 401, false: 429}[i < 10]; guess(e, i).StatusCode != want {
+				t.Fatalf("guess %d with an invented X-Real-IP: want %d (one bucket of 10 for the peer)", i+1, want)
+			}
+		}
+		// Named, it is the proxy's word: each address its own bucket.
+		named := newEnv(t, db, Options{ClientIPHeader: "X-Real-IP", RateLimit: RateLimitOptions{Login: keepDefault{}}})
+		for i := range 40 {
+			guess(named, i).want(t, 401)
+		}
+	})
+}
+
 // refuse is a Limiter that always refuses, or fails.
 type refuse struct {
 	retry time.Duration
