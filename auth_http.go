@@ -83,13 +83,19 @@ func (a api) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if err := c.check(false); err != nil {
 		return err
 	}
-	s, err := a.auth.login(r.Context(), loginAttempt{email: c.Email, password: c.Password, ip: a.ClientIP(r), meta: a.requestMeta(r)})
+	device := a.device(r)
+	s, err := a.auth.login(r.Context(), loginAttempt{email: c.Email, password: c.Password, ip: a.ClientIP(r), meta: a.requestMeta(r), device: device})
 	switch {
 	case errors.Is(err, ErrBanned):
 		return errBannedSignIn
 	case err != nil:
 		return err
-	case s.challenge != "":
+	}
+	// The password was right: this browser is the account's device.
+	if err := a.setDeviceCookie(w, device, s.userID); err != nil {
+		return err
+	}
+	if s.challenge != "" {
 		http.SetCookie(w, a.challengeCookie(s.challenge, int(totpChallengeTTL/time.Second)))
 		writeJSON(w, http.StatusOK, map[string]any{"totpRequired": true, "challenge": s.challenge})
 		return nil

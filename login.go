@@ -60,19 +60,19 @@ type loginAttempt struct {
 	// via names the caller in failure audit rows: "" for the panel's own
 	// sign-in, "authenticate" for the game's.
 	via string
+	// device is the attempt's valid device cookie, if it has one.
+	device *token.Claims
 }
 
 // checkLogin is the one password check behind POST /auth/login,
 // Auth().Authenticate and Auth().AuthenticateFrom. In order: the per-IP
 // bucket and the IP+email bucket are spent (before any database work or
-// hashing), the failure buckets are checked without spending (the
-// email's bucket for this network refuses; the email's ceiling over every
-// network steps up: a delay, and "stepUp" in the audit row), the account
-// is looked up and the password verified (an unknown email against a
-// dummy hash, the same work).
-// A failure spends the failure buckets and is audited as auth.login_failed
-// in the background, so its timing is the same for known and unknown
-// emails.
+// hashing); the account is looked up; a token of the guess budget is
+// spent (reserveGuess), so that parallel guesses cannot all pass a bucket
+// with one token left; the password is verified (an unknown email against
+// a dummy hash, the same work). A right password gives the guess token
+// back. A failure keeps it spent and is audited as auth.login_failed in
+// the background, so its timing is the same for known and unknown emails.
 //
 // It returns the account, or ErrInvalidCredentials, a *RateLimitError,
 // ErrLimiterUnavailable (wrapping the cause) or a system error.
@@ -86,54 +86,75 @@ func (au *Auth) checkLogin(ctx context.Context, at loginAttempt) (*account, erro
 			return nil, au.auditLimited(ctx, err, "Login", at.ip, at.email, at.meta)
 		}
 	}
-	netKey := netkey.Network(at.ip) + "|" + key
-	failures := []struct {
-		l   Limiter
-		key string
-	}{{au.limits.LoginFailuresPerNetwork, netKey}, {au.limits.LoginFailuresPerEmail, key}}
-	// A network that failed too often for this email is refused; the
-	// ceiling over all networks only steps the sign-in up, so guesses from
-	// elsewhere cannot lock the owner out.
-	if err := au.peekFailures(ctx, failures[0].l, failures[0].key); err != nil {
-		return nil, au.auditLimited(ctx, err, "LoginFailuresPerNetwork", at.ip, at.email, at.meta)
-	}
-	var rl *RateLimitError
-	if err := au.peekFailures(ctx, failures[1].l, failures[1].key); errors.As(err, &rl) {
-		at.meta["stepUp"] = true
-		if d := au.limits.LoginStepUpDelay; d > 0 {
-			t := time.NewTimer(d)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return nil, ctx.Err()
-			}
-		}
-	} else if err != nil {
-		return nil, err
-	}
-
 	acc, err := au.accountByEmail(ctx, at.email)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, err
 	}
-	ok, err := au.verify(ctx, acc, at.password)
+	spent, err := au.reserveGuess(ctx, at, acc, key)
 	if err != nil {
 		return nil, err
 	}
-	if ok {
-		return acc, nil
+	ok, err := au.verify(ctx, acc, at.password)
+	if err != nil || ok {
+		au.refund(ctx, spent)
 	}
-	for _, f := range failures {
-		if _, isPeeker := f.l.(Peeker); !isPeeker {
-			continue // already spent by the check above
-		}
-		if _, _, err := f.l.Allow(ctx, f.key); err != nil {
-			au.log.ErrorContext(ctx, "admin: login failure limiter", "err", err)
-		}
+	switch {
+	case err != nil:
+		return nil, err
+	case ok:
+		return acc, nil
 	}
 	au.auditLoginFailure(ctx, acc, at)
 	return nil, ErrInvalidCredentials
+}
+
+// spentToken is a token a sign-in spent from a failure bucket.
+type spentToken struct {
+	l   Limiter
+	key string
+}
+
+// reserveGuess spends the token a password check costs, before the check:
+// from the device's own budget when the attempt comes with that account's
+// device cookie and the budget holds one, else from the email's bucket
+// for the client's network and from the email's ceiling over all networks.
+// A refusal is a *RateLimitError (audited): past the ceiling, guesses at
+// the account are refused whatever their parallelism, while its owner's
+// browser keeps its own budget.
+func (au *Auth) reserveGuess(ctx context.Context, at loginAttempt, acc *account, key string) ([]spentToken, error) {
+	var rl *RateLimitError
+	if acc != nil && at.device != nil && at.device.UserID == acc.ID {
+		dev := spentToken{au.limits.LoginFailuresPerDevice, "device|" + at.device.ID}
+		switch err := au.spend(ctx, dev.l, dev.key); {
+		case err == nil:
+			at.meta["device"] = true
+			return []spentToken{dev}, nil
+		case !errors.As(err, &rl):
+			return nil, err
+		}
+		// Past its own budget the browser is a stranger again.
+	}
+	network := spentToken{au.limits.LoginFailuresPerNetwork, netkey.Network(at.ip) + "|" + key}
+	if err := au.spend(ctx, network.l, network.key); err != nil {
+		return nil, au.auditLimited(ctx, err, "LoginFailuresPerNetwork", at.ip, at.email, at.meta)
+	}
+	email := spentToken{au.limits.LoginFailuresPerEmail, key}
+	if err := au.spend(ctx, email.l, email.key); err != nil {
+		au.refund(ctx, []spentToken{network}) // this attempt was not evaluated
+		return nil, au.auditLimited(ctx, err, "LoginFailuresPerEmail", at.ip, at.email, at.meta)
+	}
+	return []spentToken{network, email}, nil
+}
+
+// refund gives spent tokens back where the limiter can (Refunder).
+func (au *Auth) refund(ctx context.Context, spent []spentToken) {
+	for _, s := range spent {
+		if r, ok := s.l.(Refunder); ok {
+			if err := r.Refund(ctx, s.key); err != nil {
+				au.log.ErrorContext(ctx, "admin: login limiter refund", "err", err)
+			}
+		}
+	}
 }
 
 // auditLoginFailure records auth.login_failed off the request path. A
@@ -178,7 +199,7 @@ func (au *Auth) spend(ctx context.Context, l Limiter, key string) error {
 	return limitError(l.Allow(ctx, key))
 }
 
-// limitError is a limiter's answer as spend and peekFailures return it.
+// limitError is a limiter's answer as spend returns it.
 func limitError(allowed bool, retry time.Duration, err error) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrLimiterUnavailable, err)
@@ -187,16 +208,6 @@ func limitError(allowed bool, retry time.Duration, err error) error {
 		return &RateLimitError{RetryAfter: retry}
 	}
 	return nil
-}
-
-// peekFailures checks a failure bucket without spending it when the
-// limiter can peek; one that cannot is spent by every attempt.
-func (au *Auth) peekFailures(ctx context.Context, l Limiter, key string) error {
-	p, ok := l.(Peeker)
-	if !ok {
-		return au.spend(ctx, l, key)
-	}
-	return limitError(p.Peek(ctx, key))
 }
 
 // loginError turns checkLogin's errors (and limitError's) into the

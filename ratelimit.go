@@ -28,12 +28,15 @@ type NoLimit struct{}
 // Allow allows key.
 func (NoLimit) Allow(context.Context, string) (bool, time.Duration, error) { return true, 0, nil }
 
-// Peeker is a Limiter that can also tell whether key would be allowed,
-// without spending a token. Sign-in uses it for the per-email failure
-// limiter, which only failed attempts spend: the token bucket implements
-// it. A LoginFailuresPerEmail limiter without it is spent by every attempt.
-type Peeker interface {
-	Peek(ctx context.Context, key string) (allowed bool, retryAfter time.Duration, err error)
+// Refunder is a Limiter that can give back a token Allow spent. Sign-in
+// spends its failure buckets (LoginFailuresPerNetwork, PerEmail, PerDevice)
+// before it checks a password, so that guesses sent in parallel cannot all
+// pass a bucket that holds one token; a sign-in that succeeds, or that a
+// later bucket refuses, gives its tokens back when the limiter is a
+// Refunder. A failure limiter without it is spent by every attempt, right
+// or wrong. The token bucket and redisstore's Limiter implement it.
+type Refunder interface {
+	Refund(ctx context.Context, key string) error
 }
 
 // RateLimitOptions holds the limiters of the auth endpoints. A nil slot is the
@@ -48,23 +51,31 @@ type RateLimitOptions struct {
 	// RequestReset is spent by every POST /auth/request-reset, keyed by client
 	// IP and email. Default: a burst of 3, refilled at 1 per minute.
 	RequestReset Limiter
-	// LoginFailuresPerEmail is spent only by failed sign-ins, keyed by email
-	// alone: the ceiling over guesses spread across many networks. Past it
-	// a sign-in is not refused (that would let anyone lock the owner out)
-	// but stepped up: every attempt on that email, right or wrong, waits
-	// LoginStepUpDelay before its password is checked, and its audit row
-	// says "stepUp": true. Default: a burst of 100, refilled at 1 every 30
+	// LoginFailuresPerEmail is the account's ceiling over guesses spread
+	// across many networks, keyed by email alone. Each sign-in (panel,
+	// Authenticate, AuthenticateFrom) spends a token before its password is
+	// checked, whatever the parallelism, and a right password gives it back
+	// (Refunder): only failures stay spent. Past it, every sign-in at that
+	// account is refused with 429 and Retry-After — except from a browser
+	// holding the account's device cookie, whose attempts spend
+	// LoginFailuresPerDevice instead, so guesses from elsewhere cannot lock
+	// the owner out. Default: a burst of 100, refilled at 1 every 30
 	// seconds.
 	LoginFailuresPerEmail Limiter
-	// LoginStepUpDelay is the wait of a sign-in on an email over the
-	// LoginFailuresPerEmail ceiling. Default 3 s; negative: none.
-	LoginStepUpDelay time.Duration
-	// LoginFailuresPerNetwork is spent only by failed sign-ins, keyed by
+	// LoginFailuresPerNetwork is spent like LoginFailuresPerEmail, keyed by
 	// email and the client's network (its /24 for IPv4, /48 for IPv6), so
-	// that guesses from one place lock that account from that place only:
-	// a network that has not failed is never refused for another's.
-	// Default: a burst of 10, refilled at 1 every 30 seconds.
+	// that guesses from one place lock that account from that place first:
+	// a network that has not failed is not refused for another's until the
+	// account's ceiling. Default: a burst of 10, refilled at 1 every 30
+	// seconds.
 	LoginFailuresPerNetwork Limiter
+	// LoginFailuresPerDevice is the budget of a browser that signed in to
+	// the account before (its signed device cookie, OWASP's "device
+	// cookies"), keyed by that cookie: its attempts spend neither of the
+	// two above, so the owner signs in during an attack on their account.
+	// Past it the browser is a stranger again. Default: a burst of 10,
+	// refilled at 1 every 30 seconds.
+	LoginFailuresPerDevice Limiter
 	// PerIP is spent by every POST /auth/login, /auth/bootstrap and
 	// /auth/request-reset and every Auth().AuthenticateFrom, keyed by client
 	// IP alone, before any hashing or database work: one address rotating
@@ -110,7 +121,6 @@ const (
 	defaultActionsPerSec       = 60.0 / 60
 	defaultTOTPBurst           = 10
 	defaultTOTPPerSec          = 1.0 / 30
-	defaultLoginStepUpDelay    = 3 * time.Second
 	defaultExportsBurst        = 5
 	defaultExportsPerSec       = 1.0 / 120
 	defaultDeliveriesBurst     = 5
@@ -138,6 +148,9 @@ func defaultLimiters(o RateLimitOptions) RateLimitOptions {
 	if o.LoginFailuresPerNetwork == nil {
 		o.LoginFailuresPerNetwork = NewTokenBucket(defaultNetFailuresBurst, defaultNetFailuresPerSec)
 	}
+	if o.LoginFailuresPerDevice == nil {
+		o.LoginFailuresPerDevice = NewTokenBucket(defaultNetFailuresBurst, defaultNetFailuresPerSec)
+	}
 	if o.PerIP == nil {
 		o.PerIP = NewTokenBucket(defaultPerIPBurst, defaultPerIPPerSec)
 	}
@@ -149,12 +162,6 @@ func defaultLimiters(o RateLimitOptions) RateLimitOptions {
 	}
 	if o.ResetDeliveries == nil {
 		o.ResetDeliveries = NewTokenBucket(defaultDeliveriesBurst, defaultDeliveriesPerSec)
-	}
-	switch {
-	case o.LoginStepUpDelay == 0:
-		o.LoginStepUpDelay = defaultLoginStepUpDelay
-	case o.LoginStepUpDelay < 0:
-		o.LoginStepUpDelay = 0
 	}
 	return o
 }
@@ -196,4 +203,4 @@ func DefaultTrustedProxies() []netip.Prefix {
 	}
 }
 
-var _ Peeker = (*bucket.Buckets)(nil)
+var _ Refunder = (*bucket.Buckets)(nil)

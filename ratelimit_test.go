@@ -34,15 +34,10 @@ func TestDefaultLimitBuckets(t *testing.T) {
 		{"request reset", func(o RateLimitOptions) Limiter { return o.RequestReset }, 3, time.Minute},
 		{"login failures per email", func(o RateLimitOptions) Limiter { return o.LoginFailuresPerEmail }, 100, 30 * time.Second},
 		{"login failures per network", func(o RateLimitOptions) Limiter { return o.LoginFailuresPerNetwork }, 10, 30 * time.Second},
+		{"login failures per device", func(o RateLimitOptions) Limiter { return o.LoginFailuresPerDevice }, 10, 30 * time.Second},
 		{"per IP", func(o RateLimitOptions) Limiter { return o.PerIP }, 30, 2 * time.Second},
 		{"actions", func(o RateLimitOptions) Limiter { return o.Actions }, 60, time.Second},
 		{"reset deliveries", func(o RateLimitOptions) Limiter { return o.ResetDeliveries }, 5, 12 * time.Minute},
-	}
-	if d := defaultLimiters(RateLimitOptions{}).LoginStepUpDelay; d != 3*time.Second {
-		t.Errorf("LoginStepUpDelay = %v; want 3s", d)
-	}
-	if d := defaultLimiters(RateLimitOptions{LoginStepUpDelay: -1}).LoginStepUpDelay; d != 0 {
-		t.Errorf("LoginStepUpDelay -1 = %v; want none", d)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

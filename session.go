@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"errors"
 	"net/http"
@@ -51,6 +52,49 @@ func (a *tokens) cookie(value string, maxAge int) *http.Cookie {
 		Secure:   a.secure,
 		SameSite: a.session.SameSite,
 	}
+}
+
+// deviceCookie names the signed cookie of a browser that signed in to an
+// account before (OWASP's "device cookies"): its sign-in attempts spend
+// RateLimitOptions.LoginFailuresPerDevice instead of the account's
+// buckets, so guesses from elsewhere cannot lock its owner out. It is sent
+// to the sign-in endpoints only, and names the account, not the password:
+// it is no credential.
+const (
+	deviceCookie = "game_admin_device"
+	deviceTTL    = 180 * 24 * time.Hour
+)
+
+// device returns r's device cookie when the panel issued it and it has
+// not expired, else nil.
+func (a *tokens) device(r *http.Request) *token.Claims {
+	ck, err := r.Cookie(deviceCookie)
+	if err != nil {
+		return nil
+	}
+	c, err := a.signer.Parse(ck.Value, token.KindDevice)
+	if err != nil || c.ID == "" {
+		return nil
+	}
+	return c
+}
+
+// setDeviceCookie marks the browser of a sign-in whose password was right
+// as userID's device, unless it holds that account's cookie already.
+func (a *tokens) setDeviceCookie(w http.ResponseWriter, held *token.Claims, userID string) error {
+	if held != nil && held.UserID == userID {
+		return nil
+	}
+	c := token.Claims{UserID: userID, Kind: token.KindDevice}
+	c.ID = rand.Text()
+	tok, err := a.signer.Sign(c, deviceTTL)
+	if err != nil {
+		return err
+	}
+	ck := a.cookie(tok, int(deviceTTL/time.Second))
+	ck.Name, ck.Path = deviceCookie, a.signer.Audience+"/auth/login"
+	http.SetCookie(w, ck)
+	return nil
 }
 
 // challengeCookie carries the pending second sign-in step, sent to POST

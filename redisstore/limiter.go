@@ -42,7 +42,7 @@ type LimiterOptions struct {
 	KeySecret []byte
 }
 
-// Limiter is an admin.Limiter (and admin.Peeker) whose buckets live in
+// Limiter is an admin.Limiter (and admin.Refunder) whose buckets live in
 // Redis, shared by every node: the GCRA of github.com/go-redis/redis_rate,
 // which is one atomic Lua script per call. It behaves like
 // admin.NewTokenBucket: a bucket holds at most capacity tokens, starts
@@ -61,8 +61,8 @@ type Limiter struct {
 }
 
 var (
-	_ admin.Limiter = (*Limiter)(nil)
-	_ admin.Peeker  = (*Limiter)(nil)
+	_ admin.Limiter  = (*Limiter)(nil)
+	_ admin.Refunder = (*Limiter)(nil)
 )
 
 // NewLimiter returns a Redis limiter named name (a part of its keys: give
@@ -122,20 +122,16 @@ func (l *Limiter) Allow(ctx context.Context, key string) (bool, time.Duration, e
 	return false, max(res.RetryAfter, time.Nanosecond), nil
 }
 
-// Peek reports whether key's bucket holds a token now, without spending it.
-func (l *Limiter) Peek(ctx context.Context, key string) (bool, time.Duration, error) {
-	// A cost of 0 spends nothing and reports the whole tokens left; its
-	// ResetAfter is the time until the bucket is full again.
-	res, err := l.rl.AllowN(ctx, l.key(key), l.limit, 0)
-	if err != nil {
-		return l.failed(ctx, err)
+// Refund gives back a token Allow spent for key. In redis_rate's GCRA a
+// negative cost moves the bucket's theoretical arrival time back by one
+// emission interval; on a bucket that is full already it changes nothing,
+// so a refund never lifts a bucket past its capacity.
+func (l *Limiter) Refund(ctx context.Context, key string) error {
+	if _, err := l.rl.AllowN(ctx, l.key(key), l.limit, -1); err != nil {
+		_, _, err = l.failed(ctx, err)
+		return err
 	}
-	if res.Remaining >= 1 {
-		return true, 0, nil
-	}
-	// Full in ResetAfter; one token is there burst-1 intervals before that.
-	wait := res.ResetAfter - time.Duration(l.limit.Burst-1)*l.limit.Period
-	return false, max(wait, time.Nanosecond), nil
+	return nil
 }
 
 func (l *Limiter) failed(ctx context.Context, err error) (bool, time.Duration, error) {
@@ -166,6 +162,7 @@ func RateLimits(rdb redis.UniversalClient, opts LimiterOptions) admin.RateLimitO
 		RequestReset:            NewLimiter(rdb, "reset", 3, 1.0/60, opts),
 		LoginFailuresPerEmail:   NewLimiter(rdb, "login-failures", 100, 1.0/30, opts),
 		LoginFailuresPerNetwork: NewLimiter(rdb, "login-failures-net", 10, 1.0/30, opts),
+		LoginFailuresPerDevice:  NewLimiter(rdb, "login-failures-device", 10, 1.0/30, opts),
 		PerIP:                   NewLimiter(rdb, "ip", 30, 30.0/60, opts),
 		Actions:                 NewLimiter(rdb, "actions", 60, 60.0/60, open),
 		TOTP:                    NewLimiter(rdb, "totp", 10, 1.0/30, opts),

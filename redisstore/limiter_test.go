@@ -13,7 +13,7 @@ import (
 
 // TestLimiterSharedBucket: two limiters on two clients (two nodes) spend
 // one bucket: the burst is shared, the refusal says how long until the next
-// token (1/refill), and Peek tells the same without spending.
+// token (1/refill), and a refund gives one back.
 func TestLimiterSharedBucket(t *testing.T) {
 	rdb, prefix := testRedis(t)
 	other, _ := testRedis(t)
@@ -33,19 +33,26 @@ func TestLimiterSharedBucket(t *testing.T) {
 	if ok || err != nil || retry <= 55*time.Second || retry > 60*time.Second {
 		t.Fatalf("fifth attempt = %v, %v, %v; want refused for about 60s", ok, retry, err)
 	}
-	ok, peek, err := a.Peek(ctx, "1.2.3.4|ann@example.com")
-	if ok || err != nil || peek <= 55*time.Second || peek > 60*time.Second {
-		t.Fatalf("Peek of the empty bucket = %v, %v, %v; want refused for about 60s", ok, peek, err)
+	// A refund on one node gives the token back to both.
+	if err := a.Refund(ctx, "1.2.3.4|ann@example.com"); err != nil {
+		t.Fatal(err)
 	}
-	// Another key has its own bucket; Peek spends nothing.
+	if ok, _, err := b.Allow(ctx, "1.2.3.4|ann@example.com"); !ok || err != nil {
+		t.Fatalf("attempt after a refund = %v, %v; want the refunded token", ok, err)
+	}
+	if ok, _, _ := a.Allow(ctx, "1.2.3.4|ann@example.com"); ok {
+		t.Fatal("a second attempt after one refund = allowed; want refused")
+	}
+	// Refunds never lift a bucket past its capacity: a full bucket stays
+	// at 4 however often it is refunded.
 	for range 10 {
-		if ok, _, err := a.Peek(ctx, "bob@example.com"); !ok || err != nil {
-			t.Fatalf("Peek of a fresh bucket = %v, %v; want allowed", ok, err)
+		if err := a.Refund(ctx, "bob@example.com"); err != nil {
+			t.Fatal(err)
 		}
 	}
-	for i := range 4 {
-		if ok, _, _ := b.Allow(ctx, "bob@example.com"); !ok {
-			t.Fatalf("bob's attempt %d refused after Peeks; Peek spent tokens", i+1)
+	for i := range 5 {
+		if ok, _, _ := b.Allow(ctx, "bob@example.com"); ok != (i < 4) {
+			t.Fatalf("bob's attempt %d after refunds = %v; want a capacity of 4", i+1, ok)
 		}
 	}
 	// Another limiter name is another bucket.
@@ -55,7 +62,7 @@ func TestLimiterSharedBucket(t *testing.T) {
 }
 
 // TestLimiterRefill: a token comes back after 1/refillPerSec, as Retry-After
-// said, and Peek's answer turns with it.
+// said.
 func TestLimiterRefill(t *testing.T) {
 	rdb, prefix := testRedis(t)
 	ctx := context.Background()
@@ -67,9 +74,6 @@ func TestLimiterRefill(t *testing.T) {
 		t.Fatalf("third = %v, %v; want refused for at most 200ms", ok, retry)
 	}
 	time.Sleep(retry + 20*time.Millisecond)
-	if ok, _, _ := l.Peek(ctx, "k"); !ok {
-		t.Fatal("Peek after Retry-After: want a token back")
-	}
 	if ok, _, _ := l.Allow(ctx, "k"); !ok {
 		t.Fatal("Allow after Retry-After: want a token back")
 	}
@@ -104,8 +108,8 @@ func TestLimiterOutage(t *testing.T) {
 	if ok, _, err := closed.Allow(ctx, "k"); ok || err == nil {
 		t.Fatalf("fail-closed Allow = %v, %v; want refused with an error", ok, err)
 	}
-	if ok, _, err := closed.Peek(ctx, "k"); ok || err == nil {
-		t.Fatalf("fail-closed Peek = %v, %v; want refused with an error", ok, err)
+	if err := closed.Refund(ctx, "k"); err == nil {
+		t.Fatal("fail-closed Refund during an outage = nil; want the error")
 	}
 	var logs bytes.Buffer
 	open := NewLimiter(rdb, "game", 10, 1, LimiterOptions{FailOpen: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
@@ -117,7 +121,7 @@ func TestLimiterOutage(t *testing.T) {
 	}
 	rl := RateLimits(rdb, LimiterOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	for name, l := range map[string]admin.Limiter{"Login": rl.Login, "Bootstrap": rl.Bootstrap, "RequestReset": rl.RequestReset,
-		"LoginFailuresPerEmail": rl.LoginFailuresPerEmail, "LoginFailuresPerNetwork": rl.LoginFailuresPerNetwork, "PerIP": rl.PerIP, "TOTP": rl.TOTP, "ResetDeliveries": rl.ResetDeliveries} {
+		"LoginFailuresPerEmail": rl.LoginFailuresPerEmail, "LoginFailuresPerNetwork": rl.LoginFailuresPerNetwork, "LoginFailuresPerDevice": rl.LoginFailuresPerDevice, "PerIP": rl.PerIP, "TOTP": rl.TOTP, "ResetDeliveries": rl.ResetDeliveries} {
 		if ok, _, err := l.Allow(ctx, "k"); ok || err == nil {
 			t.Fatalf("RateLimits.%s = %v, %v during an outage; want fail closed", name, ok, err)
 		}

@@ -70,19 +70,22 @@ func (b *Buckets) Allow(_ context.Context, key string) (bool, time.Duration, err
 	return false, b.wait(1 - lim.TokensAt(now)), nil
 }
 
-// Peek reports whether key's bucket holds a token now, without spending it.
-func (b *Buckets) Peek(_ context.Context, key string) (bool, time.Duration, error) {
+// Refund gives back a token Allow spent for key: a bucket that would be
+// full again is dropped, as the sweep drops it (it carries no state), so
+// a refund never lifts a bucket past its capacity.
+func (b *Buckets) Refund(_ context.Context, key string) error {
 	now := b.Now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	lim, ok := b.buckets[key]
-	if !ok {
-		return true, 0, nil
+	switch {
+	case !ok:
+	case lim.TokensAt(now)+1 >= float64(b.burst):
+		delete(b.buckets, key)
+	default:
+		lim.AllowN(now, -1) // a negative spend adds the token back
 	}
-	if tokens := lim.TokensAt(now); tokens < 1 {
-		return false, b.wait(1 - tokens), nil
-	}
-	return true, 0, nil
+	return nil
 }
 
 // wait is the time the bucket takes to refill the given number of tokens,

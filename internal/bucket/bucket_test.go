@@ -206,26 +206,40 @@ func BenchmarkTokenBucketAllow(b *testing.B) {
 	})
 }
 
-func TestTokenBucketPeek(t *testing.T) {
+func TestTokenBucketRefund(t *testing.T) {
 	t.Parallel()
 	clock := time.Unix(1_700_000_000, 0)
-	b := New(2, 1)
+	b := New(3, 1)
 	b.Now = func() time.Time { return clock }
 	ctx := context.Background()
-	for i := range 5 {
-		if ok, _, _ := b.Peek(ctx, "k"); !ok {
-			t.Fatalf("Peek #%d on a fresh key = false; want true (peeking spends nothing)", i+1)
+	if err := b.Refund(ctx, "fresh"); err != nil || b.Len() != 0 {
+		t.Fatalf("Refund of a key never spent = %v, %d buckets; want nil, none", err, b.Len())
+	}
+	for range 3 {
+		mustAllow(t, b, "k")
+	}
+	if ok, retry := mustAllow(t, b, "k"); ok || retry != time.Second {
+		t.Fatalf("4th Allow = %v, %v; want refused for 1s", ok, retry)
+	}
+	b.Refund(ctx, "k")
+	if ok, _ := mustAllow(t, b, "k"); !ok {
+		t.Fatal("Allow after a refund = refused; want the refunded token")
+	}
+	if ok, _ := mustAllow(t, b, "k"); ok {
+		t.Fatal("a second Allow after one refund = allowed; want refused")
+	}
+	// Refunds never lift a bucket past its capacity: one that would be
+	// full again is dropped, and three more spends empty it.
+	for range 10 {
+		b.Refund(ctx, "k")
+	}
+	if b.Len() != 0 {
+		t.Fatalf("%d buckets after refunds to full; want the full bucket dropped", b.Len())
+	}
+	for i := range 4 {
+		if ok, _ := mustAllow(t, b, "k"); ok != (i < 3) {
+			t.Fatalf("Allow #%d after refunds = %v; want a capacity of 3", i+1, ok)
 		}
-	}
-	b.Allow(ctx, "k")
-	b.Allow(ctx, "k")
-	ok, retry, err := b.Peek(ctx, "k")
-	if ok || err != nil || retry != time.Second {
-		t.Fatalf("Peek on an empty bucket = %v, %v, %v; want false, 1s, nil", ok, retry, err)
-	}
-	clock = clock.Add(time.Second)
-	if ok, _, _ := b.Peek(ctx, "k"); !ok {
-		t.Fatal("Peek after refill = false; want true")
 	}
 }
 

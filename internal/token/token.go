@@ -19,6 +19,9 @@ const (
 	KindSession       = "session"
 	KindReset         = "reset"
 	KindTOTPChallenge = "totp_challenge"
+	// KindDevice is a browser that signed in to an account before: its
+	// sign-in attempts have a budget of their own.
+	KindDevice = "device"
 )
 
 // maxLen bounds a token before any parsing.

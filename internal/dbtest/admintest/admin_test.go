@@ -291,6 +291,17 @@ func (r *resp) want(t *testing.T, code int, errCode ...string) *resp {
 	return r
 }
 
+// cookieNamed is the cookie c's jar would send to path on e's server.
+func cookieNamed(c *client, e *env, path, name string) *http.Cookie {
+	u, _ := url.Parse(e.srv.URL + path)
+	for _, ck := range c.jar.Cookies(u) {
+		if ck.Name == name {
+			return ck
+		}
+	}
+	return nil
+}
+
 func (r *resp) cookie(name string) *http.Cookie {
 	for _, c := range r.Cookies() {
 		if c.Name == name {
@@ -574,7 +585,7 @@ func defaultLimits(rl RateLimitOptions) RateLimitOptions {
 }
 
 func limitSlots(rl *RateLimitOptions) []*Limiter {
-	return []*Limiter{&rl.Login, &rl.Bootstrap, &rl.RequestReset, &rl.LoginFailuresPerEmail, &rl.LoginFailuresPerNetwork, &rl.PerIP, &rl.Actions, &rl.ResetDeliveries, &rl.Exports}
+	return []*Limiter{&rl.Login, &rl.Bootstrap, &rl.RequestReset, &rl.LoginFailuresPerEmail, &rl.LoginFailuresPerNetwork, &rl.LoginFailuresPerDevice, &rl.PerIP, &rl.Actions, &rl.ResetDeliveries, &rl.Exports}
 }
 
 // testSetupToken is Options.SetupToken for tests that build their panel

@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -140,21 +142,21 @@ func TestRateLimitDefaults(t *testing.T) {
 }
 
 // TestLoginFailureLimits: failures from one network (an IPv4 /24, an IPv6
-// /48) lock the account from that network only; failures spread over many
-// networks pass the per-email ceiling, which then steps sign-ins up (a
-// delay, audited) instead of refusing the owner. Both databases, since
-// failures are audited.
+// /48) lock the account from that network first; failures spread over
+// many networks meet the per-email ceiling, past which every stranger is
+// refused with 429 — while a browser that signed in before (its device
+// cookie) still signs in. Both databases, since failures are audited.
 func TestLoginFailureLimits(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
-		// The default buckets (ceiling 100); a short step-up delay.
-		e := newEnv(t, db, Options{RateLimit: defaultLimits(RateLimitOptions{LoginStepUpDelay: time.Millisecond})})
+		// The default buckets (ceiling 100).
+		e := newEnv(t, db, Options{RateLimit: defaultLimits(RateLimitOptions{})})
 		id := e.user("p@example.com", "player password")
-		login := func(ip, password string) *resp {
-			c := e.client()
+		loginWith := func(c *client, ip, password string) *resp {
 			c.hdr.Set("X-Forwarded-For", ip)
 			return c.do("POST", "/admin-api/auth/login", map[string]any{"email": "p@example.com", "password": password})
 		}
+		login := func(ip, password string) *resp { return loginWith(e.client(), ip, password) }
 		// 20 guesses from 20 addresses of one /24: the 11th on are refused.
 		for i := range 20 {
 			r := login(fmt.Sprintf("198.51.100.%d", i+1), "guess")
@@ -175,27 +177,47 @@ func TestLoginFailureLimits(t *testing.T) {
 				t.Fatalf("IPv6 guess %d = %d %s; want %d", i+1, r.StatusCode, r.raw, want)
 			}
 		}
-		// The owner, elsewhere, still signs in, at once.
-		login("203.0.113.7", "player password").want(t, 200)
+		// The owner, elsewhere, still signs in, at once; the browser is
+		// now the account's device. A right password spends nothing.
+		owner := e.client()
+		loginWith(owner, "203.0.113.7", "player password").want(t, 200)
+		if ck := cookieNamed(owner, e, "/admin-api/auth/login", "game_admin_device"); ck == nil {
+			t.Fatal("no device cookie after a sign-in")
+		}
 
-		// 130 more guesses over 13 more /24s: 150 in all, past the ceiling
-		// of 100. The owner, from a network that never failed, signs in,
-		// stepped up; so does one from a fresh /48.
+		// 130 more guesses over 13 more /24s: the ceiling of 100 holds 80
+		// of them (20 spent above); the other 50 are refused unevaluated.
+		evaluated := 0
 		for n := range 13 {
 			for k := range 10 {
-				login(fmt.Sprintf("192.0.%d.%d", n+1, k+1), "guess").want(t, 401)
+				switch r := login(fmt.Sprintf("192.0.%d.%d", n+1, k+1), "guess"); r.StatusCode {
+				case 401:
+					evaluated++
+				case 429:
+					if r.Header.Get("Retry-After") == "" {
+						t.Fatal("429 without Retry-After")
+					}
+				default:
+					t.Fatalf("guess = %d %s", r.StatusCode, r.raw)
+				}
 			}
 		}
-		login("192.0.200.1", "player password").want(t, 200)
-		login("2001:db8:9::1", "player password").want(t, 200)
+		if evaluated != 80 {
+			t.Fatalf("%d of 130 guesses evaluated past 20 failures; want 80 (a ceiling of 100)", evaluated)
+		}
+		// A new browser of the owner: a clear 429, not a slow 401.
+		login("192.0.200.1", "player password").want(t, 429, "rate_limited")
+		login("2001:db8:9::1", "player password").want(t, 429, "rate_limited")
+		// The owner's browser signs in, from a network it never used.
+		loginWith(owner, "192.0.201.1", "player password").want(t, 200)
 		logins := e.auditRows("auth.login")
-		if len(logins) != 3 || logins[0].Payload["stepUp"] != nil || logins[1].Payload["stepUp"] != true || logins[2].Payload["stepUp"] != true {
-			t.Fatalf("auth.login rows = %+v; want the last two stepped up", logins)
+		if len(logins) != 2 || logins[0].Payload["device"] != nil || logins[1].Payload["device"] != true {
+			t.Fatalf("auth.login rows = %+v; want the second through the device", logins)
 		}
 
-		// Every failure for the known account is audited, with the client
-		// address from the trusted proxy.
-		waitFor(t, func() bool { return len(e.auditRows("auth.login_failed")) == 150 })
+		// Every evaluated failure for the known account is audited, with the
+		// client address from the trusted proxy.
+		waitFor(t, func() bool { return len(e.auditRows("auth.login_failed")) == 100 })
 		for _, row := range e.auditRows("auth.login_failed") {
 			if row.OperatorID != id || row.Payload["ip"] == "127.0.0.1" {
 				t.Fatalf("login_failed row = %+v; want operator %s and the forwarded ip", row, id)
@@ -211,6 +233,98 @@ func TestLoginFailureLimits(t *testing.T) {
 	for range 25 {
 		e2.login("q@example.com", "player password")
 	}
+}
+
+// TestGuessesInParallelAreCapped: the failure buckets are spent before
+// the hash, so parallelism buys nothing. 60 concurrent guesses from one
+// /24 (or 60 /64s of one IPv6 /48) get 10 evaluated; 10 parallel guessers
+// on ever new networks for 30 s get at most 120 (a ceiling of 100, one
+// back every 30 s) at one account; meanwhile the owner's browser signs in
+// with its device cookie, and a new browser of the owner gets a clear 429
+// with Retry-After.
+func TestGuessesInParallelAreCapped(t *testing.T) {
+	t.Parallel()
+	testdb.EachParallel(t, func(t *testing.T, db *bun.DB) {
+		hasher := &countingHasher{PasswordHasher: testHasher}
+		e := newEnv(t, db, Options{PasswordHasher: hasher, RateLimit: defaultLimits(RateLimitOptions{})})
+		guess := func(email, ip string) *resp {
+			c := e.client()
+			c.hdr.Set("X-Forwarded-For", ip)
+			return c.do("POST", "/admin-api/auth/login", map[string]any{"email": email, "password": "guess"})
+		}
+		burst := func(email string, ip func(i int) string) (evaluated int) {
+			var wg sync.WaitGroup
+			var n atomic.Int64
+			for i := range 60 {
+				wg.Go(func() {
+					if guess(email, ip(i)).StatusCode == 401 {
+						n.Add(1)
+					}
+				})
+			}
+			wg.Wait()
+			return int(n.Load())
+		}
+		if n := burst("a@example.com", func(i int) string { return fmt.Sprintf("198.51.100.%d", i+1) }); n != 10 {
+			t.Fatalf("60 concurrent guesses from one /24: %d evaluated; want 10", n)
+		}
+		if n := burst("b@example.com", func(i int) string { return fmt.Sprintf("2001:db8:5:%x::1", i+1) }); n != 10 {
+			t.Fatalf("60 concurrent guesses from one /48: %d evaluated; want 10", n)
+		}
+
+		e.user("owner@example.com", "owner password")
+		owner := e.client()
+		owner.hdr.Set("X-Forwarded-For", "203.0.113.50")
+		owner.do("POST", "/admin-api/auth/login", map[string]any{"email": "owner@example.com", "password": "owner password"}).want(t, 200)
+		before := hasher.work.Load()
+
+		var evaluated, refused atomic.Int64
+		var next atomic.Int64
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for range 10 {
+			wg.Go(func() {
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					i := next.Add(1) // a network never used before
+					switch r := guess("owner@example.com", fmt.Sprintf("10.%d.%d.1", 100+i/250, i%250)); r.StatusCode {
+					case 401:
+						evaluated.Add(1)
+					case 429:
+						if r.Header.Get("Retry-After") == "" {
+							t.Error("429 without Retry-After")
+						}
+						refused.Add(1)
+					default:
+						t.Errorf("guess = %d %s", r.StatusCode, r.raw)
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+			})
+		}
+		time.Sleep(15 * time.Second)
+		// During the attack: the owner's browser gets in, a new one of
+		// theirs is told to wait.
+		owner.do("POST", "/admin-api/auth/login", map[string]any{"email": "owner@example.com", "password": "owner password"}).want(t, 200)
+		stranger := e.client()
+		stranger.hdr.Set("X-Forwarded-For", "203.0.113.51")
+		if r := stranger.do("POST", "/admin-api/auth/login", map[string]any{"email": "owner@example.com", "password": "owner password"}).want(t, 429, "rate_limited"); r.Header.Get("Retry-After") == "" {
+			t.Fatal("the owner's new browser: 429 without Retry-After")
+		}
+		time.Sleep(15 * time.Second)
+		close(stop)
+		wg.Wait()
+		// The hash ran for each evaluated guess, the owner's sign-in and
+		// nothing else.
+		if n := evaluated.Load(); n > 120 || n < 100 || hasher.work.Load()-before != n+1 {
+			t.Fatalf("30 s of 10 parallel guessers: %d evaluated (%d hashes, %d refused); want 100 to 120", n, hasher.work.Load()-before-1, refused.Load())
+		}
+		t.Logf("30 s of 10 parallel guessers: %d evaluated, %d refused", evaluated.Load(), refused.Load())
+	})
 }
 
 // TestForwardedForFromUntrustedPeer: with no trusted proxies, a client

@@ -63,6 +63,14 @@ func Each(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
 	t.Run("pg", func(t *testing.T) { fn(t, PG(t)) })
 }
 
+// EachParallel is Each with the two subtests run in parallel, for a test
+// that spends its time waiting (a clock, a rate limit) rather than working.
+func EachParallel(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) { t.Parallel(); fn(t, SQLite(t)) })
+	t.Run("pg", func(t *testing.T) { t.Parallel(); fn(t, PG(t)) })
+}
+
 // SQLite opens a new database file in t.TempDir, closed when t ends.
 func SQLite(t testing.TB) *bun.DB {
 	t.Helper()
