@@ -365,7 +365,13 @@ func firstAdminSession(a *admin.Admin, srv *httptest.Server) *http.Cookie {
 		log.Fatal(err)
 	}
 	res.Body.Close()
-	return res.Cookies()[0]
+	for _, c := range res.Cookies() {
+		if c.Name == "game_admin_session" {
+			return c
+		}
+	}
+	log.Fatalf("sign-in: %s, no session cookie", res.Status)
+	return nil
 }
 
 // exampleClient signs in as the first admin on srv and returns a function
