@@ -279,8 +279,8 @@ type eraseReport struct {
 	// Resources are per relation of the users table: its resource, what
 	// happens to its rows (delete, unlink, anonymize, keep) and how many.
 	Resources []erasePart `json:"resources"`
-	// AuditEntries are the audit entries whose personal values are (or
-	// would be) replaced by "[erased]".
+	// AuditEntries are how many audit entries had values the erase
+	// takes away, and so are (or would be) changed.
 	AuditEntries int64 `json:"auditEntries"`
 }
 
@@ -300,10 +300,12 @@ type erasePart struct {
 // its email replaced by a unique address that cannot receive mail, the
 // display name and Personal columns cleared, the password unusable, a
 // permanent ban and every session ended; the panel role and second factor
-// go. Audit entries about them, by them, or holding their email keep their
-// ids, with those values replaced by "[erased]", the one change the panel
-// ever makes to the audit log; the erase itself is audited as user.erase
-// with the counts. Refused for oneself and for the last admin.
+// go. What the erase takes away goes from the audit log too (every email
+// the account had, its names, the values of the rows it deletes, unlinks
+// or anonymizes: erase_audit.go): the entries keep their ids, with those
+// values replaced by "[erased]", the one change the panel ever makes to
+// the audit log; the erase itself is audited as user.erase with the
+// counts. Refused for oneself and for the last admin.
 func (a api) handleUserErase(w http.ResponseWriter, r *http.Request, op Operator) error {
 	users, userID, row, err := a.dataRequest(r, op)
 	if err != nil {
@@ -328,10 +330,6 @@ func (a api) handleUserErase(w http.ResponseWriter, r *http.Request, op Operator
 	}
 	ctx := r.Context()
 	report := eraseReport{DryRun: dryRun, Resources: []erasePart{}}
-	name := ""
-	if a.users.hasDisplayName {
-		name, _ = row[a.users.cols.DisplayName].(string)
-	}
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		keepsAdmin, err := a.guardAdmins(ctx, tx)
 		if err != nil {
@@ -344,7 +342,12 @@ func (a api) handleUserErase(w http.ResponseWriter, r *http.Request, op Operator
 		if row, err = a.readRow(ctx, tx, users, id, true); err != nil {
 			return err
 		}
-		for _, p := range a.userParts(users, row) {
+		parts := a.userParts(users, row)
+		scope, err := a.newEraseScope(ctx, tx, users, userID, row, parts)
+		if err != nil {
+			return err
+		}
+		for _, p := range parts {
 			n, err := a.erasePart(ctx, tx, p)
 			if err != nil {
 				return erasePartError(p, err)
@@ -354,7 +357,7 @@ func (a api) handleUserErase(w http.ResponseWriter, r *http.Request, op Operator
 				return err
 			}
 		}
-		if report.AuditEntries, err = a.redactAudit(ctx, tx, users, userID, email, name); err != nil {
+		if report.AuditEntries, err = a.redactAudit(ctx, tx, scope); err != nil {
 			return err
 		}
 		if err := a.eraseStep(ctx, tx, "audit"); err != nil {
@@ -512,129 +515,4 @@ func (a api) eraseAccount(ctx context.Context, tx bun.Tx, users *resource, userI
 		}
 	}
 	return nil
-}
-
-// redactAudit replaces the user's personal values in the audit log: in
-// the entries about or by them, every text holding their email or equal
-// to their display name, and their personal columns in a users entry's
-// changes and rows; in any other entry holding their email, the email.
-// It reports how many entries it changed.
-func (a api) redactAudit(ctx context.Context, tx bun.Tx, users *resource, userID, email, name string) (int64, error) {
-	type entry struct {
-		ID         int64    `bun:"id"`
-		Resource   string   `bun:"resource"`
-		TargetID   *string  `bun:"target_id"`
-		OperatorID *string  `bun:"operator_id"`
-		Payload    nullJSON `bun:"payload"`
-	}
-	var entries []entry
-	lowerEmail := "%" + strings.ToLower(email) + "%"
-	err := tx.NewSelect().TableExpr("? AS aa", a.tbl("admin_audit")).
-		ColumnExpr("id, resource, target_id, CAST(operator_id AS TEXT) AS operator_id, payload").
-		Where("(resource IN ('users', 'roles', 'auth') AND target_id = ?) OR CAST(operator_id AS TEXT) = ? OR lower(CAST(payload AS TEXT)) LIKE ?", userID, userID, lowerEmail).
-		Order("id").Scan(ctx, &entries)
-	if err != nil {
-		return 0, fmt.Errorf("admin: erase: read the audit log: %w", err)
-	}
-	personal := a.personalColumns(users)
-	var n int64
-	for _, e := range entries {
-		if len(e.Payload) == 0 {
-			continue
-		}
-		about := e.TargetID != nil && *e.TargetID == userID || e.OperatorID != nil && *e.OperatorID == userID
-		d := json.NewDecoder(bytes.NewReader(e.Payload))
-		d.UseNumber()
-		var p any
-		if d.Decode(&p) != nil {
-			continue
-		}
-		out := redact(p, email, name, about)
-		if about && e.Resource == "users" {
-			out = redactColumns(out, personal)
-		}
-		b, err := json.Marshal(out)
-		if err != nil || bytes.Equal(b, compactJSON(e.Payload)) {
-			continue
-		}
-		n++
-		if _, err := tx.NewUpdate().TableExpr("?", a.tbl("admin_audit")).Set("payload = ?", string(b)).Where("id = ?", e.ID).Exec(ctx); err != nil {
-			return 0, fmt.Errorf("admin: erase: redact audit entry %d: %w", e.ID, err)
-		}
-	}
-	return n, nil
-}
-
-func compactJSON(b []byte) []byte {
-	var buf bytes.Buffer
-	if json.Compact(&buf, b) != nil {
-		return b
-	}
-	return buf.Bytes()
-}
-
-// redact replaces, in a decoded JSON value, the email inside any text;
-// with about (an entry about or by the user), also any text that is the
-// display name.
-func redact(v any, email, name string, about bool) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = redact(e, email, name, about)
-		}
-		return x
-	case []any:
-		for i, e := range x {
-			x[i] = redact(e, email, name, about)
-		}
-		return x
-	case string:
-		if about && name != "" && strings.EqualFold(strings.TrimSpace(x), name) {
-			return erased
-		}
-		if email != "" && strings.Contains(strings.ToLower(x), strings.ToLower(email)) {
-			return replaceFold(x, email, erased)
-		}
-	}
-	return v
-}
-
-// replaceFold replaces every occurrence of old in s, in any case.
-func replaceFold(s, old, repl string) string {
-	var b strings.Builder
-	ls, lo := strings.ToLower(s), strings.ToLower(old)
-	for {
-		i := strings.Index(ls, lo)
-		if i < 0 || len(lo) == 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		b.WriteString(repl)
-		s, ls = s[i+len(old):], ls[i+len(lo):]
-	}
-}
-
-// redactColumns replaces the values of cols in a users entry's changes
-// and row.
-func redactColumns(v any, cols []string) any {
-	p, ok := v.(map[string]any)
-	if !ok {
-		return v
-	}
-	if ch, ok := p["changes"].(map[string]any); ok {
-		for _, c := range cols {
-			if _, ok := ch[c]; ok {
-				ch[c] = map[string]any{"before": erased, "after": erased}
-			}
-		}
-	}
-	if row, ok := p["row"].(map[string]any); ok {
-		for _, c := range cols {
-			if _, ok := row[c]; ok {
-				row[c] = erased
-			}
-		}
-	}
-	return p
 }

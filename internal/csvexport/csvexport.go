@@ -9,9 +9,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/gameadmin/admin/internal/query"
@@ -34,31 +34,30 @@ func Abort(w http.ResponseWriter) {
 }
 
 // Cell formats one value for the CSV. Text that a spreadsheet would
-// run as a formula (a leading =, +, -, @, tab or carriage return) gets a
-// leading apostrophe, so opening an export cannot run a player's
-// display name; numbers, booleans and times are written as they are.
+// run as a formula gets a leading apostrophe (see formulaLike), so
+// opening an export cannot run a player's display name. Every cell goes
+// through that check, bytes (their base64 may start with +) and times
+// included, but for a number in a numeric column: "-12.30" is a value,
+// not a formula, and stays as it is.
 func Cell(c *schema.Column, v any) string {
 	var s string
 	switch v := v.(type) {
 	case nil:
 		return ""
 	case string:
-		if c.Kind == schema.KindDecimal && query.IsDecimal(v) {
-			return v // a number, not a formula: "-12.30" stays as it is
-		}
 		s = v
 	case json.RawMessage:
 		s = string(v)
 	case []byte:
-		return base64.StdEncoding.EncodeToString(v)
+		s = base64.StdEncoding.EncodeToString(v)
 	case time.Time:
-		return v.UTC().Format(time.RFC3339Nano)
+		s = v.UTC().Format(time.RFC3339Nano) // a year before 1 starts with -
 	case bool:
-		return strconv.FormatBool(v)
+		s = strconv.FormatBool(v)
 	case int64:
-		return strconv.FormatInt(v, 10)
+		s = strconv.FormatInt(v, 10)
 	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64)
+		s = strconv.FormatFloat(v, 'g', -1, 64) // or +Inf, -Inf
 	default:
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -71,9 +70,9 @@ func Cell(c *schema.Column, v any) string {
 			}
 		}
 		s = string(b)
-		if c.DataType != schema.String && c.DataType != schema.JSON {
-			return s
-		}
+	}
+	if numeric(c) && query.IsDecimal(s) {
+		return s
 	}
 	if formulaLike(s) {
 		return "'" + s
@@ -81,10 +80,22 @@ func Cell(c *schema.Column, v any) string {
 	return s
 }
 
+// numeric reports a column whose values are numbers.
+func numeric(c *schema.Column) bool {
+	switch {
+	case c.Kind == schema.KindNumber, c.Kind == schema.KindDecimal:
+		return true
+	case c.DataType == schema.Integer, c.DataType == schema.Number:
+		return true
+	}
+	return false
+}
+
 // formulaLike reports text a spreadsheet may run as a formula: one that
-// starts, after any spaces and tabs, with =, +, - or @, or their
-// full-width forms (＝＋－＠, which some spreadsheets read as the plain
-// ones), or that starts with a tab or carriage return.
+// starts with a tab or carriage return, or whose first character past
+// any run of spaces, control and format characters (Unicode Z*, Cc, Cf:
+// a newline, a no-break or ideographic space, a zero-width space, a byte
+// order mark, which spreadsheets skip or trim) is a formula sign.
 func formulaLike(s string) bool {
 	if s == "" {
 		return false
@@ -92,9 +103,31 @@ func formulaLike(s string) bool {
 	if s[0] == '\t' || s[0] == '\r' {
 		return true
 	}
-	r, _ := utf8.DecodeRuneInString(strings.TrimLeft(s, " \t"))
+	return formulaSign(firstShown(s))
+}
+
+// firstShown is the first rune of s that is not a space, control or
+// format character (Unicode categories Z*, Cc and Cf), or utf8.RuneError
+// when there is none. Invalid UTF-8 counts as shown.
+func firstShown(s string) rune {
+	for _, r := range s {
+		if !unicode.In(r, unicode.Z, unicode.Cc, unicode.Cf) {
+			return r
+		}
+	}
+	return utf8.RuneError
+}
+
+// formulaSign reports a rune that starts a formula in a spreadsheet: = +
+// - @, and the forms some spreadsheets read as those: full-width
+// (＝＋－＠), small (﹦﹢﹣﹫) and the minus sign U+2212.
+func formulaSign(r rune) bool {
 	switch r {
-	case '=', '+', '-', '@', '＝', '＋', '－', '＠':
+	case '=', '+', '-', '@',
+		'\uFF1D', '\uFE66', // ＝ ﹦
+		'\uFF0B', '\uFE62', // ＋ ﹢
+		'\uFF0D', '\uFE63', '\u2212', // － ﹣ −
+		'\uFF20', '\uFE6B': // ＠ ﹫
 		return true
 	}
 	return false
