@@ -83,7 +83,7 @@ function EraseDialog({ base, name, email, onClose, onErased }: { base: string; n
                 {plan.data.resources.map((p) => (
                   <tr key={p.relation}><td>{p.label}</td><td>{p.rows.toLocaleString()}</td><td>{ruleWords[p.rule] ?? p.rule}</td></tr>
                 ))}
-                <tr><td>Audit log</td><td>{plan.data.auditEntries.toLocaleString()}</td><td>kept, their email and name replaced by “[erased]”</td></tr>
+                <tr><td>Audit log</td><td>{plan.data.auditEntries.toLocaleString()}</td><td>kept; every email they had, their names and the erased rows’ values replaced by “[erased]”</td></tr>
               </tbody>
             </table>
           </div>
