@@ -242,7 +242,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	if res := a.resources["users"]; res != nil {
 		users.fromCatalog(res.table)
 	}
-	if !opts.OperatorsOnly {
+	if opts.PlayersCanRead {
 		a.warnPlayersCanRead(ctx)
 	}
 	dummy, err := hasher.Hash(rand.Text())
@@ -259,7 +259,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 		reset: resetOptions{uiPath: opts.UIPath, deliver: opts.OnResetRequest, operatorsOnly: opts.ResetOperatorsOnly},
 		state: a.sessionState, closed: &a.closed, log: a.log}
 	a.moderation = &Moderation{db: db, roles: a.roleStore, audit: a.audit, accounts: a.auth, rooms: opts.Rooms,
-		resources: a.resources, state: a.sessionState, operatorsOnly: opts.OperatorsOnly, log: a.log}
+		resources: a.resources, state: a.sessionState, playersCanRead: opts.PlayersCanRead, log: a.log}
 	a.auth.disconnect = a.moderation.disconnect // every end of sessions closes sockets
 	a.cop = http.NewCrossOriginProtection()
 	for _, o := range opts.TrustedOrigins {

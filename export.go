@@ -36,7 +36,7 @@ func (a api) handleExport(w http.ResponseWriter, r *http.Request, op Operator) e
 		return err
 	}
 	// A whole table in one answer is an operator's tool, whatever
-	// OperatorsOnly says of lists: one at a time each, rate limited.
+	// PlayersCanRead says of lists: one at a time each, rate limited.
 	if !op.Role.IsOperator() {
 		return errorf(http.StatusForbidden, "forbidden", "exports are for admins and mods")
 	}

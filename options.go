@@ -118,10 +118,13 @@ type Options struct {
 	// longer value is refused with 400 validation naming the field, and
 	// the form says so before sending. Default 10,000; negative: no limit.
 	MaxTextLength int
-	// OperatorsOnly makes every resource endpoint require admin or mod; a
-	// policy of Everyone() then means operators. Default false: a
-	// signed-in plain user may call list and read. Recommended.
-	OperatorsOnly bool
+	// PlayersCanRead turns on the seed's behaviour, where a player who
+	// signs in can list and read every resource (and so other players'
+	// emails), and run the custom actions whose Roles are empty: an
+	// explicit opt-in, for a users table that holds no players. Default
+	// false: every resource endpoint needs admin or mod, and a policy of
+	// Everyone() means operators.
+	PlayersCanRead bool
 	// RequireTOTP makes operators enrol a second factor before they can do
 	// anything but enrol (see docs/security.md, "Two-factor sign-in"): TOTPAdmins,
 	// TOTPOperators (admins and mods) or TOTPNone. Default "": TOTPNone.

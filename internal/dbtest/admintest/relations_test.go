@@ -31,6 +31,7 @@ func relationEnv(t *testing.T, db *bun.DB) *env {
 		Resources: map[string]*Resource{"guilds": DefineResource((*testGuild)(nil), ResourceConfig{
 			Relations: map[string]RelationConfig{"members": {Label: "Crew"}},
 		})},
+		PlayersCanRead: true, // TestCustomRelations: a plain user's tabs
 	})
 }
 
