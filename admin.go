@@ -25,8 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gameadmin/admin/internal/csvexport"
-
+	"github.com/gameadmin/admin/internal/slots"
 	"github.com/gameadmin/admin/internal/stmtcache"
 	"github.com/gameadmin/admin/internal/testhook"
 
@@ -50,7 +49,8 @@ type Admin struct {
 	log        *slog.Logger
 	users      *userTable
 	limits     RateLimitOptions
-	exports    csvexport.Slots // one CSV export at a time per operator
+	exports    slots.Slots // one CSV export at a time per operator
+	queries    slots.Slots // Options.QueryConcurrency expensive requests at a time per operator (querylimit.go)
 	handler    http.Handler
 	cop        *http.CrossOriginProtection // shared by the API and Guard
 	*tokens                                // session cookies and tokens
@@ -131,6 +131,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 		a.log = slog.Default()
 	}
 	a.stmts = stmtcache.New(db.DB, preparedPages)
+	a.stmts.Final = query.IsQueryCanceled // a time limit ended it (querylimit.go)
 	a.stmts.OnGiveUp = func(err error) {
 		a.log.Warn("admin: prepared statements keep failing where the plain query works (PgBouncer in transaction mode?); sending them plainly from now on", "err", err)
 	}
@@ -191,6 +192,12 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	}
 	if opts.AuditMaxPayloadBytes == 0 {
 		opts.AuditMaxPayloadBytes = defaultAuditMaxPayload
+	}
+	if opts.QueryTimeout == 0 {
+		opts.QueryTimeout = defaultQueryTimeout
+	}
+	if opts.QueryConcurrency == 0 {
+		opts.QueryConcurrency = defaultQueryConcurrency
 	}
 	seen := map[string]bool{"ok": true, "db": true, "latencyMs": true}
 	for _, c := range opts.HealthChecks {
