@@ -104,15 +104,20 @@ func Whole(db bun.IDB, q *bun.SelectQuery, order []SortKey) *bun.SelectQuery {
 		return q
 	}
 	w := bun.Ident("_w")
-	out := db.NewSelect().TableExpr("(?) AS ?", materialized{q}, w).ColumnExpr("?.*", w)
+	return orderAs(db.NewSelect().TableExpr("(?) AS ?", materialized{q}, w).ColumnExpr("?.*", w), w, order)
+}
+
+// orderAs orders q by order, whose columns are those of the subquery
+// alias.
+func orderAs(q *bun.SelectQuery, alias bun.Ident, order []SortKey) *bun.SelectQuery {
 	for _, k := range order {
+		dir := "ASC"
 		if k.Desc {
-			out = out.OrderExpr("?.? DESC", w, bun.Ident(k.Column))
-		} else {
-			out = out.OrderExpr("?.? ASC", w, bun.Ident(k.Column))
+			dir = "DESC"
 		}
+		q = q.OrderExpr("?.? "+dir, alias, bun.Ident(k.Column))
 	}
-	return out
+	return q
 }
 
 // materialized is q as SQLite's MATERIALIZED common table expression,
@@ -158,14 +163,7 @@ func wrapPage(db bun.IDB, q *bun.SelectQuery, t *schema.Table, labels []Label, o
 		out = out.ColumnExpr(expr+" AS ?", append(args, alias)...).
 			Join("LEFT JOIN ? AS ? ON ?.? = ?.?", bun.Ident(lb.Table), alias, alias, bun.Ident(lb.Ref), p, bun.Ident(lb.FK))
 	}
-	for _, k := range order {
-		if k.Desc {
-			out = out.OrderExpr("?.? DESC", p, bun.Ident(k.Column))
-		} else {
-			out = out.OrderExpr("?.? ASC", p, bun.Ident(k.Column))
-		}
-	}
-	return out
+	return orderAs(out, p, order)
 }
 
 // LabelExpr is a row's label: the first of cols (of the table or alias
