@@ -169,9 +169,9 @@ func TestActions(t *testing.T) {
 	})
 }
 
-// TestActionsOperatorsOnly: by default (without PlayersCanRead) a plain
+// TestActionsNotForPlayers: by default (without PlayersCanRead) a plain
 // user runs no action, not even one whose Roles are empty.
-func TestActionsOperatorsOnly(t *testing.T) {
+func TestActionsNotForPlayers(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int64
 	e := actionEnv(t, testdb.SQLite(t), Options{}, &calls)
