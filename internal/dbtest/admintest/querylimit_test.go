@@ -97,9 +97,11 @@ func fillForLimit(t *testing.T, db *bun.DB) (timeout, took time.Duration) {
 // Then 16 such searches at once from three operators: each operator runs
 // two at a time (QueryConcurrency's default) and the others answer 429
 // rate_limited with Retry-After; the database ends those that run at
-// QueryTimeout, 503 query_timeout. Nothing else is answered (no 500, no
-// dropped connection), nothing after the limit and a second, and on
-// PostgreSQL no statement of theirs is still running afterwards.
+// QueryTimeout, 503 query_timeout. Their text repeats, so they run as
+// prepared statements (stmtcache), under the limit all the same. Nothing
+// else is answered (no 500, no dropped connection), nothing after the
+// limit and a second, and on PostgreSQL no statement of theirs is still
+// running afterwards.
 func TestQueryLimits(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
