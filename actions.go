@@ -28,9 +28,9 @@ type Action struct {
 	// `Run "<Label>"?`.
 	Confirm *Confirm
 	// Roles may invoke the action, checked literally (admin is not
-	// implied). Empty: any signed-in identity, a plain user too, and the
-	// action then bypasses the resource's policies — list admin explicitly
-	// for admin-only actions.
+	// implied). Empty: any admin or mod (a plain user too, with
+	// Options.PlayersCanRead), and the action then bypasses the resource's
+	// policies — list admin explicitly for admin-only actions.
 	Roles []Role
 	// Handler runs the action. Its result must marshal to JSON. Return an
 	// error made with NewError to answer the operator with its status and
@@ -102,7 +102,7 @@ func (a api) handleAction(w http.ResponseWriter, r *http.Request, op Operator) e
 	if err := limit(r.Context(), a.limits.Actions, op.UserID); err != nil {
 		return err // RateLimit.Actions: an operator's actions, and their audit rows, are bounded
 	}
-	if !act.allows(op.Role) || a.opts.OperatorsOnly && !op.Role.IsOperator() {
+	if !act.allows(op.Role) || !a.opts.PlayersCanRead && !op.Role.IsOperator() {
 		return errorf(http.StatusForbidden, "forbidden", "action %q is not allowed for role %q", name, op.Role)
 	}
 	var args map[string]any

@@ -25,8 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gameadmin/admin/internal/csvexport"
-
+	"github.com/gameadmin/admin/internal/slots"
 	"github.com/gameadmin/admin/internal/stmtcache"
 	"github.com/gameadmin/admin/internal/testhook"
 
@@ -50,7 +49,8 @@ type Admin struct {
 	log        *slog.Logger
 	users      *userTable
 	limits     RateLimitOptions
-	exports    csvexport.Slots // one CSV export at a time per operator
+	exports    slots.Slots // one CSV export at a time per operator
+	queries    slots.Slots // Options.QueryConcurrency expensive requests at a time per operator (querylimit.go)
 	handler    http.Handler
 	cop        *http.CrossOriginProtection // shared by the API and Guard
 	*tokens                                // session cookies and tokens
@@ -131,6 +131,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 		a.log = slog.Default()
 	}
 	a.stmts = stmtcache.New(db.DB, preparedPages)
+	a.stmts.Final = query.IsQueryCanceled // a time limit ended it (querylimit.go)
 	a.stmts.OnGiveUp = func(err error) {
 		a.log.Warn("admin: prepared statements keep failing where the plain query works (PgBouncer in transaction mode?); sending them plainly from now on", "err", err)
 	}
@@ -192,6 +193,12 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	if opts.AuditMaxPayloadBytes == 0 {
 		opts.AuditMaxPayloadBytes = defaultAuditMaxPayload
 	}
+	if opts.QueryTimeout == 0 {
+		opts.QueryTimeout = defaultQueryTimeout
+	}
+	if opts.QueryConcurrency == 0 {
+		opts.QueryConcurrency = defaultQueryConcurrency
+	}
 	seen := map[string]bool{"ok": true, "db": true, "latencyMs": true}
 	for _, c := range opts.HealthChecks {
 		if c.Name == "" || seen[c.Name] {
@@ -242,7 +249,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	if res := a.resources["users"]; res != nil {
 		users.fromCatalog(res.table)
 	}
-	if !opts.OperatorsOnly {
+	if opts.PlayersCanRead {
 		a.warnPlayersCanRead(ctx)
 	}
 	dummy, err := hasher.Hash(rand.Text())
@@ -259,7 +266,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 		reset: resetOptions{uiPath: opts.UIPath, deliver: opts.OnResetRequest, operatorsOnly: opts.ResetOperatorsOnly},
 		state: a.sessionState, closed: &a.closed, log: a.log}
 	a.moderation = &Moderation{db: db, roles: a.roleStore, audit: a.audit, accounts: a.auth, rooms: opts.Rooms,
-		resources: a.resources, state: a.sessionState, operatorsOnly: opts.OperatorsOnly, log: a.log}
+		resources: a.resources, state: a.sessionState, playersCanRead: opts.PlayersCanRead, log: a.log}
 	a.auth.disconnect = a.moderation.disconnect // every end of sessions closes sockets
 	a.cop = http.NewCrossOriginProtection()
 	for _, o := range opts.TrustedOrigins {

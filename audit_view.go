@@ -52,7 +52,7 @@ const auditSearchLimit = 100
 // find the entries about the users whose own search (the users list's _q:
 // email, name) matches q: as target (of users, roles or auth entries) or
 // as operator. None when op may not list users.
-func (a api) auditSearchUsers(ctx context.Context, op Operator, q string) ([]query.Cond, error) {
+func (a api) auditSearchUsers(ctx context.Context, db bun.IDB, op Operator, q string) ([]query.Cond, error) {
 	users := a.resourceAs(op, "users")
 	if users == nil || !a.allowed(op, OpList, "users") || len(users.table.PK) != 1 || users.hidden[users.table.PK[0].Name] {
 		return nil, nil
@@ -66,9 +66,8 @@ func (a api) auditSearchUsers(ctx context.Context, op Operator, q string) ([]que
 	var ids []string
 	pk := bun.Ident(users.table.PK[0].Name)
 	t := users.table
-	sel := query.From(a.db, t).ColumnExpr("CAST(?TableAlias.? AS TEXT)", pk)
-	err := l.ApplyFilters(sel, users.view).
-		Limit(auditSearchLimit).Scan(ctx, &ids)
+	sel := l.ApplyFilters(query.From(db, t).ColumnExpr("CAST(?TableAlias.? AS TEXT)", pk), users.view).Limit(auditSearchLimit)
+	err := query.Whole(db, sel, nil).Conn(db).Scan(ctx, &ids)
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}

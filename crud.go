@@ -297,11 +297,24 @@ func (a api) handleList(w http.ResponseWriter, r *http.Request, op Operator) err
 }
 
 // listRows answers a list query on res, optionally narrowed by where, and
-// sets the total and cursor headers.
+// sets the total and cursor headers. Its statements run within
+// QueryTimeout together; an expensive list (a search, an exact count)
+// holds one of op's QueryConcurrency slots while they do.
 func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *resource, where func(*bun.SelectQuery) *bun.SelectQuery) ([]map[string]any, error) {
 	ctx := r.Context()
 	l, err := a.parseList(r, op, res)
 	if err != nil {
+		return nil, err
+	}
+	if l.Expensive() {
+		release, err := a.holdQuery(op)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
+	deadline := a.queryDeadline()
+	if err := a.searchAudit(ctx, deadline, op, res, l); err != nil {
 		return nil, err
 	}
 	narrow := func(q *bun.SelectQuery) *bun.SelectQuery {
@@ -324,7 +337,12 @@ func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *
 	} else {
 		text = page.String()
 	}
-	rows, err := a.scanPrepared(ctx, res, joins, text, page, args...)
+	var rows []map[string]any
+	a.warm(ctx, deadline, text)
+	err = a.limited(ctx, deadline, func(ctx context.Context, db bun.IDB) (err error) {
+		rows, err = a.scanPrepared(ctx, db, res, joins, text, page, args...)
+		return err
+	})
 	res.mask(rows)
 	if err != nil {
 		// A filter value the database could not compare (an enum
@@ -341,7 +359,7 @@ func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *
 	if l.Count != query.CountNone && (l.Limit == 0 || l.Count != query.CountAuto) {
 		filtered := where != nil || len(l.Filters) > 0 || len(l.Where) > 0 || l.Q != ""
 		total, estimated, err := query.Count(ctx, a.db, res.view, l.ApplyFilters(narrow(query.Select(a.db, res.table)), res.view), filtered, query.CountOptions{
-			Mode: l.Count, ExactBelow: a.opts.ExactCountBelow, ExactBudget: a.opts.ExactCountBudget, Estimates: a.estimates,
+			Mode: l.Count, ExactBelow: a.opts.ExactCountBelow, ExactBudget: a.opts.ExactCountBudget, Estimates: a.estimates, Limit: timeLeft(deadline),
 		})
 		if err != nil {
 			return nil, err
@@ -371,10 +389,8 @@ func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *
 const bannedParam = "_banned"
 
 // parseList reads the list parameters of r on res (query.Parse) with the
-// resource's search columns, and the panel's own: _banned on users, and on
-// the audit log a _q that also finds the entries about the users (by
-// target or operator) whose own search matches it, so an operator finds
-// a player's history by email or name.
+// resource's search columns, and the panel's own: _banned on users. It
+// runs no statement (searchAudit adds what the audit log's _q needs).
 func (a api) parseList(r *http.Request, op Operator, res *resource) (l *query.List, err error) {
 	var def *query.SortKey
 	if s := res.cfg.List.DefaultSort; s.Field != "" && res.view.ByName[s.Field] != nil { // not one op's role may not read
@@ -408,12 +424,21 @@ func (a api) parseList(r *http.Request, op Operator, res *resource) (l *query.Li
 		}
 		l.Where = append(l.Where, a.users.whereBanned(pg, banned))
 	}
-	if res.key == "adminAudit" && l.Q != "" {
-		if l.SearchAlso, err = a.auditSearchUsers(r.Context(), op, l.Q); err != nil {
-			return nil, err
-		}
-	}
 	return l, nil
+}
+
+// searchAudit makes the audit log's _q (l on res) also find the entries
+// about the users (by target or operator) whose own search matches it,
+// so an operator finds a player's history by email or name. The users'
+// search is a statement of the list, within deadline.
+func (a api) searchAudit(ctx context.Context, deadline time.Time, op Operator, res *resource, l *query.List) error {
+	if res.key != "adminAudit" || l.Q == "" {
+		return nil
+	}
+	return a.limited(ctx, deadline, func(ctx context.Context, db bun.IDB) (err error) {
+		l.SearchAlso, err = a.auditSearchUsers(ctx, db, op, l.Q)
+		return err
+	})
 }
 
 // GET /admin-api/{resource}/{id}, and GET /admin-api/{resource}/_export.csv
@@ -441,7 +466,7 @@ func (a api) handleRead(w http.ResponseWriter, r *http.Request, op Operator) err
 	// The same text for every id of the resource, the id a parameter:
 	// prepared after its first run (a.stmts).
 	params, args := query.PKParams(a.db, res.table, id)
-	rows, err := a.scanPrepared(r.Context(), res, joins, row(params).String(), row(id), args...)
+	rows, err := a.scanPrepared(r.Context(), a.db, res, joins, row(params).String(), row(id), args...)
 	if err != nil {
 		return err
 	}
@@ -563,11 +588,18 @@ func (a api) applyDefaults(ctx context.Context, op Operator, res *resource, vals
 }
 
 // scanPrepared reads res's rows (with the labels of joins) from text run
-// with args through the panel's statement cache: prepared when the text
-// has run before, else plain, the same statement with its values inline,
-// through Bun.
-func (a api) scanPrepared(ctx context.Context, res *resource, joins []query.Label, text string, plain *bun.SelectQuery, args ...any) ([]map[string]any, error) {
-	rs, err := a.stmts.Query(ctx, text, func() (*sql.Rows, error) { return plain.Rows(ctx) }, args...)
+// with args on db (the panel's, or a transaction of it) through the
+// panel's statement cache: prepared when the text has run before, else
+// plain, the same statement with its values inline, through Bun.
+func (a api) scanPrepared(ctx context.Context, db bun.IDB, res *resource, joins []query.Label, text string, plain *bun.SelectQuery, args ...any) ([]map[string]any, error) {
+	run := func() (*sql.Rows, error) { return plain.Conn(db).Rows(ctx) }
+	var rs *sql.Rows
+	var err error
+	if tx, ok := db.(bun.Tx); ok {
+		rs, err = a.stmts.QueryTx(ctx, tx.Tx, text, run, args...)
+	} else {
+		rs, err = a.stmts.Query(ctx, text, run, args...)
+	}
 	if err != nil {
 		return nil, err
 	}

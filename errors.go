@@ -276,10 +276,13 @@ func clientGone(r *http.Request, err error) bool {
 }
 
 // writeError answers err with the error body. An *APIError is sent as it
-// is; anything else is an internal error answered with a generic 500 that
-// never echoes the cause. Every 5xx is logged once, here, with its cause
-// and a request id that the body carries as requestId. A request whose
-// client went away is logged at debug level only.
+// is, and statements ended by QueryTimeout (query.ErrTimeout) as 503
+// query_timeout; anything else is an internal error answered with a
+// generic 500 that never echoes the cause. Every 5xx is logged once,
+// here, with its cause and a request id that the body carries as
+// requestId: a query_timeout, which is the filter's and not a fault, as a
+// warning. A request whose client went away is logged at debug level
+// only.
 func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *APIError
 	var mbe *http.MaxBytesError
@@ -287,6 +290,8 @@ func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case clientGone(r, err):
 		a.log.DebugContext(r.Context(), "admin: client went away", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
 		ae = errorf(499, "client_closed_request", "the client closed the request")
+	case errors.Is(err, query.ErrTimeout):
+		ae = errQueryTimeout.because(err)
 	case errors.As(err, &ae):
 	case errors.As(err, &mbe):
 		ae = errorf(http.StatusRequestEntityTooLarge, "body_too_large", "request body is larger than %d bytes", mbe.Limit)
@@ -307,9 +312,12 @@ func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		ae = &c
 		attrs := []any{slog.String("requestId", ae.RequestID), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.Int("status", ae.Status), slog.String("code", ae.Code)}
-		if ae.Cause == nil {
+		switch {
+		case ae.Cause == nil:
 			a.log.WarnContext(r.Context(), "admin: "+ae.Message, attrs...)
-		} else {
+		case ae.Code == errQueryTimeout.Code:
+			a.log.WarnContext(r.Context(), "admin: statements ran past QueryTimeout", append(attrs, slog.String("query", r.URL.RawQuery), slog.Any("err", ae.Cause))...)
+		default:
 			attrs = append(attrs, errAttrs(ae.Cause)...)
 			a.log.ErrorContext(r.Context(), "admin: request failed", attrs...)
 		}

@@ -21,7 +21,11 @@ import (
 // ignored) as CSV. It is gated like the list and audited as "export" with
 // the number of rows written. The rows are read in keyset batches, each
 // its own short query, so a slow download holds no database connection
-// and the memory used stays one batch.
+// and the memory used stays one batch. Each batch is given
+// Options.QueryTimeout (the download's length is the client's, not the
+// database's); one that runs out ends the export: a 503 query_timeout
+// before the first row, a cut download after. An export holds one of the
+// operator's QueryConcurrency slots.
 
 const (
 	exportPath           = "_export.csv"
@@ -36,22 +40,31 @@ func (a api) handleExport(w http.ResponseWriter, r *http.Request, op Operator) e
 		return err
 	}
 	// A whole table in one answer is an operator's tool, whatever
-	// OperatorsOnly says of lists: one at a time each, rate limited.
+	// PlayersCanRead says of lists: one at a time each, rate limited.
 	if !op.Role.IsOperator() {
 		return errorf(http.StatusForbidden, "forbidden", "exports are for admins and mods")
 	}
-	release, ok := a.exports.Hold(op.UserID)
+	release, ok := a.exports.Hold(op.UserID, 1)
 	if !ok {
 		e := errorf(http.StatusTooManyRequests, "export_in_progress", "an export of yours is still running; wait for it to finish")
 		e.RetryAfterSec = 5
 		return e
 	}
 	defer release()
+	releaseQuery, err := a.holdQuery(op)
+	if err != nil {
+		return err
+	}
+	defer releaseQuery()
 	if err := limit(r.Context(), a.limits.Exports, op.UserID); err != nil {
 		return err
 	}
 	l, err := a.parseList(r, op, res)
 	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	if err := a.searchAudit(ctx, a.queryDeadline(), op, res, l); err != nil {
 		return err
 	}
 	limit := a.opts.ExportMaxRows
@@ -64,10 +77,9 @@ func (a api) handleExport(w http.ResponseWriter, r *http.Request, op Operator) e
 	}
 	l.Walk(res.view, batch)
 
-	ctx := r.Context()
 	// The first batch is read before anything is written, so a failing
 	// query is still an error body and not a truncated file.
-	rows, err := query.ScanRows(ctx, l.Query(a.db, res.table, res.view, nil, nil), res.table, res.hidden)
+	rows, err := a.scanBatch(ctx, res, l.Query(a.db, res.table, res.view, nil, nil))
 	if err != nil {
 		return clientError(err)
 	}
@@ -90,11 +102,15 @@ func (a api) handleExport(w http.ResponseWriter, r *http.Request, op Operator) e
 		payload["truncated"] = true
 	}
 	failed := streamErr != nil && !clientGone(r, streamErr) && !errors.Is(streamErr, errExportWrite) && ctx.Err() == nil
+	timedOut := failed && errors.Is(streamErr, query.ErrTimeout)
 	requestID := ""
 	if streamErr != nil {
 		payload["incomplete"] = true
 		payload["error"] = "the client went away"
-		if failed {
+		switch {
+		case timedOut:
+			payload["error"] = "a batch ran past QueryTimeout; a narrower filter exports"
+		case failed:
 			requestID = errbody.RequestID(r)
 			payload["error"] = "the export failed on the server; the log has the cause"
 			payload["requestId"] = requestID
@@ -108,15 +124,19 @@ func (a api) handleExport(w http.ResponseWriter, r *http.Request, op Operator) e
 	if streamErr == nil {
 		return nil
 	}
-	if failed {
+	switch {
+	case timedOut:
+		a.log.WarnContext(ctx, "admin: export stopped: a batch ran past QueryTimeout", "resource", res.key, "rows", written, "err", streamErr)
+	case failed:
 		a.log.ErrorContext(ctx, "admin: export stopped", append([]any{"requestId", requestID, "resource", res.key, "rows", written}, errAttrs(streamErr)...)...)
-	} else {
+	default:
 		a.log.DebugContext(ctx, "admin: export stopped, client went away", "resource", res.key, "rows", written, "err", streamErr)
 	}
 	// The status line is gone: end the response abruptly, so the client
 	// sees a failed download rather than a short file. The slot is free
 	// before: the client may ask again the moment it sees the cut.
 	release()
+	releaseQuery()
 	csvexport.Abort(w)
 	return nil
 }
@@ -174,7 +194,7 @@ func (a api) streamCSV(ctx context.Context, w http.ResponseWriter, res *resource
 		if truncated || len(rows) <= len(page) || !l.Advance(res.view, page[len(page)-1]) {
 			return written, truncated, nil
 		}
-		if rows, err = query.ScanRows(ctx, l.Query(a.db, res.table, res.view, nil, nil), res.table, res.hidden); err != nil {
+		if rows, err = a.scanBatch(ctx, res, l.Query(a.db, res.table, res.view, nil, nil)); err != nil {
 			return written, truncated, fmt.Errorf("admin: export %s: batch after %d rows: %w", res.key, written, err)
 		}
 	}

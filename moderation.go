@@ -22,9 +22,9 @@ type Moderation struct {
 	rooms     Rooms                // Options.Rooms: live connections to close; may be nil
 	resources map[string]*resource // the panel's tables and their policies
 	// state reads a user's live role and scopes.
-	state         func(ctx context.Context, userID string) (int64, Operator, error)
-	operatorsOnly bool // Options.OperatorsOnly
-	log           *slog.Logger
+	state          func(ctx context.Context, userID string) (int64, Operator, error)
+	playersCanRead bool // Options.PlayersCanRead
+	log            *slog.Logger
 }
 
 // SetRole gives userID the role, keeping any mod scopes on record. A
@@ -132,7 +132,7 @@ func (m *Moderation) Role(ctx context.Context, userID string) (Operator, error) 
 // Can reports whether userID may perform action on resource right now, by
 // the resource's policy for that action or else the standard rule: admin
 // everything; mod list, read and update on its scoped resources, never
-// roles; user list and read (nothing with Options.OperatorsOnly).
+// roles; user nothing (list and read with Options.PlayersCanRead).
 func (m *Moderation) Can(ctx context.Context, userID string, action Op, resource string) (bool, error) {
 	if !action.valid() {
 		return false, fmt.Errorf("admin: Can: unknown action %q", action)
@@ -150,9 +150,9 @@ func (m *Moderation) Can(ctx context.Context, userID string, action Op, resource
 // allowed applies a resource's policy for the action, or the standard rule.
 func (m *Moderation) allowed(op Operator, action Op, resource string) bool {
 	if p := m.policies(resource).forOp(action); p.IsSet() {
-		return p.allows(op.Role, m.operatorsOnly)
+		return p.allows(op.Role, m.playersCanRead)
 	}
-	return standardCan(op, action, resource, m.operatorsOnly)
+	return standardCan(op, action, resource, m.playersCanRead)
 }
 
 // allowed is Moderation.allowed, for the panel's endpoints.

@@ -128,10 +128,13 @@ type Options struct {
 	// longer value is refused with 400 validation naming the field, and
 	// the form says so before sending. Default 10,000; negative: no limit.
 	MaxTextLength int
-	// OperatorsOnly makes every resource endpoint require admin or mod; a
-	// policy of Everyone() then means operators. Default false: a
-	// signed-in plain user may call list and read. Recommended.
-	OperatorsOnly bool
+	// PlayersCanRead turns on the seed's behaviour, where a player who
+	// signs in can list and read every resource (and so other players'
+	// emails), and run the custom actions whose Roles are empty: an
+	// explicit opt-in, for a users table that holds no players. Default
+	// false: every resource endpoint needs admin or mod, and a policy of
+	// Everyone() means operators.
+	PlayersCanRead bool
 	// RequireTOTP makes operators enrol a second factor before they can do
 	// anything but enrol (see docs/security.md, "Two-factor sign-in"): TOTPAdmins,
 	// TOTPOperators (admins and mods) or TOTPNone. Default "": TOTPNone.
@@ -168,8 +171,25 @@ type Options struct {
 	UserColumns UserColumns
 	// ExactCountBudget bounds a count a client asked for with _count=exact:
 	// past it the count is cancelled and the estimate answered (marked
-	// estimated). Default 0: no bound but the request's own.
+	// estimated). Default 0: no bound but QueryTimeout, past which the
+	// list answers 503 query_timeout.
 	ExactCountBudget time.Duration
+	// QueryTimeout bounds the time the statements of one list take on the
+	// database together (its page and its count; relation tabs and a
+	// row's history are lists too), and that of each batch of a CSV
+	// export (a batch of 500 rows, each given the whole time, however
+	// long the download): PostgreSQL ends them in the server (SET LOCAL
+	// statement_timeout), SQLite interrupts them. A list that runs out
+	// answers 503 query_timeout, whose message says to narrow the
+	// filter, and the log has a warning with the cause; an automatic
+	// count that runs out answers the estimate instead. Default 5 s;
+	// negative: no limit.
+	QueryTimeout time.Duration
+	// QueryConcurrency bounds how many expensive requests one operator
+	// runs at once: lists with a text search (_q, a _like filter) or an
+	// exact count (_count=exact), and CSV exports. One more answers 429
+	// rate_limited with Retry-After. Default 2; negative: no bound.
+	QueryConcurrency int
 	// ExportMaxRows caps the rows of one CSV export
 	// (GET /admin-api/<resource>/_export.csv): a larger result ends after
 	// that many rows, and the audit entry says "truncated". The answer's

@@ -61,9 +61,9 @@ const rolesResource = "roles"
 
 // standardCan is the standard RBAC rule: admin may do
 // everything; a mod may list, read and update the resources in its scopes,
-// never the roles table; a plain user may list and read, unless
-// operatorsOnly is set.
-func standardCan(op Operator, action Op, resource string, operatorsOnly bool) bool {
+// never the roles table; a plain user may list and read when
+// playersCanRead is set (Options.PlayersCanRead), else nothing.
+func standardCan(op Operator, action Op, resource string, playersCanRead bool) bool {
 	switch op.Role {
 	case RoleAdmin:
 		return true
@@ -76,7 +76,7 @@ func standardCan(op Operator, action Op, resource string, operatorsOnly bool) bo
 		}
 		return slices.Contains(op.Scopes, resource)
 	case RoleUser:
-		return !operatorsOnly && (action == OpList || action == OpRead)
+		return playersCanRead && (action == OpList || action == OpRead)
 	}
 	return false
 }
@@ -98,8 +98,8 @@ const (
 	policyDeny
 )
 
-// Everyone lets any signed-in identity of any role through (a plain user
-// too, unless Options.OperatorsOnly is set). Anonymous requests still get 401.
+// Everyone lets every signed-in role through: admins and mods, and plain
+// users too with Options.PlayersCanRead. Anonymous requests still get 401.
 func Everyone() Policy { return Policy{kind: policyEveryone} }
 
 // Deny blocks the action entirely, for admins too.
@@ -120,10 +120,10 @@ func Roles(roles ...Role) Policy {
 func (p Policy) IsSet() bool { return p.kind != policyUnset }
 
 // allows reports whether role passes a set policy.
-func (p Policy) allows(role Role, operatorsOnly bool) bool {
+func (p Policy) allows(role Role, playersCanRead bool) bool {
 	switch p.kind {
 	case policyEveryone:
-		return role.Valid() && (!operatorsOnly || role.IsOperator())
+		return role.Valid() && (playersCanRead || role.IsOperator())
 	case policyRoles:
 		return slices.Contains(p.roles, role)
 	}

@@ -7,14 +7,14 @@ import (
 func TestPolicies(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		p             Policy
-		role          Role
-		operatorsOnly bool
-		want          bool
+		p              Policy
+		role           Role
+		playersCanRead bool
+		want           bool
 	}{
-		{Everyone(), RoleUser, false, true},
-		{Everyone(), RoleUser, true, false},
-		{Everyone(), RoleMod, true, true},
+		{Everyone(), RoleUser, true, true},
+		{Everyone(), RoleUser, false, false},
+		{Everyone(), RoleMod, false, true},
 		{Everyone(), "", false, false},
 		{Deny(), RoleAdmin, false, false},
 		{Roles(RoleMod), RoleAdmin, false, false}, // admin is not implied
@@ -22,8 +22,8 @@ func TestPolicies(t *testing.T) {
 		{Roles(RoleAdmin), RoleUser, false, false},
 	}
 	for _, tt := range tests {
-		if got := tt.p.allows(tt.role, tt.operatorsOnly); got != tt.want {
-			t.Errorf("%v.allows(%q, operatorsOnly=%v) = %v; want %v", tt.p, tt.role, tt.operatorsOnly, got, tt.want)
+		if got := tt.p.allows(tt.role, tt.playersCanRead); got != tt.want {
+			t.Errorf("%v.allows(%q, playersCanRead=%v) = %v; want %v", tt.p, tt.role, tt.playersCanRead, got, tt.want)
 		}
 	}
 	if (Policy{}).IsSet() || !Deny().IsSet() {

@@ -153,7 +153,7 @@ func (a api) handleUserExport(w http.ResponseWriter, r *http.Request, op Operato
 		buf.WriteString("[")
 		var n int64
 		for {
-			rows, err := query.ScanRows(ctx, l.Query(a.db, res.table, res.view, nil, nil), res.table, res.hidden)
+			rows, err := a.scanBatch(ctx, res, l.Query(a.db, res.table, res.view, nil, nil))
 			if err != nil {
 				return n, err
 			}

@@ -176,8 +176,10 @@ func (u *userTable) emailIs(email string) (string, []any) {
 
 // warnPlayersCanRead logs, once at start, that the users table holds
 // accounts without a panel role (players, most likely) while
-// OperatorsOnly is off: each of them can sign in to the panel and list
-// and read every resource. The query stops at the first such row.
+// PlayersCanRead is on: each of them can sign in to the panel and list
+// and read every resource, which an integrator who opted in for a table
+// of operators alone may not have meant. The query stops at the first
+// such row.
 func (a *Admin) warnPlayersCanRead(ctx context.Context) {
 	u := a.users
 	exists, err := a.db.NewSelect().TableExpr("? AS u", u.ident()).ColumnExpr("1").
@@ -186,7 +188,7 @@ func (a *Admin) warnPlayersCanRead(ctx context.Context) {
 	if err != nil || !exists {
 		return
 	}
-	a.log.Warn("admin: OperatorsOnly is off and the users table " + u.name + " holds accounts without a panel role (players?): each can sign in to the panel and list and read every resource; set Options.OperatorsOnly (docs/security.md)")
+	a.log.Warn("admin: PlayersCanRead is on and the users table " + u.name + " holds accounts without a panel role (players?): each can sign in to the panel and list and read every resource, other players' emails included; leave Options.PlayersCanRead off unless that is meant (docs/security.md)")
 }
 
 // ident is the quoted table name.

@@ -1,7 +1,7 @@
 // Package csvexport is the machinery of the panel's CSV export: one cell
 // per value (text a spreadsheet would run as a formula is defused), a
-// download's file name, one export at a time per operator, and ending a
-// response whose status line is gone so the client sees it incomplete.
+// download's file name, and ending a response whose status line is gone
+// so the client sees it incomplete.
 package csvexport
 
 import (
@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -131,34 +130,6 @@ func formulaSign(r rune) bool {
 		return true
 	}
 	return false
-}
-
-// Slots lets each operator run one export at a time (per process). The
-// zero value is ready.
-type Slots struct {
-	mu      sync.Mutex
-	running map[string]bool
-}
-
-// Hold takes userID's slot; ok is false when an export of theirs runs.
-func (s *Slots) Hold(userID string) (release func(), ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.running == nil {
-		s.running = map[string]bool{}
-	}
-	if s.running[userID] {
-		return nil, false
-	}
-	s.running[userID] = true
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			delete(s.running, userID)
-		})
-	}, true
 }
 
 // FileName keeps the letters, digits, - and _ of a resource key for a

@@ -133,30 +133,6 @@ func FuzzCell(f *testing.F) {
 // plainNumber is a number a spreadsheet reads as a value.
 var plainNumber = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
 
-func TestSlotsOnePerOperator(t *testing.T) {
-	t.Parallel()
-	var s Slots
-	release, ok := s.Hold("u1")
-	if !ok {
-		t.Fatal("first Hold refused")
-	}
-	if _, ok := s.Hold("u1"); ok {
-		t.Fatal("a second export of u1 was let run")
-	}
-	other, ok := s.Hold("u2")
-	if !ok {
-		t.Fatal("u2 refused while u1 exports")
-	}
-	release()
-	release() // twice is harmless
-	again, ok := s.Hold("u1")
-	if !ok {
-		t.Fatal("u1 refused after release")
-	}
-	again()
-	other()
-}
-
 func TestFileName(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{"users": "users", "cloud_saves-2": "cloud_saves-2", "../../etc\"x": "etcx", "日本": "export", "": "export"} {

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -156,6 +157,14 @@ func (l *List) ApplyFilters(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuer
 		})
 	}
 	return q
+}
+
+// Expensive reports a list that no index can be counted on to serve: a
+// text search (_q, or a _like filter, a substring anywhere in the
+// column) or an exact count (_count=exact), each of which may read the
+// whole table.
+func (l *List) Expensive() bool {
+	return l.Q != "" || l.Count == CountExact || slices.ContainsFunc(l.Filters, func(f Filter) bool { return f.Op == Like })
 }
 
 // searched are the columns _q searches: Search, or every string column.

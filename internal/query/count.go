@@ -46,8 +46,13 @@ type CountOptions struct {
 	// cancelled and the estimate returned instead. Default 500ms.
 	Budget time.Duration
 	// ExactBudget bounds a requested exact count (CountExact) the same
-	// way. Default 0: no bound but the request's own context.
+	// way. Default 0: no bound but Limit.
 	ExactBudget time.Duration
+	// Limit is the most time the count's statements may take (the
+	// caller's time limit, Limited): an exact count it ends answers an
+	// error wrapping ErrTimeout, while an automatic one, whose budget it
+	// shortens, answers the estimate. Default 0: none.
+	Limit time.Duration
 	// Estimates, if set, keeps estimates for a moment, by table and
 	// filter, saving the statistics query (the planner's EXPLAIN,
 	// SQLite's sample) on most pages: a large result is answered from it,
@@ -74,8 +79,10 @@ func (o CountOptions) withDefaults() CountOptions {
 // answers that estimate when it reaches opts.ExactBelow, and otherwise
 // counts exactly under opts.Budget; CountEstimate answers the estimate;
 // CountExact counts under opts.ExactBudget. A count cancelled by its
-// budget falls back to the estimate. estimated reports an estimate. db
-// runs the queries (q's own connection is replaced).
+// budget falls back to the estimate; one cancelled by opts.Limit, when
+// that is the shorter, answers an error wrapping ErrTimeout if it was
+// asked for exactly. estimated reports an estimate. db runs the queries
+// (q's own connection is replaced).
 func Count(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery, filtered bool, opts CountOptions) (n int64, estimated bool, err error) {
 	opts = opts.withDefaults()
 	budget := opts.Budget
@@ -83,7 +90,14 @@ func Count(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery,
 	var ok bool
 	if opts.Mode == CountExact {
 		budget = opts.ExactBudget
-	} else {
+	}
+	// hard: the limit, not a budget, bounds a count asked for exactly;
+	// running out of it is the caller's error, not an estimate.
+	hard := false
+	if opts.Limit > 0 && (budget <= 0 || opts.Limit < budget) {
+		budget, hard = opts.Limit, opts.Mode == CountExact
+	}
+	if opts.Mode != CountExact {
 		now := time.Now()
 		key := ""
 		if opts.Estimates != nil {
@@ -112,7 +126,7 @@ func Count(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery,
 	if err == nil {
 		return n, false, nil
 	}
-	if !errors.Is(err, errBudget) {
+	if hard || !errors.Is(err, ErrTimeout) {
 		return 0, false, fmt.Errorf("query: count %s: %w", t.Name, err)
 	}
 	if opts.Mode == CountExact {
@@ -123,7 +137,7 @@ func Count(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery,
 	if !ok {
 		// No statistics: PostgreSQL always has a plan, so this is SQLite
 		// without rowids, where the only answer is the count itself.
-		if n, err = exactCount(ctx, db, q, 0); err != nil {
+		if n, err = exactCount(ctx, db, q, opts.Limit); err != nil {
 			return 0, false, fmt.Errorf("query: count %s: %w", t.Name, err)
 		}
 		return n, false, nil
@@ -131,12 +145,9 @@ func Count(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery,
 	return est, true, nil
 }
 
-// errBudget reports a count cancelled by its budget.
-var errBudget = errors.New("count budget exceeded")
-
 // exactCount runs COUNT(*) of q, cancelled after budget (0: no bound).
 func exactCount(ctx context.Context, db bun.IDB, q *bun.SelectQuery, budget time.Duration) (n int64, err error) {
-	err = withBudget(ctx, db, budget, func(ctx context.Context, db bun.IDB) error {
+	err = Limited(ctx, db, budget, func(ctx context.Context, db bun.IDB) error {
 		n, err = q.Conn(db).Count(ctx)
 		return err
 	})
@@ -156,14 +167,14 @@ func CountAll(ctx context.Context, db bun.IDB, qs []*bun.SelectQuery, budget tim
 	for i := range ns {
 		dest[i] = &ns[i]
 	}
-	err = withBudget(ctx, db, budget, func(ctx context.Context, db bun.IDB) error {
+	err = Limited(ctx, db, budget, func(ctx context.Context, db bun.IDB) error {
 		all := db.NewSelect()
 		for i, q := range qs {
 			all = all.ColumnExpr("(?) AS ?", q.Conn(db).ExcludeColumn("*").ColumnExpr("count(*)"), bun.Ident("c"+strconv.Itoa(i)))
 		}
 		return all.Scan(ctx, dest...)
 	})
-	if errors.Is(err, errBudget) {
+	if errors.Is(err, ErrTimeout) {
 		return nil, false, nil
 	}
 	if err != nil {
@@ -172,36 +183,49 @@ func CountAll(ctx context.Context, db bun.IDB, qs []*bun.SelectQuery, budget tim
 	return ns, true, nil
 }
 
-// withBudget runs fn, whose statements are cancelled after budget (0: no
-// bound), and answers errBudget when they were. On PostgreSQL they run in
-// a transaction under SET LOCAL statement_timeout, which stops the query
-// in the server (a context deadline would only drop the connection and
-// leave it running); on SQLite, in this process, a context deadline stops
-// it.
-func withBudget(ctx context.Context, db bun.IDB, budget time.Duration, fn func(context.Context, bun.IDB) error) error {
-	if budget <= 0 {
+// ErrTimeout reports statements that ran past their time limit
+// (Limited). The error that wraps it wraps the database's own too:
+// PostgreSQL's query_canceled (SQLSTATE 57014), or the context error
+// SQLite's interrupted statement answered.
+var ErrTimeout = errors.New("query: the statement ran past its time limit")
+
+// Limited runs fn, whose statements are ended by the database after
+// limit (0 or less: no limit), and answers an error wrapping ErrTimeout
+// when they were. On PostgreSQL fn runs in a transaction (the tx it is
+// given) under SET LOCAL statement_timeout, which stops each statement
+// in the server: a context deadline would only drop the connection
+// (pgdriver sends no cancel request) and leave the statement running.
+// On SQLite, in this process, fn runs under a context deadline, which
+// interrupts the running statement (modernc.org/sqlite calls
+// sqlite3_interrupt) and also bounds the wait for a pooled connection;
+// the driver only watches the context while a statement looks for its
+// first row, so a page must be built to do all its work there
+// (List.Query does). fn reads its rows before it returns: they are gone
+// with the transaction or the deadline.
+func Limited(ctx context.Context, db bun.IDB, limit time.Duration, fn func(context.Context, bun.IDB) error) error {
+	if limit <= 0 {
 		return fn(ctx, db)
 	}
 	if db.Dialect().Name() != dialect.PG {
-		cctx, cancel := context.WithTimeout(ctx, budget)
+		cctx, cancel := context.WithTimeout(ctx, limit)
 		defer cancel()
 		err := fn(cctx, db)
 		if err != nil && ctx.Err() == nil && cctx.Err() != nil {
-			return errBudget
+			return fmt.Errorf("%w (%s): %w", ErrTimeout, limit, err)
 		}
 		return err
 	}
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		// SET LOCAL ends with the transaction, so the pooled connection
 		// goes back with its usual timeout.
-		ms := max(budget.Milliseconds(), 1)
+		ms := max(limit.Milliseconds(), 1)
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("SET LOCAL statement_timeout = %d", ms)); err != nil {
 			return err
 		}
 		return fn(ctx, tx)
 	})
-	if err != nil && isQueryCanceled(err) && ctx.Err() == nil {
-		return errBudget
+	if err != nil && IsQueryCanceled(err) && ctx.Err() == nil {
+		return fmt.Errorf("%w (%s): %w", ErrTimeout, limit, err)
 	}
 	return err
 }
@@ -277,10 +301,11 @@ func planEstimate(ctx context.Context, db bun.IDB, q *bun.SelectQuery) (int64, e
 	return int64(math.Round(plan[0].Plan.Rows)), nil
 }
 
-// isQueryCanceled reports a PostgreSQL statement_timeout (SQLSTATE 57014)
-// without importing a driver: pgdriver errors have Field, pgx errors have
+// IsQueryCanceled reports a PostgreSQL statement ended by
+// statement_timeout or a cancel request (SQLSTATE 57014) without
+// importing a driver: pgdriver errors have Field, pgx errors have
 // SQLState.
-func isQueryCanceled(err error) bool {
+func IsQueryCanceled(err error) bool {
 	var field interface{ Field(byte) string }
 	if errors.As(err, &field) && field.Field('C') == "57014" {
 		return true

@@ -7,6 +7,7 @@ import (
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
+	bunschema "github.com/uptrace/bun/schema"
 
 	"github.com/gameadmin/admin/internal/schema"
 )
@@ -80,10 +81,56 @@ func (l *List) Query(db bun.IDB, t, view *schema.Table, labels []Label, where fu
 		q = where(q)
 	}
 	q = l.Apply(q, view)
-	if db.Dialect().Name() != dialect.PG || !slices.ContainsFunc(t.Columns, func(c *schema.Column) bool { return c.DataType == schema.Datetime }) {
-		return l.WithLabels(db, q, view, labels) // Select converts nothing else
+	if db.Dialect().Name() != dialect.PG {
+		return l.WithLabels(db, Whole(db, q, l.orderKeys(view)), view, labels) // Select converts nothing else
+	}
+	if !slices.ContainsFunc(t.Columns, func(c *schema.Column) bool { return c.DataType == schema.Datetime }) {
+		return l.WithLabels(db, q, view, labels)
 	}
 	return wrapPage(db, q, t, labels, l.orderKeys(view))
+}
+
+// Whole is q, a select of a table's rows in order (none: any), made to
+// find every row before it returns its first: on SQLite it reads q's
+// rows from a MATERIALIZED common table expression, in a subquery,
+// again in order. modernc.org/sqlite interrupts a statement whose
+// context ends only while the statement looks for its first row; the
+// later rows of a page, each perhaps after a long scan of its own (a
+// search whose few matches lie far apart), were found outside the time
+// limit (Limited). On PostgreSQL, whose limit ends the statement in the
+// server wherever it is, Whole is q.
+func Whole(db bun.IDB, q *bun.SelectQuery, order []SortKey) *bun.SelectQuery {
+	if db.Dialect().Name() == dialect.PG {
+		return q
+	}
+	w := bun.Ident("_w")
+	return orderAs(db.NewSelect().TableExpr("(?) AS ?", materialized{q}, w).ColumnExpr("?.*", w), w, order)
+}
+
+// orderAs orders q by order, whose columns are those of the subquery
+// alias.
+func orderAs(q *bun.SelectQuery, alias bun.Ident, order []SortKey) *bun.SelectQuery {
+	for _, k := range order {
+		dir := "ASC"
+		if k.Desc {
+			dir = "DESC"
+		}
+		q = q.OrderExpr("?.? "+dir, alias, bun.Ident(k.Column))
+	}
+	return q
+}
+
+// materialized is q as SQLite's MATERIALIZED common table expression,
+// read whole: Bun writes the keyword on PostgreSQL only.
+type materialized struct{ q *bun.SelectQuery }
+
+func (m materialized) AppendQuery(gen bunschema.QueryGen, b []byte) ([]byte, error) {
+	b = append(b, `WITH "_m" AS MATERIALIZED (`...)
+	b, err := m.q.AppendQuery(gen, b)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, `) SELECT * FROM "_m"`...), nil
 }
 
 // JoinLabels is WithLabels for any select of a table's rows (q), ordered
@@ -116,14 +163,7 @@ func wrapPage(db bun.IDB, q *bun.SelectQuery, t *schema.Table, labels []Label, o
 		out = out.ColumnExpr(expr+" AS ?", append(args, alias)...).
 			Join("LEFT JOIN ? AS ? ON ?.? = ?.?", bun.Ident(lb.Table), alias, alias, bun.Ident(lb.Ref), p, bun.Ident(lb.FK))
 	}
-	for _, k := range order {
-		if k.Desc {
-			out = out.OrderExpr("?.? DESC", p, bun.Ident(k.Column))
-		} else {
-			out = out.OrderExpr("?.? ASC", p, bun.Ident(k.Column))
-		}
-	}
-	return out
+	return orderAs(out, p, order)
 }
 
 // LabelExpr is a row's label: the first of cols (of the table or alias

@@ -11,12 +11,19 @@
 //
 // A text's plain runs go through the caller's plain function (Bun's, with
 // its query hooks); its prepared runs bypass Bun's query hooks.
+//
+// Inside a transaction (QueryTx) a failed prepared statement cannot be
+// followed by the plain text: on PostgreSQL the failure ends the
+// transaction. The caller is told to run its transaction again
+// (ErrRetry), and that run goes plain.
 package stmtcache
 
 import (
 	"container/list"
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"sync"
 )
 
@@ -32,6 +39,10 @@ type Cache struct {
 	// OnGiveUp, when set, is called once, with the last failure, when the
 	// cache stops preparing.
 	OnGiveUp func(err error)
+	// Final, when set, reports failures that are the statement's own and
+	// not the preparing's (a time limit that ended it): Query and QueryTx
+	// return them as they are, and the text stays prepared.
+	Final func(err error) bool
 
 	mu       sync.Mutex
 	entries  map[string]*list.Element // of *entry, most recent first
@@ -57,7 +68,7 @@ func New(db *sql.DB, size int) *Cache {
 // statement when text has been seen before, else through plain, which
 // runs the same statement with the values in its text.
 func (c *Cache) Query(ctx context.Context, text string, plain func() (*sql.Rows, error), args ...any) (*sql.Rows, error) {
-	e := c.entry(ctx, text)
+	e := c.entry(ctx, text, true, true)
 	if e == nil {
 		return plain()
 	}
@@ -65,7 +76,7 @@ func (c *Cache) Query(ctx context.Context, text string, plain func() (*sql.Rows,
 	if err == nil {
 		return rs, nil
 	}
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || c.Final != nil && c.Final(err) {
 		return nil, err
 	}
 	evicted := c.drop(e)
@@ -76,9 +87,51 @@ func (c *Cache) Query(ctx context.Context, text string, plain func() (*sql.Rows,
 	return rs, plainErr
 }
 
-// entry is text's entry with its prepared statement, preparing it on
-// its second sight; nil when it is not (yet) prepared.
-func (c *Cache) entry(ctx context.Context, text string) *entry {
+// ErrRetry is wrapped by QueryTx's error when a prepared statement failed
+// inside the transaction for a reason the plain text may not share (a
+// pooler that lost it, a plan the schema outdated): the statement is
+// dropped, and the caller runs its transaction again, where the text
+// goes plain.
+var ErrRetry = errors.New("stmtcache: the prepared statement failed; run the transaction again")
+
+// QueryTx is Query inside tx, a transaction of the cache's db, for a
+// text Warm was given before tx began: a prepared statement is bound to
+// tx's connection (database/sql prepares it there once, as on any pooled
+// connection), and plain runs the text in tx. QueryTx never prepares a
+// text itself. A prepared statement's failure is returned wrapping
+// ErrRetry, unless ctx is done or Final says it is the statement's own;
+// the failure counts toward MaxFailures right away, as the plain run it
+// would be weighed against comes in another transaction.
+func (c *Cache) QueryTx(ctx context.Context, tx *sql.Tx, text string, plain func() (*sql.Rows, error), args ...any) (*sql.Rows, error) {
+	e := c.entry(ctx, text, true, false)
+	if e == nil {
+		return plain()
+	}
+	rs, err := tx.StmtContext(ctx, e.stmt).QueryContext(ctx, args...)
+	if err == nil {
+		return rs, nil
+	}
+	if ctx.Err() != nil || c.Final != nil && c.Final(err) {
+		return nil, err
+	}
+	if !c.drop(e) {
+		c.failed(err)
+	}
+	return nil, fmt.Errorf("%w: %w", ErrRetry, err)
+}
+
+// Warm prepares text, when it has been seen before and is not prepared
+// yet, on a connection of the pool, for a QueryTx of a transaction that
+// has not begun: inside it the transaction holds a connection, and a
+// pool with no other would wait forever.
+func (c *Cache) Warm(ctx context.Context, text string) {
+	c.entry(ctx, text, false, true)
+}
+
+// entry is text's entry with its prepared statement; nil when it is not
+// (yet) prepared. record makes a text not seen before seen; prepare
+// prepares one seen before.
+func (c *Cache) entry(ctx context.Context, text string, record, prepare bool) *entry {
 	c.mu.Lock()
 	if c.off || c.size <= 0 {
 		c.mu.Unlock()
@@ -86,8 +139,10 @@ func (c *Cache) entry(ctx context.Context, text string) *entry {
 	}
 	el, ok := c.entries[text]
 	if !ok {
-		c.entries[text] = c.lru.PushFront(&entry{text: text})
-		c.trim()
+		if record {
+			c.entries[text] = c.lru.PushFront(&entry{text: text})
+			c.trim()
+		}
 		c.mu.Unlock()
 		return nil
 	}
@@ -95,6 +150,10 @@ func (c *Cache) entry(ctx context.Context, text string) *entry {
 	if e := el.Value.(*entry); e.stmt != nil {
 		c.mu.Unlock()
 		return e
+	}
+	if !prepare {
+		c.mu.Unlock()
+		return nil
 	}
 	c.mu.Unlock()
 	// Prepared outside the lock; two requests may both prepare the same

@@ -58,7 +58,8 @@ func TestActions(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		var calls atomic.Int64
-		e := actionEnv(t, db, Options{}, &calls)
+		// PlayersCanRead: an action with empty Roles is a plain user's too.
+		e := actionEnv(t, db, Options{PlayersCanRead: true}, &calls)
 		cr := e.crew("guilds")
 		g := &testGuild{Name: "Knights"}
 		insert(t, db, g)
@@ -168,11 +169,12 @@ func TestActions(t *testing.T) {
 	})
 }
 
-// TestActionsOperatorsOnly: with OperatorsOnly a plain user runs no action.
-func TestActionsOperatorsOnly(t *testing.T) {
+// TestActionsNotForPlayers: by default (without PlayersCanRead) a plain
+// user runs no action, not even one whose Roles are empty.
+func TestActionsNotForPlayers(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int64
-	e := actionEnv(t, testdb.SQLite(t), Options{OperatorsOnly: true}, &calls)
+	e := actionEnv(t, testdb.SQLite(t), Options{}, &calls)
 	cr := e.crew()
 	cr.user.do("POST", "/admin-api/guilds/_action/report", nil).want(t, 403, "forbidden")
 	cr.modBare.do("POST", "/admin-api/guilds/_action/report", nil).want(t, 200)

@@ -444,7 +444,7 @@ func TestActionAuditBounded(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		var calls atomic.Int64
-		e := actionEnv(t, db, Options{RateLimit: RateLimitOptions{Actions: NewTokenBucket(3, 1.0/3600)}}, &calls)
+		e := actionEnv(t, db, Options{PlayersCanRead: true, RateLimit: RateLimitOptions{Actions: NewTokenBucket(3, 1.0/3600)}}, &calls)
 		cr := e.crew("guilds")
 		body := map[string]any{"blob": strings.Repeat("x", 100<<10), "note": "hi"}
 		for range 3 {

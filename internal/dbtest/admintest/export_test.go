@@ -187,12 +187,12 @@ func TestExportBatches(t *testing.T) {
 }
 
 // TestExportIsAnOperatorsTool: a plain user may list but not export, even
-// with OperatorsOnly off; an operator runs one export at a time, under a
+// with PlayersCanRead; an operator runs one export at a time, under a
 // rate limit; ExportNoBOM leaves the mark out.
 func TestExportIsAnOperatorsTool(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
-		e := gadgetEnv(t, db, Options{RateLimit: RateLimitOptions{Exports: NewTokenBucket(2, 1.0/3600)}}, true)
+		e := gadgetEnv(t, db, Options{PlayersCanRead: true, RateLimit: RateLimitOptions{Exports: NewTokenBucket(2, 1.0/3600)}}, true)
 		c := e.crew("gadgets")
 		c.user.do("GET", "/admin-api/gadgets", nil).want(t, 200)
 		c.user.do("GET", "/admin-api/gadgets/_export.csv", nil).want(t, 403, "forbidden")

@@ -97,7 +97,7 @@ func TestCan(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
-		e := newEnv(t, db, Options{})
+		e := newEnv(t, db, Options{PlayersCanRead: true})
 		m := e.admin.Moderation()
 		admin := e.user("a@example.com", "password1")
 		mod := e.user("m@example.com", "password1")
@@ -137,10 +137,11 @@ func TestCan(t *testing.T) {
 				}
 			}
 		}
-		// OperatorsOnly takes list and read away from plain users.
-		e2 := newEnv(t, db, Options{OperatorsOnly: true})
+		// Without PlayersCanRead (the default) plain users list and
+		// read nothing.
+		e2 := newEnv(t, db, Options{})
 		if ok := must(e2.admin.Moderation().Can(ctx, user, OpList, "configs")); ok {
-			t.Error("Can(user, list) with OperatorsOnly = true; want false")
+			t.Error("Can(user, list) without PlayersCanRead; want false")
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	. "github.com/gameadmin/admin"
@@ -41,7 +42,9 @@ type policyCase struct {
 	admin, modScoped, modBare, user string
 }
 
-var policyMatrix = []policyCase{
+// policyMatrixPlayersCanRead is the matrix with Options.PlayersCanRead,
+// where a plain user may list and read.
+var policyMatrixPlayersCanRead = []policyCase{
 	{"guilds", "LRCUD", "LRU", "", "LR"},
 	{"locked", "LRCU", "LRU", "", "LR"},
 	{"modlist", "LRCUD", "LRU", "L", "R"},
@@ -50,8 +53,9 @@ var policyMatrix = []policyCase{
 	{"adminAudit", "LR", "", "", ""},
 }
 
-// With OperatorsOnly a plain user gets nothing, Everyone() included.
-var policyMatrixOperatorsOnly = []policyCase{
+// policyMatrix is the default one: without PlayersCanRead a plain user
+// gets nothing, Everyone() included.
+var policyMatrix = []policyCase{
 	{"guilds", "LRCUD", "LRU", "", ""},
 	{"modlist", "LRCUD", "LRU", "L", ""},
 	{"open", "LRCUD", "LRCU", "C", ""},
@@ -177,9 +181,9 @@ func TestPolicyMatrix(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGuild)(nil))
-		e := newEnv(t, db, Options{Tables: tablesWith(policyTables), Resources: policyResources})
+		e := newEnv(t, db, Options{Tables: tablesWith(policyTables), Resources: policyResources, PlayersCanRead: true})
 		c := e.crew(policyScopes...)
-		runMatrix(t, e, c, policyMatrix)
+		runMatrix(t, e, c, policyMatrixPlayersCanRead)
 		// Refused writes on the audit log wrote nothing but audit rows of
 		// their own kind: no forged entry exists.
 		if n := must(db.NewSelect().Model((*AuditEntry)(nil)).Where("action = 'forged'").Count(context.Background())); n != 0 {
@@ -188,13 +192,14 @@ func TestPolicyMatrix(t *testing.T) {
 	})
 }
 
-func TestPolicyMatrixOperatorsOnly(t *testing.T) {
+// TestPolicyMatrixDefault is the matrix without PlayersCanRead.
+func TestPolicyMatrixDefault(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGuild)(nil))
-		e := newEnv(t, db, Options{Tables: tablesWith(policyTables), Resources: policyResources, OperatorsOnly: true})
+		e := newEnv(t, db, Options{Tables: tablesWith(policyTables), Resources: policyResources})
 		c := e.crew(policyScopes...)
-		runMatrix(t, e, c, policyMatrixOperatorsOnly)
+		runMatrix(t, e, c, policyMatrix)
 	})
 }
 
@@ -230,7 +235,9 @@ func TestCatalogPermissions(t *testing.T) {
 					names = append(names, entry["name"].(string))
 				}
 				var want []string
-				for _, pc := range policyMatrix {
+				// Every resource's row; an operator's columns are the
+				// same with PlayersCanRead as without.
+				for _, pc := range policyMatrixPlayersCanRead {
 					allowed := o.allowed(pc)
 					entry, listed := byName[pc.resource]
 					visible := strings.ContainsAny(allowed, "LR")
@@ -286,8 +293,8 @@ func TestOverridingBuiltinPolicies(t *testing.T) {
 }
 
 // TestWarnsWhenPlayersCanRead: New says, once, that accounts without a
-// panel role can read the panel while OperatorsOnly is off; operators
-// alone, or OperatorsOnly on, say nothing.
+// panel role can read the panel while PlayersCanRead is on; operators
+// alone, or PlayersCanRead off (the default), say nothing.
 func TestWarnsWhenPlayersCanRead(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
@@ -303,16 +310,78 @@ func TestWarnsWhenPlayersCanRead(t *testing.T) {
 			a.Close()
 			return logs.String()
 		}
-		const warning = "OperatorsOnly is off"
-		if l := start(Options{}); strings.Contains(l, warning) {
+		const warning = "PlayersCanRead is on"
+		if l := start(Options{PlayersCanRead: true}); strings.Contains(l, warning) {
 			t.Fatalf("warned with only an admin in the table:\n%s", l)
 		}
 		e.user("player@example.com", "player password")
-		if l := start(Options{}); strings.Count(l, warning) != 1 {
+		if l := start(Options{PlayersCanRead: true}); strings.Count(l, warning) != 1 {
 			t.Fatalf("no single warning with a player in the table:\n%s", l)
 		}
-		if l := start(Options{OperatorsOnly: true}); strings.Contains(l, warning) {
-			t.Fatalf("warned with OperatorsOnly on:\n%s", l)
+		if l := start(Options{}); strings.Contains(l, warning) {
+			t.Fatalf("warned with PlayersCanRead off:\n%s", l)
 		}
 	})
+}
+
+// TestPlayersReachNothingByDefault: a plain user (a player who signs in)
+// gets 403 from every resource endpoint by default: list, read, the CSV
+// export, _counts, relations and a custom action whose Roles are empty,
+// on a game table and on the users table (other players' emails). With
+// PlayersCanRead the seed's behaviour is back, 200, except the export,
+// which stays an operator's tool.
+func TestPlayersReachNothingByDefault(t *testing.T) {
+	t.Parallel()
+	for _, open := range []bool{false, true} {
+		t.Run(fmt.Sprintf("PlayersCanRead=%v", open), func(t *testing.T) {
+			testdb.Each(t, func(t *testing.T, db *bun.DB) {
+				createTables(t, db, (*testGuild)(nil), (*testMember)(nil))
+				var calls atomic.Int64
+				e := newEnv(t, db, Options{
+					PlayersCanRead: open,
+					Tables:         tablesWith(map[string]any{"guilds": (*testGuild)(nil), "members": (*testMember)(nil)}),
+					Relations:      map[string][]Relation{"guilds": {{Name: "members", Target: "members", Kind: Many, FK: "GuildID"}}},
+					Resources: map[string]*Resource{"guilds": DefineResource((*testGuild)(nil), ResourceConfig{
+						Actions: []Action{{Name: "report", Handler: func(context.Context, map[string]any, ActionContext) (any, error) {
+							calls.Add(1)
+							return nil, nil
+						}}},
+					})},
+				})
+				c := e.crew()
+				g := &testGuild{Name: "Knights", OwnerID: c.adminID}
+				insert(t, db, g)
+				insert(t, db, &testMember{GuildID: g.ID, Title: "squire"})
+				gid := strconv.FormatInt(g.ID, 10)
+				want := 403
+				if open {
+					want = 200
+				}
+				for _, r := range []struct{ method, path string }{
+					{"GET", "/admin-api/guilds"},
+					{"GET", "/admin-api/guilds/" + gid},
+					{"GET", "/admin-api/guilds/" + gid + "/_counts"},
+					{"GET", "/admin-api/guilds/" + gid + "/relations/members"},
+					{"POST", "/admin-api/guilds/_action/report"},
+					{"GET", "/admin-api/users"},
+					{"GET", "/admin-api/users/" + c.adminID},
+				} {
+					res := c.user.do(r.method, r.path, nil)
+					if want == 403 {
+						res.want(t, 403, "forbidden")
+					} else {
+						res.want(t, 200)
+					}
+				}
+				c.user.do("GET", "/admin-api/guilds/_export.csv", nil).want(t, 403, "forbidden")
+				c.user.do("GET", "/admin-api", nil).want(t, 403, "forbidden")
+				if n, ran := calls.Load(), int64(map[bool]int{false: 0, true: 1}[open]); n != ran {
+					t.Fatalf("the action ran %d times; want %d", n, ran)
+				}
+				// The operators keep what they had.
+				c.admin.do("GET", "/admin-api/guilds/"+gid+"/relations/members", nil).want(t, 200)
+				c.admin.do("GET", "/admin-api/guilds/_export.csv", nil).want(t, 200)
+			})
+		})
+	}
 }

@@ -55,6 +55,9 @@ func newWorld(t *testing.T, db *bun.DB, withRooms bool) *world {
 		PasswordHasher: admin.Argon2id{Memory: 64, Time: 1, Threads: 1},
 		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
 		RateLimit:      admin.RateLimitOptions{Login: admin.NoLimit{}, LoginFailuresPerEmail: admin.NoLimit{}, LoginFailuresPerNetwork: admin.NoLimit{}, PerIP: admin.NoLimit{}},
+		// The rooms' tests check what a plain user may do when
+		// players can read the panel.
+		PlayersCanRead: true,
 	}
 	if withRooms {
 		opts.Rooms = w.hub

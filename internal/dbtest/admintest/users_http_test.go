@@ -37,8 +37,8 @@ func TestBanClosesEverySocket(t *testing.T) {
 		if counts["activeSessions"] != 2.0 {
 			t.Fatalf("_counts = %v; want activeSessions 2", counts)
 		}
-		// Sessions are moderation data: a plain user reading users (the
-		// default without OperatorsOnly) is not told them.
+		// Sessions are moderation data: a plain user reading users (with
+		// PlayersCanRead) is not told them.
 		w.user("peer@example.com", admin.RoleUser)
 		if counts := w.login("peer@example.com").want("GET", "/admin-api/users/"+cheater+"/_counts", nil, 200); counts["activeSessions"] != nil {
 			t.Fatalf("a plain user's _counts = %v; want no activeSessions", counts)

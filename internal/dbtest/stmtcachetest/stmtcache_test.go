@@ -5,7 +5,9 @@ package stmtcachetest
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -163,4 +165,73 @@ func TestConcurrentQueries(t *testing.T) {
 			t.Fatalf("gave up %v, %d prepared; want still preparing", gaveUp.Load(), c.Prepared())
 		}
 	})
+}
+
+// TestQueryTx: inside a transaction a repeated text, warmed before it
+// began, runs prepared on the transaction's connection (the pool has one
+// connection: a text prepared inside would wait for it forever); a prepared statement the server lost fails
+// with ErrRetry (the transaction cannot run the plain text after it) and
+// the next transaction answers plainly; a failure Final calls the
+// statement's own (a statement_timeout) is returned as it is, and the
+// text stays prepared.
+func TestQueryTx(t *testing.T) {
+	db := testdb.PG(t)
+	db.SetMaxOpenConns(1) // DEALLOCATE ALL reaches the statement's connection
+	ctx := context.Background()
+	c := stmtcache.New(db.DB, 4)
+	defer c.Close()
+	c.Final = func(err error) bool { return strings.Contains(err.Error(), "57014") }
+	inTx := func(text, setup string) (n int64, plain bool, err error) {
+		c.Warm(ctx, text)
+		err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if setup != "" {
+				if _, err := tx.ExecContext(ctx, setup); err != nil {
+					return err
+				}
+			}
+			rs, err := c.QueryTx(ctx, tx.Tx, text, func() (*sql.Rows, error) {
+				plain = true
+				return tx.QueryContext(ctx, text)
+			})
+			if err != nil {
+				return err
+			}
+			defer rs.Close()
+			if !rs.Next() {
+				return fmt.Errorf("no row: %v", rs.Err())
+			}
+			return rs.Scan(&n)
+		})
+		return n, plain, err
+	}
+	const text = "SELECT 40 + 2"
+	for i, wantPlain := range []bool{true, false, false} {
+		if n, plain, err := inTx(text, ""); err != nil || n != 42 || plain != wantPlain {
+			t.Fatalf("run %d: %d, plain %v, %v; want 42, plain %v", i, n, plain, err, wantPlain)
+		}
+	}
+	if _, err := db.ExecContext(ctx, "DEALLOCATE ALL"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := inTx(text, ""); !errors.Is(err, stmtcache.ErrRetry) {
+		t.Fatalf("a lost statement in a transaction: %v; want ErrRetry", err)
+	}
+	if n, plain, err := inTx(text, ""); err != nil || n != 42 || !plain {
+		t.Fatalf("the run after ErrRetry: %d, plain %v, %v; want 42, plain", n, plain, err)
+	}
+
+	const slow = "SELECT count(*) FROM pg_sleep(0.5)"
+	for range 2 {
+		if _, _, err := inTx(slow, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := c.Prepared()
+	_, plain, err := inTx(slow, "SET LOCAL statement_timeout = 50")
+	if err == nil || errors.Is(err, stmtcache.ErrRetry) || plain || !strings.Contains(err.Error(), "57014") {
+		t.Fatalf("a prepared statement past its statement_timeout: plain %v, %v; want its 57014 as it is", plain, err)
+	}
+	if c.Prepared() != before {
+		t.Fatalf("%d prepared after the timeout; want %d: a time limit is not the statement's fault", c.Prepared(), before)
+	}
 }

@@ -1,0 +1,236 @@
+package admintest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/gameadmin/admin"
+
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// search is the expensive list of the query-limit tests: a substring no
+// event has (fillSearchable), in the unindexed JSON payload, counted
+// exactly. Every row is read, by the page and by the count.
+const search = "/admin-api/analyticsEvents?payload_like=zz&_count=exact"
+
+// early is a search whose only matches are the first events: a page
+// finds them at once, then reads every other row for more. SQLite
+// interrupts a statement only while it looks for its first row, so this
+// page is ended in time only if it is built to find every row before
+// its first (query.Whole).
+const early = "/admin-api/analyticsEvents?payload_like=early&_sort=id&_order=asc&_count=none"
+
+// fillSearchable inserts events from to to, each with a payload of 70
+// characters (which the search reads through), quickly and in
+// statements short enough for pgdriver's read timeout: generate_series
+// on PostgreSQL, a recursive common table expression on SQLite.
+func fillSearchable(t *testing.T, db *bun.DB, from, to int) {
+	t.Helper()
+	q := `INSERT INTO game_analytics_events (name, payload)
+		SELECT 'ev', jsonb_build_object('n', i, 'pad', 'abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz') FROM generate_series(?, ?) AS i`
+	if db.Dialect().Name() != dialect.PG {
+		q = `WITH RECURSIVE s(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM s WHERE i < ?)
+			INSERT INTO game_analytics_events (name, payload)
+			SELECT 'ev', '{"n":' || i || ',"pad":"abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz"}' FROM s`
+	}
+	for lo := from; lo <= to; lo += 250_000 {
+		if _, err := db.ExecContext(context.Background(), q, lo, min(lo+250_000-1, to)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// fillForLimit fills the events table for a test of QueryTimeout and
+// answers the limit, and how long search's statement takes unbounded.
+// PostgreSQL gets a million events and a limit of 300 ms. SQLite, whose
+// statements under -race take tens of times longer, and its fill too,
+// gets a limit of 50 ms and as many events as the statement needs to
+// take eight times that: from 25,000, doubling, up to two million.
+func fillForLimit(t *testing.T, db *bun.DB) (timeout, took time.Duration) {
+	t.Helper()
+	scan := `SELECT count(*) FROM game_analytics_events WHERE CAST(payload AS TEXT) ILIKE '%zz%'`
+	rows, most, want := 1_000_000, 4_000_000, 900*time.Millisecond
+	timeout = 300 * time.Millisecond
+	if db.Dialect().Name() != dialect.PG {
+		scan = `SELECT count(*) FROM game_analytics_events WHERE payload LIKE '%zz%'`
+		rows, most, want = 25_000, 2_000_000, 400*time.Millisecond
+		timeout = 50 * time.Millisecond
+	}
+	for filled := 0; ; rows = min(2*rows, most) {
+		fillSearchable(t, db, filled+1, rows)
+		filled = rows
+		began := time.Now()
+		var n int64
+		if err := db.QueryRowContext(context.Background(), scan).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("the search: %d rows, %v; want 0", n, err)
+		}
+		if took = time.Since(began); took >= want || rows >= most {
+			break
+		}
+	}
+	if took < 3*timeout {
+		t.Fatalf("%d events searched in %s: too quick to test a limit of %s on", rows, took, timeout)
+	}
+	t.Logf("%d events; the search takes %s unbounded; QueryTimeout %s", rows, took, timeout)
+	return timeout, took
+}
+
+// TestQueryLimits is the issue's scenario on a table of a million events
+// (fewer on SQLite, see fillForLimit) with an unindexed JSON payload.
+//
+// One search that reads every row, counted exactly, is ended by the
+// database at QueryTimeout (page and count together) and answered 503
+// query_timeout with a message that says to narrow the filter, long
+// before the statement could have finished; so is one whose page finds
+// its few matches at once and then reads on, and a CSV export whose
+// first batch runs out, before any row. Each is logged as a warning
+// with its cause, never as an error.
+//
+// Then 16 such searches at once from three operators: each operator runs
+// two at a time (QueryConcurrency's default) and the others answer 429
+// rate_limited with Retry-After; the database ends those that run at
+// QueryTimeout, 503 query_timeout. Their text repeats, so they run as
+// prepared statements (stmtcache), under the limit all the same. Nothing
+// else is answered (no 500, no dropped connection), nothing after the
+// limit and a second, and on PostgreSQL no statement of theirs is still
+// running afterwards.
+func TestQueryLimits(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		app := ""
+		if db.Dialect().Name() == dialect.PG {
+			// A pool of its own, named, so pg_stat_activity shows its
+			// backends and no other test's.
+			app = fmt.Sprintf("gameadmin_limits_%d", time.Now().UnixNano())
+			db = testdb.PGNamed(t, app)
+		}
+		timeout := 300 * time.Millisecond
+		if app == "" {
+			timeout = 50 * time.Millisecond
+			// SQLite in WAL mode reads on several connections at once,
+			// as PostgreSQL's pool (8) does: the searches run side by
+			// side, each under its own limit, rather than wait in turn
+			// for testdb's one connection.
+			db.SetMaxOpenConns(8)
+		}
+		e := newEnv(t, db, Options{QueryTimeout: timeout})
+		c := e.crew("analyticsEvents")
+		third := e.user("mod2@example.com", "mod password")
+		if err := e.admin.Moderation().AssignMod(context.Background(), third, "analyticsEvents"); err != nil {
+			t.Fatal(err)
+		}
+		ops := []*client{c.admin, c.modScoped, e.login("mod2@example.com", "mod password")}
+		for range 3 {
+			insert(t, db, &AnalyticsEvent{Name: "ev", Payload: map[string]any{"note": "early"}, CreatedAt: time.Now()})
+		}
+		if tm, took := fillForLimit(t, db); tm != timeout {
+			t.Fatalf("fillForLimit's limit %s; the panel's %s", tm, timeout)
+		} else {
+			oneSearch(t, e, c.admin, timeout, took)
+		}
+		manySearches(t, e, ops, timeout)
+		if app != "" {
+			// Every statement was ended in the server, not just given up
+			// by the client.
+			var running int
+			for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+				err := e.db.NewRaw(`SELECT count(*) FROM pg_stat_activity
+					WHERE application_name = ? AND state <> 'idle' AND pid <> pg_backend_pid() AND query LIKE '%game_analytics_events%'`, app).Scan(context.Background(), &running)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if running == 0 || time.Now().After(deadline) {
+					break
+				}
+			}
+			if running != 0 {
+				t.Fatalf("%d statements on the events table still running after the answers; want none", running)
+			}
+		}
+		if logs := e.logs.String(); strings.Contains(logs, "level=ERROR") {
+			t.Errorf("an error was logged:\n%s", logs)
+		}
+		// A search that an index serves answers as before.
+		c.admin.do("GET", "/admin-api/analyticsEvents?id_lte=5&_count=exact", nil).want(t, 200)
+	})
+}
+
+// oneSearch is TestQueryLimits' single search and export; took is how
+// long the search's statement takes unbounded.
+func oneSearch(t *testing.T, e *env, admin *client, timeout, took time.Duration) {
+	t.Helper()
+	for _, path := range []string{search, early, strings.Replace(early, "analyticsEvents?", "analyticsEvents/_export.csv?", 1)} {
+		began := time.Now()
+		r := admin.do("GET", path, nil).want(t, 503, "query_timeout")
+		elapsed := time.Since(began)
+		if msg := r.body["error"].(string); !strings.Contains(msg, "narrow the filter") {
+			t.Errorf("GET %s: message %q; want it to say to narrow the filter", path, msg)
+		}
+		// Well before the statement could finish: it was ended, not
+		// waited for.
+		if bound := timeout + (took-timeout)/2; elapsed > bound {
+			t.Errorf("GET %s answered after %s; want within %s (the limit %s, the statement %s)", path, elapsed, bound, timeout, took)
+		}
+	}
+	logs := e.logs.String()
+	if n := strings.Count(logs, `level=WARN msg="admin: statements ran past QueryTimeout"`); n != 3 {
+		t.Errorf("%d query-timeout warnings; want 3:\n%s", n, logs)
+	}
+	if !strings.Contains(logs, "57014") && !strings.Contains(logs, "context deadline exceeded") {
+		t.Errorf("the warnings do not carry the database's cause:\n%s", logs)
+	}
+}
+
+// manySearches is TestQueryLimits' burst: 16 searches at once, spread
+// over ops.
+func manySearches(t *testing.T, e *env, ops []*client, timeout time.Duration) {
+	t.Helper()
+	type answer struct {
+		status     int
+		code       string
+		retryAfter string
+		elapsed    time.Duration
+	}
+	const requests = 16
+	answers := make([]answer, requests)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range requests {
+		cl := ops[i%len(ops)]
+		wg.Go(func() {
+			<-start
+			began := time.Now()
+			r := cl.do("GET", search, nil)
+			code, _ := r.body["code"].(string)
+			answers[i] = answer{r.StatusCode, code, r.Header.Get("Retry-After"), time.Since(began)}
+		})
+	}
+	close(start)
+	wg.Wait()
+	byStatus := map[string]int{}
+	for _, a := range answers {
+		byStatus[fmt.Sprintf("%d %s", a.status, a.code)]++
+		switch {
+		case a.status >= 200 && a.status < 300:
+		case a.status == http.StatusTooManyRequests && a.code == "rate_limited" && a.retryAfter != "":
+		case a.status == http.StatusServiceUnavailable && a.code == "query_timeout":
+		default:
+			t.Errorf("answer %d %q (Retry-After %q); want 2xx, 429 rate_limited with Retry-After or 503 query_timeout", a.status, a.code, a.retryAfter)
+		}
+		if a.elapsed > timeout+time.Second {
+			t.Errorf("an answer (%d %s) came after %s; want within %s", a.status, a.code, a.elapsed, timeout+time.Second)
+		}
+	}
+	t.Logf("answers: %v", byStatus)
+	if byStatus["503 query_timeout"] == 0 || byStatus["429 rate_limited"] == 0 {
+		t.Errorf("answers %v; want at least one 503 query_timeout and one 429 rate_limited", byStatus)
+	}
+}
