@@ -11,8 +11,8 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
-	"path/filepath"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 )
