@@ -169,13 +169,18 @@ func (e *env) via(front *httptest.Server) *env {
 }
 
 // setupToken is the token a bootstrap of this panel needs: the option's,
-// or the one of the link New logged.
+// or the one of the link New logged (SetupLink gives it, whatever logger
+// the test chose).
 func (e *env) setupToken() string {
 	e.t.Helper()
 	if e.setupTok != "" {
 		return e.setupTok
 	}
-	return loggedToken(e.t, e)
+	link, err := url.Parse(e.admin.SetupLink(context.Background()))
+	if err != nil || link.Query().Get("token") == "" {
+		e.t.Fatalf("no setup link (%q): an admin exists already?", link)
+	}
+	return link.Query().Get("token")
 }
 
 // eachEnv runs fn on SQLite and PostgreSQL with a fresh panel each.
