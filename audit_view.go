@@ -57,12 +57,9 @@ func (a api) auditSearchUsers(ctx context.Context, db bun.IDB, op Operator, q st
 	if users == nil || !a.allowed(op, OpList, "users") || len(users.table.PK) != 1 || users.hidden[users.table.PK[0].Name] {
 		return nil, nil
 	}
-	l := &query.List{Q: q}
-	for _, name := range users.cfg.Search {
-		if c := users.view.ByName[name]; c != nil {
-			l.Search = append(l.Search, c)
-		}
-	}
+	// The users list's own search as op's role has it: a column it may
+	// not read is no way to find anyone by it.
+	l := &query.List{Q: q, Search: users.searchColumns()}
 	var ids []string
 	pk := bun.Ident(users.table.PK[0].Name)
 	t := users.table

@@ -408,12 +408,7 @@ func (a api) parseList(r *http.Request, op Operator, res *resource) (l *query.Li
 	if err != nil {
 		return nil, clientError(err)
 	}
-	for _, name := range res.cfg.Search {
-		if c := res.view.ByName[name]; c != nil { // not one op's role may not read
-			l.Search = append(l.Search, c)
-		}
-	}
-	l.Search = res.searchable(l.Search)
+	l.Search = res.searchColumns()
 	if vals, ok := v[bannedParam]; ok {
 		banned, perr := strconv.ParseBool(vals[0])
 		switch {
@@ -536,7 +531,7 @@ func (a api) handleCreate(w http.ResponseWriter, r *http.Request, op Operator) e
 	if err != nil {
 		return a.blameColumn(ctx, res, vals, err)
 	}
-	writeJSON(w, http.StatusCreated, row)
+	writeJSON(w, http.StatusCreated, res.answer(row))
 	return nil
 }
 
@@ -691,7 +686,7 @@ func (a api) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) e
 	if err != nil {
 		return a.blameColumn(ctx, res, vals, err)
 	}
-	writeJSON(w, http.StatusOK, after)
+	writeJSON(w, http.StatusOK, res.answer(after))
 	return nil
 }
 
@@ -775,7 +770,7 @@ func (a api) handleDelete(w http.ResponseWriter, r *http.Request, op Operator) e
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, row)
+	writeJSON(w, http.StatusOK, res.answer(row))
 	return nil
 }
 

@@ -45,6 +45,11 @@ func (a api) handleHistory(w http.ResponseWriter, r *http.Request, op Operator) 
 	if err != nil {
 		return err
 	}
+	// The entries' payloads hold the values of columns op's role may not
+	// read: filtering by them would tell what they are.
+	if len(res.restricted) > 0 && namedColumn(r.URL.Query(), audit.table, map[string]bool{"payload": true}) != "" {
+		return errorf(http.StatusForbidden, "forbidden", "the history of a %s row cannot be filtered by payload: it holds columns your role may not read", res.key)
+	}
 	target := query.EncodeID(res.table, id)
 	rows, err := a.listRows(w, r, op, audit, func(q *bun.SelectQuery) *bun.SelectQuery {
 		return q.Where("?TableAlias.resource = ? AND ?TableAlias.target_id = ?", res.key, target)
@@ -147,15 +152,15 @@ func (a api) handleRevert(w http.ResponseWriter, r *http.Request, op Operator) e
 		entry := AuditEntry{OperatorID: op.UserID, Action: "revert", Resource: res.key, Payload: withMeta(a.requestMeta(r), "auditId", auditID, "of", rec.Action)}
 		switch kind {
 		case revertChanges:
-			vals, err := rec.beforeValues(res)
+			vals, err := a.beforeValues(rec, res)
 			if err != nil {
 				return err
 			}
-			_, after, changes, err := a.updateRow(ctx, tx, op, res, id, vals, func(now map[string]any) error {
+			_, after, changes, err := a.updateRow(ctx, tx, op, res, id, maps.Clone(vals), func(now map[string]any) error {
 				if body.Force {
 					return nil
 				}
-				return rec.conflicts(res, now)
+				return rec.conflicts(res, vals, now)
 			})
 			if err != nil {
 				return err
@@ -166,13 +171,19 @@ func (a api) handleRevert(w http.ResponseWriter, r *http.Request, op Operator) e
 			}
 			entry.TargetID, entry.Payload["changes"] = encodeRowID(res, after), changes
 		case revertDelete:
-			vals, err := rec.rowValues(res)
+			vals, err := a.rowValues(rec, res)
 			if err != nil {
 				return err
 			}
-			if res.key == "users" && a.users.hashNotNull {
-				if _, set := vals[a.users.cols.PasswordHash]; !set {
+			if res.key == "users" {
+				if a.users.hashNotNull {
 					vals[a.users.cols.PasswordHash] = unusableHash // a password is never in the log: set one by reset
+				}
+				// Past the logged version: no session of the row as it was
+				// verifies against the row re-created.
+				if tv := a.users.cols.TokenVersion; a.users.hasTokenVer {
+					n, _ := strconv.ParseInt(string(rec.Row[tv]), 10, 64)
+					vals[tv] = n + 1
 				}
 			}
 			switch _, err := a.readRow(ctx, tx, res, id, true); {
@@ -203,7 +214,7 @@ func (a api) handleRevert(w http.ResponseWriter, r *http.Request, op Operator) e
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, res.answer(out))
 	return nil
 }
 
@@ -264,19 +275,45 @@ func (rec *auditRecord) kind() (revertKind, Op, error) {
 	return 0, "", errorf(http.StatusBadRequest, "not_revertible", "entry %d (%s) records no change of this row to put back", rec.ID, rec.Action)
 }
 
-// revertible reports whether a revert may write c: a column of the
-// resource's view (hidden ones are never in a diff, and never written),
-// not a key, not one the database computes.
-func revertible(res *resource, name string) (*schema.Column, bool) {
-	c := res.view.ByName[name]
-	return c, c != nil && !c.Primary && !c.Generated
+// revertColumn is the write gate's word on a column a revert would put
+// back, for res as the caller's role sees it. An undo of changes passes
+// the gate of an update: a column that role may not read is refused as a
+// PATCH naming it is (403), a read-only one too (400 read_only). An undo
+// of a delete restores the row as it was, those columns included: its
+// operator chooses no value. Either way a revert leaves keys (of
+// changes), columns the database computes, hidden ones and credentials —
+// the users table's password hash and token version — as they are: a
+// revert never brings back a session that a change ended.
+func (a api) revertColumn(res *resource, name string, recreate bool) (*schema.Column, bool, error) {
+	c := res.table.ByName[name]
+	switch {
+	case c == nil || c.Generated || c.Primary && !recreate || a.credential(res, name):
+		return nil, false, nil
+	case res.restricted[name] && !recreate:
+		return nil, false, fieldError(http.StatusForbidden, "forbidden", name, "column %q is not writable for your role", name)
+	case res.hidden[name] && !res.restricted[name]:
+		return nil, false, nil
+	case res.readOnly(name) && !recreate:
+		return nil, false, fieldError(http.StatusBadRequest, "read_only", name, "column %q is read-only", name)
+	}
+	return c, true, nil
 }
 
-// beforeValues are the typed values rec's changes had before it.
-func (rec *auditRecord) beforeValues(res *resource) (map[string]any, error) {
+// credential reports a column of res that proves who someone is: no
+// revert writes it.
+func (a api) credential(res *resource, name string) bool {
+	return res.key == "users" && name != "" && (name == a.users.cols.PasswordHash || name == a.users.cols.TokenVersion)
+}
+
+// beforeValues are the typed values rec's changes had before it, each
+// through the write gate (revertColumn).
+func (a api) beforeValues(rec *auditRecord, res *resource) (map[string]any, error) {
 	vals := map[string]any{}
 	for _, name := range slices.Sorted(maps.Keys(rec.Changes)) {
-		c, ok := revertible(res, name)
+		c, ok, err := a.revertColumn(res, name, false)
+		if err != nil {
+			return nil, err
+		}
 		if !ok {
 			continue
 		}
@@ -292,12 +329,16 @@ func (rec *auditRecord) beforeValues(res *resource) (map[string]any, error) {
 	return vals, nil
 }
 
-// rowValues are the typed values of the row rec deleted.
-func (rec *auditRecord) rowValues(res *resource) (map[string]any, error) {
+// rowValues are the typed values of the row rec deleted, each through
+// the write gate (revertColumn).
+func (a api) rowValues(rec *auditRecord, res *resource) (map[string]any, error) {
 	vals := map[string]any{}
 	for name, raw := range rec.Row {
-		c := res.view.ByName[name]
-		if c == nil || c.Generated {
+		c, ok, err := a.revertColumn(res, name, true)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
 			continue
 		}
 		v, err := decodeLogged(c, raw)
@@ -347,12 +388,12 @@ func sameValue(now any, logged json.RawMessage) bool {
 }
 
 // conflicts refuses a revert of rec's changes when the row (now, locked)
-// no longer holds what rec left in one of its columns.
-func (rec *auditRecord) conflicts(res *resource, now map[string]any) error {
+// no longer holds what rec left in one of the columns the revert writes.
+func (rec *auditRecord) conflicts(res *resource, writes map[string]any, now map[string]any) error {
 	fields := map[string]string{}
-	for name, ch := range rec.Changes {
-		if _, ok := revertible(res, name); ok && !sameValue(now[name], ch.After) {
-			fields[name] = res.columnLabel(res.view.ByName[name]) + " changed since"
+	for name := range writes {
+		if !sameValue(now[name], rec.Changes[name].After) {
+			fields[name] = res.columnLabel(res.table.ByName[name]) + " changed since"
 		}
 	}
 	return changedSince(rec, fields)

@@ -87,6 +87,15 @@ func (res *resource) refuseRestricted(q url.Values) error {
 	if len(res.restricted) == 0 {
 		return nil
 	}
+	if col := namedColumn(q, res.table, res.restricted); col != "" {
+		return errorf(http.StatusForbidden, "forbidden", "column %q is not readable for your role", col)
+	}
+	return nil
+}
+
+// namedColumn is the first of cols of t that a list parameter of q
+// names: a filter (<col>_<op>), a sort, or the column alone; "" if none.
+func namedColumn(q url.Values, t *schema.Table, cols map[string]bool) string {
 	names := []string{}
 	for p := range q {
 		names = append(names, p)
@@ -96,13 +105,13 @@ func (res *resource) refuseRestricted(q url.Values) error {
 	}
 	for _, n := range names {
 		n = strings.TrimSpace(n)
-		for col := range res.restricted {
-			if n == col || strings.HasPrefix(n, col+"_") && res.table.ByName[n] == nil {
-				return errorf(http.StatusForbidden, "forbidden", "column %q is not readable for your role", col)
+		for col := range cols {
+			if n == col || strings.HasPrefix(n, col+"_") && t.ByName[n] == nil {
+				return col
 			}
 		}
 	}
-	return nil
+	return ""
 }
 
 // redactRestricted takes the columns op may not read out of audit rows'
@@ -170,6 +179,17 @@ func (res *resource) mask(rows []map[string]any) {
 	}
 }
 
+// answer is a row a write returned, as the caller's role may see it:
+// masked columns through their masks (hidden ones were never read). The
+// create, update, delete and revert answers all go through it; their
+// audit entries, written before, keep the values.
+func (res *resource) answer(row map[string]any) map[string]any {
+	if row != nil {
+		res.mask([]map[string]any{row})
+	}
+	return row
+}
+
 // maskValue is v through m; NULL stays NULL.
 func maskValue(m func(any) any, v any) any {
 	if v == nil {
@@ -178,8 +198,22 @@ func maskValue(m func(any) any, v any) any {
 	return m(v)
 }
 
-// searchable are the columns _q searches for res as its role sees it:
-// the configured or text ones, none it may not read.
+// searchColumns are the columns _q searches for res as its role sees it,
+// for every search of it (its list, and the audit log's search for its
+// users): the configured ones (Search) or else its text columns, none
+// that role may not read. nil means every text column of the view.
+func (res *resource) searchColumns() []*schema.Column {
+	var l []*schema.Column
+	for _, name := range res.cfg.Search {
+		if c := res.view.ByName[name]; c != nil {
+			l = append(l, c)
+		}
+	}
+	return res.searchable(l)
+}
+
+// searchable are the columns of l (nil: the text ones) that res's role
+// may read.
 func (res *resource) searchable(l []*schema.Column) []*schema.Column {
 	if len(res.restricted) == 0 {
 		return l
