@@ -10,21 +10,6 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// BumpTokenVersion ends every session issued to userID before the call: the
-// next request carrying one of them fails verification, and the user's
-// live connections in every room (Options.Rooms) are closed.
-func (au *Auth) BumpTokenVersion(ctx context.Context, userID string) error {
-	u := au.users
-	if !u.hasTokenVer {
-		return fmt.Errorf("%w: users table %s has no token_version column", ErrUnsupported, u.name)
-	}
-	if err := au.bumpTokenVersion(ctx, au.db, userID); err != nil {
-		return err
-	}
-	au.sessionsEnded(ctx, userID, "sessions revoked")
-	return nil
-}
-
 // endOtherSessions bumps userID's token version inside tx, when the users
 // table has one, and returns the new version, under which the caller
 // re-issues its own session; 0 without the column.
@@ -32,7 +17,7 @@ func (au *Auth) endOtherSessions(ctx context.Context, tx bun.Tx, userID string) 
 	if !au.users.hasTokenVer {
 		return 0, nil
 	}
-	if err := au.bumpTokenVersion(ctx, tx, userID); err != nil {
+	if err := au.sanctions.bumpTokenVersion(ctx, tx, userID); err != nil {
 		return 0, err
 	}
 	acc, err := au.users.accountByID(ctx, tx, userID)
@@ -40,68 +25,6 @@ func (au *Auth) endOtherSessions(ctx context.Context, tx bun.Tx, userID string) 
 		return 0, err
 	}
 	return acc.TokenVersion, nil
-}
-
-// bumpTokenVersion bumps through db, a transaction when the caller holds one.
-func (au *Auth) bumpTokenVersion(ctx context.Context, db bun.IDB, userID string) error {
-	return au.update(ctx, userID, db.NewUpdate().Set("? = ? + 1", au.users.col(au.users.cols.TokenVersion), au.users.col(au.users.cols.TokenVersion)))
-}
-
-// Ban bans userID and ends its sessions in one statement, so no session
-// outlives the ban. BannedAt defaults to now. A "user.ban" audit entry by
-// BannedBy (else the operator on ctx, else none: the game) is written in
-// the same transaction. After the commit the user's live connections in
-// every room (Options.Rooms) are closed, as the panel's Ban button does.
-func (au *Auth) Ban(ctx context.Context, userID string, ban BanInfo) error {
-	if ban.BannedBy == "" {
-		op, _ := OperatorFrom(ctx)
-		ban.BannedBy = op.UserID
-	}
-	err := au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if err := au.ban(ctx, tx, userID, &ban); err != nil {
-			return err
-		}
-		return au.audit.record(ctx, tx, AuditEntry{OperatorID: ban.BannedBy, Action: "user.ban", Resource: "users", TargetID: userID,
-			Payload: map[string]any{"reason": ban.Reason, "until": ban.Until}})
-	})
-	if err == nil {
-		au.sessionsEnded(ctx, userID, "banned")
-	}
-	return err
-}
-
-// ban sets the ban and bumps the token version through db.
-func (au *Auth) ban(ctx context.Context, db bun.IDB, userID string, ban *BanInfo) error {
-	u := au.users
-	if !u.hasBan || !u.hasTokenVer {
-		return fmt.Errorf("%w: users table %s needs ban and token_version columns", ErrUnsupported, u.name)
-	}
-	if ban.BannedAt.IsZero() {
-		ban.BannedAt = time.Now().UTC()
-	}
-	return au.update(ctx, userID, db.NewUpdate().Set("? = ?", u.col(u.cols.Ban), ban).Set("? = ? + 1", u.col(u.cols.TokenVersion), u.col(u.cols.TokenVersion)))
-}
-
-// Unban lifts userID's ban. Sessions ended by the ban stay ended. A
-// "user.unban" audit entry by the operator on ctx (else none: the game) is
-// written in the same transaction.
-func (au *Auth) Unban(ctx context.Context, userID string) error {
-	op, _ := OperatorFrom(ctx)
-	return au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if err := au.unban(ctx, tx, userID); err != nil {
-			return err
-		}
-		return au.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "user.unban", Resource: "users", TargetID: userID})
-	})
-}
-
-// unban clears the ban through db.
-func (au *Auth) unban(ctx context.Context, db bun.IDB, userID string) error {
-	u := au.users
-	if !u.hasBan {
-		return fmt.Errorf("%w: users table %s has no ban column", ErrUnsupported, u.name)
-	}
-	return au.update(ctx, userID, db.NewUpdate().Set("? = NULL", u.col(u.cols.Ban)))
 }
 
 // Banned returns userID's ban when one is in force, or nil. A ban whose
@@ -132,23 +55,9 @@ func (au *Auth) SetPasswordHash(ctx context.Context, userID, hash string) error 
 // panel's hashing concurrency limit.
 func (au *Auth) HashPassword(ctx context.Context, password string) (string, error) {
 	if err := checkNewPassword(password); err != nil {
-		return "", fmt.Errorf("admin: %s", err.(*APIError).Message)
+		return "", fmt.Errorf("admin: HashPassword: %w", err)
 	}
 	return au.hash(ctx, password)
-}
-
-// update runs q against the users row of userID; ErrNotFound when no row.
-func (au *Auth) update(ctx context.Context, userID string, q *bun.UpdateQuery) error {
-	res, err := q.TableExpr("?", au.users.ident()).Where("? = ?", au.users.col(au.users.cols.ID), userID).Exec(ctx)
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		return fmt.Errorf("admin: user %q: %w", userID, ErrNotFound)
-	}
-	return nil
 }
 
 func (u *userTable) setPasswordHash(ctx context.Context, db bun.IDB, userID, hash string) error {
@@ -156,10 +65,7 @@ func (u *userTable) setPasswordHash(ctx context.Context, db bun.IDB, userID, has
 	if err != nil {
 		return err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("admin: user %q: %w", userID, ErrNotFound)
-	}
-	return nil
+	return affectedOne(res, userID)
 }
 
 // UserState is what a game server's live connections are re-checked

@@ -63,6 +63,7 @@ type Admin struct {
 	order     []string             // sidebar order of the keys
 
 	moderation *Moderation
+	sanctions  *sanctions // ban, unban, revoke and the end of sessions, once
 	auth       *Auth
 	audit      *Audit
 
@@ -260,14 +261,14 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	a.auditJobs = jobs.New(a.log, backgroundQueueCap)
 	a.failures = newFailureLog()
 	a.audit = &Audit{db: db, tableNames: a.tableNames, maxPayload: opts.AuditMaxPayloadBytes, log: a.log}
-	a.auth = &Auth{db: db, tableNames: a.tableNames, users: users, roles: a.roleStore, tokens: a.tokens, audit: a.audit,
+	a.sanctions = &sanctions{db: db, users: users, roles: a.roleStore, audit: a.audit, rooms: opts.Rooms, log: a.log}
+	a.auth = &Auth{sanctions: a.sanctions, db: db, tableNames: a.tableNames, users: users, roles: a.roleStore, tokens: a.tokens, audit: a.audit,
 		hasher: hasher, hashGate: passhash.NewGate(opts.HashConcurrency), dummy: dummy, limits: a.limits, totp: totp,
 		proxies: a.clientIPs(), jobs: a.jobs, auditJobs: a.auditJobs, failures: a.failures,
 		reset: resetOptions{uiPath: opts.UIPath, deliver: opts.OnResetRequest, operatorsOnly: opts.ResetOperatorsOnly},
 		state: a.sessionState, closed: &a.closed, log: a.log}
-	a.moderation = &Moderation{db: db, roles: a.roleStore, audit: a.audit, accounts: a.auth, rooms: opts.Rooms,
+	a.moderation = &Moderation{db: db, roles: a.roleStore, audit: a.audit,
 		resources: a.resources, state: a.sessionState, playersCanRead: opts.PlayersCanRead, log: a.log}
-	a.auth.disconnect = a.moderation.disconnect // every end of sessions closes sockets
 	a.cop = http.NewCrossOriginProtection()
 	for _, o := range opts.TrustedOrigins {
 		if err := a.cop.AddTrustedOrigin(o); err != nil {

@@ -42,18 +42,8 @@ type Auth struct {
 	state  func(ctx context.Context, userID string) (int64, Operator, error)
 	closed *atomic.Bool // the panel's: StartSession refuses after Close
 	log    *slog.Logger
-	// disconnect closes a user's live connections in every room
-	// (Moderation.disconnect): every token-version bump ends them.
-	disconnect func(ctx context.Context, userID, reason string) (int, error)
-}
-
-// sessionsEnded closes userID's live connections in every room after a
-// committed token-version bump: a socket opened with a session that no
-// longer verifies must not outlive it. A failure is logged by disconnect.
-func (au *Auth) sessionsEnded(ctx context.Context, userID, reason string) {
-	if au.disconnect != nil && au.users.hasTokenVer {
-		_, _ = au.disconnect(ctx, userID, reason) // logged there
-	}
+	// sanctions bans and ends sessions; Moderation shares it.
+	sanctions *sanctions
 }
 
 // resetOptions are the Options password reset needs.
@@ -296,7 +286,7 @@ func (au *Auth) changePassword(ctx context.Context, userID, current, next, ip st
 		return au.audit.record(ctx, tx, authEntry(meta, userID, "auth.password_changed", ""))
 	})
 	if err == nil {
-		au.sessionsEnded(ctx, userID, "password changed")
+		au.sanctions.sessionsEnded(ctx, userID, "password changed")
 	}
 	return tv, err
 }

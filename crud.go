@@ -738,7 +738,7 @@ func (a api) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resourc
 	// A new email on an operator's account ends its sessions: whoever
 	// holds them signed in as the old address.
 	if e, ok := vals["email"]; ok && isUser && target.IsOperator() && e != before["email"] && userID != op.UserID && a.users.hasTokenVer {
-		if err := a.auth.bumpTokenVersion(ctx, tx, userID); err != nil {
+		if err := a.sanctions.bumpTokenVersion(ctx, tx, userID); err != nil {
 			return nil, nil, nil, err
 		}
 		// The row as it is now, token version and all.

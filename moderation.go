@@ -11,15 +11,13 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// Moderation manages roles and mod scopes; the panel's ban, unban and
-// revoke-sessions go through it too. Changes apply on the operator's next
-// request: roles are read live, never from the cookie.
+// Moderation manages roles and mod scopes. Changes apply on the
+// operator's next request: roles are read live, never from the cookie.
+// Bans and revocations are Auth's (sanctions.go).
 type Moderation struct {
 	db        *bun.DB
 	roles     roleStore
 	audit     *Audit
-	accounts  *Auth                // bans and token versions
-	rooms     Rooms                // Options.Rooms: live connections to close; may be nil
 	resources map[string]*resource // the panel's tables and their policies
 	// state reads a user's live role and scopes.
 	state          func(ctx context.Context, userID string) (int64, Operator, error)
@@ -183,97 +181,3 @@ func (m *Moderation) isResourceKey(key string) bool {
 	return ok
 }
 
-// userAction is one of the moderation operations on a player.
-type userAction struct {
-	name   string // "ban", "unban" or "revoke-sessions"
-	reason string
-	until  *time.Time
-	meta   map[string]any // ip and userAgent for the audit entry
-}
-
-// moderate bans, unbans or revokes the sessions of userID for op: the
-// hierarchy check, the change and its audit entry in one transaction (the
-// entry exists exactly when the change does), then, for ban and revoke,
-// the user's live connections close in every room. It returns how many
-// closed. The entry of a ban or revoke says how many live sessions there
-// were to close (counted before the commit, as the sockets close after
-// it); should closing end fewer, or more, a user.sessions_closed entry
-// says how many did, so the log agrees with the answer.
-//
-// partial is true when closing could not reach every node (a node timed
-// out, Redis was down): the user's sessions there no longer verify, but
-// their sockets stay open until those nodes hear of it.
-func (m *Moderation) moderate(ctx context.Context, op Operator, userID string, act userAction) (closed int, partial bool, err error) {
-	entry := AuditEntry{OperatorID: op.UserID, Resource: "users", TargetID: userID, Payload: withMeta(act.meta)}
-	closes := act.name == "ban" || act.name == "revoke-sessions"
-	expected := 0
-	if closes {
-		expected = m.liveSessions(ctx, userID)
-	}
-	err = m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := m.roles.canWriteUser(ctx, tx, op, userID); err != nil {
-			return err
-		}
-		var err error
-		switch act.name {
-		case "ban":
-			entry.Action, entry.Payload = "user.ban", withMeta(act.meta, "reason", act.reason, "until", act.until)
-			entry.Payload["sessionsClosed"] = expected
-			err = m.accounts.ban(ctx, tx, userID, &BanInfo{Reason: act.reason, Until: act.until, BannedBy: op.UserID})
-		case "unban":
-			entry.Action = "user.unban"
-			err = m.accounts.unban(ctx, tx, userID)
-		case "revoke-sessions":
-			entry.Action = "user.revoke_sessions"
-			entry.Payload["sessionsClosed"] = expected
-			err = m.accounts.bumpTokenVersion(ctx, tx, userID)
-		}
-		if err != nil {
-			return err
-		}
-		return m.audit.record(ctx, tx, entry)
-	})
-	if err != nil {
-		return 0, false, err
-	}
-	if !closes {
-		return 0, false, nil
-	}
-	// Live connections close after the commit: closed before it, a player
-	// could rejoin while its ban was not yet visible.
-	reason := map[string]string{"ban": "banned", "revoke-sessions": "sessions revoked"}[act.name]
-	n, derr := m.disconnect(ctx, userID, reason)
-	if n != expected || derr != nil {
-		m.audit.event(ctx, AuditEntry{OperatorID: op.UserID, Action: "user.sessions_closed", Resource: "users", TargetID: userID,
-			Payload: withMeta(act.meta, "after", entry.Action, "expected", expected, "sessionsClosed", n, "partial", derr != nil)})
-	}
-	return n, derr != nil, nil
-}
-
-// liveSessions counts userID's live sessions in every room; 0 without
-// Rooms or when they cannot be listed (logged).
-func (m *Moderation) liveSessions(ctx context.Context, userID string) int {
-	if m.rooms == nil {
-		return 0
-	}
-	s, err := m.rooms.UserSessions(ctx, userID)
-	if err != nil {
-		m.log.ErrorContext(ctx, "admin: list live sessions", "userId", userID, "err", err)
-	}
-	return len(s)
-}
-
-// disconnect closes the user's live connections in every room and
-// returns how many closed. The ban or revocation has happened already, so
-// a failure is logged here and returned only so the caller can say the
-// closing was partial: the sessions cannot rejoin either way.
-func (m *Moderation) disconnect(ctx context.Context, userID, reason string) (int, error) {
-	if m.rooms == nil {
-		return 0, nil
-	}
-	n, err := m.rooms.DisconnectUser(ctx, userID, reason)
-	if err != nil {
-		m.log.ErrorContext(ctx, "admin: disconnect user from rooms", "userId", userID, "err", err)
-	}
-	return n, err
-}

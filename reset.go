@@ -152,7 +152,7 @@ func (au *Auth) resetPassword(ctx context.Context, raw, password string, meta ma
 		return au.audit.record(ctx, tx, authEntry(meta, acc.ID, "auth.password_reset_completed", acc.Email))
 	})
 	if err == nil {
-		au.sessionsEnded(ctx, acc.ID, "password reset")
+		au.sanctions.sessionsEnded(ctx, acc.ID, "password reset")
 	}
 	return err
 }

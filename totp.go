@@ -214,7 +214,7 @@ func (au *Auth) resetTOTP(ctx context.Context, userID string, entry *AuditEntry)
 			return err
 		}
 		if au.users.hasTokenVer {
-			if err := au.bumpTokenVersion(ctx, tx, userID); err != nil {
+			if err := au.sanctions.bumpTokenVersion(ctx, tx, userID); err != nil {
 				return err
 			}
 		}
@@ -227,7 +227,7 @@ func (au *Auth) resetTOTP(ctx context.Context, userID string, entry *AuditEntry)
 	if err != nil {
 		return false, fmt.Errorf("admin: reset totp of %q: %w", userID, err)
 	}
-	au.sessionsEnded(ctx, userID, "second factor reset")
+	au.sanctions.sessionsEnded(ctx, userID, "second factor reset")
 	return had, nil
 }
 
@@ -438,7 +438,7 @@ func (au *Auth) confirmTOTP(ctx context.Context, userID, code, ip string, meta m
 		return au.audit.record(ctx, tx, authEntry(meta, userID, "auth.totp_enabled", ""))
 	})
 	if err == nil {
-		au.sessionsEnded(ctx, userID, "second factor enabled")
+		au.sanctions.sessionsEnded(ctx, userID, "second factor enabled")
 	}
 	return codes, tv, err
 }

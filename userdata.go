@@ -386,7 +386,7 @@ func (a api) handleUserErase(w http.ResponseWriter, r *http.Request, op Operator
 		return err
 	}
 	if !dryRun {
-		a.auth.sessionsEnded(ctx, userID, "erased")
+		a.sanctions.sessionsEnded(ctx, userID, "erased")
 	}
 	writeJSON(w, http.StatusOK, report)
 	return nil
@@ -506,7 +506,7 @@ func (a api) eraseAccount(ctx context.Context, tx bun.Tx, users *resource, userI
 		}
 		q = q.Set("? = ?", u.col(name), erasedValue(users.table.ByName[name]))
 	}
-	if err := a.auth.update(ctx, userID, q); err != nil {
+	if err := a.users.update(ctx, q, userID); err != nil {
 		return err
 	}
 	for _, t := range []string{"roles", "operator_totp", "operator_recovery_codes", "totp_challenges"} {

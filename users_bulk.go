@@ -98,7 +98,7 @@ func (a api) handleUserBulk(w http.ResponseWriter, r *http.Request, op Operator)
 		case action == "unban" && acc.Ban == nil:
 			outcome = "not_banned"
 		default:
-			n, part, err := a.moderation.moderate(ctx, op, acc.ID, userAction{name: action, reason: body.Reason, until: body.Until, meta: a.requestMeta(r)})
+			n, part, err := a.sanctions.apply(ctx, op, acc.ID, userAction{name: action, reason: body.Reason, until: body.Until, meta: a.requestMeta(r)})
 			var ae *APIError
 			switch {
 			case errors.As(err, &ae) && ae.Status == http.StatusForbidden:

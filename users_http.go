@@ -60,7 +60,7 @@ func (a api) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator) e
 			return errorf(http.StatusBadRequest, "invalid_value", "until must be in the future")
 		}
 	}
-	n, partial, err := a.moderation.moderate(ctx, op, userID, userAction{name: action, reason: body.Reason, until: body.Until, meta: a.requestMeta(r)})
+	n, partial, err := a.sanctions.apply(ctx, op, userID, userAction{name: action, reason: body.Reason, until: body.Until, meta: a.requestMeta(r)})
 	if err != nil {
 		return err
 	}

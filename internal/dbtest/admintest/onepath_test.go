@@ -3,6 +3,7 @@ package admintest
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -183,6 +184,59 @@ func TestHistorySearchIsNoOracle(t *testing.T) {
 		// The admin, who reads the email, finds the player by it.
 		if got := count(cr.admin, url.Values{"_q": {"secret.person"}}); got == "0" {
 			t.Errorf("the admin's history search by the email counts %s; want the entries", got)
+		}
+	})
+}
+
+// TestOneModeration: a ban through the Go API is the panel's ban — the
+// same audit entry, the same hierarchy for the operator on the context
+// (a mod's game route cannot ban an admin), the same end of sessions.
+func TestOneModeration(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{}, func(a *Admin, mux *http.ServeMux) {
+			mux.Handle("POST /game/ban/{id}", a.Guard(GuardOptions{Role: RoleMod})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if err := a.Auth().Ban(r.Context(), r.PathValue("id"), BanInfo{Reason: "from the game"}); err != nil {
+					http.Error(w, err.Error(), http.StatusForbidden)
+				}
+			})))
+		})
+		cr := e.crew("users")
+		ctx := context.Background()
+		viaHTTP, viaGo, viaGuard := e.user("a@example.com", "pw password"), e.user("b@example.com", "pw password"), e.user("c@example.com", "pw password")
+		cr.admin.do("POST", "/admin-api/users/"+viaHTTP+"/ban", map[string]any{"reason": "cheating"}).want(t, 200)
+		if err := e.admin.Auth().Ban(ctx, viaGo, BanInfo{Reason: "cheating"}); err != nil {
+			t.Fatal(err)
+		}
+		cr.modScoped.do("POST", "/game/ban/"+viaGuard, nil).want(t, 200)
+		// A mod's game route cannot ban an admin: the hierarchy holds.
+		cr.modScoped.do("POST", "/game/ban/"+cr.adminID, nil).want(t, 403)
+
+		bans := e.auditRows("user.ban")
+		if len(bans) != 3 {
+			t.Fatalf("%d user.ban entries; want 3 (the refused one writes none)", len(bans))
+		}
+		for _, b := range bans {
+			for _, k := range []string{"reason", "until", "sessionsClosed"} {
+				if _, ok := b.Payload[k]; !ok {
+					t.Errorf("user.ban entry of %s has no %q: %v", b.TargetID, k, b.Payload)
+				}
+			}
+		}
+		if bans[1].OperatorID != "" || bans[2].OperatorID != cr.modScopedID {
+			t.Errorf("ban operators = %q, %q; want none (the game) and the mod", bans[1].OperatorID, bans[2].OperatorID)
+		}
+		if err := e.admin.Auth().Unban(ctx, viaGo); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.admin.Auth().BumpTokenVersion(ctx, viaGo); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(e.auditRows("user.unban")); n != 1 {
+			t.Errorf("%d user.unban entries; want 1", n)
+		}
+		if n := len(e.auditRows("user.revoke_sessions")); n != 1 {
+			t.Errorf("%d user.revoke_sessions entries; want 1 (BumpTokenVersion is the panel's revoke)", n)
 		}
 	})
 }
