@@ -194,7 +194,7 @@ func (au *Auth) bootstrap(ctx context.Context, c credentials, meta map[string]an
 	var amb *errAmbiguousEmail
 	switch {
 	case errors.As(err, &amb):
-		return "", 0, errorf(http.StatusConflict, "conflict", "several accounts have this email in different case; type it exactly as stored").because(err)
+		return "", 0, errorf(http.StatusConflict, "conflict", "several accounts have this email in different case; type it exactly as stored").Because(err)
 	case err != nil && !errors.Is(err, ErrNotFound):
 		return "", 0, err
 	}

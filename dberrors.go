@@ -51,7 +51,7 @@ func dbError(err error) error {
 		ae = errorf(http.StatusBadRequest, "invalid_value", "a value does not fit its column")
 		ae.Fields = fieldsOf(r.Columns, "does not fit the column")
 	}
-	return ae.because(err)
+	return ae.Because(err)
 }
 
 // fieldsOf is a Fields map giving each named column msg; nil when no

@@ -104,56 +104,14 @@ func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited
 // API calls that have one (ErrLastAdmin, an action's NewError). Every
 // endpoint answers with its body:
 // {"error": "<human message>", "code": "<snake_case>", "status": N}, plus
-// "requestId" on 5xx answers, the id their log line carries. errors.Is
-// matches two APIErrors of the same status, code and message, whatever
-// their causes; errors.As finds one in a chain.
-type APIError struct {
-	// Status is the HTTP status, 400-599.
-	Status int `json:"status"`
-	// Code is a stable snake_case identifier a client branches on.
-	Code string `json:"code"`
-	// Message is for a person: it says what went wrong and, where it can,
-	// what to do.
-	Message string `json:"error"`
-	// RetryAfterSec is set on 429 answers only.
-	RetryAfterSec int `json:"retryAfterSec,omitempty"`
-	// RequestID is set on 5xx answers: the log line of the cause has it.
-	RequestID string `json:"requestId,omitempty"`
-	// Fields names the columns a 4xx is about, each with its message.
-	Fields map[string]string `json:"fields,omitempty"`
-	// Cause is why the answer is what it is, when an error led to it:
-	// logged with a 5xx, never sent. Unwrap returns it.
-	Cause error `json:"-"`
-}
-
-func (e *APIError) Error() string {
-	if e.Cause != nil {
-		return fmt.Sprintf("%d %s: %s: %v", e.Status, e.Code, e.Message, e.Cause)
-	}
-	return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message)
-}
-
-// Unwrap returns the cause, so errors.Is and errors.As see through an
-// answer to what led to it.
-func (e *APIError) Unwrap() error { return e.Cause }
-
-// Is matches an answer against a sentinel answer such as ErrBootstrapClosed
-// whether or not a cause was attached to a copy of it.
-func (e *APIError) Is(target error) bool {
-	t, ok := target.(*APIError)
-	return ok && t.Status == e.Status && t.Code == e.Code && t.Message == e.Message
-}
-
-// because returns a copy of e carrying cause; e itself (often a shared
-// sentinel) is left as it is. A nil cause returns e.
-func (e *APIError) because(cause error) *APIError {
-	if cause == nil {
-		return e
-	}
-	c := *e
-	c.Cause = cause
-	return &c
-}
+// "retryAfterSec" on 429s, "requestId" on 5xx answers (the id their log
+// line carries) and "fields" on answers about columns. Its fields are
+// Status, Code, Message, RetryAfterSec, RequestID, Fields and Cause (why
+// the answer is what it is: logged with a 5xx, never sent; Unwrap
+// returns it). errors.Is matches two APIErrors of the same status, code
+// and message, whatever their causes; errors.As finds one in a chain.
+// The live package answers its refusals with the same type.
+type APIError = errbody.Error
 
 // fieldError is errorf about one column: the body's fields name it with
 // the message.
@@ -164,7 +122,7 @@ func fieldError(status int, code, column, format string, args ...any) *APIError 
 }
 
 func errorf(status int, code, format string, args ...any) *APIError {
-	return &APIError{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
+	return errbody.New(status, code, format, args...)
 }
 
 // The panel's HTTP answers that are not errors of the Go API.
@@ -291,12 +249,12 @@ func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		a.log.DebugContext(r.Context(), "admin: client went away", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
 		ae = errorf(499, "client_closed_request", "the client closed the request")
 	case errors.Is(err, query.ErrTimeout):
-		ae = errQueryTimeout.because(err)
+		ae = errQueryTimeout.Because(err)
 	case errors.As(err, &ae):
 	case errors.As(err, &mbe):
 		ae = errorf(http.StatusRequestEntityTooLarge, "body_too_large", "request body is larger than %d bytes", mbe.Limit)
 	default:
-		ae = errorf(http.StatusInternalServerError, "internal", "internal error").because(err)
+		ae = errorf(http.StatusInternalServerError, "internal", "internal error").Because(err)
 	}
 	if ae.Status < 500 && ae.Cause != nil {
 		// A refusal the database made (a constraint, a value it would
@@ -322,5 +280,5 @@ func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			a.log.ErrorContext(r.Context(), "admin: request failed", attrs...)
 		}
 	}
-	errbody.Write(w, errbody.Body{Status: ae.Status, Code: ae.Code, Message: ae.Message, RetryAfterSec: ae.RetryAfterSec, RequestID: ae.RequestID, Fields: ae.Fields})
+	errbody.Write(w, ae)
 }

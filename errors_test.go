@@ -10,11 +10,11 @@ import (
 func TestAPIErrorCause(t *testing.T) {
 	t.Parallel()
 	cause := sql.ErrConnDone
-	e := ErrBootstrapClosed.because(cause)
+	e := ErrBootstrapClosed.Because(cause)
 	if !errors.Is(e, ErrBootstrapClosed) || !errors.Is(e, sql.ErrConnDone) {
 		t.Fatalf("errors.Is through %v: sentinel %v, cause %v", e, errors.Is(e, ErrBootstrapClosed), errors.Is(e, sql.ErrConnDone))
 	}
-	if ErrBootstrapClosed.Cause != nil || ErrBootstrapClosed.because(nil) != ErrBootstrapClosed {
+	if ErrBootstrapClosed.Cause != nil || ErrBootstrapClosed.Because(nil) != ErrBootstrapClosed {
 		t.Fatal("because changed the shared sentinel or copied it for a nil cause")
 	}
 	if !strings.Contains(e.Error(), cause.Error()) {

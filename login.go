@@ -218,7 +218,7 @@ func loginError(err error) error {
 	case errors.As(err, &rl):
 		return rateLimited(rl.RetryAfter)
 	case errors.Is(err, ErrLimiterUnavailable):
-		return errorf(http.StatusServiceUnavailable, "rate_limiter_unavailable", "rate limiter unavailable; try again shortly").because(err)
+		return errorf(http.StatusServiceUnavailable, "rate_limiter_unavailable", "rate limiter unavailable; try again shortly").Because(err)
 	case errors.Is(err, ErrInvalidCredentials):
 		return errInvalidCredentials
 	}

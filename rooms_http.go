@@ -38,9 +38,9 @@ func roomError(err error) error {
 	case errors.Is(err, ErrInvalidPath):
 		return errorf(http.StatusBadRequest, "invalid_path", "%s", err.Error())
 	case errors.Is(err, ErrNodeUnavailable):
-		return errorf(http.StatusServiceUnavailable, "node_unavailable", "the node that owns this room cannot be reached; try again shortly").because(err)
+		return errorf(http.StatusServiceUnavailable, "node_unavailable", "the node that owns this room cannot be reached; try again shortly").Because(err)
 	case errors.Is(err, ErrNodeTimeout):
-		return errorf(http.StatusGatewayTimeout, "node_timeout", "the node that owns this room did not answer in time").because(err)
+		return errorf(http.StatusGatewayTimeout, "node_timeout", "the node that owns this room did not answer in time").Because(err)
 	}
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/netkey"
 )
 
@@ -27,9 +28,9 @@ const (
 const CloseRateLimited = 4003
 
 var (
-	errTooManyRooms       = &httpError{"too many rooms are open; try again later", "too_many_rooms", http.StatusServiceUnavailable}
-	errTooManyConnections = &httpError{"too many connections from this address or account", "too_many_connections", http.StatusTooManyRequests}
-	errCrossOrigin        = &httpError{"cross-origin WebSocket request refused", "cross_origin", http.StatusForbidden}
+	errTooManyRooms       = errbody.New(http.StatusServiceUnavailable, "too_many_rooms", "too many rooms are open; try again later")
+	errTooManyConnections = errbody.New(http.StatusTooManyRequests, "too_many_connections", "too many connections from this address or account")
+	errCrossOrigin        = errbody.New(http.StatusForbidden, "cross_origin", "cross-origin WebSocket request refused")
 )
 
 // limitsDefaults fills the zero caps of o with their defaults; negative

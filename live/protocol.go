@@ -85,29 +85,23 @@ func mustMarshal(v any) []byte {
 	return b
 }
 
-// httpError is the error body of the admin API (errbody.Body), answered
-// before an upgrade: {"error": "<message>", "code": "<snake_case>",
-// "status": N}, with "requestId" on a 500.
-type httpError struct {
-	Message string `json:"error"`
-	Code    string `json:"code"`
-	Status  int    `json:"status"`
-}
-
-func (e *httpError) Error() string { return "live: " + e.Message }
+// httpError is the admin API's error, answered before an upgrade:
+// {"error": "<message>", "code": "<snake_case>", "status": N}, with
+// "requestId" on a 500.
+type httpError = errbody.Error
 
 var (
-	errUnauthenticated = &httpError{"a valid player token is required", "unauthenticated", http.StatusUnauthorized}
-	errBanned          = &httpError{"the player is banned", "banned", http.StatusForbidden}
-	errRoomNotFound    = &httpError{"room not found", "room_not_found", http.StatusNotFound}
-	errRoomLocked      = &httpError{"the room is locked", "room_locked", http.StatusConflict}
-	errRoomFull        = &httpError{"the room is full", "room_full", http.StatusConflict}
-	errHubClosed       = &httpError{"the server is shutting down", "closed", http.StatusServiceUnavailable}
-	errInternal        = &httpError{"internal error", "internal", http.StatusInternalServerError}
+	errUnauthenticated = errbody.New(http.StatusUnauthorized, "unauthenticated", "a valid player token is required")
+	errBanned          = errbody.New(http.StatusForbidden, "banned", "the player is banned")
+	errRoomNotFound    = errbody.New(http.StatusNotFound, "room_not_found", "room not found")
+	errRoomLocked      = errbody.New(http.StatusConflict, "room_locked", "the room is locked")
+	errRoomFull        = errbody.New(http.StatusConflict, "room_full", "the room is full")
+	errHubClosed       = errbody.New(http.StatusServiceUnavailable, "closed", "the server is shutting down")
+	errInternal        = errbody.New(http.StatusInternalServerError, "internal", "internal error")
 )
 
 func writeError(w http.ResponseWriter, e *httpError) {
-	errbody.Write(w, errbody.Body{Status: e.Status, Code: e.Code, Message: e.Message})
+	errbody.Write(w, e)
 }
 
 // internalError logs err once with a request id and answers 500 with it,
@@ -115,5 +109,7 @@ func writeError(w http.ResponseWriter, e *httpError) {
 func (h *Hub) internalError(w http.ResponseWriter, r *http.Request, msg string, err error, attrs ...any) {
 	id := errbody.RequestID(r)
 	h.log.ErrorContext(r.Context(), msg, append([]any{"requestId", id, "err", err}, attrs...)...)
-	errbody.Write(w, errbody.Body{Status: errInternal.Status, Code: errInternal.Code, Message: errInternal.Message, RequestID: id})
+	e := *errInternal
+	e.RequestID = id
+	errbody.Write(w, &e)
 }

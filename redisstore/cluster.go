@@ -220,7 +220,13 @@ func (c *Cluster) presence() {
 // everything when Redis may have lost it (a failed write, or the node's key
 // found missing), in one transaction that also renews the expiry.
 func (c *Cluster) publish(ctx context.Context) {
-	rooms, _ := c.hub.List(ctx)
+	rooms, err := c.hub.List(ctx)
+	if err != nil {
+		// An empty list would take this node's rooms out of every panel:
+		// keep what Redis has until the next tick.
+		c.log.WarnContext(ctx, "redisstore: list this node's rooms; not published this time", "node", c.node, "err", err)
+		return
+	}
 	now := make(map[string]string, len(rooms))
 	for _, r := range rooms {
 		r.Node = c.node

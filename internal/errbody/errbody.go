@@ -9,31 +9,76 @@ package errbody
 import (
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 )
 
-// Body is the error body.
-type Body struct {
-	Status  int    `json:"status"`
-	Code    string `json:"code"`
+// Error is the error body, and the error that carries it: the one type
+// of every answer the admin API and live's pre-upgrade refusals give, and
+// of the Go API's errors that have an answer (admin.APIError is this
+// type). Cause is why the answer is what it is, when an error led to it:
+// logged with a 5xx, never sent.
+type Error struct {
+	// Status is the HTTP status, 400-599.
+	Status int `json:"status"`
+	// Code is a stable snake_case identifier a client branches on.
+	Code string `json:"code"`
+	// Message is for a person: it says what went wrong and, where it can,
+	// what to do.
 	Message string `json:"error"`
 	// RetryAfterSec is set on 429 answers only; Write also sends it as
 	// Retry-After.
 	RetryAfterSec int `json:"retryAfterSec,omitempty"`
 	// RequestID is set on 5xx answers: the log line of the cause has it.
 	RequestID string `json:"requestId,omitempty"`
-	// Fields names the columns of a refused value, each with what is
-	// wrong with it.
+	// Fields names the columns a 4xx is about, each with its message.
 	Fields map[string]string `json:"fields,omitempty"`
+	// Cause is why the answer is what it is, when an error led to it:
+	// logged with a 5xx, never sent. Unwrap returns it.
+	Cause error `json:"-"`
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("%d %s: %s: %v", e.Status, e.Code, e.Message, e.Cause)
+	}
+	return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message)
+}
+
+// Unwrap returns the cause, so errors.Is and errors.As see through an
+// answer to what led to it.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// Is matches an answer against a sentinel answer whether or not a cause
+// was attached to a copy of it: same status, code and message.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Status == e.Status && t.Code == e.Code && t.Message == e.Message
+}
+
+// Because returns a copy of e carrying cause; e itself (often a shared
+// sentinel) is left as it is. A nil cause returns e.
+func (e *Error) Because(cause error) *Error {
+	if cause == nil {
+		return e
+	}
+	c := *e
+	c.Cause = cause
+	return &c
+}
+
+// New is an Error of status and code with a formatted message.
+func New(status int, code, format string, args ...any) *Error {
+	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
 // Header carries a request id in from a proxy and back out on 5xx answers.
 const Header = "X-Request-Id"
 
 // Write answers b with its status.
-func Write(w http.ResponseWriter, b Body) {
+func Write(w http.ResponseWriter, b *Error) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")

@@ -295,8 +295,10 @@ func planEstimate(ctx context.Context, db bun.IDB, q *bun.SelectQuery) (int64, e
 			Rows float64 `json:"Plan Rows"`
 		} `json:"Plan"`
 	}
-	if err := json.Unmarshal([]byte(out), &plan); err != nil || len(plan) == 0 {
-		return 0, fmt.Errorf("unexpected EXPLAIN output: %v", err)
+	if err := json.Unmarshal([]byte(out), &plan); err != nil {
+		return 0, fmt.Errorf("query: unexpected EXPLAIN output: %w", err)
+	} else if len(plan) == 0 {
+		return 0, errors.New("query: EXPLAIN returned no plan")
 	}
 	return int64(math.Round(plan[0].Plan.Rows)), nil
 }
