@@ -180,4 +180,3 @@ func (m *Moderation) isResourceKey(key string) bool {
 	_, ok := m.resources[key]
 	return ok
 }
-
