@@ -159,7 +159,15 @@ func newEnv(t *testing.T, db *bun.DB, opts Options, extra ...func(a *Admin, mux 
 	}
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return &env{t: t, db: db, admin: a, in: in, srv: srv, logs: logs, setupTok: opts.SetupToken}
+	e := &env{t: t, db: db, admin: a, in: in, srv: srv, logs: logs, setupTok: opts.SetupToken}
+	if e.setupTok == "" {
+		// The token of the link New logged, read now: a test may break
+		// the database before it bootstraps.
+		if link, err := url.Parse(a.SetupLink(context.Background())); err == nil {
+			e.setupTok = link.Query().Get("token")
+		}
+	}
+	return e
 }
 
 // via is e with its requests sent to front (a proxy before the panel)
@@ -169,18 +177,14 @@ func (e *env) via(front *httptest.Server) *env {
 }
 
 // setupToken is the token a bootstrap of this panel needs: the option's,
-// or the one of the link New logged (SetupLink gives it, whatever logger
-// the test chose).
+// or the one of the link New logged (SetupLink gave it when newEnv made
+// the panel, whatever logger the test chose).
 func (e *env) setupToken() string {
 	e.t.Helper()
-	if e.setupTok != "" {
-		return e.setupTok
+	if e.setupTok == "" {
+		e.t.Fatal("no setup token: an admin existed when the panel was made")
 	}
-	link, err := url.Parse(e.admin.SetupLink(context.Background()))
-	if err != nil || link.Query().Get("token") == "" {
-		e.t.Fatalf("no setup link (%q): an admin exists already?", link)
-	}
-	return link.Query().Get("token")
+	return e.setupTok
 }
 
 // eachEnv runs fn on SQLite and PostgreSQL with a fresh panel each.
