@@ -57,11 +57,10 @@ func (a api) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
 	if err := a.setupAllowed(r, body.Token); err != nil {
 		return err
 	}
-	userID, tv, err := a.auth.bootstrap(ctx, c, a.requestMeta(r), a.bootstrapDefaults)
+	userID, tv, err := a.bootstrap(ctx, c, a.requestMeta(r))
 	if err != nil {
 		return err
 	}
-	a.setup.spent.Store(true)
 	if err := a.setSessionCookie(w, userID, RoleAdmin, tv); err != nil {
 		return err
 	}

@@ -98,7 +98,7 @@ func (a api) decodeRow(r *http.Request, res *resource, update bool) (map[string]
 			// has no id segment.
 			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: an empty string is not a key value", k)
 		case res.restricted[k]:
-			return nil, nil, nil, fieldError(http.StatusForbidden, "forbidden", k, "column %q is not writable for your role", k)
+			return nil, nil, nil, res.refuseWrite(k)
 		case update && (res.readOnly(k) || col.Primary):
 			if kept == nil {
 				kept = map[string]any{}
@@ -106,7 +106,7 @@ func (a api) decodeRow(r *http.Request, res *resource, update bool) (map[string]
 			kept[k] = v
 			continue
 		case res.readOnly(k):
-			return nil, nil, nil, fieldError(http.StatusBadRequest, "read_only", k, "column %q is read-only", k)
+			return nil, nil, nil, res.refuseWrite(k)
 		}
 		if !problems.checkLength(res, col, a.maxLength(col), v) {
 			continue

@@ -289,12 +289,12 @@ func (a api) revertColumn(res *resource, name string, recreate bool) (*schema.Co
 	switch {
 	case c == nil || c.Generated || c.Primary && !recreate || a.credential(res, name):
 		return nil, false, nil
-	case res.restricted[name] && !recreate:
-		return nil, false, fieldError(http.StatusForbidden, "forbidden", name, "column %q is not writable for your role", name)
 	case res.hidden[name] && !res.restricted[name]:
 		return nil, false, nil
-	case res.readOnly(name) && !recreate:
-		return nil, false, fieldError(http.StatusBadRequest, "read_only", name, "column %q is read-only", name)
+	case !recreate:
+		if err := res.refuseWrite(name); err != nil {
+			return nil, false, err
+		}
 	}
 	return c, true, nil
 }

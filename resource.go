@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"net/http"
 	"reflect"
 	"slices"
 	"strings"
@@ -209,6 +210,20 @@ type resource struct {
 	// through masks.
 	restricted map[string]bool
 	masks      map[string]func(any) any
+}
+
+// refuseWrite is the write gate's refusal of a value for col, for every
+// write that names one (a create or update body, a revert): 403 for a
+// column the role may not read, 400 read_only for a read-only one; nil
+// when it may be written.
+func (r *resource) refuseWrite(col string) error {
+	switch {
+	case r.restricted[col]:
+		return fieldError(http.StatusForbidden, "forbidden", col, "column %q is not writable for your role", col)
+	case r.readOnly(col):
+		return fieldError(http.StatusBadRequest, "read_only", col, "column %q is read-only", col)
+	}
+	return nil
 }
 
 func (r *resource) readOnly(col string) bool {

@@ -101,12 +101,19 @@ func (a *Admin) CreateFirstAdmin(ctx context.Context, email, password, displayNa
 	if err := c.check(true); err != nil {
 		return "", err
 	}
-	userID, _, err := a.auth.bootstrap(ctx, c, map[string]any{"via": "go"}, api{a}.bootstrapDefaults)
-	if err != nil {
-		return "", err
+	userID, _, err := api{a}.bootstrap(ctx, c, map[string]any{"via": "go"})
+	return userID, err
+}
+
+// bootstrap makes the first admin (Auth.bootstrap, with the users
+// resource's defaults) and spends the setup token: the setup page and
+// CreateFirstAdmin both come through here.
+func (a api) bootstrap(ctx context.Context, c credentials, meta map[string]any) (userID string, tv int64, err error) {
+	if userID, tv, err = a.auth.bootstrap(ctx, c, meta, a.bootstrapDefaults); err != nil {
+		return "", 0, err
 	}
 	a.setup.spent.Store(true)
-	return userID, nil
+	return userID, tv, nil
 }
 
 // setupAllowed is the bootstrap's gate: the unspent token. The answer
