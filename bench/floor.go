@@ -23,7 +23,7 @@ import (
 )
 
 // A floor is what a panel request cannot avoid running, as the database
-// itself runs it: the live session check the spec demands, then the
+// itself runs it: the session check every panel request makes (read live), then the
 // request's own statements, prepared, with nothing of the panel around
 // them. On PostgreSQL pgbench runs it (-M prepared, its own process); on
 // SQLite the same statements go through database/sql, prepared, in this

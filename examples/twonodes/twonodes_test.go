@@ -306,7 +306,8 @@ func closedWithin(t *testing.T, closed <-chan struct{}, within time.Duration) {
 const setupToken = "two-node test setup token"
 
 // TestTwoNodes runs two demo servers sharing PostgreSQL and Redis and
-// checks what issue 10 asks of a cluster.
+// checks what docs/cluster.md promises: one sign-in for both nodes, rooms
+// seen and controlled across them, bans that close sockets everywhere.
 func TestTwoNodes(t *testing.T) {
 	dsn := pgSchema(t)
 	redisProc, redisURL := redisServer(t)

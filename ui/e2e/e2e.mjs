@@ -1383,7 +1383,7 @@ async function main() {
   });
 }
 
-// ---- ui-data steps (issue 9: lists, CSV export, forms, speed, palette) ----
+// ---- ui-data steps: lists, CSV export, forms, speed, palette ----
 // Run while the first admin is signed in, after player07 was banned and
 // with the bots in the arena.
 async function uiDataSteps(base, consoleErrors) {

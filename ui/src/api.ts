@@ -1,4 +1,4 @@
-// The panel's HTTP API (DESIGN.md §5). Every request is same-origin with
+// The panel's HTTP API (docs/api.md). Every request is same-origin with
 // the session cookie; bodies are JSON.
 import { apiPath } from './uiPath';
 

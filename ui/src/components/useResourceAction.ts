@@ -5,8 +5,8 @@ import { api, errorText, seg, type ActionMeta, type ResourceMeta } from '../api'
 import type { ConfirmOptions } from './ConfirmDialog';
 import { ActionResult, hasResult } from './ActionResult';
 
-// useResourceAction runs a custom action after the confirmation of SEED.md
-// 2.6: the action's own prompt, else `Run "<label>"?`. Success is a toast
+// useResourceAction runs a custom action after its confirmation: the
+// action's own prompt, else `Run "<label>"?`. Success is a toast
 // that shows what the handler returned (kept until closed when there is
 // something to read); a failure shows the server's error text. A bulk
 // action run on a selection sends {ids}.
