@@ -281,6 +281,9 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	a.handler = a.routes()
 	a.startBackground()
 	a.announceSetup(ctx)
+	if made.Add(1) == 1 {
+		only.Store(a)
+	}
 	if fn := testhook.From(ctx); fn != nil {
 		a.expose(fn)
 	}

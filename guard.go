@@ -6,10 +6,16 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 )
 
-// GuardOptions configure Admin.Guard.
+// GuardOptions configure Guard.
 type GuardOptions struct {
+	// Admin is the panel whose sessions the guard checks. Default: the one
+	// Admin the process has created with New; when it has created more
+	// than one (two panels, or a panel re-made), Guard panics rather than
+	// guess, so set it.
+	Admin *Admin
 	// Role is the minimum role (admin > mod > user). Default RoleAdmin.
 	Role Role
 	// LoginURL is where unauthenticated browser navigations are sent, as
@@ -21,7 +27,31 @@ type GuardOptions struct {
 	APIOnly bool
 }
 
-// Guard protects any handler with this panel's session: the session is
+// only is the Admin New created, while it has created just one: Guard's
+// default. made counts them.
+var (
+	only atomic.Pointer[Admin]
+	made atomic.Int64
+)
+
+// Guard protects any handler with the session of opts.Admin (see
+// Admin.Guard, which it calls). With no opts.Admin it uses the one Admin the
+// process created with New, and panics when there is none or more than
+// one: a guard must not start serving with no panel or the wrong one.
+//
+//	mux.Handle("/ops/monitor", admin.Guard(admin.GuardOptions{Admin: a, Role: admin.RoleMod})(monitor))
+func Guard(opts GuardOptions) func(http.Handler) http.Handler {
+	a := opts.Admin
+	if a == nil {
+		if a = only.Load(); a == nil || made.Load() != 1 {
+			panic("admin: Guard: GuardOptions.Admin is not set, and the process has not made exactly one Admin to default to")
+		}
+	}
+	return a.Guard(opts)
+}
+
+// Guard protects any handler with this panel's session (opts.Admin, if
+// set, must be a): the session is
 // verified against the database on every request and the operator is put
 // on the context (OperatorFrom).
 //
@@ -36,6 +66,9 @@ type GuardOptions struct {
 // Options.TrustedOrigins lists it, since the session cookie alone would
 // otherwise authorize them.
 func (a *Admin) Guard(opts GuardOptions) func(http.Handler) http.Handler {
+	if opts.Admin != nil && opts.Admin != a {
+		panic("admin: Guard: GuardOptions.Admin is another Admin than the receiver")
+	}
 	role := opts.Role
 	if role == "" {
 		role = RoleAdmin

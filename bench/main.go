@@ -166,7 +166,7 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 	a.Mount(mux)
 	one := oneRow(db, rows)
 	mux.Handle("/plain", one)
-	mux.Handle("/guarded", a.Guard(admin.GuardOptions{APIOnly: true})(one))
+	mux.Handle("/guarded", admin.Guard(admin.GuardOptions{Admin: a, APIOnly: true})(one))
 	fl := newFloors(db, operatorID, rows)
 	self, err := selfChecked(db, fl.session, one)
 	if err != nil {

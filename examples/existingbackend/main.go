@@ -155,7 +155,7 @@ func setup(db *bun.DB, ssoSecret []byte, log *slog.Logger) (http.Handler, *admin
 	r := chi.NewRouter()
 	r.Mount(a.UIPath(), a)
 	r.Mount(a.APIPath(), a)
-	r.With(a.Guard(admin.GuardOptions{APIOnly: true})).Get("/ops/economy", economy(db))
+	r.With(admin.Guard(admin.GuardOptions{Admin: a, APIOnly: true})).Get("/ops/economy", economy(db))
 	r.Get("/api/players/{id}", publicProfile(db))
 	r.Post("/api/login", playerLogin(db))
 	r.Get("/sso/callback", ssoCallback(db, a, ssoSecret))

@@ -35,7 +35,7 @@ func TestMountOnChi(t *testing.T) {
 			r := chi.NewRouter()
 			r.Mount("/ops/admin", a)
 			r.Mount("/ops/admin-api", a)
-			r.With(a.Guard(admin.GuardOptions{})).Get("/ops/monitor", gameRoute)
+			r.With(admin.Guard(admin.GuardOptions{Admin: a})).Get("/ops/monitor", gameRoute)
 			r.Get("/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "game home") })
 			return r
 		},
@@ -43,7 +43,7 @@ func TestMountOnChi(t *testing.T) {
 			r := chi.NewRouter()
 			r.Route("/ops", func(r chi.Router) {
 				r.Handle("/admin*", a) // both /ops/admin... and /ops/admin-api...
-				r.With(a.Guard(admin.GuardOptions{})).Get("/monitor", gameRoute)
+				r.With(admin.Guard(admin.GuardOptions{Admin: a})).Get("/monitor", gameRoute)
 			})
 			return r
 		},

@@ -165,8 +165,8 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 	}
 	mux := http.NewServeMux()
 	a.Mount(mux)
-	mux.Handle("/monitor", a.Guard(admin.GuardOptions{})(http.HandlerFunc(monitor(db))))
-	mux.Handle("/playground", a.Guard(admin.GuardOptions{Role: admin.RoleMod})(http.HandlerFunc(playground)))
+	mux.Handle("/monitor", admin.Guard(admin.GuardOptions{Admin: a})(http.HandlerFunc(monitor(db))))
+	mux.Handle("/playground", admin.Guard(admin.GuardOptions{Admin: a, Role: admin.RoleMod})(http.HandlerFunc(playground)))
 	mux.HandleFunc("POST /api/auth/login", p.handleLogin)
 	mux.Handle("/ws/", http.StripPrefix("/ws/", hub))
 	return mux, a, stop, nil

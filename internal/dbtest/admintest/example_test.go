@@ -73,7 +73,7 @@ func Example_panel() {
 
 	mux := http.NewServeMux()
 	a.Mount(mux) // /admin-api/ and /admin/
-	mux.Handle("/monitor", a.Guard(admin.GuardOptions{})(http.HandlerFunc(
+	mux.Handle("/monitor", admin.Guard(admin.GuardOptions{Admin: a})(http.HandlerFunc(
 		func(w http.ResponseWriter, r *http.Request) {
 			op, _ := admin.OperatorFrom(r.Context())
 			fmt.Fprintf(w, "hello %s", op.Role)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	. "github.com/gameadmin/admin"
@@ -23,8 +24,8 @@ func TestGuard(t *testing.T) {
 				op, _ := OperatorFrom(r.Context())
 				fmt.Fprintf(w, "hello %s %s", op.Role, op.UserID)
 			})
-			mux.Handle("/monitor", a.Guard(GuardOptions{})(ok))
-			mux.Handle("/playground", a.Guard(GuardOptions{Role: RoleMod})(ok))
+			mux.Handle("/monitor", Guard(GuardOptions{Admin: a})(ok))
+			mux.Handle("/playground", Guard(GuardOptions{Admin: a, Role: RoleMod})(ok))
 			mux.Handle("/api/stats", a.Guard(GuardOptions{APIOnly: true})(ok))
 			mux.Handle("/custom", a.Guard(GuardOptions{Role: RoleUser, LoginURL: "/login/"})(ok))
 		}
@@ -106,6 +107,37 @@ func TestGuard(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestGuardNeedsItsAdmin: the package-level Guard guards with the Admin its
+// options name, and refuses at set-up to guess: a test process has made
+// many panels, so leaving Admin out panics, and so does naming another
+// panel than the method's receiver.
+func TestGuardNeedsItsAdmin(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, testdb.SQLite(t), Options{})
+	other := newPanel(t, testdb.SQLite(t), Options{})
+	mustPanic := func(what string, fn func()) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s did not panic", what)
+			}
+		}()
+		fn()
+	}
+	mustPanic("Guard with no Admin among many", func() { Guard(GuardOptions{}) })
+	mustPanic("a.Guard naming another Admin", func() { e.admin.Guard(GuardOptions{Admin: other}) })
+
+	g := Guard(GuardOptions{Admin: e.admin, APIOnly: true})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		op, _ := OperatorFrom(r.Context())
+		w.Write([]byte(op.Role))
+	}))
+	w := httptest.NewRecorder()
+	g.ServeHTTP(w, httptest.NewRequest("GET", "/ops", nil))
+	if w.Code != http.StatusUnauthorized {
+		t.Errorf("no session: %d; want 401", w.Code)
+	}
 }
 
 // TestGuardOmitsUnsafeNext sends a raw request line whose path is not a
