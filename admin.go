@@ -1,114 +1,23 @@
-// Package admin is an embeddable admin panel for Go game servers: operator
-// sign-in with a signed session cookie, a live-read role hierarchy
-// (admin > mod > user) with per-resource mod scopes, moderation, an
-// append-only audit log, a route guard, password reset and rate limits, over
-// the game's own Bun database (PostgreSQL or SQLite).
-//
-// Mount it on the game's mux:
-//
-//	a, err := admin.New(db, admin.Options{})
-//	if err != nil { ... }
-//	defer a.Close()
-//	a.Mount(mux) // /admin-api/ and /admin/
 package admin
 
 import (
 	"context"
-	"crypto/rand"
-	"errors"
-	"fmt"
-	"log/slog"
-	"maps"
 	"net/http"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 
-	"github.com/gameadmin/admin/internal/slots"
-	"github.com/gameadmin/admin/internal/stmtcache"
-	"github.com/gameadmin/admin/internal/testhook"
-
-	"github.com/gameadmin/admin/internal/token"
-
-	"github.com/gameadmin/admin/internal/migrate"
-
-	"github.com/gameadmin/admin/internal/jobs"
-
+	"github.com/gameadmin/admin/internal/engine"
 	"github.com/uptrace/bun"
-
-	"github.com/gameadmin/admin/internal/passhash"
-	"github.com/gameadmin/admin/internal/query"
 )
 
 // Admin is the panel: an http.Handler serving /admin-api/* and the UI under
 // Options.UIPath. Create it with New and stop it with Close.
 type Admin struct {
-	db         *bun.DB
-	opts       Options
-	log        *slog.Logger
-	users      *userTable
-	limits     RateLimitOptions
-	exports    slots.Slots // one CSV export at a time per operator
-	queries    slots.Slots // Options.QueryConcurrency expensive requests at a time per operator (querylimit.go)
-	handler    http.Handler
-	cop        *http.CrossOriginProtection // shared by the API and Guard
-	*tokens                                // session cookies and tokens
-	tableNames                             // Options.TablePrefix, defaulted
-	roleStore                              // the roles table
-
-	plan *migrate.Plan // the built-in tables and how they are named
-
-	resources map[string]*resource // by key
-	order     []string             // sidebar order of the keys
-
-	moderation *Moderation
-	sanctions  *sanctions // ban, unban, revoke and the end of sessions, once
-	auth       *Auth
-	audit      *Audit
-
-	widgetTimeout time.Duration // the dashboard's bound: widgetTimeout
-	totals        []string      // Options.DashboardTotals, defaulted
-
-	eraseFault func(ctx context.Context, tx bun.Tx, step string) error // the tests' (userdata.go)
-
-	stopSampling chan struct{} // ends sampleOnline (charts.go)
-	charts       chartCache    // the built-in charts, kept a minute (charts.go)
-
-	roleViews map[string]map[Role]*resource // resources as a lower role sees them (visibility.go)
-
-	setup *setupToken // the first run's token (setup.go)
-
-	bgMu   sync.Mutex
-	bg     sync.WaitGroup // background work: reset deliveries
-	closed atomic.Bool
-
-	jobs      *jobs.Queue // bounded background work: reset deliveries (background.go)
-	auditJobs *jobs.Queue // and failure audit rows, which slow deliveries cannot starve
-	failures  *failureLog // collapsed anonymous failures (failurelog.go)
-
-	sessionStmt sessionCheck     // the prepared session statement (session.go)
-	stmts       *stmtcache.Cache // statements whose text repeats, prepared
-
-	estimates      *query.Estimates // row estimates, kept for a moment
-	tabCountBudget time.Duration    // bounds the statement that counts a row's tabs (_counts)
+	e     *engine.Admin
+	auth  *Auth
+	mod   *Moderation
+	audit *Audit
 }
 
 var _ http.Handler = (*Admin)(nil)
-
-// estimateTTL is how long a row estimate, per table and filter, is reused
-// (query.Estimates): the statistics it comes from move only with ANALYZE
-// or the table's growth.
-const estimateTTL = 2 * time.Second
-
-const (
-	defaultAPIPath    = "/admin-api"
-	defaultUIPath     = "/admin"
-	defaultTTL        = 7 * 24 * time.Hour
-	defaultMaxBody    = 1 << 20
-	minSecretBytes    = 32
-	sessionCookieName = "game_admin_session"
-)
 
 // New validates opts, brings the built-in tables up to date (custom tables
 // are never created) and returns the panel. Calling it again on the same
@@ -124,221 +33,19 @@ func New(db *bun.DB, opts Options) (*Admin, error) {
 // nodes): when ctx ends first, NewContext returns an error wrapping
 // ctx.Err() and the migration transaction is rolled back. ctx is not kept.
 func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
-	if db == nil {
-		return nil, errors.New("admin: New: nil *bun.DB")
-	}
-	a := &Admin{db: db, log: opts.Logger, widgetTimeout: widgetTimeout, estimates: query.NewEstimates(estimateTTL), tabCountBudget: query.DefaultBudget}
-	if a.log == nil {
-		a.log = slog.Default()
-	}
-	a.stmts = stmtcache.New(db.DB, preparedPages)
-	a.stmts.Final = query.IsQueryCanceled // a time limit ended it (querylimit.go)
-	a.stmts.OnGiveUp = func(err error) {
-		a.log.Warn("admin: prepared statements keep failing where the plain query works (PgBouncer in transaction mode?); sending them plainly from now on", "err", err)
-	}
-	secret, err := initSecret(&opts, a.log)
+	e, err := engine.NewContext(ctx, db, engine.Options(opts), uiDist)
 	if err != nil {
 		return nil, err
 	}
-	totp, err := newTOTPState(secret, opts.RequireTOTP)
-	if err != nil {
-		return nil, err
-	}
-	if err := normalizePaths(&opts); err != nil {
-		return nil, err
-	}
-	if opts.Tables == nil {
-		opts.Tables = BuiltinTables()
-	} else {
-		// The panel's own tables are always in the panel: a game that
-		// lists only its tables still gets the audit log and roles pages.
-		opts.Tables = maps.Clone(opts.Tables)
-		for _, key := range []string{"roles", "adminAudit"} {
-			if _, ok := opts.Tables[key]; !ok {
-				opts.Tables[key] = BuiltinTables()[key]
-			}
-		}
-	}
-	if opts.Session.CookieName == "" {
-		opts.Session.CookieName = sessionCookieName
-	}
-	// Valid checks the name (an RFC 7230 token) and the empty value.
-	if (&http.Cookie{Name: opts.Session.CookieName}).Valid() != nil {
-		return nil, fmt.Errorf("admin: Session.CookieName %q is not a valid cookie name", opts.Session.CookieName)
-	}
-	if opts.Tables, err = resourceTables(opts.Tables, opts.Resources); err != nil {
-		return nil, err
-	}
-	if opts.Session.TTL <= 0 {
-		opts.Session.TTL = defaultTTL
-	}
-	if opts.Session.SameSite == 0 || opts.Session.SameSite == http.SameSiteDefaultMode {
-		opts.Session.SameSite = http.SameSiteStrictMode
-	}
-	secure := opts.Production
-	if opts.Session.Secure != nil {
-		secure = *opts.Session.Secure
-	}
-	if opts.Session.SameSite == http.SameSiteNoneMode && !secure {
-		return nil, errors.New("admin: Session.SameSite None needs a Secure cookie (browsers drop it otherwise)")
-	}
-	if opts.TrustedProxies == nil {
-		opts.TrustedProxies = DefaultTrustedProxies()
-	}
-	if opts.MaxBodyBytes <= 0 {
-		opts.MaxBodyBytes = defaultMaxBody
-	}
-	if opts.MaxTextLength == 0 {
-		opts.MaxTextLength = defaultMaxTextLength
-	}
-	if opts.AuditMaxPayloadBytes == 0 {
-		opts.AuditMaxPayloadBytes = defaultAuditMaxPayload
-	}
-	if opts.QueryTimeout == 0 {
-		opts.QueryTimeout = defaultQueryTimeout
-	}
-	if opts.QueryConcurrency == 0 {
-		opts.QueryConcurrency = defaultQueryConcurrency
-	}
-	seen := map[string]bool{"ok": true, "db": true, "latencyMs": true}
-	for _, c := range opts.HealthChecks {
-		if c.Name == "" || seen[c.Name] {
-			return nil, fmt.Errorf("admin: HealthChecks: name %q is empty, reserved or used twice", c.Name)
-		}
-		seen[c.Name] = true
-	}
-	hasher := opts.PasswordHasher
-	if hasher == nil {
-		hasher = DefaultArgon2id()
-	}
-	a.limits = defaultLimiters(opts.RateLimit)
-	a.opts = opts
-	a.tokens = &tokens{signer: &token.Signer{Secret: secret, Audience: opts.APIPath, AcceptNoAudience: opts.APIPath == defaultAPIPath},
-		session: opts.Session, secure: secure}
-
-	prefix, err := tablePrefix(opts.TablePrefix)
-	if err != nil {
-		return nil, err
-	}
-	a.tableNames, a.opts.TablePrefix = tableNames(prefix), prefix
-	users, err := newUserTable(db.Dialect().Tables(), opts.Tables["users"], prefix, opts.UserColumns)
-	if err != nil {
-		return nil, err
-	}
-	a.users = users
-	a.roleStore = roleStore{tableNames: a.tableNames, users: users}
-	if len(users.off) > 0 {
-		a.log.Info("admin: users table " + users.name + " lacks optional columns; features off: " + strings.Join(users.off, "; "))
-	}
-	if a.plan, err = newSchemaPlan(db.Dialect(), prefix, opts.Tables, users); err != nil {
-		return nil, err
-	}
-	if err := a.buildResources(db); err != nil {
-		return nil, err
-	}
-	if opts.Migrations == MigrateOff {
-		if err := a.plan.Verify(ctx, db); err != nil {
-			return nil, err
-		}
-	} else if err := a.plan.Migrate(ctx, db); err != nil {
-		return nil, fmt.Errorf("admin: migrate: %w", err)
-	}
-	if err := a.readCatalog(ctx, db); err != nil {
-		return nil, err
-	}
-	a.checkForeignKeys(ctx)
-	if res := a.resources["users"]; res != nil {
-		users.fromCatalog(res.table)
-	}
-	if opts.PlayersCanRead {
-		a.warnPlayersCanRead(ctx)
-	}
-	dummy, err := hasher.Hash(rand.Text())
-	if err != nil {
-		return nil, fmt.Errorf("admin: password hasher: %w", err)
-	}
-	a.jobs = jobs.New(a.log, backgroundQueueCap)
-	a.auditJobs = jobs.New(a.log, backgroundQueueCap)
-	a.failures = newFailureLog()
-	a.audit = &Audit{db: db, tableNames: a.tableNames, maxPayload: opts.AuditMaxPayloadBytes, log: a.log}
-	a.sanctions = &sanctions{db: db, users: users, roles: a.roleStore, audit: a.audit, rooms: opts.Rooms, log: a.log}
-	a.auth = &Auth{sanctions: a.sanctions, db: db, tableNames: a.tableNames, users: users, roles: a.roleStore, tokens: a.tokens, audit: a.audit,
-		hasher: hasher, hashGate: passhash.NewGate(opts.HashConcurrency), dummy: dummy, limits: a.limits, totp: totp,
-		proxies: a.clientIPs(), jobs: a.jobs, auditJobs: a.auditJobs, failures: a.failures,
-		reset: resetOptions{uiPath: opts.UIPath, deliver: opts.OnResetRequest, operatorsOnly: opts.ResetOperatorsOnly},
-		state: a.sessionState, closed: &a.closed, log: a.log}
-	a.moderation = &Moderation{db: db, roles: a.roleStore, audit: a.audit,
-		resources: a.resources, state: a.sessionState, playersCanRead: opts.PlayersCanRead, log: a.log}
-	a.cop = http.NewCrossOriginProtection()
-	for _, o := range opts.TrustedOrigins {
-		if err := a.cop.AddTrustedOrigin(o); err != nil {
-			return nil, fmt.Errorf("admin: TrustedOrigins: %w", err)
-		}
-	}
-	if a.setup, err = newSetupToken(opts.SetupToken); err != nil {
-		return nil, err
-	}
-	a.handler = a.routes()
-	a.startBackground()
-	a.announceSetup(ctx)
+	a := &Admin{e: e, auth: &Auth{e.Auth()}, mod: &Moderation{e.Moderation()}, audit: &Audit{e.Audit()}}
 	if made.Add(1) == 1 {
 		only.Store(a)
-	}
-	if fn := testhook.From(ctx); fn != nil {
-		a.expose(fn)
 	}
 	return a, nil
 }
 
-// ServeHTTP serves the API under Options.APIPath and the UI under
-// Options.UIPath, reading the full request path: a router mounts the
-// *Admin under both paths as they are (chi's r.Mount, echo.WrapHandler,
-// gin.WrapH, a ServeMux pattern), with no http.StripPrefix. After Close it
-// answers 503 closed.
-func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if a.closed.Load() {
-		a.writeError(w, r, errClosed)
-		return
-	}
-	a.handler.ServeHTTP(w, r)
-}
-
-// Mount registers the panel on mux at its API path and UI path.
-func (a *Admin) Mount(mux *http.ServeMux) {
-	mux.Handle(a.opts.APIPath+"/", a)
-	mux.Handle(a.opts.APIPath, a)
-	mux.Handle(a.opts.UIPath+"/", a)
-	mux.Handle(a.opts.UIPath, a)
-}
-
-// Close waits for background work (reset-link deliveries) to finish. The
-// panel, its UI and every Guard made from it answer 503 afterwards. It does
-// not close the database.
-func (a *Admin) Close() error {
-	a.bgMu.Lock()
-	a.closed.Store(true)
-	a.bgMu.Unlock()
-	a.stopBackground()
-	a.bg.Wait()
-	a.sessionStmt.close()
-	a.stmts.Close()
-	return nil
-}
-
-// preparedPages is how many statements the panel keeps prepared: the
-// texts that repeat across its resources (first and filtered pages, a
-// resource's read by id, on SQLite each operator's session check). Each
-// is prepared once per pooled connection.
-const preparedPages = 32
-
-// UIPath is where the panel UI is served (Options.UIPath, normalized).
-func (a *Admin) UIPath() string { return a.opts.UIPath }
-
-// APIPath is where the HTTP API is served (Options.APIPath, normalized).
-func (a *Admin) APIPath() string { return a.opts.APIPath }
-
 // Moderation returns the role and scope API.
-func (a *Admin) Moderation() *Moderation { return a.moderation }
+func (a *Admin) Moderation() *Moderation { return a.mod }
 
 // Auth returns the session, ban and password API.
 func (a *Admin) Auth() *Auth { return a.auth }
@@ -346,23 +53,153 @@ func (a *Admin) Auth() *Auth { return a.auth }
 // Audit returns the audit-log API.
 func (a *Admin) Audit() *Audit { return a.audit }
 
-// Operator is the signed-in identity of a request, read live from the
-// database: its role and, for mods, the resource keys in its scopes.
-// Every authenticated endpoint and Guard put it on the request context.
-type Operator struct {
-	UserID string   `json:"userId"`
-	Role   Role     `json:"role"`
-	Scopes []string `json:"scopes"`
+// ServeHTTP serves the API under Options.APIPath and the UI under
+// Options.UIPath, reading the full request path: a router mounts the
+// *Admin under both paths as they are (chi's r.Mount, echo.WrapHandler,
+// gin.WrapH, a ServeMux pattern), with no http.StripPrefix. After Close it
+// answers 503 closed.
+func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	a.e.ServeHTTP(w, r)
 }
 
-type operatorKey struct{}
-
-// OperatorFrom returns the operator that Guard or an admin endpoint put on ctx.
-func OperatorFrom(ctx context.Context) (Operator, bool) {
-	op, ok := ctx.Value(operatorKey{}).(Operator)
-	return op, ok
+// Mount registers the panel on mux at its API path and UI path.
+func (a *Admin) Mount(mux *http.ServeMux) {
+	a.e.Mount(mux)
 }
 
-func withOperator(ctx context.Context, op Operator) context.Context {
-	return context.WithValue(ctx, operatorKey{}, op)
+// Close waits for background work (reset-link deliveries) to finish. The
+// panel, its UI and every Guard made from it answer 503 afterwards. It does
+// not close the database.
+func (a *Admin) Close() error {
+	return a.e.Close()
+}
+
+// UIPath is where the panel UI is served (Options.UIPath, normalized).
+func (a *Admin) UIPath() string {
+	return a.e.UIPath()
+}
+
+// APIPath is where the HTTP API is served (Options.APIPath, normalized).
+func (a *Admin) APIPath() string {
+	return a.e.APIPath()
+}
+
+// ClientIP returns the client IP of r as a canonical string, honouring
+// X-Forwarded-For, Forwarded and Options.ClientIPHeader only when the peer
+// is in the panel's Options.TrustedProxies. It is the key of the panel's
+// rate limiters; a game's own limiters should use it too.
+func (a *Admin) ClientIP(r *http.Request) string {
+	return a.e.ClientIP(r)
+}
+
+// MigrationMode says whether New creates the built-in tables.
+type MigrationMode = engine.MigrationMode
+
+// MigrateAuto (the default) makes New create the built-in tables it
+// needs and record each step in <TablePrefix>admin_schema.
+const MigrateAuto = engine.MigrateAuto
+
+// MigrateOff makes New only verify that every step it needs is
+// recorded and every table exists, failing with a message naming what
+// is missing. The game applies MigrationSQL's statements with its own
+// migration tool.
+const MigrateOff = engine.MigrateOff
+
+// DefaultTablePrefix names the built-in tables unless Options.TablePrefix
+// says otherwise.
+const DefaultTablePrefix = engine.DefaultTablePrefix
+
+// MigrationSQL returns the statements that create the built-in tables New
+// needs with opts, in order, for review or for the game's own migration
+// tool (then set opts.Migrations to MigrateOff). d is a bun
+// schema.Dialect, a dialect.Name, or a name: "pg" (or "postgres") or
+// "sqlite". Every statement is idempotent. The statements name the
+// tables with opts.TablePrefix, give user columns the type of the users
+// table's id column, and end by recording each step in
+// <TablePrefix>admin_schema, which New with MigrateOff checks.
+func MigrationSQL(d any, opts Options) ([]string, error) {
+	return engine.MigrationSQL(d, engine.Options(opts))
+}
+
+// TableName returns the SQL name of a built-in table under
+// Options.TablePrefix, by its key in BuiltinTables ("roles",
+// "adminAudit", ...; "users" gives the users table, whatever model it
+// is), or "" for another key. A game that reads a built-in model under a
+// prefix other than "game_" names the table with it:
+//
+//	db.NewSelect().Model(&notes).ModelTableExpr("? AS un", bun.Ident(a.TableName("userNotes")))
+func (a *Admin) TableName(key string) string {
+	return a.e.TableName(key)
+}
+
+// SetupLink returns the site-relative link that creates the first admin,
+// <UIPath>/setup?token=<token>, while no admin exists and the token is
+// one New generated (the link it logged); "" otherwise (an admin exists,
+// the token is Options.SetupToken, which the game knows, or the check
+// failed). A game prefixes its own origin to print a link a terminal can
+// open, as the demo does.
+func (a *Admin) SetupLink(ctx context.Context) string {
+	return a.e.SetupLink(ctx)
+}
+
+// CreateFirstAdmin creates the first admin from Go, for a scripted
+// deployment (a CLI flag of the game's, an init job) that should not
+// open the setup link: the same checks and audit entry
+// (auth.bootstrap, "via": "go") as the setup page, without a token or a
+// session. An existing user with that email is promoted when password is
+// its password. It returns the admin's user id, or ErrBootstrapClosed
+// once an admin exists, or an *APIError naming a bad email or a password
+// that is too short.
+func (a *Admin) CreateFirstAdmin(ctx context.Context, email, password, displayName string) (string, error) {
+	return a.e.CreateFirstAdmin(ctx, email, password, displayName)
+}
+
+// SecondFactorURL is the panel's page for the code of a challenge that
+// StartSession left pending: <UIPath>/login?step=totp, with next (a
+// same-origin path, of the panel or the game) where sign-in then leads.
+func (a *Admin) SecondFactorURL(next string) string {
+	return a.e.SecondFactorURL(next)
+}
+
+// User is a row of game_users: players and operators alike.
+//
+// Email is stored as typed (trimmed, its case kept) and matched without
+// regard to case, an exact match first (docs/adopting.md, "Emails and
+// case"); a game that inserts users itself may store any case.
+type User = engine.User
+
+// BanInfo is the JSON held in game_users.ban while a user is banned.
+type BanInfo = engine.BanInfo
+
+// Config is a row of game_configs: one JSON value per key.
+type Config = engine.Config
+
+// Leaderboard is a row of game_leaderboards.
+type Leaderboard = engine.Leaderboard
+
+// AnalyticsEvent is a row of game_analytics_events.
+type AnalyticsEvent = engine.AnalyticsEvent
+
+// CloudSave is a row of game_cloud_saves, keyed by (user_id, slot).
+type CloudSave = engine.CloudSave
+
+// LeaderboardEntry is a row of game_leaderboard_entries, keyed by
+// (leaderboard_id, user_id).
+type LeaderboardEntry = engine.LeaderboardEntry
+
+// RoleAssignment is a row of game_roles: a user's role and, for mods, the
+// resource keys they may work on. A user without a row has RoleUser.
+type RoleAssignment = engine.RoleAssignment
+
+// UserNote is a row of game_user_notes: an operator's note about a user.
+type UserNote = engine.UserNote
+
+// BuiltinTables returns the canonical key of each built-in table mapped to
+// its Bun model (a typed nil pointer). Start Options.Tables from it to add
+// the game's own tables:
+//
+//	tables := admin.BuiltinTables()
+//	tables["guilds"] = (*Guild)(nil)
+func BuiltinTables() map[string]any {
+	return engine.BuiltinTables()
 }

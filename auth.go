@@ -2,319 +2,209 @@ package admin
 
 import (
 	"context"
-	"errors"
-	"github.com/gameadmin/admin/internal/clientip"
-	"log/slog"
 	"net/http"
-	"sync/atomic"
-	"unicode/utf8"
 
-	"github.com/gameadmin/admin/internal/jobs"
-
-	"github.com/gameadmin/admin/internal/passhash"
-	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
-	"golang.org/x/crypto/bcrypt"
+	"github.com/gameadmin/admin/internal/engine"
 )
 
 // Auth is the Go API over accounts: sign-in, sessions, bans, passwords and
 // second factors. It works on the users table of Options.Tables. The
 // panel's auth endpoints are thin layers over it.
-type Auth struct {
-	db         *bun.DB
-	tableNames // the second factors' tables
-	users      *userTable
-	roles      roleStore
-	tokens     *tokens
-	audit      *Audit
-	hasher     PasswordHasher
-	hashGate   *passhash.Gate
-	dummy      string // a hash verified for unknown emails: the same work
-	limits     RateLimitOptions
-	totp       *totpState
-	proxies    clientip.Resolver // Options.TrustedProxies, ClientIPHeader
-	reset      resetOptions
-	jobs       *jobs.Queue // reset-link deliveries
-	auditJobs  *jobs.Queue // failed sign-ins' audit rows
-	failures   *failureLog
-	// state reads a user's live token version, role and scopes (the
-	// session check's query).
-	state  func(ctx context.Context, userID string) (int64, Operator, error)
-	closed *atomic.Bool // the panel's: StartSession refuses after Close
-	log    *slog.Logger
-	// sanctions bans and ends sessions; Moderation shares it.
-	sanctions *sanctions
+type Auth struct{ e *engine.Auth }
+
+// Banned returns userID's ban when one is in force, or nil. A ban whose
+// Until has passed is not in force. Game handlers call it to refuse banned
+// players.
+func (au *Auth) Banned(ctx context.Context, userID string) (*BanInfo, error) {
+	return au.e.Banned(ctx, userID)
 }
 
-// resetOptions are the Options password reset needs.
-type resetOptions struct {
-	uiPath        string // the link is <UIPath>/reset?token=…
-	deliver       func(ctx context.Context, req ResetRequest) error
-	operatorsOnly bool
+// SetPasswordHash stores an already hashed password for userID (see
+// HashPassword). It does not end existing sessions; call BumpTokenVersion
+// for that.
+func (au *Auth) SetPasswordHash(ctx context.Context, userID, hash string) error {
+	return au.e.SetPasswordHash(ctx, userID, hash)
 }
 
-// Password bounds: long enough to matter, short enough that hashing a
-// hostile body stays cheap.
-const (
-	minPasswordRunes = 8
-	maxPasswordBytes = 1024
-	maxEmailBytes    = 254
-)
-
-// bootstrapLockID serializes concurrent bootstraps on PostgreSQL.
-const bootstrapLockID = 0x67616d6561646e
-
-type credentials struct {
-	Email       string `json:"email"`
-	Password    string `json:"password"`
-	DisplayName string `json:"displayName"`
+// HashPassword hashes a password with Options.PasswordHasher, under the
+// panel's hashing concurrency limit.
+func (au *Auth) HashPassword(ctx context.Context, password string) (string, error) {
+	return au.e.HashPassword(ctx, password)
 }
 
-func (c *credentials) check(newPassword bool) error {
-	email, err := checkEmail(c.Email)
-	if err != nil {
-		return err
-	}
-	c.Email = email
-	switch {
-	case c.Password == "":
-		return errorf(http.StatusBadRequest, "missing_field", "password is required")
-	case utf8.RuneCountInString(c.DisplayName) > 200:
-		return errorf(http.StatusBadRequest, "invalid_value", "displayName is longer than 200 characters")
-	}
-	if newPassword {
-		return checkNewPassword(c.Password)
-	}
-	return checkPasswordLen(c.Password)
+// UserState is what a game server's live connections are re-checked
+// against (live.Options.UserStates): the user's token version, which every
+// end of its sessions bumps, and whether a ban is in force.
+type UserState = engine.UserState
+
+// UserStates returns the state of the users with those ids, in one query
+// per 500 that reads only the id, token version and ban columns; an id
+// with no user is absent from the map. A live.Hub given it
+// as Options.UserStates closes sockets whose sessions ended on another
+// node while it could not be told (see live.Hub.Revalidate).
+func (au *Auth) UserStates(ctx context.Context, userIDs []string) (map[string]UserState, error) {
+	return au.e.UserStates(ctx, userIDs)
 }
 
-func checkNewPassword(p string) error {
-	if utf8.RuneCountInString(p) < minPasswordRunes {
-		return errorf(http.StatusBadRequest, "password_too_short", "password must be at least %d characters", minPasswordRunes)
-	}
-	return checkPasswordLen(p)
+// UserIDByEmail returns the id of the user with that email, matched the
+// way panel sign-in matches it: without regard to case, an exact match
+// first. It is for the game's own sign-in paths (an SSO callback before
+// StartSession, a support tool), so that they agree with the panel on
+// who an email is. It returns ErrNotFound, or ErrAmbiguousEmail when
+// several accounts differ from the email only in case and none matches
+// it exactly.
+func (au *Auth) UserIDByEmail(ctx context.Context, email string) (string, error) {
+	return au.e.UserIDByEmail(ctx, email)
 }
 
-// checkPasswordLen bounds a password before it is hashed.
-func checkPasswordLen(p string) error {
-	if len(p) > maxPasswordBytes {
-		return errorf(http.StatusBadRequest, "password_too_long", "password is longer than %d bytes", maxPasswordBytes)
-	}
-	return nil
+// Authenticate checks an email and password the way panel sign-in does and
+// returns the user's id: same hashing and timing for unknown emails, and
+// the same failure limits (LoginFailuresPerNetwork, with every call of
+// Authenticate counted as one network, and LoginFailuresPerEmail) and
+// auth.login_failed audit rows (with "via": "authenticate"). It returns
+// ErrInvalidCredentials, ErrBanned, a *RateLimitError (ErrRateLimited) or
+// an error wrapping ErrLimiterUnavailable.
+//
+// Games use it for their own player sign-in, so players and operators
+// share one users table. Prefer AuthenticateFrom, which also knows the
+// client's address: it adds the per-IP limits and keys the failure limit
+// on the client's network, so one attacker cannot lock an account's game
+// sign-in for everyone.
+func (au *Auth) Authenticate(ctx context.Context, email, password string) (string, error) {
+	return au.e.Authenticate(ctx, email, password)
 }
 
-// hash runs the hasher under the concurrency gate. A password the hasher
-// cannot take (bcrypt reads at most 72 bytes) is 400 password_too_long.
-func (au *Auth) hash(ctx context.Context, password string) (h string, err error) {
-	if gerr := au.hashGate.Do(ctx, func() { h, err = au.hasher.Hash(password) }); gerr != nil {
-		return "", gerr
-	}
-	if errors.Is(err, bcrypt.ErrPasswordTooLong) {
-		return "", errorf(http.StatusBadRequest, "password_too_long", "password is longer than the 72 bytes bcrypt reads")
-	}
-	return h, err
+// AuthenticateFrom is Authenticate for a sign-in request r of the game's
+// own: the client IP (a.ClientIP, honouring Options.TrustedProxies) spends
+// the PerIP and Login buckets, the failure limit is keyed on the client's
+// network, and failure audit rows carry ip and userAgent.
+func (au *Auth) AuthenticateFrom(r *http.Request, email, password string) (string, error) {
+	return au.e.AuthenticateFrom(r, email, password)
 }
 
-// verify checks password against acc's stored hash, under the concurrency
-// gate. Whatever the row holds, the work is one hash: no account (an
-// unknown email), an empty or NULL column, or a value that is not a hash
-// the hasher knows ("!", "*", a foreign scheme: what games store for
-// accounts made by SSO or a platform login) is checked against the dummy
-// hash and never matches. For a row whose value is not a usable hash, one
-// warning names the user, never the value. The error is the gate's (the
-// request ended while queued) or a hasher's failure on the dummy hash.
-func (au *Auth) verify(ctx context.Context, acc *account, password string) (ok bool, err error) {
-	encoded := au.dummy
-	if acc != nil && acc.PasswordHash != "" {
-		encoded = acc.PasswordHash
-	}
-	var unusable bool
-	gerr := au.hashGate.Do(ctx, func() {
-		ok, err = au.hasher.Verify(password, encoded)
-		if err != nil && encoded != au.dummy {
-			unusable = true
-			ok, err = au.hasher.Verify(password, au.dummy)
-		}
-	})
-	if gerr != nil {
-		return false, gerr
-	}
-	if acc != nil && (unusable || encoded == au.dummy) {
-		au.log.WarnContext(ctx, "admin: password sign-in refused: the user's stored password is not a hash the PasswordHasher verifies (empty, a locked-account marker, or another scheme)", "userId", acc.ID)
-	}
-	return ok && encoded != au.dummy, err
+// PasswordHasher hashes and verifies passwords. Implementations must be safe
+// for concurrent use.
+type PasswordHasher = engine.PasswordHasher
+
+// Argon2id hashes with argon2id in the PHC string format
+// ($argon2id$v=19$m=...,t=...,p=...$salt$hash, raw std base64 without
+// padding) and verifies both argon2id and bcrypt ($2a$/$2b$/$2y$) hashes, so a
+// game moving from bcrypt keeps its users' passwords.
+//
+// Verification reads the parameters from the stored hash, so changing them
+// keeps older hashes verifiable; NeedsRehash tells when to store a new one.
+// A stored bcrypt hash is left as bcrypt (the game's own login may verify
+// only bcrypt) unless UpgradeBcrypt is set. A game whose own code hashes
+// with bcrypt should use Bcrypt instead, so that every hash the panel
+// writes is one the game can check. A zero field takes its value from
+// DefaultArgon2id().
+type Argon2id = engine.Argon2id
+
+// DefaultArgon2id returns the default PasswordHasher: m=9216 KiB, t=4,
+// p=1, with a 16-byte salt and a 32-byte key. That is one of the points
+// OWASP's Password Storage Cheat Sheet lists as equally strong (m=19 MiB
+// t=2, m=12 MiB t=3, m=9 MiB t=4, ...), the one that leaves a game server
+// more of its memory: each hash in flight holds Memory. It is a function
+// so that no caller can change the defaults of every other.
+func DefaultArgon2id() Argon2id {
+	return engine.DefaultArgon2id()
 }
 
-// checkPassword verifies userID's current password: 400 wrong_password.
-func (au *Auth) checkPassword(ctx context.Context, userID, password string) error {
-	acc, err := au.users.accountByID(ctx, au.db, userID)
-	if err != nil {
-		return err
-	}
-	ok, err := au.verify(ctx, acc, password)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return errorf(http.StatusBadRequest, "wrong_password", "the current password is wrong")
-	}
-	return nil
+// Bcrypt hashes with bcrypt ($2a$), for games whose own login verifies
+// bcrypt: every hash the panel writes (bootstrap, reset, invite, password
+// change, a new user's password) is then one the game's code accepts. It
+// verifies bcrypt and argon2id hashes, and never changes a stored hash's
+// scheme: NeedsRehash asks for a new hash only for a bcrypt hash of a
+// lower cost than Cost.
+//
+// bcrypt reads at most 72 bytes of a password; longer ones are refused by
+// Hash, as golang.org/x/crypto/bcrypt does.
+type Bcrypt = engine.Bcrypt
+
+// BumpTokenVersion ends every session issued to userID before the call:
+// the next request carrying one of them fails verification, and the
+// user's live connections in every room (Options.Rooms) are closed. It is
+// the panel's "Revoke sessions", with its "user.revoke_sessions" audit
+// entry by the operator on ctx (OperatorFrom; none: the game), whose
+// hierarchy it checks.
+func (au *Auth) BumpTokenVersion(ctx context.Context, userID string) error {
+	return au.e.BumpTokenVersion(ctx, userID)
 }
 
-// rehashIfNeeded upgrades a bcrypt or outdated argon2id hash after a
-// successful sign-in, while the plain password is at hand.
-func (au *Auth) rehashIfNeeded(ctx context.Context, acc *account, password string) {
-	rh, ok := au.hasher.(interface{ NeedsRehash(string) bool })
-	if !ok || !rh.NeedsRehash(acc.PasswordHash) {
-		return
-	}
-	h, err := au.hash(ctx, password)
-	if err == nil {
-		u := au.users
-		_, err = au.db.NewUpdate().TableExpr("?", u.ident()).Set("? = ?", u.col(u.cols.PasswordHash), h).
-			Where("? = ?", u.col(u.cols.ID), acc.ID).Where("? = ?", u.col(u.cols.PasswordHash), acc.PasswordHash).Exec(ctx)
-	}
-	if err != nil {
-		au.log.ErrorContext(ctx, "admin: rehash password", "userId", acc.ID, "err", err)
-	}
+// Ban bans userID and ends its sessions in one statement, so no session
+// outlives the ban: the panel's Ban, with its "user.ban" audit entry, in
+// the same transaction, by BannedBy (else the operator on ctx, whose
+// hierarchy is checked, else none: the game). BannedAt defaults to now.
+// After the commit the user's live connections in every room
+// (Options.Rooms) are closed.
+func (au *Auth) Ban(ctx context.Context, userID string, ban BanInfo) error {
+	return au.e.Ban(ctx, userID, ban)
 }
 
-// bootstrap makes the first admin from checked credentials: a new user,
-// or an existing one promoted (with its own password when it has one).
-// defaults gives a new users row the columns it needs beyond email and
-// password. It returns the admin's id and token version.
-func (au *Auth) bootstrap(ctx context.Context, c credentials, meta map[string]any,
-	defaults func(context.Context, credentials) (map[string]any, error)) (userID string, tv int64, err error) {
-	if exists, err := au.roles.adminExists(ctx, au.db); err != nil {
-		return "", 0, err
-	} else if exists {
-		return "", 0, ErrBootstrapClosed
-	}
-	acc, err := au.users.accountByEmail(ctx, au.db, c.Email)
-	var amb *errAmbiguousEmail
-	switch {
-	case errors.As(err, &amb):
-		return "", 0, errorf(http.StatusConflict, "conflict", "several accounts have this email in different case; type it exactly as stored").Because(err)
-	case err != nil && !errors.Is(err, ErrNotFound):
-		return "", 0, err
-	}
-	var newHash string
-	if acc != nil && acc.PasswordHash != "" {
-		ok, err := au.verify(ctx, acc, c.Password)
-		if err != nil {
-			return "", 0, err
-		}
-		if !ok {
-			return "", 0, errInvalidCredentials
-		}
-	} else if newHash, err = au.hash(ctx, c.Password); err != nil {
-		return "", 0, err
-	}
-
-	err = au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if au.db.Dialect().Name() == dialect.PG {
-			if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", bootstrapLockID); err != nil {
-				return err
-			}
-		}
-		if exists, err := au.roles.adminExists(ctx, tx); err != nil {
-			return err
-		} else if exists {
-			return ErrBootstrapClosed
-		}
-		switch {
-		case acc == nil:
-			extra, err := defaults(ctx, c)
-			if err != nil {
-				return err
-			}
-			id, err := au.users.createUser(ctx, tx, c.Email, c.DisplayName, newHash, extra)
-			if err != nil {
-				return dbError(err)
-			}
-			userID = id
-		case newHash != "":
-			if err := au.users.setPasswordHash(ctx, tx, acc.ID, newHash); err != nil {
-				return err
-			}
-			userID, tv = acc.ID, acc.TokenVersion
-		default:
-			userID, tv = acc.ID, acc.TokenVersion
-		}
-		if err := au.roles.upsertRole(ctx, tx, userID, RoleAdmin); err != nil {
-			return err
-		}
-		// The first admin's entry commits with its role.
-		return au.audit.record(ctx, tx, authEntry(meta, userID, "auth.bootstrap", c.Email))
-	})
-	return userID, tv, err
+// Unban lifts userID's ban: the panel's Unban, with its "user.unban" audit
+// entry by the operator on ctx (whose hierarchy is checked; none: the
+// game), in the same transaction. Sessions ended by the ban stay ended.
+func (au *Auth) Unban(ctx context.Context, userID string) error {
+	return au.e.Unban(ctx, userID)
 }
 
-// changePassword sets userID's password after checking the current one,
-// ends every session (bumping the token version) and returns the new
-// token version, committed with its audit entry.
-func (au *Auth) changePassword(ctx context.Context, userID, current, next, ip string, meta map[string]any) (tv int64, err error) {
-	if current == "" || next == "" {
-		return 0, errorf(http.StatusBadRequest, "missing_field", "current and new are required")
-	}
-	if err := checkPasswordLen(current); err != nil {
-		return 0, err
-	}
-	if err := checkNewPassword(next); err != nil {
-		return 0, err
-	}
-	if err := au.limitTOTP(ctx, userID, ip); err != nil {
-		return 0, err
-	}
-	if err := au.checkPassword(ctx, userID, current); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return 0, errUnauthenticated
-		}
-		return 0, err
-	}
-	h, err := au.hash(ctx, next)
-	if err != nil {
-		return 0, err
-	}
-	err = au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if err := au.users.setPasswordHash(ctx, tx, userID, h); err != nil {
-			return err
-		}
-		if tv, err = au.endOtherSessions(ctx, tx, userID); err != nil {
-			return err
-		}
-		return au.audit.record(ctx, tx, authEntry(meta, userID, "auth.password_changed", ""))
-	})
-	if err == nil {
-		au.sanctions.sessionsEnded(ctx, userID, "password changed")
-	}
-	return tv, err
+// StartSession issues the panel session for userID, a user the game has
+// signed in itself (its own login, SSO, OIDC): the same session cookie as
+// the panel's sign-in, and an auth.login audit entry with "method":
+// "external". Call it from the game's handler before writing the answer,
+// then redirect to the panel (a.UIPath()) or the page the user wanted.
+//
+// No password is checked and no rate limit is spent: the game vouches for
+// the user, so the game's own sign-in must be limited. A banned user gets
+// ErrBanned (audited as auth.login_failed, "reason": "banned"), an unknown
+// one ErrNotFound; neither gets a cookie.
+//
+// A user with two-factor sign-in on (see docs/security.md, "Two-factor sign-in") does
+// not get a session yet: StartSession sets the TOTP challenge cookie and
+// returns ErrSecondFactorRequired, and the game redirects to
+// a.SecondFactorURL(next), where the panel asks for the code. The game's
+// sign-in does not replace the panel's second factor unless the game says
+// so: pass ExternalSignIn{SecondFactor: true} only when the identity
+// provider checked one for this very sign-in (OIDC's amr claim holds
+// "mfa", say). RequireTOTP still asks operators to enrol in the panel.
+func (au *Auth) StartSession(w http.ResponseWriter, r *http.Request, userID string, how ...ExternalSignIn) error {
+	return au.e.StartSession(w, r, userID, how...)
 }
 
-// record writes an auth.* audit entry (authEntry) of an event, not a
-// change: a failure is logged.
-func (au *Auth) record(ctx context.Context, meta map[string]any, operatorID, action, email string, kv ...any) {
-	au.audit.event(ctx, authEntry(meta, operatorID, action, email, kv...))
+// ExternalSignIn is what a game's identity provider vouched for, told to
+// StartSession.
+type ExternalSignIn = engine.ExternalSignIn
+
+// TOTPPolicy says which operators must sign in with a second factor
+// (Options.RequireTOTP).
+type TOTPPolicy = engine.TOTPPolicy
+
+// TOTPNone requires nobody to enrol; anyone may still turn TOTP on.
+const TOTPNone = engine.TOTPNone
+
+// TOTPAdmins requires every admin to enrol.
+const TOTPAdmins = engine.TOTPAdmins
+
+// TOTPOperators requires every admin and mod to enrol.
+const TOTPOperators = engine.TOTPOperators
+
+// ResetTOTP removes userID's second factor and recovery codes and ends the
+// user's sessions (when the users table has token_version), so the next
+// sign-in takes the password alone. It reports whether there was a factor.
+// It is the way back in when the last admin has lost both phone and
+// recovery codes: call it from the game's own tooling. It writes no audit
+// entry; the panel's POST /users/:id/totp/reset does.
+func (au *Auth) ResetTOTP(ctx context.Context, userID string) (bool, error) {
+	return au.e.ResetTOTP(ctx, userID)
 }
 
-// authEntry is an auth.* audit entry with {email?, ip, userAgent} (meta)
-// and any extra key/value pairs.
-func authEntry(meta map[string]any, operatorID, action, email string, kv ...any) AuditEntry {
-	payload := withMeta(meta, kv...)
-	if email != "" {
-		payload["email"] = email
-	}
-	return AuditEntry{OperatorID: operatorID, Action: action, Resource: "auth", TargetID: operatorID, Payload: payload}
-}
-
-// withMeta copies meta and adds the key/value pairs kv.
-func withMeta(meta map[string]any, kv ...any) map[string]any {
-	out := make(map[string]any, len(meta)+len(kv)/2)
-	for k, v := range meta {
-		out[k] = v
-	}
-	for i := 0; i+1 < len(kv); i += 2 {
-		out[kv[i].(string)] = kv[i+1]
-	}
-	return out
-}
+// UserColumns maps the panel's user fields onto the columns of the users
+// table (Options.Tables["users"]), by SQL name. An empty field keeps its
+// default, today's built-in name. ID, Email and PasswordHash must exist;
+// ID must be the table's single primary key. DisplayName, TokenVersion
+// and Ban are optional: without TokenVersion, "sign out everywhere",
+// revoke-sessions and single-use reset links are off; without Ban (or
+// TokenVersion), ban and unban are off; those endpoints answer 501 and New
+// logs which features are off. CreatedAt is optional too. Naming a column
+// the model does not have is an error at New.
+type UserColumns = engine.UserColumns

@@ -1,104 +1,92 @@
 package admin
 
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"log/slog"
-	"net/http"
-	"runtime/debug"
-	"strconv"
-	"sync"
-	"time"
+import "github.com/gameadmin/admin/internal/engine"
 
-	"github.com/gameadmin/admin/internal/dberr"
+// NewError returns an error that the panel answers with status and message
+// as they are: for Action handlers and Defaults functions to refuse with a
+// reason the operator should read. code is a snake_case identifier; a
+// status outside 400-599 becomes 400.
+func NewError(status int, code, message string) *APIError {
+	return engine.NewError(status, code, message)
+}
 
-	"github.com/gameadmin/admin/internal/errbody"
-	"github.com/gameadmin/admin/internal/query"
-)
+// ErrNotFound reports that a user, row or room does not exist.
+var ErrNotFound = engine.ErrNotFound
 
-// Errors of the Go API. Callers branch on them with errors.Is; those that
-// are an *APIError also say how the panel answers them over HTTP.
-var (
-	// ErrNotFound reports that a user, row or room does not exist.
-	ErrNotFound = errors.New("admin: not found")
-	// ErrUnsupported reports that the users table lacks a column a feature needs
-	// (ban or token_version), or that no Rooms implementation is configured.
-	ErrUnsupported = errors.New("admin: unsupported")
-	// ErrInvalidRole reports a role other than admin, mod or user.
-	ErrInvalidRole = errors.New("admin: invalid role")
-	// ErrUnknownResource reports a mod scope naming no resource of the panel.
-	ErrUnknownResource = errors.New("admin: unknown resource")
-	// ErrLastAdmin refuses a change that would leave no admin (Moderation's
-	// SetRole, a delete or demotion over HTTP): bootstrap would open again
-	// to anyone who asks.
-	ErrLastAdmin = errorf(http.StatusConflict, "last_admin", "the last admin cannot be removed or demoted; make another admin first")
+// ErrUnsupported reports that the users table lacks a column a feature needs
+// (ban or token_version), or that no Rooms implementation is configured.
+var ErrUnsupported = engine.ErrUnsupported
 
-	// ErrInvalidCredentials reports an unknown email or a wrong password;
-	// the two are deliberately indistinguishable.
-	ErrInvalidCredentials = errors.New("admin: invalid credentials")
-	// ErrBanned reports a sign-in by a user whose ban is in force.
-	ErrBanned = errors.New("admin: banned")
-	// ErrAmbiguousEmail reports an email that matches several accounts only
-	// without regard to case (stored "Sam@x" and "sam@x", asked for "SAM@x"):
-	// UserIDByEmail names none rather than guess.
-	ErrAmbiguousEmail = errors.New("admin: the email matches several accounts in different case")
-	// ErrRateLimited reports a sign-in refused by a rate limit before any
-	// password was checked. The error Auth().Authenticate returns is a
-	// *RateLimitError, which says when to try again.
-	ErrRateLimited = errors.New("admin: rate limited")
-	// ErrLimiterUnavailable reports a sign-in refused because a rate limiter
-	// failed (its shared store is down): the attempt is refused rather than
-	// let through unlimited. Auth().Authenticate and AuthenticateFrom return
-	// it wrapping the cause; a game answers 503.
-	ErrLimiterUnavailable = errors.New("admin: rate limiter unavailable")
-	// ErrSecondFactorRequired is StartSession's answer for a user with
-	// two-factor sign-in on: no session was issued, a challenge is pending in
-	// its cookie, and the browser should be sent to SecondFactorURL to enter
-	// a code.
-	ErrSecondFactorRequired = errors.New("admin: second factor required")
-	// ErrBootstrapClosed refuses the first-admin sign-up once an admin exists.
-	ErrBootstrapClosed = errorf(http.StatusForbidden, "bootstrap_closed", "an admin exists already; bootstrap is closed")
-	// ErrInvalidResetToken refuses a password reset link that is unknown,
-	// expired or spent.
-	ErrInvalidResetToken = errorf(http.StatusBadRequest, "invalid_token", "the reset token is invalid, expired or already used")
-)
+// ErrInvalidRole reports a role other than admin, mod or user.
+var ErrInvalidRole = engine.ErrInvalidRole
 
-// Errors a Rooms implementation returns for unknown rooms and sessions, and
-// for a state path that does not fit the room state.
-var (
-	ErrRoomNotFound    = errors.New("admin: room not found")
-	ErrSessionNotFound = errors.New("admin: session not found")
-	ErrInvalidPath     = errors.New("admin: invalid state path")
-	// ErrNodeUnavailable reports that the node owning a room cannot be
-	// reached (it is gone, or the shared store is down); the panel answers
-	// 503 node_unavailable.
-	ErrNodeUnavailable = errors.New("admin: node unavailable")
-	// ErrNodeTimeout reports that the node owning a room did not answer in
-	// time; the panel answers 504 node_timeout.
-	ErrNodeTimeout = errors.New("admin: node timeout")
-	// ErrInvalidStateValue reports a state edit whose value the room state
-	// cannot hold (the game's Go type refuses it); the panel answers 400
-	// invalid_value. Errors carrying it may wrap ErrInvalidPath too.
-	ErrInvalidStateValue = errors.New("admin: value does not fit the room state")
-)
+// ErrUnknownResource reports a mod scope naming no resource of the panel.
+var ErrUnknownResource = engine.ErrUnknownResource
+
+// ErrLastAdmin refuses a change that would leave no admin (Moderation's
+// SetRole, a delete or demotion over HTTP): bootstrap would open again
+// to anyone who asks.
+var ErrLastAdmin = engine.ErrLastAdmin
+
+// ErrInvalidCredentials reports an unknown email or a wrong password;
+// the two are deliberately indistinguishable.
+var ErrInvalidCredentials = engine.ErrInvalidCredentials
+
+// ErrBanned reports a sign-in by a user whose ban is in force.
+var ErrBanned = engine.ErrBanned
+
+// ErrAmbiguousEmail reports an email that matches several accounts only
+// without regard to case (stored "Sam@x" and "sam@x", asked for "SAM@x"):
+// UserIDByEmail names none rather than guess.
+var ErrAmbiguousEmail = engine.ErrAmbiguousEmail
+
+// ErrRateLimited reports a sign-in refused by a rate limit before any
+// password was checked. The error Auth().Authenticate returns is a
+// *RateLimitError, which says when to try again.
+var ErrRateLimited = engine.ErrRateLimited
+
+// ErrLimiterUnavailable reports a sign-in refused because a rate limiter
+// failed (its shared store is down): the attempt is refused rather than
+// let through unlimited. Auth().Authenticate and AuthenticateFrom return
+// it wrapping the cause; a game answers 503.
+var ErrLimiterUnavailable = engine.ErrLimiterUnavailable
+
+// ErrSecondFactorRequired is StartSession's answer for a user with
+// two-factor sign-in on: no session was issued, a challenge is pending in
+// its cookie, and the browser should be sent to SecondFactorURL to enter
+// a code.
+var ErrSecondFactorRequired = engine.ErrSecondFactorRequired
+
+// ErrBootstrapClosed refuses the first-admin sign-up once an admin exists.
+var ErrBootstrapClosed = engine.ErrBootstrapClosed
+
+// ErrInvalidResetToken refuses a password reset link that is unknown,
+// expired or spent.
+var ErrInvalidResetToken = engine.ErrInvalidResetToken
+
+var ErrRoomNotFound = engine.ErrRoomNotFound
+
+var ErrSessionNotFound = engine.ErrSessionNotFound
+
+var ErrInvalidPath = engine.ErrInvalidPath
+
+// ErrNodeUnavailable reports that the node owning a room cannot be
+// reached (it is gone, or the shared store is down); the panel answers
+// 503 node_unavailable.
+var ErrNodeUnavailable = engine.ErrNodeUnavailable
+
+// ErrNodeTimeout reports that the node owning a room did not answer in
+// time; the panel answers 504 node_timeout.
+var ErrNodeTimeout = engine.ErrNodeTimeout
+
+// ErrInvalidStateValue reports a state edit whose value the room state
+// cannot hold (the game's Go type refuses it); the panel answers 400
+// invalid_value. Errors carrying it may wrap ErrInvalidPath too.
+var ErrInvalidStateValue = engine.ErrInvalidStateValue
 
 // RateLimitError is a sign-in refused by a rate limit; errors.Is(err,
 // ErrRateLimited) reports it.
-type RateLimitError struct {
-	// RetryAfter is how long until the limiter lets the next attempt in.
-	RetryAfter time.Duration
-}
-
-// Error says when to try again.
-func (e *RateLimitError) Error() string {
-	return fmt.Sprintf("admin: rate limited; retry in %s", e.RetryAfter.Round(time.Second))
-}
-
-// Is makes errors.Is(err, ErrRateLimited) true.
-func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited }
+type RateLimitError = engine.RateLimitError
 
 // APIError is an answer of the panel's HTTP API, and the error of the Go
 // API calls that have one (ErrLastAdmin, an action's NewError). Every
@@ -111,174 +99,4 @@ func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited
 // returns it). errors.Is matches two APIErrors of the same status, code
 // and message, whatever their causes; errors.As finds one in a chain.
 // The live package answers its refusals with the same type.
-type APIError = errbody.Error
-
-// fieldError is errorf about one column: the body's fields name it with
-// the message.
-func fieldError(status int, code, column, format string, args ...any) *APIError {
-	e := errorf(status, code, format, args...)
-	e.Fields = map[string]string{column: e.Message}
-	return e
-}
-
-func errorf(status int, code, format string, args ...any) *APIError {
-	return errbody.New(status, code, format, args...)
-}
-
-// The panel's HTTP answers that are not errors of the Go API.
-var (
-	errInvalidCredentials = errorf(http.StatusUnauthorized, "invalid_credentials", "invalid email or password")
-	errBannedSignIn       = errorf(http.StatusForbidden, "banned", "this account is banned")
-	// errReference is a foreign key violation whose side the database did
-	// not say (SQLite, or a PostgreSQL detail in another wording).
-	errReference = errorf(http.StatusBadRequest, "invalid_reference", "the referenced row does not exist, or other rows refer to this one")
-
-	errInvalidCode   = errorf(http.StatusBadRequest, "invalid_code", "the code is wrong, expired or already used")
-	errTOTPRequired  = errorf(http.StatusForbidden, "totp_enrollment_required", "set up two-factor sign-in on your account page first")
-	errBadChallenge  = errorf(http.StatusUnauthorized, "invalid_challenge", "the sign-in step has expired; sign in again")
-	errTOTPNotOn     = errorf(http.StatusConflict, "totp_not_enabled", "two-factor sign-in is not on for this account")
-	errTOTPAlreadyOn = errorf(http.StatusConflict, "totp_already_enabled", "two-factor sign-in is on already; disable it first")
-
-	errUnauthenticated = errorf(http.StatusUnauthorized, "unauthenticated", "sign-in required")
-	errOperatorOnly    = errorf(http.StatusForbidden, "forbidden", "an operator role (admin or mod) is required")
-	errNotFoundRoute   = errorf(http.StatusNotFound, "not_found", "not found")
-	errCrossOrigin     = errorf(http.StatusForbidden, "cross_origin", "cross-origin request refused")
-	errClosed          = errorf(http.StatusServiceUnavailable, "closed", "the admin panel is shutting down")
-)
-
-var (
-	// errExportWrite marks an export stopped because the client did not
-	// take what was written: its side, logged at debug level only.
-	errExportWrite = errors.New("admin: export: writing to the client")
-)
-
-// writeJSON answers v as JSON with the given status. The body is encoded
-// first, so it goes out with a Content-Length in as few writes as the
-// connection allows rather than in chunks. A value that cannot be encoded
-// is a fault of the server: writeJSON panics before anything is written,
-// and the request's recovery logs the cause and answers 500.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	buf := jsonBufs.Get().(*[]byte)
-	defer putJSONBuf(buf)
-	b, err := appendJSONBody((*buf)[:0], v)
-	if err != nil {
-		panic(fmt.Errorf("admin: encoding the answer: %w", err))
-	}
-	*buf = b
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
-}
-
-// appendJSONBody appends v and a newline to b. Rows, the bulk of what
-// the panel sends, skip encoding/json's reflection (same bytes, a
-// fraction of the time); anything else goes through encoding/json.
-func appendJSONBody(b []byte, v any) ([]byte, error) {
-	switch v := v.(type) {
-	case []map[string]any:
-		out, err := query.AppendRowsJSON(b, v)
-		return append(out, '\n'), err
-	case map[string]any:
-		out, err := query.AppendJSON(b, v)
-		return append(out, '\n'), err
-	}
-	w := bytes.NewBuffer(b)
-	err := json.NewEncoder(w).Encode(v)
-	return w.Bytes(), err
-}
-
-// jsonBufs are writeJSON's encoding buffers: a 100-row page is tens of
-// kilobytes, which each request allocated afresh. Write does not keep the
-// slice, so it is reused once written.
-var jsonBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
-
-// putJSONBuf returns a buffer to jsonBufs, unless a large answer (an
-// export-sized page) grew it past what is worth keeping.
-func putJSONBuf(b *[]byte) {
-	if cap(*b) <= 1<<20 {
-		jsonBufs.Put(b)
-	}
-}
-
-// panicError is a recovered panic, kept with the stack it was raised on so
-// the log line shows where.
-type panicError struct {
-	value any
-	stack []byte
-}
-
-func (p *panicError) Error() string { return fmt.Sprintf("panic: %v", p.value) }
-
-// recovered wraps a recover() value with the current stack.
-func recovered(p any) *panicError { return &panicError{value: p, stack: debug.Stack()} }
-
-// errAttrs are the log attributes of a failure: err, and the stack of a
-// recovered panic inside it.
-func errAttrs(err error) []any {
-	attrs := []any{slog.Any("err", err)}
-	var pe *panicError
-	if errors.As(err, &pe) {
-		attrs = append(attrs, slog.String("stack", string(pe.stack)))
-	}
-	return attrs
-}
-
-// clientGone reports whether err only says that the client went away:
-// nobody reads the answer and nothing failed on the server's side.
-func clientGone(r *http.Request, err error) bool {
-	return errors.Is(err, context.Canceled) && errors.Is(r.Context().Err(), context.Canceled)
-}
-
-// writeError answers err with the error body. An *APIError is sent as it
-// is, and statements ended by QueryTimeout (query.ErrTimeout) as 503
-// query_timeout; anything else is an internal error answered with a
-// generic 500 that never echoes the cause. Every 5xx is logged once,
-// here, with its cause and a request id that the body carries as
-// requestId: a query_timeout, which is the filter's and not a fault, as a
-// warning. A request whose client went away is logged at debug level
-// only.
-func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var ae *APIError
-	var mbe *http.MaxBytesError
-	switch {
-	case clientGone(r, err):
-		a.log.DebugContext(r.Context(), "admin: client went away", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
-		ae = errorf(499, "client_closed_request", "the client closed the request")
-	case errors.Is(err, query.ErrTimeout):
-		ae = errQueryTimeout.Because(err)
-	case errors.As(err, &ae):
-	case errors.As(err, &mbe):
-		ae = errorf(http.StatusRequestEntityTooLarge, "body_too_large", "request body is larger than %d bytes", mbe.Limit)
-	default:
-		ae = errorf(http.StatusInternalServerError, "internal", "internal error").Because(err)
-	}
-	if ae.Status < 500 && ae.Cause != nil {
-		// A refusal the database made (a constraint, a value it would
-		// not take): the client's mistake, but the database said why.
-		if state := dberr.SQLState(ae.Cause); state != "" {
-			a.log.InfoContext(r.Context(), "admin: the database refused a value", slog.String("method", r.Method), slog.String("path", r.URL.Path),
-				slog.Int("status", ae.Status), slog.String("code", ae.Code), slog.String("sqlstate", state), slog.Any("fields", ae.Fields), slog.Any("err", ae.Cause))
-		}
-	}
-	if ae.Status >= 500 {
-		c := *ae // never stamp a shared sentinel
-		c.RequestID = errbody.RequestID(r)
-		ae = &c
-		attrs := []any{slog.String("requestId", ae.RequestID), slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", ae.Status), slog.String("code", ae.Code)}
-		switch {
-		case ae.Cause == nil:
-			a.log.WarnContext(r.Context(), "admin: "+ae.Message, attrs...)
-		case ae.Code == errQueryTimeout.Code:
-			a.log.WarnContext(r.Context(), "admin: statements ran past QueryTimeout", append(attrs, slog.String("query", r.URL.RawQuery), slog.Any("err", ae.Cause))...)
-		default:
-			attrs = append(attrs, errAttrs(ae.Cause)...)
-			a.log.ErrorContext(r.Context(), "admin: request failed", attrs...)
-		}
-	}
-	errbody.Write(w, ae)
-}
+type APIError = engine.APIError

@@ -1,13 +1,22 @@
 package admin
 
 import (
-	"errors"
-	"fmt"
+	"context"
 	"net/http"
-	"net/url"
-	"strings"
 	"sync/atomic"
+
+	"github.com/gameadmin/admin/internal/engine"
 )
+
+// Operator is the signed-in identity of a request, read live from the
+// database: its role and, for mods, the resource keys in its scopes.
+// Every authenticated endpoint and Guard put it on the request context.
+type Operator = engine.Operator
+
+// OperatorFrom returns the operator that Guard or an admin endpoint put on ctx.
+func OperatorFrom(ctx context.Context) (Operator, bool) {
+	return engine.OperatorFrom(ctx)
+}
 
 // GuardOptions configure Guard.
 type GuardOptions struct {
@@ -69,69 +78,5 @@ func (a *Admin) Guard(opts GuardOptions) func(http.Handler) http.Handler {
 	if opts.Admin != nil && opts.Admin != a {
 		panic("admin: Guard: GuardOptions.Admin is another Admin than the receiver")
 	}
-	role := opts.Role
-	if role == "" {
-		role = RoleAdmin
-	}
-	if !role.Valid() {
-		panic(fmt.Sprintf("admin: Guard: invalid role %q", role))
-	}
-	login := a.opts.UIPath + "/login"
-	if opts.LoginURL != "" {
-		login = strings.TrimRight(opts.LoginURL, "/") + "/"
-	}
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if a.closed.Load() {
-				a.writeError(w, r, errClosed)
-				return
-			}
-			if err := a.cop.Check(r); err != nil {
-				a.writeError(w, r, errCrossOrigin)
-				return
-			}
-			nav := !opts.APIOnly && strings.Contains(r.Header.Get("Accept"), "text/html")
-			op, err := a.authenticate(r.Context(), r)
-			if err == nil {
-				// Not totpGate: r.Pattern is the game's mux's here, and
-				// the panel's exemptions are no business of a game route.
-				err = a.requireTOTP(r.Context(), op)
-			}
-			switch {
-			case errors.Is(err, errTOTPRequired) && nav:
-				http.Redirect(w, r, a.opts.UIPath+"/account", http.StatusFound)
-			case errors.Is(err, errUnauthenticated) && nav:
-				target := login
-				if p := r.URL.RequestURI(); isPlainPath(p) && isPlainPath(r.URL.Path) {
-					target += "?next=" + url.QueryEscape(p)
-				}
-				http.Redirect(w, r, target, http.StatusFound)
-			case err != nil:
-				a.writeError(w, r, err)
-			case !op.Role.AtLeast(role) && nav:
-				a.clearSessionCookie(w)
-				http.Redirect(w, r, login, http.StatusFound)
-			case !op.Role.AtLeast(role):
-				a.writeError(w, r, errorf(http.StatusForbidden, "forbidden",
-					"requires role '%s' or higher (you have '%s')", role, op.Role))
-			default:
-				next.ServeHTTP(w, r.WithContext(withOperator(r.Context(), op)))
-			}
-		})
-	}
-}
-
-// isPlainPath reports whether p is a site-relative path that cannot send a
-// browser to another origin: it starts with one slash, not "//" or "/\", and
-// holds no control characters.
-func isPlainPath(p string) bool {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, `/\`) {
-		return false
-	}
-	for _, c := range p {
-		if c < 0x20 || c == 0x7f {
-			return false
-		}
-	}
-	return true
+	return a.e.Guard(engine.GuardOptions{Role: opts.Role, LoginURL: opts.LoginURL, APIOnly: opts.APIOnly})
 }

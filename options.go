@@ -2,15 +2,35 @@ package admin
 
 import (
 	"context"
-	"crypto/rand"
-	"errors"
-	"fmt"
 	"log/slog"
-	"net/http"
 	"net/netip"
-	"strings"
 	"time"
+
+	"github.com/gameadmin/admin/internal/engine"
 )
+
+// Range is the window a series answers for: [From, To), points every Step.
+type Range = engine.Range
+
+// Series is the data of a "series" widget: one or more lines of points.
+type Series = engine.Series
+
+// Line is one named series of points.
+type Line = engine.Line
+
+// Point is one value at a time: the start of its step.
+type Point = engine.Point
+
+// Widget is a dashboard panel computed for the signed-in operator.
+type Widget = engine.Widget
+
+// Stat is one figure of a "stats" widget: what it counts, how many, and
+// the page of the panel that lists them.
+type Stat = engine.Stat
+
+// HealthCheck is one dependency reported by the health widget and
+// GET /admin-api/_health as "<Name>": "ok" or "unreachable".
+type HealthCheck = engine.HealthCheck
 
 // Options configure New. The zero value of every field is a working default,
 // stated in the field's comment.
@@ -209,77 +229,25 @@ type Options struct {
 }
 
 // SessionOptions configure the session cookie.
-type SessionOptions struct {
-	// CookieName names the session cookie. Default "game_admin_session".
-	// Two panels served from one host need different names, or signing in
-	// to one signs out of the other (neither accepts the other's session:
-	// tokens are bound to their panel's APIPath).
-	CookieName string
-	// TTL is how long a session lasts. Default 7 days.
-	TTL time.Duration
-	// SameSite is the cookie's SameSite mode. Default http.SameSiteStrictMode.
-	SameSite http.SameSite
-	// Secure overrides the cookie's Secure flag. Default nil: Secure in
-	// production (Options.Production).
-	Secure *bool
-	// Domain sets the cookie's Domain, for serving from a subdomain.
-	// Default "": host-only.
-	Domain string
-}
+type SessionOptions = engine.SessionOptions
 
 // ResetRequest is what OnResetRequest receives. URL is the site-relative
 // link <UIPath>/reset?token=<Token>; the callback prepends the origin.
-type ResetRequest struct {
-	Email  string
-	UserID string
-	// Role is the user's panel role (RoleUser for a player), so that a
-	// game whose players and operators share one users table can word, or
-	// route, the message for each.
-	Role  Role
-	Token string
-	URL   string
-	// Invite is true for a link an admin sent from the user page (POST
-	// /admin-api/users/:id/invite) to someone who has no password yet,
-	// so the message can welcome them instead of speaking of a reset.
-	Invite bool
-}
+type ResetRequest = engine.ResetRequest
 
-// normalizePaths defaults UIPath and APIPath and checks them: absolute,
-// plain, not the root, and neither inside the other.
-func normalizePaths(opts *Options) error {
-	for _, p := range []struct {
-		name string
-		v    *string
-		def  string
-	}{{"UIPath", &opts.UIPath, defaultUIPath}, {"APIPath", &opts.APIPath, defaultAPIPath}} {
-		if *p.v == "" {
-			*p.v = p.def
-		}
-		*p.v = "/" + strings.Trim(*p.v, "/")
-		if *p.v == "/" || !isPlainPath(*p.v) || strings.ContainsAny(*p.v, "?#{}% \\") || strings.Contains(*p.v, "//") {
-			return fmt.Errorf("admin: %s %q must be a plain sub-path such as %q", p.name, *p.v, p.def)
-		}
-	}
-	ui, api := opts.UIPath, opts.APIPath
-	if ui == api || strings.HasPrefix(ui+"/", api+"/") || strings.HasPrefix(api+"/", ui+"/") {
-		return fmt.Errorf("admin: UIPath %q and APIPath %q must not contain one another", ui, api)
-	}
-	return nil
-}
+// EraseRule says what erasing a user does to a resource's rows that refer
+// to the user: set it as ResourceConfig.Erase. Without one, rows whose
+// reference is NOT NULL are deleted and nullable references are cleared.
+type EraseRule = engine.EraseRule
 
-// initSecret takes the signing key out of opts (Options.Secret, else a
-// random one outside production).
-func initSecret(opts *Options, log *slog.Logger) ([]byte, error) {
-	secret := opts.Secret
-	switch {
-	case len(secret) == 0 && opts.Production:
-		return nil, errors.New("admin: no Secret: set Options.Secret in production")
-	case len(secret) == 0:
-		secret = []byte(rand.Text() + rand.Text())
-		log.Warn("admin: no Options.Secret; using a random key, so sessions end when the process restarts")
-	case len(secret) < minSecretBytes:
-		return nil, fmt.Errorf("admin: Secret is %d bytes; at least %d are needed", len(secret), minSecretBytes)
-	}
-	opts.Secret = nil // the key lives in the panel's tokens only
-	return secret, nil
-}
+// EraseDelete deletes the rows.
+var EraseDelete = engine.EraseDelete
+
+// EraseKeep keeps the rows as they are: a legal hold (purchases kept
+// for the tax office). They stay linked to the erased account, whose
+// own personal values are gone.
+var EraseKeep = engine.EraseKeep
+
+// EraseAnonymize keeps the rows and clears Columns in them: NULL, or
+// "[erased]" in a NOT NULL text column.
+type EraseAnonymize = engine.EraseAnonymize

@@ -1,166 +1,98 @@
 package admin
 
 import (
-	"fmt"
-	"slices"
+	"context"
+
+	"github.com/gameadmin/admin/internal/engine"
 )
+
+// Moderation manages roles and mod scopes. Changes apply on the
+// operator's next request: roles are read live, never from the cookie.
+// Bans and revocations are Auth's.
+type Moderation struct{ e *engine.Moderation }
+
+// SetRole gives userID the role, keeping any mod scopes on record. A
+// "role.set" audit entry by the operator on ctx (OperatorFrom; none when
+// the game calls it) is written in the same transaction. Demoting the
+// last admin fails (409 last_admin over HTTP): with no admin, bootstrap
+// would open again to anyone.
+func (m *Moderation) SetRole(ctx context.Context, userID string, role Role) error {
+	return m.e.SetRole(ctx, userID, role)
+}
+
+// AssignMod adds resource (a canonical key such as "guilds" or "rooms") to
+// the user's mod scopes, promoting a plain user to mod. An admin keeps its
+// role. A "role.assign_mod" audit entry by the operator on ctx is written in
+// the same transaction.
+func (m *Moderation) AssignMod(ctx context.Context, userID, resource string) error {
+	return m.e.AssignMod(ctx, userID, resource)
+}
+
+// UnassignMod removes resource from the user's mod scopes. It never demotes:
+// a mod with no scopes left is still a mod and can open the panel. A
+// "role.unassign_mod" audit entry by the operator on ctx is written in the
+// same transaction.
+func (m *Moderation) UnassignMod(ctx context.Context, userID, resource string) error {
+	return m.e.UnassignMod(ctx, userID, resource)
+}
+
+// Role returns the user's current role and scopes, or ErrNotFound.
+func (m *Moderation) Role(ctx context.Context, userID string) (Operator, error) {
+	return m.e.Role(ctx, userID)
+}
+
+// Can reports whether userID may perform action on resource right now, by
+// the resource's policy for that action or else the standard rule: admin
+// everything; mod list, read and update on its scoped resources, never
+// roles; user nothing (list and read with Options.PlayersCanRead).
+func (m *Moderation) Can(ctx context.Context, userID string, action Op, resource string) (bool, error) {
+	return m.e.Can(ctx, userID, action, resource)
+}
 
 // Role is an operator's place in the hierarchy admin > mod > user.
-type Role string
+type Role = engine.Role
 
-// The three roles. A user with no row in the roles table has RoleUser.
-const (
-	RoleAdmin Role = "admin"
-	RoleMod   Role = "mod"
-	RoleUser  Role = "user"
-)
+const RoleAdmin = engine.RoleAdmin
 
-func (r Role) rank() int {
-	switch r {
-	case RoleAdmin:
-		return 3
-	case RoleMod:
-		return 2
-	case RoleUser:
-		return 1
-	}
-	return 0
-}
+const RoleMod = engine.RoleMod
 
-// Valid reports whether r is admin, mod or user.
-func (r Role) Valid() bool { return r.rank() > 0 }
-
-// AtLeast reports whether r is min or above it in the hierarchy.
-func (r Role) AtLeast(min Role) bool { return r.Valid() && r.rank() >= min.rank() }
-
-// IsOperator reports whether r may open the panel (admin or mod).
-func (r Role) IsOperator() bool { return r.AtLeast(RoleMod) }
+const RoleUser = engine.RoleUser
 
 // Op is one of the five resource operations a policy governs.
-type Op string
+type Op = engine.Op
 
-// The resource operations.
-const (
-	OpList   Op = "list"
-	OpRead   Op = "read"
-	OpCreate Op = "create"
-	OpUpdate Op = "update"
-	OpDelete Op = "delete"
-)
+const OpList = engine.OpList
 
-func (a Op) valid() bool {
-	switch a {
-	case OpList, OpRead, OpCreate, OpUpdate, OpDelete:
-		return true
-	}
-	return false
-}
+const OpRead = engine.OpRead
 
-// rolesResource is the key of the built-in roles table, always blocked for mods.
-const rolesResource = "roles"
+const OpCreate = engine.OpCreate
 
-// standardCan is the standard RBAC rule: admin may do
-// everything; a mod may list, read and update the resources in its scopes,
-// never the roles table; a plain user may list and read when
-// playersCanRead is set (Options.PlayersCanRead), else nothing.
-func standardCan(op Operator, action Op, resource string, playersCanRead bool) bool {
-	switch op.Role {
-	case RoleAdmin:
-		return true
-	case RoleMod:
-		if resource == rolesResource {
-			return false
-		}
-		if action != OpList && action != OpRead && action != OpUpdate {
-			return false
-		}
-		return slices.Contains(op.Scopes, resource)
-	case RoleUser:
-		return playersCanRead && (action == OpList || action == OpRead)
-	}
-	return false
-}
+const OpUpdate = engine.OpUpdate
+
+const OpDelete = engine.OpDelete
 
 // Policy overrides the standard rule for one action on one resource. The zero
 // value means "no policy": the standard rule applies. Build one with Roles,
 // or use Everyone() or Deny().
-type Policy struct {
-	kind  policyKind
-	roles []Role
-}
-
-type policyKind uint8
-
-const (
-	policyUnset policyKind = iota
-	policyRoles
-	policyEveryone
-	policyDeny
-)
+type Policy = engine.Policy
 
 // Everyone lets every signed-in role through: admins and mods, and plain
 // users too with Options.PlayersCanRead. Anonymous requests still get 401.
-func Everyone() Policy { return Policy{kind: policyEveryone} }
+func Everyone() Policy {
+	return engine.Everyone()
+}
 
 // Deny blocks the action entirely, for admins too.
-func Deny() Policy { return Policy{kind: policyDeny} }
+func Deny() Policy {
+	return engine.Deny()
+}
 
 // Roles lets exactly the listed roles through, whatever their scopes. The list
 // is literal: admin is not implied.
 func Roles(roles ...Role) Policy {
-	for _, r := range roles {
-		if !r.Valid() {
-			panic(fmt.Sprintf("admin: Roles: invalid role %q", r))
-		}
-	}
-	return Policy{kind: policyRoles, roles: slices.Clone(roles)}
-}
-
-// IsSet reports whether p is a policy rather than the zero value.
-func (p Policy) IsSet() bool { return p.kind != policyUnset }
-
-// allows reports whether role passes a set policy.
-func (p Policy) allows(role Role, playersCanRead bool) bool {
-	switch p.kind {
-	case policyEveryone:
-		return role.Valid() && (playersCanRead || role.IsOperator())
-	case policyRoles:
-		return slices.Contains(p.roles, role)
-	}
-	return false
-}
-
-// String describes p for logs and tests.
-func (p Policy) String() string {
-	switch p.kind {
-	case policyEveryone:
-		return "everyone"
-	case policyDeny:
-		return "deny"
-	case policyRoles:
-		return fmt.Sprint(p.roles)
-	}
-	return "standard"
+	return engine.Roles(roles...)
 }
 
 // Policies maps each resource operation to a Policy; unset fields fall back to
 // the standard rule.
-type Policies struct {
-	List, Read, Create, Update, Delete Policy
-}
-
-func (p Policies) forOp(a Op) Policy {
-	switch a {
-	case OpList:
-		return p.List
-	case OpRead:
-		return p.Read
-	case OpCreate:
-		return p.Create
-	case OpUpdate:
-		return p.Update
-	case OpDelete:
-		return p.Delete
-	}
-	return Policy{}
-}
+type Policies = engine.Policies

@@ -1,26 +1,20 @@
 package admin
 
-import (
-	"cmp"
-	"context"
-	"fmt"
-	"net/http"
-	"reflect"
-	"slices"
-	"strings"
+import "github.com/gameadmin/admin/internal/engine"
 
-	"github.com/gameadmin/admin/internal/migrate"
+// Action is a custom button on a resource's list page: per row, or a bulk
+// action on the toolbar.
+type Action = engine.Action
 
-	"github.com/gameadmin/admin/internal/schema"
-	"github.com/uptrace/bun"
-)
+// Confirm is an action's confirmation prompt.
+type Confirm = engine.Confirm
+
+// ActionContext is what an Action's Handler receives besides the row.
+type ActionContext = engine.ActionContext
 
 // Resource is how one table looks and behaves in the panel. Create it with
 // DefineResource and put it in Options.Resources under the table's key.
-type Resource struct {
-	model any
-	cfg   ResourceConfig
-}
+type Resource = engine.Resource
 
 // DefineResource describes the panel's view of a Bun model. model is the
 // table's model, as in Options.Tables: a Resource needs no Tables entry,
@@ -30,12 +24,7 @@ type Resource struct {
 // keys of Relations are relation names; New fails on a name that is none
 // (a Go field name included), naming the closest valid one.
 func DefineResource(model any, cfg ResourceConfig) *Resource {
-	for _, act := range cfg.Actions {
-		if act.Name == "" || act.Handler == nil {
-			panic(fmt.Sprintf("admin: DefineResource: action %q needs a Name and a Handler", act.Name))
-		}
-	}
-	return &Resource{model: model, cfg: cfg}
+	return engine.DefineResource(model, engine.ResourceConfig(cfg))
 }
 
 // ResourceConfig configures a Resource. Every field is optional.
@@ -75,489 +64,53 @@ type ResourceConfig struct {
 }
 
 // ListConfig configures the list page.
-type ListConfig struct {
-	// Columns shown, in order; primary keys are always included. Default: all.
-	Columns []string
-	// DefaultSort applies when a request names no _sort. Default: the
-	// primary key, ascending.
-	DefaultSort Sort
-}
+type ListConfig = engine.ListConfig
 
 // Sort is a column and a direction.
-type Sort struct {
-	Field string `json:"field"`
-	// Order is "asc" (the default) or "desc".
-	Order string `json:"order"`
-}
+type Sort = engine.Sort
 
 // FormConfig configures the create and edit forms.
-type FormConfig struct {
-	// Fields shown, in order. Default: all. The create form also hides
-	// primary keys and columns with a database default.
-	Fields []string
-}
+type FormConfig = engine.FormConfig
 
 // ShowConfig configures the detail page.
-type ShowConfig struct {
-	// Fields shown, in order. Default: all.
-	Fields []string
-}
+type ShowConfig = engine.ShowConfig
 
 // CreateConfig configures creation.
-type CreateConfig struct {
-	// Defaults returns values merged into a create body before the INSERT;
-	// the body wins on conflict. Keys may be SQL column names or Go field
-	// names. OperatorID is the signed-in operator.
-	Defaults func(ctx context.Context, c DefaultsContext) (map[string]any, error)
-}
+type CreateConfig = engine.CreateConfig
 
 // DefaultsContext is what CreateConfig.Defaults receives.
-type DefaultsContext struct {
-	OperatorID string
-	Resource   string
-}
+type DefaultsContext = engine.DefaultsContext
 
 // ColumnConfig configures one column.
-type ColumnConfig struct {
-	// Label overrides the humanized column name.
-	Label string
-	// LinkTo renders the cell as a link to another resource's row.
-	LinkTo *LinkTo
-	// Hidden columns are never sent in any response nor accepted in any
-	// body or filter.
-	Hidden bool
-	// ReadOnly columns are never written by create or update; a body that
-	// sets one is refused.
-	ReadOnly bool
-	// ReadRole is the lowest role that reads the column: RoleAdmin keeps a
-	// player's email from mods. Below it the column is as if Hidden, for
-	// that operator only (visibility.go). Default "": whoever may read the
-	// row.
-	ReadRole Role
-	// Mask, with ReadRole, shows the roles below it the column's values
-	// through Mask (MaskEmail gives "a***@example.com") instead of leaving
-	// the column out; they still cannot filter, sort, search or write it.
-	Mask func(v any) any
-	// Personal marks a users column as personal data besides the email and
-	// display name: an erase clears it (NULL, or "[erased]" when NOT NULL)
-	// and the audit log's copies of it.
-	Personal bool
-	// Choices are the values the column may take (an enum-like text
-	// column): the UI offers them in a select, and create and update
-	// refuse any other non-null value with 400 invalid_value. Default nil:
-	// any value.
-	Choices []string
-}
+type ColumnConfig = engine.ColumnConfig
 
 // LinkTo makes a column a link to a row of another resource.
-type LinkTo struct {
-	// Resource is the target's key (the static form: the cell shows the raw value).
-	Resource string `json:"resource,omitempty"`
-	// ResourceFromColumn names a column of the same row holding the target
-	// key (the dynamic form, used by the audit log's target_id).
-	ResourceFromColumn string `json:"resourceFromColumn,omitempty"`
-	// LabelColumn is the target column shown instead of the raw id; set
-	// by the panel for relations of kind One.
-	LabelColumn string `json:"labelColumn,omitempty"`
-}
+type LinkTo = engine.LinkTo
 
 // RelationConfig configures one relation tab.
-type RelationConfig struct {
-	// Label overrides the humanized relation name.
-	Label string
-}
+type RelationConfig = engine.RelationConfig
 
 // RelationKind says how many target rows a relation reaches from one row.
-type RelationKind = schema.Kind
+type RelationKind = engine.RelationKind
 
-// The relation kinds.
-const (
-	One  RelationKind = schema.One
-	Many RelationKind = schema.Many
-)
+const One = engine.One
+
+const Many = engine.Many
 
 // Relation declares a relation of a table (Options.Relations). FK is the
 // column holding the reference, as a Go field or SQL name: a column of
 // this table for One, of the target for Many. Relations are also read from
 // Bun rel: tags. Targets with a composite primary key are skipped.
-type Relation struct {
-	Name   string
-	Target string
-	Kind   RelationKind
-	FK     string
-}
+type Relation = engine.Relation
 
 // IconNames returns the built-in icon set a ResourceConfig.Icon names from,
 // a new slice each call.
-func IconNames() []string { return schema.IconNames() }
-
-// resource is a table as the panel serves it: its schema and config.
-type resource struct {
-	key    string
-	label  string
-	icon   string
-	table  *schema.Table
-	cfg    ResourceConfig
-	hidden map[string]bool
-	// view is table without its hidden columns: what filters, sorts, _q
-	// and bodies may name.
-	view *schema.Table
-	// labels are the visible text columns that name its rows, in order
-	// of preference (labelColumnsOf), decided once when it is built.
-	labels []string
-	// restricted, in a role's variant (visibility.go), are the columns
-	// that role may not read (ColumnConfig.ReadRole): hidden, or shown
-	// through masks.
-	restricted map[string]bool
-	masks      map[string]func(any) any
+func IconNames() []string {
+	return engine.IconNames()
 }
 
-// refuseWrite is the write gate's refusal of a value for col, for every
-// write that names one (a create or update body, a revert): 403 for a
-// column the role may not read, 400 read_only for a read-only one; nil
-// when it may be written.
-func (r *resource) refuseWrite(col string) error {
-	switch {
-	case r.restricted[col]:
-		return fieldError(http.StatusForbidden, "forbidden", col, "column %q is not writable for your role", col)
-	case r.readOnly(col):
-		return fieldError(http.StatusBadRequest, "read_only", col, "column %q is read-only", col)
-	}
-	return nil
+// MaskEmail shows an email as its first letter and its domain:
+// "alice@example.com" reads "a***@example.com". Anything else reads "***".
+func MaskEmail(v any) any {
+	return engine.MaskEmail(v)
 }
-
-func (r *resource) readOnly(col string) bool {
-	if c := r.table.ByName[col]; c != nil && c.Generated {
-		return true // the database computes it and refuses a value
-	}
-	return r.cfg.Columns[col].ReadOnly
-}
-
-// choices are the values a column takes: the resource's Choices, else an
-// enum's labels from the database.
-func (r *resource) choices(col string) []string {
-	if cc := r.cfg.Columns[col].Choices; len(cc) > 0 {
-		return cc
-	}
-	if c := r.table.ByName[col]; c != nil && c.Kind == schema.KindEnum {
-		return c.Labels
-	}
-	return nil
-}
-
-// reservedKeys are path segments of the API that no table key may take.
-var reservedKeys = []string{"auth", "rooms", "_dashboard", "_health"}
-
-// userListColumns orders the users list for the people reading it: the
-// email (always there, so the row's link never is a blank), the display
-// name, the game's own columns, and the id last. The password hash and
-// the token version (machinery, no word for a person) are left out; a
-// game's ResourceConfig for users may list its own columns.
-func (a *Admin) userListColumns(t *schema.Table) []string {
-	u := a.users.cols
-	cols := []string{u.Email}
-	if u.DisplayName != "" {
-		cols = append(cols, u.DisplayName)
-	}
-	for _, c := range t.Columns {
-		if !slices.Contains([]string{u.ID, u.Email, u.DisplayName, u.PasswordHash, u.TokenVersion}, c.Name) {
-			cols = append(cols, c.Name)
-		}
-	}
-	return append(cols, u.ID)
-}
-
-// userFormFields are the users form's fields: every column but the
-// password hash and the token version, which no one types (the API still
-// answers the token version to whoever may read it).
-func (a *Admin) userFormFields(t *schema.Table) []string {
-	u := a.users.cols
-	var cols []string
-	for _, c := range t.Columns {
-		if c.Name != u.PasswordHash && (u.TokenVersion == "" || c.Name != u.TokenVersion) {
-			cols = append(cols, c.Name)
-		}
-	}
-	return cols
-}
-
-// builtinConfig is how the built-in tables look.
-func (a *Admin) builtinConfig(key string) ResourceConfig {
-	switch key {
-	case "users":
-		u := a.users
-		cfg := ResourceConfig{Icon: "user", Columns: map[string]ColumnConfig{u.cols.PasswordHash: {Hidden: true}}}
-		for _, c := range []string{u.cols.TokenVersion, u.cols.Ban} {
-			if c != "" {
-				cfg.Columns[c] = ColumnConfig{ReadOnly: true}
-			}
-		}
-		if u.builtin {
-			cfg.List.DefaultSort = Sort{Field: "created_at", Order: "desc"}
-		}
-		return cfg
-	case "configs":
-		return ResourceConfig{Icon: "setting"}
-	case "leaderboards":
-		return ResourceConfig{Icon: "trophy"}
-	case "analyticsEvents":
-		return ResourceConfig{Icon: "line-chart", List: ListConfig{DefaultSort: Sort{Field: "id", Order: "desc"}}}
-	case "cloudSaves":
-		return ResourceConfig{Icon: "cloud"}
-	case "leaderboardEntries":
-		return ResourceConfig{Icon: "star", List: ListConfig{DefaultSort: Sort{Field: "score", Order: "desc"}}}
-	case "roles":
-		return ResourceConfig{Icon: "key",
-			Columns: map[string]ColumnConfig{"role": {Choices: []string{string(RoleAdmin), string(RoleMod), string(RoleUser)}}},
-			// The table has no default for scopes; a role made in the panel
-			// without any starts with none.
-			Create: CreateConfig{Defaults: func(context.Context, DefaultsContext) (map[string]any, error) {
-				return map[string]any{"scopes": []any{}}, nil
-			}}}
-	case "userNotes":
-		return ResourceConfig{Icon: "file-text",
-			Columns: map[string]ColumnConfig{"author_id": {ReadOnly: true}},
-			Create: CreateConfig{Defaults: func(_ context.Context, c DefaultsContext) (map[string]any, error) {
-				return map[string]any{"author_id": c.OperatorID}, nil
-			}},
-			List: ListConfig{DefaultSort: Sort{Field: "id", Order: "desc"}}}
-	case "adminAudit":
-		return ResourceConfig{Label: "Audit log", Icon: "safety", Policies: auditPolicies,
-			Columns: map[string]ColumnConfig{
-				"created_at":  {Label: "When"},
-				"operator_id": {Label: "Operator"},
-				"target_id":   {Label: "Target", LinkTo: &LinkTo{ResourceFromColumn: "resource"}},
-			},
-			List: ListConfig{DefaultSort: Sort{Field: "id", Order: "desc"}}}
-	}
-	return ResourceConfig{}
-}
-
-// builtinRelations are the relations among the built-in tables.
-var builtinRelations = map[string][]schema.Relation{
-	"users": {
-		{Name: "cloudSaves", Target: "cloudSaves", Kind: schema.Many, FK: "user_id"},
-		{Name: "leaderboardEntries", Target: "leaderboardEntries", Kind: schema.Many, FK: "user_id"},
-		{Name: "analyticsEvents", Target: "analyticsEvents", Kind: schema.Many, FK: "user_id"},
-		{Name: "userNotes", Target: "userNotes", Kind: schema.Many, FK: "user_id"},
-	},
-	"leaderboards":       {{Name: "entries", Target: "leaderboardEntries", Kind: schema.Many, FK: "leaderboard_id"}},
-	"userNotes":          {{Name: "user", Target: "users", Kind: schema.One, FK: "user_id"}, {Name: "author", Target: "users", Kind: schema.One, FK: "author_id"}},
-	"roles":              {{Name: "user", Target: "users", Kind: schema.One, FK: "user_id"}},
-	"adminAudit":         {{Name: "operator", Target: "users", Kind: schema.One, FK: "operator_id"}},
-	"leaderboardEntries": {{Name: "leaderboard", Target: "leaderboards", Kind: schema.One, FK: "leaderboard_id"}, {Name: "user", Target: "users", Kind: schema.One, FK: "user_id"}},
-	"cloudSaves":         {{Name: "user", Target: "users", Kind: schema.One, FK: "user_id"}},
-	"analyticsEvents":    {{Name: "user", Target: "users", Kind: schema.One, FK: "user_id"}},
-}
-
-// buildResources inspects every table, links relations and applies configs.
-// The order is builtinKeys' for the built-in keys, then the custom keys in
-// alphabetical order (Go maps have none of their own).
-func (a *Admin) buildResources(db *bun.DB) error {
-	builtins := BuiltinTables()
-	var order []string
-	for _, k := range builtinKeys {
-		if _, ok := a.opts.Tables[k]; ok {
-			order = append(order, k)
-		}
-	}
-	var custom []string
-	for k := range a.opts.Tables {
-		if _, ok := builtins[k]; !ok {
-			custom = append(custom, k)
-		}
-	}
-	slices.Sort(custom)
-	order = append(order, custom...)
-
-	tables := make(map[string]*schema.Table, len(order))
-	for _, key := range order {
-		if slices.Contains(reservedKeys, key) || key == "" || strings.ContainsAny(key, "/?#%") {
-			return fmt.Errorf("admin: table key %q is reserved or not a path segment", key)
-		}
-		t, err := schema.Inspect(db, key, a.opts.Tables[key])
-		if err != nil {
-			return fmt.Errorf("admin: %w", err)
-		}
-		if len(t.PK) == 0 {
-			return fmt.Errorf("admin: table %q (%s) has no primary key", key, t.Name)
-		}
-		if def := builtinDef(key, a.opts.Tables[key]); def != nil {
-			// A built-in table: its name takes the prefix, and the
-			// columns its DDL (or the model's insert hook) fills may be
-			// left out of a create.
-			t.Name = a.plan.Name(def.Base)
-			for _, c := range def.Cols {
-				if c.Type == migrate.UserID {
-					// The model's field is a string; the column has the
-					// users id type, which values are checked against.
-					t.ByName[c.Name].SQLType = a.plan.UserKind
-				}
-				if c.Default != "" || c.Hook || c.Type == migrate.Serial {
-					if err := t.MarkDefault(c.Name); err != nil {
-						return fmt.Errorf("admin: built-in table %s: %w", key, err)
-					}
-				}
-			}
-		} else if _, ok := builtins[key]; ok && (key == "roles" || key == "adminAudit") {
-			return fmt.Errorf("admin: Tables[%q] is the panel's own table; its model cannot be replaced", key)
-		}
-		tables[key] = t
-	}
-	declared := map[string][]schema.Relation{}
-	for key, rels := range builtinRelations {
-		if _, ok := tables[key]; !ok {
-			continue
-		}
-		for _, r := range rels {
-			target, ok := tables[r.Target]
-			fkTable := tables[key]
-			if r.Kind == schema.Many {
-				fkTable = target
-			}
-			if ok && fkTable.ByName[r.FK] != nil {
-				declared[key] = append(declared[key], r)
-			}
-		}
-	}
-	for key, rels := range a.opts.Relations {
-		for _, r := range rels {
-			declared[key] = append(declared[key], schema.Relation{Name: r.Name, Target: r.Target, Kind: r.Kind, FK: r.FK})
-		}
-	}
-	if err := schema.Link(tables, declared); err != nil {
-		return fmt.Errorf("admin: relations: %w", err)
-	}
-	// The game's tables that point at a table get a tab on it (a match's
-	// winner_id puts a Matches tab on the user page); the built-in
-	// tables' tabs are the ones builtinRelations lists.
-	schema.Inverses(tables, func(key string) bool { _, builtin := builtins[key]; return !builtin })
-
-	a.resources = make(map[string]*resource, len(order))
-	a.order = order
-	for _, key := range order {
-		t := tables[key]
-		var cfg ResourceConfig
-		if key == "users" || builtinDef(key, a.opts.Tables[key]) != nil {
-			// A built-in key the game gave its own model is the game's
-			// table: the built-in look (sorts, read-only columns) may
-			// name columns it does not have.
-			cfg = a.builtinConfig(key)
-		}
-		if key == "users" {
-			cfg.List.Columns = a.userListColumns(t)
-			cfg.Form.Fields = a.userFormFields(t)
-		}
-		if r, ok := a.opts.Resources[key]; ok && r != nil {
-			cfg = mergeConfig(cfg, r.cfg)
-		}
-		res := &resource{key: key, table: t, cfg: cfg, hidden: map[string]bool{}}
-		res.label = cmp.Or(cfg.Label, schema.Humanize(key))
-		res.icon = cmp.Or(cfg.Icon, schema.GuessIcon(t.Name))
-		if !schema.IsIcon(res.icon) {
-			a.log.Warn("admin: unknown icon; using database", "key", key, "icon", res.icon)
-			res.icon = "database"
-		}
-		for col, cc := range cfg.Columns {
-			if cc.Hidden {
-				res.hidden[col] = true
-			}
-		}
-		if err := a.checkConfig(res, tables); err != nil {
-			return err
-		}
-		res.view = visible(t, res.hidden)
-		res.labels = a.labelsOf(key, res.view)
-		a.resources[key] = res
-	}
-	for _, w := range a.opts.Widgets {
-		if w.Resource != "" && a.resources[w.Resource] == nil {
-			return fmt.Errorf("admin: Widgets[%q]: Resource %q names no resource%s", w.ID, w.Resource, schema.ClosestHint(w.Resource, a.order))
-		}
-	}
-	if err := a.buildRoleViews(); err != nil {
-		return err
-	}
-	a.totals = a.opts.DashboardTotals
-	if a.totals == nil {
-		a.totals = []string{"users"}
-	}
-	for _, key := range a.totals {
-		if a.resources[key] == nil {
-			return fmt.Errorf("admin: DashboardTotals: no resource %q%s", key, schema.ClosestHint(key, a.order))
-		}
-	}
-	return nil
-}
-
-// labelsOf are the columns of view that name the rows of resource key:
-// the users table's UserColumns.DisplayName ("nickname") first.
-func (a *Admin) labelsOf(key string, view *schema.Table) []string {
-	nameColumn := ""
-	if key == "users" {
-		nameColumn = a.users.cols.DisplayName
-	}
-	return labelColumnsOf(view, nameColumn)
-}
-
-// mergeConfig lays a game's config over a built-in one: set fields win,
-// column configs merge per column.
-func mergeConfig(base, over ResourceConfig) ResourceConfig {
-	out := over
-	out.Label = cmp.Or(over.Label, base.Label)
-	out.Icon = cmp.Or(over.Icon, base.Icon)
-	if over.List.Columns == nil {
-		out.List.Columns = base.List.Columns
-	}
-	if over.Search == nil {
-		out.Search = base.Search
-	}
-	if over.List.DefaultSort.Field == "" {
-		out.List.DefaultSort = base.List.DefaultSort
-	}
-	if over.Create.Defaults == nil {
-		out.Create.Defaults = base.Create.Defaults
-	}
-	// Per operation: a game that opens the audit log's list to mods must
-	// not also drop its create, update and delete denials.
-	for _, p := range []struct{ out, base *Policy }{
-		{&out.Policies.List, &base.Policies.List}, {&out.Policies.Read, &base.Policies.Read},
-		{&out.Policies.Create, &base.Policies.Create}, {&out.Policies.Update, &base.Policies.Update},
-		{&out.Policies.Delete, &base.Policies.Delete},
-	} {
-		if !p.out.IsSet() {
-			*p.out = *p.base
-		}
-	}
-	out.Columns = map[string]ColumnConfig{}
-	for k, v := range base.Columns {
-		out.Columns[k] = v
-	}
-	for k, v := range over.Columns {
-		b := out.Columns[k]
-		v.Hidden = v.Hidden || b.Hidden
-		v.ReadOnly = v.ReadOnly || b.ReadOnly
-		if v.LinkTo == nil {
-			v.LinkTo = b.LinkTo
-		}
-		out.Columns[k] = v
-	}
-	return out
-}
-
-// visible returns t without the hidden columns.
-func visible(t *schema.Table, hidden map[string]bool) *schema.Table {
-	if len(hidden) == 0 {
-		return t
-	}
-	v := *t
-	v.Columns = slices.DeleteFunc(slices.Clone(t.Columns), func(c *schema.Column) bool { return hidden[c.Name] })
-	v.ByName = make(map[string]*schema.Column, len(v.Columns))
-	for _, c := range v.Columns {
-		v.ByName[c.Name] = c
-	}
-	return &v
-}
-
-// reflectValue is the struct a model pointer points to.
-func reflectValue(model any) reflect.Value { return reflect.ValueOf(model).Elem() }

@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// endOtherSessions bumps userID's token version inside tx, when the users
+// table has one, and returns the new version, under which the caller
+// re-issues its own session; 0 without the column.
+func (au *Auth) endOtherSessions(ctx context.Context, tx bun.Tx, userID string) (int64, error) {
+	if !au.users.hasTokenVer {
+		return 0, nil
+	}
+	if err := au.sanctions.bumpTokenVersion(ctx, tx, userID); err != nil {
+		return 0, err
+	}
+	acc, err := au.users.accountByID(ctx, tx, userID)
+	if err != nil {
+		return 0, err
+	}
+	return acc.TokenVersion, nil
+}
+
+// Banned returns userID's ban when one is in force, or nil. A ban whose
+// Until has passed is not in force. Game handlers call it to refuse banned
+// players.
+func (au *Auth) Banned(ctx context.Context, userID string) (*BanInfo, error) {
+	acc, err := au.users.accountByID(ctx, au.db, userID)
+	if err != nil {
+		return nil, fmt.Errorf("admin: user %q: %w", userID, err)
+	}
+	if acc.Ban.Active(time.Now()) {
+		return acc.Ban, nil
+	}
+	return nil, nil
+}
+
+// SetPasswordHash stores an already hashed password for userID (see
+// HashPassword). It does not end existing sessions; call BumpTokenVersion
+// for that.
+func (au *Auth) SetPasswordHash(ctx context.Context, userID, hash string) error {
+	if hash == "" {
+		return errors.New("admin: SetPasswordHash: empty hash")
+	}
+	return au.users.setPasswordHash(ctx, au.db, userID, hash)
+}
+
+// HashPassword hashes a password with Options.PasswordHasher, under the
+// panel's hashing concurrency limit.
+func (au *Auth) HashPassword(ctx context.Context, password string) (string, error) {
+	if err := checkNewPassword(password); err != nil {
+		return "", fmt.Errorf("admin: HashPassword: %w", err)
+	}
+	return au.hash(ctx, password)
+}
+
+func (u *userTable) setPasswordHash(ctx context.Context, db bun.IDB, userID, hash string) error {
+	res, err := db.NewUpdate().TableExpr("?", u.ident()).Set("? = ?", u.col(u.cols.PasswordHash), hash).Where("? = ?", u.col(u.cols.ID), userID).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	return affectedOne(res, userID)
+}
+
+// UserState is what a game server's live connections are re-checked
+// against (live.Options.UserStates): the user's token version, which every
+// end of its sessions bumps, and whether a ban is in force.
+type UserState struct {
+	TokenVersion int64
+	Banned       bool
+}
+
+// UserStates returns the state of the users with those ids, in one query
+// per 500 that reads only the id, token version and ban columns; an id
+// with no user is absent from the map. A live.Hub given it
+// as Options.UserStates closes sockets whose sessions ended on another
+// node while it could not be told (see live.Hub.Revalidate).
+func (au *Auth) UserStates(ctx context.Context, userIDs []string) (map[string]UserState, error) {
+	out := make(map[string]UserState, len(userIDs))
+	now := time.Now()
+	for chunk := range slices.Chunk(userIDs, 500) {
+		ids := make([]any, len(chunk))
+		for i, id := range chunk {
+			ids[i] = id
+		}
+		u := au.users
+		q := u.stateColumns(au.db.NewSelect().TableExpr("? AS u", u.ident()).ColumnExpr("CAST(? AS TEXT)", u.col(u.cols.ID, "u")))
+		rows, err := q.Where("? IN (?)", u.col(u.cols.ID, "u"), bun.List(ids)).Rows(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			var st UserState
+			var raw nullJSON
+			if err := rows.Scan(&id, &st.TokenVersion, &raw); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			ban, err := parseBan(id, raw)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			st.Banned = ban.Active(now)
+			out[id] = st
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

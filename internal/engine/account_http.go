@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"net/http"
+	"time"
+)
+
+// maxSessionsShown bounds GET /auth/sessions.
+const maxSessionsShown = 20
+
+// GET /auth/sessions: the operator's own recent sign-ins, newest first, read
+// from the audit log: [{time, ip, userAgent, action, secondFactor?}].
+func (a api) handleSessions(w http.ResponseWriter, r *http.Request, op Operator) error {
+	rows, err := a.audit.signIns(r.Context(), op.UserID, maxSessionsShown)
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, 0, len(rows))
+	for _, e := range rows {
+		s := map[string]any{"time": e.CreatedAt.UTC().Format(time.RFC3339), "action": e.Action, "ip": e.Payload["ip"], "userAgent": e.Payload["userAgent"]}
+		if f, ok := e.Payload["secondFactor"]; ok {
+			s["secondFactor"] = f
+		}
+		out = append(out, s)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// POST /auth/password {current, new}: changes the operator's own password.
+// Every other session ends; this one gets a fresh cookie.
+func (a api) handlePasswordChange(w http.ResponseWriter, r *http.Request, op Operator) error {
+	var body struct {
+		Current string `json:"current"`
+		New     string `json:"new"`
+	}
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	tv, err := a.auth.changePassword(r.Context(), op.UserID, body.Current, body.New, a.ClientIP(r), a.requestMeta(r))
+	if err != nil {
+		return err
+	}
+	if err := a.setSessionCookie(w, op.UserID, op.Role, tv); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	return nil
+}

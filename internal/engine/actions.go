@@ -1,0 +1,250 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+)
+
+// Action is a custom button on a resource's list page: per row, or a bulk
+// action on the toolbar.
+type Action struct {
+	// Name is the last segment of POST /admin-api/<key>/_action/<name>.
+	Name string
+	// Label is the button text. Default: the humanized Name.
+	Label string
+	// PerRow puts the action in each row's menu; it then receives the row
+	// the body's {id} names. Default false: a bulk action, which receives
+	// a nil row and, when the body carries {ids: [...]}, the selection in
+	// ActionContext.IDs.
+	PerRow bool
+	// LoadRows gives a bulk action the selected rows too, in
+	// ActionContext.Rows (read in one query, without hidden columns).
+	LoadRows bool
+	// Confirm is the confirmation prompt. Default: the UI asks
+	// `Run "<Label>"?`.
+	Confirm *Confirm
+	// Roles may invoke the action, checked literally (admin is not
+	// implied). Empty: any admin or mod (a plain user too, with
+	// Options.PlayersCanRead), and the action then bypasses the resource's
+	// policies — list admin explicitly for admin-only actions.
+	Roles []Role
+	// Handler runs the action. Its result must marshal to JSON. Return an
+	// error made with NewError to answer the operator with its status and
+	// message; any other error is logged and answered with a generic 500.
+	// It runs outside any transaction of the panel; its audit entry
+	// ("custom", with the body and the result) is written after it returns,
+	// and if that write fails the operator gets a 500 and the log line
+	// carries the result. A panic is recovered, logged with its stack and
+	// answered 500.
+	Handler func(ctx context.Context, row map[string]any, c ActionContext) (any, error)
+}
+
+// Confirm is an action's confirmation prompt.
+type Confirm struct {
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+}
+
+// ActionContext is what an Action's Handler receives besides the row.
+type ActionContext struct {
+	UserID   string
+	Role     Role
+	Resource string
+	// Args is the full request body, decoded with encoding/json's
+	// UseNumber: a JSON number arrives as a json.Number (call Int64 or
+	// Float64), never a float64 that would round a large id.
+	Args map[string]any
+	// IDs is a bulk action's selection: the rows the body's
+	// {ids: [...]} names, in that order without repeats, each as its
+	// primary key keyed by SQL column name and typed by its column (an
+	// int64 for an integer key, a string for text):
+	// {"id": int64(7)}, or {"user_id": "…", "slot": "a"} for a
+	// composite key. An element of ids is a string or number, as the
+	// path's :id (a composite id is its base64url JSON array); a malformed
+	// one, or one naming no row, answers 400 before the handler runs.
+	// nil when the body has no ids.
+	IDs []map[string]any
+	// Rows are the selected rows, in the order of IDs, when
+	// Action.LoadRows; else nil.
+	Rows []map[string]any
+}
+
+// maxActionIDs bounds a bulk action's selection.
+const maxActionIDs = 1000
+
+// NewError returns an error that the panel answers with status and message
+// as they are: for Action handlers and Defaults functions to refuse with a
+// reason the operator should read. code is a snake_case identifier; a
+// status outside 400-599 becomes 400.
+func NewError(status int, code, message string) *APIError {
+	if status < 400 || status > 599 {
+		status = http.StatusBadRequest
+	}
+	return &APIError{Status: status, Code: code, Message: message}
+}
+
+// POST /admin-api/{resource}/_action/{name}
+func (a api) handleAction(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := a.resource(r)
+	if err != nil {
+		return err
+	}
+	name := r.PathValue("name")
+	i := slices.IndexFunc(res.cfg.Actions, func(x Action) bool { return x.Name == name })
+	if i < 0 {
+		return errorf(http.StatusNotFound, "unknown_action", "resource %q has no action %q", res.key, name)
+	}
+	act := res.cfg.Actions[i]
+	if err := limit(r.Context(), a.limits.Actions, op.UserID); err != nil {
+		return err // RateLimit.Actions: an operator's actions, and their audit rows, are bounded
+	}
+	if !act.allows(op.Role) || !a.opts.PlayersCanRead && !op.Role.IsOperator() {
+		return errorf(http.StatusForbidden, "forbidden", "action %q is not allowed for role %q", name, op.Role)
+	}
+	var args map[string]any
+	if err := decodeAny(r, &args); err != nil {
+		return err
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	ctx := r.Context()
+	var row map[string]any
+	var target string
+	if act.PerRow {
+		raw, ok := args["id"]
+		if !ok {
+			return errorf(http.StatusBadRequest, "missing_field", "a per-row action needs {id}")
+		}
+		id, err := a.rowIDFromBody(res, raw)
+		if err != nil {
+			return err
+		}
+		if row, err = a.readRow(ctx, a.db, res, id, false); err != nil {
+			return err
+		}
+		if userID, ok := a.userRowID(res, row); ok {
+			if _, err := a.canWriteUser(ctx, a.db, op, userID); err != nil {
+				return err
+			}
+		}
+		target = encodeRowID(res, row)
+	}
+	ac := ActionContext{UserID: op.UserID, Role: op.Role, Resource: res.key, Args: args}
+	payload := map[string]any{"name": name, "args": args}
+	if raw, ok := args["ids"]; ok {
+		if act.PerRow {
+			return errorf(http.StatusBadRequest, "invalid_value", "a per-row action takes {id}, not {ids}")
+		}
+		ids, rows, err := a.selection(ctx, op, res, raw)
+		if err != nil {
+			return err
+		}
+		ac.IDs = ids
+		if act.LoadRows {
+			ac.Rows = rows
+		}
+		encoded := make([]string, len(rows))
+		for i, row := range rows {
+			encoded[i] = encodeRowID(res, row)
+		}
+		payload["ids"] = encoded
+	}
+	result, err := runAction(ctx, act, row, ac)
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(result)
+	if err != nil {
+		return fmt.Errorf("admin: action %s/%s: result does not marshal to JSON: %w", res.key, name, err)
+	}
+	// The handler ran outside any transaction of the panel (it may call
+	// anything), so its entry is written once it returns; when that write
+	// fails, the answer is a 500 and the log line has the action's result.
+	payload["result"] = json.RawMessage(raw)
+	if err := a.audit.record(ctx, a.db, AuditEntry{OperatorID: op.UserID, Action: "custom", Resource: res.key, TargetID: target,
+		Payload: payload}); err != nil {
+		return fmt.Errorf("admin: action %s/%s ran but its audit entry was not written (result %.500s): %w", res.key, name, raw, err)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "result": json.RawMessage(raw)})
+	return nil
+}
+
+// selection decodes a bulk action's {ids: [...]} and reads the rows they
+// name in one query: 400 for an ids that is not a non-empty array of at
+// most maxActionIDs ids, for a malformed id and for one naming no row. A
+// user row the operator may not act on (a mod and an admin) answers as a
+// per-row action does. Repeated ids count once.
+func (a api) selection(ctx context.Context, op Operator, res *resource, raw any) ([]map[string]any, []map[string]any, error) {
+	list, ok := raw.([]any)
+	if !ok || len(list) == 0 {
+		return nil, nil, errorf(http.StatusBadRequest, "invalid_value", "ids must be a non-empty array of row ids")
+	}
+	if len(list) > maxActionIDs {
+		return nil, nil, errorf(http.StatusBadRequest, "invalid_value", "ids names more than %d rows", maxActionIDs)
+	}
+	var ids []map[string]any
+	var keys []string
+	seen := map[string]bool{}
+	for i, v := range list {
+		id, err := a.rowIDFromBody(res, v)
+		if err != nil {
+			var ae *APIError
+			if errors.As(err, &ae) {
+				return nil, nil, errorf(ae.Status, ae.Code, "ids[%d]: %s", i, ae.Message)
+			}
+			return nil, nil, err
+		}
+		if k := encodeRowID(res, id); !seen[k] {
+			seen[k] = true
+			ids, keys = append(ids, id), append(keys, k)
+		}
+	}
+	rows, err := a.readRows(ctx, res, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	byKey := make(map[string]map[string]any, len(rows))
+	for _, row := range rows {
+		byKey[encodeRowID(res, row)] = row
+	}
+	ordered := make([]map[string]any, len(ids))
+	for i, k := range keys {
+		if ordered[i] = byKey[k]; ordered[i] == nil {
+			return nil, nil, errorf(http.StatusBadRequest, "unknown_id", "ids: no %s row with id %q", res.key, truncate(k, 80))
+		}
+		// An admin may act on any user: no role to read per row.
+		if userID, ok := a.userRowID(res, ordered[i]); ok && op.Role != RoleAdmin {
+			if _, err := a.canWriteUser(ctx, a.db, op, userID); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return ids, ordered, nil
+}
+
+// allows reports whether an operator of role may run the action: any
+// role when Roles is empty.
+func (act Action) allows(role Role) bool {
+	return len(act.Roles) == 0 || slices.Contains(act.Roles, role)
+}
+
+// runAction calls the handler, turning a panic into an error so a bug in
+// one action cannot take the server down.
+func runAction(ctx context.Context, act Action, row map[string]any, c ActionContext) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("admin: action %s/%s: %w", c.Resource, act.Name, recovered(p))
+		}
+	}()
+	result, err = act.Handler(ctx, row, c)
+	var ae *APIError
+	if err != nil && !errors.As(err, &ae) {
+		err = fmt.Errorf("admin: action %s/%s: %w", c.Resource, act.Name, err)
+	}
+	return result, err
+}

@@ -1,0 +1,63 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestCapPayload(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 40<<10)
+	many := map[string]any{}
+	for i := range 5000 {
+		many[fmt.Sprintf("key%04d", i)] = i
+	}
+	tests := []struct {
+		name    string
+		in      map[string]any
+		limit   int
+		kept    []string // keys kept as they are
+		cut     []string // keys replaced by the stub
+		onlyTag bool     // the payload became the marker alone
+	}{
+		{"small payload kept", map[string]any{"ip": "1.2.3.4", "name": "report"}, 1024, []string{"ip", "name"}, nil, false},
+		{"big value cut, small kept", map[string]any{"ip": "1.2.3.4", "name": "report", "args": map[string]any{"blob": big}}, 16 << 10, []string{"ip", "name"}, []string{"args"}, false},
+		{"two big values", map[string]any{"a": big, "b": big, "c": 1}, 16 << 10, []string{"c"}, []string{"a", "b"}, false},
+		{"too many keys", many, 1 << 10, nil, nil, true},
+		{"no limit", map[string]any{"a": big}, 0, []string{"a"}, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := capPayload(tt.in, tt.limit)
+			b, err := json.Marshal(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.limit > 0 && len(b) > tt.limit {
+				t.Fatalf("capPayload(…, %d) is %d bytes", tt.limit, len(b))
+			}
+			var back map[string]any
+			_ = json.Unmarshal(b, &back)
+			for _, k := range tt.kept {
+				want, _ := json.Marshal(tt.in[k])
+				have, _ := json.Marshal(back[k])
+				if string(want) != string(have) {
+					t.Errorf("key %q = %s; want it kept as %s", k, have, want)
+				}
+			}
+			for _, k := range tt.cut {
+				if s, _ := back[k].(string); !strings.HasPrefix(s, "[truncated: ") {
+					t.Errorf("key %q = %v; want the truncated stub", k, back[k])
+				}
+			}
+			if truncated := back["_truncated"] != nil; truncated != (len(tt.cut) > 0 || tt.onlyTag) {
+				t.Errorf("_truncated marker = %v; want it exactly when something was cut", back["_truncated"])
+			}
+			if tt.onlyTag && len(back) != 1 {
+				t.Errorf("payload = %d keys; want the marker alone", len(back))
+			}
+		})
+	}
+}

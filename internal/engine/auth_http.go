@@ -1,0 +1,156 @@
+package engine
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/gameadmin/admin/internal/netkey"
+)
+
+// GET /auth/status
+func (a api) handleStatus(w http.ResponseWriter, r *http.Request) error {
+	exists, err := a.adminExists(r.Context(), a.db)
+	if err != nil {
+		return err
+	}
+	resp := map[string]any{"needsBootstrap": !exists, "setupTokenRequired": !exists,
+		"authenticated": false, "userId": nil, "role": nil}
+	op, err := a.authenticate(r.Context(), r)
+	switch {
+	case err == nil:
+		resp["authenticated"], resp["userId"], resp["role"] = true, op.UserID, op.Role
+		// ?with=catalog saves the UI a round trip on load: the catalog
+		// comes along when GET /admin-api would answer it.
+		if r.URL.Query().Get("with") == "catalog" && op.Role.IsOperator() && a.totpGate(r, op) == nil {
+			resp["catalog"] = a.catalog(op)
+		}
+	case !errors.Is(err, errUnauthenticated):
+		return err
+	}
+	writeJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// POST /auth/bootstrap: the first admin, with the setup token (setup.go). An existing user with
+// that email is promoted, but only with its own password when it has one.
+func (a api) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	ip := a.ClientIP(r)
+	if err := a.auth.spend(ctx, a.limits.PerIP, netkey.Address(ip)); err != nil {
+		return loginError(a.auth.auditLimited(ctx, err, "PerIP", ip, "", a.requestMeta(r)))
+	}
+	if err := a.auth.spend(ctx, a.limits.Bootstrap, netkey.Address(ip)); err != nil {
+		return loginError(a.auth.auditLimited(ctx, err, "Bootstrap", ip, "", a.requestMeta(r)))
+	}
+	var body struct {
+		credentials
+		Token string `json:"token"` // the setup token (setup.go)
+	}
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	c := body.credentials
+	if err := c.check(true); err != nil {
+		return err
+	}
+	if err := a.setupAllowed(r, body.Token); err != nil {
+		return err
+	}
+	userID, tv, err := a.bootstrap(ctx, c, a.requestMeta(r))
+	if err != nil {
+		return err
+	}
+	if err := a.setSessionCookie(w, userID, RoleAdmin, tv); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"userId": userID, "role": RoleAdmin})
+	return nil
+}
+
+// POST /auth/login: a session, or {totpRequired: true} with a challenge
+// token (also set as a cookie scoped to POST /auth/login/totp) for an
+// account with two-factor sign-in on.
+func (a api) handleLogin(w http.ResponseWriter, r *http.Request) error {
+	var c credentials
+	if err := decodeBody(r, &c); err != nil {
+		return err
+	}
+	if c.DisplayName != "" {
+		return errorf(http.StatusBadRequest, "unknown_field", `unknown field "displayName"`)
+	}
+	if err := c.check(false); err != nil {
+		return err
+	}
+	device := a.device(r)
+	s, err := a.auth.login(r.Context(), loginAttempt{email: c.Email, password: c.Password, ip: a.ClientIP(r), meta: a.requestMeta(r), device: device})
+	switch {
+	case errors.Is(err, ErrBanned):
+		return errBannedSignIn
+	case err != nil:
+		return err
+	}
+	// The password was right: this browser is the account's device.
+	if err := a.setDeviceCookie(w, device, s.userID); err != nil {
+		return err
+	}
+	if s.challenge != "" {
+		http.SetCookie(w, a.challengeCookie(s.challenge, int(totpChallengeTTL/time.Second)))
+		writeJSON(w, http.StatusOK, map[string]any{"totpRequired": true, "challenge": s.challenge})
+		return nil
+	}
+	if err := a.setSessionCookie(w, s.userID, s.role, s.tv); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"userId": s.userID, "role": s.role})
+	return nil
+}
+
+// GET /auth/me
+func (a api) handleMe(w http.ResponseWriter, r *http.Request, op Operator) error {
+	acc, err := a.users.accountByID(r.Context(), a.db, op.UserID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"userId": op.UserID, "role": op.Role, "email": acc.Email,
+		"displayName": acc.DisplayName, "scopes": op.Scopes,
+		"features": a.features(),
+	})
+	return nil
+}
+
+// features says which optional parts this panel has, so the UI offers
+// only what the server can do: ban and unban need the users table's ban
+// and token version columns, revoking sessions and signing out everywhere
+// the token version, live rooms Options.Rooms.
+func (a api) features() map[string]bool {
+	return map[string]bool{
+		"ban":            a.users.hasBan && a.users.hasTokenVer,
+		"revokeSessions": a.users.hasTokenVer,
+		"rooms":          a.opts.Rooms != nil,
+	}
+}
+
+// POST /auth/logout: clears the cookie only; the token stays valid until it
+// expires unless the token version is bumped (logout-everywhere).
+func (a api) handleLogout(w http.ResponseWriter, r *http.Request, op Operator) error {
+	a.clearSessionCookie(w)
+	a.auth.record(r.Context(), a.requestMeta(r), op.UserID, "auth.logout", "")
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	return nil
+}
+
+// POST /auth/logout-everywhere: ends every session of the operator.
+func (a api) handleLogoutEverywhere(w http.ResponseWriter, r *http.Request, op Operator) error {
+	if err := a.auth.BumpTokenVersion(r.Context(), op.UserID); err != nil {
+		if errors.Is(err, ErrUnsupported) {
+			return errorf(http.StatusNotImplemented, "unsupported", "the users table has no token_version column")
+		}
+		return err
+	}
+	a.clearSessionCookie(w)
+	a.auth.record(r.Context(), a.requestMeta(r), op.UserID, "auth.logout", "", "everywhere", true)
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	return nil
+}

@@ -1,0 +1,374 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gameadmin/admin/internal/query"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// The dashboard's charts: "series" widgets answer for a range (24 hours,
+// 7 or 30 days) with points at a step. Built in: players online (sampled
+// every minute from Options.Rooms into a table of the panel's own, kept
+// 30 days), sign-ups per day (UserColumns.CreatedAt) and audit events per
+// hour by action. A game adds its own with Widget.Series.
+
+// Range is the window a series answers for: [From, To), points every Step.
+type Range struct {
+	From, To time.Time
+	Step     time.Duration
+}
+
+// Series is the data of a "series" widget: one or more lines of points.
+type Series struct {
+	// Unit names what V counts ("players", "sign-ups"), for the axis.
+	Unit string `json:"unit,omitempty"`
+	// Step is the points' spacing, in seconds.
+	Step int64 `json:"step"`
+	// Lines are the series, each with its name and points in time order.
+	Lines []Line `json:"series"`
+}
+
+// Line is one named series of points.
+type Line struct {
+	Name   string  `json:"name"`
+	Points []Point `json:"points"`
+}
+
+// Point is one value at a time: the start of its step.
+type Point struct {
+	T time.Time `json:"t"`
+	V float64   `json:"v"`
+}
+
+// ranges are the windows the dashboard offers (?range=), with their steps.
+var ranges = map[string]struct {
+	span, step time.Duration
+}{
+	"24h": {24 * time.Hour, time.Hour},
+	"7d":  {7 * 24 * time.Hour, 6 * time.Hour},
+	"30d": {30 * 24 * time.Hour, 24 * time.Hour},
+}
+
+// rangeOf reads ?range= (default 24h): it ends at the end of the current
+// step, so the last point is the one filling now.
+func rangeOf(r *http.Request, now time.Time) (Range, error) {
+	name := cmp.Or(r.URL.Query().Get("range"), "24h")
+	rg, ok := ranges[name]
+	if !ok {
+		return Range{}, errorf(http.StatusBadRequest, "invalid_value", "range must be 24h, 7d or 30d")
+	}
+	to := now.UTC().Truncate(rg.step).Add(rg.step)
+	return Range{From: to.Add(-rg.span), To: to, Step: rg.step}, nil
+}
+
+// bucket is the start of t's step in rg.
+func (rg Range) bucket(t time.Time) time.Time {
+	return rg.From.Add(t.Sub(rg.From) / rg.Step * rg.Step)
+}
+
+// line turns counts by bucket into a line with a point at every step of
+// rg, zero where there is none.
+func (rg Range) line(name string, counts map[time.Time]float64) Line {
+	l := Line{Name: name, Points: []Point{}}
+	for t := rg.From; t.Before(rg.To); t = t.Add(rg.Step) {
+		l.Points = append(l.Points, Point{T: t, V: counts[t]})
+	}
+	return l
+}
+
+// chartTTL is how long a built-in chart is reused, for every operator of
+// the same role and scopes: a dashboard refreshes every 15 seconds per
+// operator, and a month of sign-ups on a large table is not worth
+// counting again for each (the samples come once a minute anyway).
+const chartTTL = time.Minute
+
+type chartEntry struct {
+	at time.Time
+	s  *Series
+}
+
+// chartCache keeps the built-in charts (cachedSeries), and the ones being
+// computed.
+type chartCache struct {
+	mu       sync.Mutex
+	m        map[string]chartEntry
+	inflight map[string]*chartCall
+}
+
+// chartCall is a chart being computed, for every request that asks for it
+// meanwhile; done closes when s or err is set.
+type chartCall struct {
+	done    chan struct{}
+	s       *Series
+	err     error
+	waiting int // requests waiting on it (chartCache.mu)
+}
+
+// chartComputeTimeout bounds a built-in chart's computation, which runs
+// past the dashboard's widget timeout so that a chart slower than that
+// (a month of sign-ups over tens of millions of players on a busy
+// database) is ready for the next refresh instead of started again.
+const chartComputeTimeout = time.Minute
+
+// cachedSeries is fn, its answer kept chartTTL per chart, role, scopes
+// and range. Requests that find no answer share one computation, which
+// is not cancelled with the request that started it: each one that waits
+// stops at its own deadline, and the answer serves those that come after.
+// Without that, every dashboard refresh of every operator started its
+// own count of a chart slower than the widget timeout, and each count
+// went on in the database after its request had given up on it.
+func (a api) cachedSeries(id string, fn func(context.Context, Operator, Range) (*Series, error)) func(context.Context, Operator, Range) (*Series, error) {
+	return func(ctx context.Context, op Operator, rg Range) (*Series, error) {
+		key := id + "\x00" + string(op.Role) + "\x00" + strings.Join(op.Scopes, ",") + "\x00" + rg.From.String() + rg.Step.String()
+		a.charts.mu.Lock()
+		if e, ok := a.charts.m[key]; ok && time.Since(e.at) < chartTTL {
+			a.charts.mu.Unlock()
+			return e.s, nil
+		}
+		c := a.charts.inflight[key]
+		if c == nil {
+			c = &chartCall{done: make(chan struct{})}
+			if a.charts.inflight == nil {
+				a.charts.inflight = map[string]*chartCall{}
+			}
+			a.charts.inflight[key] = c
+			go a.computeChart(context.WithoutCancel(ctx), id, key, c, func(ctx context.Context) (*Series, error) { return fn(ctx, op, rg) })
+		}
+		c.waiting++
+		a.charts.mu.Unlock()
+		select {
+		case <-c.done:
+			return c.s, c.err
+		case <-ctx.Done():
+			a.charts.mu.Lock()
+			c.waiting--
+			a.charts.mu.Unlock()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// computeChart runs fn, chart id's computation for c, keeps its answer
+// under key and tells the requests waiting on c. A panic is c's error, as
+// safeWidget makes it; an error no request is left to report is logged
+// here.
+func (a api) computeChart(ctx context.Context, id, key string, c *chartCall, fn func(context.Context) (*Series, error)) {
+	ctx, cancel := context.WithTimeout(ctx, chartComputeTimeout)
+	defer cancel()
+	now := time.Now()
+	s, err := func() (s *Series, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("chart %s: %w", id, recovered(p))
+			}
+		}()
+		return fn(ctx)
+	}()
+	a.charts.mu.Lock()
+	delete(a.charts.inflight, key)
+	if err == nil {
+		if a.charts.m == nil || len(a.charts.m) > 256 {
+			a.charts.m = map[string]chartEntry{}
+		}
+		a.charts.m[key] = chartEntry{at: now, s: s}
+	}
+	c.s, c.err = s, err
+	unheard := c.waiting == 0
+	a.charts.mu.Unlock()
+	close(c.done)
+	if err != nil && unheard {
+		a.log.Error("admin: dashboard chart failed after its requests stopped waiting", append([]any{"chart", id}, errAttrs(err)...)...)
+	}
+}
+
+// onlineSample is one minute's count of the players in live rooms, per
+// node of a cluster ("" for a single process).
+type onlineSample struct {
+	bun.BaseModel `bun:"table:game_online_samples,alias:os"`
+
+	At      time.Time `bun:"at,pk"`
+	Node    string    `bun:"node,pk"`
+	Clients int64     `bun:"clients,notnull"`
+}
+
+// Samples are taken every minute and kept 30 days.
+const (
+	sampleEvery = time.Minute
+	sampleKeep  = 30 * 24 * time.Hour
+)
+
+// sampleOnline writes the players online now, per node, once a minute,
+// until stop closes; an old sample goes once an hour. Every node of a
+// cluster samples the same rooms (Rooms lists the cluster's), and the
+// rows of one minute are written once, by whichever node comes first.
+func (a *Admin) sampleOnline(ctx context.Context, stop <-chan struct{}) {
+	t := time.NewTicker(sampleEvery)
+	defer t.Stop()
+	var pruned time.Time
+	for {
+		if err := a.takeSample(ctx, time.Now()); err != nil {
+			a.log.WarnContext(ctx, "admin: players-online sample failed", "err", err)
+		}
+		if time.Since(pruned) > time.Hour {
+			pruned = time.Now()
+			if _, err := a.db.NewDelete().TableExpr("?", a.tbl("online_samples")).Where("at < ?", time.Now().UTC().Add(-sampleKeep)).Exec(ctx); err != nil {
+				a.log.WarnContext(ctx, "admin: players-online prune failed", "err", err)
+			}
+		}
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// takeSample writes the players online at now, per node, for now's minute.
+func (a *Admin) takeSample(ctx context.Context, now time.Time) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	rooms, err := a.opts.Rooms.List(ctx)
+	if err != nil {
+		return err
+	}
+	at := now.UTC().Truncate(sampleEvery)
+	byNode := map[string]int64{"": 0} // a minute without rooms is a zero, not a gap
+	for _, r := range rooms {
+		byNode[r.Node] += int64(r.Clients)
+	}
+	if len(byNode) > 1 && byNode[""] == 0 {
+		delete(byNode, "")
+	}
+	rows := make([]onlineSample, 0, len(byNode))
+	for _, node := range slices.Sorted(maps.Keys(byNode)) {
+		rows = append(rows, onlineSample{At: at, Node: node, Clients: byNode[node]})
+	}
+	_, err = a.db.NewInsert().Model(&rows).ModelTableExpr("?", a.tbl("online_samples")).On("CONFLICT DO NOTHING").Exec(ctx)
+	return err
+}
+
+// seriesOnline is the players online: per step, the most at any sampled
+// minute (the nodes of a minute summed).
+func (a api) seriesOnline(ctx context.Context, _ Operator, rg Range) (*Series, error) {
+	var rows []struct {
+		At      time.Time `bun:"at"`
+		Clients int64     `bun:"clients"`
+	}
+	err := a.db.NewSelect().TableExpr("? AS os", a.tbl("online_samples")).
+		ColumnExpr("at, sum(clients) AS clients").Where("at >= ? AND at < ?", rg.From, rg.To).
+		Group("at").Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	most := map[time.Time]float64{}
+	for _, r := range rows {
+		b := rg.bucket(r.At.UTC())
+		most[b] = max(most[b], float64(r.Clients))
+	}
+	return &Series{Unit: "players", Step: int64(rg.Step.Seconds()), Lines: []Line{rg.line("Players online", most)}}, nil
+}
+
+// epochBucket is the SQL for the start of col's step in rg, in seconds
+// since the epoch (an integer on both databases).
+func epochBucket(pg bool, rg Range) string {
+	step := int64(rg.Step.Seconds())
+	if pg {
+		return fmt.Sprintf("(floor(extract(epoch FROM ?TableAlias.?) / %d) * %d)::bigint", step, step)
+	}
+	return fmt.Sprintf("(unixepoch(?TableAlias.?) / %d) * %d", step, step)
+}
+
+// countsByStep counts the rows of res with col in rg, per step (and per
+// group column when group is not ""), in the database.
+func (a api) countsByStep(ctx context.Context, res *resource, col, group string, rg Range) (map[string]map[time.Time]float64, error) {
+	pg := a.db.Dialect().Name() == dialect.PG
+	q := query.From(a.db, res.table).
+		ColumnExpr(epochBucket(pg, rg)+" AS b", bun.Ident(col)).ColumnExpr("count(*) AS n").
+		Where("?TableAlias.? >= ? AND ?TableAlias.? < ?", bun.Ident(col), rg.From, bun.Ident(col), rg.To).
+		GroupExpr("b")
+	if group != "" {
+		q = q.ColumnExpr("?TableAlias.? AS g", bun.Ident(group)).GroupExpr("g")
+	} else {
+		q = q.ColumnExpr("'' AS g")
+	}
+	var rows []struct {
+		B int64  `bun:"b"`
+		G string `bun:"g"`
+		N int64  `bun:"n"`
+	}
+	if err := q.Scan(ctx, &rows); err != nil {
+		return nil, err
+	}
+	out := map[string]map[time.Time]float64{}
+	for _, r := range rows {
+		if out[r.G] == nil {
+			out[r.G] = map[time.Time]float64{}
+		}
+		out[r.G][rg.bucket(time.Unix(r.B, 0).UTC())] += float64(r.N)
+	}
+	return out, nil
+}
+
+// seriesSignUps is the new accounts per step.
+func (a api) seriesSignUps(ctx context.Context, op Operator, rg Range) (*Series, error) {
+	users := a.resources["users"]
+	c := a.users.cols.CreatedAt
+	if users == nil || c == "" || users.view.ByName[c] == nil || !a.allowed(op, OpList, "users") {
+		return &Series{Step: int64(rg.Step.Seconds()), Lines: []Line{}}, nil
+	}
+	counts, err := a.countsByStep(ctx, users, c, "", rg)
+	if err != nil {
+		return nil, err
+	}
+	return &Series{Unit: "sign-ups", Step: int64(rg.Step.Seconds()), Lines: []Line{rg.line("Sign-ups", counts[""])}}, nil
+}
+
+// maxAuditLines is how many actions the audit chart draws: the busiest,
+// the rest summed as "other".
+const maxAuditLines = 5
+
+// seriesAudit is the audit log's entries per step, by action.
+func (a api) seriesAudit(ctx context.Context, op Operator, rg Range) (*Series, error) {
+	audit := a.resources["adminAudit"]
+	if audit == nil || !a.allowed(op, OpList, "adminAudit") {
+		return &Series{Step: int64(rg.Step.Seconds()), Lines: []Line{}}, nil
+	}
+	counts, err := a.countsByStep(ctx, audit, "created_at", "action", rg)
+	if err != nil {
+		return nil, err
+	}
+	total := func(m map[time.Time]float64) (n float64) {
+		for _, v := range m {
+			n += v
+		}
+		return n
+	}
+	actions := slices.SortedFunc(maps.Keys(counts), func(x, y string) int {
+		return cmp.Or(cmp.Compare(total(counts[y]), total(counts[x])), cmp.Compare(x, y))
+	})
+	s := &Series{Unit: "entries", Step: int64(rg.Step.Seconds()), Lines: []Line{}}
+	other := map[time.Time]float64{}
+	for i, act := range actions {
+		if i < maxAuditLines {
+			s.Lines = append(s.Lines, rg.line(act, counts[act]))
+			continue
+		}
+		for t, v := range counts[act] {
+			other[t] += v
+		}
+	}
+	if len(other) > 0 {
+		s.Lines = append(s.Lines, rg.line("other", other))
+	}
+	return s, nil
+}

@@ -1,0 +1,808 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/schema"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// resource finds the {resource} of the path. A Resources entry without a
+// Tables entry does not exist.
+func (a api) resource(r *http.Request) (*resource, error) {
+	key := r.PathValue("resource")
+	res, ok := a.resources[key]
+	if !ok {
+		return nil, errorf(http.StatusNotFound, "unknown_resource", "no resource %q", key)
+	}
+	return res, nil
+}
+
+// resourceFor finds the {resource} of the path and checks op may do o on it.
+func (a api) resourceFor(r *http.Request, op Operator, o Op) (*resource, error) {
+	res, err := a.resource(r)
+	if err != nil {
+		return nil, err
+	}
+	return a.resourceAs(op, res.key), a.gate(op, o, res.key)
+}
+
+// gate refuses op on res unless its policy or the standard rule allows it.
+func (a api) gate(op Operator, o Op, res string) error {
+	if !a.allowed(op, o, res) {
+		return errorf(http.StatusForbidden, "forbidden", "%s on %q is not allowed for role %q", o, res, op.Role)
+	}
+	return nil
+}
+
+// clientError turns the query language's errors into 400s.
+func clientError(err error) error {
+	var qe *query.Error
+	if errors.As(err, &qe) {
+		if qe.Column != "" {
+			return fieldError(http.StatusBadRequest, qe.Code, qe.Column, "%s", qe.Message)
+		}
+		return errorf(http.StatusBadRequest, qe.Code, "%s", qe.Message)
+	}
+	return err
+}
+
+// decodeAny reads an optional JSON object body with numbers kept exact.
+// An empty body gives a nil map.
+func decodeAny(r *http.Request, v *map[string]any) error { return readJSON(r, v, optional|numbers) }
+
+// decodeRow reads a create or update body into typed column values: only
+// visible, writable columns, each converted to its column's type. An
+// update may also carry what a read of the row returned: the key and
+// read-only columns come back in kept, for unchangedCheck to hold against
+// the row, and the row's own fields ("_labels", "_invalid") are dropped,
+// so a row read and sent back by PUT is an update that changes nothing.
+func (a api) decodeRow(r *http.Request, res *resource, update bool) (map[string]any, map[string]any, fieldProblems, error) {
+	var body map[string]any
+	if err := decodeAny(r, &body); err != nil {
+		return nil, nil, nil, err
+	}
+	if body == nil {
+		return nil, nil, nil, errorf(http.StatusBadRequest, "invalid_body", "a JSON object body is required")
+	}
+	var kept map[string]any
+	vals := make(map[string]any, len(body))
+	problems := fieldProblems{}
+	password, setPassword := body[newPasswordField]
+	if setPassword && takesNewPassword(res, update) {
+		delete(body, newPasswordField)
+	} else {
+		setPassword = false
+	}
+	for k, v := range body {
+		col, ok := res.view.ByName[k]
+		switch {
+		case !ok && update && strings.HasPrefix(k, "_"):
+			continue // the row's own fields, as a read returns them
+		case !ok:
+			return nil, nil, nil, fieldError(http.StatusBadRequest, "unknown_column", k, "resource %q has no column %q", res.key, k)
+		case col.Primary && v == "":
+			// A row keyed "" could be neither opened nor deleted: its URL
+			// has no id segment.
+			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: an empty string is not a key value", k)
+		case res.restricted[k]:
+			return nil, nil, nil, res.refuseWrite(k)
+		case update && (res.readOnly(k) || col.Primary):
+			if kept == nil {
+				kept = map[string]any{}
+			}
+			kept[k] = v
+			continue
+		case res.readOnly(k):
+			return nil, nil, nil, res.refuseWrite(k)
+		}
+		if !problems.checkLength(res, col, a.maxLength(col), v) {
+			continue
+		}
+		if choices := res.choices(k); len(choices) > 0 && v != nil && !slices.Contains(choices, fmt.Sprint(v)) {
+			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: %q is not one of its choices", k, truncate(fmt.Sprint(v), 80))
+		}
+		cv, err := query.ConvertValue(col, v)
+		if err != nil {
+			return nil, nil, nil, clientError(err)
+		}
+		if k == a.users.cols.Email && res.key == "users" {
+			e, _ := cv.(string)
+			if cv, err = checkEmail(e); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		if raw, ok := cv.(json.RawMessage); ok && !update && !fitsModel(col, raw) { // an update checks it against the row: keepMisfits
+			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: the JSON value does not fit the column's type", k)
+		}
+		vals[k] = cv
+	}
+	if update {
+		problems.checkRequired(res, vals, true)
+	}
+	if res.key == "users" && !update {
+		if err := a.setNewPassword(r.Context(), vals, password, setPassword); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return vals, kept, problems, nil
+}
+
+// unchangedCheck is updateRow's check that every key and read-only
+// column an update sent (kept) holds what the row holds, compared as JSON
+// as a revert compares (sameValue): a read sent back passes, a change is
+// a 400 read_only.
+func unchangedCheck(kept map[string]any) func(before map[string]any) error {
+	if len(kept) == 0 {
+		return nil
+	}
+	return func(before map[string]any) error {
+		for k, v := range kept {
+			sent, err := json.Marshal(v)
+			if err != nil || !sameValue(before[k], sent) {
+				return fieldError(http.StatusBadRequest, "read_only", k, "column %q is read-only: send it as the row holds it, or leave it out", k)
+			}
+		}
+		return nil
+	}
+}
+
+// newPasswordField is the write-only field of POST /users that gives the
+// new user's password; the password column itself stays hidden.
+const newPasswordField = "password"
+
+// takesNewPassword reports whether a body's "password" is the new user's
+// password: on a create of the users resource, whose visible columns do
+// not include one of that name. Anywhere else it is an unknown column.
+func takesNewPassword(res *resource, update bool) bool {
+	_, isColumn := res.view.ByName[newPasswordField]
+	return res.key == "users" && !update && !isColumn
+}
+
+// setNewPassword puts a new user's password hash into vals: password
+// (when given, a string of at least 8 characters) hashed with
+// Options.PasswordHasher, else, when the column is NOT NULL without a
+// default, the unusable marker no password verifies (an invite gives the
+// user one). It runs after every other check of the body, so a refused
+// body costs no hashing.
+func (a api) setNewPassword(ctx context.Context, vals map[string]any, password any, given bool) error {
+	if !given || password == nil {
+		a.users.setHash(vals, "")
+		return nil
+	}
+	p, ok := password.(string)
+	if !ok {
+		return errorf(http.StatusBadRequest, "invalid_value", "password must be a string")
+	}
+	if err := checkNewPassword(p); err != nil {
+		return err
+	}
+	h, err := a.auth.hash(ctx, p)
+	if err != nil {
+		return err
+	}
+	a.users.setHash(vals, h)
+	return nil
+}
+
+// fitsModel reports whether a JSON value decodes into the column's Go
+// type. The database takes any JSON, but rows are read back through the
+// model, so an array stored in a map column would fail every later read.
+func fitsModel(col *schema.Column, raw json.RawMessage) bool {
+	typ := col.Field.IndirectType
+	if typ.Kind() == reflect.String || reflect.PointerTo(typ).Implements(scannerType) {
+		return true
+	}
+	return json.Unmarshal(raw, reflect.New(typ).Interface()) == nil
+}
+
+var scannerType = reflect.TypeFor[sql.Scanner]()
+
+// rowID decodes the {id} of the path.
+func (a api) rowID(r *http.Request, res *resource) (map[string]any, error) {
+	id, err := query.DecodeID(res.view, r.PathValue("id"))
+	return id, clientError(err)
+}
+
+// rowIDFromBody decodes an id sent in a JSON body: a string or a number.
+func (a api) rowIDFromBody(res *resource, raw any) (map[string]any, error) {
+	var s string
+	switch v := raw.(type) {
+	case string:
+		s = v
+	case json.Number:
+		s = v.String()
+	default:
+		return nil, errorf(http.StatusBadRequest, "invalid_value", "id must be a string or a number")
+	}
+	id, err := query.DecodeID(res.view, s)
+	return id, clientError(err)
+}
+
+func encodeRowID(res *resource, row map[string]any) string { return query.EncodeID(res.table, row) }
+
+// readRow loads one row by primary key, without hidden columns. lock,
+// inside a transaction, locks the row until it ends (FOR UPDATE on
+// PostgreSQL; SQLite has one writer, and a write transaction holds it).
+func (a api) readRow(ctx context.Context, db bun.IDB, res *resource, id map[string]any, lock bool) (map[string]any, error) {
+	q := query.WherePK(query.Select(db, res.table), res.table, id)
+	if lock && a.db.Dialect().Name() == dialect.PG {
+		q = q.For("UPDATE")
+	}
+	row, err := query.ScanRow(ctx, q, res.table, res.hidden)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errorf(http.StatusNotFound, "not_found", "no %s row with that id", res.key)
+	}
+	return row, err
+}
+
+// readRows loads the rows with the given primary keys (as DecodeID returns
+// them), without hidden columns, in no particular order; ids naming no
+// row are left out.
+func (a api) readRows(ctx context.Context, res *resource, ids []map[string]any) ([]map[string]any, error) {
+	q := query.Select(a.db, res.table)
+	if len(res.table.PK) == 1 {
+		c := res.table.PK[0].Name
+		vals := make([]any, len(ids))
+		for i, id := range ids {
+			vals[i] = id[c]
+		}
+		q = q.Where("? IN (?)", bun.Ident(c), bun.List(vals))
+	} else {
+		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			for _, id := range ids {
+				q = q.WhereGroup(" OR ", func(q *bun.SelectQuery) *bun.SelectQuery {
+					return query.WherePK(q, res.table, id)
+				})
+			}
+			return q
+		})
+	}
+	return query.ScanRows(ctx, q, res.table, res.hidden)
+}
+
+// pathRow loads the row the {id} of the path names.
+func (a api) pathRow(r *http.Request, res *resource) (map[string]any, error) {
+	id, err := a.rowID(r, res)
+	if err != nil {
+		return nil, err
+	}
+	return a.readRow(r.Context(), a.db, res, id, false)
+}
+
+// GET /admin-api/{resource}
+func (a api) handleList(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := a.resourceFor(r, op, OpList)
+	if err != nil {
+		return err
+	}
+	rows, err := a.listRows(w, r, op, res, nil)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, rows)
+	return nil
+}
+
+// listRows answers a list query on res, optionally narrowed by where, and
+// sets the total and cursor headers. Its statements run within
+// QueryTimeout together; an expensive list (a search, an exact count)
+// holds one of op's QueryConcurrency slots while they do.
+func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *resource, where func(*bun.SelectQuery) *bun.SelectQuery) ([]map[string]any, error) {
+	ctx := r.Context()
+	l, err := a.parseList(r, op, res)
+	if err != nil {
+		return nil, err
+	}
+	if l.Expensive() {
+		release, err := a.holdQuery(op)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
+	deadline := a.queryDeadline()
+	if err := a.searchAudit(ctx, deadline, op, res, l); err != nil {
+		return nil, err
+	}
+	narrow := func(q *bun.SelectQuery) *bun.SelectQuery {
+		if where != nil {
+			q = where(q)
+		}
+		return q
+	}
+	joins, rest := a.labelJoins(op, res)
+	page := l.Query(a.db, res.table, res.view, joins, where)
+	// The page's text repeats for a first or filtered page, and for every
+	// page of a keyset walk once the cursor is a parameter: prepared
+	// after its first run, it is planned once per connection.
+	var (
+		text string
+		args []any
+	)
+	if pl, cargs, ok := l.CursorParams(a.db); ok {
+		text, args = pl.Query(a.db, res.table, res.view, joins, where).String(), cargs
+	} else {
+		text = page.String()
+	}
+	var rows []map[string]any
+	a.warm(ctx, deadline, text)
+	err = a.limited(ctx, deadline, func(ctx context.Context, db bun.IDB) (err error) {
+		rows, err = a.scanPrepared(ctx, db, res, joins, text, page, args...)
+		return err
+	})
+	res.mask(rows)
+	if err != nil {
+		// A filter value the database could not compare (an enum
+		// label it lacks) is the client's; the rest stays a 500.
+		return nil, a.blameColumn(ctx, res, filterValues(l), columnFields(res, clientError(dbError(err))))
+	}
+	if l.Limit > 0 {
+		var next string
+		rows, next = l.Page(res.view, rows)
+		w.Header().Set("X-Next-Cursor", next)
+	}
+	// Keyset pages count only when asked: a cursor walk has no use for
+	// the total, and on a large table it costs more than the page.
+	if l.Count != query.CountNone && (l.Limit == 0 || l.Count != query.CountAuto) {
+		filtered := where != nil || len(l.Filters) > 0 || len(l.Where) > 0 || l.Q != ""
+		total, estimated, err := query.Count(ctx, a.db, res.view, l.ApplyFilters(narrow(query.Select(a.db, res.table)), res.view), filtered, query.CountOptions{
+			Mode: l.Count, ExactBelow: a.opts.ExactCountBelow, ExactBudget: a.opts.ExactCountBudget, Estimates: a.estimates, Limit: timeLeft(deadline),
+		})
+		if err != nil {
+			return nil, err
+		}
+		w.Header().Set("X-Total-Count", strconv.FormatInt(total, 10))
+		if estimated {
+			w.Header().Set("X-Total-Count-Estimated", "true")
+		}
+	}
+	w.Header().Set("Access-Control-Expose-Headers", "X-Total-Count, X-Total-Count-Estimated, X-Next-Cursor")
+	if err := a.addLabels(ctx, rest, rows); err != nil {
+		return nil, err
+	}
+	if err := a.addOperatorRoles(ctx, op, res, rows); err != nil {
+		return nil, err
+	}
+	a.addAuditTargetLabels(ctx, op, res, rows)
+	if res.key == "adminAudit" {
+		a.redactRestricted(op, rows)
+	}
+	a.logCellIssues(ctx, res, rows)
+	return rows, nil
+}
+
+// bannedParam narrows the users list to the users whose ban is in force
+// (true) or is not (false).
+const bannedParam = "_banned"
+
+// parseList reads the list parameters of r on res (query.Parse) with the
+// resource's search columns, and the panel's own: _banned on users. It
+// runs no statement (searchAudit adds what the audit log's _q needs).
+func (a api) parseList(r *http.Request, op Operator, res *resource) (l *query.List, err error) {
+	var def *query.SortKey
+	if s := res.cfg.List.DefaultSort; s.Field != "" && res.view.ByName[s.Field] != nil { // not one op's role may not read
+		def = &query.SortKey{Column: s.Field, Desc: s.Order == "desc"}
+	}
+	v := r.URL.Query()
+	pg := a.db.Dialect().Name() == dialect.PG
+	if err := res.refuseRestricted(v); err != nil {
+		return nil, err
+	}
+	l, err = query.Parse(res.view, v, def, bannedParam)
+	if err == nil {
+		err = l.CheckDialect(pg)
+	}
+	if err != nil {
+		return nil, clientError(err)
+	}
+	l.Search = res.searchColumns()
+	if vals, ok := v[bannedParam]; ok {
+		banned, perr := strconv.ParseBool(vals[0])
+		switch {
+		case res.key != "users" || !a.users.hasBan:
+			return nil, errorf(http.StatusBadRequest, query.CodeInvalidQuery, "%s filters the users list, when the users table has a ban column", bannedParam)
+		case len(vals) != 1 || perr != nil:
+			return nil, errorf(http.StatusBadRequest, query.CodeInvalidValue, "%s takes true or false", bannedParam)
+		}
+		l.Where = append(l.Where, a.users.whereBanned(pg, banned))
+	}
+	return l, nil
+}
+
+// searchAudit makes the audit log's _q (l on res) also find the entries
+// about the users (by target or operator) whose own search matches it,
+// so an operator finds a player's history by email or name. The users'
+// search is a statement of the list, within deadline.
+func (a api) searchAudit(ctx context.Context, deadline time.Time, op Operator, res *resource, l *query.List) error {
+	if res.key != "adminAudit" || l.Q == "" {
+		return nil
+	}
+	return a.limited(ctx, deadline, func(ctx context.Context, db bun.IDB) (err error) {
+		l.SearchAlso, err = a.auditSearchUsers(ctx, db, op, l.Q)
+		return err
+	})
+}
+
+// GET /admin-api/{resource}/{id}, and GET /admin-api/{resource}/_export.csv
+func (a api) handleRead(w http.ResponseWriter, r *http.Request, op Operator) error {
+	// The export shares this route: a pattern of its own would conflict
+	// with GET /rooms/{roomId} in net/http's mux. A row keyed
+	// "_export.csv" is the one row this hides.
+	if r.PathValue("id") == exportPath {
+		return a.handleExport(w, r, op)
+	}
+	res, err := a.resourceFor(r, op, OpRead)
+	if err != nil {
+		return err
+	}
+	id, err := a.rowID(r, res)
+	if err != nil {
+		return err
+	}
+	// The row and the labels its keys can join, in one statement, as a
+	// list page reads them.
+	joins, rest := a.labelJoins(op, res)
+	row := func(id map[string]any) *bun.SelectQuery {
+		return query.JoinLabels(a.db, query.WherePK(query.Select(a.db, res.table), res.table, id), joins, nil)
+	}
+	// The same text for every id of the resource, the id a parameter:
+	// prepared after its first run (a.stmts).
+	params, args := query.PKParams(a.db, res.table, id)
+	rows, err := a.scanPrepared(r.Context(), a.db, res, joins, row(params).String(), row(id), args...)
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return errorf(http.StatusNotFound, "not_found", "no %s row with that id", res.key)
+	}
+	res.mask(rows)
+	if err := a.addLabels(r.Context(), rest, rows[:1]); err != nil {
+		return err
+	}
+	if err := a.addOperatorRoles(r.Context(), op, res, rows[:1]); err != nil {
+		return err
+	}
+	a.addAuditTargetLabels(r.Context(), op, res, rows[:1])
+	if res.key == "adminAudit" {
+		a.redactRestricted(op, rows[:1])
+	}
+	a.logCellIssues(r.Context(), res, rows[:1])
+	writeJSON(w, http.StatusOK, rows[0])
+	return nil
+}
+
+// POST /admin-api/{resource}
+func (a api) handleCreate(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := a.resourceFor(r, op, OpCreate)
+	if err != nil {
+		return err
+	}
+	vals, _, problems, err := a.decodeRow(r, res, false)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	if err := a.applyDefaults(ctx, op, res, vals); err != nil {
+		return err
+	}
+	problems.checkRequired(res, vals, false)
+	if err := problems.err(); err != nil {
+		return err
+	}
+	if len(vals) == 0 {
+		return errorf(http.StatusBadRequest, "invalid_body", "no columns to insert")
+	}
+	t := res.table
+	// One rule for new ids: the body, Create.Defaults (both in vals by
+	// now), the database's default, else a UUIDv7 for a single text or
+	// uuid key left out (a key sent as null is refused below).
+	if pk := t.PK; len(pk) == 1 && !pk[0].HasDefault && pk[0].DataType == schema.String {
+		if _, given := vals[pk[0].Name]; !given {
+			vals[pk[0].Name] = newID()
+		}
+	}
+	// SQLite lets a non-integer primary key be NULL, and the row could then
+	// never be addressed; refuse it as PostgreSQL does.
+	for _, c := range t.PK {
+		if vals[c.Name] == nil && !c.HasDefault {
+			return fieldError(http.StatusBadRequest, "missing_value", c.Name, "column %q cannot be null", c.Name)
+		}
+	}
+	var row map[string]any
+	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if row, err = a.insertRow(ctx, tx, res, vals); err != nil {
+			return err
+		}
+		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.key, TargetID: encodeRowID(res, row), Payload: withMeta(a.requestMeta(r), "row", row)})
+	})
+	if err != nil {
+		return a.blameColumn(ctx, res, vals, err)
+	}
+	writeJSON(w, http.StatusCreated, res.answer(row))
+	return nil
+}
+
+// applyDefaults merges Create.Defaults under the body, then the values a
+// model hook fills (the users id), so a create through the panel matches
+// one through the game's own code.
+func (a api) applyDefaults(ctx context.Context, op Operator, res *resource, vals map[string]any) error {
+	if fn := res.cfg.Create.Defaults; fn != nil {
+		defs, err := fn(ctx, DefaultsContext{OperatorID: op.UserID, Resource: res.key})
+		if err != nil {
+			var ae *APIError
+			if errors.As(err, &ae) {
+				return err
+			}
+			return fmt.Errorf("admin: %s: Create.Defaults: %w", res.key, err)
+		}
+		for k, v := range defs {
+			col, ok := res.table.Lookup(k)
+			if !ok {
+				return fmt.Errorf("admin: %s: Create.Defaults names no column %q", res.key, k)
+			}
+			if _, set := vals[col.Name]; set {
+				continue
+			}
+			cv, err := query.ConvertValue(col, v)
+			if err != nil {
+				return fmt.Errorf("admin: %s: Create.Defaults: %w", res.key, err)
+			}
+			vals[col.Name] = cv
+		}
+	}
+	model := res.table.NewModel()
+	if h, ok := model.(bun.BeforeAppendModelHook); ok {
+		if err := h.BeforeAppendModel(ctx, a.db.NewInsert()); err != nil {
+			return err
+		}
+		row, err := query.RowMap(res.table, model, nil)
+		if err != nil {
+			return fmt.Errorf("admin: %s: the model's BeforeAppendModel defaults: %w", res.key, err)
+		}
+		for _, c := range res.table.Columns {
+			if _, set := vals[c.Name]; set || c.Field.HasZeroValue(reflectValue(model)) {
+				continue
+			}
+			vals[c.Name] = row[c.Name]
+		}
+	}
+	return nil
+}
+
+// scanPrepared reads res's rows (with the labels of joins) from text run
+// with args on db (the panel's, or a transaction of it) through the
+// panel's statement cache: prepared when the text has run before, else
+// plain, the same statement with its values inline, through Bun.
+func (a api) scanPrepared(ctx context.Context, db bun.IDB, res *resource, joins []query.Label, text string, plain *bun.SelectQuery, args ...any) ([]map[string]any, error) {
+	run := func() (*sql.Rows, error) { return plain.Conn(db).Rows(ctx) }
+	var rs *sql.Rows
+	var err error
+	if tx, ok := db.(bun.Tx); ok {
+		rs, err = a.stmts.QueryTx(ctx, tx.Tx, text, run, args...)
+	} else {
+		rs, err = a.stmts.Query(ctx, text, run, args...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return query.ScanFrom(rs, res.table, res.hidden, joins)
+}
+
+// insertRow inserts vals (typed column values, keys included or made by
+// the database) into res inside tx and returns the new row, as the
+// database returns it from the INSERT (no second statement reads it).
+func (a api) insertRow(ctx context.Context, tx bun.Tx, res *resource, vals map[string]any) (map[string]any, error) {
+	t := res.table
+	if err := a.checkEmailFree(ctx, tx, res, vals, ""); err != nil {
+		return nil, err
+	}
+	cols, args := query.Returning(tx, t)
+	q := tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(cols, args...)
+	row, err := writeReturning(ctx, q, res)
+	if err != nil {
+		return nil, columnFields(res, insertError(err))
+	}
+	return row, nil
+}
+
+// writeReturning runs q, a write RETURNING query.Returning's columns of
+// one row, through Bun (its hooks see it), and reads that row as readRow
+// would (sql.ErrNoRows when none).
+func writeReturning(ctx context.Context, q interface {
+	Exec(context.Context, ...any) (sql.Result, error)
+}, res *resource) (map[string]any, error) {
+	ret := query.NewReturned(res.table)
+	if _, err := q.Exec(ctx, ret.Dest...); err != nil {
+		return nil, err
+	}
+	return ret.Row(res.hidden)
+}
+
+// checkEmailFree refuses, with 409 conflict, a users row whose new email
+// another account has already in any case: sign-in matches emails
+// without regard to case, and could not tell the two apart. exceptID is
+// the row being updated.
+func (a api) checkEmailFree(ctx context.Context, tx bun.Tx, res *resource, vals map[string]any, exceptID string) error {
+	email, ok := vals[a.users.cols.Email].(string)
+	if res.key != "users" || !ok {
+		return nil
+	}
+	taken, err := a.users.emailTaken(ctx, tx, email, exceptID)
+	if err != nil {
+		return err
+	}
+	if taken {
+		return errorf(http.StatusConflict, "conflict", "another account has the email %q (emails match without regard to case)", truncate(email, 80))
+	}
+	return nil
+}
+
+// PATCH or PUT /admin-api/{resource}/{id}
+func (a api) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := a.resourceFor(r, op, OpUpdate)
+	if err != nil {
+		return err
+	}
+	id, err := a.rowID(r, res)
+	if err != nil {
+		return err
+	}
+	vals, kept, problems, err := a.decodeRow(r, res, true)
+	if err != nil {
+		return err
+	}
+	if err := problems.err(); err != nil {
+		return err
+	}
+	// A datetime column named updated_at says when the row last changed:
+	// an edit that does not set it bumps it, as the game's own code would.
+	if c := res.table.ByName["updated_at"]; len(vals) > 0 && c != nil && c.DataType == schema.Datetime {
+		if _, set := vals["updated_at"]; !set {
+			vals["updated_at"] = time.Now().UTC()
+		}
+	}
+	ctx := r.Context()
+	var after map[string]any
+	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var changes map[string]any
+		if _, after, changes, err = a.updateRow(ctx, tx, op, res, id, vals, unchangedCheck(kept)); err != nil || len(changes) == 0 {
+			return err
+		}
+		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.key, TargetID: encodeRowID(res, after), Payload: withMeta(a.requestMeta(r), "changes", changes)})
+	})
+	if err != nil {
+		return a.blameColumn(ctx, res, vals, err)
+	}
+	writeJSON(w, http.StatusOK, res.answer(after))
+	return nil
+}
+
+// updateRow sets vals on the row id of res inside tx, as an edit does:
+// the row locked first (so "before" is the row this update replaces),
+// the admin and user guards, the operator's sessions ended when their
+// email changes. check, when given, sees the locked row before anything
+// is written and may refuse. changes are the columns that changed, for
+// the audit entry the caller writes in tx.
+func (a api) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id, vals map[string]any, check func(before map[string]any) error) (before, after, changes map[string]any, err error) {
+	keepsAdmin := func() error { return nil }
+	if res.key == "roles" {
+		if keepsAdmin, err = a.guardAdmins(ctx, tx); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if before, err = a.readRow(ctx, tx, res, id, true); err != nil {
+		return nil, nil, nil, err
+	}
+	if check != nil {
+		if err := check(before); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	userID, isUser := a.userRowID(res, before)
+	var target Role
+	if isUser {
+		if target, err = a.canWriteUser(ctx, tx, op, userID); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if err := keepMisfits(res, before, vals); err != nil {
+		return nil, nil, nil, err
+	}
+	if len(vals) == 0 {
+		return before, before, nil, nil
+	}
+	if err := a.checkEmailFree(ctx, tx, res, vals, userID); err != nil {
+		return nil, nil, nil, err
+	}
+	cols, args := query.Returning(tx, res.table)
+	q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.table.Name)).Returning(cols, args...)
+	if after, err = writeReturning(ctx, query.WherePK(q, res.table, id), res); err != nil {
+		return nil, nil, nil, columnFields(res, dbError(err))
+	}
+	if err := keepsAdmin(); err != nil {
+		return nil, nil, nil, err
+	}
+	// A new email on an operator's account ends its sessions: whoever
+	// holds them signed in as the old address.
+	if e, ok := vals["email"]; ok && isUser && target.IsOperator() && e != before["email"] && userID != op.UserID && a.users.hasTokenVer {
+		if err := a.sanctions.bumpTokenVersion(ctx, tx, userID); err != nil {
+			return nil, nil, nil, err
+		}
+		// The row as it is now, token version and all.
+		if after, err = a.readRow(ctx, tx, res, id, false); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return before, after, diffColumns(before, after), nil
+}
+
+// DELETE /admin-api/{resource}/{id}
+func (a api) handleDelete(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := a.resourceFor(r, op, OpDelete)
+	if err != nil {
+		return err
+	}
+	id, err := a.rowID(r, res)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	var row map[string]any
+	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if row, err = a.deleteRow(ctx, tx, op, res, id, nil); err != nil {
+			return err
+		}
+		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.key, TargetID: encodeRowID(res, row), Payload: withMeta(a.requestMeta(r), "row", row)})
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, res.answer(row))
+	return nil
+}
+
+// deleteRow deletes the row id of res inside tx, as DELETE does, and
+// returns it: the admin and user guards, and check (when given) on the
+// locked row before the delete.
+func (a api) deleteRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id map[string]any, check func(row map[string]any) error) (row map[string]any, err error) {
+	keepsAdmin := func() error { return nil }
+	if touchesAdmins(res) {
+		if keepsAdmin, err = a.guardAdmins(ctx, tx); err != nil {
+			return nil, err
+		}
+	}
+	if row, err = a.readRow(ctx, tx, res, id, true); err != nil {
+		return nil, err
+	}
+	if check != nil {
+		if err := check(row); err != nil {
+			return nil, err
+		}
+	}
+	if userID, ok := a.userRowID(res, row); ok {
+		if _, err := a.canWriteUser(ctx, tx, op, userID); err != nil {
+			return nil, err
+		}
+	}
+	q := tx.NewDelete().TableExpr("?", bun.Ident(res.table.Name))
+	if _, err := query.WherePK(q, res.table, id).Exec(ctx); err != nil {
+		return nil, columnFields(res, deleteError(err))
+	}
+	if err := keepsAdmin(); err != nil {
+		return nil, err
+	}
+	return row, nil
+}

@@ -1,0 +1,201 @@
+package engine
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gameadmin/admin/internal/csvexport"
+
+	"github.com/gameadmin/admin/internal/errbody"
+	"github.com/gameadmin/admin/internal/query"
+)
+
+// GET /admin-api/{resource}/_export.csv streams the rows of a list query
+// (the same filters, _q and sort as GET /{resource}; the window is
+// ignored) as CSV. It is gated like the list and audited as "export" with
+// the number of rows written. The rows are read in keyset batches, each
+// its own short query, so a slow download holds no database connection
+// and the memory used stays one batch. Each batch is given
+// Options.QueryTimeout (the download's length is the client's, not the
+// database's); one that runs out ends the export: a 503 query_timeout
+// before the first row, a cut download after. An export holds one of the
+// operator's QueryConcurrency slots.
+
+const (
+	exportPath           = "_export.csv"
+	exportBatch          = 500
+	defaultExportMaxRows = 100_000
+	exportMaxRowsHeader  = "X-Export-Max-Rows"
+)
+
+func (a api) handleExport(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := a.resourceFor(r, op, OpList)
+	if err != nil {
+		return err
+	}
+	// A whole table in one answer is an operator's tool, whatever
+	// PlayersCanRead says of lists: one at a time each, rate limited.
+	if !op.Role.IsOperator() {
+		return errorf(http.StatusForbidden, "forbidden", "exports are for admins and mods")
+	}
+	release, ok := a.exports.Hold(op.UserID, 1)
+	if !ok {
+		e := errorf(http.StatusTooManyRequests, "export_in_progress", "an export of yours is still running; wait for it to finish")
+		e.RetryAfterSec = 5
+		return e
+	}
+	defer release()
+	releaseQuery, err := a.holdQuery(op)
+	if err != nil {
+		return err
+	}
+	defer releaseQuery()
+	if err := limit(r.Context(), a.limits.Exports, op.UserID); err != nil {
+		return err
+	}
+	l, err := a.parseList(r, op, res)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	if err := a.searchAudit(ctx, a.queryDeadline(), op, res, l); err != nil {
+		return err
+	}
+	limit := a.opts.ExportMaxRows
+	if limit == 0 {
+		limit = defaultExportMaxRows
+	}
+	batch := exportBatch
+	if limit > 0 && limit < int64(batch) {
+		batch = int(limit)
+	}
+	l.Walk(res.view, batch)
+
+	// The first batch is read before anything is written, so a failing
+	// query is still an error body and not a truncated file.
+	rows, err := a.scanBatch(ctx, res, l.Query(a.db, res.table, res.view, nil, nil))
+	if err != nil {
+		return clientError(err)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-%s.csv"`, csvexport.FileName(res.key), time.Now().UTC().Format("20060102-150405")))
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if limit > 0 {
+		h.Set(exportMaxRowsHeader, strconv.FormatInt(limit, 10))
+	}
+	if r.Method == http.MethodHead {
+		return nil // nothing left the server: no rows, no audit entry
+	}
+	written, truncated, streamErr := a.streamCSV(ctx, w, res, l, rows, limit)
+	// The entry is written whatever happened to the download: the rows
+	// that left the server are what it records, and a failure is named.
+	payload := map[string]any{"rows": written, "query": r.URL.RawQuery}
+	if truncated {
+		payload["truncated"] = true
+	}
+	failed := streamErr != nil && !clientGone(r, streamErr) && !errors.Is(streamErr, errExportWrite) && ctx.Err() == nil
+	timedOut := failed && errors.Is(streamErr, query.ErrTimeout)
+	requestID := ""
+	if streamErr != nil {
+		payload["incomplete"] = true
+		payload["error"] = "the client went away"
+		switch {
+		case timedOut:
+			payload["error"] = "a batch ran past QueryTimeout; a narrower filter exports"
+		case failed:
+			requestID = errbody.RequestID(r)
+			payload["error"] = "the export failed on the server; the log has the cause"
+			payload["requestId"] = requestID
+		}
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := a.audit.record(actx, a.db, AuditEntry{OperatorID: op.UserID, Action: "export", Resource: res.key, Payload: payload}); err != nil {
+		a.log.Error("admin: export audit entry not written", "resource", res.key, "rows", written, "err", err)
+	}
+	if streamErr == nil {
+		return nil
+	}
+	switch {
+	case timedOut:
+		a.log.WarnContext(ctx, "admin: export stopped: a batch ran past QueryTimeout", "resource", res.key, "rows", written, "err", streamErr)
+	case failed:
+		a.log.ErrorContext(ctx, "admin: export stopped", append([]any{"requestId", requestID, "resource", res.key, "rows", written}, errAttrs(streamErr)...)...)
+	default:
+		a.log.DebugContext(ctx, "admin: export stopped, client went away", "resource", res.key, "rows", written, "err", streamErr)
+	}
+	// The status line is gone: end the response abruptly, so the client
+	// sees a failed download rather than a short file. The slot is free
+	// before: the client may ask again the moment it sees the cut.
+	release()
+	releaseQuery()
+	csvexport.Abort(w)
+	return nil
+}
+
+// streamCSV writes the header and the rows of the walk l, whose first
+// batch is rows, to w in CSV, flushing after each batch. It returns how
+// many rows it wrote, whether the limit cut the export, and why it
+// stopped early: a write the client did not take, a failed batch query,
+// or a panic, which is recovered here because the status line is gone
+// and a 500 written now would only end a short file cleanly.
+func (a api) streamCSV(ctx context.Context, w http.ResponseWriter, res *resource, l *query.List, rows []map[string]any, limit int64) (written int64, truncated bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			err = recovered(p)
+		}
+	}()
+	cols := res.view.Columns
+	if !a.opts.ExportNoBOM {
+		if _, err := io.WriteString(w, "\ufeff"); err != nil {
+			return 0, false, fmt.Errorf("%w: %w", errExportWrite, err)
+		}
+	}
+	cw := csv.NewWriter(w)
+	rc := http.NewResponseController(w)
+	record := make([]string, len(cols))
+	for i, c := range cols {
+		record[i] = c.Name
+	}
+	cw.Write(record)
+	for {
+		a.logCellIssues(ctx, res, rows)
+		res.mask(rows)
+		page, _ := l.Page(res.view, rows)
+		for _, row := range page {
+			if limit > 0 && written == limit {
+				truncated = true
+				break
+			}
+			for i, c := range cols {
+				record[i] = csvexport.Cell(c, row[c.Name])
+			}
+			cw.Write(record)
+			written++
+		}
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return written, truncated, fmt.Errorf("%w: %w", errExportWrite, err)
+		}
+		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return written, truncated, fmt.Errorf("%w: %w", errExportWrite, err)
+		}
+		if truncated || len(rows) <= len(page) || !l.Advance(res.view, page[len(page)-1]) {
+			return written, truncated, nil
+		}
+		if rows, err = a.scanBatch(ctx, res, l.Query(a.db, res.table, res.view, nil, nil)); err != nil {
+			return written, truncated, fmt.Errorf("admin: export %s: batch after %d rows: %w", res.key, written, err)
+		}
+	}
+}

@@ -1,0 +1,421 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/schema"
+	"github.com/uptrace/bun"
+)
+
+// A row's history is its audit entries: the log already holds every
+// change with its diff (update: {changes: {column: {before, after}}};
+// create and delete: {row}). A revert puts a row back as it was before
+// one of them, through the same write path, guards and audit as an edit.
+
+// GET /admin-api/{resource}/{id}/_history: the audit entries of one row,
+// newest first, with the list window and cursor of any list (and its
+// filters, on the audit log's columns). An operator who may read the row
+// may read its history (a player never: it names operators); the request
+// metadata of each entry (address, browser) only whoever may list the
+// audit log.
+func (a api) handleHistory(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := a.resourceFor(r, op, OpRead)
+	if err != nil {
+		return err
+	}
+	if !op.Role.IsOperator() {
+		return errOperatorOnly
+	}
+	audit := a.resources["adminAudit"]
+	if audit == nil {
+		return errNotFoundRoute
+	}
+	id, err := a.rowID(r, res)
+	if err != nil {
+		return err
+	}
+	// The entries' payloads hold the values of columns op's role may not
+	// read: filtering by them would tell what they are.
+	if len(res.restricted) > 0 && namedColumn(r.URL.Query(), audit.table, map[string]bool{"payload": true}) != "" {
+		return errorf(http.StatusForbidden, "forbidden", "the history of a %s row cannot be filtered by payload: it holds columns your role may not read", res.key)
+	}
+	target := query.EncodeID(res.table, id)
+	rows, err := a.listRows(w, r, op, audit, func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("?TableAlias.resource = ? AND ?TableAlias.target_id = ?", res.key, target)
+	})
+	if err != nil {
+		return err
+	}
+	if !a.allowed(op, OpList, "adminAudit") {
+		for _, row := range rows {
+			row["payload"] = withoutRequestMeta(row["payload"])
+		}
+	}
+	writeJSON(w, http.StatusOK, rows)
+	return nil
+}
+
+// withoutRequestMeta is an audit payload without the address and browser
+// of the request that made it.
+func withoutRequestMeta(payload any) any {
+	p, ok := payloadMap(payload)
+	if !ok {
+		return payload
+	}
+	delete(p, "ip")
+	delete(p, "userAgent")
+	return p
+}
+
+// revertKind is what reverting an entry does.
+type revertKind int
+
+const (
+	revertChanges revertKind = iota // an update (or a revert, or the game's RecordUpdate): its columns back to before
+	revertDelete                    // a delete: the row re-created
+	revertCreate                    // a create: the row deleted
+)
+
+// auditRecord is an audit entry as a revert reads it: its payload decoded
+// with numbers kept exact.
+type auditRecord struct {
+	ID       int64
+	Action   string
+	Resource string
+	TargetID string
+	Changes  map[string]struct{ Before, After json.RawMessage }
+	Row      map[string]json.RawMessage
+}
+
+// POST /admin-api/{resource}/{id}/_revert {auditId, force?}: the row put
+// back as it was before that entry of its history. A row changed since
+// (a column of the entry no longer holds the value the entry left) is
+// refused with 409 conflict naming those columns, unless an admin says
+// force. It needs update on the resource (create to undo a delete,
+// delete to undo a create), passes the same guards as an edit, and is
+// audited as "revert" with the source entry's id, in one transaction.
+func (a api) handleRevert(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := a.resource(r)
+	if err != nil {
+		return err
+	}
+	res = a.resourceAs(op, res.key) // a column op may not read is not op's to put back
+	if err := a.gate(op, OpRead, res.key); err != nil {
+		return err
+	}
+	id, err := a.rowID(r, res)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		AuditID any  `json:"auditId"` // a number, or its text
+		Force   bool `json:"force"`
+	}
+	if err := readJSON(r, &body, strict|numbers); err != nil {
+		return err
+	}
+	auditID, err := strconv.ParseInt(strings.TrimSpace(fmt.Sprint(body.AuditID)), 10, 64)
+	if _, isBool := body.AuditID.(bool); isBool || err != nil || auditID <= 0 {
+		return fieldError(http.StatusBadRequest, "invalid_value", "auditId", "auditId must be the id of an entry of this row's history")
+	}
+	if body.Force && op.Role != RoleAdmin {
+		return errorf(http.StatusForbidden, "forbidden", "only an admin may force a revert over later changes")
+	}
+	ctx := r.Context()
+	rec, err := a.auditRecord(ctx, auditID)
+	if err != nil {
+		return err
+	}
+	if rec == nil || rec.Resource != res.key || rec.TargetID != query.EncodeID(res.table, id) {
+		return errorf(http.StatusNotFound, "not_found", "no entry %d in the history of this row", auditID)
+	}
+	kind, need, err := rec.kind()
+	if err != nil {
+		return err
+	}
+	if err := a.gate(op, need, res.key); err != nil {
+		return err
+	}
+	var out map[string]any
+	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		entry := AuditEntry{OperatorID: op.UserID, Action: "revert", Resource: res.key, Payload: withMeta(a.requestMeta(r), "auditId", auditID, "of", rec.Action)}
+		switch kind {
+		case revertChanges:
+			vals, err := a.beforeValues(rec, res)
+			if err != nil {
+				return err
+			}
+			_, after, changes, err := a.updateRow(ctx, tx, op, res, id, maps.Clone(vals), func(now map[string]any) error {
+				if body.Force {
+					return nil
+				}
+				return rec.conflicts(res, vals, now)
+			})
+			if err != nil {
+				return err
+			}
+			out = after
+			if len(changes) == 0 {
+				return nil // already as before: nothing to record
+			}
+			entry.TargetID, entry.Payload["changes"] = encodeRowID(res, after), changes
+		case revertDelete:
+			vals, err := a.rowValues(rec, res)
+			if err != nil {
+				return err
+			}
+			if res.key == "users" {
+				if a.users.hashNotNull {
+					vals[a.users.cols.PasswordHash] = unusableHash // a password is never in the log: set one by reset
+				}
+				// Past the logged version: no session of the row as it was
+				// verifies against the row re-created.
+				if tv := a.users.cols.TokenVersion; a.users.hasTokenVer {
+					n, _ := strconv.ParseInt(string(rec.Row[tv]), 10, 64)
+					vals[tv] = n + 1
+				}
+			}
+			switch _, err := a.readRow(ctx, tx, res, id, true); {
+			case err == nil:
+				return errorf(http.StatusConflict, "conflict", "the row exists again since entry %d: nothing to re-create", auditID)
+			case !isNotFound(err):
+				return err
+			}
+			if out, err = a.insertRow(ctx, tx, res, vals); err != nil {
+				return err
+			}
+			entry.TargetID, entry.Payload["row"] = encodeRowID(res, out), out
+		case revertCreate:
+			row, err := a.deleteRow(ctx, tx, op, res, id, func(now map[string]any) error {
+				if body.Force {
+					return nil
+				}
+				return rec.rowConflicts(res, now)
+			})
+			if err != nil {
+				return err
+			}
+			out = map[string]any{"deleted": true}
+			entry.TargetID, entry.Payload["row"] = encodeRowID(res, row), row
+		}
+		return a.audit.record(ctx, tx, entry)
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, res.answer(out))
+	return nil
+}
+
+// isNotFound reports readRow's answer for a row that is not there.
+func isNotFound(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Status == http.StatusNotFound
+}
+
+// auditRecord reads entry id of the audit log; nil when there is none.
+func (a api) auditRecord(ctx context.Context, id int64) (*auditRecord, error) {
+	rec := &auditRecord{ID: id}
+	var target sql.NullString
+	var payload nullJSON
+	err := a.db.NewSelect().TableExpr("? AS aa", a.tbl("admin_audit")).
+		Column("action", "resource", "target_id", "payload").Where("id = ?", id).
+		Scan(ctx, &rec.Action, &rec.Resource, &target, &payload)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rec.TargetID = target.String
+	if len(payload) == 0 || string(payload) == "null" {
+		return rec, nil
+	}
+	var p struct {
+		Changes map[string]struct {
+			Before json.RawMessage `json:"before"`
+			After  json.RawMessage `json:"after"`
+		} `json:"changes"`
+		Row map[string]json.RawMessage `json:"row"`
+	}
+	if err := json.Unmarshal(payload, &p); err != nil {
+		return rec, nil // a game's own entry of another shape: not revertible
+	}
+	rec.Row = p.Row
+	if p.Changes != nil {
+		rec.Changes = make(map[string]struct{ Before, After json.RawMessage }, len(p.Changes))
+		for k, v := range p.Changes {
+			rec.Changes[k] = struct{ Before, After json.RawMessage }{v.Before, v.After}
+		}
+	}
+	return rec, nil
+}
+
+// kind is what reverting rec does, and the operation it needs.
+func (rec *auditRecord) kind() (revertKind, Op, error) {
+	switch {
+	case len(rec.Changes) > 0:
+		return revertChanges, OpUpdate, nil
+	case rec.Action == "delete" && len(rec.Row) > 0:
+		return revertDelete, OpCreate, nil
+	case rec.Action == "create" && len(rec.Row) > 0:
+		return revertCreate, OpDelete, nil
+	}
+	return 0, "", errorf(http.StatusBadRequest, "not_revertible", "entry %d (%s) records no change of this row to put back", rec.ID, rec.Action)
+}
+
+// revertColumn is the write gate's word on a column a revert would put
+// back, for res as the caller's role sees it. An undo of changes passes
+// the gate of an update: a column that role may not read is refused as a
+// PATCH naming it is (403), a read-only one too (400 read_only). An undo
+// of a delete restores the row as it was, those columns included: its
+// operator chooses no value. Either way a revert leaves keys (of
+// changes), columns the database computes, hidden ones and credentials —
+// the users table's password hash and token version — as they are: a
+// revert never brings back a session that a change ended.
+func (a api) revertColumn(res *resource, name string, recreate bool) (*schema.Column, bool, error) {
+	c := res.table.ByName[name]
+	switch {
+	case c == nil || c.Generated || c.Primary && !recreate || a.credential(res, name):
+		return nil, false, nil
+	case res.hidden[name] && !res.restricted[name]:
+		return nil, false, nil
+	case !recreate:
+		if err := res.refuseWrite(name); err != nil {
+			return nil, false, err
+		}
+	}
+	return c, true, nil
+}
+
+// credential reports a column of res that proves who someone is: no
+// revert writes it.
+func (a api) credential(res *resource, name string) bool {
+	return res.key == "users" && name != "" && (name == a.users.cols.PasswordHash || name == a.users.cols.TokenVersion)
+}
+
+// beforeValues are the typed values rec's changes had before it, each
+// through the write gate (revertColumn).
+func (a api) beforeValues(rec *auditRecord, res *resource) (map[string]any, error) {
+	vals := map[string]any{}
+	for _, name := range slices.Sorted(maps.Keys(rec.Changes)) {
+		c, ok, err := a.revertColumn(res, name, false)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		v, err := decodeLogged(c, rec.Changes[name].Before)
+		if err != nil {
+			return nil, err
+		}
+		vals[name] = v
+	}
+	if len(vals) == 0 {
+		return nil, errorf(http.StatusBadRequest, "not_revertible", "entry %d changed no column a revert may write", rec.ID)
+	}
+	return vals, nil
+}
+
+// rowValues are the typed values of the row rec deleted, each through
+// the write gate (revertColumn).
+func (a api) rowValues(rec *auditRecord, res *resource) (map[string]any, error) {
+	vals := map[string]any{}
+	for name, raw := range rec.Row {
+		c, ok, err := a.revertColumn(res, name, true)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		v, err := decodeLogged(c, raw)
+		if err != nil {
+			return nil, err
+		}
+		vals[name] = v
+	}
+	return vals, nil
+}
+
+// decodeLogged types a value as the audit log holds it (JSON) for c.
+func decodeLogged(c *schema.Column, raw json.RawMessage) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if len(raw) > 0 {
+		if err := d.Decode(&v); err != nil {
+			return nil, fmt.Errorf("admin: revert: the logged value of %s: %w", c.Name, err)
+		}
+	}
+	out, err := query.ConvertValue(c, v)
+	if err != nil {
+		// The column's type changed since: the old value no longer fits.
+		return nil, errorf(http.StatusConflict, "conflict", "column %q: its logged value no longer fits the column", c.Name)
+	}
+	return out, nil
+}
+
+// sameValue compares a value of a row as read now with a value as the log
+// holds it, as JSON: the log holds what the row read then, marshalled.
+func sameValue(now any, logged json.RawMessage) bool {
+	b, err := json.Marshal(now)
+	if err != nil {
+		return false
+	}
+	var x, y any
+	dx, dy := json.NewDecoder(bytes.NewReader(b)), json.NewDecoder(bytes.NewReader(logged))
+	dx.UseNumber()
+	dy.UseNumber()
+	if dx.Decode(&x) != nil || dy.Decode(&y) != nil {
+		return false
+	}
+	bx, _ := json.Marshal(x)
+	by, _ := json.Marshal(y)
+	return bytes.Equal(bx, by)
+}
+
+// conflicts refuses a revert of rec's changes when the row (now, locked)
+// no longer holds what rec left in one of the columns the revert writes.
+func (rec *auditRecord) conflicts(res *resource, writes map[string]any, now map[string]any) error {
+	fields := map[string]string{}
+	for name := range writes {
+		if !sameValue(now[name], rec.Changes[name].After) {
+			fields[name] = res.columnLabel(res.table.ByName[name]) + " changed since"
+		}
+	}
+	return changedSince(rec, fields)
+}
+
+// rowConflicts refuses deleting the row rec created when it changed since.
+func (rec *auditRecord) rowConflicts(res *resource, now map[string]any) error {
+	fields := map[string]string{}
+	for name, raw := range rec.Row {
+		if c := res.view.ByName[name]; c != nil && !sameValue(now[name], raw) {
+			fields[name] = res.columnLabel(c) + " changed since"
+		}
+	}
+	return changedSince(rec, fields)
+}
+
+func changedSince(rec *auditRecord, fields map[string]string) error {
+	if len(fields) == 0 {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(fields))
+	e := errorf(http.StatusConflict, "conflict", "the row changed since entry %d (%s): an admin may force the revert", rec.ID, strings.Join(names, ", "))
+	e.Fields = fields
+	return e
+}

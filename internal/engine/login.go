@@ -1,0 +1,335 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gameadmin/admin/internal/clientip"
+
+	"github.com/gameadmin/admin/internal/token"
+
+	"github.com/gameadmin/admin/internal/netkey"
+)
+
+// UserIDByEmail returns the id of the user with that email, matched the
+// way panel sign-in matches it: without regard to case, an exact match
+// first. It is for the game's own sign-in paths (an SSO callback before
+// StartSession, a support tool), so that they agree with the panel on
+// who an email is. It returns ErrNotFound, or ErrAmbiguousEmail when
+// several accounts differ from the email only in case and none matches
+// it exactly.
+func (au *Auth) UserIDByEmail(ctx context.Context, email string) (string, error) {
+	acc, err := au.users.accountByEmail(ctx, au.db, email)
+	var amb *errAmbiguousEmail
+	switch {
+	case errors.As(err, &amb):
+		return "", fmt.Errorf("%w (%s)", ErrAmbiguousEmail, strings.Join(amb.ids, ", "))
+	case err != nil:
+		return "", err
+	}
+	return acc.ID, nil
+}
+
+// accountByEmail is userTable.accountByEmail for sign-in and reset: an
+// email that matches several accounts only without regard to case is
+// logged (with their ids) and answered as ErrNotFound, so nobody is
+// signed into an account they may not own.
+func (au *Auth) accountByEmail(ctx context.Context, email string) (*account, error) {
+	acc, err := au.users.accountByEmail(ctx, au.db, email)
+	var amb *errAmbiguousEmail
+	if errors.As(err, &amb) {
+		au.log.WarnContext(ctx, "admin: sign-in or reset refused: the email matches several accounts in different case and none exactly; type it exactly as stored, or make the stored emails differ", "userIds", amb.ids)
+		return nil, ErrNotFound
+	}
+	return acc, err
+}
+
+// loginAttempt is one password check: who for, and where it came from.
+type loginAttempt struct {
+	email    string // as typed, trimmed; emailKey(email) keys the limits
+	password string
+	// ip is the client's address; "" when unknown (Auth().Authenticate),
+	// which skips the per-IP buckets and shares one network bucket.
+	ip   string
+	meta map[string]any // ip and userAgent for the audit log
+	// via names the caller in failure audit rows: "" for the panel's own
+	// sign-in, "authenticate" for the game's.
+	via string
+	// device is the attempt's valid device cookie, if it has one.
+	device *token.Claims
+}
+
+// checkLogin is the one password check behind POST /auth/login,
+// Auth().Authenticate and Auth().AuthenticateFrom. In order: the per-IP
+// bucket and the IP+email bucket are spent (before any database work or
+// hashing); the account is looked up; a token of the guess budget is
+// spent (reserveGuess), so that parallel guesses cannot all pass a bucket
+// with one token left; the password is verified (an unknown email against
+// a dummy hash, the same work). A right password gives the guess token
+// back. A failure keeps it spent and is audited as auth.login_failed in
+// the background, so its timing is the same for known and unknown emails.
+//
+// It returns the account, or ErrInvalidCredentials, a *RateLimitError,
+// ErrLimiterUnavailable (wrapping the cause) or a system error.
+func (au *Auth) checkLogin(ctx context.Context, at loginAttempt) (*account, error) {
+	key := emailKey(at.email)
+	if at.ip != "" {
+		if err := au.spend(ctx, au.limits.PerIP, netkey.Address(at.ip)); err != nil {
+			return nil, au.auditLimited(ctx, err, "PerIP", at.ip, at.email, at.meta)
+		}
+		if err := au.spend(ctx, au.limits.Login, netkey.Address(at.ip)+"|"+key); err != nil {
+			return nil, au.auditLimited(ctx, err, "Login", at.ip, at.email, at.meta)
+		}
+	}
+	acc, err := au.accountByEmail(ctx, at.email)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	spent, err := au.reserveGuess(ctx, at, acc, key)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := au.verify(ctx, acc, at.password)
+	if err != nil || ok {
+		au.refund(ctx, spent)
+	}
+	switch {
+	case err != nil:
+		return nil, err
+	case ok:
+		return acc, nil
+	}
+	au.auditLoginFailure(ctx, acc, at)
+	return nil, ErrInvalidCredentials
+}
+
+// spentToken is a token a sign-in spent from a failure bucket.
+type spentToken struct {
+	l   Limiter
+	key string
+}
+
+// reserveGuess spends the token a password check costs, before the check:
+// from the device's own budget when the attempt comes with that account's
+// device cookie and the budget holds one, else from the email's bucket
+// for the client's network and from the email's ceiling over all networks.
+// A refusal is a *RateLimitError (audited): past the ceiling, guesses at
+// the account are refused whatever their parallelism, while its owner's
+// browser keeps its own budget.
+func (au *Auth) reserveGuess(ctx context.Context, at loginAttempt, acc *account, key string) ([]spentToken, error) {
+	var rl *RateLimitError
+	if acc != nil && at.device != nil && at.device.UserID == acc.ID {
+		dev := spentToken{au.limits.LoginFailuresPerDevice, "device|" + at.device.ID}
+		switch err := au.spend(ctx, dev.l, dev.key); {
+		case err == nil:
+			at.meta["device"] = true
+			return []spentToken{dev}, nil
+		case !errors.As(err, &rl):
+			return nil, err
+		}
+		// Past its own budget the browser is a stranger again.
+	}
+	network := spentToken{au.limits.LoginFailuresPerNetwork, netkey.Network(at.ip) + "|" + key}
+	if err := au.spend(ctx, network.l, network.key); err != nil {
+		return nil, au.auditLimited(ctx, err, "LoginFailuresPerNetwork", at.ip, at.email, at.meta)
+	}
+	email := spentToken{au.limits.LoginFailuresPerEmail, key}
+	if err := au.spend(ctx, email.l, email.key); err != nil {
+		au.refund(ctx, []spentToken{network}) // this attempt was not evaluated
+		return nil, au.auditLimited(ctx, err, "LoginFailuresPerEmail", at.ip, at.email, at.meta)
+	}
+	return []spentToken{network, email}, nil
+}
+
+// refund gives spent tokens back where the limiter can (Refunder).
+func (au *Auth) refund(ctx context.Context, spent []spentToken) {
+	for _, s := range spent {
+		if r, ok := s.l.(Refunder); ok {
+			if err := r.Refund(ctx, s.key); err != nil {
+				au.log.ErrorContext(ctx, "admin: login limiter refund", "err", err)
+			}
+		}
+	}
+}
+
+// auditLoginFailure records auth.login_failed off the request path. A
+// failure for a known account gets its own row; failures for emails that
+// match no account are collapsed per client IP (see failureLog).
+func (au *Auth) auditLoginFailure(ctx context.Context, acc *account, at loginAttempt) {
+	payload := withMeta(at.meta, "email", at.email)
+	if at.via != "" {
+		payload["via"] = at.via
+	}
+	operator := ""
+	if acc != nil {
+		operator = acc.ID
+	} else if !au.failures.first("auth.login_failed", netkey.Address(at.ip), emailKey(at.email)) {
+		return // counted into the next collapsed row
+	}
+	e := AuditEntry{OperatorID: operator, Action: "auth.login_failed", Resource: "auth", TargetID: operator, Payload: payload}
+	au.auditJobs.Submit(ctx, func(ctx context.Context) { au.audit.event(ctx, e) })
+}
+
+// auditLimited records a request a rate limit refused as
+// auth.rate_limited {limiter, email, ip, userAgent}, in the background and
+// collapsed per client address (/64 for IPv6) and window as anonymous
+// failures are: one row opens the window, one more counts the rest. It
+// returns err, and does nothing for an error that is not a refusal.
+func (au *Auth) auditLimited(ctx context.Context, err error, limiter, ip, email string, meta map[string]any) error {
+	var rl *RateLimitError
+	if !errors.As(err, &rl) || !au.failures.first("auth.rate_limited", netkey.Address(ip), emailKey(email)) {
+		return err
+	}
+	e := AuditEntry{Action: "auth.rate_limited", Resource: "auth", Payload: withMeta(meta, "limiter", limiter)}
+	if email != "" {
+		e.Payload["email"] = email
+	}
+	au.auditJobs.Submit(ctx, func(ctx context.Context) { au.audit.event(ctx, e) })
+	return err
+}
+
+// spend spends a token of key's bucket: a *RateLimitError when empty,
+// ErrLimiterUnavailable, wrapping the cause, when the limiter fails.
+func (au *Auth) spend(ctx context.Context, l Limiter, key string) error {
+	return limitError(l.Allow(ctx, key))
+}
+
+// limitError is a limiter's answer as spend returns it.
+func limitError(allowed bool, retry time.Duration, err error) error {
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrLimiterUnavailable, err)
+	}
+	if !allowed {
+		return &RateLimitError{RetryAfter: retry}
+	}
+	return nil
+}
+
+// loginError turns checkLogin's errors (and limitError's) into the
+// endpoints' answers.
+func loginError(err error) error {
+	var rl *RateLimitError
+	switch {
+	case errors.As(err, &rl):
+		return rateLimited(rl.RetryAfter)
+	case errors.Is(err, ErrLimiterUnavailable):
+		return errorf(http.StatusServiceUnavailable, "rate_limiter_unavailable", "rate limiter unavailable; try again shortly").Because(err)
+	case errors.Is(err, ErrInvalidCredentials):
+		return errInvalidCredentials
+	}
+	return err
+}
+
+// Authenticate checks an email and password the way panel sign-in does and
+// returns the user's id: same hashing and timing for unknown emails, and
+// the same failure limits (LoginFailuresPerNetwork, with every call of
+// Authenticate counted as one network, and LoginFailuresPerEmail) and
+// auth.login_failed audit rows (with "via": "authenticate"). It returns
+// ErrInvalidCredentials, ErrBanned, a *RateLimitError (ErrRateLimited) or
+// an error wrapping ErrLimiterUnavailable.
+//
+// Games use it for their own player sign-in, so players and operators
+// share one users table. Prefer AuthenticateFrom, which also knows the
+// client's address: it adds the per-IP limits and keys the failure limit
+// on the client's network, so one attacker cannot lock an account's game
+// sign-in for everyone.
+func (au *Auth) Authenticate(ctx context.Context, email, password string) (string, error) {
+	return au.authenticate(ctx, loginAttempt{email: strings.TrimSpace(email), password: password, meta: map[string]any{}, via: "authenticate"})
+}
+
+// AuthenticateFrom is Authenticate for a sign-in request r of the game's
+// own: the client IP (a.ClientIP, honouring Options.TrustedProxies) spends
+// the PerIP and Login buckets, the failure limit is keyed on the client's
+// network, and failure audit rows carry ip and userAgent.
+func (au *Auth) AuthenticateFrom(r *http.Request, email, password string) (string, error) {
+	return au.authenticate(r.Context(), loginAttempt{email: strings.TrimSpace(email), password: password,
+		ip: au.proxies.Of(r), meta: requestMeta(r, au.proxies), via: "authenticate"})
+}
+
+func (au *Auth) authenticate(ctx context.Context, at loginAttempt) (string, error) {
+	if at.email == "" || len(at.email) > maxEmailBytes || at.password == "" || len(at.password) > maxPasswordBytes {
+		return "", ErrInvalidCredentials
+	}
+	acc, err := au.checkLogin(ctx, at)
+	if err != nil {
+		return "", err
+	}
+	if acc.Ban.Active(time.Now()) {
+		return "", ErrBanned
+	}
+	return acc.ID, nil
+}
+
+// ClientIP returns the client IP of r as a canonical string, honouring
+// X-Forwarded-For, Forwarded and Options.ClientIPHeader only when the peer
+// is in the panel's Options.TrustedProxies. It is the key of the panel's
+// rate limiters; a game's own limiters should use it too.
+func (a *Admin) ClientIP(r *http.Request) string {
+	return a.clientIPs().Of(r)
+}
+
+// clientIPs is the panel's resolver of client addresses.
+func (a *Admin) clientIPs() clientip.Resolver {
+	return clientip.Resolver{Trusted: a.opts.TrustedProxies, Header: a.opts.ClientIPHeader}
+}
+
+// signIn is the outcome of a sign-in step: a session for userID with role
+// at token version tv, or, when challenge is set, a pending second step.
+type signIn struct {
+	userID    string
+	role      Role
+	tv        int64
+	challenge string // a TOTP challenge token: no session yet
+}
+
+// login is the panel's password sign-in: checkLogin, then issue.
+func (au *Auth) login(ctx context.Context, at loginAttempt) (signIn, error) {
+	acc, err := au.checkLogin(ctx, at)
+	if err != nil {
+		return signIn{}, loginError(err)
+	}
+	s, err := au.issue(ctx, acc, false, at.meta)
+	if err != nil || s.challenge != "" {
+		return s, err
+	}
+	au.rehashIfNeeded(ctx, acc, at.password)
+	au.record(ctx, at.meta, acc.ID, "auth.login", acc.Email)
+	return s, nil
+}
+
+// issue decides what a user the caller has identified gets: ErrBanned
+// (audited), a TOTP challenge when its second factor is on (audited), or
+// a session at its live role. kv are extra audit payload pairs.
+//
+// vouched skips the TOTP step: the caller's identity provider checked a
+// second factor itself (StartSession with ExternalSignIn.SecondFactor).
+func (au *Auth) issue(ctx context.Context, acc *account, vouched bool, meta map[string]any, kv ...any) (signIn, error) {
+	if acc.Ban.Active(time.Now()) {
+		au.record(ctx, meta, acc.ID, "auth.login_failed", acc.Email, append([]any{"reason", "banned"}, kv...)...)
+		return signIn{}, ErrBanned
+	}
+	on, err := au.totpEnabled(ctx, acc.ID)
+	if err != nil {
+		return signIn{}, err
+	}
+	if on && !vouched {
+		c := token.Claims{UserID: acc.ID, TV: acc.TokenVersion, Kind: token.KindTOTPChallenge}
+		c.ID = rand.Text() // the challenge's own id: spent once, void after maxChallengeFailures
+		tok, err := au.tokens.signer.Sign(c, totpChallengeTTL)
+		if err != nil {
+			return signIn{}, err
+		}
+		au.record(ctx, meta, acc.ID, "auth.totp_challenge", acc.Email, kv...)
+		return signIn{userID: acc.ID, challenge: tok}, nil
+	}
+	_, op, err := au.state(ctx, acc.ID)
+	if err != nil {
+		return signIn{}, err
+	}
+	return signIn{userID: acc.ID, role: op.Role, tv: acc.TokenVersion}, nil
+}

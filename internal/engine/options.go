@@ -1,0 +1,130 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+)
+
+// Options is admin.Options, field for field (the root converts one to the
+// other, so the compiler keeps them equal); its documentation is there.
+type Options struct {
+	Secret               []byte
+	SetupToken           string
+	Production           bool
+	UIPath               string
+	APIPath              string
+	TrustedOrigins       []string
+	Tables               map[string]any
+	Resources            map[string]*Resource
+	Relations            map[string][]Relation
+	Widgets              []Widget
+	DashboardTotals      []string
+	Session              SessionOptions
+	RateLimit            RateLimitOptions
+	TrustedProxies       []netip.Prefix
+	ClientIPHeader       string
+	OnResetRequest       func(ctx context.Context, req ResetRequest) error
+	ResetOperatorsOnly   bool
+	PasswordHasher       PasswordHasher
+	HashConcurrency      int
+	Rooms                Rooms
+	Logger               *slog.Logger
+	MaxBodyBytes         int64
+	MaxTextLength        int
+	PlayersCanRead       bool
+	RequireTOTP          TOTPPolicy
+	ExactCountBelow      int64
+	AuditMaxPayloadBytes int
+	TablePrefix          string
+	Migrations           MigrationMode
+	UserColumns          UserColumns
+	ExactCountBudget     time.Duration
+	QueryTimeout         time.Duration
+	QueryConcurrency     int
+	ExportMaxRows        int64
+	ExportNoBOM          bool
+	HealthChecks         []HealthCheck
+}
+
+// SessionOptions configure the session cookie.
+type SessionOptions struct {
+	// CookieName names the session cookie. Default "game_admin_session".
+	// Two panels served from one host need different names, or signing in
+	// to one signs out of the other (neither accepts the other's session:
+	// tokens are bound to their panel's APIPath).
+	CookieName string
+	// TTL is how long a session lasts. Default 7 days.
+	TTL time.Duration
+	// SameSite is the cookie's SameSite mode. Default http.SameSiteStrictMode.
+	SameSite http.SameSite
+	// Secure overrides the cookie's Secure flag. Default nil: Secure in
+	// production (Options.Production).
+	Secure *bool
+	// Domain sets the cookie's Domain, for serving from a subdomain.
+	// Default "": host-only.
+	Domain string
+}
+
+// ResetRequest is what OnResetRequest receives. URL is the site-relative
+// link <UIPath>/reset?token=<Token>; the callback prepends the origin.
+type ResetRequest struct {
+	Email  string
+	UserID string
+	// Role is the user's panel role (RoleUser for a player), so that a
+	// game whose players and operators share one users table can word, or
+	// route, the message for each.
+	Role  Role
+	Token string
+	URL   string
+	// Invite is true for a link an admin sent from the user page (POST
+	// /admin-api/users/:id/invite) to someone who has no password yet,
+	// so the message can welcome them instead of speaking of a reset.
+	Invite bool
+}
+
+// normalizePaths defaults UIPath and APIPath and checks them: absolute,
+// plain, not the root, and neither inside the other.
+func normalizePaths(opts *Options) error {
+	for _, p := range []struct {
+		name string
+		v    *string
+		def  string
+	}{{"UIPath", &opts.UIPath, defaultUIPath}, {"APIPath", &opts.APIPath, defaultAPIPath}} {
+		if *p.v == "" {
+			*p.v = p.def
+		}
+		*p.v = "/" + strings.Trim(*p.v, "/")
+		if *p.v == "/" || !isPlainPath(*p.v) || strings.ContainsAny(*p.v, "?#{}% \\") || strings.Contains(*p.v, "//") {
+			return fmt.Errorf("admin: %s %q must be a plain sub-path such as %q", p.name, *p.v, p.def)
+		}
+	}
+	ui, api := opts.UIPath, opts.APIPath
+	if ui == api || strings.HasPrefix(ui+"/", api+"/") || strings.HasPrefix(api+"/", ui+"/") {
+		return fmt.Errorf("admin: UIPath %q and APIPath %q must not contain one another", ui, api)
+	}
+	return nil
+}
+
+// initSecret takes the signing key out of opts (Options.Secret, else a
+// random one outside production).
+func initSecret(opts *Options, log *slog.Logger) ([]byte, error) {
+	secret := opts.Secret
+	switch {
+	case len(secret) == 0 && opts.Production:
+		return nil, errors.New("admin: no Secret: set Options.Secret in production")
+	case len(secret) == 0:
+		secret = []byte(rand.Text() + rand.Text())
+		log.Warn("admin: no Options.Secret; using a random key, so sessions end when the process restarts")
+	case len(secret) < minSecretBytes:
+		return nil, fmt.Errorf("admin: Secret is %d bytes; at least %d are needed", len(secret), minSecretBytes)
+	}
+	opts.Secret = nil // the key lives in the panel's tokens only
+	return secret, nil
+}

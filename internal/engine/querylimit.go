@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/stmtcache"
+)
+
+// No signed-in account can run the database out of time: the statements
+// of a list (its page and its count), and each batch of an export, end
+// after Options.QueryTimeout, and each operator runs at most
+// Options.QueryConcurrency expensive requests at once (a search, an
+// exact count, an export).
+
+const (
+	defaultQueryTimeout     = 5 * time.Second
+	defaultQueryConcurrency = 2
+)
+
+// errQueryTimeout answers a request whose statements ran past
+// QueryTimeout: the database ended them, and a narrower filter is the
+// way to an answer.
+var errQueryTimeout = errorf(http.StatusServiceUnavailable, "query_timeout",
+	"the query took longer than the panel allows; narrow the filter (an exact value, a shorter time range, a column with an index) or count with _count=estimate, and try again")
+
+// queryDeadline is when the statements of a request starting now must
+// have ended: Options.QueryTimeout from now, or zero (no limit) when it
+// is negative.
+func (a *Admin) queryDeadline() time.Time {
+	if a.opts.QueryTimeout < 0 {
+		return time.Time{}
+	}
+	return time.Now().Add(a.opts.QueryTimeout)
+}
+
+// timeLeft is what is left of deadline for the next statement: 0 (no
+// limit) for a zero deadline, else at least a millisecond, so a spent
+// deadline still ends the statement in the database instead of lifting
+// the limit.
+func timeLeft(deadline time.Time) time.Duration {
+	if deadline.IsZero() {
+		return 0
+	}
+	return max(time.Until(deadline), time.Millisecond)
+}
+
+// limited runs fn's statements under what is left of deadline
+// (query.Limited). A prepared statement that failed inside the limit's
+// transaction (stmtcache.ErrRetry) has been dropped: fn runs once more,
+// and its text goes plain.
+func (a *Admin) limited(ctx context.Context, deadline time.Time, fn func(context.Context, bun.IDB) error) error {
+	err := query.Limited(ctx, a.db, timeLeft(deadline), fn)
+	if errors.Is(err, stmtcache.ErrRetry) {
+		err = query.Limited(ctx, a.db, timeLeft(deadline), fn)
+	}
+	return err
+}
+
+// warm prepares text, when it repeats, before the limit's transaction
+// takes a connection (stmtcache.Warm), waiting for a pooled connection no
+// longer than deadline: the statement's time is spent waiting, too.
+func (a *Admin) warm(ctx context.Context, deadline time.Time, text string) {
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	a.stmts.Warm(ctx, text)
+}
+
+// scanBatch reads the rows of q, a page of res, under a time limit of
+// their own: an export is one statement per batch, each given
+// QueryTimeout, however long the download takes.
+func (a api) scanBatch(ctx context.Context, res *resource, q *bun.SelectQuery) (rows []map[string]any, err error) {
+	err = a.limited(ctx, a.queryDeadline(), func(ctx context.Context, db bun.IDB) error {
+		rows, err = query.ScanRows(ctx, q.Conn(db), res.table, res.hidden)
+		return err
+	})
+	return rows, err
+}
+
+// holdQuery takes one of op's QueryConcurrency slots for an expensive
+// request until release; past them it answers 429 rate_limited, to be
+// tried again in a second (a running request ends within QueryTimeout).
+func (a api) holdQuery(op Operator) (release func(), err error) {
+	n := a.opts.QueryConcurrency
+	if n < 0 {
+		return func() {}, nil
+	}
+	release, ok := a.queries.Hold(op.UserID, n)
+	if !ok {
+		e := errorf(http.StatusTooManyRequests, "rate_limited", "%d searches, exact counts or exports of yours are running; retry when one has finished", n)
+		e.RetryAfterSec = 1
+		return nil, e
+	}
+	return release, nil
+}

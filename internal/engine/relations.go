@@ -1,0 +1,274 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/schema"
+	"github.com/uptrace/bun"
+)
+
+// labelColumns are the columns that name a row, in order of preference.
+var labelColumns = []string{"display_name", "name", "email", "title"}
+
+// labelColumnsOf are the text columns of view that can name its rows, in
+// order of preference: nameColumn (when not ""), then labelColumns.
+func labelColumnsOf(view *schema.Table, nameColumn string) []string {
+	var out []string
+	for _, c := range append([]string{nameColumn}, labelColumns...) {
+		if col := view.ByName[c]; col != nil && col.DataType == schema.String && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// labelColumn is the column that names rows of res, or "".
+func labelColumn(res *resource) string {
+	if len(res.labels) > 0 {
+		return res.labels[0]
+	}
+	return ""
+}
+
+// relationTarget is the resource rel points at when it is one of the
+// panel's and op may read it, else nil: the one check before a relation's
+// rows, counts or labels are read.
+func (a api) relationTarget(op Operator, rel schema.Relation) *resource {
+	target := a.resourceAs(op, rel.Target)
+	if target == nil || !a.allowed(op, OpRead, target.key) {
+		return nil
+	}
+	return target
+}
+
+// labelRel is a One relation whose target's label an operator may read.
+type labelRel struct {
+	rel    schema.Relation
+	target *resource
+}
+
+// labelRels are the One relations of res whose targets have a label op
+// may read, and whose key op may see.
+func (a api) labelRels(op Operator, res *resource) []labelRel {
+	var out []labelRel
+	for _, rel := range res.table.Relations {
+		target := a.relationTarget(op, rel)
+		if rel.Kind != schema.One || target == nil || res.hidden[rel.FK] || len(target.labels) == 0 {
+			continue
+		}
+		out = append(out, labelRel{rel, target})
+	}
+	return out
+}
+
+// labelJoins splits the label relations of res for op: those the page
+// query can join (query.Joinable keys; the panel's resources share one
+// database) and the rest, for addLabels.
+func (a api) labelJoins(op Operator, res *resource) (joins []query.Label, rest []labelRel) {
+	for _, lr := range a.labelRels(op, res) {
+		if !query.Joinable(res.table.ByName[lr.rel.FK], lr.target.table.ByName[lr.rel.Ref]) {
+			rest = append(rest, lr)
+			continue
+		}
+		joins = append(joins, query.Label{FK: lr.rel.FK, Table: lr.target.table.Name, Ref: lr.rel.Ref, Columns: lr.target.labels})
+	}
+	return joins, rest
+}
+
+// addLabels sets row["_labels"][fk] to the target's label for every
+// relation in rels: one query per relation. Lists join what they can
+// (labelJoins) and come here for the rest.
+func (a api) addLabels(ctx context.Context, rels []labelRel, rows []map[string]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	for _, lr := range rels {
+		rel, target := lr.rel, lr.target
+		expr, exprArgs := query.LabelExpr(bun.Ident(target.table.Name), target.labels)
+		// Keys are typed by the target column (keyFor), so the IN list
+		// uses its index; a value that cannot be such a key has no label.
+		refCol := target.table.ByName[rel.Ref]
+		seen := map[string]bool{}
+		var keys []any
+		for _, row := range rows {
+			v := row[rel.FK]
+			if v == nil || seen[fmt.Sprint(v)] || refCol == nil {
+				continue
+			}
+			seen[fmt.Sprint(v)] = true
+			if v, ok := keyFor(refCol, v); ok {
+				keys = append(keys, v)
+			}
+		}
+		if len(keys) == 0 {
+			continue
+		}
+		var found []struct {
+			Key   string         `bun:"k"`
+			Label sql.NullString `bun:"l"`
+		}
+		err := a.db.NewSelect().TableExpr("?", bun.Ident(target.table.Name)).
+			ColumnExpr("CAST(? AS TEXT) AS k", bun.Ident(rel.Ref)).ColumnExpr(expr+" AS l", exprArgs...).
+			Where("? IN (?)", bun.Ident(rel.Ref), bun.List(keys)).Scan(ctx, &found)
+		if err != nil {
+			return err
+		}
+		labels := make(map[string]string, len(found))
+		for _, f := range found {
+			if f.Label.Valid && f.Label.String != "" {
+				labels[f.Key] = f.Label.String
+			}
+		}
+		for _, row := range rows {
+			l, ok := labels[fmt.Sprint(row[rel.FK])]
+			if !ok {
+				continue
+			}
+			m, _ := row["_labels"].(map[string]string)
+			if m == nil {
+				m = map[string]string{}
+				row["_labels"] = m
+			}
+			m[rel.FK] = l
+		}
+	}
+	return nil
+}
+
+// keyFor is v, a key read from one table, as a value of col, the column of
+// another table it is compared with: a game's text owner_id against a
+// bigint users id, or the reverse. PostgreSQL compares no text with a
+// bigint, so the value takes col's type; ok is false when it cannot be one
+// (a NULL key, "abc" for an integer column), and then no row matches.
+func keyFor(col *schema.Column, v any) (any, bool) {
+	if v == nil || col == nil {
+		return nil, false
+	}
+	if _, isString := v.(string); col.DataType == schema.String && !isString {
+		v = fmt.Sprint(v)
+	}
+	cv, err := query.ConvertValue(col, v)
+	return cv, err == nil && cv != nil
+}
+
+// GET /admin-api/{resource}/{id}/_counts: the number of rows of each
+// relation tab, and a user's live sessions.
+func (a api) handleCounts(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := a.resourceFor(r, op, OpRead)
+	if err != nil {
+		return err
+	}
+	row, err := a.pathRow(r, res)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	counts := map[string]any{}
+	var (
+		names []string
+		views []*schema.Table
+		qs    []*bun.SelectQuery
+	)
+	for _, rel := range res.table.Relations {
+		target := a.relationTarget(op, rel)
+		if rel.Kind != schema.Many || target == nil {
+			continue
+		}
+		key, ok := keyFor(target.table.ByName[rel.FK], row[rel.Ref])
+		if !ok {
+			counts[rel.Name] = 0
+			continue
+		}
+		names = append(names, rel.Name)
+		views = append(views, target.view)
+		qs = append(qs, query.Select(a.db, target.table).Where("?TableAlias.? = ?", bun.Ident(rel.FK), key))
+	}
+	// One statement counts every tab, within the same budget as a list's
+	// automatic count (or QueryTimeout, when shorter): a game table whose
+	// foreign key has no index (a tab the panel added by itself, see
+	// schema.Inverses) must not make each visit of a row scan it. Past
+	// the budget the tabs' counts are the statistics' estimates, named in
+	// _estimated.
+	budget := a.tabCountBudget
+	if l := timeLeft(a.queryDeadline()); l > 0 && l < budget {
+		budget = l
+	}
+	ns, exact, err := query.CountAll(ctx, a.db, qs, budget)
+	if err != nil {
+		return err
+	}
+	var estimated []string
+	for i, name := range names {
+		if exact {
+			counts[name] = ns[i]
+			continue
+		}
+		n, ok, err := query.Estimate(ctx, a.db, views[i], qs[i], true)
+		if err != nil {
+			return err
+		}
+		if ok {
+			counts[name] = n
+			estimated = append(estimated, name)
+		}
+	}
+	if len(estimated) > 0 {
+		counts["_estimated"] = estimated
+	}
+	// Live sessions are moderation data: only for who may moderate users
+	// (an admin, a mod with users in its scopes).
+	if res.key == "users" && a.opts.Rooms != nil && op.Role.IsOperator() && a.allowed(op, OpUpdate, "users") {
+		n, err := a.activeSessions(ctx, fmt.Sprint(row[a.users.cols.ID]))
+		if err != nil {
+			return err
+		}
+		counts["activeSessions"] = n
+	}
+	writeJSON(w, http.StatusOK, counts)
+	return nil
+}
+
+// GET /admin-api/{resource}/{id}/relations/{name}: the related rows, with
+// the target's list language and window.
+func (a api) handleRelation(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := a.resourceFor(r, op, OpRead)
+	if err != nil {
+		return err
+	}
+	name := r.PathValue("name")
+	i := slices.IndexFunc(res.table.Relations, func(x schema.Relation) bool { return x.Name == name })
+	if i < 0 || a.resources[res.table.Relations[i].Target] == nil {
+		return errorf(http.StatusNotFound, "unknown_relation", "resource %q has no relation %q", res.key, name)
+	}
+	rel := res.table.Relations[i]
+	target := a.relationTarget(op, rel)
+	if target == nil {
+		return a.gate(op, OpRead, rel.Target)
+	}
+	row, err := a.pathRow(r, res)
+	if err != nil {
+		return err
+	}
+	col, v := rel.Ref, row[rel.FK] // One: the target row this row's FK names
+	if rel.Kind == schema.Many {
+		col, v = rel.FK, row[rel.Ref] // Many: the target rows whose FK names this row
+	}
+	key, ok := keyFor(target.table.ByName[col], v)
+	where := func(q *bun.SelectQuery) *bun.SelectQuery {
+		if !ok {
+			return q.Where("1 = 0")
+		}
+		return q.Where("?TableAlias.? = ?", bun.Ident(col), key)
+	}
+	rows, err := a.listRows(w, r, op, target, where)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, rows)
+	return nil
+}

@@ -1,0 +1,158 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gameadmin/admin/internal/token"
+
+	"github.com/gameadmin/admin/internal/netkey"
+	"github.com/uptrace/bun"
+)
+
+// requestReset spends the request-reset limits and queues the lookup and
+// delivery: the answer is the same, and as fast, whether the email exists,
+// the queue took the job or dropped it (logged).
+func (au *Auth) requestReset(ctx context.Context, email, ip string, meta map[string]any) error {
+	email = strings.TrimSpace(email)
+	if email == "" {
+		return errorf(http.StatusBadRequest, "missing_field", "email is required")
+	}
+	if len(email) > maxEmailBytes {
+		return errorf(http.StatusBadRequest, "invalid_value", "email is not a valid address")
+	}
+	if err := au.spend(ctx, au.limits.PerIP, netkey.Address(ip)); err != nil {
+		return loginError(au.auditLimited(ctx, err, "PerIP", ip, email, meta))
+	}
+	if err := au.spend(ctx, au.limits.RequestReset, netkey.Address(ip)+"|"+emailKey(email)); err != nil {
+		return loginError(au.auditLimited(ctx, err, "RequestReset", ip, email, meta))
+	}
+	au.jobs.Submit(ctx, func(ctx context.Context) { au.sendReset(ctx, ip, email, meta) })
+	return nil
+}
+
+// sendReset runs on a background worker: it looks the email up, and
+// delivers a link only when it belongs to an account. Requests for unknown
+// emails are audited collapsed per client IP (failureLog).
+func (au *Auth) sendReset(ctx context.Context, ip, email string, meta map[string]any) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	acc, err := au.accountByEmail(ctx, email)
+	if err != nil {
+		if !errors.Is(err, ErrNotFound) {
+			au.log.ErrorContext(ctx, "admin: reset lookup", "err", err)
+		}
+		if au.failures.first("auth.password_reset_requested", netkey.Address(ip), emailKey(email)) {
+			au.audit.event(ctx, AuditEntry{Action: "auth.password_reset_requested", Resource: "auth", Payload: withMeta(meta, "email", email)})
+		}
+		return
+	}
+	_, op, err := au.state(ctx, acc.ID)
+	if err != nil {
+		au.log.ErrorContext(ctx, "admin: reset lookup", "userId", acc.ID, "err", err)
+		return
+	}
+	payload := withMeta(meta, "email", email)
+	if au.reset.operatorsOnly && !op.Role.AtLeast(RoleMod) {
+		// The request was answered as any other; only the log says why
+		// nothing was sent.
+		payload["delivered"], payload["reason"] = false, "not_an_operator"
+	} else if err := au.spendDelivery(ctx, acc.ID); err != nil {
+		// Past the account's ceiling: answered as any other, not sent,
+		// audited once per window (the rest counted into one row).
+		if !au.failures.firstFor("auth.reset_delivery_limited", acc.ID) {
+			return
+		}
+		payload["delivered"], payload["reason"] = false, "rate_limited"
+		if !errors.As(err, new(*RateLimitError)) {
+			au.log.ErrorContext(ctx, "admin: reset delivery limiter", "userId", acc.ID, "err", err)
+			payload["reason"] = "rate_limiter_unavailable"
+		}
+	} else if err := au.deliverReset(ctx, acc, op.Role, false); err != nil {
+		au.log.ErrorContext(ctx, "admin: OnResetRequest failed", "userId", acc.ID, "err", err)
+	}
+	au.audit.event(ctx, AuditEntry{OperatorID: acc.ID, Action: "auth.password_reset_requested", Resource: "auth", TargetID: acc.ID, Payload: payload})
+}
+
+// spendDelivery spends one of userID's reset and invite deliveries
+// (RateLimitOptions.ResetDeliveries).
+func (au *Auth) spendDelivery(ctx context.Context, userID string) error {
+	return au.spend(ctx, au.limits.ResetDeliveries, userID)
+}
+
+// deliverReset signs a reset token for acc and hands the link to
+// OnResetRequest (or, without one, to the log: local development only, as
+// the link is a credential). role is the user's; invite marks a link an
+// admin sent to a new operator. The error is the signing's or
+// OnResetRequest's.
+func (au *Auth) deliverReset(ctx context.Context, acc *account, role Role, invite bool) error {
+	tok, err := au.tokens.signer.Sign(token.Claims{UserID: acc.ID, TV: acc.TokenVersion, Kind: token.KindReset, PW: au.tokens.signer.PasswordFingerprint(acc.PasswordHash)}, resetTTL)
+	if err != nil {
+		return fmt.Errorf("admin: sign reset token: %w", err)
+	}
+	req := ResetRequest{Email: acc.Email, UserID: acc.ID, Role: role, Token: tok, URL: au.reset.uiPath + "/reset?token=" + url.QueryEscape(tok), Invite: invite}
+	if au.reset.deliver != nil {
+		return au.reset.deliver(ctx, req)
+	}
+	au.log.InfoContext(ctx, "admin: password reset link (set Options.OnResetRequest to email it)", "email", acc.Email, "invite", invite, "url", req.URL)
+	return nil
+}
+
+// resetPassword sets the password a reset token was issued for and ends
+// every session of the user, in one statement conditioned on the state the
+// token was issued for (two concurrent uses of one token cannot both
+// succeed), committed with its audit entry.
+func (au *Auth) resetPassword(ctx context.Context, raw, password string, meta map[string]any) error {
+	if raw == "" || password == "" {
+		return errorf(http.StatusBadRequest, "missing_field", "token and password are required")
+	}
+	c, err := au.tokens.signer.Parse(raw, token.KindReset)
+	if err != nil {
+		return ErrInvalidResetToken
+	}
+	if err := checkNewPassword(password); err != nil {
+		return err
+	}
+	acc, err := au.users.accountByID(ctx, au.db, c.UserID)
+	if errors.Is(err, ErrNotFound) {
+		return ErrInvalidResetToken
+	}
+	if err != nil {
+		return err
+	}
+	if acc.TokenVersion != c.TV || au.tokens.signer.PasswordFingerprint(acc.PasswordHash) != c.PW {
+		return ErrInvalidResetToken
+	}
+	h, err := au.hash(ctx, password)
+	if err != nil {
+		return err
+	}
+	u := au.users
+	err = au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		q := tx.NewUpdate().TableExpr("?", u.ident()).Set("? = ?", u.col(u.cols.PasswordHash), h).
+			Where("? = ?", u.col(u.cols.ID), acc.ID).Where("COALESCE(?, '') = ?", u.col(u.cols.PasswordHash), acc.PasswordHash)
+		if u.hasTokenVer {
+			tv := u.col(u.cols.TokenVersion)
+			q = q.Set("? = ? + 1", tv, tv).Where("? = ?", tv, acc.TokenVersion)
+		}
+		res, err := q.Exec(ctx)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n != 1 {
+			return ErrInvalidResetToken
+		}
+		return au.audit.record(ctx, tx, authEntry(meta, acc.ID, "auth.password_reset_completed", acc.Email))
+	})
+	if err == nil {
+		au.sanctions.sessionsEnded(ctx, acc.ID, "password reset")
+	}
+	return err
+}

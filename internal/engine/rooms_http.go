@@ -1,0 +1,252 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"net/http"
+)
+
+// The live-room endpoints. "rooms" is the resource key of mod scopes: list
+// and read need list and read on it, kick, lock and state edits need
+// update, dispose needs delete. Every mutation is audited as room.* with the
+// body's fields plus ip and userAgent.
+
+// roomsRequest checks that rooms are configured and op may do o on them.
+func (a api) roomsRequest(op Operator, o Op) (Rooms, error) {
+	if a.opts.Rooms == nil {
+		return nil, errorf(http.StatusNotImplemented, "rooms_unsupported", "no live rooms are configured (Options.Rooms)")
+	}
+	if err := a.gate(op, o, "rooms"); err != nil {
+		return nil, err
+	}
+	return a.opts.Rooms, nil
+}
+
+// roomError maps the Rooms contract's errors to answers. The 503 and 504
+// of an unreachable or silent node carry their cause, which writeError
+// logs with the request id; the answer itself does not show it.
+func roomError(err error) error {
+	switch {
+	case errors.Is(err, ErrRoomNotFound):
+		return errorf(http.StatusNotFound, "room_not_found", "no such room")
+	case errors.Is(err, ErrSessionNotFound):
+		return errorf(http.StatusNotFound, "session_not_found", "no such session in the room")
+	case errors.Is(err, ErrInvalidStateValue):
+		return errorf(http.StatusBadRequest, "invalid_value", "%s", err.Error())
+	case errors.Is(err, ErrInvalidPath):
+		return errorf(http.StatusBadRequest, "invalid_path", "%s", err.Error())
+	case errors.Is(err, ErrNodeUnavailable):
+		return errorf(http.StatusServiceUnavailable, "node_unavailable", "the node that owns this room cannot be reached; try again shortly").Because(err)
+	case errors.Is(err, ErrNodeTimeout):
+		return errorf(http.StatusGatewayTimeout, "node_timeout", "the node that owns this room did not answer in time").Because(err)
+	}
+	return err
+}
+
+// activeSessions counts a user's live sessions across every room.
+func (a api) activeSessions(ctx context.Context, userID string) (int, error) {
+	s, err := a.opts.Rooms.UserSessions(ctx, userID)
+	return len(s), err
+}
+
+// GET /rooms
+func (a api) handleRoomList(w http.ResponseWriter, r *http.Request, op Operator) error {
+	rooms, err := a.roomsRequest(op, OpList)
+	if err != nil {
+		return err
+	}
+	list, err := rooms.List(r.Context())
+	if err != nil {
+		return roomError(err)
+	}
+	if list == nil {
+		list = []RoomSummary{}
+	}
+	writeJSON(w, http.StatusOK, list)
+	return nil
+}
+
+// GET /rooms/{roomId}
+func (a api) handleRoomInspect(w http.ResponseWriter, r *http.Request, op Operator) error {
+	rooms, err := a.roomsRequest(op, OpRead)
+	if err != nil {
+		return err
+	}
+	view, err := rooms.Inspect(r.Context(), r.PathValue("roomId"))
+	if err != nil {
+		return roomError(err)
+	}
+	writeJSON(w, http.StatusOK, view)
+	return nil
+}
+
+// GET /rooms/by-user/{userId}
+func (a api) handleRoomsByUser(w http.ResponseWriter, r *http.Request, op Operator) error {
+	rooms, err := a.roomsRequest(op, OpRead)
+	if err != nil {
+		return err
+	}
+	sessions, err := rooms.UserSessions(r.Context(), r.PathValue("userId"))
+	if err != nil {
+		return roomError(err)
+	}
+	if sessions == nil {
+		sessions = []UserSession{}
+	}
+	writeJSON(w, http.StatusOK, sessions)
+	return nil
+}
+
+// DELETE /rooms/{roomId}/clients/{sessionId}
+func (a api) handleRoomKick(w http.ResponseWriter, r *http.Request, op Operator) error {
+	rooms, err := a.roomsRequest(op, OpUpdate)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		Reason string `json:"reason"`
+	}
+	if err := decodeOptional(r, &body); err != nil {
+		return err
+	}
+	if err := checkReason(body.Reason); err != nil {
+		return err
+	}
+	roomID, sessionID := r.PathValue("roomId"), r.PathValue("sessionId")
+	if err := rooms.Kick(r.Context(), roomID, sessionID, body.Reason); err != nil {
+		return roomError(err)
+	}
+	a.recordRoom(r, op, "room.kick", roomID, "sessionId", sessionID, "reason", body.Reason)
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	return nil
+}
+
+// PATCH /rooms/{roomId}: {locked}
+func (a api) handleRoomLock(w http.ResponseWriter, r *http.Request, op Operator) error {
+	rooms, err := a.roomsRequest(op, OpUpdate)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		Locked *bool `json:"locked"`
+	}
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	if body.Locked == nil {
+		return errorf(http.StatusBadRequest, "missing_field", "locked is required")
+	}
+	roomID := r.PathValue("roomId")
+	if err := rooms.SetLocked(r.Context(), roomID, *body.Locked); err != nil {
+		return roomError(err)
+	}
+	action := "room.unlock"
+	if *body.Locked {
+		action = "room.lock"
+	}
+	a.recordRoom(r, op, action, roomID, "locked", *body.Locked)
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	return nil
+}
+
+// statePath bounds a state path: keys are strings, indexes non-negative
+// whole numbers. An empty path is refused for edits and deletes alike: the
+// whole state is the game's, and replacing it (with null, say) leaves the
+// game's callbacks a value they never expected.
+func statePath(path []any) error {
+	if len(path) == 0 {
+		return errorf(http.StatusBadRequest, "invalid_path", "path must name a part of the state; the whole state cannot be replaced or deleted")
+	}
+	if len(path) > 32 {
+		return errorf(http.StatusBadRequest, "invalid_path", "path is deeper than 32")
+	}
+	for _, p := range path {
+		switch v := p.(type) {
+		case string:
+			if len(v) > 256 {
+				return errorf(http.StatusBadRequest, "invalid_path", "a path key is longer than 256 bytes")
+			}
+		case float64:
+			if v < 0 || v != math.Trunc(v) || v > 1<<31 {
+				return errorf(http.StatusBadRequest, "invalid_path", "an array index must be a whole number ≥ 0")
+			}
+		default:
+			return errorf(http.StatusBadRequest, "invalid_path", "path elements are strings (keys) or numbers (indexes)")
+		}
+	}
+	return nil
+}
+
+// PATCH /rooms/{roomId}/state: {path, value}
+func (a api) handleRoomStateEdit(w http.ResponseWriter, r *http.Request, op Operator) error {
+	rooms, err := a.roomsRequest(op, OpUpdate)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		Path  []any           `json:"path"`
+		Value json.RawMessage `json:"value"`
+	}
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	if body.Path == nil || body.Value == nil {
+		return errorf(http.StatusBadRequest, "missing_field", "path and value are required")
+	}
+	if err := statePath(body.Path); err != nil {
+		return err
+	}
+	roomID := r.PathValue("roomId")
+	if err := rooms.EditState(r.Context(), roomID, body.Path, body.Value); err != nil {
+		return roomError(err)
+	}
+	a.recordRoom(r, op, "room.state.edit", roomID, "path", body.Path, "value", body.Value)
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	return nil
+}
+
+// DELETE /rooms/{roomId}/state: {path}
+func (a api) handleRoomStateDelete(w http.ResponseWriter, r *http.Request, op Operator) error {
+	rooms, err := a.roomsRequest(op, OpUpdate)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		Path []any `json:"path"`
+	}
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	if err := statePath(body.Path); err != nil {
+		return err
+	}
+	roomID := r.PathValue("roomId")
+	if err := rooms.DeleteState(r.Context(), roomID, body.Path); err != nil {
+		return roomError(err)
+	}
+	a.recordRoom(r, op, "room.state.delete", roomID, "path", body.Path)
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	return nil
+}
+
+// DELETE /rooms/{roomId}
+func (a api) handleRoomDispose(w http.ResponseWriter, r *http.Request, op Operator) error {
+	rooms, err := a.roomsRequest(op, OpDelete)
+	if err != nil {
+		return err
+	}
+	roomID := r.PathValue("roomId")
+	if err := rooms.Dispose(r.Context(), roomID); err != nil {
+		return roomError(err)
+	}
+	a.recordRoom(r, op, "room.dispose", roomID)
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	return nil
+}
+
+func (a api) recordRoom(r *http.Request, op Operator, action, roomID string, kv ...any) {
+	payload := withMeta(a.requestMeta(r), append([]any{"roomId", roomID}, kv...)...)
+	a.audit.event(r.Context(), AuditEntry{OperatorID: op.UserID, Action: action, Resource: "rooms", TargetID: roomID, Payload: payload})
+}

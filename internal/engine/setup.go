@@ -1,0 +1,132 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync/atomic"
+)
+
+// The first run. While no admin exists, POST /auth/bootstrap makes
+// whoever calls it the admin, so a panel deployed and not yet opened
+// would be the first visitor's. It takes a setup token: a fresh random
+// one each start, logged as a one-time link (or Options.SetupToken, the
+// same on every node of a cluster), compared in constant time and spent
+// by the bootstrap. Every bootstrap needs it, whatever address it comes
+// from: a reverse proxy on the same host that adds no forwarding header
+// (Go's httputil.ReverseProxy with Rewrite, nginx's default proxy_pass,
+// an ssh tunnel) makes every request look like loopback, and a server
+// cannot tell. A scripted deployment creates its first admin from Go
+// (Admin.CreateFirstAdmin) instead.
+
+// minSetupToken is the shortest Options.SetupToken New accepts.
+const minSetupToken = 16
+
+// errSetupTokenRequired answers a bootstrap that needs the setup token and
+// has none, or another.
+var errSetupTokenRequired = errorf(http.StatusForbidden, "setup_token_required",
+	"no admin exists yet: open the setup link the game server logged when it started")
+
+// setupToken is the token of one panel's first run.
+type setupToken struct {
+	value     string
+	generated bool        // logged in the link: it was not the game's own
+	spent     atomic.Bool // a bootstrap used it
+}
+
+func newSetupToken(given string) (*setupToken, error) {
+	if given != "" {
+		if len(given) < minSetupToken {
+			return nil, fmt.Errorf("admin: SetupToken must be at least %d characters", minSetupToken)
+		}
+		return &setupToken{value: given}, nil
+	}
+	return &setupToken{value: rand.Text(), generated: true}, nil
+}
+
+// matches reports whether got is the token, not yet spent.
+func (s *setupToken) matches(got string) bool {
+	return !s.spent.Load() && subtle.ConstantTimeCompare([]byte(got), []byte(s.value)) == 1
+}
+
+// announceSetup logs the first-run link while no admin exists. A token
+// the game set is not logged: the game knows it.
+func (a *Admin) announceSetup(ctx context.Context) {
+	exists, err := a.adminExists(ctx, a.db)
+	if err != nil || exists {
+		return
+	}
+	if !a.setup.generated {
+		a.log.WarnContext(ctx, "admin: no admin yet; open "+a.opts.UIPath+"/setup?token=<Options.SetupToken> to create the first one")
+		return
+	}
+	a.log.WarnContext(ctx, "admin: no admin yet; open this one-time link to create the first one (a new token each start)",
+		"link", a.setupLink())
+}
+
+// setupLink is the site-relative setup link with the generated token.
+func (a *Admin) setupLink() string {
+	return a.opts.UIPath + "/setup?token=" + url.QueryEscape(a.setup.value)
+}
+
+// SetupLink returns the site-relative link that creates the first admin,
+// <UIPath>/setup?token=<token>, while no admin exists and the token is
+// one New generated (the link it logged); "" otherwise (an admin exists,
+// the token is Options.SetupToken, which the game knows, or the check
+// failed). A game prefixes its own origin to print a link a terminal can
+// open, as the demo does.
+func (a *Admin) SetupLink(ctx context.Context) string {
+	if !a.setup.generated || a.setup.spent.Load() {
+		return ""
+	}
+	if exists, err := a.adminExists(ctx, a.db); err != nil || exists {
+		return ""
+	}
+	return a.setupLink()
+}
+
+// CreateFirstAdmin creates the first admin from Go, for a scripted
+// deployment (a CLI flag of the game's, an init job) that should not
+// open the setup link: the same checks and audit entry
+// (auth.bootstrap, "via": "go") as the setup page, without a token or a
+// session. An existing user with that email is promoted when password is
+// its password. It returns the admin's user id, or ErrBootstrapClosed
+// once an admin exists, or an *APIError naming a bad email or a password
+// that is too short.
+func (a *Admin) CreateFirstAdmin(ctx context.Context, email, password, displayName string) (string, error) {
+	c := credentials{Email: email, Password: password, DisplayName: displayName}
+	if err := c.check(true); err != nil {
+		return "", err
+	}
+	userID, _, err := api{a}.bootstrap(ctx, c, map[string]any{"via": "go"})
+	return userID, err
+}
+
+// bootstrap makes the first admin (Auth.bootstrap, with the users
+// resource's defaults) and spends the setup token: the setup page and
+// CreateFirstAdmin both come through here.
+func (a api) bootstrap(ctx context.Context, c credentials, meta map[string]any) (userID string, tv int64, err error) {
+	if userID, tv, err = a.auth.bootstrap(ctx, c, meta, a.bootstrapDefaults); err != nil {
+		return "", 0, err
+	}
+	a.setup.spent.Store(true)
+	return userID, tv, nil
+}
+
+// setupAllowed is the bootstrap's gate: the unspent token. The answer
+// without it is the closed bootstrap when an admin exists (as without the
+// gate), else setup_token_required.
+func (a api) setupAllowed(r *http.Request, token string) error {
+	if a.setup.matches(token) {
+		return nil
+	}
+	if exists, err := a.adminExists(r.Context(), a.db); err != nil {
+		return err
+	} else if exists {
+		return ErrBootstrapClosed
+	}
+	return errSetupTokenRequired
+}

@@ -1,0 +1,518 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gameadmin/admin/internal/csvexport"
+	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/schema"
+	"github.com/uptrace/bun"
+)
+
+// A player's data, for their requests under GDPR and its kin: export
+// (access) and erase. A user's data is their users row and the rows of
+// every resource that refers to it through a relation of the users table
+// (one level: saves, entries, notes about them, the game's own tables),
+// plus the audit log's entries about them. Both are for admins only.
+
+// EraseRule says what erasing a user does to a resource's rows that refer
+// to the user: set it as ResourceConfig.Erase. Without one, rows whose
+// reference is NOT NULL are deleted and nullable references are cleared.
+type EraseRule interface{ eraseRule() string }
+
+type eraseDelete struct{}
+type eraseKeep struct{}
+
+func (eraseDelete) eraseRule() string { return "delete" }
+func (eraseKeep) eraseRule() string   { return "keep" }
+
+var (
+	// EraseDelete deletes the rows.
+	EraseDelete EraseRule = eraseDelete{}
+	// EraseKeep keeps the rows as they are: a legal hold (purchases kept
+	// for the tax office). They stay linked to the erased account, whose
+	// own personal values are gone.
+	EraseKeep EraseRule = eraseKeep{}
+)
+
+// EraseAnonymize keeps the rows and clears Columns in them: NULL, or
+// "[erased]" in a NOT NULL text column.
+type EraseAnonymize struct {
+	Columns []string
+}
+
+func (EraseAnonymize) eraseRule() string { return "anonymize" }
+
+// eraseUnlink is the default for a nullable reference: the reference
+// cleared, the row kept.
+type eraseUnlink struct{}
+
+func (eraseUnlink) eraseRule() string { return "unlink" }
+
+// erased stands in for a personal value that was erased.
+const erased = "[erased]"
+
+// userPart is one resource's rows of a user: through relation rel of the
+// users table, with what erasing does to them.
+type userPart struct {
+	rel    schema.Relation
+	target *resource
+	key    any // the user's key as rel.FK holds it
+	rule   EraseRule
+}
+
+// userParts are the resources holding rows of the user row: the users
+// table's Many relations into resources, but the audit log (redacted
+// instead) and the panel's roles (removed with the account's role).
+func (a api) userParts(users *resource, row map[string]any) []userPart {
+	var parts []userPart
+	for _, rel := range users.table.Relations {
+		target := a.resources[rel.Target]
+		if rel.Kind != schema.Many || target == nil || rel.Target == "adminAudit" || rel.Target == "roles" {
+			continue
+		}
+		fk := target.table.ByName[rel.FK]
+		key, ok := keyFor(fk, row[rel.Ref])
+		if fk == nil || !ok {
+			continue
+		}
+		rule := target.cfg.Erase
+		if rule == nil {
+			rule = EraseDelete
+			if !fk.NotNull {
+				rule = eraseUnlink{}
+			}
+		}
+		parts = append(parts, userPart{rel: rel, target: target, key: key, rule: rule})
+	}
+	return parts
+}
+
+// where narrows a select of the part's table to the user's rows.
+func (p userPart) where() query.Cond {
+	return query.Cond{Expr: "?TableAlias.? = ?", Args: []any{bun.Ident(p.rel.FK), p.key}}
+}
+
+// name is how the part is keyed in an export or an erase report: the
+// relation's name (a resource may refer to users twice).
+func (p userPart) name() string { return p.rel.Name }
+
+// userSubject narrows an audit select to the entries about userID: of
+// the users row, its role, its sign-ins.
+func userSubject(userID string) query.Cond {
+	return query.Cond{Expr: "?TableAlias.resource IN ('users', 'roles', 'auth') AND ?TableAlias.target_id = ?", Args: []any{userID}}
+}
+
+// GET /admin-api/users/{id}/_export: the user's data as one JSON document,
+// streamed: {exportedAt, user, resources: {relation: [rows]}, audit:
+// [entries about them]}, hidden columns left out. Audited as user.export
+// with the counts.
+func (a api) handleUserExport(w http.ResponseWriter, r *http.Request, op Operator) error {
+	users, userID, row, err := a.dataRequest(r, op)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	parts := a.userParts(users, row)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="user-%s-data.json"`, safeFileName(userID)))
+	w.Header().Set("Cache-Control", "no-store")
+	counts := map[string]int64{}
+	var buf bytes.Buffer
+	started := false // bytes went out: an error can no longer be an error body
+	flush := func() error {
+		if buf.Len() == 0 {
+			return nil
+		}
+		started = true
+		_, err := w.Write(buf.Bytes())
+		buf.Reset()
+		if err != nil {
+			return fmt.Errorf("%w: %w", errExportWrite, err)
+		}
+		return nil
+	}
+	putJSON := func(v any) error {
+		b, err := json.Marshal(v)
+		buf.Write(b)
+		return err
+	}
+	// stream writes the rows of res meeting cond as a JSON array, read and
+	// sent a batch at a time.
+	stream := func(res *resource, cond query.Cond, clean func(map[string]any)) (int64, error) {
+		l := &query.List{Where: []query.Cond{cond}}
+		l.Walk(res.view, exportBatch)
+		buf.WriteString("[")
+		var n int64
+		for {
+			rows, err := a.scanBatch(ctx, res, l.Query(a.db, res.table, res.view, nil, nil))
+			if err != nil {
+				return n, err
+			}
+			page, _ := l.Page(res.view, rows)
+			for _, row := range page {
+				if n > 0 {
+					buf.WriteString(",")
+				}
+				if clean != nil {
+					clean(row)
+				}
+				if err := putJSON(row); err != nil {
+					return n, err
+				}
+				n++
+			}
+			if len(rows) <= len(page) || !l.Advance(res.view, page[len(page)-1]) {
+				buf.WriteString("]")
+				return n, nil
+			}
+			if err := flush(); err != nil {
+				return n, err
+			}
+		}
+	}
+	err = func() error {
+		buf.WriteString(`{"exportedAt":`)
+		if err := putJSON(time.Now().UTC()); err != nil {
+			return err
+		}
+		buf.WriteString(`,"user":`)
+		if err := putJSON(row); err != nil {
+			return err
+		}
+		buf.WriteString(`,"resources":{`)
+		for i, p := range parts {
+			if i > 0 {
+				buf.WriteString(",")
+			}
+			if err := putJSON(p.name()); err != nil {
+				return err
+			}
+			buf.WriteString(":")
+			n, err := stream(p.target, p.where(), nil)
+			if err != nil {
+				return err
+			}
+			counts[p.name()] = n
+		}
+		buf.WriteString(`},"audit":`)
+		if audit := a.resources["adminAudit"]; audit != nil {
+			// An operator's address and browser are the operator's data,
+			// not the player's: only the player's own requests keep theirs.
+			n, err := stream(audit, userSubject(userID), func(e map[string]any) {
+				if fmt.Sprint(e["operator_id"]) != userID {
+					e["payload"] = withoutRequestMeta(e["payload"])
+				}
+			})
+			if err != nil {
+				return err
+			}
+			counts["audit"] = n
+		} else {
+			buf.WriteString("[]")
+		}
+		buf.WriteString("}\n")
+		return flush()
+	}()
+	switch {
+	case err == nil:
+		a.audit.event(ctx, AuditEntry{OperatorID: op.UserID, Action: "user.export", Resource: "users", TargetID: userID, Payload: withMeta(a.requestMeta(r), "counts", counts)})
+		return nil
+	case !started:
+		return err
+	case errors.Is(err, errExportWrite):
+		return nil // the client went away
+	}
+	// The status line is gone: the transfer is cut, so the file is
+	// visibly broken rather than ending as a short valid document.
+	a.log.ErrorContext(ctx, "admin: user export cut short", append([]any{"user", userID}, errAttrs(err)...)...)
+	csvexport.Abort(w)
+	return nil
+}
+
+// safeFileName keeps the letters, digits, dashes and dots of s.
+func safeFileName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '.' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// dataRequest checks an export or erase of the user the path names: an
+// admin's, of an existing user row.
+func (a api) dataRequest(r *http.Request, op Operator) (*resource, string, map[string]any, error) {
+	users := a.resources["users"]
+	if users == nil || r.PathValue("resource") != "users" {
+		return nil, "", nil, errNotFoundRoute
+	}
+	if op.Role != RoleAdmin {
+		return nil, "", nil, errorf(http.StatusForbidden, "forbidden", "a player's data requests are for admins")
+	}
+	userID, err := a.pathUserID(r)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	id, err := a.rowID(r, users)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	row, err := a.readRow(r.Context(), a.db, users, id, false)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return users, userID, row, nil
+}
+
+// eraseReport is what an erase did, or (a dry run) would do.
+type eraseReport struct {
+	DryRun bool `json:"dryRun"`
+	// Resources are per relation of the users table: its resource, what
+	// happens to its rows (delete, unlink, anonymize, keep) and how many.
+	Resources []erasePart `json:"resources"`
+	// AuditEntries are how many audit entries had values the erase
+	// takes away, and so are (or would be) changed.
+	AuditEntries int64 `json:"auditEntries"`
+}
+
+type erasePart struct {
+	Relation string `json:"relation"`
+	Resource string `json:"resource"`
+	Label    string `json:"label"`
+	Rule     string `json:"rule"`
+	Rows     int64  `json:"rows"`
+}
+
+// POST /admin-api/users/{id}/_erase {confirm: "<the user's email>"}, or
+// ?dryRun=true (the same erase, rolled back, so it fails where the erase
+// would): erases the user's personal data in one transaction. Their
+// rows elsewhere go as each resource's Erase rule says; the users row
+// stays (its id may be referred to by kept rows and by the audit log) with
+// its email replaced by a unique address that cannot receive mail, the
+// display name and Personal columns cleared, the password unusable, a
+// permanent ban and every session ended; the panel role and second factor
+// go. What the erase takes away goes from the audit log too (every email
+// the account had, its names, the values of the rows it deletes, unlinks
+// or anonymizes: erase_audit.go): the entries keep their ids, with those
+// values replaced by "[erased]", the one change the panel ever makes to
+// the audit log; the erase itself is audited as user.erase with the
+// counts. Refused for oneself and for the last admin.
+func (a api) handleUserErase(w http.ResponseWriter, r *http.Request, op Operator) error {
+	users, userID, row, err := a.dataRequest(r, op)
+	if err != nil {
+		return err
+	}
+	if userID == op.UserID {
+		return errorf(http.StatusBadRequest, "self_moderation", "you cannot erase your own account")
+	}
+	dryRun := r.URL.Query().Get("dryRun") == "true"
+	var body struct {
+		Confirm string `json:"confirm"`
+	}
+	if err := decodeOptional(r, &body); err != nil {
+		return err
+	}
+	email := fmt.Sprint(row[a.users.cols.Email])
+	if !dryRun && !strings.EqualFold(strings.TrimSpace(body.Confirm), email) {
+		return fieldError(http.StatusBadRequest, "confirmation_required", "confirm", "type the user's email to confirm the erase")
+	}
+	if !a.users.hasTokenVer || !a.users.hasBan {
+		return errorf(http.StatusNotImplemented, "not_supported", "erase needs the users table's ban and token version columns, so that the erased account can never sign in")
+	}
+	ctx := r.Context()
+	report := eraseReport{DryRun: dryRun, Resources: []erasePart{}}
+	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		keepsAdmin, err := a.guardAdmins(ctx, tx)
+		if err != nil {
+			return err
+		}
+		id, err := a.rowID(r, users)
+		if err != nil {
+			return err
+		}
+		if row, err = a.readRow(ctx, tx, users, id, true); err != nil {
+			return err
+		}
+		parts := a.userParts(users, row)
+		scope, err := a.newEraseScope(ctx, tx, users, userID, row, parts)
+		if err != nil {
+			return err
+		}
+		for _, p := range parts {
+			n, err := a.erasePart(ctx, tx, p)
+			if err != nil {
+				return erasePartError(p, err)
+			}
+			report.Resources = append(report.Resources, erasePart{Relation: p.name(), Resource: p.target.key, Label: p.target.label, Rule: p.rule.eraseRule(), Rows: n})
+			if err := a.eraseStep(ctx, tx, p.name()); err != nil {
+				return err
+			}
+		}
+		if report.AuditEntries, err = a.redactAudit(ctx, tx, scope); err != nil {
+			return err
+		}
+		if err := a.eraseStep(ctx, tx, "audit"); err != nil {
+			return err
+		}
+		if err := a.eraseAccount(ctx, tx, users, userID, op); err != nil {
+			return err
+		}
+		if err := keepsAdmin(); err != nil {
+			return err
+		}
+		err = a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "user.erase", Resource: "users", TargetID: userID,
+			Payload: withMeta(a.requestMeta(r), "resources", report.Resources, "auditEntries", report.AuditEntries)})
+		if err == nil && dryRun {
+			return errDryRun
+		}
+		return err
+	})
+	if errors.Is(err, errDryRun) {
+		err = nil
+	}
+	if err != nil {
+		if err == ErrLastAdmin {
+			return errorf(http.StatusConflict, "last_admin", "this is the last admin: make another admin first")
+		}
+		return err
+	}
+	if !dryRun {
+		a.sanctions.sessionsEnded(ctx, userID, "erased")
+	}
+	writeJSON(w, http.StatusOK, report)
+	return nil
+}
+
+// errDryRun rolls back a dry run's transaction: a dry run is the erase
+// itself, undone, so whatever would stop the erase (a row further down
+// that still refers to one it deletes, a NOT NULL reference it would
+// unlink, the last admin) stops the dry run with the same answer.
+var errDryRun = errors.New("admin: erase: dry run")
+
+// erasePartError says which part of the erase the database refused, and
+// how a game lets it through: the message alone would name a table the
+// operator never asked about.
+func erasePartError(p userPart, err error) error {
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Status >= 500 {
+		return err
+	}
+	c := *ae
+	c.Message = fmt.Sprintf("the erase stops at %s (rule %s): %s. Nothing was erased. The game's developers can give that resource another Erase rule, or make the references to it ON DELETE CASCADE or SET NULL (docs/adopting.md)",
+		p.target.label, p.rule.eraseRule(), ae.Message)
+	return &c
+}
+
+// eraseStep runs the tests' fault between the steps of an erase
+// (testhook.Internals.SetEraseFault); nothing for a game.
+func (a api) eraseStep(ctx context.Context, tx bun.Tx, step string) error {
+	if a.eraseFault == nil {
+		return nil
+	}
+	return a.eraseFault(ctx, tx, step)
+}
+
+// erasePart applies p's rule to the user's rows of p's resource and
+// says how many it changed (kept, for EraseKeep).
+func (a api) erasePart(ctx context.Context, tx bun.Tx, p userPart) (int64, error) {
+	t := p.target.table
+	if _, keep := p.rule.(eraseKeep); keep {
+		l := &query.List{Where: []query.Cond{p.where()}}
+		return l.ApplyFilters(query.From(tx, t), p.target.view).Count(ctx)
+	}
+	where := "? = ?"
+	args := []any{bun.Ident(p.rel.FK), p.key}
+	var n int64
+	var err error
+	switch rule := p.rule.(type) {
+	case eraseDelete:
+		n, err = affected(tx.NewDelete().TableExpr("?", bun.Ident(t.Name)).Where(where, args...).Exec(ctx))
+		if err != nil {
+			return 0, columnFields(p.target, deleteError(err))
+		}
+	case eraseUnlink:
+		n, err = affected(tx.NewUpdate().TableExpr("?", bun.Ident(t.Name)).Set("? = NULL", bun.Ident(p.rel.FK)).Where(where, args...).Exec(ctx))
+	case EraseAnonymize:
+		q := tx.NewUpdate().TableExpr("?", bun.Ident(t.Name))
+		for _, name := range rule.Columns {
+			q = q.Set("? = ?", bun.Ident(name), erasedValue(t.ByName[name]))
+		}
+		n, err = affected(q.Where(where, args...).Exec(ctx))
+	}
+	if err != nil {
+		return 0, columnFields(p.target, dbError(err))
+	}
+	return n, nil
+}
+
+func affected(res interface{ RowsAffected() (int64, error) }, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// erasedValue is what an erased column holds: NULL, or "[erased]" where
+// the column takes no NULL (New refuses Anonymize of a NOT NULL column
+// that is not text).
+func erasedValue(c *schema.Column) any {
+	if c != nil && c.NotNull {
+		return erased
+	}
+	return nil
+}
+
+// personalColumns are the users table's columns an erase clears and the
+// audit log's redaction replaces: the email, the display name, and those
+// marked Personal.
+func (a api) personalColumns(users *resource) []string {
+	cols := []string{a.users.cols.Email}
+	if a.users.hasDisplayName {
+		cols = append(cols, a.users.cols.DisplayName)
+	}
+	for name, cc := range users.cfg.Columns {
+		if cc.Personal && !slices.Contains(cols, name) {
+			cols = append(cols, name)
+		}
+	}
+	return cols
+}
+
+// eraseAccount empties the users row of personal values, makes it unable
+// to sign in for good, and removes its panel role and second factor.
+func (a api) eraseAccount(ctx context.Context, tx bun.Tx, users *resource, userID string, op Operator) error {
+	u := a.users
+	q := tx.NewUpdate().
+		Set("? = ?", u.col(u.cols.Email), "erased-"+safeFileName(userID)+"@erased.invalid").
+		Set("? = ?", u.col(u.cols.Ban), &BanInfo{Reason: "erased", BannedAt: time.Now().UTC(), BannedBy: op.UserID}).
+		Set("? = ? + 1", u.col(u.cols.TokenVersion), u.col(u.cols.TokenVersion))
+	if u.hashNotNull {
+		q = q.Set("? = ?", u.col(u.cols.PasswordHash), unusableHash)
+	} else {
+		q = q.Set("? = NULL", u.col(u.cols.PasswordHash))
+	}
+	for _, name := range a.personalColumns(users) {
+		if name == u.cols.Email {
+			continue
+		}
+		q = q.Set("? = ?", u.col(name), erasedValue(users.table.ByName[name]))
+	}
+	if err := a.users.update(ctx, q, userID); err != nil {
+		return err
+	}
+	for _, t := range []string{"roles", "operator_totp", "operator_recovery_codes", "totp_challenges"} {
+		if _, err := tx.NewDelete().TableExpr("?", a.tbl(t)).Where("user_id = ?", userID).Exec(ctx); err != nil {
+			return fmt.Errorf("admin: erase %s: %w", t, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// POST /admin-api/users/_bulk/{op} {ids, reason?, until?}: ban, unban or
+// revoke the sessions of several users at once, as the users list's
+// selection offers. Each user is moderated on its own, exactly as
+// POST /users/{id}/{op} would (its own transaction and audit row, its
+// live connections closed), so one refusal stops no other. The answer
+// says what happened to each: "banned", "unbanned", "revoked", or why not
+// ("already_banned", "not_banned", "self", "not_found", "forbidden"),
+// with the counts of each, so the UI can say "7 banned, 1 already
+// banned".
+func (a api) handleUserBulk(w http.ResponseWriter, r *http.Request, op Operator) error {
+	if r.PathValue("resource") != "users" || a.resources["users"] == nil {
+		return errNotFoundRoute
+	}
+	action := r.PathValue("op")
+	done := map[string]string{"ban": "banned", "unban": "unbanned", "revoke-sessions": "revoked"}[action]
+	if done == "" {
+		return errNotFoundRoute
+	}
+	if err := a.gate(op, OpUpdate, "users"); err != nil {
+		return err
+	}
+	if err := a.moderationSupported(action); err != nil {
+		return err
+	}
+	var body struct {
+		IDs    []any      `json:"ids"`
+		Reason string     `json:"reason"`
+		Until  *time.Time `json:"until"`
+	}
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	switch {
+	case len(body.IDs) == 0:
+		return errorf(http.StatusBadRequest, "missing_field", "ids is required")
+	case len(body.IDs) > maxActionIDs:
+		return errorf(http.StatusBadRequest, "invalid_value", "at most %d ids at once", maxActionIDs)
+	case action != "ban" && (body.Reason != "" || body.Until != nil):
+		return errorf(http.StatusBadRequest, "unknown_field", "reason and until are for ban only")
+	}
+	if err := checkReason(body.Reason); err != nil {
+		return err
+	}
+	if body.Until != nil && !body.Until.After(time.Now()) {
+		return errorf(http.StatusBadRequest, "invalid_value", "until must be in the future")
+	}
+	ids := make([]string, 0, len(body.IDs))
+	for i, raw := range body.IDs {
+		var s string
+		switch v := raw.(type) {
+		case string:
+			s = v
+		case float64:
+			if v == float64(int64(v)) {
+				s = fmt.Sprint(int64(v))
+			}
+		}
+		id, err := a.userID(s)
+		var ae *APIError
+		switch {
+		case s == "":
+			return errorf(http.StatusBadRequest, "invalid_value", "ids[%d] is not an id", i)
+		case errors.As(err, &ae):
+			return errorf(ae.Status, ae.Code, "ids[%d]: %s", i, ae.Message)
+		case err != nil:
+			return err
+		}
+		ids = append(ids, id)
+	}
+
+	ctx := r.Context()
+	results := make(map[string]string, len(ids))
+	counts := map[string]int{}
+	closed, partial := 0, false
+	for _, id := range ids {
+		if _, seen := results[id]; seen {
+			continue
+		}
+		outcome := done
+		switch acc, err := a.users.accountByID(ctx, a.db, id); {
+		case errors.Is(err, ErrNotFound):
+			outcome = "not_found"
+		case err != nil:
+			return err
+		case acc.ID == op.UserID:
+			outcome = "self"
+		case action == "ban" && acc.Ban != nil && acc.Ban.Active(time.Now()):
+			outcome = "already_banned"
+		case action == "unban" && acc.Ban == nil:
+			outcome = "not_banned"
+		default:
+			n, part, err := a.sanctions.apply(ctx, op, acc.ID, userAction{name: action, reason: body.Reason, until: body.Until, meta: a.requestMeta(r)})
+			var ae *APIError
+			switch {
+			case errors.As(err, &ae) && ae.Status == http.StatusForbidden:
+				outcome = "forbidden"
+			case err != nil:
+				return fmt.Errorf("admin: bulk %s of %s: %w", action, acc.ID, err)
+			}
+			closed += n
+			partial = partial || part
+		}
+		results[id] = outcome
+		counts[outcome]++
+	}
+	out := map[string]any{"results": results, "counts": counts}
+	if action != "unban" {
+		out["sessionsClosed"] = closed
+	}
+	if partial {
+		out["partial"] = true
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// moderationSupported is 501 when the users table lacks what action needs:
+// a ban column (and the token version a ban bumps) to ban and unban, a
+// token version to revoke sessions.
+func (a api) moderationSupported(action string) error {
+	u := a.users
+	switch {
+	case action == "revoke-sessions" && !u.hasTokenVer:
+		return errorf(http.StatusNotImplemented, "unsupported", "the users table needs a token_version column to revoke sessions")
+	case action != "revoke-sessions" && (!u.hasBan || !u.hasTokenVer):
+		return errorf(http.StatusNotImplemented, "unsupported", "the users table needs ban and token_version columns for moderation")
+	}
+	return nil
+}

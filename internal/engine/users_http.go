@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gameadmin/admin/internal/query"
+
+	"github.com/google/uuid"
+)
+
+// maxReasonLen bounds ban and kick reasons.
+const maxReasonLen = 500
+
+// POST /admin-api/{resource}/{id}/{op}: ban, unban and revoke-sessions on
+// users. Each needs update on users, ends the player's live connections in
+// every room (ban and revoke), and is audited. invite is handleInvite.
+func (a api) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator) error {
+	if r.PathValue("resource") != "users" || a.resources["users"] == nil {
+		return errNotFoundRoute
+	}
+	action := r.PathValue("op")
+	if action == "invite" {
+		return a.handleInvite(w, r, op)
+	}
+	if action != "ban" && action != "unban" && action != "revoke-sessions" {
+		return errNotFoundRoute
+	}
+	if err := a.gate(op, OpUpdate, "users"); err != nil {
+		return err
+	}
+	if err := a.moderationSupported(action); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	userID, err := a.pathUserID(r)
+	if err != nil {
+		return err
+	}
+	if userID == op.UserID {
+		return errorf(http.StatusBadRequest, "self_moderation", "you cannot moderate your own account here")
+	}
+	var body struct {
+		Reason string     `json:"reason"`
+		Until  *time.Time `json:"until"`
+	}
+	if action == "ban" {
+		if err := decodeOptional(r, &body); err != nil {
+			return err
+		}
+		if err := checkReason(body.Reason); err != nil {
+			return err
+		}
+		if body.Until != nil && !body.Until.After(time.Now()) {
+			return errorf(http.StatusBadRequest, "invalid_value", "until must be in the future")
+		}
+	}
+	n, partial, err := a.sanctions.apply(ctx, op, userID, userAction{name: action, reason: body.Reason, until: body.Until, meta: a.requestMeta(r)})
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"ok": true}
+	if action != "unban" {
+		out["sessionsClosed"] = n
+	}
+	if partial {
+		// Some node could not be told: its sockets of the user stay open
+		// until it hears (their sessions no longer verify).
+		out["partial"] = true
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// pathUserID is the {id} of a users path, as userID reads it.
+func (a api) pathUserID(r *http.Request) (string, error) {
+	return a.userID(r.PathValue("id"))
+}
+
+// userID checks raw against the users id type, so that a malformed id
+// answers 400, as on the users resource, rather than reaching the
+// database (PostgreSQL refuses 'x' as a bigint or uuid). A UUID comes
+// back in its canonical lower-case form, the one sessions carry, so
+// comparing it with Operator.UserID means what it says.
+func (a api) userID(raw string) (string, error) {
+	res := a.resources["users"]
+	if res == nil {
+		return raw, nil
+	}
+	if _, err := query.DecodeID(res.view, raw); err != nil {
+		return "", clientError(err)
+	}
+	if c := res.view.ByName[a.users.cols.ID]; c != nil && strings.EqualFold(c.SQLType, "uuid") {
+		if u, err := uuid.Parse(raw); err == nil {
+			raw = u.String()
+		}
+	}
+	return raw, nil
+}
+
+// checkReason bounds a ban or kick reason, counted in characters (runes),
+// not bytes.
+func checkReason(reason string) error {
+	if utf8.RuneCountInString(reason) > maxReasonLen {
+		return errorf(http.StatusBadRequest, "invalid_value", "reason is longer than %d characters", maxReasonLen)
+	}
+	return nil
+}
+
+// userRowID is the id of a users row as the Auth API takes it.
+func (a api) userRowID(res *resource, row map[string]any) (string, bool) {
+	if res.key != "users" || len(res.table.PK) != 1 {
+		return "", false
+	}
+	return fmt.Sprint(row[res.table.PK[0].Name]), true
+}
+
+// checkEmail trims an email and refuses anything but one bare address:
+// sign-in and password reset match on it. Its case is kept as typed.
+func checkEmail(s string) (string, error) {
+	e := strings.TrimSpace(s)
+	if e == "" {
+		return "", errorf(http.StatusBadRequest, "missing_field", "email is required")
+	}
+	if addr, err := mail.ParseAddress(e); len(e) > maxEmailBytes || err != nil || addr.Address != e {
+		return "", errorf(http.StatusBadRequest, "invalid_value", "email %q is not a valid address", truncate(e, 80))
+	}
+	return e, nil
+}
+
+// truncate shortens s to at most n runes for a message.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}
+
+func (a api) recordUser(r *http.Request, op Operator, action, userID string, kv ...any) {
+	a.audit.event(r.Context(), a.userEntry(r, op, action, userID, kv...))
+}
+
+// userEntry is the entry recordUser writes, for callers that write it in
+// the transaction of their change.
+func (a api) userEntry(r *http.Request, op Operator, action, userID string, kv ...any) AuditEntry {
+	return AuditEntry{OperatorID: op.UserID, Action: action, Resource: "users", TargetID: userID, Payload: withMeta(a.requestMeta(r), kv...)}
+}
+
+// POST /admin-api/users/{id}/invite (admins): sends the user a link to set
+// a password through OnResetRequest, marked Invite. The link is never in
+// the answer: it is a credential for the account.
+func (a api) handleInvite(w http.ResponseWriter, r *http.Request, op Operator) error {
+	if op.Role != RoleAdmin {
+		return errorf(http.StatusForbidden, "forbidden", "only an admin can send an invite")
+	}
+	ctx := r.Context()
+	userID, err := a.pathUserID(r)
+	if err != nil {
+		return err
+	}
+	acc, err := a.users.accountByID(ctx, a.db, userID)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return errorf(http.StatusNotFound, "not_found", "no such user")
+		}
+		return err
+	}
+	target, err := a.moderation.Role(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if err := a.auth.spendDelivery(ctx, acc.ID); err != nil {
+		return loginError(err)
+	}
+	if err := a.auth.deliverReset(ctx, acc, target.Role, true); err != nil {
+		return fmt.Errorf("admin: invite %s: %w", userID, err)
+	}
+	a.recordUser(r, op, "user.invite", userID, "email", acc.Email)
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	return nil
+}
