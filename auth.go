@@ -32,11 +32,6 @@ func (au *Auth) HashPassword(ctx context.Context, password string) (string, erro
 	return au.e.HashPassword(ctx, password)
 }
 
-// UserState is what a game server's live connections are re-checked
-// against (live.Options.UserStates): the user's token version, which every
-// end of its sessions bumps, and whether a ban is in force.
-type UserState = engine.UserState
-
 // UserStates returns the state of the users with those ids, in one query
 // per 500 that reads only the id, token version and ban columns; an id
 // with no user is absent from the map. A live.Hub given it

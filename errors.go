@@ -2,6 +2,75 @@ package admin
 
 import "github.com/gameadmin/admin/internal/engine"
 
+// Errors of the Go API. Callers branch on them with errors.Is; those that
+// are an *APIError also say how the panel answers them over HTTP.
+var (
+	// ErrNotFound reports that a user, row or room does not exist.
+	ErrNotFound = engine.ErrNotFound
+	// ErrUnsupported reports that the users table lacks a column a feature needs
+	// (ban or token_version), or that no Rooms implementation is configured.
+	ErrUnsupported = engine.ErrUnsupported
+	// ErrInvalidRole reports a role other than admin, mod or user.
+	ErrInvalidRole = engine.ErrInvalidRole
+	// ErrUnknownResource reports a mod scope naming no resource of the panel.
+	ErrUnknownResource = engine.ErrUnknownResource
+	// ErrLastAdmin refuses a change that would leave no admin (Moderation's
+	// SetRole, a delete or demotion over HTTP): bootstrap would open again
+	// to anyone who asks.
+	ErrLastAdmin = engine.ErrLastAdmin
+
+	// ErrInvalidCredentials reports an unknown email or a wrong password;
+	// the two are deliberately indistinguishable.
+	ErrInvalidCredentials = engine.ErrInvalidCredentials
+	// ErrBanned reports a sign-in by a user whose ban is in force.
+	ErrBanned = engine.ErrBanned
+	// ErrAmbiguousEmail reports an email that matches several accounts only
+	// without regard to case (stored "Sam@x" and "sam@x", asked for "SAM@x"):
+	// UserIDByEmail names none rather than guess.
+	ErrAmbiguousEmail = engine.ErrAmbiguousEmail
+	// ErrRateLimited reports a sign-in refused by a rate limit before any
+	// password was checked. The error Auth().Authenticate returns is a
+	// *RateLimitError, which says when to try again.
+	ErrRateLimited = engine.ErrRateLimited
+	// ErrLimiterUnavailable reports a sign-in refused because a rate limiter
+	// failed (its shared store is down): the attempt is refused rather than
+	// let through unlimited. Auth().Authenticate and AuthenticateFrom return
+	// it wrapping the cause; a game answers 503.
+	ErrLimiterUnavailable = engine.ErrLimiterUnavailable
+	// ErrSecondFactorRequired is StartSession's answer for a user with
+	// two-factor sign-in on: no session was issued, a challenge is pending in
+	// its cookie, and the browser should be sent to SecondFactorURL to enter
+	// a code.
+	ErrSecondFactorRequired = engine.ErrSecondFactorRequired
+	// ErrBootstrapClosed refuses the first-admin sign-up once an admin exists.
+	ErrBootstrapClosed = engine.ErrBootstrapClosed
+	// ErrInvalidResetToken refuses a password reset link that is unknown,
+	// expired or spent.
+	ErrInvalidResetToken = engine.ErrInvalidResetToken
+)
+
+// Errors a Rooms implementation returns for unknown rooms and sessions, and
+// for a state path that does not fit the room state. The first four are
+// package rooms' errors under the panel's names: the same values, so
+// errors.Is matches either name.
+var (
+	// ErrRoomNotFound is rooms.ErrRoomNotFound.
+	ErrRoomNotFound = engine.ErrRoomNotFound
+	// ErrSessionNotFound is rooms.ErrSessionNotFound.
+	ErrSessionNotFound = engine.ErrSessionNotFound
+	// ErrInvalidPath is rooms.ErrInvalidPath.
+	ErrInvalidPath = engine.ErrInvalidPath
+	// ErrInvalidStateValue is rooms.ErrInvalidStateValue.
+	ErrInvalidStateValue = engine.ErrInvalidStateValue
+	// ErrNodeUnavailable reports that the node owning a room cannot be
+	// reached (it is gone, or the shared store is down); the panel answers
+	// 503 node_unavailable.
+	ErrNodeUnavailable = engine.ErrNodeUnavailable
+	// ErrNodeTimeout reports that the node owning a room did not answer in
+	// time; the panel answers 504 node_timeout.
+	ErrNodeTimeout = engine.ErrNodeTimeout
+)
+
 // NewError returns an error that the panel answers with status and message
 // as they are: for Action handlers and Defaults functions to refuse with a
 // reason the operator should read. code is a snake_case identifier; a
@@ -9,80 +78,6 @@ import "github.com/gameadmin/admin/internal/engine"
 func NewError(status int, code, message string) *APIError {
 	return engine.NewError(status, code, message)
 }
-
-// ErrNotFound reports that a user, row or room does not exist.
-var ErrNotFound = engine.ErrNotFound
-
-// ErrUnsupported reports that the users table lacks a column a feature needs
-// (ban or token_version), or that no Rooms implementation is configured.
-var ErrUnsupported = engine.ErrUnsupported
-
-// ErrInvalidRole reports a role other than admin, mod or user.
-var ErrInvalidRole = engine.ErrInvalidRole
-
-// ErrUnknownResource reports a mod scope naming no resource of the panel.
-var ErrUnknownResource = engine.ErrUnknownResource
-
-// ErrLastAdmin refuses a change that would leave no admin (Moderation's
-// SetRole, a delete or demotion over HTTP): bootstrap would open again
-// to anyone who asks.
-var ErrLastAdmin = engine.ErrLastAdmin
-
-// ErrInvalidCredentials reports an unknown email or a wrong password;
-// the two are deliberately indistinguishable.
-var ErrInvalidCredentials = engine.ErrInvalidCredentials
-
-// ErrBanned reports a sign-in by a user whose ban is in force.
-var ErrBanned = engine.ErrBanned
-
-// ErrAmbiguousEmail reports an email that matches several accounts only
-// without regard to case (stored "Sam@x" and "sam@x", asked for "SAM@x"):
-// UserIDByEmail names none rather than guess.
-var ErrAmbiguousEmail = engine.ErrAmbiguousEmail
-
-// ErrRateLimited reports a sign-in refused by a rate limit before any
-// password was checked. The error Auth().Authenticate returns is a
-// *RateLimitError, which says when to try again.
-var ErrRateLimited = engine.ErrRateLimited
-
-// ErrLimiterUnavailable reports a sign-in refused because a rate limiter
-// failed (its shared store is down): the attempt is refused rather than
-// let through unlimited. Auth().Authenticate and AuthenticateFrom return
-// it wrapping the cause; a game answers 503.
-var ErrLimiterUnavailable = engine.ErrLimiterUnavailable
-
-// ErrSecondFactorRequired is StartSession's answer for a user with
-// two-factor sign-in on: no session was issued, a challenge is pending in
-// its cookie, and the browser should be sent to SecondFactorURL to enter
-// a code.
-var ErrSecondFactorRequired = engine.ErrSecondFactorRequired
-
-// ErrBootstrapClosed refuses the first-admin sign-up once an admin exists.
-var ErrBootstrapClosed = engine.ErrBootstrapClosed
-
-// ErrInvalidResetToken refuses a password reset link that is unknown,
-// expired or spent.
-var ErrInvalidResetToken = engine.ErrInvalidResetToken
-
-var ErrRoomNotFound = engine.ErrRoomNotFound
-
-var ErrSessionNotFound = engine.ErrSessionNotFound
-
-var ErrInvalidPath = engine.ErrInvalidPath
-
-// ErrNodeUnavailable reports that the node owning a room cannot be
-// reached (it is gone, or the shared store is down); the panel answers
-// 503 node_unavailable.
-var ErrNodeUnavailable = engine.ErrNodeUnavailable
-
-// ErrNodeTimeout reports that the node owning a room did not answer in
-// time; the panel answers 504 node_timeout.
-var ErrNodeTimeout = engine.ErrNodeTimeout
-
-// ErrInvalidStateValue reports a state edit whose value the room state
-// cannot hold (the game's Go type refuses it); the panel answers 400
-// invalid_value. Errors carrying it may wrap ErrInvalidPath too.
-var ErrInvalidStateValue = engine.ErrInvalidStateValue
 
 // RateLimitError is a sign-in refused by a rate limit; errors.Is(err,
 // ErrRateLimited) reports it.

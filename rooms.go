@@ -1,27 +1,25 @@
 package admin
 
-import "github.com/gameadmin/admin/internal/engine"
+import "github.com/gameadmin/admin/rooms"
 
-// Rooms is what the panel needs from a game's live-room runtime: listing and
-// inspecting rooms, kicking, locking, editing state, disposing, and finding
-// and disconnecting a user's live sessions. The live package's *Hub
-// implements it; a game with its own runtime can implement it too.
-//
-// Methods return ErrRoomNotFound for an unknown room and ErrSessionNotFound
-// for an unknown session in a known room; any other error is a system error
-// and is logged, not shown to the operator. Implementations must be safe for
-// concurrent use, and in a multi-node deployment should answer for the whole
-// cluster (List and DisconnectUser in particular).
-type Rooms = engine.Rooms
+// The panel's names for the live-room contract, which package rooms defines
+// so that a runtime (package live, or a game's own) need not import the
+// panel. Each is an alias: the two names are the same type.
 
-// RoomSummary is one row of the live-room list.
-type RoomSummary = engine.RoomSummary
+// Rooms is what the panel needs from a game's live-room runtime: see rooms.Runtime.
+type Rooms = rooms.Runtime
 
-// RoomView is the room inspector: the summary plus metadata, clients and state.
-type RoomView = engine.RoomView
+// RoomSummary is one row of the live-room list: see rooms.Summary.
+type RoomSummary = rooms.Summary
 
-// RoomClient is one connected client of a room.
-type RoomClient = engine.RoomClient
+// RoomView is the room inspector: see rooms.View.
+type RoomView = rooms.View
 
-// UserSession is one live session of a user: which room, which client.
-type UserSession = engine.UserSession
+// RoomClient is one connected client of a room: see rooms.Client.
+type RoomClient = rooms.Client
+
+// UserSession is one live session of a user: see rooms.UserSession.
+type UserSession = rooms.UserSession
+
+// UserState is what live connections are re-checked against: see rooms.UserState.
+type UserState = rooms.UserState

@@ -2,8 +2,9 @@
 // types created on demand, clients joining over WebSocket
 // (github.com/gorilla/websocket), room state as any JSON-marshalable value,
 // lock and unlock, kick, dispose, and an index of each user's live sessions.
-// A *Hub implements admin.Rooms, so the admin panel lists, inspects and
-// moderates its rooms:
+// A *Hub implements rooms.Runtime (github.com/gameadmin/admin/rooms; in the
+// panel it is admin.Rooms), so the admin panel lists, inspects and moderates
+// its rooms:
 //
 //	hub := live.NewHub(live.Options{Authenticate: playerFromToken, IsBanned: isBanned})
 //	defer hub.Close()
@@ -71,4 +72,10 @@
 // the same value with unknown fields refused, so the edit lands in the struct
 // the game holds and a value that does not fit its Go type is refused with
 // the state unchanged. Fields JSON does not see keep their values.
+//
+// # Dependencies
+//
+// Package live imports package rooms for the contract it implements, and
+// nothing else of the panel: a game server that runs rooms but mounts the
+// panel elsewhere (or not at all) does not build the panel into its binary.
 package live

@@ -19,7 +19,8 @@ type chat struct {
 }
 
 // Example runs a chat room: a client says hello, an operator edits the state
-// through admin.Rooms, and Close ends the connection.
+// through rooms.Runtime (the panel's admin.Rooms), and Close ends the
+// connection.
 func Example() {
 	hub := live.NewHub(live.Options{AllowAnonymous: true})
 	hub.Define("chat", live.RoomType{

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/rooms"
 )
 
 // An operator's edit of a Go state must leave a value the game's code can
@@ -38,7 +38,7 @@ func checkFits(t reflect.Type, e stateEdit, i int) error {
 			}
 			if last && e.delete() {
 				return fmt.Errorf("live: state path %v: field %q of %s cannot be deleted, only set: %w: %w",
-					e.path, key, t, admin.ErrInvalidStateValue, admin.ErrInvalidPath)
+					e.path, key, t, rooms.ErrInvalidStateValue, rooms.ErrInvalidPath)
 			}
 			t = f
 		case reflect.Map, reflect.Slice, reflect.Array:
@@ -56,7 +56,7 @@ func checkFits(t reflect.Type, e stateEdit, i int) error {
 	}
 	if where, ok := nullFits(t, v, ""); !ok {
 		return fmt.Errorf("live: state path %v: null at %q where %s holds no null: %w: %w",
-			e.path, "value"+where, t, admin.ErrInvalidStateValue, admin.ErrInvalidPath)
+			e.path, "value"+where, t, rooms.ErrInvalidStateValue, rooms.ErrInvalidPath)
 	}
 	return nil
 }

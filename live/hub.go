@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/rooms"
 	"github.com/gorilla/websocket"
 )
 
@@ -42,7 +42,7 @@ type Options struct {
 	// whose sessions were revoked since they joined are kicked. It closes
 	// sockets whose sessions ended while a ban could not reach this node
 	// (a Redis outage, a node that timed out). Default nil: no re-checks.
-	UserStates func(ctx context.Context, userIDs []string) (map[string]admin.UserState, error)
+	UserStates func(ctx context.Context, userIDs []string) (map[string]rooms.UserState, error)
 	// RevalidateEvery is how often clients are re-checked with UserStates.
 	// Default 30s; negative: only when Revalidate is called.
 	RevalidateEvery time.Duration
@@ -104,9 +104,10 @@ type Options struct {
 }
 
 // Hub is a set of live rooms that WebSocket clients join, and implements
-// admin.Rooms for the admin panel. Each room is owned by one goroutine that
-// serializes joins, leaves, messages, ticks and admin operations; each client
-// has a read and a write goroutine. Close stops all of them.
+// rooms.Runtime (admin.Rooms in the panel) for the admin panel. Each room is
+// owned by one goroutine that serializes joins, leaves, messages, ticks and
+// admin operations; each client has a read and a write goroutine. Close stops
+// all of them.
 //
 // Hub is an http.Handler that upgrades at /<roomType>: mount it under a
 // prefix with http.StripPrefix, e.g.
@@ -135,8 +136,8 @@ type Hub struct {
 }
 
 var (
-	_ admin.Rooms  = (*Hub)(nil)
-	_ http.Handler = (*Hub)(nil)
+	_ rooms.Runtime = (*Hub)(nil)
+	_ http.Handler  = (*Hub)(nil)
 )
 
 // joinTicket marks a join under way for DisconnectUser: a join whose ban

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/rooms"
 	"github.com/gorilla/websocket"
 )
 
@@ -253,9 +253,9 @@ func TestKick(t *testing.T) {
 		room, session string
 		wantErr       error
 	}{
-		{"kicked session", a.roomID, a.session, admin.ErrSessionNotFound},
-		{"unknown session", a.roomID, "nope", admin.ErrSessionNotFound},
-		{"unknown room", "nope", b.session, admin.ErrRoomNotFound},
+		{"kicked session", a.roomID, a.session, rooms.ErrSessionNotFound},
+		{"unknown session", a.roomID, "nope", rooms.ErrSessionNotFound},
+		{"unknown room", "nope", b.session, rooms.ErrRoomNotFound},
 	}
 	for _, tt := range tests {
 		if err := e.hub.Kick(ctx, tt.room, tt.session, ""); !errors.Is(err, tt.wantErr) {
@@ -293,7 +293,7 @@ func TestLock(t *testing.T) {
 	if c := e.join(t, byID); c.roomID != a.roomID {
 		t.Errorf("join by id went to %s; want %s", c.roomID, a.roomID)
 	}
-	if err := e.hub.SetLocked(ctx, "nope", true); !errors.Is(err, admin.ErrRoomNotFound) {
+	if err := e.hub.SetLocked(ctx, "nope", true); !errors.Is(err, rooms.ErrRoomNotFound) {
 		t.Errorf("SetLocked(unknown) = %v; want ErrRoomNotFound", err)
 	}
 
@@ -324,10 +324,10 @@ func TestDispose(t *testing.T) {
 		}
 	}
 	eventually(t, "the room to go", func() bool { l, _ := e.hub.List(ctx); return len(l) == 0 })
-	if _, err := e.hub.Inspect(ctx, id); !errors.Is(err, admin.ErrRoomNotFound) {
+	if _, err := e.hub.Inspect(ctx, id); !errors.Is(err, rooms.ErrRoomNotFound) {
 		t.Errorf("Inspect(disposed) = %v; want ErrRoomNotFound", err)
 	}
-	if err := e.hub.Dispose(ctx, id); !errors.Is(err, admin.ErrRoomNotFound) {
+	if err := e.hub.Dispose(ctx, id); !errors.Is(err, rooms.ErrRoomNotFound) {
 		t.Errorf("Dispose(disposed) = %v; want ErrRoomNotFound", err)
 	}
 }

@@ -6,19 +6,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/rooms"
 )
 
 // states is a test UserStates: token versions and bans by user id.
 type states struct {
 	mu sync.Mutex
-	m  map[string]admin.UserState
+	m  map[string]rooms.UserState
 }
 
-func (s *states) get(_ context.Context, ids []string) (map[string]admin.UserState, error) {
+func (s *states) get(_ context.Context, ids []string) (map[string]rooms.UserState, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := map[string]admin.UserState{}
+	out := map[string]rooms.UserState{}
 	for _, id := range ids {
 		if st, ok := s.m[id]; ok {
 			out[id] = st
@@ -27,7 +27,7 @@ func (s *states) get(_ context.Context, ids []string) (map[string]admin.UserStat
 	return out, nil
 }
 
-func (s *states) set(id string, st admin.UserState) {
+func (s *states) set(id string, st rooms.UserState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.m[id] = st
@@ -45,7 +45,7 @@ func (s *states) remove(id string) {
 // against UserStates too.
 func TestRevalidate(t *testing.T) {
 	tk := newTokens("t-ann", "ann", "t-bob", "bob", "t-cid", "cid", "t-dee", "dee", "t-eve", "eve")
-	st := &states{m: map[string]admin.UserState{"ann": {TokenVersion: 1}, "bob": {TokenVersion: 1}, "cid": {}, "dee": {}, "eve": {Banned: true}}}
+	st := &states{m: map[string]rooms.UserState{"ann": {TokenVersion: 1}, "bob": {TokenVersion: 1}, "cid": {}, "dee": {}, "eve": {Banned: true}}}
 	opts := testOptions()
 	opts.Authenticate, opts.UserStates, opts.RevalidateEvery = tk.authenticate, st.get, -1
 	e := newEnv(t, opts, map[string]RoomType{"lobby": {}})
@@ -58,9 +58,9 @@ func TestRevalidate(t *testing.T) {
 	cid := e.join(t, withQuery("lobby", "token", "t-cid"))
 	dee := e.join(t, withQuery("lobby", "token", "t-dee"))
 
-	st.set("ann", admin.UserState{TokenVersion: 2}) // sessions revoked on another node
+	st.set("ann", rooms.UserState{TokenVersion: 2}) // sessions revoked on another node
 	annNew := e.join(t, withQuery("lobby", "token", "t-ann"))
-	st.set("cid", admin.UserState{Banned: true})
+	st.set("cid", rooms.UserState{Banned: true})
 	st.remove("dee")
 	n, err := e.hub.Revalidate(context.Background())
 	if err != nil || n != 3 {
@@ -88,12 +88,12 @@ func TestRevalidate(t *testing.T) {
 // TestRevalidateEvery: the hub re-checks on its own.
 func TestRevalidateEvery(t *testing.T) {
 	tk := newTokens("t-ann", "ann")
-	st := &states{m: map[string]admin.UserState{"ann": {}}}
+	st := &states{m: map[string]rooms.UserState{"ann": {}}}
 	opts := testOptions()
 	opts.Authenticate, opts.UserStates, opts.RevalidateEvery = tk.authenticate, st.get, 20*time.Millisecond
 	e := newEnv(t, opts, map[string]RoomType{"lobby": {}})
 	ann := e.join(t, withQuery("lobby", "token", "t-ann"))
-	st.set("ann", admin.UserState{Banned: true})
+	st.set("ann", rooms.UserState{Banned: true})
 	if ce := ann.closed(); ce.Code != CloseKicked || ce.Text != "banned" {
 		t.Fatalf("closed with %d %q; want kicked, banned", ce.Code, ce.Text)
 	}

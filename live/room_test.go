@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/rooms"
 	"github.com/gorilla/websocket"
 )
 
@@ -79,9 +79,9 @@ func TestEditStateVisible(t *testing.T) {
 		wantErr error
 	}{
 		{"value of the wrong type", []any{"round"}, `"x"`, ErrInvalidValue},
-		{"unknown field", []any{"nope"}, `1`, admin.ErrInvalidPath},
-		{"index out of range", []any{"players", 9}, `{}`, admin.ErrInvalidPath},
-		{"descend into a number", []any{"round", "x"}, `1`, admin.ErrInvalidPath},
+		{"unknown field", []any{"nope"}, `1`, rooms.ErrInvalidPath},
+		{"index out of range", []any{"players", 9}, `{}`, rooms.ErrInvalidPath},
+		{"descend into a number", []any{"round", "x"}, `1`, rooms.ErrInvalidPath},
 	}
 	for _, tt := range errs {
 		if err := e.hub.EditState(ctx, room.ID(), tt.path, json.RawMessage(tt.value)); !errors.Is(err, tt.wantErr) {
@@ -105,10 +105,10 @@ func TestEditStateVisible(t *testing.T) {
 			t.Errorf("EditState(%v, %s) = %v; want %q", tt.path, tt.value, err, tt.want)
 		}
 	}
-	if err := e.hub.DeleteState(ctx, room.ID(), nil); !errors.Is(err, admin.ErrInvalidPath) {
+	if err := e.hub.DeleteState(ctx, room.ID(), nil); !errors.Is(err, rooms.ErrInvalidPath) {
 		t.Errorf("DeleteState(root) = %v; want ErrInvalidPath", err)
 	}
-	if err := e.hub.EditState(ctx, "nope", []any{"a"}, json.RawMessage(`1`)); !errors.Is(err, admin.ErrRoomNotFound) {
+	if err := e.hub.EditState(ctx, "nope", []any{"a"}, json.RawMessage(`1`)); !errors.Is(err, rooms.ErrRoomNotFound) {
 		t.Errorf("EditState(unknown room) = %v; want ErrRoomNotFound", err)
 	}
 }
@@ -216,7 +216,7 @@ func TestPanickingCallbackDisposesRoom(t *testing.T) {
 			t.Fatalf("close = %v; want 1011", ce)
 		}
 	}
-	if _, err := e.hub.Inspect(context.Background(), a.roomID); !errors.Is(err, admin.ErrRoomNotFound) {
+	if _, err := e.hub.Inspect(context.Background(), a.roomID); !errors.Is(err, rooms.ErrRoomNotFound) {
 		t.Fatalf("Inspect(buggy room) = %v; want ErrRoomNotFound", err)
 	}
 	select {

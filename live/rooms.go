@@ -9,14 +9,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/rooms"
 )
 
-// This file implements admin.Rooms. Each method that reads or changes a room
+// This file implements rooms.Runtime (admin.Rooms). Each method that reads or changes a room
 // runs on the room's goroutine through Room.do, and gives up when ctx ends.
 
 // List returns a summary of every room, oldest first (then by id).
-func (h *Hub) List(ctx context.Context) ([]admin.RoomSummary, error) {
+func (h *Hub) List(ctx context.Context) ([]rooms.Summary, error) {
 	h.mu.Lock()
 	rs := make([]*Room, 0, len(h.rooms))
 	for _, r := range h.rooms {
@@ -24,15 +24,15 @@ func (h *Hub) List(ctx context.Context) ([]admin.RoomSummary, error) {
 	}
 	h.mu.Unlock()
 	sortRooms(rs)
-	out := make([]admin.RoomSummary, len(rs))
+	out := make([]rooms.Summary, len(rs))
 	for i, r := range rs {
 		out[i] = r.summary()
 	}
 	return out, nil
 }
 
-func (r *Room) summary() admin.RoomSummary {
-	return admin.RoomSummary{
+func (r *Room) summary() rooms.Summary {
+	return rooms.Summary{
 		RoomID:     r.id,
 		Name:       r.typ.name,
 		Clients:    int(r.nclients.Load()),
@@ -44,16 +44,16 @@ func (r *Room) summary() admin.RoomSummary {
 
 // Inspect returns one room with its clients (by join time) and its state and
 // metadata as JSON (json.RawMessage values), taken on the room's goroutine.
-func (h *Hub) Inspect(ctx context.Context, roomID string) (admin.RoomView, error) {
+func (h *Hub) Inspect(ctx context.Context, roomID string) (rooms.View, error) {
 	var (
-		v   admin.RoomView
+		v   rooms.View
 		err error
 	)
 	derr := h.onRoom(ctx, roomID, func(r *Room) {
 		v.RoomSummary = r.summary()
-		v.ClientList = make([]admin.RoomClient, 0, len(r.clients))
+		v.ClientList = make([]rooms.Client, 0, len(r.clients))
 		for c := range r.clients {
-			v.ClientList = append(v.ClientList, admin.RoomClient{SessionID: c.sessionID, UserID: c.userID, JoinedAt: c.joinedAt})
+			v.ClientList = append(v.ClientList, rooms.Client{SessionID: c.sessionID, UserID: c.userID, JoinedAt: c.joinedAt})
 		}
 		var s []byte
 		if s, err = json.Marshal(r.state); err != nil {
@@ -71,12 +71,12 @@ func (h *Hub) Inspect(ctx context.Context, roomID string) (admin.RoomView, error
 		}
 	})
 	if derr != nil {
-		return admin.RoomView{}, derr
+		return rooms.View{}, derr
 	}
 	if err != nil {
-		return admin.RoomView{}, err
+		return rooms.View{}, err
 	}
-	slices.SortFunc(v.ClientList, func(a, b admin.RoomClient) int {
+	slices.SortFunc(v.ClientList, func(a, b rooms.Client) int {
 		return cmp.Or(a.JoinedAt.Compare(b.JoinedAt), strings.Compare(a.SessionID, b.SessionID))
 	})
 	return v, nil
@@ -93,7 +93,7 @@ func (h *Hub) Kick(ctx context.Context, roomID, sessionID, reason string) error 
 		}
 	})
 	if err == nil && !found {
-		err = fmt.Errorf("live: session %q in room %q: %w", sessionID, roomID, admin.ErrSessionNotFound)
+		err = fmt.Errorf("live: session %q in room %q: %w", sessionID, roomID, rooms.ErrSessionNotFound)
 	}
 	return err
 }
@@ -109,7 +109,7 @@ func (h *Hub) SetLocked(ctx context.Context, roomID string, locked bool) error {
 // numbers (int, float64 from JSON, json.Number) for array indexes; a missing
 // last key is added. On a Go struct state the edit lands in the struct, and a
 // value that does not fit the Go type is refused. A path or value that does
-// not fit wraps admin.ErrInvalidPath (and ErrInvalidValue for the value), and
+// not fit wraps rooms.ErrInvalidPath (and ErrInvalidValue for the value), and
 // the state is left as it was.
 func (h *Hub) EditState(ctx context.Context, roomID string, path []any, value json.RawMessage) error {
 	if value == nil {
@@ -121,7 +121,7 @@ func (h *Hub) EditState(ctx context.Context, roomID string, path []any, value js
 // DeleteState removes the value at path (an object key, or an array element,
 // which shifts the rest) from the room state and sends the new state to every
 // client. A missing key, an index out of range or an empty path wraps
-// admin.ErrInvalidPath.
+// rooms.ErrInvalidPath.
 func (h *Hub) DeleteState(ctx context.Context, roomID string, path []any) error {
 	return h.editState(ctx, roomID, stateEdit{path: path})
 }
@@ -137,7 +137,7 @@ func (h *Hub) editState(ctx context.Context, roomID string, e stateEdit) error {
 	if derr != nil {
 		return derr
 	}
-	if err != nil && !errors.Is(err, admin.ErrInvalidPath) {
+	if err != nil && !errors.Is(err, rooms.ErrInvalidPath) {
 		return fmt.Errorf("live: edit state of room %q: %w", roomID, err)
 	}
 	return err
@@ -150,14 +150,14 @@ func (h *Hub) Dispose(ctx context.Context, roomID string) error {
 }
 
 // UserSessions lists the live sessions of userID in every room, by join time.
-func (h *Hub) UserSessions(ctx context.Context, userID string) ([]admin.UserSession, error) {
+func (h *Hub) UserSessions(ctx context.Context, userID string) ([]rooms.UserSession, error) {
 	h.mu.Lock()
-	out := make([]admin.UserSession, 0, len(h.users[userID]))
+	out := make([]rooms.UserSession, 0, len(h.users[userID]))
 	for c := range h.users[userID] {
-		out = append(out, admin.UserSession{RoomID: c.room.id, RoomName: c.room.typ.name, SessionID: c.sessionID, JoinedAt: c.joinedAt})
+		out = append(out, rooms.UserSession{RoomID: c.room.id, RoomName: c.room.typ.name, SessionID: c.sessionID, JoinedAt: c.joinedAt})
 	}
 	h.mu.Unlock()
-	slices.SortFunc(out, func(a, b admin.UserSession) int {
+	slices.SortFunc(out, func(a, b rooms.UserSession) int {
 		return cmp.Or(a.JoinedAt.Compare(b.JoinedAt), strings.Compare(a.SessionID, b.SessionID))
 	})
 	return out, nil
@@ -188,5 +188,5 @@ func (h *Hub) onRoom(ctx context.Context, roomID string, fn func(r *Room)) error
 			return err
 		}
 	}
-	return fmt.Errorf("live: room %q: %w", roomID, admin.ErrRoomNotFound)
+	return fmt.Errorf("live: room %q: %w", roomID, rooms.ErrRoomNotFound)
 }

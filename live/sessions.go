@@ -5,26 +5,26 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/rooms"
 )
 
 // Sessions returns every admitted session of an authenticated user, by user
 // id, each user's sessions by join time. A cluster layer (such as the
 // redisstore module) publishes it so other nodes can find a user's
 // sessions; anonymous clients are not listed.
-func (h *Hub) Sessions() map[string][]admin.UserSession {
+func (h *Hub) Sessions() map[string][]rooms.UserSession {
 	h.mu.Lock()
-	out := make(map[string][]admin.UserSession, len(h.users))
+	out := make(map[string][]rooms.UserSession, len(h.users))
 	for userID, set := range h.users {
-		s := make([]admin.UserSession, 0, len(set))
+		s := make([]rooms.UserSession, 0, len(set))
 		for c := range set {
-			s = append(s, admin.UserSession{RoomID: c.room.id, RoomName: c.room.typ.name, SessionID: c.sessionID, JoinedAt: c.joinedAt})
+			s = append(s, rooms.UserSession{RoomID: c.room.id, RoomName: c.room.typ.name, SessionID: c.sessionID, JoinedAt: c.joinedAt})
 		}
 		out[userID] = s
 	}
 	h.mu.Unlock()
 	for _, s := range out {
-		slices.SortFunc(s, func(a, b admin.UserSession) int {
+		slices.SortFunc(s, func(a, b rooms.UserSession) int {
 			return cmp.Or(a.JoinedAt.Compare(b.JoinedAt), strings.Compare(a.SessionID, b.SessionID))
 		})
 	}

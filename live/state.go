@@ -10,16 +10,16 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/rooms"
 )
 
 // ErrInvalidValue reports a state edit whose value does not fit the room
 // state: not JSON, or not decodable into the Go type it replaces (a string
 // for an int field, an unknown struct field). Errors carrying it also wrap
-// admin.ErrInvalidPath, so the panel answers them as a bad request.
-// It is admin.ErrInvalidStateValue, which the panel answers 400
+// rooms.ErrInvalidPath, so the panel answers them as a bad request.
+// It is rooms.ErrInvalidStateValue, which the panel answers 400
 // invalid_value.
-var ErrInvalidValue = admin.ErrInvalidStateValue
+var ErrInvalidValue = rooms.ErrInvalidStateValue
 
 // stateEdit is one EditState or DeleteState request: the path, and the
 // JSON value to set (nil for a delete).
@@ -214,9 +214,9 @@ func (e *stateError) Error() string   { return e.msg }
 func (e *stateError) Unwrap() []error { return e.is }
 
 // valueError is a value that does not fit: ErrInvalidValue and
-// admin.ErrInvalidPath.
+// rooms.ErrInvalidPath.
 func valueError(msg string) error {
-	return &stateError{msg: msg, is: []error{ErrInvalidValue, admin.ErrInvalidPath}}
+	return &stateError{msg: msg, is: []error{ErrInvalidValue, rooms.ErrInvalidPath}}
 }
 
 // fitMessage says in words why a value does not decode into the state.
@@ -339,5 +339,5 @@ func jsonKind(v any) string {
 }
 
 func pathError(path []any, i int, format string, args ...any) error {
-	return &stateError{msg: fmt.Sprintf("state path %v, element %d: %s", path, i+1, fmt.Sprintf(format, args...)), is: []error{admin.ErrInvalidPath}}
+	return &stateError{msg: fmt.Sprintf("state path %v, element %d: %s", path, i+1, fmt.Sprintf(format, args...)), is: []error{rooms.ErrInvalidPath}}
 }

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/rooms"
 )
 
 type player struct {
@@ -64,28 +64,28 @@ func TestEditStateGeneric(t *testing.T) {
 		{"set nested index float64", `{"a":{"b":[1,2,3]}}`, []any{"a", "b", 1.0}, `9`, `{"a":{"b":[1,9,3]}}`, nil},
 		{"set nested index int", `{"a":[1,2]}`, []any{"a", 0}, `{"k":true}`, `{"a":[{"k":true},2]}`, nil},
 		{"set index json.Number", `[1,2]`, []any{json.Number("1")}, `null`, `[1,null]`, nil},
-		{"set root", `{"a":1}`, []any{}, `[1,2]`, ``, admin.ErrInvalidPath},
-		{"set root to null", `{"a":1}`, []any{}, `null`, ``, admin.ErrInvalidPath},
-		{"set root of null", `null`, nil, `{"a":1}`, ``, admin.ErrInvalidPath},
+		{"set root", `{"a":1}`, []any{}, `[1,2]`, ``, rooms.ErrInvalidPath},
+		{"set root to null", `{"a":1}`, []any{}, `null`, ``, rooms.ErrInvalidPath},
+		{"set root of null", `null`, nil, `{"a":1}`, ``, rooms.ErrInvalidPath},
 		{"null into a generic key", `{"a":{"b":1}}`, []any{"a"}, `null`, `{"a":null}`, nil},
-		{"index out of range", `{"a":[1,2]}`, []any{"a", 2}, `0`, ``, admin.ErrInvalidPath},
-		{"negative index", `[1,2]`, []any{-1}, `0`, ``, admin.ErrInvalidPath},
-		{"fractional index", `[1,2]`, []any{0.5}, `0`, ``, admin.ErrInvalidPath},
-		{"key on array", `[1,2]`, []any{"0"}, `0`, ``, admin.ErrInvalidPath},
-		{"number on object", `{"0":1}`, []any{0}, `0`, ``, admin.ErrInvalidPath},
-		{"bool path element", `{"a":1}`, []any{true}, `0`, ``, admin.ErrInvalidPath},
-		{"into number", `{"a":1}`, []any{"a", "b"}, `0`, ``, admin.ErrInvalidPath},
-		{"into string", `{"a":"s"}`, []any{"a", 0}, `0`, ``, admin.ErrInvalidPath},
-		{"into null", `{"a":null}`, []any{"a", "b"}, `0`, ``, admin.ErrInvalidPath},
-		{"missing intermediate", `{"a":{}}`, []any{"x", "y"}, `0`, ``, admin.ErrInvalidPath},
+		{"index out of range", `{"a":[1,2]}`, []any{"a", 2}, `0`, ``, rooms.ErrInvalidPath},
+		{"negative index", `[1,2]`, []any{-1}, `0`, ``, rooms.ErrInvalidPath},
+		{"fractional index", `[1,2]`, []any{0.5}, `0`, ``, rooms.ErrInvalidPath},
+		{"key on array", `[1,2]`, []any{"0"}, `0`, ``, rooms.ErrInvalidPath},
+		{"number on object", `{"0":1}`, []any{0}, `0`, ``, rooms.ErrInvalidPath},
+		{"bool path element", `{"a":1}`, []any{true}, `0`, ``, rooms.ErrInvalidPath},
+		{"into number", `{"a":1}`, []any{"a", "b"}, `0`, ``, rooms.ErrInvalidPath},
+		{"into string", `{"a":"s"}`, []any{"a", 0}, `0`, ``, rooms.ErrInvalidPath},
+		{"into null", `{"a":null}`, []any{"a", "b"}, `0`, ``, rooms.ErrInvalidPath},
+		{"missing intermediate", `{"a":{}}`, []any{"x", "y"}, `0`, ``, rooms.ErrInvalidPath},
 		{"value not JSON", `{"a":1}`, []any{"a"}, `{nope`, ``, ErrInvalidValue},
 		{"delete key", `{"a":1,"b":2}`, []any{"a"}, ``, `{"b":2}`, nil},
 		{"delete nested element", `{"a":[1,2,3]}`, []any{"a", 1}, ``, `{"a":[1,3]}`, nil},
 		{"delete last element", `[1]`, []any{0.0}, ``, `[]`, nil},
-		{"delete missing key", `{"a":1}`, []any{"b"}, ``, ``, admin.ErrInvalidPath},
-		{"delete out of range", `[1]`, []any{1}, ``, ``, admin.ErrInvalidPath},
-		{"delete root", `{"a":1}`, []any{}, ``, ``, admin.ErrInvalidPath},
-		{"delete in scalar", `{"a":1}`, []any{"a", "b"}, ``, ``, admin.ErrInvalidPath},
+		{"delete missing key", `{"a":1}`, []any{"b"}, ``, ``, rooms.ErrInvalidPath},
+		{"delete out of range", `[1]`, []any{1}, ``, ``, rooms.ErrInvalidPath},
+		{"delete root", `{"a":1}`, []any{}, ``, ``, rooms.ErrInvalidPath},
+		{"delete in scalar", `{"a":1}`, []any{"a", "b"}, ``, ``, rooms.ErrInvalidPath},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,7 +96,7 @@ func TestEditStateGeneric(t *testing.T) {
 			}
 			got, err := editState(state, e)
 			if tt.wantErr != nil {
-				if !errors.Is(err, tt.wantErr) || !errors.Is(err, admin.ErrInvalidPath) {
+				if !errors.Is(err, tt.wantErr) || !errors.Is(err, rooms.ErrInvalidPath) {
 					t.Fatalf("editState(%s, %v, %s) = %v; want %v", tt.state, tt.path, tt.value, err, tt.wantErr)
 				}
 				if !jsonEqual(t, state, tt.state) {
@@ -122,8 +122,8 @@ func TestEditStateStruct(t *testing.T) {
 		{"field", []any{"round"}, `5`, func(s *gameState) bool { return s.Round == 5 }, nil},
 		{"nested field", []any{"players", 1, "score"}, `10`, func(s *gameState) bool { return s.Players[1].Score == 10 }, nil},
 		{"map entry", []any{"tags", "map"}, `"dust"`, func(s *gameState) bool { return s.Tags["map"] == "dust" && s.Tags["mode"] == "duel" }, nil},
-		{"whole state", nil, `{"round":9,"players":[]}`, nil, admin.ErrInvalidPath},
-		{"whole state null", []any{}, `null`, nil, admin.ErrInvalidPath},
+		{"whole state", nil, `{"round":9,"players":[]}`, nil, rooms.ErrInvalidPath},
+		{"whole state null", []any{}, `null`, nil, rooms.ErrInvalidPath},
 		{"null map", []any{"tags"}, `null`, nil, ErrInvalidValue},
 		{"null scalar", []any{"round"}, `null`, nil, ErrInvalidValue},
 		{"null struct element", []any{"players", 0}, `null`, nil, ErrInvalidValue},
@@ -136,8 +136,8 @@ func TestEditStateStruct(t *testing.T) {
 		{"unknown field", []any{"nope"}, `1`, nil, ErrInvalidValue},
 		{"delete struct field", []any{"round"}, ``, nil, ErrInvalidValue},
 		{"delete map field", []any{"tags"}, ``, nil, ErrInvalidValue},
-		{"index out of range", []any{"players", 2, "score"}, `1`, nil, admin.ErrInvalidPath},
-		{"into scalar", []any{"round", "x"}, `1`, nil, admin.ErrInvalidPath},
+		{"index out of range", []any{"players", 2, "score"}, `1`, nil, rooms.ErrInvalidPath},
+		{"into scalar", []any{"round", "x"}, `1`, nil, rooms.ErrInvalidPath},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,7 +151,7 @@ func TestEditStateStruct(t *testing.T) {
 			got, err := editState(s, e)
 			if tt.wantErr != nil {
 				after, _ := json.Marshal(s)
-				if !errors.Is(err, tt.wantErr) || !errors.Is(err, admin.ErrInvalidPath) || string(after) != string(before) {
+				if !errors.Is(err, tt.wantErr) || !errors.Is(err, rooms.ErrInvalidPath) || string(after) != string(before) {
 					t.Fatalf("editState(%v, %s) = %v, state %s; want %v, state %s", tt.path, tt.value, err, after, tt.wantErr, before)
 				}
 				if len(oldTags) != 1 {
@@ -251,7 +251,7 @@ func FuzzEditState(f *testing.F) {
 				if _, merr := json.Marshal(got); merr != nil {
 					t.Fatalf("editState(%s, %s) gave a state that does not marshal: %v", state, path, merr)
 				}
-			} else if !errors.Is(err, admin.ErrInvalidPath) {
+			} else if !errors.Is(err, rooms.ErrInvalidPath) {
 				t.Fatalf("editState(%s, %s, %q) = %v; want nil or ErrInvalidPath", state, path, value, err)
 			}
 		}

@@ -68,14 +68,6 @@ func (u *userTable) setPasswordHash(ctx context.Context, db bun.IDB, userID, has
 	return affectedOne(res, userID)
 }
 
-// UserState is what a game server's live connections are re-checked
-// against (live.Options.UserStates): the user's token version, which every
-// end of its sessions bumps, and whether a ban is in force.
-type UserState struct {
-	TokenVersion int64
-	Banned       bool
-}
-
 // UserStates returns the state of the users with those ids, in one query
 // per 500 that reads only the id, token version and ban columns; an id
 // with no user is absent from the map. A live.Hub given it

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/rooms"
 )
 
 // Errors of the Go API. Callers branch on them with errors.Is; those that
@@ -67,11 +68,18 @@ var (
 )
 
 // Errors a Rooms implementation returns for unknown rooms and sessions, and
-// for a state path that does not fit the room state.
+// for a state path that does not fit the room state. The first four are
+// package rooms' errors under the panel's names: the same values, so
+// errors.Is matches either name.
 var (
-	ErrRoomNotFound    = errors.New("admin: room not found")
-	ErrSessionNotFound = errors.New("admin: session not found")
-	ErrInvalidPath     = errors.New("admin: invalid state path")
+	// ErrRoomNotFound is rooms.ErrRoomNotFound.
+	ErrRoomNotFound = rooms.ErrRoomNotFound
+	// ErrSessionNotFound is rooms.ErrSessionNotFound.
+	ErrSessionNotFound = rooms.ErrSessionNotFound
+	// ErrInvalidPath is rooms.ErrInvalidPath.
+	ErrInvalidPath = rooms.ErrInvalidPath
+	// ErrInvalidStateValue is rooms.ErrInvalidStateValue.
+	ErrInvalidStateValue = rooms.ErrInvalidStateValue
 	// ErrNodeUnavailable reports that the node owning a room cannot be
 	// reached (it is gone, or the shared store is down); the panel answers
 	// 503 node_unavailable.
@@ -79,10 +87,6 @@ var (
 	// ErrNodeTimeout reports that the node owning a room did not answer in
 	// time; the panel answers 504 node_timeout.
 	ErrNodeTimeout = errors.New("admin: node timeout")
-	// ErrInvalidStateValue reports a state edit whose value the room state
-	// cannot hold (the game's Go type refuses it); the panel answers 400
-	// invalid_value. Errors carrying it may wrap ErrInvalidPath too.
-	ErrInvalidStateValue = errors.New("admin: value does not fit the room state")
 )
 
 // RateLimitError is a sign-in refused by a rate limit; errors.Is(err,

@@ -1,78 +1,25 @@
 package engine
 
-import (
-	"context"
-	"encoding/json"
-	"time"
-)
+import "github.com/gameadmin/admin/rooms"
 
-// Rooms is what the panel needs from a game's live-room runtime: listing and
-// inspecting rooms, kicking, locking, editing state, disposing, and finding
-// and disconnecting a user's live sessions. The live package's *Hub
-// implements it; a game with its own runtime can implement it too.
-//
-// Methods return ErrRoomNotFound for an unknown room and ErrSessionNotFound
-// for an unknown session in a known room; any other error is a system error
-// and is logged, not shown to the operator. Implementations must be safe for
-// concurrent use, and in a multi-node deployment should answer for the whole
-// cluster (List and DisconnectUser in particular).
-type Rooms interface {
-	// List returns a summary of every live room.
-	List(ctx context.Context) ([]RoomSummary, error)
-	// Inspect returns one room with its clients and current state.
-	Inspect(ctx context.Context, roomID string) (RoomView, error)
-	// Kick closes one client's connection to a room, telling it reason.
-	Kick(ctx context.Context, roomID, sessionID, reason string) error
-	// SetLocked locks a room (new joins are refused) or unlocks it.
-	SetLocked(ctx context.Context, roomID string, locked bool) error
-	// EditState sets the value at path (object keys as strings, array
-	// indexes as numbers) inside the room state to the JSON value.
-	EditState(ctx context.Context, roomID string, path []any, value json.RawMessage) error
-	// DeleteState removes the value at path from the room state.
-	DeleteState(ctx context.Context, roomID string, path []any) error
-	// Dispose closes every client of a room and removes it.
-	Dispose(ctx context.Context, roomID string) error
-	// UserSessions lists the live sessions of one user across all rooms.
-	UserSessions(ctx context.Context, userID string) ([]UserSession, error)
-	// DisconnectUser closes every live session of a user in every room and
-	// returns how many it closed.
-	DisconnectUser(ctx context.Context, userID, reason string) (int, error)
-}
+// The panel's names for the live-room contract, which package rooms defines
+// so that a runtime (package live, or a game's own) need not import the
+// panel. Each is an alias: the two names are the same type.
 
-// RoomSummary is one row of the live-room list.
-type RoomSummary struct {
-	RoomID     string    `json:"roomId"`
-	Name       string    `json:"name"`
-	Clients    int       `json:"clients"`
-	MaxClients int       `json:"maxClients"`
-	Locked     bool      `json:"locked"`
-	CreatedAt  time.Time `json:"createdAt"`
-	// Node names the game-server node the room lives on, in a multi-node
-	// deployment; "" (and absent from JSON) for a single process.
-	Node string `json:"node,omitempty"`
-}
+// Rooms is what the panel needs from a game's live-room runtime: see rooms.Runtime.
+type Rooms = rooms.Runtime
 
-// RoomView is the room inspector: the summary plus metadata, clients and state.
-type RoomView struct {
-	RoomSummary
-	Metadata   any          `json:"metadata"`
-	ClientList []RoomClient `json:"clientList"`
-	State      any          `json:"state"`
-}
+// RoomSummary is one row of the live-room list: see rooms.Summary.
+type RoomSummary = rooms.Summary
 
-// RoomClient is one connected client of a room.
-type RoomClient struct {
-	SessionID string    `json:"sessionId"`
-	UserID    string    `json:"userId"`
-	JoinedAt  time.Time `json:"joinedAt"`
-}
+// RoomView is the room inspector: see rooms.View.
+type RoomView = rooms.View
 
-// UserSession is one live session of a user: which room, which client.
-type UserSession struct {
-	RoomID    string    `json:"roomId"`
-	RoomName  string    `json:"roomName"`
-	SessionID string    `json:"sessionId"`
-	JoinedAt  time.Time `json:"joinedAt"`
-	// Node names the node holding the connection; "" for a single process.
-	Node string `json:"node,omitempty"`
-}
+// RoomClient is one connected client of a room: see rooms.Client.
+type RoomClient = rooms.Client
+
+// UserSession is one live session of a user: see rooms.UserSession.
+type UserSession = rooms.UserSession
+
+// UserState is what live connections are re-checked against: see rooms.UserState.
+type UserState = rooms.UserState

@@ -1,0 +1,95 @@
+package rooms
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Runtime is what the admin panel needs from a game's live-room runtime:
+// listing and inspecting rooms, kicking, locking, editing state, disposing,
+// and finding and disconnecting a user's live sessions. In the panel it is
+// admin.Rooms (Options.Rooms). The live package's *Hub implements it; a game
+// with its own runtime can implement it too.
+//
+// Methods return ErrRoomNotFound for an unknown room and ErrSessionNotFound
+// for an unknown session in a known room; any other error is a system error
+// and is logged, not shown to the operator. Implementations must be safe for
+// concurrent use, and in a multi-node deployment should answer for the whole
+// cluster (List and DisconnectUser in particular).
+type Runtime interface {
+	// List returns a summary of every live room.
+	List(ctx context.Context) ([]Summary, error)
+	// Inspect returns one room with its clients and current state.
+	Inspect(ctx context.Context, roomID string) (View, error)
+	// Kick closes one client's connection to a room, telling it reason.
+	Kick(ctx context.Context, roomID, sessionID, reason string) error
+	// SetLocked locks a room (new joins are refused) or unlocks it.
+	SetLocked(ctx context.Context, roomID string, locked bool) error
+	// EditState sets the value at path (object keys as strings, array
+	// indexes as numbers) inside the room state to the JSON value.
+	EditState(ctx context.Context, roomID string, path []any, value json.RawMessage) error
+	// DeleteState removes the value at path from the room state.
+	DeleteState(ctx context.Context, roomID string, path []any) error
+	// Dispose closes every client of a room and removes it.
+	Dispose(ctx context.Context, roomID string) error
+	// UserSessions lists the live sessions of one user across all rooms.
+	UserSessions(ctx context.Context, userID string) ([]UserSession, error)
+	// DisconnectUser closes every live session of a user in every room and
+	// returns how many it closed.
+	DisconnectUser(ctx context.Context, userID, reason string) (int, error)
+}
+
+// Summary is one row of the live-room list.
+type Summary struct {
+	RoomID     string    `json:"roomId"`
+	Name       string    `json:"name"`
+	Clients    int       `json:"clients"`
+	MaxClients int       `json:"maxClients"`
+	Locked     bool      `json:"locked"`
+	CreatedAt  time.Time `json:"createdAt"`
+	// Node names the game-server node the room lives on, in a multi-node
+	// deployment; "" (and absent from JSON) for a single process.
+	Node string `json:"node,omitempty"`
+}
+
+// View is the room inspector: the summary plus metadata, clients and state.
+// Its JSON is the Summary's fields and these three, side by side.
+type View struct {
+	RoomSummary
+	Metadata   any      `json:"metadata"`
+	ClientList []Client `json:"clientList"`
+	State      any      `json:"state"`
+}
+
+// RoomSummary is Summary by the name View embeds it under, so the field is
+// View.RoomSummary, as it was when the panel defined these types: code that
+// writes admin.RoomView{RoomSummary: s} or reads v.RoomSummary keeps working.
+// Elsewhere use Summary.
+type RoomSummary = Summary
+
+// Client is one connected client of a room.
+type Client struct {
+	SessionID string    `json:"sessionId"`
+	UserID    string    `json:"userId"`
+	JoinedAt  time.Time `json:"joinedAt"`
+}
+
+// UserSession is one live session of a user: which room, which client.
+type UserSession struct {
+	RoomID    string    `json:"roomId"`
+	RoomName  string    `json:"roomName"`
+	SessionID string    `json:"sessionId"`
+	JoinedAt  time.Time `json:"joinedAt"`
+	// Node names the node holding the connection; "" for a single process.
+	Node string `json:"node,omitempty"`
+}
+
+// UserState is what a runtime's live connections are re-checked against
+// (live.Options.UserStates; the panel's (*admin.Auth).UserStates reads it):
+// the user's token version, which every end of its sessions bumps, and
+// whether a ban is in force.
+type UserState struct {
+	TokenVersion int64
+	Banned       bool
+}
