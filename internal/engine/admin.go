@@ -5,10 +5,10 @@ package engine
 
 import (
 	"context"
-	"io/fs"
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"net/http"
