@@ -10,7 +10,7 @@ const maxSessionsShown = 20
 
 // GET /auth/sessions: the operator's own recent sign-ins, newest first, read
 // from the audit log: [{time, ip, userAgent, action, secondFactor?}].
-func (a api) handleSessions(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a authAPI) handleSessions(w http.ResponseWriter, r *http.Request, op Operator) error {
 	rows, err := a.audit.signIns(r.Context(), op.UserID, maxSessionsShown)
 	if err != nil {
 		return err
@@ -29,7 +29,7 @@ func (a api) handleSessions(w http.ResponseWriter, r *http.Request, op Operator)
 
 // POST /auth/password {current, new}: changes the operator's own password.
 // Every other session ends; this one gets a fresh cookie.
-func (a api) handlePasswordChange(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a authAPI) handlePasswordChange(w http.ResponseWriter, r *http.Request, op Operator) error {
 	var body struct {
 		Current string `json:"current"`
 		New     string `json:"new"`
@@ -37,7 +37,7 @@ func (a api) handlePasswordChange(w http.ResponseWriter, r *http.Request, op Ope
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
-	tv, err := a.auth.changePassword(r.Context(), op.UserID, body.Current, body.New, a.ClientIP(r), a.requestMeta(r))
+	tv, err := a.auth.changePassword(r.Context(), op.UserID, body.Current, body.New, a.ClientIP(r), requestMeta(r, a.clientIPs()))
 	if err != nil {
 		return err
 	}

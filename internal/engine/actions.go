@@ -88,7 +88,7 @@ func NewError(status int, code, message string) *APIError {
 }
 
 // POST /admin-api/{resource}/_action/{name}
-func (a api) handleAction(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a rowsAPI) handleAction(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resource(r)
 	if err != nil {
 		return err
@@ -127,7 +127,7 @@ func (a api) handleAction(w http.ResponseWriter, r *http.Request, op Operator) e
 		if row, err = a.readRow(ctx, a.db, res, id, false); err != nil {
 			return err
 		}
-		if userID, ok := a.userRowID(res, row); ok {
+		if userID, ok := usersAPI(a).userRowID(res, row); ok {
 			if _, err := a.canWriteUser(ctx, a.db, op, userID); err != nil {
 				return err
 			}
@@ -179,7 +179,7 @@ func (a api) handleAction(w http.ResponseWriter, r *http.Request, op Operator) e
 // most maxActionIDs ids, for a malformed id and for one naming no row. A
 // user row the operator may not act on (a mod and an admin) answers as a
 // per-row action does. Repeated ids count once.
-func (a api) selection(ctx context.Context, op Operator, res *resource, raw any) ([]map[string]any, []map[string]any, error) {
+func (a rowsAPI) selection(ctx context.Context, op Operator, res *resource, raw any) ([]map[string]any, []map[string]any, error) {
 	list, ok := raw.([]any)
 	if !ok || len(list) == 0 {
 		return nil, nil, errorf(http.StatusBadRequest, "invalid_value", "ids must be a non-empty array of row ids")
@@ -218,7 +218,7 @@ func (a api) selection(ctx context.Context, op Operator, res *resource, raw any)
 			return nil, nil, errorf(http.StatusBadRequest, "unknown_id", "ids: no %s row with id %q", res.key, truncate(k, 80))
 		}
 		// An admin may act on any user: no role to read per row.
-		if userID, ok := a.userRowID(res, ordered[i]); ok && op.Role != RoleAdmin {
+		if userID, ok := usersAPI(a).userRowID(res, ordered[i]); ok && op.Role != RoleAdmin {
 			if _, err := a.canWriteUser(ctx, a.db, op, userID); err != nil {
 				return nil, nil, err
 			}

@@ -226,7 +226,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if a.plan, err = newSchemaPlan(db.Dialect(), prefix, opts.Tables, users); err != nil {
 		return nil, err
 	}
-	if err := a.buildResources(db); err != nil {
+	if err := (*compiler)(a).buildResources(db); err != nil {
 		return nil, err
 	}
 	if opts.Migrations == MigrateOff {
@@ -236,15 +236,15 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	} else if err := a.plan.Migrate(ctx, db); err != nil {
 		return nil, fmt.Errorf("admin: migrate: %w", err)
 	}
-	if err := a.readCatalog(ctx, db); err != nil {
+	if err := (*compiler)(a).readCatalog(ctx, db); err != nil {
 		return nil, err
 	}
-	a.checkForeignKeys(ctx)
+	(*compiler)(a).checkForeignKeys(ctx)
 	if res := a.resources["users"]; res != nil {
 		users.fromCatalog(res.table)
 	}
 	if opts.PlayersCanRead {
-		a.warnPlayersCanRead(ctx)
+		(*compiler)(a).warnPlayersCanRead(ctx)
 	}
 	dummy, err := hasher.Hash(rand.Text())
 	if err != nil {
@@ -273,7 +273,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	}
 	a.handler = a.routes()
 	a.startBackground()
-	a.announceSetup(ctx)
+	(*compiler)(a).announceSetup(ctx)
 	if fn := testhook.From(ctx); fn != nil {
 		a.expose(fn)
 	}

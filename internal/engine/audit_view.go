@@ -18,7 +18,7 @@ import (
 // target's own column type so it uses its index, and only for resources
 // op may read. A resource whose labels cannot be read leaves its targets
 // as ids, logged: the audit log still answers.
-func (a api) addAuditTargetLabels(ctx context.Context, op Operator, res *resource, rows []map[string]any) {
+func (a viewsAPI) addAuditTargetLabels(ctx context.Context, op Operator, res *resource, rows []map[string]any) {
 	if res.key != "adminAudit" || res.table.ByName["resource"] == nil || res.table.ByName["target_id"] == nil || res.hidden["target_id"] {
 		return
 	}
@@ -38,7 +38,7 @@ func (a api) addAuditTargetLabels(ctx context.Context, op Operator, res *resourc
 			continue
 		}
 		rel := labelRel{rel: schema.Relation{Kind: schema.One, FK: "target_id", Target: key, Ref: target.table.PK[0].Name}, target: target}
-		if err := a.addLabels(ctx, []labelRel{rel}, group); err != nil {
+		if err := rowsAPI(a).addLabels(ctx, []labelRel{rel}, group); err != nil {
 			a.log.WarnContext(ctx, "admin: audit target labels", "resource", key, "err", err)
 		}
 	}
@@ -52,7 +52,7 @@ const auditSearchLimit = 100
 // find the entries about the users whose own search (the users list's _q:
 // email, name) matches q: as target (of users, roles or auth entries) or
 // as operator. None when op may not list users.
-func (a api) auditSearchUsers(ctx context.Context, db bun.IDB, op Operator, q string) ([]query.Cond, error) {
+func (a viewsAPI) auditSearchUsers(ctx context.Context, db bun.IDB, op Operator, q string) ([]query.Cond, error) {
 	users := a.resourceAs(op, "users")
 	if users == nil || !a.allowed(op, OpList, "users") || len(users.table.PK) != 1 || users.hidden[users.table.PK[0].Name] {
 		return nil, nil

@@ -263,7 +263,7 @@ func (au *Auth) changePassword(ctx context.Context, userID, current, next, ip st
 	if err := checkNewPassword(next); err != nil {
 		return 0, err
 	}
-	if err := au.limitTOTP(ctx, userID, ip); err != nil {
+	if err := (*secondFactor)(au).limitTOTP(ctx, userID, ip); err != nil {
 		return 0, err
 	}
 	if err := au.checkPassword(ctx, userID, current); err != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 // GET /auth/status
-func (a api) handleStatus(w http.ResponseWriter, r *http.Request) error {
+func (a authAPI) handleStatus(w http.ResponseWriter, r *http.Request) error {
 	exists, err := a.adminExists(r.Context(), a.db)
 	if err != nil {
 		return err
@@ -23,7 +23,7 @@ func (a api) handleStatus(w http.ResponseWriter, r *http.Request) error {
 		// ?with=catalog saves the UI a round trip on load: the catalog
 		// comes along when GET /admin-api would answer it.
 		if r.URL.Query().Get("with") == "catalog" && op.Role.IsOperator() && a.totpGate(r, op) == nil {
-			resp["catalog"] = a.catalog(op)
+			resp["catalog"] = viewsAPI(a).catalog(op)
 		}
 	case !errors.Is(err, errUnauthenticated):
 		return err
@@ -34,14 +34,14 @@ func (a api) handleStatus(w http.ResponseWriter, r *http.Request) error {
 
 // POST /auth/bootstrap: the first admin, with the setup token (setup.go). An existing user with
 // that email is promoted, but only with its own password when it has one.
-func (a api) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
+func (a authAPI) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	ip := a.ClientIP(r)
 	if err := a.auth.spend(ctx, a.limits.PerIP, netkey.Address(ip)); err != nil {
-		return loginError(a.auth.auditLimited(ctx, err, "PerIP", ip, "", a.requestMeta(r)))
+		return loginError(a.auth.auditLimited(ctx, err, "PerIP", ip, "", requestMeta(r, a.clientIPs())))
 	}
 	if err := a.auth.spend(ctx, a.limits.Bootstrap, netkey.Address(ip)); err != nil {
-		return loginError(a.auth.auditLimited(ctx, err, "Bootstrap", ip, "", a.requestMeta(r)))
+		return loginError(a.auth.auditLimited(ctx, err, "Bootstrap", ip, "", requestMeta(r, a.clientIPs())))
 	}
 	var body struct {
 		credentials
@@ -57,7 +57,7 @@ func (a api) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
 	if err := a.setupAllowed(r, body.Token); err != nil {
 		return err
 	}
-	userID, tv, err := a.bootstrap(ctx, c, a.requestMeta(r))
+	userID, tv, err := a.bootstrap(ctx, c, requestMeta(r, a.clientIPs()))
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (a api) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
 // POST /auth/login: a session, or {totpRequired: true} with a challenge
 // token (also set as a cookie scoped to POST /auth/login/totp) for an
 // account with two-factor sign-in on.
-func (a api) handleLogin(w http.ResponseWriter, r *http.Request) error {
+func (a authAPI) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	var c credentials
 	if err := decodeBody(r, &c); err != nil {
 		return err
@@ -83,7 +83,7 @@ func (a api) handleLogin(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	device := a.device(r)
-	s, err := a.auth.login(r.Context(), loginAttempt{email: c.Email, password: c.Password, ip: a.ClientIP(r), meta: a.requestMeta(r), device: device})
+	s, err := a.auth.login(r.Context(), loginAttempt{email: c.Email, password: c.Password, ip: a.ClientIP(r), meta: requestMeta(r, a.clientIPs()), device: device})
 	switch {
 	case errors.Is(err, ErrBanned):
 		return errBannedSignIn
@@ -107,7 +107,7 @@ func (a api) handleLogin(w http.ResponseWriter, r *http.Request) error {
 }
 
 // GET /auth/me
-func (a api) handleMe(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a authAPI) handleMe(w http.ResponseWriter, r *http.Request, op Operator) error {
 	acc, err := a.users.accountByID(r.Context(), a.db, op.UserID)
 	if err != nil {
 		return err
@@ -124,7 +124,7 @@ func (a api) handleMe(w http.ResponseWriter, r *http.Request, op Operator) error
 // only what the server can do: ban and unban need the users table's ban
 // and token version columns, revoking sessions and signing out everywhere
 // the token version, live rooms Options.Rooms.
-func (a api) features() map[string]bool {
+func (a authAPI) features() map[string]bool {
 	return map[string]bool{
 		"ban":            a.users.hasBan && a.users.hasTokenVer,
 		"revokeSessions": a.users.hasTokenVer,
@@ -134,15 +134,15 @@ func (a api) features() map[string]bool {
 
 // POST /auth/logout: clears the cookie only; the token stays valid until it
 // expires unless the token version is bumped (logout-everywhere).
-func (a api) handleLogout(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a authAPI) handleLogout(w http.ResponseWriter, r *http.Request, op Operator) error {
 	a.clearSessionCookie(w)
-	a.auth.record(r.Context(), a.requestMeta(r), op.UserID, "auth.logout", "")
+	a.auth.record(r.Context(), requestMeta(r, a.clientIPs()), op.UserID, "auth.logout", "")
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	return nil
 }
 
 // POST /auth/logout-everywhere: ends every session of the operator.
-func (a api) handleLogoutEverywhere(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a authAPI) handleLogoutEverywhere(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if err := a.auth.BumpTokenVersion(r.Context(), op.UserID); err != nil {
 		if errors.Is(err, ErrUnsupported) {
 			return errorf(http.StatusNotImplemented, "unsupported", "the users table has no token_version column")
@@ -150,7 +150,7 @@ func (a api) handleLogoutEverywhere(w http.ResponseWriter, r *http.Request, op O
 		return err
 	}
 	a.clearSessionCookie(w)
-	a.auth.record(r.Context(), a.requestMeta(r), op.UserID, "auth.logout", "", "everywhere", true)
+	a.auth.record(r.Context(), requestMeta(r, a.clientIPs()), op.UserID, "auth.logout", "", "everywhere", true)
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	return nil
 }

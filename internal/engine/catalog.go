@@ -82,7 +82,7 @@ type catalogRelation struct {
 }
 
 // GET /admin-api
-func (a api) handleCatalog(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a viewsAPI) handleCatalog(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if !op.Role.IsOperator() {
 		return errOperatorOnly
 	}
@@ -91,7 +91,7 @@ func (a api) handleCatalog(w http.ResponseWriter, r *http.Request, op Operator) 
 }
 
 // catalog is what GET /admin-api answers op, an operator.
-func (a api) catalog(op Operator) []catalogEntry {
+func (a viewsAPI) catalog(op Operator) []catalogEntry {
 	out := []catalogEntry{}
 	for _, key := range a.order {
 		res := a.resourceAs(op, key)
@@ -109,7 +109,7 @@ func (a api) catalog(op Operator) []catalogEntry {
 
 // catalogEntry describes res to an operator of role: only the actions
 // the role may run are listed.
-func (a api) catalogEntry(res *resource, perms map[Op]bool, role Role) catalogEntry {
+func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) catalogEntry {
 	t, cfg := res.table, res.cfg
 	links := map[string]*LinkTo{}
 	for _, rel := range t.Relations {
@@ -149,7 +149,7 @@ func (a api) catalogEntry(res *resource, perms map[Op]bool, role Role) catalogEn
 			Sortable:   query.Sortable(c) && !res.restricted[c.Name],
 			Filterable: query.Filterable(c) && !res.restricted[c.Name],
 			Masked:     res.restricted[c.Name],
-			Kind:       c.Kind, Elem: c.Elem, MaxLength: a.maxLength(c),
+			Kind:       c.Kind, Elem: c.Elem, MaxLength: rowsAPI(a).maxLength(c),
 			Required: c.NotNull && !c.HasDefault && !c.Generated,
 		}
 		if cc.LinkTo != nil {

@@ -127,7 +127,7 @@ const chartComputeTimeout = time.Minute
 // Without that, every dashboard refresh of every operator started its
 // own count of a chart slower than the widget timeout, and each count
 // went on in the database after its request had given up on it.
-func (a api) cachedSeries(id string, fn func(context.Context, Operator, Range) (*Series, error)) func(context.Context, Operator, Range) (*Series, error) {
+func (a viewsAPI) cachedSeries(id string, fn func(context.Context, Operator, Range) (*Series, error)) func(context.Context, Operator, Range) (*Series, error) {
 	return func(ctx context.Context, op Operator, rg Range) (*Series, error) {
 		key := id + "\x00" + string(op.Role) + "\x00" + strings.Join(op.Scopes, ",") + "\x00" + rg.From.String() + rg.Step.String()
 		a.charts.mu.Lock()
@@ -162,7 +162,7 @@ func (a api) cachedSeries(id string, fn func(context.Context, Operator, Range) (
 // under key and tells the requests waiting on c. A panic is c's error, as
 // safeWidget makes it; an error no request is left to report is logged
 // here.
-func (a api) computeChart(ctx context.Context, id, key string, c *chartCall, fn func(context.Context) (*Series, error)) {
+func (a viewsAPI) computeChart(ctx context.Context, id, key string, c *chartCall, fn func(context.Context) (*Series, error)) {
 	ctx, cancel := context.WithTimeout(ctx, chartComputeTimeout)
 	defer cancel()
 	now := time.Now()
@@ -259,7 +259,7 @@ func (a *Admin) takeSample(ctx context.Context, now time.Time) error {
 
 // seriesOnline is the players online: per step, the most at any sampled
 // minute (the nodes of a minute summed).
-func (a api) seriesOnline(ctx context.Context, _ Operator, rg Range) (*Series, error) {
+func (a viewsAPI) seriesOnline(ctx context.Context, _ Operator, rg Range) (*Series, error) {
 	var rows []struct {
 		At      time.Time `bun:"at"`
 		Clients int64     `bun:"clients"`
@@ -290,7 +290,7 @@ func epochBucket(pg bool, rg Range) string {
 
 // countsByStep counts the rows of res with col in rg, per step (and per
 // group column when group is not ""), in the database.
-func (a api) countsByStep(ctx context.Context, res *resource, col, group string, rg Range) (map[string]map[time.Time]float64, error) {
+func (a viewsAPI) countsByStep(ctx context.Context, res *resource, col, group string, rg Range) (map[string]map[time.Time]float64, error) {
 	pg := a.db.Dialect().Name() == dialect.PG
 	q := query.From(a.db, res.table).
 		ColumnExpr(epochBucket(pg, rg)+" AS b", bun.Ident(col)).ColumnExpr("count(*) AS n").
@@ -320,7 +320,7 @@ func (a api) countsByStep(ctx context.Context, res *resource, col, group string,
 }
 
 // seriesSignUps is the new accounts per step.
-func (a api) seriesSignUps(ctx context.Context, op Operator, rg Range) (*Series, error) {
+func (a viewsAPI) seriesSignUps(ctx context.Context, op Operator, rg Range) (*Series, error) {
 	users := a.resources["users"]
 	c := a.users.cols.CreatedAt
 	if users == nil || c == "" || users.view.ByName[c] == nil || !a.allowed(op, OpList, "users") {
@@ -338,7 +338,7 @@ func (a api) seriesSignUps(ctx context.Context, op Operator, rg Range) (*Series,
 const maxAuditLines = 5
 
 // seriesAudit is the audit log's entries per step, by action.
-func (a api) seriesAudit(ctx context.Context, op Operator, rg Range) (*Series, error) {
+func (a viewsAPI) seriesAudit(ctx context.Context, op Operator, rg Range) (*Series, error) {
 	audit := a.resources["adminAudit"]
 	if audit == nil || !a.allowed(op, OpList, "adminAudit") {
 		return &Series{Step: int64(rg.Step.Seconds()), Lines: []Line{}}, nil

@@ -43,7 +43,7 @@ func resourceTables(tables map[string]any, resources map[string]*Resource) (map[
 // checkConfig reports the first name in res's configuration that names
 // no column, relation or resource. Column names are SQL names; a Go field
 // name is refused with the SQL name it stands for.
-func (a *Admin) checkConfig(res *resource, tables map[string]*schema.Table) error {
+func (a *compiler) checkConfig(res *resource, tables map[string]*schema.Table) error {
 	t, cfg := res.table, res.cfg
 	fail := func(field, format string, args ...any) error {
 		return fmt.Errorf("admin: resource %q: %s: %s", res.key, field, fmt.Sprintf(format, args...))

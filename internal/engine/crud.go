@@ -21,7 +21,7 @@ import (
 
 // resource finds the {resource} of the path. A Resources entry without a
 // Tables entry does not exist.
-func (a api) resource(r *http.Request) (*resource, error) {
+func (a rowsAPI) resource(r *http.Request) (*resource, error) {
 	key := r.PathValue("resource")
 	res, ok := a.resources[key]
 	if !ok {
@@ -31,7 +31,7 @@ func (a api) resource(r *http.Request) (*resource, error) {
 }
 
 // resourceFor finds the {resource} of the path and checks op may do o on it.
-func (a api) resourceFor(r *http.Request, op Operator, o Op) (*resource, error) {
+func (a rowsAPI) resourceFor(r *http.Request, op Operator, o Op) (*resource, error) {
 	res, err := a.resource(r)
 	if err != nil {
 		return nil, err
@@ -40,7 +40,7 @@ func (a api) resourceFor(r *http.Request, op Operator, o Op) (*resource, error) 
 }
 
 // gate refuses op on res unless its policy or the standard rule allows it.
-func (a api) gate(op Operator, o Op, res string) error {
+func (a rowsAPI) gate(op Operator, o Op, res string) error {
 	if !a.allowed(op, o, res) {
 		return errorf(http.StatusForbidden, "forbidden", "%s on %q is not allowed for role %q", o, res, op.Role)
 	}
@@ -69,7 +69,7 @@ func decodeAny(r *http.Request, v *map[string]any) error { return readJSON(r, v,
 // read-only columns come back in kept, for unchangedCheck to hold against
 // the row, and the row's own fields ("_labels", "_invalid") are dropped,
 // so a row read and sent back by PUT is an update that changes nothing.
-func (a api) decodeRow(r *http.Request, res *resource, update bool) (map[string]any, map[string]any, fieldProblems, error) {
+func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[string]any, map[string]any, fieldProblems, error) {
 	var body map[string]any
 	if err := decodeAny(r, &body); err != nil {
 		return nil, nil, nil, err
@@ -177,7 +177,7 @@ func takesNewPassword(res *resource, update bool) bool {
 // default, the unusable marker no password verifies (an invite gives the
 // user one). It runs after every other check of the body, so a refused
 // body costs no hashing.
-func (a api) setNewPassword(ctx context.Context, vals map[string]any, password any, given bool) error {
+func (a rowsAPI) setNewPassword(ctx context.Context, vals map[string]any, password any, given bool) error {
 	if !given || password == nil {
 		a.users.setHash(vals, "")
 		return nil
@@ -211,13 +211,13 @@ func fitsModel(col *schema.Column, raw json.RawMessage) bool {
 var scannerType = reflect.TypeFor[sql.Scanner]()
 
 // rowID decodes the {id} of the path.
-func (a api) rowID(r *http.Request, res *resource) (map[string]any, error) {
+func (a rowsAPI) rowID(r *http.Request, res *resource) (map[string]any, error) {
 	id, err := query.DecodeID(res.view, r.PathValue("id"))
 	return id, clientError(err)
 }
 
 // rowIDFromBody decodes an id sent in a JSON body: a string or a number.
-func (a api) rowIDFromBody(res *resource, raw any) (map[string]any, error) {
+func (a rowsAPI) rowIDFromBody(res *resource, raw any) (map[string]any, error) {
 	var s string
 	switch v := raw.(type) {
 	case string:
@@ -236,7 +236,7 @@ func encodeRowID(res *resource, row map[string]any) string { return query.Encode
 // readRow loads one row by primary key, without hidden columns. lock,
 // inside a transaction, locks the row until it ends (FOR UPDATE on
 // PostgreSQL; SQLite has one writer, and a write transaction holds it).
-func (a api) readRow(ctx context.Context, db bun.IDB, res *resource, id map[string]any, lock bool) (map[string]any, error) {
+func (a rowsAPI) readRow(ctx context.Context, db bun.IDB, res *resource, id map[string]any, lock bool) (map[string]any, error) {
 	q := query.WherePK(query.Select(db, res.table), res.table, id)
 	if lock && a.db.Dialect().Name() == dialect.PG {
 		q = q.For("UPDATE")
@@ -251,7 +251,7 @@ func (a api) readRow(ctx context.Context, db bun.IDB, res *resource, id map[stri
 // readRows loads the rows with the given primary keys (as DecodeID returns
 // them), without hidden columns, in no particular order; ids naming no
 // row are left out.
-func (a api) readRows(ctx context.Context, res *resource, ids []map[string]any) ([]map[string]any, error) {
+func (a rowsAPI) readRows(ctx context.Context, res *resource, ids []map[string]any) ([]map[string]any, error) {
 	q := query.Select(a.db, res.table)
 	if len(res.table.PK) == 1 {
 		c := res.table.PK[0].Name
@@ -274,7 +274,7 @@ func (a api) readRows(ctx context.Context, res *resource, ids []map[string]any) 
 }
 
 // pathRow loads the row the {id} of the path names.
-func (a api) pathRow(r *http.Request, res *resource) (map[string]any, error) {
+func (a rowsAPI) pathRow(r *http.Request, res *resource) (map[string]any, error) {
 	id, err := a.rowID(r, res)
 	if err != nil {
 		return nil, err
@@ -283,7 +283,7 @@ func (a api) pathRow(r *http.Request, res *resource) (map[string]any, error) {
 }
 
 // GET /admin-api/{resource}
-func (a api) handleList(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a rowsAPI) handleList(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resourceFor(r, op, OpList)
 	if err != nil {
 		return err
@@ -300,7 +300,7 @@ func (a api) handleList(w http.ResponseWriter, r *http.Request, op Operator) err
 // sets the total and cursor headers. Its statements run within
 // QueryTimeout together; an expensive list (a search, an exact count)
 // holds one of op's QueryConcurrency slots while they do.
-func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *resource, where func(*bun.SelectQuery) *bun.SelectQuery) ([]map[string]any, error) {
+func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *resource, where func(*bun.SelectQuery) *bun.SelectQuery) ([]map[string]any, error) {
 	ctx := r.Context()
 	l, err := a.parseList(r, op, res)
 	if err != nil {
@@ -373,10 +373,10 @@ func (a api) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *
 	if err := a.addLabels(ctx, rest, rows); err != nil {
 		return nil, err
 	}
-	if err := a.addOperatorRoles(ctx, op, res, rows); err != nil {
+	if err := usersAPI(a).addOperatorRoles(ctx, op, res, rows); err != nil {
 		return nil, err
 	}
-	a.addAuditTargetLabels(ctx, op, res, rows)
+	viewsAPI(a).addAuditTargetLabels(ctx, op, res, rows)
 	if res.key == "adminAudit" {
 		a.redactRestricted(op, rows)
 	}
@@ -391,7 +391,7 @@ const bannedParam = "_banned"
 // parseList reads the list parameters of r on res (query.Parse) with the
 // resource's search columns, and the panel's own: _banned on users. It
 // runs no statement (searchAudit adds what the audit log's _q needs).
-func (a api) parseList(r *http.Request, op Operator, res *resource) (l *query.List, err error) {
+func (a rowsAPI) parseList(r *http.Request, op Operator, res *resource) (l *query.List, err error) {
 	var def *query.SortKey
 	if s := res.cfg.List.DefaultSort; s.Field != "" && res.view.ByName[s.Field] != nil { // not one op's role may not read
 		def = &query.SortKey{Column: s.Field, Desc: s.Order == "desc"}
@@ -426,23 +426,23 @@ func (a api) parseList(r *http.Request, op Operator, res *resource) (l *query.Li
 // about the users (by target or operator) whose own search matches it,
 // so an operator finds a player's history by email or name. The users'
 // search is a statement of the list, within deadline.
-func (a api) searchAudit(ctx context.Context, deadline time.Time, op Operator, res *resource, l *query.List) error {
+func (a rowsAPI) searchAudit(ctx context.Context, deadline time.Time, op Operator, res *resource, l *query.List) error {
 	if res.key != "adminAudit" || l.Q == "" {
 		return nil
 	}
 	return a.limited(ctx, deadline, func(ctx context.Context, db bun.IDB) (err error) {
-		l.SearchAlso, err = a.auditSearchUsers(ctx, db, op, l.Q)
+		l.SearchAlso, err = viewsAPI(a).auditSearchUsers(ctx, db, op, l.Q)
 		return err
 	})
 }
 
 // GET /admin-api/{resource}/{id}, and GET /admin-api/{resource}/_export.csv
-func (a api) handleRead(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a rowsAPI) handleRead(w http.ResponseWriter, r *http.Request, op Operator) error {
 	// The export shares this route: a pattern of its own would conflict
 	// with GET /rooms/{roomId} in net/http's mux. A row keyed
 	// "_export.csv" is the one row this hides.
 	if r.PathValue("id") == exportPath {
-		return a.handleExport(w, r, op)
+		return viewsAPI(a).handleExport(w, r, op)
 	}
 	res, err := a.resourceFor(r, op, OpRead)
 	if err != nil {
@@ -472,10 +472,10 @@ func (a api) handleRead(w http.ResponseWriter, r *http.Request, op Operator) err
 	if err := a.addLabels(r.Context(), rest, rows[:1]); err != nil {
 		return err
 	}
-	if err := a.addOperatorRoles(r.Context(), op, res, rows[:1]); err != nil {
+	if err := usersAPI(a).addOperatorRoles(r.Context(), op, res, rows[:1]); err != nil {
 		return err
 	}
-	a.addAuditTargetLabels(r.Context(), op, res, rows[:1])
+	viewsAPI(a).addAuditTargetLabels(r.Context(), op, res, rows[:1])
 	if res.key == "adminAudit" {
 		a.redactRestricted(op, rows[:1])
 	}
@@ -485,7 +485,7 @@ func (a api) handleRead(w http.ResponseWriter, r *http.Request, op Operator) err
 }
 
 // POST /admin-api/{resource}
-func (a api) handleCreate(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resourceFor(r, op, OpCreate)
 	if err != nil {
 		return err
@@ -526,7 +526,7 @@ func (a api) handleCreate(w http.ResponseWriter, r *http.Request, op Operator) e
 		if row, err = a.insertRow(ctx, tx, res, vals); err != nil {
 			return err
 		}
-		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.key, TargetID: encodeRowID(res, row), Payload: withMeta(a.requestMeta(r), "row", row)})
+		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.key, TargetID: encodeRowID(res, row), Payload: withMeta(requestMeta(r, a.clientIPs()), "row", row)})
 	})
 	if err != nil {
 		return a.blameColumn(ctx, res, vals, err)
@@ -538,7 +538,7 @@ func (a api) handleCreate(w http.ResponseWriter, r *http.Request, op Operator) e
 // applyDefaults merges Create.Defaults under the body, then the values a
 // model hook fills (the users id), so a create through the panel matches
 // one through the game's own code.
-func (a api) applyDefaults(ctx context.Context, op Operator, res *resource, vals map[string]any) error {
+func (a rowsAPI) applyDefaults(ctx context.Context, op Operator, res *resource, vals map[string]any) error {
 	if fn := res.cfg.Create.Defaults; fn != nil {
 		defs, err := fn(ctx, DefaultsContext{OperatorID: op.UserID, Resource: res.key})
 		if err != nil {
@@ -586,7 +586,7 @@ func (a api) applyDefaults(ctx context.Context, op Operator, res *resource, vals
 // with args on db (the panel's, or a transaction of it) through the
 // panel's statement cache: prepared when the text has run before, else
 // plain, the same statement with its values inline, through Bun.
-func (a api) scanPrepared(ctx context.Context, db bun.IDB, res *resource, joins []query.Label, text string, plain *bun.SelectQuery, args ...any) ([]map[string]any, error) {
+func (a rowsAPI) scanPrepared(ctx context.Context, db bun.IDB, res *resource, joins []query.Label, text string, plain *bun.SelectQuery, args ...any) ([]map[string]any, error) {
 	run := func() (*sql.Rows, error) { return plain.Conn(db).Rows(ctx) }
 	var rs *sql.Rows
 	var err error
@@ -604,7 +604,7 @@ func (a api) scanPrepared(ctx context.Context, db bun.IDB, res *resource, joins 
 // insertRow inserts vals (typed column values, keys included or made by
 // the database) into res inside tx and returns the new row, as the
 // database returns it from the INSERT (no second statement reads it).
-func (a api) insertRow(ctx context.Context, tx bun.Tx, res *resource, vals map[string]any) (map[string]any, error) {
+func (a rowsAPI) insertRow(ctx context.Context, tx bun.Tx, res *resource, vals map[string]any) (map[string]any, error) {
 	t := res.table
 	if err := a.checkEmailFree(ctx, tx, res, vals, ""); err != nil {
 		return nil, err
@@ -635,7 +635,7 @@ func writeReturning(ctx context.Context, q interface {
 // another account has already in any case: sign-in matches emails
 // without regard to case, and could not tell the two apart. exceptID is
 // the row being updated.
-func (a api) checkEmailFree(ctx context.Context, tx bun.Tx, res *resource, vals map[string]any, exceptID string) error {
+func (a rowsAPI) checkEmailFree(ctx context.Context, tx bun.Tx, res *resource, vals map[string]any, exceptID string) error {
 	email, ok := vals[a.users.cols.Email].(string)
 	if res.key != "users" || !ok {
 		return nil
@@ -651,7 +651,7 @@ func (a api) checkEmailFree(ctx context.Context, tx bun.Tx, res *resource, vals 
 }
 
 // PATCH or PUT /admin-api/{resource}/{id}
-func (a api) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resourceFor(r, op, OpUpdate)
 	if err != nil {
 		return err
@@ -681,7 +681,7 @@ func (a api) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) e
 		if _, after, changes, err = a.updateRow(ctx, tx, op, res, id, vals, unchangedCheck(kept)); err != nil || len(changes) == 0 {
 			return err
 		}
-		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.key, TargetID: encodeRowID(res, after), Payload: withMeta(a.requestMeta(r), "changes", changes)})
+		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.key, TargetID: encodeRowID(res, after), Payload: withMeta(requestMeta(r, a.clientIPs()), "changes", changes)})
 	})
 	if err != nil {
 		return a.blameColumn(ctx, res, vals, err)
@@ -696,7 +696,7 @@ func (a api) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) e
 // email changes. check, when given, sees the locked row before anything
 // is written and may refuse. changes are the columns that changed, for
 // the audit entry the caller writes in tx.
-func (a api) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id, vals map[string]any, check func(before map[string]any) error) (before, after, changes map[string]any, err error) {
+func (a rowsAPI) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id, vals map[string]any, check func(before map[string]any) error) (before, after, changes map[string]any, err error) {
 	keepsAdmin := func() error { return nil }
 	if res.key == "roles" {
 		if keepsAdmin, err = a.guardAdmins(ctx, tx); err != nil {
@@ -711,7 +711,7 @@ func (a api) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resourc
 			return nil, nil, nil, err
 		}
 	}
-	userID, isUser := a.userRowID(res, before)
+	userID, isUser := usersAPI(a).userRowID(res, before)
 	var target Role
 	if isUser {
 		if target, err = a.canWriteUser(ctx, tx, op, userID); err != nil {
@@ -750,7 +750,7 @@ func (a api) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resourc
 }
 
 // DELETE /admin-api/{resource}/{id}
-func (a api) handleDelete(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resourceFor(r, op, OpDelete)
 	if err != nil {
 		return err
@@ -765,7 +765,7 @@ func (a api) handleDelete(w http.ResponseWriter, r *http.Request, op Operator) e
 		if row, err = a.deleteRow(ctx, tx, op, res, id, nil); err != nil {
 			return err
 		}
-		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.key, TargetID: encodeRowID(res, row), Payload: withMeta(a.requestMeta(r), "row", row)})
+		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.key, TargetID: encodeRowID(res, row), Payload: withMeta(requestMeta(r, a.clientIPs()), "row", row)})
 	})
 	if err != nil {
 		return err
@@ -777,7 +777,7 @@ func (a api) handleDelete(w http.ResponseWriter, r *http.Request, op Operator) e
 // deleteRow deletes the row id of res inside tx, as DELETE does, and
 // returns it: the admin and user guards, and check (when given) on the
 // locked row before the delete.
-func (a api) deleteRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id map[string]any, check func(row map[string]any) error) (row map[string]any, err error) {
+func (a rowsAPI) deleteRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id map[string]any, check func(row map[string]any) error) (row map[string]any, err error) {
 	keepsAdmin := func() error { return nil }
 	if touchesAdmins(res) {
 		if keepsAdmin, err = a.guardAdmins(ctx, tx); err != nil {
@@ -792,7 +792,7 @@ func (a api) deleteRow(ctx context.Context, tx bun.Tx, op Operator, res *resourc
 			return nil, err
 		}
 	}
-	if userID, ok := a.userRowID(res, row); ok {
+	if userID, ok := usersAPI(a).userRowID(res, row); ok {
 		if _, err := a.canWriteUser(ctx, tx, op, userID); err != nil {
 			return nil, err
 		}

@@ -82,7 +82,7 @@ const (
 // those whose every row op may not list: a mod without the audit log is
 // not told "no moderation this week" after moderating. dayStart is the
 // start of the operator's day.
-func (a api) builtinWidgets(op Operator, dayStart time.Time) []Widget {
+func (a viewsAPI) builtinWidgets(op Operator, dayStart time.Time) []Widget {
 	ws := []Widget{
 		{ID: "today", Title: "Today", Render: "stats", Data: func(ctx context.Context, op Operator) (any, error) {
 			return a.widgetToday(ctx, op, dayStart)
@@ -119,7 +119,7 @@ func (a api) builtinWidgets(op Operator, dayStart time.Time) []Widget {
 
 // countWhere counts the rows of res meeting conds as a list counts them:
 // exact when small and quick, else the planner's estimate.
-func (a api) countWhere(ctx context.Context, res *resource, conds ...query.Cond) (int64, bool, error) {
+func (a viewsAPI) countWhere(ctx context.Context, res *resource, conds ...query.Cond) (int64, bool, error) {
 	l := &query.List{Where: conds}
 	return query.Count(ctx, a.db, res.view, l.ApplyFilters(query.Select(a.db, res.table), res.view), len(conds) > 0,
 		query.CountOptions{ExactBelow: a.opts.ExactCountBelow, Budget: dashboardCountBudget, Estimates: a.estimates})
@@ -129,7 +129,7 @@ func (a api) countWhere(ctx context.Context, res *resource, conds ...query.Cond)
 // players online now (in live rooms), sign-ups since dayStart, and
 // moderation actions in the last 24 hours, each linked to its list. A
 // figure op may not list, or whose column the game lacks, is left out.
-func (a api) widgetToday(ctx context.Context, op Operator, dayStart time.Time) (any, error) {
+func (a viewsAPI) widgetToday(ctx context.Context, op Operator, dayStart time.Time) (any, error) {
 	stats := []Stat{}
 	pg := a.db.Dialect().Name() == dialect.PG
 	if users := a.resources["users"]; users != nil && a.allowed(op, OpList, "users") {
@@ -174,7 +174,7 @@ func (a api) widgetToday(ctx context.Context, op Operator, dayStart time.Time) (
 
 // widgetTotals counts the rows of the resources in Options.DashboardTotals
 // that op may list, as their lists do.
-func (a api) widgetTotals(ctx context.Context, op Operator) (any, error) {
+func (a viewsAPI) widgetTotals(ctx context.Context, op Operator) (any, error) {
 	stats := []Stat{}
 	for _, key := range a.totals {
 		res := a.resources[key]
@@ -193,7 +193,7 @@ func (a api) widgetTotals(ctx context.Context, op Operator) (any, error) {
 // widgetRecentModeration is the last moderation of the week: who did
 // what to whom, and why (the reason is in the payload), as the audit log
 // lists it, targets labelled.
-func (a api) widgetRecentModeration(ctx context.Context, op Operator) (any, error) {
+func (a viewsAPI) widgetRecentModeration(ctx context.Context, op Operator) (any, error) {
 	res := a.resources["adminAudit"]
 	if res == nil || !a.allowed(op, OpList, "adminAudit") {
 		return []map[string]any{}, nil
@@ -201,12 +201,12 @@ func (a api) widgetRecentModeration(ctx context.Context, op Operator) (any, erro
 	q := query.Select(a.db, res.table).
 		Where("?TableAlias.action IN (?) AND ?TableAlias.created_at >= ?", bun.List(moderationActions), time.Now().UTC().Add(-recentModerationAge)).
 		OrderExpr("?TableAlias.created_at DESC").Limit(recentModeration)
-	joins, rest := a.labelJoins(op, res)
+	joins, rest := rowsAPI(a).labelJoins(op, res)
 	rows, err := query.ScanPage(ctx, query.JoinLabels(a.db, q, joins, []query.SortKey{{Column: "created_at", Desc: true}}), res.table, res.hidden, joins)
 	if err != nil {
 		return nil, err
 	}
-	if err := a.addLabels(ctx, rest, rows); err != nil {
+	if err := rowsAPI(a).addLabels(ctx, rest, rows); err != nil {
 		return nil, err
 	}
 	a.addAuditTargetLabels(ctx, op, res, rows)
@@ -214,7 +214,7 @@ func (a api) widgetRecentModeration(ctx context.Context, op Operator) (any, erro
 	return rows, nil
 }
 
-func (a api) widgetRecentUsers(ctx context.Context, op Operator) (any, error) {
+func (a viewsAPI) widgetRecentUsers(ctx context.Context, op Operator) (any, error) {
 	res := a.resourceAs(op, "users")
 	if res == nil || !a.allowed(op, OpList, "users") {
 		return []map[string]any{}, nil
@@ -229,7 +229,7 @@ func (a api) widgetRecentUsers(ctx context.Context, op Operator) (any, error) {
 }
 
 // GET /admin-api/_dashboard (operators only)
-func (a api) handleDashboard(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a viewsAPI) handleDashboard(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if !op.Role.IsOperator() {
 		return errOperatorOnly
 	}
@@ -352,7 +352,7 @@ func (h healthView) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-func (a api) health(ctx context.Context) healthView {
+func (a viewsAPI) health(ctx context.Context) healthView {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -399,7 +399,7 @@ func safeCheck(ctx context.Context, c HealthCheck) (err error) {
 }
 
 // GET /admin-api/_health: for load balancers; 503 when the database is down.
-func (a api) handleHealth(w http.ResponseWriter, r *http.Request) error {
+func (a viewsAPI) handleHealth(w http.ResponseWriter, r *http.Request) error {
 	h := a.health(r.Context())
 	status := http.StatusOK
 	if !h.OK {

@@ -56,7 +56,7 @@ type eraseScope struct {
 
 // newEraseScope gathers what erasing userID (its users row row, its
 // parts) removes, before anything is removed.
-func (a api) newEraseScope(ctx context.Context, tx bun.Tx, users *resource, userID string, row map[string]any, parts []userPart) (*eraseScope, error) {
+func (a usersAPI) newEraseScope(ctx context.Context, tx bun.Tx, users *resource, userID string, row map[string]any, parts []userPart) (*eraseScope, error) {
 	s := &eraseScope{userID: userID, reused: map[string]bool{}, names: map[string]bool{}, personal: a.personalColumns(users),
 		targets: map[string]map[string][]string{}, values: map[string]bool{}}
 	emails := map[string]bool{}
@@ -228,7 +228,7 @@ type auditRow struct {
 // walkAudit calls fn with each audit entry that where selects and its
 // decoded payload (entries without one are skipped), in id order, read
 // auditBatch at a time so that a large log is never held in memory.
-func (a api) walkAudit(ctx context.Context, tx bun.Tx, where func(*bun.SelectQuery) *bun.SelectQuery, fn func(e auditRow, payload any) error) error {
+func (a usersAPI) walkAudit(ctx context.Context, tx bun.Tx, where func(*bun.SelectQuery) *bun.SelectQuery, fn func(e auditRow, payload any) error) error {
 	var last int64
 	for {
 		var batch []auditRow
@@ -264,7 +264,7 @@ func (a api) walkAudit(ctx context.Context, tx bun.Tx, where func(*bun.SelectQue
 // entries it changed. The entries are found in SQL: those about or by
 // the user, those whose text holds one of the emails in any case, and
 // those of the rows the erase changes.
-func (a api) redactAudit(ctx context.Context, tx bun.Tx, s *eraseScope) (int64, error) {
+func (a usersAPI) redactAudit(ctx context.Context, tx bun.Tx, s *eraseScope) (int64, error) {
 	seen := map[int64]bool{}
 	var n int64
 	redact := func(e auditRow, p any) error {

@@ -34,8 +34,8 @@ const (
 	exportMaxRowsHeader  = "X-Export-Max-Rows"
 )
 
-func (a api) handleExport(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := a.resourceFor(r, op, OpList)
+func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := rowsAPI(a).resourceFor(r, op, OpList)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (a api) handleExport(w http.ResponseWriter, r *http.Request, op Operator) e
 		return e
 	}
 	defer release()
-	releaseQuery, err := a.holdQuery(op)
+	releaseQuery, err := rowsAPI(a).holdQuery(op)
 	if err != nil {
 		return err
 	}
@@ -59,12 +59,12 @@ func (a api) handleExport(w http.ResponseWriter, r *http.Request, op Operator) e
 	if err := limit(r.Context(), a.limits.Exports, op.UserID); err != nil {
 		return err
 	}
-	l, err := a.parseList(r, op, res)
+	l, err := rowsAPI(a).parseList(r, op, res)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
-	if err := a.searchAudit(ctx, a.queryDeadline(), op, res, l); err != nil {
+	if err := rowsAPI(a).searchAudit(ctx, a.queryDeadline(), op, res, l); err != nil {
 		return err
 	}
 	limit := a.opts.ExportMaxRows
@@ -79,7 +79,7 @@ func (a api) handleExport(w http.ResponseWriter, r *http.Request, op Operator) e
 
 	// The first batch is read before anything is written, so a failing
 	// query is still an error body and not a truncated file.
-	rows, err := a.scanBatch(ctx, res, l.Query(a.db, res.table, res.view, nil, nil))
+	rows, err := rowsAPI(a).scanBatch(ctx, res, l.Query(a.db, res.table, res.view, nil, nil))
 	if err != nil {
 		return clientError(err)
 	}
@@ -147,7 +147,7 @@ func (a api) handleExport(w http.ResponseWriter, r *http.Request, op Operator) e
 // stopped early: a write the client did not take, a failed batch query,
 // or a panic, which is recovered here because the status line is gone
 // and a 500 written now would only end a short file cleanly.
-func (a api) streamCSV(ctx context.Context, w http.ResponseWriter, res *resource, l *query.List, rows []map[string]any, limit int64) (written int64, truncated bool, err error) {
+func (a viewsAPI) streamCSV(ctx context.Context, w http.ResponseWriter, res *resource, l *query.List, rows []map[string]any, limit int64) (written int64, truncated bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
@@ -170,7 +170,7 @@ func (a api) streamCSV(ctx context.Context, w http.ResponseWriter, res *resource
 	}
 	cw.Write(record)
 	for {
-		a.logCellIssues(ctx, res, rows)
+		rowsAPI(a).logCellIssues(ctx, res, rows)
 		res.mask(rows)
 		page, _ := l.Page(res.view, rows)
 		for _, row := range page {
@@ -194,7 +194,7 @@ func (a api) streamCSV(ctx context.Context, w http.ResponseWriter, res *resource
 		if truncated || len(rows) <= len(page) || !l.Advance(res.view, page[len(page)-1]) {
 			return written, truncated, nil
 		}
-		if rows, err = a.scanBatch(ctx, res, l.Query(a.db, res.table, res.view, nil, nil)); err != nil {
+		if rows, err = rowsAPI(a).scanBatch(ctx, res, l.Query(a.db, res.table, res.view, nil, nil)); err != nil {
 			return written, truncated, fmt.Errorf("admin: export %s: batch after %d rows: %w", res.key, written, err)
 		}
 	}

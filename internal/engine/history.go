@@ -29,8 +29,8 @@ import (
 // may read its history (a player never: it names operators); the request
 // metadata of each entry (address, browser) only whoever may list the
 // audit log.
-func (a api) handleHistory(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := a.resourceFor(r, op, OpRead)
+func (a viewsAPI) handleHistory(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := rowsAPI(a).resourceFor(r, op, OpRead)
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func (a api) handleHistory(w http.ResponseWriter, r *http.Request, op Operator) 
 	if audit == nil {
 		return errNotFoundRoute
 	}
-	id, err := a.rowID(r, res)
+	id, err := rowsAPI(a).rowID(r, res)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (a api) handleHistory(w http.ResponseWriter, r *http.Request, op Operator) 
 		return errorf(http.StatusForbidden, "forbidden", "the history of a %s row cannot be filtered by payload: it holds columns your role may not read", res.key)
 	}
 	target := query.EncodeID(res.table, id)
-	rows, err := a.listRows(w, r, op, audit, func(q *bun.SelectQuery) *bun.SelectQuery {
+	rows, err := rowsAPI(a).listRows(w, r, op, audit, func(q *bun.SelectQuery) *bun.SelectQuery {
 		return q.Where("?TableAlias.resource = ? AND ?TableAlias.target_id = ?", res.key, target)
 	})
 	if err != nil {
@@ -105,16 +105,16 @@ type auditRecord struct {
 // force. It needs update on the resource (create to undo a delete,
 // delete to undo a create), passes the same guards as an edit, and is
 // audited as "revert" with the source entry's id, in one transaction.
-func (a api) handleRevert(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := a.resource(r)
+func (a viewsAPI) handleRevert(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := rowsAPI(a).resource(r)
 	if err != nil {
 		return err
 	}
 	res = a.resourceAs(op, res.key) // a column op may not read is not op's to put back
-	if err := a.gate(op, OpRead, res.key); err != nil {
+	if err := rowsAPI(a).gate(op, OpRead, res.key); err != nil {
 		return err
 	}
-	id, err := a.rowID(r, res)
+	id, err := rowsAPI(a).rowID(r, res)
 	if err != nil {
 		return err
 	}
@@ -144,19 +144,19 @@ func (a api) handleRevert(w http.ResponseWriter, r *http.Request, op Operator) e
 	if err != nil {
 		return err
 	}
-	if err := a.gate(op, need, res.key); err != nil {
+	if err := rowsAPI(a).gate(op, need, res.key); err != nil {
 		return err
 	}
 	var out map[string]any
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		entry := AuditEntry{OperatorID: op.UserID, Action: "revert", Resource: res.key, Payload: withMeta(a.requestMeta(r), "auditId", auditID, "of", rec.Action)}
+		entry := AuditEntry{OperatorID: op.UserID, Action: "revert", Resource: res.key, Payload: withMeta(requestMeta(r, a.clientIPs()), "auditId", auditID, "of", rec.Action)}
 		switch kind {
 		case revertChanges:
 			vals, err := a.beforeValues(rec, res)
 			if err != nil {
 				return err
 			}
-			_, after, changes, err := a.updateRow(ctx, tx, op, res, id, maps.Clone(vals), func(now map[string]any) error {
+			_, after, changes, err := rowsAPI(a).updateRow(ctx, tx, op, res, id, maps.Clone(vals), func(now map[string]any) error {
 				if body.Force {
 					return nil
 				}
@@ -186,18 +186,18 @@ func (a api) handleRevert(w http.ResponseWriter, r *http.Request, op Operator) e
 					vals[tv] = n + 1
 				}
 			}
-			switch _, err := a.readRow(ctx, tx, res, id, true); {
+			switch _, err := rowsAPI(a).readRow(ctx, tx, res, id, true); {
 			case err == nil:
 				return errorf(http.StatusConflict, "conflict", "the row exists again since entry %d: nothing to re-create", auditID)
 			case !isNotFound(err):
 				return err
 			}
-			if out, err = a.insertRow(ctx, tx, res, vals); err != nil {
+			if out, err = rowsAPI(a).insertRow(ctx, tx, res, vals); err != nil {
 				return err
 			}
 			entry.TargetID, entry.Payload["row"] = encodeRowID(res, out), out
 		case revertCreate:
-			row, err := a.deleteRow(ctx, tx, op, res, id, func(now map[string]any) error {
+			row, err := rowsAPI(a).deleteRow(ctx, tx, op, res, id, func(now map[string]any) error {
 				if body.Force {
 					return nil
 				}
@@ -225,7 +225,7 @@ func isNotFound(err error) bool {
 }
 
 // auditRecord reads entry id of the audit log; nil when there is none.
-func (a api) auditRecord(ctx context.Context, id int64) (*auditRecord, error) {
+func (a viewsAPI) auditRecord(ctx context.Context, id int64) (*auditRecord, error) {
 	rec := &auditRecord{ID: id}
 	var target sql.NullString
 	var payload nullJSON
@@ -284,7 +284,7 @@ func (rec *auditRecord) kind() (revertKind, Op, error) {
 // changes), columns the database computes, hidden ones and credentials —
 // the users table's password hash and token version — as they are: a
 // revert never brings back a session that a change ended.
-func (a api) revertColumn(res *resource, name string, recreate bool) (*schema.Column, bool, error) {
+func (a viewsAPI) revertColumn(res *resource, name string, recreate bool) (*schema.Column, bool, error) {
 	c := res.table.ByName[name]
 	switch {
 	case c == nil || c.Generated || c.Primary && !recreate || a.credential(res, name):
@@ -301,13 +301,13 @@ func (a api) revertColumn(res *resource, name string, recreate bool) (*schema.Co
 
 // credential reports a column of res that proves who someone is: no
 // revert writes it.
-func (a api) credential(res *resource, name string) bool {
+func (a viewsAPI) credential(res *resource, name string) bool {
 	return res.key == "users" && name != "" && (name == a.users.cols.PasswordHash || name == a.users.cols.TokenVersion)
 }
 
 // beforeValues are the typed values rec's changes had before it, each
 // through the write gate (revertColumn).
-func (a api) beforeValues(rec *auditRecord, res *resource) (map[string]any, error) {
+func (a viewsAPI) beforeValues(rec *auditRecord, res *resource) (map[string]any, error) {
 	vals := map[string]any{}
 	for _, name := range slices.Sorted(maps.Keys(rec.Changes)) {
 		c, ok, err := a.revertColumn(res, name, false)
@@ -331,7 +331,7 @@ func (a api) beforeValues(rec *auditRecord, res *resource) (map[string]any, erro
 
 // rowValues are the typed values of the row rec deleted, each through
 // the write gate (revertColumn).
-func (a api) rowValues(rec *auditRecord, res *resource) (map[string]any, error) {
+func (a viewsAPI) rowValues(rec *auditRecord, res *resource) (map[string]any, error) {
 	vals := map[string]any{}
 	for name, raw := range rec.Row {
 		c, ok, err := a.revertColumn(res, name, true)

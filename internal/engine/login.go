@@ -313,7 +313,7 @@ func (au *Auth) issue(ctx context.Context, acc *account, vouched bool, meta map[
 		au.record(ctx, meta, acc.ID, "auth.login_failed", acc.Email, append([]any{"reason", "banned"}, kv...)...)
 		return signIn{}, ErrBanned
 	}
-	on, err := au.totpEnabled(ctx, acc.ID)
+	on, err := (*secondFactor)(au).totpEnabled(ctx, acc.ID)
 	if err != nil {
 		return signIn{}, err
 	}

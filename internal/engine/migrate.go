@@ -169,7 +169,7 @@ func (p tableNames) aliased(base, alias string) bun.Safe {
 // checkForeignKeys warns when SQLite does not enforce the foreign keys the
 // built-in tables declare (PRAGMA foreign_keys is per connection and off
 // by default: add _pragma=foreign_keys(1) to the DSN).
-func (a *Admin) checkForeignKeys(ctx context.Context) {
+func (a *compiler) checkForeignKeys(ctx context.Context) {
 	if a.db.Dialect().Name() != dialect.SQLite {
 		return
 	}

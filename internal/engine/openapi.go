@@ -15,7 +15,7 @@ import (
 // the list language, sign-in, moderation and rooms when they have them.
 // Studios generate clients from it and call the API from their tools
 // with the session cookie.
-func (a api) handleOpenAPI(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a viewsAPI) handleOpenAPI(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if !op.Role.IsOperator() {
 		return errOperatorOnly
 	}
@@ -28,7 +28,7 @@ type obj = map[string]any
 // openAPI builds the document for op; every action, whatever role may
 // run it, with allActions (the panel's own tests check every answer
 // against one document).
-func (a api) openAPI(op Operator, allActions bool) obj {
+func (a viewsAPI) openAPI(op Operator, allActions bool) obj {
 	paths := obj{}
 	schemas := obj{
 		"Error": obj{

@@ -77,7 +77,7 @@ func (a *Admin) warm(ctx context.Context, deadline time.Time, text string) {
 // scanBatch reads the rows of q, a page of res, under a time limit of
 // their own: an export is one statement per batch, each given
 // QueryTimeout, however long the download takes.
-func (a api) scanBatch(ctx context.Context, res *resource, q *bun.SelectQuery) (rows []map[string]any, err error) {
+func (a rowsAPI) scanBatch(ctx context.Context, res *resource, q *bun.SelectQuery) (rows []map[string]any, err error) {
 	err = a.limited(ctx, a.queryDeadline(), func(ctx context.Context, db bun.IDB) error {
 		rows, err = query.ScanRows(ctx, q.Conn(db), res.table, res.hidden)
 		return err
@@ -88,7 +88,7 @@ func (a api) scanBatch(ctx context.Context, res *resource, q *bun.SelectQuery) (
 // holdQuery takes one of op's QueryConcurrency slots for an expensive
 // request until release; past them it answers 429 rate_limited, to be
 // tried again in a second (a running request ends within QueryTimeout).
-func (a api) holdQuery(op Operator) (release func(), err error) {
+func (a rowsAPI) holdQuery(op Operator) (release func(), err error) {
 	n := a.opts.QueryConcurrency
 	if n < 0 {
 		return func() {}, nil

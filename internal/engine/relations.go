@@ -38,7 +38,7 @@ func labelColumn(res *resource) string {
 // relationTarget is the resource rel points at when it is one of the
 // panel's and op may read it, else nil: the one check before a relation's
 // rows, counts or labels are read.
-func (a api) relationTarget(op Operator, rel schema.Relation) *resource {
+func (a rowsAPI) relationTarget(op Operator, rel schema.Relation) *resource {
 	target := a.resourceAs(op, rel.Target)
 	if target == nil || !a.allowed(op, OpRead, target.key) {
 		return nil
@@ -54,7 +54,7 @@ type labelRel struct {
 
 // labelRels are the One relations of res whose targets have a label op
 // may read, and whose key op may see.
-func (a api) labelRels(op Operator, res *resource) []labelRel {
+func (a rowsAPI) labelRels(op Operator, res *resource) []labelRel {
 	var out []labelRel
 	for _, rel := range res.table.Relations {
 		target := a.relationTarget(op, rel)
@@ -69,7 +69,7 @@ func (a api) labelRels(op Operator, res *resource) []labelRel {
 // labelJoins splits the label relations of res for op: those the page
 // query can join (query.Joinable keys; the panel's resources share one
 // database) and the rest, for addLabels.
-func (a api) labelJoins(op Operator, res *resource) (joins []query.Label, rest []labelRel) {
+func (a rowsAPI) labelJoins(op Operator, res *resource) (joins []query.Label, rest []labelRel) {
 	for _, lr := range a.labelRels(op, res) {
 		if !query.Joinable(res.table.ByName[lr.rel.FK], lr.target.table.ByName[lr.rel.Ref]) {
 			rest = append(rest, lr)
@@ -83,7 +83,7 @@ func (a api) labelJoins(op Operator, res *resource) (joins []query.Label, rest [
 // addLabels sets row["_labels"][fk] to the target's label for every
 // relation in rels: one query per relation. Lists join what they can
 // (labelJoins) and come here for the rest.
-func (a api) addLabels(ctx context.Context, rels []labelRel, rows []map[string]any) error {
+func (a rowsAPI) addLabels(ctx context.Context, rels []labelRel, rows []map[string]any) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -158,7 +158,7 @@ func keyFor(col *schema.Column, v any) (any, bool) {
 
 // GET /admin-api/{resource}/{id}/_counts: the number of rows of each
 // relation tab, and a user's live sessions.
-func (a api) handleCounts(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a rowsAPI) handleCounts(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resourceFor(r, op, OpRead)
 	if err != nil {
 		return err
@@ -223,7 +223,7 @@ func (a api) handleCounts(w http.ResponseWriter, r *http.Request, op Operator) e
 	// Live sessions are moderation data: only for who may moderate users
 	// (an admin, a mod with users in its scopes).
 	if res.key == "users" && a.opts.Rooms != nil && op.Role.IsOperator() && a.allowed(op, OpUpdate, "users") {
-		n, err := a.activeSessions(ctx, fmt.Sprint(row[a.users.cols.ID]))
+		n, err := roomsAPI(a).activeSessions(ctx, fmt.Sprint(row[a.users.cols.ID]))
 		if err != nil {
 			return err
 		}
@@ -235,7 +235,7 @@ func (a api) handleCounts(w http.ResponseWriter, r *http.Request, op Operator) e
 
 // GET /admin-api/{resource}/{id}/relations/{name}: the related rows, with
 // the target's list language and window.
-func (a api) handleRelation(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a rowsAPI) handleRelation(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resourceFor(r, op, OpRead)
 	if err != nil {
 		return err

@@ -232,12 +232,6 @@ func article(v string) string {
 	return v
 }
 
-// requestMeta is the ip and userAgent every auth, user and room audit entry
-// carries.
-func (a api) requestMeta(r *http.Request) map[string]any {
-	return requestMeta(r, a.clientIPs())
-}
-
 // requestMeta is the ip (behind the trusted proxies) and userAgent of r.
 func requestMeta(r *http.Request, ips clientip.Resolver) map[string]any {
 	ua := r.UserAgent()

@@ -5,14 +5,14 @@ import "net/http"
 // POST /auth/request-reset: always 200, so it tells nobody whether an email
 // exists; the lookup and the delivery run after the answer, on the bounded
 // background queue.
-func (a api) handleRequestReset(w http.ResponseWriter, r *http.Request) error {
+func (a authAPI) handleRequestReset(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		Email string `json:"email"`
 	}
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
-	if err := a.auth.requestReset(r.Context(), body.Email, a.ClientIP(r), a.requestMeta(r)); err != nil {
+	if err := a.auth.requestReset(r.Context(), body.Email, a.ClientIP(r), requestMeta(r, a.clientIPs())); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
@@ -20,7 +20,7 @@ func (a api) handleRequestReset(w http.ResponseWriter, r *http.Request) error {
 }
 
 // POST /auth/reset: sets the password and ends every session of the user.
-func (a api) handleReset(w http.ResponseWriter, r *http.Request) error {
+func (a authAPI) handleReset(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		Token    string `json:"token"`
 		Password string `json:"password"`
@@ -28,7 +28,7 @@ func (a api) handleReset(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
-	if err := a.auth.resetPassword(r.Context(), body.Token, body.Password, a.requestMeta(r)); err != nil {
+	if err := a.auth.resetPassword(r.Context(), body.Token, body.Password, requestMeta(r, a.clientIPs())); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})

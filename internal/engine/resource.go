@@ -229,12 +229,17 @@ func (r *resource) choices(col string) []string {
 // reservedKeys are path segments of the API that no table key may take.
 var reservedKeys = []string{"auth", "rooms", "_dashboard", "_health"}
 
+// compiler is the Admin as New sees it while it compiles the declarations
+// (Options, the resources, their columns and relations) into the
+// engine's forms and checks them against the database.
+type compiler Admin
+
 // userListColumns orders the users list for the people reading it: the
 // email (always there, so the row's link never is a blank), the display
 // name, the game's own columns, and the id last. The password hash and
 // the token version (machinery, no word for a person) are left out; a
 // game's ResourceConfig for users may list its own columns.
-func (a *Admin) userListColumns(t *schema.Table) []string {
+func (a *compiler) userListColumns(t *schema.Table) []string {
 	u := a.users.cols
 	cols := []string{u.Email}
 	if u.DisplayName != "" {
@@ -251,7 +256,7 @@ func (a *Admin) userListColumns(t *schema.Table) []string {
 // userFormFields are the users form's fields: every column but the
 // password hash and the token version, which no one types (the API still
 // answers the token version to whoever may read it).
-func (a *Admin) userFormFields(t *schema.Table) []string {
+func (a *compiler) userFormFields(t *schema.Table) []string {
 	u := a.users.cols
 	var cols []string
 	for _, c := range t.Columns {
@@ -263,7 +268,7 @@ func (a *Admin) userFormFields(t *schema.Table) []string {
 }
 
 // builtinConfig is how the built-in tables look.
-func (a *Admin) builtinConfig(key string) ResourceConfig {
+func (a *compiler) builtinConfig(key string) ResourceConfig {
 	switch key {
 	case "users":
 		u := a.users
@@ -334,7 +339,7 @@ var builtinRelations = map[string][]schema.Relation{
 // buildResources inspects every table, links relations and applies configs.
 // The order is builtinKeys' for the built-in keys, then the custom keys in
 // alphabetical order (Go maps have none of their own).
-func (a *Admin) buildResources(db *bun.DB) error {
+func (a *compiler) buildResources(db *bun.DB) error {
 	builtins := BuiltinTables()
 	var order []string
 	for _, k := range builtinKeys {
@@ -448,7 +453,7 @@ func (a *Admin) buildResources(db *bun.DB) error {
 			return err
 		}
 		res.view = visible(t, res.hidden)
-		res.labels = a.labelsOf(key, res.view)
+		res.labels = (*Admin)(a).labelsOf(key, res.view)
 		a.resources[key] = res
 	}
 	for _, w := range a.opts.Widgets {

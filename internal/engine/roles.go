@@ -109,7 +109,7 @@ func (rs roleStore) userRole(ctx context.Context, db bun.IDB, userID string) (Ro
 // moderation the hierarchy (canWriteUser) would refuse them, instead of
 // offering a form that ends in a 403. Players' rows get none; an admin,
 // who may change every account, is spared the query.
-func (a api) addOperatorRoles(ctx context.Context, op Operator, res *resource, rows []map[string]any) error {
+func (a usersAPI) addOperatorRoles(ctx context.Context, op Operator, res *resource, rows []map[string]any) error {
 	if res.key != "users" || op.Role == RoleAdmin || len(rows) == 0 {
 		return nil
 	}

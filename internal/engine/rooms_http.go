@@ -14,11 +14,11 @@ import (
 // body's fields plus ip and userAgent.
 
 // roomsRequest checks that rooms are configured and op may do o on them.
-func (a api) roomsRequest(op Operator, o Op) (Rooms, error) {
+func (a roomsAPI) roomsRequest(op Operator, o Op) (Rooms, error) {
 	if a.opts.Rooms == nil {
 		return nil, errorf(http.StatusNotImplemented, "rooms_unsupported", "no live rooms are configured (Options.Rooms)")
 	}
-	if err := a.gate(op, o, "rooms"); err != nil {
+	if err := rowsAPI(a).gate(op, o, "rooms"); err != nil {
 		return nil, err
 	}
 	return a.opts.Rooms, nil
@@ -46,13 +46,13 @@ func roomError(err error) error {
 }
 
 // activeSessions counts a user's live sessions across every room.
-func (a api) activeSessions(ctx context.Context, userID string) (int, error) {
+func (a roomsAPI) activeSessions(ctx context.Context, userID string) (int, error) {
 	s, err := a.opts.Rooms.UserSessions(ctx, userID)
 	return len(s), err
 }
 
 // GET /rooms
-func (a api) handleRoomList(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a roomsAPI) handleRoomList(w http.ResponseWriter, r *http.Request, op Operator) error {
 	rooms, err := a.roomsRequest(op, OpList)
 	if err != nil {
 		return err
@@ -69,7 +69,7 @@ func (a api) handleRoomList(w http.ResponseWriter, r *http.Request, op Operator)
 }
 
 // GET /rooms/{roomId}
-func (a api) handleRoomInspect(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a roomsAPI) handleRoomInspect(w http.ResponseWriter, r *http.Request, op Operator) error {
 	rooms, err := a.roomsRequest(op, OpRead)
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func (a api) handleRoomInspect(w http.ResponseWriter, r *http.Request, op Operat
 }
 
 // GET /rooms/by-user/{userId}
-func (a api) handleRoomsByUser(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a roomsAPI) handleRoomsByUser(w http.ResponseWriter, r *http.Request, op Operator) error {
 	rooms, err := a.roomsRequest(op, OpRead)
 	if err != nil {
 		return err
@@ -100,7 +100,7 @@ func (a api) handleRoomsByUser(w http.ResponseWriter, r *http.Request, op Operat
 }
 
 // DELETE /rooms/{roomId}/clients/{sessionId}
-func (a api) handleRoomKick(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a roomsAPI) handleRoomKick(w http.ResponseWriter, r *http.Request, op Operator) error {
 	rooms, err := a.roomsRequest(op, OpUpdate)
 	if err != nil {
 		return err
@@ -124,7 +124,7 @@ func (a api) handleRoomKick(w http.ResponseWriter, r *http.Request, op Operator)
 }
 
 // PATCH /rooms/{roomId}: {locked}
-func (a api) handleRoomLock(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a roomsAPI) handleRoomLock(w http.ResponseWriter, r *http.Request, op Operator) error {
 	rooms, err := a.roomsRequest(op, OpUpdate)
 	if err != nil {
 		return err
@@ -180,7 +180,7 @@ func statePath(path []any) error {
 }
 
 // PATCH /rooms/{roomId}/state: {path, value}
-func (a api) handleRoomStateEdit(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a roomsAPI) handleRoomStateEdit(w http.ResponseWriter, r *http.Request, op Operator) error {
 	rooms, err := a.roomsRequest(op, OpUpdate)
 	if err != nil {
 		return err
@@ -208,7 +208,7 @@ func (a api) handleRoomStateEdit(w http.ResponseWriter, r *http.Request, op Oper
 }
 
 // DELETE /rooms/{roomId}/state: {path}
-func (a api) handleRoomStateDelete(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a roomsAPI) handleRoomStateDelete(w http.ResponseWriter, r *http.Request, op Operator) error {
 	rooms, err := a.roomsRequest(op, OpUpdate)
 	if err != nil {
 		return err
@@ -232,7 +232,7 @@ func (a api) handleRoomStateDelete(w http.ResponseWriter, r *http.Request, op Op
 }
 
 // DELETE /rooms/{roomId}
-func (a api) handleRoomDispose(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a roomsAPI) handleRoomDispose(w http.ResponseWriter, r *http.Request, op Operator) error {
 	rooms, err := a.roomsRequest(op, OpDelete)
 	if err != nil {
 		return err
@@ -246,7 +246,7 @@ func (a api) handleRoomDispose(w http.ResponseWriter, r *http.Request, op Operat
 	return nil
 }
 
-func (a api) recordRoom(r *http.Request, op Operator, action, roomID string, kv ...any) {
-	payload := withMeta(a.requestMeta(r), append([]any{"roomId", roomID}, kv...)...)
+func (a roomsAPI) recordRoom(r *http.Request, op Operator, action, roomID string, kv ...any) {
+	payload := withMeta(requestMeta(r, a.clientIPs()), append([]any{"roomId", roomID}, kv...)...)
 	a.audit.event(r.Context(), AuditEntry{OperatorID: op.UserID, Action: action, Resource: "rooms", TargetID: roomID, Payload: payload})
 }

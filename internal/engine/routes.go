@@ -9,68 +9,76 @@ import (
 // per area as the route table below says, over the state of one panel.
 // Admin's own methods are the Go API and the machinery the endpoints
 // share.
-type api struct{ *Admin }
+// The handlers by concern, each the panel as its routes see it. Their
+// underlying types are one, so a handler converts to another's to use it.
+type (
+	authAPI  struct{ *Admin } // sign-in, second factor, reset, the operator's account, setup
+	rowsAPI  struct{ *Admin } // a resource's rows: list, read, writes, tabs, labels, actions
+	usersAPI struct{ *Admin } // players: moderation, bulk, data export and erasure
+	roomsAPI struct{ *Admin } // live rooms and sessions
+	viewsAPI struct{ *Admin } // dashboard, charts, history, audit log, catalog, OpenAPI, CSV
+)
 
 // routes builds the handler: the API behind cross-origin protection, and
 // the UI.
 func (a *Admin) routes() http.Handler {
-	h := api{a}
+	auth, rows, users, rooms, views := authAPI{a}, rowsAPI{a}, usersAPI{a}, roomsAPI{a}, viewsAPI{a}
 	mux := http.NewServeMux()
 	api := func(pattern string, h http.Handler) {
 		method, path, _ := strings.Cut(pattern, " ")
 		mux.Handle(method+" "+a.opts.APIPath+path, h)
 	}
 	// auth_http.go
-	api("GET /auth/status", a.public(h.handleStatus))
-	api("POST /auth/bootstrap", a.public(h.handleBootstrap))
-	api("POST /auth/login", a.public(h.handleLogin))
-	api("GET /auth/me", a.signedIn(h.handleMe))
-	api("POST /auth/logout", a.signedIn(h.handleLogout))
-	api("POST /auth/logout-everywhere", a.signedIn(h.handleLogoutEverywhere))
+	api("GET /auth/status", a.public(auth.handleStatus))
+	api("POST /auth/bootstrap", a.public(auth.handleBootstrap))
+	api("POST /auth/login", a.public(auth.handleLogin))
+	api("GET /auth/me", a.signedIn(auth.handleMe))
+	api("POST /auth/logout", a.signedIn(auth.handleLogout))
+	api("POST /auth/logout-everywhere", a.signedIn(auth.handleLogoutEverywhere))
 	// reset_http.go
-	api("POST /auth/request-reset", a.public(h.handleRequestReset))
-	api("POST /auth/reset", a.public(h.handleReset))
+	api("POST /auth/request-reset", a.public(auth.handleRequestReset))
+	api("POST /auth/reset", a.public(auth.handleReset))
 	// totp_http.go
-	api("POST /auth/login/totp", a.public(h.handleLoginTOTP))
-	api("GET /auth/totp", a.signedIn(h.handleTOTPStatus))
-	api("POST /auth/totp/enroll", a.signedIn(h.handleTOTPEnroll))
-	api("POST /auth/totp/confirm", a.signedIn(h.handleTOTPConfirm))
-	api("POST /auth/totp/disable", a.signedIn(h.handleTOTPDisable))
-	api("POST /auth/totp/recovery-codes", a.signedIn(h.handleRecoveryCodes))
-	api("POST /users/{id}/totp/reset", a.signedIn(h.handleTOTPReset))
+	api("POST /auth/login/totp", a.public(auth.handleLoginTOTP))
+	api("GET /auth/totp", a.signedIn(auth.handleTOTPStatus))
+	api("POST /auth/totp/enroll", a.signedIn(auth.handleTOTPEnroll))
+	api("POST /auth/totp/confirm", a.signedIn(auth.handleTOTPConfirm))
+	api("POST /auth/totp/disable", a.signedIn(auth.handleTOTPDisable))
+	api("POST /auth/totp/recovery-codes", a.signedIn(auth.handleRecoveryCodes))
+	api("POST /users/{id}/totp/reset", a.signedIn(auth.handleTOTPReset))
 	// account_http.go
-	api("GET /auth/sessions", a.signedIn(h.handleSessions))
-	api("POST /auth/password", a.signedIn(h.handlePasswordChange))
+	api("GET /auth/sessions", a.signedIn(auth.handleSessions))
+	api("POST /auth/password", a.signedIn(auth.handlePasswordChange))
 	// dashboard.go, catalog.go
-	api("GET /_health", a.public(h.handleHealth))
-	api("GET /_dashboard", a.signedIn(h.handleDashboard))
-	api("GET /_openapi.json", a.signedIn(h.handleOpenAPI)) // openapi.go
-	api("GET /{$}", a.signedIn(h.handleCatalog))
-	mux.Handle("GET "+a.opts.APIPath, a.signedIn(h.handleCatalog))
+	api("GET /_health", a.public(views.handleHealth))
+	api("GET /_dashboard", a.signedIn(views.handleDashboard))
+	api("GET /_openapi.json", a.signedIn(views.handleOpenAPI)) // openapi.go
+	api("GET /{$}", a.signedIn(views.handleCatalog))
+	mux.Handle("GET "+a.opts.APIPath, a.signedIn(views.handleCatalog))
 	// resources: crud.go (GET /{resource}/_export.csv is export.go), actions.go, relations.go
-	api("GET /{resource}", a.signedIn(h.handleList))
-	api("POST /{resource}", a.signedIn(h.handleCreate))
-	api("GET /{resource}/{id}", a.signedIn(h.handleRead))
-	api("PATCH /{resource}/{id}", a.signedIn(h.handleUpdate))
-	api("PUT /{resource}/{id}", a.signedIn(h.handleUpdate))
-	api("DELETE /{resource}/{id}", a.signedIn(h.handleDelete))
-	api("POST /{resource}/_action/{name}", a.signedIn(h.handleAction))
+	api("GET /{resource}", a.signedIn(rows.handleList))
+	api("POST /{resource}", a.signedIn(rows.handleCreate))
+	api("GET /{resource}/{id}", a.signedIn(rows.handleRead))
+	api("PATCH /{resource}/{id}", a.signedIn(rows.handleUpdate))
+	api("PUT /{resource}/{id}", a.signedIn(rows.handleUpdate))
+	api("DELETE /{resource}/{id}", a.signedIn(rows.handleDelete))
+	api("POST /{resource}/_action/{name}", a.signedIn(rows.handleAction))
 	// GET: _counts (relations.go), _history (history.go), _export (userdata.go)
-	api("GET /{resource}/{id}/{sub}", a.signedIn(h.handleRowSub))
-	api("GET /{resource}/{id}/relations/{name}", a.signedIn(h.handleRelation))
+	api("GET /{resource}/{id}/{sub}", a.signedIn(views.handleRowSub))
+	api("GET /{resource}/{id}/relations/{name}", a.signedIn(rows.handleRelation))
 	// POST: _revert (history.go), _erase (userdata.go); users_http.go: ban,
 	// unban, revoke-sessions, invite; users_bulk.go: the same for a selection
-	api("POST /{resource}/{id}/{op}", a.signedIn(h.handleRowOp))
-	api("POST /{resource}/_bulk/{op}", a.signedIn(h.handleUserBulk))
+	api("POST /{resource}/{id}/{op}", a.signedIn(views.handleRowOp))
+	api("POST /{resource}/_bulk/{op}", a.signedIn(users.handleUserBulk))
 	// rooms_http.go
-	api("GET /rooms", a.signedIn(h.handleRoomList))
-	api("GET /rooms/by-user/{userId}", a.signedIn(h.handleRoomsByUser))
-	api("GET /rooms/{roomId}", a.signedIn(h.handleRoomInspect))
-	api("PATCH /rooms/{roomId}", a.signedIn(h.handleRoomLock))
-	api("DELETE /rooms/{roomId}", a.signedIn(h.handleRoomDispose))
-	api("DELETE /rooms/{roomId}/clients/{sessionId}", a.signedIn(h.handleRoomKick))
-	api("PATCH /rooms/{roomId}/state", a.signedIn(h.handleRoomStateEdit))
-	api("DELETE /rooms/{roomId}/state", a.signedIn(h.handleRoomStateDelete))
+	api("GET /rooms", a.signedIn(rooms.handleRoomList))
+	api("GET /rooms/by-user/{userId}", a.signedIn(rooms.handleRoomsByUser))
+	api("GET /rooms/{roomId}", a.signedIn(rooms.handleRoomInspect))
+	api("PATCH /rooms/{roomId}", a.signedIn(rooms.handleRoomLock))
+	api("DELETE /rooms/{roomId}", a.signedIn(rooms.handleRoomDispose))
+	api("DELETE /rooms/{roomId}/clients/{sessionId}", a.signedIn(rooms.handleRoomKick))
+	api("PATCH /rooms/{roomId}/state", a.signedIn(rooms.handleRoomStateEdit))
+	api("DELETE /rooms/{roomId}/state", a.signedIn(rooms.handleRoomStateDelete))
 	mux.Handle(a.opts.APIPath+"/", a.public(func(http.ResponseWriter, *http.Request) error { return errNotFoundRoute }))
 	mux.Handle(a.opts.UIPath+"/", a.uiHandler())
 
@@ -85,24 +93,24 @@ func (a *Admin) routes() http.Handler {
 
 // handleRowSub and handleRowOp dispatch a row's sub-resources, which
 // share one pattern per method.
-func (a api) handleRowSub(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a viewsAPI) handleRowSub(w http.ResponseWriter, r *http.Request, op Operator) error {
 	switch r.PathValue("sub") {
 	case "_counts":
-		return a.handleCounts(w, r, op)
+		return rowsAPI(a).handleCounts(w, r, op)
 	case "_history":
 		return a.handleHistory(w, r, op)
 	case "_export":
-		return a.handleUserExport(w, r, op)
+		return usersAPI(a).handleUserExport(w, r, op)
 	}
 	return errNotFoundRoute
 }
 
-func (a api) handleRowOp(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a viewsAPI) handleRowOp(w http.ResponseWriter, r *http.Request, op Operator) error {
 	switch r.PathValue("op") {
 	case "_revert":
 		return a.handleRevert(w, r, op)
 	case "_erase":
-		return a.handleUserErase(w, r, op)
+		return usersAPI(a).handleUserErase(w, r, op)
 	}
-	return a.handleUserOp(w, r, op)
+	return usersAPI(a).handleUserOp(w, r, op)
 }

@@ -54,7 +54,7 @@ func (s *setupToken) matches(got string) bool {
 
 // announceSetup logs the first-run link while no admin exists. A token
 // the game set is not logged: the game knows it.
-func (a *Admin) announceSetup(ctx context.Context) {
+func (a *compiler) announceSetup(ctx context.Context) {
 	exists, err := a.adminExists(ctx, a.db)
 	if err != nil || exists {
 		return
@@ -64,7 +64,7 @@ func (a *Admin) announceSetup(ctx context.Context) {
 		return
 	}
 	a.log.WarnContext(ctx, "admin: no admin yet; open this one-time link to create the first one (a new token each start)",
-		"link", a.setupLink())
+		"link", (*Admin)(a).setupLink())
 }
 
 // setupLink is the site-relative setup link with the generated token.
@@ -101,15 +101,15 @@ func (a *Admin) CreateFirstAdmin(ctx context.Context, email, password, displayNa
 	if err := c.check(true); err != nil {
 		return "", err
 	}
-	userID, _, err := api{a}.bootstrap(ctx, c, map[string]any{"via": "go"})
+	userID, _, err := authAPI{a}.bootstrap(ctx, c, map[string]any{"via": "go"})
 	return userID, err
 }
 
 // bootstrap makes the first admin (Auth.bootstrap, with the users
 // resource's defaults) and spends the setup token: the setup page and
 // CreateFirstAdmin both come through here.
-func (a api) bootstrap(ctx context.Context, c credentials, meta map[string]any) (userID string, tv int64, err error) {
-	if userID, tv, err = a.auth.bootstrap(ctx, c, meta, a.bootstrapDefaults); err != nil {
+func (a authAPI) bootstrap(ctx context.Context, c credentials, meta map[string]any) (userID string, tv int64, err error) {
+	if userID, tv, err = a.auth.bootstrap(ctx, c, meta, usersAPI(a).bootstrapDefaults); err != nil {
 		return "", 0, err
 	}
 	a.setup.spent.Store(true)
@@ -119,7 +119,7 @@ func (a api) bootstrap(ctx context.Context, c credentials, meta map[string]any) 
 // setupAllowed is the bootstrap's gate: the unspent token. The answer
 // without it is the closed bootstrap when an admin exists (as without the
 // gate), else setup_token_required.
-func (a api) setupAllowed(r *http.Request, token string) error {
+func (a authAPI) setupAllowed(r *http.Request, token string) error {
 	if a.setup.matches(token) {
 		return nil
 	}

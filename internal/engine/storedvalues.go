@@ -25,7 +25,7 @@ import (
 // the database does not have yet keeps what its model says, with a
 // warning. On PostgreSQL it also warns when DateStyle does not write ISO
 // dates, the text query.Select reads timestamps as.
-func (a *Admin) readCatalog(ctx context.Context, db *bun.DB) error {
+func (a *compiler) readCatalog(ctx context.Context, db *bun.DB) error {
 	if db.Dialect().Name() == dialect.PG {
 		var style string
 		if err := db.QueryRowContext(ctx, "SELECT current_setting('DateStyle')").Scan(&style); err != nil {
@@ -52,7 +52,7 @@ func (a *Admin) readCatalog(ctx context.Context, db *bun.DB) error {
 // be shown as the database stores it (query.InvalidKey): the row's key,
 // the column and the cause, which the client never sees. The page itself
 // renders: the cell says so in the row's _invalid.
-func (a api) logCellIssues(ctx context.Context, res *resource, rows []map[string]any) {
+func (a rowsAPI) logCellIssues(ctx context.Context, res *resource, rows []map[string]any) {
 	for _, row := range rows {
 		issues, _ := row[query.InvalidKey].(query.CellIssues)
 		for col, is := range issues {
@@ -69,7 +69,7 @@ func (a api) logCellIssues(ctx context.Context, res *resource, rows []map[string
 // its column's type from the catalog, outside the failed transaction,
 // and the ones that fail are the answer's fields. Any other error is
 // returned as it is.
-func (a api) blameColumn(ctx context.Context, res *resource, vals map[string]any, err error) error {
+func (a rowsAPI) blameColumn(ctx context.Context, res *resource, vals map[string]any, err error) error {
 	var ae *APIError
 	if !errors.As(err, &ae) || len(ae.Fields) > 0 || !strings.HasPrefix(dberr.SQLState(err), "22") {
 		return err

@@ -60,7 +60,7 @@ func (a *Admin) expose(fn func(*testhook.Internals)) {
 			return ok && res.table.ByName[column] != nil && res.table.ByName[column].HasDefault
 		},
 		TakeSample:    a.takeSample,
-		OpenAPI:       func() ([]byte, error) { return json.Marshal(api{a}.openAPI(Operator{Role: RoleAdmin}, true)) },
+		OpenAPI:       func() ([]byte, error) { return json.Marshal(viewsAPI{a}.openAPI(Operator{Role: RoleAdmin}, true)) },
 		SetEraseFault: func(fn func(ctx context.Context, tx bun.Tx, step string) error) { a.eraseFault = fn },
 		UI:            ui,
 		UICSP:         uiCSP,

@@ -76,8 +76,12 @@ type recoveryCode struct {
 	UsedAt   *time.Time `bun:"used_at"`
 }
 
+// secondFactor is Auth seen from its second-factor half: enrolment, codes,
+// challenges and recovery codes.
+type secondFactor Auth
+
 // totpRow returns userID's row, or nil when there is none.
-func (au *Auth) totpRow(ctx context.Context, db bun.IDB, userID string) (*operatorTOTP, error) {
+func (au *secondFactor) totpRow(ctx context.Context, db bun.IDB, userID string) (*operatorTOTP, error) {
 	var row operatorTOTP
 	err := db.NewSelect().Model(&row).ModelTableExpr("?", au.aliased("operator_totp", "ot")).Where("user_id = ?", userID).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -90,7 +94,7 @@ func (au *Auth) totpRow(ctx context.Context, db bun.IDB, userID string) (*operat
 }
 
 // totpEnabled reports whether userID signs in with a second factor.
-func (au *Auth) totpEnabled(ctx context.Context, userID string) (bool, error) {
+func (au *secondFactor) totpEnabled(ctx context.Context, userID string) (bool, error) {
 	return au.db.NewSelect().Model((*operatorTOTP)(nil)).ModelTableExpr("?", au.aliased("operator_totp", "ot")).
 		Where("user_id = ?", userID).Where("enabled = ?", true).Exists(ctx)
 }
@@ -98,7 +102,7 @@ func (au *Auth) totpEnabled(ctx context.Context, userID string) (bool, error) {
 // checkTOTP verifies a code against userID's second factor (enabled, or
 // pending when confirming) and spends its time step in one conditional
 // update, so two requests with one code cannot both pass.
-func (au *Auth) checkTOTP(ctx context.Context, userID, code string, pending bool) error {
+func (au *secondFactor) checkTOTP(ctx context.Context, userID, code string, pending bool) error {
 	row, err := au.totpRow(ctx, au.db, userID)
 	if err != nil {
 		return err
@@ -133,7 +137,7 @@ func (au *Auth) checkTOTP(ctx context.Context, userID, code string, pending bool
 
 // newRecoveryCodes replaces userID's recovery codes with fresh ones through
 // db and returns them in clear, to be shown once.
-func (au *Auth) newRecoveryCodes(ctx context.Context, db bun.IDB, userID string) ([]string, error) {
+func (au *secondFactor) newRecoveryCodes(ctx context.Context, db bun.IDB, userID string) ([]string, error) {
 	if _, err := db.NewDelete().Model((*recoveryCode)(nil)).ModelTableExpr("?", au.aliased("operator_recovery_codes", "rc")).Where("user_id = ?", userID).Exec(ctx); err != nil {
 		return nil, err
 	}
@@ -152,7 +156,7 @@ func (au *Auth) newRecoveryCodes(ctx context.Context, db bun.IDB, userID string)
 
 // useRecoveryCode spends one of userID's recovery codes; the conditional
 // update makes it single-use even under concurrent requests.
-func (au *Auth) useRecoveryCode(ctx context.Context, userID, code string) error {
+func (au *secondFactor) useRecoveryCode(ctx context.Context, userID, code string) error {
 	n := twofactor.NormalizeRecoveryCode(code)
 	if n == "" {
 		return errInvalidCode
@@ -176,13 +180,13 @@ func (au *Auth) useRecoveryCode(ctx context.Context, userID, code string) error 
 }
 
 // recoveryCodesLeft counts userID's unused recovery codes.
-func (au *Auth) recoveryCodesLeft(ctx context.Context, userID string) (int, error) {
+func (au *secondFactor) recoveryCodesLeft(ctx context.Context, userID string) (int, error) {
 	n, err := au.db.NewSelect().Model((*recoveryCode)(nil)).ModelTableExpr("?", au.aliased("operator_recovery_codes", "rc")).Where("user_id = ?", userID).Where("used_at IS NULL").Count(ctx)
 	return int(n), err
 }
 
 // deleteTOTP removes userID's second factor and recovery codes through db.
-func (au *Auth) deleteTOTP(ctx context.Context, db bun.IDB, userID string) (bool, error) {
+func (au *secondFactor) deleteTOTP(ctx context.Context, db bun.IDB, userID string) (bool, error) {
 	res, err := db.NewDelete().Model((*operatorTOTP)(nil)).ModelTableExpr("?", au.aliased("operator_totp", "ot")).Where("user_id = ?", userID).Exec(ctx)
 	if err != nil {
 		return false, err
@@ -201,12 +205,12 @@ func (au *Auth) deleteTOTP(ctx context.Context, db bun.IDB, userID string) (bool
 // recovery codes: call it from the game's own tooling. It writes no audit
 // entry; the panel's POST /users/:id/totp/reset does.
 func (au *Auth) ResetTOTP(ctx context.Context, userID string) (bool, error) {
-	return au.resetTOTP(ctx, userID, nil)
+	return (*secondFactor)(au).resetTOTP(ctx, userID, nil)
 }
 
 // resetTOTP is ResetTOTP; entry, when not nil, is written in the same
 // transaction with "hadTotp" added to its payload.
-func (au *Auth) resetTOTP(ctx context.Context, userID string, entry *AuditEntry) (bool, error) {
+func (au *secondFactor) resetTOTP(ctx context.Context, userID string, entry *AuditEntry) (bool, error) {
 	var had bool
 	err := au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
@@ -233,7 +237,7 @@ func (au *Auth) resetTOTP(ctx context.Context, userID string, entry *AuditEntry)
 
 // limitTOTP spends one attempt of the TOTP limiter for the user and one for
 // the client IP: a guesser is slowed down whichever of the two it spreads.
-func (au *Auth) limitTOTP(ctx context.Context, userID, ip string) error {
+func (au *secondFactor) limitTOTP(ctx context.Context, userID, ip string) error {
 	// Per user and network: guesses from one place cannot block the
 	// owner's step from another.
 	if err := limit(ctx, au.limits.TOTP, "user|"+userID+"|"+netkey.Network(ip)); err != nil {
@@ -244,7 +248,7 @@ func (au *Auth) limitTOTP(ctx context.Context, userID, ip string) error {
 
 // loginTOTP is the second sign-in step: the challenge token of the first,
 // and a code or a recovery code (exactly one).
-func (au *Auth) loginTOTP(ctx context.Context, challenge, code, recovery, ip string, meta map[string]any) (signIn, error) {
+func (au *secondFactor) loginTOTP(ctx context.Context, challenge, code, recovery, ip string, meta map[string]any) (signIn, error) {
 	if (code == "") == (recovery == "") {
 		return signIn{}, errorf(http.StatusBadRequest, "missing_field", "give either code or recoveryCode")
 	}
@@ -285,7 +289,7 @@ func (au *Auth) loginTOTP(ctx context.Context, challenge, code, recovery, ip str
 	}
 	if err != nil {
 		if errors.Is(err, errInvalidCode) || errors.Is(err, errTOTPNotOn) {
-			au.record(ctx, meta, acc.ID, "auth.totp_failed", acc.Email, "method", method)
+			(*Auth)(au).record(ctx, meta, acc.ID, "auth.totp_failed", acc.Email, "method", method)
 			// Not found: the challenge is void already.
 			if ferr := au.challengeUpdate(ctx, c.ID, "failures = failures + 1"); ferr != nil && !errors.Is(ferr, ErrNotFound) {
 				return signIn{}, ferr
@@ -304,9 +308,9 @@ func (au *Auth) loginTOTP(ctx context.Context, challenge, code, recovery, ip str
 		return signIn{}, err
 	}
 	if method == "recovery" {
-		au.record(ctx, meta, acc.ID, "auth.recovery_used", acc.Email)
+		(*Auth)(au).record(ctx, meta, acc.ID, "auth.recovery_used", acc.Email)
 	}
-	au.record(ctx, meta, acc.ID, "auth.login", acc.Email, "secondFactor", method)
+	(*Auth)(au).record(ctx, meta, acc.ID, "auth.login", acc.Email, "secondFactor", method)
 	return signIn{userID: acc.ID, role: op.Role, tv: acc.TokenVersion}, nil
 }
 
@@ -318,7 +322,7 @@ const maxChallengeFailures = 5
 // their expiry are dropped on the way) and reports whether it may still
 // be tried: fewer than maxChallengeFailures wrong codes, not spent by a
 // sign-in. The state is in the database, so it holds across nodes.
-func (au *Auth) openChallenge(ctx context.Context, userID, jti string) (bool, error) {
+func (au *secondFactor) openChallenge(ctx context.Context, userID, jti string) (bool, error) {
 	now := time.Now().UTC()
 	if _, err := au.db.NewDelete().Model((*totpChallenge)(nil)).ModelTableExpr("?", au.aliased("totp_challenges", "tc")).
 		Where("user_id = ?", userID).Where("expires_at < ?", now).Exec(ctx); err != nil {
@@ -336,7 +340,7 @@ func (au *Auth) openChallenge(ctx context.Context, userID, jti string) (bool, er
 
 // challengeUpdate applies set to challenge jti while it is open;
 // ErrNotFound when it is not (spent or void).
-func (au *Auth) challengeUpdate(ctx context.Context, jti, set string, args ...any) error {
+func (au *secondFactor) challengeUpdate(ctx context.Context, jti, set string, args ...any) error {
 	res, err := au.db.NewUpdate().Model((*totpChallenge)(nil)).ModelTableExpr("?", au.aliased("totp_challenges", "tc")).
 		Set(set, args...).Where("jti = ?", jti).Where("failures < ?", maxChallengeFailures).Exec(ctx)
 	if err != nil {
@@ -359,7 +363,7 @@ type totpStatus struct {
 	Required          bool `json:"required"`
 }
 
-func (au *Auth) totpStatus(ctx context.Context, op Operator) (totpStatus, error) {
+func (au *secondFactor) totpStatus(ctx context.Context, op Operator) (totpStatus, error) {
 	row, err := au.totpRow(ctx, au.db, op.UserID)
 	if err != nil {
 		return totpStatus{}, err
@@ -374,7 +378,7 @@ func (au *Auth) totpStatus(ctx context.Context, op Operator) (totpStatus, error)
 
 // enrollTOTP stores a new pending secret for userID, replacing any earlier
 // pending one, and returns its key and a QR code of it.
-func (au *Auth) enrollTOTP(ctx context.Context, userID string) (key *otp.Key, qr string, err error) {
+func (au *secondFactor) enrollTOTP(ctx context.Context, userID string) (key *otp.Key, qr string, err error) {
 	acc, err := au.users.accountByID(ctx, au.db, userID)
 	if err != nil {
 		return nil, "", err
@@ -402,13 +406,13 @@ func (au *Auth) enrollTOTP(ctx context.Context, userID string) (key *otp.Key, qr
 
 // spendCode spends the TOTP limiter and checks code against userID's second
 // factor (the pending one when confirming); a refused code is audited.
-func (au *Auth) spendCode(ctx context.Context, userID, code string, pending bool, step, ip string, meta map[string]any) error {
+func (au *secondFactor) spendCode(ctx context.Context, userID, code string, pending bool, step, ip string, meta map[string]any) error {
 	if err := au.limitTOTP(ctx, userID, ip); err != nil {
 		return err
 	}
 	err := au.checkTOTP(ctx, userID, code, pending)
 	if errors.Is(err, errInvalidCode) {
-		au.record(ctx, meta, userID, "auth.totp_failed", "", "step", step)
+		(*Auth)(au).record(ctx, meta, userID, "auth.totp_failed", "", "step", step)
 	}
 	return err
 }
@@ -418,7 +422,7 @@ func (au *Auth) spendCode(ctx context.Context, userID, code string, pending bool
 // ends the user's other sessions (a token-version bump, live connections
 // closed): one opened before the second factor was on must not outlive
 // it. tv is the new token version, for the caller's own session.
-func (au *Auth) confirmTOTP(ctx context.Context, userID, code, ip string, meta map[string]any) (codes []string, tv int64, err error) {
+func (au *secondFactor) confirmTOTP(ctx context.Context, userID, code, ip string, meta map[string]any) (codes []string, tv int64, err error) {
 	if err := au.spendCode(ctx, userID, code, true, "confirm", ip, meta); err != nil {
 		return nil, 0, err
 	}
@@ -432,7 +436,7 @@ func (au *Auth) confirmTOTP(ctx context.Context, userID, code, ip string, meta m
 		if codes, err = au.newRecoveryCodes(ctx, tx, userID); err != nil {
 			return err
 		}
-		if tv, err = au.endOtherSessions(ctx, tx, userID); err != nil {
+		if tv, err = (*Auth)(au).endOtherSessions(ctx, tx, userID); err != nil {
 			return err
 		}
 		return au.audit.record(ctx, tx, authEntry(meta, userID, "auth.totp_enabled", ""))
@@ -445,7 +449,7 @@ func (au *Auth) confirmTOTP(ctx context.Context, userID, code, ip string, meta m
 
 // disableTOTP turns userID's second factor off, proven by a code or the
 // password, committed with the auth.totp_disabled entry.
-func (au *Auth) disableTOTP(ctx context.Context, userID, code, password, ip string, meta map[string]any) error {
+func (au *secondFactor) disableTOTP(ctx context.Context, userID, code, password, ip string, meta map[string]any) error {
 	if on, err := au.totpEnabled(ctx, userID); err != nil {
 		return err
 	} else if !on {
@@ -457,7 +461,7 @@ func (au *Auth) disableTOTP(ctx context.Context, userID, code, password, ip stri
 		}
 	} else if err := au.limitTOTP(ctx, userID, ip); err != nil {
 		return err
-	} else if err := au.checkPassword(ctx, userID, password); err != nil {
+	} else if err := (*Auth)(au).checkPassword(ctx, userID, password); err != nil {
 		return err
 	}
 	return au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -470,7 +474,7 @@ func (au *Auth) disableTOTP(ctx context.Context, userID, code, password, ip stri
 
 // regenerateRecoveryCodes replaces userID's recovery codes, proven by a
 // code, committed with the auth.recovery_codes_regenerated entry.
-func (au *Auth) regenerateRecoveryCodes(ctx context.Context, userID, code, ip string, meta map[string]any) (codes []string, err error) {
+func (au *secondFactor) regenerateRecoveryCodes(ctx context.Context, userID, code, ip string, meta map[string]any) (codes []string, err error) {
 	if err := au.spendCode(ctx, userID, code, false, "recovery-codes", ip, meta); err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 
 // POST /auth/login/totp {code} or {recoveryCode}, with the challenge from
 // the cookie or {challenge}: the second sign-in step.
-func (a api) handleLoginTOTP(w http.ResponseWriter, r *http.Request) error {
+func (a authAPI) handleLoginTOTP(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		Code         string `json:"code"`
 		RecoveryCode string `json:"recoveryCode"`
@@ -20,7 +20,7 @@ func (a api) handleLoginTOTP(w http.ResponseWriter, r *http.Request) error {
 	if ck, err := r.Cookie(totpChallengeCookie); body.Challenge == "" && err == nil {
 		body.Challenge = ck.Value
 	}
-	s, err := a.auth.loginTOTP(r.Context(), body.Challenge, body.Code, body.RecoveryCode, a.ClientIP(r), a.requestMeta(r))
+	s, err := (*secondFactor)(a.auth).loginTOTP(r.Context(), body.Challenge, body.Code, body.RecoveryCode, a.ClientIP(r), requestMeta(r, a.clientIPs()))
 	if err != nil {
 		return err
 	}
@@ -33,8 +33,8 @@ func (a api) handleLoginTOTP(w http.ResponseWriter, r *http.Request) error {
 }
 
 // GET /auth/totp: {enabled, pending, required, recoveryCodesLeft}.
-func (a api) handleTOTPStatus(w http.ResponseWriter, r *http.Request, op Operator) error {
-	st, err := a.auth.totpStatus(r.Context(), op)
+func (a authAPI) handleTOTPStatus(w http.ResponseWriter, r *http.Request, op Operator) error {
+	st, err := (*secondFactor)(a.auth).totpStatus(r.Context(), op)
 	if err != nil {
 		return err
 	}
@@ -45,11 +45,11 @@ func (a api) handleTOTPStatus(w http.ResponseWriter, r *http.Request, op Operato
 // POST /auth/totp/enroll: a new pending secret, replacing any earlier
 // pending one. Answers {otpauthUrl, secret, qr}; the recovery codes come
 // with the confirmation, once the factor works.
-func (a api) handleTOTPEnroll(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a authAPI) handleTOTPEnroll(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if err := decodeOptional(r, &struct{}{}); err != nil {
 		return err
 	}
-	key, qr, err := a.auth.enrollTOTP(r.Context(), op.UserID)
+	key, qr, err := (*secondFactor)(a.auth).enrollTOTP(r.Context(), op.UserID)
 	if err != nil {
 		return err
 	}
@@ -81,12 +81,12 @@ func readCode(r *http.Request, allowPassword bool) (codeBody, error) {
 
 // POST /auth/totp/confirm {code}: turns the pending factor on and answers
 // the ten recovery codes, shown this once.
-func (a api) handleTOTPConfirm(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a authAPI) handleTOTPConfirm(w http.ResponseWriter, r *http.Request, op Operator) error {
 	b, err := readCode(r, false)
 	if err != nil {
 		return err
 	}
-	codes, tv, err := a.auth.confirmTOTP(r.Context(), op.UserID, b.Code, a.ClientIP(r), a.requestMeta(r))
+	codes, tv, err := (*secondFactor)(a.auth).confirmTOTP(r.Context(), op.UserID, b.Code, a.ClientIP(r), requestMeta(r, a.clientIPs()))
 	if err != nil {
 		return err
 	}
@@ -99,12 +99,12 @@ func (a api) handleTOTPConfirm(w http.ResponseWriter, r *http.Request, op Operat
 }
 
 // POST /auth/totp/disable {code} or {password}.
-func (a api) handleTOTPDisable(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a authAPI) handleTOTPDisable(w http.ResponseWriter, r *http.Request, op Operator) error {
 	b, err := readCode(r, true)
 	if err != nil {
 		return err
 	}
-	if err := a.auth.disableTOTP(r.Context(), op.UserID, b.Code, b.Password, a.ClientIP(r), a.requestMeta(r)); err != nil {
+	if err := (*secondFactor)(a.auth).disableTOTP(r.Context(), op.UserID, b.Code, b.Password, a.ClientIP(r), requestMeta(r, a.clientIPs())); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
@@ -113,12 +113,12 @@ func (a api) handleTOTPDisable(w http.ResponseWriter, r *http.Request, op Operat
 
 // POST /auth/totp/recovery-codes {code}: ten new recovery codes; the old
 // ones stop working.
-func (a api) handleRecoveryCodes(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a authAPI) handleRecoveryCodes(w http.ResponseWriter, r *http.Request, op Operator) error {
 	b, err := readCode(r, false)
 	if err != nil {
 		return err
 	}
-	codes, err := a.auth.regenerateRecoveryCodes(r.Context(), op.UserID, b.Code, a.ClientIP(r), a.requestMeta(r))
+	codes, err := (*secondFactor)(a.auth).regenerateRecoveryCodes(r.Context(), op.UserID, b.Code, a.ClientIP(r), requestMeta(r, a.clientIPs()))
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func (a api) handleRecoveryCodes(w http.ResponseWriter, r *http.Request, op Oper
 
 // POST /users/{id}/totp/reset: an admin removes another operator's second
 // factor (a lost phone) and ends that user's sessions.
-func (a api) handleTOTPReset(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a authAPI) handleTOTPReset(w http.ResponseWriter, r *http.Request, op Operator) error {
 	ctx := r.Context()
 	if op.Role != RoleAdmin {
 		return errorf(http.StatusForbidden, "forbidden", "only an admin can reset two-factor sign-in")
@@ -136,15 +136,15 @@ func (a api) handleTOTPReset(w http.ResponseWriter, r *http.Request, op Operator
 	if err := decodeOptional(r, &struct{}{}); err != nil {
 		return err
 	}
-	userID, err := a.pathUserID(r)
+	userID, err := usersAPI(a).pathUserID(r)
 	if err != nil {
 		return err
 	}
 	if _, err := a.userRole(ctx, a.db, userID); err != nil {
 		return err
 	}
-	entry := a.userEntry(r, op, "user.totp_reset", userID)
-	had, err := a.auth.resetTOTP(ctx, userID, &entry)
+	entry := usersAPI(a).userEntry(r, op, "user.totp_reset", userID)
+	had, err := (*secondFactor)(a.auth).resetTOTP(ctx, userID, &entry)
 	if err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func (a *Admin) requireTOTP(ctx context.Context, op Operator) error {
 	if !a.auth.totp.requires(op.Role) {
 		return nil
 	}
-	on, err := a.auth.totpEnabled(ctx, op.UserID)
+	on, err := (*secondFactor)(a.auth).totpEnabled(ctx, op.UserID)
 	if err != nil {
 		return err
 	}

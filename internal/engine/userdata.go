@@ -72,7 +72,7 @@ type userPart struct {
 // userParts are the resources holding rows of the user row: the users
 // table's Many relations into resources, but the audit log (redacted
 // instead) and the panel's roles (removed with the account's role).
-func (a api) userParts(users *resource, row map[string]any) []userPart {
+func (a usersAPI) userParts(users *resource, row map[string]any) []userPart {
 	var parts []userPart
 	for _, rel := range users.table.Relations {
 		target := a.resources[rel.Target]
@@ -115,7 +115,7 @@ func userSubject(userID string) query.Cond {
 // streamed: {exportedAt, user, resources: {relation: [rows]}, audit:
 // [entries about them]}, hidden columns left out. Audited as user.export
 // with the counts.
-func (a api) handleUserExport(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a usersAPI) handleUserExport(w http.ResponseWriter, r *http.Request, op Operator) error {
 	users, userID, row, err := a.dataRequest(r, op)
 	if err != nil {
 		return err
@@ -153,7 +153,7 @@ func (a api) handleUserExport(w http.ResponseWriter, r *http.Request, op Operato
 		buf.WriteString("[")
 		var n int64
 		for {
-			rows, err := a.scanBatch(ctx, res, l.Query(a.db, res.table, res.view, nil, nil))
+			rows, err := rowsAPI(a).scanBatch(ctx, res, l.Query(a.db, res.table, res.view, nil, nil))
 			if err != nil {
 				return n, err
 			}
@@ -224,7 +224,7 @@ func (a api) handleUserExport(w http.ResponseWriter, r *http.Request, op Operato
 	}()
 	switch {
 	case err == nil:
-		a.audit.event(ctx, AuditEntry{OperatorID: op.UserID, Action: "user.export", Resource: "users", TargetID: userID, Payload: withMeta(a.requestMeta(r), "counts", counts)})
+		a.audit.event(ctx, AuditEntry{OperatorID: op.UserID, Action: "user.export", Resource: "users", TargetID: userID, Payload: withMeta(requestMeta(r, a.clientIPs()), "counts", counts)})
 		return nil
 	case !started:
 		return err
@@ -250,7 +250,7 @@ func safeFileName(s string) string {
 
 // dataRequest checks an export or erase of the user the path names: an
 // admin's, of an existing user row.
-func (a api) dataRequest(r *http.Request, op Operator) (*resource, string, map[string]any, error) {
+func (a usersAPI) dataRequest(r *http.Request, op Operator) (*resource, string, map[string]any, error) {
 	users := a.resources["users"]
 	if users == nil || r.PathValue("resource") != "users" {
 		return nil, "", nil, errNotFoundRoute
@@ -262,11 +262,11 @@ func (a api) dataRequest(r *http.Request, op Operator) (*resource, string, map[s
 	if err != nil {
 		return nil, "", nil, err
 	}
-	id, err := a.rowID(r, users)
+	id, err := rowsAPI(a).rowID(r, users)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	row, err := a.readRow(r.Context(), a.db, users, id, false)
+	row, err := rowsAPI(a).readRow(r.Context(), a.db, users, id, false)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -306,7 +306,7 @@ type erasePart struct {
 // values replaced by "[erased]", the one change the panel ever makes to
 // the audit log; the erase itself is audited as user.erase with the
 // counts. Refused for oneself and for the last admin.
-func (a api) handleUserErase(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a usersAPI) handleUserErase(w http.ResponseWriter, r *http.Request, op Operator) error {
 	users, userID, row, err := a.dataRequest(r, op)
 	if err != nil {
 		return err
@@ -335,11 +335,11 @@ func (a api) handleUserErase(w http.ResponseWriter, r *http.Request, op Operator
 		if err != nil {
 			return err
 		}
-		id, err := a.rowID(r, users)
+		id, err := rowsAPI(a).rowID(r, users)
 		if err != nil {
 			return err
 		}
-		if row, err = a.readRow(ctx, tx, users, id, true); err != nil {
+		if row, err = rowsAPI(a).readRow(ctx, tx, users, id, true); err != nil {
 			return err
 		}
 		parts := a.userParts(users, row)
@@ -370,7 +370,7 @@ func (a api) handleUserErase(w http.ResponseWriter, r *http.Request, op Operator
 			return err
 		}
 		err = a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "user.erase", Resource: "users", TargetID: userID,
-			Payload: withMeta(a.requestMeta(r), "resources", report.Resources, "auditEntries", report.AuditEntries)})
+			Payload: withMeta(requestMeta(r, a.clientIPs()), "resources", report.Resources, "auditEntries", report.AuditEntries)})
 		if err == nil && dryRun {
 			return errDryRun
 		}
@@ -414,7 +414,7 @@ func erasePartError(p userPart, err error) error {
 
 // eraseStep runs the tests' fault between the steps of an erase
 // (testhook.Internals.SetEraseFault); nothing for a game.
-func (a api) eraseStep(ctx context.Context, tx bun.Tx, step string) error {
+func (a usersAPI) eraseStep(ctx context.Context, tx bun.Tx, step string) error {
 	if a.eraseFault == nil {
 		return nil
 	}
@@ -423,7 +423,7 @@ func (a api) eraseStep(ctx context.Context, tx bun.Tx, step string) error {
 
 // erasePart applies p's rule to the user's rows of p's resource and
 // says how many it changed (kept, for EraseKeep).
-func (a api) erasePart(ctx context.Context, tx bun.Tx, p userPart) (int64, error) {
+func (a usersAPI) erasePart(ctx context.Context, tx bun.Tx, p userPart) (int64, error) {
 	t := p.target.table
 	if _, keep := p.rule.(eraseKeep); keep {
 		l := &query.List{Where: []query.Cond{p.where()}}
@@ -474,7 +474,7 @@ func erasedValue(c *schema.Column) any {
 // personalColumns are the users table's columns an erase clears and the
 // audit log's redaction replaces: the email, the display name, and those
 // marked Personal.
-func (a api) personalColumns(users *resource) []string {
+func (a usersAPI) personalColumns(users *resource) []string {
 	cols := []string{a.users.cols.Email}
 	if a.users.hasDisplayName {
 		cols = append(cols, a.users.cols.DisplayName)
@@ -489,7 +489,7 @@ func (a api) personalColumns(users *resource) []string {
 
 // eraseAccount empties the users row of personal values, makes it unable
 // to sign in for good, and removes its panel role and second factor.
-func (a api) eraseAccount(ctx context.Context, tx bun.Tx, users *resource, userID string, op Operator) error {
+func (a usersAPI) eraseAccount(ctx context.Context, tx bun.Tx, users *resource, userID string, op Operator) error {
 	u := a.users
 	q := tx.NewUpdate().
 		Set("? = ?", u.col(u.cols.Email), "erased-"+safeFileName(userID)+"@erased.invalid").

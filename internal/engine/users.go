@@ -180,7 +180,7 @@ func (u *userTable) emailIs(email string) (string, []any) {
 // and read every resource, which an integrator who opted in for a table
 // of operators alone may not have meant. The query stops at the first
 // such row.
-func (a *Admin) warnPlayersCanRead(ctx context.Context) {
+func (a *compiler) warnPlayersCanRead(ctx context.Context) {
 	u := a.users
 	exists, err := a.db.NewSelect().TableExpr("? AS u", u.ident()).ColumnExpr("1").
 		Where("NOT EXISTS (SELECT 1 FROM ? AS r WHERE r.user_id = ? AND r.role IN ('admin', 'mod'))", a.tbl("roles"), u.col(u.cols.ID, "u")).
@@ -427,14 +427,14 @@ func (j *nullJSON) Scan(src any) error {
 // creates outside the users resource (bootstrap): a users table with NOT
 // NULL columns of the game's own takes them from there, as POST /users
 // does.
-func (a api) newUserDefaults(ctx context.Context) (map[string]any, error) {
+func (a usersAPI) newUserDefaults(ctx context.Context) (map[string]any, error) {
 	res := a.resources["users"]
 	if res == nil {
 		return nil, nil
 	}
 	// createUser's own values win.
 	vals := map[string]any{}
-	if err := a.applyDefaults(ctx, Operator{}, res, vals); err != nil {
+	if err := rowsAPI(a).applyDefaults(ctx, Operator{}, res, vals); err != nil {
 		return nil, err
 	}
 	return vals, nil
@@ -509,7 +509,7 @@ const unusableHash = "!"
 // columns of its own: the users resource's Create.Defaults, and a display
 // name from the email's local part when that column is required and the
 // body gives none. A column still missing answers 400 naming it.
-func (a api) bootstrapDefaults(ctx context.Context, c credentials) (map[string]any, error) {
+func (a usersAPI) bootstrapDefaults(ctx context.Context, c credentials) (map[string]any, error) {
 	vals, err := a.newUserDefaults(ctx)
 	if err != nil || vals == nil {
 		return vals, err

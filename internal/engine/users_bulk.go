@@ -16,7 +16,7 @@ import (
 // ("already_banned", "not_banned", "self", "not_found", "forbidden"),
 // with the counts of each, so the UI can say "7 banned, 1 already
 // banned".
-func (a api) handleUserBulk(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if r.PathValue("resource") != "users" || a.resources["users"] == nil {
 		return errNotFoundRoute
 	}
@@ -25,7 +25,7 @@ func (a api) handleUserBulk(w http.ResponseWriter, r *http.Request, op Operator)
 	if done == "" {
 		return errNotFoundRoute
 	}
-	if err := a.gate(op, OpUpdate, "users"); err != nil {
+	if err := rowsAPI(a).gate(op, OpUpdate, "users"); err != nil {
 		return err
 	}
 	if err := a.moderationSupported(action); err != nil {
@@ -98,7 +98,7 @@ func (a api) handleUserBulk(w http.ResponseWriter, r *http.Request, op Operator)
 		case action == "unban" && acc.Ban == nil:
 			outcome = "not_banned"
 		default:
-			n, part, err := a.sanctions.apply(ctx, op, acc.ID, userAction{name: action, reason: body.Reason, until: body.Until, meta: a.requestMeta(r)})
+			n, part, err := a.sanctions.apply(ctx, op, acc.ID, userAction{name: action, reason: body.Reason, until: body.Until, meta: requestMeta(r, a.clientIPs())})
 			var ae *APIError
 			switch {
 			case errors.As(err, &ae) && ae.Status == http.StatusForbidden:
@@ -126,7 +126,7 @@ func (a api) handleUserBulk(w http.ResponseWriter, r *http.Request, op Operator)
 // moderationSupported is 501 when the users table lacks what action needs:
 // a ban column (and the token version a ban bumps) to ban and unban, a
 // token version to revoke sessions.
-func (a api) moderationSupported(action string) error {
+func (a usersAPI) moderationSupported(action string) error {
 	u := a.users
 	switch {
 	case action == "revoke-sessions" && !u.hasTokenVer:

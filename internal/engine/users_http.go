@@ -20,7 +20,7 @@ const maxReasonLen = 500
 // POST /admin-api/{resource}/{id}/{op}: ban, unban and revoke-sessions on
 // users. Each needs update on users, ends the player's live connections in
 // every room (ban and revoke), and is audited. invite is handleInvite.
-func (a api) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a usersAPI) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if r.PathValue("resource") != "users" || a.resources["users"] == nil {
 		return errNotFoundRoute
 	}
@@ -31,7 +31,7 @@ func (a api) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator) e
 	if action != "ban" && action != "unban" && action != "revoke-sessions" {
 		return errNotFoundRoute
 	}
-	if err := a.gate(op, OpUpdate, "users"); err != nil {
+	if err := rowsAPI(a).gate(op, OpUpdate, "users"); err != nil {
 		return err
 	}
 	if err := a.moderationSupported(action); err != nil {
@@ -60,7 +60,7 @@ func (a api) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator) e
 			return errorf(http.StatusBadRequest, "invalid_value", "until must be in the future")
 		}
 	}
-	n, partial, err := a.sanctions.apply(ctx, op, userID, userAction{name: action, reason: body.Reason, until: body.Until, meta: a.requestMeta(r)})
+	n, partial, err := a.sanctions.apply(ctx, op, userID, userAction{name: action, reason: body.Reason, until: body.Until, meta: requestMeta(r, a.clientIPs())})
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func (a api) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator) e
 }
 
 // pathUserID is the {id} of a users path, as userID reads it.
-func (a api) pathUserID(r *http.Request) (string, error) {
+func (a usersAPI) pathUserID(r *http.Request) (string, error) {
 	return a.userID(r.PathValue("id"))
 }
 
@@ -87,7 +87,7 @@ func (a api) pathUserID(r *http.Request) (string, error) {
 // database (PostgreSQL refuses 'x' as a bigint or uuid). A UUID comes
 // back in its canonical lower-case form, the one sessions carry, so
 // comparing it with Operator.UserID means what it says.
-func (a api) userID(raw string) (string, error) {
+func (a usersAPI) userID(raw string) (string, error) {
 	res := a.resources["users"]
 	if res == nil {
 		return raw, nil
@@ -113,7 +113,7 @@ func checkReason(reason string) error {
 }
 
 // userRowID is the id of a users row as the Auth API takes it.
-func (a api) userRowID(res *resource, row map[string]any) (string, bool) {
+func (a usersAPI) userRowID(res *resource, row map[string]any) (string, bool) {
 	if res.key != "users" || len(res.table.PK) != 1 {
 		return "", false
 	}
@@ -141,20 +141,20 @@ func truncate(s string, n int) string {
 	return string([]rune(s)[:n]) + "…"
 }
 
-func (a api) recordUser(r *http.Request, op Operator, action, userID string, kv ...any) {
+func (a usersAPI) recordUser(r *http.Request, op Operator, action, userID string, kv ...any) {
 	a.audit.event(r.Context(), a.userEntry(r, op, action, userID, kv...))
 }
 
 // userEntry is the entry recordUser writes, for callers that write it in
 // the transaction of their change.
-func (a api) userEntry(r *http.Request, op Operator, action, userID string, kv ...any) AuditEntry {
-	return AuditEntry{OperatorID: op.UserID, Action: action, Resource: "users", TargetID: userID, Payload: withMeta(a.requestMeta(r), kv...)}
+func (a usersAPI) userEntry(r *http.Request, op Operator, action, userID string, kv ...any) AuditEntry {
+	return AuditEntry{OperatorID: op.UserID, Action: action, Resource: "users", TargetID: userID, Payload: withMeta(requestMeta(r, a.clientIPs()), kv...)}
 }
 
 // POST /admin-api/users/{id}/invite (admins): sends the user a link to set
 // a password through OnResetRequest, marked Invite. The link is never in
 // the answer: it is a credential for the account.
-func (a api) handleInvite(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (a usersAPI) handleInvite(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if op.Role != RoleAdmin {
 		return errorf(http.StatusForbidden, "forbidden", "only an admin can send an invite")
 	}

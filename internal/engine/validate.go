@@ -80,7 +80,7 @@ const defaultMaxTextLength = 10_000
 // maxLength is the most characters c takes from the panel: its own limit
 // (varchar(n)), else for a text column Options.MaxTextLength, so that a
 // paste of a megabyte into a name is refused, not stored; 0 for none.
-func (a api) maxLength(c *schema.Column) int {
+func (a rowsAPI) maxLength(c *schema.Column) int {
 	if c.MaxLength > 0 {
 		return c.MaxLength
 	}

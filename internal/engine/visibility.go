@@ -21,7 +21,7 @@ import (
 
 // buildRoleViews makes the variants of the resources that restrict a
 // column to a role.
-func (a *Admin) buildRoleViews() error {
+func (a *compiler) buildRoleViews() error {
 	a.roleViews = map[string]map[Role]*resource{}
 	for _, key := range a.order {
 		res := a.resources[key]
@@ -56,7 +56,7 @@ func (a *Admin) buildRoleViews() error {
 			v.restricted = restricted
 			v.view = visible(res.table, v.hidden)
 			// A masked column names no row: a label is read unmasked, in SQL.
-			v.labels = slices.DeleteFunc(a.labelsOf(key, v.view), func(c string) bool { return restricted[c] })
+			v.labels = slices.DeleteFunc((*Admin)(a).labelsOf(key, v.view), func(c string) bool { return restricted[c] })
 			if a.roleViews[key] == nil {
 				a.roleViews[key] = map[Role]*resource{}
 			}
@@ -122,7 +122,7 @@ func (a *Admin) redactRestricted(op Operator, rows []map[string]any) {
 	}
 	for _, row := range rows {
 		key, _ := row["resource"].(string)
-		v := a.resourceAs(op, key)
+		v := (*Admin)(a).resourceAs(op, key)
 		if v == nil || len(v.restricted) == 0 {
 			continue
 		}
