@@ -335,24 +335,3 @@ func (a *Admin) Auth() *Auth { return a.auth }
 
 // Audit returns the audit-log API.
 func (a *Admin) Audit() *Audit { return a.audit }
-
-// Operator is the signed-in identity of a request, read live from the
-// database: its role and, for mods, the resource keys in its scopes.
-// Every authenticated endpoint and Guard put it on the request context.
-type Operator struct {
-	UserID string   `json:"userId"`
-	Role   Role     `json:"role"`
-	Scopes []string `json:"scopes"`
-}
-
-type operatorKey struct{}
-
-// OperatorFrom returns the operator that Guard or an admin endpoint put on ctx.
-func OperatorFrom(ctx context.Context) (Operator, bool) {
-	op, ok := ctx.Value(operatorKey{}).(Operator)
-	return op, ok
-}
-
-func withOperator(ctx context.Context, op Operator) context.Context {
-	return context.WithValue(ctx, operatorKey{}, op)
-}

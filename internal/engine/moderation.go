@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gameadmin/admin/internal/authz"
 	"github.com/uptrace/bun"
 )
 
@@ -132,7 +133,7 @@ func (m *Moderation) Role(ctx context.Context, userID string) (Operator, error) 
 // everything; mod list, read and update on its scoped resources, never
 // roles; user nothing (list and read with Options.PlayersCanRead).
 func (m *Moderation) Can(ctx context.Context, userID string, action Op, resource string) (bool, error) {
-	if !action.valid() {
+	if !action.Valid() {
 		return false, fmt.Errorf("admin: Can: unknown action %q", action)
 	}
 	op, err := m.Role(ctx, userID)
@@ -147,10 +148,10 @@ func (m *Moderation) Can(ctx context.Context, userID string, action Op, resource
 
 // allowed applies a resource's policy for the action, or the standard rule.
 func (m *Moderation) allowed(op Operator, action Op, resource string) bool {
-	if p := m.policies(resource).forOp(action); p.IsSet() {
-		return p.allows(op.Role, m.playersCanRead)
+	if p := m.policies(resource).ForOp(action); p.IsSet() {
+		return p.Allows(op.Role, m.playersCanRead)
 	}
-	return standardCan(op, action, resource, m.playersCanRead)
+	return authz.Standard(op, action, resource, m.playersCanRead)
 }
 
 // allowed is Moderation.allowed, for the panel's endpoints.

@@ -1,166 +1,51 @@
 package engine
 
 import (
-	"fmt"
-	"slices"
+	"context"
+
+	"github.com/gameadmin/admin/internal/authz"
 )
 
-// Role is an operator's place in the hierarchy admin > mod > user.
-type Role string
-
-// The three roles. A user with no row in the roles table has RoleUser.
-const (
-	RoleAdmin Role = "admin"
-	RoleMod   Role = "mod"
-	RoleUser  Role = "user"
+// The vocabulary of permissions is package authz's; these are its names
+// here, and the public API's through the root's aliases.
+type (
+	// Role is an operator's place in the hierarchy admin > mod > user.
+	Role = authz.Role
+	// Op is one of the five resource operations a policy governs.
+	Op = authz.Op
+	// Policy overrides the standard rule for one action on one resource.
+	Policy = authz.Policy
+	// Policies maps each resource operation to a Policy.
+	Policies = authz.Policies
+	// Operator is the signed-in identity of a request.
+	Operator = authz.Operator
 )
 
-func (r Role) rank() int {
-	switch r {
-	case RoleAdmin:
-		return 3
-	case RoleMod:
-		return 2
-	case RoleUser:
-		return 1
-	}
-	return 0
-}
-
-// Valid reports whether r is admin, mod or user.
-func (r Role) Valid() bool { return r.rank() > 0 }
-
-// AtLeast reports whether r is min or above it in the hierarchy.
-func (r Role) AtLeast(min Role) bool { return r.Valid() && r.rank() >= min.rank() }
-
-// IsOperator reports whether r may open the panel (admin or mod).
-func (r Role) IsOperator() bool { return r.AtLeast(RoleMod) }
-
-// Op is one of the five resource operations a policy governs.
-type Op string
-
-// The resource operations.
+// The roles and operations.
 const (
-	OpList   Op = "list"
-	OpRead   Op = "read"
-	OpCreate Op = "create"
-	OpUpdate Op = "update"
-	OpDelete Op = "delete"
-)
+	RoleAdmin = authz.RoleAdmin
+	RoleMod   = authz.RoleMod
+	RoleUser  = authz.RoleUser
 
-func (a Op) valid() bool {
-	switch a {
-	case OpList, OpRead, OpCreate, OpUpdate, OpDelete:
-		return true
-	}
-	return false
-}
-
-// rolesResource is the key of the built-in roles table, always blocked for mods.
-const rolesResource = "roles"
-
-// standardCan is the standard RBAC rule: admin may do
-// everything; a mod may list, read and update the resources in its scopes,
-// never the roles table; a plain user may list and read when
-// playersCanRead is set (Options.PlayersCanRead), else nothing.
-func standardCan(op Operator, action Op, resource string, playersCanRead bool) bool {
-	switch op.Role {
-	case RoleAdmin:
-		return true
-	case RoleMod:
-		if resource == rolesResource {
-			return false
-		}
-		if action != OpList && action != OpRead && action != OpUpdate {
-			return false
-		}
-		return slices.Contains(op.Scopes, resource)
-	case RoleUser:
-		return playersCanRead && (action == OpList || action == OpRead)
-	}
-	return false
-}
-
-// Policy overrides the standard rule for one action on one resource. The zero
-// value means "no policy": the standard rule applies. Build one with Roles,
-// or use Everyone() or Deny().
-type Policy struct {
-	kind  policyKind
-	roles []Role
-}
-
-type policyKind uint8
-
-const (
-	policyUnset policyKind = iota
-	policyRoles
-	policyEveryone
-	policyDeny
+	OpList   = authz.OpList
+	OpRead   = authz.OpRead
+	OpCreate = authz.OpCreate
+	OpUpdate = authz.OpUpdate
+	OpDelete = authz.OpDelete
 )
 
 // Everyone lets every signed-in role through: admins and mods, and plain
 // users too with Options.PlayersCanRead. Anonymous requests still get 401.
-func Everyone() Policy { return Policy{kind: policyEveryone} }
+func Everyone() Policy { return authz.Everyone() }
 
 // Deny blocks the action entirely, for admins too.
-func Deny() Policy { return Policy{kind: policyDeny} }
+func Deny() Policy { return authz.Deny() }
 
 // Roles lets exactly the listed roles through, whatever their scopes. The list
 // is literal: admin is not implied.
-func Roles(roles ...Role) Policy {
-	for _, r := range roles {
-		if !r.Valid() {
-			panic(fmt.Sprintf("admin: Roles: invalid role %q", r))
-		}
-	}
-	return Policy{kind: policyRoles, roles: slices.Clone(roles)}
-}
+func Roles(roles ...Role) Policy { return authz.Roles(roles...) }
 
-// IsSet reports whether p is a policy rather than the zero value.
-func (p Policy) IsSet() bool { return p.kind != policyUnset }
+// OperatorFrom returns the operator that Guard or an admin endpoint put on ctx.
+func OperatorFrom(ctx context.Context) (Operator, bool) { return authz.From(ctx) }
 
-// allows reports whether role passes a set policy.
-func (p Policy) allows(role Role, playersCanRead bool) bool {
-	switch p.kind {
-	case policyEveryone:
-		return role.Valid() && (playersCanRead || role.IsOperator())
-	case policyRoles:
-		return slices.Contains(p.roles, role)
-	}
-	return false
-}
-
-// String describes p for logs and tests.
-func (p Policy) String() string {
-	switch p.kind {
-	case policyEveryone:
-		return "everyone"
-	case policyDeny:
-		return "deny"
-	case policyRoles:
-		return fmt.Sprint(p.roles)
-	}
-	return "standard"
-}
-
-// Policies maps each resource operation to a Policy; unset fields fall back to
-// the standard rule.
-type Policies struct {
-	List, Read, Create, Update, Delete Policy
-}
-
-func (p Policies) forOp(a Op) Policy {
-	switch a {
-	case OpList:
-		return p.List
-	case OpRead:
-		return p.Read
-	case OpCreate:
-		return p.Create
-	case OpUpdate:
-		return p.Update
-	case OpDelete:
-		return p.Delete
-	}
-	return Policy{}
-}
+func withOperator(ctx context.Context, op Operator) context.Context { return authz.With(ctx, op) }

@@ -33,7 +33,7 @@ func (a *compiler) buildRoleViews() error {
 		for _, role := range []Role{RoleMod, RoleUser} {
 			restricted := map[string]bool{}
 			for col, cc := range res.cfg.Columns {
-				if cc.ReadRole != "" && role.rank() < cc.ReadRole.rank() && !res.hidden[col] {
+				if cc.ReadRole != "" && !role.AtLeast(cc.ReadRole) && !res.hidden[col] {
 					restricted[col] = true
 				}
 			}

@@ -1,4 +1,4 @@
-package engine
+package authz
 
 import (
 	"testing"
@@ -22,8 +22,8 @@ func TestPolicies(t *testing.T) {
 		{Roles(RoleAdmin), RoleUser, false, false},
 	}
 	for _, tt := range tests {
-		if got := tt.p.allows(tt.role, tt.playersCanRead); got != tt.want {
-			t.Errorf("%v.allows(%q, playersCanRead=%v) = %v; want %v", tt.p, tt.role, tt.playersCanRead, got, tt.want)
+		if got := tt.p.Allows(tt.role, tt.playersCanRead); got != tt.want {
+			t.Errorf("%v.Allows(%q, playersCanRead=%v) = %v; want %v", tt.p, tt.role, tt.playersCanRead, got, tt.want)
 		}
 	}
 	if (Policy{}).IsSet() || !Deny().IsSet() {
