@@ -148,6 +148,7 @@ func (a api) handleRevert(w http.ResponseWriter, r *http.Request, op Operator) e
 		return err
 	}
 	var out map[string]any
+	var ended string // the user whose sessions a revert of an email change ended
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		entry := AuditEntry{OperatorID: op.UserID, Action: "revert", Resource: res.key, Payload: withMeta(a.requestMeta(r), "auditId", auditID, "of", rec.Action)}
 		switch kind {
@@ -156,7 +157,7 @@ func (a api) handleRevert(w http.ResponseWriter, r *http.Request, op Operator) e
 			if err != nil {
 				return err
 			}
-			_, after, changes, err := a.updateRow(ctx, tx, op, res, id, maps.Clone(vals), func(now map[string]any) error {
+			_, after, changes, endedFor, err := a.updateRow(ctx, tx, op, res, id, maps.Clone(vals), func(now map[string]any) error {
 				if body.Force {
 					return nil
 				}
@@ -165,6 +166,7 @@ func (a api) handleRevert(w http.ResponseWriter, r *http.Request, op Operator) e
 			if err != nil {
 				return err
 			}
+			ended = endedFor
 			out = after
 			if len(changes) == 0 {
 				return nil // already as before: nothing to record
@@ -213,6 +215,9 @@ func (a api) handleRevert(w http.ResponseWriter, r *http.Request, op Operator) e
 	})
 	if err != nil {
 		return err
+	}
+	if ended != "" {
+		a.sanctions.sessionsEnded(ctx, ended, "email changed")
 	}
 	writeJSON(w, http.StatusOK, res.answer(out))
 	return nil
