@@ -137,7 +137,7 @@ func (a api) catalogEntry(res *resource, perms map[Op]bool, role Role) catalogEn
 	if res.key == "users" && a.users.hasBan && a.users.hasTokenVer && res.view.ByName[a.users.cols.Ban] != nil {
 		e.BanColumn = a.users.cols.Ban
 	}
-	if s := cfg.List.DefaultSort; s.Field != "" && res.view.ByName[s.Field] != nil {
+	if s := cfg.List.DefaultSort; s.Field != "" && res.view.ByName[s.Field] != nil && !res.restricted[s.Field] {
 		e.DefaultSort = &Sort{Field: s.Field, Order: cmp.Or(s.Order, "asc")}
 	}
 	for _, c := range res.view.Columns {

@@ -393,13 +393,20 @@ const bannedParam = "_banned"
 // runs no statement (searchAudit adds what the audit log's _q needs).
 func (a api) parseList(r *http.Request, op Operator, res *resource) (l *query.List, err error) {
 	var def *query.SortKey
-	if s := res.cfg.List.DefaultSort; s.Field != "" && res.view.ByName[s.Field] != nil { // not one op's role may not read
+	if s := res.cfg.List.DefaultSort; s.Field != "" && res.view.ByName[s.Field] != nil && !res.restricted[s.Field] { // not one op's role may not read or sort
 		def = &query.SortKey{Column: s.Field, Desc: s.Order == "desc"}
 	}
 	v := r.URL.Query()
 	pg := a.db.Dialect().Name() == dialect.PG
 	if err := res.refuseRestricted(v); err != nil {
 		return nil, err
+	}
+	// The audit log's payloads (its list, export, and a row's history)
+	// hold the values of every resource's columns: filtering or searching
+	// by them would tell what those op may not read are.
+	payloads := res.key == "adminAudit" && a.restrictsColumns(op)
+	if payloads && namedColumn(v, res.table, map[string]bool{"payload": true}) != "" {
+		return nil, errorf(http.StatusForbidden, "forbidden", "audit entries cannot be filtered or sorted by payload for your role: it holds columns your role may not read")
 	}
 	l, err = query.Parse(res.view, v, def, bannedParam)
 	if err == nil {
@@ -409,6 +416,9 @@ func (a api) parseList(r *http.Request, op Operator, res *resource) (l *query.Li
 		return nil, clientError(err)
 	}
 	l.Search = res.searchColumns()
+	if payloads && l.Search != nil { // nil: the text columns, which payload is not
+		l.Search = slices.DeleteFunc(slices.Clone(l.Search), func(c *schema.Column) bool { return c.Name == "payload" })
+	}
 	if vals, ok := v[bannedParam]; ok {
 		banned, perr := strconv.ParseBool(vals[0])
 		switch {

@@ -153,6 +153,18 @@ func (a *Admin) redactRestricted(op Operator, rows []map[string]any) {
 	}
 }
 
+// restrictsColumns reports whether op's role may not read some column of
+// some resource: the audit log's payloads then hold values op may not
+// read.
+func (a *Admin) restrictsColumns(op Operator) bool {
+	for _, key := range a.order {
+		if v := a.resourceAs(op, key); v != nil && len(v.restricted) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // redact shows v, a value the panel did not read itself (an action's
 // result, a widget's rows, an audit payload) as res's role may see it:
 // in every object, at any depth, a key naming a column that role reads
