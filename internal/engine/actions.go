@@ -32,9 +32,12 @@ type Action struct {
 	// Options.PlayersCanRead), and the action then bypasses the resource's
 	// policies — list admin explicitly for admin-only actions.
 	Roles []Role
-	// Handler runs the action. Its result must marshal to JSON. Return an
-	// error made with NewError to answer the operator with its status and
-	// message; any other error is logged and answered with a generic 500.
+	// Handler runs the action. Its result must marshal to JSON; the
+	// operator is answered it with the columns their role may not read
+	// (ReadRole, Hidden) masked or left out wherever its objects name
+	// them, as rows do. Return an error made with NewError to answer the
+	// operator with its status and message; any other error is logged and
+	// answered with a generic 500.
 	// It runs outside any transaction of the panel; its audit entry
 	// ("custom", with the body and the result) is written after it returns,
 	// and if that write fails the operator gets a 500 and the log line
@@ -170,7 +173,13 @@ func (a rowsAPI) handleAction(w http.ResponseWriter, r *http.Request, op Operato
 		Payload: payload}); err != nil {
 		return fmt.Errorf("admin: action %s/%s ran but its audit entry was not written (result %.500s): %w", res.key, name, raw, err)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "result": json.RawMessage(raw)})
+	// The handler had the rows as the panel reads them; the operator is
+	// answered them as their role reads them (the entry keeps the values).
+	answer, err := a.resourceAs(op, res.key).redactJSON(raw)
+	if err != nil {
+		return fmt.Errorf("admin: action %s/%s: its result: %w", res.key, name, err)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "result": answer})
 	return nil
 }
 

@@ -113,7 +113,7 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 	t, cfg := res.table, res.cfg
 	links := map[string]*LinkTo{}
 	for _, rel := range t.Relations {
-		if target := a.resourceAs(Operator{Role: role}, rel.Target); rel.Kind == schema.One && target != nil {
+		if target := a.resourceAs(Operator{Role: role}, rel.Target); rel.Kind == schema.One && target != nil && !keyedByRestricted(res, target, rel) {
 			links[rel.FK] = &LinkTo{Resource: rel.Target, LabelColumn: labelColumn(target)}
 		}
 	}
@@ -137,7 +137,7 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 	if res.key == "users" && a.users.hasBan && a.users.hasTokenVer && res.view.ByName[a.users.cols.Ban] != nil {
 		e.BanColumn = a.users.cols.Ban
 	}
-	if s := cfg.List.DefaultSort; s.Field != "" && res.view.ByName[s.Field] != nil {
+	if s := cfg.List.DefaultSort; s.Field != "" && res.view.ByName[s.Field] != nil && !res.restricted[s.Field] {
 		e.DefaultSort = &Sort{Field: s.Field, Order: cmp.Or(s.Order, "asc")}
 	}
 	for _, c := range res.view.Columns {
@@ -164,8 +164,8 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 		e.Actions = append(e.Actions, catalogAction{Name: act.Name, Label: cmp.Or(act.Label, schema.Humanize(act.Name)), PerRow: act.PerRow, Confirm: act.Confirm})
 	}
 	for _, rel := range t.Relations {
-		if a.resources[rel.Target] == nil {
-			continue
+		if target := a.resourceAs(Operator{Role: role}, rel.Target); target == nil || keyedByRestricted(res, target, rel) {
+			continue // a tab keyed by a column the role may not read answers 403
 		}
 		e.Relations = append(e.Relations, catalogRelation{
 			Name: rel.Name, Label: cmp.Or(cfg.Relations[rel.Name].Label, schema.Humanize(rel.Name)),

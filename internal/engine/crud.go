@@ -393,13 +393,20 @@ const bannedParam = "_banned"
 // runs no statement (searchAudit adds what the audit log's _q needs).
 func (a rowsAPI) parseList(r *http.Request, op Operator, res *resource) (l *query.List, err error) {
 	var def *query.SortKey
-	if s := res.cfg.List.DefaultSort; s.Field != "" && res.view.ByName[s.Field] != nil { // not one op's role may not read
+	if s := res.cfg.List.DefaultSort; s.Field != "" && res.view.ByName[s.Field] != nil && !res.restricted[s.Field] { // not one op's role may not read or sort
 		def = &query.SortKey{Column: s.Field, Desc: s.Order == "desc"}
 	}
 	v := r.URL.Query()
 	pg := a.db.Dialect().Name() == dialect.PG
 	if err := res.refuseRestricted(v); err != nil {
 		return nil, err
+	}
+	// The audit log's payloads (its list, export, and a row's history)
+	// hold the values of every resource's columns: filtering or searching
+	// by them would tell what those op may not read are.
+	payloads := res.key == "adminAudit" && a.restrictsColumns(op)
+	if payloads && namedColumn(v, res.table, map[string]bool{"payload": true}) != "" {
+		return nil, errorf(http.StatusForbidden, "forbidden", "audit entries cannot be filtered or sorted by payload for your role: it holds columns your role may not read")
 	}
 	l, err = query.Parse(res.view, v, def, bannedParam)
 	if err == nil {
@@ -409,6 +416,9 @@ func (a rowsAPI) parseList(r *http.Request, op Operator, res *resource) (l *quer
 		return nil, clientError(err)
 	}
 	l.Search = res.searchColumns()
+	if payloads && l.Search != nil { // nil: the text columns, which payload is not
+		l.Search = slices.DeleteFunc(slices.Clone(l.Search), func(c *schema.Column) bool { return c.Name == "payload" })
+	}
 	if vals, ok := v[bannedParam]; ok {
 		banned, perr := strconv.ParseBool(vals[0])
 		switch {
@@ -676,15 +686,19 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 	}
 	ctx := r.Context()
 	var after map[string]any
+	var ended string
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var changes map[string]any
-		if _, after, changes, err = a.updateRow(ctx, tx, op, res, id, vals, unchangedCheck(kept)); err != nil || len(changes) == 0 {
+		if _, after, changes, ended, err = a.updateRow(ctx, tx, op, res, id, vals, unchangedCheck(kept)); err != nil || len(changes) == 0 {
 			return err
 		}
 		return a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.key, TargetID: encodeRowID(res, after), Payload: withMeta(requestMeta(r, a.clientIPs()), "changes", changes)})
 	})
 	if err != nil {
 		return a.blameColumn(ctx, res, vals, err)
+	}
+	if ended != "" {
+		a.sanctions.sessionsEnded(ctx, ended, "email changed")
 	}
 	writeJSON(w, http.StatusOK, res.answer(after))
 	return nil
@@ -695,58 +709,61 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 // the admin and user guards, the operator's sessions ended when their
 // email changes. check, when given, sees the locked row before anything
 // is written and may refuse. changes are the columns that changed, for
-// the audit entry the caller writes in tx.
-func (a rowsAPI) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id, vals map[string]any, check func(before map[string]any) error) (before, after, changes map[string]any, err error) {
+// the audit entry the caller writes in tx; ended is the user whose
+// sessions the update ended (or ""), whose live connections the caller
+// closes once tx commits (sanctions.sessionsEnded).
+func (a rowsAPI) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id, vals map[string]any, check func(before map[string]any) error) (before, after, changes map[string]any, ended string, err error) {
 	keepsAdmin := func() error { return nil }
 	if res.key == "roles" {
 		if keepsAdmin, err = a.guardAdmins(ctx, tx); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, "", err
 		}
 	}
 	if before, err = a.readRow(ctx, tx, res, id, true); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, "", err
 	}
 	if check != nil {
 		if err := check(before); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, "", err
 		}
 	}
 	userID, isUser := usersAPI(a).userRowID(res, before)
 	var target Role
 	if isUser {
 		if target, err = a.canWriteUser(ctx, tx, op, userID); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, "", err
 		}
 	}
 	if err := keepMisfits(res, before, vals); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, "", err
 	}
 	if len(vals) == 0 {
-		return before, before, nil, nil
+		return before, before, nil, "", nil
 	}
 	if err := a.checkEmailFree(ctx, tx, res, vals, userID); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, "", err
 	}
 	cols, args := query.Returning(tx, res.table)
 	q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.table.Name)).Returning(cols, args...)
 	if after, err = writeReturning(ctx, query.WherePK(q, res.table, id), res); err != nil {
-		return nil, nil, nil, columnFields(res, dbError(err))
+		return nil, nil, nil, "", columnFields(res, dbError(err))
 	}
 	if err := keepsAdmin(); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, "", err
 	}
 	// A new email on an operator's account ends its sessions: whoever
 	// holds them signed in as the old address.
 	if e, ok := vals["email"]; ok && isUser && target.IsOperator() && e != before["email"] && userID != op.UserID && a.users.hasTokenVer {
 		if err := a.sanctions.bumpTokenVersion(ctx, tx, userID); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, "", err
 		}
 		// The row as it is now, token version and all.
 		if after, err = a.readRow(ctx, tx, res, id, false); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, "", err
 		}
+		ended = userID
 	}
-	return before, after, diffColumns(before, after), nil
+	return before, after, diffColumns(before, after), ended, nil
 }
 
 // DELETE /admin-api/{resource}/{id}

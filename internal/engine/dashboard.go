@@ -27,7 +27,9 @@ type Widget struct {
 	Render string
 	// Resource, for a "table" of one resource's rows, names it: the UI
 	// then shows its list's columns, labels and order, and links each row
-	// to its page. Optional.
+	// to its page, and the operator is answered the rows with the columns
+	// their role may not read (ReadRole, Hidden) masked or left out, as
+	// a list does. Optional.
 	Resource string
 	// Data computes the widget. An error shows on the widget alone; its
 	// message is logged, and the operator sees "unavailable". ctx ends
@@ -241,7 +243,8 @@ func (a viewsAPI) handleDashboard(w http.ResponseWriter, r *http.Request, op Ope
 	if err != nil {
 		return err
 	}
-	widgets := append(a.builtinWidgets(op, dayStart), a.opts.Widgets...)
+	builtins := a.builtinWidgets(op, dayStart)
+	widgets := append(builtins, a.opts.Widgets...)
 	views := make([]widgetView, len(widgets))
 	type result struct {
 		i    int
@@ -261,6 +264,9 @@ func (a viewsAPI) handleDashboard(w http.ResponseWriter, r *http.Request, op Ope
 		views[i] = widgetView{ID: wd.ID, Title: wd.Title, Render: render, Resource: wd.Resource, Error: "timeout"}
 		go func() {
 			data, err := safeWidget(ctx, wd, op, rg)
+			if err == nil && wd.Resource != "" && i >= len(builtins) {
+				data, err = a.widgetRows(op, wd.Resource, data)
+			}
 			results <- result{i, data, err}
 		}()
 	}
@@ -289,6 +295,17 @@ collect:
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"widgets": views})
 	return nil
+}
+
+// widgetRows is the data of a game's widget of resource key's rows as
+// op's role reads them: the columns it may not read masked or left out
+// (the built-in widgets read their rows so already).
+func (a viewsAPI) widgetRows(op Operator, key string, data any) (any, error) {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	return a.resourceAs(op, key).redactJSON(raw)
 }
 
 // dayStartOf is the start of the operator's day: the "today" parameter,

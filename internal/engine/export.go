@@ -94,7 +94,7 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 	if r.Method == http.MethodHead {
 		return nil // nothing left the server: no rows, no audit entry
 	}
-	written, truncated, streamErr := a.streamCSV(ctx, w, res, l, rows, limit)
+	written, truncated, streamErr := a.streamCSV(ctx, w, op, res, l, rows, limit)
 	// The entry is written whatever happened to the download: the rows
 	// that left the server are what it records, and a failure is named.
 	payload := map[string]any{"rows": written, "query": r.URL.RawQuery}
@@ -142,12 +142,13 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 }
 
 // streamCSV writes the header and the rows of the walk l, whose first
-// batch is rows, to w in CSV, flushing after each batch. It returns how
-// many rows it wrote, whether the limit cut the export, and why it
-// stopped early: a write the client did not take, a failed batch query,
-// or a panic, which is recovered here because the status line is gone
-// and a 500 written now would only end a short file cleanly.
-func (a viewsAPI) streamCSV(ctx context.Context, w http.ResponseWriter, res *resource, l *query.List, rows []map[string]any, limit int64) (written int64, truncated bool, err error) {
+// batch is rows, to w in CSV as op may read them, flushing after each
+// batch. It returns how many rows it wrote, whether the limit cut the
+// export, and why it stopped early: a write the client did not take, a
+// failed batch query, or a panic, which is recovered here because the
+// status line is gone and a 500 written now would only end a short file
+// cleanly.
+func (a viewsAPI) streamCSV(ctx context.Context, w http.ResponseWriter, op Operator, res *resource, l *query.List, rows []map[string]any, limit int64) (written int64, truncated bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
@@ -172,6 +173,9 @@ func (a viewsAPI) streamCSV(ctx context.Context, w http.ResponseWriter, res *res
 	for {
 		rowsAPI(a).logCellIssues(ctx, res, rows)
 		res.mask(rows)
+		if res.key == "adminAudit" {
+			a.redactRestricted(op, rows) // as the audit log's list shows them
+		}
 		page, _ := l.Page(res.view, rows)
 		for _, row := range page {
 			if limit > 0 && written == limit {

@@ -46,6 +46,17 @@ func (a rowsAPI) relationTarget(op Operator, rel schema.Relation) *resource {
 	return target
 }
 
+// keyedByRestricted reports a relation of res (to target, both as one
+// role sees them) whose key column that role may not read: its foreign
+// key in res (One) or in target (Many). Its rows, labels and counts
+// would tell the column's values, so the role gets none of them.
+func keyedByRestricted(res, target *resource, rel schema.Relation) bool {
+	if rel.Kind == schema.Many {
+		return target.restricted[rel.FK]
+	}
+	return res.restricted[rel.FK]
+}
+
 // labelRel is a One relation whose target's label an operator may read.
 type labelRel struct {
 	rel    schema.Relation
@@ -58,7 +69,7 @@ func (a rowsAPI) labelRels(op Operator, res *resource) []labelRel {
 	var out []labelRel
 	for _, rel := range res.table.Relations {
 		target := a.relationTarget(op, rel)
-		if rel.Kind != schema.One || target == nil || res.hidden[rel.FK] || len(target.labels) == 0 {
+		if rel.Kind != schema.One || target == nil || res.hidden[rel.FK] || keyedByRestricted(res, target, rel) || len(target.labels) == 0 {
 			continue
 		}
 		out = append(out, labelRel{rel, target})
@@ -176,7 +187,7 @@ func (a rowsAPI) handleCounts(w http.ResponseWriter, r *http.Request, op Operato
 	)
 	for _, rel := range res.table.Relations {
 		target := a.relationTarget(op, rel)
-		if rel.Kind != schema.Many || target == nil {
+		if rel.Kind != schema.Many || target == nil || keyedByRestricted(res, target, rel) {
 			continue
 		}
 		key, ok := keyFor(target.table.ByName[rel.FK], row[rel.Ref])
@@ -249,6 +260,9 @@ func (a rowsAPI) handleRelation(w http.ResponseWriter, r *http.Request, op Opera
 	target := a.relationTarget(op, rel)
 	if target == nil {
 		return a.gate(op, OpRead, rel.Target)
+	}
+	if keyedByRestricted(res, target, rel) {
+		return errorf(http.StatusForbidden, "forbidden", "relation %q is keyed by column %q, which is not readable for your role", name, rel.FK)
 	}
 	row, err := a.pathRow(r, res)
 	if err != nil {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -115,7 +116,9 @@ func namedColumn(q url.Values, t *schema.Table, cols map[string]bool) string {
 }
 
 // redactRestricted takes the columns op may not read out of audit rows'
-// payloads (changes and rows), each by its own resource's variant.
+// payloads, each by its own resource's variant: the changes' before and
+// after masked or left out, and the rest of the payload (a row, an
+// invite's email, an action's args and result) through redact.
 func (a *Admin) redactRestricted(op Operator, rows []map[string]any) {
 	if len(a.roleViews) == 0 {
 		return
@@ -130,26 +133,78 @@ func (a *Admin) redactRestricted(op Operator, rows []map[string]any) {
 		if !ok {
 			continue
 		}
-		if m, ok := p["row"].(map[string]any); ok {
-			v.mask([]map[string]any{m})
+		changes, isChanges := p["changes"].(map[string]any)
+		if isChanges {
+			delete(p, "changes")
 			for col := range v.restricted {
-				if v.masks[col] == nil {
-					delete(m, col)
+				ch, _ := changes[col].(map[string]any)
+				if mask := v.masks[col]; mask != nil && ch != nil {
+					changes[col] = map[string]any{"before": maskValue(mask, ch["before"]), "after": maskValue(mask, ch["after"])}
+				} else {
+					delete(changes, col)
 				}
 			}
 		}
-		if m, ok := p["changes"].(map[string]any); ok {
-			for col := range v.restricted {
-				ch, _ := m[col].(map[string]any)
-				if mask := v.masks[col]; mask != nil && ch != nil {
-					m[col] = map[string]any{"before": maskValue(mask, ch["before"]), "after": maskValue(mask, ch["after"])}
-				} else {
-					delete(m, col)
-				}
-			}
+		v.redact(p)
+		if isChanges {
+			p["changes"] = changes
 		}
 		row["payload"] = p
 	}
+}
+
+// restrictsColumns reports whether op's role may not read some column of
+// some resource: the audit log's payloads then hold values op may not
+// read.
+func (a *Admin) restrictsColumns(op Operator) bool {
+	for _, key := range a.order {
+		if v := a.resourceAs(op, key); v != nil && len(v.restricted) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// redact shows v, a value the panel did not read itself (an action's
+// result, a widget's rows, an audit payload) as res's role may see it:
+// in every object, at any depth, a key naming a column that role reads
+// masked is masked, and one naming a column it may not read at all
+// (Hidden, or restricted without a mask) is left out. Rows name their
+// columns so; a value kept under another name is the game's to keep.
+func (res *resource) redact(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			switch {
+			case res.masks[k] != nil:
+				x[k] = maskValue(res.masks[k], e)
+			case res.hidden[k]:
+				delete(x, k)
+			default:
+				x[k] = res.redact(e)
+			}
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = res.redact(e)
+		}
+	}
+	return v
+}
+
+// redactJSON is redact of raw, JSON, as JSON again; raw as it is when res
+// hides and masks nothing.
+func (res *resource) redactJSON(raw []byte) (json.RawMessage, error) {
+	if len(res.hidden) == 0 && len(res.masks) == 0 {
+		return raw, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(res.redact(v))
 }
 
 // payloadMap is an audit payload as a map, decoded when it is still the

@@ -2,6 +2,7 @@ package admintest
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -100,6 +101,56 @@ func TestRevokeSessionsClosesSockets(t *testing.T) {
 		}
 		if rows := w.audit("user.revoke_sessions"); len(rows) != 1 || rows[0].TargetID != id || rows[0].Payload["ip"] != "127.0.0.1" {
 			t.Fatalf("user.revoke_sessions audit = %+v", rows)
+		}
+	})
+}
+
+// TestEmailChangeClosesSockets: an admin's change of an operator's email
+// ends the operator's sessions, and once it is committed their live
+// connections close, as a ban's or a revoke's do; so does a revert of the
+// change, which ends them again. A player's email change ends nothing.
+func TestEmailChangeClosesSockets(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		w := newWorld(t, db, true)
+		w.user("root@example.com", admin.RoleAdmin)
+		root := w.login("root@example.com")
+		mod := w.user("mod@example.com", admin.RoleMod, "users")
+		playerID := w.user("player@example.com", admin.RoleUser)
+		modPanel := w.login("mod@example.com")
+		closed := func(p *player, when string) {
+			t.Helper()
+			if kicked := p.next(t, "kicked"); kicked["reason"] != "email changed" {
+				t.Fatalf("%s: kicked = %v; want reason email changed", when, kicked)
+			}
+			if code, _ := p.waitClosed(t); code != live.CloseKicked {
+				t.Fatalf("%s: close code = %d; want %d", when, code, live.CloseKicked)
+			}
+		}
+
+		p := w.mustJoin("arena", mod, "")
+		other := w.mustJoin("arena", playerID, p.roomID)
+		root.want("PATCH", "/admin-api/users/"+mod, map[string]any{"email": "mod.renamed@example.com"}, 200)
+		closed(p, "the email change")
+		if code, _ := modPanel.do("GET", "/admin-api/auth/me", nil); code != 401 {
+			t.Fatalf("the mod's session after the email change = %d; want 401", code)
+		}
+
+		// The revert puts the old email back, which ends the sessions
+		// opened under the new one.
+		p = w.mustJoin("arena", mod, p.roomID)
+		var entries []map[string]any // an array: do keeps it as _raw
+		raw, _ := root.want("GET", "/admin-api/users/"+mod+"/_history", nil, 200)["_raw"].(string)
+		if err := json.Unmarshal([]byte(raw), &entries); err != nil || len(entries) == 0 {
+			t.Fatalf("history = %s, %v", raw, err)
+		}
+		root.want("POST", "/admin-api/users/"+mod+"/_revert", map[string]any{"auditId": entries[0]["id"]}, 200)
+		closed(p, "the revert")
+
+		// A player's email is no operator's sign-in: their socket stays.
+		root.want("PATCH", "/admin-api/users/"+playerID, map[string]any{"email": "player.renamed@example.com"}, 200)
+		if s, err := w.hub.UserSessions(t.Context(), playerID); err != nil || len(s) != 1 || s[0].SessionID != other.sid {
+			t.Fatalf("the player's sessions after their email change = %v, %v; want the one", s, err)
 		}
 	})
 }
