@@ -67,8 +67,10 @@ type Admin struct {
 	auth       *Auth
 	audit      *Audit
 
-	widgetTimeout time.Duration // the dashboard's bound: widgetTimeout
+	widgetTimeout time.Duration // Options.WidgetTimeout, defaulted
 	totals        []string      // Options.DashboardTotals, defaulted
+
+	now func() time.Time // Options.Clock, defaulted
 
 	eraseFault func(ctx context.Context, tx bun.Tx, step string) error // the tests' (userdata.go)
 
@@ -90,8 +92,8 @@ type Admin struct {
 	sessionStmt sessionCheck     // the prepared session statement (session.go)
 	stmts       *stmtcache.Cache // statements whose text repeats, prepared
 
-	estimates      *query.Estimates // row estimates, kept for a moment
-	tabCountBudget time.Duration    // bounds the statement that counts a row's tabs (_counts)
+	estimates   *query.Estimates // row estimates, kept for a moment
+	countBudget time.Duration    // Options.CountBudget, defaulted
 }
 
 var _ http.Handler = (*Admin)(nil)
@@ -127,9 +129,24 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	if db == nil {
 		return nil, errors.New("admin: New: nil *bun.DB")
 	}
-	a := &Admin{db: db, log: opts.Logger, widgetTimeout: widgetTimeout, estimates: query.NewEstimates(estimateTTL), tabCountBudget: query.DefaultBudget}
+	a := &Admin{db: db, log: opts.Logger, now: opts.Clock, widgetTimeout: opts.WidgetTimeout, estimates: query.NewEstimates(estimateTTL), countBudget: opts.CountBudget}
 	if a.log == nil {
 		a.log = slog.Default()
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	switch {
+	case a.widgetTimeout < 0:
+		return nil, fmt.Errorf("admin: WidgetTimeout %v is negative", a.widgetTimeout)
+	case a.widgetTimeout == 0:
+		a.widgetTimeout = defaultWidgetTimeout
+	}
+	switch {
+	case a.countBudget < 0:
+		return nil, fmt.Errorf("admin: CountBudget %v is negative", a.countBudget)
+	case a.countBudget == 0:
+		a.countBudget = query.DefaultBudget
 	}
 	a.stmts = stmtcache.New(db.DB, preparedPages)
 	a.stmts.Final = query.IsQueryCanceled // a time limit ended it (querylimit.go)
@@ -140,7 +157,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	if err != nil {
 		return nil, err
 	}
-	totp, err := newTOTPState(secret, opts.RequireTOTP)
+	totp, err := newTOTPState(secret, opts.RequireTOTP, a.now)
 	if err != nil {
 		return nil, err
 	}
@@ -261,8 +278,8 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	a.auditJobs = jobs.New(a.log, backgroundQueueCap)
 	a.failures = newFailureLog()
 	a.audit = &Audit{db: db, tableNames: a.tableNames, maxPayload: opts.AuditMaxPayloadBytes, log: a.log}
-	a.sanctions = &sanctions{db: db, users: users, roles: a.roleStore, audit: a.audit, rooms: opts.Rooms, log: a.log}
-	a.auth = &Auth{sanctions: a.sanctions, db: db, tableNames: a.tableNames, users: users, roles: a.roleStore, tokens: a.tokens, audit: a.audit,
+	a.sanctions = &sanctions{db: db, users: users, roles: a.roleStore, audit: a.audit, rooms: opts.Rooms, now: a.now, log: a.log}
+	a.auth = &Auth{sanctions: a.sanctions, now: a.now, db: db, tableNames: a.tableNames, users: users, roles: a.roleStore, tokens: a.tokens, audit: a.audit,
 		hasher: hasher, hashGate: passhash.NewGate(opts.HashConcurrency), dummy: dummy, limits: a.limits, totp: totp,
 		proxies: a.clientIPs(), jobs: a.jobs, auditJobs: a.auditJobs, failures: a.failures,
 		reset: resetOptions{uiPath: opts.UIPath, deliver: opts.OnResetRequest, operatorsOnly: opts.ResetOperatorsOnly},

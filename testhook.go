@@ -20,7 +20,7 @@ func (a *Admin) expose(fn func(*testhook.Internals)) {
 	fn(&testhook.Internals{
 		SetNow:            func(now func() time.Time) { a.auth.totp.now = now },
 		SetWidgetTimeout:  func(d time.Duration) { a.widgetTimeout = d },
-		SetTabCountBudget: func(d time.Duration) { a.tabCountBudget = d },
+		SetTabCountBudget: func(d time.Duration) { a.countBudget = d },
 		HoldExport:        func(userID string) (func(), bool) { return a.exports.Hold(userID, 1) },
 		SessionStmt: func() *sql.Stmt {
 			a.sessionStmt.mu.Lock()

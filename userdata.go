@@ -493,7 +493,7 @@ func (a api) eraseAccount(ctx context.Context, tx bun.Tx, users *resource, userI
 	u := a.users
 	q := tx.NewUpdate().
 		Set("? = ?", u.col(u.cols.Email), "erased-"+safeFileName(userID)+"@erased.invalid").
-		Set("? = ?", u.col(u.cols.Ban), &BanInfo{Reason: "erased", BannedAt: time.Now().UTC(), BannedBy: op.UserID}).
+		Set("? = ?", u.col(u.cols.Ban), &BanInfo{Reason: "erased", BannedAt: a.now().UTC(), BannedBy: op.UserID}).
 		Set("? = ? + 1", u.col(u.cols.TokenVersion), u.col(u.cols.TokenVersion))
 	if u.hashNotNull {
 		q = q.Set("? = ?", u.col(u.cols.PasswordHash), unusableHash)

@@ -162,8 +162,7 @@ func TestChartsComputedOnce(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		hook := &slowCharts{delay: 600 * time.Millisecond}
-		e := newEnv(t, db.WithQueryHook(hook), Options{})
-		e.in.SetWidgetTimeout(200 * time.Millisecond)
+		e := newEnv(t, db.WithQueryHook(hook), Options{WidgetTimeout: 200 * time.Millisecond})
 		root, _ := e.bootstrap()
 		var wg sync.WaitGroup
 		answers := make([]map[string]map[string]any, 4)

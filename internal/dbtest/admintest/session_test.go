@@ -77,6 +77,8 @@ func TestNewOptionErrors(t *testing.T) {
 		{"SameSite None without Secure", Options{Secret: testSecret, Session: SessionOptions{SameSite: http.SameSiteNoneMode}}, "Secure"},
 		{"UIPath on the API", Options{Secret: testSecret, UIPath: "/admin-api/ui"}, "UIPath"},
 		{"UIPath root", Options{Secret: testSecret, UIPath: "/"}, "UIPath"},
+		{"negative WidgetTimeout", Options{Secret: testSecret, WidgetTimeout: -time.Second}, "WidgetTimeout"},
+		{"negative CountBudget", Options{Secret: testSecret, CountBudget: -time.Second}, "CountBudget"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
