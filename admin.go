@@ -27,7 +27,6 @@ import (
 
 	"github.com/gameadmin/admin/internal/slots"
 	"github.com/gameadmin/admin/internal/stmtcache"
-	"github.com/gameadmin/admin/internal/testhook"
 
 	"github.com/gameadmin/admin/internal/token"
 
@@ -71,8 +70,6 @@ type Admin struct {
 	totals        []string      // Options.DashboardTotals, defaulted
 
 	now func() time.Time // Options.Clock, defaulted
-
-	eraseFault func(ctx context.Context, tx bun.Tx, step string) error // the tests' (userdata.go)
 
 	stopSampling chan struct{} // ends sampleOnline (charts.go)
 	charts       chartCache    // the built-in charts, kept a minute (charts.go)
@@ -298,9 +295,6 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 	a.handler = a.routes()
 	a.startBackground()
 	a.announceSetup(ctx)
-	if fn := testhook.From(ctx); fn != nil {
-		a.expose(fn)
-	}
 	return a, nil
 }
 
