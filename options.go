@@ -90,6 +90,14 @@ type Options struct {
 	Relations map[string][]Relation
 	// Widgets are extra dashboard widgets, shown after the built-in ones.
 	Widgets []Widget
+	// WidgetTimeout bounds the dashboard: it answers when every widget is
+	// done or WidgetTimeout has passed, whichever comes first, and a
+	// widget not done by then shows "timeout" (a built-in chart finishes
+	// in the background, for the next request), so one slow query, or a
+	// widget ignoring its ctx, cannot hold the page. A game whose own
+	// widgets are slow by nature gives them longer. Default 5 s;
+	// negative fails New.
+	WidgetTimeout time.Duration
 	// DashboardTotals names the resources, by key, whose row counts the
 	// dashboard's Totals widget shows, each counted as its list counts
 	// (the planner's estimate on a large table). Default: users. An
@@ -141,6 +149,20 @@ type Options struct {
 	Rooms Rooms
 	// Logger receives the panel's logs. Default slog.Default().
 	Logger *slog.Logger
+	// Clock is the time the panel decides by: which TOTP code is current
+	// (and when a recovery code was spent); whether a ban has ended, for
+	// sign-in, Auth.Banned, Auth.UserStates and the bulk ban's
+	// "already_banned"; that a new ban's end is still ahead, and a ban's
+	// BannedAt; and the dashboard's "now": its chart ranges, today's
+	// counts and the players-online samples (Rooms), taken at start and
+	// every minute. A game's tests set it to move time without waiting.
+	// Lifetimes keep the real time: of sessions, reset links, device
+	// cookies and the TOTP sign-in step, and of rate limits, timeouts and
+	// caches; so do the timestamps the panel writes otherwise (audit
+	// entries, updated_at, created_at) and what the database works out
+	// itself (column defaults, the users list's _banned filter and the
+	// dashboard's "Banned now"). Default time.Now.
+	Clock func() time.Time
 	// MaxBodyBytes bounds every request body. Default 1 MiB.
 	MaxBodyBytes int64
 	// MaxTextLength is the most characters the panel writes to a text
@@ -194,6 +216,15 @@ type Options struct {
 	// estimated). Default 0: no bound but QueryTimeout, past which the
 	// list answers 503 query_timeout.
 	ExactCountBudget time.Duration
+	// CountBudget bounds the counts the panel runs by itself: a list's
+	// total when the statistics call the result small (below
+	// ExactCountBelow), and the one statement that counts the relation
+	// tabs of a row (GET …/:id/_counts). Past it the count is cancelled
+	// and the statistics' estimate answers, marked estimated (the tabs
+	// name theirs in _estimated), so a table whose foreign key has no
+	// index cannot make each visit of a row scan it. QueryTimeout, when
+	// shorter, bounds them first. Default 500 ms; negative fails New.
+	CountBudget time.Duration
 	// QueryTimeout bounds the time the statements of one list take on the
 	// database together (its page and its count; relation tabs and a
 	// row's history are lists too), and that of each batch of a CSV

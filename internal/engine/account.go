@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/uptrace/bun"
 )
@@ -35,7 +34,7 @@ func (au *Auth) Banned(ctx context.Context, userID string) (*BanInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("admin: user %q: %w", userID, err)
 	}
-	if acc.Ban.Active(time.Now()) {
+	if acc.Ban.Active(au.now()) {
 		return acc.Ban, nil
 	}
 	return nil, nil
@@ -75,7 +74,7 @@ func (u *userTable) setPasswordHash(ctx context.Context, db bun.IDB, userID, has
 // node while it could not be told (see live.Hub.Revalidate).
 func (au *Auth) UserStates(ctx context.Context, userIDs []string) (map[string]UserState, error) {
 	out := make(map[string]UserState, len(userIDs))
-	now := time.Now()
+	now := au.now()
 	for chunk := range slices.Chunk(userIDs, 500) {
 		ids := make([]any, len(chunk))
 		for i, id := range chunk {

@@ -19,7 +19,6 @@ import (
 
 	"github.com/gameadmin/admin/internal/slots"
 	"github.com/gameadmin/admin/internal/stmtcache"
-	"github.com/gameadmin/admin/internal/testhook"
 
 	"github.com/gameadmin/admin/internal/token"
 
@@ -60,10 +59,10 @@ type Admin struct {
 	auth       *Auth
 	audit      *Audit
 
-	widgetTimeout time.Duration // the dashboard's bound: widgetTimeout
+	widgetTimeout time.Duration // Options.WidgetTimeout, defaulted
 	totals        []string      // Options.DashboardTotals, defaulted
 
-	eraseFault func(ctx context.Context, tx bun.Tx, step string) error // the tests' (userdata.go)
+	now func() time.Time // Options.Clock, defaulted
 
 	stopSampling chan struct{} // ends sampleOnline (charts.go)
 	charts       chartCache    // the built-in charts, kept a minute (charts.go)
@@ -83,8 +82,8 @@ type Admin struct {
 	sessionStmt sessionCheck     // the prepared session statement (session.go)
 	stmts       *stmtcache.Cache // statements whose text repeats, prepared
 
-	estimates      *query.Estimates // row estimates, kept for a moment
-	tabCountBudget time.Duration    // bounds the statement that counts a row's tabs (_counts)
+	estimates   *query.Estimates // row estimates, kept for a moment
+	countBudget time.Duration    // Options.CountBudget, defaulted
 }
 
 var _ http.Handler = (*Admin)(nil)
@@ -120,9 +119,24 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if db == nil {
 		return nil, errors.New("admin: New: nil *bun.DB")
 	}
-	a := &Admin{db: db, ui: ui, log: opts.Logger, widgetTimeout: widgetTimeout, estimates: query.NewEstimates(estimateTTL), tabCountBudget: query.DefaultBudget}
+	a := &Admin{db: db, ui: ui, log: opts.Logger, now: opts.Clock, widgetTimeout: opts.WidgetTimeout, estimates: query.NewEstimates(estimateTTL), countBudget: opts.CountBudget}
 	if a.log == nil {
 		a.log = slog.Default()
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	switch {
+	case a.widgetTimeout < 0:
+		return nil, fmt.Errorf("admin: WidgetTimeout %v is negative", a.widgetTimeout)
+	case a.widgetTimeout == 0:
+		a.widgetTimeout = defaultWidgetTimeout
+	}
+	switch {
+	case a.countBudget < 0:
+		return nil, fmt.Errorf("admin: CountBudget %v is negative", a.countBudget)
+	case a.countBudget == 0:
+		a.countBudget = query.DefaultBudget
 	}
 	a.stmts = stmtcache.New(db.DB, preparedPages)
 	a.stmts.Final = query.IsQueryCanceled // a time limit ended it (querylimit.go)
@@ -133,7 +147,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if err != nil {
 		return nil, err
 	}
-	totp, err := newTOTPState(secret, opts.RequireTOTP)
+	totp, err := newTOTPState(secret, opts.RequireTOTP, a.now)
 	if err != nil {
 		return nil, err
 	}
@@ -254,8 +268,8 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	a.auditJobs = jobs.New(a.log, backgroundQueueCap)
 	a.failures = newFailureLog()
 	a.audit = &Audit{db: db, tableNames: a.tableNames, maxPayload: opts.AuditMaxPayloadBytes, log: a.log}
-	a.sanctions = &sanctions{db: db, users: users, roles: a.roleStore, audit: a.audit, rooms: opts.Rooms, log: a.log}
-	a.auth = &Auth{sanctions: a.sanctions, db: db, tableNames: a.tableNames, users: users, roles: a.roleStore, tokens: a.tokens, audit: a.audit,
+	a.sanctions = &sanctions{db: db, users: users, roles: a.roleStore, audit: a.audit, rooms: opts.Rooms, now: a.now, log: a.log}
+	a.auth = &Auth{sanctions: a.sanctions, now: a.now, db: db, tableNames: a.tableNames, users: users, roles: a.roleStore, tokens: a.tokens, audit: a.audit,
 		hasher: hasher, hashGate: passhash.NewGate(opts.HashConcurrency), dummy: dummy, limits: a.limits, totp: totp,
 		proxies: a.clientIPs(), jobs: a.jobs, auditJobs: a.auditJobs, failures: a.failures,
 		reset: resetOptions{uiPath: opts.UIPath, deliver: opts.OnResetRequest, operatorsOnly: opts.ResetOperatorsOnly},
@@ -274,9 +288,6 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	a.handler = a.routes()
 	a.startBackground()
 	(*compiler)(a).announceSetup(ctx)
-	if fn := testhook.From(ctx); fn != nil {
-		a.expose(fn)
-	}
 	return a, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gameadmin/admin/internal/jobs"
@@ -44,6 +45,8 @@ type Auth struct {
 	log    *slog.Logger
 	// sanctions bans and ends sessions; Moderation shares it.
 	sanctions *sanctions
+	// now is Options.Clock: whether a ban has ended.
+	now func() time.Time
 }
 
 // resetOptions are the Options password reset needs.

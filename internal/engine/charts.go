@@ -216,12 +216,12 @@ func (a *Admin) sampleOnline(ctx context.Context, stop <-chan struct{}) {
 	defer t.Stop()
 	var pruned time.Time
 	for {
-		if err := a.takeSample(ctx, time.Now()); err != nil {
+		if err := a.takeSample(ctx, a.now()); err != nil {
 			a.log.WarnContext(ctx, "admin: players-online sample failed", "err", err)
 		}
 		if time.Since(pruned) > time.Hour {
 			pruned = time.Now()
-			if _, err := a.db.NewDelete().TableExpr("?", a.tbl("online_samples")).Where("at < ?", time.Now().UTC().Add(-sampleKeep)).Exec(ctx); err != nil {
+			if _, err := a.db.NewDelete().TableExpr("?", a.tbl("online_samples")).Where("at < ?", a.now().UTC().Add(-sampleKeep)).Exec(ctx); err != nil {
 				a.log.WarnContext(ctx, "admin: players-online prune failed", "err", err)
 			}
 		}

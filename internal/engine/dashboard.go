@@ -42,10 +42,8 @@ type Widget struct {
 	Series func(ctx context.Context, op Operator, r Range) (*Series, error)
 }
 
-// widgetTimeout bounds the dashboard: a widget not done by then shows
-// "timeout", so one slow query, or a widget ignoring its ctx, cannot hold
-// the page.
-const widgetTimeout = 5 * time.Second
+// defaultWidgetTimeout is Options.WidgetTimeout's default.
+const defaultWidgetTimeout = 5 * time.Second
 
 type widgetView struct {
 	ID       string `json:"id"`
@@ -163,7 +161,7 @@ func (a viewsAPI) widgetToday(ctx context.Context, op Operator, dayStart time.Ti
 		stats = append(stats, Stat{Label: "Online now", Value: n, Link: "/rooms"})
 	}
 	if audit := a.resources["adminAudit"]; audit != nil && a.allowed(op, OpList, "adminAudit") {
-		since := time.Now().UTC().Add(-24 * time.Hour)
+		since := a.now().UTC().Add(-24 * time.Hour)
 		n, est, err := a.countWhere(ctx, audit, query.Cond{Expr: "?TableAlias.action IN (?) AND ?TableAlias.created_at >= ?", Args: []any{bun.List(moderationActions), since}})
 		if err != nil {
 			return nil, err
@@ -201,7 +199,7 @@ func (a viewsAPI) widgetRecentModeration(ctx context.Context, op Operator) (any,
 		return []map[string]any{}, nil
 	}
 	q := query.Select(a.db, res.table).
-		Where("?TableAlias.action IN (?) AND ?TableAlias.created_at >= ?", bun.List(moderationActions), time.Now().UTC().Add(-recentModerationAge)).
+		Where("?TableAlias.action IN (?) AND ?TableAlias.created_at >= ?", bun.List(moderationActions), a.now().UTC().Add(-recentModerationAge)).
 		OrderExpr("?TableAlias.created_at DESC").Limit(recentModeration)
 	joins, rest := rowsAPI(a).labelJoins(op, res)
 	rows, err := query.ScanPage(ctx, query.JoinLabels(a.db, q, joins, []query.SortKey{{Column: "created_at", Desc: true}}), res.table, res.hidden, joins)
@@ -235,11 +233,11 @@ func (a viewsAPI) handleDashboard(w http.ResponseWriter, r *http.Request, op Ope
 	if !op.Role.IsOperator() {
 		return errOperatorOnly
 	}
-	dayStart, err := dayStartOf(r, time.Now())
+	dayStart, err := dayStartOf(r, a.now())
 	if err != nil {
 		return err
 	}
-	rg, err := rangeOf(r, time.Now())
+	rg, err := rangeOf(r, a.now())
 	if err != nil {
 		return err
 	}

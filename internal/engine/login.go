@@ -259,7 +259,7 @@ func (au *Auth) authenticate(ctx context.Context, at loginAttempt) (string, erro
 	if err != nil {
 		return "", err
 	}
-	if acc.Ban.Active(time.Now()) {
+	if acc.Ban.Active(au.now()) {
 		return "", ErrBanned
 	}
 	return acc.ID, nil
@@ -309,7 +309,7 @@ func (au *Auth) login(ctx context.Context, at loginAttempt) (signIn, error) {
 // vouched skips the TOTP step: the caller's identity provider checked a
 // second factor itself (StartSession with ExternalSignIn.SecondFactor).
 func (au *Auth) issue(ctx context.Context, acc *account, vouched bool, meta map[string]any, kv ...any) (signIn, error) {
-	if acc.Ban.Active(time.Now()) {
+	if acc.Ban.Active(au.now()) {
 		au.record(ctx, meta, acc.ID, "auth.login_failed", acc.Email, append([]any{"reason", "banned"}, kv...)...)
 		return signIn{}, ErrBanned
 	}

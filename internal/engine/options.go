@@ -25,6 +25,7 @@ type Options struct {
 	Resources            map[string]*Resource
 	Relations            map[string][]Relation
 	Widgets              []Widget
+	WidgetTimeout        time.Duration
 	DashboardTotals      []string
 	Session              SessionOptions
 	RateLimit            RateLimitOptions
@@ -36,6 +37,7 @@ type Options struct {
 	HashConcurrency      int
 	Rooms                Rooms
 	Logger               *slog.Logger
+	Clock                func() time.Time
 	MaxBodyBytes         int64
 	MaxTextLength        int
 	PlayersCanRead       bool
@@ -46,6 +48,7 @@ type Options struct {
 	Migrations           MigrationMode
 	UserColumns          UserColumns
 	ExactCountBudget     time.Duration
+	CountBudget          time.Duration
 	QueryTimeout         time.Duration
 	QueryConcurrency     int
 	ExportMaxRows        int64

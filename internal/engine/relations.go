@@ -200,12 +200,12 @@ func (a rowsAPI) handleCounts(w http.ResponseWriter, r *http.Request, op Operato
 		qs = append(qs, query.Select(a.db, target.table).Where("?TableAlias.? = ?", bun.Ident(rel.FK), key))
 	}
 	// One statement counts every tab, within the same budget as a list's
-	// automatic count (or QueryTimeout, when shorter): a game table whose
-	// foreign key has no index (a tab the panel added by itself, see
-	// schema.Inverses) must not make each visit of a row scan it. Past
-	// the budget the tabs' counts are the statistics' estimates, named in
-	// _estimated.
-	budget := a.tabCountBudget
+	// automatic count (Options.CountBudget, or QueryTimeout when
+	// shorter): a game table whose foreign key has no index (a tab the
+	// panel added by itself, see schema.Inverses) must not make each
+	// visit of a row scan it. Past the budget the tabs' counts are the
+	// statistics' estimates, named in _estimated.
+	budget := a.countBudget
 	if l := timeLeft(a.queryDeadline()); l > 0 && l < budget {
 		budget = l
 	}

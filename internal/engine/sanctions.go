@@ -23,7 +23,8 @@ type sanctions struct {
 	users *userTable
 	roles roleStore
 	audit *Audit
-	rooms Rooms // Options.Rooms: live connections to close; may be nil
+	rooms Rooms            // Options.Rooms: live connections to close; may be nil
+	now   func() time.Time // Options.Clock: a ban's BannedAt
 	log   *slog.Logger
 }
 
@@ -78,7 +79,7 @@ func (s *sanctions) apply(ctx context.Context, by Operator, userID string, act u
 		case "ban":
 			ban := &BanInfo{Reason: act.reason, Until: act.until, BannedAt: act.bannedAt, BannedBy: actor}
 			if ban.BannedAt.IsZero() {
-				ban.BannedAt = time.Now().UTC()
+				ban.BannedAt = s.now().UTC()
 			}
 			entry.Action, entry.Payload = "user.ban", withMeta(act.meta, "reason", act.reason, "until", act.until)
 			entry.Payload["sessionsClosed"] = expected

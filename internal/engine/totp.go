@@ -269,7 +269,7 @@ func (au *secondFactor) loginTOTP(ctx context.Context, challenge, code, recovery
 	if acc.TokenVersion != c.TV {
 		return signIn{}, errBadChallenge
 	}
-	if acc.Ban.Active(time.Now()) {
+	if acc.Ban.Active(au.now()) {
 		return signIn{}, errBannedSignIn
 	}
 	if err := au.limitTOTP(ctx, acc.ID, ip); err != nil {
@@ -496,7 +496,7 @@ type totpState struct {
 	now    func() time.Time
 }
 
-func newTOTPState(secret []byte, policy TOTPPolicy) (*totpState, error) {
+func newTOTPState(secret []byte, policy TOTPPolicy, now func() time.Time) (*totpState, error) {
 	switch policy {
 	case "":
 		policy = TOTPNone
@@ -508,7 +508,7 @@ func newTOTPState(secret []byte, policy TOTPPolicy) (*totpState, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &totpState{sealer: sealer, policy: policy, now: time.Now}, nil
+	return &totpState{sealer: sealer, policy: policy, now: now}, nil
 }
 
 // requires reports whether the policy makes role enrol.

@@ -353,14 +353,8 @@ func (a usersAPI) handleUserErase(w http.ResponseWriter, r *http.Request, op Ope
 				return erasePartError(p, err)
 			}
 			report.Resources = append(report.Resources, erasePart{Relation: p.name(), Resource: p.target.key, Label: p.target.label, Rule: p.rule.eraseRule(), Rows: n})
-			if err := a.eraseStep(ctx, tx, p.name()); err != nil {
-				return err
-			}
 		}
 		if report.AuditEntries, err = a.redactAudit(ctx, tx, scope); err != nil {
-			return err
-		}
-		if err := a.eraseStep(ctx, tx, "audit"); err != nil {
 			return err
 		}
 		if err := a.eraseAccount(ctx, tx, users, userID, op); err != nil {
@@ -410,15 +404,6 @@ func erasePartError(p userPart, err error) error {
 	c.Message = fmt.Sprintf("the erase stops at %s (rule %s): %s. Nothing was erased. The game's developers can give that resource another Erase rule, or make the references to it ON DELETE CASCADE or SET NULL (docs/adopting.md)",
 		p.target.label, p.rule.eraseRule(), ae.Message)
 	return &c
-}
-
-// eraseStep runs the tests' fault between the steps of an erase
-// (testhook.Internals.SetEraseFault); nothing for a game.
-func (a usersAPI) eraseStep(ctx context.Context, tx bun.Tx, step string) error {
-	if a.eraseFault == nil {
-		return nil
-	}
-	return a.eraseFault(ctx, tx, step)
 }
 
 // erasePart applies p's rule to the user's rows of p's resource and
@@ -493,7 +478,7 @@ func (a usersAPI) eraseAccount(ctx context.Context, tx bun.Tx, users *resource, 
 	u := a.users
 	q := tx.NewUpdate().
 		Set("? = ?", u.col(u.cols.Email), "erased-"+safeFileName(userID)+"@erased.invalid").
-		Set("? = ?", u.col(u.cols.Ban), &BanInfo{Reason: "erased", BannedAt: time.Now().UTC(), BannedBy: op.UserID}).
+		Set("? = ?", u.col(u.cols.Ban), &BanInfo{Reason: "erased", BannedAt: a.now().UTC(), BannedBy: op.UserID}).
 		Set("? = ? + 1", u.col(u.cols.TokenVersion), u.col(u.cols.TokenVersion))
 	if u.hashNotNull {
 		q = q.Set("? = ?", u.col(u.cols.PasswordHash), unusableHash)

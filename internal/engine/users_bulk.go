@@ -50,7 +50,7 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 	if err := checkReason(body.Reason); err != nil {
 		return err
 	}
-	if body.Until != nil && !body.Until.After(time.Now()) {
+	if body.Until != nil && !body.Until.After(a.now()) {
 		return errorf(http.StatusBadRequest, "invalid_value", "until must be in the future")
 	}
 	ids := make([]string, 0, len(body.IDs))
@@ -93,7 +93,7 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 			return err
 		case acc.ID == op.UserID:
 			outcome = "self"
-		case action == "ban" && acc.Ban != nil && acc.Ban.Active(time.Now()):
+		case action == "ban" && acc.Ban != nil && acc.Ban.Active(a.now()):
 			outcome = "already_banned"
 		case action == "unban" && acc.Ban == nil:
 			outcome = "not_banned"

@@ -56,7 +56,7 @@ func (a usersAPI) handleUserOp(w http.ResponseWriter, r *http.Request, op Operat
 		if err := checkReason(body.Reason); err != nil {
 			return err
 		}
-		if body.Until != nil && !body.Until.After(time.Now()) {
+		if body.Until != nil && !body.Until.After(a.now()) {
 			return errorf(http.StatusBadRequest, "invalid_value", "until must be in the future")
 		}
 	}

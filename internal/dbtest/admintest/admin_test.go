@@ -2,17 +2,21 @@ package admintest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,12 +24,12 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/gameadmin/admin/internal/testhook"
-
 	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // After Close, the API, the UI and every Guard answer 503 closed.
@@ -101,14 +105,15 @@ type env struct {
 	t     *testing.T
 	db    *bun.DB
 	admin *Admin
-	in    *testhook.Internals // what the tests check from inside the panel
+	opts  Options // as New got them: what the tests' own SQL needs to know
 	srv   *httptest.Server
 	logs  *syncBuffer
 	// setupTok is Options.SetupToken; "" means the one New logged.
 	setupTok string
-
-	specOnce sync.Once
-	spec     *openapi3.T // the admin's OpenAPI document, every answer is checked against
+	// spec is the OpenAPI document an admin gets (fetchSpec), which every
+	// answer of the API is checked against; nil for a panel the test
+	// built itself.
+	spec *openapi3.T
 }
 
 type syncBuffer struct {
@@ -151,7 +156,11 @@ func newEnv(t *testing.T, db *bun.DB, opts Options, extra ...func(a *Admin, mux 
 			*l = nil // New puts its default bucket here
 		}
 	}
-	a, in := newInside(t, db, opts) // closed after the server below
+	a, err := New(db, opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { a.Close() }) // after the server below
 	mux := http.NewServeMux()
 	a.Mount(mux)
 	for _, fn := range extra {
@@ -159,7 +168,7 @@ func newEnv(t *testing.T, db *bun.DB, opts Options, extra ...func(a *Admin, mux 
 	}
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	e := &env{t: t, db: db, admin: a, in: in, srv: srv, logs: logs, setupTok: opts.SetupToken}
+	e := &env{t: t, db: db, admin: a, opts: opts, srv: srv, logs: logs, setupTok: opts.SetupToken}
 	if e.setupTok == "" {
 		// The token of the link New logged, read now: a test may break
 		// the database before it bootstraps.
@@ -167,13 +176,14 @@ func newEnv(t *testing.T, db *bun.DB, opts Options, extra ...func(a *Admin, mux 
 			e.setupTok = link.Query().Get("token")
 		}
 	}
+	e.spec = e.fetchSpec()
 	return e
 }
 
 // via is e with its requests sent to front (a proxy before the panel)
 // instead of the panel's own server.
 func (e *env) via(front *httptest.Server) *env {
-	return &env{t: e.t, db: e.db, admin: e.admin, in: e.in, srv: front, logs: e.logs, setupTok: e.setupTok}
+	return &env{t: e.t, db: e.db, admin: e.admin, opts: e.opts, srv: front, logs: e.logs, setupTok: e.setupTok, spec: e.spec}
 }
 
 // setupToken is the token a bootstrap of this panel needs: the option's,
@@ -260,23 +270,11 @@ func (c *client) do(method, path string, body any) *resp {
 // and status are documented, and a JSON body fits the schema.
 func (e *env) checkSpec(method, path string, r *resp) {
 	e.t.Helper()
-	if e.in == nil || e.admin == nil {
+	if e.spec == nil {
 		return // an env of a panel built by the test itself
 	}
 	api := e.admin.APIPath()
 	if !strings.HasPrefix(path, api+"/") && path != api {
-		return
-	}
-	e.specOnce.Do(func() {
-		raw, err := e.in.OpenAPI()
-		if err == nil {
-			e.spec, err = openapi3.NewLoader().LoadFromData(raw)
-		}
-		if err != nil {
-			e.t.Errorf("the OpenAPI document: %v", err)
-		}
-	})
-	if e.spec == nil {
 		return
 	}
 	checkResponse(e.t, e.spec, method, strings.Replace(path, api, "/admin-api", 1), r)
@@ -328,7 +326,9 @@ func (e *env) bootstrap() (*client, string) {
 	return c, r.body["userId"].(string)
 }
 
-// user creates a user with a password through the Go API and returns its id.
+// user creates a user with a password, hashed by the panel's hasher
+// (Auth.HashPassword), as the game's own sign-up would: a row of the
+// users table (insertUser). It returns the user's id.
 func (e *env) user(email, password string) string {
 	e.t.Helper()
 	ctx := context.Background()
@@ -336,7 +336,7 @@ func (e *env) user(email, password string) string {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	id, err := e.in.CreateUser(ctx, email, h)
+	id, err := insertUser(ctx, e.db, e.admin.TableName("users"), e.opts.UserColumns, strings.TrimSpace(email), h)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -612,17 +612,26 @@ const (
 	totpChallengeCookie    = "game_admin_totp"
 	backgroundWorkers      = 4    // workers per background queue
 	backgroundQueueCap     = 1024 // jobs a background queue holds
+	maxStmtFailures        = 5    // failures of prepared statements before the panel sends plain text (docs/adopting.md)
 )
 
-// account reads a user's email, password hash and token version as the
-// panel reads them.
+// account reads a user's email, password hash and token version from the
+// users table (0 when it has no token version column).
 func (e *env) account(id string) (email, hash string, tv int64) {
 	e.t.Helper()
-	email, hash, tv, err := e.in.Account(context.Background(), id)
-	if err != nil {
-		e.t.Fatal(err)
+	cols := withDefaults(e.opts.UserColumns)
+	table := e.admin.TableName("users")
+	var tvCol any = bun.Safe("0")
+	if _, ok := liveTable(e.t, e.db, table)[cols.TokenVersion]; ok {
+		tvCol = bun.Ident(cols.TokenVersion)
 	}
-	return email, hash, tv
+	var h sql.NullString
+	err := e.db.QueryRowContext(context.Background(), "SELECT ?, ?, ? FROM ? WHERE ? = ?",
+		bun.Ident(cols.Email), bun.Ident(cols.PasswordHash), tvCol, bun.Ident(table), bun.Ident(cols.ID), id).Scan(&email, &h, &tv)
+	if err != nil {
+		e.t.Fatalf("the users row of %s: %v", id, err)
+	}
+	return email, h.String, tv
 }
 
 // failingHasher fails every hash.
@@ -631,15 +640,104 @@ type failingHasher struct{}
 func (failingHasher) Hash(string) (string, error)         { return "", errors.New("boom") }
 func (failingHasher) Verify(string, string) (bool, error) { return false, errors.New("boom") }
 
-// newInside is New on db with opts, and what the tests check from inside
-// the panel. The panel is closed when the test ends.
-func newInside(t testing.TB, db *bun.DB, opts Options) (*Admin, *testhook.Internals) {
-	t.Helper()
-	var in *testhook.Internals
-	a, err := NewContext(testhook.With(context.Background(), func(i *testhook.Internals) { in = i }), db, opts)
-	if err != nil {
-		t.Fatalf("New: %v", err)
+// adminExists reports whether the roles table names an admin.
+func (e *env) adminExists() bool {
+	e.t.Helper()
+	var n int
+	if err := e.db.QueryRowContext(context.Background(), "SELECT COUNT(*) FROM ? WHERE role = 'admin'", bun.Ident(e.admin.TableName("roles"))).Scan(&n); err != nil {
+		e.t.Fatal(err)
 	}
-	t.Cleanup(func() { a.Close() })
-	return a, in
+	return n > 0
+}
+
+// withDefaults is c with the defaults UserColumns states.
+func withDefaults(c UserColumns) UserColumns {
+	c.ID = cmp.Or(c.ID, "id")
+	c.Email = cmp.Or(c.Email, "email")
+	c.PasswordHash = cmp.Or(c.PasswordHash, "password_hash")
+	c.DisplayName = cmp.Or(c.DisplayName, "display_name")
+	c.TokenVersion = cmp.Or(c.TokenVersion, "token_version")
+	c.Ban = cmp.Or(c.Ban, "ban")
+	c.CreatedAt = cmp.Or(c.CreatedAt, "created_at")
+	return c
+}
+
+// insertUser inserts a user with a password hash into table, the users
+// table whose columns cols names, as a game's own sign-up does, and
+// returns its id. The id is the database's default when the column has
+// one; else a UUIDv7, as the panel gives a text id without one.
+func insertUser(ctx context.Context, db *bun.DB, table string, cols UserColumns, email, hash string) (string, error) {
+	cols = withDefaults(cols)
+	vals := map[string]any{cols.Email: email, cols.PasswordHash: hash}
+	live, err := readLiveTable(ctx, db, table)
+	if err != nil {
+		return "", err
+	}
+	if !live[cols.ID].hasDefault {
+		vals[cols.ID] = uuid.Must(uuid.NewV7()).String()
+	}
+	return insertRow(ctx, db, table, cols.ID, vals)
+}
+
+// insertRow inserts vals into table and returns the row's idCol as text.
+func insertRow(ctx context.Context, db *bun.DB, table, idCol string, vals map[string]any) (string, error) {
+	names := slices.Sorted(maps.Keys(vals))
+	args := []any{bun.Ident(table)}
+	for _, n := range names {
+		args = append(args, bun.Ident(n))
+	}
+	for _, n := range names {
+		args = append(args, vals[n])
+	}
+	args = append(args, bun.Ident(idCol))
+	ph := strings.TrimSuffix(strings.Repeat("?, ", len(names)), ", ")
+	var id string
+	err := db.NewRaw(fmt.Sprintf("INSERT INTO ? (%s) VALUES (%s) RETURNING CAST(? AS TEXT)", ph, ph), args...).Scan(ctx, &id)
+	return id, err
+}
+
+// liveColumn is a column of a table as the database describes it.
+type liveColumn struct {
+	hasDefault bool   // a default, an identity or SQLite's rowid
+	notNull    bool   // NOT NULL, or SQLite's primary key
+	typ        string // the declared type, lower case
+}
+
+// liveTable reads the columns of table from the database.
+func liveTable(t testing.TB, db *bun.DB, table string) map[string]liveColumn {
+	t.Helper()
+	cols, err := readLiveTable(context.Background(), db, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cols
+}
+
+func readLiveTable(ctx context.Context, db *bun.DB, table string) (map[string]liveColumn, error) {
+	q := `SELECT name, dflt_value IS NOT NULL OR (pk = 1 AND upper(type) = 'INTEGER'), "notnull" = 1 OR pk > 0, lower(type) FROM pragma_table_info(?)`
+	if db.Dialect().Name() == dialect.PG {
+		q = `SELECT column_name, column_default IS NOT NULL OR is_identity = 'YES', is_nullable = 'NO', lower(data_type)
+FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?`
+	}
+	rows, err := db.QueryContext(ctx, q, table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]liveColumn{}
+	for rows.Next() {
+		var name string
+		var c liveColumn
+		if err := rows.Scan(&name, &c.hasDefault, &c.notNull, &c.typ); err != nil {
+			return nil, err
+		}
+		out[name] = c
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no table %s", table)
+	}
+	return out, nil
 }

@@ -165,6 +165,45 @@ func TestLoginBanned(t *testing.T) {
 	})
 }
 
+// TestClockEndsBans: Options.Clock is the time a ban ends by (sign-in,
+// Banned, UserStates); a new ban's end must be ahead of it, for one user
+// or a selection, and a ban is dated by it.
+func TestClockEndsBans(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		clk := &clock{}
+		clk.set(time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
+		e := newEnv(t, db, Options{Clock: clk.now})
+		root, _ := e.bootstrap()
+		id := e.user("p@example.com", "player password")
+		banned := func() bool {
+			t.Helper()
+			b := must(e.admin.Auth().Banned(ctx, id))
+			st := must(e.admin.Auth().UserStates(ctx, []string{id}))
+			_, err := e.admin.Auth().Authenticate(ctx, "p@example.com", "player password")
+			if (b != nil) != st[id].Banned || (b != nil) != errors.Is(err, ErrBanned) || err != nil && !errors.Is(err, ErrBanned) {
+				t.Fatalf("Banned %+v, UserStates %+v, Authenticate %v: they disagree", b, st[id], err)
+			}
+			return b != nil
+		}
+		// An end the real time has not reached, but the panel's clock has.
+		root.do("POST", "/admin-api/users/"+id+"/ban", map[string]any{"until": time.Now().Add(time.Hour)}).want(t, 400, "invalid_value")
+		root.do("POST", "/admin-api/users/_bulk/ban", map[string]any{"ids": []string{id}, "until": time.Now().Add(time.Hour)}).want(t, 400, "invalid_value")
+		root.do("POST", "/admin-api/users/"+id+"/ban", map[string]any{"reason": "cooling off", "until": clk.at(time.Hour)}).want(t, 200)
+		if b := must(e.admin.Auth().Banned(ctx, id)); b == nil || !b.BannedAt.Equal(clk.now()) {
+			t.Fatalf("ban = %+v; want one dated %v, the clock's", b, clk.now())
+		}
+		if !banned() {
+			t.Fatal("the ban is not in force before its end")
+		}
+		clk.add(2 * time.Hour)
+		if banned() {
+			t.Fatal("the ban is in force after its end, by the clock")
+		}
+	})
+}
+
 // TestSessionTransitions walks a session's states (signed out, in,
 // revoked, expired) one change at a time.
 func TestSessionTransitions(t *testing.T) {

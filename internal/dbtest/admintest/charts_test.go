@@ -2,6 +2,7 @@ package admintest
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -73,25 +74,53 @@ func valueAt(t *testing.T, pts []map[string]any, at time.Time) float64 {
 // counted per step in the database, on both; each chart answers for 24
 // hours, 7 or 30 days with a point at every step; a game's own Series
 // widget gets the range.
+//
+// A panel samples as it starts, at its Options.Clock: the test's nodes
+// start at the minutes it sets, three hours ago.
 func TestDashboardCharts(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		rooms := &countedRooms{}
 		var asked Range
-		e := newEnv(t, db, Options{Rooms: rooms, Widgets: []Widget{{ID: "mine", Title: "Mine", Series: func(_ context.Context, _ Operator, r Range) (*Series, error) {
+		now := time.Now().UTC()
+		hour := now.Truncate(time.Hour)
+		clk := &clock{}
+		// Three hours ago: 4 then 6 players (on two nodes), sampled twice.
+		clk.set(hour.Add(-3*time.Hour + time.Minute))
+		rooms.set(RoomSummary{RoomID: "a", Clients: 3, Node: "n1"}, RoomSummary{RoomID: "b", Clients: 1, Node: "n2"})
+		e := newEnv(t, db, Options{Rooms: rooms, Clock: clk.now, Widgets: []Widget{{ID: "mine", Title: "Mine", Series: func(_ context.Context, _ Operator, r Range) (*Series, error) {
 			asked = r
 			return &Series{Unit: "coins", Step: int64(r.Step.Seconds()), Lines: []Line{{Name: "coins", Points: []Point{{T: r.From, V: 7}}}}}, nil
 		}}}})
-		root, _ := e.bootstrap()
-		now := time.Now().UTC()
-		hour := now.Truncate(time.Hour)
-		// Three hours ago: 4 then 6 players (on two nodes), sampled twice.
-		rooms.set(RoomSummary{RoomID: "a", Clients: 3, Node: "n1"}, RoomSummary{RoomID: "b", Clients: 1, Node: "n2"})
-		must(0, e.in.TakeSample(ctx, hour.Add(-3*time.Hour+time.Minute)))
+		// The panel's first sample, n1 and n2, written in the background.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			n, err := db.NewSelect().TableExpr("game_online_samples").Count(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d samples rows 10 s after the panel started; want its first sample's 2", n)
+			}
+		}
 		rooms.set(RoomSummary{RoomID: "a", Clients: 5, Node: "n1"}, RoomSummary{RoomID: "b", Clients: 1, Node: "n2"})
-		must(0, e.in.TakeSample(ctx, hour.Add(-3*time.Hour+2*time.Minute)))
-		must(0, e.in.TakeSample(ctx, hour.Add(-3*time.Hour+2*time.Minute))) // another node, the same minute: written once
+		clk.set(hour.Add(-3*time.Hour + 2*time.Minute))
+		for range 2 { // another node, then a third in the same minute: written once
+			logs := &syncBuffer{}
+			node, err := New(db, Options{Secret: testSecret, PasswordHasher: testHasher, Rooms: rooms, Clock: clk.now, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			node.Close() // waits for the sample it took as it started
+			if strings.Contains(logs.String(), "sample failed") {
+				t.Fatalf("a node sampling a minute already sampled: %s", logs)
+			}
+		}
+		clk.set(now)
+		root, _ := e.bootstrap()
 		// Two sign-ups two hours ago, one 40 days ago.
 		for i, at := range []time.Time{hour.Add(-2*time.Hour + time.Minute), hour.Add(-2*time.Hour + 30*time.Minute), now.Add(-40 * 24 * time.Hour)} {
 			id := e.user("charted"+string(rune('a'+i))+"@example.com", "password")
@@ -162,8 +191,7 @@ func TestChartsComputedOnce(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		hook := &slowCharts{delay: 600 * time.Millisecond}
-		e := newEnv(t, db.WithQueryHook(hook), Options{})
-		e.in.SetWidgetTimeout(200 * time.Millisecond)
+		e := newEnv(t, db.WithQueryHook(hook), Options{WidgetTimeout: 200 * time.Millisecond})
 		root, _ := e.bootstrap()
 		var wg sync.WaitGroup
 		answers := make([]map[string]map[string]any, 4)

@@ -311,8 +311,7 @@ func TestDashboardAnswersAtWidgetTimeout(t *testing.T) {
 				return "late", nil
 			}},
 			{ID: "fine", Title: "Fine", Render: "json", Data: func(context.Context, Operator) (any, error) { return "ok", nil }},
-		}})
-		e.in.SetWidgetTimeout(300 * time.Millisecond)
+		}, WidgetTimeout: 300 * time.Millisecond})
 		admin, _ := e.bootstrap()
 		done := make(chan *resp, 1)
 		go func() { done <- admin.do("GET", "/admin-api/_dashboard", nil) }()

@@ -192,28 +192,33 @@ func TestExportBatches(t *testing.T) {
 func TestExportIsAnOperatorsTool(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
-		e := gadgetEnv(t, db, Options{PlayersCanRead: true, RateLimit: RateLimitOptions{Exports: NewTokenBucket(2, 1.0/3600)}}, true)
+		hold := &holdExport{started: make(chan struct{}), release: make(chan struct{})}
+		// No QueryTimeout: the held export must not run out of time.
+		e := gadgetEnv(t, db.WithQueryHook(hold), Options{PlayersCanRead: true, QueryTimeout: -1, RateLimit: RateLimitOptions{Exports: NewTokenBucket(3, 1.0/3600)}}, true)
 		c := e.crew("gadgets")
 		c.user.do("GET", "/admin-api/gadgets", nil).want(t, 200)
 		c.user.do("GET", "/admin-api/gadgets/_export.csv", nil).want(t, 403, "forbidden")
 		c.modScoped.do("GET", "/admin-api/gadgets/_export.csv", nil).want(t, 200)
 
-		// An export of the admin's is running (its slot is held).
-		release, ok := e.in.HoldExport(c.adminID)
-		if !ok {
-			t.Fatal("hold: slot taken")
-		}
+		// An export of the admin's is running: the database has not
+		// answered its first batch yet.
+		hold.armed.Store(true)
+		held := make(chan *resp, 1)
+		go func() { held <- c.admin.do("GET", "/admin-api/gadgets/_export.csv", nil) }()
+		<-hold.started
 		r := c.admin.do("GET", "/admin-api/gadgets/_export.csv", nil).want(t, 429, "export_in_progress")
 		if r.Header.Get("Retry-After") == "" {
 			t.Fatal("export_in_progress without Retry-After")
 		}
 		c.modScoped.do("GET", "/admin-api/gadgets/_export.csv", nil).want(t, 200) // another operator's slot
-		release()
+		close(hold.release)
+		(<-held).want(t, 200)
+		// The held export spent the first of the bucket's 3.
 		c.admin.do("GET", "/admin-api/gadgets/_export.csv", nil).want(t, 200)
 		c.admin.do("GET", "/admin-api/gadgets/_export.csv", nil).want(t, 200)
 		c.admin.do("GET", "/admin-api/gadgets/_export.csv", nil).want(t, 429, "rate_limited")
-		if n := len(e.auditRows("export")); n != 4 {
-			t.Fatalf("%d export audit rows; want the 4 served", n)
+		if n := len(e.auditRows("export")); n != 5 {
+			t.Fatalf("%d export audit rows; want the 5 served", n)
 		}
 
 		plain := gadgetEnv(t, testdb.SQLite(t), Options{ExportNoBOM: true}, false)
@@ -223,6 +228,24 @@ func TestExportIsAnOperatorsTool(t *testing.T) {
 		}
 	})
 }
+
+// holdExport is a query hook that holds the first batch query of the
+// next export of gadgets, once armed, until release is closed: an export
+// still running, as one on a slow database is.
+type holdExport struct {
+	armed            atomic.Bool
+	started, release chan struct{}
+}
+
+func (h *holdExport) BeforeQuery(ctx context.Context, ev *bun.QueryEvent) context.Context {
+	if strings.Contains(ev.Query, `FROM "gadgets"`) && strings.Contains(ev.Query, "LIMIT 501") && h.armed.CompareAndSwap(true, false) {
+		close(h.started)
+		<-h.release
+	}
+	return ctx
+}
+
+func (*holdExport) AfterQuery(context.Context, *bun.QueryEvent) {}
 
 // failNthExport is a query hook that fails the nth batch query of an
 // export of gadgets: with a cancelled context (the database call fails)

@@ -1,18 +1,141 @@
 package admintest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	. "github.com/gameadmin/admin"
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/gameadmin/admin/internal/token"
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 )
+
+// fetchSpec is the OpenAPI document the panel gives an admin (GET
+// {api}/_openapi.json), with the actions whose Roles leave admins out
+// added from a mod's: the document every answer of the API is checked
+// against. The panel is fresh and the test's rows must stay as they are,
+// so the admin and the mod are made for the occasion, in SQL: a users
+// row (an id of its own, never the next one of the table's sequence),
+// its roles row and, when RequireTOTP asks for one, an enabled second
+// factor. They are signed in with session tokens forged with the
+// panel's secret, ask from an address of their own (no rate limit of the
+// test's is spent), and are removed before the test begins.
+func (e *env) fetchSpec() *openapi3.T {
+	t := e.t
+	t.Helper()
+	ctx := context.Background()
+	users, roles := e.admin.TableName("users"), e.admin.TableName("roles")
+	secondFactors := cmp.Or(e.opts.TablePrefix, DefaultTablePrefix) + "operator_totp"
+	cols := withDefaults(e.opts.UserColumns)
+	live := liveTable(t, e.db, users)
+	var made []any
+	defer func() {
+		for _, id := range made {
+			for _, q := range []struct {
+				table, col string
+			}{{secondFactors, "user_id"}, {roles, "user_id"}, {users, cols.ID}} {
+				if _, err := e.db.ExecContext(ctx, "DELETE FROM ? WHERE ? = ?", bun.Ident(q.table), bun.Ident(q.col), id); err != nil {
+					t.Fatalf("the OpenAPI document: removing its operator: %v", err)
+				}
+			}
+		}
+	}()
+	get := func(role Role, scopes []string) map[string]any {
+		t.Helper()
+		var id any = uuid.Must(uuid.NewV7()).String()
+		if strings.Contains(live[cols.ID].typ, "int") {
+			id = -1000 - len(made) // below any id the table's sequence gives
+		}
+		vals := map[string]any{cols.ID: id, cols.Email: "openapi-" + string(role) + "@spec.invalid", cols.PasswordHash: "!"}
+		for name, c := range live {
+			if _, set := vals[name]; !set && c.notNull && !c.hasDefault {
+				vals[name] = zeroOf(c.typ)
+			}
+		}
+		if _, err := insertRow(ctx, e.db, users, cols.ID, vals); err != nil {
+			t.Fatalf("the OpenAPI document: its %s: %v", role, err)
+		}
+		made = append(made, id)
+		js, _ := json.Marshal(scopes)
+		if _, err := e.db.ExecContext(ctx, "INSERT INTO ? (user_id, role, scopes) VALUES (?, ?, ?)", bun.Ident(roles), id, string(role), string(js)); err != nil {
+			t.Fatalf("the OpenAPI document: its %s's role: %v", role, err)
+		}
+		if p := e.opts.RequireTOTP; p != "" && p != TOTPNone {
+			if _, err := e.db.ExecContext(ctx, "INSERT INTO ? (user_id, secret, enabled) VALUES (?, 'x', ?)", bun.Ident(secondFactors), id, true); err != nil {
+				t.Fatalf("the OpenAPI document: its %s's second factor: %v", role, err)
+			}
+		}
+		tok, err := (&token.Signer{Secret: e.opts.Secret, Audience: e.admin.APIPath()}).Sign(token.Claims{UserID: fmt.Sprint(id), Kind: token.KindSession}, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequest("GET", e.admin.APIPath()+"/_openapi.json", nil)
+		req.RemoteAddr = "192.0.2.250:4242"
+		req.AddCookie(&http.Cookie{Name: cmp.Or(e.opts.Session.CookieName, sessionCookieName), Value: tok})
+		rec := httptest.NewRecorder()
+		e.admin.ServeHTTP(rec, req)
+		var doc map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &doc); rec.Code != http.StatusOK || err != nil {
+			t.Fatalf("the OpenAPI document, as %s: %d %s", role, rec.Code, rec.Body)
+		}
+		return doc
+	}
+	doc := get(RoleAdmin, []string{})
+	paths, _ := doc["paths"].(map[string]any)
+	var keys []string
+	for p := range paths {
+		if k := strings.Split(strings.Trim(p, "/"), "/")[0]; k != "" && !strings.HasPrefix(k, "_") && k != "auth" {
+			keys = append(keys, k)
+		}
+	}
+	mod := get(RoleMod, keys)
+	schemas, _ := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	modSchemas, _ := mod["components"].(map[string]any)["schemas"].(map[string]any)
+	for p, v := range mod["paths"].(map[string]any) {
+		if _, ok := paths[p]; !ok {
+			paths[p] = v
+		}
+	}
+	for name, v := range modSchemas {
+		if _, ok := schemas[name]; !ok {
+			schemas[name] = v
+		}
+	}
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := openapi3.NewLoader().LoadFromData(raw)
+	if err != nil {
+		t.Fatalf("the OpenAPI document: %v", err)
+	}
+	return spec
+}
+
+// zeroOf is a value of a column of SQL type typ.
+func zeroOf(typ string) any {
+	switch {
+	case strings.Contains(typ, "int"), strings.Contains(typ, "numeric"), strings.Contains(typ, "real"), strings.Contains(typ, "double"):
+		return 0
+	case strings.Contains(typ, "bool"):
+		return false
+	case strings.Contains(typ, "time"), strings.Contains(typ, "date"):
+		return time.Now().UTC()
+	case strings.Contains(typ, "json"):
+		return "{}"
+	}
+	return ""
+}
 
 // openAPIDoc loads and validates c's OpenAPI document with kin-openapi,
 // as OpenAPI 3.1 (JSON Schema 2020-12).

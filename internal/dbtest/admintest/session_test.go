@@ -6,13 +6,14 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	. "github.com/gameadmin/admin"
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
-	"github.com/gameadmin/admin/internal/testhook"
 	"github.com/gameadmin/admin/internal/token"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/uptrace/bun"
@@ -77,6 +78,8 @@ func TestNewOptionErrors(t *testing.T) {
 		{"SameSite None without Secure", Options{Secret: testSecret, Session: SessionOptions{SameSite: http.SameSiteNoneMode}}, "Secure"},
 		{"UIPath on the API", Options{Secret: testSecret, UIPath: "/admin-api/ui"}, "UIPath"},
 		{"UIPath root", Options{Secret: testSecret, UIPath: "/"}, "UIPath"},
+		{"negative WidgetTimeout", Options{Secret: testSecret, WidgetTimeout: -time.Second}, "WidgetTimeout"},
+		{"negative CountBudget", Options{Secret: testSecret, CountBudget: -time.Second}, "CountBudget"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,9 +95,26 @@ func TestNewOptionErrors(t *testing.T) {
 		t.Setenv("ADMIN_JWT_SECRET", string(testSecret))
 		t.Setenv("JWT_SECRET", string(testSecret))
 		t.Setenv("APP_ENV", "production")
-		_, in := newInside(t, db, Options{PasswordHasher: testHasher})
-		if string(in.Secret) == string(testSecret) || in.Production {
-			t.Fatal("New read the environment")
+		// In production New refuses to start without a Secret: it starts,
+		// so it did not take APP_ENV for Production.
+		a, err := New(db, Options{PasswordHasher: testHasher, SetupToken: testSetupToken, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			t.Fatalf("New without a Secret, APP_ENV=production: %v; want a development panel", err)
+		}
+		t.Cleanup(func() { a.Close() })
+		// Its key is not the environment's: a session signed with that
+		// key is refused, where its own is taken.
+		e := serve(t, db, a, a)
+		c := e.client()
+		r := c.do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "env@example.com", "password": "correct horse", "token": testSetupToken}).want(t, 201)
+		if ck := r.cookie(sessionCookieName); ck == nil || ck.Secure {
+			t.Fatalf("bootstrap cookie = %v; want a development panel's, not Secure", ck)
+		}
+		c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
+		forged := e.client()
+		forged.hdr.Set("Cookie", sessionCookieName+"="+signed(t, token.Claims{UserID: r.body["userId"].(string), Kind: token.KindSession}, time.Hour))
+		if forged.do("GET", "/admin-api/auth/me", nil).StatusCode != http.StatusUnauthorized {
+			t.Fatal("New read the environment: a session signed with $ADMIN_JWT_SECRET is taken")
 		}
 	})
 }
@@ -170,15 +190,20 @@ func TestMigrationsAreIdempotent(t *testing.T) {
 		ctx := context.Background()
 		tables := BuiltinTables()
 		tables["guilds"] = (*Guild)(nil)
-		var in *testhook.Internals
+		opts := Options{Secret: testSecret, PasswordHasher: testHasher, Tables: tables}
 		for range 2 {
-			var a *Admin
-			a, in = newInside(t, db, Options{Secret: testSecret, PasswordHasher: testHasher, Tables: tables})
+			a, err := New(db, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
 			a.Close()
 		}
+		// Every built-in table is needed: each step of the schema (a table
+		// or an alter) is recorded once.
+		steps := len(recordedSteps(t, db.Dialect().Name(), opts))
 		var n int
-		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM game_admin_schema").Scan(&n); err != nil || n != len(in.Schema.Tables)+len(in.Schema.Alters) {
-			t.Fatalf("game_admin_schema rows = %d, %v; want %d", n, err, len(in.Schema.Tables)+len(in.Schema.Alters))
+		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM game_admin_schema").Scan(&n); err != nil || n != steps {
+			t.Fatalf("game_admin_schema rows = %d, %v; want %d", n, err, steps)
 		}
 		for _, m := range BuiltinTables() {
 			if _, err := db.NewSelect().Model(m).Limit(1).Exists(ctx); err != nil {
@@ -200,20 +225,30 @@ func TestNewFailsWhenHasherFails(t *testing.T) {
 
 // TestSessionStatement: the session check is a prepared statement that
 // still reads the role live on every request, and survives the statement
-// going bad: closed under it, or (PostgreSQL) invalidated by a change of
+// going bad: lost by the server (DEALLOCATE ALL, as a pooler that does
+// not keep prepared statements loses it), or invalidated by a change of
 // the roles table's column type, it falls back to the plain query and
 // prepares again. On SQLite it is prepared per operator, with the id in
 // its text (a bound id makes SQLite prepare it again on every run once
 // ANALYZE has sampled the users), through the panel's statement cache.
+//
+// What ran plainly, Bun's hooks see (sessionQueries); what ran prepared,
+// they do not. On PostgreSQL the pool has one connection, so that
+// pg_prepared_statements, read by the test, is the panel's connection's.
 func TestSessionStatement(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
-		e := newEnv(t, db, Options{})
+		pg := db.Dialect().Name() == dialect.PG
+		if pg {
+			db.SetMaxOpenConns(1)
+		}
+		plain := &sessionQueries{}
+		e := newEnv(t, db.WithQueryHook(plain), Options{})
 		c, _ := e.bootstrap()
 		uid := e.user("mod@example.com", "mod password")
 		m := e.login("mod@example.com", "mod password")
-		before := e.in.PreparedTexts()
+		plain.reset()
 		m.do("GET", "/admin-api/auth/me", nil).want(t, 200)
 		// Roles are read live: a grant applies on the next request.
 		role := func(c *client) any { return c.do("GET", "/admin-api/auth/me", nil).want(t, 200).body["role"] }
@@ -226,10 +261,11 @@ func TestSessionStatement(t *testing.T) {
 		if got := role(m); got != "admin" {
 			t.Fatalf("role after the grant = %v; want admin", got)
 		}
-		stmt := e.in.SessionStmt
-		if db.Dialect().Name() == dialect.SQLite {
-			if stmt() != nil || e.in.PreparedTexts() <= before {
-				t.Fatalf("SQLite: session statement %v, %d texts prepared (%d before); want the operator's text prepared in the cache", stmt(), e.in.PreparedTexts(), before)
+		if !pg {
+			// The operator's first check ran plainly, its id in the text;
+			// the next ones ran that text prepared, from the cache.
+			if got := plain.texts(); len(got) != 1 || !strings.Contains(got[0], "'"+uid+"'") {
+				t.Fatalf("SQLite: %d session checks of 3 ran through Bun (%q); want the first, with the operator's id in its text, and the text prepared in the cache since", len(got), got)
 			}
 			if err := e.admin.Moderation().SetRole(ctx, uid, RoleUser); err != nil {
 				t.Fatal(err)
@@ -239,63 +275,114 @@ func TestSessionStatement(t *testing.T) {
 			}
 			return
 		}
-		first := stmt()
-		if first == nil {
-			t.Fatal("no prepared session statement after a request")
+		if n := plain.n(); n != 0 || preparedSessions(t, db) != 1 {
+			t.Fatalf("%d of 3 session checks ran plainly, %d session statements prepared; want a prepared statement", n, preparedSessions(t, db))
 		}
 
-		first.Close()
+		must(db.ExecContext(ctx, "DEALLOCATE ALL"))
+		plain.reset()
 		c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
-		if stmt() == first {
-			t.Fatal("a closed session statement was kept")
+		if plain.n() != 1 || preparedSessions(t, db) != 0 {
+			t.Fatalf("a lost session statement was kept: %d plain runs, %d prepared", plain.n(), preparedSessions(t, db))
 		}
 		c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
-		if stmt() == nil {
+		if plain.n() != 1 || preparedSessions(t, db) != 1 {
 			t.Fatal("the session statement was not prepared again")
 		}
-		if db.Dialect().Name() == dialect.PG {
-			if _, err := db.ExecContext(ctx, "ALTER TABLE game_roles ALTER COLUMN role TYPE varchar(16)"); err != nil {
-				t.Fatal(err)
-			}
-			for range 3 { // each pooled connection's copy goes bad
-				c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
-			}
-			if got := role(m); got != "admin" {
-				t.Fatalf("role after ALTER TABLE = %v; want admin", got)
-			}
+		must(db.ExecContext(ctx, "ALTER TABLE game_roles ALTER COLUMN role TYPE varchar(16)"))
+		for range 3 { // each pooled connection's copy goes bad
+			c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
 		}
+		if got := role(m); got != "admin" {
+			t.Fatalf("role after ALTER TABLE = %v; want admin", got)
+		}
+
 		// A pooler that loses prepared statements: after maxStmtFailures
 		// failures where the plain query worked, the plain query is used
-		// for good, and the log says so once.
-		e.in.ResetStmtFailures()
-		for i := range e.in.MaxStmtFailures {
+		// for good, and the log says so once. A panel of its own, whose
+		// count of failures starts at none.
+		e.admin.Close()
+		e = newEnv(t, db.WithQueryHook(plain), Options{})
+		c = e.login("root@example.com", "correct horse")
+		for i := range maxStmtFailures {
+			plain.reset()
 			c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
-			if stmt() == nil {
+			if plain.n() != 0 || preparedSessions(t, db) != 1 {
 				t.Fatalf("not prepared again after %d failures", i)
 			}
-			stmt().Close()
+			must(db.ExecContext(ctx, "DEALLOCATE ALL"))
 			c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
 		}
+		plain.reset()
 		c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
-		if stmt() != nil {
+		if plain.n() != 1 || preparedSessions(t, db) != 0 {
 			t.Fatal("prepared again after giving up on the statement")
 		}
 		if n := strings.Count(e.logs.String(), "prepared statement keeps failing"); n != 1 {
 			t.Fatalf("%d warnings about the failing statement; want 1:\n%s", n, e.logs)
 		}
-		if got := role(m); got != "admin" {
+		if got := role(e.login("mod@example.com", "mod password")); got != "admin" {
 			t.Fatalf("role through the plain query = %v; want admin", got)
 		}
 		e.admin.Close()
-		if stmt() != nil {
+		if preparedSessions(t, db) != 0 {
 			t.Fatal("Close left the session statement open")
 		}
 	})
 }
 
-// BenchmarkSessionCheck measures the per-request session check: the JWT
-// and the one statement that reads the operator's token version, ban and
-// role live.
+// sessionQueries records the session checks that ran through Bun: the
+// plain query, or SQLite's first run of an operator's text. A prepared
+// statement's runs do not pass Bun's hooks.
+type sessionQueries struct {
+	mu sync.Mutex
+	q  []string
+}
+
+func (h *sessionQueries) BeforeQuery(ctx context.Context, ev *bun.QueryEvent) context.Context {
+	if strings.Contains(ev.Query, sessionColumns) {
+		h.mu.Lock()
+		h.q = append(h.q, ev.Query)
+		h.mu.Unlock()
+	}
+	return ctx
+}
+
+func (*sessionQueries) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+func (h *sessionQueries) reset() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.q = nil
+}
+
+func (h *sessionQueries) texts() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.q)
+}
+
+func (h *sessionQueries) n() int { return len(h.texts()) }
+
+// sessionColumns starts the session check's statement: the role and
+// scopes of the roles row it joins.
+const sessionColumns = "SELECT r.role, r.scopes, "
+
+// preparedSessions is how many session statements the PostgreSQL
+// connection db reaches holds prepared (the pool must have only one).
+func preparedSessions(t *testing.T, db *bun.DB) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRowContext(context.Background(), "SELECT count(*) FROM pg_prepared_statements WHERE starts_with(statement, ?)", sessionColumns).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// BenchmarkSessionCheck measures the per-request session check as a
+// game's guarded route pays it (Guard, in front of a handler that does
+// nothing): the JWT and the one statement that reads the operator's
+// token version, ban and role live.
 //
 //	go test -run '^$' -bench SessionCheck -benchmem .
 func BenchmarkSessionCheck(b *testing.B) {
@@ -304,8 +391,12 @@ func BenchmarkSessionCheck(b *testing.B) {
 		open func(testing.TB) *bun.DB
 	}{{"sqlite", testdb.SQLite}, {"pg", testdb.PG}} {
 		b.Run(d.name, func(b *testing.B) {
-			a, in := newInside(b, d.open(b), Options{Secret: testSecret, PasswordHasher: testHasher,
+			a, err := New(d.open(b), Options{Secret: testSecret, PasswordHasher: testHasher,
 				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), RateLimit: RateLimitOptions{Bootstrap: NoLimit{}}, SetupToken: testSetupToken})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { a.Close() })
 			rec := httptest.NewRecorder()
 			req := httptest.NewRequest("POST", "/admin-api/auth/bootstrap", strings.NewReader(`{"email":"bench@example.com","password":"correct horse","token":"`+testSetupToken+`"}`))
 			req.Header.Set("Content-Type", "application/json")
@@ -314,18 +405,33 @@ func BenchmarkSessionCheck(b *testing.B) {
 			if rec.Code != 201 || len(cookies) == 0 {
 				b.Fatalf("bootstrap: %d %s", rec.Code, rec.Body)
 			}
-			r := httptest.NewRequest("GET", "/admin-api/auth/me", nil)
+			guarded := a.Guard(GuardOptions{APIOnly: true})(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.WriteHeader(http.StatusNoContent)
+			}))
+			r := httptest.NewRequest("GET", "/game/route", nil)
 			r.AddCookie(cookies[0])
-			ctx := context.Background()
+			w := &statusWriter{h: http.Header{}}
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := in.Authenticate(ctx, r); err != nil {
-					b.Fatal(err)
+				clear(w.h)
+				guarded.ServeHTTP(w, r)
+				if w.code != http.StatusNoContent {
+					b.Fatalf("the guarded route answered %d", w.code)
 				}
 			}
 		})
 	}
 }
+
+// statusWriter keeps an answer's status and drops its body.
+type statusWriter struct {
+	h    http.Header
+	code int
+}
+
+func (w *statusWriter) Header() http.Header         { return w.h }
+func (w *statusWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (w *statusWriter) WriteHeader(code int)        { w.code = code }
 
 // FuzzSessionCookie sends arbitrary Cookie headers to a signed-in endpoint
 // and to a Guard: only a token signed with the panel's key is a session

@@ -22,10 +22,11 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// clock is the TOTP clock of a test panel, moved by the test.
+// clock is a test panel's Options.Clock, moved by the test, to the second.
 type clock struct{ unix atomic.Int64 }
 
 func (c *clock) now() time.Time               { return time.Unix(c.unix.Load(), 0) }
+func (c *clock) set(t time.Time)              { c.unix.Store(t.Unix()) }
 func (c *clock) add(d time.Duration)          { c.unix.Add(int64(d / time.Second)) }
 func (c *clock) at(d time.Duration) time.Time { return c.now().Add(d) }
 
@@ -35,11 +36,10 @@ func totpEnv(t *testing.T, db *bun.DB, opts Options, extra ...func(a *Admin, mux
 	if opts.RateLimit.TOTP == nil {
 		opts.RateLimit.TOTP = NoLimit{}
 	}
-	e := newEnv(t, db, opts, extra...)
 	clk := &clock{}
 	clk.unix.Store(1908000000)
-	e.in.SetNow(clk.now)
-	return e, clk
+	opts.Clock = clk.now
+	return newEnv(t, db, opts, extra...), clk
 }
 
 // code computes the code of secret at time at, as an authenticator app does.

@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,10 +21,29 @@ import (
 
 var assetRef = regexp.MustCompile(`(?:src|href)="([^"]+/assets/[^"]+)"`)
 
+// uiBuild is the UI build the panel embeds (ui/dist, which the root
+// package embeds), as the repository holds it.
+var uiBuild = os.DirFS(filepath.Join("..", "..", "..", "ui", "dist"))
+
+// uiPolicy is the Content-Security-Policy the panel sends with the root
+// page of its UI.
+func uiPolicy(t *testing.T, e *env) string {
+	t.Helper()
+	res, err := http.Get(e.srv.URL + e.admin.UIPath() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.Header.Get("Content-Security-Policy")
+}
+
+// wantUIHeaders fails unless r carries the UI's headers: the one policy
+// of every page and file of the UI (its root page's), which allows
+// nothing but the panel's own origin.
 func wantUIHeaders(t *testing.T, e *env, r *resp) {
 	t.Helper()
 	for h, want := range map[string]string{
-		"Content-Security-Policy": e.in.UICSP,
+		"Content-Security-Policy": uiPolicy(t, e),
 		"X-Content-Type-Options":  "nosniff",
 		"Referrer-Policy":         "same-origin",
 		"X-Frame-Options":         "DENY",
@@ -228,7 +249,7 @@ func TestUICompressed(t *testing.T) {
 func TestUIPrecompressed(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), Options{})
-	entries, err := fs.ReadDir(e.in.UI, "assets")
+	entries, err := fs.ReadDir(uiBuild, "assets")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,12 +259,12 @@ func TestUIPrecompressed(t *testing.T) {
 		if !strings.HasSuffix(name, ".js") && !strings.HasSuffix(name, ".css") {
 			continue
 		}
-		plain, _ := fs.ReadFile(e.in.UI, "assets/"+name)
+		plain, _ := fs.ReadFile(uiBuild, "assets/"+name)
 		if len(plain) < 1024 {
 			continue
 		}
 		for _, enc := range []struct{ ext, accept, header string }{{".br", "gzip, deflate, br, zstd", "br"}, {".gz", "gzip", "gzip"}} {
-			want, err := fs.ReadFile(e.in.UI, "assets/"+name+enc.ext)
+			want, err := fs.ReadFile(uiBuild, "assets/"+name+enc.ext)
 			if err != nil {
 				t.Fatalf("the build wrote no %s%s: run `npm run build` in ui/", name, enc.ext)
 			}

@@ -243,27 +243,35 @@ func TestUserErase(t *testing.T) {
 	})
 }
 
-// TestUserEraseIsAtomic: a fault in the middle of an erase (on
-// PostgreSQL the connection is killed) leaves everything as it was.
+// TestUserEraseIsAtomic: a fault in the middle of an erase leaves
+// everything as it was. The database fails the erase's last step, the
+// account's update, which comes after every resource and the audit
+// log's redaction: a trigger kills the connection on PostgreSQL and
+// raises an error on SQLite.
 func TestUserEraseIsAtomic(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
 		e := newEnv(t, db, Options{})
 		root, rootID := e.bootstrap()
 		bob, _ := playerData(t, e, root, rootID)
-		e.in.SetEraseFault(func(ctx context.Context, tx bun.Tx, step string) error {
-			if step != "audit" {
-				return nil
+		fault := []string{
+			`CREATE TRIGGER erase_fault BEFORE UPDATE ON game_users FOR EACH ROW WHEN (NEW.email LIKE 'erased-%')
+BEGIN SELECT RAISE(ABORT, 'injected fault'); END`,
+		}
+		if db.Dialect().Name() == dialect.PG {
+			fault = []string{
+				`CREATE FUNCTION erase_fault() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM pg_terminate_backend(pg_backend_pid());
+	RAISE EXCEPTION 'the connection survived';
+END $$`,
+				`CREATE TRIGGER erase_fault BEFORE UPDATE ON game_users FOR EACH ROW WHEN (NEW.email LIKE 'erased-%') EXECUTE FUNCTION erase_fault()`,
 			}
-			if db.Dialect().Name() == dialect.PG {
-				_, err := tx.ExecContext(ctx, "SELECT pg_terminate_backend(pg_backend_pid())")
-				if err == nil {
-					err = errors.New("the connection survived")
-				}
-				return err
-			}
-			return errors.New("injected fault")
-		})
+		}
+		for _, q := range fault {
+			must(db.ExecContext(ctx, q))
+		}
 		before := grepDB(t, db, "bob.erasable@example.com")
 		saves := count(t, db, (*CloudSave)(nil))
 		root.do("POST", "/admin-api/users/"+bob+"/_erase", map[string]any{"confirm": "Bob.Erasable@example.com"}).want(t, 500)
@@ -273,7 +281,11 @@ func TestUserEraseIsAtomic(t *testing.T) {
 		if count(t, db, (*CloudSave)(nil)) != saves || len(e.auditRows("user.erase")) != 0 {
 			t.Fatal("a failed erase changed rows or was audited")
 		}
-		e.in.SetEraseFault(nil)
+		drop := "DROP TRIGGER erase_fault"
+		if db.Dialect().Name() == dialect.PG {
+			drop += " ON game_users"
+		}
+		must(db.ExecContext(ctx, drop))
 		root.do("POST", "/admin-api/users/"+bob+"/_erase", map[string]any{"confirm": "Bob.Erasable@example.com"}).want(t, 200)
 	})
 }
