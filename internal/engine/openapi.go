@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gameadmin/admin/internal/catalog"
 	"github.com/gameadmin/admin/internal/schema"
 )
 
@@ -168,7 +169,7 @@ func (a viewsAPI) openAPI(op Operator, allActions bool) obj {
 		if allActions {
 			acts = acts[:0:0]
 			for _, act := range a.resources[e.Name].cfg.Actions {
-				acts = append(acts, catalogAction{Name: act.Name, Label: cmp.Or(act.Label, act.Name)})
+				acts = append(acts, catalog.Action{Name: act.Name, Label: cmp.Or(act.Label, act.Name)})
 			}
 		}
 		for _, act := range acts {
@@ -318,7 +319,7 @@ func schemaName(key string) string {
 // columnSchema is the JSON Schema of a column's values as the API reads
 // and writes them (the catalog's dataType and kind), with null when the
 // column takes it.
-func columnSchema(c catalogColumn) obj {
+func columnSchema(c catalog.Column) obj {
 	var s obj
 	switch {
 	case c.Masked:

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/gameadmin/admin/internal/catalog"
 	"github.com/gameadmin/admin/internal/schema"
 )
 
@@ -15,18 +16,18 @@ import (
 func TestColumnSchema(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		col  catalogColumn
+		col  catalog.Column
 		want string
 	}{
-		{"nullable json", catalogColumn{DataType: schema.JSON, Kind: schema.KindJSON},
+		{"nullable json", catalog.Column{DataType: schema.JSON, Kind: schema.KindJSON},
 			`{"type":["object","array","string","number","boolean","null"]}`},
-		{"nullable text[]", catalogColumn{DataType: schema.String, Kind: schema.KindArray, Elem: schema.KindText},
+		{"nullable text[]", catalog.Column{DataType: schema.String, Kind: schema.KindArray, Elem: schema.KindText},
 			`{"items":{"type":["string","null"]},"type":["array","string","null"]}`},
-		{"int[] not null", catalogColumn{DataType: schema.String, Kind: schema.KindArray, Elem: schema.KindNumber, NotNull: true},
+		{"int[] not null", catalog.Column{DataType: schema.String, Kind: schema.KindArray, Elem: schema.KindNumber, NotNull: true},
 			`{"items":{"type":["number","string","null"]},"type":["array","string"]}`},
-		{"uuid key with a default", catalogColumn{DataType: schema.String, Kind: schema.KindUUID, Primary: true, HasDefault: true, NotNull: true},
+		{"uuid key with a default", catalog.Column{DataType: schema.String, Kind: schema.KindUUID, Primary: true, HasDefault: true, NotNull: true},
 			`{"type":"string"}`},
-		{"identity key", catalogColumn{DataType: schema.Integer, Kind: schema.KindNumber, Primary: true, HasDefault: true, NotNull: true, ReadOnly: true},
+		{"identity key", catalog.Column{DataType: schema.Integer, Kind: schema.KindNumber, Primary: true, HasDefault: true, NotNull: true, ReadOnly: true},
 			`{"readOnly":true,"type":["integer","string"]}`},
 	} {
 		got, err := json.Marshal(columnSchema(tt.col))
