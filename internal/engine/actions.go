@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+
+	"github.com/gameadmin/admin/internal/catalog"
 )
 
 // Action is a custom button on a resource's list page: per row, or a bulk
@@ -46,11 +48,8 @@ type Action struct {
 	Handler func(ctx context.Context, row map[string]any, c ActionContext) (any, error)
 }
 
-// Confirm is an action's confirmation prompt.
-type Confirm struct {
-	Title       string `json:"title"`
-	Description string `json:"description,omitempty"`
-}
+// Confirm is an action's confirmation prompt (the catalog tells the UI).
+type Confirm = catalog.Confirm
 
 // ActionContext is what an Action's Handler receives besides the row.
 type ActionContext struct {

@@ -5,81 +5,15 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/gameadmin/admin/internal/catalog"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
 )
 
 // The catalog (GET /admin-api) tells the UI every resource the operator
 // may list, with its columns, relations, actions and the operator's own
-// permissions, so the UI offers only what will work.
-
-type catalogEntry struct {
-	Name        string            `json:"name"`
-	Label       string            `json:"label"`
-	Icon        string            `json:"icon"`
-	PrimaryKey  []string          `json:"primaryKey"`
-	Columns     []catalogColumn   `json:"columns"`
-	ListColumns []string          `json:"listColumns,omitempty"`
-	FormFields  []string          `json:"formFields,omitempty"`
-	ShowFields  []string          `json:"showFields,omitempty"`
-	DefaultSort *Sort             `json:"defaultSort,omitempty"`
-	Actions     []catalogAction   `json:"actions"`
-	Relations   []catalogRelation `json:"relations"`
-	Permissions map[Op]bool       `json:"permissions"`
-	// BanColumn, on the users resource, is the column holding the ban
-	// (UserColumns.Ban), when bans are on: the UI's badge, quick filter
-	// (_banned) and moderation read it.
-	BanColumn string `json:"banColumn,omitempty"`
-	// EmailColumn, on the users resource, is UserColumns.Email: what an
-	// erase asks the operator to type back.
-	EmailColumn string `json:"emailColumn,omitempty"`
-}
-
-type catalogColumn struct {
-	Name       string          `json:"name"`
-	Label      string          `json:"label"`
-	Type       string          `json:"type"`
-	DataType   schema.DataType `json:"dataType"`
-	NotNull    bool            `json:"notNull"`
-	Primary    bool            `json:"primary"`
-	HasDefault bool            `json:"hasDefault"`
-	ReadOnly   bool            `json:"readOnly"`
-	// Sortable and Filterable say what _sort and filters accept: json and
-	// bytes columns cannot be sorted, bytes columns only tested for null.
-	Sortable   bool `json:"sortable"`
-	Filterable bool `json:"filterable"`
-	// Masked columns show the operator their values through a mask
-	// (ColumnConfig.Mask): read-only, not sortable nor filterable.
-	Masked bool    `json:"masked,omitempty"`
-	LinkTo *LinkTo `json:"linkTo,omitempty"`
-	// Choices are ColumnConfig.Choices, else an enum's labels from the
-	// database: the UI's select.
-	Choices []string `json:"choices,omitempty"`
-	// Kind is how the panel shows, filters and writes the column (see
-	// schema.ValueKind); Elem the element kind of an array.
-	Kind schema.ValueKind `json:"kind"`
-	Elem schema.ValueKind `json:"elem,omitempty"`
-	// Required: a create must give a value (NOT NULL, no default).
-	Required bool `json:"required"`
-	// MaxLength is the most characters the panel writes: a varchar(n)'s
-	// n, else for text Options.MaxTextLength.
-	MaxLength int `json:"maxLength,omitempty"`
-}
-
-type catalogAction struct {
-	Name    string   `json:"name"`
-	Label   string   `json:"label"`
-	PerRow  bool     `json:"perRow"`
-	Confirm *Confirm `json:"confirm,omitempty"`
-}
-
-type catalogRelation struct {
-	Name   string      `json:"name"`
-	Label  string      `json:"label"`
-	Target string      `json:"target"`
-	Kind   schema.Kind `json:"kind"`
-	FK     string      `json:"fk"`
-}
+// permissions, so the UI offers only what will work. Its types are
+// package catalog's; building it from the resources is the engine's.
 
 // GET /admin-api
 func (a viewsAPI) handleCatalog(w http.ResponseWriter, r *http.Request, op Operator) error {
@@ -91,8 +25,8 @@ func (a viewsAPI) handleCatalog(w http.ResponseWriter, r *http.Request, op Opera
 }
 
 // catalog is what GET /admin-api answers op, an operator.
-func (a viewsAPI) catalog(op Operator) []catalogEntry {
-	out := []catalogEntry{}
+func (a viewsAPI) catalog(op Operator) []catalog.Entry {
+	out := []catalog.Entry{}
 	for _, key := range a.order {
 		res := a.resourceAs(op, key)
 		perms := map[Op]bool{}
@@ -109,7 +43,7 @@ func (a viewsAPI) catalog(op Operator) []catalogEntry {
 
 // catalogEntry describes res to an operator of role: only the actions
 // the role may run are listed.
-func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) catalogEntry {
+func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) catalog.Entry {
 	t, cfg := res.table, res.cfg
 	links := map[string]*LinkTo{}
 	for _, rel := range t.Relations {
@@ -117,10 +51,10 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 			links[rel.FK] = &LinkTo{Resource: rel.Target, LabelColumn: labelColumn(target)}
 		}
 	}
-	e := catalogEntry{
+	e := catalog.Entry{
 		Name: res.key, Label: res.label, Icon: res.icon, PrimaryKey: t.PKNames(),
 		FormFields: res.shown(cfg.Form.Fields), ShowFields: res.shown(cfg.Show.Fields),
-		Actions: []catalogAction{}, Relations: []catalogRelation{}, Permissions: perms,
+		Actions: []catalog.Action{}, Relations: []catalog.Relation{}, Permissions: perms,
 	}
 	if cfg.List.Columns != nil {
 		// Primary keys are always listed.
@@ -142,7 +76,7 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 	}
 	for _, c := range res.view.Columns {
 		cc := cfg.Columns[c.Name]
-		col := catalogColumn{
+		col := catalog.Column{
 			Name: c.Name, Label: cmp.Or(cc.Label, c.Label), Type: c.SQLType, DataType: catalogDataType(c),
 			NotNull: c.NotNull, Primary: c.Primary, HasDefault: c.HasDefault, ReadOnly: res.readOnly(c.Name) || res.restricted[c.Name],
 			LinkTo: links[c.Name], Choices: res.choices(c.Name),
@@ -161,13 +95,13 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 		if !act.allows(role) {
 			continue
 		}
-		e.Actions = append(e.Actions, catalogAction{Name: act.Name, Label: cmp.Or(act.Label, schema.Humanize(act.Name)), PerRow: act.PerRow, Confirm: act.Confirm})
+		e.Actions = append(e.Actions, catalog.Action{Name: act.Name, Label: cmp.Or(act.Label, schema.Humanize(act.Name)), PerRow: act.PerRow, Confirm: act.Confirm})
 	}
 	for _, rel := range t.Relations {
 		if target := a.resourceAs(Operator{Role: role}, rel.Target); target == nil || keyedByRestricted(res, target, rel) {
 			continue // a tab keyed by a column the role may not read answers 403
 		}
-		e.Relations = append(e.Relations, catalogRelation{
+		e.Relations = append(e.Relations, catalog.Relation{
 			Name: rel.Name, Label: cmp.Or(cfg.Relations[rel.Name].Label, schema.Humanize(rel.Name)),
 			Target: rel.Target, Kind: rel.Kind, FK: rel.FK,
 		})

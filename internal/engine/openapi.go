@@ -3,18 +3,13 @@ package engine
 import (
 	"cmp"
 	"net/http"
-	"slices"
-	"strings"
 
-	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/catalog"
+	"github.com/gameadmin/admin/internal/openapi"
 )
 
 // GET /admin-api/_openapi.json: an OpenAPI 3.1 document of the API as the
-// signed-in operator sees it: every resource of their catalog with its
-// columns as JSON types and the operations they may run, its actions,
-// the list language, sign-in, moderation and rooms when they have them.
-// Studios generate clients from it and call the API from their tools
-// with the session cookie.
+// signed-in operator sees it, built by package openapi from their catalog.
 func (a viewsAPI) handleOpenAPI(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if !op.Role.IsOperator() {
 		return errOperatorOnly
@@ -23,379 +18,35 @@ func (a viewsAPI) handleOpenAPI(w http.ResponseWriter, r *http.Request, op Opera
 	return nil
 }
 
-type obj = map[string]any
-
 // openAPI builds the document for op; every action, whatever role may
 // run it, with allActions (the panel's own tests check every answer
 // against one document).
-func (a viewsAPI) openAPI(op Operator, allActions bool) obj {
-	paths := obj{}
-	schemas := obj{
-		"Error": obj{
-			"type":     "object",
-			"required": []string{"status", "code", "error"},
-			"properties": obj{
-				"status":        obj{"type": "integer"},
-				"code":          obj{"type": "string"},
-				"error":         obj{"type": "string"},
-				"fields":        obj{"type": "object", "additionalProperties": obj{"type": "string"}},
-				"retryAfterSec": obj{"type": "integer"},
-			},
-		},
-	}
-	errRef := func(desc string) obj {
-		return obj{"description": desc, "content": obj{"application/json": obj{"schema": ref("Error")}}}
-	}
-	errors := obj{"400": errRef("the request is malformed or a value does not fit"), "401": errRef("not signed in"), "403": errRef("not allowed"),
-		"404": errRef("not found"), "409": errRef("a conflict with the stored data"), "413": errRef("the body is too large"), "429": errRef("rate limited"),
-		"500": errRef("the server failed; the cause is in its log"), "501": errRef("the game's tables do not support it"),
-		"503": errRef("a node or the database is unreachable, or a query ran past QueryTimeout"), "504": errRef("a node did not answer in time")}
-	withErrors := func(ok obj) obj {
-		out := obj{}
-		for k, v := range errors {
-			out[k] = v
-		}
-		for k, v := range ok {
-			out[k] = v
-		}
-		return out
-	}
-	jsonOK := func(desc string, s obj) obj {
-		return obj{"description": desc, "content": obj{"application/json": obj{"schema": s}}}
-	}
-	body := func(s obj) obj {
-		return obj{"required": true, "content": obj{"application/json": obj{"schema": s}}}
-	}
-	listParams := []obj{
-		queryParam("_start", obj{"type": "integer", "minimum": 0}, "offset window: first row"),
-		queryParam("_end", obj{"type": "integer", "minimum": 0}, "offset window: row after the last"),
-		queryParam("_limit", obj{"type": "integer", "minimum": 1}, "keyset window: rows per page (with _cursor)"),
-		queryParam("_cursor", obj{"type": "string"}, "keyset window: the X-Next-Cursor of the previous page"),
-		queryParam("_sort", obj{"type": "string"}, "columns, comma-separated"),
-		queryParam("_order", obj{"type": "string"}, "asc or desc per _sort column"),
-		queryParam("_q", obj{"type": "string"}, "text searched in the search columns"),
-		queryParam("_count", obj{"type": "string", "enum": []string{"exact", "estimate", "none"}}, "how the total (X-Total-Count) is counted"),
-	}
-	idParam := obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "string"}, "description": "the row's key; several key columns as the base64url JSON array of their values"}
+func (a viewsAPI) openAPI(op Operator, allActions bool) map[string]any {
 	cat := a.catalog(op)
-	listed := map[string]bool{}
-	for _, e := range cat {
-		listed[e.Name] = true
-	}
-	for _, e := range cat {
-		name := schemaName(e.Name)
-		props := obj{}
-		var required []string
-		for _, c := range e.Columns {
-			props[c.Name] = columnSchema(c)
-			if c.Required {
-				required = append(required, c.Name)
-			}
-		}
-		row := obj{"type": "object", "properties": props}
-		schemas[name] = row
-		write := obj{"type": "object", "properties": props, "additionalProperties": false}
-		if len(required) > 0 {
-			schemas[name+"New"] = obj{"type": "object", "properties": props, "required": required, "additionalProperties": false}
-		} else {
-			schemas[name+"New"] = write
-		}
-		schemas[name+"Patch"] = write
-		coll := obj{}
-		base := "/" + e.Name
-		if e.Permissions[OpList] {
-			coll["get"] = obj{"operationId": "list_" + e.Name, "tags": []string{e.Label}, "summary": "List " + e.Label,
-				"parameters": listParams,
-				"responses":  withErrors(obj{"200": jsonOK("the page of rows; X-Total-Count and X-Next-Cursor headers", obj{"type": "array", "items": ref(name)})})}
-		}
-		if e.Permissions[OpCreate] {
-			coll["post"] = obj{"operationId": "create_" + e.Name, "tags": []string{e.Label}, "summary": "Create a row of " + e.Label,
-				"requestBody": body(ref(name + "New")),
-				"responses":   withErrors(obj{"201": jsonOK("the new row", ref(name))})}
-		}
-		if len(coll) > 0 {
-			paths[base] = coll
-		}
-		if e.Permissions[OpList] && op.Role.IsOperator() {
-			paths[base+"/_export.csv"] = obj{"get": obj{"operationId": "export_" + e.Name, "tags": []string{e.Label}, "summary": "The list as CSV, every page",
-				"parameters": listParams,
-				"responses":  withErrors(obj{"200": obj{"description": "the rows as CSV", "content": obj{"text/csv": obj{"schema": obj{"type": "string"}}}}})}}
-		}
-		item := obj{"parameters": []obj{idParam}}
-		if e.Permissions[OpRead] {
-			item["get"] = obj{"operationId": "read_" + e.Name, "tags": []string{e.Label}, "summary": "Read a row of " + e.Label,
-				"responses": withErrors(obj{"200": jsonOK("the row", ref(name))})}
-		}
-		if e.Permissions[OpUpdate] {
-			item["patch"] = obj{"operationId": "update_" + e.Name, "tags": []string{e.Label}, "summary": "Change a row of " + e.Label,
-				"requestBody": body(ref(name + "Patch")),
-				"responses":   withErrors(obj{"200": jsonOK("the row as stored", ref(name))})}
-			item["put"] = obj{"operationId": "put_" + e.Name, "tags": []string{e.Label}, "summary": "Change a row of " + e.Label + " (as PATCH)",
-				"requestBody": body(ref(name + "Patch")),
-				"responses":   withErrors(obj{"200": jsonOK("the row as stored", ref(name))})}
-		}
-		if e.Permissions[OpDelete] {
-			item["delete"] = obj{"operationId": "delete_" + e.Name, "tags": []string{e.Label}, "summary": "Delete a row of " + e.Label,
-				"responses": withErrors(obj{"200": jsonOK("the deleted row", ref(name))})}
-		}
-		if len(item) > 1 {
-			paths[base+"/{id}"] = item
-		}
-		if e.Permissions[OpRead] && op.Role.IsOperator() && e.Name != "adminAudit" && a.resources["adminAudit"] != nil {
-			paths[base+"/{id}/_history"] = obj{"parameters": []obj{idParam}, "get": obj{"operationId": "history_" + e.Name, "tags": []string{e.Label},
-				"summary": "The row's audit entries, newest first", "parameters": listParams,
-				"responses": withErrors(obj{"200": jsonOK("audit entries", obj{"type": "array", "items": obj{"type": "object"}})})}}
-		}
-		if e.Permissions[OpRead] {
-			paths[base+"/{id}/_counts"] = obj{"parameters": []obj{idParam}, "get": obj{"operationId": "counts_" + e.Name, "tags": []string{e.Label},
-				"summary": "The number of rows of each relation tab", "responses": withErrors(obj{"200": jsonOK("counts by relation", obj{"type": "object"})})}}
-			for _, rel := range e.Relations {
-				if !listed[rel.Target] {
-					continue // a tab into what op may not list: the server refuses it
-				}
-				paths[base+"/{id}/relations/"+rel.Name] = obj{"parameters": []obj{idParam}, "get": obj{"operationId": "relation_" + e.Name + "_" + rel.Name, "tags": []string{e.Label},
-					"summary": rel.Label + " of a row", "parameters": listParams,
-					"responses": withErrors(obj{"200": jsonOK("the related rows", obj{"type": "array", "items": ref(schemaName(rel.Target))})})}}
-			}
-		}
-		if e.Permissions[OpUpdate] && op.Role.IsOperator() && e.Name != "adminAudit" && a.resources["adminAudit"] != nil {
-			paths[base+"/{id}/_revert"] = obj{"parameters": []obj{idParam}, "post": obj{"operationId": "revert_" + e.Name, "tags": []string{e.Label},
-				"summary":     "Put the row back as it was before an entry of its history",
-				"requestBody": body(obj{"type": "object", "required": []string{"auditId"}, "additionalProperties": false, "properties": obj{"auditId": obj{"type": "integer"}, "force": obj{"type": "boolean"}}}),
-				"responses":   withErrors(obj{"200": jsonOK("the row as it is now", obj{"type": "object"})})}}
-		}
-		acts := e.Actions
-		if allActions {
-			acts = acts[:0:0]
+	if allActions {
+		for i, e := range cat {
+			var acts []catalog.Action
 			for _, act := range a.resources[e.Name].cfg.Actions {
-				acts = append(acts, catalogAction{Name: act.Name, Label: cmp.Or(act.Label, act.Name)})
+				acts = append(acts, catalog.Action{Name: act.Name, Label: cmp.Or(act.Label, act.Name)})
 			}
-		}
-		for _, act := range acts {
-			paths[base+"/_action/"+act.Name] = obj{"post": obj{"operationId": "action_" + e.Name + "_" + act.Name, "tags": []string{e.Label},
-				"summary": act.Label, "requestBody": body(obj{"type": "object"}),
-				"responses": withErrors(obj{"200": jsonOK("the handler's answer", obj{"type": "object", "properties": obj{"ok": obj{"type": "boolean"}, "result": obj{}}})})}}
+			cat[i].Actions = acts
 		}
 	}
-	if a.resources["users"] != nil && a.allowed(op, OpUpdate, "users") {
-		for _, o := range []string{"ban", "unban", "revoke-sessions"} {
-			in := obj{"type": "object", "additionalProperties": false}
-			if o == "ban" {
-				in["properties"] = obj{"reason": obj{"type": "string", "maxLength": maxReasonLen}, "until": obj{"type": "string", "format": "date-time"}}
-			}
-			paths["/users/{id}/"+o] = obj{"parameters": []obj{idParam}, "post": obj{"operationId": "user_" + strings.ReplaceAll(o, "-", "_"), "tags": []string{"Moderation"},
-				"summary": strings.ReplaceAll(o, "-", " ") + " a user", "requestBody": obj{"content": obj{"application/json": obj{"schema": in}}},
-				"responses": withErrors(obj{"200": jsonOK("done", obj{"type": "object", "properties": obj{"ok": obj{"type": "boolean"}, "sessionsClosed": obj{"type": "integer"}}})})}}
-		}
-	}
-	if a.resources["users"] != nil && op.Role == RoleAdmin {
-		paths["/users/{id}/_export"] = obj{"parameters": []obj{idParam}, "get": obj{"operationId": "user_export", "tags": []string{"Data requests"},
-			"summary": "A player's data as one JSON document", "responses": withErrors(obj{"200": jsonOK("the player's data", obj{"type": "object",
-				"properties": obj{"exportedAt": obj{"type": "string"}, "user": obj{"type": "object"}, "resources": obj{"type": "object"}, "audit": obj{"type": "array"}}})})}}
-		paths["/users/{id}/_erase"] = obj{"parameters": []obj{idParam, queryParam("dryRun", obj{"type": "boolean"}, "say what the erase would do, doing nothing")},
-			"post": obj{"operationId": "user_erase", "tags": []string{"Data requests"}, "summary": "Erase a player's personal data",
-				"requestBody": obj{"content": obj{"application/json": obj{"schema": obj{"type": "object", "properties": obj{"confirm": obj{"type": "string"}}}}}},
-				"responses": withErrors(obj{"200": jsonOK("what the erase did", obj{"type": "object", "required": []string{"dryRun", "resources", "auditEntries"},
-					"properties": obj{"dryRun": obj{"type": "boolean"}, "resources": obj{"type": "array"}, "auditEntries": obj{"type": "integer"}}})})}}
-	}
-	if a.resources["users"] != nil && a.allowed(op, OpUpdate, "users") {
-		paths["/users/_bulk/{op}"] = obj{"parameters": []obj{{"name": "op", "in": "path", "required": true, "schema": obj{"type": "string", "enum": []string{"ban", "unban", "revoke-sessions"}}}},
-			"post": obj{"operationId": "users_bulk", "tags": []string{"Moderation"}, "summary": "Ban, unban or revoke the sessions of several users",
-				"requestBody": body(obj{"type": "object", "required": []string{"ids"}, "properties": obj{"ids": obj{"type": "array", "maxItems": maxActionIDs}, "reason": obj{"type": "string"}, "until": obj{"type": "string", "format": "date-time"}}}),
-				"responses": withErrors(obj{"200": jsonOK("what became of each", obj{"type": "object", "required": []string{"results", "counts"},
-					"properties": obj{"results": obj{"type": "object", "additionalProperties": obj{"type": "string"}}, "counts": obj{"type": "object", "additionalProperties": obj{"type": "integer"}}, "sessionsClosed": obj{"type": "integer"}}})})}}
-	}
-	paths["/auth/status"] = obj{"get": obj{"operationId": "status", "tags": []string{"Sign-in"}, "summary": "Whether a session is on, and whether the panel needs its first admin", "security": []obj{},
-		"responses": withErrors(obj{"200": jsonOK("the status", obj{"type": "object", "required": []string{"authenticated", "needsBootstrap"},
-			"properties": obj{"authenticated": obj{"type": "boolean"}, "needsBootstrap": obj{"type": "boolean"}}})})}}
-	paths["/"] = obj{"get": obj{"operationId": "catalog", "tags": []string{"Catalog"}, "summary": "Every resource the operator may list, as the UI is told",
-		"responses": withErrors(obj{"200": jsonOK("the catalog", obj{"type": "array", "items": obj{"type": "object"}})})}}
-	paths["/_openapi.json"] = obj{"get": obj{"operationId": "openapi", "tags": []string{"Catalog"}, "summary": "This document",
-		"responses": withErrors(obj{"200": jsonOK("the OpenAPI document", obj{"type": "object"})})}}
-	anyObj := obj{"type": []string{"object", "array"}}
-	simple := func(id, tag, summary string, in obj, security bool) obj {
-		o := obj{"operationId": id, "tags": []string{tag}, "summary": summary, "responses": withErrors(obj{"200": jsonOK("done", anyObj)})}
-		if in != nil {
-			o["requestBody"] = body(in)
-		}
-		if !security {
-			o["security"] = []obj{}
-		}
-		return o
-	}
-	strProps := func(names ...string) obj {
-		props := obj{}
-		for _, n := range names {
-			props[n] = obj{"type": "string"}
-		}
-		return obj{"type": "object", "properties": props}
-	}
-	if a.opts.Rooms != nil && a.allowed(op, OpList, "rooms") {
-		roomParam := obj{"name": "roomId", "in": "path", "required": true, "schema": obj{"type": "string"}}
-		paths["/rooms"] = obj{"get": obj{"operationId": "rooms", "tags": []string{"Live rooms"}, "summary": "The live rooms",
-			"responses": withErrors(obj{"200": jsonOK("room summaries", obj{"type": "array", "items": anyObj})})}}
-		paths["/rooms/by-user/{userId}"] = obj{"parameters": []obj{{"name": "userId", "in": "path", "required": true, "schema": obj{"type": "string"}}},
-			"get": obj{"operationId": "rooms_of_user", "tags": []string{"Live rooms"}, "summary": "A user's live sessions",
-				"responses": withErrors(obj{"200": jsonOK("sessions", obj{"type": "array", "items": anyObj})})}}
-		room := obj{"parameters": []obj{roomParam}, "get": obj{"operationId": "room", "tags": []string{"Live rooms"}, "summary": "Inspect a room",
-			"responses": withErrors(obj{"200": jsonOK("the room, its clients and state", anyObj)})}}
-		if a.allowed(op, OpUpdate, "rooms") {
-			room["patch"] = simple("room_lock", "Live rooms", "Lock or unlock a room", obj{"type": "object", "required": []string{"locked"}, "properties": obj{"locked": obj{"type": "boolean"}}}, true)
-			paths["/rooms/{roomId}/clients/{sessionId}"] = obj{"parameters": []obj{roomParam, {"name": "sessionId", "in": "path", "required": true, "schema": obj{"type": "string"}}},
-				"delete": simple("room_kick", "Live rooms", "Kick a client", nil, true)}
-			paths["/rooms/{roomId}/state"] = obj{"parameters": []obj{roomParam},
-				"patch":  simple("room_state_edit", "Live rooms", "Set a value of the room's state", obj{"type": "object", "required": []string{"path"}, "properties": obj{"path": obj{}, "value": obj{}}}, true),
-				"delete": simple("room_state_delete", "Live rooms", "Delete a path of the room's state", nil, true)}
-		}
-		if a.allowed(op, OpDelete, "rooms") {
-			room["delete"] = simple("room_dispose", "Live rooms", "Dispose of a room", nil, true)
-		}
-		paths["/rooms/{roomId}"] = room
-	}
-	bootstrap := simple("bootstrap", "Sign-in", "Create the first admin", obj{"type": "object", "required": []string{"email", "password"}, "properties": obj{"email": obj{"type": "string"}, "password": obj{"type": "string"}, "displayName": obj{"type": "string"}, "token": obj{"type": "string"}}}, false)
-	bootstrap["responses"].(obj)["201"] = jsonOK("the first admin, signed in", anyObj)
-	paths["/auth/bootstrap"] = obj{"post": bootstrap}
-	for p, o := range map[string]obj{
-		"/auth/logout-everywhere":   simple("logout_everywhere", "Sign-in", "End every session of the signed-in operator", nil, true),
-		"/auth/request-reset":       simple("request_reset", "Sign-in", "Send a password reset link", strProps("email"), false),
-		"/auth/reset":               simple("reset", "Sign-in", "Set a password with a reset link's token", strProps("token", "password"), false),
-		"/auth/login/totp":          simple("login_totp", "Sign-in", "The second factor of a sign-in", strProps("challenge", "code", "recoveryCode"), false),
-		"/auth/totp/enroll":         simple("totp_enroll", "Two-factor", "Start enrolling an authenticator", nil, true),
-		"/auth/totp/confirm":        simple("totp_confirm", "Two-factor", "Confirm the authenticator with a code", strProps("code"), true),
-		"/auth/totp/disable":        simple("totp_disable", "Two-factor", "Turn two-factor sign-in off", strProps("password", "code"), true),
-		"/auth/totp/recovery-codes": simple("totp_recovery_codes", "Two-factor", "New recovery codes", strProps("password", "code"), true),
-		"/auth/password":            simple("password", "Account", "Change the signed-in operator's password", strProps("current", "password"), true),
-	} {
-		paths[p] = obj{"post": o}
-	}
-	paths["/auth/totp"] = obj{"get": obj{"operationId": "totp_status", "tags": []string{"Two-factor"}, "summary": "Whether two-factor sign-in is on",
-		"responses": withErrors(obj{"200": jsonOK("the status", anyObj)})}}
-	paths["/auth/sessions"] = obj{"get": obj{"operationId": "sessions", "tags": []string{"Account"}, "summary": "The signed-in operator's sign-ins",
-		"responses": withErrors(obj{"200": jsonOK("sessions", anyObj)})}}
-	if op.Role == RoleAdmin && a.resources["users"] != nil {
-		paths["/users/{id}/invite"] = obj{"parameters": []obj{idParam}, "post": simple("user_invite", "Moderation", "Send a set-password link", nil, true)}
-		paths["/users/{id}/totp/reset"] = obj{"parameters": []obj{idParam}, "post": simple("user_totp_reset", "Two-factor", "Turn a user's two-factor sign-in off", nil, true)}
-	}
-	paths["/auth/me"] = obj{"get": obj{"operationId": "me", "tags": []string{"Sign-in"}, "summary": "Who is signed in",
-		"responses": withErrors(obj{"200": jsonOK("the operator", obj{"type": "object", "required": []string{"userId", "role", "email"},
-			"properties": obj{"userId": obj{"type": "string"}, "role": obj{"type": "string"}, "email": obj{"type": "string"}, "displayName": obj{"type": "string"}, "scopes": obj{"type": "array", "items": obj{"type": "string"}}}})})}}
-	paths["/auth/login"] = obj{"post": obj{"operationId": "login", "tags": []string{"Sign-in"}, "summary": "Sign in: the answer sets the session cookie", "security": []obj{},
-		"requestBody": body(obj{"type": "object", "required": []string{"email", "password"}, "properties": obj{"email": obj{"type": "string"}, "password": obj{"type": "string"}}}),
-		"responses":   withErrors(obj{"200": jsonOK("signed in, or a second factor is asked for", obj{"type": "object"})})}}
-	paths["/auth/logout"] = obj{"post": obj{"operationId": "logout", "tags": []string{"Sign-in"}, "summary": "Sign out",
-		"responses": withErrors(obj{"200": jsonOK("signed out", obj{"type": "object"})})}}
-	paths["/_dashboard"] = obj{"get": obj{"operationId": "dashboard", "tags": []string{"Dashboard"}, "summary": "The dashboard's widgets",
-		"parameters": []obj{queryParam("range", obj{"type": "string", "enum": []string{"24h", "7d", "30d"}}, "the charts' range"), queryParam("today", obj{"type": "string", "format": "date-time"}, "the start of the operator's day")},
-		"responses":  withErrors(obj{"200": jsonOK("widgets", obj{"type": "object", "required": []string{"widgets"}, "properties": obj{"widgets": obj{"type": "array", "items": obj{"type": "object"}}}})})}}
-	paths["/_health"] = obj{"get": obj{"operationId": "health", "tags": []string{"Dashboard"}, "summary": "For load balancers", "security": []obj{},
-		"responses": obj{"200": jsonOK("healthy", obj{"type": "object"}), "503": jsonOK("the database is down", obj{"type": "object"})}}}
-	return obj{
-		"openapi": "3.1.0",
-		"info": obj{"title": "gameadmin", "version": "1",
-			"description": "The admin API as " + string(op.Role) + " " + op.UserID + " may call it. Sign in with POST /auth/login; the session cookie authenticates every other call. State-changing calls from another origin are refused."},
-		"servers":    []obj{{"url": a.opts.APIPath}},
-		"security":   []obj{{"session": []string{}}},
-		"paths":      paths,
-		"components": obj{"schemas": schemas, "securitySchemes": obj{"session": obj{"type": "apiKey", "in": "cookie", "name": a.opts.Session.CookieName}}},
-	}
-}
-
-func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
-
-func queryParam(name string, s obj, desc string) obj {
-	return obj{"name": name, "in": "query", "schema": s, "description": desc}
-}
-
-// schemaName is a resource key as a schema name: "leaderboardEntries"
-// gives "LeaderboardEntries".
-func schemaName(key string) string {
-	if key == "" {
-		return key
-	}
-	return strings.ToUpper(key[:1]) + key[1:]
-}
-
-// columnSchema is the JSON Schema of a column's values as the API reads
-// and writes them (the catalog's dataType and kind), with null when the
-// column takes it.
-func columnSchema(c catalogColumn) obj {
-	var s obj
-	switch {
-	case c.Masked:
-		s = obj{"type": "string", "description": "masked for your role"}
-	case c.Kind == schema.KindArray:
-		// A database array: its elements' kind, each may be null; the
-		// stored text for a value that is no one-dimensional array
-		// (storedvalues.go).
-		s = obj{"type": []string{"array", "string"}, "items": obj{"type": elemTypes(c.Elem)}}
-		if c.Elem == schema.KindJSON {
-			s["items"] = obj{}
-		}
-	case c.DataType == schema.JSON:
-		// Any JSON value (a column's own null included).
-		s = obj{"type": []string{"object", "array", "string", "number", "boolean", "null"}}
-	case c.DataType == schema.Integer:
-		s = obj{"type": "integer"}
-	case c.DataType == schema.Number:
-		s = obj{"type": "number"}
-	case c.DataType == schema.Boolean:
-		s = obj{"type": "boolean"}
-	case c.DataType == schema.Datetime:
-		s = obj{"type": "string", "description": "RFC 3339, or infinity / -infinity"}
-	case c.DataType == schema.Bytes:
-		s = obj{"type": "string", "contentEncoding": "base64"}
-	default:
-		s = obj{"type": "string"}
-		if c.MaxLength > 0 {
-			s["maxLength"] = c.MaxLength
-		}
-		if len(c.Choices) > 0 {
-			s["enum"] = c.Choices
-		}
-	}
-	if t, ok := s["type"].(string); ok && t != "string" {
-		// A value its type cannot hold ('NaN', 'infinity', a number too
-		// big) is shown as its stored literal (storedvalues.go).
-		s["type"] = []string{t, "string"}
-	}
-	if t, ok := s["type"].([]string); ok && !c.NotNull {
-		if !slices.Contains(t, "null") { // JSON Schema wants type's items unique
-			s["type"] = append(t, "null")
-		}
-	} else if t, ok := s["type"].(string); ok && !c.NotNull {
-		s["type"] = []string{t, "null"}
-		if e, ok := s["enum"].([]string); ok {
-			s["enum"] = append(append([]any{}, toAny(e)...), nil)
-		}
-	}
-	if c.Label != "" {
-		s["title"] = c.Label
-	}
-	if c.ReadOnly { // as the catalog: a key with a default may still be given
-		s["readOnly"] = true
-	}
-	return s
-}
-
-// elemTypes are the JSON types of an array element of kind k: a number
-// may also be "NaN" or "Infinity" (float8[]), a decimal a number (SQLite
-// keeps them as JSON numbers), and any element null.
-func elemTypes(k schema.ValueKind) []string {
-	switch k {
-	case schema.KindNumber:
-		return []string{"number", "string", "null"}
-	case schema.KindDecimal:
-		return []string{"string", "number", "null"}
-	case schema.KindBool:
-		return []string{"boolean", "null"}
-	}
-	return []string{"string", "null"} // text, times, uuids, enums, inet: their text
-}
-
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
+	return openapi.Build(openapi.Input{
+		Operator:      op,
+		Catalog:       cat,
+		APIPath:       a.opts.APIPath,
+		CookieName:    a.opts.Session.CookieName,
+		Audit:         a.resources["adminAudit"] != nil,
+		Users:         a.resources["users"] != nil,
+		ModerateUsers: a.allowed(op, OpUpdate, "users"),
+		Rooms:         a.opts.Rooms != nil,
+		RoomPermissions: map[Op]bool{
+			OpList:   a.allowed(op, OpList, "rooms"),
+			OpUpdate: a.allowed(op, OpUpdate, "rooms"),
+			OpDelete: a.allowed(op, OpDelete, "rooms"),
+		},
+		MaxReasonLen: maxReasonLen,
+		MaxBulkIDs:   maxActionIDs,
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gameadmin/admin/internal/catalog"
 	"github.com/gameadmin/admin/internal/migrate"
 
 	"github.com/gameadmin/admin/internal/schema"
@@ -64,12 +65,8 @@ type ListConfig struct {
 	DefaultSort Sort
 }
 
-// Sort is a column and a direction.
-type Sort struct {
-	Field string `json:"field"`
-	// Order is "asc" (the default) or "desc".
-	Order string `json:"order"`
-}
+// Sort is a column and a direction (the catalog shows a list's default).
+type Sort = catalog.Sort
 
 // FormConfig configures the create and edit forms.
 type FormConfig struct {
@@ -130,17 +127,9 @@ type ColumnConfig struct {
 	Choices []string
 }
 
-// LinkTo makes a column a link to a row of another resource.
-type LinkTo struct {
-	// Resource is the target's key (the static form: the cell shows the raw value).
-	Resource string `json:"resource,omitempty"`
-	// ResourceFromColumn names a column of the same row holding the target
-	// key (the dynamic form, used by the audit log's target_id).
-	ResourceFromColumn string `json:"resourceFromColumn,omitempty"`
-	// LabelColumn is the target column shown instead of the raw id; set
-	// by the panel for relations of kind One.
-	LabelColumn string `json:"labelColumn,omitempty"`
-}
+// LinkTo makes a column a link to a row of another resource (as the
+// catalog tells the UI).
+type LinkTo = catalog.LinkTo
 
 // RelationConfig configures one relation tab.
 type RelationConfig struct {
