@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gameadmin/admin/internal/testhook"
+	"github.com/gameadmin/admin/internal/uiserve"
 	"github.com/uptrace/bun"
 )
 
@@ -63,6 +64,6 @@ func (a *Admin) expose(fn func(*testhook.Internals)) {
 		OpenAPI:       func() ([]byte, error) { return json.Marshal(viewsAPI{a}.openAPI(Operator{Role: RoleAdmin}, true)) },
 		SetEraseFault: func(fn func(ctx context.Context, tx bun.Tx, step string) error) { a.eraseFault = fn },
 		UI:            ui,
-		UICSP:         uiCSP,
+		UICSP:         uiserve.CSP,
 	})
 }
