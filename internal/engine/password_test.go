@@ -74,6 +74,17 @@ func TestArgon2idDefault(t *testing.T) {
 	}
 }
 
+// TestDefaultArgon2idNotShared: a caller changing the returned hasher
+// changes nobody else's defaults.
+func TestDefaultArgon2idNotShared(t *testing.T) {
+	t.Parallel()
+	h := DefaultArgon2id()
+	h.Memory = 8
+	if DefaultArgon2id().Memory != 9216 {
+		t.Error("DefaultArgon2id returned shared state")
+	}
+}
+
 func TestArgon2idHonoursStoredParameters(t *testing.T) {
 	t.Parallel()
 	old := Argon2id{Memory: 32, Time: 3, Threads: 2, SaltLen: 8, KeyLen: 16}
