@@ -49,7 +49,7 @@ const constructedScrollLockStyles: Plugin = {
   },
 };
 
-// The Go server serves dist/ under any UIPath (ui.go): asset URLs are
+// The Go server serves dist/ under any UIPath (internal/uiserve): asset URLs are
 // relative here, and it rewrites index.html's "./assets/" to
 // "<UIPath>/assets/" and fills in the admin-ui-path <meta>.
 export default defineConfig({

@@ -30,6 +30,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/passhash"
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/ratelimit"
 )
 
 // Admin is the panel: an http.Handler serving /admin-api/* and the UI under
@@ -218,7 +219,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if hasher == nil {
 		hasher = DefaultArgon2id()
 	}
-	a.limits = defaultLimiters(opts.RateLimit)
+	a.limits = ratelimit.Defaults(opts.RateLimit)
 	a.opts = opts
 	a.tokens = &tokens{signer: &token.Signer{Secret: secret, Audience: opts.APIPath, AcceptNoAudience: opts.APIPath == defaultAPIPath},
 		session: opts.Session, secure: secure}

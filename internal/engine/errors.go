@@ -11,12 +11,12 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/gameadmin/admin/internal/dberr"
 
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/ratelimit"
 	"github.com/gameadmin/admin/rooms"
 )
 
@@ -49,7 +49,7 @@ var (
 	// ErrRateLimited reports a sign-in refused by a rate limit before any
 	// password was checked. The error Auth().Authenticate returns is a
 	// *RateLimitError, which says when to try again.
-	ErrRateLimited = errors.New("admin: rate limited")
+	ErrRateLimited = ratelimit.ErrLimited
 	// ErrLimiterUnavailable reports a sign-in refused because a rate limiter
 	// failed (its shared store is down): the attempt is refused rather than
 	// let through unlimited. Auth().Authenticate and AuthenticateFrom return
@@ -90,19 +90,8 @@ var (
 )
 
 // RateLimitError is a sign-in refused by a rate limit; errors.Is(err,
-// ErrRateLimited) reports it.
-type RateLimitError struct {
-	// RetryAfter is how long until the limiter lets the next attempt in.
-	RetryAfter time.Duration
-}
-
-// Error says when to try again.
-func (e *RateLimitError) Error() string {
-	return fmt.Sprintf("admin: rate limited; retry in %s", e.RetryAfter.Round(time.Second))
-}
-
-// Is makes errors.Is(err, ErrRateLimited) true.
-func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited }
+// ErrRateLimited) reports it. It is internal/ratelimit's.
+type RateLimitError = ratelimit.Error
 
 // APIError is an answer of the panel's HTTP API, and the error of the Go
 // API calls that have one (ErrLastAdmin, an action's NewError). Every

@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"cmp"
 	"net/http"
 
-	"github.com/gameadmin/admin/internal/catalog"
 	"github.com/gameadmin/admin/internal/openapi"
 )
 
@@ -14,27 +12,15 @@ func (a viewsAPI) handleOpenAPI(w http.ResponseWriter, r *http.Request, op Opera
 	if !op.Role.IsOperator() {
 		return errOperatorOnly
 	}
-	writeJSON(w, http.StatusOK, a.openAPI(op, false))
+	writeJSON(w, http.StatusOK, a.openAPI(op))
 	return nil
 }
 
-// openAPI builds the document for op; every action, whatever role may
-// run it, with allActions (the panel's own tests check every answer
-// against one document).
-func (a viewsAPI) openAPI(op Operator, allActions bool) map[string]any {
-	cat := a.catalog(op)
-	if allActions {
-		for i, e := range cat {
-			var acts []catalog.Action
-			for _, act := range a.resources[e.Name].cfg.Actions {
-				acts = append(acts, catalog.Action{Name: act.Name, Label: cmp.Or(act.Label, act.Name)})
-			}
-			cat[i].Actions = acts
-		}
-	}
+// openAPI builds the document for op from their catalog.
+func (a viewsAPI) openAPI(op Operator) map[string]any {
 	return openapi.Build(openapi.Input{
 		Operator:      op,
-		Catalog:       cat,
+		Catalog:       a.catalog(op),
 		APIPath:       a.opts.APIPath,
 		CookieName:    a.opts.Session.CookieName,
 		Audit:         a.resources["adminAudit"] != nil,

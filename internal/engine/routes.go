@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"io/fs"
 	"net/http"
 	"strings"
+
+	"github.com/gameadmin/admin/internal/uiserve"
 )
 
 // api is the HTTP API: its methods are the endpoints (handle*), one file
@@ -89,6 +92,16 @@ func (a *Admin) routes() http.Handler {
 		a.writeError(w, r, errCrossOrigin)
 	}))
 	return a.cop.Handler(mux)
+}
+
+// uiHandler serves the UI under Options.UIPath (internal/uiserve), from
+// the build the root package embeds (ui/dist).
+func (a *Admin) uiHandler() http.Handler {
+	dist, err := fs.Sub(a.ui, "ui/dist")
+	if err != nil {
+		panic("admin: embedded UI: " + err.Error())
+	}
+	return uiserve.New(dist, a.opts.UIPath, a.opts.APIPath)
 }
 
 // handleRowSub and handleRowOp dispatch a row's sub-resources, which

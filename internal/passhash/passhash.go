@@ -1,6 +1,8 @@
-// Package passhash is the encoding and checking of password hashes behind
-// admin.Argon2id and admin.Bcrypt: argon2id in the PHC string format, bcrypt
-// with a bounded cost, and the gate that bounds how many hashes run at once.
+// Package passhash is the panel's password hashing: the Hasher interface
+// (the panel's PasswordHasher) and its two implementations, Argon2id and
+// Bcrypt (admin.Argon2id and admin.Bcrypt); the encoding and checking
+// beneath them, argon2id in the PHC string format and bcrypt with a
+// bounded cost; and the gate that bounds how many hashes run at once.
 // A stored hash is data: parameters past the bounds here are an error, never
 // work, so a corrupted or forged row cannot make the server allocate
 // gigabytes or spin for minutes.

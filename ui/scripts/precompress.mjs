@@ -1,6 +1,6 @@
 // precompress writes a .br (brotli, best quality) and a .gz (gzip -9)
 // beside every script, stylesheet, SVG and JSON file of dist/ larger than
-// 1 KiB, after `vite build`. The Go server (ui.go) answers Accept-Encoding
+// 1 KiB, after `vite build`. The Go server (internal/uiserve) answers Accept-Encoding
 // with these bytes, so nothing is compressed at run time. index.html is
 // left out: the server rewrites it, then compresses it once at start-up.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';

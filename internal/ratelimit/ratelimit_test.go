@@ -1,7 +1,9 @@
-package engine
+package ratelimit
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http/httptest"
 	"net/netip"
 	"testing"
@@ -25,23 +27,23 @@ func TestDefaultLimitBuckets(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name  string
-		slot  func(RateLimitOptions) Limiter
+		slot  func(Options) Limiter
 		burst int
 		every time.Duration // time for one token to come back
 	}{
-		{"login", func(o RateLimitOptions) Limiter { return o.Login }, 10, 6 * time.Second},
-		{"bootstrap", func(o RateLimitOptions) Limiter { return o.Bootstrap }, 5, time.Minute},
-		{"request reset", func(o RateLimitOptions) Limiter { return o.RequestReset }, 3, time.Minute},
-		{"login failures per email", func(o RateLimitOptions) Limiter { return o.LoginFailuresPerEmail }, 100, 30 * time.Second},
-		{"login failures per network", func(o RateLimitOptions) Limiter { return o.LoginFailuresPerNetwork }, 10, 30 * time.Second},
-		{"login failures per device", func(o RateLimitOptions) Limiter { return o.LoginFailuresPerDevice }, 10, 30 * time.Second},
-		{"per IP", func(o RateLimitOptions) Limiter { return o.PerIP }, 30, 2 * time.Second},
-		{"actions", func(o RateLimitOptions) Limiter { return o.Actions }, 60, time.Second},
-		{"reset deliveries", func(o RateLimitOptions) Limiter { return o.ResetDeliveries }, 5, 12 * time.Minute},
+		{"login", func(o Options) Limiter { return o.Login }, 10, 6 * time.Second},
+		{"bootstrap", func(o Options) Limiter { return o.Bootstrap }, 5, time.Minute},
+		{"request reset", func(o Options) Limiter { return o.RequestReset }, 3, time.Minute},
+		{"login failures per email", func(o Options) Limiter { return o.LoginFailuresPerEmail }, 100, 30 * time.Second},
+		{"login failures per network", func(o Options) Limiter { return o.LoginFailuresPerNetwork }, 10, 30 * time.Second},
+		{"login failures per device", func(o Options) Limiter { return o.LoginFailuresPerDevice }, 10, 30 * time.Second},
+		{"per IP", func(o Options) Limiter { return o.PerIP }, 30, 2 * time.Second},
+		{"actions", func(o Options) Limiter { return o.Actions }, 60, time.Second},
+		{"reset deliveries", func(o Options) Limiter { return o.ResetDeliveries }, 5, 12 * time.Minute},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := tt.slot(defaultLimiters(RateLimitOptions{})).(*bucket.Buckets)
+			b := tt.slot(Defaults(Options{})).(*bucket.Buckets)
 			now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 			b.Now = func() time.Time { return now }
 			for i := range tt.burst {
@@ -71,7 +73,7 @@ func TestDefaultLimitBuckets(t *testing.T) {
 func TestDefaultLimitersKeepsGivenSlots(t *testing.T) {
 	t.Parallel()
 	custom := NewTokenBucket(1, 1)
-	o := defaultLimiters(RateLimitOptions{Login: NoLimit{}, Bootstrap: custom})
+	o := Defaults(Options{Login: NoLimit{}, Bootstrap: custom})
 	if o.Login != (NoLimit{}) {
 		t.Errorf("Login = %T; want NoLimit kept", o.Login)
 	}
@@ -81,8 +83,8 @@ func TestDefaultLimitersKeepsGivenSlots(t *testing.T) {
 	if o.RequestReset == nil || o.LoginFailuresPerEmail == nil {
 		t.Errorf("nil slots not filled: %+v", o)
 	}
-	if p := defaultLimiters(RateLimitOptions{}); p.Login == o.RequestReset || p.Login == defaultLimiters(RateLimitOptions{}).Login {
-		t.Errorf("defaultLimiters shares buckets between calls or slots")
+	if p := Defaults(Options{}); p.Login == o.RequestReset || p.Login == Defaults(Options{}).Login {
+		t.Errorf("Defaults shares buckets between calls or slots")
 	}
 }
 
@@ -144,9 +146,22 @@ func TestDefaultTrustedProxiesLoopbackOnly(t *testing.T) {
 	if DefaultTrustedProxies()[0] == d[0] {
 		t.Error("DefaultTrustedProxies returned shared state")
 	}
-	h := DefaultArgon2id()
-	h.Memory = 8
-	if DefaultArgon2id().Memory != 9216 {
-		t.Error("DefaultArgon2id returned shared state")
+}
+
+func TestError(t *testing.T) {
+	t.Parallel()
+	var err error = fmt.Errorf("sign-in: %w", &Error{RetryAfter: 1400 * time.Millisecond})
+	if !errors.Is(err, ErrLimited) {
+		t.Errorf("errors.Is(%v, ErrLimited) = false", err)
+	}
+	var e *Error
+	if !errors.As(err, &e) || e.RetryAfter != 1400*time.Millisecond {
+		t.Errorf("errors.As(%v) = %v", err, e)
+	}
+	if want := "admin: rate limited; retry in 1s"; e.Error() != want {
+		t.Errorf("Error() = %q; want %q", e.Error(), want)
+	}
+	if errors.Is(errors.New("admin: rate limited"), ErrLimited) {
+		t.Error("another error with the same text matches ErrLimited")
 	}
 }

@@ -1,4 +1,9 @@
-package engine
+// Package uiserve serves the panel's embedded single-page UI: fixed
+// content types, the build's compressed forms (or gzip made at startup),
+// an ETag per encoding, a strict Content-Security-Policy, and index.html
+// with the UI and API paths filled into its <meta> tags for every path
+// the client routes itself.
+package uiserve
 
 import (
 	"bytes"
@@ -12,11 +17,13 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/gameadmin/admin/internal/errbody"
 )
 
-// uiCSP is the UI's Content-Security-Policy: everything from the panel's
+// CSP is the UI's Content-Security-Policy: everything from the panel's
 // own origin, no inline script or style, no framing.
-const uiCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
 // uiTypes fixes the content types of what a Vite build emits, so that they
@@ -43,22 +50,24 @@ type uiFile struct {
 	br, gz      []byte
 }
 
-// uiHandler serves the UI under Options.UIPath: the hashed files of
-// assets/ with a year-long cache, and index.html for every other path (the
-// UI routes on the client), with UIPath and APIPath filled into its
-// <meta> tags (no inline script: the CSP stays strict) so that it works
-// wherever it is mounted.
-func (a *Admin) uiHandler() http.Handler {
+// New returns the handler of the UI mounted at uiPath, for a panel whose
+// API is at apiPath. dist is the build (Vite's dist: index.html and
+// assets/ at its root). It serves the hashed files of assets/ with a
+// year-long cache, and index.html for every other path (the UI routes on
+// the client), with uiPath and apiPath filled into its <meta> tags (no
+// inline script: the CSP stays strict) so that it works wherever it is
+// mounted. Requests other than GET and HEAD get 405 in the error body of
+// internal/errbody.
+//
+// New reads and compresses every file once; it panics when dist cannot
+// be read or has no index.html.
+func New(dist fs.FS, uiPath, apiPath string) http.Handler {
 	files := map[string]uiFile{}
-	sub, err := fs.Sub(a.ui, "ui/dist")
-	if err != nil {
-		panic("admin: embedded UI: " + err.Error())
-	}
-	err = fs.WalkDir(sub, ".", func(name string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(dist, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		b, err := fs.ReadFile(sub, name)
+		b, err := fs.ReadFile(dist, name)
 		if err != nil {
 			return err
 		}
@@ -95,9 +104,9 @@ func (a *Admin) uiHandler() http.Handler {
 	if !ok {
 		panic("admin: embedded UI has no index.html; run `npm run build` in ui/")
 	}
-	p, api := html.EscapeString(a.opts.UIPath), html.EscapeString(a.opts.APIPath)
+	p, api := html.EscapeString(uiPath), html.EscapeString(apiPath)
 	// The build links its files relatively (Vite base "./"); a deep link
-	// like <UIPath>/users/1 needs them absolute. A <base href> would not
+	// like <uiPath>/users/1 needs them absolute. A <base href> would not
 	// do: the CSP's base-uri 'none' forbids it.
 	index = newUIFile([]byte(strings.NewReplacer(
 		`"./assets/`, `"`+p+`/assets/`,
@@ -107,16 +116,16 @@ func (a *Admin) uiHandler() http.Handler {
 	index.gz = gzipped(index.body)
 	delete(files, "index.html")
 
-	prefix := a.opts.UIPath + "/"
+	prefix := uiPath + "/"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", uiCSP)
+		h.Set("Content-Security-Policy", CSP)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
 		h.Set("X-Frame-Options", "DENY")
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			h.Set("Allow", "GET, HEAD")
-			a.writeError(w, r, errorf(http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed"))
+			errbody.Write(w, errMethod)
 			return
 		}
 		name := strings.TrimPrefix(r.URL.Path, prefix)
@@ -139,6 +148,10 @@ func (a *Admin) uiHandler() http.Handler {
 		index.serve(w, r)
 	})
 }
+
+// errMethod answers a request that is neither GET nor HEAD. The engine's
+// writeError sends a 4xx without a cause as it is, unlogged; so does this.
+var errMethod = errbody.New(http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed")
 
 func newUIFile(b []byte, contentType string) uiFile {
 	sum := sha256.Sum256(b)

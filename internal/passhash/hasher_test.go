@@ -1,4 +1,4 @@
-package engine
+package passhash
 
 import (
 	"encoding/base64"
@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gameadmin/admin/internal/passhash"
-
 	"golang.org/x/crypto/argon2"
 	"golang.org/x/crypto/bcrypt"
 )
@@ -16,7 +14,7 @@ import (
 // fastArgon2id keeps tests quick under -race.
 var fastArgon2id = Argon2id{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
 
-func mustHash(t testing.TB, h PasswordHasher, password string) string {
+func mustHash(t testing.TB, h Hasher, password string) string {
 	t.Helper()
 	enc, err := h.Hash(password)
 	if err != nil {
@@ -71,6 +69,17 @@ func TestArgon2idDefault(t *testing.T) {
 	}
 	if DefaultArgon2id().NeedsRehash(enc) {
 		t.Errorf("DefaultArgon2id().NeedsRehash(%q) = true; want false", enc)
+	}
+}
+
+// TestDefaultArgon2idNotShared: a caller changing the returned hasher
+// changes nobody else's defaults.
+func TestDefaultArgon2idNotShared(t *testing.T) {
+	t.Parallel()
+	h := DefaultArgon2id()
+	h.Memory = 8
+	if DefaultArgon2id().Memory != 9216 {
+		t.Error("DefaultArgon2id returned shared state")
 	}
 }
 
@@ -279,10 +288,10 @@ func FuzzArgon2idVerify(f *testing.F) {
 	f.Fuzz(func(t *testing.T, password, encoded string) {
 		// Keep each run fast: the bounds allow up to 1 GiB, which is right for
 		// a server but not for a fuzzer doing thousands of runs.
-		if p, _, _, err := passhash.ParseArgon2id(encoded); err == nil && uint64(p.Memory)*uint64(p.Time) > 1<<12 {
+		if p, _, _, err := ParseArgon2id(encoded); err == nil && uint64(p.Memory)*uint64(p.Time) > 1<<12 {
 			t.Skip()
 		}
-		if passhash.IsBcrypt(encoded) {
+		if IsBcrypt(encoded) {
 			if c, err := bcrypt.Cost([]byte(encoded)); err == nil && c > 6 {
 				t.Skip()
 			}
