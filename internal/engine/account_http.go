@@ -11,7 +11,7 @@ const maxSessionsShown = 20
 // GET /auth/sessions: the operator's own recent sign-ins, newest first, read
 // from the audit log: [{time, ip, userAgent, action, secondFactor?}].
 func (a authAPI) handleSessions(w http.ResponseWriter, r *http.Request, op Operator) error {
-	rows, err := a.audit.signIns(r.Context(), op.UserID, maxSessionsShown)
+	rows, err := a.audit.SignIns(r.Context(), op.UserID, maxSessionsShown)
 	if err != nil {
 		return err
 	}

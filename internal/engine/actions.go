@@ -168,7 +168,7 @@ func (a rowsAPI) handleAction(w http.ResponseWriter, r *http.Request, op Operato
 	// anything), so its entry is written once it returns; when that write
 	// fails, the answer is a 500 and the log line has the action's result.
 	payload["result"] = json.RawMessage(raw)
-	if err := a.audit.record(ctx, a.db, AuditEntry{OperatorID: op.UserID, Action: "custom", Resource: res.key, TargetID: target,
+	if err := a.audit.Record(ctx, AuditEntry{OperatorID: op.UserID, Action: "custom", Resource: res.key, TargetID: target,
 		Payload: payload}); err != nil {
 		return fmt.Errorf("admin: action %s/%s ran but its audit entry was not written (result %.500s): %w", res.key, name, raw, err)
 	}

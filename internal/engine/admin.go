@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/slots"
 	"github.com/gameadmin/admin/internal/stmtcache"
 
@@ -76,9 +77,9 @@ type Admin struct {
 	bg     sync.WaitGroup // background work: reset deliveries
 	closed atomic.Bool
 
-	jobs      *jobs.Queue // bounded background work: reset deliveries (background.go)
-	auditJobs *jobs.Queue // and failure audit rows, which slow deliveries cannot starve
-	failures  *failureLog // collapsed anonymous failures (failurelog.go)
+	jobs      *jobs.Queue     // bounded background work: reset deliveries (background.go)
+	auditJobs *jobs.Queue     // and failure audit rows, which slow deliveries cannot starve
+	failures  *audit.Failures // collapsed anonymous failures (internal/audit)
 
 	sessionStmt sessionCheck     // the prepared session statement (session.go)
 	stmts       *stmtcache.Cache // statements whose text repeats, prepared
@@ -200,7 +201,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 		opts.MaxTextLength = defaultMaxTextLength
 	}
 	if opts.AuditMaxPayloadBytes == 0 {
-		opts.AuditMaxPayloadBytes = defaultAuditMaxPayload
+		opts.AuditMaxPayloadBytes = audit.DefaultMaxPayload
 	}
 	if opts.QueryTimeout == 0 {
 		opts.QueryTimeout = defaultQueryTimeout
@@ -267,8 +268,8 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	}
 	a.jobs = jobs.New(a.log, backgroundQueueCap)
 	a.auditJobs = jobs.New(a.log, backgroundQueueCap)
-	a.failures = newFailureLog()
-	a.audit = &Audit{db: db, tableNames: a.tableNames, maxPayload: opts.AuditMaxPayloadBytes, log: a.log}
+	a.failures = audit.NewFailures()
+	a.audit = audit.New(db, string(a.tableNames)+"admin_audit", opts.AuditMaxPayloadBytes, a.log)
 	a.sanctions = &sanctions{db: db, users: users, roles: a.roleStore, audit: a.audit, rooms: opts.Rooms, now: a.now, log: a.log}
 	a.auth = &Auth{sanctions: a.sanctions, now: a.now, db: db, tableNames: a.tableNames, users: users, roles: a.roleStore, tokens: a.tokens, audit: a.audit,
 		hasher: hasher, hashGate: passhash.NewGate(opts.HashConcurrency), dummy: dummy, limits: a.limits, totp: totp,

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/clientip"
 	"log/slog"
 	"net/http"
@@ -37,7 +38,7 @@ type Auth struct {
 	reset      resetOptions
 	jobs       *jobs.Queue // reset-link deliveries
 	auditJobs  *jobs.Queue // failed sign-ins' audit rows
-	failures   *failureLog
+	failures   *audit.Failures
 	// state reads a user's live token version, role and scopes (the
 	// session check's query).
 	state  func(ctx context.Context, userID string) (int64, Operator, error)
@@ -248,7 +249,7 @@ func (au *Auth) bootstrap(ctx context.Context, c credentials, meta map[string]an
 			return err
 		}
 		// The first admin's entry commits with its role.
-		return au.audit.record(ctx, tx, authEntry(meta, userID, "auth.bootstrap", c.Email))
+		return au.audit.RecordTx(ctx, tx, authEntry(meta, userID, "auth.bootstrap", c.Email))
 	})
 	return userID, tv, err
 }
@@ -286,7 +287,7 @@ func (au *Auth) changePassword(ctx context.Context, userID, current, next, ip st
 		if tv, err = au.endOtherSessions(ctx, tx, userID); err != nil {
 			return err
 		}
-		return au.audit.record(ctx, tx, authEntry(meta, userID, "auth.password_changed", ""))
+		return au.audit.RecordTx(ctx, tx, authEntry(meta, userID, "auth.password_changed", ""))
 	})
 	if err == nil {
 		au.sanctions.sessionsEnded(ctx, userID, "password changed")
@@ -297,7 +298,7 @@ func (au *Auth) changePassword(ctx context.Context, userID, current, next, ip st
 // record writes an auth.* audit entry (authEntry) of an event, not a
 // change: a failure is logged.
 func (au *Auth) record(ctx context.Context, meta map[string]any, operatorID, action, email string, kv ...any) {
-	au.audit.event(ctx, authEntry(meta, operatorID, action, email, kv...))
+	au.audit.Event(ctx, authEntry(meta, operatorID, action, email, kv...))
 }
 
 // authEntry is an auth.* audit entry with {email?, ip, userAgent} (meta)

@@ -24,7 +24,7 @@ func (a *Admin) startBackground() {
 	for _, q := range []*jobs.Queue{a.jobs, a.auditJobs} {
 		q.Start(backgroundWorkers, func(fn func(ctx context.Context)) bool { return a.goBackground(ctx, fn) })
 	}
-	a.goBackground(ctx, func(ctx context.Context) { a.failures.flush(ctx, a.audit) })
+	a.goBackground(ctx, func(ctx context.Context) { a.failures.Flush(ctx, a.audit) })
 	a.stopSampling = make(chan struct{})
 	if a.opts.Rooms != nil {
 		a.goBackground(ctx, func(ctx context.Context) { a.sampleOnline(ctx, a.stopSampling) })
@@ -41,7 +41,7 @@ func (a *Admin) stopBackground() {
 	for _, q := range []*jobs.Queue{a.jobs, a.auditJobs} {
 		q.Wait()
 	}
-	a.failures.stop()
+	a.failures.Stop()
 	select {
 	case <-a.stopSampling: // a second Close
 	default:

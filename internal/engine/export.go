@@ -118,7 +118,7 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 	}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := a.audit.record(actx, a.db, AuditEntry{OperatorID: op.UserID, Action: "export", Resource: res.key, Payload: payload}); err != nil {
+	if err := a.audit.Record(actx, AuditEntry{OperatorID: op.UserID, Action: "export", Resource: res.key, Payload: payload}); err != nil {
 		a.log.Error("admin: export audit entry not written", "resource", res.key, "rows", written, "err", err)
 	}
 	if streamErr == nil {

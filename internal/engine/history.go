@@ -208,7 +208,7 @@ func (a viewsAPI) handleRevert(w http.ResponseWriter, r *http.Request, op Operat
 			out = map[string]any{"deleted": true}
 			entry.TargetID, entry.Payload["row"] = encodeRowID(res, row), row
 		}
-		return a.audit.record(ctx, tx, entry)
+		return a.audit.RecordTx(ctx, tx, entry)
 	})
 	if err != nil {
 		return err

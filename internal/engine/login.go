@@ -159,7 +159,7 @@ func (au *Auth) refund(ctx context.Context, spent []spentToken) {
 
 // auditLoginFailure records auth.login_failed off the request path. A
 // failure for a known account gets its own row; failures for emails that
-// match no account are collapsed per client IP (see failureLog).
+// match no account are collapsed per client IP (see audit.Failures).
 func (au *Auth) auditLoginFailure(ctx context.Context, acc *account, at loginAttempt) {
 	payload := withMeta(at.meta, "email", at.email)
 	if at.via != "" {
@@ -168,11 +168,11 @@ func (au *Auth) auditLoginFailure(ctx context.Context, acc *account, at loginAtt
 	operator := ""
 	if acc != nil {
 		operator = acc.ID
-	} else if !au.failures.first("auth.login_failed", netkey.Address(at.ip), emailKey(at.email)) {
+	} else if !au.failures.First("auth.login_failed", netkey.Address(at.ip), emailKey(at.email)) {
 		return // counted into the next collapsed row
 	}
 	e := AuditEntry{OperatorID: operator, Action: "auth.login_failed", Resource: "auth", TargetID: operator, Payload: payload}
-	au.auditJobs.Submit(ctx, func(ctx context.Context) { au.audit.event(ctx, e) })
+	au.auditJobs.Submit(ctx, func(ctx context.Context) { au.audit.Event(ctx, e) })
 }
 
 // auditLimited records a request a rate limit refused as
@@ -182,14 +182,14 @@ func (au *Auth) auditLoginFailure(ctx context.Context, acc *account, at loginAtt
 // returns err, and does nothing for an error that is not a refusal.
 func (au *Auth) auditLimited(ctx context.Context, err error, limiter, ip, email string, meta map[string]any) error {
 	var rl *RateLimitError
-	if !errors.As(err, &rl) || !au.failures.first("auth.rate_limited", netkey.Address(ip), emailKey(email)) {
+	if !errors.As(err, &rl) || !au.failures.First("auth.rate_limited", netkey.Address(ip), emailKey(email)) {
 		return err
 	}
 	e := AuditEntry{Action: "auth.rate_limited", Resource: "auth", Payload: withMeta(meta, "limiter", limiter)}
 	if email != "" {
 		e.Payload["email"] = email
 	}
-	au.auditJobs.Submit(ctx, func(ctx context.Context) { au.audit.event(ctx, e) })
+	au.auditJobs.Submit(ctx, func(ctx context.Context) { au.audit.Event(ctx, e) })
 	return err
 }
 

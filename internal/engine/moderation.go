@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/authz"
 	"github.com/uptrace/bun"
 )
@@ -54,7 +55,7 @@ func (m *Moderation) SetRole(ctx context.Context, userID string, role Role) erro
 			return err
 		}
 		op, _ := OperatorFrom(ctx)
-		return m.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "role.set", Resource: "roles", TargetID: userID,
+		return m.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "role.set", Resource: "roles", TargetID: userID,
 			Payload: map[string]any{"changes": map[string]any{"role": map[string]any{"before": ra.Role, "after": role}}}})
 	})
 }
@@ -115,9 +116,9 @@ func (m *Moderation) changeScopes(ctx context.Context, userID, resource string, 
 		if add {
 			action = "role.assign_mod"
 		}
-		changes := diffColumns(map[string]any{"role": before.Role, "scopes": before.Scopes}, map[string]any{"role": ra.Role, "scopes": ra.Scopes})
+		changes := audit.Changes(map[string]any{"role": before.Role, "scopes": before.Scopes}, map[string]any{"role": ra.Role, "scopes": ra.Scopes})
 		op, _ := OperatorFrom(ctx)
-		return m.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: action, Resource: "roles", TargetID: userID,
+		return m.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: action, Resource: "roles", TargetID: userID,
 			Payload: map[string]any{"scope": resource, "changes": changes}})
 	})
 }

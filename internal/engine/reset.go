@@ -38,7 +38,7 @@ func (au *Auth) requestReset(ctx context.Context, email, ip string, meta map[str
 
 // sendReset runs on a background worker: it looks the email up, and
 // delivers a link only when it belongs to an account. Requests for unknown
-// emails are audited collapsed per client IP (failureLog).
+// emails are audited collapsed per client IP (audit.Failures).
 func (au *Auth) sendReset(ctx context.Context, ip, email string, meta map[string]any) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
@@ -47,8 +47,8 @@ func (au *Auth) sendReset(ctx context.Context, ip, email string, meta map[string
 		if !errors.Is(err, ErrNotFound) {
 			au.log.ErrorContext(ctx, "admin: reset lookup", "err", err)
 		}
-		if au.failures.first("auth.password_reset_requested", netkey.Address(ip), emailKey(email)) {
-			au.audit.event(ctx, AuditEntry{Action: "auth.password_reset_requested", Resource: "auth", Payload: withMeta(meta, "email", email)})
+		if au.failures.First("auth.password_reset_requested", netkey.Address(ip), emailKey(email)) {
+			au.audit.Event(ctx, AuditEntry{Action: "auth.password_reset_requested", Resource: "auth", Payload: withMeta(meta, "email", email)})
 		}
 		return
 	}
@@ -65,7 +65,7 @@ func (au *Auth) sendReset(ctx context.Context, ip, email string, meta map[string
 	} else if err := au.spendDelivery(ctx, acc.ID); err != nil {
 		// Past the account's ceiling: answered as any other, not sent,
 		// audited once per window (the rest counted into one row).
-		if !au.failures.firstFor("auth.reset_delivery_limited", acc.ID) {
+		if !au.failures.FirstFor("auth.reset_delivery_limited", acc.ID) {
 			return
 		}
 		payload["delivered"], payload["reason"] = false, "rate_limited"
@@ -76,7 +76,7 @@ func (au *Auth) sendReset(ctx context.Context, ip, email string, meta map[string
 	} else if err := au.deliverReset(ctx, acc, op.Role, false); err != nil {
 		au.log.ErrorContext(ctx, "admin: OnResetRequest failed", "userId", acc.ID, "err", err)
 	}
-	au.audit.event(ctx, AuditEntry{OperatorID: acc.ID, Action: "auth.password_reset_requested", Resource: "auth", TargetID: acc.ID, Payload: payload})
+	au.audit.Event(ctx, AuditEntry{OperatorID: acc.ID, Action: "auth.password_reset_requested", Resource: "auth", TargetID: acc.ID, Payload: payload})
 }
 
 // spendDelivery spends one of userID's reset and invite deliveries
@@ -149,7 +149,7 @@ func (au *Auth) resetPassword(ctx context.Context, raw, password string, meta ma
 		} else if n != 1 {
 			return ErrInvalidResetToken
 		}
-		return au.audit.record(ctx, tx, authEntry(meta, acc.ID, "auth.password_reset_completed", acc.Email))
+		return au.audit.RecordTx(ctx, tx, authEntry(meta, acc.ID, "auth.password_reset_completed", acc.Email))
 	})
 	if err == nil {
 		au.sanctions.sessionsEnded(ctx, acc.ID, "password reset")

@@ -248,5 +248,5 @@ func (a roomsAPI) handleRoomDispose(w http.ResponseWriter, r *http.Request, op O
 
 func (a roomsAPI) recordRoom(r *http.Request, op Operator, action, roomID string, kv ...any) {
 	payload := withMeta(requestMeta(r, a.clientIPs()), append([]any{"roomId", roomID}, kv...)...)
-	a.audit.event(r.Context(), AuditEntry{OperatorID: op.UserID, Action: action, Resource: "rooms", TargetID: roomID, Payload: payload})
+	a.audit.Event(r.Context(), AuditEntry{OperatorID: op.UserID, Action: action, Resource: "rooms", TargetID: roomID, Payload: payload})
 }

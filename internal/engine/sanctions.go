@@ -95,7 +95,7 @@ func (s *sanctions) apply(ctx context.Context, by Operator, userID string, act u
 		if err := s.users.update(ctx, q, userID); err != nil {
 			return err
 		}
-		return s.audit.record(ctx, tx, entry)
+		return s.audit.RecordTx(ctx, tx, entry)
 	})
 	if err != nil {
 		return 0, false, err
@@ -108,7 +108,7 @@ func (s *sanctions) apply(ctx context.Context, by Operator, userID string, act u
 	reason := map[string]string{"ban": "banned", "revoke-sessions": "sessions revoked"}[act.name]
 	n, derr := s.disconnect(ctx, userID, reason)
 	if n != expected || derr != nil {
-		s.audit.event(ctx, AuditEntry{OperatorID: actor, Action: "user.sessions_closed", Resource: "users", TargetID: userID,
+		s.audit.Event(ctx, AuditEntry{OperatorID: actor, Action: "user.sessions_closed", Resource: "users", TargetID: userID,
 			Payload: withMeta(act.meta, "after", entry.Action, "expected", expected, "sessionsClosed", n, "partial", derr != nil)})
 	}
 	return n, derr != nil, nil

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/dberr"
 
 	"github.com/gameadmin/admin/internal/query"
@@ -123,7 +124,7 @@ func keepMisfits(res *resource, before, vals map[string]any) error {
 		if !ok || fitsModel(res.table.ByName[k], raw) {
 			continue
 		}
-		if jsonEqual(before[k], raw) {
+		if audit.Unchanged(before[k], raw) {
 			delete(vals, k)
 			continue
 		}

@@ -138,19 +138,6 @@ type UserNote struct {
 	CreatedAt time.Time `bun:"created_at,notnull" json:"created_at"`
 }
 
-// AuditEntry is a row of the append-only game_admin_audit table.
-type AuditEntry struct {
-	bun.BaseModel `bun:"table:game_admin_audit,alias:aa"`
-
-	ID         int64          `bun:"id,pk,autoincrement" json:"id"`
-	CreatedAt  time.Time      `bun:"created_at,notnull" json:"created_at"`
-	OperatorID string         `bun:"operator_id,nullzero" json:"operator_id"`
-	Action     string         `bun:"action,notnull" json:"action"`
-	Resource   string         `bun:"resource,notnull" json:"resource"`
-	TargetID   string         `bun:"target_id,nullzero" json:"target_id"`
-	Payload    map[string]any `bun:"payload" json:"payload"`
-}
-
 // builtinKeys is the sidebar order of the built-in tables.
 var builtinKeys = []string{
 	"users", "configs", "leaderboards", "analyticsEvents", "cloudSaves",

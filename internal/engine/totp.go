@@ -226,7 +226,7 @@ func (au *secondFactor) resetTOTP(ctx context.Context, userID string, entry *Aud
 			return nil
 		}
 		entry.Payload["hadTotp"] = had
-		return au.audit.record(ctx, tx, *entry)
+		return au.audit.RecordTx(ctx, tx, *entry)
 	})
 	if err != nil {
 		return false, fmt.Errorf("admin: reset totp of %q: %w", userID, err)
@@ -439,7 +439,7 @@ func (au *secondFactor) confirmTOTP(ctx context.Context, userID, code, ip string
 		if tv, err = (*Auth)(au).endOtherSessions(ctx, tx, userID); err != nil {
 			return err
 		}
-		return au.audit.record(ctx, tx, authEntry(meta, userID, "auth.totp_enabled", ""))
+		return au.audit.RecordTx(ctx, tx, authEntry(meta, userID, "auth.totp_enabled", ""))
 	})
 	if err == nil {
 		au.sanctions.sessionsEnded(ctx, userID, "second factor enabled")
@@ -468,7 +468,7 @@ func (au *secondFactor) disableTOTP(ctx context.Context, userID, code, password,
 		if _, err := au.deleteTOTP(ctx, tx, userID); err != nil {
 			return err
 		}
-		return au.audit.record(ctx, tx, authEntry(meta, userID, "auth.totp_disabled", ""))
+		return au.audit.RecordTx(ctx, tx, authEntry(meta, userID, "auth.totp_disabled", ""))
 	})
 }
 
@@ -483,7 +483,7 @@ func (au *secondFactor) regenerateRecoveryCodes(ctx context.Context, userID, cod
 		if codes, err = au.newRecoveryCodes(ctx, tx, userID); err != nil {
 			return err
 		}
-		return au.audit.record(ctx, tx, authEntry(meta, userID, "auth.recovery_codes_regenerated", ""))
+		return au.audit.RecordTx(ctx, tx, authEntry(meta, userID, "auth.recovery_codes_regenerated", ""))
 	})
 	return codes, err
 }

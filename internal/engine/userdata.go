@@ -224,7 +224,7 @@ func (a usersAPI) handleUserExport(w http.ResponseWriter, r *http.Request, op Op
 	}()
 	switch {
 	case err == nil:
-		a.audit.event(ctx, AuditEntry{OperatorID: op.UserID, Action: "user.export", Resource: "users", TargetID: userID, Payload: withMeta(requestMeta(r, a.clientIPs()), "counts", counts)})
+		a.audit.Event(ctx, AuditEntry{OperatorID: op.UserID, Action: "user.export", Resource: "users", TargetID: userID, Payload: withMeta(requestMeta(r, a.clientIPs()), "counts", counts)})
 		return nil
 	case !started:
 		return err
@@ -363,7 +363,7 @@ func (a usersAPI) handleUserErase(w http.ResponseWriter, r *http.Request, op Ope
 		if err := keepsAdmin(); err != nil {
 			return err
 		}
-		err = a.audit.record(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "user.erase", Resource: "users", TargetID: userID,
+		err = a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "user.erase", Resource: "users", TargetID: userID,
 			Payload: withMeta(requestMeta(r, a.clientIPs()), "resources", report.Resources, "auditEntries", report.AuditEntries)})
 		if err == nil && dryRun {
 			return errDryRun

@@ -142,7 +142,7 @@ func truncate(s string, n int) string {
 }
 
 func (a usersAPI) recordUser(r *http.Request, op Operator, action, userID string, kv ...any) {
-	a.audit.event(r.Context(), a.userEntry(r, op, action, userID, kv...))
+	a.audit.Event(r.Context(), a.userEntry(r, op, action, userID, kv...))
 }
 
 // userEntry is the entry recordUser writes, for callers that write it in

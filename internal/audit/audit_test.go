@@ -1,4 +1,4 @@
-package engine
+package audit
 
 import (
 	"encoding/json"

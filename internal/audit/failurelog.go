@@ -1,4 +1,4 @@
-package engine
+package audit
 
 import (
 	"context"
@@ -36,8 +36,8 @@ type failureCount struct {
 	emails []string
 }
 
-// failureLog counts the anonymous failures of the current window.
-type failureLog struct {
+// Failures counts the anonymous failures of the current window.
+type Failures struct {
 	mu   sync.Mutex
 	now  func() time.Time // time.Now; tests move a clock
 	keys map[failureKey]*failureCount
@@ -45,23 +45,24 @@ type failureLog struct {
 	once sync.Once
 }
 
-func newFailureLog() *failureLog {
-	return &failureLog{now: time.Now, keys: make(map[failureKey]*failureCount), done: make(chan struct{})}
+// NewFailures returns an empty count. Run Flush to write its rows.
+func NewFailures() *Failures {
+	return &Failures{now: time.Now, keys: make(map[failureKey]*failureCount), done: make(chan struct{})}
 }
 
-// first reports whether this failure opens its window, and so is audited on
+// First reports whether this failure opens its window, and so is audited on
 // its own row; otherwise it is counted for the window's collapsed row.
-func (f *failureLog) first(action, ip, email string) bool {
+func (f *Failures) First(action, ip, email string) bool {
 	return f.firstOf(failureKey{action: action, ip: ip}, email)
 }
 
-// firstFor is first for failures collapsed by account: its rows name the
+// FirstFor is First for failures collapsed by account: its rows name the
 // user as their target instead of an address.
-func (f *failureLog) firstFor(action, userID string) bool {
+func (f *Failures) FirstFor(action, userID string) bool {
 	return f.firstOf(failureKey{action: action, user: userID}, "")
 }
 
-func (f *failureLog) firstOf(k failureKey, email string) bool {
+func (f *Failures) firstOf(k failureKey, email string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c, ok := f.keys[k]
@@ -82,7 +83,7 @@ func (f *failureLog) firstOf(k failureKey, email string) bool {
 
 // take removes and returns the windows that ended before now (every window
 // when all is true).
-func (f *failureLog) take(all bool) map[failureKey]*failureCount {
+func (f *Failures) take(all bool) map[failureKey]*failureCount {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := f.now()
@@ -96,11 +97,12 @@ func (f *failureLog) take(all bool) map[failureKey]*failureCount {
 	return out
 }
 
-func (f *failureLog) stop() { f.once.Do(func() { close(f.done) }) }
+// Stop ends Flush, which writes the last rows; a second Stop does nothing.
+func (f *Failures) Stop() { f.once.Do(func() { close(f.done) }) }
 
-// flush writes the collapsed rows of ended windows to au, every
-// failureWindow, and all of them when stop is called.
-func (f *failureLog) flush(ctx context.Context, au *Audit) {
+// Flush writes the collapsed rows of ended windows to au, every
+// failureWindow, and all of them when Stop is called.
+func (f *Failures) Flush(ctx context.Context, au *Log) {
 	t := time.NewTicker(failureWindow)
 	defer t.Stop()
 	for {
@@ -114,7 +116,7 @@ func (f *failureLog) flush(ctx context.Context, au *Audit) {
 	}
 }
 
-func writeFailures(ctx context.Context, au *Audit, counts map[failureKey]*failureCount) {
+func writeFailures(ctx context.Context, au *Log, counts map[failureKey]*failureCount) {
 	for k, c := range counts {
 		if c.n == 0 {
 			continue
@@ -123,13 +125,13 @@ func writeFailures(ctx context.Context, au *Audit, counts map[failureKey]*failur
 		if emails == nil {
 			emails = []string{}
 		}
-		e := AuditEntry{Action: k.action, Resource: "auth", Payload: map[string]any{
+		e := Entry{Action: k.action, Resource: "auth", Payload: map[string]any{
 			"ip": k.ip, "collapsed": c.n, "emails": emails, "since": c.since.UTC().Format(time.RFC3339),
 		}}
 		if k.user != "" { // keyed by the account, not an address
 			delete(e.Payload, "ip")
 			e.TargetID = k.user
 		}
-		au.event(ctx, e)
+		au.Event(ctx, e)
 	}
 }

@@ -1,0 +1,271 @@
+// Package audit writes the append-only audit log: the entries of the
+// panel's changes and events and of the game's own writes, their payloads
+// capped in size, and the anonymous sign-in failures collapsed into a few
+// rows. It is handed the database, the log's table name, the payload cap
+// and a logger; it knows nothing else of the panel. Reading the log (its
+// list, a row's history, the dashboard) is the panel's; the one read here
+// is SignIns, an operator's recent sign-ins.
+package audit
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/gameadmin/admin/internal/migrate"
+	"github.com/uptrace/bun"
+)
+
+// Entry is a row of the append-only game_admin_audit table.
+type Entry struct {
+	bun.BaseModel `bun:"table:game_admin_audit,alias:aa"`
+
+	ID         int64          `bun:"id,pk,autoincrement" json:"id"`
+	CreatedAt  time.Time      `bun:"created_at,notnull" json:"created_at"`
+	OperatorID string         `bun:"operator_id,nullzero" json:"operator_id"`
+	Action     string         `bun:"action,notnull" json:"action"`
+	Resource   string         `bun:"resource,notnull" json:"resource"`
+	TargetID   string         `bun:"target_id,nullzero" json:"target_id"`
+	Payload    map[string]any `bun:"payload" json:"payload"`
+}
+
+// Log records and prunes entries of the append-only audit log
+// (game_admin_audit, resource adminAudit).
+type Log struct {
+	db         *bun.DB
+	table      string // where the log is: the prefixed admin_audit
+	maxPayload int    // Options.AuditMaxPayloadBytes, defaulted
+	log        *slog.Logger
+}
+
+// New returns the log kept in db's table (Options.TablePrefix +
+// "admin_audit"). maxPayload bounds an entry's payload (see capPayload; 0
+// or less keeps everything); log receives the failures of the writes
+// that do not fail a request (Event).
+func New(db *bun.DB, table string, maxPayload int, log *slog.Logger) *Log {
+	return &Log{db: db, table: table, maxPayload: maxPayload, log: log}
+}
+
+// aliased is `"<table>" AS "aa"`, the ModelTableExpr of the log's select
+// and delete queries.
+func (au *Log) aliased() bun.Safe {
+	return bun.Safe(migrate.Quote(au.table) + " AS " + migrate.Quote("aa"))
+}
+
+// Record appends one entry. CreatedAt defaults to now; Action and Resource
+// are required. A payload past Options.AuditMaxPayloadBytes is cut down
+// (see capPayload) and marked "_truncated". It returns any failure to
+// write.
+func (au *Log) Record(ctx context.Context, e Entry) error {
+	return au.record(ctx, au.db, e)
+}
+
+// RecordTx appends one entry through tx, the transaction of the change it
+// records: the change and its entry commit together or not at all. Use it
+// for the game's own writes that should be as reliable as the panel's.
+func (au *Log) RecordTx(ctx context.Context, tx bun.Tx, e Entry) error {
+	return au.record(ctx, tx, e)
+}
+
+// record is the one place an entry is written, through db: the panel's
+// mutations pass their transaction (RecordTx), so a failed audit write
+// rolls the change back.
+func (au *Log) record(ctx context.Context, db bun.IDB, e Entry) error {
+	if e.Action == "" || e.Resource == "" {
+		return errors.New("admin: audit entry needs Action and Resource")
+	}
+	e.ID = 0
+	e.Payload = capPayload(e.Payload, au.maxPayload)
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = time.Now().UTC()
+	}
+	if _, err := db.NewInsert().Model(&e).ModelTableExpr("?", bun.Ident(au.table)).Exec(ctx); err != nil {
+		return fmt.Errorf("admin: audit record %s: %w", e.Action, err)
+	}
+	return nil
+}
+
+// UpdateRecord describes one update for RecordUpdate. Before and After are
+// maps of column to value or Bun models of the same table.
+type UpdateRecord struct {
+	OperatorID string
+	Resource   string
+	TargetID   string
+	Before     any
+	After      any
+}
+
+// RecordUpdate appends an "update" entry whose payload holds only the
+// columns that changed: {changes: {<column>: {before, after}}}. Nothing is
+// written when nothing changed.
+func (au *Log) RecordUpdate(ctx context.Context, u UpdateRecord) error {
+	before, err := au.columnValues(u.Before)
+	if err != nil {
+		return err
+	}
+	after, err := au.columnValues(u.After)
+	if err != nil {
+		return err
+	}
+	changes := Changes(before, after)
+	if len(changes) == 0 {
+		return nil
+	}
+	return au.Record(ctx, Entry{OperatorID: u.OperatorID, Action: "update", Resource: u.Resource,
+		TargetID: u.TargetID, Payload: map[string]any{"changes": changes}})
+}
+
+// Prune deletes the entries created before the given time and reports how
+// many it deleted. Run it out of band (a daily job); the panel never does.
+func (au *Log) Prune(ctx context.Context, before time.Time) (int64, error) {
+	res, err := au.db.NewDelete().Model((*Entry)(nil)).ModelTableExpr("?", au.aliased()).Where("created_at < ?", before.UTC()).Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("admin: audit prune: %w", err)
+	}
+	return res.RowsAffected()
+}
+
+// signInActions are the audit actions that issued a session.
+var signInActions = []string{"auth.login", "auth.bootstrap"}
+
+// SignIns returns userID's most recent sign-ins (at most n), newest first.
+func (au *Log) SignIns(ctx context.Context, userID string, n int64) ([]Entry, error) {
+	var rows []Entry
+	err := au.db.NewSelect().Model(&rows).ModelTableExpr("?", au.aliased()).Where("operator_id = ?", userID).
+		Where("action IN (?)", bun.List(signInActions)).OrderExpr("id DESC").Limit(n).Scan(ctx)
+	return rows, err
+}
+
+// Event writes the entry of an event that is not a change of the
+// database (a sign-in, a failed attempt, a room operation): a failure is
+// logged and the answer stands. Changes of the database write their entry
+// in their own transaction with RecordTx instead.
+func (au *Log) Event(ctx context.Context, e Entry) {
+	if err := au.Record(context.WithoutCancel(ctx), e); err != nil {
+		au.log.ErrorContext(ctx, "admin: audit write failed", "action", e.Action, "resource", e.Resource, "targetId", e.TargetID, "err", err)
+	}
+}
+
+// Changes returns {column: {before, after}} for every column whose value
+// differs, comparing JSON encodings so that times and numbers of different Go
+// types compare by value: the "changes" of an update's entry.
+func Changes(before, after map[string]any) map[string]any {
+	changes := map[string]any{}
+	for col, av := range after {
+		bv, had := before[col]
+		if had && Unchanged(bv, av) {
+			continue
+		}
+		changes[col] = map[string]any{"before": bv, "after": av}
+	}
+	for col, bv := range before {
+		if _, ok := after[col]; !ok {
+			changes[col] = map[string]any{"before": bv, "after": nil}
+		}
+	}
+	return changes
+}
+
+// Unchanged reports whether x and y have the same JSON encoding: the
+// values Changes leaves out. A value that does not encode is never
+// unchanged.
+func Unchanged(x, y any) bool {
+	bx, errx := json.Marshal(x)
+	by, erry := json.Marshal(y)
+	return errx == nil && erry == nil && bytes.Equal(bx, by)
+}
+
+// columnValues turns a map or a Bun model into column name -> value. Model
+// fields tagged json:"-" are left out.
+func (au *Log) columnValues(v any) (map[string]any, error) {
+	switch m := v.(type) {
+	case nil:
+		return map[string]any{}, nil
+	case map[string]any:
+		return m, nil
+	}
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			return map[string]any{}, nil
+		}
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("admin: audit: want a map or a Bun model, got %T", v)
+	}
+	t := au.db.Table(rv.Type())
+	out := make(map[string]any, len(t.Fields))
+	for _, f := range t.Fields {
+		if f.StructField.Tag.Get("json") == "-" {
+			continue // secrets such as password_hash stay out of the log
+		}
+		out[f.Name] = f.Value(rv).Interface()
+	}
+	return out, nil
+}
+
+// DefaultMaxPayload is Options.AuditMaxPayloadBytes' default.
+const DefaultMaxPayload = 16 << 10
+
+// capPayload bounds what one audit row stores. A payload whose JSON is at
+// most limit bytes is kept as it is. A larger one keeps its smallest values
+// (the ip, an action's name, a reason) while they fit, replaces the others
+// with the string "[truncated: N bytes]", and gains the marker
+// "_truncated": {"bytes": <original size>}. A payload that still does not
+// fit (thousands of keys) becomes the marker and the first key names. A
+// limit of 0 or less keeps everything.
+func capPayload(p map[string]any, limit int) map[string]any {
+	if limit <= 0 || len(p) == 0 {
+		return p
+	}
+	whole, err := json.Marshal(p)
+	if err != nil || len(whole) <= limit {
+		return p // one that does not marshal fails its insert with its cause
+	}
+	type entry struct {
+		key string
+		raw []byte
+	}
+	entries := make([]entry, 0, len(p))
+	for k, v := range p {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			raw = nil
+		}
+		entries = append(entries, entry{k, raw})
+	}
+	slices.SortFunc(entries, func(a, b entry) int {
+		return cmp.Or(cmp.Compare(len(a.key)+len(a.raw), len(b.key)+len(b.raw)), cmp.Compare(a.key, b.key))
+	})
+	marker := map[string]any{"bytes": len(whole)}
+	out := map[string]any{"_truncated": marker}
+	used := 64 // the marker and the braces
+	for _, e := range entries {
+		cost := len(e.key) + len(e.raw) + 4
+		if e.raw != nil && used+cost <= limit {
+			out[e.key] = json.RawMessage(e.raw)
+			used += cost
+			continue
+		}
+		stub := fmt.Sprintf("[truncated: %d bytes]", len(e.raw))
+		if used+len(e.key)+len(stub)+6 > limit {
+			keys := make([]string, 0, 50)
+			for _, e := range entries[:min(len(entries), 50)] {
+				keys = append(keys, e.key)
+			}
+			marker["keys"] = keys
+			return map[string]any{"_truncated": marker}
+		}
+		out[e.key] = stub
+		used += len(e.key) + len(stub) + 6
+	}
+	return out
+}
