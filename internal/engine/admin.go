@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gameadmin/admin/internal/audit"
+	"github.com/gameadmin/admin/internal/dashboard"
 	"github.com/gameadmin/admin/internal/slots"
 	"github.com/gameadmin/admin/internal/stmtcache"
 
@@ -66,8 +67,8 @@ type Admin struct {
 
 	now func() time.Time // Options.Clock, defaulted
 
-	stopSampling chan struct{} // ends sampleOnline (charts.go)
-	charts       chartCache    // the built-in charts, kept a minute (charts.go)
+	dashboard    *dashboard.Dashboard // GET /_dashboard and /_health, the charts (internal/dashboard)
+	stopSampling chan struct{}        // ends its players-online sampling (background.go)
 
 	roleViews map[string]map[Role]*resource // resources as a lower role sees them (visibility.go)
 
@@ -132,7 +133,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	case a.widgetTimeout < 0:
 		return nil, fmt.Errorf("admin: WidgetTimeout %v is negative", a.widgetTimeout)
 	case a.widgetTimeout == 0:
-		a.widgetTimeout = defaultWidgetTimeout
+		a.widgetTimeout = dashboard.DefaultWidgetTimeout
 	}
 	switch {
 	case a.countBudget < 0:
@@ -287,6 +288,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if a.setup, err = newSetupToken(opts.SetupToken); err != nil {
 		return nil, err
 	}
+	a.dashboard = a.newDashboard()
 	a.handler = a.routes()
 	a.startBackground()
 	(*compiler)(a).announceSetup(ctx)

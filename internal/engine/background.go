@@ -27,7 +27,7 @@ func (a *Admin) startBackground() {
 	a.goBackground(ctx, func(ctx context.Context) { a.failures.Flush(ctx, a.audit) })
 	a.stopSampling = make(chan struct{})
 	if a.opts.Rooms != nil {
-		a.goBackground(ctx, func(ctx context.Context) { a.sampleOnline(ctx, a.stopSampling) })
+		a.goBackground(ctx, func(ctx context.Context) { a.dashboard.SampleOnline(ctx, a.stopSampling) })
 	}
 }
 

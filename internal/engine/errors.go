@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
 	"strconv"
 	"sync"
 
 	"github.com/gameadmin/admin/internal/dberr"
 
 	"github.com/gameadmin/admin/internal/errbody"
+	"github.com/gameadmin/admin/internal/panicerr"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/ratelimit"
 	"github.com/gameadmin/admin/rooms"
@@ -197,28 +197,13 @@ func putJSONBuf(b *[]byte) {
 	}
 }
 
-// panicError is a recovered panic, kept with the stack it was raised on so
-// the log line shows where.
-type panicError struct {
-	value any
-	stack []byte
-}
-
-func (p *panicError) Error() string { return fmt.Sprintf("panic: %v", p.value) }
-
-// recovered wraps a recover() value with the current stack.
-func recovered(p any) *panicError { return &panicError{value: p, stack: debug.Stack()} }
+// recovered wraps a recover() value with the current stack
+// (internal/panicerr), so the log line shows where it was raised.
+func recovered(p any) *panicerr.Error { return panicerr.New(p) }
 
 // errAttrs are the log attributes of a failure: err, and the stack of a
 // recovered panic inside it.
-func errAttrs(err error) []any {
-	attrs := []any{slog.Any("err", err)}
-	var pe *panicError
-	if errors.As(err, &pe) {
-		attrs = append(attrs, slog.String("stack", string(pe.stack)))
-	}
-	return attrs
-}
+func errAttrs(err error) []any { return panicerr.Attrs(err) }
 
 // clientGone reports whether err only says that the client went away:
 // nobody reads the answer and nothing failed on the server's side.

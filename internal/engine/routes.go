@@ -19,7 +19,7 @@ type (
 	rowsAPI  struct{ *Admin } // a resource's rows: list, read, writes, tabs, labels, actions
 	usersAPI struct{ *Admin } // players: moderation, bulk, data export and erasure
 	roomsAPI struct{ *Admin } // live rooms and sessions
-	viewsAPI struct{ *Admin } // dashboard, charts, history, audit log, catalog, OpenAPI, CSV
+	viewsAPI struct{ *Admin } // dashboard (internal/dashboard), history, audit log, catalog, OpenAPI, CSV
 )
 
 // routes builds the handler: the API behind cross-origin protection, and
@@ -52,7 +52,7 @@ func (a *Admin) routes() http.Handler {
 	// account_http.go
 	api("GET /auth/sessions", a.signedIn(auth.handleSessions))
 	api("POST /auth/password", a.signedIn(auth.handlePasswordChange))
-	// dashboard.go, catalog.go
+	// dashboard.go (the page and the health answer are internal/dashboard's), catalog.go
 	api("GET /_health", a.public(views.handleHealth))
 	api("GET /_dashboard", a.signedIn(views.handleDashboard))
 	api("GET /_openapi.json", a.signedIn(views.handleOpenAPI)) // openapi.go

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"github.com/gameadmin/admin/internal/dashboard"
 	"github.com/gameadmin/admin/internal/migrate"
 	"time"
 
@@ -286,7 +287,7 @@ var builtinSchema = &migrate.Schema{Tables: []*migrate.Table{
 		{Name: "failures", Type: migrate.Bigint, NotNull: true, Default: "0"},
 		{Name: "expires_at", Type: migrate.Time, NotNull: true},
 	}, PK: []string{"jti"}, FKs: []migrate.FK{{Col: "user_id", Target: "users", OnDelete: "CASCADE"}}, Indexes: [][]string{{"user_id"}}},
-	{Base: "online_samples", Model: (*onlineSample)(nil), Version: 24, Panel: true, Cols: []migrate.Col{
+	{Base: "online_samples", Model: (*dashboard.OnlineSample)(nil), Version: 24, Panel: true, Cols: []migrate.Col{
 		{Name: "at", Type: migrate.Time, NotNull: true},
 		{Name: "node", Type: migrate.Text, NotNull: true, Default: "''"},
 		{Name: "clients", Type: migrate.Bigint, NotNull: true},

@@ -1,4 +1,4 @@
-package engine
+package dashboard
 
 import (
 	"cmp"
@@ -6,12 +6,17 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/gameadmin/admin/internal/authz"
+	"github.com/gameadmin/admin/internal/errbody"
+	"github.com/gameadmin/admin/internal/panicerr"
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 )
@@ -61,11 +66,11 @@ var ranges = map[string]struct {
 
 // rangeOf reads ?range= (default 24h): it ends at the end of the current
 // step, so the last point is the one filling now.
-func rangeOf(r *http.Request, now time.Time) (Range, error) {
-	name := cmp.Or(r.URL.Query().Get("range"), "24h")
+func rangeOf(q url.Values, now time.Time) (Range, error) {
+	name := cmp.Or(q.Get("range"), "24h")
 	rg, ok := ranges[name]
 	if !ok {
-		return Range{}, errorf(http.StatusBadRequest, "invalid_value", "range must be 24h, 7d or 30d")
+		return Range{}, errbody.New(http.StatusBadRequest, "invalid_value", "range must be 24h, 7d or 30d")
 	}
 	to := now.UTC().Truncate(rg.step).Add(rg.step)
 	return Range{From: to.Add(-rg.span), To: to, Step: rg.step}, nil
@@ -127,32 +132,32 @@ const chartComputeTimeout = time.Minute
 // Without that, every dashboard refresh of every operator started its
 // own count of a chart slower than the widget timeout, and each count
 // went on in the database after its request had given up on it.
-func (a viewsAPI) cachedSeries(id string, fn func(context.Context, Operator, Range) (*Series, error)) func(context.Context, Operator, Range) (*Series, error) {
-	return func(ctx context.Context, op Operator, rg Range) (*Series, error) {
+func (d *Dashboard) cachedSeries(id string, fn func(context.Context, authz.Operator, Range) (*Series, error)) func(context.Context, authz.Operator, Range) (*Series, error) {
+	return func(ctx context.Context, op authz.Operator, rg Range) (*Series, error) {
 		key := id + "\x00" + string(op.Role) + "\x00" + strings.Join(op.Scopes, ",") + "\x00" + rg.From.String() + rg.Step.String()
-		a.charts.mu.Lock()
-		if e, ok := a.charts.m[key]; ok && time.Since(e.at) < chartTTL {
-			a.charts.mu.Unlock()
+		d.charts.mu.Lock()
+		if e, ok := d.charts.m[key]; ok && time.Since(e.at) < chartTTL {
+			d.charts.mu.Unlock()
 			return e.s, nil
 		}
-		c := a.charts.inflight[key]
+		c := d.charts.inflight[key]
 		if c == nil {
 			c = &chartCall{done: make(chan struct{})}
-			if a.charts.inflight == nil {
-				a.charts.inflight = map[string]*chartCall{}
+			if d.charts.inflight == nil {
+				d.charts.inflight = map[string]*chartCall{}
 			}
-			a.charts.inflight[key] = c
-			go a.computeChart(context.WithoutCancel(ctx), id, key, c, func(ctx context.Context) (*Series, error) { return fn(ctx, op, rg) })
+			d.charts.inflight[key] = c
+			go d.computeChart(context.WithoutCancel(ctx), id, key, c, func(ctx context.Context) (*Series, error) { return fn(ctx, op, rg) })
 		}
 		c.waiting++
-		a.charts.mu.Unlock()
+		d.charts.mu.Unlock()
 		select {
 		case <-c.done:
 			return c.s, c.err
 		case <-ctx.Done():
-			a.charts.mu.Lock()
+			d.charts.mu.Lock()
 			c.waiting--
-			a.charts.mu.Unlock()
+			d.charts.mu.Unlock()
 			return nil, ctx.Err()
 		}
 	}
@@ -162,38 +167,40 @@ func (a viewsAPI) cachedSeries(id string, fn func(context.Context, Operator, Ran
 // under key and tells the requests waiting on c. A panic is c's error, as
 // safeWidget makes it; an error no request is left to report is logged
 // here.
-func (a viewsAPI) computeChart(ctx context.Context, id, key string, c *chartCall, fn func(context.Context) (*Series, error)) {
+func (d *Dashboard) computeChart(ctx context.Context, id, key string, c *chartCall, fn func(context.Context) (*Series, error)) {
 	ctx, cancel := context.WithTimeout(ctx, chartComputeTimeout)
 	defer cancel()
 	now := time.Now()
 	s, err := func() (s *Series, err error) {
 		defer func() {
 			if p := recover(); p != nil {
-				err = fmt.Errorf("chart %s: %w", id, recovered(p))
+				err = fmt.Errorf("chart %s: %w", id, panicerr.New(p))
 			}
 		}()
 		return fn(ctx)
 	}()
-	a.charts.mu.Lock()
-	delete(a.charts.inflight, key)
+	d.charts.mu.Lock()
+	delete(d.charts.inflight, key)
 	if err == nil {
-		if a.charts.m == nil || len(a.charts.m) > 256 {
-			a.charts.m = map[string]chartEntry{}
+		if d.charts.m == nil || len(d.charts.m) > 256 {
+			d.charts.m = map[string]chartEntry{}
 		}
-		a.charts.m[key] = chartEntry{at: now, s: s}
+		d.charts.m[key] = chartEntry{at: now, s: s}
 	}
 	c.s, c.err = s, err
 	unheard := c.waiting == 0
-	a.charts.mu.Unlock()
+	d.charts.mu.Unlock()
 	close(c.done)
 	if err != nil && unheard {
-		a.log.Error("admin: dashboard chart failed after its requests stopped waiting", append([]any{"chart", id}, errAttrs(err)...)...)
+		d.log.Error("admin: dashboard chart failed after its requests stopped waiting", append([]any{"chart", id}, panicerr.Attrs(err)...)...)
 	}
 }
 
-// onlineSample is one minute's count of the players in live rooms, per
-// node of a cluster ("" for a single process).
-type onlineSample struct {
+// OnlineSample is one minute's count of the players in live rooms, per
+// node of a cluster ("" for a single process): a row of the panel's
+// online_samples table, which the engine's migrations declare with this
+// model.
+type OnlineSample struct {
 	bun.BaseModel `bun:"table:game_online_samples,alias:os"`
 
 	At      time.Time `bun:"at,pk"`
@@ -207,22 +214,23 @@ const (
 	sampleKeep  = 30 * 24 * time.Hour
 )
 
-// sampleOnline writes the players online now, per node, once a minute,
+// SampleOnline writes the players online now, per node, once a minute,
 // until stop closes; an old sample goes once an hour. Every node of a
 // cluster samples the same rooms (Rooms lists the cluster's), and the
 // rows of one minute are written once, by whichever node comes first.
-func (a *Admin) sampleOnline(ctx context.Context, stop <-chan struct{}) {
+// The engine runs it in the background when the game has Rooms.
+func (d *Dashboard) SampleOnline(ctx context.Context, stop <-chan struct{}) {
 	t := time.NewTicker(sampleEvery)
 	defer t.Stop()
 	var pruned time.Time
 	for {
-		if err := a.takeSample(ctx, a.now()); err != nil {
-			a.log.WarnContext(ctx, "admin: players-online sample failed", "err", err)
+		if err := d.takeSample(ctx, d.now()); err != nil {
+			d.log.WarnContext(ctx, "admin: players-online sample failed", "err", err)
 		}
 		if time.Since(pruned) > time.Hour {
 			pruned = time.Now()
-			if _, err := a.db.NewDelete().TableExpr("?", a.tbl("online_samples")).Where("at < ?", a.now().UTC().Add(-sampleKeep)).Exec(ctx); err != nil {
-				a.log.WarnContext(ctx, "admin: players-online prune failed", "err", err)
+			if _, err := d.db.NewDelete().TableExpr("?", d.samples).Where("at < ?", d.now().UTC().Add(-sampleKeep)).Exec(ctx); err != nil {
+				d.log.WarnContext(ctx, "admin: players-online prune failed", "err", err)
 			}
 		}
 		select {
@@ -234,10 +242,10 @@ func (a *Admin) sampleOnline(ctx context.Context, stop <-chan struct{}) {
 }
 
 // takeSample writes the players online at now, per node, for now's minute.
-func (a *Admin) takeSample(ctx context.Context, now time.Time) error {
+func (d *Dashboard) takeSample(ctx context.Context, now time.Time) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	rooms, err := a.opts.Rooms.List(ctx)
+	rooms, err := d.rooms.List(ctx)
 	if err != nil {
 		return err
 	}
@@ -249,22 +257,22 @@ func (a *Admin) takeSample(ctx context.Context, now time.Time) error {
 	if len(byNode) > 1 && byNode[""] == 0 {
 		delete(byNode, "")
 	}
-	rows := make([]onlineSample, 0, len(byNode))
+	rows := make([]OnlineSample, 0, len(byNode))
 	for _, node := range slices.Sorted(maps.Keys(byNode)) {
-		rows = append(rows, onlineSample{At: at, Node: node, Clients: byNode[node]})
+		rows = append(rows, OnlineSample{At: at, Node: node, Clients: byNode[node]})
 	}
-	_, err = a.db.NewInsert().Model(&rows).ModelTableExpr("?", a.tbl("online_samples")).On("CONFLICT DO NOTHING").Exec(ctx)
+	_, err = d.db.NewInsert().Model(&rows).ModelTableExpr("?", d.samples).On("CONFLICT DO NOTHING").Exec(ctx)
 	return err
 }
 
 // seriesOnline is the players online: per step, the most at any sampled
 // minute (the nodes of a minute summed).
-func (a viewsAPI) seriesOnline(ctx context.Context, _ Operator, rg Range) (*Series, error) {
+func (d *Dashboard) seriesOnline(ctx context.Context, _ authz.Operator, rg Range) (*Series, error) {
 	var rows []struct {
 		At      time.Time `bun:"at"`
 		Clients int64     `bun:"clients"`
 	}
-	err := a.db.NewSelect().TableExpr("? AS os", a.tbl("online_samples")).
+	err := d.db.NewSelect().TableExpr("? AS os", d.samples).
 		ColumnExpr("at, sum(clients) AS clients").Where("at >= ? AND at < ?", rg.From, rg.To).
 		Group("at").Scan(ctx, &rows)
 	if err != nil {
@@ -288,11 +296,11 @@ func epochBucket(pg bool, rg Range) string {
 	return fmt.Sprintf("(unixepoch(?TableAlias.?) / %d) * %d", step, step)
 }
 
-// countsByStep counts the rows of res with col in rg, per step (and per
-// group column when group is not ""), in the database.
-func (a viewsAPI) countsByStep(ctx context.Context, res *resource, col, group string, rg Range) (map[string]map[time.Time]float64, error) {
-	pg := a.db.Dialect().Name() == dialect.PG
-	q := query.From(a.db, res.table).
+// countsByStep counts the rows of table t with col in rg, per step (and
+// per group column when group is not ""), in the database.
+func (d *Dashboard) countsByStep(ctx context.Context, t *schema.Table, col, group string, rg Range) (map[string]map[time.Time]float64, error) {
+	pg := d.db.Dialect().Name() == dialect.PG
+	q := query.From(d.db, t).
 		ColumnExpr(epochBucket(pg, rg)+" AS b", bun.Ident(col)).ColumnExpr("count(*) AS n").
 		Where("?TableAlias.? >= ? AND ?TableAlias.? < ?", bun.Ident(col), rg.From, bun.Ident(col), rg.To).
 		GroupExpr("b")
@@ -320,13 +328,13 @@ func (a viewsAPI) countsByStep(ctx context.Context, res *resource, col, group st
 }
 
 // seriesSignUps is the new accounts per step.
-func (a viewsAPI) seriesSignUps(ctx context.Context, op Operator, rg Range) (*Series, error) {
-	users := a.resources["users"]
-	c := a.users.cols.CreatedAt
-	if users == nil || c == "" || users.view.ByName[c] == nil || !a.allowed(op, OpList, "users") {
+func (d *Dashboard) seriesSignUps(ctx context.Context, op authz.Operator, rg Range) (*Series, error) {
+	users := d.res.Table("users")
+	c := d.users.CreatedAt
+	if users == nil || c == "" || !d.res.Allowed(op, "users") {
 		return &Series{Step: int64(rg.Step.Seconds()), Lines: []Line{}}, nil
 	}
-	counts, err := a.countsByStep(ctx, users, c, "", rg)
+	counts, err := d.countsByStep(ctx, users, c, "", rg)
 	if err != nil {
 		return nil, err
 	}
@@ -338,12 +346,12 @@ func (a viewsAPI) seriesSignUps(ctx context.Context, op Operator, rg Range) (*Se
 const maxAuditLines = 5
 
 // seriesAudit is the audit log's entries per step, by action.
-func (a viewsAPI) seriesAudit(ctx context.Context, op Operator, rg Range) (*Series, error) {
-	audit := a.resources["adminAudit"]
-	if audit == nil || !a.allowed(op, OpList, "adminAudit") {
+func (d *Dashboard) seriesAudit(ctx context.Context, op authz.Operator, rg Range) (*Series, error) {
+	audit := d.res.Table("adminAudit")
+	if audit == nil || !d.res.Allowed(op, "adminAudit") {
 		return &Series{Step: int64(rg.Step.Seconds()), Lines: []Line{}}, nil
 	}
-	counts, err := a.countsByStep(ctx, audit, "created_at", "action", rg)
+	counts, err := d.countsByStep(ctx, audit, "created_at", "action", rg)
 	if err != nil {
 		return nil, err
 	}
