@@ -1,16 +1,74 @@
 package admin
 
-import "github.com/gameadmin/admin/internal/engine"
+import (
+	"context"
+
+	"github.com/gameadmin/admin/internal/engine"
+)
 
 // Action is a custom button on a resource's list page: per row, or a bulk
 // action on the toolbar.
-type Action = engine.Action
+type Action struct {
+	// Name is the last segment of POST /admin-api/<key>/_action/<name>.
+	Name string
+	// Label is the button text. Default: the humanized Name.
+	Label string
+	// PerRow puts the action in each row's menu; it then receives the row
+	// the body's {id} names. Default false: a bulk action, which receives
+	// a nil row and, when the body carries {ids: [...]}, the selection in
+	// ActionContext.IDs.
+	PerRow bool
+	// LoadRows gives a bulk action the selected rows too, in
+	// ActionContext.Rows (read in one query, without hidden columns).
+	LoadRows bool
+	// Confirm is the confirmation prompt. Default: the UI asks
+	// `Run "<Label>"?`.
+	Confirm *Confirm
+	// Roles may invoke the action, checked literally (admin is not
+	// implied). Empty: any admin or mod (a plain user too, with
+	// Options.PlayersCanRead), and the action then bypasses the resource's
+	// policies — list admin explicitly for admin-only actions.
+	Roles []Role
+	// Handler runs the action. Its result must marshal to JSON; the
+	// operator is answered it with the columns their role may not read
+	// (ReadRole, Hidden) masked or left out wherever its objects name
+	// them, as rows do. Return an error made with NewError to answer the
+	// operator with its status and message; any other error is logged and
+	// answered with a generic 500.
+	// It runs outside any transaction of the panel; its audit entry
+	// ("custom", with the body and the result) is written after it returns,
+	// and if that write fails the operator gets a 500 and the log line
+	// carries the result. A panic is recovered, logged with its stack and
+	// answered 500.
+	Handler func(ctx context.Context, row map[string]any, c ActionContext) (any, error)
+}
 
 // Confirm is an action's confirmation prompt.
 type Confirm = engine.Confirm
 
 // ActionContext is what an Action's Handler receives besides the row.
-type ActionContext = engine.ActionContext
+type ActionContext struct {
+	UserID   string
+	Role     Role
+	Resource string
+	// Args is the full request body, decoded with encoding/json's
+	// UseNumber: a JSON number arrives as a json.Number (call Int64 or
+	// Float64), never a float64 that would round a large id.
+	Args map[string]any
+	// IDs is a bulk action's selection: the rows the body's
+	// {ids: [...]} names, in that order without repeats, each as its
+	// primary key keyed by SQL column name and typed by its column (an
+	// int64 for an integer key, a string for text):
+	// {"id": int64(7)}, or {"user_id": "…", "slot": "a"} for a
+	// composite key. An element of ids is a string or number, as the
+	// path's :id (a composite id is its base64url JSON array); a malformed
+	// one, or one naming no row, answers 400 before the handler runs.
+	// nil when the body has no ids.
+	IDs []map[string]any
+	// Rows are the selected rows, in the order of IDs, when
+	// Action.LoadRows; else nil.
+	Rows []map[string]any
+}
 
 // Resource is how one table looks and behaves in the panel. Create it with
 // DefineResource and put it in Options.Resources under the table's key.
@@ -24,7 +82,7 @@ type Resource = engine.Resource
 // keys of Relations are relation names; New fails on a name that is none
 // (a Go field name included), naming the closest valid one.
 func DefineResource(model any, cfg ResourceConfig) *Resource {
-	return engine.DefineResource(model, engine.ResourceConfig(cfg))
+	return engine.DefineResource(model, cfg.compile())
 }
 
 // ResourceConfig configures a Resource. Every field is optional.
@@ -64,31 +122,84 @@ type ResourceConfig struct {
 }
 
 // ListConfig configures the list page.
-type ListConfig = engine.ListConfig
+type ListConfig struct {
+	// Columns shown, in order; primary keys are always included. Default: all.
+	Columns []string
+	// DefaultSort applies when a request names no _sort. Default: the
+	// primary key, ascending.
+	DefaultSort Sort
+}
 
 // Sort is a column and a direction.
 type Sort = engine.Sort
 
 // FormConfig configures the create and edit forms.
-type FormConfig = engine.FormConfig
+type FormConfig struct {
+	// Fields shown, in order. Default: all. The create form also hides
+	// primary keys and columns with a database default.
+	Fields []string
+}
 
 // ShowConfig configures the detail page.
-type ShowConfig = engine.ShowConfig
+type ShowConfig struct {
+	// Fields shown, in order. Default: all.
+	Fields []string
+}
 
 // CreateConfig configures creation.
-type CreateConfig = engine.CreateConfig
+type CreateConfig struct {
+	// Defaults returns values merged into a create body before the INSERT;
+	// the body wins on conflict. Keys may be SQL column names or Go field
+	// names. OperatorID is the signed-in operator.
+	Defaults func(ctx context.Context, c DefaultsContext) (map[string]any, error)
+}
 
 // DefaultsContext is what CreateConfig.Defaults receives.
-type DefaultsContext = engine.DefaultsContext
+type DefaultsContext struct {
+	OperatorID string
+	Resource   string
+}
 
 // ColumnConfig configures one column.
-type ColumnConfig = engine.ColumnConfig
+type ColumnConfig struct {
+	// Label overrides the humanized column name.
+	Label string
+	// LinkTo renders the cell as a link to another resource's row.
+	LinkTo *LinkTo
+	// Hidden columns are never sent in any response nor accepted in any
+	// body or filter.
+	Hidden bool
+	// ReadOnly columns are never written by create or update; a body that
+	// sets one is refused.
+	ReadOnly bool
+	// ReadRole is the lowest role that reads the column: RoleAdmin keeps a
+	// player's email from mods. Below it the column is as if Hidden, for
+	// that operator only (visibility.go). Default "": whoever may read the
+	// row.
+	ReadRole Role
+	// Mask, with ReadRole, shows the roles below it the column's values
+	// through Mask (MaskEmail gives "a***@example.com") instead of leaving
+	// the column out; they still cannot filter, sort, search or write it.
+	Mask func(v any) any
+	// Personal marks a users column as personal data besides the email and
+	// display name: an erase clears it (NULL, or "[erased]" when NOT NULL)
+	// and the audit log's copies of it.
+	Personal bool
+	// Choices are the values the column may take (an enum-like text
+	// column): the UI offers them in a select, and create and update
+	// refuse any other non-null value with 400 invalid_value. Default nil:
+	// any value.
+	Choices []string
+}
 
 // LinkTo makes a column a link to a row of another resource.
 type LinkTo = engine.LinkTo
 
 // RelationConfig configures one relation tab.
-type RelationConfig = engine.RelationConfig
+type RelationConfig struct {
+	// Label overrides the humanized relation name.
+	Label string
+}
 
 // RelationKind says how many target rows a relation reaches from one row.
 type RelationKind = engine.RelationKind
@@ -113,4 +224,53 @@ func IconNames() []string {
 // "alice@example.com" reads "a***@example.com". Anything else reads "***".
 func MaskEmail(v any) any {
 	return engine.MaskEmail(v)
+}
+
+// compile turns the declaration into the engine's form: the structs whose
+// fields are the same convert, the functions a game wrote are wrapped to
+// take the engine's contexts. TestCompileKeepsEveryField fails when a
+// field is added to one side only or left out here.
+func (c ResourceConfig) compile() engine.ResourceConfig {
+	out := engine.ResourceConfig{
+		Label:    c.Label,
+		Icon:     c.Icon,
+		List:     engine.ListConfig(c.List),
+		Form:     engine.FormConfig(c.Form),
+		Show:     engine.ShowConfig(c.Show),
+		Search:   c.Search,
+		Erase:    c.Erase,
+		Policies: c.Policies,
+	}
+	if d := c.Create.Defaults; d != nil {
+		out.Create.Defaults = func(ctx context.Context, dc engine.DefaultsContext) (map[string]any, error) {
+			return d(ctx, DefaultsContext(dc))
+		}
+	}
+	if c.Columns != nil {
+		out.Columns = make(map[string]engine.ColumnConfig, len(c.Columns))
+		for k, v := range c.Columns {
+			out.Columns[k] = engine.ColumnConfig(v)
+		}
+	}
+	if c.Relations != nil {
+		out.Relations = make(map[string]engine.RelationConfig, len(c.Relations))
+		for k, v := range c.Relations {
+			out.Relations[k] = engine.RelationConfig(v)
+		}
+	}
+	for _, act := range c.Actions {
+		out.Actions = append(out.Actions, act.compile())
+	}
+	return out
+}
+
+// compile is the engine's form of an action.
+func (act Action) compile() engine.Action {
+	out := engine.Action{Name: act.Name, Label: act.Label, PerRow: act.PerRow, LoadRows: act.LoadRows, Confirm: act.Confirm, Roles: act.Roles}
+	if h := act.Handler; h != nil {
+		out.Handler = func(ctx context.Context, row map[string]any, c engine.ActionContext) (any, error) {
+			return h(ctx, row, ActionContext(c))
+		}
+	}
+	return out
 }

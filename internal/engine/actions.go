@@ -11,67 +11,27 @@ import (
 	"github.com/gameadmin/admin/internal/catalog"
 )
 
-// Action is a custom button on a resource's list page: per row, or a bulk
-// action on the toolbar.
+// Action is admin.Action, field for field; its documentation is there.
 type Action struct {
-	// Name is the last segment of POST /admin-api/<key>/_action/<name>.
 	Name string
-	// Label is the button text. Default: the humanized Name.
 	Label string
-	// PerRow puts the action in each row's menu; it then receives the row
-	// the body's {id} names. Default false: a bulk action, which receives
-	// a nil row and, when the body carries {ids: [...]}, the selection in
-	// ActionContext.IDs.
 	PerRow bool
-	// LoadRows gives a bulk action the selected rows too, in
-	// ActionContext.Rows (read in one query, without hidden columns).
 	LoadRows bool
-	// Confirm is the confirmation prompt. Default: the UI asks
-	// `Run "<Label>"?`.
 	Confirm *Confirm
-	// Roles may invoke the action, checked literally (admin is not
-	// implied). Empty: any admin or mod (a plain user too, with
-	// Options.PlayersCanRead), and the action then bypasses the resource's
-	// policies — list admin explicitly for admin-only actions.
 	Roles []Role
-	// Handler runs the action. Its result must marshal to JSON; the
-	// operator is answered it with the columns their role may not read
-	// (ReadRole, Hidden) masked or left out wherever its objects name
-	// them, as rows do. Return an error made with NewError to answer the
-	// operator with its status and message; any other error is logged and
-	// answered with a generic 500.
-	// It runs outside any transaction of the panel; its audit entry
-	// ("custom", with the body and the result) is written after it returns,
-	// and if that write fails the operator gets a 500 and the log line
-	// carries the result. A panic is recovered, logged with its stack and
-	// answered 500.
 	Handler func(ctx context.Context, row map[string]any, c ActionContext) (any, error)
 }
 
 // Confirm is an action's confirmation prompt (the catalog tells the UI).
 type Confirm = catalog.Confirm
 
-// ActionContext is what an Action's Handler receives besides the row.
+// ActionContext is admin.ActionContext, field for field; its documentation is there.
 type ActionContext struct {
 	UserID   string
 	Role     Role
 	Resource string
-	// Args is the full request body, decoded with encoding/json's
-	// UseNumber: a JSON number arrives as a json.Number (call Int64 or
-	// Float64), never a float64 that would round a large id.
 	Args map[string]any
-	// IDs is a bulk action's selection: the rows the body's
-	// {ids: [...]} names, in that order without repeats, each as its
-	// primary key keyed by SQL column name and typed by its column (an
-	// int64 for an integer key, a string for text):
-	// {"id": int64(7)}, or {"user_id": "…", "slot": "a"} for a
-	// composite key. An element of ids is a string or number, as the
-	// path's :id (a composite id is its base64url JSON array); a malformed
-	// one, or one naming no row, answers 400 before the handler runs.
-	// nil when the body has no ids.
 	IDs []map[string]any
-	// Rows are the selected rows, in the order of IDs, when
-	// Action.LoadRows; else nil.
 	Rows []map[string]any
 }
 

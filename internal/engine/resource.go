@@ -56,74 +56,45 @@ type ResourceConfig struct {
 	Policies  Policies
 }
 
-// ListConfig configures the list page.
+// ListConfig is admin.ListConfig, field for field; its documentation is there.
 type ListConfig struct {
-	// Columns shown, in order; primary keys are always included. Default: all.
 	Columns []string
-	// DefaultSort applies when a request names no _sort. Default: the
-	// primary key, ascending.
 	DefaultSort Sort
 }
 
 // Sort is a column and a direction (the catalog shows a list's default).
 type Sort = catalog.Sort
 
-// FormConfig configures the create and edit forms.
+// FormConfig is admin.FormConfig, field for field; its documentation is there.
 type FormConfig struct {
-	// Fields shown, in order. Default: all. The create form also hides
-	// primary keys and columns with a database default.
 	Fields []string
 }
 
-// ShowConfig configures the detail page.
+// ShowConfig is admin.ShowConfig, field for field; its documentation is there.
 type ShowConfig struct {
-	// Fields shown, in order. Default: all.
 	Fields []string
 }
 
-// CreateConfig configures creation.
+// CreateConfig is admin.CreateConfig, field for field; its documentation is there.
 type CreateConfig struct {
-	// Defaults returns values merged into a create body before the INSERT;
-	// the body wins on conflict. Keys may be SQL column names or Go field
-	// names. OperatorID is the signed-in operator.
 	Defaults func(ctx context.Context, c DefaultsContext) (map[string]any, error)
 }
 
-// DefaultsContext is what CreateConfig.Defaults receives.
+// DefaultsContext is admin.DefaultsContext, field for field; its documentation is there.
 type DefaultsContext struct {
 	OperatorID string
 	Resource   string
 }
 
-// ColumnConfig configures one column.
+// ColumnConfig is admin.ColumnConfig, field for field; its documentation is there.
 type ColumnConfig struct {
-	// Label overrides the humanized column name.
 	Label string
-	// LinkTo renders the cell as a link to another resource's row.
 	LinkTo *LinkTo
-	// Hidden columns are never sent in any response nor accepted in any
-	// body or filter.
 	Hidden bool
-	// ReadOnly columns are never written by create or update; a body that
-	// sets one is refused.
 	ReadOnly bool
-	// ReadRole is the lowest role that reads the column: RoleAdmin keeps a
-	// player's email from mods. Below it the column is as if Hidden, for
-	// that operator only (visibility.go). Default "": whoever may read the
-	// row.
 	ReadRole Role
-	// Mask, with ReadRole, shows the roles below it the column's values
-	// through Mask (MaskEmail gives "a***@example.com") instead of leaving
-	// the column out; they still cannot filter, sort, search or write it.
 	Mask func(v any) any
-	// Personal marks a users column as personal data besides the email and
-	// display name: an erase clears it (NULL, or "[erased]" when NOT NULL)
-	// and the audit log's copies of it.
 	Personal bool
-	// Choices are the values the column may take (an enum-like text
-	// column): the UI offers them in a select, and create and update
-	// refuse any other non-null value with 400 invalid_value. Default nil:
-	// any value.
 	Choices []string
 }
 
@@ -131,9 +102,8 @@ type ColumnConfig struct {
 // catalog tells the UI).
 type LinkTo = catalog.LinkTo
 
-// RelationConfig configures one relation tab.
+// RelationConfig is admin.RelationConfig, field for field; its documentation is there.
 type RelationConfig struct {
-	// Label overrides the humanized relation name.
 	Label string
 }
 

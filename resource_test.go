@@ -1,0 +1,97 @@
+package admin
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/gameadmin/admin/internal/engine"
+)
+
+// TestCompileKeepsEveryField: the declarations a game writes and the
+// engine's forms of them have the same fields, and compile carries every
+// one across, the game's functions wrapped so that they see what the
+// engine hands them.
+func TestCompileKeepsEveryField(t *testing.T) {
+	pairs := []struct{ root, eng any }{
+		{ResourceConfig{}, engine.ResourceConfig{}},
+		{ListConfig{}, engine.ListConfig{}},
+		{FormConfig{}, engine.FormConfig{}},
+		{ShowConfig{}, engine.ShowConfig{}},
+		{CreateConfig{}, engine.CreateConfig{}},
+		{DefaultsContext{}, engine.DefaultsContext{}},
+		{ColumnConfig{}, engine.ColumnConfig{}},
+		{RelationConfig{}, engine.RelationConfig{}},
+		{Action{}, engine.Action{}},
+		{ActionContext{}, engine.ActionContext{}},
+		{Options{}, engine.Options{}},
+		{GuardOptions{}, engine.GuardOptions{}},
+	}
+	for _, p := range pairs {
+		r, e := reflect.TypeOf(p.root), reflect.TypeOf(p.eng)
+		names := map[string]bool{}
+		for f := range r.Fields() {
+			names[f.Name] = true
+		}
+		if r.Name() == "GuardOptions" {
+			delete(names, "Admin") // the root's own: which panel
+		}
+		for f := range e.Fields() {
+			if !names[f.Name] {
+				t.Errorf("engine.%s.%s has no field in admin.%s", e.Name(), f.Name, r.Name())
+			}
+			delete(names, f.Name)
+		}
+		for n := range names {
+			t.Errorf("admin.%s.%s has no field in engine.%s", r.Name(), n, e.Name())
+		}
+	}
+
+	var gotDefaults DefaultsContext
+	var gotAction ActionContext
+	in := ResourceConfig{
+		Label: "Guilds", Icon: "team",
+		List:   ListConfig{Columns: []string{"name"}, DefaultSort: Sort{Field: "name"}},
+		Form:   FormConfig{Fields: []string{"name"}},
+		Show:   ShowConfig{Fields: []string{"name"}},
+		Create: CreateConfig{Defaults: func(_ context.Context, c DefaultsContext) (map[string]any, error) { gotDefaults = c; return nil, nil }},
+		Columns: map[string]ColumnConfig{"name": {Label: "Name", LinkTo: &LinkTo{Resource: "users"}, Hidden: true, ReadOnly: true,
+			ReadRole: RoleAdmin, Mask: MaskEmail, Personal: true, Choices: []string{"a"}}},
+		Search:    []string{"name"},
+		Relations: map[string]RelationConfig{"members": {Label: "Members"}},
+		Actions: []Action{{Name: "disband", Label: "Disband", PerRow: true, LoadRows: true, Confirm: &Confirm{Title: "Sure?"}, Roles: []Role{RoleAdmin},
+			Handler: func(_ context.Context, _ map[string]any, c ActionContext) (any, error) { gotAction = c; return nil, nil }}},
+		Erase:    EraseKeep,
+		Policies: Policies{Delete: Deny()},
+	}
+	out := in.compile()
+	nonZero(t, "ResourceConfig", reflect.ValueOf(out))
+	nonZero(t, "ColumnConfig", reflect.ValueOf(out.Columns["name"]))
+	nonZero(t, "Action", reflect.ValueOf(out.Actions[0]))
+
+	if _, err := out.Create.Defaults(context.Background(), engine.DefaultsContext{OperatorID: "op", Resource: "guilds"}); err != nil {
+		t.Fatal(err)
+	}
+	if gotDefaults != (DefaultsContext{OperatorID: "op", Resource: "guilds"}) {
+		t.Errorf("Defaults saw %+v", gotDefaults)
+	}
+	if _, err := out.Actions[0].Handler(context.Background(), nil, engine.ActionContext{UserID: "u", Role: RoleMod, Resource: "guilds"}); err != nil {
+		t.Fatal(err)
+	}
+	if gotAction.UserID != "u" || gotAction.Role != RoleMod || gotAction.Resource != "guilds" {
+		t.Errorf("the handler saw %+v", gotAction)
+	}
+	if (Action{Name: "x"}).compile().Handler != nil || (ResourceConfig{}).compile().Create.Defaults != nil {
+		t.Error("compile made a function where the game wrote none")
+	}
+}
+
+// nonZero fails for each field of the struct v left at its zero value.
+func nonZero(t *testing.T, what string, v reflect.Value) {
+	t.Helper()
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Errorf("%s.%s is lost by compile", what, v.Type().Field(i).Name)
+		}
+	}
+}
