@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 )
 
@@ -13,13 +14,13 @@ import (
 // table has one, and returns the new version, under which the caller
 // re-issues its own session; 0 without the column.
 func (au *Auth) endOtherSessions(ctx context.Context, tx bun.Tx, userID string) (int64, error) {
-	if !au.users.hasTokenVer {
+	if !au.users.HasTokenVersion {
 		return 0, nil
 	}
 	if err := au.sanctions.bumpTokenVersion(ctx, tx, userID); err != nil {
 		return 0, err
 	}
-	acc, err := au.users.accountByID(ctx, tx, userID)
+	acc, err := au.users.AccountByID(ctx, tx, userID)
 	if err != nil {
 		return 0, err
 	}
@@ -30,7 +31,7 @@ func (au *Auth) endOtherSessions(ctx context.Context, tx bun.Tx, userID string) 
 // Until has passed is not in force. Game handlers call it to refuse banned
 // players.
 func (au *Auth) Banned(ctx context.Context, userID string) (*BanInfo, error) {
-	acc, err := au.users.accountByID(ctx, au.db, userID)
+	acc, err := au.users.AccountByID(ctx, au.db, userID)
 	if err != nil {
 		return nil, fmt.Errorf("admin: user %q: %w", userID, err)
 	}
@@ -47,7 +48,7 @@ func (au *Auth) SetPasswordHash(ctx context.Context, userID, hash string) error 
 	if hash == "" {
 		return errors.New("admin: SetPasswordHash: empty hash")
 	}
-	return au.users.setPasswordHash(ctx, au.db, userID, hash)
+	return au.users.SetPasswordHash(ctx, au.db, userID, hash)
 }
 
 // HashPassword hashes a password with Options.PasswordHasher, under the
@@ -57,14 +58,6 @@ func (au *Auth) HashPassword(ctx context.Context, password string) (string, erro
 		return "", fmt.Errorf("admin: HashPassword: %w", err)
 	}
 	return au.hash(ctx, password)
-}
-
-func (u *userTable) setPasswordHash(ctx context.Context, db bun.IDB, userID, hash string) error {
-	res, err := db.NewUpdate().TableExpr("?", u.ident()).Set("? = ?", u.col(u.cols.PasswordHash), hash).Where("? = ?", u.col(u.cols.ID), userID).Exec(ctx)
-	if err != nil {
-		return err
-	}
-	return affectedOne(res, userID)
 }
 
 // UserStates returns the state of the users with those ids, in one query
@@ -81,20 +74,20 @@ func (au *Auth) UserStates(ctx context.Context, userIDs []string) (map[string]Us
 			ids[i] = id
 		}
 		u := au.users
-		q := u.stateColumns(au.db.NewSelect().TableExpr("? AS u", u.ident()).ColumnExpr("CAST(? AS TEXT)", u.col(u.cols.ID, "u")))
-		rows, err := q.Where("? IN (?)", u.col(u.cols.ID, "u"), bun.List(ids)).Rows(ctx)
+		q := u.StateColumns(au.db.NewSelect().TableExpr("? AS u", u.Ident()).ColumnExpr("CAST(? AS TEXT)", u.Col(u.Cols.ID, "u")))
+		rows, err := q.Where("? IN (?)", u.Col(u.Cols.ID, "u"), bun.List(ids)).Rows(ctx)
 		if err != nil {
 			return nil, err
 		}
 		for rows.Next() {
 			var id string
 			var st UserState
-			var raw nullJSON
+			var raw users.NullJSON
 			if err := rows.Scan(&id, &st.TokenVersion, &raw); err != nil {
 				rows.Close()
 				return nil, err
 			}
-			ban, err := parseBan(id, raw)
+			ban, err := users.ParseBan(id, raw)
 			if err != nil {
 				rows.Close()
 				return nil, err

@@ -130,7 +130,7 @@ func (a rowsAPI) handleAction(w http.ResponseWriter, r *http.Request, op Operato
 			return err
 		}
 		if userID, ok := usersAPI(a).userRowID(res, row); ok {
-			if _, err := a.canWriteUser(ctx, a.db, op, userID); err != nil {
+			if _, err := a.roles.CanWriteUser(ctx, a.db, op, userID); err != nil {
 				return err
 			}
 		}
@@ -227,7 +227,7 @@ func (a rowsAPI) selection(ctx context.Context, op Operator, res *resource, raw 
 		}
 		// An admin may act on any user: no role to read per row.
 		if userID, ok := usersAPI(a).userRowID(res, ordered[i]); ok && op.Role != RoleAdmin {
-			if _, err := a.canWriteUser(ctx, a.db, op, userID); err != nil {
+			if _, err := a.roles.CanWriteUser(ctx, a.db, op, userID); err != nil {
 				return nil, nil, err
 			}
 		}

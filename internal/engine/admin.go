@@ -32,6 +32,7 @@ import (
 	"github.com/gameadmin/admin/internal/passhash"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/ratelimit"
+	"github.com/gameadmin/admin/internal/users"
 )
 
 // Admin is the panel: an http.Handler serving /admin-api/* and the UI under
@@ -41,7 +42,7 @@ type Admin struct {
 	ui         fs.FS // the built UI, embedded by the root package (ui/dist)
 	opts       Options
 	log        *slog.Logger
-	users      *userTable
+	users      *users.Table
 	limits     RateLimitOptions
 	exports    slots.Slots // one CSV export at a time per operator
 	queries    slots.Slots // Options.QueryConcurrency expensive requests at a time per operator (querylimit.go)
@@ -49,7 +50,7 @@ type Admin struct {
 	cop        *http.CrossOriginProtection // shared by the API and Guard
 	*tokens                                // session cookies and tokens
 	tableNames                             // Options.TablePrefix, defaulted
-	roleStore                              // the roles table
+	roles      *users.RoleTable            // the roles table
 
 	plan *migrate.Plan // the built-in tables and how they are named
 
@@ -230,16 +231,14 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 		return nil, err
 	}
 	a.tableNames, a.opts.TablePrefix = tableNames(prefix), prefix
-	users, err := newUserTable(db.Dialect().Tables(), opts.Tables["users"], prefix, opts.UserColumns)
-	if err != nil {
+	if a.users, err = newUserTable(db.Dialect().Tables(), opts.Tables["users"], prefix, opts.UserColumns); err != nil {
 		return nil, err
 	}
-	a.users = users
-	a.roleStore = roleStore{tableNames: a.tableNames, users: users}
-	if len(users.off) > 0 {
-		a.log.Info("admin: users table " + users.name + " lacks optional columns; features off: " + strings.Join(users.off, "; "))
+	a.roles = &users.RoleTable{Name: string(a.tableNames) + "roles", Users: a.users}
+	if len(a.users.Off) > 0 {
+		a.log.Info("admin: users table " + a.users.Name + " lacks optional columns; features off: " + strings.Join(a.users.Off, "; "))
 	}
-	if a.plan, err = newSchemaPlan(db.Dialect(), prefix, opts.Tables, users); err != nil {
+	if a.plan, err = newSchemaPlan(db.Dialect(), prefix, opts.Tables, a.users); err != nil {
 		return nil, err
 	}
 	if err := (*compiler)(a).buildResources(db); err != nil {
@@ -257,7 +256,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	}
 	(*compiler)(a).checkForeignKeys(ctx)
 	if res := a.resources["users"]; res != nil {
-		users.fromCatalog(res.table)
+		a.users.FromCatalog(res.table)
 	}
 	if opts.PlayersCanRead {
 		(*compiler)(a).warnPlayersCanRead(ctx)
@@ -270,13 +269,13 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	a.auditJobs = jobs.New(a.log, backgroundQueueCap)
 	a.failures = audit.NewFailures()
 	a.audit = audit.New(db, string(a.tableNames)+"admin_audit", opts.AuditMaxPayloadBytes, a.log)
-	a.sanctions = &sanctions{db: db, users: users, roles: a.roleStore, audit: a.audit, rooms: opts.Rooms, now: a.now, log: a.log}
-	a.auth = &Auth{sanctions: a.sanctions, now: a.now, db: db, tableNames: a.tableNames, users: users, roles: a.roleStore, tokens: a.tokens, audit: a.audit,
+	a.sanctions = &sanctions{db: db, users: a.users, roles: a.roles, audit: a.audit, rooms: opts.Rooms, now: a.now, log: a.log}
+	a.auth = &Auth{sanctions: a.sanctions, now: a.now, db: db, tableNames: a.tableNames, users: a.users, roles: a.roles, tokens: a.tokens, audit: a.audit,
 		hasher: hasher, hashGate: passhash.NewGate(opts.HashConcurrency), dummy: dummy, limits: a.limits, totp: totp,
 		proxies: a.clientIPs(), jobs: a.jobs, auditJobs: a.auditJobs, failures: a.failures,
 		reset: resetOptions{uiPath: opts.UIPath, deliver: opts.OnResetRequest, operatorsOnly: opts.ResetOperatorsOnly},
 		state: a.sessionState, closed: &a.closed, log: a.log}
-	a.moderation = &Moderation{db: db, roles: a.roleStore, audit: a.audit,
+	a.moderation = &Moderation{db: db, roles: a.roles, audit: a.audit,
 		resources: a.resources, state: a.sessionState, playersCanRead: opts.PlayersCanRead, log: a.log}
 	a.cop = http.NewCrossOriginProtection()
 	for _, o := range opts.TrustedOrigins {

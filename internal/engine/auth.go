@@ -14,8 +14,8 @@ import (
 	"github.com/gameadmin/admin/internal/jobs"
 
 	"github.com/gameadmin/admin/internal/passhash"
+	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -25,8 +25,8 @@ import (
 type Auth struct {
 	db         *bun.DB
 	tableNames // the second factors' tables
-	users      *userTable
-	roles      roleStore
+	users      *users.Table
+	roles      *users.RoleTable
 	tokens     *tokens
 	audit      *Audit
 	hasher     PasswordHasher
@@ -64,9 +64,6 @@ const (
 	maxPasswordBytes = 1024
 	maxEmailBytes    = 254
 )
-
-// bootstrapLockID serializes concurrent bootstraps on PostgreSQL.
-const bootstrapLockID = 0x67616d6561646e
 
 type credentials struct {
 	Email       string `json:"email"`
@@ -127,7 +124,7 @@ func (au *Auth) hash(ctx context.Context, password string) (h string, err error)
 // hash and never matches. For a row whose value is not a usable hash, one
 // warning names the user, never the value. The error is the gate's (the
 // request ended while queued) or a hasher's failure on the dummy hash.
-func (au *Auth) verify(ctx context.Context, acc *account, password string) (ok bool, err error) {
+func (au *Auth) verify(ctx context.Context, acc *users.Account, password string) (ok bool, err error) {
 	encoded := au.dummy
 	if acc != nil && acc.PasswordHash != "" {
 		encoded = acc.PasswordHash
@@ -151,7 +148,7 @@ func (au *Auth) verify(ctx context.Context, acc *account, password string) (ok b
 
 // checkPassword verifies userID's current password: 400 wrong_password.
 func (au *Auth) checkPassword(ctx context.Context, userID, password string) error {
-	acc, err := au.users.accountByID(ctx, au.db, userID)
+	acc, err := au.users.AccountByID(ctx, au.db, userID)
 	if err != nil {
 		return err
 	}
@@ -167,7 +164,7 @@ func (au *Auth) checkPassword(ctx context.Context, userID, password string) erro
 
 // rehashIfNeeded upgrades a bcrypt or outdated argon2id hash after a
 // successful sign-in, while the plain password is at hand.
-func (au *Auth) rehashIfNeeded(ctx context.Context, acc *account, password string) {
+func (au *Auth) rehashIfNeeded(ctx context.Context, acc *users.Account, password string) {
 	rh, ok := au.hasher.(interface{ NeedsRehash(string) bool })
 	if !ok || !rh.NeedsRehash(acc.PasswordHash) {
 		return
@@ -175,8 +172,8 @@ func (au *Auth) rehashIfNeeded(ctx context.Context, acc *account, password strin
 	h, err := au.hash(ctx, password)
 	if err == nil {
 		u := au.users
-		_, err = au.db.NewUpdate().TableExpr("?", u.ident()).Set("? = ?", u.col(u.cols.PasswordHash), h).
-			Where("? = ?", u.col(u.cols.ID), acc.ID).Where("? = ?", u.col(u.cols.PasswordHash), acc.PasswordHash).Exec(ctx)
+		_, err = au.db.NewUpdate().TableExpr("?", u.Ident()).Set("? = ?", u.Col(u.Cols.PasswordHash), h).
+			Where("? = ?", u.Col(u.Cols.ID), acc.ID).Where("? = ?", u.Col(u.Cols.PasswordHash), acc.PasswordHash).Exec(ctx)
 	}
 	if err != nil {
 		au.log.ErrorContext(ctx, "admin: rehash password", "userId", acc.ID, "err", err)
@@ -189,13 +186,13 @@ func (au *Auth) rehashIfNeeded(ctx context.Context, acc *account, password strin
 // password. It returns the admin's id and token version.
 func (au *Auth) bootstrap(ctx context.Context, c credentials, meta map[string]any,
 	defaults func(context.Context, credentials) (map[string]any, error)) (userID string, tv int64, err error) {
-	if exists, err := au.roles.adminExists(ctx, au.db); err != nil {
+	if exists, err := au.roles.AdminExists(ctx, au.db); err != nil {
 		return "", 0, err
 	} else if exists {
 		return "", 0, ErrBootstrapClosed
 	}
-	acc, err := au.users.accountByEmail(ctx, au.db, c.Email)
-	var amb *errAmbiguousEmail
+	acc, err := au.users.AccountByEmail(ctx, au.db, c.Email)
+	var amb *users.AmbiguousEmailError
 	switch {
 	case errors.As(err, &amb):
 		return "", 0, errorf(http.StatusConflict, "conflict", "several accounts have this email in different case; type it exactly as stored").Because(err)
@@ -216,12 +213,10 @@ func (au *Auth) bootstrap(ctx context.Context, c credentials, meta map[string]an
 	}
 
 	err = au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if au.db.Dialect().Name() == dialect.PG {
-			if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", bootstrapLockID); err != nil {
-				return err
-			}
+		if err := au.roles.LockAdmins(ctx, tx); err != nil {
+			return err
 		}
-		if exists, err := au.roles.adminExists(ctx, tx); err != nil {
+		if exists, err := au.roles.AdminExists(ctx, tx); err != nil {
 			return err
 		} else if exists {
 			return ErrBootstrapClosed
@@ -232,20 +227,20 @@ func (au *Auth) bootstrap(ctx context.Context, c credentials, meta map[string]an
 			if err != nil {
 				return err
 			}
-			id, err := au.users.createUser(ctx, tx, c.Email, c.DisplayName, newHash, extra)
+			id, err := au.users.CreateUser(ctx, tx, c.Email, c.DisplayName, newHash, extra)
 			if err != nil {
 				return dbError(err)
 			}
 			userID = id
 		case newHash != "":
-			if err := au.users.setPasswordHash(ctx, tx, acc.ID, newHash); err != nil {
+			if err := au.users.SetPasswordHash(ctx, tx, acc.ID, newHash); err != nil {
 				return err
 			}
 			userID, tv = acc.ID, acc.TokenVersion
 		default:
 			userID, tv = acc.ID, acc.TokenVersion
 		}
-		if err := au.roles.upsertRole(ctx, tx, userID, RoleAdmin); err != nil {
+		if err := au.roles.UpsertRole(ctx, tx, userID, RoleAdmin); err != nil {
 			return err
 		}
 		// The first admin's entry commits with its role.
@@ -281,7 +276,7 @@ func (au *Auth) changePassword(ctx context.Context, userID, current, next, ip st
 		return 0, err
 	}
 	err = au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if err := au.users.setPasswordHash(ctx, tx, userID, h); err != nil {
+		if err := au.users.SetPasswordHash(ctx, tx, userID, h); err != nil {
 			return err
 		}
 		if tv, err = au.endOtherSessions(ctx, tx, userID); err != nil {

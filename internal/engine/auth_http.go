@@ -10,7 +10,7 @@ import (
 
 // GET /auth/status
 func (a authAPI) handleStatus(w http.ResponseWriter, r *http.Request) error {
-	exists, err := a.adminExists(r.Context(), a.db)
+	exists, err := a.roles.AdminExists(r.Context(), a.db)
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func (a authAPI) handleLogin(w http.ResponseWriter, r *http.Request) error {
 
 // GET /auth/me
 func (a authAPI) handleMe(w http.ResponseWriter, r *http.Request, op Operator) error {
-	acc, err := a.users.accountByID(r.Context(), a.db, op.UserID)
+	acc, err := a.users.AccountByID(r.Context(), a.db, op.UserID)
 	if err != nil {
 		return err
 	}
@@ -126,8 +126,8 @@ func (a authAPI) handleMe(w http.ResponseWriter, r *http.Request, op Operator) e
 // the token version, live rooms Options.Rooms.
 func (a authAPI) features() map[string]bool {
 	return map[string]bool{
-		"ban":            a.users.hasBan && a.users.hasTokenVer,
-		"revokeSessions": a.users.hasTokenVer,
+		"ban":            a.users.HasBan && a.users.HasTokenVersion,
+		"revokeSessions": a.users.HasTokenVersion,
 		"rooms":          a.opts.Rooms != nil,
 	}
 }

@@ -322,7 +322,7 @@ func (a viewsAPI) countsByStep(ctx context.Context, res *resource, col, group st
 // seriesSignUps is the new accounts per step.
 func (a viewsAPI) seriesSignUps(ctx context.Context, op Operator, rg Range) (*Series, error) {
 	users := a.resources["users"]
-	c := a.users.cols.CreatedAt
+	c := a.users.Cols.CreatedAt
 	if users == nil || c == "" || users.view.ByName[c] == nil || !a.allowed(op, OpList, "users") {
 		return &Series{Step: int64(rg.Step.Seconds()), Lines: []Line{}}, nil
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 )
@@ -119,7 +120,7 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 		if err != nil {
 			return nil, nil, nil, clientError(err)
 		}
-		if k == a.users.cols.Email && res.key == "users" {
+		if k == a.users.Cols.Email && res.key == "users" {
 			e, _ := cv.(string)
 			if cv, err = checkEmail(e); err != nil {
 				return nil, nil, nil, err
@@ -180,7 +181,7 @@ func takesNewPassword(res *resource, update bool) bool {
 // body costs no hashing.
 func (a rowsAPI) setNewPassword(ctx context.Context, vals map[string]any, password any, given bool) error {
 	if !given || password == nil {
-		a.users.setHash(vals, "")
+		a.users.SetHash(vals, "")
 		return nil
 	}
 	p, ok := password.(string)
@@ -194,7 +195,7 @@ func (a rowsAPI) setNewPassword(ctx context.Context, vals map[string]any, passwo
 	if err != nil {
 		return err
 	}
-	a.users.setHash(vals, h)
+	a.users.SetHash(vals, h)
 	return nil
 }
 
@@ -423,12 +424,12 @@ func (a rowsAPI) parseList(r *http.Request, op Operator, res *resource) (l *quer
 	if vals, ok := v[bannedParam]; ok {
 		banned, perr := strconv.ParseBool(vals[0])
 		switch {
-		case res.key != "users" || !a.users.hasBan:
+		case res.key != "users" || !a.users.HasBan:
 			return nil, errorf(http.StatusBadRequest, query.CodeInvalidQuery, "%s filters the users list, when the users table has a ban column", bannedParam)
 		case len(vals) != 1 || perr != nil:
 			return nil, errorf(http.StatusBadRequest, query.CodeInvalidValue, "%s takes true or false", bannedParam)
 		}
-		l.Where = append(l.Where, a.users.whereBanned(pg, banned))
+		l.Where = append(l.Where, a.users.WhereBanned(pg, banned))
 	}
 	return l, nil
 }
@@ -522,7 +523,7 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 	// uuid key left out (a key sent as null is refused below).
 	if pk := t.PK; len(pk) == 1 && !pk[0].HasDefault && pk[0].DataType == schema.String {
 		if _, given := vals[pk[0].Name]; !given {
-			vals[pk[0].Name] = newID()
+			vals[pk[0].Name] = users.NewID()
 		}
 	}
 	// SQLite lets a non-integer primary key be NULL, and the row could then
@@ -647,11 +648,11 @@ func writeReturning(ctx context.Context, q interface {
 // without regard to case, and could not tell the two apart. exceptID is
 // the row being updated.
 func (a rowsAPI) checkEmailFree(ctx context.Context, tx bun.Tx, res *resource, vals map[string]any, exceptID string) error {
-	email, ok := vals[a.users.cols.Email].(string)
+	email, ok := vals[a.users.Cols.Email].(string)
 	if res.key != "users" || !ok {
 		return nil
 	}
-	taken, err := a.users.emailTaken(ctx, tx, email, exceptID)
+	taken, err := a.users.EmailTaken(ctx, tx, email, exceptID)
 	if err != nil {
 		return err
 	}
@@ -716,7 +717,7 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 func (a rowsAPI) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id, vals map[string]any, check func(before map[string]any) error) (before, after, changes map[string]any, ended string, err error) {
 	keepsAdmin := func() error { return nil }
 	if res.key == "roles" {
-		if keepsAdmin, err = a.guardAdmins(ctx, tx); err != nil {
+		if keepsAdmin, err = a.roles.GuardAdmins(ctx, tx); err != nil {
 			return nil, nil, nil, "", err
 		}
 	}
@@ -731,7 +732,7 @@ func (a rowsAPI) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *res
 	userID, isUser := usersAPI(a).userRowID(res, before)
 	var target Role
 	if isUser {
-		if target, err = a.canWriteUser(ctx, tx, op, userID); err != nil {
+		if target, err = a.roles.CanWriteUser(ctx, tx, op, userID); err != nil {
 			return nil, nil, nil, "", err
 		}
 	}
@@ -754,7 +755,7 @@ func (a rowsAPI) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *res
 	}
 	// A new email on an operator's account ends its sessions: whoever
 	// holds them signed in as the old address.
-	if e, ok := vals["email"]; ok && isUser && target.IsOperator() && e != before["email"] && userID != op.UserID && a.users.hasTokenVer {
+	if e, ok := vals["email"]; ok && isUser && target.IsOperator() && e != before["email"] && userID != op.UserID && a.users.HasTokenVersion {
 		if err := a.sanctions.bumpTokenVersion(ctx, tx, userID); err != nil {
 			return nil, nil, nil, "", err
 		}
@@ -798,7 +799,7 @@ func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operato
 func (a rowsAPI) deleteRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id map[string]any, check func(row map[string]any) error) (row map[string]any, err error) {
 	keepsAdmin := func() error { return nil }
 	if touchesAdmins(res) {
-		if keepsAdmin, err = a.guardAdmins(ctx, tx); err != nil {
+		if keepsAdmin, err = a.roles.GuardAdmins(ctx, tx); err != nil {
 			return nil, err
 		}
 	}
@@ -811,7 +812,7 @@ func (a rowsAPI) deleteRow(ctx context.Context, tx bun.Tx, op Operator, res *res
 		}
 	}
 	if userID, ok := usersAPI(a).userRowID(res, row); ok {
-		if _, err := a.canWriteUser(ctx, tx, op, userID); err != nil {
+		if _, err := a.roles.CanWriteUser(ctx, tx, op, userID); err != nil {
 			return nil, err
 		}
 	}

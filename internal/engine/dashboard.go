@@ -95,7 +95,7 @@ func (a viewsAPI) builtinWidgets(op Operator, dayStart time.Time) []Widget {
 	if rooms {
 		ws = append(ws, Widget{ID: "playersOnline", Title: "Players online", Render: "series", Series: a.cachedSeries("playersOnline", a.seriesOnline)})
 	}
-	if c := a.users.cols.CreatedAt; users && c != "" && a.resources["users"] != nil && a.resources["users"].view.ByName[c] != nil {
+	if c := a.users.Cols.CreatedAt; users && c != "" && a.resources["users"] != nil && a.resources["users"].view.ByName[c] != nil {
 		ws = append(ws, Widget{ID: "signUps", Title: "Sign-ups", Render: "series", Series: a.cachedSeries("signUps", a.seriesSignUps)})
 	}
 	if audit {
@@ -133,14 +133,14 @@ func (a viewsAPI) widgetToday(ctx context.Context, op Operator, dayStart time.Ti
 	stats := []Stat{}
 	pg := a.db.Dialect().Name() == dialect.PG
 	if users := a.resources["users"]; users != nil && a.allowed(op, OpList, "users") {
-		if a.users.hasBan {
-			n, est, err := a.countWhere(ctx, users, a.users.whereBanned(pg, true))
+		if a.users.HasBan {
+			n, est, err := a.countWhere(ctx, users, a.users.WhereBanned(pg, true))
 			if err != nil {
 				return nil, err
 			}
 			stats = append(stats, Stat{Label: "Banned now", Value: n, Estimated: est, Link: "/users?" + bannedParam + "=true"})
 		}
-		if c := a.users.cols.CreatedAt; c != "" && users.view.ByName[c] != nil {
+		if c := a.users.Cols.CreatedAt; c != "" && users.view.ByName[c] != nil {
 			n, est, err := a.countWhere(ctx, users, query.Cond{Expr: "?TableAlias.? >= ?", Args: []any{bun.Ident(c), dayStart.UTC()}})
 			if err != nil {
 				return nil, err
@@ -220,7 +220,7 @@ func (a viewsAPI) widgetRecentUsers(ctx context.Context, op Operator) (any, erro
 		return []map[string]any{}, nil
 	}
 	q := query.Select(a.db, res.table).Limit(5)
-	if c := a.users.cols.CreatedAt; c != "" && res.view.ByName[c] != nil {
+	if c := a.users.Cols.CreatedAt; c != "" && res.view.ByName[c] != nil {
 		q = q.OrderExpr("?TableAlias.? DESC", bun.Ident(c))
 	}
 	rows, err := query.ScanRows(ctx, q, res.table, res.hidden)

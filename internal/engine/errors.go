@@ -17,6 +17,7 @@ import (
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/ratelimit"
+	"github.com/gameadmin/admin/internal/users"
 	"github.com/gameadmin/admin/rooms"
 )
 
@@ -24,10 +25,10 @@ import (
 // are an *APIError also say how the panel answers them over HTTP.
 var (
 	// ErrNotFound reports that a user, row or room does not exist.
-	ErrNotFound = errors.New("admin: not found")
+	ErrNotFound = users.ErrNotFound
 	// ErrUnsupported reports that the users table lacks a column a feature needs
 	// (ban or token_version), or that no Rooms implementation is configured.
-	ErrUnsupported = errors.New("admin: unsupported")
+	ErrUnsupported = users.ErrUnsupported
 	// ErrInvalidRole reports a role other than admin, mod or user.
 	ErrInvalidRole = errors.New("admin: invalid role")
 	// ErrUnknownResource reports a mod scope naming no resource of the panel.
@@ -35,7 +36,7 @@ var (
 	// ErrLastAdmin refuses a change that would leave no admin (Moderation's
 	// SetRole, a delete or demotion over HTTP): bootstrap would open again
 	// to anyone who asks.
-	ErrLastAdmin = errorf(http.StatusConflict, "last_admin", "the last admin cannot be removed or demoted; make another admin first")
+	ErrLastAdmin = users.ErrLastAdmin
 
 	// ErrInvalidCredentials reports an unknown email or a wrong password;
 	// the two are deliberately indistinguishable.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 )
 
@@ -175,12 +176,12 @@ func (a viewsAPI) handleRevert(w http.ResponseWriter, r *http.Request, op Operat
 				return err
 			}
 			if res.key == "users" {
-				if a.users.hashNotNull {
-					vals[a.users.cols.PasswordHash] = unusableHash // a password is never in the log: set one by reset
+				if a.users.HashNotNull {
+					vals[a.users.Cols.PasswordHash] = users.UnusableHash // a password is never in the log: set one by reset
 				}
 				// Past the logged version: no session of the row as it was
 				// verifies against the row re-created.
-				if tv := a.users.cols.TokenVersion; a.users.hasTokenVer {
+				if tv := a.users.Cols.TokenVersion; a.users.HasTokenVersion {
 					n, _ := strconv.ParseInt(string(rec.Row[tv]), 10, 64)
 					vals[tv] = n + 1
 				}
@@ -230,7 +231,7 @@ func isNotFound(err error) bool {
 func (a viewsAPI) auditRecord(ctx context.Context, id int64) (*auditRecord, error) {
 	rec := &auditRecord{ID: id}
 	var target sql.NullString
-	var payload nullJSON
+	var payload users.NullJSON
 	err := a.db.NewSelect().TableExpr("? AS aa", a.tbl("admin_audit")).
 		Column("action", "resource", "target_id", "payload").Where("id = ?", id).
 		Scan(ctx, &rec.Action, &rec.Resource, &target, &payload)
@@ -304,7 +305,7 @@ func (a viewsAPI) revertColumn(res *resource, name string, recreate bool) (*sche
 // credential reports a column of res that proves who someone is: no
 // revert writes it.
 func (a viewsAPI) credential(res *resource, name string) bool {
-	return res.key == "users" && name != "" && (name == a.users.cols.PasswordHash || name == a.users.cols.TokenVersion)
+	return res.key == "users" && name != "" && (name == a.users.Cols.PasswordHash || name == a.users.Cols.TokenVersion)
 }
 
 // beforeValues are the typed values rec's changes had before it, each

@@ -14,6 +14,7 @@ import (
 	"github.com/gameadmin/admin/internal/token"
 
 	"github.com/gameadmin/admin/internal/netkey"
+	"github.com/gameadmin/admin/internal/users"
 )
 
 // UserIDByEmail returns the id of the user with that email, matched the
@@ -24,30 +25,36 @@ import (
 // several accounts differ from the email only in case and none matches
 // it exactly.
 func (au *Auth) UserIDByEmail(ctx context.Context, email string) (string, error) {
-	acc, err := au.users.accountByEmail(ctx, au.db, email)
-	var amb *errAmbiguousEmail
+	acc, err := au.users.AccountByEmail(ctx, au.db, email)
+	var amb *users.AmbiguousEmailError
 	switch {
 	case errors.As(err, &amb):
-		return "", fmt.Errorf("%w (%s)", ErrAmbiguousEmail, strings.Join(amb.ids, ", "))
+		return "", fmt.Errorf("%w (%s)", ErrAmbiguousEmail, strings.Join(amb.IDs, ", "))
 	case err != nil:
 		return "", err
 	}
 	return acc.ID, nil
 }
 
-// accountByEmail is userTable.accountByEmail for sign-in and reset: an
+// accountByEmail is users.Table.AccountByEmail for sign-in and reset: an
 // email that matches several accounts only without regard to case is
 // logged (with their ids) and answered as ErrNotFound, so nobody is
 // signed into an account they may not own.
-func (au *Auth) accountByEmail(ctx context.Context, email string) (*account, error) {
-	acc, err := au.users.accountByEmail(ctx, au.db, email)
-	var amb *errAmbiguousEmail
+func (au *Auth) accountByEmail(ctx context.Context, email string) (*users.Account, error) {
+	acc, err := au.users.AccountByEmail(ctx, au.db, email)
+	var amb *users.AmbiguousEmailError
 	if errors.As(err, &amb) {
-		au.log.WarnContext(ctx, "admin: sign-in or reset refused: the email matches several accounts in different case and none exactly; type it exactly as stored, or make the stored emails differ", "userIds", amb.ids)
+		au.log.WarnContext(ctx, "admin: sign-in or reset refused: the email matches several accounts in different case and none exactly; type it exactly as stored, or make the stored emails differ", "userIds", amb.IDs)
 		return nil, ErrNotFound
 	}
 	return acc, err
 }
+
+// emailKey is an email as the rate limiters and failure counters key it:
+// trimmed and lower-cased, so that "Alice@x" and "alice@x" share their
+// buckets. It is never what is stored or looked up: accounts are matched
+// without regard to case (users.Table.AccountByEmail) and stored as typed.
+func emailKey(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 // loginAttempt is one password check: who for, and where it came from.
 type loginAttempt struct {
@@ -76,7 +83,7 @@ type loginAttempt struct {
 //
 // It returns the account, or ErrInvalidCredentials, a *RateLimitError,
 // ErrLimiterUnavailable (wrapping the cause) or a system error.
-func (au *Auth) checkLogin(ctx context.Context, at loginAttempt) (*account, error) {
+func (au *Auth) checkLogin(ctx context.Context, at loginAttempt) (*users.Account, error) {
 	key := emailKey(at.email)
 	if at.ip != "" {
 		if err := au.spend(ctx, au.limits.PerIP, netkey.Address(at.ip)); err != nil {
@@ -121,7 +128,7 @@ type spentToken struct {
 // A refusal is a *RateLimitError (audited): past the ceiling, guesses at
 // the account are refused whatever their parallelism, while its owner's
 // browser keeps its own budget.
-func (au *Auth) reserveGuess(ctx context.Context, at loginAttempt, acc *account, key string) ([]spentToken, error) {
+func (au *Auth) reserveGuess(ctx context.Context, at loginAttempt, acc *users.Account, key string) ([]spentToken, error) {
 	var rl *RateLimitError
 	if acc != nil && at.device != nil && at.device.UserID == acc.ID {
 		dev := spentToken{au.limits.LoginFailuresPerDevice, "device|" + at.device.ID}
@@ -160,7 +167,7 @@ func (au *Auth) refund(ctx context.Context, spent []spentToken) {
 // auditLoginFailure records auth.login_failed off the request path. A
 // failure for a known account gets its own row; failures for emails that
 // match no account are collapsed per client IP (see audit.Failures).
-func (au *Auth) auditLoginFailure(ctx context.Context, acc *account, at loginAttempt) {
+func (au *Auth) auditLoginFailure(ctx context.Context, acc *users.Account, at loginAttempt) {
 	payload := withMeta(at.meta, "email", at.email)
 	if at.via != "" {
 		payload["via"] = at.via
@@ -308,7 +315,7 @@ func (au *Auth) login(ctx context.Context, at loginAttempt) (signIn, error) {
 //
 // vouched skips the TOTP step: the caller's identity provider checked a
 // second factor itself (StartSession with ExternalSignIn.SecondFactor).
-func (au *Auth) issue(ctx context.Context, acc *account, vouched bool, meta map[string]any, kv ...any) (signIn, error) {
+func (au *Auth) issue(ctx context.Context, acc *users.Account, vouched bool, meta map[string]any, kv ...any) (signIn, error) {
 	if acc.Ban.Active(au.now()) {
 		au.record(ctx, meta, acc.ID, "auth.login_failed", acc.Email, append([]any{"reason", "banned"}, kv...)...)
 		return signIn{}, ErrBanned

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/authz"
+	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 )
 
@@ -18,7 +19,7 @@ import (
 // Bans and revocations are Auth's (sanctions.go).
 type Moderation struct {
 	db        *bun.DB
-	roles     roleStore
+	roles     *users.RoleTable
 	audit     *Audit
 	resources map[string]*resource // the panel's tables and their policies
 	// state reads a user's live role and scopes.
@@ -37,18 +38,18 @@ func (m *Moderation) SetRole(ctx context.Context, userID string, role Role) erro
 		return fmt.Errorf("%w: %q", ErrInvalidRole, role)
 	}
 	return m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if err := m.roles.userExists(ctx, tx, userID); err != nil {
+		if err := m.roles.UserExists(ctx, tx, userID); err != nil {
 			return err
 		}
-		keepsAdmin, err := m.roles.guardAdmins(ctx, tx)
+		keepsAdmin, err := m.roles.GuardAdmins(ctx, tx)
 		if err != nil {
 			return err
 		}
-		ra, err := m.roles.lockRole(ctx, tx, userID)
+		ra, err := m.roles.LockRole(ctx, tx, userID)
 		if err != nil {
 			return err
 		}
-		if err := m.roles.upsertRole(ctx, tx, userID, role); err != nil {
+		if err := m.roles.UpsertRole(ctx, tx, userID, role); err != nil {
 			return err
 		}
 		if err := keepsAdmin(); err != nil {
@@ -87,10 +88,10 @@ func (m *Moderation) changeScopes(ctx context.Context, userID, resource string, 
 		return fmt.Errorf("%w: %q", ErrUnknownResource, resource)
 	}
 	return m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if err := m.roles.userExists(ctx, tx, userID); err != nil {
+		if err := m.roles.UserExists(ctx, tx, userID); err != nil {
 			return err
 		}
-		ra, err := m.roles.lockRole(ctx, tx, userID)
+		ra, err := m.roles.LockRole(ctx, tx, userID)
 		if err != nil {
 			return err
 		}
@@ -109,7 +110,7 @@ func (m *Moderation) changeScopes(ctx context.Context, userID, resource string, 
 			ra.Scopes = []string{}
 		}
 		ra.UpdatedAt = time.Now().UTC()
-		if _, err := tx.NewUpdate().Model(&ra).ModelTableExpr("?", m.roles.aliased("roles", "r")).Column("role", "scopes", "updated_at").WherePK().Exec(ctx); err != nil {
+		if err := m.roles.SaveRole(ctx, tx, &ra); err != nil {
 			return err
 		}
 		action := "role.unassign_mod"

@@ -12,6 +12,7 @@ import (
 	"github.com/gameadmin/admin/internal/token"
 
 	"github.com/gameadmin/admin/internal/netkey"
+	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 )
 
@@ -90,7 +91,7 @@ func (au *Auth) spendDelivery(ctx context.Context, userID string) error {
 // the link is a credential). role is the user's; invite marks a link an
 // admin sent to a new operator. The error is the signing's or
 // OnResetRequest's.
-func (au *Auth) deliverReset(ctx context.Context, acc *account, role Role, invite bool) error {
+func (au *Auth) deliverReset(ctx context.Context, acc *users.Account, role Role, invite bool) error {
 	tok, err := au.tokens.signer.Sign(token.Claims{UserID: acc.ID, TV: acc.TokenVersion, Kind: token.KindReset, PW: au.tokens.signer.PasswordFingerprint(acc.PasswordHash)}, resetTTL)
 	if err != nil {
 		return fmt.Errorf("admin: sign reset token: %w", err)
@@ -118,7 +119,7 @@ func (au *Auth) resetPassword(ctx context.Context, raw, password string, meta ma
 	if err := checkNewPassword(password); err != nil {
 		return err
 	}
-	acc, err := au.users.accountByID(ctx, au.db, c.UserID)
+	acc, err := au.users.AccountByID(ctx, au.db, c.UserID)
 	if errors.Is(err, ErrNotFound) {
 		return ErrInvalidResetToken
 	}
@@ -134,10 +135,10 @@ func (au *Auth) resetPassword(ctx context.Context, raw, password string, meta ma
 	}
 	u := au.users
 	err = au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		q := tx.NewUpdate().TableExpr("?", u.ident()).Set("? = ?", u.col(u.cols.PasswordHash), h).
-			Where("? = ?", u.col(u.cols.ID), acc.ID).Where("COALESCE(?, '') = ?", u.col(u.cols.PasswordHash), acc.PasswordHash)
-		if u.hasTokenVer {
-			tv := u.col(u.cols.TokenVersion)
+		q := tx.NewUpdate().TableExpr("?", u.Ident()).Set("? = ?", u.Col(u.Cols.PasswordHash), h).
+			Where("? = ?", u.Col(u.Cols.ID), acc.ID).Where("COALESCE(?, '') = ?", u.Col(u.Cols.PasswordHash), acc.PasswordHash)
+		if u.HasTokenVersion {
+			tv := u.Col(u.Cols.TokenVersion)
 			q = q.Set("? = ? + 1", tv, tv).Where("? = ?", tv, acc.TokenVersion)
 		}
 		res, err := q.Exec(ctx)

@@ -2,11 +2,11 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log/slog"
 	"time"
 
+	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 )
 
@@ -20,8 +20,8 @@ import (
 // sanctions changes a user's standing: bans and token versions.
 type sanctions struct {
 	db    *bun.DB
-	users *userTable
-	roles roleStore
+	users *users.Table
+	roles *users.RoleTable
 	audit *Audit
 	rooms Rooms            // Options.Rooms: live connections to close; may be nil
 	now   func() time.Time // Options.Clock: a ban's BannedAt
@@ -69,7 +69,7 @@ func (s *sanctions) apply(ctx context.Context, by Operator, userID string, act u
 	}
 	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if by.Role != "" {
-			if _, err := s.roles.canWriteUser(ctx, tx, by, userID); err != nil {
+			if _, err := s.roles.CanWriteUser(ctx, tx, by, userID); err != nil {
 				return err
 			}
 		}
@@ -83,16 +83,16 @@ func (s *sanctions) apply(ctx context.Context, by Operator, userID string, act u
 			}
 			entry.Action, entry.Payload = "user.ban", withMeta(act.meta, "reason", act.reason, "until", act.until)
 			entry.Payload["sessionsClosed"] = expected
-			q = q.Set("? = ?", u.col(u.cols.Ban), ban).Set("? = ? + 1", u.col(u.cols.TokenVersion), u.col(u.cols.TokenVersion))
+			q = q.Set("? = ?", u.Col(u.Cols.Ban), ban).Set("? = ? + 1", u.Col(u.Cols.TokenVersion), u.Col(u.Cols.TokenVersion))
 		case "unban":
 			entry.Action = "user.unban"
-			q = q.Set("? = NULL", u.col(u.cols.Ban))
+			q = q.Set("? = NULL", u.Col(u.Cols.Ban))
 		case "revoke-sessions":
 			entry.Action = "user.revoke_sessions"
 			entry.Payload["sessionsClosed"] = expected
-			q = q.Set("? = ? + 1", u.col(u.cols.TokenVersion), u.col(u.cols.TokenVersion))
+			q = q.Set("? = ? + 1", u.Col(u.Cols.TokenVersion), u.Col(u.Cols.TokenVersion))
 		}
-		if err := s.users.update(ctx, q, userID); err != nil {
+		if err := s.users.Update(ctx, q, userID); err != nil {
 			return err
 		}
 		return s.audit.RecordTx(ctx, tx, entry)
@@ -118,12 +118,12 @@ func (s *sanctions) apply(ctx context.Context, by Operator, userID string, act u
 func (s *sanctions) supports(act string) error {
 	u := s.users
 	switch {
-	case act == "ban" && (!u.hasBan || !u.hasTokenVer):
-		return fmt.Errorf("%w: users table %s needs ban and token_version columns", ErrUnsupported, u.name)
-	case act == "unban" && !u.hasBan:
-		return fmt.Errorf("%w: users table %s has no ban column", ErrUnsupported, u.name)
-	case act == "revoke-sessions" && !u.hasTokenVer:
-		return fmt.Errorf("%w: users table %s has no token_version column", ErrUnsupported, u.name)
+	case act == "ban" && (!u.HasBan || !u.HasTokenVersion):
+		return fmt.Errorf("%w: users table %s needs ban and token_version columns", ErrUnsupported, u.Name)
+	case act == "unban" && !u.HasBan:
+		return fmt.Errorf("%w: users table %s has no ban column", ErrUnsupported, u.Name)
+	case act == "revoke-sessions" && !u.HasTokenVersion:
+		return fmt.Errorf("%w: users table %s has no token_version column", ErrUnsupported, u.Name)
 	}
 	return nil
 }
@@ -133,14 +133,14 @@ func (s *sanctions) supports(act string) error {
 // operator's new email); the caller calls sessionsEnded after the commit.
 func (s *sanctions) bumpTokenVersion(ctx context.Context, db bun.IDB, userID string) error {
 	u := s.users
-	return u.update(ctx, db.NewUpdate().Set("? = ? + 1", u.col(u.cols.TokenVersion), u.col(u.cols.TokenVersion)), userID)
+	return u.Update(ctx, db.NewUpdate().Set("? = ? + 1", u.Col(u.Cols.TokenVersion), u.Col(u.Cols.TokenVersion)), userID)
 }
 
 // sessionsEnded closes userID's live connections in every room after a
 // committed token-version bump: a socket opened with a session that no
 // longer verifies must not outlive it. A failure is logged by disconnect.
 func (s *sanctions) sessionsEnded(ctx context.Context, userID, reason string) {
-	if s.users.hasTokenVer {
+	if s.users.HasTokenVersion {
 		_, _ = s.disconnect(ctx, userID, reason) // logged there
 	}
 }
@@ -171,29 +171,6 @@ func (s *sanctions) disconnect(ctx context.Context, userID, reason string) (int,
 		s.log.ErrorContext(ctx, "admin: disconnect user from rooms", "userId", userID, "err", err)
 	}
 	return n, err
-}
-
-// update runs q (its SETs) against the users row of userID; ErrNotFound
-// when there is none.
-func (u *userTable) update(ctx context.Context, q *bun.UpdateQuery, userID string) error {
-	res, err := q.TableExpr("?", u.ident()).Where("? = ?", u.col(u.cols.ID), userID).Exec(ctx)
-	if err != nil {
-		return err
-	}
-	return affectedOne(res, userID)
-}
-
-// affectedOne is nil when res changed a row, ErrNotFound when it changed
-// none, and the driver's error when it cannot say.
-func affectedOne(res sql.Result, userID string) error {
-	n, err := res.RowsAffected()
-	switch {
-	case err != nil:
-		return fmt.Errorf("admin: user %q: rows affected: %w", userID, err)
-	case n == 0:
-		return fmt.Errorf("admin: user %q: %w", userID, ErrNotFound)
-	}
-	return nil
 }
 
 // BumpTokenVersion ends every session issued to userID before the call:

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gameadmin/admin/internal/token"
+	"github.com/gameadmin/admin/internal/users"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -177,8 +178,8 @@ func (s *sessionCheck) state(ctx context.Context, a *Admin, userID string) (int6
 	if stmt == nil {
 		return a.sessionState(ctx, userID)
 	}
-	var row sessionRow
-	err := stmt.QueryRowContext(ctx, userID).Scan(row.dest()...)
+	var row users.SessionRow
+	err := stmt.QueryRowContext(ctx, userID).Scan(row.Dest()...)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return 0, Operator{}, ErrNotFound
@@ -193,7 +194,7 @@ func (s *sessionCheck) state(ctx context.Context, a *Admin, userID string) (int6
 		}
 		return tv, op, plainErr
 	}
-	return row.state(userID)
+	return row.State(userID)
 }
 
 // prepared is the statement, prepared on first use; nil when it cannot be
@@ -211,7 +212,7 @@ func (s *sessionCheck) prepared(ctx context.Context, a *Admin) *sql.Stmt {
 	if a.db.Dialect().Name() == dialect.PG {
 		param = bun.Safe("$1")
 	}
-	q := a.sessionQuery(param)
+	q := a.roles.SessionQuery(a.db, param)
 	// The *sql.DB's own Prepare: bun would read the SQLite "?" as one of
 	// its placeholders.
 	stmt, err := a.db.DB.PrepareContext(ctx, q.String())
@@ -255,7 +256,7 @@ func (s *sessionCheck) close() {
 // prepared again on every run, so the planner can weigh the value. That
 // was a third of a guarded request's time on a 1M-user table.
 func (a *Admin) sessionStateByText(ctx context.Context, userID string) (int64, Operator, error) {
-	q := a.sessionQuery(userID)
+	q := a.roles.SessionQuery(a.db, userID)
 	rs, err := a.stmts.Query(ctx, q.String(), func() (*sql.Rows, error) { return q.Rows(ctx) })
 	if err != nil {
 		return 0, Operator{}, err
@@ -267,9 +268,15 @@ func (a *Admin) sessionStateByText(ctx context.Context, userID string) (int64, O
 		}
 		return 0, Operator{}, ErrNotFound
 	}
-	var row sessionRow
-	if err := rs.Scan(row.dest()...); err != nil {
+	var row users.SessionRow
+	if err := rs.Scan(row.Dest()...); err != nil {
 		return 0, Operator{}, err
 	}
-	return row.state(userID)
+	return row.State(userID)
+}
+
+// sessionState is the session check's query, not prepared
+// (users.RoleTable.SessionState).
+func (a *Admin) sessionState(ctx context.Context, userID string) (int64, Operator, error) {
+	return a.roles.SessionState(ctx, a.db, userID)
 }

@@ -55,7 +55,7 @@ func (s *setupToken) matches(got string) bool {
 // announceSetup logs the first-run link while no admin exists. A token
 // the game set is not logged: the game knows it.
 func (a *compiler) announceSetup(ctx context.Context) {
-	exists, err := a.adminExists(ctx, a.db)
+	exists, err := a.roles.AdminExists(ctx, a.db)
 	if err != nil || exists {
 		return
 	}
@@ -82,7 +82,7 @@ func (a *Admin) SetupLink(ctx context.Context) string {
 	if !a.setup.generated || a.setup.spent.Load() {
 		return ""
 	}
-	if exists, err := a.adminExists(ctx, a.db); err != nil || exists {
+	if exists, err := a.roles.AdminExists(ctx, a.db); err != nil || exists {
 		return ""
 	}
 	return a.setupLink()
@@ -123,7 +123,7 @@ func (a authAPI) setupAllowed(r *http.Request, token string) error {
 	if a.setup.matches(token) {
 		return nil
 	}
-	if exists, err := a.adminExists(r.Context(), a.db); err != nil {
+	if exists, err := a.roles.AdminExists(r.Context(), a.db); err != nil {
 		return err
 	} else if exists {
 		return ErrBootstrapClosed

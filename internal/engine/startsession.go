@@ -30,7 +30,7 @@ func (au *Auth) StartSession(w http.ResponseWriter, r *http.Request, userID stri
 		return errClosed
 	}
 	ctx := r.Context()
-	acc, err := au.users.accountByID(ctx, au.db, userID)
+	acc, err := au.users.AccountByID(ctx, au.db, userID)
 	if err != nil {
 		return err
 	}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/gameadmin/admin/internal/migrate"
+	"github.com/gameadmin/admin/internal/users"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 )
 
@@ -40,7 +40,7 @@ var _ bun.BeforeAppendModelHook = (*User)(nil)
 func (u *User) BeforeAppendModel(_ context.Context, q bun.Query) error {
 	if _, ok := q.(*bun.InsertQuery); ok {
 		if u.ID == "" {
-			u.ID = newID()
+			u.ID = users.NewID()
 		}
 		if u.CreatedAt.IsZero() {
 			u.CreatedAt = time.Now().UTC()
@@ -50,18 +50,7 @@ func (u *User) BeforeAppendModel(_ context.Context, q bun.Query) error {
 }
 
 // BanInfo is the JSON held in game_users.ban while a user is banned.
-type BanInfo struct {
-	Reason   string     `json:"reason,omitempty"`
-	Until    *time.Time `json:"until,omitempty"`
-	BannedAt time.Time  `json:"bannedAt"`
-	BannedBy string     `json:"bannedBy,omitempty"`
-}
-
-// Active reports whether the ban is in force at now: it has no end, or its
-// end is still ahead.
-func (b *BanInfo) Active(now time.Time) bool {
-	return b != nil && (b.Until == nil || now.Before(*b.Until))
-}
+type BanInfo = users.BanInfo
 
 // Config is a row of game_configs: one JSON value per key.
 type Config struct {
@@ -118,14 +107,7 @@ type LeaderboardEntry struct {
 
 // RoleAssignment is a row of game_roles: a user's role and, for mods, the
 // resource keys they may work on. A user without a row has RoleUser.
-type RoleAssignment struct {
-	bun.BaseModel `bun:"table:game_roles,alias:r"`
-
-	UserID    string    `bun:"user_id,pk" json:"user_id"`
-	Role      Role      `bun:"role,notnull" json:"role"`
-	Scopes    []string  `bun:"scopes,notnull" json:"scopes"`
-	UpdatedAt time.Time `bun:"updated_at,notnull" json:"updated_at"`
-}
+type RoleAssignment = users.RoleAssignment
 
 // UserNote is a row of game_user_notes: an operator's note about a user.
 type UserNote struct {
@@ -163,10 +145,6 @@ func BuiltinTables() map[string]any {
 		"adminAudit":         (*AuditEntry)(nil),
 	}
 }
-
-// newID returns a UUIDv7: unique across nodes and ordered by time, so new
-// rows land at the end of the primary-key index.
-func newID() string { return uuid.Must(uuid.NewV7()).String() }
 
 // usersLowerEmail serves sign-in, which matches emails without regard to
 // case: lower(email) = lower($1) is an index scan, not a sequential one.

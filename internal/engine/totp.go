@@ -217,7 +217,7 @@ func (au *secondFactor) resetTOTP(ctx context.Context, userID string, entry *Aud
 		if had, err = au.deleteTOTP(ctx, tx, userID); err != nil {
 			return err
 		}
-		if au.users.hasTokenVer {
+		if au.users.HasTokenVersion {
 			if err := au.sanctions.bumpTokenVersion(ctx, tx, userID); err != nil {
 				return err
 			}
@@ -259,7 +259,7 @@ func (au *secondFactor) loginTOTP(ctx context.Context, challenge, code, recovery
 	if err != nil {
 		return signIn{}, errBadChallenge
 	}
-	acc, err := au.users.accountByID(ctx, au.db, c.UserID)
+	acc, err := au.users.AccountByID(ctx, au.db, c.UserID)
 	if errors.Is(err, ErrNotFound) {
 		return signIn{}, errBadChallenge
 	}
@@ -379,7 +379,7 @@ func (au *secondFactor) totpStatus(ctx context.Context, op Operator) (totpStatus
 // enrollTOTP stores a new pending secret for userID, replacing any earlier
 // pending one, and returns its key and a QR code of it.
 func (au *secondFactor) enrollTOTP(ctx context.Context, userID string) (key *otp.Key, qr string, err error) {
-	acc, err := au.users.accountByID(ctx, au.db, userID)
+	acc, err := au.users.AccountByID(ctx, au.db, userID)
 	if err != nil {
 		return nil, "", err
 	}

@@ -140,7 +140,7 @@ func (a authAPI) handleTOTPReset(w http.ResponseWriter, r *http.Request, op Oper
 	if err != nil {
 		return err
 	}
-	if _, err := a.userRole(ctx, a.db, userID); err != nil {
+	if _, err := a.roles.UserRole(ctx, a.db, userID); err != nil {
 		return err
 	}
 	entry := usersAPI(a).userEntry(r, op, "user.totp_reset", userID)

@@ -86,7 +86,7 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 			continue
 		}
 		outcome := done
-		switch acc, err := a.users.accountByID(ctx, a.db, id); {
+		switch acc, err := a.users.AccountByID(ctx, a.db, id); {
 		case errors.Is(err, ErrNotFound):
 			outcome = "not_found"
 		case err != nil:
@@ -129,9 +129,9 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 func (a usersAPI) moderationSupported(action string) error {
 	u := a.users
 	switch {
-	case action == "revoke-sessions" && !u.hasTokenVer:
+	case action == "revoke-sessions" && !u.HasTokenVersion:
 		return errorf(http.StatusNotImplemented, "unsupported", "the users table needs a token_version column to revoke sessions")
-	case action != "revoke-sessions" && (!u.hasBan || !u.hasTokenVer):
+	case action != "revoke-sessions" && (!u.HasBan || !u.HasTokenVersion):
 		return errorf(http.StatusNotImplemented, "unsupported", "the users table needs ban and token_version columns for moderation")
 	}
 	return nil

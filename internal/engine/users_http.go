@@ -95,7 +95,7 @@ func (a usersAPI) userID(raw string) (string, error) {
 	if _, err := query.DecodeID(res.view, raw); err != nil {
 		return "", clientError(err)
 	}
-	if c := res.view.ByName[a.users.cols.ID]; c != nil && strings.EqualFold(c.SQLType, "uuid") {
+	if c := res.view.ByName[a.users.Cols.ID]; c != nil && strings.EqualFold(c.SQLType, "uuid") {
 		if u, err := uuid.Parse(raw); err == nil {
 			raw = u.String()
 		}
@@ -163,7 +163,7 @@ func (a usersAPI) handleInvite(w http.ResponseWriter, r *http.Request, op Operat
 	if err != nil {
 		return err
 	}
-	acc, err := a.users.accountByID(ctx, a.db, userID)
+	acc, err := a.users.AccountByID(ctx, a.db, userID)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return errorf(http.StatusNotFound, "not_found", "no such user")
