@@ -92,6 +92,20 @@ func (au *Log) record(ctx context.Context, db bun.IDB, e Entry) error {
 	return nil
 }
 
+// Payload is an entry's payload: a copy of meta (a request's ip and
+// userAgent) with the key/value pairs of kv added, so that every entry of
+// a request carries its metadata the same way.
+func Payload(meta map[string]any, kv ...any) map[string]any {
+	out := make(map[string]any, len(meta)+len(kv)/2)
+	for k, v := range meta {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i].(string)] = kv[i+1]
+	}
+	return out
+}
+
 // UpdateRecord describes one update for RecordUpdate. Before and After are
 // maps of column to value or Bun models of the same table.
 type UpdateRecord struct {

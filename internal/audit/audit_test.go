@@ -61,3 +61,21 @@ func TestCapPayload(t *testing.T) {
 		})
 	}
 }
+
+func TestPayload(t *testing.T) {
+	meta := map[string]any{"ip": "192.0.2.1", "userAgent": "test"}
+	p := Payload(meta, "reason", "spam", "until", nil)
+	if len(p) != 4 || p["ip"] != "192.0.2.1" || p["reason"] != "spam" {
+		t.Fatalf("Payload = %v", p)
+	}
+	if _, ok := p["until"]; !ok {
+		t.Fatal("a nil value was left out")
+	}
+	p["ip"] = "changed"
+	if meta["ip"] != "192.0.2.1" || len(meta) != 2 {
+		t.Fatalf("Payload changed meta: %v", meta)
+	}
+	if p := Payload(nil); p == nil || len(p) != 0 {
+		t.Fatalf("Payload(nil) = %#v; want an empty map", p)
+	}
+}

@@ -299,21 +299,9 @@ func (au *Auth) record(ctx context.Context, meta map[string]any, operatorID, act
 // authEntry is an auth.* audit entry with {email?, ip, userAgent} (meta)
 // and any extra key/value pairs.
 func authEntry(meta map[string]any, operatorID, action, email string, kv ...any) AuditEntry {
-	payload := withMeta(meta, kv...)
+	payload := audit.Payload(meta, kv...)
 	if email != "" {
 		payload["email"] = email
 	}
 	return AuditEntry{OperatorID: operatorID, Action: action, Resource: "auth", TargetID: operatorID, Payload: payload}
-}
-
-// withMeta copies meta and adds the key/value pairs kv.
-func withMeta(meta map[string]any, kv ...any) map[string]any {
-	out := make(map[string]any, len(meta)+len(kv)/2)
-	for k, v := range meta {
-		out[k] = v
-	}
-	for i := 0; i+1 < len(kv); i += 2 {
-		out[kv[i].(string)] = kv[i+1]
-	}
-	return out
 }

@@ -538,7 +538,7 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 		if row, err = a.insertRow(ctx, tx, res, vals); err != nil {
 			return err
 		}
-		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.key, TargetID: encodeRowID(res, row), Payload: withMeta(requestMeta(r, a.clientIPs()), "row", row)})
+		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
 	})
 	if err != nil {
 		return a.blameColumn(ctx, res, vals, err)
@@ -694,7 +694,7 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 		if _, after, changes, ended, err = a.updateRow(ctx, tx, op, res, id, vals, unchangedCheck(kept)); err != nil || len(changes) == 0 {
 			return err
 		}
-		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.key, TargetID: encodeRowID(res, after), Payload: withMeta(requestMeta(r, a.clientIPs()), "changes", changes)})
+		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.key, TargetID: encodeRowID(res, after), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "changes", changes)})
 	})
 	if err != nil {
 		return a.blameColumn(ctx, res, vals, err)
@@ -784,7 +784,7 @@ func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operato
 		if row, err = a.deleteRow(ctx, tx, op, res, id, nil); err != nil {
 			return err
 		}
-		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.key, TargetID: encodeRowID(res, row), Payload: withMeta(requestMeta(r, a.clientIPs()), "row", row)})
+		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
 	})
 	if err != nil {
 		return err

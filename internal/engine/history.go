@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/gameadmin/admin/internal/users"
@@ -148,7 +149,7 @@ func (a viewsAPI) handleRevert(w http.ResponseWriter, r *http.Request, op Operat
 	var out map[string]any
 	var ended string // the user whose sessions a revert of an email change ended
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		entry := AuditEntry{OperatorID: op.UserID, Action: "revert", Resource: res.key, Payload: withMeta(requestMeta(r, a.clientIPs()), "auditId", auditID, "of", rec.Action)}
+		entry := AuditEntry{OperatorID: op.UserID, Action: "revert", Resource: res.key, Payload: audit.Payload(requestMeta(r, a.clientIPs()), "auditId", auditID, "of", rec.Action)}
 		switch kind {
 		case revertChanges:
 			vals, err := a.beforeValues(rec, res)

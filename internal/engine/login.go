@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/clientip"
 
 	"github.com/gameadmin/admin/internal/token"
@@ -168,7 +169,7 @@ func (au *Auth) refund(ctx context.Context, spent []spentToken) {
 // failure for a known account gets its own row; failures for emails that
 // match no account are collapsed per client IP (see audit.Failures).
 func (au *Auth) auditLoginFailure(ctx context.Context, acc *users.Account, at loginAttempt) {
-	payload := withMeta(at.meta, "email", at.email)
+	payload := audit.Payload(at.meta, "email", at.email)
 	if at.via != "" {
 		payload["via"] = at.via
 	}
@@ -192,7 +193,7 @@ func (au *Auth) auditLimited(ctx context.Context, err error, limiter, ip, email 
 	if !errors.As(err, &rl) || !au.failures.First("auth.rate_limited", netkey.Address(ip), emailKey(email)) {
 		return err
 	}
-	e := AuditEntry{Action: "auth.rate_limited", Resource: "auth", Payload: withMeta(meta, "limiter", limiter)}
+	e := AuditEntry{Action: "auth.rate_limited", Resource: "auth", Payload: audit.Payload(meta, "limiter", limiter)}
 	if email != "" {
 		e.Payload["email"] = email
 	}

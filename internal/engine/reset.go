@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/token"
 
 	"github.com/gameadmin/admin/internal/netkey"
@@ -49,7 +50,7 @@ func (au *Auth) sendReset(ctx context.Context, ip, email string, meta map[string
 			au.log.ErrorContext(ctx, "admin: reset lookup", "err", err)
 		}
 		if au.failures.First("auth.password_reset_requested", netkey.Address(ip), emailKey(email)) {
-			au.audit.Event(ctx, AuditEntry{Action: "auth.password_reset_requested", Resource: "auth", Payload: withMeta(meta, "email", email)})
+			au.audit.Event(ctx, AuditEntry{Action: "auth.password_reset_requested", Resource: "auth", Payload: audit.Payload(meta, "email", email)})
 		}
 		return
 	}
@@ -58,7 +59,7 @@ func (au *Auth) sendReset(ctx context.Context, ip, email string, meta map[string
 		au.log.ErrorContext(ctx, "admin: reset lookup", "userId", acc.ID, "err", err)
 		return
 	}
-	payload := withMeta(meta, "email", email)
+	payload := audit.Payload(meta, "email", email)
 	if au.reset.operatorsOnly && !op.Role.AtLeast(RoleMod) {
 		// The request was answered as any other; only the log says why
 		// nothing was sent.

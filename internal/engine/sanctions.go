@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 )
@@ -61,7 +62,7 @@ func (s *sanctions) apply(ctx context.Context, by Operator, userID string, act u
 	if act.bannedBy != "" {
 		actor = act.bannedBy
 	}
-	entry := AuditEntry{OperatorID: actor, Resource: "users", TargetID: userID, Payload: withMeta(act.meta)}
+	entry := AuditEntry{OperatorID: actor, Resource: "users", TargetID: userID, Payload: audit.Payload(act.meta)}
 	closes := act.name == "ban" || act.name == "revoke-sessions"
 	expected := 0
 	if closes {
@@ -81,7 +82,7 @@ func (s *sanctions) apply(ctx context.Context, by Operator, userID string, act u
 			if ban.BannedAt.IsZero() {
 				ban.BannedAt = s.now().UTC()
 			}
-			entry.Action, entry.Payload = "user.ban", withMeta(act.meta, "reason", act.reason, "until", act.until)
+			entry.Action, entry.Payload = "user.ban", audit.Payload(act.meta, "reason", act.reason, "until", act.until)
 			entry.Payload["sessionsClosed"] = expected
 			q = q.Set("? = ?", u.Col(u.Cols.Ban), ban).Set("? = ? + 1", u.Col(u.Cols.TokenVersion), u.Col(u.Cols.TokenVersion))
 		case "unban":
@@ -109,7 +110,7 @@ func (s *sanctions) apply(ctx context.Context, by Operator, userID string, act u
 	n, derr := s.disconnect(ctx, userID, reason)
 	if n != expected || derr != nil {
 		s.audit.Event(ctx, AuditEntry{OperatorID: actor, Action: "user.sessions_closed", Resource: "users", TargetID: userID,
-			Payload: withMeta(act.meta, "after", entry.Action, "expected", expected, "sessionsClosed", n, "partial", derr != nil)})
+			Payload: audit.Payload(act.meta, "after", entry.Action, "expected", expected, "sessionsClosed", n, "partial", derr != nil)})
 	}
 	return n, derr != nil, nil
 }

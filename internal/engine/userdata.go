@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/csvexport"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
@@ -225,7 +226,7 @@ func (a usersAPI) handleUserExport(w http.ResponseWriter, r *http.Request, op Op
 	}()
 	switch {
 	case err == nil:
-		a.audit.Event(ctx, AuditEntry{OperatorID: op.UserID, Action: "user.export", Resource: "users", TargetID: userID, Payload: withMeta(requestMeta(r, a.clientIPs()), "counts", counts)})
+		a.audit.Event(ctx, AuditEntry{OperatorID: op.UserID, Action: "user.export", Resource: "users", TargetID: userID, Payload: audit.Payload(requestMeta(r, a.clientIPs()), "counts", counts)})
 		return nil
 	case !started:
 		return err
@@ -365,7 +366,7 @@ func (a usersAPI) handleUserErase(w http.ResponseWriter, r *http.Request, op Ope
 			return err
 		}
 		err = a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "user.erase", Resource: "users", TargetID: userID,
-			Payload: withMeta(requestMeta(r, a.clientIPs()), "resources", report.Resources, "auditEntries", report.AuditEntries)})
+			Payload: audit.Payload(requestMeta(r, a.clientIPs()), "resources", report.Resources, "auditEntries", report.AuditEntries)})
 		if err == nil && dryRun {
 			return errDryRun
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/query"
 
 	"github.com/google/uuid"
@@ -148,7 +149,7 @@ func (a usersAPI) recordUser(r *http.Request, op Operator, action, userID string
 // userEntry is the entry recordUser writes, for callers that write it in
 // the transaction of their change.
 func (a usersAPI) userEntry(r *http.Request, op Operator, action, userID string, kv ...any) AuditEntry {
-	return AuditEntry{OperatorID: op.UserID, Action: action, Resource: "users", TargetID: userID, Payload: withMeta(requestMeta(r, a.clientIPs()), kv...)}
+	return AuditEntry{OperatorID: op.UserID, Action: action, Resource: "users", TargetID: userID, Payload: audit.Payload(requestMeta(r, a.clientIPs()), kv...)}
 }
 
 // POST /admin-api/users/{id}/invite (admins): sends the user a link to set
