@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 )
@@ -17,7 +18,7 @@ func (au *Auth) endOtherSessions(ctx context.Context, tx bun.Tx, userID string) 
 	if !au.users.HasTokenVersion {
 		return 0, nil
 	}
-	if err := au.sanctions.bumpTokenVersion(ctx, tx, userID); err != nil {
+	if err := au.sanctions.BumpTokenVersion(ctx, tx, userID); err != nil {
 		return 0, err
 	}
 	acc, err := au.users.AccountByID(ctx, tx, userID)
@@ -25,6 +26,40 @@ func (au *Auth) endOtherSessions(ctx context.Context, tx bun.Tx, userID string) 
 		return 0, err
 	}
 	return acc.TokenVersion, nil
+}
+
+// BumpTokenVersion ends every session issued to userID before the call:
+// the next request carrying one of them fails verification, and the
+// user's live connections in every room (Options.Rooms) are closed. It is
+// the panel's "Revoke sessions", with its "user.revoke_sessions" audit
+// entry by the operator on ctx (OperatorFrom; none: the game), whose
+// hierarchy it checks.
+func (au *Auth) BumpTokenVersion(ctx context.Context, userID string) error {
+	op, _ := OperatorFrom(ctx)
+	_, _, err := au.sanctions.Apply(ctx, op, userID, moderation.Action{Name: moderation.RevokeSessions, Meta: map[string]any{}})
+	return err
+}
+
+// Ban bans userID and ends its sessions in one statement, so no session
+// outlives the ban: the panel's Ban, with its "user.ban" audit entry, in
+// the same transaction, by BannedBy (else the operator on ctx, whose
+// hierarchy is checked, else none: the game). BannedAt defaults to now.
+// After the commit the user's live connections in every room
+// (Options.Rooms) are closed.
+func (au *Auth) Ban(ctx context.Context, userID string, ban BanInfo) error {
+	op, _ := OperatorFrom(ctx)
+	_, _, err := au.sanctions.Apply(ctx, op, userID, moderation.Action{Name: moderation.Ban, Reason: ban.Reason, Until: ban.Until,
+		BannedAt: ban.BannedAt, BannedBy: ban.BannedBy, Meta: map[string]any{}})
+	return err
+}
+
+// Unban lifts userID's ban: the panel's Unban, with its "user.unban" audit
+// entry by the operator on ctx (whose hierarchy is checked; none: the
+// game), in the same transaction. Sessions ended by the ban stay ended.
+func (au *Auth) Unban(ctx context.Context, userID string) error {
+	op, _ := OperatorFrom(ctx)
+	_, _, err := au.sanctions.Apply(ctx, op, userID, moderation.Action{Name: moderation.Unban, Meta: map[string]any{}})
+	return err
 }
 
 // Banned returns userID's ban when one is in force, or nil. A ban whose

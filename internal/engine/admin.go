@@ -24,6 +24,7 @@ import (
 	"github.com/gameadmin/admin/internal/token"
 
 	"github.com/gameadmin/admin/internal/migrate"
+	"github.com/gameadmin/admin/internal/moderation"
 
 	"github.com/gameadmin/admin/internal/jobs"
 
@@ -58,7 +59,7 @@ type Admin struct {
 	order     []string             // sidebar order of the keys
 
 	moderation *Moderation
-	sanctions  *sanctions // ban, unban, revoke and the end of sessions, once
+	sanctions  *moderation.Sanctions // ban, unban, revoke and the end of sessions, once
 	auth       *Auth
 	audit      *Audit
 
@@ -269,14 +270,13 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	a.auditJobs = jobs.New(a.log, backgroundQueueCap)
 	a.failures = audit.NewFailures()
 	a.audit = audit.New(db, string(a.tableNames)+"admin_audit", opts.AuditMaxPayloadBytes, a.log)
-	a.sanctions = &sanctions{db: db, users: a.users, roles: a.roles, audit: a.audit, rooms: opts.Rooms, now: a.now, log: a.log}
+	a.sanctions = moderation.NewSanctions(db, a.roles, a.audit, opts.Rooms, a.now, a.log)
 	a.auth = &Auth{sanctions: a.sanctions, now: a.now, db: db, tableNames: a.tableNames, users: a.users, roles: a.roles, tokens: a.tokens, audit: a.audit,
 		hasher: hasher, hashGate: passhash.NewGate(opts.HashConcurrency), dummy: dummy, limits: a.limits, totp: totp,
 		proxies: a.clientIPs(), jobs: a.jobs, auditJobs: a.auditJobs, failures: a.failures,
 		reset: resetOptions{uiPath: opts.UIPath, deliver: opts.OnResetRequest, operatorsOnly: opts.ResetOperatorsOnly},
 		state: a.sessionState, closed: &a.closed, log: a.log}
-	a.moderation = &Moderation{db: db, roles: a.roles, audit: a.audit,
-		resources: a.resources, state: a.sessionState, playersCanRead: opts.PlayersCanRead, log: a.log}
+	a.moderation = moderation.New(db, a.roles, a.audit, resourcePolicies(a.resources), opts.PlayersCanRead)
 	a.cop = http.NewCrossOriginProtection()
 	for _, o := range opts.TrustedOrigins {
 		if err := a.cop.AddTrustedOrigin(o); err != nil {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gameadmin/admin/internal/jobs"
+	"github.com/gameadmin/admin/internal/moderation"
 
 	"github.com/gameadmin/admin/internal/passhash"
 	"github.com/gameadmin/admin/internal/users"
@@ -45,7 +46,7 @@ type Auth struct {
 	closed *atomic.Bool // the panel's: StartSession refuses after Close
 	log    *slog.Logger
 	// sanctions bans and ends sessions; Moderation shares it.
-	sanctions *sanctions
+	sanctions *moderation.Sanctions
 	// now is Options.Clock: whether a ban has ended.
 	now func() time.Time
 }
@@ -285,7 +286,7 @@ func (au *Auth) changePassword(ctx context.Context, userID, current, next, ip st
 		return au.audit.RecordTx(ctx, tx, authEntry(meta, userID, "auth.password_changed", ""))
 	})
 	if err == nil {
-		au.sanctions.sessionsEnded(ctx, userID, "password changed")
+		au.sanctions.SessionsEnded(ctx, userID, "password changed")
 	}
 	return tv, err
 }

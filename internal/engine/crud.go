@@ -700,7 +700,7 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 		return a.blameColumn(ctx, res, vals, err)
 	}
 	if ended != "" {
-		a.sanctions.sessionsEnded(ctx, ended, "email changed")
+		a.sanctions.SessionsEnded(ctx, ended, "email changed")
 	}
 	writeJSON(w, http.StatusOK, res.answer(after))
 	return nil
@@ -713,7 +713,7 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 // is written and may refuse. changes are the columns that changed, for
 // the audit entry the caller writes in tx; ended is the user whose
 // sessions the update ended (or ""), whose live connections the caller
-// closes once tx commits (sanctions.sessionsEnded).
+// closes once tx commits (Sanctions.SessionsEnded).
 func (a rowsAPI) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id, vals map[string]any, check func(before map[string]any) error) (before, after, changes map[string]any, ended string, err error) {
 	keepsAdmin := func() error { return nil }
 	if res.key == "roles" {
@@ -756,7 +756,7 @@ func (a rowsAPI) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *res
 	// A new email on an operator's account ends its sessions: whoever
 	// holds them signed in as the old address.
 	if e, ok := vals["email"]; ok && isUser && target.IsOperator() && e != before["email"] && userID != op.UserID && a.users.HasTokenVersion {
-		if err := a.sanctions.bumpTokenVersion(ctx, tx, userID); err != nil {
+		if err := a.sanctions.BumpTokenVersion(ctx, tx, userID); err != nil {
 			return nil, nil, nil, "", err
 		}
 		// The row as it is now, token version and all.

@@ -15,6 +15,7 @@ import (
 	"github.com/gameadmin/admin/internal/dberr"
 
 	"github.com/gameadmin/admin/internal/errbody"
+	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/ratelimit"
 	"github.com/gameadmin/admin/internal/users"
@@ -30,9 +31,9 @@ var (
 	// (ban or token_version), or that no Rooms implementation is configured.
 	ErrUnsupported = users.ErrUnsupported
 	// ErrInvalidRole reports a role other than admin, mod or user.
-	ErrInvalidRole = errors.New("admin: invalid role")
+	ErrInvalidRole = moderation.ErrInvalidRole
 	// ErrUnknownResource reports a mod scope naming no resource of the panel.
-	ErrUnknownResource = errors.New("admin: unknown resource")
+	ErrUnknownResource = moderation.ErrUnknownResource
 	// ErrLastAdmin refuses a change that would leave no admin (Moderation's
 	// SetRole, a delete or demotion over HTTP): bootstrap would open again
 	// to anyone who asks.

@@ -216,7 +216,7 @@ func (a viewsAPI) handleRevert(w http.ResponseWriter, r *http.Request, op Operat
 		return err
 	}
 	if ended != "" {
-		a.sanctions.sessionsEnded(ctx, ended, "email changed")
+		a.sanctions.SessionsEnded(ctx, ended, "email changed")
 	}
 	writeJSON(w, http.StatusOK, res.answer(out))
 	return nil

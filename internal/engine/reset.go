@@ -154,7 +154,7 @@ func (au *Auth) resetPassword(ctx context.Context, raw, password string, meta ma
 		return au.audit.RecordTx(ctx, tx, authEntry(meta, acc.ID, "auth.password_reset_completed", acc.Email))
 	})
 	if err == nil {
-		au.sanctions.sessionsEnded(ctx, acc.ID, "password reset")
+		au.sanctions.SessionsEnded(ctx, acc.ID, "password reset")
 	}
 	return err
 }

@@ -218,7 +218,7 @@ func (au *secondFactor) resetTOTP(ctx context.Context, userID string, entry *Aud
 			return err
 		}
 		if au.users.HasTokenVersion {
-			if err := au.sanctions.bumpTokenVersion(ctx, tx, userID); err != nil {
+			if err := au.sanctions.BumpTokenVersion(ctx, tx, userID); err != nil {
 				return err
 			}
 		}
@@ -231,7 +231,7 @@ func (au *secondFactor) resetTOTP(ctx context.Context, userID string, entry *Aud
 	if err != nil {
 		return false, fmt.Errorf("admin: reset totp of %q: %w", userID, err)
 	}
-	au.sanctions.sessionsEnded(ctx, userID, "second factor reset")
+	au.sanctions.SessionsEnded(ctx, userID, "second factor reset")
 	return had, nil
 }
 
@@ -442,7 +442,7 @@ func (au *secondFactor) confirmTOTP(ctx context.Context, userID, code, ip string
 		return au.audit.RecordTx(ctx, tx, authEntry(meta, userID, "auth.totp_enabled", ""))
 	})
 	if err == nil {
-		au.sanctions.sessionsEnded(ctx, userID, "second factor enabled")
+		au.sanctions.SessionsEnded(ctx, userID, "second factor enabled")
 	}
 	return codes, tv, err
 }

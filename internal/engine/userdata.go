@@ -382,7 +382,7 @@ func (a usersAPI) handleUserErase(w http.ResponseWriter, r *http.Request, op Ope
 		return err
 	}
 	if !dryRun {
-		a.sanctions.sessionsEnded(ctx, userID, "erased")
+		a.sanctions.SessionsEnded(ctx, userID, "erased")
 	}
 	writeJSON(w, http.StatusOK, report)
 	return nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/gameadmin/admin/internal/moderation"
 )
 
 // POST /admin-api/users/_bulk/{op} {ids, reason?, until?}: ban, unban or
@@ -98,7 +100,7 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 		case action == "unban" && acc.Ban == nil:
 			outcome = "not_banned"
 		default:
-			n, part, err := a.sanctions.apply(ctx, op, acc.ID, userAction{name: action, reason: body.Reason, until: body.Until, meta: requestMeta(r, a.clientIPs())})
+			n, part, err := a.sanctions.Apply(ctx, op, acc.ID, moderation.Action{Name: action, Reason: body.Reason, Until: body.Until, Meta: requestMeta(r, a.clientIPs())})
 			var ae *APIError
 			switch {
 			case errors.As(err, &ae) && ae.Status == http.StatusForbidden:

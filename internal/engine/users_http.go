@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gameadmin/admin/internal/audit"
+	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/query"
 
 	"github.com/google/uuid"
@@ -61,7 +62,7 @@ func (a usersAPI) handleUserOp(w http.ResponseWriter, r *http.Request, op Operat
 			return errorf(http.StatusBadRequest, "invalid_value", "until must be in the future")
 		}
 	}
-	n, partial, err := a.sanctions.apply(ctx, op, userID, userAction{name: action, reason: body.Reason, until: body.Until, meta: requestMeta(r, a.clientIPs())})
+	n, partial, err := a.sanctions.Apply(ctx, op, userID, moderation.Action{Name: action, Reason: body.Reason, Until: body.Until, Meta: requestMeta(r, a.clientIPs())})
 	if err != nil {
 		return err
 	}
