@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"reflect"
 	"slices"
 	"time"
@@ -104,6 +105,17 @@ func Payload(meta map[string]any, kv ...any) map[string]any {
 		out[kv[i].(string)] = kv[i+1]
 	}
 	return out
+}
+
+// RequestMeta is what every entry a request writes says of it: the
+// client's ip (as the caller resolved it behind its trusted proxies) and
+// its User-Agent, cut at 512 bytes.
+func RequestMeta(r *http.Request, ip string) map[string]any {
+	ua := r.UserAgent()
+	if len(ua) > 512 {
+		ua = ua[:512]
+	}
+	return map[string]any{"ip": ip, "userAgent": ua}
 }
 
 // UpdateRecord describes one update for RecordUpdate. Before and After are

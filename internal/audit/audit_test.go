@@ -3,6 +3,7 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -77,5 +78,14 @@ func TestPayload(t *testing.T) {
 	}
 	if p := Payload(nil); p == nil || len(p) != 0 {
 		t.Fatalf("Payload(nil) = %#v; want an empty map", p)
+	}
+}
+
+func TestRequestMeta(t *testing.T) {
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Header.Set("User-Agent", strings.Repeat("a", 600))
+	m := RequestMeta(r, "192.0.2.1")
+	if len(m) != 2 || m["ip"] != "192.0.2.1" || len(m["userAgent"].(string)) != 512 {
+		t.Fatalf("RequestMeta = %v", m)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/gameadmin/admin/internal/catalog"
+	"github.com/gameadmin/admin/internal/errbody"
 )
 
 // Action is a custom button on a resource's list page: per row, or a bulk
@@ -223,7 +224,7 @@ func (a rowsAPI) selection(ctx context.Context, op Operator, res *resource, raw 
 	ordered := make([]map[string]any, len(ids))
 	for i, k := range keys {
 		if ordered[i] = byKey[k]; ordered[i] == nil {
-			return nil, nil, errorf(http.StatusBadRequest, "unknown_id", "ids: no %s row with id %q", res.key, truncate(k, 80))
+			return nil, nil, errorf(http.StatusBadRequest, "unknown_id", "ids: no %s row with id %q", res.key, errbody.Truncate(k, 80))
 		}
 		// An admin may act on any user: no role to read per row.
 		if userID, ok := usersAPI(a).userRowID(res, ordered[i]); ok && op.Role != RoleAdmin {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gameadmin/admin/internal/netkey"
+	"github.com/gameadmin/admin/internal/ratelimit"
 )
 
 // GET /auth/status
@@ -37,10 +38,10 @@ func (a authAPI) handleStatus(w http.ResponseWriter, r *http.Request) error {
 func (a authAPI) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	ip := a.ClientIP(r)
-	if err := a.auth.spend(ctx, a.limits.PerIP, netkey.Address(ip)); err != nil {
+	if err := ratelimit.Spend(ctx, a.limits.PerIP, netkey.Address(ip)); err != nil {
 		return loginError(a.auth.auditLimited(ctx, err, "PerIP", ip, "", requestMeta(r, a.clientIPs())))
 	}
-	if err := a.auth.spend(ctx, a.limits.Bootstrap, netkey.Address(ip)); err != nil {
+	if err := ratelimit.Spend(ctx, a.limits.Bootstrap, netkey.Address(ip)); err != nil {
 		return loginError(a.auth.auditLimited(ctx, err, "Bootstrap", ip, "", requestMeta(r, a.clientIPs())))
 	}
 	var body struct {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gameadmin/admin/internal/audit"
+	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/gameadmin/admin/internal/users"
@@ -114,7 +115,7 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 			continue
 		}
 		if choices := res.choices(k); len(choices) > 0 && v != nil && !slices.Contains(choices, fmt.Sprint(v)) {
-			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: %q is not one of its choices", k, truncate(fmt.Sprint(v), 80))
+			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: %q is not one of its choices", k, errbody.Truncate(fmt.Sprint(v), 80))
 		}
 		cv, err := query.ConvertValue(col, v)
 		if err != nil {
@@ -657,7 +658,7 @@ func (a rowsAPI) checkEmailFree(ctx context.Context, tx bun.Tx, res *resource, v
 		return err
 	}
 	if taken {
-		return errorf(http.StatusConflict, "conflict", "another account has the email %q (emails match without regard to case)", truncate(email, 80))
+		return errorf(http.StatusConflict, "conflict", "another account has the email %q (emails match without regard to case)", errbody.Truncate(email, 80))
 	}
 	return nil
 }

@@ -56,7 +56,7 @@ var (
 	// failed (its shared store is down): the attempt is refused rather than
 	// let through unlimited. Auth().Authenticate and AuthenticateFrom return
 	// it wrapping the cause; a game answers 503.
-	ErrLimiterUnavailable = errors.New("admin: rate limiter unavailable")
+	ErrLimiterUnavailable = ratelimit.ErrUnavailable
 	// ErrSecondFactorRequired is StartSession's answer for a user with
 	// two-factor sign-in on: no session was issued, a challenge is pending in
 	// its cookie, and the browser should be sent to SecondFactorURL to enter

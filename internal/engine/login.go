@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/clientip"
@@ -15,6 +14,7 @@ import (
 	"github.com/gameadmin/admin/internal/token"
 
 	"github.com/gameadmin/admin/internal/netkey"
+	"github.com/gameadmin/admin/internal/ratelimit"
 	"github.com/gameadmin/admin/internal/users"
 )
 
@@ -87,10 +87,10 @@ type loginAttempt struct {
 func (au *Auth) checkLogin(ctx context.Context, at loginAttempt) (*users.Account, error) {
 	key := emailKey(at.email)
 	if at.ip != "" {
-		if err := au.spend(ctx, au.limits.PerIP, netkey.Address(at.ip)); err != nil {
+		if err := ratelimit.Spend(ctx, au.limits.PerIP, netkey.Address(at.ip)); err != nil {
 			return nil, au.auditLimited(ctx, err, "PerIP", at.ip, at.email, at.meta)
 		}
-		if err := au.spend(ctx, au.limits.Login, netkey.Address(at.ip)+"|"+key); err != nil {
+		if err := ratelimit.Spend(ctx, au.limits.Login, netkey.Address(at.ip)+"|"+key); err != nil {
 			return nil, au.auditLimited(ctx, err, "Login", at.ip, at.email, at.meta)
 		}
 	}
@@ -133,7 +133,7 @@ func (au *Auth) reserveGuess(ctx context.Context, at loginAttempt, acc *users.Ac
 	var rl *RateLimitError
 	if acc != nil && at.device != nil && at.device.UserID == acc.ID {
 		dev := spentToken{au.limits.LoginFailuresPerDevice, "device|" + at.device.ID}
-		switch err := au.spend(ctx, dev.l, dev.key); {
+		switch err := ratelimit.Spend(ctx, dev.l, dev.key); {
 		case err == nil:
 			at.meta["device"] = true
 			return []spentToken{dev}, nil
@@ -143,11 +143,11 @@ func (au *Auth) reserveGuess(ctx context.Context, at loginAttempt, acc *users.Ac
 		// Past its own budget the browser is a stranger again.
 	}
 	network := spentToken{au.limits.LoginFailuresPerNetwork, netkey.Network(at.ip) + "|" + key}
-	if err := au.spend(ctx, network.l, network.key); err != nil {
+	if err := ratelimit.Spend(ctx, network.l, network.key); err != nil {
 		return nil, au.auditLimited(ctx, err, "LoginFailuresPerNetwork", at.ip, at.email, at.meta)
 	}
 	email := spentToken{au.limits.LoginFailuresPerEmail, key}
-	if err := au.spend(ctx, email.l, email.key); err != nil {
+	if err := ratelimit.Spend(ctx, email.l, email.key); err != nil {
 		au.refund(ctx, []spentToken{network}) // this attempt was not evaluated
 		return nil, au.auditLimited(ctx, err, "LoginFailuresPerEmail", at.ip, at.email, at.meta)
 	}
@@ -201,36 +201,13 @@ func (au *Auth) auditLimited(ctx context.Context, err error, limiter, ip, email 
 	return err
 }
 
-// spend spends a token of key's bucket: a *RateLimitError when empty,
-// ErrLimiterUnavailable, wrapping the cause, when the limiter fails.
-func (au *Auth) spend(ctx context.Context, l Limiter, key string) error {
-	return limitError(l.Allow(ctx, key))
-}
-
-// limitError is a limiter's answer as spend returns it.
-func limitError(allowed bool, retry time.Duration, err error) error {
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrLimiterUnavailable, err)
-	}
-	if !allowed {
-		return &RateLimitError{RetryAfter: retry}
-	}
-	return nil
-}
-
-// loginError turns checkLogin's errors (and limitError's) into the
+// loginError turns checkLogin's errors (and ratelimit.Spend's) into the
 // endpoints' answers.
 func loginError(err error) error {
-	var rl *RateLimitError
-	switch {
-	case errors.As(err, &rl):
-		return rateLimited(rl.RetryAfter)
-	case errors.Is(err, ErrLimiterUnavailable):
-		return errorf(http.StatusServiceUnavailable, "rate_limiter_unavailable", "rate limiter unavailable; try again shortly").Because(err)
-	case errors.Is(err, ErrInvalidCredentials):
+	if errors.Is(err, ErrInvalidCredentials) {
 		return errInvalidCredentials
 	}
-	return err
+	return ratelimit.Answer(err)
 }
 
 // Authenticate checks an email and password the way panel sign-in does and

@@ -13,6 +13,7 @@ import (
 	"github.com/gameadmin/admin/internal/token"
 
 	"github.com/gameadmin/admin/internal/netkey"
+	"github.com/gameadmin/admin/internal/ratelimit"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 )
@@ -28,10 +29,10 @@ func (au *Auth) requestReset(ctx context.Context, email, ip string, meta map[str
 	if len(email) > maxEmailBytes {
 		return errorf(http.StatusBadRequest, "invalid_value", "email is not a valid address")
 	}
-	if err := au.spend(ctx, au.limits.PerIP, netkey.Address(ip)); err != nil {
+	if err := ratelimit.Spend(ctx, au.limits.PerIP, netkey.Address(ip)); err != nil {
 		return loginError(au.auditLimited(ctx, err, "PerIP", ip, email, meta))
 	}
-	if err := au.spend(ctx, au.limits.RequestReset, netkey.Address(ip)+"|"+emailKey(email)); err != nil {
+	if err := ratelimit.Spend(ctx, au.limits.RequestReset, netkey.Address(ip)+"|"+emailKey(email)); err != nil {
 		return loginError(au.auditLimited(ctx, err, "RequestReset", ip, email, meta))
 	}
 	au.jobs.Submit(ctx, func(ctx context.Context) { au.sendReset(ctx, ip, email, meta) })
@@ -84,7 +85,7 @@ func (au *Auth) sendReset(ctx context.Context, ip, email string, meta map[string
 // spendDelivery spends one of userID's reset and invite deliveries
 // (RateLimitOptions.ResetDeliveries).
 func (au *Auth) spendDelivery(ctx context.Context, userID string) error {
-	return au.spend(ctx, au.limits.ResetDeliveries, userID)
+	return ratelimit.Spend(ctx, au.limits.ResetDeliveries, userID)
 }
 
 // deliverReset signs a reset token for acc and hands the link to

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gameadmin/admin/internal/audit"
+	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/query"
 
@@ -130,17 +131,9 @@ func checkEmail(s string) (string, error) {
 		return "", errorf(http.StatusBadRequest, "missing_field", "email is required")
 	}
 	if addr, err := mail.ParseAddress(e); len(e) > maxEmailBytes || err != nil || addr.Address != e {
-		return "", errorf(http.StatusBadRequest, "invalid_value", "email %q is not a valid address", truncate(e, 80))
+		return "", errorf(http.StatusBadRequest, "invalid_value", "email %q is not a valid address", errbody.Truncate(e, 80))
 	}
 	return e, nil
-}
-
-// truncate shortens s to at most n runes for a message.
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
 }
 
 func (a usersAPI) recordUser(r *http.Request, op Operator, action, userID string, kv ...any) {
