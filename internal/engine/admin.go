@@ -5,7 +5,6 @@ package engine
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gameadmin/admin/internal/account"
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/slots"
 	"github.com/gameadmin/admin/internal/stmtcache"
@@ -30,7 +30,6 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/gameadmin/admin/internal/passhash"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/ratelimit"
 	"github.com/gameadmin/admin/internal/users"
@@ -49,7 +48,7 @@ type Admin struct {
 	queries    slots.Slots // Options.QueryConcurrency expensive requests at a time per operator (querylimit.go)
 	handler    http.Handler
 	cop        *http.CrossOriginProtection // shared by the API and Guard
-	*tokens                                // session cookies and tokens
+	tokens     *account.Tokens             // session cookies and tokens
 	tableNames                             // Options.TablePrefix, defaulted
 	roles      *users.RoleTable            // the roles table
 
@@ -73,7 +72,7 @@ type Admin struct {
 
 	roleViews map[string]map[Role]*resource // resources as a lower role sees them (visibility.go)
 
-	setup *setupToken // the first run's token (setup.go)
+	setup *account.SetupToken // the first run's token (setup.go)
 
 	bgMu   sync.Mutex
 	bg     sync.WaitGroup // background work: reset deliveries
@@ -83,8 +82,8 @@ type Admin struct {
 	auditJobs *jobs.Queue     // and failure audit rows, which slow deliveries cannot starve
 	failures  *audit.Failures // collapsed anonymous failures (internal/audit)
 
-	sessionStmt sessionCheck     // the prepared session statement (session.go)
-	stmts       *stmtcache.Cache // statements whose text repeats, prepared
+	sessions *account.SessionCheck // the live session check, its statement prepared
+	stmts    *stmtcache.Cache      // statements whose text repeats, prepared
 
 	estimates   *query.Estimates // row estimates, kept for a moment
 	countBudget time.Duration    // Options.CountBudget, defaulted
@@ -151,7 +150,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if err != nil {
 		return nil, err
 	}
-	totp, err := newTOTPState(secret, opts.RequireTOTP, a.now)
+	totp, err := account.NewTOTPSettings(secret, opts.RequireTOTP, a.now)
 	if err != nil {
 		return nil, err
 	}
@@ -224,8 +223,8 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	}
 	a.limits = ratelimit.Defaults(opts.RateLimit)
 	a.opts = opts
-	a.tokens = &tokens{signer: &token.Signer{Secret: secret, Audience: opts.APIPath, AcceptNoAudience: opts.APIPath == defaultAPIPath},
-		session: opts.Session, secure: secure}
+	a.tokens = &account.Tokens{Signer: &token.Signer{Secret: secret, Audience: opts.APIPath, AcceptNoAudience: opts.APIPath == defaultAPIPath},
+		Session: opts.Session, Secure: secure}
 
 	prefix, err := tablePrefix(opts.TablePrefix)
 	if err != nil {
@@ -262,20 +261,19 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if opts.PlayersCanRead {
 		(*compiler)(a).warnPlayersCanRead(ctx)
 	}
-	dummy, err := hasher.Hash(rand.Text())
-	if err != nil {
-		return nil, fmt.Errorf("admin: password hasher: %w", err)
-	}
 	a.jobs = jobs.New(a.log, backgroundQueueCap)
 	a.auditJobs = jobs.New(a.log, backgroundQueueCap)
 	a.failures = audit.NewFailures()
 	a.audit = audit.New(db, string(a.tableNames)+"admin_audit", opts.AuditMaxPayloadBytes, a.log)
 	a.sanctions = moderation.NewSanctions(db, a.roles, a.audit, opts.Rooms, a.now, a.log)
-	a.auth = &Auth{sanctions: a.sanctions, now: a.now, db: db, tableNames: a.tableNames, users: a.users, roles: a.roles, tokens: a.tokens, audit: a.audit,
-		hasher: hasher, hashGate: passhash.NewGate(opts.HashConcurrency), dummy: dummy, limits: a.limits, totp: totp,
-		proxies: a.clientIPs(), jobs: a.jobs, auditJobs: a.auditJobs, failures: a.failures,
-		reset: resetOptions{uiPath: opts.UIPath, deliver: opts.OnResetRequest, operatorsOnly: opts.ResetOperatorsOnly},
-		state: a.sessionState, closed: &a.closed, log: a.log}
+	if a.auth, err = account.New(account.Config{DB: db, Roles: a.roles, TablePrefix: string(a.tableNames), Tokens: a.tokens, Audit: a.audit, Sanctions: a.sanctions,
+		Hasher: hasher, HashConcurrency: opts.HashConcurrency, Limits: a.limits, TOTP: totp,
+		Proxies: a.clientIPs(), UIPath: opts.UIPath, OnResetRequest: opts.OnResetRequest, ResetOperatorsOnly: opts.ResetOperatorsOnly,
+		Jobs: a.jobs, AuditJobs: a.auditJobs, Failures: a.failures, NewUser: usersAPI{a}.bootstrapDefaults, DBError: dbError,
+		Closed: a.closedError, Now: a.now, Log: a.log}); err != nil {
+		return nil, err
+	}
+	a.sessions = account.NewSessionCheck(db, a.roles, a.tokens, a.stmts, a.log)
 	a.moderation = moderation.New(db, a.roles, a.audit, resourcePolicies(a.resources), opts.PlayersCanRead)
 	a.cop = http.NewCrossOriginProtection()
 	for _, o := range opts.TrustedOrigins {
@@ -283,7 +281,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 			return nil, fmt.Errorf("admin: TrustedOrigins: %w", err)
 		}
 	}
-	if a.setup, err = newSetupToken(opts.SetupToken); err != nil {
+	if a.setup, err = account.NewSetupToken(opts.SetupToken); err != nil {
 		return nil, err
 	}
 	a.handler = a.routes()
@@ -305,6 +303,15 @@ func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.handler.ServeHTTP(w, r)
 }
 
+// closedError is errClosed after Close, else nil: what StartSession
+// refuses with.
+func (a *Admin) closedError() error {
+	if a.closed.Load() {
+		return errClosed
+	}
+	return nil
+}
+
 // Mount registers the panel on mux at its API path and UI path.
 func (a *Admin) Mount(mux *http.ServeMux) {
 	mux.Handle(a.opts.APIPath+"/", a)
@@ -322,7 +329,7 @@ func (a *Admin) Close() error {
 	a.bgMu.Unlock()
 	a.stopBackground()
 	a.bg.Wait()
-	a.sessionStmt.close()
+	a.sessions.Close()
 	a.stmts.Close()
 	return nil
 }

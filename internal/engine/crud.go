@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gameadmin/admin/internal/account"
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
@@ -123,7 +124,7 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 		}
 		if k == a.users.Cols.Email && res.key == "users" {
 			e, _ := cv.(string)
-			if cv, err = checkEmail(e); err != nil {
+			if cv, err = account.CheckEmail(e); err != nil {
 				return nil, nil, nil, err
 			}
 		}
@@ -189,10 +190,10 @@ func (a rowsAPI) setNewPassword(ctx context.Context, vals map[string]any, passwo
 	if !ok {
 		return errorf(http.StatusBadRequest, "invalid_value", "password must be a string")
 	}
-	if err := checkNewPassword(p); err != nil {
+	if err := account.CheckNewPassword(p); err != nil {
 		return err
 	}
-	h, err := a.auth.hash(ctx, p)
+	h, err := a.auth.Hash(ctx, p)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/gameadmin/admin/internal/account"
 	"github.com/gameadmin/admin/internal/dberr"
 
 	"github.com/gameadmin/admin/internal/errbody"
@@ -41,13 +42,13 @@ var (
 
 	// ErrInvalidCredentials reports an unknown email or a wrong password;
 	// the two are deliberately indistinguishable.
-	ErrInvalidCredentials = errors.New("admin: invalid credentials")
+	ErrInvalidCredentials = account.ErrInvalidCredentials
 	// ErrBanned reports a sign-in by a user whose ban is in force.
-	ErrBanned = errors.New("admin: banned")
+	ErrBanned = account.ErrBanned
 	// ErrAmbiguousEmail reports an email that matches several accounts only
 	// without regard to case (stored "Sam@x" and "sam@x", asked for "SAM@x"):
 	// UserIDByEmail names none rather than guess.
-	ErrAmbiguousEmail = errors.New("admin: the email matches several accounts in different case")
+	ErrAmbiguousEmail = account.ErrAmbiguousEmail
 	// ErrRateLimited reports a sign-in refused by a rate limit before any
 	// password was checked. The error Auth().Authenticate returns is a
 	// *RateLimitError, which says when to try again.
@@ -61,12 +62,12 @@ var (
 	// two-factor sign-in on: no session was issued, a challenge is pending in
 	// its cookie, and the browser should be sent to SecondFactorURL to enter
 	// a code.
-	ErrSecondFactorRequired = errors.New("admin: second factor required")
+	ErrSecondFactorRequired = account.ErrSecondFactorRequired
 	// ErrBootstrapClosed refuses the first-admin sign-up once an admin exists.
-	ErrBootstrapClosed = errorf(http.StatusForbidden, "bootstrap_closed", "an admin exists already; bootstrap is closed")
+	ErrBootstrapClosed = account.ErrBootstrapClosed
 	// ErrInvalidResetToken refuses a password reset link that is unknown,
 	// expired or spent.
-	ErrInvalidResetToken = errorf(http.StatusBadRequest, "invalid_token", "the reset token is invalid, expired or already used")
+	ErrInvalidResetToken = account.ErrInvalidResetToken
 )
 
 // Errors a Rooms implementation returns for unknown rooms and sessions, and
@@ -122,19 +123,12 @@ func errorf(status int, code, format string, args ...any) *APIError {
 
 // The panel's HTTP answers that are not errors of the Go API.
 var (
-	errInvalidCredentials = errorf(http.StatusUnauthorized, "invalid_credentials", "invalid email or password")
-	errBannedSignIn       = errorf(http.StatusForbidden, "banned", "this account is banned")
 	// errReference is a foreign key violation whose side the database did
 	// not say (SQLite, or a PostgreSQL detail in another wording).
 	errReference = errorf(http.StatusBadRequest, "invalid_reference", "the referenced row does not exist, or other rows refer to this one")
 
-	errInvalidCode   = errorf(http.StatusBadRequest, "invalid_code", "the code is wrong, expired or already used")
-	errTOTPRequired  = errorf(http.StatusForbidden, "totp_enrollment_required", "set up two-factor sign-in on your account page first")
-	errBadChallenge  = errorf(http.StatusUnauthorized, "invalid_challenge", "the sign-in step has expired; sign in again")
-	errTOTPNotOn     = errorf(http.StatusConflict, "totp_not_enabled", "two-factor sign-in is not on for this account")
-	errTOTPAlreadyOn = errorf(http.StatusConflict, "totp_already_enabled", "two-factor sign-in is on already; disable it first")
-
-	errUnauthenticated = errorf(http.StatusUnauthorized, "unauthenticated", "sign-in required")
+	errUnauthenticated = account.ErrUnauthenticated
+	errTOTPRequired    = account.ErrTOTPRequired
 	errOperatorOnly    = errorf(http.StatusForbidden, "forbidden", "an operator role (admin or mod) is required")
 	errNotFoundRoute   = errorf(http.StatusNotFound, "not_found", "not found")
 	errCrossOrigin     = errorf(http.StatusForbidden, "cross_origin", "cross-origin request refused")

@@ -154,18 +154,12 @@ func (a *Admin) TableName(key string) string {
 }
 
 // tableNames names the built-in tables: it is Options.TablePrefix,
-// defaulted. The panel and each service that queries a built-in table
-// hold it.
+// defaulted. The panel holds it; the packages that query a built-in
+// table (users, account, audit) are handed the names it makes.
 type tableNames string
 
 // tbl is the quoted name of the built-in table of that base name.
 func (p tableNames) tbl(base string) bun.Ident { return bun.Ident(string(p) + base) }
-
-// aliased is `"<prefix><base>" AS "<alias>"`, the ModelTableExpr of a
-// built-in model's select, update and delete queries.
-func (p tableNames) aliased(base, alias string) bun.Safe {
-	return bun.Safe(migrate.Quote(string(p)+base) + " AS " + migrate.Quote(alias))
-}
 
 // checkForeignKeys warns when SQLite does not enforce the foreign keys the
 // built-in tables declare (PRAGMA foreign_keys is per connection and off

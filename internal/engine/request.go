@@ -53,7 +53,7 @@ func (a *Admin) public(fn handlerFunc) http.Handler {
 // the request context too, for OperatorFrom.
 func (a *Admin) signedIn(fn opHandlerFunc) http.Handler {
 	return a.public(func(w http.ResponseWriter, r *http.Request) error {
-		op, err := a.authenticate(r.Context(), r)
+		op, err := a.sessions.Verify(r.Context(), r)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"github.com/gameadmin/admin/internal/account"
 	"github.com/gameadmin/admin/internal/migrate"
 	"github.com/gameadmin/admin/internal/users"
 	"time"
@@ -245,7 +246,7 @@ var builtinSchema = &migrate.Schema{Tables: []*migrate.Table{
 		{Name: "target_id", Type: migrate.Text},
 		{Name: "payload", Type: migrate.JSON},
 	}, Indexes: [][]string{{"created_at"}, {"operator_id"}, auditTargetIndex, auditActionIndex}},
-	{Base: "operator_totp", Model: (*operatorTOTP)(nil), Version: 19, Panel: true, Cols: []migrate.Col{
+	{Base: "operator_totp", Model: (*account.OperatorTOTP)(nil), Version: 19, Panel: true, Cols: []migrate.Col{
 		{Name: "user_id", Type: migrate.UserID},
 		{Name: "secret", Type: migrate.Text, NotNull: true},
 		{Name: "enabled", Type: migrate.Bool, NotNull: true, Default: "FALSE"},
@@ -253,12 +254,12 @@ var builtinSchema = &migrate.Schema{Tables: []*migrate.Table{
 		{Name: "created_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
 		{Name: "confirmed_at", Type: migrate.Time},
 	}, PK: []string{"user_id"}, FKs: []migrate.FK{{Col: "user_id", Target: "users", OnDelete: "CASCADE"}}},
-	{Base: "operator_recovery_codes", Model: (*recoveryCode)(nil), Version: 20, Panel: true, Cols: []migrate.Col{
+	{Base: "operator_recovery_codes", Model: (*account.RecoveryCode)(nil), Version: 20, Panel: true, Cols: []migrate.Col{
 		{Name: "user_id", Type: migrate.UserID, NotNull: true},
 		{Name: "code_hash", Type: migrate.Text, NotNull: true},
 		{Name: "used_at", Type: migrate.Time},
 	}, PK: []string{"user_id", "code_hash"}, FKs: []migrate.FK{{Col: "user_id", Target: "users", OnDelete: "CASCADE"}}},
-	{Base: "totp_challenges", Model: (*totpChallenge)(nil), Version: 22, Panel: true, Cols: []migrate.Col{
+	{Base: "totp_challenges", Model: (*account.TOTPChallenge)(nil), Version: 22, Panel: true, Cols: []migrate.Col{
 		{Name: "jti", Type: migrate.Text},
 		{Name: "user_id", Type: migrate.UserID, NotNull: true},
 		{Name: "failures", Type: migrate.Bigint, NotNull: true, Default: "0"},

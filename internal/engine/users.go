@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/gameadmin/admin/internal/account"
 	"github.com/gameadmin/admin/internal/users"
 	bunschema "github.com/uptrace/bun/schema"
 )
@@ -66,7 +67,7 @@ func (a usersAPI) newUserDefaults(ctx context.Context) (map[string]any, error) {
 // columns of its own: the users resource's Create.Defaults, and a display
 // name from the email's local part when that column is required and the
 // body gives none. A column still missing answers 400 naming it.
-func (a usersAPI) bootstrapDefaults(ctx context.Context, c credentials) (map[string]any, error) {
+func (a usersAPI) bootstrapDefaults(ctx context.Context, c account.Credentials) (map[string]any, error) {
 	vals, err := a.newUserDefaults(ctx)
 	if err != nil || vals == nil {
 		return vals, err

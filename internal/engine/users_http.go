@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/mail"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/gameadmin/admin/internal/audit"
-	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/query"
 
@@ -123,19 +121,6 @@ func (a usersAPI) userRowID(res *resource, row map[string]any) (string, bool) {
 	return fmt.Sprint(row[res.table.PK[0].Name]), true
 }
 
-// checkEmail trims an email and refuses anything but one bare address:
-// sign-in and password reset match on it. Its case is kept as typed.
-func checkEmail(s string) (string, error) {
-	e := strings.TrimSpace(s)
-	if e == "" {
-		return "", errorf(http.StatusBadRequest, "missing_field", "email is required")
-	}
-	if addr, err := mail.ParseAddress(e); len(e) > maxEmailBytes || err != nil || addr.Address != e {
-		return "", errorf(http.StatusBadRequest, "invalid_value", "email %q is not a valid address", errbody.Truncate(e, 80))
-	}
-	return e, nil
-}
-
 func (a usersAPI) recordUser(r *http.Request, op Operator, action, userID string, kv ...any) {
 	a.audit.Event(r.Context(), a.userEntry(r, op, action, userID, kv...))
 }
@@ -169,10 +154,7 @@ func (a usersAPI) handleInvite(w http.ResponseWriter, r *http.Request, op Operat
 	if err != nil {
 		return err
 	}
-	if err := a.auth.spendDelivery(ctx, acc.ID); err != nil {
-		return loginError(err)
-	}
-	if err := a.auth.deliverReset(ctx, acc, target.Role, true); err != nil {
+	if err := a.auth.SendInvite(ctx, acc, target.Role); err != nil {
 		return fmt.Errorf("admin: invite %s: %w", userID, err)
 	}
 	a.recordUser(r, op, "user.invite", userID, "email", acc.Email)

@@ -94,6 +94,7 @@ func ParseBan(userID string, raw NullJSON) (*BanInfo, error) {
 // which one is meant cannot be told, so none is. IDs are two of them.
 type AmbiguousEmailError struct{ IDs []string }
 
+// Error names the accounts.
 func (e *AmbiguousEmailError) Error() string {
 	return fmt.Sprintf("admin: the email matches accounts %s without regard to case and none exactly", strings.Join(e.IDs, ", "))
 }

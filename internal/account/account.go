@@ -1,4 +1,4 @@
-package engine
+package account
 
 import (
 	"context"
@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/gameadmin/admin/internal/authz"
 	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/users"
+	"github.com/gameadmin/admin/rooms"
 	"github.com/uptrace/bun"
 )
 
@@ -35,7 +37,7 @@ func (au *Auth) endOtherSessions(ctx context.Context, tx bun.Tx, userID string) 
 // entry by the operator on ctx (OperatorFrom; none: the game), whose
 // hierarchy it checks.
 func (au *Auth) BumpTokenVersion(ctx context.Context, userID string) error {
-	op, _ := OperatorFrom(ctx)
+	op, _ := authz.From(ctx)
 	_, _, err := au.sanctions.Apply(ctx, op, userID, moderation.Action{Name: moderation.RevokeSessions, Meta: map[string]any{}})
 	return err
 }
@@ -46,8 +48,8 @@ func (au *Auth) BumpTokenVersion(ctx context.Context, userID string) error {
 // hierarchy is checked, else none: the game). BannedAt defaults to now.
 // After the commit the user's live connections in every room
 // (Options.Rooms) are closed.
-func (au *Auth) Ban(ctx context.Context, userID string, ban BanInfo) error {
-	op, _ := OperatorFrom(ctx)
+func (au *Auth) Ban(ctx context.Context, userID string, ban users.BanInfo) error {
+	op, _ := authz.From(ctx)
 	_, _, err := au.sanctions.Apply(ctx, op, userID, moderation.Action{Name: moderation.Ban, Reason: ban.Reason, Until: ban.Until,
 		BannedAt: ban.BannedAt, BannedBy: ban.BannedBy, Meta: map[string]any{}})
 	return err
@@ -57,7 +59,7 @@ func (au *Auth) Ban(ctx context.Context, userID string, ban BanInfo) error {
 // entry by the operator on ctx (whose hierarchy is checked; none: the
 // game), in the same transaction. Sessions ended by the ban stay ended.
 func (au *Auth) Unban(ctx context.Context, userID string) error {
-	op, _ := OperatorFrom(ctx)
+	op, _ := authz.From(ctx)
 	_, _, err := au.sanctions.Apply(ctx, op, userID, moderation.Action{Name: moderation.Unban, Meta: map[string]any{}})
 	return err
 }
@@ -65,7 +67,7 @@ func (au *Auth) Unban(ctx context.Context, userID string) error {
 // Banned returns userID's ban when one is in force, or nil. A ban whose
 // Until has passed is not in force. Game handlers call it to refuse banned
 // players.
-func (au *Auth) Banned(ctx context.Context, userID string) (*BanInfo, error) {
+func (au *Auth) Banned(ctx context.Context, userID string) (*users.BanInfo, error) {
 	acc, err := au.users.AccountByID(ctx, au.db, userID)
 	if err != nil {
 		return nil, fmt.Errorf("admin: user %q: %w", userID, err)
@@ -86,13 +88,13 @@ func (au *Auth) SetPasswordHash(ctx context.Context, userID, hash string) error 
 	return au.users.SetPasswordHash(ctx, au.db, userID, hash)
 }
 
-// HashPassword hashes a password with Options.PasswordHasher, under the
+// HashPassword hashes a password with Options.passhash.Hasher, under the
 // panel's hashing concurrency limit.
 func (au *Auth) HashPassword(ctx context.Context, password string) (string, error) {
-	if err := checkNewPassword(password); err != nil {
+	if err := CheckNewPassword(password); err != nil {
 		return "", fmt.Errorf("admin: HashPassword: %w", err)
 	}
-	return au.hash(ctx, password)
+	return au.Hash(ctx, password)
 }
 
 // UserStates returns the state of the users with those ids, in one query
@@ -100,8 +102,8 @@ func (au *Auth) HashPassword(ctx context.Context, password string) (string, erro
 // with no user is absent from the map. A live.Hub given it
 // as Options.UserStates closes sockets whose sessions ended on another
 // node while it could not be told (see live.Hub.Revalidate).
-func (au *Auth) UserStates(ctx context.Context, userIDs []string) (map[string]UserState, error) {
-	out := make(map[string]UserState, len(userIDs))
+func (au *Auth) UserStates(ctx context.Context, userIDs []string) (map[string]rooms.UserState, error) {
+	out := make(map[string]rooms.UserState, len(userIDs))
 	now := au.now()
 	for chunk := range slices.Chunk(userIDs, 500) {
 		ids := make([]any, len(chunk))
@@ -116,7 +118,7 @@ func (au *Auth) UserStates(ctx context.Context, userIDs []string) (map[string]Us
 		}
 		for rows.Next() {
 			var id string
-			var st UserState
+			var st rooms.UserState
 			var raw users.NullJSON
 			if err := rows.Scan(&id, &st.TokenVersion, &raw); err != nil {
 				rows.Close()

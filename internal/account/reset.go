@@ -1,4 +1,4 @@
-package engine
+package account
 
 import (
 	"context"
@@ -10,24 +10,26 @@ import (
 	"time"
 
 	"github.com/gameadmin/admin/internal/audit"
-	"github.com/gameadmin/admin/internal/token"
-
+	"github.com/gameadmin/admin/internal/authz"
+	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/netkey"
 	"github.com/gameadmin/admin/internal/ratelimit"
+	"github.com/gameadmin/admin/internal/token"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 )
 
-// requestReset spends the request-reset limits and queues the lookup and
-// delivery: the answer is the same, and as fast, whether the email exists,
-// the queue took the job or dropped it (logged).
-func (au *Auth) requestReset(ctx context.Context, email, ip string, meta map[string]any) error {
+// RequestReset spends the request-reset limits of the client at ip and
+// queues the lookup and delivery (POST /auth/request-reset): the answer
+// is the same, and as fast, whether the email exists, the queue took the
+// job or dropped it (logged). meta goes in the audit entries.
+func (au *Auth) RequestReset(ctx context.Context, email, ip string, meta map[string]any) error {
 	email = strings.TrimSpace(email)
 	if email == "" {
-		return errorf(http.StatusBadRequest, "missing_field", "email is required")
+		return errbody.New(http.StatusBadRequest, "missing_field", "email is required")
 	}
 	if len(email) > maxEmailBytes {
-		return errorf(http.StatusBadRequest, "invalid_value", "email is not a valid address")
+		return errbody.New(http.StatusBadRequest, "invalid_value", "email is not a valid address")
 	}
 	if err := ratelimit.Spend(ctx, au.limits.PerIP, netkey.Address(ip)); err != nil {
 		return loginError(au.auditLimited(ctx, err, "PerIP", ip, email, meta))
@@ -47,21 +49,21 @@ func (au *Auth) sendReset(ctx context.Context, ip, email string, meta map[string
 	defer cancel()
 	acc, err := au.accountByEmail(ctx, email)
 	if err != nil {
-		if !errors.Is(err, ErrNotFound) {
+		if !errors.Is(err, users.ErrNotFound) {
 			au.log.ErrorContext(ctx, "admin: reset lookup", "err", err)
 		}
 		if au.failures.First("auth.password_reset_requested", netkey.Address(ip), emailKey(email)) {
-			au.audit.Event(ctx, AuditEntry{Action: "auth.password_reset_requested", Resource: "auth", Payload: audit.Payload(meta, "email", email)})
+			au.audit.Event(ctx, audit.Entry{Action: "auth.password_reset_requested", Resource: "auth", Payload: audit.Payload(meta, "email", email)})
 		}
 		return
 	}
-	_, op, err := au.state(ctx, acc.ID)
+	_, op, err := au.roles.SessionState(ctx, au.db, acc.ID)
 	if err != nil {
 		au.log.ErrorContext(ctx, "admin: reset lookup", "userId", acc.ID, "err", err)
 		return
 	}
 	payload := audit.Payload(meta, "email", email)
-	if au.reset.operatorsOnly && !op.Role.AtLeast(RoleMod) {
+	if au.reset.operatorsOnly && !op.Role.AtLeast(authz.RoleMod) {
 		// The request was answered as any other; only the log says why
 		// nothing was sent.
 		payload["delivered"], payload["reason"] = false, "not_an_operator"
@@ -72,14 +74,14 @@ func (au *Auth) sendReset(ctx context.Context, ip, email string, meta map[string
 			return
 		}
 		payload["delivered"], payload["reason"] = false, "rate_limited"
-		if !errors.As(err, new(*RateLimitError)) {
+		if !errors.As(err, new(*ratelimit.Error)) {
 			au.log.ErrorContext(ctx, "admin: reset delivery limiter", "userId", acc.ID, "err", err)
 			payload["reason"] = "rate_limiter_unavailable"
 		}
 	} else if err := au.deliverReset(ctx, acc, op.Role, false); err != nil {
 		au.log.ErrorContext(ctx, "admin: OnResetRequest failed", "userId", acc.ID, "err", err)
 	}
-	au.audit.Event(ctx, AuditEntry{OperatorID: acc.ID, Action: "auth.password_reset_requested", Resource: "auth", TargetID: acc.ID, Payload: payload})
+	au.audit.Event(ctx, audit.Entry{OperatorID: acc.ID, Action: "auth.password_reset_requested", Resource: "auth", TargetID: acc.ID, Payload: payload})
 }
 
 // spendDelivery spends one of userID's reset and invite deliveries
@@ -88,13 +90,24 @@ func (au *Auth) spendDelivery(ctx context.Context, userID string) error {
 	return ratelimit.Spend(ctx, au.limits.ResetDeliveries, userID)
 }
 
+// SendInvite sends acc, whose role is role, a link to set a password
+// (ResetRequest.Invite), spending one of its deliveries: the panel's POST
+// /users/{id}/invite. Past the deliveries' limit it is the 429 (or 503)
+// answer; otherwise the error is the signing's or OnResetRequest's.
+func (au *Auth) SendInvite(ctx context.Context, acc *users.Account, role authz.Role) error {
+	if err := au.spendDelivery(ctx, acc.ID); err != nil {
+		return loginError(err)
+	}
+	return au.deliverReset(ctx, acc, role, true)
+}
+
 // deliverReset signs a reset token for acc and hands the link to
 // OnResetRequest (or, without one, to the log: local development only, as
 // the link is a credential). role is the user's; invite marks a link an
 // admin sent to a new operator. The error is the signing's or
 // OnResetRequest's.
-func (au *Auth) deliverReset(ctx context.Context, acc *users.Account, role Role, invite bool) error {
-	tok, err := au.tokens.signer.Sign(token.Claims{UserID: acc.ID, TV: acc.TokenVersion, Kind: token.KindReset, PW: au.tokens.signer.PasswordFingerprint(acc.PasswordHash)}, resetTTL)
+func (au *Auth) deliverReset(ctx context.Context, acc *users.Account, role authz.Role, invite bool) error {
+	tok, err := au.tokens.Signer.Sign(token.Claims{UserID: acc.ID, TV: acc.TokenVersion, Kind: token.KindReset, PW: au.tokens.Signer.PasswordFingerprint(acc.PasswordHash)}, resetTTL)
 	if err != nil {
 		return fmt.Errorf("admin: sign reset token: %w", err)
 	}
@@ -106,32 +119,33 @@ func (au *Auth) deliverReset(ctx context.Context, acc *users.Account, role Role,
 	return nil
 }
 
-// resetPassword sets the password a reset token was issued for and ends
-// every session of the user, in one statement conditioned on the state the
-// token was issued for (two concurrent uses of one token cannot both
-// succeed), committed with its audit entry.
-func (au *Auth) resetPassword(ctx context.Context, raw, password string, meta map[string]any) error {
+// ResetPassword sets the password a reset token (raw) was issued for and
+// ends every session of the user, in one statement conditioned on the
+// state the token was issued for (two concurrent uses of one token cannot
+// both succeed), committed with its audit entry (meta) (POST
+// /auth/reset).
+func (au *Auth) ResetPassword(ctx context.Context, raw, password string, meta map[string]any) error {
 	if raw == "" || password == "" {
-		return errorf(http.StatusBadRequest, "missing_field", "token and password are required")
+		return errbody.New(http.StatusBadRequest, "missing_field", "token and password are required")
 	}
-	c, err := au.tokens.signer.Parse(raw, token.KindReset)
+	c, err := au.tokens.Signer.Parse(raw, token.KindReset)
 	if err != nil {
 		return ErrInvalidResetToken
 	}
-	if err := checkNewPassword(password); err != nil {
+	if err := CheckNewPassword(password); err != nil {
 		return err
 	}
 	acc, err := au.users.AccountByID(ctx, au.db, c.UserID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, users.ErrNotFound) {
 		return ErrInvalidResetToken
 	}
 	if err != nil {
 		return err
 	}
-	if acc.TokenVersion != c.TV || au.tokens.signer.PasswordFingerprint(acc.PasswordHash) != c.PW {
+	if acc.TokenVersion != c.TV || au.tokens.Signer.PasswordFingerprint(acc.PasswordHash) != c.PW {
 		return ErrInvalidResetToken
 	}
-	h, err := au.hash(ctx, password)
+	h, err := au.Hash(ctx, password)
 	if err != nil {
 		return err
 	}
@@ -158,4 +172,21 @@ func (au *Auth) resetPassword(ctx context.Context, raw, password string, meta ma
 		au.sanctions.SessionsEnded(ctx, acc.ID, "password reset")
 	}
 	return err
+}
+
+// ResetRequest is what OnResetRequest receives. URL is the site-relative
+// link <UIPath>/reset?token=<Token>; the callback prepends the origin.
+type ResetRequest struct {
+	Email  string
+	UserID string
+	// Role is the user's panel role (RoleUser for a player), so that a
+	// game whose players and operators share one users table can word, or
+	// route, the message for each.
+	Role  authz.Role
+	Token string
+	URL   string
+	// Invite is true for a link an admin sent from the user page (POST
+	// /admin-api/users/:id/invite) to someone who has no password yet,
+	// so the message can welcome them instead of speaking of a reset.
+	Invite bool
 }
