@@ -60,7 +60,10 @@ func TestCompileKeepsEveryField(t *testing.T) {
 		Search:    []string{"name"},
 		Relations: map[string]RelationConfig{"members": {Label: "Members"}},
 		Actions: []Action{{Name: "disband", Label: "Disband", PerRow: true, LoadRows: true, Confirm: &Confirm{Title: "Sure?"}, Roles: []Role{RoleAdmin},
-			Handler: func(_ context.Context, _ map[string]any, c ActionContext) (any, error) { gotAction = c; return nil, nil }}},
+			Handler: func(_ context.Context, _ map[string]any, c ActionContext) (any, error) {
+				gotAction = c
+				return nil, nil
+			}}},
 		Erase:    EraseKeep,
 		Policies: Policies{Delete: Deny()},
 	}

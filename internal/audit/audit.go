@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"reflect"
 	"slices"
 	"time"
@@ -90,6 +91,31 @@ func (au *Log) record(ctx context.Context, db bun.IDB, e Entry) error {
 		return fmt.Errorf("admin: audit record %s: %w", e.Action, err)
 	}
 	return nil
+}
+
+// Payload is an entry's payload: a copy of meta (a request's ip and
+// userAgent) with the key/value pairs of kv added, so that every entry of
+// a request carries its metadata the same way.
+func Payload(meta map[string]any, kv ...any) map[string]any {
+	out := make(map[string]any, len(meta)+len(kv)/2)
+	for k, v := range meta {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i].(string)] = kv[i+1]
+	}
+	return out
+}
+
+// RequestMeta is what every entry a request writes says of it: the
+// client's ip (as the caller resolved it behind its trusted proxies) and
+// its User-Agent, cut at 512 bytes.
+func RequestMeta(r *http.Request, ip string) map[string]any {
+	ua := r.UserAgent()
+	if len(ua) > 512 {
+		ua = ua[:512]
+	}
+	return map[string]any{"ip": ip, "userAgent": ua}
 }
 
 // UpdateRecord describes one update for RecordUpdate. Before and After are

@@ -3,6 +3,7 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -59,5 +60,32 @@ func TestCapPayload(t *testing.T) {
 				t.Errorf("payload = %d keys; want the marker alone", len(back))
 			}
 		})
+	}
+}
+
+func TestPayload(t *testing.T) {
+	meta := map[string]any{"ip": "192.0.2.1", "userAgent": "test"}
+	p := Payload(meta, "reason", "spam", "until", nil)
+	if len(p) != 4 || p["ip"] != "192.0.2.1" || p["reason"] != "spam" {
+		t.Fatalf("Payload = %v", p)
+	}
+	if _, ok := p["until"]; !ok {
+		t.Fatal("a nil value was left out")
+	}
+	p["ip"] = "changed"
+	if meta["ip"] != "192.0.2.1" || len(meta) != 2 {
+		t.Fatalf("Payload changed meta: %v", meta)
+	}
+	if p := Payload(nil); p == nil || len(p) != 0 {
+		t.Fatalf("Payload(nil) = %#v; want an empty map", p)
+	}
+}
+
+func TestRequestMeta(t *testing.T) {
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Header.Set("User-Agent", strings.Repeat("a", 600))
+	m := RequestMeta(r, "192.0.2.1")
+	if len(m) != 2 || m["ip"] != "192.0.2.1" || len(m["userAgent"].(string)) != 512 {
+		t.Fatalf("RequestMeta = %v", m)
 	}
 }

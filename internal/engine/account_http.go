@@ -37,11 +37,11 @@ func (a authAPI) handlePasswordChange(w http.ResponseWriter, r *http.Request, op
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
-	tv, err := a.auth.changePassword(r.Context(), op.UserID, body.Current, body.New, a.ClientIP(r), requestMeta(r, a.clientIPs()))
+	tv, err := a.auth.ChangePassword(r.Context(), op.UserID, body.Current, body.New, a.ClientIP(r), requestMeta(r, a.clientIPs()))
 	if err != nil {
 		return err
 	}
-	if err := a.setSessionCookie(w, op.UserID, op.Role, tv); err != nil {
+	if err := a.tokens.SetSessionCookie(w, op.UserID, op.Role, tv); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})

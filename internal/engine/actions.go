@@ -9,17 +9,18 @@ import (
 	"slices"
 
 	"github.com/gameadmin/admin/internal/catalog"
+	"github.com/gameadmin/admin/internal/errbody"
 )
 
 // Action is admin.Action, field for field; its documentation is there.
 type Action struct {
-	Name string
-	Label string
-	PerRow bool
+	Name     string
+	Label    string
+	PerRow   bool
 	LoadRows bool
-	Confirm *Confirm
-	Roles []Role
-	Handler func(ctx context.Context, row map[string]any, c ActionContext) (any, error)
+	Confirm  *Confirm
+	Roles    []Role
+	Handler  func(ctx context.Context, row map[string]any, c ActionContext) (any, error)
 }
 
 // Confirm is an action's confirmation prompt (the catalog tells the UI).
@@ -30,9 +31,9 @@ type ActionContext struct {
 	UserID   string
 	Role     Role
 	Resource string
-	Args map[string]any
-	IDs []map[string]any
-	Rows []map[string]any
+	Args     map[string]any
+	IDs      []map[string]any
+	Rows     []map[string]any
 }
 
 // maxActionIDs bounds a bulk action's selection.
@@ -90,7 +91,7 @@ func (a rowsAPI) handleAction(w http.ResponseWriter, r *http.Request, op Operato
 			return err
 		}
 		if userID, ok := usersAPI(a).userRowID(res, row); ok {
-			if _, err := a.canWriteUser(ctx, a.db, op, userID); err != nil {
+			if _, err := a.roles.CanWriteUser(ctx, a.db, op, userID); err != nil {
 				return err
 			}
 		}
@@ -183,11 +184,11 @@ func (a rowsAPI) selection(ctx context.Context, op Operator, res *resource, raw 
 	ordered := make([]map[string]any, len(ids))
 	for i, k := range keys {
 		if ordered[i] = byKey[k]; ordered[i] == nil {
-			return nil, nil, errorf(http.StatusBadRequest, "unknown_id", "ids: no %s row with id %q", res.key, truncate(k, 80))
+			return nil, nil, errorf(http.StatusBadRequest, "unknown_id", "ids: no %s row with id %q", res.key, errbody.Truncate(k, 80))
 		}
 		// An admin may act on any user: no role to read per row.
 		if userID, ok := usersAPI(a).userRowID(res, ordered[i]); ok && op.Role != RoleAdmin {
-			if _, err := a.canWriteUser(ctx, a.db, op, userID); err != nil {
+			if _, err := a.roles.CanWriteUser(ctx, a.db, op, userID); err != nil {
 				return nil, nil, err
 			}
 		}

@@ -5,7 +5,6 @@ package engine
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gameadmin/admin/internal/account"
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/dashboard"
 	"github.com/gameadmin/admin/internal/slots"
@@ -25,14 +25,15 @@ import (
 	"github.com/gameadmin/admin/internal/token"
 
 	"github.com/gameadmin/admin/internal/migrate"
+	"github.com/gameadmin/admin/internal/moderation"
 
 	"github.com/gameadmin/admin/internal/jobs"
 
 	"github.com/uptrace/bun"
 
-	"github.com/gameadmin/admin/internal/passhash"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/ratelimit"
+	"github.com/gameadmin/admin/internal/users"
 )
 
 // Admin is the panel: an http.Handler serving /admin-api/* and the UI under
@@ -42,15 +43,15 @@ type Admin struct {
 	ui         fs.FS // the built UI, embedded by the root package (ui/dist)
 	opts       Options
 	log        *slog.Logger
-	users      *userTable
+	users      *users.Table
 	limits     RateLimitOptions
 	exports    slots.Slots // one CSV export at a time per operator
 	queries    slots.Slots // Options.QueryConcurrency expensive requests at a time per operator (querylimit.go)
 	handler    http.Handler
 	cop        *http.CrossOriginProtection // shared by the API and Guard
-	*tokens                                // session cookies and tokens
+	tokens     *account.Tokens             // session cookies and tokens
 	tableNames                             // Options.TablePrefix, defaulted
-	roleStore                              // the roles table
+	roles      *users.RoleTable            // the roles table
 
 	plan *migrate.Plan // the built-in tables and how they are named
 
@@ -58,7 +59,7 @@ type Admin struct {
 	order     []string             // sidebar order of the keys
 
 	moderation *Moderation
-	sanctions  *sanctions // ban, unban, revoke and the end of sessions, once
+	sanctions  *moderation.Sanctions // ban, unban, revoke and the end of sessions, once
 	auth       *Auth
 	audit      *Audit
 
@@ -72,7 +73,7 @@ type Admin struct {
 
 	roleViews map[string]map[Role]*resource // resources as a lower role sees them (visibility.go)
 
-	setup *setupToken // the first run's token (setup.go)
+	setup *account.SetupToken // the first run's token (setup.go)
 
 	bgMu   sync.Mutex
 	bg     sync.WaitGroup // background work: reset deliveries
@@ -82,8 +83,8 @@ type Admin struct {
 	auditJobs *jobs.Queue     // and failure audit rows, which slow deliveries cannot starve
 	failures  *audit.Failures // collapsed anonymous failures (internal/audit)
 
-	sessionStmt sessionCheck     // the prepared session statement (session.go)
-	stmts       *stmtcache.Cache // statements whose text repeats, prepared
+	sessions *account.SessionCheck // the live session check, its statement prepared
+	stmts    *stmtcache.Cache      // statements whose text repeats, prepared
 
 	estimates   *query.Estimates // row estimates, kept for a moment
 	countBudget time.Duration    // Options.CountBudget, defaulted
@@ -150,7 +151,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if err != nil {
 		return nil, err
 	}
-	totp, err := newTOTPState(secret, opts.RequireTOTP, a.now)
+	totp, err := account.NewTOTPSettings(secret, opts.RequireTOTP, a.now)
 	if err != nil {
 		return nil, err
 	}
@@ -223,24 +224,22 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	}
 	a.limits = ratelimit.Defaults(opts.RateLimit)
 	a.opts = opts
-	a.tokens = &tokens{signer: &token.Signer{Secret: secret, Audience: opts.APIPath, AcceptNoAudience: opts.APIPath == defaultAPIPath},
-		session: opts.Session, secure: secure}
+	a.tokens = &account.Tokens{Signer: &token.Signer{Secret: secret, Audience: opts.APIPath, AcceptNoAudience: opts.APIPath == defaultAPIPath},
+		Session: opts.Session, Secure: secure}
 
 	prefix, err := tablePrefix(opts.TablePrefix)
 	if err != nil {
 		return nil, err
 	}
 	a.tableNames, a.opts.TablePrefix = tableNames(prefix), prefix
-	users, err := newUserTable(db.Dialect().Tables(), opts.Tables["users"], prefix, opts.UserColumns)
-	if err != nil {
+	if a.users, err = newUserTable(db.Dialect().Tables(), opts.Tables["users"], prefix, opts.UserColumns); err != nil {
 		return nil, err
 	}
-	a.users = users
-	a.roleStore = roleStore{tableNames: a.tableNames, users: users}
-	if len(users.off) > 0 {
-		a.log.Info("admin: users table " + users.name + " lacks optional columns; features off: " + strings.Join(users.off, "; "))
+	a.roles = &users.RoleTable{Name: string(a.tableNames) + "roles", Users: a.users}
+	if len(a.users.Off) > 0 {
+		a.log.Info("admin: users table " + a.users.Name + " lacks optional columns; features off: " + strings.Join(a.users.Off, "; "))
 	}
-	if a.plan, err = newSchemaPlan(db.Dialect(), prefix, opts.Tables, users); err != nil {
+	if a.plan, err = newSchemaPlan(db.Dialect(), prefix, opts.Tables, a.users); err != nil {
 		return nil, err
 	}
 	if err := (*compiler)(a).buildResources(db); err != nil {
@@ -258,34 +257,32 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	}
 	(*compiler)(a).checkForeignKeys(ctx)
 	if res := a.resources["users"]; res != nil {
-		users.fromCatalog(res.table)
+		a.users.FromCatalog(res.table)
 	}
 	if opts.PlayersCanRead {
 		(*compiler)(a).warnPlayersCanRead(ctx)
-	}
-	dummy, err := hasher.Hash(rand.Text())
-	if err != nil {
-		return nil, fmt.Errorf("admin: password hasher: %w", err)
 	}
 	a.jobs = jobs.New(a.log, backgroundQueueCap)
 	a.auditJobs = jobs.New(a.log, backgroundQueueCap)
 	a.failures = audit.NewFailures()
 	a.audit = audit.New(db, string(a.tableNames)+"admin_audit", opts.AuditMaxPayloadBytes, a.log)
-	a.sanctions = &sanctions{db: db, users: users, roles: a.roleStore, audit: a.audit, rooms: opts.Rooms, now: a.now, log: a.log}
-	a.auth = &Auth{sanctions: a.sanctions, now: a.now, db: db, tableNames: a.tableNames, users: users, roles: a.roleStore, tokens: a.tokens, audit: a.audit,
-		hasher: hasher, hashGate: passhash.NewGate(opts.HashConcurrency), dummy: dummy, limits: a.limits, totp: totp,
-		proxies: a.clientIPs(), jobs: a.jobs, auditJobs: a.auditJobs, failures: a.failures,
-		reset: resetOptions{uiPath: opts.UIPath, deliver: opts.OnResetRequest, operatorsOnly: opts.ResetOperatorsOnly},
-		state: a.sessionState, closed: &a.closed, log: a.log}
-	a.moderation = &Moderation{db: db, roles: a.roleStore, audit: a.audit,
-		resources: a.resources, state: a.sessionState, playersCanRead: opts.PlayersCanRead, log: a.log}
+	a.sanctions = moderation.NewSanctions(db, a.roles, a.audit, opts.Rooms, a.now, a.log)
+	if a.auth, err = account.New(account.Config{DB: db, Roles: a.roles, TablePrefix: string(a.tableNames), Tokens: a.tokens, Audit: a.audit, Sanctions: a.sanctions,
+		Hasher: hasher, HashConcurrency: opts.HashConcurrency, Limits: a.limits, TOTP: totp,
+		Proxies: a.clientIPs(), UIPath: opts.UIPath, OnResetRequest: opts.OnResetRequest, ResetOperatorsOnly: opts.ResetOperatorsOnly,
+		Jobs: a.jobs, AuditJobs: a.auditJobs, Failures: a.failures, NewUser: usersAPI{a}.bootstrapDefaults, DBError: dbError,
+		Closed: a.closedError, Now: a.now, Log: a.log}); err != nil {
+		return nil, err
+	}
+	a.sessions = account.NewSessionCheck(db, a.roles, a.tokens, a.stmts, a.log)
+	a.moderation = moderation.New(db, a.roles, a.audit, resourcePolicies(a.resources), opts.PlayersCanRead)
 	a.cop = http.NewCrossOriginProtection()
 	for _, o := range opts.TrustedOrigins {
 		if err := a.cop.AddTrustedOrigin(o); err != nil {
 			return nil, fmt.Errorf("admin: TrustedOrigins: %w", err)
 		}
 	}
-	if a.setup, err = newSetupToken(opts.SetupToken); err != nil {
+	if a.setup, err = account.NewSetupToken(opts.SetupToken); err != nil {
 		return nil, err
 	}
 	a.dashboard = a.newDashboard()
@@ -308,6 +305,15 @@ func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.handler.ServeHTTP(w, r)
 }
 
+// closedError is errClosed after Close, else nil: what StartSession
+// refuses with.
+func (a *Admin) closedError() error {
+	if a.closed.Load() {
+		return errClosed
+	}
+	return nil
+}
+
 // Mount registers the panel on mux at its API path and UI path.
 func (a *Admin) Mount(mux *http.ServeMux) {
 	mux.Handle(a.opts.APIPath+"/", a)
@@ -325,7 +331,7 @@ func (a *Admin) Close() error {
 	a.bgMu.Unlock()
 	a.stopBackground()
 	a.bg.Wait()
-	a.sessionStmt.close()
+	a.sessions.Close()
 	a.stmts.Close()
 	return nil
 }

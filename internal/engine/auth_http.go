@@ -3,20 +3,19 @@ package engine
 import (
 	"errors"
 	"net/http"
-	"time"
 
-	"github.com/gameadmin/admin/internal/netkey"
+	"github.com/gameadmin/admin/internal/account"
 )
 
 // GET /auth/status
 func (a authAPI) handleStatus(w http.ResponseWriter, r *http.Request) error {
-	exists, err := a.adminExists(r.Context(), a.db)
+	exists, err := a.roles.AdminExists(r.Context(), a.db)
 	if err != nil {
 		return err
 	}
 	resp := map[string]any{"needsBootstrap": !exists, "setupTokenRequired": !exists,
 		"authenticated": false, "userId": nil, "role": nil}
-	op, err := a.authenticate(r.Context(), r)
+	op, err := a.sessions.Verify(r.Context(), r)
 	switch {
 	case err == nil:
 		resp["authenticated"], resp["userId"], resp["role"] = true, op.UserID, op.Role
@@ -36,22 +35,18 @@ func (a authAPI) handleStatus(w http.ResponseWriter, r *http.Request) error {
 // that email is promoted, but only with its own password when it has one.
 func (a authAPI) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	ip := a.ClientIP(r)
-	if err := a.auth.spend(ctx, a.limits.PerIP, netkey.Address(ip)); err != nil {
-		return loginError(a.auth.auditLimited(ctx, err, "PerIP", ip, "", requestMeta(r, a.clientIPs())))
-	}
-	if err := a.auth.spend(ctx, a.limits.Bootstrap, netkey.Address(ip)); err != nil {
-		return loginError(a.auth.auditLimited(ctx, err, "Bootstrap", ip, "", requestMeta(r, a.clientIPs())))
+	if err := a.auth.LimitBootstrap(ctx, a.ClientIP(r), requestMeta(r, a.clientIPs())); err != nil {
+		return err
 	}
 	var body struct {
-		credentials
+		account.Credentials
 		Token string `json:"token"` // the setup token (setup.go)
 	}
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
-	c := body.credentials
-	if err := c.check(true); err != nil {
+	c := body.Credentials
+	if err := c.Check(true); err != nil {
 		return err
 	}
 	if err := a.setupAllowed(r, body.Token); err != nil {
@@ -61,7 +56,7 @@ func (a authAPI) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := a.setSessionCookie(w, userID, RoleAdmin, tv); err != nil {
+	if err := a.tokens.SetSessionCookie(w, userID, RoleAdmin, tv); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{"userId": userID, "role": RoleAdmin})
@@ -72,43 +67,40 @@ func (a authAPI) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
 // token (also set as a cookie scoped to POST /auth/login/totp) for an
 // account with two-factor sign-in on.
 func (a authAPI) handleLogin(w http.ResponseWriter, r *http.Request) error {
-	var c credentials
+	var c account.Credentials
 	if err := decodeBody(r, &c); err != nil {
 		return err
 	}
 	if c.DisplayName != "" {
 		return errorf(http.StatusBadRequest, "unknown_field", `unknown field "displayName"`)
 	}
-	if err := c.check(false); err != nil {
+	if err := c.Check(false); err != nil {
 		return err
 	}
-	device := a.device(r)
-	s, err := a.auth.login(r.Context(), loginAttempt{email: c.Email, password: c.Password, ip: a.ClientIP(r), meta: requestMeta(r, a.clientIPs()), device: device})
-	switch {
-	case errors.Is(err, ErrBanned):
-		return errBannedSignIn
-	case err != nil:
+	device := a.tokens.Device(r)
+	s, err := a.auth.Login(r.Context(), account.LoginAttempt{Email: c.Email, Password: c.Password, IP: a.ClientIP(r), Meta: requestMeta(r, a.clientIPs()), Device: device})
+	if err != nil {
 		return err
 	}
 	// The password was right: this browser is the account's device.
-	if err := a.setDeviceCookie(w, device, s.userID); err != nil {
+	if err := a.tokens.SetDeviceCookie(w, device, s.UserID); err != nil {
 		return err
 	}
-	if s.challenge != "" {
-		http.SetCookie(w, a.challengeCookie(s.challenge, int(totpChallengeTTL/time.Second)))
-		writeJSON(w, http.StatusOK, map[string]any{"totpRequired": true, "challenge": s.challenge})
+	if s.Challenge != "" {
+		a.tokens.SetChallengeCookie(w, s.Challenge)
+		writeJSON(w, http.StatusOK, map[string]any{"totpRequired": true, "challenge": s.Challenge})
 		return nil
 	}
-	if err := a.setSessionCookie(w, s.userID, s.role, s.tv); err != nil {
+	if err := a.tokens.SetSessionCookie(w, s.UserID, s.Role, s.TV); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"userId": s.userID, "role": s.role})
+	writeJSON(w, http.StatusOK, map[string]any{"userId": s.UserID, "role": s.Role})
 	return nil
 }
 
 // GET /auth/me
 func (a authAPI) handleMe(w http.ResponseWriter, r *http.Request, op Operator) error {
-	acc, err := a.users.accountByID(r.Context(), a.db, op.UserID)
+	acc, err := a.users.AccountByID(r.Context(), a.db, op.UserID)
 	if err != nil {
 		return err
 	}
@@ -126,8 +118,8 @@ func (a authAPI) handleMe(w http.ResponseWriter, r *http.Request, op Operator) e
 // the token version, live rooms Options.Rooms.
 func (a authAPI) features() map[string]bool {
 	return map[string]bool{
-		"ban":            a.users.hasBan && a.users.hasTokenVer,
-		"revokeSessions": a.users.hasTokenVer,
+		"ban":            a.users.HasBan && a.users.HasTokenVersion,
+		"revokeSessions": a.users.HasTokenVersion,
 		"rooms":          a.opts.Rooms != nil,
 	}
 }
@@ -135,8 +127,8 @@ func (a authAPI) features() map[string]bool {
 // POST /auth/logout: clears the cookie only; the token stays valid until it
 // expires unless the token version is bumped (logout-everywhere).
 func (a authAPI) handleLogout(w http.ResponseWriter, r *http.Request, op Operator) error {
-	a.clearSessionCookie(w)
-	a.auth.record(r.Context(), requestMeta(r, a.clientIPs()), op.UserID, "auth.logout", "")
+	a.tokens.ClearSessionCookie(w)
+	a.auth.Record(r.Context(), requestMeta(r, a.clientIPs()), op.UserID, "auth.logout", "")
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	return nil
 }
@@ -149,8 +141,8 @@ func (a authAPI) handleLogoutEverywhere(w http.ResponseWriter, r *http.Request, 
 		}
 		return err
 	}
-	a.clearSessionCookie(w)
-	a.auth.record(r.Context(), requestMeta(r, a.clientIPs()), op.UserID, "auth.logout", "", "everywhere", true)
+	a.tokens.ClearSessionCookie(w)
+	a.auth.Record(r.Context(), requestMeta(r, a.clientIPs()), op.UserID, "auth.logout", "", "everywhere", true)
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	return nil
 }

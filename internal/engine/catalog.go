@@ -65,11 +65,11 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 		}
 		e.ListColumns = append(e.ListColumns, res.shown(cfg.List.Columns)...)
 	}
-	if res.key == "users" && res.view.ByName[a.users.cols.Email] != nil {
-		e.EmailColumn = a.users.cols.Email
+	if res.key == "users" && res.view.ByName[a.users.Cols.Email] != nil {
+		e.EmailColumn = a.users.Cols.Email
 	}
-	if res.key == "users" && a.users.hasBan && a.users.hasTokenVer && res.view.ByName[a.users.cols.Ban] != nil {
-		e.BanColumn = a.users.cols.Ban
+	if res.key == "users" && a.users.HasBan && a.users.HasTokenVersion && res.view.ByName[a.users.Cols.Ban] != nil {
+		e.BanColumn = a.users.Cols.Ban
 	}
 	if s := cfg.List.DefaultSort; s.Field != "" && res.view.ByName[s.Field] != nil && !res.restricted[s.Field] {
 		e.DefaultSort = &Sort{Field: s.Field, Order: cmp.Or(s.Order, "asc")}

@@ -13,9 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gameadmin/admin/internal/account"
 	"github.com/gameadmin/admin/internal/audit"
+	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 )
@@ -113,15 +116,15 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 			continue
 		}
 		if choices := res.choices(k); len(choices) > 0 && v != nil && !slices.Contains(choices, fmt.Sprint(v)) {
-			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: %q is not one of its choices", k, truncate(fmt.Sprint(v), 80))
+			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: %q is not one of its choices", k, errbody.Truncate(fmt.Sprint(v), 80))
 		}
 		cv, err := query.ConvertValue(col, v)
 		if err != nil {
 			return nil, nil, nil, clientError(err)
 		}
-		if k == a.users.cols.Email && res.key == "users" {
+		if k == a.users.Cols.Email && res.key == "users" {
 			e, _ := cv.(string)
-			if cv, err = checkEmail(e); err != nil {
+			if cv, err = account.CheckEmail(e); err != nil {
 				return nil, nil, nil, err
 			}
 		}
@@ -180,21 +183,21 @@ func takesNewPassword(res *resource, update bool) bool {
 // body costs no hashing.
 func (a rowsAPI) setNewPassword(ctx context.Context, vals map[string]any, password any, given bool) error {
 	if !given || password == nil {
-		a.users.setHash(vals, "")
+		a.users.SetHash(vals, "")
 		return nil
 	}
 	p, ok := password.(string)
 	if !ok {
 		return errorf(http.StatusBadRequest, "invalid_value", "password must be a string")
 	}
-	if err := checkNewPassword(p); err != nil {
+	if err := account.CheckNewPassword(p); err != nil {
 		return err
 	}
-	h, err := a.auth.hash(ctx, p)
+	h, err := a.auth.Hash(ctx, p)
 	if err != nil {
 		return err
 	}
-	a.users.setHash(vals, h)
+	a.users.SetHash(vals, h)
 	return nil
 }
 
@@ -423,12 +426,12 @@ func (a rowsAPI) parseList(r *http.Request, op Operator, res *resource) (l *quer
 	if vals, ok := v[bannedParam]; ok {
 		banned, perr := strconv.ParseBool(vals[0])
 		switch {
-		case res.key != "users" || !a.users.hasBan:
+		case res.key != "users" || !a.users.HasBan:
 			return nil, errorf(http.StatusBadRequest, query.CodeInvalidQuery, "%s filters the users list, when the users table has a ban column", bannedParam)
 		case len(vals) != 1 || perr != nil:
 			return nil, errorf(http.StatusBadRequest, query.CodeInvalidValue, "%s takes true or false", bannedParam)
 		}
-		l.Where = append(l.Where, a.users.whereBanned(pg, banned))
+		l.Where = append(l.Where, a.users.WhereBanned(pg, banned))
 	}
 	return l, nil
 }
@@ -522,7 +525,7 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 	// uuid key left out (a key sent as null is refused below).
 	if pk := t.PK; len(pk) == 1 && !pk[0].HasDefault && pk[0].DataType == schema.String {
 		if _, given := vals[pk[0].Name]; !given {
-			vals[pk[0].Name] = newID()
+			vals[pk[0].Name] = users.NewID()
 		}
 	}
 	// SQLite lets a non-integer primary key be NULL, and the row could then
@@ -537,7 +540,7 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 		if row, err = a.insertRow(ctx, tx, res, vals); err != nil {
 			return err
 		}
-		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.key, TargetID: encodeRowID(res, row), Payload: withMeta(requestMeta(r, a.clientIPs()), "row", row)})
+		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
 	})
 	if err != nil {
 		return a.blameColumn(ctx, res, vals, err)
@@ -647,16 +650,16 @@ func writeReturning(ctx context.Context, q interface {
 // without regard to case, and could not tell the two apart. exceptID is
 // the row being updated.
 func (a rowsAPI) checkEmailFree(ctx context.Context, tx bun.Tx, res *resource, vals map[string]any, exceptID string) error {
-	email, ok := vals[a.users.cols.Email].(string)
+	email, ok := vals[a.users.Cols.Email].(string)
 	if res.key != "users" || !ok {
 		return nil
 	}
-	taken, err := a.users.emailTaken(ctx, tx, email, exceptID)
+	taken, err := a.users.EmailTaken(ctx, tx, email, exceptID)
 	if err != nil {
 		return err
 	}
 	if taken {
-		return errorf(http.StatusConflict, "conflict", "another account has the email %q (emails match without regard to case)", truncate(email, 80))
+		return errorf(http.StatusConflict, "conflict", "another account has the email %q (emails match without regard to case)", errbody.Truncate(email, 80))
 	}
 	return nil
 }
@@ -693,13 +696,13 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 		if _, after, changes, ended, err = a.updateRow(ctx, tx, op, res, id, vals, unchangedCheck(kept)); err != nil || len(changes) == 0 {
 			return err
 		}
-		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.key, TargetID: encodeRowID(res, after), Payload: withMeta(requestMeta(r, a.clientIPs()), "changes", changes)})
+		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.key, TargetID: encodeRowID(res, after), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "changes", changes)})
 	})
 	if err != nil {
 		return a.blameColumn(ctx, res, vals, err)
 	}
 	if ended != "" {
-		a.sanctions.sessionsEnded(ctx, ended, "email changed")
+		a.sanctions.SessionsEnded(ctx, ended, "email changed")
 	}
 	writeJSON(w, http.StatusOK, res.answer(after))
 	return nil
@@ -712,11 +715,11 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 // is written and may refuse. changes are the columns that changed, for
 // the audit entry the caller writes in tx; ended is the user whose
 // sessions the update ended (or ""), whose live connections the caller
-// closes once tx commits (sanctions.sessionsEnded).
+// closes once tx commits (Sanctions.SessionsEnded).
 func (a rowsAPI) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id, vals map[string]any, check func(before map[string]any) error) (before, after, changes map[string]any, ended string, err error) {
 	keepsAdmin := func() error { return nil }
 	if res.key == "roles" {
-		if keepsAdmin, err = a.guardAdmins(ctx, tx); err != nil {
+		if keepsAdmin, err = a.roles.GuardAdmins(ctx, tx); err != nil {
 			return nil, nil, nil, "", err
 		}
 	}
@@ -731,7 +734,7 @@ func (a rowsAPI) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *res
 	userID, isUser := usersAPI(a).userRowID(res, before)
 	var target Role
 	if isUser {
-		if target, err = a.canWriteUser(ctx, tx, op, userID); err != nil {
+		if target, err = a.roles.CanWriteUser(ctx, tx, op, userID); err != nil {
 			return nil, nil, nil, "", err
 		}
 	}
@@ -754,8 +757,8 @@ func (a rowsAPI) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *res
 	}
 	// A new email on an operator's account ends its sessions: whoever
 	// holds them signed in as the old address.
-	if e, ok := vals["email"]; ok && isUser && target.IsOperator() && e != before["email"] && userID != op.UserID && a.users.hasTokenVer {
-		if err := a.sanctions.bumpTokenVersion(ctx, tx, userID); err != nil {
+	if e, ok := vals["email"]; ok && isUser && target.IsOperator() && e != before["email"] && userID != op.UserID && a.users.HasTokenVersion {
+		if err := a.sanctions.BumpTokenVersion(ctx, tx, userID); err != nil {
 			return nil, nil, nil, "", err
 		}
 		// The row as it is now, token version and all.
@@ -783,7 +786,7 @@ func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operato
 		if row, err = a.deleteRow(ctx, tx, op, res, id, nil); err != nil {
 			return err
 		}
-		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.key, TargetID: encodeRowID(res, row), Payload: withMeta(requestMeta(r, a.clientIPs()), "row", row)})
+		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
 	})
 	if err != nil {
 		return err
@@ -798,7 +801,7 @@ func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operato
 func (a rowsAPI) deleteRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id map[string]any, check func(row map[string]any) error) (row map[string]any, err error) {
 	keepsAdmin := func() error { return nil }
 	if touchesAdmins(res) {
-		if keepsAdmin, err = a.guardAdmins(ctx, tx); err != nil {
+		if keepsAdmin, err = a.roles.GuardAdmins(ctx, tx); err != nil {
 			return nil, err
 		}
 	}
@@ -811,7 +814,7 @@ func (a rowsAPI) deleteRow(ctx context.Context, tx bun.Tx, op Operator, res *res
 		}
 	}
 	if userID, ok := usersAPI(a).userRowID(res, row); ok {
-		if _, err := a.canWriteUser(ctx, tx, op, userID); err != nil {
+		if _, err := a.roles.CanWriteUser(ctx, tx, op, userID); err != nil {
 			return nil, err
 		}
 	}

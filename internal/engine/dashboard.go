@@ -49,12 +49,12 @@ func (a *Admin) newDashboard() *dashboard.Dashboard {
 	}
 	users := dashboard.Users{BannedParam: bannedParam}
 	if res := a.resources["users"]; res != nil {
-		if c := a.users.cols.CreatedAt; c != "" && res.view.ByName[c] != nil {
+		if c := a.users.Cols.CreatedAt; c != "" && res.view.ByName[c] != nil {
 			users.CreatedAt = c
 		}
 	}
-	if a.users.hasBan {
-		banned := a.users.whereBanned(a.db.Dialect().Name() == dialect.PG, true)
+	if a.users.HasBan {
+		banned := a.users.WhereBanned(a.db.Dialect().Name() == dialect.PG, true)
 		users.Banned = &banned
 	}
 	views := viewsAPI{a}

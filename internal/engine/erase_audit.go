@@ -13,6 +13,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 )
 
@@ -75,7 +76,7 @@ func (a usersAPI) newEraseScope(ctx context.Context, tx bun.Tx, users *resource,
 			}
 		}
 	}
-	emailCol := a.users.cols.Email
+	emailCol := a.users.Cols.Email
 	addEmail(row[emailCol])
 	for _, c := range s.personal {
 		if c != emailCol {
@@ -111,7 +112,7 @@ func (a usersAPI) newEraseScope(ctx context.Context, tx bun.Tx, users *resource,
 		return nil, err
 	}
 	for _, e := range s.emails {
-		taken, err := a.users.emailTaken(ctx, tx, e, userID)
+		taken, err := a.users.EmailTaken(ctx, tx, e, userID)
 		if err != nil {
 			return nil, fmt.Errorf("admin: erase: %w", err)
 		}
@@ -218,11 +219,11 @@ func fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 // auditRow is an audit entry as a redaction reads it.
 type auditRow struct {
-	ID         int64    `bun:"id"`
-	Resource   string   `bun:"resource"`
-	TargetID   *string  `bun:"target_id"`
-	OperatorID *string  `bun:"operator_id"`
-	Payload    nullJSON `bun:"payload"`
+	ID         int64          `bun:"id"`
+	Resource   string         `bun:"resource"`
+	TargetID   *string        `bun:"target_id"`
+	OperatorID *string        `bun:"operator_id"`
+	Payload    users.NullJSON `bun:"payload"`
 }
 
 // walkAudit calls fn with each audit entry that where selects and its

@@ -11,12 +11,15 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/gameadmin/admin/internal/account"
 	"github.com/gameadmin/admin/internal/dberr"
 
 	"github.com/gameadmin/admin/internal/errbody"
+	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/panicerr"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/ratelimit"
+	"github.com/gameadmin/admin/internal/users"
 	"github.com/gameadmin/admin/rooms"
 )
 
@@ -24,28 +27,28 @@ import (
 // are an *APIError also say how the panel answers them over HTTP.
 var (
 	// ErrNotFound reports that a user, row or room does not exist.
-	ErrNotFound = errors.New("admin: not found")
+	ErrNotFound = users.ErrNotFound
 	// ErrUnsupported reports that the users table lacks a column a feature needs
 	// (ban or token_version), or that no Rooms implementation is configured.
-	ErrUnsupported = errors.New("admin: unsupported")
+	ErrUnsupported = users.ErrUnsupported
 	// ErrInvalidRole reports a role other than admin, mod or user.
-	ErrInvalidRole = errors.New("admin: invalid role")
+	ErrInvalidRole = moderation.ErrInvalidRole
 	// ErrUnknownResource reports a mod scope naming no resource of the panel.
-	ErrUnknownResource = errors.New("admin: unknown resource")
+	ErrUnknownResource = moderation.ErrUnknownResource
 	// ErrLastAdmin refuses a change that would leave no admin (Moderation's
 	// SetRole, a delete or demotion over HTTP): bootstrap would open again
 	// to anyone who asks.
-	ErrLastAdmin = errorf(http.StatusConflict, "last_admin", "the last admin cannot be removed or demoted; make another admin first")
+	ErrLastAdmin = users.ErrLastAdmin
 
 	// ErrInvalidCredentials reports an unknown email or a wrong password;
 	// the two are deliberately indistinguishable.
-	ErrInvalidCredentials = errors.New("admin: invalid credentials")
+	ErrInvalidCredentials = account.ErrInvalidCredentials
 	// ErrBanned reports a sign-in by a user whose ban is in force.
-	ErrBanned = errors.New("admin: banned")
+	ErrBanned = account.ErrBanned
 	// ErrAmbiguousEmail reports an email that matches several accounts only
 	// without regard to case (stored "Sam@x" and "sam@x", asked for "SAM@x"):
 	// UserIDByEmail names none rather than guess.
-	ErrAmbiguousEmail = errors.New("admin: the email matches several accounts in different case")
+	ErrAmbiguousEmail = account.ErrAmbiguousEmail
 	// ErrRateLimited reports a sign-in refused by a rate limit before any
 	// password was checked. The error Auth().Authenticate returns is a
 	// *RateLimitError, which says when to try again.
@@ -54,17 +57,17 @@ var (
 	// failed (its shared store is down): the attempt is refused rather than
 	// let through unlimited. Auth().Authenticate and AuthenticateFrom return
 	// it wrapping the cause; a game answers 503.
-	ErrLimiterUnavailable = errors.New("admin: rate limiter unavailable")
+	ErrLimiterUnavailable = ratelimit.ErrUnavailable
 	// ErrSecondFactorRequired is StartSession's answer for a user with
 	// two-factor sign-in on: no session was issued, a challenge is pending in
 	// its cookie, and the browser should be sent to SecondFactorURL to enter
 	// a code.
-	ErrSecondFactorRequired = errors.New("admin: second factor required")
+	ErrSecondFactorRequired = account.ErrSecondFactorRequired
 	// ErrBootstrapClosed refuses the first-admin sign-up once an admin exists.
-	ErrBootstrapClosed = errorf(http.StatusForbidden, "bootstrap_closed", "an admin exists already; bootstrap is closed")
+	ErrBootstrapClosed = account.ErrBootstrapClosed
 	// ErrInvalidResetToken refuses a password reset link that is unknown,
 	// expired or spent.
-	ErrInvalidResetToken = errorf(http.StatusBadRequest, "invalid_token", "the reset token is invalid, expired or already used")
+	ErrInvalidResetToken = account.ErrInvalidResetToken
 )
 
 // Errors a Rooms implementation returns for unknown rooms and sessions, and
@@ -120,19 +123,12 @@ func errorf(status int, code, format string, args ...any) *APIError {
 
 // The panel's HTTP answers that are not errors of the Go API.
 var (
-	errInvalidCredentials = errorf(http.StatusUnauthorized, "invalid_credentials", "invalid email or password")
-	errBannedSignIn       = errorf(http.StatusForbidden, "banned", "this account is banned")
 	// errReference is a foreign key violation whose side the database did
 	// not say (SQLite, or a PostgreSQL detail in another wording).
 	errReference = errorf(http.StatusBadRequest, "invalid_reference", "the referenced row does not exist, or other rows refer to this one")
 
-	errInvalidCode   = errorf(http.StatusBadRequest, "invalid_code", "the code is wrong, expired or already used")
-	errTOTPRequired  = errorf(http.StatusForbidden, "totp_enrollment_required", "set up two-factor sign-in on your account page first")
-	errBadChallenge  = errorf(http.StatusUnauthorized, "invalid_challenge", "the sign-in step has expired; sign in again")
-	errTOTPNotOn     = errorf(http.StatusConflict, "totp_not_enabled", "two-factor sign-in is not on for this account")
-	errTOTPAlreadyOn = errorf(http.StatusConflict, "totp_already_enabled", "two-factor sign-in is on already; disable it first")
-
-	errUnauthenticated = errorf(http.StatusUnauthorized, "unauthenticated", "sign-in required")
+	errUnauthenticated = account.ErrUnauthenticated
+	errTOTPRequired    = account.ErrTOTPRequired
 	errOperatorOnly    = errorf(http.StatusForbidden, "forbidden", "an operator role (admin or mod) is required")
 	errNotFoundRoute   = errorf(http.StatusNotFound, "not_found", "not found")
 	errCrossOrigin     = errorf(http.StatusForbidden, "cross_origin", "cross-origin request refused")

@@ -59,7 +59,7 @@ func (a *Admin) Guard(opts GuardOptions) func(http.Handler) http.Handler {
 				return
 			}
 			nav := !opts.APIOnly && strings.Contains(r.Header.Get("Accept"), "text/html")
-			op, err := a.authenticate(r.Context(), r)
+			op, err := a.sessions.Verify(r.Context(), r)
 			if err == nil {
 				// Not totpGate: r.Pattern is the game's mux's here, and
 				// the panel's exemptions are no business of a game route.
@@ -77,7 +77,7 @@ func (a *Admin) Guard(opts GuardOptions) func(http.Handler) http.Handler {
 			case err != nil:
 				a.writeError(w, r, err)
 			case !op.Role.AtLeast(role) && nav:
-				a.clearSessionCookie(w)
+				a.tokens.ClearSessionCookie(w)
 				http.Redirect(w, r, login, http.StatusFound)
 			case !op.Role.AtLeast(role):
 				a.writeError(w, r, errorf(http.StatusForbidden, "forbidden",

@@ -13,8 +13,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 )
 
@@ -147,7 +149,7 @@ func (a viewsAPI) handleRevert(w http.ResponseWriter, r *http.Request, op Operat
 	var out map[string]any
 	var ended string // the user whose sessions a revert of an email change ended
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		entry := AuditEntry{OperatorID: op.UserID, Action: "revert", Resource: res.key, Payload: withMeta(requestMeta(r, a.clientIPs()), "auditId", auditID, "of", rec.Action)}
+		entry := AuditEntry{OperatorID: op.UserID, Action: "revert", Resource: res.key, Payload: audit.Payload(requestMeta(r, a.clientIPs()), "auditId", auditID, "of", rec.Action)}
 		switch kind {
 		case revertChanges:
 			vals, err := a.beforeValues(rec, res)
@@ -175,12 +177,12 @@ func (a viewsAPI) handleRevert(w http.ResponseWriter, r *http.Request, op Operat
 				return err
 			}
 			if res.key == "users" {
-				if a.users.hashNotNull {
-					vals[a.users.cols.PasswordHash] = unusableHash // a password is never in the log: set one by reset
+				if a.users.HashNotNull {
+					vals[a.users.Cols.PasswordHash] = users.UnusableHash // a password is never in the log: set one by reset
 				}
 				// Past the logged version: no session of the row as it was
 				// verifies against the row re-created.
-				if tv := a.users.cols.TokenVersion; a.users.hasTokenVer {
+				if tv := a.users.Cols.TokenVersion; a.users.HasTokenVersion {
 					n, _ := strconv.ParseInt(string(rec.Row[tv]), 10, 64)
 					vals[tv] = n + 1
 				}
@@ -214,7 +216,7 @@ func (a viewsAPI) handleRevert(w http.ResponseWriter, r *http.Request, op Operat
 		return err
 	}
 	if ended != "" {
-		a.sanctions.sessionsEnded(ctx, ended, "email changed")
+		a.sanctions.SessionsEnded(ctx, ended, "email changed")
 	}
 	writeJSON(w, http.StatusOK, res.answer(out))
 	return nil
@@ -230,7 +232,7 @@ func isNotFound(err error) bool {
 func (a viewsAPI) auditRecord(ctx context.Context, id int64) (*auditRecord, error) {
 	rec := &auditRecord{ID: id}
 	var target sql.NullString
-	var payload nullJSON
+	var payload users.NullJSON
 	err := a.db.NewSelect().TableExpr("? AS aa", a.tbl("admin_audit")).
 		Column("action", "resource", "target_id", "payload").Where("id = ?", id).
 		Scan(ctx, &rec.Action, &rec.Resource, &target, &payload)
@@ -304,7 +306,7 @@ func (a viewsAPI) revertColumn(res *resource, name string, recreate bool) (*sche
 // credential reports a column of res that proves who someone is: no
 // revert writes it.
 func (a viewsAPI) credential(res *resource, name string) bool {
-	return res.key == "users" && name != "" && (name == a.users.cols.PasswordHash || name == a.users.cols.TokenVersion)
+	return res.key == "users" && name != "" && (name == a.users.Cols.PasswordHash || name == a.users.Cols.TokenVersion)
 }
 
 // beforeValues are the typed values rec's changes had before it, each

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gameadmin/admin/internal/migrate"
+	"github.com/gameadmin/admin/internal/users"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -46,10 +47,10 @@ func builtinDef(key string, model any) *migrate.Table {
 
 // newSchemaPlan plans the built-in tables New needs with tables (an
 // Options.Tables with defaults applied) and the users model's id type.
-func newSchemaPlan(d bunschema.Dialect, prefix string, tables map[string]any, users *userTable) (*migrate.Plan, error) {
-	u := migrate.Users{Name: users.name, ID: users.cols.ID}
-	if !users.builtin {
-		u.IDField = users.idField
+func newSchemaPlan(d bunschema.Dialect, prefix string, tables map[string]any, ut *users.Table) (*migrate.Plan, error) {
+	u := migrate.Users{Name: ut.Name, ID: ut.Cols.ID}
+	if !ut.Builtin {
+		u.IDField = ut.IDField
 	}
 	return migrate.NewPlan(builtinSchema, d.Name(), prefix, u, func(t *migrate.Table) bool {
 		return builtinDef(t.Key, tables[t.Key]) != nil
@@ -94,17 +95,17 @@ func MigrationSQL(d any, opts Options) ([]string, error) {
 	if tables, err = resourceTables(tables, opts.Resources); err != nil {
 		return nil, err
 	}
-	users, err := newUserTable(dia.Tables(), tables["users"], prefix, opts.UserColumns)
+	ut, err := newUserTable(dia.Tables(), tables["users"], prefix, opts.UserColumns)
 	if err != nil {
 		return nil, err
 	}
-	p, err := newSchemaPlan(dia, prefix, tables, users)
+	p, err := newSchemaPlan(dia, prefix, tables, ut)
 	if err != nil {
 		return nil, err
 	}
 	out := p.SQL()
-	if !users.builtin {
-		out[0] = emailIndexSuggestion(users) + "\n" + out[0]
+	if !ut.Builtin {
+		out[0] = emailIndexSuggestion(ut) + "\n" + out[0]
 	}
 	return out, nil
 }
@@ -114,10 +115,10 @@ func MigrationSQL(d any, opts Options) ([]string, error) {
 // the index that keeps sign-in (which matches emails without regard to
 // case) off a sequential scan. Building it on a large table is the
 // game's call: on PostgreSQL, CONCURRENTLY avoids blocking writes.
-func emailIndexSuggestion(u *userTable) string {
+func emailIndexSuggestion(u *users.Table) string {
 	return fmt.Sprintf("-- Suggested for your users table (sign-in matches emails without regard to case; "+
 		"on PostgreSQL add CONCURRENTLY on a live table):\n-- CREATE INDEX IF NOT EXISTS %s ON %s (lower(%s))",
-		migrate.Quote(u.name+"_lower_"+u.cols.Email+"_idx"), migrate.Quote(u.name), migrate.Quote(u.cols.Email))
+		migrate.Quote(u.Name+"_lower_"+u.Cols.Email+"_idx"), migrate.Quote(u.Name), migrate.Quote(u.Cols.Email))
 }
 
 // tablePrefix checks Options.TablePrefix: letters, digits and underscores.
@@ -142,7 +143,7 @@ func tablePrefix(s string) (string, error) {
 //	db.NewSelect().Model(&notes).ModelTableExpr("? AS un", bun.Ident(a.TableName("userNotes")))
 func (a *Admin) TableName(key string) string {
 	if key == "users" {
-		return a.users.name
+		return a.users.Name
 	}
 	for _, d := range builtinSchema.Tables {
 		if d.Key == key && d.Key != "" {
@@ -153,18 +154,12 @@ func (a *Admin) TableName(key string) string {
 }
 
 // tableNames names the built-in tables: it is Options.TablePrefix,
-// defaulted. The panel and each service that queries a built-in table
-// hold it.
+// defaulted. The panel holds it; the packages that query a built-in
+// table (users, account, audit) are handed the names it makes.
 type tableNames string
 
 // tbl is the quoted name of the built-in table of that base name.
 func (p tableNames) tbl(base string) bun.Ident { return bun.Ident(string(p) + base) }
-
-// aliased is `"<prefix><base>" AS "<alias>"`, the ModelTableExpr of a
-// built-in model's select, update and delete queries.
-func (p tableNames) aliased(base, alias string) bun.Safe {
-	return bun.Safe(migrate.Quote(string(p)+base) + " AS " + migrate.Quote(alias))
-}
 
 // checkForeignKeys warns when SQLite does not enforce the foreign keys the
 // built-in tables declare (PRAGMA foreign_keys is per connection and off

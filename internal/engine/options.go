@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/netip"
 	"strings"
 	"time"
+
+	"github.com/gameadmin/admin/internal/account"
 )
 
 // Options is admin.Options, field for field (the root converts one to the
@@ -57,40 +58,11 @@ type Options struct {
 }
 
 // SessionOptions configure the session cookie.
-type SessionOptions struct {
-	// CookieName names the session cookie. Default "game_admin_session".
-	// Two panels served from one host need different names, or signing in
-	// to one signs out of the other (neither accepts the other's session:
-	// tokens are bound to their panel's APIPath).
-	CookieName string
-	// TTL is how long a session lasts. Default 7 days.
-	TTL time.Duration
-	// SameSite is the cookie's SameSite mode. Default http.SameSiteStrictMode.
-	SameSite http.SameSite
-	// Secure overrides the cookie's Secure flag. Default nil: Secure in
-	// production (Options.Production).
-	Secure *bool
-	// Domain sets the cookie's Domain, for serving from a subdomain.
-	// Default "": host-only.
-	Domain string
-}
+type SessionOptions = account.SessionOptions
 
 // ResetRequest is what OnResetRequest receives. URL is the site-relative
 // link <UIPath>/reset?token=<Token>; the callback prepends the origin.
-type ResetRequest struct {
-	Email  string
-	UserID string
-	// Role is the user's panel role (RoleUser for a player), so that a
-	// game whose players and operators share one users table can word, or
-	// route, the message for each.
-	Role  Role
-	Token string
-	URL   string
-	// Invite is true for a link an admin sent from the user page (POST
-	// /admin-api/users/:id/invite) to someone who has no password yet,
-	// so the message can welcome them instead of speaking of a reset.
-	Invite bool
-}
+type ResetRequest = account.ResetRequest
 
 // normalizePaths defaults UIPath and APIPath and checks them: absolute,
 // plain, not the root, and neither inside the other.

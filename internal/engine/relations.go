@@ -234,7 +234,7 @@ func (a rowsAPI) handleCounts(w http.ResponseWriter, r *http.Request, op Operato
 	// Live sessions are moderation data: only for who may moderate users
 	// (an admin, a mod with users in its scopes).
 	if res.key == "users" && a.opts.Rooms != nil && op.Role.IsOperator() && a.allowed(op, OpUpdate, "users") {
-		n, err := roomsAPI(a).activeSessions(ctx, fmt.Sprint(row[a.users.cols.ID]))
+		n, err := roomsAPI(a).activeSessions(ctx, fmt.Sprint(row[a.users.Cols.ID]))
 		if err != nil {
 			return err
 		}

@@ -6,14 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"math"
 	"net/http"
 	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/clientip"
+	"github.com/gameadmin/admin/internal/errbody"
+	"github.com/gameadmin/admin/internal/ratelimit"
 )
 
 // handlerFunc is an endpoint that reports failure by returning an error:
@@ -51,7 +53,7 @@ func (a *Admin) public(fn handlerFunc) http.Handler {
 // the request context too, for OperatorFrom.
 func (a *Admin) signedIn(fn opHandlerFunc) http.Handler {
 	return a.public(func(w http.ResponseWriter, r *http.Request) error {
-		op, err := a.authenticate(r.Context(), r)
+		op, err := a.sessions.Verify(r.Context(), r)
 		if err != nil {
 			return err
 		}
@@ -112,7 +114,7 @@ func readJSON(r *http.Request, v any, mode bodyMode) error {
 	// encoding/json keeps the last of two equal keys; a proxy or a log in
 	// between may read the first. Such a body means two things: refused.
 	if k, dup := duplicateKey(body); dup {
-		return errorf(http.StatusBadRequest, "invalid_json", "the key %q appears twice in one object", truncate(k, 80))
+		return errorf(http.StatusBadRequest, "invalid_json", "the key %q appears twice in one object", errbody.Truncate(k, 80))
 	}
 	return nil
 }
@@ -234,22 +236,11 @@ func article(v string) string {
 
 // requestMeta is the ip (behind the trusted proxies) and userAgent of r.
 func requestMeta(r *http.Request, ips clientip.Resolver) map[string]any {
-	ua := r.UserAgent()
-	if len(ua) > 512 {
-		ua = ua[:512]
-	}
-	return map[string]any{"ip": ips.Of(r), "userAgent": ua}
+	return audit.RequestMeta(r, ips.Of(r))
 }
 
 // limit spends a token of key's bucket: 429 when empty, 503 when the
 // limiter fails (writeError logs the cause with the request id).
 func limit(ctx context.Context, l Limiter, key string) error {
-	return loginError(limitError(l.Allow(ctx, key)))
-}
-
-func rateLimited(retry time.Duration) *APIError {
-	sec := max(int(math.Ceil(retry.Seconds())), 1)
-	e := errorf(http.StatusTooManyRequests, "rate_limited", "too many requests; retry in %d s", sec)
-	e.RetryAfterSec = sec
-	return e
+	return ratelimit.Answer(ratelimit.Spend(ctx, l, key))
 }

@@ -12,7 +12,7 @@ func (a authAPI) handleRequestReset(w http.ResponseWriter, r *http.Request) erro
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
-	if err := a.auth.requestReset(r.Context(), body.Email, a.ClientIP(r), requestMeta(r, a.clientIPs())); err != nil {
+	if err := a.auth.RequestReset(r.Context(), body.Email, a.ClientIP(r), requestMeta(r, a.clientIPs())); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
@@ -28,7 +28,7 @@ func (a authAPI) handleReset(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
-	if err := a.auth.resetPassword(r.Context(), body.Token, body.Password, requestMeta(r, a.clientIPs())); err != nil {
+	if err := a.auth.ResetPassword(r.Context(), body.Token, body.Password, requestMeta(r, a.clientIPs())); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})

@@ -58,7 +58,7 @@ type ResourceConfig struct {
 
 // ListConfig is admin.ListConfig, field for field; its documentation is there.
 type ListConfig struct {
-	Columns []string
+	Columns     []string
 	DefaultSort Sort
 }
 
@@ -88,14 +88,14 @@ type DefaultsContext struct {
 
 // ColumnConfig is admin.ColumnConfig, field for field; its documentation is there.
 type ColumnConfig struct {
-	Label string
-	LinkTo *LinkTo
-	Hidden bool
+	Label    string
+	LinkTo   *LinkTo
+	Hidden   bool
 	ReadOnly bool
 	ReadRole Role
-	Mask func(v any) any
+	Mask     func(v any) any
 	Personal bool
-	Choices []string
+	Choices  []string
 }
 
 // LinkTo makes a column a link to a row of another resource (as the
@@ -199,7 +199,7 @@ type compiler Admin
 // the token version (machinery, no word for a person) are left out; a
 // game's ResourceConfig for users may list its own columns.
 func (a *compiler) userListColumns(t *schema.Table) []string {
-	u := a.users.cols
+	u := a.users.Cols
 	cols := []string{u.Email}
 	if u.DisplayName != "" {
 		cols = append(cols, u.DisplayName)
@@ -216,7 +216,7 @@ func (a *compiler) userListColumns(t *schema.Table) []string {
 // password hash and the token version, which no one types (the API still
 // answers the token version to whoever may read it).
 func (a *compiler) userFormFields(t *schema.Table) []string {
-	u := a.users.cols
+	u := a.users.Cols
 	var cols []string
 	for _, c := range t.Columns {
 		if c.Name != u.PasswordHash && (u.TokenVersion == "" || c.Name != u.TokenVersion) {
@@ -231,13 +231,13 @@ func (a *compiler) builtinConfig(key string) ResourceConfig {
 	switch key {
 	case "users":
 		u := a.users
-		cfg := ResourceConfig{Icon: "user", Columns: map[string]ColumnConfig{u.cols.PasswordHash: {Hidden: true}}}
-		for _, c := range []string{u.cols.TokenVersion, u.cols.Ban} {
+		cfg := ResourceConfig{Icon: "user", Columns: map[string]ColumnConfig{u.Cols.PasswordHash: {Hidden: true}}}
+		for _, c := range []string{u.Cols.TokenVersion, u.Cols.Ban} {
 			if c != "" {
 				cfg.Columns[c] = ColumnConfig{ReadOnly: true}
 			}
 		}
-		if u.builtin {
+		if u.Builtin {
 			cfg.List.DefaultSort = Sort{Field: "created_at", Order: "desc"}
 		}
 		return cfg
@@ -440,7 +440,7 @@ func (a *compiler) buildResources(db *bun.DB) error {
 func (a *Admin) labelsOf(key string, view *schema.Table) []string {
 	nameColumn := ""
 	if key == "users" {
-		nameColumn = a.users.cols.DisplayName
+		nameColumn = a.users.Cols.DisplayName
 	}
 	return labelColumnsOf(view, nameColumn)
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"math"
 	"net/http"
+
+	"github.com/gameadmin/admin/internal/audit"
 )
 
 // The live-room endpoints. "rooms" is the resource key of mod scopes: list
@@ -247,6 +249,6 @@ func (a roomsAPI) handleRoomDispose(w http.ResponseWriter, r *http.Request, op O
 }
 
 func (a roomsAPI) recordRoom(r *http.Request, op Operator, action, roomID string, kv ...any) {
-	payload := withMeta(requestMeta(r, a.clientIPs()), append([]any{"roomId", roomID}, kv...)...)
+	payload := audit.Payload(requestMeta(r, a.clientIPs()), append([]any{"roomId", roomID}, kv...)...)
 	a.audit.Event(r.Context(), AuditEntry{OperatorID: op.UserID, Action: action, Resource: "rooms", TargetID: roomID, Payload: payload})
 }

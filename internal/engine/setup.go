@@ -2,12 +2,10 @@ package engine
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/subtle"
-	"fmt"
 	"net/http"
 	"net/url"
-	"sync/atomic"
+
+	"github.com/gameadmin/admin/internal/account"
 )
 
 // The first run. While no admin exists, POST /auth/bootstrap makes
@@ -20,46 +18,23 @@ import (
 // (Go's httputil.ReverseProxy with Rewrite, nginx's default proxy_pass,
 // an ssh tunnel) makes every request look like loopback, and a server
 // cannot tell. A scripted deployment creates its first admin from Go
-// (Admin.CreateFirstAdmin) instead.
-
-// minSetupToken is the shortest Options.SetupToken New accepts.
-const minSetupToken = 16
+// (Admin.CreateFirstAdmin) instead. The token and the bootstrap are
+// package account's (SetupToken, Auth.Bootstrap); here are the link, the
+// gate and the Go API.
 
 // errSetupTokenRequired answers a bootstrap that needs the setup token and
 // has none, or another.
 var errSetupTokenRequired = errorf(http.StatusForbidden, "setup_token_required",
 	"no admin exists yet: open the setup link the game server logged when it started")
 
-// setupToken is the token of one panel's first run.
-type setupToken struct {
-	value     string
-	generated bool        // logged in the link: it was not the game's own
-	spent     atomic.Bool // a bootstrap used it
-}
-
-func newSetupToken(given string) (*setupToken, error) {
-	if given != "" {
-		if len(given) < minSetupToken {
-			return nil, fmt.Errorf("admin: SetupToken must be at least %d characters", minSetupToken)
-		}
-		return &setupToken{value: given}, nil
-	}
-	return &setupToken{value: rand.Text(), generated: true}, nil
-}
-
-// matches reports whether got is the token, not yet spent.
-func (s *setupToken) matches(got string) bool {
-	return !s.spent.Load() && subtle.ConstantTimeCompare([]byte(got), []byte(s.value)) == 1
-}
-
 // announceSetup logs the first-run link while no admin exists. A token
 // the game set is not logged: the game knows it.
 func (a *compiler) announceSetup(ctx context.Context) {
-	exists, err := a.adminExists(ctx, a.db)
+	exists, err := a.roles.AdminExists(ctx, a.db)
 	if err != nil || exists {
 		return
 	}
-	if !a.setup.generated {
+	if !a.setup.Generated() {
 		a.log.WarnContext(ctx, "admin: no admin yet; open "+a.opts.UIPath+"/setup?token=<Options.SetupToken> to create the first one")
 		return
 	}
@@ -69,7 +44,7 @@ func (a *compiler) announceSetup(ctx context.Context) {
 
 // setupLink is the site-relative setup link with the generated token.
 func (a *Admin) setupLink() string {
-	return a.opts.UIPath + "/setup?token=" + url.QueryEscape(a.setup.value)
+	return a.opts.UIPath + "/setup?token=" + url.QueryEscape(a.setup.Value())
 }
 
 // SetupLink returns the site-relative link that creates the first admin,
@@ -79,10 +54,10 @@ func (a *Admin) setupLink() string {
 // failed). A game prefixes its own origin to print a link a terminal can
 // open, as the demo does.
 func (a *Admin) SetupLink(ctx context.Context) string {
-	if !a.setup.generated || a.setup.spent.Load() {
+	if !a.setup.Generated() || a.setup.Spent() {
 		return ""
 	}
-	if exists, err := a.adminExists(ctx, a.db); err != nil || exists {
+	if exists, err := a.roles.AdminExists(ctx, a.db); err != nil || exists {
 		return ""
 	}
 	return a.setupLink()
@@ -97,22 +72,22 @@ func (a *Admin) SetupLink(ctx context.Context) string {
 // once an admin exists, or an *APIError naming a bad email or a password
 // that is too short.
 func (a *Admin) CreateFirstAdmin(ctx context.Context, email, password, displayName string) (string, error) {
-	c := credentials{Email: email, Password: password, DisplayName: displayName}
-	if err := c.check(true); err != nil {
+	c := account.Credentials{Email: email, Password: password, DisplayName: displayName}
+	if err := c.Check(true); err != nil {
 		return "", err
 	}
 	userID, _, err := authAPI{a}.bootstrap(ctx, c, map[string]any{"via": "go"})
 	return userID, err
 }
 
-// bootstrap makes the first admin (Auth.bootstrap, with the users
+// bootstrap makes the first admin (Auth.Bootstrap, with the users
 // resource's defaults) and spends the setup token: the setup page and
 // CreateFirstAdmin both come through here.
-func (a authAPI) bootstrap(ctx context.Context, c credentials, meta map[string]any) (userID string, tv int64, err error) {
-	if userID, tv, err = a.auth.bootstrap(ctx, c, meta, usersAPI(a).bootstrapDefaults); err != nil {
+func (a authAPI) bootstrap(ctx context.Context, c account.Credentials, meta map[string]any) (userID string, tv int64, err error) {
+	if userID, tv, err = a.auth.Bootstrap(ctx, c, meta); err != nil {
 		return "", 0, err
 	}
-	a.setup.spent.Store(true)
+	a.setup.Spend()
 	return userID, tv, nil
 }
 
@@ -120,10 +95,10 @@ func (a authAPI) bootstrap(ctx context.Context, c credentials, meta map[string]a
 // without it is the closed bootstrap when an admin exists (as without the
 // gate), else setup_token_required.
 func (a authAPI) setupAllowed(r *http.Request, token string) error {
-	if a.setup.matches(token) {
+	if a.setup.Matches(token) {
 		return nil
 	}
-	if exists, err := a.adminExists(r.Context(), a.db); err != nil {
+	if exists, err := a.roles.AdminExists(r.Context(), a.db); err != nil {
 		return err
 	} else if exists {
 		return ErrBootstrapClosed

@@ -3,11 +3,13 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"github.com/gameadmin/admin/internal/dashboard"
-	"github.com/gameadmin/admin/internal/migrate"
 	"time"
 
-	"github.com/google/uuid"
+	"github.com/gameadmin/admin/internal/account"
+	"github.com/gameadmin/admin/internal/dashboard"
+	"github.com/gameadmin/admin/internal/migrate"
+	"github.com/gameadmin/admin/internal/users"
+
 	"github.com/uptrace/bun"
 )
 
@@ -41,7 +43,7 @@ var _ bun.BeforeAppendModelHook = (*User)(nil)
 func (u *User) BeforeAppendModel(_ context.Context, q bun.Query) error {
 	if _, ok := q.(*bun.InsertQuery); ok {
 		if u.ID == "" {
-			u.ID = newID()
+			u.ID = users.NewID()
 		}
 		if u.CreatedAt.IsZero() {
 			u.CreatedAt = time.Now().UTC()
@@ -51,18 +53,7 @@ func (u *User) BeforeAppendModel(_ context.Context, q bun.Query) error {
 }
 
 // BanInfo is the JSON held in game_users.ban while a user is banned.
-type BanInfo struct {
-	Reason   string     `json:"reason,omitempty"`
-	Until    *time.Time `json:"until,omitempty"`
-	BannedAt time.Time  `json:"bannedAt"`
-	BannedBy string     `json:"bannedBy,omitempty"`
-}
-
-// Active reports whether the ban is in force at now: it has no end, or its
-// end is still ahead.
-func (b *BanInfo) Active(now time.Time) bool {
-	return b != nil && (b.Until == nil || now.Before(*b.Until))
-}
+type BanInfo = users.BanInfo
 
 // Config is a row of game_configs: one JSON value per key.
 type Config struct {
@@ -119,14 +110,7 @@ type LeaderboardEntry struct {
 
 // RoleAssignment is a row of game_roles: a user's role and, for mods, the
 // resource keys they may work on. A user without a row has RoleUser.
-type RoleAssignment struct {
-	bun.BaseModel `bun:"table:game_roles,alias:r"`
-
-	UserID    string    `bun:"user_id,pk" json:"user_id"`
-	Role      Role      `bun:"role,notnull" json:"role"`
-	Scopes    []string  `bun:"scopes,notnull" json:"scopes"`
-	UpdatedAt time.Time `bun:"updated_at,notnull" json:"updated_at"`
-}
+type RoleAssignment = users.RoleAssignment
 
 // UserNote is a row of game_user_notes: an operator's note about a user.
 type UserNote struct {
@@ -164,10 +148,6 @@ func BuiltinTables() map[string]any {
 		"adminAudit":         (*AuditEntry)(nil),
 	}
 }
-
-// newID returns a UUIDv7: unique across nodes and ordered by time, so new
-// rows land at the end of the primary-key index.
-func newID() string { return uuid.Must(uuid.NewV7()).String() }
 
 // usersLowerEmail serves sign-in, which matches emails without regard to
 // case: lower(email) = lower($1) is an index scan, not a sequential one.
@@ -268,7 +248,7 @@ var builtinSchema = &migrate.Schema{Tables: []*migrate.Table{
 		{Name: "target_id", Type: migrate.Text},
 		{Name: "payload", Type: migrate.JSON},
 	}, Indexes: [][]string{{"created_at"}, {"operator_id"}, auditTargetIndex, auditActionIndex}},
-	{Base: "operator_totp", Model: (*operatorTOTP)(nil), Version: 19, Panel: true, Cols: []migrate.Col{
+	{Base: "operator_totp", Model: (*account.OperatorTOTP)(nil), Version: 19, Panel: true, Cols: []migrate.Col{
 		{Name: "user_id", Type: migrate.UserID},
 		{Name: "secret", Type: migrate.Text, NotNull: true},
 		{Name: "enabled", Type: migrate.Bool, NotNull: true, Default: "FALSE"},
@@ -276,12 +256,12 @@ var builtinSchema = &migrate.Schema{Tables: []*migrate.Table{
 		{Name: "created_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
 		{Name: "confirmed_at", Type: migrate.Time},
 	}, PK: []string{"user_id"}, FKs: []migrate.FK{{Col: "user_id", Target: "users", OnDelete: "CASCADE"}}},
-	{Base: "operator_recovery_codes", Model: (*recoveryCode)(nil), Version: 20, Panel: true, Cols: []migrate.Col{
+	{Base: "operator_recovery_codes", Model: (*account.RecoveryCode)(nil), Version: 20, Panel: true, Cols: []migrate.Col{
 		{Name: "user_id", Type: migrate.UserID, NotNull: true},
 		{Name: "code_hash", Type: migrate.Text, NotNull: true},
 		{Name: "used_at", Type: migrate.Time},
 	}, PK: []string{"user_id", "code_hash"}, FKs: []migrate.FK{{Col: "user_id", Target: "users", OnDelete: "CASCADE"}}},
-	{Base: "totp_challenges", Model: (*totpChallenge)(nil), Version: 22, Panel: true, Cols: []migrate.Col{
+	{Base: "totp_challenges", Model: (*account.TOTPChallenge)(nil), Version: 22, Panel: true, Cols: []migrate.Col{
 		{Name: "jti", Type: migrate.Text},
 		{Name: "user_id", Type: migrate.UserID, NotNull: true},
 		{Name: "failures", Type: migrate.Bigint, NotNull: true, Default: "0"},

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"strings"
+
+	"github.com/gameadmin/admin/internal/account"
 )
 
 // POST /auth/login/totp {code} or {recoveryCode}, with the challenge from
@@ -17,24 +19,24 @@ func (a authAPI) handleLoginTOTP(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
-	if ck, err := r.Cookie(totpChallengeCookie); body.Challenge == "" && err == nil {
-		body.Challenge = ck.Value
+	if body.Challenge == "" {
+		body.Challenge = a.tokens.Challenge(r)
 	}
-	s, err := (*secondFactor)(a.auth).loginTOTP(r.Context(), body.Challenge, body.Code, body.RecoveryCode, a.ClientIP(r), requestMeta(r, a.clientIPs()))
+	s, err := a.auth.SecondFactor().Login(r.Context(), body.Challenge, body.Code, body.RecoveryCode, a.ClientIP(r), requestMeta(r, a.clientIPs()))
 	if err != nil {
 		return err
 	}
-	if err := a.setSessionCookie(w, s.userID, s.role, s.tv); err != nil {
+	if err := a.tokens.SetSessionCookie(w, s.UserID, s.Role, s.TV); err != nil {
 		return err
 	}
-	http.SetCookie(w, a.challengeCookie("", -1))
-	writeJSON(w, http.StatusOK, map[string]any{"userId": s.userID, "role": s.role})
+	a.tokens.ClearChallengeCookie(w)
+	writeJSON(w, http.StatusOK, map[string]any{"userId": s.UserID, "role": s.Role})
 	return nil
 }
 
 // GET /auth/totp: {enabled, pending, required, recoveryCodesLeft}.
 func (a authAPI) handleTOTPStatus(w http.ResponseWriter, r *http.Request, op Operator) error {
-	st, err := (*secondFactor)(a.auth).totpStatus(r.Context(), op)
+	st, err := a.auth.SecondFactor().Status(r.Context(), op)
 	if err != nil {
 		return err
 	}
@@ -49,7 +51,7 @@ func (a authAPI) handleTOTPEnroll(w http.ResponseWriter, r *http.Request, op Ope
 	if err := decodeOptional(r, &struct{}{}); err != nil {
 		return err
 	}
-	key, qr, err := (*secondFactor)(a.auth).enrollTOTP(r.Context(), op.UserID)
+	key, qr, err := a.auth.SecondFactor().Enroll(r.Context(), op.UserID)
 	if err != nil {
 		return err
 	}
@@ -73,10 +75,8 @@ func readCode(r *http.Request, allowPassword bool) (codeBody, error) {
 		return b, errorf(http.StatusBadRequest, "unknown_field", `unknown field "password"`)
 	case b.Code == "" && b.Password == "":
 		return b, errorf(http.StatusBadRequest, "missing_field", "code is required")
-	case len(b.Code) > maxCodeBytes || len(b.Password) > maxPasswordBytes:
-		return b, errInvalidCode
 	}
-	return b, nil
+	return b, account.CheckCodeLen(b.Code, b.Password)
 }
 
 // POST /auth/totp/confirm {code}: turns the pending factor on and answers
@@ -86,12 +86,12 @@ func (a authAPI) handleTOTPConfirm(w http.ResponseWriter, r *http.Request, op Op
 	if err != nil {
 		return err
 	}
-	codes, tv, err := (*secondFactor)(a.auth).confirmTOTP(r.Context(), op.UserID, b.Code, a.ClientIP(r), requestMeta(r, a.clientIPs()))
+	codes, tv, err := a.auth.SecondFactor().Confirm(r.Context(), op.UserID, b.Code, a.ClientIP(r), requestMeta(r, a.clientIPs()))
 	if err != nil {
 		return err
 	}
 	// The other sessions ended; this one goes on under the new version.
-	if err := a.setSessionCookie(w, op.UserID, op.Role, tv); err != nil {
+	if err := a.tokens.SetSessionCookie(w, op.UserID, op.Role, tv); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "recoveryCodes": codes})
@@ -104,7 +104,7 @@ func (a authAPI) handleTOTPDisable(w http.ResponseWriter, r *http.Request, op Op
 	if err != nil {
 		return err
 	}
-	if err := (*secondFactor)(a.auth).disableTOTP(r.Context(), op.UserID, b.Code, b.Password, a.ClientIP(r), requestMeta(r, a.clientIPs())); err != nil {
+	if err := a.auth.SecondFactor().Disable(r.Context(), op.UserID, b.Code, b.Password, a.ClientIP(r), requestMeta(r, a.clientIPs())); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
@@ -118,7 +118,7 @@ func (a authAPI) handleRecoveryCodes(w http.ResponseWriter, r *http.Request, op 
 	if err != nil {
 		return err
 	}
-	codes, err := (*secondFactor)(a.auth).regenerateRecoveryCodes(r.Context(), op.UserID, b.Code, a.ClientIP(r), requestMeta(r, a.clientIPs()))
+	codes, err := a.auth.SecondFactor().RegenerateRecoveryCodes(r.Context(), op.UserID, b.Code, a.ClientIP(r), requestMeta(r, a.clientIPs()))
 	if err != nil {
 		return err
 	}
@@ -140,11 +140,11 @@ func (a authAPI) handleTOTPReset(w http.ResponseWriter, r *http.Request, op Oper
 	if err != nil {
 		return err
 	}
-	if _, err := a.userRole(ctx, a.db, userID); err != nil {
+	if _, err := a.roles.UserRole(ctx, a.db, userID); err != nil {
 		return err
 	}
 	entry := usersAPI(a).userEntry(r, op, "user.totp_reset", userID)
-	had, err := (*secondFactor)(a.auth).resetTOTP(ctx, userID, &entry)
+	had, err := a.auth.SecondFactor().Reset(ctx, userID, &entry)
 	if err != nil {
 		return err
 	}
@@ -166,17 +166,7 @@ func (a *Admin) totpGate(r *http.Request, op Operator) error {
 // requireTOTP refuses an operator whom RequireTOTP makes enrol and who
 // has not.
 func (a *Admin) requireTOTP(ctx context.Context, op Operator) error {
-	if !a.auth.totp.requires(op.Role) {
-		return nil
-	}
-	on, err := (*secondFactor)(a.auth).totpEnabled(ctx, op.UserID)
-	if err != nil {
-		return err
-	}
-	if !on {
-		return errTOTPRequired
-	}
-	return nil
+	return a.auth.SecondFactor().Require(ctx, op)
 }
 
 // totpExempt are the routes, under the API path, an operator who must

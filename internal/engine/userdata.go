@@ -11,9 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/csvexport"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 )
 
@@ -224,7 +226,7 @@ func (a usersAPI) handleUserExport(w http.ResponseWriter, r *http.Request, op Op
 	}()
 	switch {
 	case err == nil:
-		a.audit.Event(ctx, AuditEntry{OperatorID: op.UserID, Action: "user.export", Resource: "users", TargetID: userID, Payload: withMeta(requestMeta(r, a.clientIPs()), "counts", counts)})
+		a.audit.Event(ctx, AuditEntry{OperatorID: op.UserID, Action: "user.export", Resource: "users", TargetID: userID, Payload: audit.Payload(requestMeta(r, a.clientIPs()), "counts", counts)})
 		return nil
 	case !started:
 		return err
@@ -321,17 +323,17 @@ func (a usersAPI) handleUserErase(w http.ResponseWriter, r *http.Request, op Ope
 	if err := decodeOptional(r, &body); err != nil {
 		return err
 	}
-	email := fmt.Sprint(row[a.users.cols.Email])
+	email := fmt.Sprint(row[a.users.Cols.Email])
 	if !dryRun && !strings.EqualFold(strings.TrimSpace(body.Confirm), email) {
 		return fieldError(http.StatusBadRequest, "confirmation_required", "confirm", "type the user's email to confirm the erase")
 	}
-	if !a.users.hasTokenVer || !a.users.hasBan {
+	if !a.users.HasTokenVersion || !a.users.HasBan {
 		return errorf(http.StatusNotImplemented, "not_supported", "erase needs the users table's ban and token version columns, so that the erased account can never sign in")
 	}
 	ctx := r.Context()
 	report := eraseReport{DryRun: dryRun, Resources: []erasePart{}}
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		keepsAdmin, err := a.guardAdmins(ctx, tx)
+		keepsAdmin, err := a.roles.GuardAdmins(ctx, tx)
 		if err != nil {
 			return err
 		}
@@ -364,7 +366,7 @@ func (a usersAPI) handleUserErase(w http.ResponseWriter, r *http.Request, op Ope
 			return err
 		}
 		err = a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "user.erase", Resource: "users", TargetID: userID,
-			Payload: withMeta(requestMeta(r, a.clientIPs()), "resources", report.Resources, "auditEntries", report.AuditEntries)})
+			Payload: audit.Payload(requestMeta(r, a.clientIPs()), "resources", report.Resources, "auditEntries", report.AuditEntries)})
 		if err == nil && dryRun {
 			return errDryRun
 		}
@@ -380,7 +382,7 @@ func (a usersAPI) handleUserErase(w http.ResponseWriter, r *http.Request, op Ope
 		return err
 	}
 	if !dryRun {
-		a.sanctions.sessionsEnded(ctx, userID, "erased")
+		a.sanctions.SessionsEnded(ctx, userID, "erased")
 	}
 	writeJSON(w, http.StatusOK, report)
 	return nil
@@ -460,9 +462,9 @@ func erasedValue(c *schema.Column) any {
 // audit log's redaction replaces: the email, the display name, and those
 // marked Personal.
 func (a usersAPI) personalColumns(users *resource) []string {
-	cols := []string{a.users.cols.Email}
-	if a.users.hasDisplayName {
-		cols = append(cols, a.users.cols.DisplayName)
+	cols := []string{a.users.Cols.Email}
+	if a.users.HasDisplayName {
+		cols = append(cols, a.users.Cols.DisplayName)
 	}
 	for name, cc := range users.cfg.Columns {
 		if cc.Personal && !slices.Contains(cols, name) {
@@ -474,24 +476,24 @@ func (a usersAPI) personalColumns(users *resource) []string {
 
 // eraseAccount empties the users row of personal values, makes it unable
 // to sign in for good, and removes its panel role and second factor.
-func (a usersAPI) eraseAccount(ctx context.Context, tx bun.Tx, users *resource, userID string, op Operator) error {
+func (a usersAPI) eraseAccount(ctx context.Context, tx bun.Tx, res *resource, userID string, op Operator) error {
 	u := a.users
 	q := tx.NewUpdate().
-		Set("? = ?", u.col(u.cols.Email), "erased-"+safeFileName(userID)+"@erased.invalid").
-		Set("? = ?", u.col(u.cols.Ban), &BanInfo{Reason: "erased", BannedAt: a.now().UTC(), BannedBy: op.UserID}).
-		Set("? = ? + 1", u.col(u.cols.TokenVersion), u.col(u.cols.TokenVersion))
-	if u.hashNotNull {
-		q = q.Set("? = ?", u.col(u.cols.PasswordHash), unusableHash)
+		Set("? = ?", u.Col(u.Cols.Email), "erased-"+safeFileName(userID)+"@erased.invalid").
+		Set("? = ?", u.Col(u.Cols.Ban), &BanInfo{Reason: "erased", BannedAt: a.now().UTC(), BannedBy: op.UserID}).
+		Set("? = ? + 1", u.Col(u.Cols.TokenVersion), u.Col(u.Cols.TokenVersion))
+	if u.HashNotNull {
+		q = q.Set("? = ?", u.Col(u.Cols.PasswordHash), users.UnusableHash)
 	} else {
-		q = q.Set("? = NULL", u.col(u.cols.PasswordHash))
+		q = q.Set("? = NULL", u.Col(u.Cols.PasswordHash))
 	}
-	for _, name := range a.personalColumns(users) {
-		if name == u.cols.Email {
+	for _, name := range a.personalColumns(res) {
+		if name == u.Cols.Email {
 			continue
 		}
-		q = q.Set("? = ?", u.col(name), erasedValue(users.table.ByName[name]))
+		q = q.Set("? = ?", u.Col(name), erasedValue(res.table.ByName[name]))
 	}
-	if err := a.users.update(ctx, q, userID); err != nil {
+	if err := a.users.Update(ctx, q, userID); err != nil {
 		return err
 	}
 	for _, t := range []string{"roles", "operator_totp", "operator_recovery_codes", "totp_challenges"} {

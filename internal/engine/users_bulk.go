@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/gameadmin/admin/internal/moderation"
 )
 
 // POST /admin-api/users/_bulk/{op} {ids, reason?, until?}: ban, unban or
@@ -86,7 +88,7 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 			continue
 		}
 		outcome := done
-		switch acc, err := a.users.accountByID(ctx, a.db, id); {
+		switch acc, err := a.users.AccountByID(ctx, a.db, id); {
 		case errors.Is(err, ErrNotFound):
 			outcome = "not_found"
 		case err != nil:
@@ -98,7 +100,7 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 		case action == "unban" && acc.Ban == nil:
 			outcome = "not_banned"
 		default:
-			n, part, err := a.sanctions.apply(ctx, op, acc.ID, userAction{name: action, reason: body.Reason, until: body.Until, meta: requestMeta(r, a.clientIPs())})
+			n, part, err := a.sanctions.Apply(ctx, op, acc.ID, moderation.Action{Name: action, Reason: body.Reason, Until: body.Until, Meta: requestMeta(r, a.clientIPs())})
 			var ae *APIError
 			switch {
 			case errors.As(err, &ae) && ae.Status == http.StatusForbidden:
@@ -129,9 +131,9 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 func (a usersAPI) moderationSupported(action string) error {
 	u := a.users
 	switch {
-	case action == "revoke-sessions" && !u.hasTokenVer:
+	case action == "revoke-sessions" && !u.HasTokenVersion:
 		return errorf(http.StatusNotImplemented, "unsupported", "the users table needs a token_version column to revoke sessions")
-	case action != "revoke-sessions" && (!u.hasBan || !u.hasTokenVer):
+	case action != "revoke-sessions" && (!u.HasBan || !u.HasTokenVersion):
 		return errorf(http.StatusNotImplemented, "unsupported", "the users table needs ban and token_version columns for moderation")
 	}
 	return nil

@@ -4,11 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/mail"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/gameadmin/admin/internal/audit"
+	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/query"
 
 	"github.com/google/uuid"
@@ -60,7 +61,7 @@ func (a usersAPI) handleUserOp(w http.ResponseWriter, r *http.Request, op Operat
 			return errorf(http.StatusBadRequest, "invalid_value", "until must be in the future")
 		}
 	}
-	n, partial, err := a.sanctions.apply(ctx, op, userID, userAction{name: action, reason: body.Reason, until: body.Until, meta: requestMeta(r, a.clientIPs())})
+	n, partial, err := a.sanctions.Apply(ctx, op, userID, moderation.Action{Name: action, Reason: body.Reason, Until: body.Until, Meta: requestMeta(r, a.clientIPs())})
 	if err != nil {
 		return err
 	}
@@ -95,7 +96,7 @@ func (a usersAPI) userID(raw string) (string, error) {
 	if _, err := query.DecodeID(res.view, raw); err != nil {
 		return "", clientError(err)
 	}
-	if c := res.view.ByName[a.users.cols.ID]; c != nil && strings.EqualFold(c.SQLType, "uuid") {
+	if c := res.view.ByName[a.users.Cols.ID]; c != nil && strings.EqualFold(c.SQLType, "uuid") {
 		if u, err := uuid.Parse(raw); err == nil {
 			raw = u.String()
 		}
@@ -120,27 +121,6 @@ func (a usersAPI) userRowID(res *resource, row map[string]any) (string, bool) {
 	return fmt.Sprint(row[res.table.PK[0].Name]), true
 }
 
-// checkEmail trims an email and refuses anything but one bare address:
-// sign-in and password reset match on it. Its case is kept as typed.
-func checkEmail(s string) (string, error) {
-	e := strings.TrimSpace(s)
-	if e == "" {
-		return "", errorf(http.StatusBadRequest, "missing_field", "email is required")
-	}
-	if addr, err := mail.ParseAddress(e); len(e) > maxEmailBytes || err != nil || addr.Address != e {
-		return "", errorf(http.StatusBadRequest, "invalid_value", "email %q is not a valid address", truncate(e, 80))
-	}
-	return e, nil
-}
-
-// truncate shortens s to at most n runes for a message.
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
-}
-
 func (a usersAPI) recordUser(r *http.Request, op Operator, action, userID string, kv ...any) {
 	a.audit.Event(r.Context(), a.userEntry(r, op, action, userID, kv...))
 }
@@ -148,7 +128,7 @@ func (a usersAPI) recordUser(r *http.Request, op Operator, action, userID string
 // userEntry is the entry recordUser writes, for callers that write it in
 // the transaction of their change.
 func (a usersAPI) userEntry(r *http.Request, op Operator, action, userID string, kv ...any) AuditEntry {
-	return AuditEntry{OperatorID: op.UserID, Action: action, Resource: "users", TargetID: userID, Payload: withMeta(requestMeta(r, a.clientIPs()), kv...)}
+	return AuditEntry{OperatorID: op.UserID, Action: action, Resource: "users", TargetID: userID, Payload: audit.Payload(requestMeta(r, a.clientIPs()), kv...)}
 }
 
 // POST /admin-api/users/{id}/invite (admins): sends the user a link to set
@@ -163,7 +143,7 @@ func (a usersAPI) handleInvite(w http.ResponseWriter, r *http.Request, op Operat
 	if err != nil {
 		return err
 	}
-	acc, err := a.users.accountByID(ctx, a.db, userID)
+	acc, err := a.users.AccountByID(ctx, a.db, userID)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return errorf(http.StatusNotFound, "not_found", "no such user")
@@ -174,10 +154,7 @@ func (a usersAPI) handleInvite(w http.ResponseWriter, r *http.Request, op Operat
 	if err != nil {
 		return err
 	}
-	if err := a.auth.spendDelivery(ctx, acc.ID); err != nil {
-		return loginError(err)
-	}
-	if err := a.auth.deliverReset(ctx, acc, target.Role, true); err != nil {
+	if err := a.auth.SendInvite(ctx, acc, target.Role); err != nil {
 		return fmt.Errorf("admin: invite %s: %w", userID, err)
 	}
 	a.recordUser(r, op, "user.invite", userID, "email", acc.Email)

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Error is the error body, and the error that carries it: the one type
@@ -103,4 +104,13 @@ func RequestID(r *http.Request) string {
 		return id
 	}
 	return rand.Text()[:16]
+}
+
+// Truncate shortens s to at most n runes, marked with an ellipsis, for
+// quoting a value the client sent in a message.
+func Truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
 }

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gameadmin/admin/internal/clientip"
 
 	"github.com/gameadmin/admin/internal/bucket"
+	"github.com/gameadmin/admin/internal/errbody"
 )
 
 func mustAllow(t *testing.T, l Limiter, key string) (bool, time.Duration) {
@@ -163,5 +165,45 @@ func TestError(t *testing.T) {
 	}
 	if errors.Is(errors.New("admin: rate limited"), ErrLimited) {
 		t.Error("another error with the same text matches ErrLimited")
+	}
+}
+
+type failing struct{}
+
+func (failing) Allow(context.Context, string) (bool, time.Duration, error) {
+	return false, 0, errors.New("store down")
+}
+
+func TestSpendAndAnswer(t *testing.T) {
+	ctx := context.Background()
+	if err := Spend(ctx, NoLimit{}, "k"); err != nil {
+		t.Fatalf("NoLimit: %v", err)
+	}
+	l := NewTokenBucket(1, 0.001)
+	if err := Spend(ctx, l, "k"); err != nil {
+		t.Fatalf("first token: %v", err)
+	}
+	err := Spend(ctx, l, "k")
+	var rl *Error
+	if !errors.As(err, &rl) || !errors.Is(err, ErrLimited) {
+		t.Fatalf("empty bucket: %v", err)
+	}
+	var ae *errbody.Error
+	if !errors.As(Answer(err), &ae) || ae.Status != 429 || ae.Code != "rate_limited" || ae.RetryAfterSec < 1 {
+		t.Fatalf("Answer(%v) = %v", err, Answer(err))
+	}
+	if ae := refused(10 * time.Millisecond); ae.RetryAfterSec != 1 || ae.Message != "too many requests; retry in 1 s" {
+		t.Fatalf("a refusal under a second: %+v", ae)
+	}
+	err = Spend(ctx, failing{}, "k")
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "store down") {
+		t.Fatalf("failing limiter: %v", err)
+	}
+	if !errors.As(Answer(err), &ae) || ae.Status != 503 || !errors.Is(ae, ErrUnavailable) {
+		t.Fatalf("Answer(%v) = %v", err, Answer(err))
+	}
+	other := errors.New("other")
+	if Answer(other) != other || Answer(nil) != nil {
+		t.Fatal("Answer changed an error that is no refusal")
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package account
 
 import (
 	"context"
@@ -8,11 +8,14 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/gameadmin/admin/internal/token"
-
-	"github.com/gameadmin/admin/internal/twofactor"
-
+	"github.com/gameadmin/admin/internal/audit"
+	"github.com/gameadmin/admin/internal/authz"
+	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/netkey"
+	"github.com/gameadmin/admin/internal/ratelimit"
+	"github.com/gameadmin/admin/internal/token"
+	"github.com/gameadmin/admin/internal/twofactor"
+	"github.com/gameadmin/admin/internal/users"
 	"github.com/pquerna/otp"
 	"github.com/uptrace/bun"
 )
@@ -41,9 +44,9 @@ const (
 	maxCodeBytes        = 64
 )
 
-// operatorTOTP is a row of game_operator_totp: one second factor per user,
+// OperatorTOTP is a row of game_operator_totp: one second factor per user,
 // pending until the first code confirms it.
-type operatorTOTP struct {
+type OperatorTOTP struct {
 	bun.BaseModel `bun:"table:game_operator_totp,alias:ot"`
 
 	UserID      string     `bun:"user_id,pk"`
@@ -54,10 +57,10 @@ type operatorTOTP struct {
 	ConfirmedAt *time.Time `bun:"confirmed_at"`
 }
 
-// totpChallenge is a row of game_totp_challenges: a sign-in challenge a
+// TOTPChallenge is a row of game_totp_challenges: a sign-in challenge a
 // second step was tried with, by its id. Failures counts its wrong codes;
 // maxChallengeFailures means void, or spent by a sign-in.
-type totpChallenge struct {
+type TOTPChallenge struct {
 	bun.BaseModel `bun:"table:game_totp_challenges,alias:tc"`
 
 	JTI       string    `bun:"jti,pk"`
@@ -66,9 +69,9 @@ type totpChallenge struct {
 	ExpiresAt time.Time `bun:"expires_at,notnull"`
 }
 
-// recoveryCode is a row of game_operator_recovery_codes: the SHA-256 of one
+// RecoveryCode is a row of game_operator_recovery_codes: the SHA-256 of one
 // single-use code.
-type recoveryCode struct {
+type RecoveryCode struct {
 	bun.BaseModel `bun:"table:game_operator_recovery_codes,alias:rc"`
 
 	UserID   string     `bun:"user_id,pk"`
@@ -76,14 +79,17 @@ type recoveryCode struct {
 	UsedAt   *time.Time `bun:"used_at"`
 }
 
-// secondFactor is Auth seen from its second-factor half: enrolment, codes,
-// challenges and recovery codes.
-type secondFactor Auth
+// SecondFactor is Auth seen from its second-factor half: enrolment,
+// codes, challenges and recovery codes.
+type SecondFactor Auth
+
+// SecondFactor is au's second-factor half.
+func (au *Auth) SecondFactor() *SecondFactor { return (*SecondFactor)(au) }
 
 // totpRow returns userID's row, or nil when there is none.
-func (au *secondFactor) totpRow(ctx context.Context, db bun.IDB, userID string) (*operatorTOTP, error) {
-	var row operatorTOTP
-	err := db.NewSelect().Model(&row).ModelTableExpr("?", au.aliased("operator_totp", "ot")).Where("user_id = ?", userID).Scan(ctx)
+func (au *SecondFactor) totpRow(ctx context.Context, db bun.IDB, userID string) (*OperatorTOTP, error) {
+	var row OperatorTOTP
+	err := db.NewSelect().Model(&row).ModelTableExpr("?", au.tables.aliased("operator_totp", "ot")).Where("user_id = ?", userID).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -93,23 +99,23 @@ func (au *secondFactor) totpRow(ctx context.Context, db bun.IDB, userID string) 
 	return &row, nil
 }
 
-// totpEnabled reports whether userID signs in with a second factor.
-func (au *secondFactor) totpEnabled(ctx context.Context, userID string) (bool, error) {
-	return au.db.NewSelect().Model((*operatorTOTP)(nil)).ModelTableExpr("?", au.aliased("operator_totp", "ot")).
+// enabled reports whether userID signs in with a second factor.
+func (au *SecondFactor) enabled(ctx context.Context, userID string) (bool, error) {
+	return au.db.NewSelect().Model((*OperatorTOTP)(nil)).ModelTableExpr("?", au.tables.aliased("operator_totp", "ot")).
 		Where("user_id = ?", userID).Where("enabled = ?", true).Exists(ctx)
 }
 
 // checkTOTP verifies a code against userID's second factor (enabled, or
 // pending when confirming) and spends its time step in one conditional
 // update, so two requests with one code cannot both pass.
-func (au *secondFactor) checkTOTP(ctx context.Context, userID, code string, pending bool) error {
+func (au *SecondFactor) checkTOTP(ctx context.Context, userID, code string, pending bool) error {
 	row, err := au.totpRow(ctx, au.db, userID)
 	if err != nil {
 		return err
 	}
 	if row == nil || row.Enabled == pending {
 		if pending {
-			return errorf(http.StatusConflict, "totp_not_enrolling", "start enrolment first")
+			return errbody.New(http.StatusConflict, "totp_not_enrolling", "start enrolment first")
 		}
 		return errTOTPNotOn
 	}
@@ -122,7 +128,7 @@ func (au *secondFactor) checkTOTP(ctx context.Context, userID, code string, pend
 	if !ok {
 		return errInvalidCode
 	}
-	res, err := au.db.NewUpdate().Model((*operatorTOTP)(nil)).ModelTableExpr("?", au.aliased("operator_totp", "ot")).Set("last_step = ?", step).
+	res, err := au.db.NewUpdate().Model((*OperatorTOTP)(nil)).ModelTableExpr("?", au.tables.aliased("operator_totp", "ot")).Set("last_step = ?", step).
 		Where("user_id = ?", userID).Where("last_step < ?", step).Where("enabled = ?", row.Enabled).Exec(ctx)
 	if err != nil {
 		return err
@@ -137,18 +143,18 @@ func (au *secondFactor) checkTOTP(ctx context.Context, userID, code string, pend
 
 // newRecoveryCodes replaces userID's recovery codes with fresh ones through
 // db and returns them in clear, to be shown once.
-func (au *secondFactor) newRecoveryCodes(ctx context.Context, db bun.IDB, userID string) ([]string, error) {
-	if _, err := db.NewDelete().Model((*recoveryCode)(nil)).ModelTableExpr("?", au.aliased("operator_recovery_codes", "rc")).Where("user_id = ?", userID).Exec(ctx); err != nil {
+func (au *SecondFactor) newRecoveryCodes(ctx context.Context, db bun.IDB, userID string) ([]string, error) {
+	if _, err := db.NewDelete().Model((*RecoveryCode)(nil)).ModelTableExpr("?", au.tables.aliased("operator_recovery_codes", "rc")).Where("user_id = ?", userID).Exec(ctx); err != nil {
 		return nil, err
 	}
 	codes := make([]string, recoveryCodeCount)
-	rows := make([]recoveryCode, recoveryCodeCount)
+	rows := make([]RecoveryCode, recoveryCodeCount)
 	for i := range codes {
 		var hash string
 		codes[i], hash = twofactor.NewRecoveryCode()
-		rows[i] = recoveryCode{UserID: userID, CodeHash: hash}
+		rows[i] = RecoveryCode{UserID: userID, CodeHash: hash}
 	}
-	if _, err := db.NewInsert().Model(&rows).ModelTableExpr("?", au.tbl("operator_recovery_codes")).Exec(ctx); err != nil {
+	if _, err := db.NewInsert().Model(&rows).ModelTableExpr("?", au.tables.tbl("operator_recovery_codes")).Exec(ctx); err != nil {
 		return nil, err
 	}
 	return codes, nil
@@ -156,17 +162,17 @@ func (au *secondFactor) newRecoveryCodes(ctx context.Context, db bun.IDB, userID
 
 // useRecoveryCode spends one of userID's recovery codes; the conditional
 // update makes it single-use even under concurrent requests.
-func (au *secondFactor) useRecoveryCode(ctx context.Context, userID, code string) error {
+func (au *SecondFactor) useRecoveryCode(ctx context.Context, userID, code string) error {
 	n := twofactor.NormalizeRecoveryCode(code)
 	if n == "" {
 		return errInvalidCode
 	}
-	if on, err := au.totpEnabled(ctx, userID); err != nil {
+	if on, err := au.enabled(ctx, userID); err != nil {
 		return err
 	} else if !on {
 		return errTOTPNotOn
 	}
-	res, err := au.db.NewUpdate().Model((*recoveryCode)(nil)).ModelTableExpr("?", au.aliased("operator_recovery_codes", "rc")).Set("used_at = ?", au.totp.now().UTC()).
+	res, err := au.db.NewUpdate().Model((*RecoveryCode)(nil)).ModelTableExpr("?", au.tables.aliased("operator_recovery_codes", "rc")).Set("used_at = ?", au.totp.now().UTC()).
 		Where("user_id = ?", userID).Where("code_hash = ?", twofactor.HashRecoveryCode(n)).Where("used_at IS NULL").Exec(ctx)
 	if err != nil {
 		return err
@@ -180,18 +186,18 @@ func (au *secondFactor) useRecoveryCode(ctx context.Context, userID, code string
 }
 
 // recoveryCodesLeft counts userID's unused recovery codes.
-func (au *secondFactor) recoveryCodesLeft(ctx context.Context, userID string) (int, error) {
-	n, err := au.db.NewSelect().Model((*recoveryCode)(nil)).ModelTableExpr("?", au.aliased("operator_recovery_codes", "rc")).Where("user_id = ?", userID).Where("used_at IS NULL").Count(ctx)
+func (au *SecondFactor) recoveryCodesLeft(ctx context.Context, userID string) (int, error) {
+	n, err := au.db.NewSelect().Model((*RecoveryCode)(nil)).ModelTableExpr("?", au.tables.aliased("operator_recovery_codes", "rc")).Where("user_id = ?", userID).Where("used_at IS NULL").Count(ctx)
 	return int(n), err
 }
 
 // deleteTOTP removes userID's second factor and recovery codes through db.
-func (au *secondFactor) deleteTOTP(ctx context.Context, db bun.IDB, userID string) (bool, error) {
-	res, err := db.NewDelete().Model((*operatorTOTP)(nil)).ModelTableExpr("?", au.aliased("operator_totp", "ot")).Where("user_id = ?", userID).Exec(ctx)
+func (au *SecondFactor) deleteTOTP(ctx context.Context, db bun.IDB, userID string) (bool, error) {
+	res, err := db.NewDelete().Model((*OperatorTOTP)(nil)).ModelTableExpr("?", au.tables.aliased("operator_totp", "ot")).Where("user_id = ?", userID).Exec(ctx)
 	if err != nil {
 		return false, err
 	}
-	if _, err := db.NewDelete().Model((*recoveryCode)(nil)).ModelTableExpr("?", au.aliased("operator_recovery_codes", "rc")).Where("user_id = ?", userID).Exec(ctx); err != nil {
+	if _, err := db.NewDelete().Model((*RecoveryCode)(nil)).ModelTableExpr("?", au.tables.aliased("operator_recovery_codes", "rc")).Where("user_id = ?", userID).Exec(ctx); err != nil {
 		return false, err
 	}
 	n, err := res.RowsAffected()
@@ -205,20 +211,21 @@ func (au *secondFactor) deleteTOTP(ctx context.Context, db bun.IDB, userID strin
 // recovery codes: call it from the game's own tooling. It writes no audit
 // entry; the panel's POST /users/:id/totp/reset does.
 func (au *Auth) ResetTOTP(ctx context.Context, userID string) (bool, error) {
-	return (*secondFactor)(au).resetTOTP(ctx, userID, nil)
+	return au.SecondFactor().Reset(ctx, userID, nil)
 }
 
-// resetTOTP is ResetTOTP; entry, when not nil, is written in the same
-// transaction with "hadTotp" added to its payload.
-func (au *secondFactor) resetTOTP(ctx context.Context, userID string, entry *AuditEntry) (bool, error) {
+// Reset is Auth.ResetTOTP; entry, when not nil, is written in the same
+// transaction with "hadTotp" added to its payload (the panel's POST
+// /users/{id}/totp/reset).
+func (au *SecondFactor) Reset(ctx context.Context, userID string, entry *audit.Entry) (bool, error) {
 	var had bool
 	err := au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var err error
 		if had, err = au.deleteTOTP(ctx, tx, userID); err != nil {
 			return err
 		}
-		if au.users.hasTokenVer {
-			if err := au.sanctions.bumpTokenVersion(ctx, tx, userID); err != nil {
+		if au.users.HasTokenVersion {
+			if err := au.sanctions.BumpTokenVersion(ctx, tx, userID); err != nil {
 				return err
 			}
 		}
@@ -231,54 +238,56 @@ func (au *secondFactor) resetTOTP(ctx context.Context, userID string, entry *Aud
 	if err != nil {
 		return false, fmt.Errorf("admin: reset totp of %q: %w", userID, err)
 	}
-	au.sanctions.sessionsEnded(ctx, userID, "second factor reset")
+	au.sanctions.SessionsEnded(ctx, userID, "second factor reset")
 	return had, nil
 }
 
 // limitTOTP spends one attempt of the TOTP limiter for the user and one for
 // the client IP: a guesser is slowed down whichever of the two it spreads.
-func (au *secondFactor) limitTOTP(ctx context.Context, userID, ip string) error {
+func (au *SecondFactor) limitTOTP(ctx context.Context, userID, ip string) error {
 	// Per user and network: guesses from one place cannot block the
 	// owner's step from another.
-	if err := limit(ctx, au.limits.TOTP, "user|"+userID+"|"+netkey.Network(ip)); err != nil {
+	if err := ratelimit.Answer(ratelimit.Spend(ctx, au.limits.TOTP, "user|"+userID+"|"+netkey.Network(ip))); err != nil {
 		return err
 	}
-	return limit(ctx, au.limits.TOTP, "ip|"+netkey.Address(ip))
+	return ratelimit.Answer(ratelimit.Spend(ctx, au.limits.TOTP, "ip|"+netkey.Address(ip)))
 }
 
-// loginTOTP is the second sign-in step: the challenge token of the first,
-// and a code or a recovery code (exactly one).
-func (au *secondFactor) loginTOTP(ctx context.Context, challenge, code, recovery, ip string, meta map[string]any) (signIn, error) {
+// Login is the second sign-in step (POST /auth/login/totp): the
+// challenge token of the first, and a code or a recovery code (exactly
+// one), from the client at ip; meta goes in the audit entries. Its errors
+// are the endpoint's answers.
+func (au *SecondFactor) Login(ctx context.Context, challenge, code, recovery, ip string, meta map[string]any) (SignIn, error) {
 	if (code == "") == (recovery == "") {
-		return signIn{}, errorf(http.StatusBadRequest, "missing_field", "give either code or recoveryCode")
+		return SignIn{}, errbody.New(http.StatusBadRequest, "missing_field", "give either code or RecoveryCode")
 	}
 	if len(code) > maxCodeBytes || len(recovery) > maxCodeBytes {
-		return signIn{}, errInvalidCode
+		return SignIn{}, errInvalidCode
 	}
-	c, err := au.tokens.signer.Parse(challenge, token.KindTOTPChallenge)
+	c, err := au.tokens.Signer.Parse(challenge, token.KindTOTPChallenge)
 	if err != nil {
-		return signIn{}, errBadChallenge
+		return SignIn{}, errBadChallenge
 	}
-	acc, err := au.users.accountByID(ctx, au.db, c.UserID)
-	if errors.Is(err, ErrNotFound) {
-		return signIn{}, errBadChallenge
+	acc, err := au.users.AccountByID(ctx, au.db, c.UserID)
+	if errors.Is(err, users.ErrNotFound) {
+		return SignIn{}, errBadChallenge
 	}
 	if err != nil {
-		return signIn{}, err
+		return SignIn{}, err
 	}
 	if acc.TokenVersion != c.TV {
-		return signIn{}, errBadChallenge
+		return SignIn{}, errBadChallenge
 	}
 	if acc.Ban.Active(au.now()) {
-		return signIn{}, errBannedSignIn
+		return SignIn{}, errBannedSignIn
 	}
 	if err := au.limitTOTP(ctx, acc.ID, ip); err != nil {
-		return signIn{}, err
+		return SignIn{}, err
 	}
 	if open, err := au.openChallenge(ctx, acc.ID, c.ID); err != nil {
-		return signIn{}, err
+		return SignIn{}, err
 	} else if !open {
-		return signIn{}, errBadChallenge
+		return SignIn{}, errBadChallenge
 	}
 	method := "totp"
 	if recovery != "" {
@@ -289,29 +298,29 @@ func (au *secondFactor) loginTOTP(ctx context.Context, challenge, code, recovery
 	}
 	if err != nil {
 		if errors.Is(err, errInvalidCode) || errors.Is(err, errTOTPNotOn) {
-			(*Auth)(au).record(ctx, meta, acc.ID, "auth.totp_failed", acc.Email, "method", method)
+			(*Auth)(au).Record(ctx, meta, acc.ID, "auth.totp_failed", acc.Email, "method", method)
 			// Not found: the challenge is void already.
-			if ferr := au.challengeUpdate(ctx, c.ID, "failures = failures + 1"); ferr != nil && !errors.Is(ferr, ErrNotFound) {
-				return signIn{}, ferr
+			if ferr := au.challengeUpdate(ctx, c.ID, "failures = failures + 1"); ferr != nil && !errors.Is(ferr, users.ErrNotFound) {
+				return SignIn{}, ferr
 			}
 		}
-		return signIn{}, err
+		return SignIn{}, err
 	}
 	// Spent: the same challenge signs in once, however many codes it has.
-	if err := au.challengeUpdate(ctx, c.ID, "failures = ?", maxChallengeFailures); errors.Is(err, ErrNotFound) {
-		return signIn{}, errBadChallenge
+	if err := au.challengeUpdate(ctx, c.ID, "failures = ?", maxChallengeFailures); errors.Is(err, users.ErrNotFound) {
+		return SignIn{}, errBadChallenge
 	} else if err != nil {
-		return signIn{}, err
+		return SignIn{}, err
 	}
-	_, op, err := au.state(ctx, acc.ID)
+	_, op, err := au.roles.SessionState(ctx, au.db, acc.ID)
 	if err != nil {
-		return signIn{}, err
+		return SignIn{}, err
 	}
 	if method == "recovery" {
-		(*Auth)(au).record(ctx, meta, acc.ID, "auth.recovery_used", acc.Email)
+		(*Auth)(au).Record(ctx, meta, acc.ID, "auth.recovery_used", acc.Email)
 	}
-	(*Auth)(au).record(ctx, meta, acc.ID, "auth.login", acc.Email, "secondFactor", method)
-	return signIn{userID: acc.ID, role: op.Role, tv: acc.TokenVersion}, nil
+	(*Auth)(au).Record(ctx, meta, acc.ID, "auth.login", acc.Email, "secondFactor", method)
+	return SignIn{UserID: acc.ID, Role: op.Role, TV: acc.TokenVersion}, nil
 }
 
 // maxChallengeFailures is how many wrong codes one sign-in challenge
@@ -322,26 +331,26 @@ const maxChallengeFailures = 5
 // their expiry are dropped on the way) and reports whether it may still
 // be tried: fewer than maxChallengeFailures wrong codes, not spent by a
 // sign-in. The state is in the database, so it holds across nodes.
-func (au *secondFactor) openChallenge(ctx context.Context, userID, jti string) (bool, error) {
+func (au *SecondFactor) openChallenge(ctx context.Context, userID, jti string) (bool, error) {
 	now := time.Now().UTC()
-	if _, err := au.db.NewDelete().Model((*totpChallenge)(nil)).ModelTableExpr("?", au.aliased("totp_challenges", "tc")).
+	if _, err := au.db.NewDelete().Model((*TOTPChallenge)(nil)).ModelTableExpr("?", au.tables.aliased("totp_challenges", "tc")).
 		Where("user_id = ?", userID).Where("expires_at < ?", now).Exec(ctx); err != nil {
 		return false, err
 	}
-	row := &totpChallenge{JTI: jti, UserID: userID, ExpiresAt: now.Add(totpChallengeTTL)}
-	if _, err := au.db.NewInsert().Model(row).ModelTableExpr("?", au.tbl("totp_challenges")).On("CONFLICT (jti) DO NOTHING").Exec(ctx); err != nil {
+	row := &TOTPChallenge{JTI: jti, UserID: userID, ExpiresAt: now.Add(totpChallengeTTL)}
+	if _, err := au.db.NewInsert().Model(row).ModelTableExpr("?", au.tables.tbl("totp_challenges")).On("CONFLICT (jti) DO NOTHING").Exec(ctx); err != nil {
 		return false, err
 	}
 	var failures int64
-	err := au.db.NewSelect().Model((*totpChallenge)(nil)).ModelTableExpr("?", au.aliased("totp_challenges", "tc")).
+	err := au.db.NewSelect().Model((*TOTPChallenge)(nil)).ModelTableExpr("?", au.tables.aliased("totp_challenges", "tc")).
 		Column("failures").Where("jti = ?", jti).Scan(ctx, &failures)
 	return err == nil && failures < maxChallengeFailures, err
 }
 
 // challengeUpdate applies set to challenge jti while it is open;
-// ErrNotFound when it is not (spent or void).
-func (au *secondFactor) challengeUpdate(ctx context.Context, jti, set string, args ...any) error {
-	res, err := au.db.NewUpdate().Model((*totpChallenge)(nil)).ModelTableExpr("?", au.aliased("totp_challenges", "tc")).
+// users.ErrNotFound when it is not (spent or void).
+func (au *SecondFactor) challengeUpdate(ctx context.Context, jti, set string, args ...any) error {
+	res, err := au.db.NewUpdate().Model((*TOTPChallenge)(nil)).ModelTableExpr("?", au.tables.aliased("totp_challenges", "tc")).
 		Set(set, args...).Where("jti = ?", jti).Where("failures < ?", maxChallengeFailures).Exec(ctx)
 	if err != nil {
 		return err
@@ -349,37 +358,39 @@ func (au *secondFactor) challengeUpdate(ctx context.Context, jti, set string, ar
 	if n, err := res.RowsAffected(); err != nil {
 		return err
 	} else if n != 1 {
-		return ErrNotFound
+		return users.ErrNotFound
 	}
 	return nil
 }
 
-// totpStatus is GET /auth/totp's answer for op (fields in the order of
-// the keys the panel always sent).
-type totpStatus struct {
+// TOTPStatus is GET /auth/totp's answer for an operator (fields in the
+// order of the keys the panel always sent).
+type TOTPStatus struct {
 	Enabled           bool `json:"enabled"`
 	Pending           bool `json:"pending"`
 	RecoveryCodesLeft int  `json:"recoveryCodesLeft"`
 	Required          bool `json:"required"`
 }
 
-func (au *secondFactor) totpStatus(ctx context.Context, op Operator) (totpStatus, error) {
+// Status is op's second factor: on, pending, required by the policy, and
+// the recovery codes left.
+func (au *SecondFactor) Status(ctx context.Context, op authz.Operator) (TOTPStatus, error) {
 	row, err := au.totpRow(ctx, au.db, op.UserID)
 	if err != nil {
-		return totpStatus{}, err
+		return TOTPStatus{}, err
 	}
 	left, err := au.recoveryCodesLeft(ctx, op.UserID)
 	if err != nil {
-		return totpStatus{}, err
+		return TOTPStatus{}, err
 	}
-	return totpStatus{Enabled: row != nil && row.Enabled, Pending: row != nil && !row.Enabled,
+	return TOTPStatus{Enabled: row != nil && row.Enabled, Pending: row != nil && !row.Enabled,
 		Required: au.totp.requires(op.Role), RecoveryCodesLeft: left}, nil
 }
 
-// enrollTOTP stores a new pending secret for userID, replacing any earlier
+// Enroll stores a new pending secret for userID, replacing any earlier
 // pending one, and returns its key and a QR code of it.
-func (au *secondFactor) enrollTOTP(ctx context.Context, userID string) (key *otp.Key, qr string, err error) {
-	acc, err := au.users.accountByID(ctx, au.db, userID)
+func (au *SecondFactor) Enroll(ctx context.Context, userID string) (key *otp.Key, qr string, err error) {
+	acc, err := au.users.AccountByID(ctx, au.db, userID)
 	if err != nil {
 		return nil, "", err
 	}
@@ -397,8 +408,8 @@ func (au *secondFactor) enrollTOTP(ctx context.Context, userID string) (key *otp
 		if _, err := au.deleteTOTP(ctx, tx, userID); err != nil {
 			return err
 		}
-		_, err = tx.NewInsert().Model(&operatorTOTP{UserID: userID, Secret: au.totp.sealer.Seal(userID, key.Secret()),
-			CreatedAt: time.Now().UTC()}).ModelTableExpr("?", au.tbl("operator_totp")).Exec(ctx)
+		_, err = tx.NewInsert().Model(&OperatorTOTP{UserID: userID, Secret: au.totp.sealer.Seal(userID, key.Secret()),
+			CreatedAt: time.Now().UTC()}).ModelTableExpr("?", au.tables.tbl("operator_totp")).Exec(ctx)
 		return err
 	})
 	return key, qr, err
@@ -406,29 +417,29 @@ func (au *secondFactor) enrollTOTP(ctx context.Context, userID string) (key *otp
 
 // spendCode spends the TOTP limiter and checks code against userID's second
 // factor (the pending one when confirming); a refused code is audited.
-func (au *secondFactor) spendCode(ctx context.Context, userID, code string, pending bool, step, ip string, meta map[string]any) error {
+func (au *SecondFactor) spendCode(ctx context.Context, userID, code string, pending bool, step, ip string, meta map[string]any) error {
 	if err := au.limitTOTP(ctx, userID, ip); err != nil {
 		return err
 	}
 	err := au.checkTOTP(ctx, userID, code, pending)
 	if errors.Is(err, errInvalidCode) {
-		(*Auth)(au).record(ctx, meta, userID, "auth.totp_failed", "", "step", step)
+		(*Auth)(au).Record(ctx, meta, userID, "auth.totp_failed", "", "step", step)
 	}
 	return err
 }
 
-// confirmTOTP turns the pending factor on with its first code and returns
+// Confirm turns the pending factor on with its first code and returns
 // the ten recovery codes, committed with the auth.totp_enabled entry. It
 // ends the user's other sessions (a token-version bump, live connections
 // closed): one opened before the second factor was on must not outlive
 // it. tv is the new token version, for the caller's own session.
-func (au *secondFactor) confirmTOTP(ctx context.Context, userID, code, ip string, meta map[string]any) (codes []string, tv int64, err error) {
+func (au *SecondFactor) Confirm(ctx context.Context, userID, code, ip string, meta map[string]any) (codes []string, tv int64, err error) {
 	if err := au.spendCode(ctx, userID, code, true, "confirm", ip, meta); err != nil {
 		return nil, 0, err
 	}
 	err = au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		now := time.Now().UTC()
-		_, err := tx.NewUpdate().Model((*operatorTOTP)(nil)).ModelTableExpr("?", au.aliased("operator_totp", "ot")).Set("enabled = ?", true).Set("confirmed_at = ?", now).
+		_, err := tx.NewUpdate().Model((*OperatorTOTP)(nil)).ModelTableExpr("?", au.tables.aliased("operator_totp", "ot")).Set("enabled = ?", true).Set("confirmed_at = ?", now).
 			Where("user_id = ?", userID).Exec(ctx)
 		if err != nil {
 			return err
@@ -442,15 +453,15 @@ func (au *secondFactor) confirmTOTP(ctx context.Context, userID, code, ip string
 		return au.audit.RecordTx(ctx, tx, authEntry(meta, userID, "auth.totp_enabled", ""))
 	})
 	if err == nil {
-		au.sanctions.sessionsEnded(ctx, userID, "second factor enabled")
+		au.sanctions.SessionsEnded(ctx, userID, "second factor enabled")
 	}
 	return codes, tv, err
 }
 
-// disableTOTP turns userID's second factor off, proven by a code or the
+// Disable turns userID's second factor off, proven by a code or the
 // password, committed with the auth.totp_disabled entry.
-func (au *secondFactor) disableTOTP(ctx context.Context, userID, code, password, ip string, meta map[string]any) error {
-	if on, err := au.totpEnabled(ctx, userID); err != nil {
+func (au *SecondFactor) Disable(ctx context.Context, userID, code, password, ip string, meta map[string]any) error {
+	if on, err := au.enabled(ctx, userID); err != nil {
 		return err
 	} else if !on {
 		return errTOTPNotOn
@@ -472,9 +483,9 @@ func (au *secondFactor) disableTOTP(ctx context.Context, userID, code, password,
 	})
 }
 
-// regenerateRecoveryCodes replaces userID's recovery codes, proven by a
+// RegenerateRecoveryCodes replaces userID's recovery codes, proven by a
 // code, committed with the auth.recovery_codes_regenerated entry.
-func (au *secondFactor) regenerateRecoveryCodes(ctx context.Context, userID, code, ip string, meta map[string]any) (codes []string, err error) {
+func (au *SecondFactor) RegenerateRecoveryCodes(ctx context.Context, userID, code, ip string, meta map[string]any) (codes []string, err error) {
 	if err := au.spendCode(ctx, userID, code, false, "recovery-codes", ip, meta); err != nil {
 		return nil, err
 	}
@@ -488,15 +499,17 @@ func (au *secondFactor) regenerateRecoveryCodes(ctx context.Context, userID, cod
 	return codes, err
 }
 
-// totpState is the panel's TOTP setting: the sealer of secrets at rest, the
-// policy, and the clock (tests move it instead of sleeping).
-type totpState struct {
+// TOTPSettings are the panel's TOTP settings: the sealer of secrets at
+// rest, the policy, and the clock (tests move it instead of sleeping).
+type TOTPSettings struct {
 	sealer *twofactor.Sealer
 	policy TOTPPolicy
 	now    func() time.Time
 }
 
-func newTOTPState(secret []byte, policy TOTPPolicy, now func() time.Time) (*totpState, error) {
+// NewTOTPSettings checks policy (Options.RequireTOTP; "" is TOTPNone)
+// and makes the sealer of second-factor secrets from the panel's secret.
+func NewTOTPSettings(secret []byte, policy TOTPPolicy, now func() time.Time) (*TOTPSettings, error) {
 	switch policy {
 	case "":
 		policy = TOTPNone
@@ -508,16 +521,42 @@ func newTOTPState(secret []byte, policy TOTPPolicy, now func() time.Time) (*totp
 	if err != nil {
 		return nil, err
 	}
-	return &totpState{sealer: sealer, policy: policy, now: now}, nil
+	return &TOTPSettings{sealer: sealer, policy: policy, now: now}, nil
 }
 
 // requires reports whether the policy makes role enrol.
-func (t *totpState) requires(role Role) bool {
+func (t *TOTPSettings) requires(role authz.Role) bool {
 	switch t.policy {
 	case TOTPAdmins:
-		return role == RoleAdmin
+		return role == authz.RoleAdmin
 	case TOTPOperators:
 		return role.IsOperator()
 	}
 	return false
+}
+
+// Require refuses op when the policy (Options.RequireTOTP) makes its role
+// enrol and it has not: 403 totp_enrollment_required.
+func (au *SecondFactor) Require(ctx context.Context, op authz.Operator) error {
+	if !au.totp.requires(op.Role) {
+		return nil
+	}
+	on, err := au.enabled(ctx, op.UserID)
+	if err != nil {
+		return err
+	}
+	if !on {
+		return ErrTOTPRequired
+	}
+	return nil
+}
+
+// CheckCodeLen refuses a code or a password sent with one (to disable the
+// factor) past what any can be: 400 invalid_code, before any limiter is
+// spent.
+func CheckCodeLen(code, password string) error {
+	if len(code) > maxCodeBytes || len(password) > maxPasswordBytes {
+		return errInvalidCode
+	}
+	return nil
 }

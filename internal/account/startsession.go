@@ -1,9 +1,9 @@
-package engine
+package account
 
 import (
 	"net/http"
-	"net/url"
-	"time"
+
+	"github.com/gameadmin/admin/internal/audit"
 )
 
 // StartSession issues the panel session for userID, a user the game has
@@ -15,7 +15,7 @@ import (
 // No password is checked and no rate limit is spent: the game vouches for
 // the user, so the game's own sign-in must be limited. A banned user gets
 // ErrBanned (audited as auth.login_failed, "reason": "banned"), an unknown
-// one ErrNotFound; neither gets a cookie.
+// one users.ErrNotFound; neither gets a cookie.
 //
 // A user with two-factor sign-in on (see docs/security.md, "Two-factor sign-in") does
 // not get a session yet: StartSession sets the TOTP challenge cookie and
@@ -26,15 +26,15 @@ import (
 // provider checked one for this very sign-in (OIDC's amr claim holds
 // "mfa", say). RequireTOTP still asks operators to enrol in the panel.
 func (au *Auth) StartSession(w http.ResponseWriter, r *http.Request, userID string, how ...ExternalSignIn) error {
-	if au.closed.Load() {
-		return errClosed
+	if err := au.closed(); err != nil {
+		return err
 	}
 	ctx := r.Context()
-	acc, err := au.users.accountByID(ctx, au.db, userID)
+	acc, err := au.users.AccountByID(ctx, au.db, userID)
 	if err != nil {
 		return err
 	}
-	meta := requestMeta(r, au.proxies)
+	meta := audit.RequestMeta(r, au.proxies.Of(r))
 	vouched := len(how) > 0 && how[0].SecondFactor
 	kv := []any{"method", "external"}
 	if vouched {
@@ -44,14 +44,14 @@ func (au *Auth) StartSession(w http.ResponseWriter, r *http.Request, userID stri
 	if err != nil {
 		return err
 	}
-	if s.challenge != "" {
-		http.SetCookie(w, au.tokens.challengeCookie(s.challenge, int(totpChallengeTTL/time.Second)))
+	if s.Challenge != "" {
+		au.tokens.SetChallengeCookie(w, s.Challenge)
 		return ErrSecondFactorRequired
 	}
-	if err := au.tokens.setSessionCookie(w, acc.ID, s.role, s.tv); err != nil {
+	if err := au.tokens.SetSessionCookie(w, acc.ID, s.Role, s.TV); err != nil {
 		return err
 	}
-	au.record(ctx, meta, acc.ID, "auth.login", acc.Email, kv...)
+	au.Record(ctx, meta, acc.ID, "auth.login", acc.Email, kv...)
 	return nil
 }
 
@@ -63,15 +63,4 @@ type ExternalSignIn struct {
 	// and the auth.login entry says "secondFactor": "external". Leave it
 	// false unless the provider says so for this sign-in.
 	SecondFactor bool
-}
-
-// SecondFactorURL is the panel's page for the code of a challenge that
-// StartSession left pending: <UIPath>/login?step=totp, with next (a
-// same-origin path, of the panel or the game) where sign-in then leads.
-func (a *Admin) SecondFactorURL(next string) string {
-	u := a.opts.UIPath + "/login?step=totp"
-	if isPlainPath(next) {
-		u += "&next=" + url.QueryEscape(next)
-	}
-	return u
 }

@@ -1,0 +1,313 @@
+package users
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gameadmin/admin/internal/query"
+	"github.com/uptrace/bun"
+)
+
+// BanInfo is the JSON held in game_users.ban while a user is banned.
+type BanInfo struct {
+	Reason   string     `json:"reason,omitempty"`
+	Until    *time.Time `json:"until,omitempty"`
+	BannedAt time.Time  `json:"bannedAt"`
+	BannedBy string     `json:"bannedBy,omitempty"`
+}
+
+// Active reports whether the ban is in force at now: it has no end, or its
+// end is still ahead.
+func (b *BanInfo) Active(now time.Time) bool {
+	return b != nil && (b.Until == nil || now.Before(*b.Until))
+}
+
+// Account is what sign-in needs of a user row.
+type Account struct {
+	ID           string
+	Email        string
+	DisplayName  string
+	PasswordHash string
+	TokenVersion int64
+	Ban          *BanInfo
+}
+
+func (u *Table) selectAccount(db bun.IDB) *bun.SelectQuery {
+	q := db.NewSelect().TableExpr("? AS u", u.Ident()).
+		ColumnExpr("CAST(? AS TEXT)", u.Col(u.Cols.ID, "u")).ColumnExpr("?", u.Col(u.Cols.Email, "u")).
+		ColumnExpr("COALESCE(?, '')", u.Col(u.Cols.PasswordHash, "u"))
+	if u.HasDisplayName {
+		q = q.ColumnExpr("COALESCE(?, '')", u.Col(u.Cols.DisplayName, "u"))
+	} else {
+		q = q.ColumnExpr("''")
+	}
+	return u.StateColumns(q)
+}
+
+// StateColumns adds the token version (0 without the column) and the ban
+// (NULL without it) of users "u" to q.
+func (u *Table) StateColumns(q *bun.SelectQuery) *bun.SelectQuery {
+	if u.HasTokenVersion {
+		q = q.ColumnExpr("?", u.Col(u.Cols.TokenVersion, "u"))
+	} else {
+		q = q.ColumnExpr("0")
+	}
+	if u.HasBan {
+		q = q.ColumnExpr("?", u.Col(u.Cols.Ban, "u"))
+	} else {
+		q = q.ColumnExpr("NULL")
+	}
+	return q
+}
+
+func scanAccount(row interface{ Scan(...any) error }) (*Account, error) {
+	var acc Account
+	var ban NullJSON
+	if err := row.Scan(&acc.ID, &acc.Email, &acc.PasswordHash, &acc.DisplayName, &acc.TokenVersion, &ban); err != nil {
+		return nil, err
+	}
+	var err error
+	acc.Ban, err = ParseBan(acc.ID, ban)
+	return &acc, err
+}
+
+// ParseBan reads the ban column of userID: nil when NULL.
+func ParseBan(userID string, raw NullJSON) (*BanInfo, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	ban := new(BanInfo)
+	if err := json.Unmarshal(raw, ban); err != nil {
+		return nil, fmt.Errorf("admin: user %s: malformed ban: %w", userID, err)
+	}
+	return ban, nil
+}
+
+// AmbiguousEmailError reports an email that matches several accounts only
+// without regard to case ("Alice@x" and "alice@x" typed as "ALICE@x"):
+// which one is meant cannot be told, so none is. IDs are two of them.
+type AmbiguousEmailError struct{ IDs []string }
+
+// Error names the accounts.
+func (e *AmbiguousEmailError) Error() string {
+	return fmt.Sprintf("admin: the email matches accounts %s without regard to case and none exactly", strings.Join(e.IDs, ", "))
+}
+
+// AccountByEmail returns the account with that email, matched without
+// regard to case (emailIs), an exact match first. It returns
+// ErrNotFound, or *AmbiguousEmailError when several accounts match only
+// without regard to case.
+func (u *Table) AccountByEmail(ctx context.Context, db bun.IDB, email string) (*Account, error) {
+	email = strings.TrimSpace(email)
+	col := u.Col(u.Cols.Email, "u")
+	cond, args := u.emailIs(email)
+	q := u.selectAccount(db).Where(cond, args...).
+		OrderExpr("CASE WHEN CAST(? AS TEXT) = ? THEN 0 ELSE 1 END", col, email).Limit(2)
+	rows, err := q.Rows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var accs []*Account
+	for rows.Next() {
+		acc, err := scanAccount(rows)
+		if err != nil {
+			return nil, err
+		}
+		accs = append(accs, acc)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	switch {
+	case len(accs) == 0:
+		return nil, ErrNotFound
+	case len(accs) == 1 || accs[0].Email == email:
+		return accs[0], nil
+	}
+	return nil, &AmbiguousEmailError{IDs: []string{accs[0].ID, accs[1].ID}}
+}
+
+// EmailTaken reports whether an account other than exceptID (when not
+// "") has email, without regard to case: the users resource refuses a
+// second account that sign-in could not tell from the first.
+func (u *Table) EmailTaken(ctx context.Context, db bun.IDB, email, exceptID string) (bool, error) {
+	cond, args := u.emailIs(strings.TrimSpace(email))
+	q := db.NewSelect().TableExpr("? AS u", u.Ident()).ColumnExpr("1").Where(cond, args...)
+	if exceptID != "" {
+		q = q.Where("CAST(? AS TEXT) <> ?", u.Col(u.Cols.ID, "u"), exceptID)
+	}
+	return q.Limit(1).Exists(ctx)
+}
+
+// AccountByID returns the account with that id, or ErrNotFound.
+func (u *Table) AccountByID(ctx context.Context, db bun.IDB, id string) (*Account, error) {
+	return u.queryAccount(ctx, u.selectAccount(db).Where("? = ?", u.Col(u.Cols.ID, "u"), id))
+}
+
+func (u *Table) queryAccount(ctx context.Context, q *bun.SelectQuery) (*Account, error) {
+	rows, err := q.Rows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		return nil, ErrNotFound
+	}
+	acc, err := scanAccount(rows)
+	if err != nil {
+		return nil, err
+	}
+	return acc, rows.Close()
+}
+
+// NullJSON scans a JSON column that may be NULL: jsonb arrives as []byte
+// on PostgreSQL, TEXT as string on SQLite.
+type NullJSON []byte
+
+// Scan implements sql.Scanner.
+func (j *NullJSON) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*j = nil
+	case []byte:
+		*j = append((*j)[:0], v...)
+	case string:
+		*j = NullJSON(v)
+	default:
+		return fmt.Errorf("admin: cannot scan %T as JSON", src)
+	}
+	return nil
+}
+
+// CreateUser inserts a user with a password hash and returns its id.
+// extra are more columns to set, by SQL name (the users resource's
+// Create.Defaults, for tables with NOT NULL columns of the game's own);
+// they win over the panel's own choice of id, so the id follows one rule:
+// Create.Defaults, else the database's default, else a UUIDv7 for a text
+// or uuid key. The email is stored as given (trimmed), never lower-cased.
+// An empty hash leaves the column NULL, or, when the column is NOT NULL
+// without a default, stores UnusableHash. Columns neither given nor in
+// extra are left to the database: NULL or their default.
+func (u *Table) CreateUser(ctx context.Context, db bun.IDB, email, displayName, hash string, extra ...map[string]any) (string, error) {
+	vals := map[string]any{}
+	for _, m := range extra {
+		for k, v := range m {
+			vals[k] = v
+		}
+	}
+	vals[u.Cols.Email] = strings.TrimSpace(email)
+	u.SetHash(vals, hash)
+	if _, given := vals[u.Cols.ID]; !given && u.genID {
+		vals[u.Cols.ID] = NewID()
+	}
+	if u.HasDisplayName && displayName != "" {
+		vals[u.Cols.DisplayName] = displayName
+	}
+	cols := slices.Sorted(maps.Keys(vals))
+	idents := make([]any, len(cols))
+	args := make([]any, 0, 2*len(cols)+2)
+	args = append(args, u.Ident())
+	for i, c := range cols {
+		idents[i] = bun.Ident(c)
+	}
+	args = append(args, idents...)
+	for _, c := range cols {
+		args = append(args, vals[c])
+	}
+	args = append(args, bun.Ident(u.Cols.ID))
+	ph := strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")
+	stmt := fmt.Sprintf("INSERT INTO ? (%s) VALUES (%s) RETURNING CAST(? AS TEXT)", ph, ph)
+	var id string
+	if err := db.NewRaw(stmt, args...).Scan(ctx, &id); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// SetHash puts a new user's password column into vals: hash, or, with
+// none, UnusableHash when the column is NOT NULL without a default, else
+// nothing (NULL).
+func (u *Table) SetHash(vals map[string]any, hash string) {
+	switch {
+	case hash != "":
+		vals[u.Cols.PasswordHash] = hash
+	case u.HashNotNull:
+		vals[u.Cols.PasswordHash] = UnusableHash
+	default:
+		delete(vals, u.Cols.PasswordHash)
+	}
+}
+
+// UnusableHash is what a new user's password column holds when it is NOT
+// NULL and the user was given no password (an invite follows): the
+// marker shadow(5) uses for a locked password, which no hasher verifies.
+const UnusableHash = "!"
+
+// WhereBanned is the condition, on a select of the users table, that
+// the user's ban is in force now (banned) or is not (!banned): a ban object without
+// "until", or with "until" still ahead, as BanInfo.Active. The leading
+// "ban IS NOT NULL" lets PostgreSQL use a partial index
+// (docs/performance.md), so the dashboard's "Banned now" needs no scan.
+func (u *Table) WhereBanned(pg, banned bool) query.Cond {
+	// {b} is the ban column.
+	active := "{b} IS NOT NULL AND json_valid({b}) AND json_type({b}) = 'object' AND " +
+		"(json_extract({b}, '$.until') IS NULL OR julianday(json_extract({b}, '$.until')) > julianday('now'))"
+	if pg {
+		// jsonb takes a json, jsonb or text column alike; a JSON null
+		// is no object, and an "until" always parses (the panel writes it).
+		active = "{b} IS NOT NULL AND jsonb_typeof(CAST({b} AS jsonb)) = 'object' AND " +
+			"(CAST({b} AS jsonb) ->> 'until' IS NULL OR CAST(CAST({b} AS jsonb) ->> 'until' AS timestamptz) > now())"
+	}
+	args := make([]any, strings.Count(active, "{b}"))
+	for i := range args {
+		args[i] = bun.Ident(u.Cols.Ban)
+	}
+	active = strings.ReplaceAll(active, "{b}", "?TableAlias.?")
+	if banned {
+		return query.Cond{Expr: active, Args: args}
+	}
+	return query.Cond{Expr: "NOT COALESCE((" + active + "), FALSE)", Args: args}
+}
+
+// Update runs q (its SETs) against the users row of userID; ErrNotFound
+// when there is none.
+func (u *Table) Update(ctx context.Context, q *bun.UpdateQuery, userID string) error {
+	res, err := q.TableExpr("?", u.Ident()).Where("? = ?", u.Col(u.Cols.ID), userID).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	return affectedOne(res, userID)
+}
+
+// SetPasswordHash stores hash as userID's password through db;
+// ErrNotFound when there is no such user.
+func (u *Table) SetPasswordHash(ctx context.Context, db bun.IDB, userID, hash string) error {
+	res, err := db.NewUpdate().TableExpr("?", u.Ident()).Set("? = ?", u.Col(u.Cols.PasswordHash), hash).Where("? = ?", u.Col(u.Cols.ID), userID).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	return affectedOne(res, userID)
+}
+
+// affectedOne is nil when res changed a row, ErrNotFound when it changed
+// none, and the driver's error when it cannot say.
+func affectedOne(res sql.Result, userID string) error {
+	n, err := res.RowsAffected()
+	switch {
+	case err != nil:
+		return fmt.Errorf("admin: user %q: rows affected: %w", userID, err)
+	case n == 0:
+		return fmt.Errorf("admin: user %q: %w", userID, ErrNotFound)
+	}
+	return nil
+}

@@ -1,0 +1,67 @@
+package users
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/gameadmin/admin/internal/authz"
+	"github.com/uptrace/bun"
+)
+
+// SessionState is what verifying a session reads: the token version and
+// the live role and scopes, in one query (SessionQuery); ErrNotFound when
+// there is no such user.
+func (rs *RoleTable) SessionState(ctx context.Context, db bun.IDB, userID string) (int64, authz.Operator, error) {
+	var row SessionRow
+	if err := rs.SessionQuery(db, userID).Scan(ctx, row.Dest()...); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, authz.Operator{}, ErrNotFound
+		}
+		return 0, authz.Operator{}, err
+	}
+	return row.State(userID)
+}
+
+// SessionQuery is the session check's one statement: the role, scopes and
+// token version (0 without that column) of the user whose id is id, a
+// value or a placeholder (a prepared statement's).
+func (rs *RoleTable) SessionQuery(db bun.IDB, id any) *bun.SelectQuery {
+	u := rs.Users
+	q := db.NewSelect().TableExpr("? AS u", u.Ident()).
+		Join("LEFT JOIN ? AS r ON r.user_id = ?", rs.ident(), u.Col(u.Cols.ID, "u")).
+		ColumnExpr("r.role").ColumnExpr("r.scopes").
+		Where("? = ?", u.Col(u.Cols.ID, "u"), id)
+	if u.HasTokenVersion {
+		return q.ColumnExpr("?", u.Col(u.Cols.TokenVersion, "u"))
+	}
+	return q.ColumnExpr("0")
+}
+
+// SessionRow is the session check's row (SessionQuery's columns): scan
+// into Dest, then read it with State.
+type SessionRow struct {
+	role   sql.NullString
+	scopes NullJSON
+	tv     int64
+}
+
+// Dest are the scan destinations of SessionQuery's columns.
+func (r *SessionRow) Dest() []any { return []any{&r.role, &r.scopes, &r.tv} }
+
+// State is the row's token version and Operator: a plain user without a
+// roles row or with a role this version does not know.
+func (r *SessionRow) State(userID string) (int64, authz.Operator, error) {
+	op := authz.Operator{UserID: userID, Role: authz.RoleUser, Scopes: []string{}}
+	if r.role.Valid && authz.Role(r.role.String).Valid() {
+		op.Role = authz.Role(r.role.String)
+	}
+	if len(r.scopes) > 0 && string(r.scopes) != "null" {
+		if err := json.Unmarshal(r.scopes, &op.Scopes); err != nil {
+			return r.tv, op, fmt.Errorf("admin: roles of %s: malformed scopes: %w", userID, err)
+		}
+	}
+	return r.tv, op, nil
+}
