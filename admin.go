@@ -33,7 +33,7 @@ func New(db *bun.DB, opts Options) (*Admin, error) {
 // nodes): when ctx ends first, NewContext returns an error wrapping
 // ctx.Err() and the migration transaction is rolled back. ctx is not kept.
 func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
-	e, err := engine.NewContext(ctx, db, engine.Options(opts), uiDist)
+	e, err := engine.NewContext(ctx, db, opts.compile(), uiDist)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ const DefaultTablePrefix = engine.DefaultTablePrefix
 // table's id column, and end by recording each step in
 // <TablePrefix>admin_schema, which New with MigrateOff checks.
 func MigrationSQL(d any, opts Options) ([]string, error) {
-	return engine.MigrationSQL(d, engine.Options(opts))
+	return engine.MigrationSQL(d, opts.compile())
 }
 
 // TableName returns the SQL name of a built-in table under

@@ -202,4 +202,14 @@ func (au *Auth) ResetTOTP(ctx context.Context, userID string) (bool, error) {
 // TokenVersion), ban and unban are off; those endpoints answer 501 and New
 // logs which features are off. CreatedAt is optional too. Naming a column
 // the model does not have is an error at New.
-type UserColumns = engine.UserColumns
+type UserColumns struct {
+	ID           string // default "id"
+	Email        string // default "email"
+	PasswordHash string // default "password_hash"
+	DisplayName  string // default "display_name"
+	TokenVersion string // default "token_version"
+	Ban          string // default "ban"
+	// CreatedAt is when the account was made: the dashboard's sign-ups
+	// and the order of its recent users. Optional.
+	CreatedAt string // default "created_at"
+}

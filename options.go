@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"net/netip"
 	"time"
 
@@ -30,7 +31,14 @@ type Stat = engine.Stat
 
 // HealthCheck is one dependency reported by the health widget and
 // GET /admin-api/_health as "<Name>": "ok" or "unreachable".
-type HealthCheck = engine.HealthCheck
+type HealthCheck struct {
+	// Name is the key of the check in the health answer, e.g. "redis";
+	// "ok", "db" and "latencyMs" are taken.
+	Name string
+	// Check returns nil when the dependency answers. It gets the health
+	// request's context, bounded to 2 seconds; its error is logged.
+	Check func(ctx context.Context) error
+}
 
 // Options configure New. The zero value of every field is a working default,
 // stated in the field's comment.
@@ -260,11 +268,40 @@ type Options struct {
 }
 
 // SessionOptions configure the session cookie.
-type SessionOptions = engine.SessionOptions
+type SessionOptions struct {
+	// CookieName names the session cookie. Default "game_admin_session".
+	// Two panels served from one host need different names, or signing in
+	// to one signs out of the other (neither accepts the other's session:
+	// tokens are bound to their panel's APIPath).
+	CookieName string
+	// TTL is how long a session lasts. Default 7 days.
+	TTL time.Duration
+	// SameSite is the cookie's SameSite mode. Default http.SameSiteStrictMode.
+	SameSite http.SameSite
+	// Secure overrides the cookie's Secure flag. Default nil: Secure in
+	// production (Options.Production).
+	Secure *bool
+	// Domain sets the cookie's Domain, for serving from a subdomain.
+	// Default "": host-only.
+	Domain string
+}
 
 // ResetRequest is what OnResetRequest receives. URL is the site-relative
 // link <UIPath>/reset?token=<Token>; the callback prepends the origin.
-type ResetRequest = engine.ResetRequest
+type ResetRequest struct {
+	Email  string
+	UserID string
+	// Role is the user's panel role (RoleUser for a player), so that a
+	// game whose players and operators share one users table can word, or
+	// route, the message for each.
+	Role  Role
+	Token string
+	URL   string
+	// Invite is true for a link an admin sent from the user page (POST
+	// /admin-api/users/:id/invite) to someone who has no password yet,
+	// so the message can welcome them instead of speaking of a reset.
+	Invite bool
+}
 
 // EraseRule says what erasing a user does to a resource's rows that refer
 // to the user: set it as ResourceConfig.Erase. Without one, rows whose
@@ -282,3 +319,63 @@ var EraseKeep = engine.EraseKeep
 // EraseAnonymize keeps the rows and clears Columns in them: NULL, or
 // "[erased]" in a NOT NULL text column.
 type EraseAnonymize = engine.EraseAnonymize
+
+// compile turns the options into the engine's form: the structs whose
+// fields are the same convert, the game's callback is wrapped to take the
+// engine's request. TestCompileKeepsEveryField fails when a field is added
+// to one side only or left out here.
+func (o Options) compile() engine.Options {
+	out := engine.Options{
+		Secret:               o.Secret,
+		SetupToken:           o.SetupToken,
+		Production:           o.Production,
+		UIPath:               o.UIPath,
+		APIPath:              o.APIPath,
+		TrustedOrigins:       o.TrustedOrigins,
+		Tables:               o.Tables,
+		Resources:            o.Resources,
+		Widgets:              o.Widgets,
+		WidgetTimeout:        o.WidgetTimeout,
+		DashboardTotals:      o.DashboardTotals,
+		TrustedProxies:       o.TrustedProxies,
+		ClientIPHeader:       o.ClientIPHeader,
+		ResetOperatorsOnly:   o.ResetOperatorsOnly,
+		PasswordHasher:       o.PasswordHasher,
+		HashConcurrency:      o.HashConcurrency,
+		Rooms:                o.Rooms,
+		Logger:               o.Logger,
+		Clock:                o.Clock,
+		MaxBodyBytes:         o.MaxBodyBytes,
+		MaxTextLength:        o.MaxTextLength,
+		PlayersCanRead:       o.PlayersCanRead,
+		RequireTOTP:          o.RequireTOTP,
+		ExactCountBelow:      o.ExactCountBelow,
+		AuditMaxPayloadBytes: o.AuditMaxPayloadBytes,
+		TablePrefix:          o.TablePrefix,
+		Migrations:           o.Migrations,
+		ExactCountBudget:     o.ExactCountBudget,
+		CountBudget:          o.CountBudget,
+		QueryTimeout:         o.QueryTimeout,
+		QueryConcurrency:     o.QueryConcurrency,
+		ExportMaxRows:        o.ExportMaxRows,
+		ExportNoBOM:          o.ExportNoBOM,
+		Session:              engine.SessionOptions(o.Session),
+		RateLimit:            engine.RateLimitOptions(o.RateLimit),
+		UserColumns:          engine.UserColumns(o.UserColumns),
+	}
+	if o.Relations != nil {
+		out.Relations = make(map[string][]engine.Relation, len(o.Relations))
+		for k, rels := range o.Relations {
+			for _, r := range rels {
+				out.Relations[k] = append(out.Relations[k], engine.Relation(r))
+			}
+		}
+	}
+	for _, h := range o.HealthChecks {
+		out.HealthChecks = append(out.HealthChecks, engine.HealthCheck(h))
+	}
+	if f := o.OnResetRequest; f != nil {
+		out.OnResetRequest = func(ctx context.Context, req engine.ResetRequest) error { return f(ctx, ResetRequest(req)) }
+	}
+	return out
+}

@@ -212,7 +212,12 @@ const Many = engine.Many
 // column holding the reference, as a Go field or SQL name: a column of
 // this table for One, of the target for Many. Relations are also read from
 // Bun rel: tags. Targets with a composite primary key are skipped.
-type Relation = engine.Relation
+type Relation struct {
+	Name   string
+	Target string
+	Kind   RelationKind
+	FK     string
+}
 
 // IconNames returns the built-in icon set a ResourceConfig.Icon names from,
 // a new slice each call.

@@ -26,6 +26,12 @@ func TestCompileKeepsEveryField(t *testing.T) {
 		{ActionContext{}, engine.ActionContext{}},
 		{Options{}, engine.Options{}},
 		{GuardOptions{}, engine.GuardOptions{}},
+		{SessionOptions{}, engine.SessionOptions{}},
+		{RateLimitOptions{}, engine.RateLimitOptions{}},
+		{UserColumns{}, engine.UserColumns{}},
+		{Relation{}, engine.Relation{}},
+		{HealthCheck{}, engine.HealthCheck{}},
+		{ResetRequest{}, engine.ResetRequest{}},
 	}
 	for _, p := range pairs {
 		r, e := reflect.TypeOf(p.root), reflect.TypeOf(p.eng)
@@ -86,6 +92,100 @@ func TestCompileKeepsEveryField(t *testing.T) {
 	}
 	if (Action{Name: "x"}).compile().Handler != nil || (ResourceConfig{}).compile().Create.Defaults != nil {
 		t.Error("compile made a function where the game wrote none")
+	}
+}
+
+// TestCompileKeepsEveryOption: every field of Options reaches the engine,
+// and the reset callback sees the request the engine hands it.
+func TestCompileKeepsEveryOption(t *testing.T) {
+	var o Options
+	v := reflect.ValueOf(&o).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.Func:
+			if f.Type() == reflect.TypeOf(o.OnResetRequest) {
+				continue // set below
+			}
+			f.Set(reflect.MakeFunc(f.Type(), func([]reflect.Value) []reflect.Value {
+				out := make([]reflect.Value, f.Type().NumOut())
+				for j := range out {
+					out[j] = reflect.Zero(f.Type().Out(j))
+				}
+				return out
+			}))
+		default:
+			fill(t, v.Type().Field(i).Name, f)
+		}
+	}
+	var got ResetRequest
+	o.OnResetRequest = func(_ context.Context, r ResetRequest) error { got = r; return nil }
+	out := o.compile()
+	nonZero(t, "Options", reflect.ValueOf(out))
+	if err := out.OnResetRequest(context.Background(), engine.ResetRequest{Email: "a@x", Invite: true}); err != nil || got.Email != "a@x" || !got.Invite {
+		t.Errorf("OnResetRequest saw %+v, %v", got, err)
+	}
+}
+
+// fill sets v to a value that is not its zero.
+func fill(t *testing.T, name string, v reflect.Value) {
+	t.Helper()
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("x")
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint8:
+		if v.CanInt() {
+			v.SetInt(1)
+		} else {
+			v.SetUint(1)
+		}
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		fill(t, name, v.Index(0))
+	case reflect.Map:
+		m := reflect.MakeMap(v.Type())
+		e := reflect.New(v.Type().Elem()).Elem()
+		fill(t, name, e)
+		m.SetMapIndex(reflect.ValueOf("k"), e)
+		v.Set(m)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fill(t, name+"."+v.Type().Field(i).Name, v.Field(i))
+			}
+		}
+	case reflect.Interface:
+		switch name {
+		case "PasswordHasher":
+			v.Set(reflect.ValueOf(DefaultArgon2id()))
+		case "Rooms":
+			v.Set(reflect.ValueOf(&struct{ Rooms }{}))
+		default:
+			if v.Type().Implements(reflect.TypeOf((*Limiter)(nil)).Elem()) || v.Type() == reflect.TypeOf((*Limiter)(nil)).Elem() {
+				v.Set(reflect.ValueOf(NoLimit{}))
+				return
+			}
+			if v.Type() == reflect.TypeOf((*any)(nil)).Elem() {
+				v.Set(reflect.ValueOf(1))
+				return
+			}
+			t.Fatalf("%s: no value to fill an %v with", name, v.Type())
+		}
+	case reflect.Func:
+		// a func inside a struct (a health check's): any non-nil one
+		v.Set(reflect.MakeFunc(v.Type(), func([]reflect.Value) []reflect.Value {
+			out := make([]reflect.Value, v.Type().NumOut())
+			for j := range out {
+				out[j] = reflect.Zero(v.Type().Out(j))
+			}
+			return out
+		}))
+	default:
+		t.Fatalf("%s: no value to fill a %v with", name, v.Kind())
 	}
 }
 
