@@ -257,7 +257,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	}
 	(*compiler)(a).checkForeignKeys(ctx)
 	if res := a.resources["users"]; res != nil {
-		a.users.FromCatalog(res.table)
+		a.users.FromCatalog(res.Table)
 	}
 	if opts.PlayersCanRead {
 		(*compiler)(a).warnPlayersCanRead(ctx)

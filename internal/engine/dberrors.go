@@ -80,7 +80,7 @@ func columnFields(res *resource, err error) error {
 	}
 	kept := map[string]string{}
 	for c, m := range ae.Fields {
-		if res.view.ByName[c] != nil {
+		if res.View.ByName[c] != nil {
 			kept[c] = m
 		}
 	}

@@ -112,9 +112,7 @@ type APIError = errbody.Error
 // fieldError is errorf about one column: the body's fields name it with
 // the message.
 func fieldError(status int, code, column, format string, args ...any) *APIError {
-	e := errorf(status, code, format, args...)
-	e.Fields = map[string]string{column: e.Message}
-	return e
+	return errbody.Field(status, code, column, format, args...)
 }
 
 func errorf(status int, code, format string, args ...any) *APIError {

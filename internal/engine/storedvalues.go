@@ -38,12 +38,12 @@ func (a *compiler) readCatalog(ctx context.Context, db *bun.DB) error {
 	}
 	for _, key := range a.order {
 		res := a.resources[key]
-		found, err := schema.ReadCatalog(ctx, db, res.table)
+		found, err := schema.ReadCatalog(ctx, db, res.Table)
 		if err != nil {
 			return fmt.Errorf("admin: resource %q: %w", key, err)
 		}
 		if !found {
-			a.log.Warn("admin: table not found in the database; column kinds from the model only", "resource", key, "table", res.table.Name)
+			a.log.Warn("admin: table not found in the database; column kinds from the model only", "resource", key, "table", res.Table.Name)
 		}
 	}
 	return nil
@@ -58,7 +58,7 @@ func (a rowsAPI) logCellIssues(ctx context.Context, res *resource, rows []map[st
 		issues, _ := row[query.InvalidKey].(query.CellIssues)
 		for col, is := range issues {
 			a.log.WarnContext(ctx, "admin: cell cannot be shown as stored",
-				slog.String("resource", res.key), slog.String("id", encodeRowID(res, row)),
+				slog.String("resource", res.Key), slog.String("id", encodeRowID(res, row)),
 				slog.String("column", col), slog.String("shown", is.Message), slog.Any("err", is.Err))
 		}
 	}
@@ -77,7 +77,7 @@ func (a rowsAPI) blameColumn(ctx context.Context, res *resource, vals map[string
 	}
 	fields := map[string]string{}
 	for _, name := range slices.Sorted(maps.Keys(vals)) {
-		c := res.table.ByName[name]
+		c := res.Table.ByName[name]
 		if c == nil || c.DBType == "" || vals[name] == nil {
 			continue
 		}
@@ -121,7 +121,7 @@ func filterValues(l *query.List) map[string]any {
 func keepMisfits(res *resource, before, vals map[string]any) error {
 	for k, v := range vals {
 		raw, ok := v.(json.RawMessage)
-		if !ok || fitsModel(res.table.ByName[k], raw) {
+		if !ok || fitsModel(res.Table.ByName[k], raw) {
 			continue
 		}
 		if audit.Unchanged(before[k], raw) {

@@ -93,10 +93,10 @@ func (a usersAPI) userID(raw string) (string, error) {
 	if res == nil {
 		return raw, nil
 	}
-	if _, err := query.DecodeID(res.view, raw); err != nil {
+	if _, err := query.DecodeID(res.View, raw); err != nil {
 		return "", clientError(err)
 	}
-	if c := res.view.ByName[a.users.Cols.ID]; c != nil && strings.EqualFold(c.SQLType, "uuid") {
+	if c := res.View.ByName[a.users.Cols.ID]; c != nil && strings.EqualFold(c.SQLType, "uuid") {
 		if u, err := uuid.Parse(raw); err == nil {
 			raw = u.String()
 		}
@@ -115,10 +115,10 @@ func checkReason(reason string) error {
 
 // userRowID is the id of a users row as the Auth API takes it.
 func (a usersAPI) userRowID(res *resource, row map[string]any) (string, bool) {
-	if res.key != "users" || len(res.table.PK) != 1 {
+	if res.Key != "users" || len(res.Table.PK) != 1 {
 		return "", false
 	}
-	return fmt.Sprint(row[res.table.PK[0].Name]), true
+	return fmt.Sprint(row[res.Table.PK[0].Name]), true
 }
 
 func (a usersAPI) recordUser(r *http.Request, op Operator, action, userID string, kv ...any) {

@@ -40,23 +40,6 @@ func (p fieldProblems) err() error {
 	return e
 }
 
-// columnLabel is how a column is named to the operator: the catalog's
-// label, and for a foreign key the row it names ("Player", not "Player
-// ID").
-func (res *resource) columnLabel(c *schema.Column) string {
-	if l := res.cfg.Columns[c.Name].Label; l != "" {
-		return l
-	}
-	for _, rel := range res.table.Relations {
-		if rel.Kind == schema.One && rel.FK == c.Name {
-			if l, ok := strings.CutSuffix(c.Label, " ID"); ok && l != "" {
-				return l
-			}
-		}
-	}
-	return c.Label
-}
-
 // required reports a column a create must give a value: NOT NULL, no
 // default, not made by the database. Keys are left to the key rule
 // (handleCreate).
@@ -96,20 +79,20 @@ func (p fieldProblems) checkLength(res *resource, c *schema.Column, limit int, v
 	if !ok || limit <= 0 || utf8.RuneCountInString(s) <= limit {
 		return true
 	}
-	p[c.Name] = fmt.Sprintf("%s: at most %d characters", res.columnLabel(c), limit)
+	p[c.Name] = fmt.Sprintf("%s: at most %d characters", res.ColumnLabel(c), limit)
 	return false
 }
 
 // checkRequired records the required columns vals leaves blank: on a
 // create every visible one, on an update those it sets.
 func (p fieldProblems) checkRequired(res *resource, vals map[string]any, update bool) {
-	for _, c := range res.view.Columns {
+	for _, c := range res.View.Columns {
 		v, given := vals[c.Name]
 		if !required(c) || (update && !given) || p[c.Name] != "" {
 			continue
 		}
 		if blank(c, v, given) {
-			p[c.Name] = res.columnLabel(c) + " is required"
+			p[c.Name] = res.ColumnLabel(c) + " is required"
 		}
 	}
 }
