@@ -7,6 +7,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/catalog"
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
 )
 
@@ -83,7 +84,7 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 			Sortable:   query.Sortable(c) && !res.Restricted[c.Name],
 			Filterable: query.Filterable(c) && !res.Restricted[c.Name],
 			Masked:     res.Restricted[c.Name],
-			Kind:       c.Kind, Elem: c.Elem, MaxLength: rowsAPI(a).maxLength(c),
+			Kind:       c.Kind, Elem: c.Elem, MaxLength: rows.MaxLength(c, a.opts.MaxTextLength),
 			Required: c.NotNull && !c.HasDefault && !c.Generated,
 		}
 		if cc.LinkTo != nil {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -74,7 +73,7 @@ func decodeAny(r *http.Request, v *map[string]any) error { return readJSON(r, v,
 // read-only columns come back in kept, for unchangedCheck to hold against
 // the row, and the row's own fields ("_labels", "_invalid") are dropped,
 // so a row read and sent back by PUT is an update that changes nothing.
-func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[string]any, map[string]any, fieldProblems, error) {
+func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[string]any, map[string]any, rows.FieldProblems, error) {
 	var body map[string]any
 	if err := decodeAny(r, &body); err != nil {
 		return nil, nil, nil, err
@@ -84,7 +83,7 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 	}
 	var kept map[string]any
 	vals := make(map[string]any, len(body))
-	problems := fieldProblems{}
+	problems := rows.FieldProblems{}
 	password, setPassword := body[newPasswordField]
 	if setPassword && takesNewPassword(res, update) {
 		delete(body, newPasswordField)
@@ -113,7 +112,7 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 		case res.ReadOnly(k):
 			return nil, nil, nil, res.RefuseWrite(k)
 		}
-		if !problems.checkLength(res, col, a.maxLength(col), v) {
+		if !problems.CheckLength(res, col, rows.MaxLength(col, a.opts.MaxTextLength), v) {
 			continue
 		}
 		if choices := res.Choices(k); len(choices) > 0 && v != nil && !slices.Contains(choices, fmt.Sprint(v)) {
@@ -129,13 +128,13 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 				return nil, nil, nil, err
 			}
 		}
-		if raw, ok := cv.(json.RawMessage); ok && !update && !fitsModel(col, raw) { // an update checks it against the row: keepMisfits
+		if raw, ok := cv.(json.RawMessage); ok && !update && !rows.FitsModel(col, raw) { // an update checks it against the row: rows.KeepMisfits
 			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: the JSON value does not fit the column's type", k)
 		}
 		vals[k] = cv
 	}
 	if update {
-		problems.checkRequired(res, vals, true)
+		problems.CheckRequired(res, vals, true)
 	}
 	if res.Key == "users" && !update {
 		if err := a.setNewPassword(r.Context(), vals, password, setPassword); err != nil {
@@ -201,19 +200,6 @@ func (a rowsAPI) setNewPassword(ctx context.Context, vals map[string]any, passwo
 	a.users.SetHash(vals, h)
 	return nil
 }
-
-// fitsModel reports whether a JSON value decodes into the column's Go
-// type. The database takes any JSON, but rows are read back through the
-// model, so an array stored in a map column would fail every later read.
-func fitsModel(col *schema.Column, raw json.RawMessage) bool {
-	typ := col.Field.IndirectType
-	if typ.Kind() == reflect.String || reflect.PointerTo(typ).Implements(scannerType) {
-		return true
-	}
-	return json.Unmarshal(raw, reflect.New(typ).Interface()) == nil
-}
-
-var scannerType = reflect.TypeFor[sql.Scanner]()
 
 // rowID decodes the {id} of the path.
 func (a rowsAPI) rowID(r *http.Request, res *resource) (map[string]any, error) {
@@ -342,21 +328,21 @@ func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, r
 	} else {
 		text = page.String()
 	}
-	var rows []map[string]any
+	var listed []map[string]any
 	a.warm(ctx, deadline, text)
 	err = a.limited(ctx, deadline, func(ctx context.Context, db bun.IDB) (err error) {
-		rows, err = a.scanPrepared(ctx, db, res, joins, text, page, args...)
+		listed, err = a.scanPrepared(ctx, db, res, joins, text, page, args...)
 		return err
 	})
-	res.Mask(rows)
+	res.Mask(listed)
 	if err != nil {
 		// A filter value the database could not compare (an enum
 		// label it lacks) is the client's; the rest stays a 500.
-		return nil, a.blameColumn(ctx, res, filterValues(l), columnFields(res, clientError(dbError(err))))
+		return nil, rows.BlameColumn(ctx, a.db, res, rows.FilterValues(l), rows.ColumnFields(res, clientError(rows.DBError(err))))
 	}
 	if l.Limit > 0 {
 		var next string
-		rows, next = l.Page(res.View, rows)
+		listed, next = l.Page(res.View, listed)
 		w.Header().Set("X-Next-Cursor", next)
 	}
 	// Keyset pages count only when asked: a cursor walk has no use for
@@ -375,18 +361,18 @@ func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, r
 		}
 	}
 	w.Header().Set("Access-Control-Expose-Headers", "X-Total-Count, X-Total-Count-Estimated, X-Next-Cursor")
-	if err := a.addLabels(ctx, rest, rows); err != nil {
+	if err := a.addLabels(ctx, rest, listed); err != nil {
 		return nil, err
 	}
-	if err := usersAPI(a).addOperatorRoles(ctx, op, res, rows); err != nil {
+	if err := usersAPI(a).addOperatorRoles(ctx, op, res, listed); err != nil {
 		return nil, err
 	}
-	viewsAPI(a).addAuditTargetLabels(ctx, op, res, rows)
+	viewsAPI(a).addAuditTargetLabels(ctx, op, res, listed)
 	if res.Key == "adminAudit" {
-		a.redactRestricted(op, rows)
+		a.redactRestricted(op, listed)
 	}
-	a.logCellIssues(ctx, res, rows)
-	return rows, nil
+	rows.LogCellIssues(ctx, a.log, res, listed)
+	return listed, nil
 }
 
 // bannedParam narrows the users list to the users whose ban is in force
@@ -476,26 +462,26 @@ func (a rowsAPI) handleRead(w http.ResponseWriter, r *http.Request, op Operator)
 	// The same text for every id of the resource, the id a parameter:
 	// prepared after its first run (a.stmts).
 	params, args := query.PKParams(a.db, res.Table, id)
-	rows, err := a.scanPrepared(r.Context(), a.db, res, joins, row(params).String(), row(id), args...)
+	found, err := a.scanPrepared(r.Context(), a.db, res, joins, row(params).String(), row(id), args...)
 	if err != nil {
 		return err
 	}
-	if len(rows) == 0 {
+	if len(found) == 0 {
 		return errorf(http.StatusNotFound, "not_found", "no %s row with that id", res.Key)
 	}
-	res.Mask(rows)
-	if err := a.addLabels(r.Context(), rest, rows[:1]); err != nil {
+	res.Mask(found)
+	if err := a.addLabels(r.Context(), rest, found[:1]); err != nil {
 		return err
 	}
-	if err := usersAPI(a).addOperatorRoles(r.Context(), op, res, rows[:1]); err != nil {
+	if err := usersAPI(a).addOperatorRoles(r.Context(), op, res, found[:1]); err != nil {
 		return err
 	}
-	viewsAPI(a).addAuditTargetLabels(r.Context(), op, res, rows[:1])
+	viewsAPI(a).addAuditTargetLabels(r.Context(), op, res, found[:1])
 	if res.Key == "adminAudit" {
-		a.redactRestricted(op, rows[:1])
+		a.redactRestricted(op, found[:1])
 	}
-	a.logCellIssues(r.Context(), res, rows[:1])
-	writeJSON(w, http.StatusOK, rows[0])
+	rows.LogCellIssues(r.Context(), a.log, res, found[:1])
+	writeJSON(w, http.StatusOK, found[0])
 	return nil
 }
 
@@ -513,8 +499,8 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 	if err := a.applyDefaults(ctx, op, res, vals); err != nil {
 		return err
 	}
-	problems.checkRequired(res, vals, false)
-	if err := problems.err(); err != nil {
+	problems.CheckRequired(res, vals, false)
+	if err := problems.Err(); err != nil {
 		return err
 	}
 	if len(vals) == 0 {
@@ -544,7 +530,7 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
 	})
 	if err != nil {
-		return a.blameColumn(ctx, res, vals, err)
+		return rows.BlameColumn(ctx, a.db, res, vals, err)
 	}
 	writeJSON(w, http.StatusCreated, res.Answer(row))
 	return nil
@@ -628,7 +614,7 @@ func (a rowsAPI) insertRow(ctx context.Context, tx bun.Tx, res *resource, vals m
 	q := tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(cols, args...)
 	row, err := writeReturning(ctx, q, res)
 	if err != nil {
-		return nil, columnFields(res, insertError(err))
+		return nil, rows.ColumnFields(res, rows.InsertError(err))
 	}
 	return row, nil
 }
@@ -679,7 +665,7 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 	if err != nil {
 		return err
 	}
-	if err := problems.err(); err != nil {
+	if err := problems.Err(); err != nil {
 		return err
 	}
 	// A datetime column named updated_at says when the row last changed:
@@ -700,7 +686,7 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.Key, TargetID: encodeRowID(res, after), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "changes", changes)})
 	})
 	if err != nil {
-		return a.blameColumn(ctx, res, vals, err)
+		return rows.BlameColumn(ctx, a.db, res, vals, err)
 	}
 	if ended != "" {
 		a.sanctions.SessionsEnded(ctx, ended, "email changed")
@@ -739,7 +725,7 @@ func (a rowsAPI) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *res
 			return nil, nil, nil, "", err
 		}
 	}
-	if err := keepMisfits(res, before, vals); err != nil {
+	if err := rows.KeepMisfits(res, before, vals); err != nil {
 		return nil, nil, nil, "", err
 	}
 	if len(vals) == 0 {
@@ -751,7 +737,7 @@ func (a rowsAPI) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *res
 	cols, args := query.Returning(tx, res.Table)
 	q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.Table.Name)).Returning(cols, args...)
 	if after, err = writeReturning(ctx, query.WherePK(q, res.Table, id), res); err != nil {
-		return nil, nil, nil, "", columnFields(res, dbError(err))
+		return nil, nil, nil, "", rows.ColumnFields(res, rows.DBError(err))
 	}
 	if err := keepsAdmin(); err != nil {
 		return nil, nil, nil, "", err
@@ -821,7 +807,7 @@ func (a rowsAPI) deleteRow(ctx context.Context, tx bun.Tx, op Operator, res *res
 	}
 	q := tx.NewDelete().TableExpr("?", bun.Ident(res.Table.Name))
 	if _, err := query.WherePK(q, res.Table, id).Exec(ctx); err != nil {
-		return nil, columnFields(res, deleteError(err))
+		return nil, rows.ColumnFields(res, rows.DeleteError(err))
 	}
 	if err := keepsAdmin(); err != nil {
 		return nil, err

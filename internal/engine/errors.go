@@ -121,10 +121,6 @@ func errorf(status int, code, format string, args ...any) *APIError {
 
 // The panel's HTTP answers that are not errors of the Go API.
 var (
-	// errReference is a foreign key violation whose side the database did
-	// not say (SQLite, or a PostgreSQL detail in another wording).
-	errReference = errorf(http.StatusBadRequest, "invalid_reference", "the referenced row does not exist, or other rows refer to this one")
-
 	errUnauthenticated = account.ErrUnauthenticated
 	errTOTPRequired    = account.ErrTOTPRequired
 	errOperatorOnly    = errorf(http.StatusForbidden, "forbidden", "an operator role (admin or mod) is required")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gameadmin/admin/internal/csvexport"
+	"github.com/gameadmin/admin/internal/rows"
 
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
@@ -148,7 +149,7 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 // failed batch query, or a panic, which is recovered here because the
 // status line is gone and a 500 written now would only end a short file
 // cleanly.
-func (a viewsAPI) streamCSV(ctx context.Context, w http.ResponseWriter, op Operator, res *resource, l *query.List, rows []map[string]any, limit int64) (written int64, truncated bool, err error) {
+func (a viewsAPI) streamCSV(ctx context.Context, w http.ResponseWriter, op Operator, res *resource, l *query.List, batch []map[string]any, limit int64) (written int64, truncated bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
@@ -171,12 +172,12 @@ func (a viewsAPI) streamCSV(ctx context.Context, w http.ResponseWriter, op Opera
 	}
 	cw.Write(record)
 	for {
-		rowsAPI(a).logCellIssues(ctx, res, rows)
-		res.Mask(rows)
+		rows.LogCellIssues(ctx, a.log, res, batch)
+		res.Mask(batch)
 		if res.Key == "adminAudit" {
-			a.redactRestricted(op, rows) // as the audit log's list shows them
+			a.redactRestricted(op, batch) // as the audit log's list shows them
 		}
-		page, _ := l.Page(res.View, rows)
+		page, _ := l.Page(res.View, batch)
 		for _, row := range page {
 			if limit > 0 && written == limit {
 				truncated = true
@@ -195,10 +196,10 @@ func (a viewsAPI) streamCSV(ctx context.Context, w http.ResponseWriter, op Opera
 		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 			return written, truncated, fmt.Errorf("%w: %w", errExportWrite, err)
 		}
-		if truncated || len(rows) <= len(page) || !l.Advance(res.View, page[len(page)-1]) {
+		if truncated || len(batch) <= len(page) || !l.Advance(res.View, page[len(page)-1]) {
 			return written, truncated, nil
 		}
-		if rows, err = rowsAPI(a).scanBatch(ctx, res, l.Query(a.db, res.Table, res.View, nil, nil)); err != nil {
+		if batch, err = rowsAPI(a).scanBatch(ctx, res, l.Query(a.db, res.Table, res.View, nil, nil)); err != nil {
 			return written, truncated, fmt.Errorf("admin: export %s: batch after %d rows: %w", res.Key, written, err)
 		}
 	}

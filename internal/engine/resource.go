@@ -12,6 +12,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // Resource is how one table looks and behaves in the panel. Create it with
@@ -325,3 +326,31 @@ func (a *compiler) buildResources(db *bun.DB) error {
 
 // reflectValue is the struct a model pointer points to.
 func reflectValue(model any) reflect.Value { return reflect.ValueOf(model).Elem() }
+
+// readCatalog refines every resource's columns from the database catalog
+// (schema.ReadCatalog): the SQL type decides each column's kind. A table
+// the database does not have yet keeps what its model says, with a
+// warning. On PostgreSQL it also warns when DateStyle does not write ISO
+// dates, the text query.Select reads timestamps as.
+func (a *compiler) readCatalog(ctx context.Context, db *bun.DB) error {
+	if db.Dialect().Name() == dialect.PG {
+		var style string
+		if err := db.QueryRowContext(ctx, "SELECT current_setting('DateStyle')").Scan(&style); err != nil {
+			return fmt.Errorf("admin: reading DateStyle: %w", err)
+		}
+		if !strings.HasPrefix(style, "ISO") {
+			a.log.Warn("admin: PostgreSQL's DateStyle is not ISO; the panel shows timestamps as stored text (set DateStyle to 'ISO, MDY', the default)", "DateStyle", style)
+		}
+	}
+	for _, key := range a.order {
+		res := a.resources[key]
+		found, err := schema.ReadCatalog(ctx, db, res.Table)
+		if err != nil {
+			return fmt.Errorf("admin: resource %q: %w", key, err)
+		}
+		if !found {
+			a.log.Warn("admin: table not found in the database; column kinds from the model only", "resource", key, "table", res.Table.Name)
+		}
+	}
+	return nil
+}

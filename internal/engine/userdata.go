@@ -409,7 +409,7 @@ func (a usersAPI) erasePart(ctx context.Context, tx bun.Tx, p userPart) (int64, 
 	case "delete":
 		n, err = affected(tx.NewDelete().TableExpr("?", bun.Ident(t.Name)).Where(where, args...).Exec(ctx))
 		if err != nil {
-			return 0, columnFields(p.target, deleteError(err))
+			return 0, rows.ColumnFields(p.target, rows.DeleteError(err))
 		}
 	case "unlink":
 		n, err = affected(tx.NewUpdate().TableExpr("?", bun.Ident(t.Name)).Set("? = NULL", bun.Ident(p.rel.FK)).Where(where, args...).Exec(ctx))
@@ -421,7 +421,7 @@ func (a usersAPI) erasePart(ctx context.Context, tx bun.Tx, p userPart) (int64, 
 		n, err = affected(q.Where(where, args...).Exec(ctx))
 	}
 	if err != nil {
-		return 0, columnFields(p.target, dbError(err))
+		return 0, rows.ColumnFields(p.target, rows.DBError(err))
 	}
 	return n, nil
 }

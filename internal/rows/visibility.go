@@ -165,7 +165,7 @@ func (res *Resource) Redact(v any) any {
 	return v
 }
 
-// RedactJSON is redact of raw, JSON, as JSON again; raw as it is when res
+// RedactJSON is Redact of raw, JSON, as JSON again; raw as it is when res
 // hides and masks nothing.
 func (res *Resource) RedactJSON(raw []byte) (json.RawMessage, error) {
 	if len(res.Hidden) == 0 && len(res.Masks) == 0 {
