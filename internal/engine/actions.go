@@ -73,10 +73,10 @@ func (a rowsAPI) handleAction(w http.ResponseWriter, r *http.Request, op Operato
 		if err != nil {
 			return err
 		}
-		if row, err = a.readRow(ctx, a.db, res, id, false); err != nil {
+		if row, err = a.rowStore().ReadRow(ctx, a.db, res, id, false); err != nil {
 			return err
 		}
-		if userID, ok := usersAPI(a).userRowID(res, row); ok {
+		if userID, ok := rows.UserRowID(res, row); ok {
 			if _, err := a.roles.CanWriteUser(ctx, a.db, op, userID); err != nil {
 				return err
 			}
@@ -159,12 +159,12 @@ func (a rowsAPI) selection(ctx context.Context, op Operator, res *resource, raw 
 			ids, keys = append(ids, id), append(keys, k)
 		}
 	}
-	rows, err := a.readRows(ctx, res, ids)
+	found, err := a.rowStore().ReadRows(ctx, res, ids)
 	if err != nil {
 		return nil, nil, err
 	}
-	byKey := make(map[string]map[string]any, len(rows))
-	for _, row := range rows {
+	byKey := make(map[string]map[string]any, len(found))
+	for _, row := range found {
 		byKey[encodeRowID(res, row)] = row
 	}
 	ordered := make([]map[string]any, len(ids))
@@ -173,7 +173,7 @@ func (a rowsAPI) selection(ctx context.Context, op Operator, res *resource, raw 
 			return nil, nil, errorf(http.StatusBadRequest, "unknown_id", "ids: no %s row with id %q", res.Key, errbody.Truncate(k, 80))
 		}
 		// An admin may act on any user: no role to read per row.
-		if userID, ok := usersAPI(a).userRowID(res, ordered[i]); ok && op.Role != RoleAdmin {
+		if userID, ok := rows.UserRowID(res, ordered[i]); ok && op.Role != RoleAdmin {
 			if _, err := a.roles.CanWriteUser(ctx, a.db, op, userID); err != nil {
 				return nil, nil, err
 			}

@@ -144,7 +144,7 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 	return vals, kept, problems, nil
 }
 
-// unchangedCheck is updateRow's check that every key and read-only
+// unchangedCheck is UpdateRow's check that every key and read-only
 // column an update sent (kept) holds what the row holds, compared as JSON
 // as a revert compares (sameValue): a read sent back passes, a change is
 // a 400 read_only.
@@ -224,44 +224,10 @@ func (a rowsAPI) rowIDFromBody(res *resource, raw any) (map[string]any, error) {
 
 func encodeRowID(res *resource, row map[string]any) string { return query.EncodeID(res.Table, row) }
 
-// readRow loads one row by primary key, without hidden columns. lock,
-// inside a transaction, locks the row until it ends (FOR UPDATE on
-// PostgreSQL; SQLite has one writer, and a write transaction holds it).
-func (a rowsAPI) readRow(ctx context.Context, db bun.IDB, res *resource, id map[string]any, lock bool) (map[string]any, error) {
-	q := query.WherePK(query.Select(db, res.Table), res.Table, id)
-	if lock && a.db.Dialect().Name() == dialect.PG {
-		q = q.For("UPDATE")
-	}
-	row, err := query.ScanRow(ctx, q, res.Table, res.Hidden)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errorf(http.StatusNotFound, "not_found", "no %s row with that id", res.Key)
-	}
-	return row, err
-}
-
-// readRows loads the rows with the given primary keys (as DecodeID returns
-// them), without hidden columns, in no particular order; ids naming no
-// row are left out.
-func (a rowsAPI) readRows(ctx context.Context, res *resource, ids []map[string]any) ([]map[string]any, error) {
-	q := query.Select(a.db, res.Table)
-	if len(res.Table.PK) == 1 {
-		c := res.Table.PK[0].Name
-		vals := make([]any, len(ids))
-		for i, id := range ids {
-			vals[i] = id[c]
-		}
-		q = q.Where("? IN (?)", bun.Ident(c), bun.List(vals))
-	} else {
-		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
-			for _, id := range ids {
-				q = q.WhereGroup(" OR ", func(q *bun.SelectQuery) *bun.SelectQuery {
-					return query.WherePK(q, res.Table, id)
-				})
-			}
-			return q
-		})
-	}
-	return query.ScanRows(ctx, q, res.Table, res.Hidden)
+// rowStore runs the row statements (package rows) on the panel's
+// database, with its users and roles tables and its sanctions.
+func (a *Admin) rowStore() rows.Store {
+	return rows.Store{DB: a.db, Users: a.users, Roles: a.roles, Sanctions: a.sanctions}
 }
 
 // pathRow loads the row the {id} of the path names.
@@ -270,7 +236,7 @@ func (a rowsAPI) pathRow(r *http.Request, res *resource) (map[string]any, error)
 	if err != nil {
 		return nil, err
 	}
-	return a.readRow(r.Context(), a.db, res, id, false)
+	return a.rowStore().ReadRow(r.Context(), a.db, res, id, false)
 }
 
 // GET /admin-api/{resource}
@@ -524,7 +490,7 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 	}
 	var row map[string]any
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if row, err = a.insertRow(ctx, tx, res, vals); err != nil {
+		if row, err = a.rowStore().InsertRow(ctx, tx, res, vals); err != nil {
 			return err
 		}
 		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
@@ -602,55 +568,6 @@ func (a rowsAPI) scanPrepared(ctx context.Context, db bun.IDB, res *resource, jo
 	return query.ScanFrom(rs, res.Table, res.Hidden, joins)
 }
 
-// insertRow inserts vals (typed column values, keys included or made by
-// the database) into res inside tx and returns the new row, as the
-// database returns it from the INSERT (no second statement reads it).
-func (a rowsAPI) insertRow(ctx context.Context, tx bun.Tx, res *resource, vals map[string]any) (map[string]any, error) {
-	t := res.Table
-	if err := a.checkEmailFree(ctx, tx, res, vals, ""); err != nil {
-		return nil, err
-	}
-	cols, args := query.Returning(tx, t)
-	q := tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(cols, args...)
-	row, err := writeReturning(ctx, q, res)
-	if err != nil {
-		return nil, rows.ColumnFields(res, rows.InsertError(err))
-	}
-	return row, nil
-}
-
-// writeReturning runs q, a write RETURNING query.Returning's columns of
-// one row, through Bun (its hooks see it), and reads that row as readRow
-// would (sql.ErrNoRows when none).
-func writeReturning(ctx context.Context, q interface {
-	Exec(context.Context, ...any) (sql.Result, error)
-}, res *resource) (map[string]any, error) {
-	ret := query.NewReturned(res.Table)
-	if _, err := q.Exec(ctx, ret.Dest...); err != nil {
-		return nil, err
-	}
-	return ret.Row(res.Hidden)
-}
-
-// checkEmailFree refuses, with 409 conflict, a users row whose new email
-// another account has already in any case: sign-in matches emails
-// without regard to case, and could not tell the two apart. exceptID is
-// the row being updated.
-func (a rowsAPI) checkEmailFree(ctx context.Context, tx bun.Tx, res *resource, vals map[string]any, exceptID string) error {
-	email, ok := vals[a.users.Cols.Email].(string)
-	if res.Key != "users" || !ok {
-		return nil
-	}
-	taken, err := a.users.EmailTaken(ctx, tx, email, exceptID)
-	if err != nil {
-		return err
-	}
-	if taken {
-		return errorf(http.StatusConflict, "conflict", "another account has the email %q (emails match without regard to case)", errbody.Truncate(email, 80))
-	}
-	return nil
-}
-
 // PATCH or PUT /admin-api/{resource}/{id}
 func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resourceFor(r, op, OpUpdate)
@@ -680,7 +597,7 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 	var ended string
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var changes map[string]any
-		if _, after, changes, ended, err = a.updateRow(ctx, tx, op, res, id, vals, unchangedCheck(kept)); err != nil || len(changes) == 0 {
+		if _, after, changes, ended, err = a.rowStore().UpdateRow(ctx, tx, op, res, id, vals, unchangedCheck(kept)); err != nil || len(changes) == 0 {
 			return err
 		}
 		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.Key, TargetID: encodeRowID(res, after), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "changes", changes)})
@@ -693,68 +610,6 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 	}
 	writeJSON(w, http.StatusOK, res.Answer(after))
 	return nil
-}
-
-// updateRow sets vals on the row id of res inside tx, as an edit does:
-// the row locked first (so "before" is the row this update replaces),
-// the admin and user guards, the operator's sessions ended when their
-// email changes. check, when given, sees the locked row before anything
-// is written and may refuse. changes are the columns that changed, for
-// the audit entry the caller writes in tx; ended is the user whose
-// sessions the update ended (or ""), whose live connections the caller
-// closes once tx commits (Sanctions.SessionsEnded).
-func (a rowsAPI) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id, vals map[string]any, check func(before map[string]any) error) (before, after, changes map[string]any, ended string, err error) {
-	keepsAdmin := func() error { return nil }
-	if res.Key == "roles" {
-		if keepsAdmin, err = a.roles.GuardAdmins(ctx, tx); err != nil {
-			return nil, nil, nil, "", err
-		}
-	}
-	if before, err = a.readRow(ctx, tx, res, id, true); err != nil {
-		return nil, nil, nil, "", err
-	}
-	if check != nil {
-		if err := check(before); err != nil {
-			return nil, nil, nil, "", err
-		}
-	}
-	userID, isUser := usersAPI(a).userRowID(res, before)
-	var target Role
-	if isUser {
-		if target, err = a.roles.CanWriteUser(ctx, tx, op, userID); err != nil {
-			return nil, nil, nil, "", err
-		}
-	}
-	if err := rows.KeepMisfits(res, before, vals); err != nil {
-		return nil, nil, nil, "", err
-	}
-	if len(vals) == 0 {
-		return before, before, nil, "", nil
-	}
-	if err := a.checkEmailFree(ctx, tx, res, vals, userID); err != nil {
-		return nil, nil, nil, "", err
-	}
-	cols, args := query.Returning(tx, res.Table)
-	q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.Table.Name)).Returning(cols, args...)
-	if after, err = writeReturning(ctx, query.WherePK(q, res.Table, id), res); err != nil {
-		return nil, nil, nil, "", rows.ColumnFields(res, rows.DBError(err))
-	}
-	if err := keepsAdmin(); err != nil {
-		return nil, nil, nil, "", err
-	}
-	// A new email on an operator's account ends its sessions: whoever
-	// holds them signed in as the old address.
-	if e, ok := vals["email"]; ok && isUser && target.IsOperator() && e != before["email"] && userID != op.UserID && a.users.HasTokenVersion {
-		if err := a.sanctions.BumpTokenVersion(ctx, tx, userID); err != nil {
-			return nil, nil, nil, "", err
-		}
-		// The row as it is now, token version and all.
-		if after, err = a.readRow(ctx, tx, res, id, false); err != nil {
-			return nil, nil, nil, "", err
-		}
-		ended = userID
-	}
-	return before, after, audit.Changes(before, after), ended, nil
 }
 
 // DELETE /admin-api/{resource}/{id}
@@ -770,7 +625,7 @@ func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operato
 	ctx := r.Context()
 	var row map[string]any
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if row, err = a.deleteRow(ctx, tx, op, res, id, nil); err != nil {
+		if row, err = a.rowStore().DeleteRow(ctx, tx, op, res, id, nil); err != nil {
 			return err
 		}
 		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
@@ -780,37 +635,4 @@ func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operato
 	}
 	writeJSON(w, http.StatusOK, res.Answer(row))
 	return nil
-}
-
-// deleteRow deletes the row id of res inside tx, as DELETE does, and
-// returns it: the admin and user guards, and check (when given) on the
-// locked row before the delete.
-func (a rowsAPI) deleteRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id map[string]any, check func(row map[string]any) error) (row map[string]any, err error) {
-	keepsAdmin := func() error { return nil }
-	if touchesAdmins(res) {
-		if keepsAdmin, err = a.roles.GuardAdmins(ctx, tx); err != nil {
-			return nil, err
-		}
-	}
-	if row, err = a.readRow(ctx, tx, res, id, true); err != nil {
-		return nil, err
-	}
-	if check != nil {
-		if err := check(row); err != nil {
-			return nil, err
-		}
-	}
-	if userID, ok := usersAPI(a).userRowID(res, row); ok {
-		if _, err := a.roles.CanWriteUser(ctx, tx, op, userID); err != nil {
-			return nil, err
-		}
-	}
-	q := tx.NewDelete().TableExpr("?", bun.Ident(res.Table.Name))
-	if _, err := query.WherePK(q, res.Table, id).Exec(ctx); err != nil {
-		return nil, rows.ColumnFields(res, rows.DeleteError(err))
-	}
-	if err := keepsAdmin(); err != nil {
-		return nil, err
-	}
-	return row, nil
 }

@@ -157,7 +157,7 @@ func (a viewsAPI) handleRevert(w http.ResponseWriter, r *http.Request, op Operat
 			if err != nil {
 				return err
 			}
-			_, after, changes, endedFor, err := rowsAPI(a).updateRow(ctx, tx, op, res, id, maps.Clone(vals), func(now map[string]any) error {
+			_, after, changes, endedFor, err := a.rowStore().UpdateRow(ctx, tx, op, res, id, maps.Clone(vals), func(now map[string]any) error {
 				if body.Force {
 					return nil
 				}
@@ -188,18 +188,18 @@ func (a viewsAPI) handleRevert(w http.ResponseWriter, r *http.Request, op Operat
 					vals[tv] = n + 1
 				}
 			}
-			switch _, err := rowsAPI(a).readRow(ctx, tx, res, id, true); {
+			switch _, err := a.rowStore().ReadRow(ctx, tx, res, id, true); {
 			case err == nil:
 				return errorf(http.StatusConflict, "conflict", "the row exists again since entry %d: nothing to re-create", auditID)
 			case !isNotFound(err):
 				return err
 			}
-			if out, err = rowsAPI(a).insertRow(ctx, tx, res, vals); err != nil {
+			if out, err = a.rowStore().InsertRow(ctx, tx, res, vals); err != nil {
 				return err
 			}
 			entry.TargetID, entry.Payload["row"] = encodeRowID(res, out), out
 		case revertCreate:
-			row, err := rowsAPI(a).deleteRow(ctx, tx, op, res, id, func(now map[string]any) error {
+			row, err := a.rowStore().DeleteRow(ctx, tx, op, res, id, func(now map[string]any) error {
 				if body.Force {
 					return nil
 				}
@@ -223,7 +223,7 @@ func (a viewsAPI) handleRevert(w http.ResponseWriter, r *http.Request, op Operat
 	return nil
 }
 
-// isNotFound reports readRow's answer for a row that is not there.
+// isNotFound reports ReadRow's answer for a row that is not there.
 func isNotFound(err error) bool {
 	var ae *APIError
 	return errors.As(err, &ae) && ae.Status == http.StatusNotFound

@@ -24,12 +24,6 @@ func resourcePolicies(resources map[string]*resource) map[string]authz.Policies 
 	return out
 }
 
-// touchesAdmins reports whether a write to res can take away an admin:
-// deleting a user (its role goes with it) or a roles row, or editing one.
-func touchesAdmins(res *resource) bool {
-	return res.Key == "users" || res.Key == "roles"
-}
-
 // allowed is Moderation.Allowed, for the panel's endpoints.
 func (a *Admin) allowed(op Operator, action Op, resource string) bool {
 	return a.moderation.Allowed(op, action, resource)

@@ -253,7 +253,7 @@ func (a usersAPI) dataRequest(r *http.Request, op Operator) (*resource, string, 
 	if err != nil {
 		return nil, "", nil, err
 	}
-	row, err := rowsAPI(a).readRow(r.Context(), a.db, users, id, false)
+	row, err := a.rowStore().ReadRow(r.Context(), a.db, users, id, false)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -326,7 +326,7 @@ func (a usersAPI) handleUserErase(w http.ResponseWriter, r *http.Request, op Ope
 		if err != nil {
 			return err
 		}
-		if row, err = rowsAPI(a).readRow(ctx, tx, users, id, true); err != nil {
+		if row, err = a.rowStore().ReadRow(ctx, tx, users, id, true); err != nil {
 			return err
 		}
 		parts := a.userParts(users, row)

@@ -113,14 +113,6 @@ func checkReason(reason string) error {
 	return nil
 }
 
-// userRowID is the id of a users row as the Auth API takes it.
-func (a usersAPI) userRowID(res *resource, row map[string]any) (string, bool) {
-	if res.Key != "users" || len(res.Table.PK) != 1 {
-		return "", false
-	}
-	return fmt.Sprint(row[res.Table.PK[0].Name]), true
-}
-
 func (a usersAPI) recordUser(r *http.Request, op Operator, action, userID string, kv ...any) {
 	a.audit.Event(r.Context(), a.userEntry(r, op, action, userID, kv...))
 }
