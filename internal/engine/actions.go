@@ -10,31 +10,17 @@ import (
 
 	"github.com/gameadmin/admin/internal/catalog"
 	"github.com/gameadmin/admin/internal/errbody"
+	"github.com/gameadmin/admin/internal/rows"
 )
 
 // Action is admin.Action, field for field; its documentation is there.
-type Action struct {
-	Name     string
-	Label    string
-	PerRow   bool
-	LoadRows bool
-	Confirm  *Confirm
-	Roles    []Role
-	Handler  func(ctx context.Context, row map[string]any, c ActionContext) (any, error)
-}
+type Action = rows.Action
 
 // Confirm is an action's confirmation prompt (the catalog tells the UI).
 type Confirm = catalog.Confirm
 
 // ActionContext is admin.ActionContext, field for field; its documentation is there.
-type ActionContext struct {
-	UserID   string
-	Role     Role
-	Resource string
-	Args     map[string]any
-	IDs      []map[string]any
-	Rows     []map[string]any
-}
+type ActionContext = rows.ActionContext
 
 // maxActionIDs bounds a bulk action's selection.
 const maxActionIDs = 1000
@@ -57,15 +43,15 @@ func (a rowsAPI) handleAction(w http.ResponseWriter, r *http.Request, op Operato
 		return err
 	}
 	name := r.PathValue("name")
-	i := slices.IndexFunc(res.cfg.Actions, func(x Action) bool { return x.Name == name })
+	i := slices.IndexFunc(res.Config.Actions, func(x Action) bool { return x.Name == name })
 	if i < 0 {
-		return errorf(http.StatusNotFound, "unknown_action", "resource %q has no action %q", res.key, name)
+		return errorf(http.StatusNotFound, "unknown_action", "resource %q has no action %q", res.Key, name)
 	}
-	act := res.cfg.Actions[i]
+	act := res.Config.Actions[i]
 	if err := limit(r.Context(), a.limits.Actions, op.UserID); err != nil {
 		return err // RateLimit.Actions: an operator's actions, and their audit rows, are bounded
 	}
-	if !act.allows(op.Role) || !a.opts.PlayersCanRead && !op.Role.IsOperator() {
+	if !act.Allows(op.Role) || !a.opts.PlayersCanRead && !op.Role.IsOperator() {
 		return errorf(http.StatusForbidden, "forbidden", "action %q is not allowed for role %q", name, op.Role)
 	}
 	var args map[string]any
@@ -87,17 +73,17 @@ func (a rowsAPI) handleAction(w http.ResponseWriter, r *http.Request, op Operato
 		if err != nil {
 			return err
 		}
-		if row, err = a.readRow(ctx, a.db, res, id, false); err != nil {
+		if row, err = a.rowStore().ReadRow(ctx, a.db, res, id, false); err != nil {
 			return err
 		}
-		if userID, ok := usersAPI(a).userRowID(res, row); ok {
+		if userID, ok := rows.UserRowID(res, row); ok {
 			if _, err := a.roles.CanWriteUser(ctx, a.db, op, userID); err != nil {
 				return err
 			}
 		}
 		target = encodeRowID(res, row)
 	}
-	ac := ActionContext{UserID: op.UserID, Role: op.Role, Resource: res.key, Args: args}
+	ac := ActionContext{UserID: op.UserID, Role: op.Role, Resource: res.Key, Args: args}
 	payload := map[string]any{"name": name, "args": args}
 	if raw, ok := args["ids"]; ok {
 		if act.PerRow {
@@ -123,21 +109,21 @@ func (a rowsAPI) handleAction(w http.ResponseWriter, r *http.Request, op Operato
 	}
 	raw, err := json.Marshal(result)
 	if err != nil {
-		return fmt.Errorf("admin: action %s/%s: result does not marshal to JSON: %w", res.key, name, err)
+		return fmt.Errorf("admin: action %s/%s: result does not marshal to JSON: %w", res.Key, name, err)
 	}
 	// The handler ran outside any transaction of the panel (it may call
 	// anything), so its entry is written once it returns; when that write
 	// fails, the answer is a 500 and the log line has the action's result.
 	payload["result"] = json.RawMessage(raw)
-	if err := a.audit.Record(ctx, AuditEntry{OperatorID: op.UserID, Action: "custom", Resource: res.key, TargetID: target,
+	if err := a.audit.Record(ctx, AuditEntry{OperatorID: op.UserID, Action: "custom", Resource: res.Key, TargetID: target,
 		Payload: payload}); err != nil {
-		return fmt.Errorf("admin: action %s/%s ran but its audit entry was not written (result %.500s): %w", res.key, name, raw, err)
+		return fmt.Errorf("admin: action %s/%s ran but its audit entry was not written (result %.500s): %w", res.Key, name, raw, err)
 	}
 	// The handler had the rows as the panel reads them; the operator is
 	// answered them as their role reads them (the entry keeps the values).
-	answer, err := a.resourceAs(op, res.key).redactJSON(raw)
+	answer, err := a.resourceAs(op, res.Key).RedactJSON(raw)
 	if err != nil {
-		return fmt.Errorf("admin: action %s/%s: its result: %w", res.key, name, err)
+		return fmt.Errorf("admin: action %s/%s: its result: %w", res.Key, name, err)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "result": answer})
 	return nil
@@ -173,33 +159,27 @@ func (a rowsAPI) selection(ctx context.Context, op Operator, res *resource, raw 
 			ids, keys = append(ids, id), append(keys, k)
 		}
 	}
-	rows, err := a.readRows(ctx, res, ids)
+	found, err := a.rowStore().ReadRows(ctx, res, ids)
 	if err != nil {
 		return nil, nil, err
 	}
-	byKey := make(map[string]map[string]any, len(rows))
-	for _, row := range rows {
+	byKey := make(map[string]map[string]any, len(found))
+	for _, row := range found {
 		byKey[encodeRowID(res, row)] = row
 	}
 	ordered := make([]map[string]any, len(ids))
 	for i, k := range keys {
 		if ordered[i] = byKey[k]; ordered[i] == nil {
-			return nil, nil, errorf(http.StatusBadRequest, "unknown_id", "ids: no %s row with id %q", res.key, errbody.Truncate(k, 80))
+			return nil, nil, errorf(http.StatusBadRequest, "unknown_id", "ids: no %s row with id %q", res.Key, errbody.Truncate(k, 80))
 		}
 		// An admin may act on any user: no role to read per row.
-		if userID, ok := usersAPI(a).userRowID(res, ordered[i]); ok && op.Role != RoleAdmin {
+		if userID, ok := rows.UserRowID(res, ordered[i]); ok && op.Role != RoleAdmin {
 			if _, err := a.roles.CanWriteUser(ctx, a.db, op, userID); err != nil {
 				return nil, nil, err
 			}
 		}
 	}
 	return ids, ordered, nil
-}
-
-// allows reports whether an operator of role may run the action: any
-// role when Roles is empty.
-func (act Action) allows(role Role) bool {
-	return len(act.Roles) == 0 || slices.Contains(act.Roles, role)
 }
 
 // runAction calls the handler, turning a panic into an error so a bug in

@@ -19,6 +19,7 @@ import (
 	"github.com/gameadmin/admin/internal/account"
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/dashboard"
+	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/slots"
 	"github.com/gameadmin/admin/internal/stmtcache"
 
@@ -200,7 +201,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 		opts.MaxBodyBytes = defaultMaxBody
 	}
 	if opts.MaxTextLength == 0 {
-		opts.MaxTextLength = defaultMaxTextLength
+		opts.MaxTextLength = rows.DefaultMaxTextLength
 	}
 	if opts.AuditMaxPayloadBytes == 0 {
 		opts.AuditMaxPayloadBytes = audit.DefaultMaxPayload
@@ -257,7 +258,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	}
 	(*compiler)(a).checkForeignKeys(ctx)
 	if res := a.resources["users"]; res != nil {
-		a.users.FromCatalog(res.table)
+		a.users.FromCatalog(res.Table)
 	}
 	if opts.PlayersCanRead {
 		(*compiler)(a).warnPlayersCanRead(ctx)
@@ -270,7 +271,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if a.auth, err = account.New(account.Config{DB: db, Roles: a.roles, TablePrefix: string(a.tableNames), Tokens: a.tokens, Audit: a.audit, Sanctions: a.sanctions,
 		Hasher: hasher, HashConcurrency: opts.HashConcurrency, Limits: a.limits, TOTP: totp,
 		Proxies: a.clientIPs(), UIPath: opts.UIPath, OnResetRequest: opts.OnResetRequest, ResetOperatorsOnly: opts.ResetOperatorsOnly,
-		Jobs: a.jobs, AuditJobs: a.auditJobs, Failures: a.failures, NewUser: usersAPI{a}.bootstrapDefaults, DBError: dbError,
+		Jobs: a.jobs, AuditJobs: a.auditJobs, Failures: a.failures, NewUser: usersAPI{a}.bootstrapDefaults, DBError: rows.DBError,
 		Closed: a.closedError, Now: a.now, Log: a.log}); err != nil {
 		return nil, err
 	}

@@ -19,7 +19,7 @@ import (
 // op may read. A resource whose labels cannot be read leaves its targets
 // as ids, logged: the audit log still answers.
 func (a viewsAPI) addAuditTargetLabels(ctx context.Context, op Operator, res *resource, rows []map[string]any) {
-	if res.key != "adminAudit" || res.table.ByName["resource"] == nil || res.table.ByName["target_id"] == nil || res.hidden["target_id"] {
+	if res.Key != "adminAudit" || res.Table.ByName["resource"] == nil || res.Table.ByName["target_id"] == nil || res.Hidden["target_id"] {
 		return
 	}
 	byResource := map[string][]map[string]any{}
@@ -34,10 +34,10 @@ func (a viewsAPI) addAuditTargetLabels(ctx context.Context, op Operator, res *re
 	}
 	for key, group := range byResource {
 		target := a.resourceAs(op, key)
-		if target == nil || len(target.table.PK) != 1 || len(target.labels) == 0 || !a.allowed(op, OpRead, key) {
+		if target == nil || len(target.Table.PK) != 1 || len(target.Labels) == 0 || !a.allowed(op, OpRead, key) {
 			continue
 		}
-		rel := labelRel{rel: schema.Relation{Kind: schema.One, FK: "target_id", Target: key, Ref: target.table.PK[0].Name}, target: target}
+		rel := labelRel{rel: schema.Relation{Kind: schema.One, FK: "target_id", Target: key, Ref: target.Table.PK[0].Name}, target: target}
 		if err := rowsAPI(a).addLabels(ctx, []labelRel{rel}, group); err != nil {
 			a.log.WarnContext(ctx, "admin: audit target labels", "resource", key, "err", err)
 		}
@@ -54,16 +54,16 @@ const auditSearchLimit = 100
 // as operator. None when op may not list users.
 func (a viewsAPI) auditSearchUsers(ctx context.Context, db bun.IDB, op Operator, q string) ([]query.Cond, error) {
 	users := a.resourceAs(op, "users")
-	if users == nil || !a.allowed(op, OpList, "users") || len(users.table.PK) != 1 || users.hidden[users.table.PK[0].Name] {
+	if users == nil || !a.allowed(op, OpList, "users") || len(users.Table.PK) != 1 || users.Hidden[users.Table.PK[0].Name] {
 		return nil, nil
 	}
 	// The users list's own search as op's role has it: a column it may
 	// not read is no way to find anyone by it.
-	l := &query.List{Q: q, Search: users.searchColumns()}
+	l := &query.List{Q: q, Search: users.SearchColumns()}
 	var ids []string
-	pk := bun.Ident(users.table.PK[0].Name)
-	t := users.table
-	sel := l.ApplyFilters(query.From(db, t).ColumnExpr("CAST(?TableAlias.? AS TEXT)", pk), users.view).Limit(auditSearchLimit)
+	pk := bun.Ident(users.Table.PK[0].Name)
+	t := users.Table
+	sel := l.ApplyFilters(query.From(db, t).ColumnExpr("CAST(?TableAlias.? AS TEXT)", pk), users.View).Limit(auditSearchLimit)
 	err := query.Whole(db, sel, nil).Conn(db).Scan(ctx, &ids)
 	if err != nil || len(ids) == 0 {
 		return nil, err

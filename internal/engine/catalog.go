@@ -7,6 +7,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/catalog"
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
 )
 
@@ -44,7 +45,7 @@ func (a viewsAPI) catalog(op Operator) []catalog.Entry {
 // catalogEntry describes res to an operator of role: only the actions
 // the role may run are listed.
 func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) catalog.Entry {
-	t, cfg := res.table, res.cfg
+	t, cfg := res.Table, res.Config
 	links := map[string]*LinkTo{}
 	for _, rel := range t.Relations {
 		if target := a.resourceAs(Operator{Role: role}, rel.Target); rel.Kind == schema.One && target != nil && !keyedByRestricted(res, target, rel) {
@@ -52,8 +53,8 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 		}
 	}
 	e := catalog.Entry{
-		Name: res.key, Label: res.label, Icon: res.icon, PrimaryKey: t.PKNames(),
-		FormFields: res.shown(cfg.Form.Fields), ShowFields: res.shown(cfg.Show.Fields),
+		Name: res.Key, Label: res.Label, Icon: res.Icon, PrimaryKey: t.PKNames(),
+		FormFields: res.Shown(cfg.Form.Fields), ShowFields: res.Shown(cfg.Show.Fields),
 		Actions: []catalog.Action{}, Relations: []catalog.Relation{}, Permissions: perms,
 	}
 	if cfg.List.Columns != nil {
@@ -63,27 +64,27 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 				e.ListColumns = append(e.ListColumns, pk)
 			}
 		}
-		e.ListColumns = append(e.ListColumns, res.shown(cfg.List.Columns)...)
+		e.ListColumns = append(e.ListColumns, res.Shown(cfg.List.Columns)...)
 	}
-	if res.key == "users" && res.view.ByName[a.users.Cols.Email] != nil {
+	if res.Key == "users" && res.View.ByName[a.users.Cols.Email] != nil {
 		e.EmailColumn = a.users.Cols.Email
 	}
-	if res.key == "users" && a.users.HasBan && a.users.HasTokenVersion && res.view.ByName[a.users.Cols.Ban] != nil {
+	if res.Key == "users" && a.users.HasBan && a.users.HasTokenVersion && res.View.ByName[a.users.Cols.Ban] != nil {
 		e.BanColumn = a.users.Cols.Ban
 	}
-	if s := cfg.List.DefaultSort; s.Field != "" && res.view.ByName[s.Field] != nil && !res.restricted[s.Field] {
+	if s := cfg.List.DefaultSort; s.Field != "" && res.View.ByName[s.Field] != nil && !res.Restricted[s.Field] {
 		e.DefaultSort = &Sort{Field: s.Field, Order: cmp.Or(s.Order, "asc")}
 	}
-	for _, c := range res.view.Columns {
+	for _, c := range res.View.Columns {
 		cc := cfg.Columns[c.Name]
 		col := catalog.Column{
 			Name: c.Name, Label: cmp.Or(cc.Label, c.Label), Type: c.SQLType, DataType: catalogDataType(c),
-			NotNull: c.NotNull, Primary: c.Primary, HasDefault: c.HasDefault, ReadOnly: res.readOnly(c.Name) || res.restricted[c.Name],
-			LinkTo: links[c.Name], Choices: res.choices(c.Name),
-			Sortable:   query.Sortable(c) && !res.restricted[c.Name],
-			Filterable: query.Filterable(c) && !res.restricted[c.Name],
-			Masked:     res.restricted[c.Name],
-			Kind:       c.Kind, Elem: c.Elem, MaxLength: rowsAPI(a).maxLength(c),
+			NotNull: c.NotNull, Primary: c.Primary, HasDefault: c.HasDefault, ReadOnly: res.ReadOnly(c.Name) || res.Restricted[c.Name],
+			LinkTo: links[c.Name], Choices: res.Choices(c.Name),
+			Sortable:   query.Sortable(c) && !res.Restricted[c.Name],
+			Filterable: query.Filterable(c) && !res.Restricted[c.Name],
+			Masked:     res.Restricted[c.Name],
+			Kind:       c.Kind, Elem: c.Elem, MaxLength: rows.MaxLength(c, a.opts.MaxTextLength),
 			Required: c.NotNull && !c.HasDefault && !c.Generated,
 		}
 		if cc.LinkTo != nil {
@@ -92,7 +93,7 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 		e.Columns = append(e.Columns, col)
 	}
 	for _, act := range cfg.Actions {
-		if !act.allows(role) {
+		if !act.Allows(role) {
 			continue
 		}
 		e.Actions = append(e.Actions, catalog.Action{Name: act.Name, Label: cmp.Or(act.Label, schema.Humanize(act.Name)), PerRow: act.PerRow, Confirm: act.Confirm})
@@ -107,21 +108,6 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 		})
 	}
 	return e
-}
-
-// shown are the names of cols the resource (as the operator sees it)
-// shows; nil stays nil, "all of them".
-func (res *resource) shown(cols []string) []string {
-	if cols == nil {
-		return nil
-	}
-	out := make([]string, 0, len(cols))
-	for _, c := range cols {
-		if !res.hidden[c] {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // catalogDataType is the dataType the UI reads: the JSON shape of the

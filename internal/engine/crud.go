@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
@@ -40,7 +40,7 @@ func (a rowsAPI) resourceFor(r *http.Request, op Operator, o Op) (*resource, err
 	if err != nil {
 		return nil, err
 	}
-	return a.resourceAs(op, res.key), a.gate(op, o, res.key)
+	return a.resourceAs(op, res.Key), a.gate(op, o, res.Key)
 }
 
 // gate refuses op on res unless its policy or the standard rule allows it.
@@ -73,7 +73,7 @@ func decodeAny(r *http.Request, v *map[string]any) error { return readJSON(r, v,
 // read-only columns come back in kept, for unchangedCheck to hold against
 // the row, and the row's own fields ("_labels", "_invalid") are dropped,
 // so a row read and sent back by PUT is an update that changes nothing.
-func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[string]any, map[string]any, fieldProblems, error) {
+func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[string]any, map[string]any, rows.FieldProblems, error) {
 	var body map[string]any
 	if err := decodeAny(r, &body); err != nil {
 		return nil, nil, nil, err
@@ -83,7 +83,7 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 	}
 	var kept map[string]any
 	vals := make(map[string]any, len(body))
-	problems := fieldProblems{}
+	problems := rows.FieldProblems{}
 	password, setPassword := body[newPasswordField]
 	if setPassword && takesNewPassword(res, update) {
 		delete(body, newPasswordField)
@@ -91,52 +91,52 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 		setPassword = false
 	}
 	for k, v := range body {
-		col, ok := res.view.ByName[k]
+		col, ok := res.View.ByName[k]
 		switch {
 		case !ok && update && strings.HasPrefix(k, "_"):
 			continue // the row's own fields, as a read returns them
 		case !ok:
-			return nil, nil, nil, fieldError(http.StatusBadRequest, "unknown_column", k, "resource %q has no column %q", res.key, k)
+			return nil, nil, nil, fieldError(http.StatusBadRequest, "unknown_column", k, "resource %q has no column %q", res.Key, k)
 		case col.Primary && v == "":
 			// A row keyed "" could be neither opened nor deleted: its URL
 			// has no id segment.
 			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: an empty string is not a key value", k)
-		case res.restricted[k]:
-			return nil, nil, nil, res.refuseWrite(k)
-		case update && (res.readOnly(k) || col.Primary):
+		case res.Restricted[k]:
+			return nil, nil, nil, res.RefuseWrite(k)
+		case update && (res.ReadOnly(k) || col.Primary):
 			if kept == nil {
 				kept = map[string]any{}
 			}
 			kept[k] = v
 			continue
-		case res.readOnly(k):
-			return nil, nil, nil, res.refuseWrite(k)
+		case res.ReadOnly(k):
+			return nil, nil, nil, res.RefuseWrite(k)
 		}
-		if !problems.checkLength(res, col, a.maxLength(col), v) {
+		if !problems.CheckLength(res, col, rows.MaxLength(col, a.opts.MaxTextLength), v) {
 			continue
 		}
-		if choices := res.choices(k); len(choices) > 0 && v != nil && !slices.Contains(choices, fmt.Sprint(v)) {
+		if choices := res.Choices(k); len(choices) > 0 && v != nil && !slices.Contains(choices, fmt.Sprint(v)) {
 			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: %q is not one of its choices", k, errbody.Truncate(fmt.Sprint(v), 80))
 		}
 		cv, err := query.ConvertValue(col, v)
 		if err != nil {
 			return nil, nil, nil, clientError(err)
 		}
-		if k == a.users.Cols.Email && res.key == "users" {
+		if k == a.users.Cols.Email && res.Key == "users" {
 			e, _ := cv.(string)
 			if cv, err = account.CheckEmail(e); err != nil {
 				return nil, nil, nil, err
 			}
 		}
-		if raw, ok := cv.(json.RawMessage); ok && !update && !fitsModel(col, raw) { // an update checks it against the row: keepMisfits
+		if raw, ok := cv.(json.RawMessage); ok && !update && !rows.FitsModel(col, raw) { // an update checks it against the row: rows.KeepMisfits
 			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: the JSON value does not fit the column's type", k)
 		}
 		vals[k] = cv
 	}
 	if update {
-		problems.checkRequired(res, vals, true)
+		problems.CheckRequired(res, vals, true)
 	}
-	if res.key == "users" && !update {
+	if res.Key == "users" && !update {
 		if err := a.setNewPassword(r.Context(), vals, password, setPassword); err != nil {
 			return nil, nil, nil, err
 		}
@@ -144,7 +144,7 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 	return vals, kept, problems, nil
 }
 
-// unchangedCheck is updateRow's check that every key and read-only
+// unchangedCheck is UpdateRow's check that every key and read-only
 // column an update sent (kept) holds what the row holds, compared as JSON
 // as a revert compares (sameValue): a read sent back passes, a change is
 // a 400 read_only.
@@ -171,8 +171,8 @@ const newPasswordField = "password"
 // password: on a create of the users resource, whose visible columns do
 // not include one of that name. Anywhere else it is an unknown column.
 func takesNewPassword(res *resource, update bool) bool {
-	_, isColumn := res.view.ByName[newPasswordField]
-	return res.key == "users" && !update && !isColumn
+	_, isColumn := res.View.ByName[newPasswordField]
+	return res.Key == "users" && !update && !isColumn
 }
 
 // setNewPassword puts a new user's password hash into vals: password
@@ -201,22 +201,9 @@ func (a rowsAPI) setNewPassword(ctx context.Context, vals map[string]any, passwo
 	return nil
 }
 
-// fitsModel reports whether a JSON value decodes into the column's Go
-// type. The database takes any JSON, but rows are read back through the
-// model, so an array stored in a map column would fail every later read.
-func fitsModel(col *schema.Column, raw json.RawMessage) bool {
-	typ := col.Field.IndirectType
-	if typ.Kind() == reflect.String || reflect.PointerTo(typ).Implements(scannerType) {
-		return true
-	}
-	return json.Unmarshal(raw, reflect.New(typ).Interface()) == nil
-}
-
-var scannerType = reflect.TypeFor[sql.Scanner]()
-
 // rowID decodes the {id} of the path.
 func (a rowsAPI) rowID(r *http.Request, res *resource) (map[string]any, error) {
-	id, err := query.DecodeID(res.view, r.PathValue("id"))
+	id, err := query.DecodeID(res.View, r.PathValue("id"))
 	return id, clientError(err)
 }
 
@@ -231,50 +218,16 @@ func (a rowsAPI) rowIDFromBody(res *resource, raw any) (map[string]any, error) {
 	default:
 		return nil, errorf(http.StatusBadRequest, "invalid_value", "id must be a string or a number")
 	}
-	id, err := query.DecodeID(res.view, s)
+	id, err := query.DecodeID(res.View, s)
 	return id, clientError(err)
 }
 
-func encodeRowID(res *resource, row map[string]any) string { return query.EncodeID(res.table, row) }
+func encodeRowID(res *resource, row map[string]any) string { return query.EncodeID(res.Table, row) }
 
-// readRow loads one row by primary key, without hidden columns. lock,
-// inside a transaction, locks the row until it ends (FOR UPDATE on
-// PostgreSQL; SQLite has one writer, and a write transaction holds it).
-func (a rowsAPI) readRow(ctx context.Context, db bun.IDB, res *resource, id map[string]any, lock bool) (map[string]any, error) {
-	q := query.WherePK(query.Select(db, res.table), res.table, id)
-	if lock && a.db.Dialect().Name() == dialect.PG {
-		q = q.For("UPDATE")
-	}
-	row, err := query.ScanRow(ctx, q, res.table, res.hidden)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errorf(http.StatusNotFound, "not_found", "no %s row with that id", res.key)
-	}
-	return row, err
-}
-
-// readRows loads the rows with the given primary keys (as DecodeID returns
-// them), without hidden columns, in no particular order; ids naming no
-// row are left out.
-func (a rowsAPI) readRows(ctx context.Context, res *resource, ids []map[string]any) ([]map[string]any, error) {
-	q := query.Select(a.db, res.table)
-	if len(res.table.PK) == 1 {
-		c := res.table.PK[0].Name
-		vals := make([]any, len(ids))
-		for i, id := range ids {
-			vals[i] = id[c]
-		}
-		q = q.Where("? IN (?)", bun.Ident(c), bun.List(vals))
-	} else {
-		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
-			for _, id := range ids {
-				q = q.WhereGroup(" OR ", func(q *bun.SelectQuery) *bun.SelectQuery {
-					return query.WherePK(q, res.table, id)
-				})
-			}
-			return q
-		})
-	}
-	return query.ScanRows(ctx, q, res.table, res.hidden)
+// rowStore runs the row statements (package rows) on the panel's
+// database, with its users and roles tables and its sanctions.
+func (a *Admin) rowStore() rows.Store {
+	return rows.Store{DB: a.db, Users: a.users, Roles: a.roles, Sanctions: a.sanctions}
 }
 
 // pathRow loads the row the {id} of the path names.
@@ -283,7 +236,7 @@ func (a rowsAPI) pathRow(r *http.Request, res *resource) (map[string]any, error)
 	if err != nil {
 		return nil, err
 	}
-	return a.readRow(r.Context(), a.db, res, id, false)
+	return a.rowStore().ReadRow(r.Context(), a.db, res, id, false)
 }
 
 // GET /admin-api/{resource}
@@ -328,7 +281,7 @@ func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, r
 		return q
 	}
 	joins, rest := a.labelJoins(op, res)
-	page := l.Query(a.db, res.table, res.view, joins, where)
+	page := l.Query(a.db, res.Table, res.View, joins, where)
 	// The page's text repeats for a first or filtered page, and for every
 	// page of a keyset walk once the cursor is a parameter: prepared
 	// after its first run, it is planned once per connection.
@@ -337,32 +290,32 @@ func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, r
 		args []any
 	)
 	if pl, cargs, ok := l.CursorParams(a.db); ok {
-		text, args = pl.Query(a.db, res.table, res.view, joins, where).String(), cargs
+		text, args = pl.Query(a.db, res.Table, res.View, joins, where).String(), cargs
 	} else {
 		text = page.String()
 	}
-	var rows []map[string]any
+	var listed []map[string]any
 	a.warm(ctx, deadline, text)
 	err = a.limited(ctx, deadline, func(ctx context.Context, db bun.IDB) (err error) {
-		rows, err = a.scanPrepared(ctx, db, res, joins, text, page, args...)
+		listed, err = a.scanPrepared(ctx, db, res, joins, text, page, args...)
 		return err
 	})
-	res.mask(rows)
+	res.Mask(listed)
 	if err != nil {
 		// A filter value the database could not compare (an enum
 		// label it lacks) is the client's; the rest stays a 500.
-		return nil, a.blameColumn(ctx, res, filterValues(l), columnFields(res, clientError(dbError(err))))
+		return nil, rows.BlameColumn(ctx, a.db, res, rows.FilterValues(l), rows.ColumnFields(res, clientError(rows.DBError(err))))
 	}
 	if l.Limit > 0 {
 		var next string
-		rows, next = l.Page(res.view, rows)
+		listed, next = l.Page(res.View, listed)
 		w.Header().Set("X-Next-Cursor", next)
 	}
 	// Keyset pages count only when asked: a cursor walk has no use for
 	// the total, and on a large table it costs more than the page.
 	if l.Count != query.CountNone && (l.Limit == 0 || l.Count != query.CountAuto) {
 		filtered := where != nil || len(l.Filters) > 0 || len(l.Where) > 0 || l.Q != ""
-		total, estimated, err := query.Count(ctx, a.db, res.view, l.ApplyFilters(narrow(query.Select(a.db, res.table)), res.view), filtered, query.CountOptions{
+		total, estimated, err := query.Count(ctx, a.db, res.View, l.ApplyFilters(narrow(query.Select(a.db, res.Table)), res.View), filtered, query.CountOptions{
 			Mode: l.Count, ExactBelow: a.opts.ExactCountBelow, Budget: a.countBudget, ExactBudget: a.opts.ExactCountBudget, Estimates: a.estimates, Limit: timeLeft(deadline),
 		})
 		if err != nil {
@@ -374,18 +327,18 @@ func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, r
 		}
 	}
 	w.Header().Set("Access-Control-Expose-Headers", "X-Total-Count, X-Total-Count-Estimated, X-Next-Cursor")
-	if err := a.addLabels(ctx, rest, rows); err != nil {
+	if err := a.addLabels(ctx, rest, listed); err != nil {
 		return nil, err
 	}
-	if err := usersAPI(a).addOperatorRoles(ctx, op, res, rows); err != nil {
+	if err := usersAPI(a).addOperatorRoles(ctx, op, res, listed); err != nil {
 		return nil, err
 	}
-	viewsAPI(a).addAuditTargetLabels(ctx, op, res, rows)
-	if res.key == "adminAudit" {
-		a.redactRestricted(op, rows)
+	viewsAPI(a).addAuditTargetLabels(ctx, op, res, listed)
+	if res.Key == "adminAudit" {
+		a.redactRestricted(op, listed)
 	}
-	a.logCellIssues(ctx, res, rows)
-	return rows, nil
+	rows.LogCellIssues(ctx, a.log, res, listed)
+	return listed, nil
 }
 
 // bannedParam narrows the users list to the users whose ban is in force
@@ -397,36 +350,36 @@ const bannedParam = "_banned"
 // runs no statement (searchAudit adds what the audit log's _q needs).
 func (a rowsAPI) parseList(r *http.Request, op Operator, res *resource) (l *query.List, err error) {
 	var def *query.SortKey
-	if s := res.cfg.List.DefaultSort; s.Field != "" && res.view.ByName[s.Field] != nil && !res.restricted[s.Field] { // not one op's role may not read or sort
+	if s := res.Config.List.DefaultSort; s.Field != "" && res.View.ByName[s.Field] != nil && !res.Restricted[s.Field] { // not one op's role may not read or sort
 		def = &query.SortKey{Column: s.Field, Desc: s.Order == "desc"}
 	}
 	v := r.URL.Query()
 	pg := a.db.Dialect().Name() == dialect.PG
-	if err := res.refuseRestricted(v); err != nil {
+	if err := res.RefuseRestricted(v); err != nil {
 		return nil, err
 	}
 	// The audit log's payloads (its list, export, and a row's history)
 	// hold the values of every resource's columns: filtering or searching
 	// by them would tell what those op may not read are.
-	payloads := res.key == "adminAudit" && a.restrictsColumns(op)
-	if payloads && namedColumn(v, res.table, map[string]bool{"payload": true}) != "" {
+	payloads := res.Key == "adminAudit" && a.restrictsColumns(op)
+	if payloads && rows.NamedColumn(v, res.Table, map[string]bool{"payload": true}) != "" {
 		return nil, errorf(http.StatusForbidden, "forbidden", "audit entries cannot be filtered or sorted by payload for your role: it holds columns your role may not read")
 	}
-	l, err = query.Parse(res.view, v, def, bannedParam)
+	l, err = query.Parse(res.View, v, def, bannedParam)
 	if err == nil {
 		err = l.CheckDialect(pg)
 	}
 	if err != nil {
 		return nil, clientError(err)
 	}
-	l.Search = res.searchColumns()
+	l.Search = res.SearchColumns()
 	if payloads && l.Search != nil { // nil: the text columns, which payload is not
 		l.Search = slices.DeleteFunc(slices.Clone(l.Search), func(c *schema.Column) bool { return c.Name == "payload" })
 	}
 	if vals, ok := v[bannedParam]; ok {
 		banned, perr := strconv.ParseBool(vals[0])
 		switch {
-		case res.key != "users" || !a.users.HasBan:
+		case res.Key != "users" || !a.users.HasBan:
 			return nil, errorf(http.StatusBadRequest, query.CodeInvalidQuery, "%s filters the users list, when the users table has a ban column", bannedParam)
 		case len(vals) != 1 || perr != nil:
 			return nil, errorf(http.StatusBadRequest, query.CodeInvalidValue, "%s takes true or false", bannedParam)
@@ -441,7 +394,7 @@ func (a rowsAPI) parseList(r *http.Request, op Operator, res *resource) (l *quer
 // so an operator finds a player's history by email or name. The users'
 // search is a statement of the list, within deadline.
 func (a rowsAPI) searchAudit(ctx context.Context, deadline time.Time, op Operator, res *resource, l *query.List) error {
-	if res.key != "adminAudit" || l.Q == "" {
+	if res.Key != "adminAudit" || l.Q == "" {
 		return nil
 	}
 	return a.limited(ctx, deadline, func(ctx context.Context, db bun.IDB) (err error) {
@@ -470,31 +423,31 @@ func (a rowsAPI) handleRead(w http.ResponseWriter, r *http.Request, op Operator)
 	// list page reads them.
 	joins, rest := a.labelJoins(op, res)
 	row := func(id map[string]any) *bun.SelectQuery {
-		return query.JoinLabels(a.db, query.WherePK(query.Select(a.db, res.table), res.table, id), joins, nil)
+		return query.JoinLabels(a.db, query.WherePK(query.Select(a.db, res.Table), res.Table, id), joins, nil)
 	}
 	// The same text for every id of the resource, the id a parameter:
 	// prepared after its first run (a.stmts).
-	params, args := query.PKParams(a.db, res.table, id)
-	rows, err := a.scanPrepared(r.Context(), a.db, res, joins, row(params).String(), row(id), args...)
+	params, args := query.PKParams(a.db, res.Table, id)
+	found, err := a.scanPrepared(r.Context(), a.db, res, joins, row(params).String(), row(id), args...)
 	if err != nil {
 		return err
 	}
-	if len(rows) == 0 {
-		return errorf(http.StatusNotFound, "not_found", "no %s row with that id", res.key)
+	if len(found) == 0 {
+		return errorf(http.StatusNotFound, "not_found", "no %s row with that id", res.Key)
 	}
-	res.mask(rows)
-	if err := a.addLabels(r.Context(), rest, rows[:1]); err != nil {
+	res.Mask(found)
+	if err := a.addLabels(r.Context(), rest, found[:1]); err != nil {
 		return err
 	}
-	if err := usersAPI(a).addOperatorRoles(r.Context(), op, res, rows[:1]); err != nil {
+	if err := usersAPI(a).addOperatorRoles(r.Context(), op, res, found[:1]); err != nil {
 		return err
 	}
-	viewsAPI(a).addAuditTargetLabels(r.Context(), op, res, rows[:1])
-	if res.key == "adminAudit" {
-		a.redactRestricted(op, rows[:1])
+	viewsAPI(a).addAuditTargetLabels(r.Context(), op, res, found[:1])
+	if res.Key == "adminAudit" {
+		a.redactRestricted(op, found[:1])
 	}
-	a.logCellIssues(r.Context(), res, rows[:1])
-	writeJSON(w, http.StatusOK, rows[0])
+	rows.LogCellIssues(r.Context(), a.log, res, found[:1])
+	writeJSON(w, http.StatusOK, found[0])
 	return nil
 }
 
@@ -512,14 +465,14 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 	if err := a.applyDefaults(ctx, op, res, vals); err != nil {
 		return err
 	}
-	problems.checkRequired(res, vals, false)
-	if err := problems.err(); err != nil {
+	problems.CheckRequired(res, vals, false)
+	if err := problems.Err(); err != nil {
 		return err
 	}
 	if len(vals) == 0 {
 		return errorf(http.StatusBadRequest, "invalid_body", "no columns to insert")
 	}
-	t := res.table
+	t := res.Table
 	// One rule for new ids: the body, Create.Defaults (both in vals by
 	// now), the database's default, else a UUIDv7 for a single text or
 	// uuid key left out (a key sent as null is refused below).
@@ -537,15 +490,15 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 	}
 	var row map[string]any
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if row, err = a.insertRow(ctx, tx, res, vals); err != nil {
+		if row, err = a.rowStore().InsertRow(ctx, tx, res, vals); err != nil {
 			return err
 		}
-		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
+		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
 	})
 	if err != nil {
-		return a.blameColumn(ctx, res, vals, err)
+		return rows.BlameColumn(ctx, a.db, res, vals, err)
 	}
-	writeJSON(w, http.StatusCreated, res.answer(row))
+	writeJSON(w, http.StatusCreated, res.Answer(row))
 	return nil
 }
 
@@ -553,40 +506,40 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 // model hook fills (the users id), so a create through the panel matches
 // one through the game's own code.
 func (a rowsAPI) applyDefaults(ctx context.Context, op Operator, res *resource, vals map[string]any) error {
-	if fn := res.cfg.Create.Defaults; fn != nil {
-		defs, err := fn(ctx, DefaultsContext{OperatorID: op.UserID, Resource: res.key})
+	if fn := res.Config.Create.Defaults; fn != nil {
+		defs, err := fn(ctx, DefaultsContext{OperatorID: op.UserID, Resource: res.Key})
 		if err != nil {
 			var ae *APIError
 			if errors.As(err, &ae) {
 				return err
 			}
-			return fmt.Errorf("admin: %s: Create.Defaults: %w", res.key, err)
+			return fmt.Errorf("admin: %s: Create.Defaults: %w", res.Key, err)
 		}
 		for k, v := range defs {
-			col, ok := res.table.Lookup(k)
+			col, ok := res.Table.Lookup(k)
 			if !ok {
-				return fmt.Errorf("admin: %s: Create.Defaults names no column %q", res.key, k)
+				return fmt.Errorf("admin: %s: Create.Defaults names no column %q", res.Key, k)
 			}
 			if _, set := vals[col.Name]; set {
 				continue
 			}
 			cv, err := query.ConvertValue(col, v)
 			if err != nil {
-				return fmt.Errorf("admin: %s: Create.Defaults: %w", res.key, err)
+				return fmt.Errorf("admin: %s: Create.Defaults: %w", res.Key, err)
 			}
 			vals[col.Name] = cv
 		}
 	}
-	model := res.table.NewModel()
+	model := res.Table.NewModel()
 	if h, ok := model.(bun.BeforeAppendModelHook); ok {
 		if err := h.BeforeAppendModel(ctx, a.db.NewInsert()); err != nil {
 			return err
 		}
-		row, err := query.RowMap(res.table, model, nil)
+		row, err := query.RowMap(res.Table, model, nil)
 		if err != nil {
-			return fmt.Errorf("admin: %s: the model's BeforeAppendModel defaults: %w", res.key, err)
+			return fmt.Errorf("admin: %s: the model's BeforeAppendModel defaults: %w", res.Key, err)
 		}
-		for _, c := range res.table.Columns {
+		for _, c := range res.Table.Columns {
 			if _, set := vals[c.Name]; set || c.Field.HasZeroValue(reflectValue(model)) {
 				continue
 			}
@@ -612,56 +565,7 @@ func (a rowsAPI) scanPrepared(ctx context.Context, db bun.IDB, res *resource, jo
 	if err != nil {
 		return nil, err
 	}
-	return query.ScanFrom(rs, res.table, res.hidden, joins)
-}
-
-// insertRow inserts vals (typed column values, keys included or made by
-// the database) into res inside tx and returns the new row, as the
-// database returns it from the INSERT (no second statement reads it).
-func (a rowsAPI) insertRow(ctx context.Context, tx bun.Tx, res *resource, vals map[string]any) (map[string]any, error) {
-	t := res.table
-	if err := a.checkEmailFree(ctx, tx, res, vals, ""); err != nil {
-		return nil, err
-	}
-	cols, args := query.Returning(tx, t)
-	q := tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(cols, args...)
-	row, err := writeReturning(ctx, q, res)
-	if err != nil {
-		return nil, columnFields(res, insertError(err))
-	}
-	return row, nil
-}
-
-// writeReturning runs q, a write RETURNING query.Returning's columns of
-// one row, through Bun (its hooks see it), and reads that row as readRow
-// would (sql.ErrNoRows when none).
-func writeReturning(ctx context.Context, q interface {
-	Exec(context.Context, ...any) (sql.Result, error)
-}, res *resource) (map[string]any, error) {
-	ret := query.NewReturned(res.table)
-	if _, err := q.Exec(ctx, ret.Dest...); err != nil {
-		return nil, err
-	}
-	return ret.Row(res.hidden)
-}
-
-// checkEmailFree refuses, with 409 conflict, a users row whose new email
-// another account has already in any case: sign-in matches emails
-// without regard to case, and could not tell the two apart. exceptID is
-// the row being updated.
-func (a rowsAPI) checkEmailFree(ctx context.Context, tx bun.Tx, res *resource, vals map[string]any, exceptID string) error {
-	email, ok := vals[a.users.Cols.Email].(string)
-	if res.key != "users" || !ok {
-		return nil
-	}
-	taken, err := a.users.EmailTaken(ctx, tx, email, exceptID)
-	if err != nil {
-		return err
-	}
-	if taken {
-		return errorf(http.StatusConflict, "conflict", "another account has the email %q (emails match without regard to case)", errbody.Truncate(email, 80))
-	}
-	return nil
+	return query.ScanFrom(rs, res.Table, res.Hidden, joins)
 }
 
 // PATCH or PUT /admin-api/{resource}/{id}
@@ -678,12 +582,12 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 	if err != nil {
 		return err
 	}
-	if err := problems.err(); err != nil {
+	if err := problems.Err(); err != nil {
 		return err
 	}
 	// A datetime column named updated_at says when the row last changed:
 	// an edit that does not set it bumps it, as the game's own code would.
-	if c := res.table.ByName["updated_at"]; len(vals) > 0 && c != nil && c.DataType == schema.Datetime {
+	if c := res.Table.ByName["updated_at"]; len(vals) > 0 && c != nil && c.DataType == schema.Datetime {
 		if _, set := vals["updated_at"]; !set {
 			vals["updated_at"] = time.Now().UTC()
 		}
@@ -693,81 +597,19 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 	var ended string
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var changes map[string]any
-		if _, after, changes, ended, err = a.updateRow(ctx, tx, op, res, id, vals, unchangedCheck(kept)); err != nil || len(changes) == 0 {
+		if _, after, changes, ended, err = a.rowStore().UpdateRow(ctx, tx, op, res, id, vals, unchangedCheck(kept)); err != nil || len(changes) == 0 {
 			return err
 		}
-		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.key, TargetID: encodeRowID(res, after), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "changes", changes)})
+		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.Key, TargetID: encodeRowID(res, after), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "changes", changes)})
 	})
 	if err != nil {
-		return a.blameColumn(ctx, res, vals, err)
+		return rows.BlameColumn(ctx, a.db, res, vals, err)
 	}
 	if ended != "" {
 		a.sanctions.SessionsEnded(ctx, ended, "email changed")
 	}
-	writeJSON(w, http.StatusOK, res.answer(after))
+	writeJSON(w, http.StatusOK, res.Answer(after))
 	return nil
-}
-
-// updateRow sets vals on the row id of res inside tx, as an edit does:
-// the row locked first (so "before" is the row this update replaces),
-// the admin and user guards, the operator's sessions ended when their
-// email changes. check, when given, sees the locked row before anything
-// is written and may refuse. changes are the columns that changed, for
-// the audit entry the caller writes in tx; ended is the user whose
-// sessions the update ended (or ""), whose live connections the caller
-// closes once tx commits (Sanctions.SessionsEnded).
-func (a rowsAPI) updateRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id, vals map[string]any, check func(before map[string]any) error) (before, after, changes map[string]any, ended string, err error) {
-	keepsAdmin := func() error { return nil }
-	if res.key == "roles" {
-		if keepsAdmin, err = a.roles.GuardAdmins(ctx, tx); err != nil {
-			return nil, nil, nil, "", err
-		}
-	}
-	if before, err = a.readRow(ctx, tx, res, id, true); err != nil {
-		return nil, nil, nil, "", err
-	}
-	if check != nil {
-		if err := check(before); err != nil {
-			return nil, nil, nil, "", err
-		}
-	}
-	userID, isUser := usersAPI(a).userRowID(res, before)
-	var target Role
-	if isUser {
-		if target, err = a.roles.CanWriteUser(ctx, tx, op, userID); err != nil {
-			return nil, nil, nil, "", err
-		}
-	}
-	if err := keepMisfits(res, before, vals); err != nil {
-		return nil, nil, nil, "", err
-	}
-	if len(vals) == 0 {
-		return before, before, nil, "", nil
-	}
-	if err := a.checkEmailFree(ctx, tx, res, vals, userID); err != nil {
-		return nil, nil, nil, "", err
-	}
-	cols, args := query.Returning(tx, res.table)
-	q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.table.Name)).Returning(cols, args...)
-	if after, err = writeReturning(ctx, query.WherePK(q, res.table, id), res); err != nil {
-		return nil, nil, nil, "", columnFields(res, dbError(err))
-	}
-	if err := keepsAdmin(); err != nil {
-		return nil, nil, nil, "", err
-	}
-	// A new email on an operator's account ends its sessions: whoever
-	// holds them signed in as the old address.
-	if e, ok := vals["email"]; ok && isUser && target.IsOperator() && e != before["email"] && userID != op.UserID && a.users.HasTokenVersion {
-		if err := a.sanctions.BumpTokenVersion(ctx, tx, userID); err != nil {
-			return nil, nil, nil, "", err
-		}
-		// The row as it is now, token version and all.
-		if after, err = a.readRow(ctx, tx, res, id, false); err != nil {
-			return nil, nil, nil, "", err
-		}
-		ended = userID
-	}
-	return before, after, audit.Changes(before, after), ended, nil
 }
 
 // DELETE /admin-api/{resource}/{id}
@@ -783,47 +625,14 @@ func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operato
 	ctx := r.Context()
 	var row map[string]any
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if row, err = a.deleteRow(ctx, tx, op, res, id, nil); err != nil {
+		if row, err = a.rowStore().DeleteRow(ctx, tx, op, res, id, nil); err != nil {
 			return err
 		}
-		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
+		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
 	})
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, res.answer(row))
+	writeJSON(w, http.StatusOK, res.Answer(row))
 	return nil
-}
-
-// deleteRow deletes the row id of res inside tx, as DELETE does, and
-// returns it: the admin and user guards, and check (when given) on the
-// locked row before the delete.
-func (a rowsAPI) deleteRow(ctx context.Context, tx bun.Tx, op Operator, res *resource, id map[string]any, check func(row map[string]any) error) (row map[string]any, err error) {
-	keepsAdmin := func() error { return nil }
-	if touchesAdmins(res) {
-		if keepsAdmin, err = a.roles.GuardAdmins(ctx, tx); err != nil {
-			return nil, err
-		}
-	}
-	if row, err = a.readRow(ctx, tx, res, id, true); err != nil {
-		return nil, err
-	}
-	if check != nil {
-		if err := check(row); err != nil {
-			return nil, err
-		}
-	}
-	if userID, ok := usersAPI(a).userRowID(res, row); ok {
-		if _, err := a.roles.CanWriteUser(ctx, tx, op, userID); err != nil {
-			return nil, err
-		}
-	}
-	q := tx.NewDelete().TableExpr("?", bun.Ident(res.table.Name))
-	if _, err := query.WherePK(q, res.table, id).Exec(ctx); err != nil {
-		return nil, columnFields(res, deleteError(err))
-	}
-	if err := keepsAdmin(); err != nil {
-		return nil, err
-	}
-	return row, nil
 }

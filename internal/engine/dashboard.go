@@ -45,11 +45,11 @@ type (
 func (a *Admin) newDashboard() *dashboard.Dashboard {
 	totals := make([]dashboard.Total, 0, len(a.totals))
 	for _, key := range a.totals {
-		totals = append(totals, dashboard.Total{Key: key, Label: a.resources[key].label})
+		totals = append(totals, dashboard.Total{Key: key, Label: a.resources[key].Label})
 	}
 	users := dashboard.Users{BannedParam: bannedParam}
 	if res := a.resources["users"]; res != nil {
-		if c := a.users.Cols.CreatedAt; c != "" && res.view.ByName[c] != nil {
+		if c := a.users.Cols.CreatedAt; c != "" && res.View.ByName[c] != nil {
 			users.CreatedAt = c
 		}
 	}
@@ -69,7 +69,7 @@ func (a *Admin) newDashboard() *dashboard.Dashboard {
 			Newest:  views.newestRows,
 			Audit:   views.recentAudit,
 			Redact: func(op Operator, key string, raw []byte) (json.RawMessage, error) {
-				return a.resourceAs(op, key).redactJSON(raw)
+				return a.resourceAs(op, key).RedactJSON(raw)
 			},
 		},
 	})
@@ -78,7 +78,7 @@ func (a *Admin) newDashboard() *dashboard.Dashboard {
 // dashboardTable is resource key's table, nil when there is none.
 func (a viewsAPI) dashboardTable(key string) *schema.Table {
 	if res := a.resources[key]; res != nil {
-		return res.table
+		return res.Table
 	}
 	return nil
 }
@@ -88,7 +88,7 @@ func (a viewsAPI) dashboardTable(key string) *schema.Table {
 func (a viewsAPI) countWhere(ctx context.Context, key string, budget time.Duration, conds ...query.Cond) (int64, bool, error) {
 	res := a.resources[key]
 	l := &query.List{Where: conds}
-	return query.Count(ctx, a.db, res.view, l.ApplyFilters(query.Select(a.db, res.table), res.view), len(conds) > 0,
+	return query.Count(ctx, a.db, res.View, l.ApplyFilters(query.Select(a.db, res.Table), res.View), len(conds) > 0,
 		query.CountOptions{ExactBelow: a.opts.ExactCountBelow, Budget: budget, Estimates: a.estimates})
 }
 
@@ -96,12 +96,12 @@ func (a viewsAPI) countWhere(ctx context.Context, key string, budget time.Durati
 // them, newest first by column by when that role's view has it.
 func (a viewsAPI) newestRows(ctx context.Context, op Operator, key, by string, limit int) ([]map[string]any, error) {
 	res := a.resourceAs(op, key)
-	q := query.Select(a.db, res.table).Limit(int64(limit))
-	if by != "" && res.view.ByName[by] != nil {
+	q := query.Select(a.db, res.Table).Limit(int64(limit))
+	if by != "" && res.View.ByName[by] != nil {
 		q = q.OrderExpr("?TableAlias.? DESC", bun.Ident(by))
 	}
-	rows, err := query.ScanRows(ctx, q, res.table, res.hidden)
-	res.mask(rows)
+	rows, err := query.ScanRows(ctx, q, res.Table, res.Hidden)
+	res.Mask(rows)
 	return rows, err
 }
 
@@ -110,9 +110,9 @@ func (a viewsAPI) newestRows(ctx context.Context, op Operator, key, by string, l
 // them, targets named (audit_view.go), payloads redacted for op's role.
 func (a viewsAPI) recentAudit(ctx context.Context, op Operator, where query.Cond, limit int) ([]map[string]any, error) {
 	res := a.resources["adminAudit"]
-	q := query.Select(a.db, res.table).Where(where.Expr, where.Args...).OrderExpr("?TableAlias.created_at DESC").Limit(int64(limit))
+	q := query.Select(a.db, res.Table).Where(where.Expr, where.Args...).OrderExpr("?TableAlias.created_at DESC").Limit(int64(limit))
 	joins, rest := rowsAPI(a).labelJoins(op, res)
-	rows, err := query.ScanPage(ctx, query.JoinLabels(a.db, q, joins, []query.SortKey{{Column: "created_at", Desc: true}}), res.table, res.hidden, joins)
+	rows, err := query.ScanPage(ctx, query.JoinLabels(a.db, q, joins, []query.SortKey{{Column: "created_at", Desc: true}}), res.Table, res.Hidden, joins)
 	if err != nil {
 		return nil, err
 	}

@@ -135,19 +135,19 @@ func (s *eraseScope) addRows(ctx context.Context, tx bun.Tx, p userPart) error {
 		return nil
 	}
 	res := p.target
-	ids := s.targets[res.key]
+	ids := s.targets[res.Key]
 	if ids == nil {
 		ids = map[string][]string{}
-		s.targets[res.key] = ids
+		s.targets[res.Key] = ids
 	}
 	l := &query.List{Where: []query.Cond{p.where()}}
-	l.Walk(res.view, auditBatch)
+	l.Walk(res.View, auditBatch)
 	for {
-		rows, err := query.ScanRows(ctx, l.Query(tx, res.table, res.view, nil, nil), res.table, nil)
+		rows, err := query.ScanRows(ctx, l.Query(tx, res.Table, res.View, nil, nil), res.Table, nil)
 		if err != nil {
 			return err
 		}
-		page, _ := l.Page(res.view, rows)
+		page, _ := l.Page(res.View, rows)
 		for _, row := range page {
 			id := encodeRowID(res, row)
 			if ids[id] == nil {
@@ -161,7 +161,7 @@ func (s *eraseScope) addRows(ctx context.Context, tx bun.Tx, p userPart) error {
 				}
 			}
 		}
-		if len(rows) <= len(page) || !l.Advance(res.view, page[len(page)-1]) {
+		if len(rows) <= len(page) || !l.Advance(res.View, page[len(page)-1]) {
 			return nil
 		}
 	}
@@ -173,13 +173,13 @@ func (s *eraseScope) addRows(ctx context.Context, tx bun.Tx, p userPart) error {
 // log), every column that can hold personal text, that is neither a key
 // nor a reference (ids stay, as everywhere in the log).
 func erasedColumns(p userPart) []string {
-	switch rule := p.rule.(type) {
-	case eraseKeep:
+	if p.rule == EraseKeep {
 		return nil
-	case EraseAnonymize:
-		return rule.Columns
 	}
-	t := p.target.table
+	if anon, ok := p.rule.(EraseAnonymize); ok {
+		return anon.Columns
+	}
+	t := p.target.Table
 	refs := map[string]bool{p.rel.FK: true}
 	for _, r := range t.Relations {
 		if r.Kind == schema.One {

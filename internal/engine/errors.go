@@ -112,9 +112,7 @@ type APIError = errbody.Error
 // fieldError is errorf about one column: the body's fields name it with
 // the message.
 func fieldError(status int, code, column, format string, args ...any) *APIError {
-	e := errorf(status, code, format, args...)
-	e.Fields = map[string]string{column: e.Message}
-	return e
+	return errbody.Field(status, code, column, format, args...)
 }
 
 func errorf(status int, code, format string, args ...any) *APIError {
@@ -123,10 +121,6 @@ func errorf(status int, code, format string, args ...any) *APIError {
 
 // The panel's HTTP answers that are not errors of the Go API.
 var (
-	// errReference is a foreign key violation whose side the database did
-	// not say (SQLite, or a PostgreSQL detail in another wording).
-	errReference = errorf(http.StatusBadRequest, "invalid_reference", "the referenced row does not exist, or other rows refer to this one")
-
 	errUnauthenticated = account.ErrUnauthenticated
 	errTOTPRequired    = account.ErrTOTPRequired
 	errOperatorOnly    = errorf(http.StatusForbidden, "forbidden", "an operator role (admin or mod) is required")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gameadmin/admin/internal/csvexport"
+	"github.com/gameadmin/admin/internal/rows"
 
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
@@ -75,17 +76,17 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 	if limit > 0 && limit < int64(batch) {
 		batch = int(limit)
 	}
-	l.Walk(res.view, batch)
+	l.Walk(res.View, batch)
 
 	// The first batch is read before anything is written, so a failing
 	// query is still an error body and not a truncated file.
-	rows, err := rowsAPI(a).scanBatch(ctx, res, l.Query(a.db, res.table, res.view, nil, nil))
+	rows, err := rowsAPI(a).scanBatch(ctx, res, l.Query(a.db, res.Table, res.View, nil, nil))
 	if err != nil {
 		return clientError(err)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-%s.csv"`, csvexport.FileName(res.key), time.Now().UTC().Format("20060102-150405")))
+	h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-%s.csv"`, csvexport.FileName(res.Key), time.Now().UTC().Format("20060102-150405")))
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	if limit > 0 {
@@ -118,19 +119,19 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 	}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := a.audit.Record(actx, AuditEntry{OperatorID: op.UserID, Action: "export", Resource: res.key, Payload: payload}); err != nil {
-		a.log.Error("admin: export audit entry not written", "resource", res.key, "rows", written, "err", err)
+	if err := a.audit.Record(actx, AuditEntry{OperatorID: op.UserID, Action: "export", Resource: res.Key, Payload: payload}); err != nil {
+		a.log.Error("admin: export audit entry not written", "resource", res.Key, "rows", written, "err", err)
 	}
 	if streamErr == nil {
 		return nil
 	}
 	switch {
 	case timedOut:
-		a.log.WarnContext(ctx, "admin: export stopped: a batch ran past QueryTimeout", "resource", res.key, "rows", written, "err", streamErr)
+		a.log.WarnContext(ctx, "admin: export stopped: a batch ran past QueryTimeout", "resource", res.Key, "rows", written, "err", streamErr)
 	case failed:
-		a.log.ErrorContext(ctx, "admin: export stopped", append([]any{"requestId", requestID, "resource", res.key, "rows", written}, errAttrs(streamErr)...)...)
+		a.log.ErrorContext(ctx, "admin: export stopped", append([]any{"requestId", requestID, "resource", res.Key, "rows", written}, errAttrs(streamErr)...)...)
 	default:
-		a.log.DebugContext(ctx, "admin: export stopped, client went away", "resource", res.key, "rows", written, "err", streamErr)
+		a.log.DebugContext(ctx, "admin: export stopped, client went away", "resource", res.Key, "rows", written, "err", streamErr)
 	}
 	// The status line is gone: end the response abruptly, so the client
 	// sees a failed download rather than a short file. The slot is free
@@ -148,7 +149,7 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 // failed batch query, or a panic, which is recovered here because the
 // status line is gone and a 500 written now would only end a short file
 // cleanly.
-func (a viewsAPI) streamCSV(ctx context.Context, w http.ResponseWriter, op Operator, res *resource, l *query.List, rows []map[string]any, limit int64) (written int64, truncated bool, err error) {
+func (a viewsAPI) streamCSV(ctx context.Context, w http.ResponseWriter, op Operator, res *resource, l *query.List, batch []map[string]any, limit int64) (written int64, truncated bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
@@ -157,7 +158,7 @@ func (a viewsAPI) streamCSV(ctx context.Context, w http.ResponseWriter, op Opera
 			err = recovered(p)
 		}
 	}()
-	cols := res.view.Columns
+	cols := res.View.Columns
 	if !a.opts.ExportNoBOM {
 		if _, err := io.WriteString(w, "\ufeff"); err != nil {
 			return 0, false, fmt.Errorf("%w: %w", errExportWrite, err)
@@ -171,12 +172,12 @@ func (a viewsAPI) streamCSV(ctx context.Context, w http.ResponseWriter, op Opera
 	}
 	cw.Write(record)
 	for {
-		rowsAPI(a).logCellIssues(ctx, res, rows)
-		res.mask(rows)
-		if res.key == "adminAudit" {
-			a.redactRestricted(op, rows) // as the audit log's list shows them
+		rows.LogCellIssues(ctx, a.log, res, batch)
+		res.Mask(batch)
+		if res.Key == "adminAudit" {
+			a.redactRestricted(op, batch) // as the audit log's list shows them
 		}
-		page, _ := l.Page(res.view, rows)
+		page, _ := l.Page(res.View, batch)
 		for _, row := range page {
 			if limit > 0 && written == limit {
 				truncated = true
@@ -195,11 +196,11 @@ func (a viewsAPI) streamCSV(ctx context.Context, w http.ResponseWriter, op Opera
 		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 			return written, truncated, fmt.Errorf("%w: %w", errExportWrite, err)
 		}
-		if truncated || len(rows) <= len(page) || !l.Advance(res.view, page[len(page)-1]) {
+		if truncated || len(batch) <= len(page) || !l.Advance(res.View, page[len(page)-1]) {
 			return written, truncated, nil
 		}
-		if rows, err = rowsAPI(a).scanBatch(ctx, res, l.Query(a.db, res.table, res.view, nil, nil)); err != nil {
-			return written, truncated, fmt.Errorf("admin: export %s: batch after %d rows: %w", res.key, written, err)
+		if batch, err = rowsAPI(a).scanBatch(ctx, res, l.Query(a.db, res.Table, res.View, nil, nil)); err != nil {
+			return written, truncated, fmt.Errorf("admin: export %s: batch after %d rows: %w", res.Key, written, err)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
@@ -47,11 +48,11 @@ func (a viewsAPI) handleHistory(w http.ResponseWriter, r *http.Request, op Opera
 	if err != nil {
 		return err
 	}
-	target := query.EncodeID(res.table, id)
+	target := query.EncodeID(res.Table, id)
 	// listRows refuses a filter on the payloads for an op who may not
 	// read some column: they hold the values.
 	rows, err := rowsAPI(a).listRows(w, r, op, audit, func(q *bun.SelectQuery) *bun.SelectQuery {
-		return q.Where("?TableAlias.resource = ? AND ?TableAlias.target_id = ?", res.key, target)
+		return q.Where("?TableAlias.resource = ? AND ?TableAlias.target_id = ?", res.Key, target)
 	})
 	if err != nil {
 		return err
@@ -68,7 +69,7 @@ func (a viewsAPI) handleHistory(w http.ResponseWriter, r *http.Request, op Opera
 // withoutRequestMeta is an audit payload without the address and browser
 // of the request that made it.
 func withoutRequestMeta(payload any) any {
-	p, ok := payloadMap(payload)
+	p, ok := rows.PayloadMap(payload)
 	if !ok {
 		return payload
 	}
@@ -109,8 +110,8 @@ func (a viewsAPI) handleRevert(w http.ResponseWriter, r *http.Request, op Operat
 	if err != nil {
 		return err
 	}
-	res = a.resourceAs(op, res.key) // a column op may not read is not op's to put back
-	if err := rowsAPI(a).gate(op, OpRead, res.key); err != nil {
+	res = a.resourceAs(op, res.Key) // a column op may not read is not op's to put back
+	if err := rowsAPI(a).gate(op, OpRead, res.Key); err != nil {
 		return err
 	}
 	id, err := rowsAPI(a).rowID(r, res)
@@ -136,27 +137,27 @@ func (a viewsAPI) handleRevert(w http.ResponseWriter, r *http.Request, op Operat
 	if err != nil {
 		return err
 	}
-	if rec == nil || rec.Resource != res.key || rec.TargetID != query.EncodeID(res.table, id) {
+	if rec == nil || rec.Resource != res.Key || rec.TargetID != query.EncodeID(res.Table, id) {
 		return errorf(http.StatusNotFound, "not_found", "no entry %d in the history of this row", auditID)
 	}
 	kind, need, err := rec.kind()
 	if err != nil {
 		return err
 	}
-	if err := rowsAPI(a).gate(op, need, res.key); err != nil {
+	if err := rowsAPI(a).gate(op, need, res.Key); err != nil {
 		return err
 	}
 	var out map[string]any
 	var ended string // the user whose sessions a revert of an email change ended
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		entry := AuditEntry{OperatorID: op.UserID, Action: "revert", Resource: res.key, Payload: audit.Payload(requestMeta(r, a.clientIPs()), "auditId", auditID, "of", rec.Action)}
+		entry := AuditEntry{OperatorID: op.UserID, Action: "revert", Resource: res.Key, Payload: audit.Payload(requestMeta(r, a.clientIPs()), "auditId", auditID, "of", rec.Action)}
 		switch kind {
 		case revertChanges:
 			vals, err := a.beforeValues(rec, res)
 			if err != nil {
 				return err
 			}
-			_, after, changes, endedFor, err := rowsAPI(a).updateRow(ctx, tx, op, res, id, maps.Clone(vals), func(now map[string]any) error {
+			_, after, changes, endedFor, err := a.rowStore().UpdateRow(ctx, tx, op, res, id, maps.Clone(vals), func(now map[string]any) error {
 				if body.Force {
 					return nil
 				}
@@ -176,7 +177,7 @@ func (a viewsAPI) handleRevert(w http.ResponseWriter, r *http.Request, op Operat
 			if err != nil {
 				return err
 			}
-			if res.key == "users" {
+			if res.Key == "users" {
 				if a.users.HashNotNull {
 					vals[a.users.Cols.PasswordHash] = users.UnusableHash // a password is never in the log: set one by reset
 				}
@@ -187,18 +188,18 @@ func (a viewsAPI) handleRevert(w http.ResponseWriter, r *http.Request, op Operat
 					vals[tv] = n + 1
 				}
 			}
-			switch _, err := rowsAPI(a).readRow(ctx, tx, res, id, true); {
+			switch _, err := a.rowStore().ReadRow(ctx, tx, res, id, true); {
 			case err == nil:
 				return errorf(http.StatusConflict, "conflict", "the row exists again since entry %d: nothing to re-create", auditID)
 			case !isNotFound(err):
 				return err
 			}
-			if out, err = rowsAPI(a).insertRow(ctx, tx, res, vals); err != nil {
+			if out, err = a.rowStore().InsertRow(ctx, tx, res, vals); err != nil {
 				return err
 			}
 			entry.TargetID, entry.Payload["row"] = encodeRowID(res, out), out
 		case revertCreate:
-			row, err := rowsAPI(a).deleteRow(ctx, tx, op, res, id, func(now map[string]any) error {
+			row, err := a.rowStore().DeleteRow(ctx, tx, op, res, id, func(now map[string]any) error {
 				if body.Force {
 					return nil
 				}
@@ -218,11 +219,11 @@ func (a viewsAPI) handleRevert(w http.ResponseWriter, r *http.Request, op Operat
 	if ended != "" {
 		a.sanctions.SessionsEnded(ctx, ended, "email changed")
 	}
-	writeJSON(w, http.StatusOK, res.answer(out))
+	writeJSON(w, http.StatusOK, res.Answer(out))
 	return nil
 }
 
-// isNotFound reports readRow's answer for a row that is not there.
+// isNotFound reports ReadRow's answer for a row that is not there.
 func isNotFound(err error) bool {
 	var ae *APIError
 	return errors.As(err, &ae) && ae.Status == http.StatusNotFound
@@ -289,14 +290,14 @@ func (rec *auditRecord) kind() (revertKind, Op, error) {
 // the users table's password hash and token version — as they are: a
 // revert never brings back a session that a change ended.
 func (a viewsAPI) revertColumn(res *resource, name string, recreate bool) (*schema.Column, bool, error) {
-	c := res.table.ByName[name]
+	c := res.Table.ByName[name]
 	switch {
 	case c == nil || c.Generated || c.Primary && !recreate || a.credential(res, name):
 		return nil, false, nil
-	case res.hidden[name] && !res.restricted[name]:
+	case res.Hidden[name] && !res.Restricted[name]:
 		return nil, false, nil
 	case !recreate:
-		if err := res.refuseWrite(name); err != nil {
+		if err := res.RefuseWrite(name); err != nil {
 			return nil, false, err
 		}
 	}
@@ -306,7 +307,7 @@ func (a viewsAPI) revertColumn(res *resource, name string, recreate bool) (*sche
 // credential reports a column of res that proves who someone is: no
 // revert writes it.
 func (a viewsAPI) credential(res *resource, name string) bool {
-	return res.key == "users" && name != "" && (name == a.users.Cols.PasswordHash || name == a.users.Cols.TokenVersion)
+	return res.Key == "users" && name != "" && (name == a.users.Cols.PasswordHash || name == a.users.Cols.TokenVersion)
 }
 
 // beforeValues are the typed values rec's changes had before it, each
@@ -397,7 +398,7 @@ func (rec *auditRecord) conflicts(res *resource, writes map[string]any, now map[
 	fields := map[string]string{}
 	for name := range writes {
 		if !sameValue(now[name], rec.Changes[name].After) {
-			fields[name] = res.columnLabel(res.table.ByName[name]) + " changed since"
+			fields[name] = res.ColumnLabel(res.Table.ByName[name]) + " changed since"
 		}
 	}
 	return changedSince(rec, fields)
@@ -407,8 +408,8 @@ func (rec *auditRecord) conflicts(res *resource, writes map[string]any, now map[
 func (rec *auditRecord) rowConflicts(res *resource, now map[string]any) error {
 	fields := map[string]string{}
 	for name, raw := range rec.Row {
-		if c := res.view.ByName[name]; c != nil && !sameValue(now[name], raw) {
-			fields[name] = res.columnLabel(c) + " changed since"
+		if c := res.View.ByName[name]; c != nil && !sameValue(now[name], raw) {
+			fields[name] = res.ColumnLabel(c) + " changed since"
 		}
 	}
 	return changedSince(rec, fields)

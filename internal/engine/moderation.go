@@ -19,15 +19,9 @@ type Moderation = moderation.Moderation
 func resourcePolicies(resources map[string]*resource) map[string]authz.Policies {
 	out := make(map[string]authz.Policies, len(resources))
 	for key, r := range resources {
-		out[key] = r.cfg.Policies
+		out[key] = r.Config.Policies
 	}
 	return out
-}
-
-// touchesAdmins reports whether a write to res can take away an admin:
-// deleting a user (its role goes with it) or a roles row, or editing one.
-func touchesAdmins(res *resource) bool {
-	return res.key == "users" || res.key == "roles"
 }
 
 // allowed is Moderation.Allowed, for the panel's endpoints.

@@ -79,7 +79,7 @@ func (a *Admin) warm(ctx context.Context, deadline time.Time, text string) {
 // QueryTimeout, however long the download takes.
 func (a rowsAPI) scanBatch(ctx context.Context, res *resource, q *bun.SelectQuery) (rows []map[string]any, err error) {
 	err = a.limited(ctx, a.queryDeadline(), func(ctx context.Context, db bun.IDB) error {
-		rows, err = query.ScanRows(ctx, q.Conn(db), res.table, res.hidden)
+		rows, err = query.ScanRows(ctx, q.Conn(db), res.Table, res.Hidden)
 		return err
 	})
 	return rows, err

@@ -12,25 +12,10 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// labelColumns are the columns that name a row, in order of preference.
-var labelColumns = []string{"display_name", "name", "email", "title"}
-
-// labelColumnsOf are the text columns of view that can name its rows, in
-// order of preference: nameColumn (when not ""), then labelColumns.
-func labelColumnsOf(view *schema.Table, nameColumn string) []string {
-	var out []string
-	for _, c := range append([]string{nameColumn}, labelColumns...) {
-		if col := view.ByName[c]; col != nil && col.DataType == schema.String && !slices.Contains(out, c) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // labelColumn is the column that names rows of res, or "".
 func labelColumn(res *resource) string {
-	if len(res.labels) > 0 {
-		return res.labels[0]
+	if len(res.Labels) > 0 {
+		return res.Labels[0]
 	}
 	return ""
 }
@@ -40,7 +25,7 @@ func labelColumn(res *resource) string {
 // rows, counts or labels are read.
 func (a rowsAPI) relationTarget(op Operator, rel schema.Relation) *resource {
 	target := a.resourceAs(op, rel.Target)
-	if target == nil || !a.allowed(op, OpRead, target.key) {
+	if target == nil || !a.allowed(op, OpRead, target.Key) {
 		return nil
 	}
 	return target
@@ -52,9 +37,9 @@ func (a rowsAPI) relationTarget(op Operator, rel schema.Relation) *resource {
 // would tell the column's values, so the role gets none of them.
 func keyedByRestricted(res, target *resource, rel schema.Relation) bool {
 	if rel.Kind == schema.Many {
-		return target.restricted[rel.FK]
+		return target.Restricted[rel.FK]
 	}
-	return res.restricted[rel.FK]
+	return res.Restricted[rel.FK]
 }
 
 // labelRel is a One relation whose target's label an operator may read.
@@ -67,9 +52,9 @@ type labelRel struct {
 // may read, and whose key op may see.
 func (a rowsAPI) labelRels(op Operator, res *resource) []labelRel {
 	var out []labelRel
-	for _, rel := range res.table.Relations {
+	for _, rel := range res.Table.Relations {
 		target := a.relationTarget(op, rel)
-		if rel.Kind != schema.One || target == nil || res.hidden[rel.FK] || keyedByRestricted(res, target, rel) || len(target.labels) == 0 {
+		if rel.Kind != schema.One || target == nil || res.Hidden[rel.FK] || keyedByRestricted(res, target, rel) || len(target.Labels) == 0 {
 			continue
 		}
 		out = append(out, labelRel{rel, target})
@@ -82,11 +67,11 @@ func (a rowsAPI) labelRels(op Operator, res *resource) []labelRel {
 // database) and the rest, for addLabels.
 func (a rowsAPI) labelJoins(op Operator, res *resource) (joins []query.Label, rest []labelRel) {
 	for _, lr := range a.labelRels(op, res) {
-		if !query.Joinable(res.table.ByName[lr.rel.FK], lr.target.table.ByName[lr.rel.Ref]) {
+		if !query.Joinable(res.Table.ByName[lr.rel.FK], lr.target.Table.ByName[lr.rel.Ref]) {
 			rest = append(rest, lr)
 			continue
 		}
-		joins = append(joins, query.Label{FK: lr.rel.FK, Table: lr.target.table.Name, Ref: lr.rel.Ref, Columns: lr.target.labels})
+		joins = append(joins, query.Label{FK: lr.rel.FK, Table: lr.target.Table.Name, Ref: lr.rel.Ref, Columns: lr.target.Labels})
 	}
 	return joins, rest
 }
@@ -100,10 +85,10 @@ func (a rowsAPI) addLabels(ctx context.Context, rels []labelRel, rows []map[stri
 	}
 	for _, lr := range rels {
 		rel, target := lr.rel, lr.target
-		expr, exprArgs := query.LabelExpr(bun.Ident(target.table.Name), target.labels)
+		expr, exprArgs := query.LabelExpr(bun.Ident(target.Table.Name), target.Labels)
 		// Keys are typed by the target column (keyFor), so the IN list
 		// uses its index; a value that cannot be such a key has no label.
-		refCol := target.table.ByName[rel.Ref]
+		refCol := target.Table.ByName[rel.Ref]
 		seen := map[string]bool{}
 		var keys []any
 		for _, row := range rows {
@@ -123,7 +108,7 @@ func (a rowsAPI) addLabels(ctx context.Context, rels []labelRel, rows []map[stri
 			Key   string         `bun:"k"`
 			Label sql.NullString `bun:"l"`
 		}
-		err := a.db.NewSelect().TableExpr("?", bun.Ident(target.table.Name)).
+		err := a.db.NewSelect().TableExpr("?", bun.Ident(target.Table.Name)).
 			ColumnExpr("CAST(? AS TEXT) AS k", bun.Ident(rel.Ref)).ColumnExpr(expr+" AS l", exprArgs...).
 			Where("? IN (?)", bun.Ident(rel.Ref), bun.List(keys)).Scan(ctx, &found)
 		if err != nil {
@@ -185,19 +170,19 @@ func (a rowsAPI) handleCounts(w http.ResponseWriter, r *http.Request, op Operato
 		views []*schema.Table
 		qs    []*bun.SelectQuery
 	)
-	for _, rel := range res.table.Relations {
+	for _, rel := range res.Table.Relations {
 		target := a.relationTarget(op, rel)
 		if rel.Kind != schema.Many || target == nil || keyedByRestricted(res, target, rel) {
 			continue
 		}
-		key, ok := keyFor(target.table.ByName[rel.FK], row[rel.Ref])
+		key, ok := keyFor(target.Table.ByName[rel.FK], row[rel.Ref])
 		if !ok {
 			counts[rel.Name] = 0
 			continue
 		}
 		names = append(names, rel.Name)
-		views = append(views, target.view)
-		qs = append(qs, query.Select(a.db, target.table).Where("?TableAlias.? = ?", bun.Ident(rel.FK), key))
+		views = append(views, target.View)
+		qs = append(qs, query.Select(a.db, target.Table).Where("?TableAlias.? = ?", bun.Ident(rel.FK), key))
 	}
 	// One statement counts every tab, within the same budget as a list's
 	// automatic count (Options.CountBudget, or QueryTimeout when
@@ -233,7 +218,7 @@ func (a rowsAPI) handleCounts(w http.ResponseWriter, r *http.Request, op Operato
 	}
 	// Live sessions are moderation data: only for who may moderate users
 	// (an admin, a mod with users in its scopes).
-	if res.key == "users" && a.opts.Rooms != nil && op.Role.IsOperator() && a.allowed(op, OpUpdate, "users") {
+	if res.Key == "users" && a.opts.Rooms != nil && op.Role.IsOperator() && a.allowed(op, OpUpdate, "users") {
 		n, err := roomsAPI(a).activeSessions(ctx, fmt.Sprint(row[a.users.Cols.ID]))
 		if err != nil {
 			return err
@@ -252,11 +237,11 @@ func (a rowsAPI) handleRelation(w http.ResponseWriter, r *http.Request, op Opera
 		return err
 	}
 	name := r.PathValue("name")
-	i := slices.IndexFunc(res.table.Relations, func(x schema.Relation) bool { return x.Name == name })
-	if i < 0 || a.resources[res.table.Relations[i].Target] == nil {
-		return errorf(http.StatusNotFound, "unknown_relation", "resource %q has no relation %q", res.key, name)
+	i := slices.IndexFunc(res.Table.Relations, func(x schema.Relation) bool { return x.Name == name })
+	if i < 0 || a.resources[res.Table.Relations[i].Target] == nil {
+		return errorf(http.StatusNotFound, "unknown_relation", "resource %q has no relation %q", res.Key, name)
 	}
-	rel := res.table.Relations[i]
+	rel := res.Table.Relations[i]
 	target := a.relationTarget(op, rel)
 	if target == nil {
 		return a.gate(op, OpRead, rel.Target)
@@ -272,7 +257,7 @@ func (a rowsAPI) handleRelation(w http.ResponseWriter, r *http.Request, op Opera
 	if rel.Kind == schema.Many {
 		col, v = rel.FK, row[rel.Ref] // Many: the target rows whose FK names this row
 	}
-	key, ok := keyFor(target.table.ByName[col], v)
+	key, ok := keyFor(target.Table.ByName[col], v)
 	where := func(q *bun.SelectQuery) *bun.SelectQuery {
 		if !ok {
 			return q.Where("1 = 0")

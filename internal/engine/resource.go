@@ -1,19 +1,18 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"net/http"
 	"reflect"
 	"slices"
 	"strings"
 
-	"github.com/gameadmin/admin/internal/catalog"
 	"github.com/gameadmin/admin/internal/migrate"
+	"github.com/gameadmin/admin/internal/rows"
 
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // Resource is how one table looks and behaves in the panel. Create it with
@@ -39,73 +38,23 @@ func DefineResource(model any, cfg ResourceConfig) *Resource {
 	return &Resource{model: model, cfg: cfg}
 }
 
-// ResourceConfig is admin.ResourceConfig, field for field (the root converts one to the
-// other, so the compiler keeps them equal); its documentation is there.
-type ResourceConfig struct {
-	Label     string
-	Icon      string
-	List      ListConfig
-	Form      FormConfig
-	Show      ShowConfig
-	Create    CreateConfig
-	Columns   map[string]ColumnConfig
-	Search    []string
-	Relations map[string]RelationConfig
-	Actions   []Action
-	Erase     EraseRule
-	Policies  Policies
-}
-
-// ListConfig is admin.ListConfig, field for field; its documentation is there.
-type ListConfig struct {
-	Columns     []string
-	DefaultSort Sort
-}
-
-// Sort is a column and a direction (the catalog shows a list's default).
-type Sort = catalog.Sort
-
-// FormConfig is admin.FormConfig, field for field; its documentation is there.
-type FormConfig struct {
-	Fields []string
-}
-
-// ShowConfig is admin.ShowConfig, field for field; its documentation is there.
-type ShowConfig struct {
-	Fields []string
-}
-
-// CreateConfig is admin.CreateConfig, field for field; its documentation is there.
-type CreateConfig struct {
-	Defaults func(ctx context.Context, c DefaultsContext) (map[string]any, error)
-}
-
-// DefaultsContext is admin.DefaultsContext, field for field; its documentation is there.
-type DefaultsContext struct {
-	OperatorID string
-	Resource   string
-}
-
-// ColumnConfig is admin.ColumnConfig, field for field; its documentation is there.
-type ColumnConfig struct {
-	Label    string
-	LinkTo   *LinkTo
-	Hidden   bool
-	ReadOnly bool
-	ReadRole Role
-	Mask     func(v any) any
-	Personal bool
-	Choices  []string
-}
-
-// LinkTo makes a column a link to a row of another resource (as the
-// catalog tells the UI).
-type LinkTo = catalog.LinkTo
-
-// RelationConfig is admin.RelationConfig, field for field; its documentation is there.
-type RelationConfig struct {
-	Label string
-}
+// The declaration of a resource is package rows'; these are its names
+// here, and the root converts its own structs to them.
+type (
+	ResourceConfig  = rows.ResourceConfig
+	ListConfig      = rows.ListConfig
+	FormConfig      = rows.FormConfig
+	ShowConfig      = rows.ShowConfig
+	CreateConfig    = rows.CreateConfig
+	DefaultsContext = rows.DefaultsContext
+	ColumnConfig    = rows.ColumnConfig
+	RelationConfig  = rows.RelationConfig
+	// Sort is a column and a direction (the catalog shows a list's default).
+	Sort = rows.Sort
+	// LinkTo makes a column a link to a row of another resource (as the
+	// catalog tells the UI).
+	LinkTo = rows.LinkTo
+)
 
 // RelationKind says how many target rows a relation reaches from one row.
 type RelationKind = schema.Kind
@@ -131,59 +80,8 @@ type Relation struct {
 // a new slice each call.
 func IconNames() []string { return schema.IconNames() }
 
-// resource is a table as the panel serves it: its schema and config.
-type resource struct {
-	key    string
-	label  string
-	icon   string
-	table  *schema.Table
-	cfg    ResourceConfig
-	hidden map[string]bool
-	// view is table without its hidden columns: what filters, sorts, _q
-	// and bodies may name.
-	view *schema.Table
-	// labels are the visible text columns that name its rows, in order
-	// of preference (labelColumnsOf), decided once when it is built.
-	labels []string
-	// restricted, in a role's variant (visibility.go), are the columns
-	// that role may not read (ColumnConfig.ReadRole): hidden, or shown
-	// through masks.
-	restricted map[string]bool
-	masks      map[string]func(any) any
-}
-
-// refuseWrite is the write gate's refusal of a value for col, for every
-// write that names one (a create or update body, a revert): 403 for a
-// column the role may not read, 400 read_only for a read-only one; nil
-// when it may be written.
-func (r *resource) refuseWrite(col string) error {
-	switch {
-	case r.restricted[col]:
-		return fieldError(http.StatusForbidden, "forbidden", col, "column %q is not writable for your role", col)
-	case r.readOnly(col):
-		return fieldError(http.StatusBadRequest, "read_only", col, "column %q is read-only", col)
-	}
-	return nil
-}
-
-func (r *resource) readOnly(col string) bool {
-	if c := r.table.ByName[col]; c != nil && c.Generated {
-		return true // the database computes it and refuses a value
-	}
-	return r.cfg.Columns[col].ReadOnly
-}
-
-// choices are the values a column takes: the resource's Choices, else an
-// enum's labels from the database.
-func (r *resource) choices(col string) []string {
-	if cc := r.cfg.Columns[col].Choices; len(cc) > 0 {
-		return cc
-	}
-	if c := r.table.ByName[col]; c != nil && c.Kind == schema.KindEnum {
-		return c.Labels
-	}
-	return nil
-}
+// resource is a table as the panel serves it (package rows).
+type resource = rows.Resource
 
 // reservedKeys are path segments of the API that no table key may take.
 var reservedKeys = []string{"auth", "rooms", "_dashboard", "_health"}
@@ -394,25 +292,16 @@ func (a *compiler) buildResources(db *bun.DB) error {
 			cfg.Form.Fields = a.userFormFields(t)
 		}
 		if r, ok := a.opts.Resources[key]; ok && r != nil {
-			cfg = mergeConfig(cfg, r.cfg)
+			cfg = rows.Merge(cfg, r.cfg)
 		}
-		res := &resource{key: key, table: t, cfg: cfg, hidden: map[string]bool{}}
-		res.label = cmp.Or(cfg.Label, schema.Humanize(key))
-		res.icon = cmp.Or(cfg.Icon, schema.GuessIcon(t.Name))
-		if !schema.IsIcon(res.icon) {
-			a.log.Warn("admin: unknown icon; using database", "key", key, "icon", res.icon)
-			res.icon = "database"
+		nameColumn := ""
+		if key == "users" {
+			nameColumn = a.users.Cols.DisplayName
 		}
-		for col, cc := range cfg.Columns {
-			if cc.Hidden {
-				res.hidden[col] = true
-			}
-		}
-		if err := a.checkConfig(res, tables); err != nil {
+		res, err := rows.New(key, t, cfg, tables, nameColumn, a.log)
+		if err != nil {
 			return err
 		}
-		res.view = visible(t, res.hidden)
-		res.labels = (*Admin)(a).labelsOf(key, res.view)
 		a.resources[key] = res
 	}
 	for _, w := range a.opts.Widgets {
@@ -435,74 +324,33 @@ func (a *compiler) buildResources(db *bun.DB) error {
 	return nil
 }
 
-// labelsOf are the columns of view that name the rows of resource key:
-// the users table's UserColumns.DisplayName ("nickname") first.
-func (a *Admin) labelsOf(key string, view *schema.Table) []string {
-	nameColumn := ""
-	if key == "users" {
-		nameColumn = a.users.Cols.DisplayName
-	}
-	return labelColumnsOf(view, nameColumn)
-}
-
-// mergeConfig lays a game's config over a built-in one: set fields win,
-// column configs merge per column.
-func mergeConfig(base, over ResourceConfig) ResourceConfig {
-	out := over
-	out.Label = cmp.Or(over.Label, base.Label)
-	out.Icon = cmp.Or(over.Icon, base.Icon)
-	if over.List.Columns == nil {
-		out.List.Columns = base.List.Columns
-	}
-	if over.Search == nil {
-		out.Search = base.Search
-	}
-	if over.List.DefaultSort.Field == "" {
-		out.List.DefaultSort = base.List.DefaultSort
-	}
-	if over.Create.Defaults == nil {
-		out.Create.Defaults = base.Create.Defaults
-	}
-	// Per operation: a game that opens the audit log's list to mods must
-	// not also drop its create, update and delete denials.
-	for _, p := range []struct{ out, base *Policy }{
-		{&out.Policies.List, &base.Policies.List}, {&out.Policies.Read, &base.Policies.Read},
-		{&out.Policies.Create, &base.Policies.Create}, {&out.Policies.Update, &base.Policies.Update},
-		{&out.Policies.Delete, &base.Policies.Delete},
-	} {
-		if !p.out.IsSet() {
-			*p.out = *p.base
-		}
-	}
-	out.Columns = map[string]ColumnConfig{}
-	for k, v := range base.Columns {
-		out.Columns[k] = v
-	}
-	for k, v := range over.Columns {
-		b := out.Columns[k]
-		v.Hidden = v.Hidden || b.Hidden
-		v.ReadOnly = v.ReadOnly || b.ReadOnly
-		if v.LinkTo == nil {
-			v.LinkTo = b.LinkTo
-		}
-		out.Columns[k] = v
-	}
-	return out
-}
-
-// visible returns t without the hidden columns.
-func visible(t *schema.Table, hidden map[string]bool) *schema.Table {
-	if len(hidden) == 0 {
-		return t
-	}
-	v := *t
-	v.Columns = slices.DeleteFunc(slices.Clone(t.Columns), func(c *schema.Column) bool { return hidden[c.Name] })
-	v.ByName = make(map[string]*schema.Column, len(v.Columns))
-	for _, c := range v.Columns {
-		v.ByName[c.Name] = c
-	}
-	return &v
-}
-
 // reflectValue is the struct a model pointer points to.
 func reflectValue(model any) reflect.Value { return reflect.ValueOf(model).Elem() }
+
+// readCatalog refines every resource's columns from the database catalog
+// (schema.ReadCatalog): the SQL type decides each column's kind. A table
+// the database does not have yet keeps what its model says, with a
+// warning. On PostgreSQL it also warns when DateStyle does not write ISO
+// dates, the text query.Select reads timestamps as.
+func (a *compiler) readCatalog(ctx context.Context, db *bun.DB) error {
+	if db.Dialect().Name() == dialect.PG {
+		var style string
+		if err := db.QueryRowContext(ctx, "SELECT current_setting('DateStyle')").Scan(&style); err != nil {
+			return fmt.Errorf("admin: reading DateStyle: %w", err)
+		}
+		if !strings.HasPrefix(style, "ISO") {
+			a.log.Warn("admin: PostgreSQL's DateStyle is not ISO; the panel shows timestamps as stored text (set DateStyle to 'ISO, MDY', the default)", "DateStyle", style)
+		}
+	}
+	for _, key := range a.order {
+		res := a.resources[key]
+		found, err := schema.ReadCatalog(ctx, db, res.Table)
+		if err != nil {
+			return fmt.Errorf("admin: resource %q: %w", key, err)
+		}
+		if !found {
+			a.log.Warn("admin: table not found in the database; column kinds from the model only", "resource", key, "table", res.Table.Name)
+		}
+	}
+	return nil
+}

@@ -14,7 +14,7 @@ import (
 // offering a form that ends in a 403. Players' rows get none; an admin,
 // who may change every account, is spared the query.
 func (a usersAPI) addOperatorRoles(ctx context.Context, op Operator, res *resource, rows []map[string]any) error {
-	if res.key != "users" || op.Role == RoleAdmin || len(rows) == 0 {
+	if res.Key != "users" || op.Role == RoleAdmin || len(rows) == 0 {
 		return nil
 	}
 	ids := make([]string, 0, len(rows))

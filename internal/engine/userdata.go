@@ -14,6 +14,7 @@ import (
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/csvexport"
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
@@ -28,36 +29,20 @@ import (
 // EraseRule says what erasing a user does to a resource's rows that refer
 // to the user: set it as ResourceConfig.Erase. Without one, rows whose
 // reference is NOT NULL are deleted and nullable references are cleared.
-type EraseRule interface{ eraseRule() string }
-
-type eraseDelete struct{}
-type eraseKeep struct{}
-
-func (eraseDelete) eraseRule() string { return "delete" }
-func (eraseKeep) eraseRule() string   { return "keep" }
+type EraseRule = rows.EraseRule
 
 var (
 	// EraseDelete deletes the rows.
-	EraseDelete EraseRule = eraseDelete{}
+	EraseDelete = rows.EraseDelete
 	// EraseKeep keeps the rows as they are: a legal hold (purchases kept
 	// for the tax office). They stay linked to the erased account, whose
 	// own personal values are gone.
-	EraseKeep EraseRule = eraseKeep{}
+	EraseKeep = rows.EraseKeep
 )
 
 // EraseAnonymize keeps the rows and clears Columns in them: NULL, or
 // "[erased]" in a NOT NULL text column.
-type EraseAnonymize struct {
-	Columns []string
-}
-
-func (EraseAnonymize) eraseRule() string { return "anonymize" }
-
-// eraseUnlink is the default for a nullable reference: the reference
-// cleared, the row kept.
-type eraseUnlink struct{}
-
-func (eraseUnlink) eraseRule() string { return "unlink" }
+type EraseAnonymize = rows.EraseAnonymize
 
 // erased stands in for a personal value that was erased.
 const erased = "[erased]"
@@ -76,21 +61,21 @@ type userPart struct {
 // instead) and the panel's roles (removed with the account's role).
 func (a usersAPI) userParts(users *resource, row map[string]any) []userPart {
 	var parts []userPart
-	for _, rel := range users.table.Relations {
+	for _, rel := range users.Table.Relations {
 		target := a.resources[rel.Target]
 		if rel.Kind != schema.Many || target == nil || rel.Target == "adminAudit" || rel.Target == "roles" {
 			continue
 		}
-		fk := target.table.ByName[rel.FK]
+		fk := target.Table.ByName[rel.FK]
 		key, ok := keyFor(fk, row[rel.Ref])
 		if fk == nil || !ok {
 			continue
 		}
-		rule := target.cfg.Erase
+		rule := target.Config.Erase
 		if rule == nil {
 			rule = EraseDelete
 			if !fk.NotNull {
-				rule = eraseUnlink{}
+				rule = rows.EraseUnlink
 			}
 		}
 		parts = append(parts, userPart{rel: rel, target: target, key: key, rule: rule})
@@ -151,15 +136,15 @@ func (a usersAPI) handleUserExport(w http.ResponseWriter, r *http.Request, op Op
 	// sent a batch at a time.
 	stream := func(res *resource, cond query.Cond, clean func(map[string]any)) (int64, error) {
 		l := &query.List{Where: []query.Cond{cond}}
-		l.Walk(res.view, exportBatch)
+		l.Walk(res.View, exportBatch)
 		buf.WriteString("[")
 		var n int64
 		for {
-			rows, err := rowsAPI(a).scanBatch(ctx, res, l.Query(a.db, res.table, res.view, nil, nil))
+			rows, err := rowsAPI(a).scanBatch(ctx, res, l.Query(a.db, res.Table, res.View, nil, nil))
 			if err != nil {
 				return n, err
 			}
-			page, _ := l.Page(res.view, rows)
+			page, _ := l.Page(res.View, rows)
 			for _, row := range page {
 				if n > 0 {
 					buf.WriteString(",")
@@ -172,7 +157,7 @@ func (a usersAPI) handleUserExport(w http.ResponseWriter, r *http.Request, op Op
 				}
 				n++
 			}
-			if len(rows) <= len(page) || !l.Advance(res.view, page[len(page)-1]) {
+			if len(rows) <= len(page) || !l.Advance(res.View, page[len(page)-1]) {
 				buf.WriteString("]")
 				return n, nil
 			}
@@ -268,7 +253,7 @@ func (a usersAPI) dataRequest(r *http.Request, op Operator) (*resource, string, 
 	if err != nil {
 		return nil, "", nil, err
 	}
-	row, err := rowsAPI(a).readRow(r.Context(), a.db, users, id, false)
+	row, err := a.rowStore().ReadRow(r.Context(), a.db, users, id, false)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -341,7 +326,7 @@ func (a usersAPI) handleUserErase(w http.ResponseWriter, r *http.Request, op Ope
 		if err != nil {
 			return err
 		}
-		if row, err = rowsAPI(a).readRow(ctx, tx, users, id, true); err != nil {
+		if row, err = a.rowStore().ReadRow(ctx, tx, users, id, true); err != nil {
 			return err
 		}
 		parts := a.userParts(users, row)
@@ -354,7 +339,7 @@ func (a usersAPI) handleUserErase(w http.ResponseWriter, r *http.Request, op Ope
 			if err != nil {
 				return erasePartError(p, err)
 			}
-			report.Resources = append(report.Resources, erasePart{Relation: p.name(), Resource: p.target.key, Label: p.target.label, Rule: p.rule.eraseRule(), Rows: n})
+			report.Resources = append(report.Resources, erasePart{Relation: p.name(), Resource: p.target.Key, Label: p.target.Label, Rule: rows.RuleName(p.rule), Rows: n})
 		}
 		if report.AuditEntries, err = a.redactAudit(ctx, tx, scope); err != nil {
 			return err
@@ -404,39 +389,39 @@ func erasePartError(p userPart, err error) error {
 	}
 	c := *ae
 	c.Message = fmt.Sprintf("the erase stops at %s (rule %s): %s. Nothing was erased. The game's developers can give that resource another Erase rule, or make the references to it ON DELETE CASCADE or SET NULL (docs/adopting.md)",
-		p.target.label, p.rule.eraseRule(), ae.Message)
+		p.target.Label, rows.RuleName(p.rule), ae.Message)
 	return &c
 }
 
 // erasePart applies p's rule to the user's rows of p's resource and
 // says how many it changed (kept, for EraseKeep).
 func (a usersAPI) erasePart(ctx context.Context, tx bun.Tx, p userPart) (int64, error) {
-	t := p.target.table
-	if _, keep := p.rule.(eraseKeep); keep {
+	t := p.target.Table
+	if p.rule == EraseKeep {
 		l := &query.List{Where: []query.Cond{p.where()}}
-		return l.ApplyFilters(query.From(tx, t), p.target.view).Count(ctx)
+		return l.ApplyFilters(query.From(tx, t), p.target.View).Count(ctx)
 	}
 	where := "? = ?"
 	args := []any{bun.Ident(p.rel.FK), p.key}
 	var n int64
 	var err error
-	switch rule := p.rule.(type) {
-	case eraseDelete:
+	switch rows.RuleName(p.rule) {
+	case "delete":
 		n, err = affected(tx.NewDelete().TableExpr("?", bun.Ident(t.Name)).Where(where, args...).Exec(ctx))
 		if err != nil {
-			return 0, columnFields(p.target, deleteError(err))
+			return 0, rows.ColumnFields(p.target, rows.DeleteError(err))
 		}
-	case eraseUnlink:
+	case "unlink":
 		n, err = affected(tx.NewUpdate().TableExpr("?", bun.Ident(t.Name)).Set("? = NULL", bun.Ident(p.rel.FK)).Where(where, args...).Exec(ctx))
-	case EraseAnonymize:
+	case "anonymize":
 		q := tx.NewUpdate().TableExpr("?", bun.Ident(t.Name))
-		for _, name := range rule.Columns {
+		for _, name := range p.rule.(EraseAnonymize).Columns {
 			q = q.Set("? = ?", bun.Ident(name), erasedValue(t.ByName[name]))
 		}
 		n, err = affected(q.Where(where, args...).Exec(ctx))
 	}
 	if err != nil {
-		return 0, columnFields(p.target, dbError(err))
+		return 0, rows.ColumnFields(p.target, rows.DBError(err))
 	}
 	return n, nil
 }
@@ -466,7 +451,7 @@ func (a usersAPI) personalColumns(users *resource) []string {
 	if a.users.HasDisplayName {
 		cols = append(cols, a.users.Cols.DisplayName)
 	}
-	for name, cc := range users.cfg.Columns {
+	for name, cc := range users.Config.Columns {
 		if cc.Personal && !slices.Contains(cols, name) {
 			cols = append(cols, name)
 		}
@@ -491,7 +476,7 @@ func (a usersAPI) eraseAccount(ctx context.Context, tx bun.Tx, res *resource, us
 		if name == u.Cols.Email {
 			continue
 		}
-		q = q.Set("? = ?", u.Col(name), erasedValue(res.table.ByName[name]))
+		q = q.Set("? = ?", u.Col(name), erasedValue(res.Table.ByName[name]))
 	}
 	if err := a.users.Update(ctx, q, userID); err != nil {
 		return err

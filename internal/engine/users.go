@@ -73,7 +73,7 @@ func (a usersAPI) bootstrapDefaults(ctx context.Context, c account.Credentials) 
 		return vals, err
 	}
 	if dn := a.users.Cols.DisplayName; dn != "" && c.DisplayName == "" && vals[dn] == nil {
-		if col, ok := a.resources["users"].table.ByName[dn]; ok && col.NotNull && !col.HasDefault {
+		if col, ok := a.resources["users"].Table.ByName[dn]; ok && col.NotNull && !col.HasDefault {
 			vals[dn], _, _ = strings.Cut(strings.TrimSpace(c.Email), "@")
 		}
 	}

@@ -93,10 +93,10 @@ func (a usersAPI) userID(raw string) (string, error) {
 	if res == nil {
 		return raw, nil
 	}
-	if _, err := query.DecodeID(res.view, raw); err != nil {
+	if _, err := query.DecodeID(res.View, raw); err != nil {
 		return "", clientError(err)
 	}
-	if c := res.view.ByName[a.users.Cols.ID]; c != nil && strings.EqualFold(c.SQLType, "uuid") {
+	if c := res.View.ByName[a.users.Cols.ID]; c != nil && strings.EqualFold(c.SQLType, "uuid") {
 		if u, err := uuid.Parse(raw); err == nil {
 			raw = u.String()
 		}
@@ -111,14 +111,6 @@ func checkReason(reason string) error {
 		return errorf(http.StatusBadRequest, "invalid_value", "reason is longer than %d characters", maxReasonLen)
 	}
 	return nil
-}
-
-// userRowID is the id of a users row as the Auth API takes it.
-func (a usersAPI) userRowID(res *resource, row map[string]any) (string, bool) {
-	if res.key != "users" || len(res.table.PK) != 1 {
-		return "", false
-	}
-	return fmt.Sprint(row[res.table.PK[0].Name]), true
 }
 
 func (a usersAPI) recordUser(r *http.Request, op Operator, action, userID string, kv ...any) {

@@ -75,6 +75,14 @@ func New(status int, code, format string, args ...any) *Error {
 	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// Field is New about one column: the body's fields name it with the
+// message.
+func Field(status int, code, column, format string, args ...any) *Error {
+	e := New(status, code, format, args...)
+	e.Fields = map[string]string{column: e.Message}
+	return e
+}
+
 // Header carries a request id in from a proxy and back out on 5xx answers.
 const Header = "X-Request-Id"
 

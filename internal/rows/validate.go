@@ -1,4 +1,4 @@
-package engine
+package rows
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/schema"
 )
 
@@ -19,11 +20,11 @@ import (
 // ("at most 32 characters"). They answer 400 validation, naming each field
 // in Fields.
 
-// fieldProblems collects the problems of one body, by column.
-type fieldProblems map[string]string
+// FieldProblems collects the problems of one body, by column.
+type FieldProblems map[string]string
 
-// err is the answer for the problems found, or nil.
-func (p fieldProblems) err() error {
+// Err is the answer for the problems found, or nil.
+func (p FieldProblems) Err() error {
 	if len(p) == 0 {
 		return nil
 	}
@@ -32,29 +33,12 @@ func (p fieldProblems) err() error {
 	for i, c := range cols {
 		msgs[i] = p[c]
 	}
-	e := errorf(http.StatusBadRequest, "validation", "%s", strings.Join(msgs, "; "))
+	e := errbody.New(http.StatusBadRequest, "validation", "%s", strings.Join(msgs, "; "))
 	if len(cols) > 1 {
 		e.Message = fmt.Sprintf("%d fields need attention: %s", len(cols), e.Message)
 	}
 	e.Fields = map[string]string(p)
 	return e
-}
-
-// columnLabel is how a column is named to the operator: the catalog's
-// label, and for a foreign key the row it names ("Player", not "Player
-// ID").
-func (res *resource) columnLabel(c *schema.Column) string {
-	if l := res.cfg.Columns[c.Name].Label; l != "" {
-		return l
-	}
-	for _, rel := range res.table.Relations {
-		if rel.Kind == schema.One && rel.FK == c.Name {
-			if l, ok := strings.CutSuffix(c.Label, " ID"); ok && l != "" {
-				return l
-			}
-		}
-	}
-	return c.Label
 }
 
 // required reports a column a create must give a value: NOT NULL, no
@@ -74,42 +58,43 @@ func blank(c *schema.Column, v any, given bool) bool {
 	return ok && c.DataType == schema.String && strings.TrimSpace(s) == ""
 }
 
-// defaultMaxTextLength is Options.MaxTextLength's default.
-const defaultMaxTextLength = 10_000
+// DefaultMaxTextLength is Options.MaxTextLength's default.
+const DefaultMaxTextLength = 10_000
 
-// maxLength is the most characters c takes from the panel: its own limit
-// (varchar(n)), else for a text column Options.MaxTextLength, so that a
-// paste of a megabyte into a name is refused, not stored; 0 for none.
-func (a rowsAPI) maxLength(c *schema.Column) int {
+// MaxLength is the most characters c takes from the panel: its own limit
+// (varchar(n)), else for a text column maxText (Options.MaxTextLength),
+// so that a paste of a megabyte into a name is refused, not stored; 0
+// for none.
+func MaxLength(c *schema.Column, maxText int) int {
 	if c.MaxLength > 0 {
 		return c.MaxLength
 	}
-	if c.Kind == schema.KindText && a.opts.MaxTextLength > 0 {
-		return a.opts.MaxTextLength
+	if c.Kind == schema.KindText && maxText > 0 {
+		return maxText
 	}
 	return 0
 }
 
-// checkLength records text longer than limit (0: none).
-func (p fieldProblems) checkLength(res *resource, c *schema.Column, limit int, v any) bool {
+// CheckLength records text longer than limit (0: none).
+func (p FieldProblems) CheckLength(res *Resource, c *schema.Column, limit int, v any) bool {
 	s, ok := v.(string)
 	if !ok || limit <= 0 || utf8.RuneCountInString(s) <= limit {
 		return true
 	}
-	p[c.Name] = fmt.Sprintf("%s: at most %d characters", res.columnLabel(c), limit)
+	p[c.Name] = fmt.Sprintf("%s: at most %d characters", res.ColumnLabel(c), limit)
 	return false
 }
 
-// checkRequired records the required columns vals leaves blank: on a
+// CheckRequired records the required columns vals leaves blank: on a
 // create every visible one, on an update those it sets.
-func (p fieldProblems) checkRequired(res *resource, vals map[string]any, update bool) {
-	for _, c := range res.view.Columns {
+func (p FieldProblems) CheckRequired(res *Resource, vals map[string]any, update bool) {
+	for _, c := range res.View.Columns {
 		v, given := vals[c.Name]
 		if !required(c) || (update && !given) || p[c.Name] != "" {
 			continue
 		}
 		if blank(c, v, given) {
-			p[c.Name] = res.columnLabel(c) + " is required"
+			p[c.Name] = res.ColumnLabel(c) + " is required"
 		}
 	}
 }

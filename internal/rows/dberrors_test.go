@@ -1,19 +1,21 @@
-package engine
+package rows
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/gameadmin/admin/internal/errbody"
 )
 
 // TestReferenceMessageSaysBothSides: when the database does not say which
 // side of a foreign key failed, the answer says both.
 func TestReferenceMessageSaysBothSides(t *testing.T) {
 	t.Parallel()
-	if errReference.Message != "the referenced row does not exist, or other rows refer to this one" {
-		t.Errorf("errReference = %q; want the message that says both sides", errReference.Message)
+	if ErrReference.Message != "the referenced row does not exist, or other rows refer to this one" {
+		t.Errorf("errReference = %q; want the message that says both sides", ErrReference.Message)
 	}
-	if err := dbError(errors.New("FOREIGN KEY constraint failed")); !errors.Is(err, errReference) {
+	if err := DBError(errors.New("FOREIGN KEY constraint failed")); !errors.Is(err, ErrReference) {
 		t.Errorf("SQLite's foreign key failure = %v; want errReference", err)
 	}
 }
@@ -30,7 +32,7 @@ func TestNotNullMessageNamesColumn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.msg, func(t *testing.T) {
-			err := dbError(errors.New(tt.msg))
+			err := DBError(errors.New(tt.msg))
 			if !strings.Contains(err.Error(), `"`+tt.want+`"`) {
 				t.Errorf("dbError(%q) = %v; want it to name %q", tt.msg, err, tt.want)
 			}
@@ -48,8 +50,8 @@ func TestDBErrorNotNullColumn(t *testing.T) {
 		"sqlite: NOT NULL constraint failed":                   "a column that cannot be null was null",
 		"NOT NULL constraint failed: (1299)":                   "a column that cannot be null was null",
 	} {
-		var ae *APIError
-		if !errors.As(dbError(errors.New(msg)), &ae) || ae.Code != "missing_value" || ae.Message != want {
+		var ae *errbody.Error
+		if !errors.As(DBError(errors.New(msg)), &ae) || ae.Code != "missing_value" || ae.Message != want {
 			t.Errorf("dbError(%q) = %v; want missing_value %q", msg, ae, want)
 		}
 	}

@@ -1,0 +1,233 @@
+package rows
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/gameadmin/admin/internal/audit"
+	"github.com/gameadmin/admin/internal/authz"
+	"github.com/gameadmin/admin/internal/errbody"
+	"github.com/gameadmin/admin/internal/moderation"
+	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/users"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+)
+
+// Store runs the row statements of the write gate and the reads by key:
+// one row or several read without their hidden columns, and the insert,
+// update and delete of one row inside the caller's transaction, with
+// the guards they take (the last admin kept, a user written only by an
+// operator who outranks them, an email no other account has). The
+// caller writes the audit entry in the same transaction.
+type Store struct {
+	// DB is the panel's database.
+	DB *bun.DB
+	// Users is the users table: its columns and the email check.
+	Users *users.Table
+	// Roles is the roles table: the admin and user guards.
+	Roles *users.RoleTable
+	// Sanctions end an operator's sessions when their email changes.
+	Sanctions *moderation.Sanctions
+}
+
+// ReadRow loads one row by primary key, without hidden columns. lock,
+// inside a transaction, locks the row until it ends (FOR UPDATE on
+// PostgreSQL; SQLite has one writer, and a write transaction holds it).
+func (s Store) ReadRow(ctx context.Context, db bun.IDB, res *Resource, id map[string]any, lock bool) (map[string]any, error) {
+	q := query.WherePK(query.Select(db, res.Table), res.Table, id)
+	if lock && s.DB.Dialect().Name() == dialect.PG {
+		q = q.For("UPDATE")
+	}
+	row, err := query.ScanRow(ctx, q, res.Table, res.Hidden)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errbody.New(http.StatusNotFound, "not_found", "no %s row with that id", res.Key)
+	}
+	return row, err
+}
+
+// ReadRows loads the rows with the given primary keys (as DecodeID returns
+// them), without hidden columns, in no particular order; ids naming no
+// row are left out.
+func (s Store) ReadRows(ctx context.Context, res *Resource, ids []map[string]any) ([]map[string]any, error) {
+	q := query.Select(s.DB, res.Table)
+	if len(res.Table.PK) == 1 {
+		c := res.Table.PK[0].Name
+		vals := make([]any, len(ids))
+		for i, id := range ids {
+			vals[i] = id[c]
+		}
+		q = q.Where("? IN (?)", bun.Ident(c), bun.List(vals))
+	} else {
+		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			for _, id := range ids {
+				q = q.WhereGroup(" OR ", func(q *bun.SelectQuery) *bun.SelectQuery {
+					return query.WherePK(q, res.Table, id)
+				})
+			}
+			return q
+		})
+	}
+	return query.ScanRows(ctx, q, res.Table, res.Hidden)
+}
+
+// InsertRow inserts vals (typed column values, keys included or made by
+// the database) into res inside tx and returns the new row, as the
+// database returns it from the INSERT (no second statement reads it).
+func (s Store) InsertRow(ctx context.Context, tx bun.Tx, res *Resource, vals map[string]any) (map[string]any, error) {
+	t := res.Table
+	if err := s.checkEmailFree(ctx, tx, res, vals, ""); err != nil {
+		return nil, err
+	}
+	cols, args := query.Returning(tx, t)
+	q := tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(cols, args...)
+	row, err := writeReturning(ctx, q, res)
+	if err != nil {
+		return nil, ColumnFields(res, InsertError(err))
+	}
+	return row, nil
+}
+
+// writeReturning runs q, a write RETURNING query.Returning's columns of
+// one row, through Bun (its hooks see it), and reads that row as ReadRow
+// would (sql.ErrNoRows when none).
+func writeReturning(ctx context.Context, q interface {
+	Exec(context.Context, ...any) (sql.Result, error)
+}, res *Resource) (map[string]any, error) {
+	ret := query.NewReturned(res.Table)
+	if _, err := q.Exec(ctx, ret.Dest...); err != nil {
+		return nil, err
+	}
+	return ret.Row(res.Hidden)
+}
+
+// checkEmailFree refuses, with 409 conflict, a users row whose new email
+// another account has already in any case: sign-in matches emails
+// without regard to case, and could not tell the two apart. exceptID is
+// the row being updated.
+func (s Store) checkEmailFree(ctx context.Context, tx bun.Tx, res *Resource, vals map[string]any, exceptID string) error {
+	email, ok := vals[s.Users.Cols.Email].(string)
+	if res.Key != "users" || !ok {
+		return nil
+	}
+	taken, err := s.Users.EmailTaken(ctx, tx, email, exceptID)
+	if err != nil {
+		return err
+	}
+	if taken {
+		return errbody.New(http.StatusConflict, "conflict", "another account has the email %q (emails match without regard to case)", errbody.Truncate(email, 80))
+	}
+	return nil
+}
+
+// UpdateRow sets vals on the row id of res inside tx, as an edit does:
+// the row locked first (so "before" is the row this update replaces),
+// the admin and user guards, the operator's sessions ended when their
+// email changes. check, when given, sees the locked row before anything
+// is written and may refuse. changes are the columns that changed, for
+// the audit entry the caller writes in tx; ended is the user whose
+// sessions the update ended (or ""), whose live connections the caller
+// closes once tx commits (Sanctions.SessionsEnded).
+func (s Store) UpdateRow(ctx context.Context, tx bun.Tx, op authz.Operator, res *Resource, id, vals map[string]any, check func(before map[string]any) error) (before, after, changes map[string]any, ended string, err error) {
+	keepsAdmin := func() error { return nil }
+	if res.Key == "roles" {
+		if keepsAdmin, err = s.Roles.GuardAdmins(ctx, tx); err != nil {
+			return nil, nil, nil, "", err
+		}
+	}
+	if before, err = s.ReadRow(ctx, tx, res, id, true); err != nil {
+		return nil, nil, nil, "", err
+	}
+	if check != nil {
+		if err := check(before); err != nil {
+			return nil, nil, nil, "", err
+		}
+	}
+	userID, isUser := UserRowID(res, before)
+	var target authz.Role
+	if isUser {
+		if target, err = s.Roles.CanWriteUser(ctx, tx, op, userID); err != nil {
+			return nil, nil, nil, "", err
+		}
+	}
+	if err := KeepMisfits(res, before, vals); err != nil {
+		return nil, nil, nil, "", err
+	}
+	if len(vals) == 0 {
+		return before, before, nil, "", nil
+	}
+	if err := s.checkEmailFree(ctx, tx, res, vals, userID); err != nil {
+		return nil, nil, nil, "", err
+	}
+	cols, args := query.Returning(tx, res.Table)
+	q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.Table.Name)).Returning(cols, args...)
+	if after, err = writeReturning(ctx, query.WherePK(q, res.Table, id), res); err != nil {
+		return nil, nil, nil, "", ColumnFields(res, DBError(err))
+	}
+	if err := keepsAdmin(); err != nil {
+		return nil, nil, nil, "", err
+	}
+	// A new email on an operator's account ends its sessions: whoever
+	// holds them signed in as the old address.
+	if e, ok := vals["email"]; ok && isUser && target.IsOperator() && e != before["email"] && userID != op.UserID && s.Users.HasTokenVersion {
+		if err := s.Sanctions.BumpTokenVersion(ctx, tx, userID); err != nil {
+			return nil, nil, nil, "", err
+		}
+		// The row as it is now, token version and all.
+		if after, err = s.ReadRow(ctx, tx, res, id, false); err != nil {
+			return nil, nil, nil, "", err
+		}
+		ended = userID
+	}
+	return before, after, audit.Changes(before, after), ended, nil
+}
+
+// DeleteRow deletes the row id of res inside tx, as DELETE does, and
+// returns it: the admin and user guards, and check (when given) on the
+// locked row before the delete.
+func (s Store) DeleteRow(ctx context.Context, tx bun.Tx, op authz.Operator, res *Resource, id map[string]any, check func(row map[string]any) error) (row map[string]any, err error) {
+	keepsAdmin := func() error { return nil }
+	if touchesAdmins(res) {
+		if keepsAdmin, err = s.Roles.GuardAdmins(ctx, tx); err != nil {
+			return nil, err
+		}
+	}
+	if row, err = s.ReadRow(ctx, tx, res, id, true); err != nil {
+		return nil, err
+	}
+	if check != nil {
+		if err := check(row); err != nil {
+			return nil, err
+		}
+	}
+	if userID, ok := UserRowID(res, row); ok {
+		if _, err := s.Roles.CanWriteUser(ctx, tx, op, userID); err != nil {
+			return nil, err
+		}
+	}
+	q := tx.NewDelete().TableExpr("?", bun.Ident(res.Table.Name))
+	if _, err := query.WherePK(q, res.Table, id).Exec(ctx); err != nil {
+		return nil, ColumnFields(res, DeleteError(err))
+	}
+	if err := keepsAdmin(); err != nil {
+		return nil, err
+	}
+	return row, nil
+}
+
+// UserRowID is the id of a users row as the Auth API takes it.
+func UserRowID(res *Resource, row map[string]any) (string, bool) {
+	if res.Key != "users" || len(res.Table.PK) != 1 {
+		return "", false
+	}
+	return fmt.Sprint(row[res.Table.PK[0].Name]), true
+}
+
+// touchesAdmins reports whether a write to res can take away an admin:
+// deleting a user (its role goes with it) or a roles row, or editing one.
+func touchesAdmins(res *Resource) bool {
+	return res.Key == "users" || res.Key == "roles"
+}

@@ -1,0 +1,119 @@
+package rows
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"maps"
+	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gameadmin/admin/internal/audit"
+	"github.com/gameadmin/admin/internal/dberr"
+	"github.com/gameadmin/admin/internal/errbody"
+	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/schema"
+	"github.com/uptrace/bun"
+)
+
+// LogCellIssues logs to log, once per answer, each cell of rows that could not
+// be shown as the database stores it (query.InvalidKey): the row's key,
+// the column and the cause, which the client never sees. The page itself
+// renders: the cell says so in the row's _invalid.
+func LogCellIssues(ctx context.Context, log *slog.Logger, res *Resource, rows []map[string]any) {
+	for _, row := range rows {
+		issues, _ := row[query.InvalidKey].(query.CellIssues)
+		for col, is := range issues {
+			log.WarnContext(ctx, "admin: cell cannot be shown as stored",
+				slog.String("resource", res.Key), slog.String("id", query.EncodeID(res.Table, row)),
+				slog.String("column", col), slog.String("shown", is.Message), slog.Any("err", is.Err))
+		}
+	}
+}
+
+// BlameColumn names the column of a write the database refused as a data
+// exception without saying which value (PostgreSQL's class 22: a numeric
+// overflow, a value out of range): each written value is cast alone to
+// its column's type from the catalog, outside the failed transaction,
+// and the ones that fail are the answer's fields. Any other error is
+// returned as it is.
+func BlameColumn(ctx context.Context, db bun.IDB, res *Resource, vals map[string]any, err error) error {
+	var ae *errbody.Error
+	if !errors.As(err, &ae) || len(ae.Fields) > 0 || !strings.HasPrefix(dberr.SQLState(err), "22") {
+		return err
+	}
+	fields := map[string]string{}
+	for _, name := range slices.Sorted(maps.Keys(vals)) {
+		c := res.Table.ByName[name]
+		if c == nil || c.DBType == "" || vals[name] == nil {
+			continue
+		}
+		var out any
+		e := db.NewSelect().ColumnExpr("CAST(? AS ?)", vals[name], bun.Safe(c.DBType)).Scan(ctx, &out)
+		if strings.HasPrefix(dberr.SQLState(e), "22") {
+			fields[name] = "does not fit the column's type " + c.DBType
+		}
+	}
+	if len(fields) == 0 {
+		return err
+	}
+	c := *ae
+	c.Fields = fields
+	c.Message = "column " + strconv.Quote(slices.Sorted(maps.Keys(fields))[0]) + ": a value does not fit its column"
+	return &c
+}
+
+// FilterValues are the single values of l's filters by column, for
+// BlameColumn: which filter value the database could not compare.
+func FilterValues(l *query.List) map[string]any {
+	vals := map[string]any{}
+	for _, f := range l.Filters {
+		switch f.Op {
+		case query.Eq, query.Ne, query.Gt, query.Gte, query.Lt, query.Lte:
+			vals[f.Column.Name] = f.Value
+		case query.In:
+			if vs := f.Value.([]any); len(vs) > 0 {
+				vals[f.Column.Name] = vs[0]
+			}
+		}
+	}
+	return vals
+}
+
+// KeepMisfits checks an update's JSON values against the model's Go type
+// (FitsModel): one that does not fit is refused, unless it is the value
+// the row holds already, which the game wrote (a bare string in a column
+// the model reads into a map) and the client sent back unchanged; that
+// one is no write at all, so a read row PUT back changes nothing.
+func KeepMisfits(res *Resource, before, vals map[string]any) error {
+	for k, v := range vals {
+		raw, ok := v.(json.RawMessage)
+		if !ok || FitsModel(res.Table.ByName[k], raw) {
+			continue
+		}
+		if audit.Unchanged(before[k], raw) {
+			delete(vals, k)
+			continue
+		}
+		return errbody.Field(http.StatusBadRequest, "invalid_value", k, "column %q: the JSON value does not fit the column's type", k)
+	}
+	return nil
+}
+
+// FitsModel reports whether a JSON value decodes into the column's Go
+// type. The database takes any JSON, but rows are read back through the
+// model, so an array stored in a map column would fail every later read.
+func FitsModel(col *schema.Column, raw json.RawMessage) bool {
+	typ := col.Field.IndirectType
+	if typ.Kind() == reflect.String || reflect.PointerTo(typ).Implements(scannerType) {
+		return true
+	}
+	return json.Unmarshal(raw, reflect.New(typ).Interface()) == nil
+}
+
+var scannerType = reflect.TypeFor[sql.Scanner]()

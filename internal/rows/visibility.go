@@ -1,0 +1,274 @@
+package rows
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/gameadmin/admin/internal/authz"
+	"github.com/gameadmin/admin/internal/errbody"
+	"github.com/gameadmin/admin/internal/schema"
+)
+
+// Field visibility per role: a column whose ColumnConfig.ReadRole is above
+// an operator's role is, for that operator, as if it were Hidden: absent
+// from rows, forms, the catalog, CSV exports, labels and search, refused
+// in filters and sorts (403) and in bodies, and taken out of the audit
+// entries (history, audit log) of its resource. Each such resource has a
+// variant per lower role, built once when the panel starts (RoleViews):
+// every path that reads a resource for an operator asks As for it.
+
+// RoleViews makes res's variants for the roles below admin that a
+// column's ReadRole keeps from reading it, by role; none when no column
+// is kept from them. It fails on a ReadRole that is no role.
+func (res *Resource) RoleViews() (map[authz.Role]*Resource, error) {
+	for col, cc := range res.Config.Columns {
+		if cc.ReadRole != "" && !cc.ReadRole.Valid() {
+			return nil, fmt.Errorf("admin: resource %q: Columns[%q].ReadRole: %q is no role (admin, mod, user)", res.Key, col, cc.ReadRole)
+		}
+	}
+	var views map[authz.Role]*Resource
+	for _, role := range []authz.Role{authz.RoleMod, authz.RoleUser} {
+		restricted := map[string]bool{}
+		for col, cc := range res.Config.Columns {
+			if cc.ReadRole != "" && !role.AtLeast(cc.ReadRole) && !res.Hidden[col] {
+				restricted[col] = true
+			}
+		}
+		if len(restricted) == 0 {
+			continue
+		}
+		v := *res
+		v.Hidden = make(map[string]bool, len(res.Hidden)+len(restricted))
+		for c := range res.Hidden {
+			v.Hidden[c] = true
+		}
+		v.Masks = map[string]func(any) any{}
+		for c := range restricted {
+			if m := res.Config.Columns[c].Mask; m != nil {
+				v.Masks[c] = m
+			} else {
+				v.Hidden[c] = true
+			}
+		}
+		v.Restricted = restricted
+		v.View = visible(res.Table, v.Hidden)
+		// A masked column names no row: a label is read unmasked, in SQL.
+		v.Labels = slices.DeleteFunc(labelColumnsOf(v.View, res.nameColumn), func(c string) bool { return restricted[c] })
+		if views == nil {
+			views = map[authz.Role]*Resource{}
+		}
+		views[role] = &v
+	}
+	return views, nil
+}
+
+// As is the resource key as op sees it: its role's variant (views, by
+// key, as RoleViews made them) when the resource restricts columns,
+// else all[key]; nil when there is none.
+func As(all map[string]*Resource, views map[string]map[authz.Role]*Resource, op authz.Operator, key string) *Resource {
+	if v := views[key][op.Role]; v != nil {
+		return v
+	}
+	if op.Role != authz.RoleAdmin && op.Role != authz.RoleMod {
+		if v := views[key][authz.RoleUser]; v != nil {
+			return v // any other role ranks as a user
+		}
+	}
+	return all[key]
+}
+
+// RefuseRestricted answers 403 for a list parameter naming a column op may
+// not read: a filter (<col>_<op>), a sort, or the column alone.
+func (res *Resource) RefuseRestricted(q url.Values) error {
+	if len(res.Restricted) == 0 {
+		return nil
+	}
+	if col := NamedColumn(q, res.Table, res.Restricted); col != "" {
+		return errbody.New(http.StatusForbidden, "forbidden", "column %q is not readable for your role", col)
+	}
+	return nil
+}
+
+// NamedColumn is the first of cols of t that a list parameter of q
+// names: a filter (<col>_<op>), a sort, or the column alone; "" if none.
+func NamedColumn(q url.Values, t *schema.Table, cols map[string]bool) string {
+	names := []string{}
+	for p := range q {
+		names = append(names, p)
+	}
+	for _, v := range q["_sort"] {
+		names = append(names, strings.Split(v, ",")...)
+	}
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		for col := range cols {
+			if n == col || strings.HasPrefix(n, col+"_") && t.ByName[n] == nil {
+				return col
+			}
+		}
+	}
+	return ""
+}
+
+// RedactPayload takes the columns res's role may not read out of p, an
+// audit entry's payload about a row of res: the changes' before and
+// after masked or left out, and the rest of the payload (a row, an
+// invite's email, an action's args and result) through Redact.
+func (res *Resource) RedactPayload(p map[string]any) {
+	changes, isChanges := p["changes"].(map[string]any)
+	if isChanges {
+		delete(p, "changes")
+		for col := range res.Restricted {
+			ch, _ := changes[col].(map[string]any)
+			if mask := res.Masks[col]; mask != nil && ch != nil {
+				changes[col] = map[string]any{"before": maskValue(mask, ch["before"]), "after": maskValue(mask, ch["after"])}
+			} else {
+				delete(changes, col)
+			}
+		}
+	}
+	res.Redact(p)
+	if isChanges {
+		p["changes"] = changes
+	}
+}
+
+// Redact shows v, a value the panel did not read itself (an action's
+// result, a widget's rows, an audit payload) as res's role may see it:
+// in every object, at any depth, a key naming a column that role reads
+// masked is masked, and one naming a column it may not read at all
+// (Hidden, or restricted without a mask) is left out. Rows name their
+// columns so; a value kept under another name is the game's to keep.
+func (res *Resource) Redact(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			switch {
+			case res.Masks[k] != nil:
+				x[k] = maskValue(res.Masks[k], e)
+			case res.Hidden[k]:
+				delete(x, k)
+			default:
+				x[k] = res.Redact(e)
+			}
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = res.Redact(e)
+		}
+	}
+	return v
+}
+
+// RedactJSON is Redact of raw, JSON, as JSON again; raw as it is when res
+// hides and masks nothing.
+func (res *Resource) RedactJSON(raw []byte) (json.RawMessage, error) {
+	if len(res.Hidden) == 0 && len(res.Masks) == 0 {
+		return raw, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(res.Redact(v))
+}
+
+// PayloadMap is an audit payload as a map, decoded when it is still the
+// stored JSON.
+func PayloadMap(v any) (map[string]any, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		return x, true
+	case json.RawMessage:
+		var m map[string]any
+		return m, json.Unmarshal(x, &m) == nil && m != nil
+	}
+	return nil, false
+}
+
+// Mask shows the masked columns of rows through their masks.
+func (res *Resource) Mask(rows []map[string]any) {
+	if len(res.Masks) == 0 {
+		return
+	}
+	for _, row := range rows {
+		for col, m := range res.Masks {
+			if v, ok := row[col]; ok {
+				row[col] = maskValue(m, v)
+			}
+		}
+	}
+}
+
+// Answer is a row a write returned, as the caller's role may see it:
+// masked columns through their masks (hidden ones were never read). The
+// create, update, delete and revert answers all go through it; their
+// audit entries, written before, keep the values.
+func (res *Resource) Answer(row map[string]any) map[string]any {
+	if row != nil {
+		res.Mask([]map[string]any{row})
+	}
+	return row
+}
+
+// maskValue is v through m; NULL stays NULL.
+func maskValue(m func(any) any, v any) any {
+	if v == nil {
+		return nil
+	}
+	return m(v)
+}
+
+// SearchColumns are the columns _q searches for res as its role sees it,
+// for every search of it (its list, and the audit log's search for its
+// users): the configured ones (Search) or else its text columns, none
+// that role may not read. nil means every text column of the view.
+func (res *Resource) SearchColumns() []*schema.Column {
+	var l []*schema.Column
+	for _, name := range res.Config.Search {
+		if c := res.View.ByName[name]; c != nil {
+			l = append(l, c)
+		}
+	}
+	return res.Searchable(l)
+}
+
+// Searchable are the columns of l (nil: the text ones) that res's role
+// may read.
+func (res *Resource) Searchable(l []*schema.Column) []*schema.Column {
+	if len(res.Restricted) == 0 {
+		return l
+	}
+	if l == nil {
+		for _, c := range res.View.Columns {
+			if c.DataType == schema.String {
+				l = append(l, c)
+			}
+		}
+	}
+	out := []*schema.Column{}
+	for _, c := range l {
+		if !res.Restricted[c.Name] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// MaskEmail shows an email as its first letter and its domain:
+// "alice@example.com" reads "a***@example.com". Anything else reads "***".
+func MaskEmail(v any) any {
+	s, ok := v.(string)
+	at := strings.LastIndexByte(s, '@')
+	if !ok || at < 1 {
+		return "***"
+	}
+	return s[:1] + "***" + s[at:]
+}
