@@ -19,6 +19,7 @@ import (
 	"github.com/gameadmin/admin/internal/account"
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/dashboard"
+	"github.com/gameadmin/admin/internal/history"
 	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/slots"
 	"github.com/gameadmin/admin/internal/stmtcache"
@@ -70,6 +71,7 @@ type Admin struct {
 	now func() time.Time // Options.Clock, defaulted
 
 	dashboard    *dashboard.Dashboard // GET /_dashboard and /_health, the charts (internal/dashboard)
+	history      *history.Handler     // a row's History and revert, the audit log's labels and search (internal/history)
 	stopSampling chan struct{}        // ends its players-online sampling (background.go)
 
 	roleViews map[string]map[Role]*resource // resources as a lower role sees them (visibility.go)
@@ -286,6 +288,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if a.setup, err = account.NewSetupToken(opts.SetupToken); err != nil {
 		return nil, err
 	}
+	a.history = a.newHistory()
 	a.dashboard = a.newDashboard()
 	a.handler = a.routes()
 	a.startBackground()

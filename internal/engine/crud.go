@@ -15,6 +15,7 @@ import (
 	"github.com/gameadmin/admin/internal/account"
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/errbody"
+	"github.com/gameadmin/admin/internal/history"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
@@ -146,8 +147,8 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 
 // unchangedCheck is UpdateRow's check that every key and read-only
 // column an update sent (kept) holds what the row holds, compared as JSON
-// as a revert compares (sameValue): a read sent back passes, a change is
-// a 400 read_only.
+// as a revert compares (history.SameValue): a read sent back passes, a
+// change is a 400 read_only.
 func unchangedCheck(kept map[string]any) func(before map[string]any) error {
 	if len(kept) == 0 {
 		return nil
@@ -155,7 +156,7 @@ func unchangedCheck(kept map[string]any) func(before map[string]any) error {
 	return func(before map[string]any) error {
 		for k, v := range kept {
 			sent, err := json.Marshal(v)
-			if err != nil || !sameValue(before[k], sent) {
+			if err != nil || !history.SameValue(before[k], sent) {
 				return fieldError(http.StatusBadRequest, "read_only", k, "column %q is read-only: send it as the row holds it, or leave it out", k)
 			}
 		}
@@ -333,7 +334,7 @@ func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, r
 	if err := usersAPI(a).addOperatorRoles(ctx, op, res, listed); err != nil {
 		return nil, err
 	}
-	viewsAPI(a).addAuditTargetLabels(ctx, op, res, listed)
+	a.history.TargetLabels(ctx, op, res, listed)
 	if res.Key == "adminAudit" {
 		a.redactRestricted(op, listed)
 	}
@@ -398,7 +399,7 @@ func (a rowsAPI) searchAudit(ctx context.Context, deadline time.Time, op Operato
 		return nil
 	}
 	return a.limited(ctx, deadline, func(ctx context.Context, db bun.IDB) (err error) {
-		l.SearchAlso, err = viewsAPI(a).auditSearchUsers(ctx, db, op, l.Q)
+		l.SearchAlso, err = a.history.SearchUsers(ctx, db, op, l.Q)
 		return err
 	})
 }
@@ -442,7 +443,7 @@ func (a rowsAPI) handleRead(w http.ResponseWriter, r *http.Request, op Operator)
 	if err := usersAPI(a).addOperatorRoles(r.Context(), op, res, found[:1]); err != nil {
 		return err
 	}
-	viewsAPI(a).addAuditTargetLabels(r.Context(), op, res, found[:1])
+	a.history.TargetLabels(r.Context(), op, res, found[:1])
 	if res.Key == "adminAudit" {
 		a.redactRestricted(op, found[:1])
 	}

@@ -107,7 +107,7 @@ func (a viewsAPI) newestRows(ctx context.Context, op Operator, key, by string, l
 
 // recentAudit are at most limit entries of the audit log meeting where,
 // newest first, as op reads the audit log: labelled as its list labels
-// them, targets named (audit_view.go), payloads redacted for op's role.
+// them, targets named (internal/history), payloads redacted for op's role.
 func (a viewsAPI) recentAudit(ctx context.Context, op Operator, where query.Cond, limit int) ([]map[string]any, error) {
 	res := a.resources["adminAudit"]
 	q := query.Select(a.db, res.Table).Where(where.Expr, where.Args...).OrderExpr("?TableAlias.created_at DESC").Limit(int64(limit))
@@ -119,7 +119,7 @@ func (a viewsAPI) recentAudit(ctx context.Context, op Operator, where query.Cond
 	if err := rowsAPI(a).addLabels(ctx, rest, rows); err != nil {
 		return nil, err
 	}
-	a.addAuditTargetLabels(ctx, op, res, rows)
+	a.history.TargetLabels(ctx, op, res, rows)
 	a.redactRestricted(op, rows)
 	return rows, nil
 }

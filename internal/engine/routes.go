@@ -19,7 +19,7 @@ type (
 	rowsAPI  struct{ *Admin } // a resource's rows: list, read, writes, tabs, labels, actions
 	usersAPI struct{ *Admin } // players: moderation, bulk, data export and erasure
 	roomsAPI struct{ *Admin } // live rooms and sessions
-	viewsAPI struct{ *Admin } // dashboard (internal/dashboard), history, audit log, catalog, OpenAPI, CSV
+	viewsAPI struct{ *Admin } // dashboard (internal/dashboard), history (internal/history), audit log, catalog, OpenAPI, CSV
 )
 
 // routes builds the handler: the API behind cross-origin protection, and
@@ -66,10 +66,10 @@ func (a *Admin) routes() http.Handler {
 	api("PUT /{resource}/{id}", a.signedIn(rows.handleUpdate))
 	api("DELETE /{resource}/{id}", a.signedIn(rows.handleDelete))
 	api("POST /{resource}/_action/{name}", a.signedIn(rows.handleAction))
-	// GET: _counts (relations.go), _history (history.go), _export (userdata.go)
+	// GET: _counts (relations.go), _history (internal/history), _export (userdata.go)
 	api("GET /{resource}/{id}/{sub}", a.signedIn(views.handleRowSub))
 	api("GET /{resource}/{id}/relations/{name}", a.signedIn(rows.handleRelation))
-	// POST: _revert (history.go), _erase (userdata.go); users_http.go: ban,
+	// POST: _revert (internal/history), _erase (userdata.go); users_http.go: ban,
 	// unban, revoke-sessions, invite; users_bulk.go: the same for a selection
 	api("POST /{resource}/{id}/{op}", a.signedIn(views.handleRowOp))
 	api("POST /{resource}/_bulk/{op}", a.signedIn(users.handleUserBulk))
@@ -111,7 +111,7 @@ func (a viewsAPI) handleRowSub(w http.ResponseWriter, r *http.Request, op Operat
 	case "_counts":
 		return rowsAPI(a).handleCounts(w, r, op)
 	case "_history":
-		return a.handleHistory(w, r, op)
+		return a.history.Rows(w, r, op)
 	case "_export":
 		return usersAPI(a).handleUserExport(w, r, op)
 	}
@@ -121,7 +121,7 @@ func (a viewsAPI) handleRowSub(w http.ResponseWriter, r *http.Request, op Operat
 func (a viewsAPI) handleRowOp(w http.ResponseWriter, r *http.Request, op Operator) error {
 	switch r.PathValue("op") {
 	case "_revert":
-		return a.handleRevert(w, r, op)
+		return a.history.Revert(w, r, op)
 	case "_erase":
 		return usersAPI(a).handleUserErase(w, r, op)
 	}

@@ -1,9 +1,11 @@
-package engine
+package history
 
 import (
 	"context"
 
+	"github.com/gameadmin/admin/internal/authz"
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
 )
@@ -12,18 +14,19 @@ import (
 // their rows' labels, and a search that finds a player's entries by the
 // player's email or name.
 
-// addAuditTargetLabels labels the targets of audit rows, which may name a
-// row of any resource (its "resource" column says which; "auth" and
-// "roles" entries name a user): one query per resource on the page, keyed by the
-// target's own column type so it uses its index, and only for resources
-// op may read. A resource whose labels cannot be read leaves its targets
-// as ids, logged: the audit log still answers.
-func (a viewsAPI) addAuditTargetLabels(ctx context.Context, op Operator, res *resource, rows []map[string]any) {
+// TargetLabels labels the targets of audit entries (rows of res, when
+// res is the audit log), which may name a row of any resource (its
+// "resource" column says which; "auth" and "roles" entries name a user):
+// one query per resource on the page, keyed by the target's own column
+// type so it uses its index, and only for resources op may read. A
+// resource whose labels cannot be read leaves its targets as ids,
+// logged: the audit log still answers.
+func (h *Handler) TargetLabels(ctx context.Context, op authz.Operator, res *rows.Resource, entries []map[string]any) {
 	if res.Key != "adminAudit" || res.Table.ByName["resource"] == nil || res.Table.ByName["target_id"] == nil || res.Hidden["target_id"] {
 		return
 	}
 	byResource := map[string][]map[string]any{}
-	for _, row := range rows {
+	for _, row := range entries {
 		key, _ := row["resource"].(string)
 		if key == "auth" || key == "roles" {
 			key = "users" // both name a user by its id
@@ -33,13 +36,13 @@ func (a viewsAPI) addAuditTargetLabels(ctx context.Context, op Operator, res *re
 		}
 	}
 	for key, group := range byResource {
-		target := a.resourceAs(op, key)
-		if target == nil || len(target.Table.PK) != 1 || len(target.Labels) == 0 || !a.allowed(op, OpRead, key) {
+		target := h.As(op, key)
+		if target == nil || len(target.Table.PK) != 1 || len(target.Labels) == 0 || !h.Allowed(op, authz.OpRead, key) {
 			continue
 		}
-		rel := labelRel{rel: schema.Relation{Kind: schema.One, FK: "target_id", Target: key, Ref: target.Table.PK[0].Name}, target: target}
-		if err := rowsAPI(a).addLabels(ctx, []labelRel{rel}, group); err != nil {
-			a.log.WarnContext(ctx, "admin: audit target labels", "resource", key, "err", err)
+		rel := schema.Relation{Kind: schema.One, FK: "target_id", Target: key, Ref: target.Table.PK[0].Name}
+		if err := h.Labels(ctx, rel, target, group); err != nil {
+			h.Log.WarnContext(ctx, "admin: audit target labels", "resource", key, "err", err)
 		}
 	}
 }
@@ -48,13 +51,13 @@ func (a viewsAPI) addAuditTargetLabels(ctx context.Context, op Operator, res *re
 // matches more names a player too vaguely to list their history.
 const auditSearchLimit = 100
 
-// auditSearchUsers are the conditions that make the audit log's _q also
+// SearchUsers are the conditions that make the audit log's _q also
 // find the entries about the users whose own search (the users list's _q:
 // email, name) matches q: as target (of users, roles or auth entries) or
 // as operator. None when op may not list users.
-func (a viewsAPI) auditSearchUsers(ctx context.Context, db bun.IDB, op Operator, q string) ([]query.Cond, error) {
-	users := a.resourceAs(op, "users")
-	if users == nil || !a.allowed(op, OpList, "users") || len(users.Table.PK) != 1 || users.Hidden[users.Table.PK[0].Name] {
+func (h *Handler) SearchUsers(ctx context.Context, db bun.IDB, op authz.Operator, q string) ([]query.Cond, error) {
+	users := h.As(op, "users")
+	if users == nil || !h.Allowed(op, authz.OpList, "users") || len(users.Table.PK) != 1 || users.Hidden[users.Table.PK[0].Name] {
 		return nil, nil
 	}
 	// The users list's own search as op's role has it: a column it may
