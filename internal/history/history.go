@@ -32,8 +32,8 @@ import (
 )
 
 // Handler answers a row's History and its revert, and labels and
-// searches the audit log's list. Every field is required; the engine
-// fills them once, at New.
+// searches the audit log's list. Every field but AuditLog is required;
+// the engine fills them once, at New (its newHistory).
 type Handler struct {
 	// DB is the panel's database.
 	DB *bun.DB

@@ -47,9 +47,10 @@ type auditRecord struct {
 // force?}: the row put back as it was before that entry of its history.
 // A row changed since (a column of the entry no longer holds the value
 // the entry left) is refused with 409 conflict naming those columns,
-// unless an admin says force. It needs update on the resource (create to undo a delete,
-// delete to undo a create), passes the same guards as an edit, and is
-// audited as "revert" with the source entry's id, in one transaction.
+// unless an admin says force. It needs update on the resource (create
+// to undo a delete, delete to undo a create), passes the same guards as
+// an edit, and is audited as "revert" with the source entry's id, in one
+// transaction.
 func (h *Handler) Revert(w http.ResponseWriter, r *http.Request, op authz.Operator) error {
 	res, err := h.Resource(r)
 	if err != nil {
@@ -122,13 +123,13 @@ func (h *Handler) Revert(w http.ResponseWriter, r *http.Request, op authz.Operat
 			if err != nil {
 				return err
 			}
-			if res.Key == "users" {
-				if u := h.Store.Users; u.HashNotNull {
+			if u := h.Store.Users; res.Key == "users" {
+				if u.HashNotNull {
 					vals[u.Cols.PasswordHash] = users.UnusableHash // a password is never in the log: set one by reset
 				}
 				// Past the logged version: no session of the row as it was
 				// verifies against the row re-created.
-				if tv := h.Store.Users.Cols.TokenVersion; h.Store.Users.HasTokenVersion {
+				if tv := u.Cols.TokenVersion; u.HasTokenVersion {
 					n, _ := strconv.ParseInt(string(rec.Row[tv]), 10, 64)
 					vals[tv] = n + 1
 				}
