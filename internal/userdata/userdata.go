@@ -91,10 +91,6 @@ type Service struct {
 // New returns the Service of c.
 func New(c Config) *Service { return &Service{Config: c} }
 
-// errWrite marks an export stopped because the client did not take what
-// was written.
-var errWrite = errors.New("admin: export: writing to the client")
-
 // errLastAdmin is the users table's refusal to lose its last admin.
 var errLastAdmin = users.ErrLastAdmin
 
@@ -180,7 +176,7 @@ func (a *Service) Export(w http.ResponseWriter, r *http.Request, op authz.Operat
 		_, err := w.Write(buf.Bytes())
 		buf.Reset()
 		if err != nil {
-			return fmt.Errorf("%w: %w", errWrite, err)
+			return fmt.Errorf("%w: %w", csvexport.ErrWrite, err)
 		}
 		return nil
 	}
@@ -272,7 +268,7 @@ func (a *Service) Export(w http.ResponseWriter, r *http.Request, op authz.Operat
 		return nil
 	case !started:
 		return err
-	case errors.Is(err, errWrite):
+	case errors.Is(err, csvexport.ErrWrite):
 		return nil // the client went away
 	}
 	// The status line is gone: the transfer is cut, so the file is
