@@ -86,7 +86,7 @@ func (a rowsAPI) addLabels(ctx context.Context, rels []labelRel, rows []map[stri
 	for _, lr := range rels {
 		rel, target := lr.rel, lr.target
 		expr, exprArgs := query.LabelExpr(bun.Ident(target.Table.Name), target.Labels)
-		// Keys are typed by the target column (keyFor), so the IN list
+		// Keys are typed by the target column (query.ReferenceKey), so the IN list
 		// uses its index; a value that cannot be such a key has no label.
 		refCol := target.Table.ByName[rel.Ref]
 		seen := map[string]bool{}
