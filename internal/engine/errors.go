@@ -129,12 +129,6 @@ var (
 	errClosed          = errorf(http.StatusServiceUnavailable, "closed", "the admin panel is shutting down")
 )
 
-var (
-	// errExportWrite marks an export stopped because the client did not
-	// take what was written: its side, logged at debug level only.
-	errExportWrite = errors.New("admin: export: writing to the client")
-)
-
 // writeJSON answers v as JSON with the given status. The body is encoded
 // first, so it goes out with a Content-Length in as few writes as the
 // connection allows rather than in chunks. A value that cannot be encoded

@@ -2,10 +2,8 @@ package engine
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -26,7 +24,9 @@ import (
 // Options.QueryTimeout (the download's length is the client's, not the
 // database's); one that runs out ends the export: a 503 query_timeout
 // before the first row, a cut download after. An export holds one of the
-// operator's QueryConcurrency slots.
+// operator's QueryConcurrency slots. The rows are written by
+// csvexport.Stream; the gate, the list's parsing, the first batch, the
+// headers and the audit entry stay here, on crud.go's list machinery.
 
 const (
 	exportPath           = "_export.csv"
@@ -80,7 +80,7 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 
 	// The first batch is read before anything is written, so a failing
 	// query is still an error body and not a truncated file.
-	rows, err := rowsAPI(a).scanBatch(ctx, res, l.Query(a.db, res.Table, res.View, nil, nil))
+	first, err := rowsAPI(a).scanBatch(ctx, res, l.Query(a.db, res.Table, res.View, nil, nil))
 	if err != nil {
 		return clientError(err)
 	}
@@ -95,14 +95,25 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 	if r.Method == http.MethodHead {
 		return nil // nothing left the server: no rows, no audit entry
 	}
-	written, truncated, streamErr := a.streamCSV(ctx, w, op, res, l, rows, limit)
+	walk := csvexport.Walk{Key: res.Key, View: res.View, List: l, First: first,
+		Next: func(ctx context.Context) ([]map[string]any, error) {
+			return rowsAPI(a).scanBatch(ctx, res, l.Query(a.db, res.Table, res.View, nil, nil))
+		},
+		Prepare: func(batch []map[string]any) {
+			rows.LogCellIssues(ctx, a.log, res, batch)
+			res.Mask(batch)
+			if res.Key == "adminAudit" {
+				a.redactRestricted(op, batch) // as the audit log's list shows them
+			}
+		}}
+	written, truncated, streamErr := csvexport.Stream(ctx, w, walk, limit, !a.opts.ExportNoBOM)
 	// The entry is written whatever happened to the download: the rows
 	// that left the server are what it records, and a failure is named.
 	payload := map[string]any{"rows": written, "query": r.URL.RawQuery}
 	if truncated {
 		payload["truncated"] = true
 	}
-	failed := streamErr != nil && !clientGone(r, streamErr) && !errors.Is(streamErr, errExportWrite) && ctx.Err() == nil
+	failed := streamErr != nil && !clientGone(r, streamErr) && !errors.Is(streamErr, csvexport.ErrWrite) && ctx.Err() == nil
 	timedOut := failed && errors.Is(streamErr, query.ErrTimeout)
 	requestID := ""
 	if streamErr != nil {
@@ -140,67 +151,4 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 	releaseQuery()
 	csvexport.Abort(w)
 	return nil
-}
-
-// streamCSV writes the header and the rows of the walk l, whose first
-// batch is rows, to w in CSV as op may read them, flushing after each
-// batch. It returns how many rows it wrote, whether the limit cut the
-// export, and why it stopped early: a write the client did not take, a
-// failed batch query, or a panic, which is recovered here because the
-// status line is gone and a 500 written now would only end a short file
-// cleanly.
-func (a viewsAPI) streamCSV(ctx context.Context, w http.ResponseWriter, op Operator, res *resource, l *query.List, batch []map[string]any, limit int64) (written int64, truncated bool, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler {
-				panic(p)
-			}
-			err = recovered(p)
-		}
-	}()
-	cols := res.View.Columns
-	if !a.opts.ExportNoBOM {
-		if _, err := io.WriteString(w, "\ufeff"); err != nil {
-			return 0, false, fmt.Errorf("%w: %w", errExportWrite, err)
-		}
-	}
-	cw := csv.NewWriter(w)
-	rc := http.NewResponseController(w)
-	record := make([]string, len(cols))
-	for i, c := range cols {
-		record[i] = c.Name
-	}
-	cw.Write(record)
-	for {
-		rows.LogCellIssues(ctx, a.log, res, batch)
-		res.Mask(batch)
-		if res.Key == "adminAudit" {
-			a.redactRestricted(op, batch) // as the audit log's list shows them
-		}
-		page, _ := l.Page(res.View, batch)
-		for _, row := range page {
-			if limit > 0 && written == limit {
-				truncated = true
-				break
-			}
-			for i, c := range cols {
-				record[i] = csvexport.Cell(c, row[c.Name])
-			}
-			cw.Write(record)
-			written++
-		}
-		cw.Flush()
-		if err := cw.Error(); err != nil {
-			return written, truncated, fmt.Errorf("%w: %w", errExportWrite, err)
-		}
-		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-			return written, truncated, fmt.Errorf("%w: %w", errExportWrite, err)
-		}
-		if truncated || len(batch) <= len(page) || !l.Advance(res.View, page[len(page)-1]) {
-			return written, truncated, nil
-		}
-		if batch, err = rowsAPI(a).scanBatch(ctx, res, l.Query(a.db, res.Table, res.View, nil, nil)); err != nil {
-			return written, truncated, fmt.Errorf("admin: export %s: batch after %d rows: %w", res.Key, written, err)
-		}
-	}
 }

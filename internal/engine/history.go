@@ -34,7 +34,3 @@ func (a *Admin) newHistory() *history.Handler {
 		OperatorOnly: errOperatorOnly, NotFound: errNotFoundRoute,
 	}
 }
-
-// withoutRequestMeta is history.WithoutRequestMeta, for a player's data
-// export (userdata.go).
-var withoutRequestMeta = history.WithoutRequestMeta

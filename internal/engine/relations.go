@@ -86,7 +86,7 @@ func (a rowsAPI) addLabels(ctx context.Context, rels []labelRel, rows []map[stri
 	for _, lr := range rels {
 		rel, target := lr.rel, lr.target
 		expr, exprArgs := query.LabelExpr(bun.Ident(target.Table.Name), target.Labels)
-		// Keys are typed by the target column (keyFor), so the IN list
+		// Keys are typed by the target column (query.ReferenceKey), so the IN list
 		// uses its index; a value that cannot be such a key has no label.
 		refCol := target.Table.ByName[rel.Ref]
 		seen := map[string]bool{}
@@ -97,7 +97,7 @@ func (a rowsAPI) addLabels(ctx context.Context, rels []labelRel, rows []map[stri
 				continue
 			}
 			seen[fmt.Sprint(v)] = true
-			if v, ok := keyFor(refCol, v); ok {
+			if v, ok := query.ReferenceKey(refCol, v); ok {
 				keys = append(keys, v)
 			}
 		}
@@ -136,22 +136,6 @@ func (a rowsAPI) addLabels(ctx context.Context, rels []labelRel, rows []map[stri
 	return nil
 }
 
-// keyFor is v, a key read from one table, as a value of col, the column of
-// another table it is compared with: a game's text owner_id against a
-// bigint users id, or the reverse. PostgreSQL compares no text with a
-// bigint, so the value takes col's type; ok is false when it cannot be one
-// (a NULL key, "abc" for an integer column), and then no row matches.
-func keyFor(col *schema.Column, v any) (any, bool) {
-	if v == nil || col == nil {
-		return nil, false
-	}
-	if _, isString := v.(string); col.DataType == schema.String && !isString {
-		v = fmt.Sprint(v)
-	}
-	cv, err := query.ConvertValue(col, v)
-	return cv, err == nil && cv != nil
-}
-
 // GET /admin-api/{resource}/{id}/_counts: the number of rows of each
 // relation tab, and a user's live sessions.
 func (a rowsAPI) handleCounts(w http.ResponseWriter, r *http.Request, op Operator) error {
@@ -175,7 +159,7 @@ func (a rowsAPI) handleCounts(w http.ResponseWriter, r *http.Request, op Operato
 		if rel.Kind != schema.Many || target == nil || keyedByRestricted(res, target, rel) {
 			continue
 		}
-		key, ok := keyFor(target.Table.ByName[rel.FK], row[rel.Ref])
+		key, ok := query.ReferenceKey(target.Table.ByName[rel.FK], row[rel.Ref])
 		if !ok {
 			counts[rel.Name] = 0
 			continue
@@ -257,7 +241,7 @@ func (a rowsAPI) handleRelation(w http.ResponseWriter, r *http.Request, op Opera
 	if rel.Kind == schema.Many {
 		col, v = rel.FK, row[rel.Ref] // Many: the target rows whose FK names this row
 	}
-	key, ok := keyFor(target.Table.ByName[col], v)
+	key, ok := query.ReferenceKey(target.Table.ByName[col], v)
 	where := func(q *bun.SelectQuery) *bun.SelectQuery {
 		if !ok {
 			return q.Where("1 = 0")

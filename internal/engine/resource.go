@@ -83,6 +83,25 @@ func IconNames() []string { return schema.IconNames() }
 // resource is a table as the panel serves it (package rows).
 type resource = rows.Resource
 
+// EraseRule says what erasing a user does to a resource's rows that refer
+// to the user: set it as ResourceConfig.Erase. Without one, rows whose
+// reference is NOT NULL are deleted and nullable references are cleared.
+// A player's data requests are internal/userdata's.
+type EraseRule = rows.EraseRule
+
+var (
+	// EraseDelete deletes the rows.
+	EraseDelete = rows.EraseDelete
+	// EraseKeep keeps the rows as they are: a legal hold (purchases kept
+	// for the tax office). They stay linked to the erased account, whose
+	// own personal values are gone.
+	EraseKeep = rows.EraseKeep
+)
+
+// EraseAnonymize keeps the rows and clears Columns in them: NULL, or
+// "[erased]" in a NOT NULL text column.
+type EraseAnonymize = rows.EraseAnonymize
+
 // reservedKeys are path segments of the API that no table key may take.
 var reservedKeys = []string{"auth", "rooms", "_dashboard", "_health"}
 

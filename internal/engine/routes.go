@@ -66,10 +66,10 @@ func (a *Admin) routes() http.Handler {
 	api("PUT /{resource}/{id}", a.signedIn(rows.handleUpdate))
 	api("DELETE /{resource}/{id}", a.signedIn(rows.handleDelete))
 	api("POST /{resource}/_action/{name}", a.signedIn(rows.handleAction))
-	// GET: _counts (relations.go), _history (internal/history), _export (userdata.go)
+	// GET: _counts (relations.go), _history (internal/history), _export (internal/userdata)
 	api("GET /{resource}/{id}/{sub}", a.signedIn(views.handleRowSub))
 	api("GET /{resource}/{id}/relations/{name}", a.signedIn(rows.handleRelation))
-	// POST: _revert (internal/history), _erase (userdata.go); users_http.go: ban,
+	// POST: _revert (internal/history), _erase (internal/userdata); users_http.go: ban,
 	// unban, revoke-sessions, invite; users_bulk.go: the same for a selection
 	api("POST /{resource}/{id}/{op}", a.signedIn(views.handleRowOp))
 	api("POST /{resource}/_bulk/{op}", a.signedIn(users.handleUserBulk))
@@ -113,7 +113,7 @@ func (a viewsAPI) handleRowSub(w http.ResponseWriter, r *http.Request, op Operat
 	case "_history":
 		return a.history.Rows(w, r, op)
 	case "_export":
-		return usersAPI(a).handleUserExport(w, r, op)
+		return a.userData.Export(w, r, op)
 	}
 	return errNotFoundRoute
 }
@@ -123,7 +123,7 @@ func (a viewsAPI) handleRowOp(w http.ResponseWriter, r *http.Request, op Operato
 	case "_revert":
 		return a.history.Revert(w, r, op)
 	case "_erase":
-		return usersAPI(a).handleUserErase(w, r, op)
+		return a.userData.Erase(w, r, op)
 	}
 	return usersAPI(a).handleUserOp(w, r, op)
 }

@@ -333,3 +333,19 @@ func describe(v any) string {
 	}
 	return "the value"
 }
+
+// ReferenceKey is v, a key read from one table, as a value of col, the column of
+// another table it is compared with: a game's text owner_id against a
+// bigint users id, or the reverse. PostgreSQL compares no text with a
+// bigint, so the value takes col's type; ok is false when it cannot be one
+// (a NULL key, "abc" for an integer column), and then no row matches.
+func ReferenceKey(col *schema.Column, v any) (any, bool) {
+	if v == nil || col == nil {
+		return nil, false
+	}
+	if _, isString := v.(string); col.DataType == schema.String && !isString {
+		v = fmt.Sprint(v)
+	}
+	cv, err := ConvertValue(col, v)
+	return cv, err == nil && cv != nil
+}

@@ -1,4 +1,4 @@
-package engine
+package userdata
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
@@ -57,7 +58,7 @@ type eraseScope struct {
 
 // newEraseScope gathers what erasing userID (its users row row, its
 // parts) removes, before anything is removed.
-func (a usersAPI) newEraseScope(ctx context.Context, tx bun.Tx, users *resource, userID string, row map[string]any, parts []userPart) (*eraseScope, error) {
+func (a *Service) newEraseScope(ctx context.Context, tx bun.Tx, users *rows.Resource, userID string, row map[string]any, parts []userPart) (*eraseScope, error) {
 	s := &eraseScope{userID: userID, reused: map[string]bool{}, names: map[string]bool{}, personal: a.personalColumns(users),
 		targets: map[string]map[string][]string{}, values: map[string]bool{}}
 	emails := map[string]bool{}
@@ -76,7 +77,7 @@ func (a usersAPI) newEraseScope(ctx context.Context, tx bun.Tx, users *resource,
 			}
 		}
 	}
-	emailCol := a.users.Cols.Email
+	emailCol := a.Users.Cols.Email
 	addEmail(row[emailCol])
 	for _, c := range s.personal {
 		if c != emailCol {
@@ -112,7 +113,7 @@ func (a usersAPI) newEraseScope(ctx context.Context, tx bun.Tx, users *resource,
 		return nil, err
 	}
 	for _, e := range s.emails {
-		taken, err := a.users.EmailTaken(ctx, tx, e, userID)
+		taken, err := a.Users.EmailTaken(ctx, tx, e, userID)
 		if err != nil {
 			return nil, fmt.Errorf("admin: erase: %w", err)
 		}
@@ -149,7 +150,7 @@ func (s *eraseScope) addRows(ctx context.Context, tx bun.Tx, p userPart) error {
 		}
 		page, _ := l.Page(res.View, rows)
 		for _, row := range page {
-			id := encodeRowID(res, row)
+			id := query.EncodeID(res.Table, row)
 			if ids[id] == nil {
 				ids[id] = cols // shared, never changed
 			} else {
@@ -173,10 +174,10 @@ func (s *eraseScope) addRows(ctx context.Context, tx bun.Tx, p userPart) error {
 // log), every column that can hold personal text, that is neither a key
 // nor a reference (ids stay, as everywhere in the log).
 func erasedColumns(p userPart) []string {
-	if p.rule == EraseKeep {
+	if p.rule == rows.EraseKeep {
 		return nil
 	}
-	if anon, ok := p.rule.(EraseAnonymize); ok {
+	if anon, ok := p.rule.(rows.EraseAnonymize); ok {
 		return anon.Columns
 	}
 	t := p.target.Table
@@ -229,11 +230,11 @@ type auditRow struct {
 // walkAudit calls fn with each audit entry that where selects and its
 // decoded payload (entries without one are skipped), in id order, read
 // auditBatch at a time so that a large log is never held in memory.
-func (a usersAPI) walkAudit(ctx context.Context, tx bun.Tx, where func(*bun.SelectQuery) *bun.SelectQuery, fn func(e auditRow, payload any) error) error {
+func (a *Service) walkAudit(ctx context.Context, tx bun.Tx, where func(*bun.SelectQuery) *bun.SelectQuery, fn func(e auditRow, payload any) error) error {
 	var last int64
 	for {
 		var batch []auditRow
-		q := tx.NewSelect().TableExpr("? AS aa", a.tbl("admin_audit")).
+		q := tx.NewSelect().TableExpr("? AS aa", a.Table("admin_audit")).
 			ColumnExpr("id, resource, target_id, CAST(operator_id AS TEXT) AS operator_id, payload").
 			WhereGroup(" AND ", where).Where("id > ?", last).Order("id").Limit(auditBatch)
 		if err := q.Scan(ctx, &batch); err != nil {
@@ -265,7 +266,7 @@ func (a usersAPI) walkAudit(ctx context.Context, tx bun.Tx, where func(*bun.Sele
 // entries it changed. The entries are found in SQL: those about or by
 // the user, those whose text holds one of the emails in any case, and
 // those of the rows the erase changes.
-func (a usersAPI) redactAudit(ctx context.Context, tx bun.Tx, s *eraseScope) (int64, error) {
+func (a *Service) redactAudit(ctx context.Context, tx bun.Tx, s *eraseScope) (int64, error) {
 	seen := map[int64]bool{}
 	var n int64
 	redact := func(e auditRow, p any) error {
@@ -281,7 +282,7 @@ func (a usersAPI) redactAudit(ctx context.Context, tx bun.Tx, s *eraseScope) (in
 		if err != nil {
 			return fmt.Errorf("admin: erase: redact audit entry %d: %w", e.ID, err)
 		}
-		if _, err := tx.NewUpdate().TableExpr("?", a.tbl("admin_audit")).Set("payload = ?", string(b)).Where("id = ?", e.ID).Exec(ctx); err != nil {
+		if _, err := tx.NewUpdate().TableExpr("?", a.Table("admin_audit")).Set("payload = ?", string(b)).Where("id = ?", e.ID).Exec(ctx); err != nil {
 			return fmt.Errorf("admin: erase: redact audit entry %d: %w", e.ID, err)
 		}
 		n++

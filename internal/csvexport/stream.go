@@ -1,0 +1,95 @@
+package csvexport
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/gameadmin/admin/internal/panicerr"
+	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/schema"
+)
+
+// ErrWrite marks an export stopped because the client did not take what
+// was written: its side, logged at debug level only.
+var ErrWrite = errors.New("admin: export: writing to the client")
+
+// Walk is a list read a batch at a time, as an export streams it.
+type Walk struct {
+	// Key names the resource in errors.
+	Key string
+	// View is the table as the operator sees it: its columns are the
+	// CSV's, in order.
+	View *schema.Table
+	// List is the keyset walk, First its first batch, already read.
+	List  *query.List
+	First []map[string]any
+	// Next reads the walk's next batch, under the query time limit.
+	Next func(ctx context.Context) ([]map[string]any, error)
+	// Prepare readies a batch as the list shows it (masked, redacted)
+	// before its rows are written.
+	Prepare func(batch []map[string]any)
+}
+
+// Stream writes the header and the rows of the walk to w in CSV,
+// flushing after each batch, after a byte order mark when bom is set; a
+// limit above zero caps the rows. It returns how many rows it wrote,
+// whether the limit cut the export, and why it stopped early: a write
+// the client did not take (ErrWrite), a failed batch query, or a panic,
+// which is recovered here because the status line is gone and a 500
+// written now would only end a short file cleanly.
+func Stream(ctx context.Context, w http.ResponseWriter, wk Walk, limit int64, bom bool) (written int64, truncated bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			err = panicerr.New(p)
+		}
+	}()
+	l, batch := wk.List, wk.First
+	cols := wk.View.Columns
+	if bom {
+		if _, err := io.WriteString(w, "\ufeff"); err != nil {
+			return 0, false, fmt.Errorf("%w: %w", ErrWrite, err)
+		}
+	}
+	cw := csv.NewWriter(w)
+	rc := http.NewResponseController(w)
+	record := make([]string, len(cols))
+	for i, c := range cols {
+		record[i] = c.Name
+	}
+	cw.Write(record)
+	for {
+		wk.Prepare(batch)
+		page, _ := l.Page(wk.View, batch)
+		for _, row := range page {
+			if limit > 0 && written == limit {
+				truncated = true
+				break
+			}
+			for i, c := range cols {
+				record[i] = Cell(c, row[c.Name])
+			}
+			cw.Write(record)
+			written++
+		}
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return written, truncated, fmt.Errorf("%w: %w", ErrWrite, err)
+		}
+		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return written, truncated, fmt.Errorf("%w: %w", ErrWrite, err)
+		}
+		if truncated || len(batch) <= len(page) || !l.Advance(wk.View, page[len(page)-1]) {
+			return written, truncated, nil
+		}
+		if batch, err = wk.Next(ctx); err != nil {
+			return written, truncated, fmt.Errorf("admin: export %s: batch after %d rows: %w", wk.Key, written, err)
+		}
+	}
+}
