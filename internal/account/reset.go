@@ -174,19 +174,13 @@ func (au *Auth) ResetPassword(ctx context.Context, raw, password string, meta ma
 	return err
 }
 
-// ResetRequest is what OnResetRequest receives. URL is the site-relative
-// link <UIPath>/reset?token=<Token>; the callback prepends the origin.
+// ResetRequest is admin.ResetRequest, field for field (the root converts one to the
+// other); its documentation is there.
 type ResetRequest struct {
 	Email  string
 	UserID string
-	// Role is the user's panel role (RoleUser for a player), so that a
-	// game whose players and operators share one users table can word, or
-	// route, the message for each.
-	Role  authz.Role
-	Token string
-	URL   string
-	// Invite is true for a link an admin sent from the user page (POST
-	// /admin-api/users/:id/invite) to someone who has no password yet,
-	// so the message can welcome them instead of speaking of a reset.
+	Role   authz.Role
+	Token  string
+	URL    string
 	Invite bool
 }

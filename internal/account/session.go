@@ -21,23 +21,14 @@ type Tokens struct {
 	Secure  bool           // the cookies' Secure flag
 }
 
-// SessionOptions configure the session cookie.
+// SessionOptions is admin.SessionOptions, field for field (the root converts one to the
+// other); its documentation is there.
 type SessionOptions struct {
-	// CookieName names the session cookie. Default "game_admin_session".
-	// Two panels served from one host need different names, or signing in
-	// to one signs out of the other (neither accepts the other's session:
-	// tokens are bound to their panel's APIPath).
 	CookieName string
-	// TTL is how long a session lasts. Default 7 days.
-	TTL time.Duration
-	// SameSite is the cookie's SameSite mode. Default http.SameSiteStrictMode.
-	SameSite http.SameSite
-	// Secure overrides the cookie's Secure flag. Default nil: Secure in
-	// production (Options.Production).
-	Secure *bool
-	// Domain sets the cookie's Domain, for serving from a subdomain.
-	// Default "": host-only.
-	Domain string
+	TTL        time.Duration
+	SameSite   http.SameSite
+	Secure     *bool
+	Domain     string
 }
 
 // SetSessionCookie signs a session for userID with role at token

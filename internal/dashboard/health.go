@@ -10,14 +10,10 @@ import (
 	"github.com/gameadmin/admin/internal/panicerr"
 )
 
-// HealthCheck is one dependency reported by the health widget and
-// GET /admin-api/_health as "<Name>": "ok" or "unreachable".
+// HealthCheck is admin.HealthCheck, field for field (the root converts one to the
+// other); its documentation is there.
 type HealthCheck struct {
-	// Name is the key of the check in the health answer, e.g. "redis";
-	// "ok", "db" and "latencyMs" are taken.
-	Name string
-	// Check returns nil when the dependency answers. It gets the health
-	// request's context, bounded to 2 seconds; its error is logged.
+	Name  string
 	Check func(ctx context.Context) error
 }
 

@@ -65,10 +65,8 @@ const (
 	Many RelationKind = schema.Many
 )
 
-// Relation declares a relation of a table (Options.Relations). FK is the
-// column holding the reference, as a Go field or SQL name: a column of
-// this table for One, of the target for Many. Relations are also read from
-// Bun rel: tags. Targets with a composite primary key are skipped.
+// Relation is admin.Relation, field for field (the root converts one to the
+// other); its documentation is there.
 type Relation struct {
 	Name   string
 	Target string

@@ -45,69 +45,20 @@ type Refunder interface {
 	Refund(ctx context.Context, key string) error
 }
 
-// Options holds the limiters of the auth endpoints (the panel's
-// RateLimitOptions). A nil slot is the default in-memory token bucket
-// named below; NoLimit{} disables the slot.
+// Options is admin.RateLimitOptions, field for field (the root converts one to the
+// other); its documentation is there.
 type Options struct {
-	// Login is spent by every POST /auth/login, keyed by client IP and email.
-	// Default: a burst of 10, refilled at 10 per minute.
-	Login Limiter
-	// Bootstrap is spent by every POST /auth/bootstrap, keyed by client IP.
-	// Default: a burst of 5, refilled at 1 per minute.
-	Bootstrap Limiter
-	// RequestReset is spent by every POST /auth/request-reset, keyed by client
-	// IP and email. Default: a burst of 3, refilled at 1 per minute.
-	RequestReset Limiter
-	// LoginFailuresPerEmail is the account's ceiling over guesses spread
-	// across many networks, keyed by email alone. Each sign-in (panel,
-	// Authenticate, AuthenticateFrom) spends a token before its password is
-	// checked, whatever the parallelism, and a right password gives it back
-	// (Refunder): only failures stay spent. Past it, every sign-in at that
-	// account is refused with 429 and Retry-After — except from a browser
-	// holding the account's device cookie, whose attempts spend
-	// LoginFailuresPerDevice instead, so guesses from elsewhere cannot lock
-	// the owner out. Default: a burst of 100, refilled at 1 every 30
-	// seconds.
-	LoginFailuresPerEmail Limiter
-	// LoginFailuresPerNetwork is spent like LoginFailuresPerEmail, keyed by
-	// email and the client's network (its /24 for IPv4, /48 for IPv6), so
-	// that guesses from one place lock that account from that place first:
-	// a network that has not failed is not refused for another's until the
-	// account's ceiling. Default: a burst of 10, refilled at 1 every 30
-	// seconds.
+	Login                   Limiter
+	Bootstrap               Limiter
+	RequestReset            Limiter
+	LoginFailuresPerEmail   Limiter
 	LoginFailuresPerNetwork Limiter
-	// LoginFailuresPerDevice is the budget of a browser that signed in to
-	// the account before (its signed device cookie, OWASP's "device
-	// cookies"), keyed by that cookie: its attempts spend neither of the
-	// two above, so the owner signs in during an attack on their account.
-	// Past it the browser is a stranger again. Default: a burst of 10,
-	// refilled at 1 every 30 seconds.
-	LoginFailuresPerDevice Limiter
-	// PerIP is spent by every POST /auth/login, /auth/bootstrap and
-	// /auth/request-reset and every Auth().AuthenticateFrom, keyed by client
-	// IP alone, before any hashing or database work: one address rotating
-	// emails cannot buy unbounded work. Default: a burst of 30, refilled at
-	// 30 per minute.
-	PerIP Limiter
-	// Actions is spent by every custom action (POST /<key>/_action/<name>),
-	// keyed by the operator's user id. Default: a burst of 60, refilled at
-	// 60 per minute.
-	Actions Limiter
-	// ResetDeliveries is spent by every reset or invite link the panel
-	// delivers, keyed by the user's id, whatever address asked: a mailbox
-	// cannot be flooded from many networks. A reset request past it is
-	// answered as any other and only audited; an invite past it is 429.
-	// Default: a burst of 5, refilled at 5 per hour.
-	ResetDeliveries Limiter
-	// Exports is spent by every CSV export, keyed by the operator's user
-	// id (one export at a time each, besides). Default: a burst of 5,
-	// refilled at 1 every 2 minutes.
-	Exports Limiter
-	// TOTP is spent by every second-factor code, recovery code and password
-	// check of a signed-in or half-signed-in operator (POST /auth/login/totp,
-	// /auth/totp/*, /auth/password), once keyed by user and once by client
-	// IP. Default: a burst of 10, refilled at 1 every 30 seconds.
-	TOTP Limiter
+	LoginFailuresPerDevice  Limiter
+	PerIP                   Limiter
+	Actions                 Limiter
+	ResetDeliveries         Limiter
+	Exports                 Limiter
+	TOTP                    Limiter
 }
 
 // The default buckets of Options (docs/security.md lists them).

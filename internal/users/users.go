@@ -31,15 +31,8 @@ var (
 	ErrUnsupported = errors.New("admin: unsupported")
 )
 
-// Columns maps the panel's user fields onto the columns of the users
-// table (Options.Tables["users"]), by SQL name. An empty field keeps its
-// default, today's built-in name. ID, Email and PasswordHash must exist;
-// ID must be the table's single primary key. DisplayName, TokenVersion
-// and Ban are optional: without TokenVersion, "sign out everywhere",
-// revoke-sessions and single-use reset links are off; without Ban (or
-// TokenVersion), ban and unban are off; those endpoints answer 501 and New
-// logs which features are off. CreatedAt is optional too. Naming a column
-// the model does not have is an error at New.
+// Columns is admin.UserColumns, field for field (the root converts one to the
+// other); its documentation is there.
 type Columns struct {
 	ID           string // default "id"
 	Email        string // default "email"
@@ -47,9 +40,7 @@ type Columns struct {
 	DisplayName  string // default "display_name"
 	TokenVersion string // default "token_version"
 	Ban          string // default "ban"
-	// CreatedAt is when the account was made: the dashboard's sign-ups
-	// and the order of its recent users. Optional.
-	CreatedAt string // default "created_at"
+	CreatedAt    string // default "created_at"
 }
 
 func (c Columns) withDefaults() Columns {
