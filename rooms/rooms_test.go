@@ -2,48 +2,9 @@ package rooms
 
 import (
 	"encoding/json"
-	"go/parser"
-	"go/token"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 )
-
-// TestImportsNothingOfTheModule: package rooms is the leaf both the panel
-// and a runtime import; it imports nothing under github.com/gameadmin/, so
-// a runtime that imports it gets none of the panel.
-func TestImportsNothingOfTheModule(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	n := 0
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		n++
-		af, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range af.Imports {
-			p, err := strconv.Unquote(imp.Path.Value)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.HasPrefix(p, "github.com/gameadmin/") {
-				t.Errorf("%s imports %s", f, p)
-			}
-		}
-	}
-	if n == 0 {
-		t.Fatal("no non-test .go files")
-	}
-}
 
 // TestViewJSON: a View's JSON has the summary's fields beside its own, as
 // the panel's API answers it, and its embedded field is named RoomSummary
