@@ -13,6 +13,10 @@ import (
 	"github.com/gameadmin/admin/internal/schema"
 )
 
+// Batch is how many rows one read of an export holds: a list's CSV
+// export and a player's data export read their rows this many at a time.
+const Batch = 500
+
 // ErrWrite marks an export stopped because the client did not take what
 // was written: its side, logged at debug level only.
 var ErrWrite = errors.New("admin: export: writing to the client")

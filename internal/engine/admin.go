@@ -111,19 +111,9 @@ const (
 	sessionCookieName = "game_admin_session"
 )
 
-// New validates opts, brings the built-in tables up to date (custom tables
-// are never created) and returns the panel. Calling it again on the same
-// database is safe: applied migrations are skipped. It is NewContext with
-// context.Background(): the migrations wait as long as the database makes
-// them (another node holding the migration lock, an unreachable server).
-func New(db *bun.DB, opts Options, ui fs.FS) (*Admin, error) {
-	return NewContext(context.Background(), db, opts, ui)
-}
-
-// NewContext is New with a context that bounds the work on the database
-// at start-up (the migrations and the lock that serializes them across
-// nodes): when ctx ends first, NewContext returns an error wrapping
-// ctx.Err() and the migration transaction is rolled back. ctx is not kept.
+// NewContext builds the panel from the compiled options and the built UI
+// (admin.NewContext documents it): it validates opts, brings the built-in
+// tables up to date within ctx and starts the background work.
 func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin, error) {
 	if db == nil {
 		return nil, errors.New("admin: New: nil *bun.DB")

@@ -45,7 +45,7 @@ func (a rowsAPI) resourceFor(r *http.Request, op Operator, o Op) (*resource, err
 }
 
 // gate refuses op on res unless its policy or the standard rule allows it.
-func (a rowsAPI) gate(op Operator, o Op, res string) error {
+func (a *Admin) gate(op Operator, o Op, res string) error {
 	if !a.allowed(op, o, res) {
 		return errorf(http.StatusForbidden, "forbidden", "%s on %q is not allowed for role %q", o, res, op.Role)
 	}

@@ -30,7 +30,6 @@ import (
 
 const (
 	exportPath           = "_export.csv"
-	exportBatch          = 500
 	defaultExportMaxRows = 100_000
 	exportMaxRowsHeader  = "X-Export-Max-Rows"
 )
@@ -72,7 +71,7 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 	if limit == 0 {
 		limit = defaultExportMaxRows
 	}
-	batch := exportBatch
+	batch := csvexport.Batch
 	if limit > 0 && limit < int64(batch) {
 		batch = int(limit)
 	}

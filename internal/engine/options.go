@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gameadmin/admin/internal/account"
+	"github.com/gameadmin/admin/rooms"
 )
 
 // Options is admin.Options, field for field (the root converts one to the
@@ -36,7 +37,7 @@ type Options struct {
 	ResetOperatorsOnly   bool
 	PasswordHasher       PasswordHasher
 	HashConcurrency      int
-	Rooms                Rooms
+	Rooms                rooms.Runtime
 	Logger               *slog.Logger
 	Clock                func() time.Time
 	MaxBodyBytes         int64

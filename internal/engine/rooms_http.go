@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/gameadmin/admin/internal/audit"
+	"github.com/gameadmin/admin/rooms"
 )
 
 // The live-room endpoints. "rooms" is the resource key of mod scopes: list
@@ -16,11 +17,11 @@ import (
 // body's fields plus ip and userAgent.
 
 // roomsRequest checks that rooms are configured and op may do o on them.
-func (a roomsAPI) roomsRequest(op Operator, o Op) (Rooms, error) {
+func (a roomsAPI) roomsRequest(op Operator, o Op) (rooms.Runtime, error) {
 	if a.opts.Rooms == nil {
 		return nil, errorf(http.StatusNotImplemented, "rooms_unsupported", "no live rooms are configured (Options.Rooms)")
 	}
-	if err := rowsAPI(a).gate(op, o, "rooms"); err != nil {
+	if err := a.gate(op, o, "rooms"); err != nil {
 		return nil, err
 	}
 	return a.opts.Rooms, nil
@@ -55,16 +56,16 @@ func (a roomsAPI) activeSessions(ctx context.Context, userID string) (int, error
 
 // GET /rooms
 func (a roomsAPI) handleRoomList(w http.ResponseWriter, r *http.Request, op Operator) error {
-	rooms, err := a.roomsRequest(op, OpList)
+	rt, err := a.roomsRequest(op, OpList)
 	if err != nil {
 		return err
 	}
-	list, err := rooms.List(r.Context())
+	list, err := rt.List(r.Context())
 	if err != nil {
 		return roomError(err)
 	}
 	if list == nil {
-		list = []RoomSummary{}
+		list = []rooms.Summary{}
 	}
 	writeJSON(w, http.StatusOK, list)
 	return nil
@@ -72,11 +73,11 @@ func (a roomsAPI) handleRoomList(w http.ResponseWriter, r *http.Request, op Oper
 
 // GET /rooms/{roomId}
 func (a roomsAPI) handleRoomInspect(w http.ResponseWriter, r *http.Request, op Operator) error {
-	rooms, err := a.roomsRequest(op, OpRead)
+	rt, err := a.roomsRequest(op, OpRead)
 	if err != nil {
 		return err
 	}
-	view, err := rooms.Inspect(r.Context(), r.PathValue("roomId"))
+	view, err := rt.Inspect(r.Context(), r.PathValue("roomId"))
 	if err != nil {
 		return roomError(err)
 	}
@@ -86,16 +87,16 @@ func (a roomsAPI) handleRoomInspect(w http.ResponseWriter, r *http.Request, op O
 
 // GET /rooms/by-user/{userId}
 func (a roomsAPI) handleRoomsByUser(w http.ResponseWriter, r *http.Request, op Operator) error {
-	rooms, err := a.roomsRequest(op, OpRead)
+	rt, err := a.roomsRequest(op, OpRead)
 	if err != nil {
 		return err
 	}
-	sessions, err := rooms.UserSessions(r.Context(), r.PathValue("userId"))
+	sessions, err := rt.UserSessions(r.Context(), r.PathValue("userId"))
 	if err != nil {
 		return roomError(err)
 	}
 	if sessions == nil {
-		sessions = []UserSession{}
+		sessions = []rooms.UserSession{}
 	}
 	writeJSON(w, http.StatusOK, sessions)
 	return nil
@@ -103,7 +104,7 @@ func (a roomsAPI) handleRoomsByUser(w http.ResponseWriter, r *http.Request, op O
 
 // DELETE /rooms/{roomId}/clients/{sessionId}
 func (a roomsAPI) handleRoomKick(w http.ResponseWriter, r *http.Request, op Operator) error {
-	rooms, err := a.roomsRequest(op, OpUpdate)
+	rt, err := a.roomsRequest(op, OpUpdate)
 	if err != nil {
 		return err
 	}
@@ -117,7 +118,7 @@ func (a roomsAPI) handleRoomKick(w http.ResponseWriter, r *http.Request, op Oper
 		return err
 	}
 	roomID, sessionID := r.PathValue("roomId"), r.PathValue("sessionId")
-	if err := rooms.Kick(r.Context(), roomID, sessionID, body.Reason); err != nil {
+	if err := rt.Kick(r.Context(), roomID, sessionID, body.Reason); err != nil {
 		return roomError(err)
 	}
 	a.recordRoom(r, op, "room.kick", roomID, "sessionId", sessionID, "reason", body.Reason)
@@ -127,7 +128,7 @@ func (a roomsAPI) handleRoomKick(w http.ResponseWriter, r *http.Request, op Oper
 
 // PATCH /rooms/{roomId}: {locked}
 func (a roomsAPI) handleRoomLock(w http.ResponseWriter, r *http.Request, op Operator) error {
-	rooms, err := a.roomsRequest(op, OpUpdate)
+	rt, err := a.roomsRequest(op, OpUpdate)
 	if err != nil {
 		return err
 	}
@@ -141,7 +142,7 @@ func (a roomsAPI) handleRoomLock(w http.ResponseWriter, r *http.Request, op Oper
 		return errorf(http.StatusBadRequest, "missing_field", "locked is required")
 	}
 	roomID := r.PathValue("roomId")
-	if err := rooms.SetLocked(r.Context(), roomID, *body.Locked); err != nil {
+	if err := rt.SetLocked(r.Context(), roomID, *body.Locked); err != nil {
 		return roomError(err)
 	}
 	action := "room.unlock"
@@ -183,7 +184,7 @@ func statePath(path []any) error {
 
 // PATCH /rooms/{roomId}/state: {path, value}
 func (a roomsAPI) handleRoomStateEdit(w http.ResponseWriter, r *http.Request, op Operator) error {
-	rooms, err := a.roomsRequest(op, OpUpdate)
+	rt, err := a.roomsRequest(op, OpUpdate)
 	if err != nil {
 		return err
 	}
@@ -201,7 +202,7 @@ func (a roomsAPI) handleRoomStateEdit(w http.ResponseWriter, r *http.Request, op
 		return err
 	}
 	roomID := r.PathValue("roomId")
-	if err := rooms.EditState(r.Context(), roomID, body.Path, body.Value); err != nil {
+	if err := rt.EditState(r.Context(), roomID, body.Path, body.Value); err != nil {
 		return roomError(err)
 	}
 	a.recordRoom(r, op, "room.state.edit", roomID, "path", body.Path, "value", body.Value)
@@ -211,7 +212,7 @@ func (a roomsAPI) handleRoomStateEdit(w http.ResponseWriter, r *http.Request, op
 
 // DELETE /rooms/{roomId}/state: {path}
 func (a roomsAPI) handleRoomStateDelete(w http.ResponseWriter, r *http.Request, op Operator) error {
-	rooms, err := a.roomsRequest(op, OpUpdate)
+	rt, err := a.roomsRequest(op, OpUpdate)
 	if err != nil {
 		return err
 	}
@@ -225,7 +226,7 @@ func (a roomsAPI) handleRoomStateDelete(w http.ResponseWriter, r *http.Request, 
 		return err
 	}
 	roomID := r.PathValue("roomId")
-	if err := rooms.DeleteState(r.Context(), roomID, body.Path); err != nil {
+	if err := rt.DeleteState(r.Context(), roomID, body.Path); err != nil {
 		return roomError(err)
 	}
 	a.recordRoom(r, op, "room.state.delete", roomID, "path", body.Path)
@@ -235,12 +236,12 @@ func (a roomsAPI) handleRoomStateDelete(w http.ResponseWriter, r *http.Request, 
 
 // DELETE /rooms/{roomId}
 func (a roomsAPI) handleRoomDispose(w http.ResponseWriter, r *http.Request, op Operator) error {
-	rooms, err := a.roomsRequest(op, OpDelete)
+	rt, err := a.roomsRequest(op, OpDelete)
 	if err != nil {
 		return err
 	}
 	roomID := r.PathValue("roomId")
-	if err := rooms.Dispose(r.Context(), roomID); err != nil {
+	if err := rt.Dispose(r.Context(), roomID); err != nil {
 		return roomError(err)
 	}
 	a.recordRoom(r, op, "room.dispose", roomID)

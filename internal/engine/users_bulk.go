@@ -27,7 +27,7 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 	if done == "" {
 		return errNotFoundRoute
 	}
-	if err := rowsAPI(a).gate(op, OpUpdate, "users"); err != nil {
+	if err := a.gate(op, OpUpdate, "users"); err != nil {
 		return err
 	}
 	if err := a.moderationSupported(action); err != nil {

@@ -32,7 +32,7 @@ func (a usersAPI) handleUserOp(w http.ResponseWriter, r *http.Request, op Operat
 	if action != "ban" && action != "unban" && action != "revoke-sessions" {
 		return errNotFoundRoute
 	}
-	if err := rowsAPI(a).gate(op, OpUpdate, "users"); err != nil {
+	if err := a.gate(op, OpUpdate, "users"); err != nil {
 		return err
 	}
 	if err := a.moderationSupported(action); err != nil {

@@ -94,9 +94,6 @@ func New(c Config) *Service { return &Service{Config: c} }
 // errLastAdmin is the users table's refusal to lose its last admin.
 var errLastAdmin = users.ErrLastAdmin
 
-// exportBatch is how many rows one read of an export holds.
-const exportBatch = 500
-
 // erased stands in for a personal value that was erased.
 const erased = "[erased]"
 
@@ -189,7 +186,7 @@ func (a *Service) Export(w http.ResponseWriter, r *http.Request, op authz.Operat
 	// sent a batch at a time.
 	stream := func(res *rows.Resource, cond query.Cond, clean func(map[string]any)) (int64, error) {
 		l := &query.List{Where: []query.Cond{cond}}
-		l.Walk(res.View, exportBatch)
+		l.Walk(res.View, csvexport.Batch)
 		buf.WriteString("[")
 		var n int64
 		for {
