@@ -125,13 +125,14 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 
 	tables := admin.BuiltinTables()
 	tables["guilds"] = (*Guild)(nil)
+	tables["steam_accounts"] = (*SteamAccount)(nil)
 	opts := admin.Options{
 		Secret:     []byte(os.Getenv("ADMIN_JWT_SECRET")),
 		SetupToken: os.Getenv("ADMIN_SETUP_TOKEN"), // a cluster's nodes share one
 		Production: os.Getenv("APP_ENV") == "production",
 		Logger:     log,
 		Tables:     tables,
-		Resources:  map[string]*admin.Resource{"guilds": guildsResource(db)},
+		Resources:  map[string]*admin.Resource{"guilds": guildsResource(db), "steam_accounts": steamResource()},
 		Rooms:      hub,
 		// The dashboard counts players and guilds; the other tables are
 		// one click away in the sidebar.
@@ -155,6 +156,10 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 	if err := migrateGuilds(ctx, db); err != nil {
 		stop()
 		return nil, nil, nil, fmt.Errorf("migrate guilds: %w", err)
+	}
+	if err := migrateSteam(ctx, db); err != nil {
+		stop()
+		return nil, nil, nil, fmt.Errorf("migrate steam_accounts: %w", err)
 	}
 	if seed {
 		if err := seedDemo(ctx, db, a); err != nil {

@@ -11,8 +11,8 @@ import (
 )
 
 // seedDemo fills a small world: 50 players (player01@example.com is a mod,
-// every password is "player-password"), guilds, notes, leaderboards and
-// entries, cloud saves and a few thousand analytics events. Running it
+// every password is "player-password"), guilds, Steam accounts with
+// 64-bit ids, notes, leaderboards and entries, cloud saves and a few thousand analytics events. Running it
 // again adds nothing twice.
 func seedDemo(ctx context.Context, db *bun.DB, a *admin.Admin) error {
 	hash, err := a.Auth().HashPassword(ctx, "player-password")
@@ -45,6 +45,9 @@ func seedDemo(ctx context.Context, db *bun.DB, a *admin.Admin) error {
 		}
 	}
 	pick := func() admin.User { return users[rng.IntN(len(users))] }
+	if err := seedSteam(ctx, db, users); err != nil {
+		return err
+	}
 
 	guilds := make([]Guild, 0, 10)
 	for i, name := range []string{"Iron Wolves", "Night Owls", "Crimson Tide", "Void Walkers", "Sky Pirates", "Frost Giants", "Sun Chasers", "Shadow Foxes", "Stone Golems", "Storm Riders"} {

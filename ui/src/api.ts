@@ -1,6 +1,7 @@
 // The panel's HTTP API (docs/api.md). Every request is same-origin with
 // the session cookie; bodies are JSON.
 import { apiPath } from './uiPath';
+import { parseJSON, stringifyJSON } from './json';
 
 export const API = apiPath;
 
@@ -187,7 +188,7 @@ async function send<T>(method: string, path: string, body?: unknown): Promise<An
   const init: RequestInit = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
   if (body !== undefined) {
     init.headers = { Accept: 'application/json', 'Content-Type': 'application/json' };
-    init.body = JSON.stringify(body);
+    init.body = stringifyJSON(body);
   }
   let res: Response;
   try {
@@ -199,7 +200,7 @@ async function send<T>(method: string, path: string, body?: unknown): Promise<An
   let data: unknown = null;
   if (text !== '') {
     try {
-      data = JSON.parse(text);
+      data = parseJSON(text);
     } catch {
       data = null;
     }

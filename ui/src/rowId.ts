@@ -1,4 +1,5 @@
 import type { ResourceMeta, Row } from './api';
+import { stringifyJSON } from './json';
 
 // rowId is the :id of a row in URLs: the value of a single primary key, or
 // the unpadded base64url of the JSON array of a composite key's values.
@@ -6,7 +7,7 @@ export function rowId(meta: Pick<ResourceMeta, 'primaryKey'>, row: Row): string 
   if (meta.primaryKey.length === 1) {
     return String(row[meta.primaryKey[0] ?? ''] ?? '');
   }
-  const json = JSON.stringify(meta.primaryKey.map((k) => row[k] ?? null));
+  const json = stringifyJSON(meta.primaryKey.map((k) => row[k] ?? null));
   let bin = '';
   for (const b of new TextEncoder().encode(json)) bin += String.fromCharCode(b);
   return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');

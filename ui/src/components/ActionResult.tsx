@@ -3,9 +3,10 @@
 // else as indented JSON.
 
 const maxKeys = 12;
+import { stringifyJSON } from '../json';
 
-type Scalar = string | number | boolean | null;
-const isScalar = (v: unknown): v is Scalar => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+type Scalar = string | number | bigint | boolean | null;
+const isScalar = (v: unknown): v is Scalar => v === null || ['string', 'number', 'bigint', 'boolean'].includes(typeof v);
 
 // hasResult is false for what says nothing more than "done": no value,
 // null, true, {} and [].
@@ -18,7 +19,7 @@ export function hasResult(v: unknown): boolean {
 
 function text(v: Scalar): string {
   if (v === null) return '—';
-  if (typeof v === 'number') return v.toLocaleString();
+  if (typeof v === 'number' || typeof v === 'bigint') return v.toLocaleString();
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   return v;
 }
@@ -40,5 +41,5 @@ export function ActionResult({ value }: { value: unknown }) {
       );
     }
   }
-  return <pre className="action-result json-block">{JSON.stringify(value, null, 2)}</pre>;
+  return <pre className="action-result json-block">{stringifyJSON(value, 2)}</pre>;
 }

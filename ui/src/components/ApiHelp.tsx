@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Code } from 'lucide-react';
 import { API, seg, type ResourceMeta } from '../api';
 import { Modal } from './ConfirmDialog';
+import { stringifyJSON } from '../json';
 
 // ApiHelp is a list page's "API" button: how to call this resource from
 // a script (curl for a list and a create, with the session cookie), and
@@ -13,7 +14,7 @@ export function ApiHelp({ meta }: { meta: ResourceMeta }) {
   const example: Record<string, string> = {};
   for (const c of meta.columns) if (c.required && !c.primary) example[c.name] = '…';
   const list = `curl -b "game_admin_session=$SESSION" '${url}?_start=0&_end=25'`;
-  const create = `curl -b "game_admin_session=$SESSION" -H 'Content-Type: application/json' -H 'Origin: ${origin}' \\\n  -X POST '${url}' -d '${JSON.stringify(example)}'`;
+  const create = `curl -b "game_admin_session=$SESSION" -H 'Content-Type: application/json' -H 'Origin: ${origin}' \\\n  -X POST '${url}' -d '${stringifyJSON(example)}'`;
   return (
     <>
       <button type="button" onClick={() => setOpen(true)}>

@@ -1,11 +1,12 @@
 import { useState, type KeyboardEvent } from 'react';
 import { X } from 'lucide-react';
 import type { Column } from '../api';
+import { exactInteger, parseJSON, stringifyJSON } from '../json';
 
 // items reads the form's JSON text of an array; [] when it is not one.
 function items(text: string): unknown[] {
   try {
-    const v: unknown = JSON.parse(text || '[]');
+    const v: unknown = parseJSON(text || '[]');
     return Array.isArray(v) ? v : [];
   } catch {
     return [];
@@ -28,8 +29,8 @@ export function ArrayEditor({ id, col, value, disabled, onChange }: {
   const add = () => {
     const t = draft.trim();
     if (t === '') return;
-    const item = col.elem === 'number' && /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : t;
-    onChange(JSON.stringify([...list, item]));
+    const item = col.elem === 'number' && /^-?\d+(\.\d+)?$/.test(t) ? (/^-?\d+$/.test(t) ? exactInteger(t) : Number(t)) : t;
+    onChange(stringifyJSON([...list, item]));
     setDraft('');
   };
   const key = (e: KeyboardEvent<HTMLInputElement>) => {
@@ -37,7 +38,7 @@ export function ArrayEditor({ id, col, value, disabled, onChange }: {
       e.preventDefault();
       add();
     } else if (e.key === 'Backspace' && draft === '' && list.length > 0) {
-      onChange(JSON.stringify(list.slice(0, -1)));
+      onChange(stringifyJSON(list.slice(0, -1)));
     }
   };
   return (
@@ -48,7 +49,7 @@ export function ArrayEditor({ id, col, value, disabled, onChange }: {
             <li key={i} className="chip">
               {it === null ? <span className="null">null</span> : String(it)}
               {!disabled && (
-                <button type="button" className="icon-button" aria-label={`Remove ${String(it)}`} onClick={() => onChange(JSON.stringify(list.filter((_, j) => j !== i)))}>
+                <button type="button" className="icon-button" aria-label={`Remove ${String(it)}`} onClick={() => onChange(stringifyJSON(list.filter((_, j) => j !== i)))}>
                   <X size={12} aria-hidden="true" />
                 </button>
               )}

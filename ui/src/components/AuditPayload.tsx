@@ -1,3 +1,5 @@
+import { stringifyJSON } from '../json';
+
 // The audit entry's payload, shared by the audit log's entry page and a
 // row's History tab.
 
@@ -5,7 +7,7 @@
 // changed fields as a table of field, before and after, in full, then
 // the rest (who asked from where, a reason) as labelled values.
 export function AuditPayload({ payload }: { payload: unknown }) {
-  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return <pre className="json-block">{JSON.stringify(payload, null, 2)}</pre>;
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return <pre className="json-block">{stringifyJSON(payload, 2)}</pre>;
   const isChange = (v: unknown): v is { before?: unknown; after?: unknown } =>
     v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).every((k) => k === 'before' || k === 'after') && Object.keys(v).length > 0;
   // The panel's updates keep their diff under "changes"; Audit.RecordUpdate
@@ -15,7 +17,7 @@ export function AuditPayload({ payload }: { payload: unknown }) {
   const entries = Object.entries(fromNested ? top : (payload as Record<string, unknown>));
   const changes = [...(fromNested ? Object.entries(nested as Record<string, unknown>) : []), ...entries.filter(([, v]) => isChange(v))] as [string, { before?: unknown; after?: unknown }][];
   const rest = entries.filter(([, v]) => !isChange(v));
-  const show = (v: unknown) => (v === undefined ? <span className="null">—</span> : v === null ? <span className="null">null</span> : typeof v === 'string' ? v : <code className="diff-json">{JSON.stringify(v, null, 2)}</code>);
+  const show = (v: unknown) => (v === undefined ? <span className="null">—</span> : v === null ? <span className="null">null</span> : typeof v === 'string' ? v : <code className="diff-json">{stringifyJSON(v, 2)}</code>);
   return (
     <div className="stack">
       {changes.length > 0 && (

@@ -2,6 +2,22 @@ import { Link } from 'react-router';
 import type { Column, Row } from '../api';
 import { seg } from '../api';
 import { useCatalog } from '../queries';
+import { isTimeColumn } from '../pages/formValues';
+
+// The operator's time zone, in which instants are shown and date filters
+// read.
+export const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+// wallClockNote says what a timestamp-local column is, beside its header,
+// label and cells.
+export const wallClockNote = 'no time zone: the wall clock as stored, not converted';
+
+// ZoneNote marks a timestamp-local column's header or label.
+export function ZoneNote({ col }: { col: Pick<Column, 'kind'> }) {
+  if (col.kind !== 'timestamp-local') return null;
+  return <span className="col-note" title={wallClockNote}> (no time zone)</span>;
+}
+import { stringifyJSON } from '../json';
 
 export function formatDateTime(v: unknown): string {
   if (typeof v !== 'string' || v === '') return String(v ?? '');
@@ -10,7 +26,7 @@ export function formatDateTime(v: unknown): string {
 }
 
 export function compactJSON(v: unknown, max = 80): string {
-  const s = JSON.stringify(v) ?? '';
+  const s = stringifyJSON(v) ?? '';
   return s.length > max ? s.slice(0, max - 1) + '…' : s;
 }
 
@@ -122,18 +138,21 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
     }
     return text === String(v) ? <>{text}</> : <span title={String(v)}>{text}</span>;
   }
+  // Kinds first: a time column may be any data type (a unix-seconds
+  // integer the server answers as ISO 8601), and a wall clock or a day is
+  // shown as stored, never converted.
+  if (col.kind === 'timestamp-local') return <span title={wallClockNote}>{String(v)}</span>;
+  if (col.kind === 'date') return <span>{String(v).slice(0, 10)}</span>;
+  if (isTimeColumn(col)) return <time dateTime={String(v)} title={`${String(v)} (shown in ${timeZone})`}>{formatDateTime(v)}</time>;
   switch (col.dataType) {
-    case 'datetime':
-      return <time dateTime={String(v)}>{formatDateTime(v)}</time>;
     case 'json':
       if (isBan(v)) return <BanBadge ban={v} />;
-      return <code className="json-cell" title={JSON.stringify(v, null, 1)}>{jsonSummary(v)}</code>;
+      return <code className="json-cell" title={stringifyJSON(v, 1)}>{jsonSummary(v)}</code>;
     case 'boolean':
       return <>{v ? 'yes' : 'no'}</>;
     case 'bytes':
       return <span className="muted">(binary, {typeof v === 'string' ? byteSize(v) : 0} bytes)</span>;
     default: {
-      if (col.kind === 'timestamp-local') return <span title="no time zone: the wall clock as stored">{String(v)}</span>;
       const s = String(v);
       return <span title={s.length > 80 ? s : undefined}>{s.length > 80 ? s.slice(0, 79) + '…' : s}</span>;
     }
@@ -168,9 +187,9 @@ export function FieldValue({ col, row, fileName }: { col: Column; row: Row; file
     );
   }
   if (col.dataType === 'json' && v !== null && v !== undefined) {
-    return <pre className="json-block">{JSON.stringify(v, null, 2)}</pre>;
+    return <pre className="json-block">{stringifyJSON(v, 2)}</pre>;
   }
-  if ((col.dataType === 'string' || col.dataType === 'integer' || col.dataType === 'number') && !col.linkTo && v != null) {
+  if ((col.dataType === 'string' || col.dataType === 'integer' || col.dataType === 'number') && !col.linkTo && v != null && col.kind !== 'timestamp-local' && col.kind !== 'date' && !isTimeColumn(col)) {
     return <span className="pre-wrap">{String(v)}</span>;
   }
   return <CellValue col={col} row={row} />;

@@ -4,7 +4,7 @@ import { ArrowDown, ArrowUp } from 'lucide-react';
 import { Link } from 'react-router';
 import { seg, type Column, type ResourceMeta, type Row } from '../api';
 import { rowId } from '../rowId';
-import { CellValue } from './CellValue';
+import { CellValue, ZoneNote } from './CellValue';
 
 export interface SortState {
   field: string;
@@ -32,7 +32,12 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
     const linkAt = Math.max(0, columns.findIndex((c) => !c.linkTo));
     const cols: ColumnDef<Row>[] = columns.map((col, i) => ({
       id: col.name,
-      header: col.label,
+      header: () => (
+        <>
+          {col.label}
+          <ZoneNote col={col} />
+        </>
+      ),
       cell: ({ row }) =>
         i === linkAt && meta.permissions.read ? (
           <Link to={`/${seg(meta.name)}/${seg(rowId(meta, row.original))}`} className="row-link">

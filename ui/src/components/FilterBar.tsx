@@ -1,6 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { X } from 'lucide-react';
 import type { Column } from '../api';
+import { isTimeColumn } from '../pages/formValues';
+import { timeZone } from './CellValue';
 
 // The server's filter suffixes (<col>_<op>=value). "null" takes true (is
 // empty) or false (is not empty); the bar offers the two as operators.
@@ -32,6 +34,31 @@ export function filtersOf(params: URLSearchParams, columns: Column[]): Filter[] 
   return out;
 }
 
+// zoned returns a list's query with _tz, the operator's time zone, when
+// it filters a time column: the server then reads a bare day
+// (2025-03-15) or a wall time (2025-03-15T09:30) in that zone, so "from
+// the 15th" means the operator's 15th, not UTC's. Values with Z or an
+// offset are absolute either way. Without a time filter _tz is left out.
+export function zoned(params: URLSearchParams, columns: Column[]): URLSearchParams {
+  const out = new URLSearchParams(params);
+  out.delete('_tz');
+  const timed = filtersOf(params, columns).some((f) => {
+    const col = columns.find((c) => c.name === f.column);
+    return col !== undefined && isTimeColumn(col) && f.op !== 'null';
+  });
+  if (timed) out.set('_tz', timeZone);
+  return out;
+}
+
+// pickerOf is the picker a column's filter value comes from: a day or a
+// day and time for instants and wall clocks, a day for dates, else text.
+function pickerOf(col: Column | undefined, op: string): 'date' | 'datetime' | undefined {
+  if (!col || ['in', 'like'].includes(op)) return undefined;
+  if (col.kind === 'date') return 'date';
+  if (col.kind === 'timestamp-local' || isTimeColumn(col)) return 'datetime';
+  return undefined;
+}
+
 // opsFor are the bar's operators for a column: what the server accepts
 // for its data type (JSON: contains and empty; booleans: =, ≠ and empty),
 // with empty/not-empty only for nullable columns.
@@ -53,10 +80,14 @@ function opsFor(col: Column | undefined): string[] {
   }
 }
 
-function chipText(f: Filter): string {
+function chipText(f: Filter, col: Column | undefined): string {
   if (f.op === 'null') return f.value === 'false' ? opLabels.notnull! : opLabels.isnull!;
   if (f.op === 'empty') return f.value === 'false' ? opLabels.items! : opLabels.noitems!;
-  return `${opLabels[f.op] ?? f.op} “${f.value}”`;
+  // A day or wall time of an instant is the operator's; an absolute one
+  // (Z, an offset) says so itself; a wall clock column has no zone.
+  const local = col && isTimeColumn(col) && /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$/.test(f.value);
+  const zone = local ? ` (${timeZone})` : col?.kind === 'timestamp-local' ? ' (no time zone)' : '';
+  return `${opLabels[f.op] ?? f.op} “${f.value.replace('T', ' ')}”${zone}`;
 }
 
 // FilterBar adds and removes per-column filters: column, operator, value.
@@ -74,6 +105,9 @@ export function FilterBar({ columns, filters, onAdd, onRemove }: {
   const [op, setOp] = useState<string>('eq');
   const effectiveOp = ops.includes(op) ? op : (ops[0] ?? 'eq');
   const [value, setValue] = useState('');
+  // A time filter is a day unless the operator asks for a time too.
+  const [withTime, setWithTime] = useState(false);
+  const picker = pickerOf(col, effectiveOp);
   const label = (name: string) => columns.find((c) => c.name === name)?.label ?? name;
   const needsValue = !['isnull', 'notnull', 'noitems', 'items'].includes(effectiveOp);
   const add = (e: FormEvent) => {
@@ -90,7 +124,7 @@ export function FilterBar({ columns, filters, onAdd, onRemove }: {
   return (
     <div className="filters">
       <form className="filter-row" onSubmit={add} aria-label="Add filter">
-        <select aria-label="Filter column" value={column} onChange={(e) => setColumn(e.target.value)}>
+        <select aria-label="Filter column" value={column} onChange={(e) => { setColumn(e.target.value); setValue(''); }}>
           {usable.map((c) => (
             <option key={c.name} value={c.name}>{c.label}</option>
           ))}
@@ -114,6 +148,18 @@ export function FilterBar({ columns, filters, onAdd, onRemove }: {
               <option value="true">yes</option>
               <option value="false">no</option>
             </select>
+          ) : picker ? (
+            <>
+              {picker === 'datetime' && (
+                <select aria-label="Filter precision" value={withTime ? 'time' : 'day'} onChange={(e) => { setWithTime(e.target.value === 'time'); setValue(''); }}>
+                  <option value="day">day</option>
+                  <option value="time">day and time</option>
+                </select>
+              )}
+              <input aria-label="Filter value" type={picker === 'datetime' && withTime ? 'datetime-local' : 'date'} step={picker === 'datetime' && withTime ? 1 : undefined}
+                required value={value} onChange={(e) => setValue(e.target.value)}
+                title={col && isTimeColumn(col) ? `in your time zone, ${timeZone}` : col?.kind === 'timestamp-local' ? 'no time zone: compared with the wall clock as stored' : undefined} />
+            </>
           ) : (
             <input aria-label="Filter value" placeholder={['in', 'contains', 'overlaps'].includes(effectiveOp) ? 'a,b,c' : effectiveOp === 'within' ? '10.0.0.0/8' : effectiveOp === 'key' ? 'key:value' : 'value'} value={value} onChange={(e) => setValue(e.target.value)} />
           ))}
@@ -123,7 +169,7 @@ export function FilterBar({ columns, filters, onAdd, onRemove }: {
         <ul className="chips">
           {filters.map((f) => (
             <li key={f.param} className="chip">
-              {label(f.column)} {chipText(f)}
+              {label(f.column)} {chipText(f, columns.find((c) => c.name === f.column))}
               <button type="button" className="icon-button" aria-label={`Remove filter ${f.param}`} onClick={() => onRemove(f.param)}>
                 <X size={12} aria-hidden="true" />
               </button>

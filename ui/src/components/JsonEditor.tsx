@@ -1,4 +1,5 @@
 import { lazy, Suspense, useMemo } from 'react';
+import { parseJSON, stringifyJSON } from '../json';
 
 const CodeMirrorJson = lazy(() => import('./CodeMirrorJson'));
 
@@ -7,7 +8,7 @@ const CodeMirrorJson = lazy(() => import('./CodeMirrorJson'));
 export function jsonProblem(text: string): string {
   if (text.trim() === '') return '';
   try {
-    JSON.parse(text);
+    parseJSON(text);
     return '';
   } catch (err) {
     return err instanceof Error ? err.message : 'Not valid JSON.';
@@ -32,7 +33,7 @@ export function JsonEditor({ id, value, disabled, label, onChange }: {
       </Suspense>
       {!disabled && (
         <div className="json-tools">
-          <button type="button" disabled={problem !== '' || value.trim() === ''} onClick={() => onChange(JSON.stringify(JSON.parse(value), null, 2))}>
+          <button type="button" disabled={problem !== '' || value.trim() === ''} onClick={() => onChange(stringifyJSON(parseJSON(value), 2))}>
             Format
           </button>
           <span className={problem ? 'form-error' : 'muted'} aria-live="polite">

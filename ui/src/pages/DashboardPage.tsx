@@ -8,6 +8,7 @@ import { ErrorNote, Loading } from '../components/Status';
 import { usePageTitle } from '../names';
 import { useResourceMeta } from '../queries';
 import { listColumns } from './columns';
+import { stringifyJSON } from '../json';
 
 export function DashboardPage() {
   usePageTitle('Dashboard');
@@ -75,7 +76,7 @@ function DashboardWidget({ widget }: { widget: Widget }) {
       ) : widget.render === 'table' ? (
         <TableWidget data={widget.data} />
       ) : (
-        <pre className="json-block">{JSON.stringify(widget.data, null, 2)}</pre>
+        <pre className="json-block">{stringifyJSON(widget.data, 2)}</pre>
       )}
     </article>
   );
@@ -83,7 +84,7 @@ function DashboardWidget({ widget }: { widget: Widget }) {
 
 function display(key: string, v: unknown): string {
   if (v === null || v === undefined) return '—';
-  if (typeof v === 'number') return v.toLocaleString();
+  if (typeof v === 'number' || typeof v === 'bigint') return v.toLocaleString();
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   if (typeof v === 'string') return /(_at|At)$/.test(key) ? formatDateTime(v) : v;
   return jsonSummary(v);
@@ -210,7 +211,7 @@ function ResourceTableWidget({ resource, data }: { resource: string; data: unkno
 }
 
 function TableWidget({ data }: { data: unknown }) {
-  if (!Array.isArray(data)) return <pre className="json-block">{JSON.stringify(data, null, 2)}</pre>;
+  if (!Array.isArray(data)) return <pre className="json-block">{stringifyJSON(data, 2)}</pre>;
   if (data.length === 0) return <p className="muted">Nothing yet.</p>;
   const rows = data as Record<string, unknown>[];
   const keys = Array.from(new Set(rows.flatMap((r) => (r && typeof r === 'object' ? Object.keys(r) : []))));

@@ -14,7 +14,7 @@ import { rowLabel, singular, usePageTitle } from '../names';
 import { ErrorNote, Loading } from '../components/Status';
 import { NotAllowed } from '../components/NotAllowed';
 import { pick } from './columns';
-import { FieldError, initialValue, toValue, type FormValue } from './formValues';
+import { FieldError, initialValue, toValue, type FormValue, isTimeColumn } from './formValues';
 
 export function ResourceFormPage({ mode }: { mode: 'create' | 'edit' }) {
   const { resource, id } = useParams();
@@ -66,7 +66,7 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
     row?._labels ?? Object.fromEntries(columns.flatMap((c) => (given(c) !== null && params.get('_label.' + c.name) ? [[c.name, params.get('_label.' + c.name) ?? '']] : []))));
   // Timestamps the database fills in (created_at, updated_at) are shown,
   // not edited.
-  const locked = (c: Column) => !creating && (c.readOnly || c.primary || (c.dataType === 'datetime' && c.hasDefault));
+  const locked = (c: Column) => !creating && (c.readOnly || c.primary || ((c.dataType === 'datetime' || isTimeColumn(c)) && c.hasDefault));
   const dirty = columns.some((c) => (values[c.name] ?? '') !== (initial[c.name] ?? ''));
   const [dialog, ask] = useConfirm();
   const leaving = useRef(false);
@@ -308,6 +308,11 @@ function FieldInput({ col, value, disabled, error, label, onChange }: {
       <input id={id} name={col.name} type="text" inputMode={col.kind === 'decimal' ? 'decimal' : undefined} value={text} disabled={disabled}
         aria-describedby={id + '-hint'} aria-invalid={error ? true : undefined} onChange={(e) => onChange(e.target.value)} />
     );
+  } else if (isTimeColumn(col)) {
+    // An instant, whatever the column stores it as (a unix-seconds
+    // integer the server converts is one too).
+    hint = `in your time zone, ${timeZone}`;
+    input = <input id={id} name={col.name} type="datetime-local" step="1" value={text} disabled={disabled} aria-describedby={id + '-hint'} onChange={(e) => onChange(e.target.value)} />;
   } else {
     switch (col.dataType) {
       case 'boolean':
@@ -318,8 +323,12 @@ function FieldInput({ col, value, disabled, error, label, onChange }: {
         );
         break;
       case 'integer':
+        // Text, not a number input: its arrows and wheel step through a
+        // double, which rounds a Steam id or a snowflake to a neighbour's.
+        input = <input id={id} name={col.name} type="text" inputMode="numeric" autoComplete="off" value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />;
+        break;
       case 'number':
-        input = <input id={id} name={col.name} type="number" step={col.dataType === 'integer' ? 1 : 'any'} value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />;
+        input = <input id={id} name={col.name} type="number" step="any" value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />;
         break;
       case 'datetime':
         hint = `in your time zone, ${timeZone}`;

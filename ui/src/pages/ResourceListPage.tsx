@@ -8,7 +8,7 @@ import { useFeatures, useMe, useResourceMeta } from '../queries';
 import { rowId } from '../rowId';
 import { ResourceIcon } from '../icons';
 import { DataTable, type SortState } from '../components/DataTable';
-import { FilterBar, filtersOf } from '../components/FilterBar';
+import { FilterBar, filtersOf, zoned } from '../components/FilterBar';
 import { Pagination, pageSizes } from '../components/Pagination';
 import { RowMenu, type MenuItem } from '../components/RowMenu';
 import { useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
@@ -28,8 +28,8 @@ import { mayChangeUser, mayModerateUser } from './userAccess';
 // server's list query (filters, _q, _sort, _count).
 const uiParams = ['page', 'size'];
 
-function exportQuery(params: URLSearchParams): string {
-  const p = new URLSearchParams(params);
+function exportQuery(params: URLSearchParams, meta: ResourceMeta): string {
+  const p = zoned(params, meta.columns);
   for (const k of [...uiParams, '_count']) p.delete(k);
   const qs = p.toString();
   return qs ? '?' + qs : '';
@@ -55,7 +55,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   const sizeParam = Number(params.get('size'));
   const pageSize = (pageSizes as readonly number[]).includes(sizeParam) ? sizeParam : pageSizes[0];
 
-  const apiParams = new URLSearchParams(params);
+  const apiParams = zoned(params, meta.columns);
   for (const k of uiParams) apiParams.delete(k);
   apiParams.set('_start', String(page * pageSize));
   apiParams.set('_end', String((page + 1) * pageSize));
@@ -192,7 +192,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
             </button>
           ))}
           <ApiHelp meta={meta} />
-          <a className="button" href={`${API}/${seg(meta.name)}/_export.csv${exportQuery(params)}`} download>
+          <a className="button" href={`${API}/${seg(meta.name)}/_export.csv${exportQuery(params, meta)}`} download>
             <Download size={14} aria-hidden="true" /> Export CSV
           </a>
           {meta.permissions.create && (

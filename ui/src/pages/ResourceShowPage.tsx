@@ -5,7 +5,7 @@ import { Pencil, Plus, Trash2 } from 'lucide-react';
 import { toast } from 'sonner';
 import { api, ApiError, errorText, seg, type ResourceMeta, type Row } from '../api';
 import { useCatalog, useMe, useResourceMeta, useRoomsEnabled } from '../queries';
-import { FieldValue } from '../components/CellValue';
+import { FieldValue, ZoneNote } from '../components/CellValue';
 import { useConfirm } from '../components/ConfirmDialog';
 import { DataTable } from '../components/DataTable';
 import { ErrorNote, Loading } from '../components/Status';
@@ -87,7 +87,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
           <dl className="fields">
             {pick(meta, meta.showFields).map((c) => (
               <div key={c.name} className={'field' + (meta.name === 'adminAudit' && c.name === 'payload' ? ' field-wide' : '')}>
-                <dt>{c.label}</dt>
+                <dt>{c.label}<ZoneNote col={c} /></dt>
                 <dd>
                   {c.name === meta.banColumn ? (
                     <BanState ban={row.data[c.name]} short />

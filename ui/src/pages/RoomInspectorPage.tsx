@@ -9,6 +9,7 @@ import { Modal, useConfirm } from '../components/ConfirmDialog';
 import { formatDateTime } from '../components/CellValue';
 import { ErrorNote, Loading } from '../components/Status';
 import { usePageTitle } from '../names';
+import { parseJSON, stringifyJSON } from '../json';
 
 export function RoomInspectorPage() {
   const { roomId = '' } = useParams();
@@ -78,7 +79,7 @@ export function RoomInspectorPage() {
             <div className="field"><dt>Clients</dt><dd>{q.data.clients} / {q.data.maxClients}</dd></div>
             <div className="field"><dt>Locked</dt><dd>{q.data.locked ? 'yes' : 'no'}</dd></div>
             <div className="field"><dt>Created</dt><dd>{formatDateTime(q.data.createdAt)}</dd></div>
-            <div className="field"><dt>Metadata</dt><dd><pre className="json-block">{JSON.stringify(q.data.metadata ?? null, null, 2)}</pre></dd></div>
+            <div className="field"><dt>Metadata</dt><dd><pre className="json-block">{stringifyJSON(q.data.metadata ?? null, 2)}</pre></dd></div>
           </dl>
           <h2>Clients</h2>
           {q.data.clientList.length === 0 ? (
@@ -104,7 +105,7 @@ export function RoomInspectorPage() {
           )}
           <h2 id="room-state">State</h2>
           <div className="state-grid">
-            <pre className="json-block state" role="region" aria-labelledby="room-state">{JSON.stringify(q.data.state ?? null, null, 2)}</pre>
+            <pre className="json-block state" role="region" aria-labelledby="room-state">{stringifyJSON(q.data.state ?? null, 2)}</pre>
             <StateEditor path={path} onDone={() => void qc.invalidateQueries({ queryKey: ['rooms', 'room', roomId] })} />
           </div>
         </>
@@ -164,7 +165,7 @@ function useUserNames(ids: string[]): Map<string, string> {
 export function parsePath(s: string): (string | number)[] {
   const t = s.trim();
   if (t.startsWith('[')) {
-    const v: unknown = JSON.parse(t);
+    const v: unknown = parseJSON(t);
     if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' || typeof x === 'number')) throw new Error('The path must be an array of keys and indexes.');
     return v as (string | number)[];
   }
@@ -183,7 +184,7 @@ function StateEditor({ path, onDone }: { path: string; onDone: () => void }) {
       if (kind === 'set') {
         let v: unknown;
         try {
-          v = JSON.parse(value);
+          v = parseJSON(value);
         } catch {
           throw new Error('The value is not valid JSON.');
         }

@@ -9,6 +9,7 @@ import { formatDateTime } from '../components/CellValue';
 import { useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
 import { ErrorNote, Loading } from '../components/Status';
 import { useMe, useResourceMeta } from '../queries';
+import { stringifyJSON } from '../json';
 
 const pageSize = 20;
 
@@ -42,7 +43,7 @@ function revertible(e: Row): 'changes' | 'create' | undefined {
 // create's or delete's row, the row itself shows): not repeated below it.
 const historyHeadKeys = ['row', 'ip', 'userAgent', 'auditId', 'of'];
 
-const show = (v: unknown) => (v === undefined ? '—' : v === null ? 'null' : typeof v === 'string' ? v : JSON.stringify(v));
+const show = (v: unknown) => (v === undefined ? '—' : v === null ? 'null' : typeof v === 'string' ? v : stringifyJSON(v));
 
 // RevertPreview is the table a revert's confirmation shows: each field,
 // what it holds now, what it will hold; a field changed since the entry
@@ -54,7 +55,7 @@ function RevertPreview({ changes, now }: { changes: Record<string, Change>; now:
         <thead><tr><th>Field</th><th>Now</th><th>After the revert</th></tr></thead>
         <tbody>
           {Object.entries(changes).map(([k, c]) => {
-            const moved = JSON.stringify(now[k] ?? null) !== JSON.stringify(c.after ?? null);
+            const moved = stringifyJSON(now[k] ?? null) !== stringifyJSON(c.after ?? null);
             return (
               <tr key={k}>
                 <td className="mono">{k}</td>

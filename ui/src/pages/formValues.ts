@@ -1,4 +1,15 @@
 import type { Column } from '../api';
+import { exactInteger, parseJSON, stringifyJSON } from '../json';
+
+// isTimeColumn: an instant, shown and entered in the operator's zone.
+// The catalog's kind says so ("time"), whatever the column's data type:
+// a unix-seconds integer column the server converts is one too. Without
+// a kind (an older catalog), a datetime column that is not a wall clock
+// or a day.
+export function isTimeColumn(col: Pick<Column, 'kind' | 'dataType'>): boolean {
+  if (col.kind !== undefined) return col.kind === 'time';
+  return col.dataType === 'datetime';
+}
 
 // A form keeps every input as text (checkboxes as booleans) and converts
 // to the column's JSON value only on submit.
@@ -18,13 +29,13 @@ export function toLocalInput(v: unknown): string {
 
 export function initialValue(col: Column, v: unknown): FormValue {
   if (col.kind === 'timestamp-local' && typeof v === 'string') return v;
+  if (col.kind === 'date' && typeof v === 'string') return v.slice(0, 10);
+  if (isTimeColumn(col)) return toLocalInput(v);
   switch (col.dataType) {
     case 'boolean':
       return v === true;
-    case 'datetime':
-      return toLocalInput(v);
     case 'json':
-      return v === undefined || v === null ? '' : JSON.stringify(v, null, 2);
+      return v === undefined || v === null ? '' : stringifyJSON(v, 2);
     default:
       return v === undefined || v === null ? '' : String(v);
   }
@@ -39,6 +50,11 @@ export function toValue(col: Column, v: FormValue): unknown {
   if (v === '' && (col.dataType !== 'string' || (col.kind !== undefined && col.kind !== 'text'))) {
     if (col.notNull) throw new FieldError('A value is required.');
     return null;
+  }
+  if (isTimeColumn(col)) {
+    const d = new Date(v);
+    if (Number.isNaN(d.getTime())) throw new FieldError('Enter a date and time.');
+    return d.toISOString();
   }
   switch (col.kind) {
     case 'timestamp-local': {
@@ -57,7 +73,7 @@ export function toValue(col: Column, v: FormValue): unknown {
     case 'array': {
       let parsed: unknown;
       try {
-        parsed = JSON.parse(v);
+        parsed = parseJSON(v);
       } catch {
         throw new FieldError('Not valid JSON.');
       }
@@ -69,21 +85,17 @@ export function toValue(col: Column, v: FormValue): unknown {
   switch (col.dataType) {
     case 'integer': {
       if (!/^-?\d+$/.test(v.trim())) throw new FieldError('Enter a whole number.');
-      return Number(v.trim());
+      // Exact past 2^53 (Steam ids, snowflakes): sent as the same digits.
+      return exactInteger(v.trim());
     }
     case 'number': {
       const n = Number(v);
       if (v.trim() === '' || !Number.isFinite(n)) throw new FieldError('Enter a number.');
       return n;
     }
-    case 'datetime': {
-      const d = new Date(v);
-      if (Number.isNaN(d.getTime())) throw new FieldError('Enter a date and time.');
-      return d.toISOString();
-    }
     case 'json':
       try {
-        return JSON.parse(v);
+        return parseJSON(v);
       } catch {
         throw new FieldError('Not valid JSON.');
       }

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/gameadmin/admin"
+	"github.com/uptrace/bun"
+)
+
+// SteamAccount is a player's linked Steam account, keyed by its Steam id
+// (76561198…, past 2^53): the table the panel must show, link and write
+// without rounding an id to its neighbour's.
+type SteamAccount struct {
+	bun.BaseModel `bun:"table:steam_accounts,alias:sa"`
+
+	// ID is the SteamID64 Steam gave, not one the database makes.
+	ID          int64  `bun:"id,pk" json:"id"`
+	PersonaName string `bun:"persona_name,notnull" json:"persona_name"`
+	// FriendID is the account's best friend, another Steam id.
+	FriendID *int64        `bun:"friend_id" json:"friend_id"`
+	Friend   *SteamAccount `bun:"rel:belongs-to,join:friend_id=id" json:"-"`
+	// UserID is the player the account is linked to.
+	UserID   *string     `bun:"user_id" json:"user_id"`
+	User     *admin.User `bun:"rel:belongs-to,join:user_id=id" json:"-"`
+	LinkedAt time.Time   `bun:"linked_at,notnull,default:current_timestamp" json:"linked_at"`
+}
+
+// steamBase is the first seeded Steam id: 76561198000000000, beyond the
+// integers a float64 holds exactly, so neighbours differ only past it.
+const steamBase int64 = 76561198000000000
+
+// migrateSteam is the game's migration of steam_accounts: friend_id
+// references another account, user_id the player.
+func migrateSteam(ctx context.Context, db *bun.DB) error {
+	_, err := db.NewCreateTable().Model((*SteamAccount)(nil)).IfNotExists().
+		ForeignKey(`("friend_id") REFERENCES "steam_accounts" ("id") ON DELETE SET NULL`).
+		ForeignKey(`("user_id") REFERENCES "game_users" ("id") ON DELETE SET NULL`).Exec(ctx)
+	return err
+}
+
+// steamResource shows the accounts by persona name.
+func steamResource() *admin.Resource {
+	return admin.DefineResource((*SteamAccount)(nil), admin.ResourceConfig{
+		Label: "Steam accounts",
+		Icon:  "user",
+		List: admin.ListConfig{
+			Columns:     []string{"id", "persona_name", "friend_id", "user_id", "linked_at"},
+			DefaultSort: admin.Sort{Field: "id"},
+		},
+		Form: admin.FormConfig{Fields: []string{"id", "persona_name", "friend_id", "user_id"}},
+		Columns: map[string]admin.ColumnConfig{
+			"id":           {Label: "Steam id"},
+			"persona_name": {Label: "Persona name"},
+			"friend_id":    {Label: "Best friend"},
+			"user_id":      {Label: "Player"},
+		},
+	})
+}
+
+// seedSteam links four players to Steam accounts 76561198000000000…003,
+// each the friend of the next: ids and foreign keys a float64 would
+// round to one number.
+func seedSteam(ctx context.Context, db *bun.DB, users []admin.User) error {
+	names := []string{"zero", "first", "second", "third"}
+	accounts := make([]SteamAccount, len(names))
+	for i, name := range names {
+		accounts[i] = SteamAccount{ID: steamBase + int64(i), PersonaName: name, UserID: &users[i].ID}
+	}
+	// Friends point forward and the last at the first: insert without
+	// them, then set them, so no row references one not there yet.
+	if _, err := db.NewInsert().Model(&accounts).On("CONFLICT (id) DO NOTHING").Exec(ctx); err != nil {
+		return err
+	}
+	for i := range accounts {
+		friend := steamBase + int64((i+1)%len(accounts))
+		if _, err := db.NewUpdate().Model((*SteamAccount)(nil)).Set("friend_id = ?", friend).
+			Where("id = ?", accounts[i].ID).Where("friend_id IS NULL").Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
