@@ -187,8 +187,12 @@ func PayloadMap(v any) (map[string]any, bool) {
 	case map[string]any:
 		return x, true
 	case json.RawMessage:
+		// UseNumber: a 64-bit id in a payload (a Steam id) stays the
+		// number it was; a float64 would round it to a neighbour's.
 		var m map[string]any
-		return m, json.Unmarshal(x, &m) == nil && m != nil
+		dec := json.NewDecoder(bytes.NewReader(x))
+		dec.UseNumber()
+		return m, dec.Decode(&m) == nil && m != nil
 	}
 	return nil, false
 }
