@@ -515,8 +515,8 @@ func (a *Service) eraseAccount(ctx context.Context, tx bun.Tx, res *rows.Resourc
 	u := a.Users
 	q := tx.NewUpdate().
 		Set("? = ?", u.Col(u.Cols.Email), "erased-"+safeFileName(userID)+"@erased.invalid").
-		Set("? = ?", u.Col(u.Cols.Ban), &users.BanInfo{Reason: "erased", BannedAt: a.Now().UTC(), BannedBy: op.UserID}).
 		Set("? = ? + 1", u.Col(u.Cols.TokenVersion), u.Col(u.Cols.TokenVersion))
+	q = u.SetBan(q, &users.BanInfo{Reason: "erased", BannedAt: a.Now().UTC(), BannedBy: op.UserID})
 	if u.HashNotNull {
 		q = q.Set("? = ?", u.Col(u.Cols.PasswordHash), users.UnusableHash)
 	} else {
