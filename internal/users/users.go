@@ -80,8 +80,8 @@ type Table struct {
 	// BanUnix is true when the ban is an until-column (Cols.BanUntil) of
 	// unix seconds, false when it is a time column; it means nothing
 	// with the JSON ban column (Cols.Ban).
-	BanUnix bool
-	HasDisplayName  bool
+	BanUnix        bool
+	HasDisplayName bool
 	// HashNotNull is true when the password column is NOT NULL without a
 	// default: a user created without a password gets UnusableHash.
 	HashNotNull bool
