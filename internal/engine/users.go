@@ -84,14 +84,15 @@ func (a usersAPI) bootstrapDefaults(ctx context.Context, c account.Credentials) 
 }
 
 // banField is the field a users row carries, with UserColumns.BanUntil,
-// holding its ban as the JSON ban column would (a BanInfo, or null): the
+// holding its ban as the JSON ban column would (reason and until of a
+// BanInfo, until absent for good; null when not banned): the
 // catalog's banColumn names it, so the UI's ban state, badge and
 // buttons read an until-column as they read the JSON one.
 const banField = "_ban"
 
 // addBans sets banField on users rows read from a table whose ban is an
-// until-column (and reason column): the BanInfo users.Table.Ban reads
-// from them, null when not banned, absent when op's role cannot read the
+// until-column (and reason column): what users.Table.Ban reads from
+// them, null when not banned, absent when op's role cannot read the
 // until-column. A value that is no time is logged and left out.
 func (a usersAPI) addBans(ctx context.Context, res *resource, rows []map[string]any) {
 	u := a.users
@@ -116,7 +117,15 @@ func (a usersAPI) addBans(ctx context.Context, res *resource, rows []map[string]
 			row[banField] = nil
 			continue
 		}
-		row[banField] = ban
+		// Who banned and when are the audit log's: left out, not zero.
+		b := map[string]any{}
+		if ban.Reason != "" {
+			b["reason"] = ban.Reason
+		}
+		if ban.Until != nil {
+			b["until"] = ban.Until
+		}
+		row[banField] = b
 	}
 }
 

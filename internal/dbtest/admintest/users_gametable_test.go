@@ -140,8 +140,9 @@ func TestGuestPlayers(t *testing.T) {
 			t.Fatalf("Banned = %+v, %v; want a permanent ban for griefing", b, err)
 		}
 		r = root.do("GET", u+guest1, nil).want(t, 200)
-		if ban, _ := r.body["_ban"].(map[string]any); ban == nil || ban["reason"] != "griefing" {
-			t.Fatalf("the banned guest's row = %s; want _ban with the reason", r.raw)
+		// For good: no until; who and when are the audit log's, not a zero time.
+		if ban, _ := r.body["_ban"].(map[string]any); ban == nil || ban["reason"] != "griefing" || ban["until"] != nil || ban["bannedAt"] != nil {
+			t.Fatalf("the banned guest's row = %s; want _ban with the reason, for good", r.raw)
 		}
 		root.do("POST", u+guest1+"/unban", nil).want(t, 200)
 		if until, reason := banOf(t, db, guest1); until != nil || reason != nil {
