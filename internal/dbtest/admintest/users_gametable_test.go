@@ -283,6 +283,9 @@ func TestGameBanColumn(t *testing.T) {
 		if until, _ := banOf(t, db, player2); until != nil {
 			t.Fatal("PATCH wrote banned_until")
 		}
+		if logs := e.logs.String(); strings.Contains(logs, "level=ERROR") || strings.Contains(logs, "ban column") {
+			t.Errorf("logged:\n%s", logs)
+		}
 	})
 }
 
