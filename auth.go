@@ -224,16 +224,18 @@ type UserColumns struct {
 	CreatedAt string // default "created_at"
 	// BanUntil names the game's own ban column, used instead of Ban: the
 	// time a ban ends, as an integer column of unix seconds (the model's
-	// field an int64 or int) or a time column (time.Time, sql.NullTime or
-	// bun.NullTime: timestamp, timestamptz, SQLite DATETIME). NULL or a
-	// time past means not banned; a time past the year 9000 means banned
-	// for good, and the panel writes a ban without an end as
-	// 9999-12-31T23:59:59Z (unix 253402300799). Panel bans write it,
-	// unban writes NULL; a ban the game writes itself shows in the users
-	// list, the user's page, the dashboard's "Banned now", Auth.Banned,
-	// UserStates and Guard, as the panel's own. Bans still need
-	// TokenVersion, which a ban increments to end the user's sessions.
-	// Who banned and when is in the audit log only. No default.
+	// field an int64, int or sql.NullInt64) or a time column (time.Time,
+	// sql.NullTime or bun.NullTime: timestamp, timestamptz, SQLite
+	// DATETIME). NULL or a time past means not banned; a time past the
+	// year 9000 means banned for good, and the panel writes a ban without
+	// an end as 9999-12-31T23:59:59Z (unix 253402300799). Panel bans
+	// write it, unban writes NULL; a ban the game writes itself shows in
+	// the users list (its _banned filter; each row's ban as "_ban"), the
+	// user's page, the dashboard's "Banned now", Auth.Banned, UserStates
+	// (so a live.Hub) and the panel's sign-in, as the panel's own. Bans
+	// still need TokenVersion, which a ban increments to end the user's
+	// sessions (a ban the game writes ends none: bump it too). Who banned
+	// and when is in the audit log only. No default.
 	BanUntil string
 	// BanReason is an optional text column holding a ban's reason beside
 	// BanUntil (NULL without one; unban clears it). Needs BanUntil.

@@ -164,11 +164,11 @@ func New(tables *bunschema.Tables, model, builtin any, prefix string, uc Columns
 	if u.Cols.BanUntil != "" {
 		f := t.FieldMap[u.Cols.BanUntil]
 		switch typ := f.IndirectType; {
-		case typ.Kind() >= reflect.Int && typ.Kind() <= reflect.Int64:
+		case typ.Kind() >= reflect.Int && typ.Kind() <= reflect.Int64, typ == reflect.TypeFor[sql.NullInt64]():
 			u.BanUnix = true
 		case typ == reflect.TypeFor[time.Time]() || typ == reflect.TypeFor[sql.NullTime]() || typ == reflect.TypeFor[bun.NullTime]():
 		default:
-			return nil, fmt.Errorf("admin: UserColumns.BanUntil: column %q of users table %s is a %s: it must be an integer (unix seconds) or a time (time.Time, sql.NullTime, bun.NullTime)", u.Cols.BanUntil, t.Name, typ)
+			return nil, fmt.Errorf("admin: UserColumns.BanUntil: column %q of users table %s is a %s: it must be an integer (unix seconds: int64, sql.NullInt64) or a time (time.Time, sql.NullTime, bun.NullTime)", u.Cols.BanUntil, t.Name, typ)
 		}
 	}
 	// A text or UUID id without a database default gets a UUIDv7 from the

@@ -156,6 +156,10 @@ func TestGuestPlayers(t *testing.T) {
 		if got := tokenVersionOf(t, db, guest1); got != tv+2 {
 			t.Fatalf("token_version after revoke = %d; want %d", got, tv+2)
 		}
+		// Its second factor can be reset (it has none): an answer, not a 500.
+		if r := root.do("POST", u+guest1+"/totp/reset", nil); r.StatusCode >= 500 {
+			t.Fatalf("TOTP reset of a guest = %d %s", r.StatusCode, r.raw)
+		}
 		r = root.do("POST", u+guest1+"/invite", nil).want(t, 400, "no_email")
 		if !strings.Contains(fmt.Sprint(r.body["error"]), "no email") {
 			t.Fatalf("invite of a guest = %s; want words saying it has no email", r.raw)
