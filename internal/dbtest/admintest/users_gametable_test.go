@@ -50,7 +50,7 @@ const (
 // newSteamPanel creates the players table as the game's own migrations
 // would (the panel never creates a game's users table), fills it, and
 // makes a panel over it with an admin signed in.
-func newSteamPanel(t *testing.T, db *bun.DB) (*env, *client) {
+func newSteamPanel(t *testing.T, db *bun.DB, resources ...map[string]*Resource) (*env, *client) {
 	t.Helper()
 	ctx := context.Background()
 	ddl := `CREATE TABLE players (id INTEGER PRIMARY KEY, handle TEXT UNIQUE COLLATE NOCASE NOT NULL, email TEXT,
@@ -70,7 +70,11 @@ func newSteamPanel(t *testing.T, db *bun.DB) (*env, *client) {
 	ins(guest3, "Guest3", nil, nil, nil)
 	ins(cheater, "Cheater", "c@example.com", now.Add(24*time.Hour).Unix(), "aimbot")
 	ins(served, "Served", nil, now.Add(-time.Hour).Unix(), "old")
-	e := newEnv(t, db, Options{Tables: map[string]any{"users": (*steamPlayer)(nil)}, UserColumns: steamColumns})
+	opts := Options{Tables: map[string]any{"users": (*steamPlayer)(nil)}, UserColumns: steamColumns}
+	if len(resources) > 0 {
+		opts.Resources = resources[0]
+	}
+	e := newEnv(t, db, opts)
 	root, _ := e.bootstrap()
 	return e, root
 }
@@ -215,6 +219,26 @@ func TestBulkBan64BitIDs(t *testing.T) {
 		results, _ = r.body["results"].(map[string]any)
 		if results[guest1] != "unbanned" || results[player2] != "not_banned" {
 			t.Fatalf("bulk unban results = %v", results)
+		}
+	})
+}
+
+// TestBulkActionIDs64Bit: a bulk action's ids, JSON numbers past 2^53,
+// reach its handler as the rows they name.
+func TestBulkActionIDs64Bit(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		flag := Action{Name: "flag", Handler: func(_ context.Context, _ map[string]any, c ActionContext) (any, error) {
+			var ids []string
+			for _, id := range c.IDs {
+				ids = append(ids, fmt.Sprint(id["id"]))
+			}
+			return ids, nil
+		}}
+		_, root := newSteamPanel(t, db, map[string]*Resource{"users": DefineResource((*steamPlayer)(nil), ResourceConfig{Actions: []Action{flag}})})
+		r := root.do("POST", "/admin-api/users/_action/flag", `{"ids": [`+guest1+`, `+guest3+`]}`).want(t, 200)
+		if got := fmt.Sprint(r.body["result"]); got != "["+guest1+" "+guest3+"]" {
+			t.Fatalf("the action saw ids %s; want [%s %s]", got, guest1, guest3)
 		}
 	})
 }
