@@ -358,9 +358,13 @@ func (a *Service) Erase(w http.ResponseWriter, r *http.Request, op authz.Operato
 	if err := a.DecodeOptional(r, &body); err != nil {
 		return err
 	}
-	email := fmt.Sprint(row[a.Users.Cols.Email])
+	// A guest without an email confirms with its id.
+	email, what := fmt.Sprint(row[a.Users.Cols.Email]), "email"
+	if row[a.Users.Cols.Email] == nil {
+		email, what = userID, "id"
+	}
 	if !dryRun && !strings.EqualFold(strings.TrimSpace(body.Confirm), email) {
-		return errbody.Field(http.StatusBadRequest, "confirmation_required", "confirm", "type the user's email to confirm the erase")
+		return errbody.Field(http.StatusBadRequest, "confirmation_required", "confirm", "type the user's %s to confirm the erase", what)
 	}
 	if !a.Users.HasTokenVersion || !a.Users.HasBan {
 		return errbody.New(http.StatusNotImplemented, "not_supported", "erase needs the users table's ban and token version columns, so that the erased account can never sign in")

@@ -168,6 +168,15 @@ func TestGuestPlayers(t *testing.T) {
 		if !strings.Contains(fmt.Sprint(r.body["error"]), "no email") {
 			t.Fatalf("invite of a guest = %s; want words saying it has no email", r.raw)
 		}
+		// An erase is confirmed with the guest's id, having no email.
+		r = root.do("POST", u+guest1+"/_erase", map[string]any{"confirm": "<nil>"}).want(t, 400, "confirmation_required")
+		if !strings.Contains(fmt.Sprint(r.body["error"]), "id") {
+			t.Fatalf("erase of a guest unconfirmed = %s; want it to ask for the id", r.raw)
+		}
+		root.do("POST", u+guest1+"/_erase", map[string]any{"confirm": guest1}).want(t, 200)
+		if until, _ := banOf(t, db, guest1); until == nil || *until != 253402300799 {
+			t.Fatalf("an erased guest's banned_until = %v; want the permanent sentinel", until)
+		}
 		root.do("DELETE", u+guest3, nil).want(t, 200)
 		root.do("GET", u+guest3, nil).want(t, 404)
 	})
