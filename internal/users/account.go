@@ -420,7 +420,8 @@ func (u *Table) WhereBanned(pg, banned bool) query.Cond {
 		var active string
 		switch {
 		case u.BanUnix && pg:
-			active = "?TableAlias.? IS NOT NULL AND ?TableAlias.? > EXTRACT(EPOCH FROM now())"
+			// Cast to bigint so an index on the column serves it.
+			active = "?TableAlias.? IS NOT NULL AND ?TableAlias.? > CAST(EXTRACT(EPOCH FROM now()) AS BIGINT)"
 		case u.BanUnix:
 			active = "?TableAlias.? IS NOT NULL AND ?TableAlias.? > CAST(strftime('%s', 'now') AS INTEGER)"
 		case pg:
