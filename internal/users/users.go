@@ -73,15 +73,15 @@ type Table struct {
 	Builtin bool
 	// IDField is the model's id field.
 	IDField *bunschema.Field
-	// HasBan, HasTokenVersion and HasDisplayName say which optional
-	// columns the table has.
+	// HasBan (the JSON ban or an until-column), HasTokenVersion and
+	// HasDisplayName say which optional columns the table has.
 	HasBan          bool
 	HasTokenVersion bool
+	HasDisplayName  bool
 	// BanUnix is true when the ban is an until-column (Cols.BanUntil) of
 	// unix seconds, false when it is a time column; it means nothing
 	// with the JSON ban column (Cols.Ban).
-	BanUnix        bool
-	HasDisplayName bool
+	BanUnix bool
 	// HashNotNull is true when the password column is NOT NULL without a
 	// default: a user created without a password gets UnusableHash.
 	HashNotNull bool
