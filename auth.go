@@ -14,7 +14,8 @@ type Auth struct{ e *engine.Auth }
 
 // Banned returns userID's ban when one is in force, or nil. A ban whose
 // Until has passed is not in force. Game handlers call it to refuse banned
-// players.
+// players. With UserColumns.BanUntil it is read from the until and reason
+// columns: Until nil for good, BannedAt and BannedBy zero.
 func (au *Auth) Banned(ctx context.Context, userID string) (*BanInfo, error) {
 	return au.e.Banned(ctx, userID)
 }
@@ -131,7 +132,9 @@ func (au *Auth) BumpTokenVersion(ctx context.Context, userID string) error {
 // the same transaction, by BannedBy (else the operator on ctx, whose
 // hierarchy is checked, else none: the game). BannedAt defaults to now.
 // After the commit the user's live connections in every room
-// (Options.Rooms) are closed.
+// (Options.Rooms) are closed. With UserColumns.BanUntil, Until and Reason
+// are written to the until and reason columns (no Until: the permanent
+// sentinel) and BannedAt and BannedBy go to the audit entry only.
 func (au *Auth) Ban(ctx context.Context, userID string, ban BanInfo) error {
 	return au.e.Ban(ctx, userID, ban)
 }
