@@ -134,7 +134,8 @@ func (au *Auth) BumpTokenVersion(ctx context.Context, userID string) error {
 // After the commit the user's live connections in every room
 // (Options.Rooms) are closed. With UserColumns.BanUntil, Until and Reason
 // are written to the until and reason columns (no Until: the permanent
-// sentinel) and BannedAt and BannedBy go to the audit entry only.
+// sentinel); BannedAt and BannedBy are not kept (the audit entry says
+// who and when).
 func (au *Auth) Ban(ctx context.Context, userID string, ban BanInfo) error {
 	return au.e.Ban(ctx, userID, ban)
 }
