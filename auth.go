@@ -14,7 +14,8 @@ type Auth struct{ e *engine.Auth }
 
 // Banned returns userID's ban when one is in force, or nil. A ban whose
 // Until has passed is not in force. Game handlers call it to refuse banned
-// players.
+// players. With UserColumns.BanUntil it is read from the until and reason
+// columns: Until nil for good, BannedAt and BannedBy zero.
 func (au *Auth) Banned(ctx context.Context, userID string) (*BanInfo, error) {
 	return au.e.Banned(ctx, userID)
 }
@@ -131,7 +132,10 @@ func (au *Auth) BumpTokenVersion(ctx context.Context, userID string) error {
 // the same transaction, by BannedBy (else the operator on ctx, whose
 // hierarchy is checked, else none: the game). BannedAt defaults to now.
 // After the commit the user's live connections in every room
-// (Options.Rooms) are closed.
+// (Options.Rooms) are closed. With UserColumns.BanUntil, Until and Reason
+// are written to the until and reason columns (no Until: the permanent
+// sentinel); BannedAt and BannedBy are not kept (the audit entry says
+// who and when).
 func (au *Auth) Ban(ctx context.Context, userID string, ban BanInfo) error {
 	return au.e.Ban(ctx, userID, ban)
 }
@@ -196,20 +200,48 @@ func (au *Auth) ResetTOTP(ctx context.Context, userID string) (bool, error) {
 // UserColumns maps the panel's user fields onto the columns of the users
 // table (Options.Tables["users"]), by SQL name. An empty field keeps its
 // default, today's built-in name. ID, Email and PasswordHash must exist;
-// ID must be the table's single primary key. DisplayName, TokenVersion
-// and Ban are optional: without TokenVersion, "sign out everywhere",
-// revoke-sessions and single-use reset links are off; without Ban (or
-// TokenVersion), ban and unban are off; those endpoints answer 501 and New
-// logs which features are off. CreatedAt is optional too. Naming a column
-// the model does not have is an error at New.
+// ID must be the table's single primary key. Email may be NULL in a row
+// (a guest player's account): such a user is moderated like any other,
+// and invite and reset answer 400 "no_email". DisplayName, TokenVersion
+// and the ban are optional: without TokenVersion, "sign out everywhere",
+// revoke-sessions and single-use reset links are off; without a ban
+// column (or TokenVersion), ban and unban are off; those endpoints answer
+// 501 and New logs which features are off. CreatedAt is optional too.
+// Naming a column the model does not have is an error at New.
+//
+// The ban is held one of two ways. Ban names a JSON column holding a
+// BanInfo (the built-in table's). BanUntil instead names the game's own
+// until-column, with BanReason an optional text column beside it: see
+// BanUntil.
 type UserColumns struct {
 	ID           string // default "id"
 	Email        string // default "email"
 	PasswordHash string // default "password_hash"
 	DisplayName  string // default "display_name"
 	TokenVersion string // default "token_version"
-	Ban          string // default "ban"
+	// Ban is a JSON column holding the BanInfo of a banned user, NULL
+	// otherwise. Default "ban" unless BanUntil is set; setting both
+	// fails New.
+	Ban string
 	// CreatedAt is when the account was made: the dashboard's sign-ups
 	// and the order of its recent users. Optional.
 	CreatedAt string // default "created_at"
+	// BanUntil names the game's own ban column, used instead of Ban: the
+	// time a ban ends, as an integer column of unix seconds (the model's
+	// field an int64, int or sql.NullInt64) or a time column (time.Time,
+	// sql.NullTime or bun.NullTime: timestamp, timestamptz, SQLite
+	// DATETIME). NULL or a time past means not banned; a time past the
+	// year 9000 means banned for good, and the panel writes a ban without
+	// an end as 9999-12-31T23:59:59Z (unix 253402300799). Panel bans
+	// write it, unban writes NULL; a ban the game writes itself shows in
+	// the users list (its _banned filter; each row's ban as "_ban"), the
+	// user's page, the dashboard's "Banned now", Auth.Banned, UserStates
+	// (so a live.Hub) and the panel's sign-in, as the panel's own. Bans
+	// still need TokenVersion, which a ban increments to end the user's
+	// sessions (a ban the game writes ends none: bump it too). Who banned
+	// and when is in the audit log only. No default.
+	BanUntil string
+	// BanReason is an optional text column holding a ban's reason beside
+	// BanUntil (NULL without one; unban clears it). Needs BanUntil.
+	BanReason string
 }

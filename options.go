@@ -84,8 +84,12 @@ type Options struct {
 	// columns (UserColumns names them; token version, ban and display name
 	// are optional). Its id may be text, a UUID or an integer: the
 	// built-in tables New creates give their user columns the same type.
-	// The panel's own "roles" and "adminAudit" are added when missing.
-	// Default: BuiltinTables().
+	// The panel's own "roles" and "adminAudit" are added when missing;
+	// "users" is not: Tables (with the Resources' models) without a
+	// "users" entry fails New. To keep the built-in users table and add
+	// tables of the game's, start from BuiltinTables() and add entries,
+	// or leave Tables nil and declare them as Resources. Its email may be
+	// NULL in a row (a guest player). Default: BuiltinTables().
 	Tables map[string]any
 	// Resources configures how tables look and behave, by key. A
 	// Resource's model is its table: an entry without a Tables entry adds

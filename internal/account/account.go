@@ -98,7 +98,7 @@ func (au *Auth) HashPassword(ctx context.Context, password string) (string, erro
 }
 
 // UserStates returns the state of the users with those ids, in one query
-// per 500 that reads only the id, token version and ban columns; an id
+// per 500 that reads only the id, token version and ban columns (the until and reason columns with UserColumns.BanUntil); an id
 // with no user is absent from the map. A live.Hub given it
 // as Options.UserStates closes sockets whose sessions ended on another
 // node while it could not be told (see live.Hub.Revalidate).
@@ -119,12 +119,12 @@ func (au *Auth) UserStates(ctx context.Context, userIDs []string) (map[string]ro
 		for rows.Next() {
 			var id string
 			var st rooms.UserState
-			var raw users.NullJSON
-			if err := rows.Scan(&id, &st.TokenVersion, &raw); err != nil {
+			var raw users.BanState
+			if err := rows.Scan(append([]any{&id, &st.TokenVersion}, raw.Dest()...)...); err != nil {
 				rows.Close()
 				return nil, err
 			}
-			ban, err := users.ParseBan(id, raw)
+			ban, err := u.Ban(id, raw)
 			if err != nil {
 				rows.Close()
 				return nil, err

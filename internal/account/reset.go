@@ -95,6 +95,9 @@ func (au *Auth) spendDelivery(ctx context.Context, userID string) error {
 // /users/{id}/invite. Past the deliveries' limit it is the 429 (or 503)
 // answer; otherwise the error is the signing's or OnResetRequest's.
 func (au *Auth) SendInvite(ctx context.Context, acc *users.Account, role authz.Role) error {
+	if acc.Email == "" {
+		return errbody.New(http.StatusBadRequest, "no_email", "this player has no email: an invite is sent by email")
+	}
 	if err := au.spendDelivery(ctx, acc.ID); err != nil {
 		return loginError(err)
 	}

@@ -175,6 +175,9 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if opts.Tables, err = resourceTables(opts.Tables, opts.Resources); err != nil {
 		return nil, err
 	}
+	if err := checkUsersTable(opts.Tables); err != nil {
+		return nil, err
+	}
 	if opts.Session.TTL <= 0 {
 		opts.Session.TTL = defaultTTL
 	}

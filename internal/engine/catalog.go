@@ -69,8 +69,8 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 	if res.Key == "users" && res.View.ByName[a.users.Cols.Email] != nil {
 		e.EmailColumn = a.users.Cols.Email
 	}
-	if res.Key == "users" && a.users.HasBan && a.users.HasTokenVersion && res.View.ByName[a.users.Cols.Ban] != nil {
-		e.BanColumn = a.users.Cols.Ban
+	if res.Key == "users" {
+		e.BanColumn = usersAPI(a).banColumn(res.View.ByName)
 	}
 	if s := cfg.List.DefaultSort; s.Field != "" && res.View.ByName[s.Field] != nil && !res.Restricted[s.Field] {
 		e.DefaultSort = &Sort{Field: s.Field, Order: cmp.Or(s.Order, "asc")}

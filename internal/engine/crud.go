@@ -334,6 +334,7 @@ func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, r
 	if err := usersAPI(a).addOperatorRoles(ctx, op, res, listed); err != nil {
 		return nil, err
 	}
+	usersAPI(a).addBans(ctx, res, listed)
 	a.history.TargetLabels(ctx, op, res, listed)
 	if res.Key == "adminAudit" {
 		a.redactRestricted(op, listed)
@@ -443,6 +444,7 @@ func (a rowsAPI) handleRead(w http.ResponseWriter, r *http.Request, op Operator)
 	if err := usersAPI(a).addOperatorRoles(r.Context(), op, res, found[:1]); err != nil {
 		return err
 	}
+	usersAPI(a).addBans(r.Context(), res, found[:1])
 	a.history.TargetLabels(r.Context(), op, res, found[:1])
 	if res.Key == "adminAudit" {
 		a.redactRestricted(op, found[:1])

@@ -95,6 +95,9 @@ func MigrationSQL(d any, opts Options) ([]string, error) {
 	if tables, err = resourceTables(tables, opts.Resources); err != nil {
 		return nil, err
 	}
+	if err := checkUsersTable(tables); err != nil {
+		return nil, err
+	}
 	ut, err := newUserTable(dia.Tables(), tables["users"], prefix, opts.UserColumns)
 	if err != nil {
 		return nil, err

@@ -147,7 +147,7 @@ func (a *compiler) builtinConfig(key string) ResourceConfig {
 	case "users":
 		u := a.users
 		cfg := ResourceConfig{Icon: "user", Columns: map[string]ColumnConfig{u.Cols.PasswordHash: {Hidden: true}}}
-		for _, c := range []string{u.Cols.TokenVersion, u.Cols.Ban} {
+		for _, c := range []string{u.Cols.TokenVersion, u.Cols.Ban, u.Cols.BanUntil, u.Cols.BanReason} {
 			if c != "" {
 				cfg.Columns[c] = ColumnConfig{ReadOnly: true}
 			}

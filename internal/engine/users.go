@@ -2,9 +2,12 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/gameadmin/admin/internal/account"
+	"github.com/gameadmin/admin/internal/schema"
 	"github.com/gameadmin/admin/internal/users"
 	bunschema "github.com/uptrace/bun/schema"
 )
@@ -78,4 +81,80 @@ func (a usersAPI) bootstrapDefaults(ctx context.Context, c account.Credentials) 
 		}
 	}
 	return vals, nil
+}
+
+// banField is the field a users row carries, with UserColumns.BanUntil,
+// holding its ban as the JSON ban column would (reason and until of a
+// BanInfo, until absent for good; null when not banned): the
+// catalog's banColumn names it, so the UI's ban state, badge and
+// buttons read an until-column as they read the JSON one.
+const banField = "_ban"
+
+// addBans sets banField on users rows read from a table whose ban is an
+// until-column (and reason column): what users.Table.Ban reads from
+// them, null when not banned, absent when op's role cannot read the
+// until-column. A value that is no time is logged and left out.
+func (a usersAPI) addBans(ctx context.Context, res *resource, rows []map[string]any) {
+	u := a.users
+	if res.Key != "users" || u.Cols.BanUntil == "" || !u.HasTokenVersion {
+		return
+	}
+	for _, row := range rows {
+		raw, ok := row[u.Cols.BanUntil]
+		if !ok {
+			continue
+		}
+		st := users.BanState{Raw: users.RawValue{V: raw}}
+		if r, ok := row[u.Cols.BanReason].(string); ok {
+			st.Reason.String, st.Reason.Valid = r, true
+		}
+		ban, err := u.Ban(fmt.Sprint(row[u.Cols.ID]), st)
+		if err != nil {
+			a.log.WarnContext(ctx, "admin: users row's ban column", "err", err)
+			continue
+		}
+		if ban == nil || !ban.Active(a.now()) {
+			row[banField] = nil
+			continue
+		}
+		// Who banned and when are the audit log's: left out, not zero.
+		b := map[string]any{}
+		if ban.Reason != "" {
+			b["reason"] = ban.Reason
+		}
+		if ban.Until != nil {
+			b["until"] = ban.Until
+		}
+		row[banField] = b
+	}
+}
+
+// banColumn is the catalog's banColumn of the users resource seen
+// through view: the JSON ban column, or banField for an until-column;
+// "" when bans are off or op's role does not see the column.
+func (a usersAPI) banColumn(view map[string]*schema.Column) string {
+	u := a.users
+	switch {
+	case !u.HasBan || !u.HasTokenVersion:
+		return ""
+	case u.Cols.BanUntil != "" && view[u.Cols.BanUntil] != nil:
+		return banField
+	case u.Cols.Ban != "" && view[u.Cols.Ban] != nil:
+		return u.Cols.Ban
+	}
+	return ""
+}
+
+// checkUsersTable fails New (and MigrationSQL) when tables, the
+// Options.Tables a game gave, with its Resources' models, have no
+// "users" entry: the panel would read a built-in users table that no
+// migration creates, and answer its first sign-in with a 500.
+func checkUsersTable(tables map[string]any) error {
+	if _, ok := tables["users"]; ok {
+		return nil
+	}
+	return errors.New(`admin: Options.Tables has no "users" entry, the table operators sign in from: ` +
+		`map "users" to your players model (Tables: {"users": (*Player)(nil), ...}, with UserColumns naming its columns), ` +
+		`or keep the built-in users table and add yours to it: Tables: admin.BuiltinTables() plus your entries, ` +
+		`or leave Tables nil and declare your tables as Resources (DefineResource)`)
 }

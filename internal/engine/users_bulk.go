@@ -1,12 +1,15 @@
 package engine
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/gameadmin/admin/internal/moderation"
+	"github.com/gameadmin/admin/internal/users"
 )
 
 // POST /admin-api/users/_bulk/{op} {ids, reason?, until?}: ban, unban or
@@ -33,12 +36,13 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 	if err := a.moderationSupported(action); err != nil {
 		return err
 	}
+	// Numbers decode as json.Number: a 64-bit id (a Steam id past 2^53)
+	// as a float64 would name another user.
 	var body struct {
-		IDs    []any      `json:"ids"`
-		Reason string     `json:"reason"`
-		Until  *time.Time `json:"until"`
+		IDs []any `json:"ids"`
+		banBody
 	}
-	if err := decodeBody(r, &body); err != nil {
+	if err := readJSON(r, &body, strict|numbers); err != nil {
 		return err
 	}
 	switch {
@@ -46,14 +50,12 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 		return errorf(http.StatusBadRequest, "missing_field", "ids is required")
 	case len(body.IDs) > maxActionIDs:
 		return errorf(http.StatusBadRequest, "invalid_value", "at most %d ids at once", maxActionIDs)
-	case action != "ban" && (body.Reason != "" || body.Until != nil):
+	case action != "ban" && (body.Reason != "" || len(body.Until) > 0):
 		return errorf(http.StatusBadRequest, "unknown_field", "reason and until are for ban only")
 	}
-	if err := checkReason(body.Reason); err != nil {
+	until, err := a.checkBan(body.banBody)
+	if err != nil {
 		return err
-	}
-	if body.Until != nil && !body.Until.After(a.now()) {
-		return errorf(http.StatusBadRequest, "invalid_value", "until must be in the future")
 	}
 	ids := make([]string, 0, len(body.IDs))
 	for i, raw := range body.IDs {
@@ -61,9 +63,10 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 		switch v := raw.(type) {
 		case string:
 			s = v
-		case float64:
-			if v == float64(int64(v)) {
-				s = fmt.Sprint(int64(v))
+		case json.Number:
+			// Whole numbers only: 1e3 or 1.5 name no row.
+			if _, err := strconv.ParseInt(v.String(), 10, 64); err == nil {
+				s = v.String()
 			}
 		}
 		id, err := a.userID(s)
@@ -88,7 +91,13 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 			continue
 		}
 		outcome := done
-		switch acc, err := a.users.AccountByID(ctx, a.db, id); {
+		acc, err := a.users.AccountByID(ctx, a.db, id)
+		if errors.Is(err, users.ErrMalformedBan) && acc != nil {
+			// A ban column the panel cannot read: banning or unbanning
+			// writes it anew.
+			err, acc.Ban = nil, &users.BanInfo{Until: &time.Time{}}
+		}
+		switch {
 		case errors.Is(err, ErrNotFound):
 			outcome = "not_found"
 		case err != nil:
@@ -100,11 +109,15 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 		case action == "unban" && acc.Ban == nil:
 			outcome = "not_banned"
 		default:
-			n, part, err := a.sanctions.Apply(ctx, op, acc.ID, moderation.Action{Name: action, Reason: body.Reason, Until: body.Until, Meta: requestMeta(r, a.clientIPs())})
+			n, part, err := a.sanctions.Apply(ctx, op, acc.ID, moderation.Action{Name: action, Reason: body.Reason, Until: until, Meta: requestMeta(r, a.clientIPs())})
 			var ae *APIError
 			switch {
 			case errors.As(err, &ae) && ae.Status == http.StatusForbidden:
 				outcome = "forbidden"
+			case errors.Is(err, ErrNotFound):
+				outcome = "not_found" // deleted meanwhile
+			case errors.As(err, &ae) && ae.Status < 500:
+				outcome = ae.Code // this user's own refusal stops no other
 			case err != nil:
 				return fmt.Errorf("admin: bulk %s of %s: %w", action, acc.ID, err)
 			}

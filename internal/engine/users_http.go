@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -9,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gameadmin/admin/internal/audit"
+	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/query"
 
@@ -46,22 +49,17 @@ func (a usersAPI) handleUserOp(w http.ResponseWriter, r *http.Request, op Operat
 	if userID == op.UserID {
 		return errorf(http.StatusBadRequest, "self_moderation", "you cannot moderate your own account here")
 	}
-	var body struct {
-		Reason string     `json:"reason"`
-		Until  *time.Time `json:"until"`
-	}
+	var body banBody
+	var until *time.Time
 	if action == "ban" {
 		if err := decodeOptional(r, &body); err != nil {
 			return err
 		}
-		if err := checkReason(body.Reason); err != nil {
+		if until, err = a.checkBan(body); err != nil {
 			return err
 		}
-		if body.Until != nil && !body.Until.After(a.now()) {
-			return errorf(http.StatusBadRequest, "invalid_value", "until must be in the future")
-		}
 	}
-	n, partial, err := a.sanctions.Apply(ctx, op, userID, moderation.Action{Name: action, Reason: body.Reason, Until: body.Until, Meta: requestMeta(r, a.clientIPs())})
+	n, partial, err := a.sanctions.Apply(ctx, op, userID, moderation.Action{Name: action, Reason: body.Reason, Until: until, Meta: requestMeta(r, a.clientIPs())})
 	if err != nil {
 		return err
 	}
@@ -104,6 +102,39 @@ func (a usersAPI) userID(raw string) (string, error) {
 	return raw, nil
 }
 
+// banBody is the body of a ban, of one user or of a selection: until is
+// read by checkBan, so that a number or a malformed time answers 400
+// naming the field and the form it takes.
+type banBody struct {
+	Reason string          `json:"reason"`
+	Until  json.RawMessage `json:"until"`
+}
+
+// checkBan checks a ban's body: the reason's length, and until, absent or
+// null (a ban without an end) or an RFC 3339 time string in the future.
+func (a usersAPI) checkBan(b banBody) (*time.Time, error) {
+	if err := checkReason(b.Reason); err != nil {
+		return nil, err
+	}
+	raw := bytes.TrimSpace(b.Until)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	const forms = `an RFC 3339 time string ("2026-12-01T18:00:00Z"), or null for a ban without an end`
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fieldError(http.StatusBadRequest, "invalid_value", "until", "until must be %s, not %s", forms, errbody.Truncate(string(raw), 40))
+	}
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
+	if err != nil {
+		return nil, fieldError(http.StatusBadRequest, "invalid_value", "until", "until must be %s, not %q", forms, errbody.Truncate(s, 40))
+	}
+	if !t.After(a.now()) {
+		return nil, fieldError(http.StatusBadRequest, "invalid_value", "until", "until must be in the future")
+	}
+	return &t, nil
+}
+
 // checkReason bounds a ban or kick reason, counted in characters (runes),
 // not bytes.
 func checkReason(reason string) error {
@@ -141,6 +172,9 @@ func (a usersAPI) handleInvite(w http.ResponseWriter, r *http.Request, op Operat
 			return errorf(http.StatusNotFound, "not_found", "no such user")
 		}
 		return err
+	}
+	if acc.Email == "" {
+		return fieldError(http.StatusBadRequest, "no_email", a.users.Cols.Email, "this player has no email: an invite is sent by email")
 	}
 	target, err := a.moderation.Role(ctx, userID)
 	if err != nil {

@@ -106,10 +106,10 @@ func (s *Sanctions) Apply(ctx context.Context, by authz.Operator, userID string,
 			}
 			entry.Action, entry.Payload = "user.ban", audit.Payload(act.Meta, "reason", act.Reason, "until", act.Until)
 			entry.Payload["sessionsClosed"] = expected
-			q = q.Set("? = ?", u.Col(u.Cols.Ban), ban).Set("? = ? + 1", u.Col(u.Cols.TokenVersion), u.Col(u.Cols.TokenVersion))
+			q = u.SetBan(q, ban).Set("? = ? + 1", u.Col(u.Cols.TokenVersion), u.Col(u.Cols.TokenVersion))
 		case Unban:
 			entry.Action = "user.unban"
-			q = q.Set("? = NULL", u.Col(u.Cols.Ban))
+			q = u.SetBan(q, nil)
 		case RevokeSessions:
 			entry.Action = "user.revoke_sessions"
 			entry.Payload["sessionsClosed"] = expected

@@ -358,9 +358,13 @@ func (a *Service) Erase(w http.ResponseWriter, r *http.Request, op authz.Operato
 	if err := a.DecodeOptional(r, &body); err != nil {
 		return err
 	}
-	email := fmt.Sprint(row[a.Users.Cols.Email])
+	// A guest without an email confirms with its id.
+	email, what := fmt.Sprint(row[a.Users.Cols.Email]), "email"
+	if row[a.Users.Cols.Email] == nil {
+		email, what = userID, "id"
+	}
 	if !dryRun && !strings.EqualFold(strings.TrimSpace(body.Confirm), email) {
-		return errbody.Field(http.StatusBadRequest, "confirmation_required", "confirm", "type the user's email to confirm the erase")
+		return errbody.Field(http.StatusBadRequest, "confirmation_required", "confirm", "type the user's %s to confirm the erase", what)
 	}
 	if !a.Users.HasTokenVersion || !a.Users.HasBan {
 		return errbody.New(http.StatusNotImplemented, "not_supported", "erase needs the users table's ban and token version columns, so that the erased account can never sign in")
@@ -515,8 +519,8 @@ func (a *Service) eraseAccount(ctx context.Context, tx bun.Tx, res *rows.Resourc
 	u := a.Users
 	q := tx.NewUpdate().
 		Set("? = ?", u.Col(u.Cols.Email), "erased-"+safeFileName(userID)+"@erased.invalid").
-		Set("? = ?", u.Col(u.Cols.Ban), &users.BanInfo{Reason: "erased", BannedAt: a.Now().UTC(), BannedBy: op.UserID}).
 		Set("? = ? + 1", u.Col(u.Cols.TokenVersion), u.Col(u.Cols.TokenVersion))
+	q = u.SetBan(q, &users.BanInfo{Reason: "erased", BannedAt: a.Now().UTC(), BannedBy: op.UserID})
 	if u.HashNotNull {
 		q = q.Set("? = ?", u.Col(u.Cols.PasswordHash), users.UnusableHash)
 	} else {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,7 +16,9 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// BanInfo is the JSON held in game_users.ban while a user is banned.
+// BanInfo is the JSON held in game_users.ban while a user is banned. With
+// an until-column (Columns.BanUntil) it is read from that column and the
+// reason column: BannedAt and BannedBy are then unknown (zero).
 type BanInfo struct {
 	Reason   string     `json:"reason,omitempty"`
 	Until    *time.Time `json:"until,omitempty"`
@@ -30,7 +34,8 @@ func (b *BanInfo) Active(now time.Time) bool {
 
 // Account is what sign-in needs of a user row.
 type Account struct {
-	ID           string
+	ID string
+	// Email is "" when the column is NULL (a guest player's account).
 	Email        string
 	DisplayName  string
 	PasswordHash string
@@ -40,7 +45,7 @@ type Account struct {
 
 func (u *Table) selectAccount(db bun.IDB) *bun.SelectQuery {
 	q := db.NewSelect().TableExpr("? AS u", u.Ident()).
-		ColumnExpr("CAST(? AS TEXT)", u.Col(u.Cols.ID, "u")).ColumnExpr("?", u.Col(u.Cols.Email, "u")).
+		ColumnExpr("CAST(? AS TEXT)", u.Col(u.Cols.ID, "u")).ColumnExpr("COALESCE(CAST(? AS TEXT), '')", u.Col(u.Cols.Email, "u")).
 		ColumnExpr("COALESCE(?, '')", u.Col(u.Cols.PasswordHash, "u"))
 	if u.HasDisplayName {
 		q = q.ColumnExpr("COALESCE(?, '')", u.Col(u.Cols.DisplayName, "u"))
@@ -51,33 +56,179 @@ func (u *Table) selectAccount(db bun.IDB) *bun.SelectQuery {
 }
 
 // StateColumns adds the token version (0 without the column) and the ban
-// (NULL without it) of users "u" to q.
+// (two columns: the JSON ban and NULL, or the until-column and the
+// reason; NULL without a ban) of users "u" to q. BanState scans the two.
 func (u *Table) StateColumns(q *bun.SelectQuery) *bun.SelectQuery {
 	if u.HasTokenVersion {
 		q = q.ColumnExpr("?", u.Col(u.Cols.TokenVersion, "u"))
 	} else {
 		q = q.ColumnExpr("0")
 	}
-	if u.HasBan {
+	switch {
+	case u.Cols.BanUntil != "":
+		q = q.ColumnExpr("?", u.Col(u.Cols.BanUntil, "u"))
+	case u.HasBan:
 		q = q.ColumnExpr("?", u.Col(u.Cols.Ban, "u"))
-	} else {
+	default:
 		q = q.ColumnExpr("NULL")
+	}
+	if u.Cols.BanReason != "" {
+		return q.ColumnExpr("CAST(? AS TEXT)", u.Col(u.Cols.BanReason, "u"))
+	}
+	return q.ColumnExpr("NULL")
+}
+
+// BanState scans the two ban columns StateColumns selects; Ban reads
+// them.
+type BanState struct {
+	Raw    RawValue
+	Reason sql.NullString
+}
+
+// Dest is what to hand Scan for the two columns.
+func (b *BanState) Dest() []any { return []any{&b.Raw, &b.Reason} }
+
+func scanAccount(u *Table, row interface{ Scan(...any) error }) (*Account, error) {
+	var acc Account
+	var ban BanState
+	if err := row.Scan(append([]any{&acc.ID, &acc.Email, &acc.PasswordHash, &acc.DisplayName, &acc.TokenVersion}, ban.Dest()...)...); err != nil {
+		return nil, err
+	}
+	var err error
+	if acc.Ban, err = u.Ban(acc.ID, ban); err != nil {
+		return &acc, fmt.Errorf("%w: %w", ErrMalformedBan, err)
+	}
+	return &acc, nil
+}
+
+// ErrMalformedBan wraps the error of a ban column that does not read as a
+// ban; the account comes back with it, its Ban nil.
+var ErrMalformedBan = errors.New("admin: malformed ban")
+
+// Ban reads userID's ban from what StateColumns selected: nil when the
+// column is NULL. An until-column gives a BanInfo with Until (nil when
+// permanent: the sentinel, or any time past PermanentAfter) and the
+// reason; one in the past is a ban no longer in force (Active is false).
+func (u *Table) Ban(userID string, b BanState) (*BanInfo, error) {
+	if u.Cols.BanUntil == "" {
+		return ParseBan(userID, NullJSON(b.Raw.bytes()))
+	}
+	if b.Raw.V == nil {
+		return nil, nil
+	}
+	until, err := UntilValue(b.Raw.V)
+	if err != nil {
+		return nil, fmt.Errorf("admin: user %s: ban column %s: %w", userID, u.Cols.BanUntil, err)
+	}
+	ban := &BanInfo{Reason: b.Reason.String}
+	if until.Year() < PermanentAfter {
+		t := until.UTC()
+		ban.Until = &t
+	}
+	return ban, nil
+}
+
+// PermanentAfter is the year past which an until-column's time means a
+// permanent ban: the panel writes PermanentUntil, and a game's own
+// "forever" (year 9999, 3000-01-01 is still a date) reads the same.
+const PermanentAfter = 9000
+
+// PermanentUntil is what the panel writes into an until-column for a ban
+// without an end: 9999-12-31T23:59:59Z, unix 253402300799.
+var PermanentUntil = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+
+// UntilValue reads a value of an until-column as a time: an integer is
+// unix seconds; a time is itself; text is unix seconds in digits, RFC
+// 3339, or SQLite's "YYYY-MM-DD HH:MM:SS[.fff][±hh:mm]" (UTC without an
+// offset).
+func UntilValue(v any) (time.Time, error) {
+	switch v := v.(type) {
+	case int64:
+		return time.Unix(v, 0).UTC(), nil
+	case int:
+		return time.Unix(int64(v), 0).UTC(), nil
+	case float64:
+		return time.Unix(int64(v), 0).UTC(), nil
+	case json.Number:
+		n, err := v.Int64()
+		if err != nil {
+			return time.Time{}, fmt.Errorf("%q is not unix seconds", v)
+		}
+		return time.Unix(n, 0).UTC(), nil
+	case time.Time:
+		return v, nil
+	case []byte:
+		return UntilValue(string(v))
+	case string:
+		s := strings.TrimSpace(v)
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return time.Unix(n, 0).UTC(), nil
+		}
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999", "2006-01-02"} {
+			if t, err := time.Parse(layout, s); err == nil {
+				return t, nil
+			}
+		}
+		return time.Time{}, fmt.Errorf("%q is not a time", s)
+	}
+	return time.Time{}, fmt.Errorf("cannot read %T as a time", v)
+}
+
+// RawValue scans any column as the driver gives it (a []byte copied).
+type RawValue struct{ V any }
+
+// Scan implements sql.Scanner.
+func (r *RawValue) Scan(src any) error {
+	if b, ok := src.([]byte); ok {
+		src = slices.Clone(b)
+	}
+	r.V = src
+	return nil
+}
+
+func (r RawValue) bytes() []byte {
+	switch v := r.V.(type) {
+	case []byte:
+		return v
+	case string:
+		return []byte(v)
+	}
+	return nil
+}
+
+// SetBan adds to q, an update of the users table, the SETs that store
+// ban: the JSON ban column, or the until-column (the sentinel
+// PermanentUntil without an end; unix seconds for an integer column) and
+// the reason column (NULL when empty). A nil ban clears them (NULL).
+func (u *Table) SetBan(q *bun.UpdateQuery, ban *BanInfo) *bun.UpdateQuery {
+	if u.Cols.BanUntil == "" {
+		if ban == nil {
+			return q.Set("? = NULL", u.Col(u.Cols.Ban))
+		}
+		return q.Set("? = ?", u.Col(u.Cols.Ban), ban)
+	}
+	var until, reason any
+	if ban != nil {
+		t := PermanentUntil
+		if ban.Until != nil {
+			t = ban.Until.UTC()
+		}
+		until = t
+		if u.BanUnix {
+			until = t.Unix()
+		}
+		if ban.Reason != "" {
+			reason = ban.Reason
+		}
+	}
+	q = q.Set("? = ?", u.Col(u.Cols.BanUntil), until)
+	if u.Cols.BanReason != "" {
+		q = q.Set("? = ?", u.Col(u.Cols.BanReason), reason)
 	}
 	return q
 }
 
-func scanAccount(row interface{ Scan(...any) error }) (*Account, error) {
-	var acc Account
-	var ban NullJSON
-	if err := row.Scan(&acc.ID, &acc.Email, &acc.PasswordHash, &acc.DisplayName, &acc.TokenVersion, &ban); err != nil {
-		return nil, err
-	}
-	var err error
-	acc.Ban, err = ParseBan(acc.ID, ban)
-	return &acc, err
-}
-
-// ParseBan reads the ban column of userID: nil when NULL.
+// ParseBan reads the JSON ban column of userID: nil when NULL.
 func ParseBan(userID string, raw NullJSON) (*BanInfo, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
@@ -116,7 +267,7 @@ func (u *Table) AccountByEmail(ctx context.Context, db bun.IDB, email string) (*
 	defer rows.Close()
 	var accs []*Account
 	for rows.Next() {
-		acc, err := scanAccount(rows)
+		acc, err := scanAccount(u, rows)
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +314,10 @@ func (u *Table) queryAccount(ctx context.Context, q *bun.SelectQuery) (*Account,
 		}
 		return nil, ErrNotFound
 	}
-	acc, err := scanAccount(rows)
+	acc, err := scanAccount(u, rows)
+	if errors.Is(err, ErrMalformedBan) {
+		return acc, errors.Join(err, rows.Close())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +412,31 @@ const UnusableHash = "!"
 // "until", or with "until" still ahead, as BanInfo.Active. The leading
 // "ban IS NOT NULL" lets PostgreSQL use a partial index
 // (docs/performance.md), so the dashboard's "Banned now" needs no scan.
+//
+// With an until-column, a ban is in force while the column is ahead of
+// now: unix seconds against the database's clock, or a time.
 func (u *Table) WhereBanned(pg, banned bool) query.Cond {
+	if u.Cols.BanUntil != "" {
+		var active string
+		switch {
+		case u.BanUnix && pg:
+			// Cast to bigint so an index on the column serves it.
+			active = "?TableAlias.? IS NOT NULL AND ?TableAlias.? > CAST(EXTRACT(EPOCH FROM now()) AS BIGINT)"
+		case u.BanUnix:
+			active = "?TableAlias.? IS NOT NULL AND ?TableAlias.? > CAST(strftime('%s', 'now') AS INTEGER)"
+		case pg:
+			active = "?TableAlias.? IS NOT NULL AND ?TableAlias.? > now()"
+		default:
+			// SQLite holds a time as text (or a number of the game's):
+			// julianday reads both ISO forms with or without an offset.
+			active = "?TableAlias.? IS NOT NULL AND julianday(?TableAlias.?) > julianday('now')"
+		}
+		col := bun.Ident(u.Cols.BanUntil)
+		if banned {
+			return query.Cond{Expr: active, Args: []any{col, col}}
+		}
+		return query.Cond{Expr: "NOT COALESCE((" + active + "), FALSE)", Args: []any{col, col}}
+	}
 	// {b} is the ban column.
 	active := "{b} IS NOT NULL AND json_valid({b}) AND json_type({b}) = 'object' AND " +
 		"(json_extract({b}, '$.until') IS NULL OR julianday(json_extract({b}, '$.until')) > julianday('now'))"

@@ -9,10 +9,12 @@ package users
 
 import (
 	"cmp"
+	"database/sql"
 	"errors"
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/gameadmin/admin/internal/migrate"
 	"github.com/gameadmin/admin/internal/schema"
@@ -41,6 +43,8 @@ type Columns struct {
 	TokenVersion string // default "token_version"
 	Ban          string // default "ban"
 	CreatedAt    string // default "created_at"
+	BanUntil     string // no default: the game's own until-column, instead of Ban
+	BanReason    string // no default: with BanUntil, the ban's reason
 }
 
 func (c Columns) withDefaults() Columns {
@@ -49,7 +53,9 @@ func (c Columns) withDefaults() Columns {
 	c.PasswordHash = cmp.Or(c.PasswordHash, "password_hash")
 	c.DisplayName = cmp.Or(c.DisplayName, "display_name")
 	c.TokenVersion = cmp.Or(c.TokenVersion, "token_version")
-	c.Ban = cmp.Or(c.Ban, "ban")
+	if c.BanUntil == "" {
+		c.Ban = cmp.Or(c.Ban, "ban")
+	}
 	c.CreatedAt = cmp.Or(c.CreatedAt, "created_at")
 	return c
 }
@@ -67,11 +73,15 @@ type Table struct {
 	Builtin bool
 	// IDField is the model's id field.
 	IDField *bunschema.Field
-	// HasBan, HasTokenVersion and HasDisplayName say which optional
-	// columns the table has.
+	// HasBan (the JSON ban or an until-column), HasTokenVersion and
+	// HasDisplayName say which optional columns the table has.
 	HasBan          bool
 	HasTokenVersion bool
 	HasDisplayName  bool
+	// BanUnix is true when the ban is an until-column (Cols.BanUntil) of
+	// unix seconds, false when it is a time column; it means nothing
+	// with the JSON ban column (Cols.Ban).
+	BanUnix bool
 	// HashNotNull is true when the password column is NOT NULL without a
 	// default: a user created without a password gets UnusableHash.
 	HashNotNull bool
@@ -100,6 +110,12 @@ func New(tables *bunschema.Tables, model, builtin any, prefix string, uc Columns
 		names = append(names, f.Name)
 	}
 	set := uc
+	if set.Ban != "" && set.BanUntil != "" {
+		return nil, fmt.Errorf("admin: UserColumns.Ban (%q, a JSON column) and UserColumns.BanUntil (%q) both name the ban: set one", set.Ban, set.BanUntil)
+	}
+	if set.BanReason != "" && set.BanUntil == "" {
+		return nil, fmt.Errorf("admin: UserColumns.BanReason (%q) goes with UserColumns.BanUntil, which is not set", set.BanReason)
+	}
 	uc = uc.withDefaults()
 	u := &Table{Name: t.Name, Builtin: typ == structType(builtin)}
 	if u.Builtin {
@@ -127,7 +143,12 @@ func New(tables *bunschema.Tables, model, builtin any, prefix string, uc Columns
 		{"TokenVersion", &u.Cols.TokenVersion, uc.TokenVersion, set.TokenVersion, false},
 		{"Ban", &u.Cols.Ban, uc.Ban, set.Ban, false},
 		{"CreatedAt", &u.Cols.CreatedAt, uc.CreatedAt, set.CreatedAt, false},
+		{"BanUntil", &u.Cols.BanUntil, uc.BanUntil, set.BanUntil, false},
+		{"BanReason", &u.Cols.BanReason, uc.BanReason, set.BanReason, false},
 	} {
+		if c.col == "" {
+			continue
+		}
 		var err error
 		if *c.dst, err = check(c.field, c.col, c.set != "", c.required); err != nil {
 			return nil, err
@@ -139,7 +160,17 @@ func New(tables *bunschema.Tables, model, builtin any, prefix string, uc Columns
 	u.IDField, _ = t.Field(u.Cols.ID)
 	u.HasDisplayName = u.Cols.DisplayName != ""
 	u.HasTokenVersion = u.Cols.TokenVersion != ""
-	u.HasBan = u.Cols.Ban != ""
+	u.HasBan = u.Cols.Ban != "" || u.Cols.BanUntil != ""
+	if u.Cols.BanUntil != "" {
+		f := t.FieldMap[u.Cols.BanUntil]
+		switch typ := f.IndirectType; {
+		case typ.Kind() >= reflect.Int && typ.Kind() <= reflect.Int64, typ == reflect.TypeFor[sql.NullInt64]():
+			u.BanUnix = true
+		case typ == reflect.TypeFor[time.Time]() || typ == reflect.TypeFor[sql.NullTime]() || typ == reflect.TypeFor[bun.NullTime]():
+		default:
+			return nil, fmt.Errorf("admin: UserColumns.BanUntil: column %q of users table %s is a %s: it must be an integer (unix seconds: int64, sql.NullInt64) or a time (time.Time, sql.NullTime, bun.NullTime)", u.Cols.BanUntil, t.Name, typ)
+		}
+	}
 	// A text or UUID id without a database default gets a UUIDv7 from the
 	// panel, as text: PostgreSQL casts it to uuid, SQLite stores it as is.
 	idType := u.IDField.IndirectType
@@ -152,7 +183,7 @@ func New(tables *bunschema.Tables, model, builtin any, prefix string, uc Columns
 		u.Off = append(u.Off, "sign out everywhere, revoke-sessions and single-use reset links (UserColumns.TokenVersion names a BIGINT column)")
 	}
 	if !u.HasBan || !u.HasTokenVersion {
-		u.Off = append(u.Off, "ban and unban (UserColumns.Ban names a JSON column, with TokenVersion)")
+		u.Off = append(u.Off, "ban and unban (UserColumns.Ban names a JSON column, or UserColumns.BanUntil an until-column, with TokenVersion)")
 	}
 	return u, nil
 }

@@ -1,6 +1,7 @@
 package users
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -209,5 +210,34 @@ func TestErrors(t *testing.T) {
 	e := &AmbiguousEmailError{IDs: []string{"a", "b"}}
 	if !strings.Contains(e.Error(), "accounts a, b") {
 		t.Fatal(e.Error())
+	}
+}
+
+// TestUntilValue: an until-column's value reads as a time whatever form
+// the driver hands it in, and a time past PermanentAfter is a ban for
+// good.
+func TestUntilValue(t *testing.T) {
+	want := time.Date(2030, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, v := range []any{want.Unix(), int(want.Unix()), json.Number("1898596800"), want, []byte("1898596800"),
+		"2030-03-01T12:00:00Z", "2030-03-01 12:00:00+00:00", "2030-03-01 12:00:00.000000000+00:00", "2030-03-01 12:00:00", "2030-03-01 14:00:00+02:00"} {
+		got, err := UntilValue(v)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("UntilValue(%T %v) = %v, %v; want %v", v, v, got, err, want)
+		}
+	}
+	for _, v := range []any{"tomorrow", true, json.Number("1.5")} {
+		if _, err := UntilValue(v); err == nil {
+			t.Errorf("UntilValue(%T %v) = nil error; want one", v, v)
+		}
+	}
+	u := &Table{Cols: Columns{BanUntil: "banned_until"}, BanUnix: true}
+	for v, permanent := range map[int64]bool{PermanentUntil.Unix(): true, 300000000000: true, want.Unix(): false} {
+		b, err := u.Ban("1", BanState{Raw: RawValue{V: v}})
+		if err != nil || b == nil || (b.Until == nil) != permanent {
+			t.Errorf("Ban(%d) = %+v, %v; want permanent %v", v, b, err, permanent)
+		}
+	}
+	if b, err := u.Ban("1", BanState{}); b != nil || err != nil {
+		t.Errorf("Ban(NULL) = %+v, %v; want nil", b, err)
 	}
 }

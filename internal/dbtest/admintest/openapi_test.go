@@ -60,6 +60,9 @@ func (e *env) fetchSpec() *openapi3.T {
 		for name, c := range live {
 			if _, set := vals[name]; !set && c.notNull && !c.hasDefault {
 				vals[name] = zeroOf(c.typ)
+				if vals[name] == "" { // may be unique (a handle): one per operator
+					vals[name] = "openapi-" + string(role)
+				}
 			}
 		}
 		if _, err := insertRow(ctx, e.db, users, cols.ID, vals); err != nil {

@@ -173,7 +173,9 @@ func TestModerationBadInput(t *testing.T) {
 			errKey string
 		}{
 			{"reason too long", root, "/admin-api/users/" + id + "/ban", map[string]any{"reason": strings.Repeat("x", 501)}, 400, "invalid_value"},
-			{"until not a time", root, "/admin-api/users/" + id + "/ban", map[string]any{"until": "tomorrow"}, 400, "invalid_body"},
+			{"until not a time", root, "/admin-api/users/" + id + "/ban", map[string]any{"until": "tomorrow"}, 400, "invalid_value"},
+			{"until a number", root, "/admin-api/users/" + id + "/ban", map[string]any{"until": 1900000000}, 400, "invalid_value"},
+			{"until an object", root, "/admin-api/users/" + id + "/ban", map[string]any{"until": map[string]any{}}, 400, "invalid_value"},
 			{"until in the past", root, "/admin-api/users/" + id + "/ban", map[string]any{"until": time.Now().Add(-time.Hour)}, 400, "invalid_value"},
 			{"unknown field", root, "/admin-api/users/" + id + "/ban", map[string]any{"forever": true}, 400, "unknown_field"},
 			{"unknown user", root, "/admin-api/users/nobody/ban", nil, 404, "not_found"},
@@ -188,6 +190,14 @@ func TestModerationBadInput(t *testing.T) {
 				code, body := tt.o.do("POST", tt.path, tt.body)
 				if code != tt.code || body["code"] != tt.errKey {
 					t.Fatalf("POST %s = %d %v; want %d %s", tt.path, code, body, tt.code, tt.errKey)
+				}
+				// A bad until names the field and the form it takes.
+				if m, _ := tt.body.(map[string]any); m != nil && m["until"] != nil {
+					until := m["until"]
+					f, _ := body["fields"].(map[string]any)
+					if msg, _ := f["until"].(string); !strings.Contains(msg, "until") || (until != nil && !strings.Contains(msg, "RFC 3339") && !strings.Contains(msg, "future")) {
+						t.Fatalf("POST %s = %v; want fields.until naming the RFC 3339 form", tt.path, body)
+					}
 				}
 			})
 		}
