@@ -210,6 +210,10 @@ type UserColumns struct {
 	TokenVersion string // default "token_version"
 	Ban          string // default "ban"
 	// CreatedAt is when the account was made: the dashboard's sign-ups
-	// and the order of its recent users. Optional.
+	// and the order of its recent users. Optional. It must hold times: a
+	// time column, or an integer declared a unix time
+	// (ColumnConfig.UnixTime, the admin:"unixtime" tag). Naming another
+	// here is an error at New; the default naming one is a warning, and
+	// the dashboard shows no sign-ups.
 	CreatedAt string // default "created_at"
 }
