@@ -85,7 +85,7 @@ func kindCell(c *schema.Column, raw any) (any, *CellIssue) {
 			}
 			return elems, nil
 		}
-		return rawJSON(s, false), nil // SQLite: Bun stores arrays as JSON
+		return jsonCell(s, false) // SQLite: Bun stores arrays as JSON
 	case schema.KindDate:
 		if IsSpecial(s) {
 			return s, nil
