@@ -114,10 +114,10 @@ func TestUnixTimeColumns(t *testing.T) {
 			t.Fatalf("events at, newest first = %s", got)
 		}
 		for q, want := range map[string]string{
-			"at_gte=2023-07-22":                 "e0,e1",
-			"at_lt=2023-07-22T05:26:40.124Z":    "e0,e2",
-			"at_lt=2023-07-22T05:26:40.123Z":    "e2",
-			"at=2023-07-22T05:26:40.123Z":       "e0",
+			"at_gte=2023-07-22":                  "e0,e1",
+			"at_lt=2023-07-22T05:26:40.124Z":     "e0,e2",
+			"at_lt=2023-07-22T05:26:40.123Z":     "e2",
+			"at=2023-07-22T05:26:40.123Z":        "e0",
 			"at_gte=2023-07-22T07:26:41%2B02:00": "e1", // an offset is absolute
 			"at_in=" + strconv.FormatInt(ms, 10): "e0", // the integer, as before
 		} {
