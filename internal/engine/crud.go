@@ -649,9 +649,9 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 	}
 	// A datetime column named updated_at says when the row last changed:
 	// an edit that does not set it bumps it, as the game's own code would.
-	if c := res.Table.ByName["updated_at"]; len(vals) > 0 && c != nil && c.DataType == schema.Datetime {
+	if c := res.Table.ByName["updated_at"]; len(vals) > 0 && c != nil && (c.DataType == schema.Datetime || c.Unix != "") {
 		if _, set := vals["updated_at"]; !set {
-			vals["updated_at"] = time.Now().UTC()
+			vals["updated_at"] = c.UnixValue(time.Now().UTC()) // the time, or a unix time's integer
 		}
 	}
 	ctx := r.Context()
