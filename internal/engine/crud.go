@@ -158,7 +158,7 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: the JSON value does not fit the column's type", k)
 		}
 		vals[k] = cv
-		hold(pendingValue{written: true})
+		hold(pendingValue{}) // passed: written, unless the row holds it
 	}
 	if update {
 		problems.CheckRequired(res, vals, true)
@@ -185,8 +185,7 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 // decodeRow, else refused with err, or problem (400 validation).
 type pendingValue struct {
 	sent    any
-	written bool   // converted, in vals
-	err     error  // why it was refused
+	err     error  // why it was refused, when it was
 	problem string // or the validation problem it has
 }
 
