@@ -124,7 +124,9 @@ func parseTimeIn(s string, zone *time.Location) (time.Time, error) {
 	}
 	t := strings.Replace(s, " ", "T", 1)
 	for _, layout := range []string{time.DateOnly, wallClock, "2006-01-02T15:04"} {
-		if tm, err := time.ParseInLocation(layout, t, zone); err == nil && tm.Year() >= 1 {
+		// The year is UTC's: 0001-01-01 in Tokyo is year 0, which
+		// PostgreSQL does not write as Bun does.
+		if tm, err := time.ParseInLocation(layout, t, zone); err == nil && tm.UTC().Year() >= 1 {
 			return tm.UTC(), nil
 		}
 	}

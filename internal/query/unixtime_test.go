@@ -96,3 +96,36 @@ func TestUnixValues(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseTimeIn: whatever a filter value holds, parseTimeIn does not
+// panic; a time it reads without an offset is the same wall clock in the
+// zone (here Tokyo, which has no daylight saving: nine hours since
+// 1888), and one with an offset does not depend on the zone.
+func FuzzParseTimeIn(f *testing.F) {
+	for _, s := range []string{"2025-03-15", "2025-03-15T09:30", "2025-03-15 09:30:05.5", "2025-03-15T00:00:00+01:00", "2025-03-15T00:00:00Z"} {
+		f.Add(s)
+	}
+	tokyo, err := loadZone("Asia/Tokyo")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		utc, err := parseTimeIn(s, nil)
+		zoned, zerr := parseTimeIn(s, tokyo)
+		if err != nil || zerr != nil {
+			if (err == nil) != (zerr == nil) && utc.Year() > 1 {
+				t.Fatalf("parseTimeIn(%q): UTC %v, Tokyo %v", s, err, zerr)
+			}
+			return
+		}
+		if utc.Year() < 1900 {
+			return // Tokyo's local mean time, 9:18:59, before its standard time
+		}
+		if utc.Location() != time.UTC || zoned.Location() != time.UTC {
+			t.Fatalf("parseTimeIn(%q) not in UTC: %v, %v", s, utc, zoned)
+		}
+		if d := utc.Sub(zoned); d != 0 && d != 9*time.Hour {
+			t.Fatalf("parseTimeIn(%q): UTC %v, Tokyo %v: %v apart", s, utc, zoned, d)
+		}
+	})
+}
