@@ -224,7 +224,11 @@ type UserColumns struct {
 	// fails New.
 	Ban string
 	// CreatedAt is when the account was made: the dashboard's sign-ups
-	// and the order of its recent users. Optional.
+	// and the order of its recent users. Optional. It must hold times: a
+	// time column, or an integer declared a unix time
+	// (ColumnConfig.UnixTime, the admin:"unixtime" tag). Naming another
+	// here is an error at New; the default naming one is a warning, and
+	// the dashboard shows no sign-ups.
 	CreatedAt string // default "created_at"
 	// BanUntil names the game's own ban column, used instead of Ban: the
 	// time a ban ends, as an integer column of unix seconds (the model's

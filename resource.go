@@ -190,7 +190,25 @@ type ColumnConfig struct {
 	// refuse any other non-null value with 400 invalid_value. Default nil:
 	// any value.
 	Choices []string
+	// UnixTime declares an integer column a unix time in seconds
+	// (UnixSeconds) or milliseconds (UnixMillis), as the struct tag
+	// admin:"unixtime" (or admin:"unixtime=ms") on the model's field does:
+	// the catalog gives it kind "time" (with "unix": "s" or "ms"), the API
+	// shows it as an ISO 8601 UTC time, filters, sorts and charts it as a
+	// time, writes an RFC 3339 time (or, as before, an integer) as the
+	// integer, and the CSV export shows ISO 8601. A non-integer column is
+	// an error at New. Default "": the column is what its type says.
+	UnixTime UnixUnit
 }
+
+// UnixUnit is the unit of ColumnConfig.UnixTime.
+type UnixUnit = engine.UnixUnit
+
+// The units of a unix time column.
+const (
+	UnixSeconds UnixUnit = engine.UnixSeconds // seconds since 1970-01-01 UTC
+	UnixMillis  UnixUnit = engine.UnixMillis  // milliseconds since 1970-01-01 UTC
+)
 
 // LinkTo makes a column a link to a row of another resource.
 type LinkTo = engine.LinkTo

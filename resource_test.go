@@ -62,7 +62,7 @@ func TestCompileKeepsEveryField(t *testing.T) {
 		Show:   ShowConfig{Fields: []string{"name"}},
 		Create: CreateConfig{Defaults: func(_ context.Context, c DefaultsContext) (map[string]any, error) { gotDefaults = c; return nil, nil }},
 		Columns: map[string]ColumnConfig{"name": {Label: "Name", LinkTo: &LinkTo{Resource: "users"}, Hidden: true, ReadOnly: true,
-			ReadRole: RoleAdmin, Mask: MaskEmail, Personal: true, Choices: []string{"a"}}},
+			ReadRole: RoleAdmin, Mask: MaskEmail, Personal: true, Choices: []string{"a"}, UnixTime: UnixMillis}},
 		Search:    []string{"name"},
 		Relations: map[string]RelationConfig{"members": {Label: "Members"}},
 		Actions: []Action{{Name: "disband", Label: "Disband", PerRow: true, LoadRows: true, Confirm: &Confirm{Title: "Sure?"}, Roles: []Role{RoleAdmin},

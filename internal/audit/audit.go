@@ -15,12 +15,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
 	"time"
 
 	"github.com/gameadmin/admin/internal/migrate"
+	"github.com/gameadmin/admin/internal/query"
 	"github.com/uptrace/bun"
 )
 
@@ -181,9 +183,11 @@ func (au *Log) Event(ctx context.Context, e Entry) {
 
 // Changes returns {column: {before, after}} for every column whose value
 // differs, comparing JSON encodings so that times and numbers of different Go
-// types compare by value: the "changes" of an update's entry.
+// types compare by value: the "changes" of an update's entry. A row's
+// notes on its unreadable cells (query.InvalidKey) are not a column.
 func Changes(before, after map[string]any) map[string]any {
 	changes := map[string]any{}
+	before, after = withoutNotes(before), withoutNotes(after)
 	for col, av := range after {
 		bv, had := before[col]
 		if had && Unchanged(bv, av) {
@@ -197,6 +201,16 @@ func Changes(before, after map[string]any) map[string]any {
 		}
 	}
 	return changes
+}
+
+// withoutNotes is row without its query.InvalidKey.
+func withoutNotes(row map[string]any) map[string]any {
+	if _, ok := row[query.InvalidKey]; !ok {
+		return row
+	}
+	out := maps.Clone(row)
+	delete(out, query.InvalidKey)
+	return out
 }
 
 // Unchanged reports whether x and y have the same JSON encoding: the

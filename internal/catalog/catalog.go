@@ -60,6 +60,10 @@ type Column struct {
 	// schema.ValueKind); Elem the element kind of an array.
 	Kind schema.ValueKind `json:"kind"`
 	Elem schema.ValueKind `json:"elem,omitempty"`
+	// Unix, on an integer column declared a unix time (kind "time"), is
+	// its unit, "s" or "ms": informational, the API reads and writes
+	// times.
+	Unix schema.UnixUnit `json:"unix,omitempty"`
 	// Required: a create must give a value (NOT NULL, no default).
 	Required bool `json:"required"`
 	// MaxLength is the most characters the panel writes: a varchar(n)'s

@@ -287,9 +287,16 @@ func (d *Dashboard) seriesOnline(ctx context.Context, _ authz.Operator, rg Range
 }
 
 // epochBucket is the SQL for the start of col's step in rg, in seconds
-// since the epoch (an integer on both databases).
-func epochBucket(pg bool, rg Range) string {
+// since the epoch (an integer on both databases); a unix time column's
+// (unix) by integer division of what it holds.
+func epochBucket(pg bool, rg Range, unix schema.UnixUnit) string {
 	step := int64(rg.Step.Seconds())
+	switch unix {
+	case schema.UnixSeconds: // the integer is the epoch already
+		return fmt.Sprintf("(?TableAlias.? / %d) * %d", step, step)
+	case schema.UnixMillis:
+		return fmt.Sprintf("(?TableAlias.? / %d) * %d", 1000*step, step)
+	}
 	if pg {
 		return fmt.Sprintf("(floor(extract(epoch FROM ?TableAlias.?) / %d) * %d)::bigint", step, step)
 	}
@@ -300,9 +307,16 @@ func epochBucket(pg bool, rg Range) string {
 // per group column when group is not ""), in the database.
 func (d *Dashboard) countsByStep(ctx context.Context, t *schema.Table, col, group string, rg Range) (map[string]map[time.Time]float64, error) {
 	pg := d.db.Dialect().Name() == dialect.PG
+	// A unix time column (schema.Column.Unix) is bucketed and bounded as
+	// its integer: the epoch it counts, in seconds or milliseconds.
+	var unix schema.UnixUnit
+	from, to := any(rg.From), any(rg.To)
+	if c := t.ByName[col]; c != nil && c.Unix != "" {
+		unix, from, to = c.Unix, c.UnixValue(rg.From), c.UnixValue(rg.To)
+	}
 	q := query.From(d.db, t).
-		ColumnExpr(epochBucket(pg, rg)+" AS b", bun.Ident(col)).ColumnExpr("count(*) AS n").
-		Where("?TableAlias.? >= ? AND ?TableAlias.? < ?", bun.Ident(col), rg.From, bun.Ident(col), rg.To).
+		ColumnExpr(epochBucket(pg, rg, unix)+" AS b", bun.Ident(col)).ColumnExpr("count(*) AS n").
+		Where("?TableAlias.? >= ? AND ?TableAlias.? < ?", bun.Ident(col), from, bun.Ident(col), to).
 		GroupExpr("b")
 	if group != "" {
 		q = q.ColumnExpr("?TableAlias.? AS g", bun.Ident(group)).GroupExpr("g")

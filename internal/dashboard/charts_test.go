@@ -15,6 +15,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/authz"
 	"github.com/gameadmin/admin/internal/errbody"
+	"github.com/gameadmin/admin/internal/schema"
 )
 
 func TestRangeOf(t *testing.T) {
@@ -58,11 +59,20 @@ func TestRangeLine(t *testing.T) {
 func TestEpochBucket(t *testing.T) {
 	t.Parallel()
 	rg := Range{Step: 6 * time.Hour}
-	if got, want := epochBucket(true, rg), "(floor(extract(epoch FROM ?TableAlias.?) / 21600) * 21600)::bigint"; got != want {
+	if got, want := epochBucket(true, rg, ""), "(floor(extract(epoch FROM ?TableAlias.?) / 21600) * 21600)::bigint"; got != want {
 		t.Errorf("PostgreSQL: %s; want %s", got, want)
 	}
-	if got, want := epochBucket(false, rg), "(unixepoch(?TableAlias.?) / 21600) * 21600"; got != want {
+	if got, want := epochBucket(false, rg, ""), "(unixepoch(?TableAlias.?) / 21600) * 21600"; got != want {
 		t.Errorf("SQLite: %s; want %s", got, want)
+	}
+	// A unix time's integer is its epoch already, in seconds or ms.
+	for _, pg := range []bool{true, false} {
+		if got, want := epochBucket(pg, rg, schema.UnixSeconds), "(?TableAlias.? / 21600) * 21600"; got != want {
+			t.Errorf("unix seconds: %s; want %s", got, want)
+		}
+		if got, want := epochBucket(pg, rg, schema.UnixMillis), "(?TableAlias.? / 21600000) * 21600"; got != want {
+			t.Errorf("unix milliseconds: %s; want %s", got, want)
+		}
 	}
 }
 

@@ -259,7 +259,12 @@ func (d *Dashboard) widgetToday(ctx context.Context, op authz.Operator, dayStart
 			stats = append(stats, Stat{Label: "Banned now", Value: n, Estimated: est, Link: "/users?" + d.users.BannedParam + "=true"})
 		}
 		if c := d.users.CreatedAt; c != "" {
-			n, est, err := d.res.Count(ctx, "users", dashboardCountBudget, query.Cond{Expr: "?TableAlias.? >= ?", Args: []any{bun.Ident(c), dayStart.UTC()}})
+			// A unix time column compares with the integer (schema.Column.Unix).
+			since := any(dayStart.UTC())
+			if col := d.res.Table("users").ByName[c]; col != nil {
+				since = col.UnixValue(dayStart.UTC())
+			}
+			n, est, err := d.res.Count(ctx, "users", dashboardCountBudget, query.Cond{Expr: "?TableAlias.? >= ?", Args: []any{bun.Ident(c), since}})
 			if err != nil {
 				return nil, err
 			}

@@ -257,6 +257,9 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if res := a.resources["users"]; res != nil {
 		a.users.FromCatalog(res.Table)
 	}
+	if err := (*compiler)(a).checkCreatedAt(); err != nil {
+		return nil, err
+	}
 	if opts.PlayersCanRead {
 		(*compiler)(a).warnPlayersCanRead(ctx)
 	}

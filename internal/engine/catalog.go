@@ -84,7 +84,7 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 			Sortable:   query.Sortable(c) && !res.Restricted[c.Name],
 			Filterable: query.Filterable(c) && !res.Restricted[c.Name],
 			Masked:     res.Restricted[c.Name],
-			Kind:       c.Kind, Elem: c.Elem, MaxLength: rows.MaxLength(c, a.opts.MaxTextLength),
+			Kind:       c.Kind, Elem: c.Elem, Unix: c.Unix, MaxLength: rows.MaxLength(c, a.opts.MaxTextLength),
 			Required: c.NotNull && !c.HasDefault && !c.Generated,
 		}
 		if cc.LinkTo != nil {
@@ -116,6 +116,8 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 // string whatever its Go field; an array is JSON.
 func catalogDataType(c *schema.Column) schema.DataType {
 	switch {
+	case c.Unix != "":
+		return schema.Datetime // shown and written as a time
 	case !query.OwnKind(c):
 		return c.DataType
 	case c.Kind == schema.KindArray:

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -113,14 +114,38 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 		case res.ReadOnly(k):
 			return nil, nil, nil, res.RefuseWrite(k)
 		}
-		if !problems.CheckLength(res, col, rows.MaxLength(col, a.opts.MaxTextLength), v) {
+		// An update holds a value it would refuse for the row (pending):
+		// sent back as read, it is what the column holds and passes.
+		hold := func(p pendingValue) bool {
+			if !update {
+				return false
+			}
+			if kept == nil {
+				kept = map[string]any{}
+			}
+			p.sent = v
+			kept[k] = p
+			return true
+		}
+		long := rows.FieldProblems{}
+		if !long.CheckLength(res, col, rows.MaxLength(col, a.opts.MaxTextLength), v) {
+			if !hold(pendingValue{problem: long[k]}) {
+				problems[k] = long[k]
+			}
 			continue
 		}
 		if choices := res.Choices(k); len(choices) > 0 && v != nil && !slices.Contains(choices, fmt.Sprint(v)) {
-			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: %q is not one of its choices", k, errbody.Truncate(fmt.Sprint(v), 80))
+			err := fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: %q is not one of its choices", k, errbody.Truncate(fmt.Sprint(v), 80))
+			if hold(pendingValue{err: err}) {
+				continue
+			}
+			return nil, nil, nil, err
 		}
 		cv, err := query.ConvertValue(col, v)
 		if err != nil {
+			if hold(pendingValue{err: clientError(err)}) {
+				continue
+			}
 			return nil, nil, nil, clientError(err)
 		}
 		if k == a.users.Cols.Email && res.Key == "users" {
@@ -133,9 +158,15 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: the JSON value does not fit the column's type", k)
 		}
 		vals[k] = cv
+		hold(pendingValue{}) // passed: written, unless the row holds it
 	}
 	if update {
 		problems.CheckRequired(res, vals, true)
+		for k, msg := range problems { // held too: a blank the row holds passes
+			kept[k] = pendingValue{sent: kept[k].(pendingValue).sent, problem: msg}
+			delete(vals, k)
+			delete(problems, k)
+		}
 	}
 	if res.Key == "users" && !update {
 		if err := a.setNewPassword(r.Context(), vals, password, setPassword); err != nil {
@@ -145,22 +176,51 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 	return vals, kept, problems, nil
 }
 
-// unchangedCheck is UpdateRow's check that every key and read-only
-// column an update sent (kept) holds what the row holds, compared as JSON
-// as a revert compares (history.SameValue): a read sent back passes, a
-// change is a 400 read_only.
-func unchangedCheck(kept map[string]any) func(before map[string]any) error {
+// pendingValue is a value of an update body that waits for the row: a
+// value sent as the row holds it (compared as JSON, as a revert compares:
+// history.SameValue) is neither written nor checked, so a row read and
+// sent back by PUT changes nothing whatever its cells hold (text in a
+// SQLite INTEGER column, a value no longer among the Choices, a blank in
+// a NOT NULL column). A changed one stands: written when it passed
+// decodeRow, else refused with err, or problem (400 validation).
+type pendingValue struct {
+	sent    any
+	err     error  // why it was refused, when it was
+	problem string // or the validation problem it has
+}
+
+// unchangedCheck is UpdateRow's check of what an update sent against the
+// row (before): every key and read-only column (kept) holds what the row
+// holds, compared as JSON as a revert compares (history.SameValue), else
+// 400 read_only; a value sent as the row holds it is dropped from vals
+// (pendingValue), and a changed one decodeRow refused is refused now.
+func unchangedCheck(kept, vals map[string]any) func(before map[string]any) error {
 	if len(kept) == 0 {
 		return nil
 	}
 	return func(before map[string]any) error {
-		for k, v := range kept {
+		problems := rows.FieldProblems{}
+		for _, k := range slices.Sorted(maps.Keys(kept)) {
+			p, pending := kept[k].(pendingValue)
+			v := kept[k]
+			if pending {
+				v = p.sent
+			}
 			sent, err := json.Marshal(v)
-			if err != nil || !history.SameValue(before[k], sent) {
+			same := err == nil && history.SameValue(before[k], sent)
+			switch {
+			case !pending && !same:
 				return fieldError(http.StatusBadRequest, "read_only", k, "column %q is read-only: send it as the row holds it, or leave it out", k)
+			case !pending:
+			case same:
+				delete(vals, k) // as stored: not written
+			case p.err != nil:
+				return p.err
+			case p.problem != "":
+				problems[k] = p.problem
 			}
 		}
-		return nil
+		return problems.Err()
 	}
 }
 
@@ -590,9 +650,9 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 	}
 	// A datetime column named updated_at says when the row last changed:
 	// an edit that does not set it bumps it, as the game's own code would.
-	if c := res.Table.ByName["updated_at"]; len(vals) > 0 && c != nil && c.DataType == schema.Datetime {
+	if c := res.Table.ByName["updated_at"]; len(vals) > 0 && c != nil && (c.DataType == schema.Datetime || c.Unix != "") {
 		if _, set := vals["updated_at"]; !set {
-			vals["updated_at"] = time.Now().UTC()
+			vals["updated_at"] = c.UnixValue(time.Now().UTC()) // the time, or a unix time's integer
 		}
 	}
 	ctx := r.Context()
@@ -600,7 +660,7 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 	var ended string
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var changes map[string]any
-		if _, after, changes, ended, err = a.rowStore().UpdateRow(ctx, tx, op, res, id, vals, unchangedCheck(kept)); err != nil || len(changes) == 0 {
+		if _, after, changes, ended, err = a.rowStore().UpdateRow(ctx, tx, op, res, id, vals, unchangedCheck(kept, vals)); err != nil || len(changes) == 0 {
 			return err
 		}
 		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.Key, TargetID: encodeRowID(res, after), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "changes", changes)})

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -49,7 +51,7 @@ func (a *Admin) newDashboard() *dashboard.Dashboard {
 	}
 	users := dashboard.Users{BannedParam: bannedParam}
 	if res := a.resources["users"]; res != nil {
-		if c := a.users.Cols.CreatedAt; c != "" && res.View.ByName[c] != nil {
+		if c := a.users.Cols.CreatedAt; c != "" && res.View.ByName[c] != nil && timeColumn(res.View.ByName[c]) {
 			users.CreatedAt = c
 		}
 	}
@@ -73,6 +75,35 @@ func (a *Admin) newDashboard() *dashboard.Dashboard {
 			},
 		},
 	})
+}
+
+// timeColumn reports whether c holds times the dashboard can count by:
+// an instant, a wall clock, a date, or an integer declared a unix time.
+func timeColumn(c *schema.Column) bool {
+	switch c.Kind {
+	case schema.KindTime, schema.KindTimestampLocal, schema.KindDate:
+		return true
+	}
+	return false
+}
+
+// checkCreatedAt holds UserColumns.CreatedAt to a time column (once the
+// catalog is read): the sign-ups figure and chart compare it with times,
+// and an integer of unix seconds compared so counts 0 in silence. Named
+// explicitly, another column is an error; the default "created_at" is a
+// warning naming it, and the dashboard leaves sign-ups out.
+func (a *compiler) checkCreatedAt() error {
+	res, name := a.resources["users"], a.users.Cols.CreatedAt
+	if res == nil || name == "" || res.Table.ByName[name] == nil || timeColumn(res.Table.ByName[name]) {
+		return nil
+	}
+	c := res.Table.ByName[name]
+	msg := fmt.Sprintf("UserColumns.CreatedAt: users column %q holds %s values, not times; if it holds unix times declare it with ColumnConfig.UnixTime or the struct tag admin:\"unixtime\" (admin:\"unixtime=ms\")", name, c.Kind)
+	if a.opts.UserColumns.CreatedAt != "" {
+		return errors.New("admin: " + msg)
+	}
+	a.log.Warn("admin: "+msg+"; the dashboard shows no sign-ups", "column", name)
+	return nil
 }
 
 // dashboardTable is resource key's table, nil when there is none.

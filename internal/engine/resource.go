@@ -54,6 +54,14 @@ type (
 	// LinkTo makes a column a link to a row of another resource (as the
 	// catalog tells the UI).
 	LinkTo = rows.LinkTo
+	// UnixUnit is the unit of an integer column holding unix times.
+	UnixUnit = schema.UnixUnit
+)
+
+// The units of ColumnConfig.UnixTime.
+const (
+	UnixSeconds = schema.UnixSeconds
+	UnixMillis  = schema.UnixMillis
 )
 
 // RelationKind says how many target rows a relation reaches from one row.

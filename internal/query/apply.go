@@ -132,7 +132,7 @@ func (l *List) ApplyFilters(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuer
 		case Within:
 			q = q.Where("?TableAlias.? <<= CAST(? AS inet)", col, f.Value)
 		case Key:
-			q = keyFilter(q, pg, col, f.Value.(KeyValue))
+			q = keyFilter(q, pg, f.Column, f.Value.(KeyValue))
 		}
 	}
 	for _, c := range l.Where {

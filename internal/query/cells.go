@@ -168,11 +168,7 @@ func cellValue(c *schema.Column, model reflect.Value, raw any) (any, *CellIssue)
 	case ownKind(c):
 		return kindCell(c, raw)
 	case c.DataType == schema.JSON:
-		v := rawJSON(raw, c.Kind == schema.KindJSON && (c.DBType == "jsonb" || c.DBType == "json"))
-		if s, ok := v.(string); ok && !utf8.ValidString(s) {
-			return strings.ToValidUTF8(s, "\uFFFD"), &CellIssue{Message: "not valid UTF-8; invalid bytes shown as U+FFFD", Err: errBadUTF8}
-		}
-		return v, nil
+		return jsonCell(raw, c.Kind == schema.KindJSON && (c.DBType == "jsonb" || c.DBType == "json"))
 	case c.DataType == schema.Datetime:
 		// PostgreSQL timestamps arrive as text (see Select).
 		if s, ok := textOf(raw); ok {

@@ -139,14 +139,15 @@ func parseArrayFilter(c *schema.Column, op Op, name, raw string) (Filter, error)
 func arrayFilter(q *bun.SelectQuery, pg bool, f Filter) *bun.SelectQuery {
 	col := bun.Ident(f.Column.Name)
 	if f.Op == Empty {
-		n := "json_array_length(?TableAlias.?)"
+		// On SQLite a text that is not a JSON array matches nothing.
+		n, args := "(CASE WHEN json_valid(?TableAlias.?) THEN json_array_length(?TableAlias.?) END)", []any{col, col}
 		if pg {
-			n = "cardinality(?TableAlias.?)"
+			n, args = "cardinality(?TableAlias.?)", []any{col}
 		}
 		if f.Value.(bool) {
-			return q.Where("("+n+" = 0)", col)
+			return q.Where("("+n+" = 0)", args...)
 		}
-		return q.Where("("+n+" > 0)", col)
+		return q.Where("("+n+" > 0)", args...)
 	}
 	arr := f.Value.(Array)
 	if pg {
@@ -172,12 +173,14 @@ func arrayFilter(q *bun.SelectQuery, pg bool, f Filter) *bun.SelectQuery {
 			}
 		}
 	}
+	// json_each fails the statement on a text that is not JSON: it runs
+	// only where json_valid holds (a CASE keeps the order).
 	if f.Op == Overlaps {
-		return q.Where("EXISTS (SELECT 1 FROM json_each(?TableAlias.?) WHERE value IN (?))", col, bun.List(vals))
+		return q.Where("(CASE WHEN json_valid(?TableAlias.?) THEN EXISTS (SELECT 1 FROM json_each(?TableAlias.?) WHERE value IN (?)) END)", col, col, bun.List(vals))
 	}
 	return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 		for _, e := range vals {
-			q = q.Where("EXISTS (SELECT 1 FROM json_each(?TableAlias.?) WHERE value = ?)", col, e)
+			q = q.Where("(CASE WHEN json_valid(?TableAlias.?) THEN EXISTS (SELECT 1 FROM json_each(?TableAlias.?) WHERE value = ?) END)", col, col, e)
 		}
 		return q
 	})
@@ -185,27 +188,38 @@ func arrayFilter(q *bun.SelectQuery, pg bool, f Filter) *bun.SelectQuery {
 
 // keyFilter compares a JSON column's top-level key with a value as JSON:
 // jsonb equality on PostgreSQL (json is cast), json_extract on SQLite.
-func keyFilter(q *bun.SelectQuery, pg bool, col bun.Ident, kv KeyValue) *bun.SelectQuery {
+// A row whose text is not JSON (a TEXT column) matches nothing, rather
+// than failing the statement: SQLite's json functions run only where
+// json_valid holds; on PostgreSQL a text column is cast only when it
+// reads as an object ({...}), the only JSON a key is found in (a text
+// that looks like one and is not is the database's refusal, a 400).
+func keyFilter(q *bun.SelectQuery, pg bool, c *schema.Column, kv KeyValue) *bun.SelectQuery {
+	col := bun.Ident(c.Name)
 	if pg {
 		j, _ := json.Marshal(kv.Value)
-		return q.Where("(CAST(?TableAlias.? AS jsonb) -> ?) = CAST(? AS jsonb)", col, kv.Key, string(j))
+		if typ := strings.ToLower(c.DBType); typ == "jsonb" || typ == "json" {
+			return q.Where("(CAST(?TableAlias.? AS jsonb) -> ?) = CAST(? AS jsonb)", col, kv.Key, string(j))
+		}
+		return q.Where(`(CASE WHEN ?TableAlias.? ~ '^\s*\{.*\}\s*$' THEN CAST(?TableAlias.? AS jsonb) -> ? END) = CAST(? AS jsonb)`, col, col, kv.Key, string(j))
 	}
 	path := `$."` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(kv.Key) + `"`
+	typ := "(CASE WHEN json_valid(?TableAlias.?) THEN json_type(?TableAlias.?, ?) END)"
+	val := "(CASE WHEN json_valid(?TableAlias.?) THEN json_extract(?TableAlias.?, ?) END)"
 	switch v := kv.Value.(type) {
 	case nil:
-		return q.Where("json_type(?TableAlias.?, ?) = 'null'", col, path)
+		return q.Where(typ+" = 'null'", col, col, path)
 	case bool:
 		t := "false"
 		if v {
 			t = "true"
 		}
-		return q.Where("json_type(?TableAlias.?, ?) = ?", col, path, t)
+		return q.Where(typ+" = ?", col, col, path, t)
 	case json.Number:
 		if n, err := v.Int64(); err == nil {
-			return q.Where("json_extract(?TableAlias.?, ?) = ?", col, path, n)
+			return q.Where(val+" = ?", col, col, path, n)
 		}
 		f, _ := v.Float64()
-		return q.Where("json_extract(?TableAlias.?, ?) = ?", col, path, f)
+		return q.Where(val+" = ?", col, col, path, f)
 	}
-	return q.Where("json_type(?TableAlias.?, ?) = 'text' AND json_extract(?TableAlias.?, ?) = ?", col, path, col, path, kv.Value)
+	return q.Where(typ+" = 'text' AND "+val+" = ?", col, col, path, col, col, path, kv.Value)
 }

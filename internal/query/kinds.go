@@ -33,6 +33,9 @@ func OwnKind(c *schema.Column) bool { return ownKind(c) }
 // ownKind reports whether c's values take the kind path. A numeric column
 // read into a Go float stays a number: the developer chose a float.
 func ownKind(c *schema.Column) bool {
+	if c.Unix != "" {
+		return true
+	}
 	switch c.Kind {
 	case schema.KindArray, schema.KindInet, schema.KindEnum, schema.KindDate, schema.KindTimestampLocal:
 		return true
@@ -44,6 +47,9 @@ func ownKind(c *schema.Column) bool {
 
 // kindCell is a cell of an ownKind column from raw, the driver's value.
 func kindCell(c *schema.Column, raw any) (any, *CellIssue) {
+	if c.Unix != "" {
+		return unixCell(c, raw)
+	}
 	if tm, ok := raw.(time.Time); ok {
 		// SQLite's driver parses a column declared DATE or TIMESTAMP.
 		switch c.Kind {
@@ -79,7 +85,7 @@ func kindCell(c *schema.Column, raw any) (any, *CellIssue) {
 			}
 			return elems, nil
 		}
-		return rawJSON(s, false), nil // SQLite: Bun stores arrays as JSON
+		return jsonCell(s, false) // SQLite: Bun stores arrays as JSON
 	case schema.KindDate:
 		if IsSpecial(s) {
 			return s, nil
@@ -249,6 +255,10 @@ func IsDecimal(s string) bool { return decimalRE.MatchString(s) }
 // parseKind types a query-string value for an ownKind column (and checks
 // enum labels and uuids); handled is false for the other kinds.
 func parseKind(c *schema.Column, s string) (out any, handled bool, err error) {
+	if c.Unix != "" {
+		out, err := parseUnix(c, s, nil)
+		return out, true, err
+	}
 	switch c.Kind {
 	case schema.KindEnum:
 		if len(c.Labels) > 0 && !slices.Contains(c.Labels, s) {
@@ -323,6 +333,10 @@ func convertKind(c *schema.Column, v any) (out any, handled bool, err error) {
 	}
 	if !ownKind(c) && c.Kind != schema.KindUUID {
 		return nil, false, nil
+	}
+	if c.Unix != "" {
+		out, err := convertUnix(c, v)
+		return out, true, err
 	}
 	var s string
 	switch x := v.(type) {

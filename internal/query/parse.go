@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gameadmin/admin/internal/schema"
@@ -139,6 +140,10 @@ type List struct {
 	// (absent) means the default policy: no count in keyset mode.
 	Count CountMode
 
+	// Zone is _tz: the zone filter values on instant columns without an
+	// offset are read in (nil: UTC).
+	Zone *time.Location
+
 	after []any // the decoded Cursor: one value per orderKeys column
 }
 
@@ -152,7 +157,7 @@ type Cond struct {
 // reserved are the parameters that are not filters.
 var reserved = map[string]bool{
 	"_start": true, "_end": true, "_sort": true, "_order": true,
-	"_q": true, "_limit": true, "_cursor": true, "_count": true,
+	"_q": true, "_limit": true, "_cursor": true, "_count": true, TZParam: true,
 }
 
 // Parse validates the query parameters of a list request against t. def is
@@ -250,6 +255,16 @@ func Parse(t *schema.Table, v url.Values, def *SortKey, ignore ...string) (*List
 		return nil, errorf(CodeInvalidValue, "_q is longer than %d characters", MaxQLen)
 	}
 	l.Q = strings.TrimSpace(q)
+
+	tz, hasTZ, err := get(TZParam)
+	if err != nil {
+		return nil, err
+	}
+	if hasTZ {
+		if l.Zone, err = loadZone(tz); err != nil {
+			return nil, err
+		}
+	}
 
 	if err := l.parseFilters(t, v, ignore); err != nil {
 		return nil, err
@@ -376,7 +391,7 @@ func (l *List) parseFilters(t *schema.Table, v url.Values, ignore []string) erro
 			if len(l.Filters) == MaxFilters {
 				return errorf(CodeInvalidQuery, "too many filters (at most %d)", MaxFilters)
 			}
-			f, err := parseFilter(t, name, raw)
+			f, err := parseFilter(t, name, raw, l.Zone)
 			if err != nil {
 				return err
 			}
@@ -410,20 +425,21 @@ func splitFilter(t *schema.Table, name string) (*schema.Column, Op, error) {
 	return nil, "", errorf(CodeUnknownColumn, "unknown column in filter %q", name)
 }
 
-func parseFilter(t *schema.Table, name, raw string) (Filter, error) {
+func parseFilter(t *schema.Table, name, raw string, zone *time.Location) (Filter, error) {
 	c, op, err := splitFilter(t, name)
 	if err != nil {
 		return Filter{}, err
 	}
-	f, err := parseColumnFilter(c, op, name, raw)
+	f, err := parseColumnFilter(c, op, name, raw, zone)
 	if e := (*Error)(nil); errors.As(err, &e) {
 		e.Column = c.Name
 	}
 	return f, err
 }
 
-// parseColumnFilter is parseFilter once the column and operator are known.
-func parseColumnFilter(c *schema.Column, op Op, name, raw string) (f Filter, err error) {
+// parseColumnFilter is parseFilter once the column and operator are
+// known; zone is _tz (nil: UTC).
+func parseColumnFilter(c *schema.Column, op Op, name, raw string, zone *time.Location) (f Filter, err error) {
 	if err := checkText(name, raw); err != nil {
 		return Filter{}, err
 	}
@@ -446,7 +462,7 @@ func parseColumnFilter(c *schema.Column, op Op, name, raw string) (f Filter, err
 	}
 	switch op {
 	case Like:
-		if c.DataType != schema.String && c.DataType != schema.JSON && !ownKind(c) {
+		if (c.DataType != schema.String && c.DataType != schema.JSON && !ownKind(c)) || c.Unix != "" {
 			return f, errorf(CodeInvalidQuery, "%s: _like works on text and json columns only", name)
 		}
 		f.Value = "%" + escapeLike(raw) + "%"
@@ -466,17 +482,32 @@ func parseColumnFilter(c *schema.Column, op Op, name, raw string) (f Filter, err
 		}
 		vals := make([]any, len(items))
 		for i, item := range items {
-			if vals[i], err = parseValue(c, item); err != nil {
+			if vals[i], err = parseFilterValue(c, item, zone); err != nil {
 				return f, errorf(CodeInvalidValue, "%s: item %d: %s", name, i+1, message(err))
 			}
 		}
 		f.Value = vals
 		return f, nil
 	}
-	if f.Value, err = parseValue(c, raw); err != nil {
+	if f.Value, err = parseFilterValue(c, raw, zone); err != nil {
 		return f, errorf(CodeInvalidValue, "%s: %s", name, message(err))
 	}
 	return f, nil
+}
+
+// parseFilterValue is parseValue for a filter: a value on an instant
+// column (zonedTime) without an offset is read in zone (nil: UTC).
+func parseFilterValue(c *schema.Column, s string, zone *time.Location) (any, error) {
+	if !zonedTime(c) {
+		return parseValue(c, s)
+	}
+	if c.Unix != "" {
+		return parseUnix(c, s, zone)
+	}
+	if lit, ok := specialTime(s); ok {
+		return lit, nil
+	}
+	return parseTimeIn(s, zone)
 }
 
 // escapeLike makes s match literally inside a LIKE pattern with ESCAPE '\'.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/authz"
 	"github.com/gameadmin/admin/internal/catalog"
+	"github.com/gameadmin/admin/internal/schema"
 )
 
 // ResourceConfig is admin.ResourceConfig, field for field (the root converts one to the
@@ -65,6 +66,7 @@ type ColumnConfig struct {
 	Mask     func(v any) any
 	Personal bool
 	Choices  []string
+	UnixTime schema.UnixUnit
 }
 
 // LinkTo makes a column a link to a row of another resource (as the

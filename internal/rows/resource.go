@@ -35,6 +35,13 @@ func New(key string, t *schema.Table, cfg ResourceConfig, tables map[string]*sch
 	if err := res.check(tables); err != nil {
 		return nil, err
 	}
+	for _, col := range slices.Sorted(maps.Keys(cfg.Columns)) {
+		if u := cfg.Columns[col].UnixTime; u != "" {
+			if err := t.ByName[col].SetUnix(u); err != nil {
+				return nil, fmt.Errorf("admin: resource %q: Columns[%q].UnixTime: %w", key, col, err)
+			}
+		}
+	}
 	res.View = visible(t, res.Hidden)
 	res.Labels = labelColumnsOf(res.View, nameColumn)
 	return res, nil

@@ -81,10 +81,10 @@ func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
 		if dc.Identity {
 			c.AutoIncrement = true
 		}
-		if !pg {
+		if !pg || c.Unix != "" {
 			// SQLite stores what Bun writes for the Go type; the
 			// declared type adds only a type: tag's meaning, already
-			// read.
+			// read. A unix time column stays a time (SetUnix).
 			continue
 		}
 		kind := pgKind(dc)

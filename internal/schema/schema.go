@@ -72,6 +72,10 @@ type Column struct {
 	Generated bool
 	// MaxLength is the limit of a varchar(n) or char(n); 0 for none.
 	MaxLength int
+	// Unix, when set, says the integer column holds unix times in that
+	// unit (SetUnix): its Kind is KindTime, its values time.Time to the
+	// panel and the integer in the database.
+	Unix UnixUnit
 
 	NotNull       bool // the bun tag says notnull (primary keys are always)
 	Primary       bool // part of the primary key
@@ -114,6 +118,11 @@ func Inspect(db *bun.DB, key string, model any) (t *Table, err error) {
 	}
 	for _, f := range bt.Fields {
 		c := newColumn(f)
+		if u, ok := unixTag(f.StructField.Tag.Get(AdminTag)); ok {
+			if err := c.SetUnix(u); err != nil {
+				return nil, fmt.Errorf("schema: table %q: %s tag: %w", key, AdminTag, err)
+			}
+		}
 		t.Columns = append(t.Columns, c)
 		t.ByName[c.Name] = c
 		t.byGoName[c.GoName] = c
