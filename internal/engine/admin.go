@@ -256,6 +256,9 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	(*compiler)(a).checkForeignKeys(ctx)
 	if res := a.resources["users"]; res != nil {
 		a.users.FromCatalog(res.Table)
+		if c := res.Table.ByName[a.users.Cols.BanUntil]; c != nil && c.Unix == UnixMillis {
+			return nil, fmt.Errorf("admin: UserColumns.BanUntil: column %q is declared a unix time in milliseconds; a ban's until-column holds unix seconds (or is a timestamp)", c.Name)
+		}
 	}
 	if err := (*compiler)(a).checkCreatedAt(); err != nil {
 		return nil, err

@@ -160,6 +160,11 @@ func (a *compiler) builtinConfig(key string) ResourceConfig {
 				cfg.Columns[c] = ColumnConfig{ReadOnly: true}
 			}
 		}
+		if u.BanUnix {
+			// An integer until-column holds unix seconds (the ban reads
+			// and writes it so): shown and filtered as the time it is.
+			cfg.Columns[u.Cols.BanUntil] = ColumnConfig{ReadOnly: true, UnixTime: UnixSeconds}
+		}
 		if u.Builtin {
 			cfg.List.DefaultSort = Sort{Field: "created_at", Order: "desc"}
 		}

@@ -199,6 +199,9 @@ func Merge(base, over ResourceConfig) ResourceConfig {
 		if v.LinkTo == nil {
 			v.LinkTo = b.LinkTo
 		}
+		if v.UnixTime == "" {
+			v.UnixTime = b.UnixTime
+		}
 		out.Columns[k] = v
 	}
 	return out

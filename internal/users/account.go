@@ -351,7 +351,8 @@ func (j *NullJSON) Scan(src any) error {
 // or uuid key. The email is stored as given (trimmed), never lower-cased.
 // An empty hash leaves the column NULL, or, when the column is NOT NULL
 // without a default, stores UnusableHash. Columns neither given nor in
-// extra are left to the database: NULL or their default.
+// extra are left to the database (NULL or their default), but for a NOT
+// NULL CreatedAt time column without a default, which gets the time now.
 func (u *Table) CreateUser(ctx context.Context, db bun.IDB, email, displayName, hash string, extra ...map[string]any) (string, error) {
 	vals := map[string]any{}
 	for _, m := range extra {
@@ -366,6 +367,9 @@ func (u *Table) CreateUser(ctx context.Context, db bun.IDB, email, displayName, 
 	}
 	if u.HasDisplayName && displayName != "" {
 		vals[u.Cols.DisplayName] = displayName
+	}
+	if c := u.createdAt; c != nil && vals[c.Name] == nil {
+		vals[c.Name] = c.UnixValue(time.Now().UTC())
 	}
 	cols := slices.Sorted(maps.Keys(vals))
 	idents := make([]any, len(cols))

@@ -89,6 +89,10 @@ type Table struct {
 	// log line.
 	Off []string
 
+	// createdAt is the CreatedAt column when it is NOT NULL without a
+	// default (a game that sets it in code): CreateUser fills it.
+	createdAt *schema.Column
+
 	genID   bool // the panel makes new ids (UUIDv7 text); else the database does
 	emailCI bool // the email column is PostgreSQL's citext: = ignores case
 }
@@ -202,13 +206,18 @@ func structType(model any) reflect.Type {
 // read from the catalog at New): a game's migrations may declare NOT NULL
 // or a default its Bun model does not tag. A database default of the id
 // column wins over the panel's UUIDv7; a NOT NULL password column without
-// a default gets UnusableHash when a user is created without a password.
+// a default gets UnusableHash when a user is created without a password;
+// a NOT NULL CreatedAt time (or unix time) column without a default gets
+// the time of the creation, as the game's own sign-up would set it.
 func (u *Table) FromCatalog(t *schema.Table) {
 	if c := t.ByName[u.Cols.ID]; c != nil && c.HasDefault && !u.Builtin { // the built-in id is the model hook's
 		u.genID = false
 	}
 	if c := t.ByName[u.Cols.PasswordHash]; c != nil {
 		u.HashNotNull = c.NotNull && !c.HasDefault
+	}
+	if c := t.ByName[u.Cols.CreatedAt]; c != nil && c.NotNull && !c.HasDefault && (c.Kind == schema.KindTime || c.Kind == schema.KindTimestampLocal) {
+		u.createdAt = c
 	}
 	if c := t.ByName[u.Cols.Email]; c != nil {
 		// format_type qualifies it when its schema is not on the path.
