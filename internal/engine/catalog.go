@@ -37,6 +37,11 @@ func (a viewsAPI) catalog(op Operator) []catalog.Entry {
 		if !perms[OpList] && !perms[OpRead] {
 			continue
 		}
+		if len(res.Table.PK) == 0 {
+			// No key, no row page: the UI links no row (its relation
+			// tabs list the rows all the same).
+			perms[OpRead] = false
+		}
 		out = append(out, a.catalogEntry(res, perms, op.Role))
 	}
 	return out

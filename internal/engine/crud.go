@@ -46,6 +46,9 @@ func (a rowsAPI) resourceFor(r *http.Request, op Operator, o Op) (*resource, err
 
 // gate refuses op on res unless its policy or the standard rule allows it.
 func (a *Admin) gate(op Operator, o Op, res string) error {
+	if why := notWritable(a.resources[res]); why != "" && writes(o) {
+		return errorf(http.StatusForbidden, "read_only", "%q is read-only: %s", res, why)
+	}
 	if !a.allowed(op, o, res) {
 		return errorf(http.StatusForbidden, "forbidden", "%s on %q is not allowed for role %q", o, res, op.Role)
 	}
@@ -204,6 +207,9 @@ func (a rowsAPI) setNewPassword(ctx context.Context, vals map[string]any, passwo
 
 // rowID decodes the {id} of the path.
 func (a rowsAPI) rowID(r *http.Request, res *resource) (map[string]any, error) {
+	if len(res.Table.PK) == 0 {
+		return nil, errorf(http.StatusNotFound, "not_found", "%q has no primary key: its rows have no page of their own", res.Key)
+	}
 	id, err := query.DecodeID(res.View, r.PathValue("id"))
 	return id, clientError(err)
 }

@@ -32,6 +32,9 @@ func (l *List) Apply(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuery {
 			q = q.OrderExpr("?TableAlias.? ASC", bun.Ident(k.Column))
 		}
 	}
+	if l.Limit > 0 && l.offsetWalk {
+		return q.Limit(int64(l.Limit + 1)).Offset(int64(l.walked))
+	}
 	if l.Limit > 0 {
 		return q.Limit(int64(l.Limit + 1))
 	}

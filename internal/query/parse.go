@@ -140,6 +140,10 @@ type List struct {
 	Count CountMode
 
 	after []any // the decoded Cursor: one value per orderKeys column
+	// offsetWalk: Walk reads a table without a primary key by offset,
+	// walked rows in.
+	offsetWalk bool
+	walked     int
 }
 
 // Cond is a WHERE condition: Bun's query text (?TableAlias and ?
