@@ -33,6 +33,12 @@ type Entry struct {
 	// EmailColumn, on the users resource, is UserColumns.Email: what an
 	// erase asks the operator to type back.
 	EmailColumn string `json:"emailColumn,omitempty"`
+	// SoftDeleteColumn is the model's soft-delete column (deleted_at),
+	// when it has one the operator reads: a delete sets it and keeps the
+	// row, the list leaves deleted rows out unless asked (_deleted=only
+	// for the Deleted view, include for all), and POST …/{id}/_restore
+	// brings one back.
+	SoftDeleteColumn string `json:"softDeleteColumn,omitempty"`
 }
 
 // Column is one column of an Entry.

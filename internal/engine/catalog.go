@@ -77,6 +77,9 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 	if res.Key == "users" && a.users.HasBan && a.users.HasTokenVersion && res.View.ByName[a.users.Cols.Ban] != nil {
 		e.BanColumn = a.users.Cols.Ban
 	}
+	if sd := t.SoftDelete; sd != nil && res.View.ByName[sd.Name] != nil && !res.Restricted[sd.Name] {
+		e.SoftDeleteColumn = sd.Name
+	}
 	if s := cfg.List.DefaultSort; s.Field != "" && res.View.ByName[s.Field] != nil && !res.Restricted[s.Field] {
 		e.DefaultSort = &Sort{Field: s.Field, Order: cmp.Or(s.Order, "asc")}
 	}

@@ -92,6 +92,13 @@ func whereAfter(q *bun.SelectQuery, keys []SortKey, after []any) *bun.SelectQuer
 // for counting.
 func (l *List) ApplyFilters(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuery {
 	pg := q.Dialect().Name() == dialect.PG
+	// Bun leaves a soft-delete model's deleted rows out by itself.
+	switch l.Deleted {
+	case DeletedOnly:
+		q = q.WhereDeleted()
+	case DeletedInclude:
+		q = q.WhereAllWithDeleted()
+	}
 	for _, f := range l.Filters {
 		col := bun.Ident(f.Column.Name)
 		switch f.Op {

@@ -49,6 +49,10 @@ type Table struct {
 	// writes it too: it has no primary key (Inspect), or the database
 	// says it is a view or cannot take writes (ReadCatalog).
 	NotWritable string
+	// SoftDelete is the model's soft-delete column (bun:",soft_delete"),
+	// nil for none: a delete sets it, and reads leave out the rows where
+	// it is set unless asked for them.
+	SoftDelete *Column
 
 	byGoName map[string]*Column
 	tagRels  []tagRelation // rel: tags waiting for Link to resolve their targets
@@ -122,6 +126,9 @@ func Inspect(db *bun.DB, key string, model any) (t *Table, err error) {
 	}
 	for _, f := range bt.PKs {
 		t.PK = append(t.PK, t.ByName[f.Name])
+	}
+	if f := bt.SoftDeleteField; f != nil {
+		t.SoftDelete = t.ByName[f.Name]
 	}
 	if len(t.PK) == 0 {
 		t.NotWritable = "it has no primary key (tag a field with bun:\",pk\"), so no row can be named"
