@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,6 +84,12 @@ func TestSoftDelete(t *testing.T) {
 		}
 		if _, r := c.list(t, "/admin-api/guilds", url.Values{"_count": {"exact"}}); r.Header.Get("X-Total-Count") != "1" {
 			t.Fatalf("default total = %s; want 1", r.Header.Get("X-Total-Count"))
+		}
+		if exp := string(c.do("GET", "/admin-api/guilds/_export.csv?_deleted=only", nil).want(t, 200).raw); !strings.Contains(exp, "alpha") || !strings.Contains(exp, "gamma") || strings.Contains(exp, "beta") {
+			t.Fatalf("export of the Deleted view = %q", exp)
+		}
+		if exp := string(c.do("GET", "/admin-api/guilds/_export.csv", nil).want(t, 200).raw); strings.Contains(exp, "alpha") || !strings.Contains(exp, "beta") {
+			t.Fatalf("default export = %q; want the live rows", exp)
 		}
 		c.do("GET", "/admin-api/guilds?_deleted=yes", nil).want(t, 400, "invalid_value")
 		c.do("GET", "/admin-api/configs?_deleted=only", nil).want(t, 400, "invalid_query")
