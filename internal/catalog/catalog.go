@@ -39,6 +39,10 @@ type Entry struct {
 	// for the Deleted view, include for all), and POST …/{id}/_restore
 	// brings one back.
 	SoftDeleteColumn string `json:"softDeleteColumn,omitempty"`
+	// ReadOnly says why the panel only reads the resource (a view, a
+	// table without a primary key); "" when it writes it too. Its
+	// Permissions then deny create, update and delete to everyone.
+	ReadOnly string `json:"readOnly,omitempty"`
 }
 
 // Column is one column of an Entry.

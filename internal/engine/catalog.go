@@ -77,6 +77,7 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 	if res.Key == "users" && a.users.HasBan && a.users.HasTokenVersion && res.View.ByName[a.users.Cols.Ban] != nil {
 		e.BanColumn = a.users.Cols.Ban
 	}
+	e.ReadOnly = t.NotWritable
 	if sd := t.SoftDelete; sd != nil && res.View.ByName[sd.Name] != nil && !res.Restricted[sd.Name] {
 		e.SoftDeleteColumn = sd.Name
 	}

@@ -82,6 +82,8 @@ export interface ResourceMeta {
   emailColumn?: string;
   // softDeleteColumn: a delete sets it and keeps the row (_deleted, _restore).
   softDeleteColumn?: string;
+  // readOnly says why the panel never writes the resource (a view, no key).
+  readOnly?: string;
 }
 
 // _invalid names the cells the server could not show as stored, each

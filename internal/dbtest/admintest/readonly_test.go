@@ -60,6 +60,9 @@ func TestViewIsReadOnly(t *testing.T) {
 		if perms["create"] != false || perms["update"] != false || perms["delete"] != false || perms["list"] != true || perms["read"] != true {
 			t.Fatalf("view permissions = %v; want list and read only", perms)
 		}
+		if en["readOnly"] != "it is a view" {
+			t.Fatalf("view readOnly = %v", en["readOnly"])
+		}
 		if p := catalogEntry(t, c, "scores")["permissions"].(map[string]any); p["create"] != true {
 			t.Fatalf("the table's permissions = %v; want writes", p)
 		}
