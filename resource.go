@@ -182,7 +182,9 @@ type ColumnConfig struct {
 	// the column out; they still cannot filter, sort, search or write it.
 	Mask func(v any) any
 	// Personal marks a users column as personal data besides the email and
-	// display name: an erase clears it (NULL, or "[erased]" when NOT NULL)
+	// display name: an erase clears it (NULL; in a NOT NULL text column
+	// "erased-<id>", the row's own so that a UNIQUE column takes it, or a
+	// digest of the id when that is longer than the column's varchar(n))
 	// and the audit log's copies of it.
 	Personal bool
 	// Choices are the values the column may take (an enum-like text

@@ -33,6 +33,16 @@ type Entry struct {
 	// EmailColumn, on the users resource, is UserColumns.Email: what an
 	// erase asks the operator to type back.
 	EmailColumn string `json:"emailColumn,omitempty"`
+	// SoftDeleteColumn is the model's soft-delete column (deleted_at),
+	// when it has one the operator reads: a delete sets it and keeps the
+	// row, the list leaves deleted rows out unless asked (_deleted=only
+	// for the Deleted view, include for all), and POST …/{id}/_restore
+	// brings one back.
+	SoftDeleteColumn string `json:"softDeleteColumn,omitempty"`
+	// ReadOnly says why the panel only reads the resource (a view, a
+	// table without a primary key); "" when it writes it too. Its
+	// Permissions then deny create, update and delete to everyone.
+	ReadOnly string `json:"readOnly,omitempty"`
 }
 
 // Column is one column of an Entry.

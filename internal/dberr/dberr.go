@@ -24,6 +24,11 @@ const (
 	Generated                  // a write to a column the database generates
 	Constraint                 // another integrity constraint (SQLSTATE class 23)
 	BadValue                   // a value the column's type cannot hold (SQLSTATE class 22)
+	// NotWritable: the relation takes no such write (a view, a
+	// materialized view, a table the database cannot update or lock:
+	// SQLSTATE 0A000 and 55000, SQLite's "cannot modify … because it is
+	// a view").
+	NotWritable
 )
 
 // Refusal is a refused write.
@@ -38,6 +43,8 @@ type Refusal struct {
 	Sided   bool
 	Missing bool
 	Table   string
+	// Constraint is the constraint PostgreSQL named, if any.
+	Constraint string
 }
 
 // pgError is what PostgreSQL drivers' errors offer (pgdriver.Error, and
@@ -66,6 +73,8 @@ func Classify(err error) (r Refusal, ok bool) {
 		return Refusal{Kind: ForeignKey}, true
 	case strings.Contains(msg, "CHECK constraint failed"):
 		return Refusal{Kind: Check}, true
+	case strings.Contains(msg, "because it is a view"), strings.Contains(msg, "may not be modified"):
+		return Refusal{Kind: NotWritable}, true
 	}
 	return Refusal{}, false
 }
@@ -73,7 +82,7 @@ func Classify(err error) (r Refusal, ok bool) {
 func classifyPG(pg pgError) (Refusal, bool) {
 	switch state := pg.Field('C'); {
 	case state == "23505":
-		return Refusal{Kind: Unique, Columns: pgKeyColumns(pg.Field('D'))}, true
+		return Refusal{Kind: Unique, Columns: pgKeyColumns(pg.Field('D')), Constraint: pg.Field('n')}, true
 	case state == "23502":
 		return Refusal{Kind: NotNull, Columns: nonEmpty(pg.Field('c'))}, true
 	case state == "23503":
@@ -93,6 +102,8 @@ func classifyPG(pg pgError) (Refusal, bool) {
 		return Refusal{Kind: Generated, Columns: nonEmpty(pgQuotedColumn(pg.Field('M')))}, true
 	case strings.HasPrefix(state, "23"):
 		return Refusal{Kind: Constraint}, true
+	case state == "0A000", state == "55000":
+		return Refusal{Kind: NotWritable}, true
 	case strings.HasPrefix(state, "22"):
 		return Refusal{Kind: BadValue, Columns: nonEmpty(pg.Field('c'))}, true
 	}

@@ -37,6 +37,11 @@ func (a viewsAPI) catalog(op Operator) []catalog.Entry {
 		if !perms[OpList] && !perms[OpRead] {
 			continue
 		}
+		if len(res.Table.PK) == 0 {
+			// No key, no row page: the UI links no row (its relation
+			// tabs list the rows all the same).
+			perms[OpRead] = false
+		}
 		out = append(out, a.catalogEntry(res, perms, op.Role))
 	}
 	return out
@@ -71,6 +76,10 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 	}
 	if res.Key == "users" {
 		e.BanColumn = usersAPI(a).banColumn(res.View.ByName)
+	}
+	e.ReadOnly = t.NotWritable
+	if sd := t.SoftDelete; sd != nil && res.View.ByName[sd.Name] != nil && !res.Restricted[sd.Name] {
+		e.SoftDeleteColumn = sd.Name
 	}
 	if s := cfg.List.DefaultSort; s.Field != "" && res.View.ByName[s.Field] != nil && !res.Restricted[s.Field] {
 		e.DefaultSort = &Sort{Field: s.Field, Order: cmp.Or(s.Order, "asc")}

@@ -45,8 +45,13 @@ func (a rowsAPI) resourceFor(r *http.Request, op Operator, o Op) (*resource, err
 	return a.resourceAs(op, res.Key), a.gate(op, o, res.Key)
 }
 
-// gate refuses op on res unless its policy or the standard rule allows it.
+// gate refuses op on res unless its policy or the standard rule allows it;
+// a write the role could make, on a resource the panel only reads, is
+// refused saying why.
 func (a *Admin) gate(op Operator, o Op, res string) error {
+	if why := notWritable(a.resources[res]); why != "" && writes(o) && a.moderation.Allowed(op, o, res) {
+		return errorf(http.StatusForbidden, "read_only", "%q is read-only: %s", res, why)
+	}
 	if !a.allowed(op, o, res) {
 		return errorf(http.StatusForbidden, "forbidden", "%s on %q is not allowed for role %q", o, res, op.Role)
 	}
@@ -264,6 +269,9 @@ func (a rowsAPI) setNewPassword(ctx context.Context, vals map[string]any, passwo
 
 // rowID decodes the {id} of the path.
 func (a rowsAPI) rowID(r *http.Request, res *resource) (map[string]any, error) {
+	if len(res.Table.PK) == 0 {
+		return nil, errorf(http.StatusNotFound, "not_found", "%q has no primary key: its rows have no page of their own", res.Key)
+	}
 	id, err := query.DecodeID(res.View, r.PathValue("id"))
 	return id, clientError(err)
 }
@@ -375,7 +383,7 @@ func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, r
 	// Keyset pages count only when asked: a cursor walk has no use for
 	// the total, and on a large table it costs more than the page.
 	if l.Count != query.CountNone && (l.Limit == 0 || l.Count != query.CountAuto) {
-		filtered := where != nil || len(l.Filters) > 0 || len(l.Where) > 0 || l.Q != ""
+		filtered := where != nil || len(l.Filters) > 0 || len(l.Where) > 0 || l.Q != "" || res.Table.SoftDelete != nil
 		total, estimated, err := query.Count(ctx, a.db, res.View, l.ApplyFilters(narrow(query.Select(a.db, res.Table)), res.View), filtered, query.CountOptions{
 			Mode: l.Count, ExactBelow: a.opts.ExactCountBelow, Budget: a.countBudget, ExactBudget: a.opts.ExactCountBudget, Estimates: a.estimates, Limit: timeLeft(deadline),
 		})
@@ -485,7 +493,11 @@ func (a rowsAPI) handleRead(w http.ResponseWriter, r *http.Request, op Operator)
 	// list page reads them.
 	joins, rest := a.labelJoins(op, res)
 	row := func(id map[string]any) *bun.SelectQuery {
-		return query.JoinLabels(a.db, query.WherePK(query.Select(a.db, res.Table), res.Table, id), joins, nil)
+		q := query.Select(a.db, res.Table)
+		if res.Table.SoftDelete != nil {
+			q = q.WhereAllWithDeleted() // a deleted row has its page, to be restored from
+		}
+		return query.JoinLabels(a.db, query.WherePK(q, res.Table, id), joins, nil)
 	}
 	// The same text for every id of the resource, the id a parameter:
 	// prepared after its first run (a.stmts).
@@ -691,7 +703,38 @@ func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operato
 		if row, err = a.rowStore().DeleteRow(ctx, tx, op, res, id, nil); err != nil {
 			return err
 		}
-		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
+		payload := audit.Payload(requestMeta(r, a.clientIPs()), "row", row)
+		if res.Table.SoftDelete != nil {
+			payload["soft"] = true // the row is kept, its soft-delete column set
+		}
+		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: payload})
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, res.Answer(row))
+	return nil
+}
+
+// POST /admin-api/{resource}/{id}/_restore: a soft-deleted row back, its
+// soft-delete column cleared; needs update on the resource, audited as
+// "restore" with the row.
+func (a rowsAPI) handleRestore(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := a.resourceFor(r, op, OpUpdate)
+	if err != nil {
+		return err
+	}
+	id, err := a.rowID(r, res)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	var row map[string]any
+	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if row, err = a.rowStore().RestoreRow(ctx, tx, op, res, id); err != nil {
+			return err
+		}
+		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "restore", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
 	})
 	if err != nil {
 		return err

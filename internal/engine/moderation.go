@@ -24,9 +24,26 @@ func resourcePolicies(resources map[string]*resource) map[string]authz.Policies 
 	return out
 }
 
-// allowed is Moderation.Allowed, for the panel's endpoints.
+// allowed is Moderation.Allowed, for the panel's endpoints; no one
+// creates, updates or deletes in a resource the panel only reads (a
+// view, a table without a primary key: notWritable).
 func (a *Admin) allowed(op Operator, action Op, resource string) bool {
+	if notWritable(a.resources[resource]) != "" && writes(action) {
+		return false
+	}
 	return a.moderation.Allowed(op, action, resource)
+}
+
+// writes reports whether o writes rows.
+func writes(o Op) bool { return o == OpCreate || o == OpUpdate || o == OpDelete }
+
+// notWritable says why the panel only reads res ("" when it writes it
+// too, or res is nil).
+func notWritable(res *resource) string {
+	if res == nil {
+		return ""
+	}
+	return res.Table.NotWritable
 }
 
 // auditPolicies make the audit log admin-only to read and append-only.

@@ -252,9 +252,6 @@ func (a *compiler) buildResources(db *bun.DB) error {
 		if err != nil {
 			return fmt.Errorf("admin: %w", err)
 		}
-		if len(t.PK) == 0 {
-			return fmt.Errorf("admin: table %q (%s) has no primary key", key, t.Name)
-		}
 		if def := builtinDef(key, a.opts.Tables[key]); def != nil {
 			// A built-in table: its name takes the prefix, and the
 			// columns its DDL (or the model's insert hook) fills may be
@@ -380,6 +377,9 @@ func (a *compiler) readCatalog(ctx context.Context, db *bun.DB) error {
 		}
 		if !found {
 			a.log.Warn("admin: table not found in the database; column kinds from the model only", "resource", key, "table", res.Table.Name)
+		}
+		if why := res.Table.NotWritable; why != "" {
+			a.log.Info("admin: resource is read-only: the panel lists, reads and exports it, never writes it", "resource", key, "table", res.Table.Name, "why", why)
 		}
 	}
 	return nil

@@ -69,7 +69,7 @@ func (a *Admin) routes() http.Handler {
 	// GET: _counts (relations.go), _history (internal/history), _export (internal/userdata)
 	api("GET /{resource}/{id}/{sub}", a.signedIn(views.handleRowSub))
 	api("GET /{resource}/{id}/relations/{name}", a.signedIn(rows.handleRelation))
-	// POST: _revert (internal/history), _erase (internal/userdata); users_http.go: ban,
+	// POST: _revert (internal/history), _erase (internal/userdata), _restore (crud.go); users_http.go: ban,
 	// unban, revoke-sessions, invite; users_bulk.go: the same for a selection
 	api("POST /{resource}/{id}/{op}", a.signedIn(views.handleRowOp))
 	api("POST /{resource}/_bulk/{op}", a.signedIn(users.handleUserBulk))
@@ -124,6 +124,8 @@ func (a viewsAPI) handleRowOp(w http.ResponseWriter, r *http.Request, op Operato
 		return a.history.Revert(w, r, op)
 	case "_erase":
 		return a.userData.Erase(w, r, op)
+	case "_restore":
+		return rowsAPI(a).handleRestore(w, r, op)
 	}
 	return usersAPI(a).handleUserOp(w, r, op)
 }

@@ -119,6 +119,17 @@ func (h *Handler) Revert(w http.ResponseWriter, r *http.Request, op authz.Operat
 			}
 			entry.TargetID, entry.Payload["changes"] = query.EncodeID(res.Table, after), changes
 		case revertDelete:
+			if res.Table.SoftDelete != nil {
+				// The row was kept: the undo of its delete is its restore.
+				if out, err = h.Store.RestoreRow(ctx, tx, op, res, id); err != nil {
+					if ae := (*errbody.Error)(nil); errors.As(err, &ae) && ae.Code == "not_deleted" {
+						return errbody.New(http.StatusConflict, "conflict", "the row exists again since entry %d: nothing to re-create", auditID)
+					}
+					return err
+				}
+				entry.TargetID, entry.Payload["row"] = query.EncodeID(res.Table, out), out
+				break
+			}
 			vals, err := h.rowValues(rec, res)
 			if err != nil {
 				return err

@@ -105,6 +105,7 @@ func Build(in Input) map[string]any {
 		queryParam("_q", obj{"type": "string"}, "text searched in the search columns"),
 		queryParam("_count", obj{"type": "string", "enum": []string{"exact", "estimate", "none"}}, "how the total (X-Total-Count) is counted"),
 		queryParam("_tz", obj{"type": "string"}, "an IANA time zone (Asia/Tokyo): a filter value on a time column without an offset (a bare date, its midnight; a wall time) is read in it, not in UTC; timestamp-local columns are not moved"),
+		queryParam("_deleted", obj{"type": "string", "enum": []string{"only", "include"}}, "a soft-delete resource's deleted rows: only them, or with the others (left out by default)"),
 	}
 	idParam := obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "string"}, "description": "the row's key; several key columns as the base64url JSON array of their values"}
 	cat := in.Catalog
@@ -187,6 +188,11 @@ func Build(in Input) map[string]any {
 					"summary": rel.Label + " of a row", "parameters": listParams,
 					"responses": withErrors(obj{"200": jsonOK("the related rows", obj{"type": "array", "items": ref(schemaName(rel.Target))})})}}
 			}
+		}
+		if e.SoftDeleteColumn != "" && e.Permissions[authz.OpUpdate] {
+			paths[base+"/{id}/_restore"] = obj{"parameters": []obj{idParam}, "post": obj{"operationId": "restore_" + e.Name, "tags": []string{e.Label},
+				"summary":   "Bring back a soft-deleted row: its " + e.SoftDeleteColumn + " cleared",
+				"responses": withErrors(obj{"200": jsonOK("the row restored", ref(name))})}}
 		}
 		if e.Permissions[authz.OpUpdate] && op.Role.IsOperator() && e.Name != "adminAudit" && in.Audit {
 			paths[base+"/{id}/_revert"] = obj{"parameters": []obj{idParam}, "post": obj{"operationId": "revert_" + e.Name, "tags": []string{e.Label},

@@ -32,6 +32,9 @@ func (l *List) Apply(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuery {
 			q = q.OrderExpr("?TableAlias.? ASC", bun.Ident(k.Column))
 		}
 	}
+	if l.Limit > 0 && l.offsetWalk {
+		return q.Limit(int64(l.Limit + 1)).Offset(int64(l.walked))
+	}
 	if l.Limit > 0 {
 		return q.Limit(int64(l.Limit + 1))
 	}
@@ -89,6 +92,13 @@ func whereAfter(q *bun.SelectQuery, keys []SortKey, after []any) *bun.SelectQuer
 // for counting.
 func (l *List) ApplyFilters(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuery {
 	pg := q.Dialect().Name() == dialect.PG
+	// Bun leaves a soft-delete model's deleted rows out by itself.
+	switch l.Deleted {
+	case DeletedOnly:
+		q = q.WhereDeleted()
+	case DeletedInclude:
+		q = q.WhereAllWithDeleted()
+	}
 	for _, f := range l.Filters {
 		col := bun.Ident(f.Column.Name)
 		switch f.Op {

@@ -36,10 +36,17 @@ type cursorJSON struct {
 }
 
 // orderKeys is the full, unambiguous order: the sort, then the primary key.
+// A table without a primary key (an append-only log) is ordered by the
+// sort and then every sortable column, so that offset pages and an
+// export's batches are stable but for rows equal in all of them.
 func (l *List) orderKeys(t *schema.Table) []SortKey {
 	keys := slices.Clone(l.Sort)
 	desc := len(keys) > 0 && keys[len(keys)-1].Desc
-	for _, c := range t.PK {
+	tie := t.PK
+	if len(tie) == 0 {
+		tie = slices.DeleteFunc(slices.Clone(t.Columns), func(c *schema.Column) bool { return !Sortable(c) })
+	}
+	for _, c := range tie {
 		if !slices.ContainsFunc(keys, func(k SortKey) bool { return k.Column == c.Name }) {
 			keys = append(keys, SortKey{Column: c.Name, Desc: desc})
 		}
@@ -59,6 +66,9 @@ func keyNames(keys []SortKey) []string {
 }
 
 func (l *List) checkKeyset(t *schema.Table) error {
+	if len(t.PK) == 0 {
+		return errorf(CodeInvalidQuery, "keyset pagination (_limit, _cursor) needs a primary key, and this table has none: page with _start/_end")
+	}
 	for _, k := range l.orderKeys(t) {
 		if c := t.ByName[k.Column]; !c.NotNull {
 			return errorf(CodeInvalidQuery, "keyset pagination (_limit, _cursor) needs NOT NULL sort columns; %q may be null", k.Column)
@@ -130,8 +140,15 @@ func (l *List) Page(t *schema.Table, rows []map[string]any) (page []map[string]a
 // for an export: the window is dropped, and a sort that keyset pagination
 // cannot follow (a nullable column) gives way to the primary key. Call
 // Apply and ScanRows for a batch, then Advance with its last row.
+//
+// A table without a primary key is walked by offset (orderKeys' order):
+// rows written while the export runs may move a row across batches.
 func (l *List) Walk(t *schema.Table, n int) {
 	l.Start, l.End, l.Limit, l.Cursor, l.after = 0, 0, n, "", nil
+	l.offsetWalk, l.walked = len(t.PK) == 0, 0
+	if l.offsetWalk {
+		return
+	}
 	if l.checkKeyset(t) != nil {
 		l.Sort = nil
 	}
@@ -141,6 +158,10 @@ func (l *List) Walk(t *schema.Table, n int) {
 // It reports false when the row lacks an order key (the walk cannot go
 // on).
 func (l *List) Advance(t *schema.Table, lastRow map[string]any) bool {
+	if l.offsetWalk {
+		l.walked += l.Limit
+		return true
+	}
 	c := l.NextCursor(t, lastRow)
 	if c == "" {
 		return false

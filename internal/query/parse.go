@@ -145,6 +145,13 @@ type List struct {
 	Zone *time.Location
 
 	after []any // the decoded Cursor: one value per orderKeys column
+	// offsetWalk: Walk reads a table without a primary key by offset,
+	// walked rows in.
+	offsetWalk bool
+	walked     int
+	// Deleted is DeletedOnly or DeletedInclude to list a soft-delete
+	// table's deleted rows; "" leaves them out.
+	Deleted string
 }
 
 // Cond is a WHERE condition: Bun's query text (?TableAlias and ?
@@ -158,7 +165,19 @@ type Cond struct {
 var reserved = map[string]bool{
 	"_start": true, "_end": true, "_sort": true, "_order": true,
 	"_q": true, "_limit": true, "_cursor": true, "_count": true, TZParam: true,
+	DeletedParam: true,
 }
+
+// DeletedParam is the list parameter that shows a soft-delete table's
+// deleted rows: only (the Deleted view) or include (with the others).
+// Without it they are left out.
+const DeletedParam = "_deleted"
+
+// The values of DeletedParam.
+const (
+	DeletedOnly    = "only"
+	DeletedInclude = "include"
+)
 
 // Parse validates the query parameters of a list request against t. def is
 // the sort used when _sort is absent (nil: the primary key). Parameters
@@ -245,6 +264,18 @@ func Parse(t *schema.Table, v url.Values, def *SortKey, ignore ...string) (*List
 		l.Count = m
 	default:
 		return nil, errorf(CodeInvalidValue, "_count must be exact, estimate or none")
+	}
+
+	if d, ok, err := get(DeletedParam); err != nil {
+		return nil, err
+	} else if ok {
+		switch {
+		case t.SoftDelete == nil:
+			return nil, errorf(CodeInvalidQuery, "%s lists deleted rows of a table with a soft-delete column; this one has none", DeletedParam)
+		case d != DeletedOnly && d != DeletedInclude:
+			return nil, errorf(CodeInvalidValue, "%s must be only or include", DeletedParam)
+		}
+		l.Deleted = d
 	}
 
 	q, _, err := get("_q")

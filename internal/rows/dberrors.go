@@ -3,6 +3,8 @@ package rows
 import (
 	"errors"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/gameadmin/admin/internal/dberr"
 	"github.com/gameadmin/admin/internal/errbody"
@@ -26,8 +28,17 @@ func DBError(err error) error {
 	var ae *errbody.Error
 	switch r.Kind {
 	case dberr.Unique:
-		ae = errbody.New(http.StatusConflict, "conflict", "a row with that unique value exists already")
+		switch {
+		case len(r.Columns) > 0:
+			ae = errbody.New(http.StatusConflict, "conflict", "another row has that %s already (column %s is unique)", strings.Join(r.Columns, ", "), quoted(r.Columns))
+		case r.Constraint != "":
+			ae = errbody.New(http.StatusConflict, "conflict", "a row with that unique value exists already (constraint %q)", r.Constraint)
+		default:
+			ae = errbody.New(http.StatusConflict, "conflict", uniqueMessage)
+		}
 		ae.Fields = fieldsOf(r.Columns, "a row with that value exists already")
+	case dberr.NotWritable:
+		ae = errbody.New(http.StatusBadRequest, "read_only", "the database does not take this write: the resource is a view or a table it cannot update, so it is read-only")
 	case dberr.NotNull:
 		if len(r.Columns) == 1 {
 			ae = errbody.Field(http.StatusBadRequest, "missing_value", r.Columns[0], "column %q cannot be null", r.Columns[0])
@@ -57,6 +68,18 @@ func DBError(err error) error {
 		ae.Fields = fieldsOf(r.Columns, "does not fit the column")
 	}
 	return ae.Because(err)
+}
+
+// uniqueMessage is a unique violation's message naming no column.
+const uniqueMessage = "a row with that unique value exists already"
+
+// quoted is cols each in double quotes, joined by commas.
+func quoted(cols []string) string {
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = strconv.Quote(c)
+	}
+	return strings.Join(q, ", ")
 }
 
 // fieldsOf is a Fields map giving each named column msg; nil when no
@@ -96,6 +119,10 @@ func ColumnFields(res *Resource, err error) error {
 	c.Fields = nil
 	if len(kept) > 0 {
 		c.Fields = kept
+	}
+	if c.Code == "conflict" {
+		// The message named a column the operator may not see.
+		c.Message = uniqueMessage
 	}
 	return &c
 }

@@ -56,3 +56,42 @@ func TestDBErrorNotNullColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestDBErrorUniqueAndNotWritable: a unique violation is a 409 naming the
+// column (SQLite's "t.col", PostgreSQL's detail) or else PostgreSQL's
+// constraint, never the value; a write the database refuses on a view or
+// an unwritable relation (0A000, 55000, SQLite's view) is a 400 read_only.
+func TestDBErrorUniqueAndNotWritable(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		err          error
+		status       int
+		code, word   string
+		field, noVal string
+	}{
+		{errors.New("constraint failed: UNIQUE constraint failed: handle_players.handle (2067)"), 409, "conflict", `"handle"`, "handle", ""},
+		{pgErr{'C': "23505", 'D': "Key (handle)=(Ann) already exists.", 'n': "handle_players_handle_key"}, 409, "conflict", `"handle"`, "handle", "Ann"},
+		{pgErr{'C': "23505", 'D': "Key (lower(handle))=(ann) already exists.", 'n': "players_handle_ci"}, 409, "conflict", `"players_handle_ci"`, "", "ann"},
+		{pgErr{'C': "0A000", 'M': "cannot insert into view \"ranked\""}, 400, "read_only", "view", "", ""},
+		{pgErr{'C': "55000", 'M': "cannot delete from view"}, 400, "read_only", "view", "", ""},
+		{errors.New("cannot modify ranked because it is a view"), 400, "read_only", "view", "", ""},
+	} {
+		var ae *errbody.Error
+		if !errors.As(DBError(tt.err), &ae) || ae.Status != tt.status || ae.Code != tt.code || !strings.Contains(ae.Message, tt.word) {
+			t.Errorf("DBError(%v) = %+v; want %d %s saying %s", tt.err, ae, tt.status, tt.code, tt.word)
+			continue
+		}
+		if tt.field != "" && ae.Fields[tt.field] == "" {
+			t.Errorf("DBError(%v) fields = %v; want %s", tt.err, ae.Fields, tt.field)
+		}
+		if tt.noVal != "" && strings.Contains(ae.Message, tt.noVal) {
+			t.Errorf("DBError(%v) = %q quotes the value", tt.err, ae.Message)
+		}
+	}
+}
+
+// pgErr is a PostgreSQL error response as drivers expose it.
+type pgErr map[byte]string
+
+func (e pgErr) Field(k byte) string { return e[k] }
+func (e pgErr) Error() string       { return e['M'] }

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/authz"
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/schema"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -38,7 +40,15 @@ type Store struct {
 // inside a transaction, locks the row until it ends (FOR UPDATE on
 // PostgreSQL; SQLite has one writer, and a write transaction holds it).
 func (s Store) ReadRow(ctx context.Context, db bun.IDB, res *Resource, id map[string]any, lock bool) (map[string]any, error) {
+	return s.readRow(ctx, db, res, id, lock, false)
+}
+
+// readRow is ReadRow, with a soft-deleted row too when withDeleted.
+func (s Store) readRow(ctx context.Context, db bun.IDB, res *Resource, id map[string]any, lock, withDeleted bool) (map[string]any, error) {
 	q := query.WherePK(query.Select(db, res.Table), res.Table, id)
+	if withDeleted && res.Table.SoftDelete != nil {
+		q = q.WhereAllWithDeleted()
+	}
 	if lock && s.DB.Dialect().Name() == dialect.PG {
 		q = q.For("UPDATE")
 	}
@@ -208,14 +218,63 @@ func (s Store) DeleteRow(ctx context.Context, tx bun.Tx, op authz.Operator, res 
 			return nil, err
 		}
 	}
-	q := tx.NewDelete().TableExpr("?", bun.Ident(res.Table.Name))
-	if _, err := query.WherePK(q, res.Table, id).Exec(ctx); err != nil {
-		return nil, ColumnFields(res, DeleteError(err))
+	if sd := res.Table.SoftDelete; sd != nil {
+		// A soft-delete model's row is deleted as the game deletes it:
+		// its soft-delete column set, the row kept (RestoreRow).
+		var now any = time.Now().UTC()
+		if sd.DataType == schema.Integer {
+			now = time.Now().UnixNano() // as Bun sets an integer one
+		}
+		if row, err = s.setDeleted(ctx, tx, res, id, now); err != nil {
+			return nil, err
+		}
+	} else {
+		q := tx.NewDelete().TableExpr("?", bun.Ident(res.Table.Name))
+		if _, err := query.WherePK(q, res.Table, id).Exec(ctx); err != nil {
+			return nil, ColumnFields(res, DeleteError(err))
+		}
 	}
 	if err := keepsAdmin(); err != nil {
 		return nil, err
 	}
 	return row, nil
+}
+
+// setDeleted sets (at) or clears (nil) the soft-delete column of the row
+// id of res inside tx, and returns the row as it is then.
+func (s Store) setDeleted(ctx context.Context, tx bun.Tx, res *Resource, id map[string]any, at any) (map[string]any, error) {
+	vals := map[string]any{res.Table.SoftDelete.Name: at}
+	cols, args := query.Returning(tx, res.Table)
+	q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.Table.Name)).Returning(cols, args...)
+	row, err := writeReturning(ctx, query.WherePK(q, res.Table, id), res)
+	if err != nil {
+		return nil, ColumnFields(res, DBError(err))
+	}
+	return row, nil
+}
+
+// RestoreRow undoes the soft delete of the row id of res inside tx, with
+// the user guard a write takes, and returns the row restored: 404 for no
+// row, 409 for a row that is not deleted, 400 for a resource without a
+// soft-delete column.
+func (s Store) RestoreRow(ctx context.Context, tx bun.Tx, op authz.Operator, res *Resource, id map[string]any) (map[string]any, error) {
+	sd := res.Table.SoftDelete
+	if sd == nil {
+		return nil, errbody.New(http.StatusBadRequest, "not_soft_delete", "%s rows are deleted for good: there is nothing to restore", res.Key)
+	}
+	row, err := s.readRow(ctx, tx, res, id, true, true)
+	if err != nil {
+		return nil, err
+	}
+	if row[sd.Name] == nil {
+		return nil, errbody.New(http.StatusConflict, "not_deleted", "the row is not deleted: nothing to restore")
+	}
+	if userID, ok := UserRowID(res, row); ok {
+		if _, err := s.Roles.CanWriteUser(ctx, tx, op, userID); err != nil {
+			return nil, err
+		}
+	}
+	return s.setDeleted(ctx, tx, res, id, nil)
 }
 
 // UserRowID is the id of a users row as the Auth API takes it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -66,6 +67,11 @@ func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
 	}
 	if len(cols) == 0 {
 		return false, nil
+	}
+	if why, err := notWritable(ctx, db, t.Name); err != nil {
+		return false, fmt.Errorf("schema: table %q: reading the catalog: %w", t.Name, err)
+	} else if why != "" && t.NotWritable == "" {
+		t.NotWritable = why
 	}
 	pg := db.Dialect().Name() == dialect.PG
 	for _, dc := range cols {
@@ -136,6 +142,51 @@ func pgColumns(ctx context.Context, db bun.IDB, table string) ([]dbColumn, error
 		out = append(out, dc)
 	}
 	return out, rows.Err()
+}
+
+// pgRelationSQL reads what kind of relation a name is, and whether
+// PostgreSQL takes inserts into it. The name is a bound value.
+const pgRelationSQL = `
+SELECT c.relkind::text, COALESCE((SELECT t.is_insertable_into FROM information_schema.tables t
+  WHERE t.table_schema = n.nspname AND t.table_name = c.relname), 'YES')
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.oid = to_regclass(?)`
+
+// notWritable says why the database takes no writes into the relation
+// name: a view, a materialized view, a relation it cannot insert into;
+// "" for a table it writes.
+func notWritable(ctx context.Context, db bun.IDB, name string) (string, error) {
+	switch db.Dialect().Name() {
+	case dialect.PG:
+		var kind, insertable string
+		err := db.QueryRowContext(ctx, pgRelationSQL, quoteRegclass(name)).Scan(&kind, &insertable)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return "", nil
+		case err != nil:
+			return "", err
+		case kind == "v":
+			return "it is a view", nil
+		case kind == "m":
+			return "it is a materialized view", nil
+		case kind == "f":
+			return "it is a foreign table", nil
+		case insertable == "NO":
+			return "the database does not take inserts into it", nil
+		}
+	case dialect.SQLite:
+		var typ string
+		err := db.QueryRowContext(ctx, "SELECT type FROM sqlite_master WHERE name = ?", strings.Trim(name, `"`)).Scan(&typ)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return "", nil
+		case err != nil:
+			return "", err
+		case typ == "view":
+			return "it is a view", nil
+		}
+	}
+	return "", nil
 }
 
 // quoteRegclass quotes a table name (optionally schema-qualified, as Bun

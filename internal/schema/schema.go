@@ -45,6 +45,15 @@ type Table struct {
 	ByName    map[string]*Column // Columns by SQL name
 	Relations []Relation         // filled by Link
 
+	// NotWritable says why the panel only reads the table, "" when it
+	// writes it too: it has no primary key (Inspect), or the database
+	// says it is a view or cannot take writes (ReadCatalog).
+	NotWritable string
+	// SoftDelete is the model's soft-delete column (bun:",soft_delete"),
+	// nil for none: a delete sets it, and reads leave out the rows where
+	// it is set unless asked for them.
+	SoftDelete *Column
+
 	byGoName map[string]*Column
 	tagRels  []tagRelation // rel: tags waiting for Link to resolve their targets
 }
@@ -105,9 +114,6 @@ func Inspect(db *bun.DB, key string, model any) (t *Table, err error) {
 		}
 	}()
 	bt := db.Table(typ)
-	if len(bt.PKs) == 0 {
-		return nil, fmt.Errorf("schema: table %q (%s): model has no primary key (tag a field with bun:\",pk\")", key, bt.Name)
-	}
 	t = &Table{
 		Key:      key,
 		Name:     bt.Name,
@@ -129,6 +135,12 @@ func Inspect(db *bun.DB, key string, model any) (t *Table, err error) {
 	}
 	for _, f := range bt.PKs {
 		t.PK = append(t.PK, t.ByName[f.Name])
+	}
+	if f := bt.SoftDeleteField; f != nil {
+		t.SoftDelete = t.ByName[f.Name]
+	}
+	if len(t.PK) == 0 {
+		t.NotWritable = "it has no primary key (tag a field with bun:\",pk\"), so no row can be named"
 	}
 	t.tagRels = tagRelations(bt)
 	return t, nil

@@ -72,7 +72,8 @@ func (a *Service) newEraseScope(ctx context.Context, tx bun.Tx, users *rows.Reso
 	}
 	addName := func(v any) {
 		if n, ok := v.(string); ok {
-			if n = fold(n); n != "" && n != erased {
+			// An earlier erase's own value ("erased-<id>") is no name.
+			if n = fold(n); n != "" && n != erased && n != fold("erased-"+userID) {
 				s.names[n] = true
 			}
 		}

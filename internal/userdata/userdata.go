@@ -17,6 +17,8 @@ package userdata
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +27,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/authz"
@@ -497,6 +500,35 @@ func erasedValue(c *schema.Column) any {
 	return nil
 }
 
+// erasedUserValue is what an erased column of the users row holds: NULL,
+// or in a NOT NULL text column a value of this row's own, "erased-<id>",
+// so that a UNIQUE column (a handle) takes the erase of every player, not
+// only the first. A value longer than the column's varchar(n) gives way
+// to a digest of the id cut to fit.
+func erasedUserValue(c *schema.Column, userID string) any {
+	if c == nil || !c.NotNull {
+		return nil
+	}
+	if c.DataType != schema.String {
+		return erased
+	}
+	return fitErased("erased-"+userID, userID, c.MaxLength)
+}
+
+// fitErased is v, or when it is longer than max characters (0: no limit)
+// a digest of id as long as max allows.
+func fitErased(v, id string, max int) string {
+	if max <= 0 || utf8.RuneCountInString(v) <= max {
+		return v
+	}
+	sum := sha256.Sum256([]byte(id))
+	h := "erased-" + hex.EncodeToString(sum[:])
+	if max < 16 {
+		h = hex.EncodeToString(sum[:])
+	}
+	return h[:min(max, len(h))]
+}
+
 // personalColumns are the users table's columns an erase clears and the
 // audit log's redaction replaces: the email, the display name, and those
 // marked Personal.
@@ -530,10 +562,10 @@ func (a *Service) eraseAccount(ctx context.Context, tx bun.Tx, res *rows.Resourc
 		if name == u.Cols.Email {
 			continue
 		}
-		q = q.Set("? = ?", u.Col(name), erasedValue(res.Table.ByName[name]))
+		q = q.Set("? = ?", u.Col(name), erasedUserValue(res.Table.ByName[name], userID))
 	}
 	if err := a.Users.Update(ctx, q, userID); err != nil {
-		return err
+		return rows.ColumnFields(res, rows.DBError(err))
 	}
 	for _, t := range []string{"roles", "operator_totp", "operator_recovery_codes", "totp_challenges"} {
 		if _, err := tx.NewDelete().TableExpr("?", a.Table(t)).Where("user_id = ?", userID).Exec(ctx); err != nil {

@@ -81,6 +81,10 @@ export interface ResourceMeta {
   banColumn?: string;
   // emailColumn, on users, holds the account's email.
   emailColumn?: string;
+  // softDeleteColumn: a delete sets it and keeps the row (_deleted, _restore).
+  softDeleteColumn?: string;
+  // readOnly says why the panel never writes the resource (a view, no key).
+  readOnly?: string;
 }
 
 // _invalid names the cells the server could not show as stored, each

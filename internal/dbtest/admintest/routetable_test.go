@@ -323,7 +323,7 @@ func (w *rtWorld) routeTable(t *testing.T) []rtRoute {
 		{key: "* /", why: "answers 404 to a path no route serves"},
 		{key: "* UI", why: "the UI's files and pages, not the API"},
 		{key: "GET /{resource}/{id}/{sub}", why: "dispatches to the _counts, _history and _export routes, classified each"},
-		{key: "POST /{resource}/{id}/{op}", why: "dispatches to _revert, _erase and the users' moderation routes, classified each"},
+		{key: "POST /{resource}/{id}/{op}", why: "dispatches to _revert, _erase, _restore and the users' moderation routes, classified each"},
 		{key: "PATCH /rooms/{roomId}", why: "locks a live room: no table row"},
 		{key: "DELETE /rooms/{roomId}", why: "disposes of a live room: no table row"},
 		{key: "DELETE /rooms/{roomId}/clients/{sessionId}", why: "kicks a live client: no table row"},
@@ -448,6 +448,14 @@ func (w *rtWorld) routeTable(t *testing.T) []rtRoute {
 		{key: "POST /{resource}/{id}/revoke-sessions", class: rtWrites, write: func(t *testing.T) { w.moderates(t, "revoke-sessions", 200) }},
 		{key: "POST /{resource}/{id}/invite", class: rtWrites, write: func(t *testing.T) { w.moderates(t, "invite", 403) }},
 		{key: "POST /{resource}/{id}/_erase", class: rtWrites, write: func(t *testing.T) { w.moderates(t, "_erase", 403) }},
+		// Restore only clears a soft-delete column (softdelete_test.go); no
+		// resource here has one, so it changes nothing.
+		{key: "POST /{resource}/{id}/_restore", class: rtWrites, write: func(t *testing.T) {
+			w.unchanged(t, "POST /{resource}/{id}/_restore", func() {
+				status(mod, "POST", "/gadgets/"+w.g1+"/_restore", nil, 400)
+				status(mod, "POST", "/parts/"+w.p1+"/_restore", map[string]any{"owner_id": w.alice}, 400)
+			})
+		}},
 		{key: "POST /users/{id}/totp/reset", class: rtWrites, write: func(t *testing.T) { w.moderates(t, "totp/reset", 403) }},
 	}
 }

@@ -331,3 +331,85 @@ func TestUserEraseDeeperReference(t *testing.T) {
 		}
 	})
 }
+
+// handlePlayer is a players table whose display name is a handle, unique
+// without regard to case and NOT NULL, and with a Personal NOT NULL
+// unique column (a friend code) too.
+type handlePlayer struct {
+	bun.BaseModel `bun:"table:handle_players,alias:hp"`
+
+	ID         int64    `bun:"id,pk,autoincrement"`
+	Email      string   `bun:"email,notnull"`
+	Handle     string   `bun:"handle,notnull"`
+	FriendCode string   `bun:"friend_code,notnull"`
+	PwHash     string   `bun:"pw_hash"`
+	Banned     *BanInfo `bun:"banned"`
+	Gen        int64    `bun:"gen,notnull,default:0"`
+}
+
+// TestUserEraseUniqueHandle: erasing writes into a UNIQUE NOT NULL
+// display name (and Personal column) a value of the row's own, so the
+// second player's erase and every dry run after it succeed; a dry run
+// writes nothing; an edit to another player's handle is a 409 naming the
+// column.
+func TestUserEraseUniqueHandle(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		ddl := `CREATE TABLE handle_players (id INTEGER PRIMARY KEY AUTOINCREMENT, email TEXT NOT NULL UNIQUE,
+			handle TEXT UNIQUE COLLATE NOCASE NOT NULL DEFAULT (hex(randomblob(6))), friend_code VARCHAR(6) NOT NULL UNIQUE DEFAULT (hex(randomblob(3))), pw_hash TEXT, banned TEXT, gen BIGINT NOT NULL DEFAULT 0)`
+		if db.Dialect().Name() == dialect.PG {
+			ddl = `CREATE TABLE handle_players (id BIGSERIAL PRIMARY KEY, email TEXT NOT NULL UNIQUE,
+				handle TEXT NOT NULL CONSTRAINT handle_players_handle_key UNIQUE DEFAULT substr(md5(random()::text), 1, 12), friend_code VARCHAR(6) NOT NULL UNIQUE DEFAULT substr(md5(random()::text), 1, 6), pw_hash TEXT, banned JSONB, gen BIGINT NOT NULL DEFAULT 0)`
+		}
+		must(db.ExecContext(ctx, ddl))
+		e := newEnv(t, db, Options{
+			Tables:      tablesWith(map[string]any{"users": (*handlePlayer)(nil)}),
+			UserColumns: UserColumns{PasswordHash: "pw_hash", DisplayName: "handle", Ban: "banned", TokenVersion: "gen"},
+			Resources: map[string]*Resource{"users": DefineResource((*handlePlayer)(nil), ResourceConfig{
+				Columns: map[string]ColumnConfig{"friend_code": {Personal: true}},
+			})},
+		})
+		root, rootID := e.bootstrap()
+		var ids []int64
+		for i, h := range []string{"Ann", "Bo", "Cy"} {
+			p := &handlePlayer{Email: strings.ToLower(h) + "@example.com", Handle: h, FriendCode: fmt.Sprintf("FC-%d", i)}
+			must(db.NewInsert().Model(p).Exec(ctx))
+			ids = append(ids, p.ID)
+		}
+		// A handle another player has, in another case: 409 naming it.
+		r := root.do("PATCH", fmt.Sprintf("/admin-api/users/%d", ids[1]), map[string]any{"handle": "ann"})
+		if db.Dialect().Name() == dialect.PG {
+			r = root.do("PATCH", fmt.Sprintf("/admin-api/users/%d", ids[1]), map[string]any{"handle": "Ann"})
+		}
+		r.want(t, 409, "conflict")
+		if msg := fmt.Sprint(r.body["error"]); !strings.Contains(msg, "handle") || strings.Contains(msg, "Ann") {
+			t.Errorf("409 message = %q; want the column named, not the value", msg)
+		}
+		if f, _ := r.body["fields"].(map[string]any); f["handle"] == nil {
+			t.Errorf("409 fields = %v; want handle", r.body["fields"])
+		}
+		_ = rootID
+		for i, id := range ids {
+			path := fmt.Sprintf("/admin-api/users/%d/_erase", id)
+			var before handlePlayer
+			must(0, db.NewSelect().Model(&before).Where("id = ?", id).Scan(ctx))
+			root.do("POST", path+"?dryRun=true", nil).want(t, 200)
+			var after handlePlayer
+			must(0, db.NewSelect().Model(&after).Where("id = ?", id).Scan(ctx))
+			if after != before {
+				t.Fatalf("dry run %d changed the row: %+v → %+v", i, before, after)
+			}
+			root.do("POST", path, map[string]any{"confirm": before.Email}).want(t, 200)
+			must(0, db.NewSelect().Model(&after).Where("id = ?", id).Scan(ctx))
+			if after.Handle != fmt.Sprintf("erased-%d", id) || after.FriendCode == before.FriendCode || len(after.FriendCode) > 6 || after.FriendCode == "" {
+				t.Fatalf("erased player %d = %+v; want handle erased-%d and a new friend code of at most 6", i, after, id)
+			}
+			// A dry run after erases (of this one, and of the next).
+			root.do("POST", path+"?dryRun=true", nil).want(t, 200)
+		}
+		if n := len(e.auditRows("user.erase")); n != len(ids) {
+			t.Errorf("user.erase entries = %d; want %d (dry runs write none)", n, len(ids))
+		}
+	})
+}

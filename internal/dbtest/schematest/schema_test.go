@@ -182,10 +182,15 @@ func TestInspectErrors(t *testing.T) {
 		Name          string
 	}
 	db := testdb.SQLite(t)
-	for _, m := range []any{nil, 42, (*noPK)(nil)} {
+	for _, m := range []any{nil, 42} {
 		if tb, err := schema.Inspect(db, "x", m); err == nil || !strings.HasPrefix(err.Error(), "schema: ") {
 			t.Errorf("Inspect(%T) = %v, %v; want a schema: error", m, tb, err)
 		}
+	}
+	// A table without a primary key (an append-only log) is read-only.
+	tb, err := schema.Inspect(db, "x", (*noPK)(nil))
+	if err != nil || len(tb.PK) != 0 || !strings.Contains(tb.NotWritable, "no primary key") {
+		t.Errorf("Inspect(noPK) = %+v, %v; want a table without key, not writable", tb, err)
 	}
 }
 

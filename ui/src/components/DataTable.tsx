@@ -64,7 +64,7 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
     if (rowMenu) cols.push({ id: '_menu', header: '', cell: ({ row }) => rowMenu(row.original) });
     return cols;
   }, [columns, meta, rowMenu, rows, selected, onSelect]);
-  const table = useReactTable({ data: rows, columns: defs, getCoreRowModel: getCoreRowModel(), manualSorting: true, getRowId: (r) => rowId(meta, r) });
+  const table = useReactTable({ data: rows, columns: defs, getCoreRowModel: getCoreRowModel(), manualSorting: true, getRowId: (r, i) => (meta.primaryKey.length > 0 ? rowId(meta, r) : String(i)) }); // a table without a key: rows by position
   return (
     <div className="table-wrap">
       <table className="data-table">

@@ -23,6 +23,7 @@ import { rowLabel, singular, usePageTitle } from '../names';
 import { bulkDelete, bulkSummary } from './bulkDelete';
 import { bulkModerate, bulkOutcome, type BulkAnswer } from './userBulk';
 import { mayChangeUser, mayModerateUser } from './userAccess';
+import { DeletedFilter, isDeleted, useRestore } from './softDelete';
 
 // The URL's page and size are the UI's own; everything else in it is the
 // server's list query (filters, _q, _sort, _count).
@@ -94,6 +95,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   const canRevoke = moderates && features.revokeSessions;
   const canSelect = meta.permissions.delete || meta.actions.some((a) => !a.perRow) || canBan || canRevoke;
   const [banning, setBanning] = useState<{ ids: string[]; name: string } | null>(null);
+  const restore = useRestore(meta);
 
   const update = (fn: (p: URLSearchParams) => void) => {
     const next = new URLSearchParams(params);
@@ -116,7 +118,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   const bulk = meta.actions.filter((a) => !a.perRow);
   const remove = async (row: Row) => {
     const id = rowId(meta, row);
-    if (!(await ask({ title: `Delete this ${singular(meta.label)}?`, description: `Row ${id} is deleted for good.`, confirmLabel: 'Delete', danger: true }))) return;
+    if (!(await ask({ title: `Delete this ${singular(meta.label)}?`, description: meta.softDeleteColumn ? `Row ${id} is marked deleted; the Deleted view can restore it.` : `Row ${id} is deleted for good.`, confirmLabel: 'Delete', danger: true }))) return;
     try {
       await api.del(`/${seg(meta.name)}/${seg(id)}`);
       toast.success('Deleted');
@@ -174,7 +176,8 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     if (canBan && mayModerate && ban) items.push({ label: 'Unban', onSelect: () => void unban([id], name) });
     if (canRevoke && mayModerate) items.push({ label: 'Revoke sessions', onSelect: () => void revoke([id], name) });
     if (mayChange) for (const a of perRow) items.push({ label: a.label, onSelect: () => void runAction(a, id) });
-    if (meta.permissions.delete && mayChange) items.push({ label: 'Delete', danger: true, onSelect: () => void remove(row) });
+    if (meta.permissions.update && isDeleted(meta, row)) items.push({ label: 'Restore', onSelect: () => void restore(id) });
+    else if (meta.permissions.delete && mayChange) items.push({ label: 'Delete', danger: true, onSelect: () => void remove(row) });
     return <RowMenu items={items} label={`Actions for row ${id}`} />;
   };
 
@@ -206,6 +209,13 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
         <BannedFilter on={params.get('_banned') === 'true'} onChange={(on) => update((p) => {
           if (on) p.set('_banned', 'true');
           else p.delete('_banned');
+          p.delete('page');
+        })} />
+      )}
+      {meta.softDeleteColumn && (
+        <DeletedFilter on={params.get('_deleted') === 'only'} onChange={(on) => update((p) => {
+          if (on) p.set('_deleted', 'only');
+          else p.delete('_deleted');
           p.delete('page');
         })} />
       )}

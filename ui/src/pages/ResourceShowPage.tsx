@@ -17,6 +17,7 @@ import { UserModeration, ActiveSessions, BanState } from './UserModeration';
 import { AuditEntryActions, RowHistory } from './RowHistory';
 import { AuditPayload } from '../components/AuditPayload';
 import { mayChangeUser } from './userAccess';
+import { RestoreButton, isDeleted } from './softDelete';
 
 export function ResourceShowPage() {
   const { resource, id } = useParams();
@@ -41,7 +42,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
   usePageTitle(row.data ? `${title} · ${meta.label}` : meta.label);
 
   const remove = async () => {
-    if (!(await ask({ title: `Delete ${singular(meta.label)} “${title}”?`, description: `Row ${id} is deleted for good.`, confirmLabel: 'Delete', danger: true }))) return;
+    if (!(await ask({ title: `Delete ${singular(meta.label)} “${title}”?`, description: meta.softDeleteColumn ? `Row ${id} is marked deleted; it can be restored.` : `Row ${id} is deleted for good.`, confirmLabel: 'Delete', danger: true }))) return;
     try {
       await api.del(path);
       toast.success('Deleted');
@@ -65,7 +66,8 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
               <Pencil size={14} aria-hidden="true" /> Edit
             </Link>
           )}
-          {meta.permissions.delete && mayChange && (
+          <RestoreButton meta={meta} id={id} row={row.data} />
+          {meta.permissions.delete && mayChange && !isDeleted(meta, row.data) && (
             <button type="button" className="danger" onClick={() => void remove()}>
               <Trash2 size={14} aria-hidden="true" /> Delete
             </button>
