@@ -64,8 +64,15 @@ func steamResource() *admin.Resource {
 func seedSteam(ctx context.Context, db *bun.DB, users []admin.User) error {
 	names := []string{"zero", "first", "second", "third"}
 	accounts := make([]SteamAccount, len(names))
+	// "second" and "third" were linked late on 14 March 2025 in UTC:
+	// 23:00 of the 14th and 08:30 of the 15th in Tokyo, so a day filter
+	// read in the operator's zone (_tz) tells them apart.
+	linked := map[int]time.Time{2: time.Date(2025, 3, 14, 14, 0, 0, 0, time.UTC), 3: time.Date(2025, 3, 14, 23, 30, 0, 0, time.UTC)}
 	for i, name := range names {
-		accounts[i] = SteamAccount{ID: steamBase + int64(i), PersonaName: name, UserID: &users[i].ID}
+		accounts[i] = SteamAccount{ID: steamBase + int64(i), PersonaName: name, UserID: &users[i].ID, LinkedAt: linked[i]}
+		if accounts[i].LinkedAt.IsZero() {
+			accounts[i].LinkedAt = time.Now().UTC()
+		}
 	}
 	// Friends point forward and the last at the first: insert without
 	// them, then set them, so no row references one not there yet.
