@@ -18,7 +18,7 @@ import { ErrorNote, Loading } from '../components/Status';
 import { NotAllowed } from '../components/NotAllowed';
 import { AuditFilters } from './AuditFilters';
 import { ApiHelp } from '../components/ApiHelp';
-import { listColumns } from './columns';
+import { listColumns, tableColumns } from './columns';
 import { rowLabel, singular, usePageTitle } from '../names';
 import { bulkDelete, bulkSummary } from './bulkDelete';
 import { bulkModerate, bulkOutcome, type BulkAnswer } from './userBulk';
@@ -93,7 +93,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   const moderates = meta.name === 'users' && meta.permissions.update;
   const canBan = moderates && features.ban && !!meta.banColumn;
   const canRevoke = moderates && features.revokeSessions;
-  const canSelect = meta.permissions.delete || meta.actions.some((a) => !a.perRow) || canBan || canRevoke;
+  const canSelect = meta.primaryKey.length > 0 && (meta.permissions.delete || meta.actions.some((a) => !a.perRow) || canBan || canRevoke);
   const [banning, setBanning] = useState<{ ids: string[]; name: string } | null>(null);
   const restore = useRestore(meta);
 
@@ -161,7 +161,10 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     confirmThen('revoke-sessions', ids, { title: `Revoke the sessions of ${name}?`, description: 'Every session ends and their live connections close; they can sign in again.', confirmLabel: 'Revoke sessions', danger: true });
   const unban = (ids: string[], name: string) =>
     confirmThen('unban', ids, { title: `Unban ${name}?`, description: 'They can sign in and join rooms again.', confirmLabel: 'Unban' });
+  // A table without a primary key has no row URL: no row menu, no selection.
+  const keyed = meta.primaryKey.length > 0;
   const rowMenu = (row: Row) => {
+    if (!keyed) return null;
     const id = rowId(meta, row);
     const items: MenuItem[] = [];
     const name = rowLabel(meta, id, row);
@@ -291,7 +294,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
         <>
           <DataTable
             meta={meta}
-            columns={columns}
+            columns={tableColumns(meta)}
             rows={list.data.rows}
             sort={sort}
             onSort={onSort}

@@ -12,7 +12,7 @@ import { ErrorNote, Loading } from '../components/Status';
 import { NotAllowed } from '../components/NotAllowed';
 import { ResourceIcon } from '../icons';
 import { rowLabel, singular, usePageTitle } from '../names';
-import { listColumns, pick } from './columns';
+import { banField, listColumns, pick } from './columns';
 import { UserModeration, ActiveSessions, BanState } from './UserModeration';
 import { AuditEntryActions, RowHistory } from './RowHistory';
 import { AuditPayload } from '../components/AuditPayload';
@@ -38,6 +38,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
   // would allow them.
   const me = useMe();
   const mayChange = row.data !== undefined && (meta.name !== 'users' || mayChangeUser(me.data, id, row.data));
+  const ban = banField(meta);
   const gone = row.error instanceof ApiError && row.error.status === 404;
   usePageTitle(row.data ? `${title} · ${meta.label}` : meta.label);
 
@@ -93,6 +94,9 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
                 <dd>
                   {c.name === meta.banColumn ? (
                     <BanState ban={row.data[c.name]} short />
+                  ) : c.name === meta.emailColumn && row.data[c.name] == null ? (
+                    // A guest player, without an email.
+                    <span className="muted">no email</span>
                   ) : meta.name === 'adminAudit' && c.name === 'payload' ? (
                     <AuditPayload payload={row.data.payload} />
                   ) : (
@@ -101,6 +105,14 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
                 </dd>
               </div>
             ))}
+            {ban && (
+              // The server's _ban (a game's until-column): no column of
+              // the table, so shown after them.
+              <div className="field">
+                <dt>{ban.label}</dt>
+                <dd><BanState ban={row.data[ban.name]} short /></dd>
+              </div>
+            )}
           </dl>
           {meta.name === 'users' && meta.permissions.update && <UserModeration id={id} row={row.data} ban={meta.banColumn ? row.data[meta.banColumn] : undefined} />}
           <RelationTabs meta={meta} id={id} row={row.data} />
