@@ -189,6 +189,8 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
       <div className="page-title">
         <h1>
           <ResourceIcon name={meta.icon} size={20} /> {meta.label}
+          {/* A view or a table without a key: the panel never writes it; why on hover. */}
+          {meta.readOnly && <span className="badge" title={`Read-only: ${meta.readOnly}`} tabIndex={0}>Read-only</span>}
         </h1>
         <div className="toolbar">
           {/* With a selection, the table's actions move to the selection bar. */}
