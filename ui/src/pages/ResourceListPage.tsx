@@ -173,13 +173,15 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     const mayChange = meta.name !== 'users' || mayChangeUser(me.data, id, row);
     const mayModerate = mayModerateUser(me.data, id, row);
     if (meta.permissions.read) items.push({ label: 'View', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}`) });
-    if (meta.permissions.update && mayChange) items.push({ label: 'Edit', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}/edit`) });
+    // A soft-deleted row is not edited (the server reads live rows only): restored first.
+    const deleted = isDeleted(meta, row);
+    if (meta.permissions.update && mayChange && !deleted) items.push({ label: 'Edit', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}/edit`) });
     const ban = meta.banColumn ? row[meta.banColumn] : null;
     if (canBan && mayModerate) items.push({ label: ban ? 'Ban again…' : 'Ban…', danger: true, onSelect: () => setBanning({ ids: [id], name }) });
     if (canBan && mayModerate && ban) items.push({ label: 'Unban', onSelect: () => void unban([id], name) });
     if (canRevoke && mayModerate) items.push({ label: 'Revoke sessions', onSelect: () => void revoke([id], name) });
     if (mayChange) for (const a of perRow) items.push({ label: a.label, onSelect: () => void runAction(a, id) });
-    if (meta.permissions.update && isDeleted(meta, row)) items.push({ label: 'Restore', onSelect: () => void restore(id) });
+    if (meta.permissions.update && deleted) items.push({ label: 'Restore', onSelect: () => void restore(id) });
     else if (meta.permissions.delete && mayChange) items.push({ label: 'Delete', danger: true, onSelect: () => void remove(row) });
     return <RowMenu items={items} label={`Actions for row ${id}`} />;
   };

@@ -62,7 +62,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
         </h1>
         <div className="toolbar">
           {meta.name === 'adminAudit' && row.data && <AuditEntryActions entry={row.data} />}
-          {meta.permissions.update && mayChange && (
+          {meta.permissions.update && mayChange && !isDeleted(meta, row.data) && (
             <Link to={path + '/edit'} className="button">
               <Pencil size={14} aria-hidden="true" /> Edit
             </Link>
@@ -87,6 +87,11 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
         <ErrorNote error={row.error} />
       ) : (
         <>
+          {isDeleted(meta, row.data) && (
+            <p className="muted" role="status">
+              This row is deleted: the list shows it in its Deleted view only.{meta.permissions.update ? ' Restore brings it back.' : ''}
+            </p>
+          )}
           <dl className="fields">
             {pick(meta, meta.showFields).map((c) => (
               <div key={c.name} className={'field' + (meta.name === 'adminAudit' && c.name === 'payload' ? ' field-wide' : '')}>
