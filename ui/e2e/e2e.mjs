@@ -708,6 +708,84 @@ async function main() {
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length > 1);
   });
 
+  await step("a game's until-column (_ban) and a guest without email read as the built-in ban and email (answers rewritten: the demo's table has neither)", async () => {
+    // The server's answers as with UserColumns.BanUntil: no ban column in
+    // the catalog, banColumn "_ban", rows carrying _ban {reason, until?}
+    // (who and when are the audit log's); and Player 08 a guest (email NULL).
+    const guestName = 'Player 08';
+    const toUntil = (r) => {
+      if (!r || typeof r !== 'object' || !('ban' in r)) return r;
+      const b = r.ban;
+      delete r.ban;
+      r._ban = b ? { ...(b.reason ? { reason: b.reason } : {}), ...(b.until ? { until: b.until } : {}) } : null;
+      if (r.display_name === guestName) r.email = null;
+      return r;
+    };
+    const catalog = async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      for (const e of Array.isArray(body) ? body : body.catalog ?? []) {
+        if (e.name !== 'users') continue;
+        e.columns = e.columns.filter((c) => c.name !== 'ban');
+        e.listColumns = e.listColumns?.filter((c) => c !== 'ban');
+        e.showFields = e.showFields?.filter((c) => c !== 'ban');
+        e.banColumn = '_ban';
+      }
+      await route.fulfill({ response: res, json: body });
+    };
+    const usersRows = async (route) => {
+      if (route.request().method() !== 'GET') return route.continue();
+      const res = await route.fetch();
+      const body = await res.json();
+      await route.fulfill({ response: res, json: Array.isArray(body) ? body.map(toUntil) : toUntil(body) });
+    };
+    const catalogURL = /\/admin-api\/?(\?.*)?$|\/admin-api\/auth\/status/;
+    const usersURL = /\/admin-api\/users(\/[^/?_][^/?]*)?(\?.*)?$/;
+    await page.route(catalogURL, catalog);
+    await page.route(usersURL, usersRows);
+    try {
+      await page.goto(base + '/admin/users?_banned=true');
+      await page.getByRole('heading', { name: 'Users' }).waitFor();
+      await page.getByRole('cell', { name: playerEmail }).waitFor();
+      expect((await page.locator('thead th').allInnerTexts()).includes('Ban'), 'no Ban column from _ban');
+      const badge = page.locator('tbody td .badge-banned');
+      expect((await badge.innerText()).startsWith('Banned for good · e2e: cheating'), '_ban badge: ' + (await badge.innerText()));
+      await page.getByRole('button', { name: 'Banned', pressed: true }).waitFor();
+      await page.locator('tbody tr').first().locator('a.row-link').click();
+      await page.getByTestId('ban-state').filter({ hasText: /^Banned for good — e2e: cheating$/ }).waitFor();
+      await page.locator('.field', { hasText: 'Ban' }).last().locator('dd', { hasText: 'Banned for good' }).waitFor();
+      await page.getByRole('button', { name: 'Unban' }).waitFor();
+      await shot('10c2-until-column-ban');
+
+      // The guest: "no email", no invite, Export and Erase… confirmed by id.
+      const guestId = await page.evaluate(async () => {
+        const r = await fetch('/admin-api/users?display_name_eq=Player%2008');
+        return (await r.json())[0]?.id;
+      });
+      expect(guestId, 'no Player 08');
+      await page.goto(base + '/admin/users/' + guestId);
+      await page.locator('.field', { hasText: 'Email' }).locator('dd', { hasText: /^no email$/ }).waitFor();
+      await page.getByRole('heading', { name: 'Data requests' }).waitFor();
+      await page.getByRole('link', { name: 'Export data' }).waitFor();
+      expect((await page.getByRole('button', { name: /Send invite/ }).count()) === 0, 'a guest is offered an invite');
+      await page.getByRole('button', { name: 'Erase…' }).click();
+      const dialog = page.getByRole('dialog', { name: `Erase ${guestName}'s personal data?` });
+      await dialog.getByText('This player has no email: type their id').waitFor();
+      await dialog.getByRole('textbox').fill('player08@example.com');
+      expect(await dialog.getByRole('button', { name: 'Erase', exact: true }).isDisabled(), 'Erase enabled by an email for a guest');
+      await dialog.getByRole('textbox').fill(guestId);
+      expect(await dialog.getByRole('button', { name: 'Erase', exact: true }).isEnabled(), 'Erase disabled with the guest id typed');
+      await shot('10c3-guest-erase');
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'detached' });
+    } finally {
+      await page.unroute(catalogURL, catalog);
+      await page.unroute(usersURL, usersRows);
+    }
+    await page.goto(base + '/admin/users');
+    await page.getByRole('heading', { name: 'Users' }).waitFor();
+  });
+
   await step('dashboard: today in figures, each linked; recent moderation in sentences', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Dashboard' }).click();
     const today = page.getByRole('article', { name: 'Today' });

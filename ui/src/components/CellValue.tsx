@@ -97,6 +97,15 @@ export function BanBadge({ ban }: { ban: BanInfo }) {
   );
 }
 
+// BanCell is the users' ban column (the catalog's banColumn) in a list:
+// "—" when not banned, else its badge. It reads the JSON ban column and
+// the server's _ban alike (the latter has no bannedAt, and {} is a ban
+// for good without a reason).
+export function BanCell({ ban }: { ban: unknown }) {
+  if (ban === null || ban === undefined || typeof ban !== 'object' || Array.isArray(ban)) return <span className="null">—</span>;
+  return <BanBadge ban={ban as BanInfo} />;
+}
+
 // CellValue shows one column of a row compactly: links for foreign keys,
 // labelled from the row's _labels, localized datetimes, one-line JSON.
 // noLink shows a foreign key's label without its link (the cell is inside

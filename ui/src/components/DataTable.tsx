@@ -4,7 +4,7 @@ import { ArrowDown, ArrowUp } from 'lucide-react';
 import { Link } from 'react-router';
 import { seg, type Column, type ResourceMeta, type Row } from '../api';
 import { rowId } from '../rowId';
-import { CellValue, ZoneNote } from './CellValue';
+import { BanCell, CellValue, ZoneNote } from './CellValue';
 
 export interface SortState {
   field: string;
@@ -39,7 +39,11 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
         </>
       ),
       cell: ({ row }) =>
-        i === linkAt && meta.permissions.read ? (
+        // The users' ban, from the catalog's banColumn (a JSON column, or
+        // the server's _ban from a game's until-column): a badge.
+        col.name === meta.banColumn ? (
+          <BanCell ban={row.original[col.name]} />
+        ) : i === linkAt && meta.permissions.read && meta.primaryKey.length > 0 ? (
           <Link to={`/${seg(meta.name)}/${seg(rowId(meta, row.original))}`} className="row-link">
             <CellValue col={col} row={row.original} noLink />
           </Link>

@@ -7,7 +7,7 @@ import { DataTable } from '../components/DataTable';
 import { ErrorNote, Loading } from '../components/Status';
 import { usePageTitle } from '../names';
 import { useResourceMeta } from '../queries';
-import { listColumns } from './columns';
+import { tableColumns } from './columns';
 import { stringifyJSON } from '../json';
 
 export function DashboardPage() {
@@ -207,7 +207,7 @@ function ResourceTableWidget({ resource, data }: { resource: string; data: unkno
   const meta = useResourceMeta(resource);
   if (!meta || !Array.isArray(data)) return <TableWidget data={data} />;
   if (data.length === 0) return <p className="muted">Nothing yet.</p>;
-  return <DataTable meta={meta} columns={listColumns(meta)} rows={data as Row[]} />;
+  return <DataTable meta={meta} columns={tableColumns(meta)} rows={data as Row[]} />;
 }
 
 function TableWidget({ data }: { data: unknown }) {

@@ -29,8 +29,9 @@ const ruleWords: Record<ErasePart['rule'], string> = {
 };
 
 // DataRequests are an admin's answers to a player's data request, on the
-// user's page: Export data (one JSON file) and Erase….
-export function DataRequests({ id, name, email, onErased }: { id: string; name: string; email: string; onErased: () => void }) {
+// user's page: Export data (one JSON file) and Erase…. email is null for
+// a guest player, who has none: the erase is then confirmed with their id.
+export function DataRequests({ id, name, email, onErased }: { id: string; name: string; email: string | null; onErased: () => void }) {
   const [erasing, setErasing] = useState(false);
   const base = `/users/${seg(id)}`;
   return (
@@ -44,18 +45,19 @@ export function DataRequests({ id, name, email, onErased }: { id: string; name: 
           <Eraser size={14} aria-hidden="true" /> Erase…
         </button>
       </div>
-      {erasing && <EraseDialog base={base} name={name} email={email} onClose={() => setErasing(false)} onErased={onErased} />}
+      {erasing && <EraseDialog base={base} name={name} confirm={email ?? id} guest={email === null} onClose={() => setErasing(false)} onErased={onErased} />}
     </div>
   );
 }
 
 // EraseDialog shows what an erase would do (a dry run: rows per resource,
-// audit entries redacted) and erases once the operator types the email.
-function EraseDialog({ base, name, email, onClose, onErased }: { base: string; name: string; email: string; onClose: () => void; onErased: () => void }) {
+// audit entries redacted) and erases once the operator types the email,
+// or for a guest (no email) the player's id: confirm is what to type.
+function EraseDialog({ base, name, confirm, guest, onClose, onErased }: { base: string; name: string; confirm: string; guest: boolean; onClose: () => void; onErased: () => void }) {
   const plan = useQuery({ queryKey: ['erase-plan', base], queryFn: () => api.post<EraseReport>(`${base}/_erase?dryRun=true`), gcTime: 0, retry: false });
   const [typed, setTyped] = useState('');
   const [busy, setBusy] = useState(false);
-  const matches = typed.trim().toLowerCase() === email.toLowerCase();
+  const matches = typed.trim().toLowerCase() === confirm.toLowerCase();
   const erase = async () => {
     setBusy(true);
     try {
@@ -95,7 +97,11 @@ function EraseDialog({ base, name, email, onClose, onErased }: { base: string; n
             }}
           >
             <label>
-              <span>Type <strong className="erase-email">{email}</strong> to confirm</span>
+              {guest ? (
+                <span>This player has no email: type their id <strong className="erase-email">{confirm}</strong> to confirm</span>
+              ) : (
+                <span>Type <strong className="erase-email">{confirm}</strong> to confirm</span>
+              )}
               <input autoComplete="off" value={typed} onChange={(e) => setTyped(e.currentTarget.value)} />
             </label>
             <div className="dialog-buttons">

@@ -18,7 +18,7 @@ import { ErrorNote, Loading } from '../components/Status';
 import { NotAllowed } from '../components/NotAllowed';
 import { AuditFilters } from './AuditFilters';
 import { ApiHelp } from '../components/ApiHelp';
-import { listColumns } from './columns';
+import { listColumns, tableColumns } from './columns';
 import { rowLabel, singular, usePageTitle } from '../names';
 import { bulkDelete, bulkSummary } from './bulkDelete';
 import { bulkModerate, bulkOutcome, type BulkAnswer } from './userBulk';
@@ -93,7 +93,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   const moderates = meta.name === 'users' && meta.permissions.update;
   const canBan = moderates && features.ban && !!meta.banColumn;
   const canRevoke = moderates && features.revokeSessions;
-  const canSelect = meta.permissions.delete || meta.actions.some((a) => !a.perRow) || canBan || canRevoke;
+  const canSelect = meta.primaryKey.length > 0 && (meta.permissions.delete || meta.actions.some((a) => !a.perRow) || canBan || canRevoke);
   const [banning, setBanning] = useState<{ ids: string[]; name: string } | null>(null);
   const restore = useRestore(meta);
 
@@ -161,7 +161,10 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     confirmThen('revoke-sessions', ids, { title: `Revoke the sessions of ${name}?`, description: 'Every session ends and their live connections close; they can sign in again.', confirmLabel: 'Revoke sessions', danger: true });
   const unban = (ids: string[], name: string) =>
     confirmThen('unban', ids, { title: `Unban ${name}?`, description: 'They can sign in and join rooms again.', confirmLabel: 'Unban' });
+  // A table without a primary key has no row URL: no row menu, no selection.
+  const keyed = meta.primaryKey.length > 0;
   const rowMenu = (row: Row) => {
+    if (!keyed) return null;
     const id = rowId(meta, row);
     const items: MenuItem[] = [];
     const name = rowLabel(meta, id, row);
@@ -170,13 +173,15 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     const mayChange = meta.name !== 'users' || mayChangeUser(me.data, id, row);
     const mayModerate = mayModerateUser(me.data, id, row);
     if (meta.permissions.read) items.push({ label: 'View', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}`) });
-    if (meta.permissions.update && mayChange) items.push({ label: 'Edit', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}/edit`) });
+    // A soft-deleted row is not edited (the server reads live rows only): restored first.
+    const deleted = isDeleted(meta, row);
+    if (meta.permissions.update && mayChange && !deleted) items.push({ label: 'Edit', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}/edit`) });
     const ban = meta.banColumn ? row[meta.banColumn] : null;
     if (canBan && mayModerate) items.push({ label: ban ? 'Ban again…' : 'Ban…', danger: true, onSelect: () => setBanning({ ids: [id], name }) });
     if (canBan && mayModerate && ban) items.push({ label: 'Unban', onSelect: () => void unban([id], name) });
     if (canRevoke && mayModerate) items.push({ label: 'Revoke sessions', onSelect: () => void revoke([id], name) });
     if (mayChange) for (const a of perRow) items.push({ label: a.label, onSelect: () => void runAction(a, id) });
-    if (meta.permissions.update && isDeleted(meta, row)) items.push({ label: 'Restore', onSelect: () => void restore(id) });
+    if (meta.permissions.update && deleted) items.push({ label: 'Restore', onSelect: () => void restore(id) });
     else if (meta.permissions.delete && mayChange) items.push({ label: 'Delete', danger: true, onSelect: () => void remove(row) });
     return <RowMenu items={items} label={`Actions for row ${id}`} />;
   };
@@ -186,6 +191,8 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
       <div className="page-title">
         <h1>
           <ResourceIcon name={meta.icon} size={20} /> {meta.label}
+          {/* A view or a table without a key: the panel never writes it; why on hover. */}
+          {meta.readOnly && <span className="badge" title={`Read-only: ${meta.readOnly}`} tabIndex={0}>Read-only</span>}
         </h1>
         <div className="toolbar">
           {/* With a selection, the table's actions move to the selection bar. */}
@@ -291,7 +298,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
         <>
           <DataTable
             meta={meta}
-            columns={columns}
+            columns={tableColumns(meta)}
             rows={list.data.rows}
             sort={sort}
             onSort={onSort}

@@ -12,7 +12,7 @@ import { ErrorNote, Loading } from '../components/Status';
 import { NotAllowed } from '../components/NotAllowed';
 import { ResourceIcon } from '../icons';
 import { rowLabel, singular, usePageTitle } from '../names';
-import { listColumns, pick } from './columns';
+import { banField, listColumns, pick } from './columns';
 import { UserModeration, ActiveSessions, BanState } from './UserModeration';
 import { AuditEntryActions, RowHistory } from './RowHistory';
 import { AuditPayload } from '../components/AuditPayload';
@@ -38,6 +38,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
   // would allow them.
   const me = useMe();
   const mayChange = row.data !== undefined && (meta.name !== 'users' || mayChangeUser(me.data, id, row.data));
+  const ban = banField(meta);
   const gone = row.error instanceof ApiError && row.error.status === 404;
   usePageTitle(row.data ? `${title} · ${meta.label}` : meta.label);
 
@@ -61,7 +62,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
         </h1>
         <div className="toolbar">
           {meta.name === 'adminAudit' && row.data && <AuditEntryActions entry={row.data} />}
-          {meta.permissions.update && mayChange && (
+          {meta.permissions.update && mayChange && !isDeleted(meta, row.data) && (
             <Link to={path + '/edit'} className="button">
               <Pencil size={14} aria-hidden="true" /> Edit
             </Link>
@@ -86,6 +87,11 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
         <ErrorNote error={row.error} />
       ) : (
         <>
+          {isDeleted(meta, row.data) && (
+            <p className="muted" role="status">
+              This row is deleted: the list shows it in its Deleted view only.{meta.permissions.update ? ' Restore brings it back.' : ''}
+            </p>
+          )}
           <dl className="fields">
             {pick(meta, meta.showFields).map((c) => (
               <div key={c.name} className={'field' + (meta.name === 'adminAudit' && c.name === 'payload' ? ' field-wide' : '')}>
@@ -93,6 +99,9 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
                 <dd>
                   {c.name === meta.banColumn ? (
                     <BanState ban={row.data[c.name]} short />
+                  ) : c.name === meta.emailColumn && row.data[c.name] == null ? (
+                    // A guest player, without an email.
+                    <span className="muted">no email</span>
                   ) : meta.name === 'adminAudit' && c.name === 'payload' ? (
                     <AuditPayload payload={row.data.payload} />
                   ) : (
@@ -101,6 +110,14 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
                 </dd>
               </div>
             ))}
+            {ban && (
+              // The server's _ban (a game's until-column): no column of
+              // the table, so shown after them.
+              <div className="field">
+                <dt>{ban.label}</dt>
+                <dd><BanState ban={row.data[ban.name]} short /></dd>
+              </div>
+            )}
           </dl>
           {meta.name === 'users' && meta.permissions.update && <UserModeration id={id} row={row.data} ban={meta.banColumn ? row.data[meta.banColumn] : undefined} />}
           <RelationTabs meta={meta} id={id} row={row.data} />

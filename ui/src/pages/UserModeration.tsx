@@ -79,6 +79,10 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
   const banned = ban !== null && ban !== undefined;
   const self = me.data?.userId === id;
   const mayChange = mayChangeUser(me.data, id, row);
+  // A guest player has no email (NULL): no invite; the erase is confirmed
+  // with their id instead.
+  const email = row[who?.emailColumn ?? 'email'];
+  const hasEmail = typeof email === 'string';
   return (
     <section className="moderation" aria-labelledby="moderation-title">
       <h2 id="moderation-title">Moderation</h2>
@@ -100,7 +104,7 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
               Revoke sessions
             </button>
           )}
-          {me.data?.role === 'admin' && (
+          {me.data?.role === 'admin' && hasEmail && (
             <button type="button" title="Email them a link to set their password (valid 15 minutes)" onClick={() => void confirmThen({ title: `Send an invite to ${name}?`, description: 'A link to set a password is delivered to their email address (valid 15 minutes).', confirmLabel: 'Send invite' }, 'invite', 'Invite sent')}>
               <Mail size={14} aria-hidden="true" /> Send invite
             </button>
@@ -108,8 +112,8 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
         </div>
       )}
       {!self && <RoleControl userId={id} name={name} />}
-      {!self && me.data?.role === 'admin' && features.ban && typeof row[who?.emailColumn ?? 'email'] === 'string' && (
-        <DataRequests id={id} name={name} email={String(row[who?.emailColumn ?? 'email'])} onErased={() => void refresh()} />
+      {!self && me.data?.role === 'admin' && features.ban && (hasEmail || email === null) && (
+        <DataRequests id={id} name={name} email={hasEmail ? email : null} onErased={() => void refresh()} />
       )}
       {banning && (
         <BanDialog

@@ -12,3 +12,18 @@ export function listColumns(meta: ResourceMeta): Column[] {
   const missing = meta.primaryKey.filter((k) => !cols.some((c) => c.name === k));
   return [...missing.flatMap((k) => meta.columns.filter((c) => c.name === k)), ...cols];
 }
+
+// banField is the users list's Ban column when the catalog's banColumn is
+// no column of the table (the server's _ban, read from a game's own
+// until-column): a field of every row, shown as the JSON ban column is.
+export function banField(meta: ResourceMeta): Column | undefined {
+  const name = meta.banColumn;
+  if (!name || meta.columns.some((c) => c.name === name)) return undefined;
+  return { name, label: 'Ban', type: '', dataType: 'json', notNull: false, primary: false, hasDefault: false, readOnly: true, sortable: false, filterable: false };
+}
+
+// tableColumns are listColumns with the users' Ban field at the end.
+export function tableColumns(meta: ResourceMeta): Column[] {
+  const ban = banField(meta);
+  return ban ? [...listColumns(meta), ban] : listColumns(meta);
+}
