@@ -104,7 +104,7 @@ func Build(in Input) map[string]any {
 		queryParam("_order", obj{"type": "string"}, "asc or desc per _sort column"),
 		queryParam("_q", obj{"type": "string"}, "text searched in the search columns"),
 		queryParam("_count", obj{"type": "string", "enum": []string{"exact", "estimate", "none"}}, "how the total (X-Total-Count) is counted"),
-		queryParam("_tz", obj{"type": "string"}, "an IANA time zone (Asia/Tokyo): a filter value on a time column without an offset (a bare date, its midnight; a wall time) is read in it, not in UTC; timestamp-local columns are not moved"),
+		queryParam("_tz", obj{"type": "string"}, "an IANA time zone (Asia/Tokyo): a filter value on a time column without an offset (a bare date, that whole day; a wall time) is read in it, not in UTC; timestamp-local columns are not moved"),
 		queryParam("_deleted", obj{"type": "string", "enum": []string{"only", "include"}}, "a soft-delete resource's deleted rows: only them, or with the others (left out by default)"),
 	}
 	idParam := obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "string"}, "description": "the row's key; several key columns as the base64url JSON array of their values"}

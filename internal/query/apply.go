@@ -101,6 +101,16 @@ func (l *List) ApplyFilters(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuer
 	}
 	for _, f := range l.Filters {
 		col := bun.Ident(f.Column.Name)
+		day, isDay := f.Value.(DayRange)
+		switch {
+		case isDay && f.Op == Eq:
+			q = q.Where("?TableAlias.? >= ? AND ?TableAlias.? < ?", col, day.From, col, day.To)
+			continue
+		case isDay && f.Op == Ne:
+			// NULL is outside every day, so it is kept.
+			q = q.Where("(?TableAlias.? < ? OR ?TableAlias.? >= ? OR ?TableAlias.? IS NULL)", col, day.From, col, day.To, col)
+			continue
+		}
 		switch f.Op {
 		case Eq:
 			q = q.Where("?TableAlias.? = ?", col, f.Value)

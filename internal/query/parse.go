@@ -523,6 +523,38 @@ func parseColumnFilter(c *schema.Column, op Op, name, raw string, zone *time.Loc
 	if f.Value, err = parseFilterValue(c, raw, zone); err != nil {
 		return f, errorf(CodeInvalidValue, "%s: %s", name, message(err))
 	}
+	if zonedTime(c) {
+		return wholeDay(c, f, raw, zone)
+	}
+	return f, nil
+}
+
+// DayRange is the value of an _eq or _ne filter whose value is a bare
+// date on an instant column: the day from From (its midnight in the
+// zone) up to To (the next day's), To left out.
+type DayRange struct{ From, To any }
+
+// wholeDay makes a bare date on an instant column mean that whole day in
+// the operator's zone, as a day picker means it: _eq is within the day,
+// _ne outside it, _gt after it and _lte up to its end; _gte and _lt keep
+// its midnight. f holds the date's midnight already.
+func wholeDay(c *schema.Column, f Filter, raw string, zone *time.Location) (Filter, error) {
+	day, err := time.Parse(time.DateOnly, strings.TrimSpace(raw))
+	if err != nil {
+		return f, nil // a time, not a bare date
+	}
+	next, err := parseFilterValue(c, day.AddDate(0, 0, 1).Format(time.DateOnly), zone)
+	if err != nil {
+		return f, nil // past the last day a time holds: the midnight stands
+	}
+	switch f.Op {
+	case Eq, Ne:
+		f.Value = DayRange{From: f.Value, To: next}
+	case Gt:
+		f.Op, f.Value = Gte, next
+	case Lte:
+		f.Op, f.Value = Lt, next
+	}
 	return f, nil
 }
 

@@ -76,6 +76,9 @@ func FilterValues(l *query.List) map[string]any {
 		switch f.Op {
 		case query.Eq, query.Ne, query.Gt, query.Gte, query.Lt, query.Lte:
 			vals[f.Column.Name] = f.Value
+			if day, ok := f.Value.(query.DayRange); ok {
+				vals[f.Column.Name] = day.From
+			}
 		case query.In:
 			if vs := f.Value.([]any); len(vs) > 0 {
 				vals[f.Column.Name] = vs[0]

@@ -29,7 +29,8 @@ type tzEvent struct {
 
 // TestTimeZoneParam: _tz reads a filter's bare date or wall time in the
 // operator's zone, in the list, its count and the CSV export: a row at
-// 23:30 UTC on 14 March is on the 15th in Tokyo. Without _tz the day is
+// 23:30 UTC on 14 March is on the 15th in Tokyo. A bare date is that
+// whole day. Without _tz the day is
 // UTC's; a value with an offset is absolute; a timestamp-local column is
 // a wall clock _tz does not move; an unknown zone is 400 naming _tz.
 func TestTimeZoneParam(t *testing.T) {
@@ -61,7 +62,19 @@ func TestTimeZoneParam(t *testing.T) {
 			"at_lte=2025-03-14T03:00&_tz=America/Los_Angeles":         "early",      // PDT: 10:00 UTC
 			"at_lte=2025-03-14T03:00":                                 "",
 			"local_gte=2025-03-15&_tz=Asia/Tokyo":                     "next", // a wall clock: not moved
-			"local_gte=2025-03-15":                                    "next",
+			// A bare date is the whole day as a day picker means it:
+			// _eq within it, _ne outside it (NULL aside), _lte through
+			// its end, _gt after it.
+			"at_eq=2025-03-15&_tz=Asia/Tokyo":   "late",
+			"at=2025-03-14":                     "late,early",
+			"at_ne=2025-03-15&_tz=Asia/Tokyo":   "next,early",
+			"at_lte=2025-03-15&_tz=Asia/Tokyo":  "late,early",
+			"at_lte=2025-03-14":                 "late,early",
+			"at_gt=2025-03-14":                  "next",
+			"at_gt=2025-03-14&_tz=Asia/Tokyo":   "late,next",
+			"unix_eq=2025-03-15&_tz=Asia/Tokyo": "late",
+			"unix_lte=2025-03-14":               "late,early",
+			"local_gte=2025-03-15":              "next",
 		} {
 			v, err := url.ParseQuery(q + "&_sort=id")
 			if err != nil {
