@@ -43,9 +43,10 @@ type MapStat struct {
 type ChatLine struct {
 	bun.BaseModel `bun:"table:chat_log,alias:cl"`
 
-	At     time.Time `bun:"at,notnull" json:"at"`
-	UserID string    `bun:"user_id,notnull" json:"user_id"`
-	Line   string    `bun:"line,notnull" json:"line"`
+	At     time.Time   `bun:"at,notnull" json:"at"`
+	UserID string      `bun:"user_id,notnull" json:"user_id"`
+	User   *admin.User `bun:"rel:belongs-to,join:user_id=id" json:"-"`
+	Line   string      `bun:"line,notnull" json:"line"`
 }
 
 // migrateMatches creates matches, chat_log and the map_stats view. It runs
