@@ -1992,7 +1992,7 @@ async function gameTableSteps(base) {
     await both('54-chat-log');
     // The player's page lists their lines in a Chat log tab.
     await page.locator('tbody tr', { hasText: 'see you tomorrow' }).getByRole('link', { name: /^Player \d+$/ }).click();
-    await page.getByRole('tab', { name: /Chat log/ }).click();
+    await page.getByRole('tab', { name: /Chat log/i }).click();
     await page.getByRole('tabpanel').locator('tbody tr', { hasText: 'see you tomorrow' }).waitFor();
     expect((await page.getByRole('tabpanel').locator('tbody a.row-link').count()) === 0, 'a keyless row links a page from the tab');
     await both('55-player-chat-tab');
