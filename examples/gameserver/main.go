@@ -126,19 +126,29 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 	tables := admin.BuiltinTables()
 	tables["guilds"] = (*Guild)(nil)
 	tables["steam_accounts"] = (*SteamAccount)(nil)
+	tables["matches"] = (*Match)(nil)
+	tables["map_stats"] = (*MapStat)(nil)
+	tables["chat_log"] = (*ChatLine)(nil)
 	opts := admin.Options{
 		Secret:     []byte(os.Getenv("ADMIN_JWT_SECRET")),
 		SetupToken: os.Getenv("ADMIN_SETUP_TOKEN"), // a cluster's nodes share one
 		Production: os.Getenv("APP_ENV") == "production",
 		Logger:     log,
 		Tables:     tables,
-		Resources:  map[string]*admin.Resource{"guilds": guildsResource(db), "steam_accounts": steamResource()},
-		Rooms:      hub,
+		Resources: map[string]*admin.Resource{"guilds": guildsResource(db), "steam_accounts": steamResource(),
+			"matches": matchesResource(), "map_stats": mapStatsResource(), "chat_log": chatLogResource()},
+		Rooms: hub,
 		// The dashboard counts players and guilds; the other tables are
 		// one click away in the sidebar.
 		DashboardTotals: []string{"users", "guilds"},
 	}
 	cl.configure(&opts)
+	// Before New, which reads from the database that map_stats is a view.
+	if err := migrateMatches(ctx, db); err != nil {
+		cl.close()
+		hub.Close()
+		return nil, nil, nil, fmt.Errorf("migrate matches: %w", err)
+	}
 	a, err := admin.New(db, opts)
 	if err != nil {
 		cl.close()

@@ -12,7 +12,7 @@ import (
 
 // seedDemo fills a small world: 50 players (player01@example.com is a mod,
 // every password is "player-password"), guilds, Steam accounts with
-// 64-bit ids, notes, leaderboards and entries, cloud saves and a few thousand analytics events. Running it
+// 64-bit ids, matches (one voided) and a chat log, notes, leaderboards and entries, cloud saves and a few thousand analytics events. Running it
 // again adds nothing twice.
 func seedDemo(ctx context.Context, db *bun.DB, a *admin.Admin) error {
 	hash, err := a.Auth().HashPassword(ctx, "player-password")
@@ -46,6 +46,9 @@ func seedDemo(ctx context.Context, db *bun.DB, a *admin.Admin) error {
 	}
 	pick := func() admin.User { return users[rng.IntN(len(users))] }
 	if err := seedSteam(ctx, db, users); err != nil {
+		return err
+	}
+	if err := seedMatches(ctx, db, users, now); err != nil {
 		return err
 	}
 

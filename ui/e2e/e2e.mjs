@@ -1150,6 +1150,7 @@ async function main() {
 
   await uiDataSteps(base, consoleErrors);
   await steamSteps(base, 'SQLite', consoleErrors, { zones: true });
+  await gameTableSteps(base);
 
   await step('sign out', async () => {
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
@@ -1885,6 +1886,119 @@ const steamNames = ['zero', 'first', 'second', 'third'];
 
 // steamRows reads GET steam_accounts as the server wrote it, without
 // JSON.parse (which rounds): [id, friend_id, persona_name] per row.
+// gameTableSteps: the demo's soft-delete table (matches), its view
+// (map_stats) and its keyless log (chat_log), against the real server.
+async function gameTableSteps(base) {
+  // wide and phone take a screenshot at 1440 and 390 px.
+  const both = async (name) => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await shot(name + '-1440');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot(name + '-390');
+    await audit();
+    await page.setViewportSize({ width: 1280, height: 860 });
+  };
+  const liveIds = async () => (await page.locator('tbody tr a.row-link').allInnerTexts()).map((t) => t.trim());
+
+  await step('matches (soft delete): Delete marks the row deleted, the Deleted view shows it, its page offers Restore, Restore brings it back', async () => {
+    await page.goto(base + '/admin/matches');
+    await page.getByRole('heading', { name: 'Matches' }).waitFor();
+    await page.locator('tbody tr a.row-link').first().waitFor();
+    expect((await countSettles(page.locator('tbody tr'))) === 7, 'the list shows the voided match, or misses one');
+    const deletedToggle = page.getByRole('button', { name: 'Deleted' });
+    expect((await deletedToggle.getAttribute('aria-pressed')) === 'false', 'the Deleted view is on');
+    await both('50-matches');
+    // Delete match 3 from its row menu: marked deleted, not gone for good.
+    await page.getByRole('button', { name: 'Actions for row 3' }).click();
+    await page.getByRole('menuitem', { name: 'Delete' }).click();
+    const dialog = page.getByRole('dialog');
+    const text = await dialog.innerText();
+    expect(!/for good/.test(text) && /restore/i.test(text), 'the soft delete reads: ' + text);
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await page.waitForFunction(() => ![...document.querySelectorAll('tbody tr a.row-link')].some((a) => a.textContent.trim() === '3'));
+    expect(!(await liveIds()).includes('3') && (await countSettles(page.locator('tbody tr'))) === 6, 'match 3 is still listed');
+    // The Deleted view: the seeded voided match and match 3.
+    await deletedToggle.click();
+    await page.waitForURL(/_deleted=only/);
+    await page.locator('tbody tr a.row-link', { hasText: /^3$/ }).waitFor();
+    const deleted = (await liveIds()).sort();
+    expect(JSON.stringify(deleted) === '["3","8"]', 'the Deleted view lists ' + deleted.join(', '));
+    // It says when each was deleted, and offers no second delete.
+    await page.locator('thead th', { hasText: 'Deleted At' }).waitFor();
+    expect((await page.getByRole('checkbox').count()) === 0, 'the Deleted view selects rows to delete again');
+    await both('51-matches-deleted');
+    // Its page: deleted, Restore, no Edit.
+    await page.locator('tbody tr a.row-link', { hasText: /^3$/ }).click();
+    await page.getByText('This row is deleted').waitFor();
+    expect((await page.getByRole('link', { name: 'Edit', exact: true }).count()) === 0, 'a deleted match offers Edit');
+    await both('52-match-deleted');
+    await page.getByRole('button', { name: 'Restore', exact: true }).click();
+    await page.getByText('This row is deleted').waitFor({ state: 'detached' });
+    await page.getByRole('link', { name: 'Edit', exact: true }).waitFor();
+    await page.goto(base + '/admin/matches');
+    await page.locator('tbody tr a.row-link', { hasText: /^3$/ }).waitFor();
+    expect((await countSettles(page.locator('tbody tr'))) === 7, 'match 3 is not back in the list');
+    const r = await page.request.get(`${base}/admin-api/matches/3`);
+    expect(r.ok() && (await r.json()).deleted_at === null, 'match 3 is still deleted');
+  });
+
+  await step('map_stats (a view): Read-only, no Create, Edit, Delete or checkboxes; rows and a CSV link', async () => {
+    await page.goto(base + '/admin/map_stats');
+    await page.getByRole('heading', { name: /Map stats/ }).waitFor();
+    await page.locator('.badge', { hasText: 'Read-only' }).waitFor();
+    await page.locator('tbody tr', { hasText: 'Dust Bowl' }).waitFor();
+    expect((await countSettles(page.locator('tbody tr'))) === 3, 'map_stats does not list the 3 maps');
+    expect((await page.getByRole('link', { name: 'Create' }).count()) === 0, 'a view offers Create');
+    expect((await page.getByRole('checkbox').count()) === 0, 'a view has selection checkboxes');
+    const menus = page.getByRole('button', { name: /^Actions for row / });
+    if ((await menus.count()) > 0) {
+      await menus.first().click();
+      const items = (await page.getByRole('menu').getByRole('menuitem').allInnerTexts()).map((t) => t.trim());
+      expect(!items.includes('Edit') && !items.includes('Delete'), 'a view row offers ' + items.join(', '));
+      await page.keyboard.press('Escape');
+    }
+    const href = await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href');
+    const csv = await (await page.request.get(new URL(href, base).toString())).text();
+    expect(csv.includes('Dust Bowl') && csv.includes('Sky Temple'), 'the view\'s CSV:\n' + csv);
+    await both('53-map-stats');
+    await page.locator('tbody tr a.row-link').first().click();
+    await page.getByRole('heading').filter({ hasText: /Dust Bowl|Sky Temple|Frozen Lake/ }).first().waitFor();
+    expect((await page.getByRole('link', { name: 'Edit', exact: true }).count()) === 0, 'a view\'s row offers Edit');
+    expect((await page.getByRole('button', { name: 'Delete', exact: true }).count()) === 0, 'a view\'s row offers Delete');
+  });
+
+  await step('chat_log (no primary key): rows without links, sorted by a header, its CSV has the seeded lines', async () => {
+    await page.goto(base + '/admin/chat_log');
+    await page.getByRole('heading', { name: /Chat log/ }).waitFor();
+    await page.locator('.badge', { hasText: 'Read-only' }).waitFor();
+    await page.locator('tbody tr', { hasText: 'see you tomorrow' }).waitFor();
+    expect((await countSettles(page.locator('tbody tr'))) === 12, 'chat_log does not list its 12 lines');
+    expect((await page.locator('tbody a.row-link').count()) === 0, 'a keyless row links a page');
+    expect((await page.getByRole('checkbox').count()) === 0, 'a keyless table has selection checkboxes');
+    expect((await page.getByRole('link', { name: 'Create' }).count()) === 0, 'a keyless table offers Create');
+    // The player is named, and links to their page.
+    await page.locator('tbody tr', { hasText: 'see you tomorrow' }).getByRole('link', { name: /^Player \d+$/ }).waitFor();
+    await page.getByRole('button', { name: 'Line' }).click();
+    await page.waitForURL(/_sort=line&_order=asc/);
+    await page.locator('tbody tr').first().filter({ hasText: 'Iron Wolves recruiting' }).waitFor();
+    await page.getByRole('button', { name: 'Line' }).click();
+    await page.waitForURL(/_sort=line&_order=desc/);
+    await page.locator('tbody tr').first().filter({ hasText: 'who has the coin goal?' }).waitFor();
+    const href = await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href');
+    const res = await page.request.get(new URL(href, base).toString());
+    const csv = await res.text();
+    const rows = csv.trim().split(/\r?\n/);
+    expect(res.ok() && rows.length === 13 && csv.includes('how do I join a guild?') && rows[1].includes('who has the coin goal?'), 'the chat log CSV:\n' + csv);
+    await both('54-chat-log');
+    // The player's page lists their lines in a Chat log tab.
+    await page.locator('tbody tr', { hasText: 'see you tomorrow' }).getByRole('link', { name: /^Player \d+$/ }).click();
+    await page.getByRole('tab', { name: /Chat log/i }).click();
+    await page.getByRole('tabpanel').locator('tbody tr', { hasText: 'see you tomorrow' }).waitFor();
+    expect((await page.getByRole('tabpanel').locator('tbody a.row-link').count()) === 0, 'a keyless row links a page from the tab');
+    await both('55-player-chat-tab');
+  });
+}
+
 async function steamRows(base) {
   const r = await page.request.get(base + '/admin-api/steam_accounts?_sort=id&_order=asc');
   expect(r.ok(), `GET steam_accounts: ${r.status()}`);

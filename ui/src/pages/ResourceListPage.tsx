@@ -93,7 +93,9 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   const moderates = meta.name === 'users' && meta.permissions.update;
   const canBan = moderates && features.ban && !!meta.banColumn;
   const canRevoke = moderates && features.revokeSessions;
-  const canSelect = meta.primaryKey.length > 0 && (meta.permissions.delete || meta.actions.some((a) => !a.perRow) || canBan || canRevoke);
+  // The Deleted view's rows are deleted already: only a bulk action selects there.
+  const deletedView = !!meta.softDeleteColumn && params.get('_deleted') === 'only';
+  const canSelect = meta.primaryKey.length > 0 && ((meta.permissions.delete && !deletedView) || meta.actions.some((a) => !a.perRow) || canBan || canRevoke);
   const [banning, setBanning] = useState<{ ids: string[]; name: string } | null>(null);
   const restore = useRestore(meta);
 
@@ -130,7 +132,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   const removeSelected = async () => {
     const ids = [...selected];
     const n = ids.length;
-    if (!(await ask({ title: `Delete ${n} row${n === 1 ? '' : 's'} of ${meta.label}?`, description: 'They are deleted for good, one by one; each deletion is in the audit log.', confirmLabel: `Delete ${n}`, danger: true }))) return;
+    if (!(await ask({ title: `Delete ${n} row${n === 1 ? '' : 's'} of ${meta.label}?`, description: meta.softDeleteColumn ? 'They are marked deleted, one by one, each in the audit log; the Deleted view can restore them.' : 'They are deleted for good, one by one; each deletion is in the audit log.', confirmLabel: `Delete ${n}`, danger: true }))) return;
     const r = await bulkDelete(meta.name, ids);
     const { title, description } = bulkSummary(r);
     if (r.failed.length === 0) toast.success(title);
@@ -283,7 +285,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
               Revoke sessions
             </button>
           )}
-          {meta.permissions.delete && (
+          {meta.permissions.delete && !deletedView && (
             <button type="button" className="danger" onClick={() => void removeSelected()}>
               <Trash2 size={14} aria-hidden="true" /> Delete selected
             </button>
@@ -298,7 +300,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
         <>
           <DataTable
             meta={meta}
-            columns={tableColumns(meta)}
+            columns={tableColumns(meta, deletedView)}
             rows={list.data.rows}
             sort={sort}
             onSort={onSort}

@@ -22,8 +22,14 @@ export function banField(meta: ResourceMeta): Column | undefined {
   return { name, label: 'Ban', type: '', dataType: 'json', notNull: false, primary: false, hasDefault: false, readOnly: true, sortable: false, filterable: false };
 }
 
-// tableColumns are listColumns with the users' Ban field at the end.
-export function tableColumns(meta: ResourceMeta): Column[] {
+// tableColumns are listColumns with the users' Ban field at the end, and,
+// in a soft-delete list's Deleted view, its soft-delete column (when the
+// list leaves it out): when each row was deleted.
+export function tableColumns(meta: ResourceMeta, deletedView = false): Column[] {
+  const cols = listColumns(meta);
   const ban = banField(meta);
-  return ban ? [...listColumns(meta), ban] : listColumns(meta);
+  if (ban) cols.push(ban);
+  const soft = deletedView ? meta.columns.find((c) => c.name === meta.softDeleteColumn) : undefined;
+  if (soft && !cols.some((c) => c.name === soft.name)) cols.push(soft);
+  return cols;
 }
