@@ -108,11 +108,16 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 		e.Actions = append(e.Actions, catalog.Action{Name: act.Name, Label: cmp.Or(act.Label, schema.Humanize(act.Name)), PerRow: act.PerRow, Confirm: act.Confirm})
 	}
 	for _, rel := range t.Relations {
-		if target := a.resourceAs(Operator{Role: role}, rel.Target); target == nil || keyedByRestricted(res, target, rel) {
+		target := a.resourceAs(Operator{Role: role}, rel.Target)
+		if target == nil || keyedByRestricted(res, target, rel) {
 			continue // a tab keyed by a column the role may not read answers 403
 		}
+		label := schema.Humanize(rel.Name)
+		if rel.Name == rel.Target {
+			label = target.Label // a tab named after its resource reads as the sidebar does
+		}
 		e.Relations = append(e.Relations, catalog.Relation{
-			Name: rel.Name, Label: cmp.Or(cfg.Relations[rel.Name].Label, schema.Humanize(rel.Name)),
+			Name: rel.Name, Label: cmp.Or(cfg.Relations[rel.Name].Label, label),
 			Target: rel.Target, Kind: rel.Kind, FK: rel.FK,
 		})
 	}

@@ -29,6 +29,7 @@ func relationEnv(t *testing.T, db *bun.DB) *env {
 			{Name: "members", Target: "members", Kind: Many, FK: "GuildID"},
 		}},
 		Resources: map[string]*Resource{"guilds": DefineResource((*testGuild)(nil), ResourceConfig{
+			Label:     "Clans",
 			Relations: map[string]RelationConfig{"members": {Label: "Crew"}},
 		})},
 		PlayersCanRead: true, // TestCustomRelations: a plain user's tabs
@@ -132,6 +133,20 @@ func TestCustomRelations(t *testing.T) {
 			if en["name"] == "guilds" {
 				entry = en
 			}
+		}
+		// The users' tab of guilds they own is named as the sidebar names
+		// the guilds: by the resource's label.
+		var usersRels []string
+		for _, en := range rows(t, c.do("GET", "/admin-api", nil).want(t, 200)) {
+			if en["name"] == "users" {
+				for _, r := range en["relations"].([]any) {
+					m := r.(map[string]any)
+					usersRels = append(usersRels, fmt.Sprintf("%s:%s", m["name"], m["label"]))
+				}
+			}
+		}
+		if !slices.Contains(usersRels, "guilds:Clans") {
+			t.Errorf("users relations = %v; want guilds:Clans (the guilds resource's label)", usersRels)
 		}
 		var rels []string
 		for _, r := range entry["relations"].([]any) {
