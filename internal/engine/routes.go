@@ -19,7 +19,7 @@ type (
 	rowsAPI  struct{ *Admin } // a resource's rows: list, read, writes, tabs, labels, actions
 	usersAPI struct{ *Admin } // players: moderation, bulk, data export and erasure
 	roomsAPI struct{ *Admin } // live rooms and sessions
-	viewsAPI struct{ *Admin } // dashboard (internal/dashboard), history (internal/history), audit log, catalog, OpenAPI, CSV
+	viewsAPI struct{ *Admin } // dashboard (internal/dashboard), history (internal/history), audit log, catalog, OpenAPI, CSV, search
 )
 
 // routes builds the handler: the API behind cross-origin protection, and
@@ -56,6 +56,7 @@ func (a *Admin) routes() http.Handler {
 	api("GET /_health", a.public(views.handleHealth))
 	api("GET /_dashboard", a.signedIn(views.handleDashboard))
 	api("GET /_openapi.json", a.signedIn(views.handleOpenAPI)) // openapi.go
+	api("GET /_search", a.signedIn(views.handleSearch))        // search.go
 	api("GET /{$}", a.signedIn(views.handleCatalog))
 	mux.Handle("GET "+a.opts.APIPath, a.signedIn(views.handleCatalog))
 	// resources: crud.go (GET /{resource}/_export.csv is export.go), actions.go, relations.go

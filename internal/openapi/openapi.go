@@ -316,6 +316,20 @@ func Build(in Input) map[string]any {
 	paths["/_dashboard"] = obj{"get": obj{"operationId": "dashboard", "tags": []string{"Dashboard"}, "summary": "The dashboard's widgets",
 		"parameters": []obj{queryParam("range", obj{"type": "string", "enum": []string{"24h", "7d", "30d"}}, "the charts' range"), queryParam("today", obj{"type": "string", "format": "date-time"}, "the start of the operator's day")},
 		"responses":  withErrors(obj{"200": jsonOK("widgets", obj{"type": "object", "required": []string{"widgets"}, "properties": obj{"widgets": obj{"type": "array", "items": obj{"type": "object"}}}})})}}
+	hit := obj{"type": "object", "required": []string{"resource", "label", "id", "title"}, "properties": obj{
+		"resource": obj{"type": "string", "description": "the resource's key"}, "label": obj{"type": "string", "description": "the resource's label"},
+		"id": obj{"type": "string", "description": "the row's key, as its path takes it"}, "title": obj{"type": "string", "description": "the row's label"}}}
+	skip := obj{"type": "object", "required": []string{"resource", "label", "reason"}, "properties": obj{
+		"resource": obj{"type": "string"}, "label": obj{"type": "string"},
+		"reason": obj{"type": "string", "enum": []string{"timeout", "error", "limit"}, "description": "timeout: its statement ran out of its share of QueryTimeout; error: it failed (the server's log says why); limit: the answer was full before its turn"}}}
+	paths["/_search"] = obj{"get": obj{"operationId": "search", "tags": []string{"Search"}, "summary": "Rows of every resource the operator may read whose label starts with q",
+		"description": "The label columns the operator may read are searched by prefix, ignoring case; limit rows a resource, 50 in all. A resource that runs out of time or fails is skipped and named in skipped.",
+		"parameters": []obj{
+			{"name": "q", "in": "query", "required": true, "schema": obj{"type": "string", "minLength": 1}, "description": "the text a label starts with"},
+			queryParam("limit", obj{"type": "integer", "minimum": 1, "maximum": 20, "default": 5}, "rows a resource may give"),
+		},
+		"responses": withErrors(obj{"200": jsonOK("the rows found", obj{"type": "object", "required": []string{"results", "skipped"}, "properties": obj{
+			"results": obj{"type": "array", "items": hit}, "skipped": obj{"type": "array", "items": skip}}})})}}
 	paths["/_health"] = obj{"get": obj{"operationId": "health", "tags": []string{"Dashboard"}, "summary": "For load balancers", "security": []obj{},
 		"responses": obj{"200": jsonOK("healthy", obj{"type": "object"}), "503": jsonOK("the database is down", obj{"type": "object"})}}}
 	return obj{

@@ -1,0 +1,52 @@
+package query
+
+import (
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+
+	"github.com/gameadmin/admin/internal/schema"
+)
+
+// FindTitle is the column a Find query's rows carry their label in, after
+// t's key columns: ScanFrom reads it as the label of a Label whose FK is
+// FindTitle (row["_labels"][FindTitle]).
+const FindTitle = "_title"
+
+// FindLabel is the Label ScanFrom needs to read a Find query's rows.
+var FindLabel = []Label{{FK: FindTitle}}
+
+// Find is the statement of the panel's search box (GET /_search) on one
+// table: at most limit rows of t (soft-deleted rows left out) whose label
+// columns cols (the ones the operator may read) start with text, ignoring
+// case, each as its key columns and its label (LabelExpr).
+//
+// It is a prefix match on purpose, so an index can serve it: on
+// PostgreSQL lower(col) LIKE 'text%' uses an index on lower(col) with
+// text_pattern_ops (or on a column of the C collation); on SQLite col
+// LIKE 'text%' uses an index on col COLLATE NOCASE. Without one it reads
+// the table until it has limit rows (no ORDER BY, so a common prefix
+// stops early and a rare one may read every row); the caller runs it
+// under a time limit and skips the table when it runs out.
+func Find(db bun.IDB, t *schema.Table, cols []string, text string, limit int) *bun.SelectQuery {
+	pg := db.Dialect().Name() == dialect.PG
+	q := From(db, t)
+	for _, c := range t.PK {
+		q = q.ColumnExpr("?TableAlias.?", bun.Ident(c.Name))
+	}
+	expr, args := LabelExpr(bun.Ident(t.Alias), cols)
+	q = q.ColumnExpr(expr+" AS ?", append(args, bun.Ident(FindTitle))...)
+	pattern := escapeLike(text) + "%"
+	q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+		for _, c := range cols {
+			if pg {
+				// No cast: an expression index on lower(col) matches
+				// this expression only as written.
+				q = q.WhereOr(`lower(?TableAlias.?) LIKE lower(?) ESCAPE '\'`, bun.Ident(c), pattern)
+			} else {
+				q = q.WhereOr(`?TableAlias.? LIKE ? ESCAPE '\'`, bun.Ident(c), pattern)
+			}
+		}
+		return q
+	})
+	return Whole(db, q.Limit(int64(limit)), nil)
+}
