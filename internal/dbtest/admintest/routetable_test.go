@@ -333,6 +333,7 @@ func (w *rtWorld) routeTable(t *testing.T) []rtRoute {
 		{key: "GET {APIPath}", class: rtAnswers, read: true, call: get("")},
 		{key: "GET /{$}", class: rtAnswers, read: true, call: get("/")},
 		{key: "GET /_openapi.json", class: rtAnswers, read: true, call: get("/_openapi.json")},
+		{key: "GET /_search", class: rtAnswers, read: true, call: get("/_search?q=alice", "/_search?q=bob&limit=20", "/_search?q=a&limit=20"), adminSees: []string{rtAlice}},
 		{key: "GET /_dashboard", class: rtAnswers, read: true, call: get("/_dashboard"), adminSees: []string{rtNote, rtAlice}},
 		{key: "GET /rooms", class: rtAnswers, read: true, call: get("/rooms")},
 		{key: "GET /rooms/{roomId}", class: rtAnswers, read: true, call: get("/rooms/" + w.room)},
