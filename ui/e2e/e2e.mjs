@@ -1572,6 +1572,77 @@ async function uiDataSteps(base, consoleErrors) {
     await q.close();
   });
 
+  await step('palette: a guild found by its name (GET /_search) opens; mixed results at 1440 and 390 px', async () => {
+    await page.goto(base + '/admin/');
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    const input = page.locator('.palette [cmdk-input]');
+    // Mixed: a resource (Guild Members… by its name) and rows of several
+    // resources by their labels.
+    await page.keyboard.press('Control+k');
+    await input.fill('gu');
+    await page.getByRole('option', { name: /Guilds/ }).first().waitFor();
+    await page.locator('.palette [cmdk-group-heading]').filter({ hasText: /^Guilds$/ }).first().waitFor();
+    for (const [w, h] of [[1440, 900], [390, 844]]) {
+      await page.setViewportSize({ width: w, height: h });
+      await shot(`36b-palette-mixed-${w}`);
+    }
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await input.fill('night');
+    const owls = page.getByRole('option', { name: /Night Owls/ });
+    await owls.waitFor();
+    await shot('36c-palette-night');
+    await page.keyboard.press('Enter'); // the first option, the one row found
+    await page.getByRole('heading', { name: 'Guilds / Night Owls' }).waitFor();
+    // What the server answers: by the start of a label, each hit named
+    // with its resource.
+    const found = await apiJSON('/_search?q=night&limit=5');
+    expect(found.results.some((h) => h.resource === 'guilds' && h.label === 'Guilds' && h.title === 'Night Owls'), 'GET /_search?q=night: ' + JSON.stringify(found));
+  });
+
+  await step('keyboard: j/k and arrows move the row focus, x selects, Enter opens, Next page keeps focus in the table', async () => {
+    await page.goto(base + '/admin/users');
+    await page.getByRole('heading', { name: 'Users' }).waitFor();
+    await page.locator('tbody tr[data-row="1"]').waitFor();
+    const focused = () => page.evaluate(() => document.activeElement?.closest('tr[data-row]')?.getAttribute('data-row') ?? document.activeElement?.tagName);
+    await page.locator('h1').first().click(); // focus on the page, none on a field
+    await page.keyboard.press('j');
+    expect((await focused()) === '0', 'j from the page focuses ' + (await focused()));
+    await page.keyboard.press('j');
+    await page.keyboard.press('ArrowDown');
+    expect((await focused()) === '2', 'j, ArrowDown focus ' + (await focused()));
+    await page.keyboard.press('k');
+    expect((await focused()) === '1', 'k focuses ' + (await focused()));
+    const row = page.locator('tbody tr[data-row="1"]');
+    await page.keyboard.press('x');
+    await page.getByText('1 selected').waitFor();
+    expect((await row.getAttribute('class'))?.includes('selected'), 'x did not select the row');
+    await page.keyboard.press('x');
+    await page.getByText('1 selected').waitFor({ state: 'detached' });
+    // Typing in a field is typing.
+    const search = page.getByRole('searchbox').first();
+    await search.focus();
+    await page.keyboard.type('jkx');
+    expect((await search.inputValue()) === 'jkx', 'typing j, k, x in the search box gave ' + JSON.stringify(await search.inputValue()));
+    await search.fill('');
+    await page.locator('tbody tr[data-row="1"]').waitFor();
+    // Enter opens the focused row.
+    const id = (await page.locator('tbody tr[data-row="1"] a.row-link').innerText()).trim();
+    await page.locator('tbody tr[data-row="1"]').focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(new RegExp('/admin/users/' + id + '$'));
+    await page.goBack();
+    await page.locator('tbody tr[data-row="1"]').waitFor();
+    // Next (pressed from the keyboard): the focus goes to the new page's first row.
+    const next = page.getByRole('button', { name: 'Next' });
+    await next.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/[?&]page=1/);
+    await page.waitForFunction(() => document.activeElement?.matches('.data-table tbody tr[data-row="0"]'), null, { timeout: 5000 }).catch(() => {});
+    expect((await focused()) === '0', 'after Next the focus is on ' + (await focused()));
+    await page.keyboard.press('j');
+    expect((await focused()) === '1', 'j on the new page focuses ' + (await focused()));
+  });
+
   await step('data: the first data is two round trips after the HTML', async () => {
     const p = await page.context().newPage();
     const seen = [];

@@ -71,7 +71,7 @@ export function CommandPalette() {
               autoFocus
               value={early}
               onChange={(e) => setEarly(e.target.value)}
-              placeholder="Jump to a resource, user or room…"
+              placeholder="Find a resource, user, room or any row by name…"
               aria-label="Search commands"
             />
           }

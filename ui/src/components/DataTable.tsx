@@ -1,7 +1,7 @@
-import { useMemo, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { flexRender, getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
 import { ArrowDown, ArrowUp } from 'lucide-react';
-import { Link } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { seg, type Column, type ResourceMeta, type Row } from '../api';
 import { rowId } from '../rowId';
 import { BanCell, CellValue, ZoneNote } from './CellValue';
@@ -18,6 +18,13 @@ export interface SortState {
 // target, labelled, and the row is opened from the next column.
 // With selected and onSelect, a first column of checkboxes selects rows
 // (by rowId); its header selects the whole page.
+//
+// The keyboard (as in Linear and Gmail): the rows are one Tab stop (the
+// row last focused, else the first); ↑/↓ or j/k move the focus from row
+// to row, Enter opens the focused row, x toggles its selection. j and k
+// also work from the page itself (focus on nothing, or on the main
+// area), never while typing in a field. focusRow(wrap, 0) puts the focus
+// on a row, for a list that keeps it there across pages.
 export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected, onSelect }: {
   meta: ResourceMeta;
   columns: Column[];
@@ -68,10 +75,61 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
     if (rowMenu) cols.push({ id: '_menu', header: '', cell: ({ row }) => rowMenu(row.original) });
     return cols;
   }, [columns, meta, rowMenu, rows, selected, onSelect]);
+  const navigate = useNavigate();
+  const wrap = useRef<HTMLDivElement>(null);
+  const [cursor, setCursor] = useState(0);
+  const at = Math.min(cursor, Math.max(0, rows.length - 1));
+  const opens = meta.permissions.read && meta.primaryKey.length > 0;
+  const onKey = (e: KeyboardEvent<HTMLElement> | globalThis.KeyboardEvent, fromPage = false) => {
+    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || rows.length === 0 || typing(e.target)) return;
+    const tr = (e.target as HTMLElement).closest?.('tr[data-row]');
+    const here = tr ? Number((tr as HTMLElement).dataset.row) : at;
+    const move = (to: number) => {
+      e.preventDefault();
+      focusRow(wrap.current, Math.max(0, Math.min(rows.length - 1, to)));
+    };
+    switch (e.key) {
+      case 'ArrowDown':
+        if (!fromPage) move(here + 1);
+        return;
+      case 'ArrowUp':
+        if (!fromPage) move(here - 1);
+        return;
+      case 'j':
+        return move(fromPage && !tr ? at : here + 1);
+      case 'k':
+        return move(fromPage && !tr ? at : here - 1);
+      case 'Enter':
+        // Only on the row itself: a link or button in it does its own.
+        if (tr && e.target === tr && opens && rows[here]) {
+          e.preventDefault();
+          navigate(`/${seg(meta.name)}/${seg(rowId(meta, rows[here]))}`);
+        }
+        return;
+      case 'x':
+        if (tr && selected && onSelect && meta.primaryKey.length > 0 && rows[here]) {
+          e.preventDefault();
+          const id = rowId(meta, rows[here]);
+          onSelect([id], !selected.has(id));
+        }
+        return;
+    }
+  };
+  // j and k from the page: focus on nothing or on the main area.
+  const onKeyRef = useRef(onKey);
+  onKeyRef.current = onKey;
+  useEffect(() => {
+    const onDoc = (e: globalThis.KeyboardEvent) => {
+      const a = document.activeElement;
+      if ((e.key === 'j' || e.key === 'k') && (a === null || a === document.body || a?.id === 'content')) onKeyRef.current(e, true);
+    };
+    document.addEventListener('keydown', onDoc);
+    return () => document.removeEventListener('keydown', onDoc);
+  }, []);
   const table = useReactTable({ data: rows, columns: defs, getCoreRowModel: getCoreRowModel(), manualSorting: true, getRowId: (r, i) => (meta.primaryKey.length > 0 ? rowId(meta, r) : String(i)) }); // a table without a key: rows by position
   return (
-    <div className="table-wrap">
-      <table className="data-table">
+    <div className="table-wrap" ref={wrap}>
+      <table className="data-table" onKeyDown={(e) => onKey(e)}>
         <thead>
           {table.getHeaderGroups().map((hg) => (
             <tr key={hg.id}>
@@ -96,8 +154,16 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
           ))}
         </thead>
         <tbody>
-          {table.getRowModel().rows.map((r) => (
-            <tr key={r.id} className={selected?.has(r.id) ? 'selected' : undefined}>
+          {table.getRowModel().rows.map((r, i) => (
+            <tr
+              key={r.id}
+              data-row={i}
+              tabIndex={i === at ? 0 : -1}
+              aria-selected={selected ? selected.has(r.id) : undefined}
+              aria-keyshortcuts={i === at ? 'ArrowUp ArrowDown J K Enter X' : undefined}
+              onFocus={(e) => e.target === e.currentTarget && setCursor(i)}
+              className={selected?.has(r.id) ? 'selected' : undefined}
+            >
               {r.getVisibleCells().map((c) => (
                 <td key={c.id} className={c.column.id === '_menu' ? 'menu-cell' : c.column.id === '_select' ? 'select-cell' : undefined}>
                   {flexRender(c.column.columnDef.cell, c.getContext())}
@@ -114,4 +180,18 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
       </table>
     </div>
   );
+}
+
+// focusRow focuses row n of the DataTable inside (or being) el.
+export function focusRow(el: Element | null, n: number) {
+  el?.querySelector<HTMLElement>(`tbody tr[data-row="${n}"]`)?.focus();
+}
+
+// typing: the key goes to a field (or a widget of its own: a select, an
+// editor), which keeps it.
+function typing(t: EventTarget | null) {
+  const el = t as HTMLElement | null;
+  if (!el || !el.tagName) return false;
+  if (el.tagName === 'INPUT') return !['checkbox', 'radio', 'button', 'submit', 'reset'].includes((el as HTMLInputElement).type);
+  return el.isContentEditable || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || !!el.closest?.('[role="dialog"], dialog, [role="menu"], [contenteditable="true"]');
 }

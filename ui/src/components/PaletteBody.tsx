@@ -3,7 +3,7 @@ import { Command } from 'cmdk';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { Ban, LayoutDashboard, Radio } from 'lucide-react';
-import { api, seg, type RoomSummary, type Row } from '../api';
+import { api, errorText, seg, type RoomSummary, type Row } from '../api';
 import { useCatalog, useMe, useRoomsEnabled } from '../queries';
 import { rowLabel } from '../names';
 import { mayModerateUser } from '../pages/userAccess';
@@ -12,8 +12,10 @@ import { closedToast, type ModerationResult } from './closedToast';
 import { ResourceIcon } from '../icons';
 
 // PaletteBody is the command palette's content: jump to a resource, a user
-// (by email or name, searched on the server), a live room, or ban a user.
-// initial is what was typed before it loaded.
+// (by email or name, searched on the server), a live room, a row of any
+// resource the operator may read (by the start of its label: GET
+// /_search, a few a resource), or ban a user. initial is what was typed
+// before it loaded.
 export default function PaletteBody({ initial, close }: { initial: string; close: () => void }) {
   const navigate = useNavigate();
   const catalog = useCatalog();
@@ -32,6 +34,15 @@ export default function PaletteBody({ initial, close }: { initial: string; close
     queryKey: ['palette', 'users', q],
     enabled: !!users?.permissions.list && q.length >= 2,
     queryFn: () => api.list('/users', new URLSearchParams({ _q: q, _limit: '8', _sort: 'id' })),
+  });
+  // Rows of every resource by their label; users have their own search
+  // above (email and name, anywhere in them), so theirs are left out.
+  const rowHits = useQuery({
+    queryKey: ['palette', 'search', q],
+    enabled: mode === 'all' && q.length >= 2,
+    queryFn: () => api.get<SearchAnswer>('/_search?' + new URLSearchParams({ q, limit: '5' }).toString()),
+    staleTime: 10_000,
+    retry: false,
   });
   // Rooms only where the server has them and the operator may list them
   // (useRoomsEnabled): no refused request for a mod without the scope.
@@ -62,6 +73,16 @@ export default function PaletteBody({ initial, close }: { initial: string; close
   if (banTarget) return <PaletteBan target={banTarget} onDone={close} onBack={() => setBanTarget(null)} />;
 
   const resources = (catalog.data ?? []).filter((r) => r.permissions.list && match(r.label, r.name));
+  // The rows found, grouped by resource in the server's order.
+  const found = new Map<string, SearchHit[]>();
+  if (mode === 'all' && q.length >= 2) {
+    for (const h of rowHits.data?.results ?? []) {
+      if (h.resource === 'users' && users?.permissions.list) continue;
+      found.set(h.resource, [...(found.get(h.resource) ?? []), h]);
+    }
+  }
+  const searching = userHits.isFetching || rowHits.isFetching || search.trim() !== q;
+  const skipped = mode === 'all' && q.length >= 2 ? (rowHits.data?.skipped ?? []) : [];
   const roomHits = (rooms.data ?? []).filter((r) => match(r.name, r.roomId)).slice(0, 8);
   return (
     <Command shouldFilter={false} label="Command palette" loop value={active} onValueChange={setActive}>
@@ -69,11 +90,11 @@ export default function PaletteBody({ initial, close }: { initial: string; close
         autoFocus
         value={search}
         onValueChange={setSearch}
-        placeholder={mode === 'ban' ? 'Ban which user? Type an email or name…' : 'Jump to a resource, user or room…'}
+        placeholder={mode === 'ban' ? 'Ban which user? Type an email or name…' : 'Find a resource, user, room or any row by name…'}
         aria-label="Search commands"
       />
       <Command.List>
-        <Command.Empty>{q.length < 2 && mode === 'ban' ? 'Type at least two letters.' : 'No match.'}</Command.Empty>
+        <Command.Empty>{q.length < 2 && mode === 'ban' ? 'Type at least two letters.' : searching ? null : 'No match.'}</Command.Empty>
         {mode === 'all' && (
           <>
             {(match('Dashboard') || match('Live rooms')) && (
@@ -141,10 +162,41 @@ export default function PaletteBody({ initial, close }: { initial: string; close
             })}
           </Command.Group>
         )}
-        {userHits.isFetching && <Command.Loading>Searching users…</Command.Loading>}
+        {[...found].map(([resource, hits]) => (
+          <Command.Group key={resource} heading={hits[0]?.label ?? resource}>
+            {hits.map((h) => (
+              <Command.Item key={h.id} value={`row:${resource}:${h.id}`} onSelect={() => go(`/${seg(resource)}/${seg(h.id)}`)}>
+                <span>
+                  <ResourceIcon name={catalog.data?.find((r) => r.name === resource)?.icon ?? 'database'} size={14} /> {h.title}
+                </span>
+                <span className="muted">{h.label}</span>
+              </Command.Item>
+            ))}
+          </Command.Group>
+        ))}
+        {skipped.length > 0 && !rowHits.isFetching && (
+          <p className="palette-note" role="status">
+            Not searched: {skipped.map((s) => `${s.label} (${s.reason === 'limit' ? 'enough results already' : s.reason === 'timeout' ? 'too slow' : 'failed'})`).join(', ')}.
+          </p>
+        )}
+        {rowHits.isError && <p className="palette-note" role="status">Rows could not be searched: {errorText(rowHits.error)}</p>}
+        {searching && <Command.Loading>Searching…</Command.Loading>}
       </Command.List>
     </Command>
   );
+}
+
+// GET /_search's answer: rows whose label starts with what was typed,
+// and the resources not searched (too slow, failed, or past the cap).
+interface SearchHit {
+  resource: string;
+  label: string;
+  id: string;
+  title: string;
+}
+interface SearchAnswer {
+  results: SearchHit[];
+  skipped: { resource: string; label: string; reason: 'timeout' | 'error' | 'limit' }[];
 }
 
 // PaletteBan bans the picked user with the one ban form.

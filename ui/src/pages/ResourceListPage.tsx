@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { Ban, Download, Plus, Search, Trash2 } from 'lucide-react';
@@ -7,7 +7,7 @@ import { API, api, errorText, seg, type ResourceMeta, type Row } from '../api';
 import { useFeatures, useMe, useResourceMeta } from '../queries';
 import { rowId } from '../rowId';
 import { ResourceIcon } from '../icons';
-import { DataTable, type SortState } from '../components/DataTable';
+import { DataTable, focusRow, type SortState } from '../components/DataTable';
 import { FilterBar, filtersOf, zoned } from '../components/FilterBar';
 import { Pagination, pageSizes } from '../components/Pagination';
 import { RowMenu, type MenuItem } from '../components/RowMenu';
@@ -97,6 +97,15 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   const deletedView = !!meta.softDeleteColumn && params.get('_deleted') === 'only';
   const canSelect = meta.primaryKey.length > 0 && ((meta.permissions.delete && !deletedView) || meta.actions.some((a) => !a.perRow) || canBan || canRevoke);
   const [banning, setBanning] = useState<{ ids: string[]; name: string } | null>(null);
+  // A page turned from the pagination (Next, Previous, Go) keeps the
+  // focus in the list: on the first row of the new page once it is in,
+  // not on the body the old page's button left it to.
+  const [focusPage, setFocusPage] = useState<number | null>(null);
+  useEffect(() => {
+    if (focusPage === null || focusPage !== page || !list.data || list.isPlaceholderData) return;
+    setFocusPage(null);
+    focusRow(document.querySelector('.content .data-table'), 0);
+  }, [focusPage, page, list.data, list.isPlaceholderData]);
   const restore = useRestore(meta);
 
   const update = (fn: (p: URLSearchParams) => void) => {
@@ -313,7 +322,10 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
             pageSize={pageSize}
             total={list.data.total}
             estimated={list.data.estimated}
-            onPage={(n) => update((p) => (n > 0 ? p.set('page', String(n)) : p.delete('page')))}
+            onPage={(n) => {
+              setFocusPage(n);
+              update((p) => (n > 0 ? p.set('page', String(n)) : p.delete('page')));
+            }}
             onPageSize={(n) =>
               update((p) => {
                 if (n === pageSizes[0]) p.delete('size');
