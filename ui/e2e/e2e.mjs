@@ -1576,12 +1576,12 @@ async function uiDataSteps(base, consoleErrors) {
     await page.goto(base + '/admin/');
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     const input = page.locator('.palette [cmdk-input]');
-    // Mixed: a resource (Guild Members… by its name) and rows of several
-    // resources by their labels.
+    // Mixed: resources by their names (Matches, Map stats) and rows by
+    // their labels (analytics events named match_…).
     await page.keyboard.press('Control+k');
-    await input.fill('gu');
-    await page.getByRole('option', { name: /Guilds/ }).first().waitFor();
-    await page.locator('.palette [cmdk-group-heading]').filter({ hasText: /^Guilds$/ }).first().waitFor();
+    await input.fill('ma');
+    await page.getByRole('option', { name: 'Matches' }).waitFor();
+    await page.locator('.palette [cmdk-group-heading]').filter({ hasText: 'Analytics Events' }).waitFor();
     for (const [w, h] of [[1440, 900], [390, 844]]) {
       await page.setViewportSize({ width: w, height: h });
       await shot(`36b-palette-mixed-${w}`);
@@ -1626,10 +1626,10 @@ async function uiDataSteps(base, consoleErrors) {
     await search.fill('');
     await page.locator('tbody tr[data-row="1"]').waitFor();
     // Enter opens the focused row.
-    const id = (await page.locator('tbody tr[data-row="1"] a.row-link').innerText()).trim();
+    const href = await page.locator('tbody tr[data-row="1"] a.row-link').getAttribute('href');
     await page.locator('tbody tr[data-row="1"]').focus();
     await page.keyboard.press('Enter');
-    await page.waitForURL(new RegExp('/admin/users/' + id + '$'));
+    await page.waitForURL((u) => u.pathname === href);
     await page.goBack();
     await page.locator('tbody tr[data-row="1"]').waitFor();
     // Next (pressed from the keyboard): the focus goes to the new page's first row.

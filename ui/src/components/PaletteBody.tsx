@@ -169,7 +169,7 @@ export default function PaletteBody({ initial, close }: { initial: string; close
                 <span>
                   <ResourceIcon name={catalog.data?.find((r) => r.name === resource)?.icon ?? 'database'} size={14} /> {h.title}
                 </span>
-                <span className="muted">{h.label}</span>
+                <span className="muted mono palette-id"><span className="sr-only">{h.label} </span>#{h.id}</span>
               </Command.Item>
             ))}
           </Command.Group>
