@@ -5,13 +5,15 @@ import { uiPath } from '../uiPath';
 import { Layout } from '../layout/Layout';
 import { ErrorNote, Loading } from '../components/Status';
 import { OperatorRequired } from './OperatorRequired';
+import { endedLoginPath, SessionDialog } from './SessionDialog';
 
 function loginPath(pathname: string, search: string): string {
   return '/login?next=' + encodeURIComponent(uiPath + pathname + search);
 }
 
-// UnauthorizedRedirect sends every 401 to the sign-in page, keeping where
-// the operator was in ?next=.
+// UnauthorizedRedirect sends a 401 the sign-in dialog did not take (the
+// operator gave up, or no layout was on screen) to the sign-in page, which
+// says the session ended, keeping where the operator was in ?next=.
 export function UnauthorizedRedirect() {
   const navigate = useNavigate();
   useEffect(() => {
@@ -19,7 +21,7 @@ export function UnauthorizedRedirect() {
       const { pathname } = window.location;
       const route = pathname.startsWith(uiPath) ? pathname.slice(uiPath.length) || '/' : '/';
       if (route.startsWith('/login') || route.startsWith('/reset')) return;
-      navigate(loginPath(route, window.location.search), { replace: true });
+      navigate(endedLoginPath(), { replace: true });
       // Forget the session's answers (auth status included) once the
       // sign-in page is the route, so nothing cached leads back in.
       queryClient.clear();
@@ -37,5 +39,10 @@ export function RequireOperator() {
   const s = status.data;
   if (s.needsBootstrap || !s.authenticated) return <Navigate to={loginPath(location.pathname, location.search)} replace />;
   if (s.role !== 'admin' && s.role !== 'mod') return <OperatorRequired />;
-  return <Layout />;
+  return (
+    <>
+      <Layout />
+      <SessionDialog />
+    </>
+  );
 }
