@@ -859,11 +859,11 @@ async function main() {
       await page.getByRole('dialog', { name: `Unban Player ${n}?` }).getByRole('button', { name: 'Unban' }).click();
       await row.locator('.badge-banned').waitFor({ state: 'detached' });
     }
-    // One user's sessions: "Sessions revoked", not "1 sessions revoked".
+    // One user's sessions, named: not "1 sessions revoked".
     await page.locator('tbody tr', { hasText: 'player40@example.com' }).getByRole('button', { name: /^Actions for row / }).click();
     await page.getByRole('menuitem', { name: 'Revoke sessions' }).click();
     await page.getByRole('dialog', { name: 'Revoke the sessions of Player 40?' }).getByRole('button', { name: 'Revoke sessions' }).click();
-    await page.getByText(/^Sessions revoked$/).waitFor();
+    await page.getByText(/^Sessions of Player 40 revoked$/).waitFor();
   });
 
   const openUser = async (email) => {
