@@ -1792,6 +1792,26 @@ async function uiDataSteps(base, consoleErrors) {
     expect(r.ok(), 'the restored row is not there: ' + r.status());
   });
 
+  await step('a delete is undone from its toast: the row is back, the undo audited as a revert', async () => {
+    await page.goto(base + '/admin/analyticsEvents');
+    const first = page.locator('tbody tr').first();
+    await first.locator('a.row-link').waitFor();
+    const id = (await first.getByRole('checkbox').getAttribute('aria-label')).replace('Select row ', '');
+    await first.getByRole('button', { name: /^Actions for row / }).click();
+    await page.getByRole('menuitem', { name: 'Delete' }).click();
+    const dialog = page.getByRole('dialog');
+    const text = await dialog.innerText();
+    expect(!/for good/.test(text) && /History/.test(text), 'the delete dialog reads: ' + text);
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    const toast = page.locator('[data-sonner-toast]', { hasText: / deleted$/ });
+    await toast.getByRole('button', { name: 'Undo' }).click();
+    await page.getByText(/ restored$/).first().waitFor();
+    const r = await page.request.get(`${base}/admin-api/analyticsEvents/${id}`);
+    expect(r.ok(), 'the row is not back: ' + r.status());
+    const [entry] = await lastAudit('revert', 'analyticsEvents');
+    expect(entry && entry.target_id === id, 'the undo is not audited as a revert: ' + JSON.stringify(entry));
+  });
+
   await step('lists: a bulk action runs on the selection ({ids})', async () => {
     await page.goto(base + '/admin/guilds');
     const boxes = page.getByRole('checkbox', { name: /^Select row / });

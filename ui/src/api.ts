@@ -193,8 +193,8 @@ interface Answer<T> {
 // signed out elsewhere, revoked) waits while the operator signs in again in
 // a dialog, then is sent once more. It resolves to false when the operator
 // gives up, and the 401 stands.
-let reauth: (() => Promise<boolean>) | null = null;
-export function setReauth(fn: (() => Promise<boolean>) | null) {
+let reauth: ((method: string) => Promise<boolean>) | null = null;
+export function setReauth(fn: ((method: string) => Promise<boolean>) | null) {
   reauth = fn;
 }
 
@@ -229,7 +229,7 @@ async function send<T>(method: string, path: string, body?: unknown, retried = f
     const fields = e.fields && typeof e.fields === 'object' ? Object.fromEntries(Object.entries(e.fields).filter((kv): kv is [string, string] => typeof kv[1] === 'string')) : {};
     // The session check refuses before any handler runs: nothing was
     // done, so sending again once signed in is safe.
-    if (res.status === 401 && e.code === 'unauthenticated' && !retried && reauth && !signInPath.test(path) && (await reauth())) {
+    if (res.status === 401 && e.code === 'unauthenticated' && !retried && reauth && !signInPath.test(path) && (await reauth(method))) {
       return send<T>(method, path, body, true);
     }
     throw new ApiError(res.status, typeof e.code === 'string' ? e.code : 'http_' + res.status, message, fields);

@@ -6,14 +6,15 @@ import { Layout } from '../layout/Layout';
 import { ErrorNote, Loading } from '../components/Status';
 import { OperatorRequired } from './OperatorRequired';
 import { endedLoginPath, SessionDialog } from './SessionDialog';
+import { reauthEnabled } from './session';
 
 function loginPath(pathname: string, search: string): string {
   return '/login?next=' + encodeURIComponent(uiPath + pathname + search);
 }
 
-// UnauthorizedRedirect sends a 401 the sign-in dialog did not take (the
-// operator gave up, or no layout was on screen) to the sign-in page, which
-// says the session ended, keeping where the operator was in ?next=.
+// UnauthorizedRedirect sends a 401 outside the layout (where the sign-in
+// dialog answers it) to the sign-in page, which says the session ended,
+// keeping where the operator was in ?next=.
 export function UnauthorizedRedirect() {
   const navigate = useNavigate();
   useEffect(() => {
@@ -21,6 +22,9 @@ export function UnauthorizedRedirect() {
       const { pathname } = window.location;
       const route = pathname.startsWith(uiPath) ? pathname.slice(uiPath.length) || '/' : '/';
       if (route.startsWith('/login') || route.startsWith('/reset')) return;
+      // In the layout, the sign-in dialog and the header say it: the page,
+      // and what was typed in it, stay.
+      if (reauthEnabled()) return;
       navigate(endedLoginPath(), { replace: true });
       // Forget the session's answers (auth status included) once the
       // sign-in page is the route, so nothing cached leads back in.

@@ -32,8 +32,11 @@ function subscribe(l: () => void) {
 export const useSession = () => useSyncExternalStore(subscribe, () => state);
 
 // waitForSignIn is api.ts's reauth: it opens the dialog and resolves once
-// the operator signed in again (true) or gave up (false).
-function waitForSignIn(): Promise<boolean> {
+// the operator signed in again (true) or gave up (false). Once they gave
+// up, only what they do (a save, an action: not a GET, which a page may
+// repeat on its own) opens it again.
+function waitForSignIn(method: string): Promise<boolean> {
+  if (state.ended && !state.asking && method === 'GET') return Promise.resolve(false);
   set({ ended: true, asking: true });
   return new Promise((resolve) => waiters.push(resolve));
 }
@@ -70,12 +73,23 @@ export function resetSession() {
   settle(false);
 }
 
+// reauthEnabled: the layout is on screen, and the dialog (not the sign-in
+// page) answers a session that ended.
+export const reauthEnabled = () => enabled;
+let enabled = false;
+
+// stopReauth: the operator signs out on purpose; a 401 meanwhile is no
+// session that ended under them.
+export function stopReauth() {
+  setReauth(null);
+  enabled = false;
+  resetSession();
+}
+
 // enableReauth is called while the layout is mounted: outside it (the
 // sign-in page, the reset page) a 401 is just an answer.
 export function enableReauth(): () => void {
   setReauth(waitForSignIn);
-  return () => {
-    setReauth(null);
-    resetSession();
-  };
+  enabled = true;
+  return stopReauth;
 }
