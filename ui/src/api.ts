@@ -188,7 +188,21 @@ interface Answer<T> {
   headers: Headers;
 }
 
-async function send<T>(method: string, path: string, body?: unknown): Promise<Answer<T>> {
+// reauth is set while the panel's layout is on screen (auth/session.ts):
+// a request refused because the session ended (401 unauthenticated: expired,
+// signed out elsewhere, revoked) waits while the operator signs in again in
+// a dialog, then is sent once more. It resolves to false when the operator
+// gives up, and the 401 stands.
+let reauth: ((method: string) => Promise<boolean>) | null = null;
+export function setReauth(fn: ((method: string) => Promise<boolean>) | null) {
+  reauth = fn;
+}
+
+// The sign-in endpoints answer 401 for a wrong password or code: theirs
+// is never a session that ended.
+const signInPath = /^\/auth\/(login|bootstrap|reset|logout|status)/;
+
+async function send<T>(method: string, path: string, body?: unknown, retried = false): Promise<Answer<T>> {
   const init: RequestInit = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
   if (body !== undefined) {
     init.headers = { Accept: 'application/json', 'Content-Type': 'application/json' };
@@ -213,6 +227,11 @@ async function send<T>(method: string, path: string, body?: unknown): Promise<An
     const e = (data ?? {}) as { error?: unknown; code?: unknown; fields?: unknown };
     const message = typeof e.error === 'string' && e.error !== '' ? e.error : `Request failed (${res.status})`;
     const fields = e.fields && typeof e.fields === 'object' ? Object.fromEntries(Object.entries(e.fields).filter((kv): kv is [string, string] => typeof kv[1] === 'string')) : {};
+    // The session check refuses before any handler runs: nothing was
+    // done, so sending again once signed in is safe.
+    if (res.status === 401 && e.code === 'unauthenticated' && !retried && reauth && !signInPath.test(path) && (await reauth(method))) {
+      return send<T>(method, path, body, true);
+    }
     throw new ApiError(res.status, typeof e.code === 'string' ? e.code : 'http_' + res.status, message, fields);
   }
   return { data: data as T, headers: res.headers };

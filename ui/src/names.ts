@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import type { ResourceMeta, Row } from './api';
 import { rowTitle } from './rowId';
+import { erasedName, isErased } from './pages/userAccess';
 
 // singular is the label of one row of a resource: "Roles" → "Role",
 // "Leaderboard Entries" → "Leaderboard Entry". Only the last word changes;
@@ -24,6 +25,8 @@ const labelColumns = ['display_name', 'name', 'email', 'title'];
 // rowLabel names a row for people: its display name, name, email or
 // title when it has one, else its key as in the page heading.
 export function rowLabel(meta: ResourceMeta, id: string, row: Row | undefined): string {
+  // An erased player's names are gone; "erased-…@erased.invalid" is none.
+  if (isErased(meta, row)) return erasedName;
   for (const c of labelColumns) {
     if (!meta.columns.some((col) => col.name === c)) continue;
     const v = row?.[c];

@@ -17,6 +17,9 @@ export function SignInPage() {
   const next = safeNext(params.get('next')) ?? { route: '/' };
   if (status.isPending) return <Loading />;
   if (status.isError) return <ErrorNote error={status.error} />;
+  // A session that just ended may still be cached as signed in: the
+  // fresh answer decides.
+  if (status.data.authenticated && status.isFetching) return <Loading />;
   if (status.data.authenticated && !status.data.needsBootstrap) {
     return 'href' in next ? <Leave href={next.href} /> : <Navigate to={next.route} replace />;
   }
@@ -27,7 +30,12 @@ export function SignInPage() {
         {status.data.needsBootstrap ? (
           <BootstrapForm next={next} token={params.get('token') ?? ''} tokenRequired={!!status.data.setupTokenRequired} />
         ) : (
-          <SignInForm next={next} totp={params.get('step') === 'totp'} />
+          <>
+            {params.get('reason') === 'ended' && (
+              <p className="notice" role="status">Your session ended — sign in again.</p>
+            )}
+            <SignInForm next={next} totp={params.get('step') === 'totp'} />
+          </>
         )}
       </div>
     </main>

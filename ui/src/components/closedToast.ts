@@ -1,10 +1,36 @@
 import { toast } from 'sonner';
+import { errorText } from '../api';
 
 // ModerationResult is the answer of ban, unban and revoke-sessions.
 export interface ModerationResult {
   ok: boolean;
   sessionsClosed?: number;
   partial?: boolean;
+}
+
+// Undo is a toast's way back: its label is the button's, run does it and
+// done says it was done ("Player 07 unbanned").
+export interface Undo {
+  run: () => Promise<unknown>;
+  done: string;
+  after?: () => unknown;
+}
+
+// undoSeconds is how long a toast offers Undo.
+export const undoSeconds = 10;
+
+// undoAction is sonner's action for an Undo: pressed, the toast closes and
+// another says how the undo went.
+export function undoAction(u: Undo) {
+  return {
+    label: 'Undo',
+    onClick: () => {
+      u.run().then(
+        () => toast.success(u.done),
+        (err: unknown) => toast.error(`Undo failed: ${errorText(err)}`),
+      ).finally(() => void u.after?.());
+    },
+  };
 }
 
 // liveSessionsClosed says how many live connections (room sockets) a ban
@@ -14,11 +40,13 @@ export const liveSessionsClosed = (n: number) => `${n} live session${n === 1 ? '
 // closedToast tells how a ban or revoke went: the sessions closed, and,
 // when some game server could not be reached, that its players stay
 // connected until it hears (they cannot sign in or rejoin meanwhile).
-export function closedToast(done: string, r: ModerationResult) {
+// With undo, it offers Undo for undoSeconds.
+export function closedToast(done: string, r: ModerationResult, undo?: Undo) {
   const text = r.sessionsClosed !== undefined ? `${done}; ${liveSessionsClosed(r.sessionsClosed)}` : done;
+  const action = undo ? { action: undoAction(undo) } : {};
   if (r.partial) {
-    toast.warning(`${text}. Some game servers could not be reached: players connected there stay until those servers hear of it; they cannot rejoin.`, { duration: 15_000 });
+    toast.warning(`${text}. Some game servers could not be reached: players connected there stay until those servers hear of it; they cannot rejoin.`, { duration: 15_000, ...action });
   } else {
-    toast.success(text);
+    toast.success(text, undo ? { duration: undoSeconds * 1000, ...action } : {});
   }
 }

@@ -1,12 +1,13 @@
 import { useState } from 'react';
 import { Link, NavLink, Outlet, useNavigate } from 'react-router';
 import * as Dialog from '@radix-ui/react-dialog';
-import { LayoutDashboard, LogOut, Menu, Moon, Radio, Search, Sun, UserCog, X } from 'lucide-react';
+import { LayoutDashboard, LogIn, LogOut, Menu, Moon, Radio, Search, Sun, UserCog, X } from 'lucide-react';
 import { toast } from 'sonner';
 import { ApiError, errorText } from '../api';
 import { useCatalog, useFeatures, useMe, useRoomsEnabled } from '../queries';
 import { ResourceIcon } from '../icons';
 import { signOut } from '../auth/signOut';
+import { askSignIn, useSession } from '../auth/session';
 import { OperatorRequired } from '../auth/OperatorRequired';
 import { EnrolGate } from '../auth/EnrolGate';
 import { ErrorNote, Loading } from '../components/Status';
@@ -97,6 +98,7 @@ export function ThemeToggle() {
 
 function Header({ onMenu }: { onMenu?: () => void }) {
   const me = useMe();
+  const session = useSession();
   const features = useFeatures();
   const navigate = useNavigate();
   const [dialog, ask] = useConfirm();
@@ -113,7 +115,10 @@ function Header({ onMenu }: { onMenu?: () => void }) {
         </button>
       )}
       <div className="operator">
-        {me.data && (
+        {session.ended ? (
+          // The session ended under the page: say so, and offer the way back in.
+          <span className="role role-signed-out" data-testid="signed-out">Signed out</span>
+        ) : me.data && (
           <>
             <span className="operator-email">{me.data.email}</span>
             <span className={'role role-' + me.data.role}>{me.data.role}</span>
@@ -127,10 +132,16 @@ function Header({ onMenu }: { onMenu?: () => void }) {
       <Link to="/account" className="button account-link">
         <UserCog size={14} aria-hidden="true" /> <span className="narrow-hide">Account</span>
       </Link>
-      <button type="button" onClick={() => out(false)}>
-        <LogOut size={14} aria-hidden="true" /> Sign out
-      </button>
-      {features.revokeSessions && <button type="button" className="everywhere" onClick={() => void outEverywhere()}>Sign out everywhere</button>}
+      {session.ended ? (
+        <button type="button" className="primary" onClick={askSignIn}>
+          <LogIn size={14} aria-hidden="true" /> Sign in
+        </button>
+      ) : (
+        <button type="button" onClick={() => out(false)}>
+          <LogOut size={14} aria-hidden="true" /> Sign out
+        </button>
+      )}
+      {features.revokeSessions && !session.ended && <button type="button" className="everywhere" onClick={() => void outEverywhere()}>Sign out everywhere</button>}
       {dialog}
     </header>
   );

@@ -14,6 +14,9 @@ import { rowLabel, singular, usePageTitle } from '../names';
 import { ErrorNote, Loading } from '../components/Status';
 import { NotAllowed } from '../components/NotAllowed';
 import { pick } from './columns';
+import { userEditRefusal } from './userAccess';
+import { isDeleted } from './softDelete';
+import { Lock } from 'lucide-react';
 import { FieldError, initialValue, toValue, type FormValue, isTimeColumn } from './formValues';
 
 export function ResourceFormPage({ mode }: { mode: 'create' | 'edit' }) {
@@ -29,10 +32,14 @@ export function ResourceFormPage({ mode }: { mode: 'create' | 'edit' }) {
 }
 
 function EditLoader({ meta, id }: { meta: ResourceMeta; id: string }) {
+  const me = useMe();
   const row = useQuery({ queryKey: ['row', meta.name, id], queryFn: () => api.get<Row>(`/${seg(meta.name)}/${seg(id)}`) });
   if (row.isPending) return <Loading />;
   if (row.isError) return <ErrorNote error={row.error} />;
-  return <ResourceForm meta={meta} id={id} row={row.data} />;
+  // What the server would refuse on Save is said before any typing: the
+  // form is shown read-only, with why.
+  const refusal = userEditRefusal(me.data, meta, id, row.data) || (isDeleted(meta, row.data) ? 'This row is deleted: restore it from its page before editing.' : '');
+  return <ResourceForm meta={meta} id={id} row={row.data} readOnly={refusal} />;
 }
 
 // formColumns are the form's fields. Create leaves out what the database
@@ -47,7 +54,9 @@ function formColumns(meta: ResourceMeta, creating: boolean): Column[] {
   });
 }
 
-function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?: Row }) {
+// readOnly, when not empty, says why the operator may not change the row:
+// every field is shown disabled and there is no Save.
+function ResourceForm({ meta, id, row, readOnly = '' }: { meta: ResourceMeta; id?: string; row?: Row; readOnly?: string }) {
   const creating = row === undefined;
   const navigate = useNavigate();
   const qc = useQueryClient();
@@ -66,7 +75,7 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
     row?._labels ?? Object.fromEntries(columns.flatMap((c) => (given(c) !== null && params.get('_label.' + c.name) ? [[c.name, params.get('_label.' + c.name) ?? '']] : []))));
   // Timestamps the database fills in (created_at, updated_at) are shown,
   // not edited.
-  const locked = (c: Column) => !creating && (c.readOnly || c.primary || ((c.dataType === 'datetime' || isTimeColumn(c)) && c.hasDefault));
+  const locked = (c: Column) => !creating && (readOnly !== '' || c.readOnly || c.primary || ((c.dataType === 'datetime' || isTimeColumn(c)) && c.hasDefault));
   const dirty = columns.some((c) => (values[c.name] ?? '') !== (initial[c.name] ?? ''));
   const [dialog, ask] = useConfirm();
   const leaving = useRef(false);
@@ -146,13 +155,18 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
   };
 
   const back = creating ? '/' + seg(meta.name) : `/${seg(meta.name)}/${seg(id ?? '')}`;
-  const heading = creating ? `New ${singular(meta.label)}` : `Edit ${singular(meta.label)} / ${rowLabel(meta, id ?? '', row)}`;
+  const heading = creating ? `New ${singular(meta.label)}` : `${readOnly ? '' : 'Edit '}${singular(meta.label)} / ${rowLabel(meta, id ?? '', row)}`;
   usePageTitle(heading);
   return (
     <section>
       <div className="page-title">
         <h1>{heading}</h1>
       </div>
+      {readOnly && (
+        <p className="notice" role="note" data-testid="read-only-reason">
+          <Lock size={14} aria-hidden="true" /> {readOnly}
+        </p>
+      )}
       <form className="record-form stack" onSubmit={submit} noValidate>
         {columns.map((c) => c.name === meta.banColumn && !creating ? (
           // The ban is changed by Ban and Unban, never typed: it reads
@@ -206,8 +220,14 @@ function ResourceForm({ meta, id, row }: { meta: ResourceMeta; id?: string; row?
         )}
         {error && <p className="form-error" role="alert">{error}</p>}
         <div className="toolbar">
-          <button type="submit" className="primary" disabled={busy}>{creating ? 'Create' : 'Save'}</button>
-          <Link to={back} className="button">Cancel</Link>
+          {readOnly ? (
+            <Link to={back} className="button">Back</Link>
+          ) : (
+            <>
+              <button type="submit" className="primary" disabled={busy}>{creating ? 'Create' : 'Save'}</button>
+              <Link to={back} className="button">Cancel</Link>
+            </>
+          )}
         </div>
       </form>
       {dialog}

@@ -20,9 +20,11 @@ import { AuditFilters } from './AuditFilters';
 import { ApiHelp } from '../components/ApiHelp';
 import { listColumns, tableColumns } from './columns';
 import { rowLabel, singular, usePageTitle } from '../names';
-import { bulkDelete, bulkSummary } from './bulkDelete';
+import { bulkDelete, bulkSummary, undoAll } from './bulkDelete';
+import { canUndoDelete, deletedWhere, undoDelete } from './undoDelete';
+import { undoAction, undoSeconds } from '../components/closedToast';
 import { bulkModerate, bulkOutcome, type BulkAnswer } from './userBulk';
-import { mayChangeUser, mayModerateUser } from './userAccess';
+import { erasedName, isErased, mayChangeUser, mayModerateUser } from './userAccess';
 import { DeletedFilter, isDeleted, useRestore } from './softDelete';
 
 // The URL's page and size are the UI's own; everything else in it is the
@@ -127,13 +129,21 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
 
   const perRow = meta.actions.filter((a) => a.perRow);
   const bulk = meta.actions.filter((a) => !a.perRow);
+  const refreshList = () => qc.invalidateQueries({ queryKey: ['list', meta.name] });
+  // nameOf names a row on screen by its label ("Player 07"), else its id.
+  const nameOf = (id: string) => {
+    const row = list.data?.rows.find((r) => rowId(meta, r) === id);
+    return rowLabel(meta, id, row);
+  };
   const remove = async (row: Row) => {
     const id = rowId(meta, row);
-    if (!(await ask({ title: `Delete this ${singular(meta.label)}?`, description: meta.softDeleteColumn ? `Row ${id} is marked deleted; the Deleted view can restore it.` : `Row ${id} is deleted for good.`, confirmLabel: 'Delete', danger: true }))) return;
+    const name = rowLabel(meta, id, row);
+    if (!(await ask({ title: `Delete ${singular(meta.label)} “${name}”?`, description: deletedWhere(meta), confirmLabel: 'Delete', danger: true }))) return;
     try {
       await api.del(`/${seg(meta.name)}/${seg(id)}`);
-      toast.success('Deleted');
-      await qc.invalidateQueries({ queryKey: ['list', meta.name] });
+      const undo = canUndoDelete(meta) ? { action: undoAction({ run: () => undoDelete(meta, id, me.data?.userId), done: `${name} restored`, after: refreshList }), duration: undoSeconds * 1000 } : {};
+      toast.success(`${name} deleted`, undo);
+      await refreshList();
     } catch (err) {
       toast.error(errorText(err));
     }
@@ -141,21 +151,32 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   const removeSelected = async () => {
     const ids = [...selected];
     const n = ids.length;
-    if (!(await ask({ title: `Delete ${n} row${n === 1 ? '' : 's'} of ${meta.label}?`, description: meta.softDeleteColumn ? 'They are marked deleted, one by one, each in the audit log; the Deleted view can restore them.' : 'They are deleted for good, one by one; each deletion is in the audit log.', confirmLabel: `Delete ${n}`, danger: true }))) return;
+    const names = new Map(ids.map((id) => [id, nameOf(id)]));
+    if (!(await ask({ title: `Delete ${n} row${n === 1 ? '' : 's'} of ${meta.label}?`, description: `They are deleted one by one, each in the audit log. ${deletedWhere(meta, true)}`, confirmLabel: `Delete ${n}`, danger: true }))) return;
     const r = await bulkDelete(meta.name, ids);
-    const { title, description } = bulkSummary(r);
-    if (r.failed.length === 0) toast.success(title);
-    else toast.error(title, { description, duration: 15_000 });
+    const { title, description } = bulkSummary(r, (id) => names.get(id) ?? id);
+    // Undo brings back what was deleted, one by one as it went.
+    const undo = canUndoDelete(meta) && r.deleted.length > 0
+      ? { action: undoAction({ run: () => undoAll(r.deleted, (id) => undoDelete(meta, id, me.data?.userId)), done: r.deleted.length === 1 ? `${names.get(r.deleted[0]!)} restored` : `${r.deleted.length} rows restored`, after: refreshList }) }
+      : {};
+    if (r.failed.length === 0) toast.success(title, { duration: undoSeconds * 1000, ...undo });
+    else toast.error(title, { description, duration: 15_000, ...undo });
     // What failed stays selected, to retry or look at.
     setSelection({ key: listKey, ids: new Set(r.failed.map((f) => f.id)) });
     await qc.invalidateQueries({ queryKey: ['list', meta.name] });
   };
   // moderated reports a bulk answer and keeps selected what was not done,
   // to retry or look at.
-  const moderated = async (a: BulkAnswer) => {
-    const { text, ok } = bulkOutcome(a);
-    if (ok) toast.success(text);
-    else toast.error(text, { duration: 15_000 });
+  // A ban's answer offers Undo: the bulk unban of the ids it banned (not
+  // those banned already, whose earlier ban stays).
+  const moderated = async (a: BulkAnswer, op: 'ban' | 'unban' | 'revoke-sessions', names: Map<string, string>) => {
+    const { text, ok } = bulkOutcome(a, (id) => names.get(id) ?? id);
+    const banned = op === 'ban' ? Object.entries(a.results).filter(([, r]) => r === 'banned').map(([id]) => id) : [];
+    const undo = banned.length > 0
+      ? { action: undoAction({ run: () => bulkModerate('unban', banned), done: banned.length === 1 ? `${names.get(banned[0]!) ?? banned[0]} unbanned` : `${banned.length} players unbanned`, after: refreshList }) }
+      : {};
+    if (ok) toast.success(text, banned.length > 0 ? { duration: undoSeconds * 1000, ...undo } : {});
+    else toast.error(text, { duration: 15_000, ...undo });
     setSelection({ key: listKey, ids: new Set(Object.entries(a.results).filter(([, r]) => r === 'forbidden' || r === 'not_found').map(([id]) => id)) });
     await qc.invalidateQueries({ queryKey: ['list', meta.name] });
   };
@@ -163,7 +184,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   const confirmThen = async (op: 'unban' | 'revoke-sessions', ids: string[], o: ConfirmOptions) => {
     if (!(await ask(o))) return;
     try {
-      await moderated(await bulkModerate(op, ids));
+      await moderated(await bulkModerate(op, ids), op, new Map(ids.map((id) => [id, nameOf(id)])));
     } catch (err) {
       toast.error(errorText(err));
     }
@@ -181,8 +202,10 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     const name = rowLabel(meta, id, row);
     // On users, what the server would refuse is left out: any change to
     // an operator's account by a mod, moderating one's own.
-    const mayChange = meta.name !== 'users' || mayChangeUser(me.data, id, row);
-    const mayModerate = mayModerateUser(me.data, id, row);
+    // An erased player can be viewed and deleted, no more.
+    const erased = isErased(meta, row);
+    const mayChange = meta.name !== 'users' || (mayChangeUser(me.data, id, row) && !erased);
+    const mayModerate = mayModerateUser(me.data, id, row) && !erased;
     if (meta.permissions.read) items.push({ label: 'View', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}`) });
     // A soft-deleted row is not edited (the server reads live rows only): restored first.
     const deleted = isDeleted(meta, row);
@@ -193,7 +216,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     if (canRevoke && mayModerate) items.push({ label: 'Revoke sessions', onSelect: () => void revoke([id], name) });
     if (mayChange) for (const a of perRow) items.push({ label: a.label, onSelect: () => void runAction(a, id) });
     if (meta.permissions.update && deleted) items.push({ label: 'Restore', onSelect: () => void restore(id) });
-    else if (meta.permissions.delete && mayChange) items.push({ label: 'Delete', danger: true, onSelect: () => void remove(row) });
+    else if (meta.permissions.delete && (mayChange || (erased && mayChangeUser(me.data, id, row)))) items.push({ label: 'Delete', danger: true, onSelect: () => void remove(row) });
     return <RowMenu items={items} label={`Actions for row ${id}`} />;
   };
 
@@ -310,7 +333,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
           <DataTable
             meta={meta}
             columns={tableColumns(meta, deletedView)}
-            rows={list.data.rows}
+            rows={meta.name === 'users' ? list.data.rows.map((r) => erasedRow(meta, r)) : list.data.rows}
             sort={sort}
             onSort={onSort}
             rowMenu={rowMenu}
@@ -344,7 +367,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
           onClose={() => setBanning(null)}
           onDone={(a) => {
             setBanning(null);
-            void moderated(a);
+            void moderated(a, 'ban', new Map(banning.ids.map((id) => [id, nameOf(id)])));
           }}
         />
       )}
@@ -380,4 +403,14 @@ function BannedFilter({ on, onChange }: { on: boolean; onChange: (on: boolean) =
       </button>
     </div>
   );
+}
+
+// erasedRow shows an erased player's row as "Erased player": its email
+// (erased-<id>@erased.invalid) and names are no one's.
+function erasedRow(meta: ResourceMeta, row: Row): Row {
+  if (!isErased(meta, row)) return row;
+  const email = meta.emailColumn ?? 'email';
+  const out: Row = { ...row, [email]: erasedName, _erased: true };
+  for (const c of ['display_name', 'name']) if (typeof out[c] === 'string') out[c] = null;
+  return out;
 }

@@ -16,7 +16,9 @@ import { banField, listColumns, pick } from './columns';
 import { UserModeration, ActiveSessions, BanState } from './UserModeration';
 import { AuditEntryActions, RowHistory } from './RowHistory';
 import { AuditPayload } from '../components/AuditPayload';
-import { mayChangeUser } from './userAccess';
+import { isErased, mayChangeUser } from './userAccess';
+import { canUndoDelete, deletedWhere, undoDelete } from './undoDelete';
+import { undoAction, undoSeconds } from '../components/closedToast';
 import { RestoreButton, isDeleted } from './softDelete';
 
 export function ResourceShowPage() {
@@ -37,16 +39,25 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
   // Edit and Delete on a row that is there; on users, where the server
   // would allow them.
   const me = useMe();
+  const erased = isErased(meta, row.data);
   const mayChange = row.data !== undefined && (meta.name !== 'users' || mayChangeUser(me.data, id, row.data));
   const ban = banField(meta);
   const gone = row.error instanceof ApiError && row.error.status === 404;
   usePageTitle(row.data ? `${title} · ${meta.label}` : meta.label);
 
   const remove = async () => {
-    if (!(await ask({ title: `Delete ${singular(meta.label)} “${title}”?`, description: meta.softDeleteColumn ? `Row ${id} is marked deleted; it can be restored.` : `Row ${id} is deleted for good.`, confirmLabel: 'Delete', danger: true }))) return;
+    if (!(await ask({ title: `Delete ${singular(meta.label)} “${title}”?`, description: deletedWhere(meta), confirmLabel: 'Delete', danger: true }))) return;
     try {
       await api.del(path);
-      toast.success('Deleted');
+      // Undo brings the row back and opens it again.
+      const undo = canUndoDelete(meta)
+        ? { duration: undoSeconds * 1000, action: undoAction({ run: () => undoDelete(meta, id, me.data?.userId), done: `${title} restored`, after: () => {
+            void qc.invalidateQueries({ queryKey: ['list', meta.name] });
+            void qc.invalidateQueries({ queryKey: ['row', meta.name, id] });
+            void qc.invalidateQueries({ queryKey: ['history', meta.name, id] });
+          } }) }
+        : {};
+      toast.success(`${title} deleted`, undo);
       await qc.invalidateQueries({ queryKey: ['list', meta.name] });
       navigate('/' + seg(meta.name));
     } catch (err) {
@@ -62,7 +73,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
         </h1>
         <div className="toolbar">
           {meta.name === 'adminAudit' && row.data && <AuditEntryActions entry={row.data} />}
-          {meta.permissions.update && mayChange && !isDeleted(meta, row.data) && (
+          {meta.permissions.update && mayChange && !erased && !isDeleted(meta, row.data) && (
             <Link to={path + '/edit'} className="button">
               <Pencil size={14} aria-hidden="true" /> Edit
             </Link>
@@ -212,7 +223,7 @@ function RelatedRows({ meta, id, row, name, target, fk }: { meta: ResourceMeta; 
   const parentName = rowLabel(meta, id, row);
   return (
     <>
-      {parent !== undefined && targetMeta.permissions.create && (
+      {parent !== undefined && targetMeta.permissions.create && !isErased(meta, row) && (
         <div className="toolbar tab-toolbar">
           <Link className="button" to={`/${seg(target)}/new?${new URLSearchParams({ [fk]: parent, ['_label.' + fk]: parentName })}`}>
             <Plus size={14} aria-hidden="true" /> Add {thing} for {parentName}

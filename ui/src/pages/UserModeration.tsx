@@ -12,7 +12,7 @@ import { ErrorNote, Loading } from '../components/Status';
 import { closedToast, type ModerationResult } from '../components/closedToast';
 import { DataRequests } from './DataRequests';
 import { BanDialog } from '../components/BanForm';
-import { mayChangeUser } from './userAccess';
+import { isErased, mayChangeUser } from './userAccess';
 
 // BanState says a user's ban in words: "Banned by Player 01 until 24 Nov,
 // 14:00 — reason …", "Ban ended …" once its end has passed.
@@ -83,37 +83,49 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
   // with their id instead.
   const email = row[who?.emailColumn ?? 'email'];
   const hasEmail = typeof email === 'string';
+  const erased = who ? isErased(who, row) : false;
+  const erasedAt = erased && ban && typeof ban === 'object' ? (ban as BanInfo).bannedAt : undefined;
   return (
     <section className="moderation" aria-labelledby="moderation-title">
       <h2 id="moderation-title">Moderation</h2>
-      {features.ban && ban !== undefined && <BanState ban={ban} />}
-      {self ? (
-        <p className="muted">This is your own account: another operator moderates it.</p>
-      ) : !mayChange ? (
-        <p className="muted">An admin moderates operators' accounts.</p>
+      {erased ? (
+        // An erased account cannot sign in, and has nothing left to ban,
+        // invite, erase or give a role: only its id and rows remain.
+        <p className="muted" data-testid="erased-note">
+          This player's personal data was erased{erasedAt ? ` on ${shortDate(erasedAt)}` : ''}: the account cannot sign in again, and there is nothing left to moderate.
+        </p>
       ) : (
-        <div className="toolbar">
-          {features.ban && <button type="button" className="danger" onClick={() => setBanning(true)}>{banned ? 'Ban again' : 'Ban'}</button>}
-          {features.ban && banned && (
-            <button type="button" onClick={() => void confirmThen({ title: `Unban ${name}?`, description: 'They can sign in and join rooms again.', confirmLabel: 'Unban' }, 'unban', 'Unbanned')}>
-              Unban
-            </button>
+        <>
+          {features.ban && ban !== undefined && <BanState ban={ban} />}
+          {self ? (
+            <p className="muted">This is your own account: another operator moderates it.</p>
+          ) : !mayChange ? (
+            <p className="muted">An admin moderates operators' accounts.</p>
+          ) : (
+            <div className="toolbar">
+              {features.ban && <button type="button" className="danger" onClick={() => setBanning(true)}>{banned ? 'Ban again' : 'Ban'}</button>}
+              {features.ban && banned && (
+                <button type="button" onClick={() => void confirmThen({ title: `Unban ${name}?`, description: 'They can sign in and join rooms again.', confirmLabel: 'Unban' }, 'unban', `${name} unbanned`)}>
+                  Unban
+                </button>
+              )}
+              {features.revokeSessions && (
+                <button type="button" onClick={() => void confirmThen({ title: `Revoke the sessions of ${name}?`, description: 'Every session ends and their live connections close; they can sign in again.', confirmLabel: 'Revoke sessions', danger: true }, 'revoke-sessions', 'Sessions revoked')}>
+                  Revoke sessions
+                </button>
+              )}
+              {me.data?.role === 'admin' && hasEmail && (
+                <button type="button" title="Email them a link to set their password (valid 15 minutes)" onClick={() => void confirmThen({ title: `Send an invite to ${name}?`, description: 'A link to set a password is delivered to their email address (valid 15 minutes).', confirmLabel: 'Send invite' }, 'invite', 'Invite sent')}>
+                  <Mail size={14} aria-hidden="true" /> Send invite
+                </button>
+              )}
+            </div>
           )}
-          {features.revokeSessions && (
-            <button type="button" onClick={() => void confirmThen({ title: `Revoke the sessions of ${name}?`, description: 'Every session ends and their live connections close; they can sign in again.', confirmLabel: 'Revoke sessions', danger: true }, 'revoke-sessions', 'Sessions revoked')}>
-              Revoke sessions
-            </button>
+          {!self && <RoleControl userId={id} name={name} />}
+          {!self && me.data?.role === 'admin' && features.ban && (hasEmail || email === null) && (
+            <DataRequests id={id} name={name} email={hasEmail ? email : null} onErased={() => void refresh()} />
           )}
-          {me.data?.role === 'admin' && hasEmail && (
-            <button type="button" title="Email them a link to set their password (valid 15 minutes)" onClick={() => void confirmThen({ title: `Send an invite to ${name}?`, description: 'A link to set a password is delivered to their email address (valid 15 minutes).', confirmLabel: 'Send invite' }, 'invite', 'Invite sent')}>
-              <Mail size={14} aria-hidden="true" /> Send invite
-            </button>
-          )}
-        </div>
-      )}
-      {!self && <RoleControl userId={id} name={name} />}
-      {!self && me.data?.role === 'admin' && features.ban && (hasEmail || email === null) && (
-        <DataRequests id={id} name={name} email={hasEmail ? email : null} onErased={() => void refresh()} />
+        </>
       )}
       {banning && (
         <BanDialog
@@ -122,7 +134,13 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
           onClose={() => setBanning(false)}
           onDone={(r) => {
             setBanning(false);
-            closedToast('Banned', { ...r, sessionsClosed: r.sessionsClosed ?? 0 });
+            // Undo is an unban: offered for a new ban only (undoing a
+            // ban again would lift the earlier one too).
+            closedToast(`${name} banned`, { ...r, sessionsClosed: r.sessionsClosed ?? 0 }, banned ? undefined : {
+              run: () => api.post(base + '/unban'),
+              done: `${name} unbanned`,
+              after: refresh,
+            });
             void refresh();
           }}
         />

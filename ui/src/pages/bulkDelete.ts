@@ -28,10 +28,27 @@ export async function bulkDelete(resource: string, ids: string[], concurrency = 
 
 // bulkSummary is the toast of a bulk delete: a title, and for failures a
 // description naming the first few rows and why.
-export function bulkSummary(r: BulkResult): { title: string; description?: string } {
+// name says a row by its label ("Player 07"), for the toast.
+export function bulkSummary(r: BulkResult, name: (id: string) => string = (id) => id): { title: string; description?: string } {
   const n = r.deleted.length + r.failed.length;
-  if (r.failed.length === 0) return { title: `Deleted ${n} row${n === 1 ? '' : 's'}` };
-  const first = r.failed.slice(0, 3).map((f) => `${f.id}: ${f.error}`).join('; ');
+  if (r.failed.length === 0) return { title: n === 1 ? `${name(r.deleted[0]!)} deleted` : `Deleted ${n} rows` };
+  const first = r.failed.slice(0, 3).map((f) => `${name(f.id)}: ${f.error}`).join('; ');
   const more = r.failed.length > 3 ? `; …and ${r.failed.length - 3} more` : '';
   return { title: `Deleted ${r.deleted.length} of ${n}; ${r.failed.length} failed`, description: first + more };
+}
+
+// undoAll undoes one by one, in order, what a bulk operation did to ids,
+// and fails after trying them all when any failed, naming how many.
+export async function undoAll(ids: string[], undo: (id: string) => Promise<unknown>): Promise<void> {
+  let failed = 0;
+  let last: unknown;
+  for (const id of ids) {
+    try {
+      await undo(id);
+    } catch (err) {
+      failed++;
+      last = err;
+    }
+  }
+  if (failed > 0) throw new Error(`${failed} of ${ids.length} could not be brought back: ${errorText(last)}`);
 }

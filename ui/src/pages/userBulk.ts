@@ -27,15 +27,36 @@ const words: [string, string | ((n: number) => string)][] = [
   ['not_found', 'not found'],
 ];
 
+// oneWords say the outcome for one player, after their name.
+const oneWords: Record<string, string> = {
+  banned: 'banned',
+  unbanned: 'unbanned',
+  already_banned: 'is banned already',
+  not_banned: 'is not banned',
+  forbidden: 'is not yours to moderate',
+  self: 'is you: skipped',
+  not_found: 'was not found',
+};
+
 // bulkOutcome says an answer in one line: "7 banned, 1 already banned".
 // ok is false when some were not done for a reason other than being done
 // already.
-export function bulkOutcome(a: BulkAnswer): { text: string; ok: boolean } {
+// With one id, the player is named: "Player 07 banned", not "1 banned".
+export function bulkOutcome(a: BulkAnswer, name?: (id: string) => string): { text: string; ok: boolean } {
+  const ids = Object.keys(a.results);
+  const one = name && ids.length === 1 ? ids[0]! : undefined;
   const parts = words.filter(([k]) => (a.counts[k] ?? 0) > 0).map(([k, w]) => {
     const n = a.counts[k] ?? 0;
     return typeof w === 'string' ? `${n} ${w}` : w(n);
   });
   const ok = !['forbidden', 'not_found'].some((k) => (a.counts[k] ?? 0) > 0);
+  if (one !== undefined && name) {
+    const r = a.results[one] ?? '';
+    let text = r === 'revoked' ? `Sessions of ${name(one)} revoked` : `${name(one)} ${oneWords[r] ?? r}`;
+    if (a.sessionsClosed) text += '; ' + liveSessionsClosed(a.sessionsClosed);
+    if (a.partial) text += ' (some servers could not be told yet)';
+    return { text, ok };
+  }
   let text = parts.join(', ') || 'Nothing to do';
   if (a.sessionsClosed) text += '; ' + liveSessionsClosed(a.sessionsClosed);
   if (a.partial) text += ' (some servers could not be told yet)';
