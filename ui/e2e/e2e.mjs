@@ -809,7 +809,7 @@ async function main() {
     await chart.locator('table thead th').nth(1).waitFor({ state: 'attached' });
     const chartText = await chart.evaluate((el) => el.textContent ?? '');
     expect(!actionKey.test(chartText), 'the audit chart names an action key: ' + chartText.match(actionKey)?.[0]);
-    expect(/Banned|Signed in|Updated|Created/.test(chartText), 'the audit chart says no action in words: ' + chartText.slice(0, 300));
+    expect(/Made mod|First admin created|Banned|Signed in|Updated|Created/.test(chartText), 'the audit chart says no action in words: ' + chartText.slice(0, 300));
     expect(!/--/.test(chartText), 'the audit chart legend says "--": ' + chartText.slice(0, 300));
     await feed.getByRole('link', { name: 'Player 07' }).click();
     await page.locator('dd', { hasText: playerEmail }).waitFor();
