@@ -977,12 +977,13 @@ async function main() {
   await step('the audit log shows the ban, its actions in words', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Audit log' }).click();
     await page.getByRole('heading', { name: 'Audit log' }).waitFor();
-    const row = page.locator('tbody tr', { hasText: /\bBanned\b/ });
+    // A row's cells run together in its text: the action is matched as its cell.
+    const row = page.locator('tbody tr').filter({ has: page.locator('td', { hasText: /^Banned$/ }) });
     await row.first().waitFor();
     expect((await row.first().getByRole('link').count()) >= 2, 'the audit row should link its operator and target');
     await page.locator('tbody tr', { hasText: 'Action run' }).first().waitFor();
     // Targets read as their rows' labels, not ids; actions as the server labels them, never as keys.
-    await page.locator('tbody tr', { hasText: /\bBanned\b/ }).getByRole('link', { name: 'Player 07' }).first().waitFor();
+    await row.getByRole('link', { name: 'Player 07' }).first().waitFor();
     const listed = (await page.locator('tbody').innerText());
     expect(!actionKey.test(listed), 'the audit list shows an action key: ' + listed.match(actionKey)?.[0]);
     await shot('11-audit');
