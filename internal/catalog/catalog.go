@@ -43,6 +43,10 @@ type Entry struct {
 	// table without a primary key); "" when it writes it too. Its
 	// Permissions then deny create, update and delete to everyone.
 	ReadOnly string `json:"readOnly,omitempty"`
+	// AuditActions are the audit log's actions in words (action → label),
+	// on its own entry (adminAudit) only: every action the panel records
+	// (package audit's list); a game's own are shown as recorded.
+	AuditActions map[string]string `json:"auditActions,omitempty"`
 }
 
 // Column is one column of an Entry.

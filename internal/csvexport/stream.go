@@ -36,6 +36,16 @@ type Walk struct {
 	// Prepare readies a batch as the list shows it (masked, redacted)
 	// before its rows are written.
 	Prepare func(batch []map[string]any)
+	// Extra are columns written after View's, each computed from its
+	// row as prepared (the audit log's action_label).
+	Extra []Extra
+}
+
+// Extra is a column of an export that is no column of the table: Name
+// heads it, Value says a row's cell.
+type Extra struct {
+	Name  string
+	Value func(row map[string]any) string
 }
 
 // Stream writes the header and the rows of the walk to w in CSV,
@@ -63,9 +73,12 @@ func Stream(ctx context.Context, w http.ResponseWriter, wk Walk, limit int64, bo
 	}
 	cw := csv.NewWriter(w)
 	rc := http.NewResponseController(w)
-	record := make([]string, len(cols))
+	record := make([]string, len(cols)+len(wk.Extra))
 	for i, c := range cols {
 		record[i] = c.Name
+	}
+	for i, x := range wk.Extra {
+		record[len(cols)+i] = x.Name
 	}
 	cw.Write(record)
 	for {
@@ -78,6 +91,9 @@ func Stream(ctx context.Context, w http.ResponseWriter, wk Walk, limit int64, bo
 			}
 			for i, c := range cols {
 				record[i] = Cell(c, row[c.Name])
+			}
+			for i, x := range wk.Extra {
+				record[len(cols)+i] = Cell(&schema.Column{Name: x.Name}, x.Value(row))
 			}
 			cw.Write(record)
 			written++

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/catalog"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/rows"
@@ -78,6 +79,9 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 		e.BanColumn = usersAPI(a).banColumn(res.View.ByName)
 	}
 	e.ReadOnly = t.NotWritable
+	if res.Key == "adminAudit" {
+		e.AuditActions = audit.ActionLabels()
+	}
 	if sd := t.SoftDelete; sd != nil && res.View.ByName[sd.Name] != nil && !res.Restricted[sd.Name] {
 		e.SoftDeleteColumn = sd.Name
 	}

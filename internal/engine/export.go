@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/csvexport"
 	"github.com/gameadmin/admin/internal/rows"
 
@@ -105,6 +106,13 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 				a.redactRestricted(op, batch) // as the audit log's list shows them
 			}
 		}}
+	if res.Key == "adminAudit" && res.View.ByName["action"] != nil {
+		// The action in words beside its key, as the audit log shows it.
+		walk.Extra = []csvexport.Extra{{Name: "action_label", Value: func(row map[string]any) string {
+			action, _ := row["action"].(string)
+			return audit.ActionLabel(action)
+		}}}
+	}
 	written, truncated, streamErr := csvexport.Stream(ctx, w, walk, limit, !a.opts.ExportNoBOM)
 	// The entry is written whatever happened to the download: the rows
 	// that left the server are what it records, and a failure is named.

@@ -14,7 +14,9 @@ import (
 // The live-room endpoints. "rooms" is the resource key of mod scopes: list
 // and read need list and read on it, kick, lock and state edits need
 // update, dispose needs delete. Every mutation is audited as room.* with the
-// body's fields plus ip and userAgent.
+// body's fields plus ip and userAgent; a kick's entry also names the
+// kicked player (userId, which the audit log's search finds by their email
+// or name) and the room (roomName).
 
 // roomsRequest checks that rooms are configured and op may do o on them.
 func (a roomsAPI) roomsRequest(op Operator, o Op) (rooms.Runtime, error) {
@@ -118,10 +120,31 @@ func (a roomsAPI) handleRoomKick(w http.ResponseWriter, r *http.Request, op Oper
 		return err
 	}
 	roomID, sessionID := r.PathValue("roomId"), r.PathValue("sessionId")
+	// Who is kicked from which room, as the entry names them: asked of
+	// the runtime before the kick, which ends the client. A room the
+	// runtime cannot show now leaves the entry with the session id alone
+	// (the kick itself says whether the room is there).
+	var userID, roomName string
+	if v, err := rt.Inspect(r.Context(), roomID); err == nil {
+		roomName = v.Name
+		for _, c := range v.ClientList {
+			if c.SessionID == sessionID {
+				userID = c.UserID
+				break
+			}
+		}
+	}
 	if err := rt.Kick(r.Context(), roomID, sessionID, body.Reason); err != nil {
 		return roomError(err)
 	}
-	a.recordRoom(r, op, "room.kick", roomID, "sessionId", sessionID, "reason", body.Reason)
+	kv := []any{"sessionId", sessionID, "reason", body.Reason}
+	if userID != "" {
+		kv = append(kv, "userId", userID)
+	}
+	if roomName != "" {
+		kv = append(kv, "roomName", roomName)
+	}
+	a.recordRoom(r, op, "room.kick", roomID, kv...)
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // What the audit log's list adds to a generic one: its targets named by
@@ -45,6 +46,47 @@ func (h *Handler) TargetLabels(ctx context.Context, op authz.Operator, res *rows
 			h.Log.WarnContext(ctx, "admin: audit target labels", "resource", key, "err", err)
 		}
 	}
+	h.kickedLabels(ctx, op, entries)
+}
+
+// kickedLabels names the player a room.kick entry's payload names
+// (userId) by their users row's label, as _labels.player: the entry's
+// target is the room.
+func (h *Handler) kickedLabels(ctx context.Context, op authz.Operator, entries []map[string]any) {
+	users := h.As(op, "users")
+	if users == nil || len(users.Table.PK) != 1 || len(users.Labels) == 0 || !h.Allowed(op, authz.OpRead, "users") {
+		return
+	}
+	var kicks, players []map[string]any
+	for _, row := range entries {
+		if row["action"] != "room.kick" {
+			continue
+		}
+		p, ok := rows.PayloadMap(row["payload"])
+		if id, _ := p["userId"].(string); ok && id != "" {
+			kicks, players = append(kicks, row), append(players, map[string]any{"player": id})
+		}
+	}
+	if len(players) == 0 {
+		return
+	}
+	rel := schema.Relation{Kind: schema.One, FK: "player", Target: "users", Ref: users.Table.PK[0].Name}
+	if err := h.Labels(ctx, rel, users, players); err != nil {
+		h.Log.WarnContext(ctx, "admin: audit kicked players' labels", "err", err)
+		return
+	}
+	for i, row := range kicks {
+		l, _ := players[i]["_labels"].(map[string]string)
+		if l["player"] == "" {
+			continue
+		}
+		m, _ := row["_labels"].(map[string]string)
+		if m == nil {
+			m = map[string]string{}
+			row["_labels"] = m
+		}
+		m["player"] = l["player"]
+	}
 }
 
 // auditSearchLimit bounds the users an audit search looks for: a _q that
@@ -53,8 +95,9 @@ const auditSearchLimit = 100
 
 // SearchUsers are the conditions that make the audit log's _q also
 // find the entries about the users whose own search (the users list's _q:
-// email, name) matches q: as target (of users, roles or auth entries) or
-// as operator. None when op may not list users.
+// email, name) matches q: as target (of users, roles or auth entries), as
+// the player a room.kick entry names (its payload's userId) or as
+// operator. None when op may not list users.
 func (h *Handler) SearchUsers(ctx context.Context, db bun.IDB, op authz.Operator, q string) ([]query.Cond, error) {
 	users := h.As(op, "users")
 	if users == nil || !h.Allowed(op, authz.OpList, "users") || len(users.Table.PK) != 1 || users.Hidden[users.Table.PK[0].Name] {
@@ -71,8 +114,14 @@ func (h *Handler) SearchUsers(ctx context.Context, db bun.IDB, op authz.Operator
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
+	// A kick's entry is the room's, naming the player in its payload.
+	kicked := "(CASE WHEN json_valid(?TableAlias.payload) THEN json_extract(?TableAlias.payload, '$.userId') END)"
+	if db.Dialect().Name() == dialect.PG {
+		kicked = "(CAST(?TableAlias.payload AS jsonb) ->> 'userId')"
+	}
 	return []query.Cond{
 		{Expr: "(?TableAlias.resource IN ('users', 'roles', 'auth') AND ?TableAlias.target_id IN (?))", Args: []any{bun.List(ids)}},
 		{Expr: "?TableAlias.operator_id IN (?)", Args: []any{bun.List(ids)}},
+		{Expr: "(?TableAlias.resource = 'rooms' AND ?TableAlias.action = 'room.kick' AND " + kicked + " IN (?))", Args: []any{bun.List(ids)}},
 	}, nil
 }

@@ -236,6 +236,10 @@ function expect(cond, message) {
   if (!cond) throw new Error(message);
 }
 
+// actionKey is an audit action as the code names it (user.ban,
+// role.assign_mod), which the UI says in words instead.
+const actionKey = /\b(user|room|role|auth)\.[a-z_]+/;
+
 // onConsoleErrors collects a page's console errors and uncaught exceptions.
 // A browser's own request for /favicon.ico on a page without an icon link
 // (the game's JSON pages) is not the panel's error; it may arrive after the
@@ -425,7 +429,7 @@ async function main() {
 
   await step("the guild's History shows the edit; Revert says what changes, and is itself reverted", async () => {
     await page.getByRole('tab', { name: 'History' }).click();
-    const edit = page.locator('.history-entry').filter({ hasText: 'edited' }).first();
+    const edit = page.locator('.history-entry').filter({ hasText: 'Updated' }).first();
     await edit.getByRole('table', { name: 'Changes' }).getByRole('cell', { name: 'Iron Wolves Reborn' }).waitFor();
     await edit.getByRole('button', { name: 'Revert…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Revert this change?' });
@@ -800,6 +804,13 @@ async function main() {
     const line = await feed.innerText();
     expect(/e2e-admin@example\.com banned Player 07 for good · “e2e: cheating”/.test(line), 'recent moderation reads: ' + line);
     await shot('10d-dashboard-today');
+    // The audit chart's lines (legend and table) are actions in words, and its legend says a time.
+    const chart = page.getByRole('article', { name: 'Audit log by action' });
+    await chart.locator('table thead th').nth(1).waitFor({ state: 'attached' });
+    const chartText = await chart.evaluate((el) => el.textContent ?? '');
+    expect(!actionKey.test(chartText), 'the audit chart names an action key: ' + chartText.match(actionKey)?.[0]);
+    expect(/Made mod|First admin created|Banned|Signed in|Updated|Created/.test(chartText), 'the audit chart says no action in words: ' + chartText.slice(0, 300));
+    expect(!/--/.test(chartText), 'the audit chart legend says "--": ' + chartText.slice(0, 300));
     await feed.getByRole('link', { name: 'Player 07' }).click();
     await page.locator('dd', { hasText: playerEmail }).waitFor();
     // The edit form shows the ban in words too, read-only, not as JSON.
@@ -1003,15 +1014,18 @@ async function main() {
     await page.goto(base + userPath);
   });
 
-  await step('the audit log shows user.ban', async () => {
+  await step('the audit log shows the ban, its actions in words', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Audit log' }).click();
     await page.getByRole('heading', { name: 'Audit log' }).waitFor();
-    const row = page.locator('tbody tr', { hasText: 'user.ban' });
+    // A row's cells run together in its text: the action is matched as its cell.
+    const row = page.locator('tbody tr').filter({ has: page.locator('td', { hasText: /^Banned$/ }) });
     await row.first().waitFor();
     expect((await row.first().getByRole('link').count()) >= 2, 'the audit row should link its operator and target');
-    await page.locator('tbody tr', { hasText: 'custom' }).first().waitFor();
-    // Targets read as their rows' labels, not ids.
-    await page.locator('tbody tr', { hasText: 'user.ban' }).getByRole('link', { name: 'Player 07' }).first().waitFor();
+    await page.locator('tbody tr', { hasText: 'Action run' }).first().waitFor();
+    // Targets read as their rows' labels, not ids; actions as the server labels them, never as keys.
+    await row.getByRole('link', { name: 'Player 07' }).first().waitFor();
+    const listed = (await page.locator('tbody').innerText());
+    expect(!actionKey.test(listed), 'the audit list shows an action key: ' + listed.match(actionKey)?.[0]);
     await shot('11-audit');
     // An update's entry shows its change as field, before and after.
     await page.locator('tbody tr', { hasText: 'update' }).first().locator('a.row-link, td a').first().click();
@@ -1046,7 +1060,7 @@ async function main() {
     expect(want.length >= 1, 'no ban of Player 07 by the admin in the audit log');
     await page.waitForFunction((ids) => [...document.querySelectorAll('tbody tr')].map((tr) => tr.querySelector('td a')?.textContent).join() === ids, want.map((e) => String(e.id)).join());
     for (const text of await page.locator('tbody tr').allInnerTexts()) {
-      expect(text.includes('user.ban') && text.includes('Player 07') && text.includes('e2e-admin@example.com'), 'a filtered row: ' + text);
+      expect(text.includes('Banned') && text.includes('Player 07') && text.includes('e2e-admin@example.com'), 'a filtered row: ' + text);
     }
     await shot('11c-audit-filtered');
     await page.getByRole('button', { name: 'Clear filters' }).click();
@@ -1165,16 +1179,24 @@ async function main() {
     await page.waitForFunction(() => document.querySelectorAll('table[aria-label="Clients"] tbody tr').length === 2);
     const audit = await page.evaluate(() => fetch('/admin-api/adminAudit?action=room.kick').then((r) => r.json()));
     const rowsOf = Array.isArray(audit) ? audit : audit.data ?? audit.rows ?? [];
-    expect(rowsOf.some((e) => e.payload?.reason === 'afk in the arena'), 'the kick reason is not in the audit: ' + JSON.stringify(audit).slice(0, 400));
+    expect(rowsOf.some((e) => e.payload?.reason === 'afk in the arena' && e.payload?.userId), 'the kick reason and player are not in the audit: ' + JSON.stringify(audit).slice(0, 400));
   });
 
   await step('the audit log shows the room actions', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Audit log' }).click();
     await page.getByRole('heading', { name: 'Audit log' }).waitFor();
-    for (const a of ['room.kick', 'room.lock', 'room.unlock', 'room.state.edit']) {
+    for (const a of ['Kicked', 'Room locked', 'Room unlocked', 'Room state edited']) {
       await page.locator('tbody tr', { hasText: a }).first().waitFor();
     }
+    const listed = await page.locator('tbody').innerText();
+    expect(!actionKey.test(listed), 'the audit list shows an action key: ' + listed.match(actionKey)?.[0]);
     await shot('19-audit-rooms');
+    // A kick's entry names the player and the room, each linked.
+    await page.locator('tbody tr', { hasText: 'Kicked' }).first().locator('td a').first().click();
+    const said = page.locator('.audit-sentence', { hasText: 'Kicked' });
+    await said.waitFor();
+    expect((await said.getByRole('link').count()) === 2, 'the kick entry does not link the player and the room: ' + (await said.innerText()));
+    await page.goBack();
   });
 
   await step('"Sign out everywhere" asks first', async () => {
@@ -1858,7 +1880,7 @@ async function uiDataSteps(base, consoleErrors) {
     await page.waitForURL(new RegExp(`/admin/analyticsEvents/${entry.target_id}\\?tab=_history$`));
     const entries = page.locator('.history-entry');
     await entries.filter({ hasText: 'reverted' }).first().waitFor();
-    expect((await entries.first().innerText()).includes('reverted'), 'the newest history entry is not the revert');
+    expect((await entries.first().innerText()).includes('Reverted'), 'the newest history entry is not the revert');
     const r = await page.request.get(`${base}/admin-api/analyticsEvents/${entry.target_id}`);
     expect(r.ok(), 'the restored row is not there: ' + r.status());
   });

@@ -85,6 +85,9 @@ export interface ResourceMeta {
   softDeleteColumn?: string;
   // readOnly says why the panel never writes the resource (a view, no key).
   readOnly?: string;
+  // auditActions, on adminAudit, says every action the panel records in
+  // words (action → label).
+  auditActions?: Record<string, string>;
 }
 
 // _invalid names the cells the server could not show as stored, each

@@ -6,7 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"net/url"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -500,4 +507,111 @@ func TestAuditTargetsLabelled(t *testing.T) {
 			t.Errorf("one audit row: labels %v", r.body["_labels"])
 		}
 	})
+}
+
+// TestAuditActionLabels: every action the panel's code records has a
+// label, and the catalog serves them on the audit log's entry (and to no
+// other). The actions are read from the module's source, not copied
+// here: every string a field named Action is set to, and every string
+// literal shaped as the panel's actions are (auth.*, user.*, role.*,
+// room.*). The audit log's CSV export says the action in words beside it.
+func TestAuditActionLabels(t *testing.T) {
+	t.Parallel()
+	recorded := recordedActions(t)
+	for _, a := range []string{"create", "update", "user.ban", "room.kick", "auth.login", "role.assign_mod", "user.erase"} {
+		if !recorded[a] {
+			t.Fatalf("the source scan found %v; want at least %s among them", recorded, a)
+		}
+	}
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e, admin := auditEnv(t, db)
+		labels := map[string]string{}
+		for _, en := range rows(t, admin.do("GET", "/admin-api", nil).want(t, 200)) {
+			m, _ := en["auditActions"].(map[string]any)
+			if en["name"] != "adminAudit" {
+				if m != nil {
+					t.Errorf("%v's catalog entry has auditActions", en["name"])
+				}
+				continue
+			}
+			for k, v := range m {
+				labels[k], _ = v.(string)
+			}
+		}
+		for a := range recorded {
+			if labels[a] == "" || labels[a] == a || strings.Contains(labels[a], ".") {
+				t.Errorf("action %s has label %q; want words", a, labels[a])
+			}
+		}
+		if labels["user.ban"] != "Banned" || labels["room.kick"] != "Kicked" || labels["role.assign_mod"] != "Made mod" {
+			t.Errorf("labels = %v", labels)
+		}
+
+		uid := e.user("labelled@example.com", "player password")
+		admin.do("POST", "/admin-api/users/"+uid+"/ban", map[string]any{"reason": "x"}).want(t, 200)
+		csvBody := string(admin.do("GET", "/admin-api/adminAudit/_export.csv", nil).want(t, 200).raw)
+		header, _, _ := strings.Cut(strings.TrimPrefix(csvBody, "\ufeff"), "\n")
+		if !strings.HasSuffix(strings.TrimSpace(header), ",action_label") || !strings.Contains(csvBody, ",Banned") {
+			t.Errorf("audit CSV header %q; want action_label last, and a ban's row saying Banned:\n%s", header, csvBody)
+		}
+	})
+}
+
+// recordedActions reads the module's own Go source (not its tests, nor
+// the other modules: examples, bench, redisstore, this one) for the
+// actions it records.
+func recordedActions(t *testing.T) map[string]bool {
+	t.Helper()
+	root := filepath.Join("..", "..", "..")
+	shaped := regexp.MustCompile(`^(auth|user|role|room)\.[a-z_]+(\.[a-z_]+)?$`)
+	out := map[string]bool{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			rel, _ := filepath.Rel(root, path)
+			switch filepath.ToSlash(rel) {
+			case "internal/dbtest", "examples", "bench", "redisstore", "ui", ".git":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		str := func(e ast.Expr) (string, bool) {
+			lit, ok := e.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return "", false
+			}
+			s, err := strconv.Unquote(lit.Value)
+			return s, err == nil
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.KeyValueExpr:
+				if k, ok := n.Key.(*ast.Ident); ok && k.Name == "Action" {
+					if s, ok := str(n.Value); ok {
+						out[s] = true
+					}
+				}
+			case *ast.BasicLit:
+				if s, ok := str(n); ok && shaped.MatchString(s) {
+					out[s] = true
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

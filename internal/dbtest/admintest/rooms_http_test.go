@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -429,8 +430,37 @@ func TestRoomOperations(t *testing.T) {
 				t.Fatalf("%s audit = %+v; want %d row with room, ip and userAgent", action, rows, n)
 			}
 		}
-		if k := w.audit("room.kick")[0].Payload; k["sessionId"] != kicked || k["reason"] != "afk" {
-			t.Fatalf("room.kick payload = %v", k)
+		if k := w.audit("room.kick")[0].Payload; k["sessionId"] != kicked || k["reason"] != "afk" || k["userId"] != bob || k["roomName"] != "arena" {
+			t.Fatalf("room.kick payload = %v; want the session, the reason, bob's id and the room's name", k)
+		}
+		// The audit log's search finds the kick by the player's email, and
+		// names the player; the catalog says the action in words.
+		_, found := root.do("GET", "/admin-api/adminAudit?_q="+url.QueryEscape("bob@example.com"), nil)
+		var entries []map[string]any
+		if err := json.Unmarshal([]byte(found["_raw"].(string)), &entries); err != nil {
+			t.Fatalf("audit _q=bob = %v: %v", found, err)
+		}
+		var kick map[string]any
+		for _, en := range entries {
+			if en["action"] == "room.kick" {
+				kick = en
+			}
+		}
+		if labels, _ := kick["_labels"].(map[string]any); kick == nil || labels["player"] != "bob@example.com" {
+			t.Fatalf("audit _q=bob@example.com = %v; want the kick, its player labelled", entries)
+		}
+		_, cat := root.do("GET", "/admin-api", nil)
+		var resources []struct {
+			Name         string            `json:"name"`
+			AuditActions map[string]string `json:"auditActions"`
+		}
+		if err := json.Unmarshal([]byte(cat["_raw"].(string)), &resources); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range resources {
+			if r.Name == "adminAudit" && r.AuditActions["room.kick"] != "Kicked" {
+				t.Fatalf("adminAudit's auditActions = %v; want room.kick labelled Kicked", r.AuditActions)
+			}
 		}
 	})
 }

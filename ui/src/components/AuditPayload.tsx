@@ -1,3 +1,6 @@
+import { Link } from 'react-router';
+import { seg, type Row } from '../api';
+import { auditSentence, erasePartWords, useActionLabel } from '../auditWords';
 import { stringifyJSON } from '../json';
 
 // The audit entry's payload, shared by the audit log's entry page and a
@@ -6,7 +9,48 @@ import { stringifyJSON } from '../json';
 // AuditPayload reads an audit entry's payload as a person would: the
 // changed fields as a table of field, before and after, in full, then
 // the rest (who asked from where, a reason) as labelled values.
-export function AuditPayload({ payload }: { payload: unknown }) {
+//
+// Given its entry, it first says what the entry is about in words: an
+// erase's or a data export's report as a sentence with its counts (the
+// erase's resources listed below it), a kick as the player and the room,
+// each linked; the keys those say are not repeated.
+export function AuditPayload({ payload: whole, entry }: { payload: unknown; entry?: Row }) {
+  const label = useActionLabel();
+  const action = entry?.action;
+  const sentence = auditSentence(action, whole);
+  const said = sentence ? ['resources', 'auditEntries', 'counts'] : action === 'room.kick' ? ['userId', 'roomName', 'roomId'] : [];
+  const payload = said.length > 0 && whole !== null && typeof whole === 'object' && !Array.isArray(whole)
+    ? Object.fromEntries(Object.entries(whole).filter(([k]) => !said.includes(k)))
+    : whole;
+  const head = sentence ? (
+    <div className="audit-sentence">
+      <p><strong>{label(action)}</strong>: {sentence}</p>
+      {action === 'user.erase' && Array.isArray((whole as { resources?: unknown }).resources) && (
+        <ul>{((whole as { resources: Record<string, unknown>[] }).resources).map((r, i) => <li key={i}>{erasePartWords(r)}</li>)}</ul>
+      )}
+    </div>
+  ) : action === 'room.kick' && entry ? <KickSentence entry={entry} label={label(action)} /> : null;
+  const rest = <PayloadFields payload={payload} />;
+  return head ? <div className="stack">{head}{payload !== null && typeof payload === 'object' && Object.keys(payload).length > 0 && rest}</div> : rest;
+}
+
+// KickSentence says a kick: "Kicked Player 07 from arena", the player
+// linked to their page, the room to its own.
+function KickSentence({ entry, label }: { entry: Row; label: string }) {
+  const p = (entry.payload ?? {}) as Record<string, unknown>;
+  const labels = (entry._labels ?? {}) as Record<string, string>;
+  const room = String(p.roomId ?? entry.target_id ?? '');
+  const player = typeof p.userId === 'string' ? p.userId : '';
+  return (
+    <p className="audit-sentence">
+      <strong>{label}</strong>{' '}
+      {player ? <Link to={'/users/' + seg(player)} title={player}>{labels.player ?? player}</Link> : 'a player'}
+      {room && <> from <Link to={'/rooms/' + seg(room)} title={room}>{typeof p.roomName === 'string' && p.roomName ? p.roomName : room}</Link></>}
+    </p>
+  );
+}
+
+function PayloadFields({ payload }: { payload: unknown }) {
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return <pre className="json-block">{stringifyJSON(payload, 2)}</pre>;
   const isChange = (v: unknown): v is { before?: unknown; after?: unknown } =>
     v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).every((k) => k === 'before' || k === 'after') && Object.keys(v).length > 0;

@@ -18,11 +18,12 @@ export function ZoneNote({ col }: { col: Pick<Column, 'kind'> }) {
   return <span className="col-note" title={wallClockNote}> (no time zone)</span>;
 }
 import { stringifyJSON } from '../json';
+import { actionLabel } from '../auditWords';
+import { formatTime, utcTime } from '../time';
 
+// formatDateTime is formatTime (../time): the one way an instant is said.
 export function formatDateTime(v: unknown): string {
-  if (typeof v !== 'string' || v === '') return String(v ?? '');
-  const d = new Date(v);
-  return Number.isNaN(d.getTime()) ? v : d.toLocaleString();
+  return formatTime(v);
 }
 
 export function compactJSON(v: unknown, max = 80): string {
@@ -30,15 +31,9 @@ export function compactJSON(v: unknown, max = 80): string {
   return s.length > max ? s.slice(0, max - 1) + '…' : s;
 }
 
-// shortDate is "24 Nov, 14:00" (the year added when it is not this one),
-// in the operator's time zone.
+// shortDate is formatTime (../time), kept for its callers.
 export function shortDate(v: string): string {
-  const d = new Date(v);
-  if (Number.isNaN(d.getTime())) return v;
-  const sameYear = d.getFullYear() === new Date().getFullYear();
-  const day = d.toLocaleDateString(undefined, { day: 'numeric', month: 'short', ...(sameYear ? {} : { year: 'numeric' }) });
-  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  return `${day}, ${time}`;
+  return formatTime(v);
 }
 
 // jsonSummary says a JSON value in a few words for a list cell: a scalar
@@ -135,6 +130,11 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
   if (col.linkTo) {
     let target = col.linkTo.resource ?? (col.linkTo.resourceFromColumn ? String(row[col.linkTo.resourceFromColumn] ?? '') : '');
     if (target === 'auth') target = 'users'; // a sign-in entry names the operator's account
+    if (target === 'rooms' && !noLink) {
+      // A live room's entry: its page, named as the entry names it.
+      const name = (row.payload as { roomName?: unknown } | null)?.roomName;
+      return <Link to={`/rooms/${seg(String(v))}`} title={String(v)}>{typeof name === 'string' && name ? name : String(v)}</Link>;
+    }
     const text = row._labels?.[col.name] || String(v);
     if (noLink) return <span title={String(v)}>{text}</span>;
     if (v !== '' && target !== '' && catalog.data?.some((r) => r.name === target && r.permissions.read)) {
@@ -152,7 +152,14 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
   // shown as stored, never converted.
   if (col.kind === 'timestamp-local') return <span title={wallClockNote}>{String(v)}</span>;
   if (col.kind === 'date') return <span>{String(v).slice(0, 10)}</span>;
-  if (isTimeColumn(col)) return <time dateTime={String(v)} title={`${String(v)} (shown in ${timeZone})`}>{formatDateTime(v)}</time>;
+  if (isTimeColumn(col)) return <time dateTime={String(v)} title={`${utcTime(v) || String(v)} (shown in ${timeZone})`}>{formatTime(v)}</time>;
+  // The audit log's action, in words (the server's labels); a kick says
+  // whom.
+  const audit = catalog.data?.find((r) => r.name === 'adminAudit');
+  if (col.name === 'action' && audit?.columns.includes(col)) {
+    const player = row.action === 'room.kick' ? (row._labels as Record<string, string> | undefined)?.player : undefined;
+    return <span title={String(v)}>{actionLabel(audit.auditActions, v)}{player && <span className="muted"> {player}</span>}</span>;
+  }
   switch (col.dataType) {
     case 'json':
       if (isBan(v)) return <BanBadge ban={v} />;
@@ -183,7 +190,10 @@ function downloadBytes(b64: string, name: string) {
 // FieldValue is CellValue for the detail page: JSON in full, pretty;
 // binary data as its size and a download.
 export function FieldValue({ col, row, fileName }: { col: Column; row: Row; fileName?: string }) {
+  const catalog = useCatalog();
   const v = row[col.name];
+  // The audit log's action is said in words, as its list says it.
+  if (col.name === 'action' && catalog.data?.find((r) => r.name === 'adminAudit')?.columns.includes(col)) return <CellValue col={col} row={row} />;
   if (col.dataType === 'bytes' && typeof v === 'string') {
     const name = fileName ?? col.name + '.bin';
     return (

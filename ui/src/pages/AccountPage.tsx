@@ -11,6 +11,7 @@ import { ErrorNote, Loading } from '../components/Status';
 import { useConfirm } from '../components/ConfirmDialog';
 import { confirmEverywhere } from '../layout/Layout';
 import { usePageTitle } from '../names';
+import { Time } from '../time';
 import '../account.css';
 
 // AccountPage is the operator's own account: password, two-factor sign-in,
@@ -160,7 +161,7 @@ function SignIns() {
               {list.data.length === 0 && <tr><td colSpan={3} className="empty muted">No sign-ins recorded.</td></tr>}
               {list.data.map((s, i) => (
                 <tr key={i}>
-                  <td>{new Date(s.time).toLocaleString()}{s.secondFactor && <span className="muted"> · {s.secondFactor === 'recovery' ? 'recovery code' : 'with code'}</span>}</td>
+                  <td><Time value={s.time} />{s.secondFactor && <span className="muted"> · {s.secondFactor === 'recovery' ? 'recovery code' : 'with code'}</span>}</td>
                   <td className="mono">{s.ip ?? ''}</td>
                   <td className="user-agent">{s.userAgent ?? ''}</td>
                 </tr>

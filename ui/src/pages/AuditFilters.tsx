@@ -4,17 +4,6 @@ import { ForeignKeyPicker } from '../components/ForeignKeyPicker';
 import { rowLabel } from '../names';
 import { useCatalog, useResourceMeta } from '../queries';
 
-// The audit actions the panel writes, for the action field's suggestions;
-// a game's own (Audit().Record) can be typed.
-const knownActions = [
-  'user.ban', 'user.unban', 'user.revoke_sessions', 'user.sessions_closed', 'user.invite',
-  'room.kick', 'room.lock', 'room.unlock', 'room.state.edit', 'room.state.delete', 'room.dispose',
-  'role.set', 'role.assign_mod', 'role.unassign_mod',
-  'create', 'update', 'delete', 'custom', 'export',
-  'auth.login', 'auth.login_failed', 'auth.logout', 'auth.bootstrap', 'auth.rate_limited',
-  'auth.password_reset_requested', 'auth.password_reset_completed',
-];
-
 // Entries that are not of a table: sign-ins and live rooms.
 const otherResources = [
   { name: 'auth', label: 'Sign-in' },
@@ -46,6 +35,10 @@ export function AuditFilters({ meta, params, set }: {
   const targetLabel = useRowLabel(target, targetId);
   const resources = [...(catalog.data ?? []).map((r) => ({ name: r.name, label: r.label })), ...otherResources];
   const any = auditParams.some((p) => params.has(p));
+  // The actions the panel records, as the server labels them, for the
+  // action field's suggestions; a game's own (Audit().Record) can be typed.
+  const actionLabels = meta.auditActions ?? {};
+  const knownActions = Object.keys(actionLabels);
   return (
     <fieldset className="audit-filters">
       <legend className="sr-only">Filter the audit log</legend>
@@ -70,7 +63,7 @@ export function AuditFilters({ meta, params, set }: {
             if (e.key === 'Enter') set({ action: e.currentTarget.value.trim() });
           }} />
         <datalist id="audit-actions">
-          {knownActions.map((a) => <option key={a} value={a} />)}
+          {knownActions.map((a) => <option key={a} value={a} label={actionLabels[a]} />)}
         </datalist>
       </div>
       <div className="audit-filter">

@@ -2,13 +2,15 @@ import { lazy, Suspense } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { api, seg, type RoomSummary, type Row, type SeriesData, type Stat, type Widget } from '../api';
-import { formatDateTime, jsonSummary } from '../components/CellValue';
+import { jsonSummary } from '../components/CellValue';
 import { DataTable } from '../components/DataTable';
 import { ErrorNote, Loading } from '../components/Status';
 import { usePageTitle } from '../names';
 import { useResourceMeta } from '../queries';
 import { tableColumns } from './columns';
 import { stringifyJSON } from '../json';
+import { otherLine, useActionLabel } from '../auditWords';
+import { formatDay, formatTime, Time } from '../time';
 
 export function DashboardPage() {
   usePageTitle('Dashboard');
@@ -63,6 +65,8 @@ function DashboardWidget({ widget }: { widget: Widget }) {
         <HealthWidget data={widget.data} />
       ) : widget.id === 'recentModeration' && Array.isArray(widget.data) ? (
         <ModerationWidget rows={widget.data as Row[]} />
+      ) : widget.id === 'auditEvents' && widget.render === 'series' && widget.data && typeof widget.data === 'object' ? (
+        <AuditSeriesWidget data={widget.data as SeriesData} title={widget.title} />
       ) : widget.render === 'series' && widget.data && typeof widget.data === 'object' ? (
         <SeriesWidget data={widget.data as SeriesData} title={widget.title} />
       ) : widget.render === 'stats' && Array.isArray(widget.data) ? (
@@ -86,7 +90,7 @@ function display(key: string, v: unknown): string {
   if (v === null || v === undefined) return '—';
   if (typeof v === 'number' || typeof v === 'bigint') return v.toLocaleString();
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
-  if (typeof v === 'string') return /(_at|At)$/.test(key) ? formatDateTime(v) : v;
+  if (typeof v === 'string') return /(_at|At)$/.test(key) ? formatTime(v) : v;
   return jsonSummary(v);
 }
 
@@ -98,15 +102,20 @@ const ranges = [
 
 const SeriesChart = lazy(() => import('../components/SeriesChart'));
 
+// AuditSeriesWidget is the audit log's chart: its lines are actions,
+// named in words.
+function AuditSeriesWidget({ data, title }: { data: SeriesData; title: string }) {
+  const label = useActionLabel();
+  const named = { ...data, series: data.series.map((s) => ({ ...s, name: s.name === otherLine ? 'Other' : label(s.name) })) };
+  return <SeriesWidget data={named} title={title} />;
+}
+
 // SeriesWidget draws a chart, and the same points as a table for whoever
 // reads rather than looks (the chart itself is hidden from screen readers).
 function SeriesWidget({ data, title }: { data: SeriesData; title: string }) {
   if (data.series.length === 0) return <p className="muted">Nothing you may see.</p>;
   const daily = data.step >= 86_400;
-  const when = (t: string) => {
-    const d = new Date(t);
-    return daily ? d.toLocaleDateString() : d.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
-  };
+  const when = (t: string) => (daily ? formatDay(t) : formatTime(t));
   const total = data.series.reduce((n, s) => n + s.points.reduce((m, p) => m + p.v, 0), 0);
   return (
     <>
@@ -122,7 +131,7 @@ function SeriesWidget({ data, title }: { data: SeriesData; title: string }) {
             </thead>
             <tbody>
               {(data.series[0]?.points ?? []).map((p, i) => (
-                <tr key={p.t}><td>{when(p.t)}</td>{data.series.map((s) => <td key={s.name}>{(s.points[i]?.v ?? 0).toLocaleString()}</td>)}</tr>
+                <tr key={p.t}><td><time dateTime={p.t} title={p.t}>{when(p.t)}</time></td>{data.series.map((s) => <td key={s.name}>{(s.points[i]?.v ?? 0).toLocaleString()}</td>)}</tr>
               ))}
             </tbody>
           </table>
@@ -172,27 +181,37 @@ const moderationVerbs: Record<string, string> = {
   'user.ban': 'banned',
   'user.unban': 'unbanned',
   'user.revoke_sessions': 'revoked the sessions of',
-  'room.kick': 'kicked a player from',
 };
 
 // ModerationWidget says the week's last moderation as sentences: when
 // (linked to the audit entry), who, did what to whom (linked), and why.
 function ModerationWidget({ rows }: { rows: Row[] }) {
+  const label = useActionLabel();
   if (rows.length === 0) return <p className="muted">No moderation this week.</p>;
   return (
     <ul className="moderation-feed">
       {rows.map((r) => {
         const labels = (r._labels ?? {}) as Record<string, string>;
         const target = String(r.target_id ?? '');
-        const payload = (r.payload ?? {}) as { reason?: string; until?: string };
+        const payload = (r.payload ?? {}) as { reason?: string; until?: string; userId?: string; roomName?: string };
         const room = r.action === 'room.kick';
         return (
           <li key={String(r.id)}>
-            <Link to={'/adminAudit/' + seg(String(r.id))} className="feed-when muted">{formatDateTime(String(r.created_at))}</Link>
+            <Link to={'/adminAudit/' + seg(String(r.id))} className="feed-when muted"><Time value={r.created_at} /></Link>
             <strong>{labels.operator_id ?? (r.operator_id ? String(r.operator_id) : 'the game')}</strong>{' '}
-            {moderationVerbs[String(r.action)] ?? String(r.action)}{' '}
-            <Link to={(room ? '/rooms/' : '/users/') + seg(target)}>{labels.target_id ?? target}</Link>
-            {r.action === 'user.ban' && (payload.until ? ` until ${formatDateTime(payload.until)}` : ' for good')}
+            {room ? (
+              // "kicked Player 07 from arena", both linked.
+              <>
+                kicked {payload.userId ? <Link to={'/users/' + seg(payload.userId)}>{labels.player ?? payload.userId}</Link> : 'a player'} from{' '}
+                <Link to={'/rooms/' + seg(target)} title={target}>{payload.roomName || target}</Link>
+              </>
+            ) : (
+              <>
+                {moderationVerbs[String(r.action)] ?? label(r.action)}{' '}
+                <Link to={'/users/' + seg(target)}>{labels.target_id ?? target}</Link>
+              </>
+            )}
+            {r.action === 'user.ban' && (payload.until ? <> until <Time value={payload.until} /></> : ' for good')}
             {payload.reason ? <span className="muted"> · “{payload.reason}”</span> : null}
           </li>
         );
@@ -272,7 +291,7 @@ function RoomsWidget({ rooms }: { rooms: RoomSummary[] }) {
               <td>{r.clients} / {r.maxClients}</td>
               <td>{r.locked ? 'yes' : 'no'}</td>
               {nodes && <td className="mono">{r.node ?? ''}</td>}
-              <td>{formatDateTime(r.createdAt)}</td>
+              <td><Time value={r.createdAt} /></td>
             </tr>
           ))}
         </tbody>

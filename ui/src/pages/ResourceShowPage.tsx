@@ -114,7 +114,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
                     // A guest player, without an email.
                     <span className="muted">no email</span>
                   ) : meta.name === 'adminAudit' && c.name === 'payload' ? (
-                    <AuditPayload payload={row.data.payload} />
+                    <AuditPayload payload={row.data.payload} entry={row.data} />
                   ) : (
                     <FieldValue col={c} row={row.data} fileName={`${meta.name}-${id}-${c.name}.bin`} />
                   )}

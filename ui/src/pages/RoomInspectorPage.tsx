@@ -6,7 +6,7 @@ import { toast } from 'sonner';
 import { api, errorText, seg, type RoomView } from '../api';
 import { useResourceMeta } from '../queries';
 import { Modal, useConfirm } from '../components/ConfirmDialog';
-import { formatDateTime } from '../components/CellValue';
+import { Time } from '../time';
 import { ErrorNote, Loading } from '../components/Status';
 import { usePageTitle } from '../names';
 import { parseJSON, stringifyJSON } from '../json';
@@ -78,7 +78,7 @@ export function RoomInspectorPage() {
             {q.data.node && <div className="field"><dt>Node</dt><dd className="mono">{q.data.node}</dd></div>}
             <div className="field"><dt>Clients</dt><dd>{q.data.clients} / {q.data.maxClients}</dd></div>
             <div className="field"><dt>Locked</dt><dd>{q.data.locked ? 'yes' : 'no'}</dd></div>
-            <div className="field"><dt>Created</dt><dd>{formatDateTime(q.data.createdAt)}</dd></div>
+            <div className="field"><dt>Created</dt><dd><Time value={q.data.createdAt} /></dd></div>
             <div className="field"><dt>Metadata</dt><dd><pre className="json-block">{stringifyJSON(q.data.metadata ?? null, 2)}</pre></dd></div>
           </dl>
           <h2>Clients</h2>
@@ -96,7 +96,7 @@ export function RoomInspectorPage() {
                       <td><button type="button" className="danger" aria-label={`Kick ${names.get(c.userId) ?? c.userId}`} onClick={() => setKicking({ sessionId: c.sessionId, name: names.get(c.userId) ?? c.userId })}>Kick</button></td>
                       <td><Link to={'/users/' + seg(c.userId)} title={c.userId}>{names.get(c.userId) ?? c.userId}</Link></td>
                       <td className="mono">{c.sessionId}</td>
-                      <td>{formatDateTime(c.joinedAt)}</td>
+                      <td><Time value={c.joinedAt} /></td>
                     </tr>
                   ))}
                 </tbody>

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { Lock } from 'lucide-react';
 import { api, seg, type RoomSummary } from '../api';
-import { formatDateTime } from '../components/CellValue';
+import { Time } from '../time';
 import { ErrorNote, Loading } from '../components/Status';
 import { usePageTitle } from '../names';
 
@@ -45,7 +45,7 @@ function RoomTable({ rooms }: { rooms: RoomSummary[] }) {
               {nodes && <td className="mono">{r.node ?? '—'}</td>}
               <td>{r.clients} / {r.maxClients}</td>
               <td>{r.locked ? <span className="badge badge-locked"><Lock size={12} aria-hidden="true" /> locked</span> : 'open'}</td>
-              <td>{formatDateTime(r.createdAt)}</td>
+              <td><Time value={r.createdAt} /></td>
             </tr>
           ))}
         </tbody>

@@ -5,7 +5,8 @@ import { Undo2 } from 'lucide-react';
 import { toast } from 'sonner';
 import { api, ApiError, errorText, seg, type ResourceMeta, type Row } from '../api';
 import { AuditPayload } from '../components/AuditPayload';
-import { formatDateTime } from '../components/CellValue';
+import { useActionLabel } from '../auditWords';
+import { formatTime, Time } from '../time';
 import { useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
 import { ErrorNote, Loading } from '../components/Status';
 import { useMe, useResourceMeta } from '../queries';
@@ -15,19 +16,6 @@ const pageSize = 20;
 
 type Change = { before?: unknown; after?: unknown };
 type Payload = { changes?: Record<string, Change>; row?: Row; auditId?: number; of?: string; [k: string]: unknown };
-
-// actionWords says an entry's action as a person would.
-const actionWords: Record<string, string> = {
-  create: 'created',
-  update: 'edited',
-  delete: 'deleted',
-  revert: 'reverted',
-  custom: 'ran an action on',
-  'user.ban': 'banned',
-  'user.unban': 'unbanned',
-  'user.revoke_sessions': 'revoked the sessions of',
-  'user.invite': 'sent an invite to',
-};
 
 // revertible is what a revert of e would do, or undefined: an entry with
 // changes puts its columns back; a create's revert deletes the row. (A
@@ -79,7 +67,7 @@ export function useRevert(meta: ResourceMeta, id: string, onDone: (deleted: bool
   const path = `/${seg(meta.name)}/${seg(id)}/_revert`;
   const revert = async (e: Row, now?: Row) => {
     const p = (e.payload ?? {}) as Payload;
-    const when = formatDateTime(String(e.created_at));
+    const when = formatTime(e.created_at);
     const o: ConfirmOptions =
       e.action === 'delete'
         ? { title: 'Restore this row?', description: `It is created again with the values it had when it was deleted (${when}).`, confirmLabel: 'Restore' }
@@ -120,6 +108,7 @@ export function useRevert(meta: ResourceMeta, id: string, onDone: (deleted: bool
 // may, Revert.
 export function RowHistory({ meta, id, row }: { meta: ResourceMeta; id: string; row: Row }) {
   const qc = useQueryClient();
+  const label = useActionLabel();
   const navigate = useNavigate();
   const q = useInfiniteQuery({
     queryKey: ['history', meta.name, id],
@@ -162,10 +151,10 @@ export function RowHistory({ meta, id, row }: { meta: ResourceMeta; id: string; 
             <li key={String(e.id)} className="history-entry">
               <div className="history-head">
                 <span>
-                  <Link to={'/adminAudit/' + seg(String(e.id))} className="muted">{formatDateTime(String(e.created_at))}</Link>{' '}
-                  <strong>{labels.operator_id ?? (e.operator_id ? String(e.operator_id) : 'the game')}</strong>{' '}
-                  {actionWords[String(e.action)] ?? String(e.action)}
-                  {e.action === 'revert' && p.auditId !== undefined && <span className="muted"> (entry {p.auditId})</span>}
+                  <strong className="history-action">{label(e.action)}</strong>
+                  {e.action === 'revert' && <span className="muted"> ({p.of ? label(p.of) + ', ' : ''}entry {p.auditId !== undefined ? String(p.auditId) : '?'})</span>}
+                  {' by '}<strong>{labels.operator_id ?? (e.operator_id ? String(e.operator_id) : 'the game')}</strong>
+                  {' · '}<Link to={'/adminAudit/' + seg(String(e.id))} className="muted"><Time value={e.created_at} /></Link>
                   {typeof p.ip === 'string' && p.ip && <span className="muted"> from {p.ip}</span>}
                 </span>
                 {kind && canRevert(kind) && (
@@ -175,7 +164,7 @@ export function RowHistory({ meta, id, row }: { meta: ResourceMeta; id: string; 
                 )}
               </div>
               {/* The head says who, when, from where and which entry a revert undid. */}
-              {Object.keys(p).some((k) => !historyHeadKeys.includes(k)) ? <AuditPayload payload={Object.fromEntries(Object.entries(p).filter(([k]) => !historyHeadKeys.includes(k)))} /> : null}
+              {Object.keys(p).some((k) => !historyHeadKeys.includes(k)) ? <AuditPayload payload={Object.fromEntries(Object.entries(p).filter(([k]) => !historyHeadKeys.includes(k)))} entry={e} /> : null}
             </li>
           );
         })}
