@@ -2054,7 +2054,7 @@ async function uiDataSteps(base, consoleErrors) {
 const steamIds = [0n, 1n, 2n, 3n].map((i) => String(76561198000000000n + i));
 const steamNames = ['zero', 'first', 'second', 'third'];
 
-// safetySteps: issue 33's safety nets, as the admin. A session that ends
+// safetySteps: the panel's safety nets, as the admin. A session that ends
 // under a form signs in again in a dialog and the save goes through; a
 // sign-in page reached after one says why; a ban and a delete are undone
 // from their toasts, each undo in the audit log as its own action.
