@@ -83,6 +83,9 @@ type Column struct {
 	// MaxLength is the most characters the panel writes: a varchar(n)'s
 	// n, else for text Options.MaxTextLength.
 	MaxLength int `json:"maxLength,omitempty"`
+	// Scale, on a decimal column that declares one (numeric(12,2): 2),
+	// is the digits after the point the panel shows.
+	Scale *int `json:"scale,omitempty"`
 }
 
 // Action is an action of an Entry the operator may run.
