@@ -38,6 +38,8 @@ export interface Column {
   // scale: the digits a decimal column keeps after the point
   // (numeric(12,2): 2); absent for a bare numeric.
   scale?: number;
+  // technical: the panel's machinery (a token version), kept out of the way.
+  technical?: boolean;
 }
 
 export type ColumnKind =
