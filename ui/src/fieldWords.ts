@@ -81,7 +81,7 @@ export function compositeKeyWords(id: string): string | undefined {
 // payloadSummary says an audit payload in one line for the audit list:
 // "Treasury 0 → 2500.50 · +1 more"; where it came from (address,
 // browser) is left to the entry's page.
-export function payloadSummary(payload: unknown, meta: ResourceMeta | undefined): string {
+export function payloadSummary(payload: unknown, meta: ResourceMeta | undefined, catalog?: ResourceMeta[]): string {
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return valueWords(payload);
   const p = payload as Record<string, unknown>;
   const parts: string[] = [];
@@ -89,15 +89,22 @@ export function payloadSummary(payload: unknown, meta: ResourceMeta | undefined)
   if (changes && typeof changes === 'object' && !Array.isArray(changes)) {
     for (const [k, c] of Object.entries(changes as Record<string, { before?: unknown; after?: unknown }>)) {
       const col = meta?.columns.find((x) => x.name === k);
-      parts.push(`${fieldLabel(meta, k)} ${valueWords(c?.before ?? null, col)} → ${valueWords(c?.after ?? null, col)}`);
+      const say = (v: unknown) => (k === 'scopes' ? scopeWords(catalog, v) : valueWords(v, col));
+      parts.push(`${fieldLabel(meta, k)} ${say(c?.before ?? null)} → ${say(c?.after ?? null)}`);
     }
   }
   for (const [k, v] of Object.entries(p)) {
     if (k === 'changes' || k === 'ip' || k === 'userAgent' || k === 'row') continue;
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) continue;
-    parts.push(`${fieldLabel(undefined, k)}: ${valueWords(v)}`);
+    parts.push(`${fieldLabel(undefined, k)}: ${k === 'scope' || k === 'scopes' ? scopeWords(catalog, v) : valueWords(v)}`);
   }
   if (parts.length === 0) return '—';
   const head = parts.slice(0, 2).map((s) => (s.length > 48 ? s.slice(0, 47) + '…' : s)).join(' · ');
   return parts.length > 2 ? `${head} · +${parts.length - 2} more` : head;
+}
+
+// scopeWords says a mod's scope (resource keys) by the resources' labels.
+export function scopeWords(catalog: ResourceMeta[] | undefined, v: unknown): string {
+  const keys = Array.isArray(v) ? v : v === null || v === undefined ? [] : [v];
+  return keys.length === 0 ? 'none' : keys.map((k) => resourceLabel(catalog, k)).join(', ');
 }

@@ -162,7 +162,7 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
   if (col.name === 'resource' && audit?.columns.includes(col)) return <span title={String(v)}>{resourceLabel(catalog.data, v)}</span>;
   if (col.name === 'payload' && audit?.columns.includes(col)) {
     const target = catalog.data?.find((r) => r.name === row.resource);
-    return <span className="payload-cell" title={stringifyJSON(v, 1)}>{payloadSummary(v, target)}</span>;
+    return <span className="payload-cell" title={stringifyJSON(v, 1)}>{payloadSummary(v, target, catalog.data)}</span>;
   }
   if (col.name === 'action' && audit?.columns.includes(col)) {
     const player = row.action === 'room.kick' ? (row._labels as Record<string, string> | undefined)?.player : undefined;
