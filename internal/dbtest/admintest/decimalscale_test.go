@@ -57,5 +57,15 @@ func TestCatalogDecimalScale(t *testing.T) {
 				t.Errorf("scale of %s = %v; want %v", k, scales[k], v)
 			}
 		}
+
+		// The answer keeps the scale, though SQLite stores 2500.50 in a
+		// NUMERIC column as the REAL 2500.5 (and 7 as the INTEGER 7).
+		c.do("POST", "/admin-api/ledgers", map[string]any{"id": 1, "amount": "2500.50", "whole": "7", "free": "1.50", "tagged": "7"}).want(t, 201)
+		got := c.do("GET", "/admin-api/ledgers/1", nil).want(t, 200).body
+		for k, v := range map[string]string{"amount": "2500.50", "whole": "7", "tagged": "7.000"} {
+			if got[k] != v {
+				t.Errorf("%s = %#v; want %q (body %v)", k, got[k], v, got)
+			}
+		}
 	})
 }
