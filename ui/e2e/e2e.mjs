@@ -487,6 +487,9 @@ async function main() {
     await toast.evaluate((el) => Promise.all(el.getAnimations({ subtree: true }).map((a) => a.finished))); // slid in, for the picture
     await shot('07-recount-toast');
     await toast.getByRole('button', { name: /close/i }).click();
+    // Closing the toast hands focus back once it has slid out: the next
+    // step's focus must come after that.
+    await toast.waitFor({ state: 'detached' });
   });
 
   await step('a row menu works from the keyboard', async () => {
