@@ -1099,7 +1099,7 @@ async function main() {
     const q = new URL(page.url()).searchParams;
     const want = await (await page.request.get(base + '/admin-api/adminAudit?' + new URLSearchParams(['resource', 'target_id', 'action', 'operator_id'].map((k) => [k, q.get(k) ?? ''])))).json();
     expect(want.length >= 1, 'no ban of Player 07 by the admin in the audit log');
-    await page.waitForFunction((ids) => [...document.querySelectorAll('tbody tr')].map((tr) => tr.querySelector('td a')?.textContent).join() === ids, want.map((e) => String(e.id)).join());
+    await page.waitForFunction((ids) => [...document.querySelectorAll('tbody tr')].map((tr) => tr.querySelector('a.row-link')?.getAttribute('href')?.split('/').pop()).join() === ids, want.map((e) => String(e.id)).join());
     for (const text of await page.locator('tbody tr').allInnerTexts()) {
       expect(text.includes('Banned') && text.includes('Player 07') && text.includes('e2e-admin@example.com'), 'a filtered row: ' + text);
     }
@@ -1112,7 +1112,7 @@ async function main() {
     await page.waitForURL(/_q=player07/);
     const found = await (await page.request.get(base + '/admin-api/adminAudit?_q=player07%40example&_start=0&_end=25')).json();
     expect(found.some((e) => e.action === 'user.ban'), 'the search does not find the ban of player07');
-    await page.waitForFunction((ids) => [...document.querySelectorAll('tbody tr')].map((tr) => tr.querySelector('td a')?.textContent).join() === ids, found.map((e) => String(e.id)).join());
+    await page.waitForFunction((ids) => [...document.querySelectorAll('tbody tr')].map((tr) => tr.querySelector('a.row-link')?.getAttribute('href')?.split('/').pop()).join() === ids, found.map((e) => String(e.id)).join());
     for (const text of await page.locator('tbody tr').allInnerTexts()) {
       expect(text.includes('Player 07'), 'a search row not about Player 07: ' + text);
     }
