@@ -32,7 +32,7 @@ type Guild struct {
 }
 
 // migrateGuilds is the game's own migration: the panel never creates a
-// game's tables. owner_id references the users table (which New created),
+// game's tables. owner_id references the users table (MigrationSQL created it),
 // so a guild of no user is refused (400 invalid_reference in the panel),
 // and a guild goes with its owner.
 //

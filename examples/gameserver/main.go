@@ -143,11 +143,15 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 		DashboardTotals: []string{"users", "guilds"},
 	}
 	cl.configure(&opts)
-	// Before New, which reads from the database that map_stats is a view.
-	if err := migrateMatches(ctx, db); err != nil {
+	// The game's tables exist before New, which reads their columns
+	// from the database (that map_stats is a view, the treasury's
+	// scale). guilds.owner_id references the users table, so the panel's
+	// own tables come first: MigrationSQL's statements are idempotent,
+	// and New then finds every step recorded.
+	if err := migrateBefore(ctx, db, opts); err != nil {
 		cl.close()
 		hub.Close()
-		return nil, nil, nil, fmt.Errorf("migrate matches: %w", err)
+		return nil, nil, nil, err
 	}
 	a, err := admin.New(db, opts)
 	if err != nil {
@@ -161,15 +165,6 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 		cl.close()
 		hub.Close()
 		a.Close()
-	}
-	// After New: guilds.owner_id references the users table New creates.
-	if err := migrateGuilds(ctx, db); err != nil {
-		stop()
-		return nil, nil, nil, fmt.Errorf("migrate guilds: %w", err)
-	}
-	if err := migrateSteam(ctx, db); err != nil {
-		stop()
-		return nil, nil, nil, fmt.Errorf("migrate steam_accounts: %w", err)
 	}
 	if seed {
 		if err := seedDemo(ctx, db, a); err != nil {
@@ -185,6 +180,29 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 	mux.HandleFunc("POST /api/auth/login", p.handleLogin)
 	mux.Handle("/ws/", http.StripPrefix("/ws/", hub))
 	return mux, a, stop, nil
+}
+
+// migrateBefore creates the panel's built-in tables and then the game's.
+func migrateBefore(ctx context.Context, db *bun.DB, opts admin.Options) error {
+	stmts, err := admin.MigrationSQL(db.Dialect(), opts)
+	if err != nil {
+		return fmt.Errorf("migrate the panel's tables: %w", err)
+	}
+	for _, st := range stmts {
+		if _, err := db.ExecContext(ctx, st); err != nil {
+			return fmt.Errorf("migrate the panel's tables: %w", err)
+		}
+	}
+	if err := migrateMatches(ctx, db); err != nil {
+		return fmt.Errorf("migrate matches: %w", err)
+	}
+	if err := migrateGuilds(ctx, db); err != nil {
+		return fmt.Errorf("migrate guilds: %w", err)
+	}
+	if err := migrateSteam(ctx, db); err != nil {
+		return fmt.Errorf("migrate steam_accounts: %w", err)
+	}
+	return nil
 }
 
 // playerSecret keys the game's player tokens: derived from

@@ -83,6 +83,12 @@ type Column struct {
 	// MaxLength is the most characters the panel writes: a varchar(n)'s
 	// n, else for text Options.MaxTextLength.
 	MaxLength int `json:"maxLength,omitempty"`
+	// Scale, on a decimal column that declares one (numeric(12,2): 2),
+	// is the digits after the point the panel shows.
+	Scale *int `json:"scale,omitempty"`
+	// Technical columns are the panel's machinery (the users' token
+	// version): the API answers them, the UI keeps them out of the way.
+	Technical bool `json:"technical,omitempty"`
 }
 
 // Action is an action of an Entry the operator may run.

@@ -103,6 +103,12 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 		if cc.LinkTo != nil {
 			col.LinkTo = cc.LinkTo
 		}
+		if res.Key == "users" && a.users.Cols.TokenVersion != "" && c.Name == a.users.Cols.TokenVersion {
+			col.Technical = true
+		}
+		if c.HasScale && (c.Kind == schema.KindDecimal || c.Elem == schema.KindDecimal) {
+			col.Scale = &c.Scale
+		}
 		e.Columns = append(e.Columns, col)
 	}
 	for _, act := range cfg.Actions {

@@ -64,11 +64,24 @@ func kindCell(c *schema.Column, raw any) (any, *CellIssue) {
 		switch x := raw.(type) {
 		case int64:
 			s = strconv.FormatInt(x, 10)
+			if c.Kind == schema.KindDecimal && c.HasScale && c.Scale > 0 {
+				s += "." + strings.Repeat("0", c.Scale)
+			}
 		case float64:
 			if sp := specialFloat(x); sp != "" {
 				return sp, nil
 			}
 			s = strconv.FormatFloat(x, 'f', -1, 64)
+			// SQLite stores a numeric(p,s) that fits a double as REAL
+			// (2500.50 as 2500.5): said again with the declared scale,
+			// when that loses no digit the double holds.
+			if c.Kind == schema.KindDecimal && c.HasScale {
+				if f := strconv.FormatFloat(x, 'f', c.Scale, 64); len(s) <= len(f) || !strings.Contains(s, ".") {
+					if back, err := strconv.ParseFloat(f, 64); err == nil && back == x {
+						s = f
+					}
+				}
+			}
 		default:
 			return nil, &CellIssue{Message: "the stored value cannot be shown", Err: errorf(CodeInvalidValue, "unexpected %T", raw)}
 		}

@@ -27,6 +27,7 @@ type dbColumn struct {
 	Generated bool // GENERATED ALWAYS identity or a generated column
 	Identity  bool
 	MaxLength int
+	Scale     int // -1 when the type declares none
 }
 
 // pgColumnsSQL reads a table's columns from pg_catalog. The table is a
@@ -39,7 +40,8 @@ SELECT a.attname, format_type(a.atttypid, a.atttypmod),
   COALESCE((SELECT json_agg(e.enumlabel ORDER BY e.enumsortorder) FROM pg_enum e
     WHERE e.enumtypid = CASE WHEN t.typcategory = 'A' THEN t.typelem ELSE t.oid END)::text, '[]'),
   a.attnotnull, a.atthasdef OR a.attidentity <> '', a.attidentity = 'a' OR a.attgenerated <> '', a.attidentity <> '',
-  CASE WHEN t.typname IN ('varchar', 'bpchar') AND a.atttypmod > 4 THEN a.atttypmod - 4 ELSE 0 END
+  CASE WHEN t.typname IN ('varchar', 'bpchar') AND a.atttypmod > 4 THEN a.atttypmod - 4 ELSE 0 END,
+  CASE WHEN t.typname = 'numeric' AND a.atttypmod >= 4 THEN (a.atttypmod - 4) & 65535 ELSE -1 END
 FROM pg_attribute a
 JOIN pg_type t ON t.oid = a.atttypid
 LEFT JOIN pg_type et ON et.oid = t.typelem
@@ -84,6 +86,9 @@ func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
 		c.HasDefault = c.HasDefault || dc.HasDef
 		c.Generated = dc.Generated
 		c.MaxLength = dc.MaxLength
+		if dc.Scale >= 0 {
+			c.Scale, c.HasScale = dc.Scale, true
+		}
 		if dc.Identity {
 			c.AutoIncrement = true
 		}
@@ -130,7 +135,7 @@ func pgColumns(ctx context.Context, db bun.IDB, table string) ([]dbColumn, error
 		var dc dbColumn
 		var labels string
 		if err := rows.Scan(&dc.Name, &dc.Type, &dc.TypName, &dc.TypType, &dc.Array, &labels,
-			&dc.NotNull, &dc.HasDef, &dc.Generated, &dc.Identity, &dc.MaxLength); err != nil {
+			&dc.NotNull, &dc.HasDef, &dc.Generated, &dc.Identity, &dc.MaxLength, &dc.Scale); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal([]byte(labels), &dc.Labels); err != nil {
@@ -218,6 +223,7 @@ func sqliteColumns(ctx context.Context, db bun.IDB, table string) ([]dbColumn, e
 		}
 		dc.HasDef = def.Valid
 		dc.MaxLength = declaredLength(dc.Type)
+		dc.Scale = DeclaredScale(dc.Type)
 		dc.Generated = hidden == 2 || hidden == 3
 		dc.HasDef = dc.HasDef || dc.Generated
 		out = append(out, dc)
@@ -234,6 +240,24 @@ var sqliteCharType = regexp.MustCompile(`(?i)^\s*(?:national\s+)?(?:n?var|n)?cha
 func declaredLength(typ string) int {
 	m := sqliteCharType.FindStringSubmatch(typ)
 	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// numericType reads the scale a declared type gives: NUMERIC(12,2),
+// DECIMAL(12, 2); NUMERIC(12) keeps no digits after the point.
+var numericType = regexp.MustCompile(`(?i)^\s*(?:numeric|decimal)\s*\(\s*\d{1,4}\s*(?:,\s*(\d{1,4})\s*)?\)\s*$`)
+
+// DeclaredScale is the scale a numeric(p,s) or decimal(p,s) type declares
+// (0 for numeric(p)), -1 for any other type or a bare numeric.
+func DeclaredScale(typ string) int {
+	m := numericType.FindStringSubmatch(typ)
+	if m == nil {
+		return -1
+	}
+	if m[1] == "" {
 		return 0
 	}
 	n, _ := strconv.Atoi(m[1])

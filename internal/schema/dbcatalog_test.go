@@ -13,3 +13,14 @@ func TestDeclaredLength(t *testing.T) {
 		}
 	}
 }
+
+func TestDeclaredScale(t *testing.T) {
+	for typ, want := range map[string]int{
+		"NUMERIC(12,2)": 2, "numeric(12, 2)": 2, "DECIMAL( 10 , 4 )": 4, "decimal(10)": 0,
+		"NUMERIC": -1, "REAL": -1, "VARCHAR(12)": -1, "numeric(12,2)[]": -1,
+	} {
+		if got := DeclaredScale(typ); got != want {
+			t.Errorf("DeclaredScale(%q) = %d; want %d", typ, got, want)
+		}
+	}
+}

@@ -81,6 +81,11 @@ type Column struct {
 	Generated bool
 	// MaxLength is the limit of a varchar(n) or char(n); 0 for none.
 	MaxLength int
+	// Scale is the digits a numeric(p,s) keeps after the point, when
+	// HasScale: the panel shows 2500.50 as the column stores it, not as
+	// a float would print it. A bare numeric has no scale.
+	Scale    int
+	HasScale bool
 	// Unix, when set, says the integer column holds unix times in that
 	// unit (SetUnix): its Kind is KindTime, its values time.Time to the
 	// panel and the integer in the database.
@@ -167,6 +172,11 @@ func newColumn(f *bunschema.Field) *Column {
 	// tag; only the tag says more than the Go type.
 	userType, _ := f.Tag.Option("type")
 	c.Kind, c.Elem = goKind(fieldInfo{typ: f.IndirectType, array: f.Tag.HasOption("array")}, c.DataType, userType)
+	if s := DeclaredScale(userType); s >= 0 && c.Kind == KindDecimal {
+		// Until the catalog is read (or when the table is not there yet)
+		// the model's type: tag is the best word on the scale.
+		c.Scale, c.HasScale = s, true
+	}
 	return c
 }
 

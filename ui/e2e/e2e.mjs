@@ -239,6 +239,12 @@ function expect(cond, message) {
 // actionKey is an audit action as the code names it (user.ban,
 // role.assign_mod), which the UI says in words instead.
 const actionKey = /\b(user|room|role|auth)\.[a-z_]+/;
+// uuidRe is a UUID as a whole cell: an id where a label should lead.
+const uuidRe = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+// leadingCells are each row's first cell that says something (past a
+// selection checkbox): what an operator reads first.
+const leadingCells = (table) => table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim()).find((t) => t !== '') ?? ''));
 
 // onConsoleErrors collects a page's console errors and uncaught exceptions.
 // A browser's own request for /favicon.ico on a page without an icon link
@@ -335,6 +341,8 @@ async function main() {
     // As the Users list: the email first (the row's link), the id last.
     expect(heads[0] === 'Email' && heads.at(-1) === 'ID' && !heads.includes('email'), 'recent users columns: ' + heads.join(', '));
     await recent.locator('tbody tr').first().locator('a.row-link').waitFor();
+    const leading = await leadingCells(recent);
+    expect(leading.length > 0 && leading.every((t) => !uuidRe.test(t.trim())), 'recent users lead with ids: ' + leading.join(', '));
     await page.getByRole('article', { name: 'Totals' }).locator('.kpi', { hasText: 'Guilds' }).getByRole('link').click();
     await page.getByRole('heading', { name: 'Guilds' }).waitFor();
     await page.goto(base + '/admin/');
@@ -424,13 +432,18 @@ async function main() {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('heading', { name: 'Guilds / Iron Wolves Reborn' }).waitFor();
     await page.locator('dd', { hasText: 'Iron Wolves Reborn' }).waitFor();
-    await page.locator('dd', { hasText: /^1234\.50?$/ }).waitFor(); // SQLite keeps no scale: 1234.5
+    // numeric(12,2) shows its scale, though SQLite stores 1234.5.
+    await page.locator('dd', { hasText: /^1234\.50$/ }).waitFor();
   });
 
   await step("the guild's History shows the edit; Revert says what changes, and is itself reverted", async () => {
     await page.getByRole('tab', { name: 'History' }).click();
     const edit = page.locator('.history-entry').filter({ hasText: 'Updated' }).first();
     await edit.getByRole('table', { name: 'Changes' }).getByRole('cell', { name: 'Iron Wolves Reborn' }).waitFor();
+    // Fields by their labels, decimals with their scale.
+    await edit.getByRole('table', { name: 'Changes' }).getByRole('cell', { name: 'Treasury', exact: true }).waitFor();
+    await edit.getByRole('table', { name: 'Changes' }).getByRole('cell', { name: '1234.50', exact: true }).waitFor();
+    expect((await edit.getByRole('cell', { name: 'treasury', exact: true }).count()) === 0, 'the history names the column key');
     await edit.getByRole('button', { name: 'Revert…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Revert this change?' });
     await dialog.getByRole('table', { name: 'What the revert changes' }).getByRole('cell', { name: 'Iron Wolves', exact: true }).waitFor();
@@ -442,7 +455,7 @@ async function main() {
     await reverted.getByRole('button', { name: 'Revert…' }).click();
     await page.getByRole('dialog', { name: 'Revert this change?' }).getByRole('button', { name: 'Revert' }).click();
     await page.getByRole('heading', { name: 'Guilds / Iron Wolves Reborn' }).waitFor();
-    await page.locator('dd', { hasText: /^1234\.50?$/ }).waitFor();
+    await page.locator('dd', { hasText: /^1234\.50$/ }).waitFor();
     await shot('05c-history');
     await page.getByRole('navigation').getByRole('link', { name: 'Guilds' }).click();
     await page.getByRole('heading', { name: 'Guilds', exact: true }).waitFor();
@@ -474,6 +487,9 @@ async function main() {
     await toast.evaluate((el) => Promise.all(el.getAnimations({ subtree: true }).map((a) => a.finished))); // slid in, for the picture
     await shot('07-recount-toast');
     await toast.getByRole('button', { name: /close/i }).click();
+    // Closing the toast hands focus back once it has slid out: the next
+    // step's focus must come after that.
+    await toast.waitFor({ state: 'detached' });
   });
 
   await step('a row menu works from the keyboard', async () => {
@@ -577,6 +593,9 @@ async function main() {
   await step('open Users and a player', async () => {
     await page.getByRole('navigation').getByRole('link', { name: 'Users' }).click();
     await page.getByRole('heading', { name: 'Users' }).waitFor();
+    await page.locator('tbody tr a.row-link').first().waitFor();
+    const leading = await leadingCells(page.locator('main'));
+    expect(leading.every((t) => !uuidRe.test(t.trim())), 'the users list leads with ids: ' + leading.slice(0, 3).join(', '));
     await page.getByRole('searchbox', { name: 'Search' }).fill(playerEmail);
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
@@ -584,6 +603,18 @@ async function main() {
     await page.locator('dd', { hasText: playerEmail }).waitFor();
     await page.getByRole('tab', { name: /Analytics Events/ }).waitFor();
     await page.getByText('Not banned.').waitFor();
+    const labels = await page.locator('dl.fields dt').allInnerTexts();
+    expect(!labels.some((t) => /token/i.test(t)) && labels.at(-1) === 'ID', 'the user page fields: ' + labels.join(', '));
+    // The related tabs fit (they wrap), at 1440 and 390 px.
+    for (const width of [1440, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      const out = await page.locator('.tab-list .tab').evaluateAll((tabs) => {
+        const list = tabs[0]?.parentElement?.getBoundingClientRect();
+        return tabs.filter((t) => t.getBoundingClientRect().right > (list?.right ?? 0) + 1 || t.scrollWidth > t.clientWidth + 1).map((t) => t.textContent);
+      });
+      expect(out.length === 0, `tabs cut off at ${width} px: ${out.join(', ')}`);
+    }
+    await page.setViewportSize({ width: 1280, height: 860 });
     await shot('08-user');
   });
 
@@ -630,6 +661,7 @@ async function main() {
     await page.getByRole('heading', { name: 'Analytics Events' }).waitFor();
     await page.waitForURL(/user_id_eq=/);
     await page.locator('.chip', { hasText: 'User ID' }).waitFor(); // the filter shows, and can be removed
+    await page.locator('.chip', { hasText: '“Player 07”' }).waitFor(); // by the player's name, not their id
     // Count once the rows are there: the heading comes before them.
     await page.locator('tbody tr', { hasText: 'Player 07' }).first().waitFor();
     const rows = await countSettles(page.locator('tbody tr'));
@@ -1026,6 +1058,15 @@ async function main() {
     await row.getByRole('link', { name: 'Player 07' }).first().waitFor();
     const listed = (await page.locator('tbody').innerText());
     expect(!actionKey.test(listed), 'the audit list shows an action key: ' + listed.match(actionKey)?.[0]);
+    const heads = await page.locator('thead th').allInnerTexts();
+    const col = (name) => heads.findIndex((h) => h.trim() === name) + 1;
+    const resources = await page.locator(`tbody tr td:nth-child(${col('Resource')})`).allInnerTexts();
+    expect(resources.length > 0 && resources.every((t) => /^[A-Z]/.test(t) && !/[a-z][A-Z]/.test(t)), 'audit resources as keys: ' + [...new Set(resources)].join(', '));
+    expect(resources.includes('Users') || resources.includes('Sign-in'), 'audit resources: ' + [...new Set(resources)].join(', '));
+    const payloads = (await page.locator(`tbody tr td:nth-child(${col('Payload')})`).allInnerTexts()).join('\n');
+    expect(!/changes \{|ip 127|userAgent|sessionsClosed/.test(payloads), 'audit payloads read as JSON keys: ' + payloads.slice(0, 300));
+    const first = await leadingCells(page.locator('main'));
+    expect(first.every((t) => !uuidRe.test(t.trim())), 'the audit list leads with ids');
     await shot('11-audit');
     // An update's entry shows its change as field, before and after.
     await page.locator('tbody tr', { hasText: 'update' }).first().locator('a.row-link, td a').first().click();
@@ -1058,7 +1099,7 @@ async function main() {
     const q = new URL(page.url()).searchParams;
     const want = await (await page.request.get(base + '/admin-api/adminAudit?' + new URLSearchParams(['resource', 'target_id', 'action', 'operator_id'].map((k) => [k, q.get(k) ?? ''])))).json();
     expect(want.length >= 1, 'no ban of Player 07 by the admin in the audit log');
-    await page.waitForFunction((ids) => [...document.querySelectorAll('tbody tr')].map((tr) => tr.querySelector('td a')?.textContent).join() === ids, want.map((e) => String(e.id)).join());
+    await page.waitForFunction((ids) => [...document.querySelectorAll('tbody tr')].map((tr) => tr.querySelector('a.row-link')?.getAttribute('href')?.split('/').pop()).join() === ids, want.map((e) => String(e.id)).join());
     for (const text of await page.locator('tbody tr').allInnerTexts()) {
       expect(text.includes('Banned') && text.includes('Player 07') && text.includes('e2e-admin@example.com'), 'a filtered row: ' + text);
     }
@@ -1071,7 +1112,7 @@ async function main() {
     await page.waitForURL(/_q=player07/);
     const found = await (await page.request.get(base + '/admin-api/adminAudit?_q=player07%40example&_start=0&_end=25')).json();
     expect(found.some((e) => e.action === 'user.ban'), 'the search does not find the ban of player07');
-    await page.waitForFunction((ids) => [...document.querySelectorAll('tbody tr')].map((tr) => tr.querySelector('td a')?.textContent).join() === ids, found.map((e) => String(e.id)).join());
+    await page.waitForFunction((ids) => [...document.querySelectorAll('tbody tr')].map((tr) => tr.querySelector('a.row-link')?.getAttribute('href')?.split('/').pop()).join() === ids, found.map((e) => String(e.id)).join());
     for (const text of await page.locator('tbody tr').allInnerTexts()) {
       expect(text.includes('Player 07'), 'a search row not about Player 07: ' + text);
     }
@@ -1117,11 +1158,19 @@ async function main() {
   const field = (name) => page.locator('.field', { has: page.locator('dt', { hasText: new RegExp('^' + name + '$') }) }).locator('dd');
   await step('open the arena in the inspector', async () => {
     await arenaRow().getByRole('link').click();
-    await page.getByRole('heading', { name: /Live rooms \/ arena-/ }).waitFor();
+    await page.getByRole('heading', { name: /^Live rooms \/ arena\b/ }).waitFor();
     await field('Clients').getByText('3 / 20').waitFor();
     await page.getByRole('table', { name: 'Clients' }).locator('tbody tr').nth(2).waitFor();
     await page.getByRole('table', { name: 'Clients' }).getByRole('link', { name: /^Player 0[123]$/ }).nth(2).waitFor(); // named, not ids
     await page.getByRole('region', { name: 'State' }).getByText('"coinGoal": 5').waitFor();
+    // The state is keyed by session: each key says its player.
+    await page.getByRole('region', { name: 'State' }).locator('.state-who', { hasText: /Player 0[123]/ }).first().waitFor();
+    // The path editor starts at a player's session, picked by name.
+    const who = page.getByLabel(/^Player/);
+    const sid = await page.getByRole('table', { name: 'Clients' }).locator('tbody tr').first().locator('td').nth(3).innerText();
+    const name = await page.getByRole('table', { name: 'Clients' }).locator('tbody tr').first().getByRole('link').innerText();
+    await who.selectOption({ label: name });
+    expect((await page.getByLabel(/^Path/).inputValue()).includes(sid.trim()), 'picking a player does not start the path at their session');
   });
 
   await step('set coinGoal to 7 through the state editor', async () => {
@@ -2202,7 +2251,8 @@ async function gameTableSteps(base) {
     await audit();
     await page.setViewportSize({ width: 1280, height: 860 });
   };
-  const liveIds = async () => (await page.locator('tbody tr a.row-link').allInnerTexts()).map((t) => t.trim());
+  // The row's link is on its label; its id is the link's last segment.
+  const liveIds = async () => page.locator('tbody tr a.row-link').evaluateAll((as) => as.map((a) => decodeURIComponent(a.getAttribute('href').split('/').pop())));
 
   await step('matches (soft delete): Delete marks the row deleted, the Deleted view shows it, its page offers Restore, Restore brings it back', async () => {
     await page.goto(base + '/admin/matches');
@@ -2219,12 +2269,12 @@ async function gameTableSteps(base) {
     const text = await dialog.innerText();
     expect(!/for good/.test(text) && /restore/i.test(text), 'the soft delete reads: ' + text);
     await dialog.getByRole('button', { name: 'Delete' }).click();
-    await page.waitForFunction(() => ![...document.querySelectorAll('tbody tr a.row-link')].some((a) => a.textContent.trim() === '3'));
+    await page.waitForFunction(() => ![...document.querySelectorAll('tbody tr a.row-link')].some((a) => a.getAttribute('href').endsWith('/matches/3')));
     expect(!(await liveIds()).includes('3') && (await countSettles(page.locator('tbody tr'))) === 6, 'match 3 is still listed');
     // The Deleted view: the seeded voided match and match 3.
     await deletedToggle.click();
     await page.waitForURL(/_deleted=only/);
-    await page.locator('tbody tr a.row-link', { hasText: /^3$/ }).waitFor();
+    await page.locator('tbody tr a.row-link[href$="/matches/3"]').waitFor();
     const deleted = (await liveIds()).sort();
     expect(JSON.stringify(deleted) === '["3","8"]', 'the Deleted view lists ' + deleted.join(', '));
     // It says when each was deleted, and offers no second delete.
@@ -2232,7 +2282,7 @@ async function gameTableSteps(base) {
     expect((await page.getByRole('checkbox').count()) === 0, 'the Deleted view selects rows to delete again');
     await both('51-matches-deleted');
     // Its page: deleted, Restore, no Edit.
-    await page.locator('tbody tr a.row-link', { hasText: /^3$/ }).click();
+    await page.locator('tbody tr a.row-link[href$="/matches/3"]').click();
     await page.getByText('This row is deleted').waitFor();
     expect((await page.getByRole('link', { name: 'Edit', exact: true }).count()) === 0, 'a deleted match offers Edit');
     await both('52-match-deleted');
@@ -2240,7 +2290,7 @@ async function gameTableSteps(base) {
     await page.getByText('This row is deleted').waitFor({ state: 'detached' });
     await page.getByRole('link', { name: 'Edit', exact: true }).waitFor();
     await page.goto(base + '/admin/matches');
-    await page.locator('tbody tr a.row-link', { hasText: /^3$/ }).waitFor();
+    await page.locator('tbody tr a.row-link[href$="/matches/3"]').waitFor();
     expect((await countSettles(page.locator('tbody tr'))) === 7, 'match 3 is not back in the list');
     const r = await page.request.get(`${base}/admin-api/matches/3`);
     expect(r.ok() && (await r.json()).deleted_at === null, 'match 3 is still deleted');
@@ -2320,7 +2370,7 @@ async function steamSteps(base, db, errors, { zones = false } = {}) {
     expect(hrefs.join() === want.join(), 'row links: ' + hrefs.join(', '));
     for (const [i, id] of steamIds.entries()) {
       const tr = page.locator('tbody tr', { hasText: steamNames[i] });
-      expect((await tr.locator('a.row-link').innerText()).trim() === id, `row ${steamNames[i]} shows id ${await tr.locator('a.row-link').innerText()}`);
+      expect((await tr.locator('td', { hasText: new RegExp('^' + id + '$') }).count()) === 1, `row ${steamNames[i]} does not show its exact id ${id}`);
       const friend = steamIds[(i + 1) % 4];
       const link = tr.locator(`a[href="/admin/steam_accounts/${friend}"]`);
       expect((await link.count()) === 1 && (await link.innerText()).trim() === friend, `row ${steamNames[i]}: no exact link to its friend ${friend}`);
@@ -2370,7 +2420,7 @@ async function steamSteps(base, db, errors, { zones = false } = {}) {
     await page.getByRole('button', { name: 'Add filter' }).click();
     await page.waitForURL(`**/admin/steam_accounts?id_eq=${steamIds[1]}`);
     expect((await countSettles(page.locator('tbody tr'))) === 1, 'id_eq did not find one row');
-    expect((await page.locator('tbody tr a.row-link').innerText()).trim() === steamIds[1], 'the filtered row is not ' + steamIds[1]);
+    expect((await page.locator('tbody tr a.row-link').getAttribute('href')).endsWith('/' + steamIds[1]), 'the filtered row is not ' + steamIds[1]);
     const href = await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href');
     expect(new URL(href, base).searchParams.get('id_eq') === steamIds[1], 'CSV link: ' + href);
     const csv = await (await page.request.get(new URL(href, base).toString())).text();

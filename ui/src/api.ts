@@ -35,6 +35,11 @@ export interface Column {
   elem?: ColumnKind;
   required?: boolean;
   maxLength?: number;
+  // scale: the digits a decimal column keeps after the point
+  // (numeric(12,2): 2); absent for a bare numeric.
+  scale?: number;
+  // technical: the panel's machinery (a token version), kept out of the way.
+  technical?: boolean;
 }
 
 export type ColumnKind =

@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
-import type { ResourceMeta, Row } from './api';
+import { useQuery } from '@tanstack/react-query';
+import { api, seg, type ResourceMeta, type Row } from './api';
 import { rowTitle } from './rowId';
 import { erasedName, isErased } from './pages/userAccess';
 
@@ -40,4 +41,16 @@ export function usePageTitle(title: string | undefined) {
   useEffect(() => {
     document.title = title ? `${title} · Game admin` : 'Game admin';
   }, [title]);
+}
+
+// useRowLabel names the row id of meta (a picker's button, a filter's
+// chip): its label, once read; undefined until then or when unreadable.
+export function useRowLabel(meta: ResourceMeta | undefined, id: string): string | undefined {
+  const row = useQuery({
+    queryKey: ['row', meta?.name ?? '', id],
+    queryFn: () => api.get<Row>('/' + seg(meta?.name ?? '') + '/' + seg(id)),
+    enabled: !!meta && id !== '' && meta.permissions.read,
+    retry: false,
+  });
+  return meta && row.data ? rowLabel(meta, id, row.data) : undefined;
 }

@@ -1,7 +1,9 @@
 import { Link } from 'react-router';
-import { seg, type Row } from '../api';
+import { seg, type ResourceMeta, type Row } from '../api';
 import { auditSentence, erasePartWords, useActionLabel } from '../auditWords';
 import { stringifyJSON } from '../json';
+import { useResourceMeta } from '../queries';
+import { fieldLabel, valueWords } from '../fieldWords';
 
 // The audit entry's payload, shared by the audit log's entry page and a
 // row's History tab.
@@ -30,7 +32,8 @@ export function AuditPayload({ payload: whole, entry }: { payload: unknown; entr
       )}
     </div>
   ) : action === 'room.kick' && entry ? <KickSentence entry={entry} label={label(action)} /> : null;
-  const rest = <PayloadFields payload={payload} />;
+  const meta = useResourceMeta(typeof entry?.resource === 'string' ? entry.resource : undefined);
+  const rest = <PayloadFields payload={payload} meta={meta} />;
   return head ? <div className="stack">{head}{payload !== null && typeof payload === 'object' && Object.keys(payload).length > 0 && rest}</div> : rest;
 }
 
@@ -50,7 +53,7 @@ function KickSentence({ entry, label }: { entry: Row; label: string }) {
   );
 }
 
-function PayloadFields({ payload }: { payload: unknown }) {
+function PayloadFields({ payload, meta }: { payload: unknown; meta: ResourceMeta | undefined }) {
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return <pre className="json-block">{stringifyJSON(payload, 2)}</pre>;
   const isChange = (v: unknown): v is { before?: unknown; after?: unknown } =>
     v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).every((k) => k === 'before' || k === 'after') && Object.keys(v).length > 0;
@@ -61,7 +64,15 @@ function PayloadFields({ payload }: { payload: unknown }) {
   const entries = Object.entries(fromNested ? top : (payload as Record<string, unknown>));
   const changes = [...(fromNested ? Object.entries(nested as Record<string, unknown>) : []), ...entries.filter(([, v]) => isChange(v))] as [string, { before?: unknown; after?: unknown }][];
   const rest = entries.filter(([, v]) => !isChange(v));
-  const show = (v: unknown) => (v === undefined ? <span className="null">—</span> : v === null ? <span className="null">null</span> : typeof v === 'string' ? v : <code className="diff-json">{stringifyJSON(v, 2)}</code>);
+  // Fields by their labels, values in words: a decimal with its column's
+  // scale, an instant as formatTime says it; JSON only for a structure.
+  const show = (v: unknown, key?: string) => {
+    const col = key !== undefined ? meta?.columns.find((c) => c.name === key) : undefined;
+    if (v === undefined) return <span className="null">—</span>;
+    if (v === null) return <span className="null">none</span>;
+    if (v !== null && typeof v === 'object' && !(Array.isArray(v) && v.every((x) => typeof x !== 'object' || x === null))) return <code className="diff-json">{stringifyJSON(v, 2)}</code>;
+    return valueWords(v, col);
+  };
   return (
     <div className="stack">
       {changes.length > 0 && (
@@ -70,7 +81,7 @@ function PayloadFields({ payload }: { payload: unknown }) {
             <thead><tr><th>Field</th><th>Before</th><th>After</th></tr></thead>
             <tbody>
               {changes.map(([k, v]) => (
-                <tr key={k}><td className="mono">{k}</td><td>{show(v.before)}</td><td>{show(v.after)}</td></tr>
+                <tr key={k}><td title={k}>{fieldLabel(meta, k)}</td><td>{show(v.before, k)}</td><td>{show(v.after, k)}</td></tr>
               ))}
             </tbody>
           </table>
@@ -79,7 +90,7 @@ function PayloadFields({ payload }: { payload: unknown }) {
       {rest.length > 0 && (
         <dl className="kv">
           {rest.map(([k, v]) => (
-            <div key={k}><dt>{k}</dt><dd>{show(v)}</dd></div>
+            <div key={k}><dt title={k}>{fieldLabel(undefined, k)}</dt><dd>{show(v)}</dd></div>
           ))}
         </dl>
       )}

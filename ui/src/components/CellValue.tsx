@@ -2,7 +2,7 @@ import { Link } from 'react-router';
 import type { Column, Row } from '../api';
 import { seg } from '../api';
 import { useCatalog } from '../queries';
-import { isTimeColumn } from '../pages/formValues';
+import { formatDecimal, isTimeColumn } from '../pages/formValues';
 
 // The operator's time zone, in which instants are shown and date filters
 // read.
@@ -20,6 +20,7 @@ export function ZoneNote({ col }: { col: Pick<Column, 'kind'> }) {
 import { stringifyJSON } from '../json';
 import { actionLabel } from '../auditWords';
 import { formatTime, utcTime } from '../time';
+import { compositeKeyWords, payloadSummary, resourceLabel } from '../fieldWords';
 
 // formatDateTime is formatTime (../time): the one way an instant is said.
 export function formatDateTime(v: unknown): string {
@@ -135,7 +136,8 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
       const name = (row.payload as { roomName?: unknown } | null)?.roomName;
       return <Link to={`/rooms/${seg(String(v))}`} title={String(v)}>{typeof name === 'string' && name ? name : String(v)}</Link>;
     }
-    const text = row._labels?.[col.name] || String(v);
+    // A composite key's id is base64 of its values: said as the values.
+    const text = row._labels?.[col.name] || (col.linkTo.resourceFromColumn ? compositeKeyWords(String(v)) : undefined) || String(v);
     if (noLink) return <span title={String(v)}>{text}</span>;
     if (v !== '' && target !== '' && catalog.data?.some((r) => r.name === target && r.permissions.read)) {
       return (
@@ -153,9 +155,15 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
   if (col.kind === 'timestamp-local') return <span title={wallClockNote}>{String(v)}</span>;
   if (col.kind === 'date') return <span>{String(v).slice(0, 10)}</span>;
   if (isTimeColumn(col)) return <time dateTime={String(v)} title={`${utcTime(v) || String(v)} (shown in ${timeZone})`}>{formatTime(v)}</time>;
+  if (col.kind === 'decimal') return <span>{formatDecimal(v, col.scale)}</span>;
   // The audit log's action, in words (the server's labels); a kick says
   // whom.
   const audit = catalog.data?.find((r) => r.name === 'adminAudit');
+  if (col.name === 'resource' && audit?.columns.includes(col)) return <span title={String(v)}>{resourceLabel(catalog.data, v)}</span>;
+  if (col.name === 'payload' && audit?.columns.includes(col)) {
+    const target = catalog.data?.find((r) => r.name === row.resource);
+    return <span className="payload-cell" title={stringifyJSON(v, 1)}>{payloadSummary(v, target, catalog.data)}</span>;
+  }
   if (col.name === 'action' && audit?.columns.includes(col)) {
     const player = row.action === 'room.kick' ? (row._labels as Record<string, string> | undefined)?.player : undefined;
     return <span title={String(v)}>{actionLabel(audit.auditActions, v)}{player && <span className="muted"> {player}</span>}</span>;
@@ -193,7 +201,7 @@ export function FieldValue({ col, row, fileName }: { col: Column; row: Row; file
   const catalog = useCatalog();
   const v = row[col.name];
   // The audit log's action is said in words, as its list says it.
-  if (col.name === 'action' && catalog.data?.find((r) => r.name === 'adminAudit')?.columns.includes(col)) return <CellValue col={col} row={row} />;
+  if ((col.name === 'action' || col.name === 'resource') && catalog.data?.find((r) => r.name === 'adminAudit')?.columns.includes(col)) return <CellValue col={col} row={row} />;
   if (col.dataType === 'bytes' && typeof v === 'string') {
     const name = fileName ?? col.name + '.bin';
     return (
@@ -205,6 +213,7 @@ export function FieldValue({ col, row, fileName }: { col: Column; row: Row; file
       </span>
     );
   }
+  if (col.kind === 'decimal' && v !== null && v !== undefined) return <span className="pre-wrap">{formatDecimal(v, col.scale)}</span>;
   if (col.dataType === 'json' && v !== null && v !== undefined) {
     return <pre className="json-block">{stringifyJSON(v, 2)}</pre>;
   }

@@ -3,6 +3,8 @@ import { X } from 'lucide-react';
 import type { Column } from '../api';
 import { isTimeColumn } from '../pages/formValues';
 import { timeZone } from './CellValue';
+import { useRowLabel } from '../names';
+import { useResourceMeta } from '../queries';
 
 // The server's filter suffixes (<col>_<op>=value). "null" takes true (is
 // empty) or false (is not empty); the bar offers the two as operators.
@@ -169,7 +171,7 @@ export function FilterBar({ columns, filters, onAdd, onRemove }: {
         <ul className="chips">
           {filters.map((f) => (
             <li key={f.param} className="chip">
-              {label(f.column)} {chipText(f, columns.find((c) => c.name === f.column))}
+              {label(f.column)} <ChipValue f={f} col={columns.find((c) => c.name === f.column)} />
               <button type="button" className="icon-button" aria-label={`Remove filter ${f.param}`} onClick={() => onRemove(f.param)}>
                 <X size={12} aria-hidden="true" />
               </button>
@@ -179,4 +181,13 @@ export function FilterBar({ columns, filters, onAdd, onRemove }: {
       )}
     </div>
   );
+}
+
+// ChipValue is a chip's operator and value; a foreign key's row is said by
+// its label ("is “Player 07”"), its id on hover.
+function ChipValue({ f, col }: { f: Filter; col: Column | undefined }) {
+  const target = useResourceMeta(col?.linkTo?.resource);
+  const named = useRowLabel(f.op === 'eq' || f.op === 'ne' ? target : undefined, f.value);
+  if (named) return <span title={f.value}>{opLabels[f.op] ?? f.op} “{named}”</span>;
+  return <>{chipText(f, col)}</>;
 }

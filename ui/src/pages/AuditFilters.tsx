@@ -1,7 +1,6 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, seg, type Column, type ResourceMeta, type Row } from '../api';
+import type { Column, ResourceMeta } from '../api';
 import { ForeignKeyPicker } from '../components/ForeignKeyPicker';
-import { rowLabel } from '../names';
+import { useRowLabel } from '../names';
 import { useCatalog, useResourceMeta } from '../queries';
 
 // Entries that are not of a table: sign-ins and live rooms.
@@ -104,15 +103,4 @@ function targetColumn(target: ResourceMeta, users: ResourceMeta | undefined, ope
   const base = { name: 'target_id', label: 'Target', type: 'text', dataType: 'string', notNull: false, primary: false, hasDefault: false, readOnly: false } as Column;
   const labelColumn = target === users ? operatorCol?.linkTo?.labelColumn : ['display_name', 'name', 'email', 'title'].find((c) => target.columns.some((col) => col.name === c));
   return { ...base, linkTo: { resource: target.name, labelColumn } };
-}
-
-// useRowLabel names the row id of meta for the picker's button.
-function useRowLabel(meta: ResourceMeta | undefined, id: string): string | undefined {
-  const row = useQuery({
-    queryKey: ['row', meta?.name ?? '', id],
-    queryFn: () => api.get<Row>('/' + seg(meta?.name ?? '') + '/' + seg(id)),
-    enabled: !!meta && id !== '' && meta.permissions.read,
-    retry: false,
-  });
-  return meta && row.data ? rowLabel(meta, id, row.data) : undefined;
 }

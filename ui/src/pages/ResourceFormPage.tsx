@@ -17,7 +17,7 @@ import { pick } from './columns';
 import { userEditRefusal } from './userAccess';
 import { isDeleted } from './softDelete';
 import { Lock } from 'lucide-react';
-import { FieldError, initialValue, toValue, type FormValue, isTimeColumn } from './formValues';
+import { FieldError, formatDecimal, initialValue, toValue, type FormValue, isTimeColumn } from './formValues';
 
 export function ResourceFormPage({ mode }: { mode: 'create' | 'edit' }) {
   const { resource, id } = useParams();
@@ -315,7 +315,7 @@ function FieldInput({ col, value, disabled, error, label, onChange }: {
   } else if (col.kind === 'date') {
     input = <input id={id} name={col.name} type="date" value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />;
   } else if (col.kind === 'decimal' || col.kind === 'inet') {
-    hint = col.kind === 'decimal' ? 'exact: the digits are kept as typed' : 'an address or a network, such as 10.0.0.0/8';
+    hint = col.kind === 'decimal' ? decimalHint(col.scale) : 'an address or a network, such as 10.0.0.0/8';
     // Checked as typed, not only on save: a typo shows at once.
     if (!error && text.trim() !== '') {
       try {
@@ -384,4 +384,12 @@ function FieldInput({ col, value, disabled, error, label, onChange }: {
       {error && <p className="form-error" id={id + '-error'}>{error}</p>}
     </div>
   );
+}
+
+// decimalHint says what a decimal field keeps: its column's scale when the
+// database declares one.
+function decimalHint(scale: number | undefined): string {
+  if (scale === undefined) return 'exact: the digits are kept as typed';
+  if (scale === 0) return 'a whole number, kept exactly';
+  return `exact, ${scale} ${scale === 1 ? 'digit' : 'digits'} after the point, such as ${formatDecimal('12.3', scale)}`;
 }

@@ -1,9 +1,9 @@
 import * as Tabs from '@radix-ui/react-tabs';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
-import { Pencil, Plus, Trash2 } from 'lucide-react';
+import { Copy, Pencil, Plus, Trash2 } from 'lucide-react';
 import { toast } from 'sonner';
-import { api, ApiError, errorText, seg, type ResourceMeta, type Row } from '../api';
+import { api, ApiError, errorText, seg, type Column, type ResourceMeta, type Row } from '../api';
 import { useCatalog, useMe, useResourceMeta, useRoomsEnabled } from '../queries';
 import { FieldValue, ZoneNote } from '../components/CellValue';
 import { useConfirm } from '../components/ConfirmDialog';
@@ -12,7 +12,7 @@ import { ErrorNote, Loading } from '../components/Status';
 import { NotAllowed } from '../components/NotAllowed';
 import { ResourceIcon } from '../icons';
 import { rowLabel, singular, usePageTitle } from '../names';
-import { banField, listColumns, pick } from './columns';
+import { banField, idField, listColumns, pick } from './columns';
 import { UserModeration, ActiveSessions, BanState } from './UserModeration';
 import { AuditEntryActions, RowHistory } from './RowHistory';
 import { AuditPayload } from '../components/AuditPayload';
@@ -104,7 +104,13 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
             </p>
           )}
           <dl className="fields">
-            {pick(meta, meta.showFields).map((c) => (
+            {showOrder(pick(meta, meta.showFields)).map((c) => idField(c) ? (
+              // Ids are there to copy, not to read first: last, muted.
+              <div key={c.name} className="field field-id">
+                <dt>{c.label}</dt>
+                <dd><span className="mono muted">{String(row.data[c.name] ?? '')}</span> <CopyButton text={String(row.data[c.name] ?? '')} label={c.label} /></dd>
+              </div>
+            ) : (
               <div key={c.name} className={'field' + (meta.name === 'adminAudit' && c.name === 'payload' ? ' field-wide' : '')}>
                 <dt>{c.label}<ZoneNote col={c} /></dt>
                 <dd>
@@ -241,5 +247,22 @@ function RelatedRows({ meta, id, row, name, target, fk }: { meta: ResourceMeta; 
         </p>
       )}
     </>
+  );
+}
+
+// showOrder is the show page's fields: the panel's machinery (technical
+// columns) left out, ids after the fields a person reads.
+export function showOrder(cols: Column[]): Column[] {
+  const shown = cols.filter((c) => !c.technical);
+  return [...shown.filter((c) => !idField(c)), ...shown.filter(idField)];
+}
+
+// CopyButton copies text, saying so in a toast.
+function CopyButton({ text, label }: { text: string; label: string }) {
+  return (
+    <button type="button" className="icon-button" aria-label={`Copy ${label}`} title={`Copy ${label}`}
+      onClick={() => void navigator.clipboard?.writeText(text).then(() => toast.success(`${label} copied`), () => toast.error('Could not copy'))}>
+      <Copy size={14} aria-hidden="true" />
+    </button>
   );
 }

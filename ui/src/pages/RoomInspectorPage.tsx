@@ -17,9 +17,14 @@ export function RoomInspectorPage() {
   const qc = useQueryClient();
   const [dialog, ask] = useConfirm();
   const path = '/rooms/' + seg(roomId);
-  usePageTitle(`${roomId} · Live rooms`);
   const q = useQuery({ queryKey: ['rooms', 'room', roomId], queryFn: () => api.get<RoomView>(path), refetchInterval: 2500 });
+  usePageTitle(`${q.data?.name || roomId} · Live rooms`);
   const names = useUserNames(q.data?.clientList.map((c) => c.userId) ?? []);
+  // Each session's player, for the state (keyed by session id) and its
+  // editor's client picker.
+  const players = new Map<string, string>();
+  for (const c of q.data?.clientList ?? []) players.set(c.sessionId, names.get(c.userId) ?? 'a player');
+  for (const [id, name] of names) players.set(id, name);
 
   const act = async (run: () => Promise<unknown>, done: string) => {
     try {
@@ -51,7 +56,8 @@ export function RoomInspectorPage() {
     <section>
       <div className="page-title">
         <h1>
-          <Link to="/rooms">Live rooms</Link> / <span className="mono">{roomId}</span>
+          <Link to="/rooms">Live rooms</Link> / {q.data?.name || roomId}
+          {q.data?.name && <span className="muted mono id-note room-id" title="Room id"> {roomId}</span>}
           {q.data?.locked && (
             <span className="badge badge-locked">
               <Lock size={12} aria-hidden="true" /> locked
@@ -74,12 +80,12 @@ export function RoomInspectorPage() {
       ) : (
         <>
           <dl className="fields">
-            <div className="field"><dt>Name</dt><dd>{q.data.name}</dd></div>
             {q.data.node && <div className="field"><dt>Node</dt><dd className="mono">{q.data.node}</dd></div>}
             <div className="field"><dt>Clients</dt><dd>{q.data.clients} / {q.data.maxClients}</dd></div>
             <div className="field"><dt>Locked</dt><dd>{q.data.locked ? 'yes' : 'no'}</dd></div>
             <div className="field"><dt>Created</dt><dd><Time value={q.data.createdAt} /></dd></div>
             <div className="field"><dt>Metadata</dt><dd><pre className="json-block">{stringifyJSON(q.data.metadata ?? null, 2)}</pre></dd></div>
+            <div className="field"><dt>Room id</dt><dd className="mono muted">{roomId}</dd></div>
           </dl>
           <h2>Clients</h2>
           {q.data.clientList.length === 0 ? (
@@ -89,14 +95,14 @@ export function RoomInspectorPage() {
               <table className="data-table" aria-label="Clients">
                 {/* The action comes first: the first column stays in view, so
                     a phone reaches Kick without scrolling sideways. */}
-                <thead><tr><th><span className="sr-only">Action</span></th><th>User</th><th>Session</th><th>Joined</th></tr></thead>
+                <thead><tr><th><span className="sr-only">Action</span></th><th>Player</th><th>Joined</th><th>Session</th></tr></thead>
                 <tbody>
                   {q.data.clientList.map((c) => (
                     <tr key={c.sessionId}>
                       <td><button type="button" className="danger" aria-label={`Kick ${names.get(c.userId) ?? c.userId}`} onClick={() => setKicking({ sessionId: c.sessionId, name: names.get(c.userId) ?? c.userId })}>Kick</button></td>
                       <td><Link to={'/users/' + seg(c.userId)} title={c.userId}>{names.get(c.userId) ?? c.userId}</Link></td>
-                      <td className="mono">{c.sessionId}</td>
                       <td><Time value={c.joinedAt} /></td>
+                      <td className="mono muted id-note">{c.sessionId}</td>
                     </tr>
                   ))}
                 </tbody>
@@ -105,8 +111,9 @@ export function RoomInspectorPage() {
           )}
           <h2 id="room-state">State</h2>
           <div className="state-grid">
-            <pre className="json-block state" role="region" aria-labelledby="room-state">{stringifyJSON(q.data.state ?? null, 2)}</pre>
-            <StateEditor path={path} onDone={() => void qc.invalidateQueries({ queryKey: ['rooms', 'room', roomId] })} />
+            <StateView state={q.data.state ?? null} players={players} />
+            <StateEditor path={path} state={q.data.state} clients={q.data.clientList.map((c) => ({ sessionId: c.sessionId, name: players.get(c.sessionId) ?? c.sessionId }))}
+              onDone={() => void qc.invalidateQueries({ queryKey: ['rooms', 'room', roomId] })} />
           </div>
         </>
       )}
@@ -173,8 +180,50 @@ export function parsePath(s: string): (string | number)[] {
   return t.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p));
 }
 
-function StateEditor({ path, onDone }: { path: string; onDone: () => void }) {
+// StateView is the room's state as JSON, each session key and user id
+// followed by the player's name: the state is keyed by what the game
+// knows, the operator reads who.
+function StateView({ state, players }: { state: unknown; players: Map<string, string> }) {
+  const lines = (stringifyJSON(state, 2) ?? 'null').split('\n');
+  return (
+    <pre className="json-block state" role="region" aria-labelledby="room-state">
+      {lines.map((line, i) => {
+        const m = /"([^"\\]+)"/g;
+        let who: string | undefined;
+        for (let r = m.exec(line); r && !who; r = m.exec(line)) who = players.get(r[1] ?? '');
+        return (
+          <span key={i}>
+            {line}
+            {who && <span className="state-who"> {'// '}{who}</span>}
+            {'\n'}
+          </span>
+        );
+      })}
+    </pre>
+  );
+}
+
+// sessionPath is where a session's key is in the state (["players",
+// "<session id>"]), or undefined.
+export function sessionPath(state: unknown, sessionId: string, depth = 0): string[] | undefined {
+  if (state === null || typeof state !== 'object' || Array.isArray(state) || depth > 4) return undefined;
+  const o = state as Record<string, unknown>;
+  if (Object.prototype.hasOwnProperty.call(o, sessionId)) return [sessionId];
+  for (const [k, v] of Object.entries(o)) {
+    const p = sessionPath(v, sessionId, depth + 1);
+    if (p) return [k, ...p];
+  }
+  return undefined;
+}
+
+function StateEditor({ path, state, clients, onDone }: { path: string; state: unknown; clients: { sessionId: string; name: string }[]; onDone: () => void }) {
   const [statePath, setStatePath] = useState('');
+  // Choosing a player starts the path at their session's entry.
+  const pick = (sessionId: string) => {
+    if (!sessionId) return;
+    const at = sessionPath(state, sessionId) ?? ['players', sessionId];
+    setStatePath(at.join('.') + '.');
+  };
   const [value, setValue] = useState('');
   const [error, setError] = useState('');
   const run = async (kind: 'set' | 'delete') => {
@@ -201,8 +250,17 @@ function StateEditor({ path, onDone }: { path: string; onDone: () => void }) {
   };
   return (
     <form className="stack state-editor" onSubmit={(e: FormEvent) => { e.preventDefault(); void run('set'); }}>
+      {clients.length > 0 && (
+        <label>
+          Player <span className="muted">(starts the path at their session)</span>
+          <select value="" onChange={(e) => pick(e.target.value)}>
+            <option value="">Choose a player…</option>
+            {[...clients].sort((a, b) => a.name.localeCompare(b.name)).map((c) => <option key={c.sessionId} value={c.sessionId}>{c.name}</option>)}
+          </select>
+        </label>
+      )}
       <label>
-        Path <span className="muted">(coinGoal, players.abc.score or a JSON array)</span>
+        Path <span className="muted">(coinGoal, players.&lt;session&gt;.score or a JSON array)</span>
         <input className="mono" value={statePath} onChange={(e) => setStatePath(e.target.value)} />
       </label>
       <label>

@@ -11,6 +11,7 @@ import { useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
 import { ErrorNote, Loading } from '../components/Status';
 import { useMe, useResourceMeta } from '../queries';
 import { stringifyJSON } from '../json';
+import { fieldLabel, valueWords } from '../fieldWords';
 
 const pageSize = 20;
 
@@ -31,24 +32,24 @@ function revertible(e: Row): 'changes' | 'create' | undefined {
 // create's or delete's row, the row itself shows): not repeated below it.
 const historyHeadKeys = ['row', 'ip', 'userAgent', 'auditId', 'of'];
 
-const show = (v: unknown) => (v === undefined ? '—' : v === null ? 'null' : typeof v === 'string' ? v : stringifyJSON(v));
 
 // RevertPreview is the table a revert's confirmation shows: each field,
 // what it holds now, what it will hold; a field changed since the entry
 // is marked, as the server will refuse it.
-function RevertPreview({ changes, now }: { changes: Record<string, Change>; now: Row }) {
+function RevertPreview({ meta, changes, now }: { meta: ResourceMeta; changes: Record<string, Change>; now: Row }) {
   return (
     <div className="table-wrap">
       <table className="data-table diff-table" aria-label="What the revert changes">
         <thead><tr><th>Field</th><th>Now</th><th>After the revert</th></tr></thead>
         <tbody>
           {Object.entries(changes).map(([k, c]) => {
+            const col = (key: string) => meta.columns.find((x) => x.name === key);
             const moved = stringifyJSON(now[k] ?? null) !== stringifyJSON(c.after ?? null);
             return (
               <tr key={k}>
-                <td className="mono">{k}</td>
-                <td>{show(now[k])}{moved && <span className="form-error"> (changed since)</span>}</td>
-                <td>{show(c.before)}</td>
+                <td title={k}>{fieldLabel(meta, k)}</td>
+                <td>{valueWords(now[k], col(k))}{moved && <span className="form-error"> (changed since)</span>}</td>
+                <td>{valueWords(c.before, col(k))}</td>
               </tr>
             );
           })}
@@ -74,7 +75,7 @@ export function useRevert(meta: ResourceMeta, id: string, onDone: (deleted: bool
         : e.action === 'create' && !p.changes
           ? { title: 'Undo this creation?', description: `The row created ${when} is deleted.`, confirmLabel: 'Delete the row', danger: true }
           : { title: 'Revert this change?', description: `The fields go back to what they were before the change of ${when}.`, confirmLabel: 'Revert', danger: true,
-              body: p.changes && now ? <RevertPreview changes={p.changes} now={now} /> : undefined };
+              body: p.changes && now ? <RevertPreview meta={meta} changes={p.changes} now={now} /> : undefined };
     if (!(await ask(o))) return;
     const deletes = e.action === 'create' && !p.changes;
     let deleted = false;

@@ -7,7 +7,8 @@ import { api, errorText, seg, type Row, type UserSession } from '../api';
 import { useCatalog, useFeatures, useMe, useResourceMeta, useRoomsEnabled } from '../queries';
 import { rowLabel } from '../names';
 import { useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
-import { banWords, compactJSON, formatDateTime, shortDate, type BanInfo } from '../components/CellValue';
+import { banWords, shortDate, type BanInfo } from '../components/CellValue';
+import { Time } from '../time';
 import { ErrorNote, Loading } from '../components/Status';
 import { closedToast, type ModerationResult } from '../components/closedToast';
 import { DataRequests } from './DataRequests';
@@ -63,6 +64,9 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
       qc.invalidateQueries({ queryKey: ['relation', 'users', id] }),
       qc.invalidateQueries({ queryKey: ['counts', 'users', id] }),
       qc.invalidateQueries({ queryKey: ['list', 'users'] }),
+      // A ban, a revoke or a kick closes the player's live sessions: the
+      // tab and the rooms say so now, not at their next poll.
+      qc.invalidateQueries({ queryKey: ['rooms'] }),
     ]);
   const run = async (op: 'unban' | 'revoke-sessions' | 'invite', done: string) => {
     try {
@@ -235,7 +239,9 @@ function RoleControl({ userId, name }: { userId: string; name: string }) {
   );
 }
 
-// ActiveSessions lists the live rooms a user is in.
+// ActiveSessions lists the live rooms a user is in: each room by its name
+// (linked to its inspector), the session's id after it, and when they
+// joined.
 export function ActiveSessions({ userId }: { userId: string }) {
   const q = useQuery({
     queryKey: ['rooms', 'by-user', userId],
@@ -245,31 +251,26 @@ export function ActiveSessions({ userId }: { userId: string }) {
   if (q.isPending) return <Loading />;
   if (q.isError) return <ErrorNote error={q.error} />;
   if (q.data.length === 0) return <p className="muted">No active sessions.</p>;
-  const keys = Array.from(new Set(q.data.flatMap((s) => Object.keys(s))));
+  const nodes = q.data.some((s) => typeof s.node === 'string' && s.node !== '');
   return (
     <div className="table-wrap">
-      <table className="data-table">
+      <table className="data-table" aria-label="Active sessions">
         <thead>
-          <tr>{keys.map((k) => <th key={k}>{k}</th>)}</tr>
+          <tr><th>Room</th><th>Joined</th>{nodes && <th>Node</th>}<th>Session</th></tr>
         </thead>
         <tbody>
-          {q.data.map((s, i) => (
-            <tr key={i}>
-              {keys.map((k) => (
-                <td key={k}>
-                  {k === 'roomId' ? (
-                    <Link to={'/rooms/' + seg(String(s.roomId))}>{String(s.roomId)}</Link>
-                  ) : /At$/.test(k) ? (
-                    formatDateTime(s[k])
-                  ) : typeof s[k] === 'object' ? (
-                    compactJSON(s[k])
-                  ) : (
-                    String(s[k] ?? '')
-                  )}
-                </td>
-              ))}
-            </tr>
-          ))}
+          {q.data.map((s, i) => {
+            const room = String(s.roomId);
+            const name = typeof s.roomName === 'string' && s.roomName ? s.roomName : room;
+            return (
+              <tr key={String(s.sessionId ?? i)}>
+                <td><Link to={'/rooms/' + seg(room)} title={room}>{name}</Link>{name !== room && <span className="muted mono id-note"> {room}</span>}</td>
+                <td>{s.joinedAt ? <Time value={s.joinedAt} /> : '—'}</td>
+                {nodes && <td>{String(s.node ?? '')}</td>}
+                <td className="mono muted id-note">{String(s.sessionId ?? '')}</td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </div>

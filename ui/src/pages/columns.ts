@@ -6,11 +6,22 @@ export function pick(meta: ResourceMeta, names: string[] | undefined): Column[] 
   return names.flatMap((n) => meta.columns.filter((c) => c.name === n));
 }
 
-// listColumns are the list's columns: primary keys are always included.
+// idField: a key column that is only an id (no link, not a word a person
+// chose: a uuid, an "id", a generated number). Lists and pages show it
+// last: there to copy or hover, not to read first.
+export function idField(c: Column): boolean {
+  return c.primary && !c.linkTo && (c.kind === 'uuid' || c.name === 'id' || (c.kind === 'number' && c.hasDefault));
+}
+
+// listColumns are the list's columns: primary keys are always included,
+// ids after the columns a person reads (the row's link is then on its
+// label, a guild's name).
 export function listColumns(meta: ResourceMeta): Column[] {
   const cols = pick(meta, meta.listColumns);
   const missing = meta.primaryKey.filter((k) => !cols.some((c) => c.name === k));
-  return [...missing.flatMap((k) => meta.columns.filter((c) => c.name === k)), ...cols];
+  const all = [...missing.flatMap((k) => meta.columns.filter((c) => c.name === k)), ...cols];
+  if (all.every(idField)) return all;
+  return [...all.filter((c) => !idField(c)), ...all.filter(idField)];
 }
 
 // banField is the users list's Ban column when the catalog's banColumn is

@@ -27,7 +27,22 @@ export function toLocalInput(v: unknown): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
+// formatDecimal writes a decimal value with its column's scale, as the
+// database keeps it: 2500.5 in a numeric(12,2) is "2500.50". Digits only,
+// never through a float; a value it cannot read is left as it is.
+export function formatDecimal(v: unknown, scale: number | undefined): string {
+  const s = String(v);
+  if (scale === undefined || scale < 0) return s;
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(s.trim());
+  if (!m || (m[2] === '' && !m[3])) return s;
+  const frac = m[3] ?? '';
+  if (frac.length > scale) return s;
+  const whole = m[2] === '' ? '0' : m[2];
+  return scale === 0 ? `${m[1]}${whole}` : `${m[1]}${whole}.${frac.padEnd(scale, '0')}`;
+}
+
 export function initialValue(col: Column, v: unknown): FormValue {
+  if (col.kind === 'decimal' && v !== null && v !== undefined) return formatDecimal(v, col.scale);
   if (col.kind === 'timestamp-local' && typeof v === 'string') return v;
   if (col.kind === 'date' && typeof v === 'string') return v.slice(0, 10);
   if (isTimeColumn(col)) return toLocalInput(v);

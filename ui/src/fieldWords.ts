@@ -1,0 +1,110 @@
+import type { Column, ResourceMeta } from './api';
+import { stringifyJSON } from './json';
+import { formatDecimal, isTimeColumn } from './pages/formValues';
+import { formatTime } from './time';
+
+// Keys as a person reads them: a column by its catalog label, an audit
+// payload's own keys in words, a resource by its label.
+
+// humanize turns a key into words: "sessionsClosed" and "sessions_closed"
+// are "Sessions closed".
+export function humanize(key: string): string {
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_\-.]+/g, ' ')
+    .trim()
+    .toLowerCase();
+  return words ? words[0]!.toUpperCase() + words.slice(1) : key;
+}
+
+// payloadWords name the keys the panel itself writes into audit payloads.
+const payloadWords: Record<string, string> = {
+  sessionsClosed: 'Live sessions closed',
+  until: 'Until',
+  reason: 'Reason',
+  ip: 'From address',
+  userAgent: 'Browser',
+  email: 'Email',
+  scope: 'Scope',
+  scopes: 'Scopes',
+  roomName: 'Room',
+  roomId: 'Room id',
+  userId: 'Player',
+  auditId: 'Audit entry',
+  force: 'Forced',
+};
+
+// resourceWords name the audit log's resources that have no catalog
+// entry of their own.
+const resourceWords: Record<string, string> = { auth: 'Sign-in', rooms: 'Live rooms', users: 'Users' };
+
+// resourceLabel is a resource's label from the catalog, else in words.
+export function resourceLabel(catalog: ResourceMeta[] | undefined, key: unknown): string {
+  const k = String(key ?? '');
+  return catalog?.find((r) => r.name === k)?.label ?? resourceWords[k] ?? humanize(k);
+}
+
+// fieldLabel is a column's label when meta has it, else the key in words.
+export function fieldLabel(meta: ResourceMeta | undefined, key: string): string {
+  return meta?.columns.find((c) => c.name === key)?.label ?? payloadWords[key] ?? humanize(key);
+}
+
+const isoTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
+
+// valueWords says one value in a line: a decimal with its column's scale,
+// an instant through formatTime, JSON compactly.
+export function valueWords(v: unknown, col?: Column): string {
+  if (v === undefined) return '—';
+  if (v === null) return 'none';
+  if (col?.kind === 'decimal') return formatDecimal(v, col.scale);
+  if (typeof v === 'string') return (col ? isTimeColumn(col) : isoTime.test(v)) && isoTime.test(v) ? formatTime(v) : v;
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (Array.isArray(v) && v.every((x) => typeof x !== 'object' || x === null)) return v.length === 0 ? 'none' : v.map(String).join(', ');
+  return stringifyJSON(v) ?? '';
+}
+
+// compositeKeyWords reads a composite key's row id (base64url of the JSON
+// array of its values) as its values: "Player 07 · slot 2" without the
+// labels the server gave. undefined when id is not one.
+export function compositeKeyWords(id: string): string | undefined {
+  if (!/^[A-Za-z0-9_-]{4,}$/.test(id)) return undefined;
+  try {
+    const bin = atob(id.replace(/-/g, '+').replace(/_/g, '/'));
+    const parts: unknown = JSON.parse(new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0))));
+    if (!Array.isArray(parts) || parts.length < 2) return undefined;
+    return parts.map((p) => String(p)).join(' · ');
+  } catch {
+    return undefined;
+  }
+}
+
+// payloadSummary says an audit payload in one line for the audit list:
+// "Treasury 0 → 2500.50 · +1 more"; where it came from (address,
+// browser) is left to the entry's page.
+export function payloadSummary(payload: unknown, meta: ResourceMeta | undefined, catalog?: ResourceMeta[]): string {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return valueWords(payload);
+  const p = payload as Record<string, unknown>;
+  const parts: string[] = [];
+  const changes = p.changes;
+  if (changes && typeof changes === 'object' && !Array.isArray(changes)) {
+    for (const [k, c] of Object.entries(changes as Record<string, { before?: unknown; after?: unknown }>)) {
+      const col = meta?.columns.find((x) => x.name === k);
+      const say = (v: unknown) => (k === 'scopes' ? scopeWords(catalog, v) : valueWords(v, col));
+      parts.push(`${fieldLabel(meta, k)} ${say(c?.before ?? null)} → ${say(c?.after ?? null)}`);
+    }
+  }
+  for (const [k, v] of Object.entries(p)) {
+    if (k === 'changes' || k === 'ip' || k === 'userAgent' || k === 'row') continue;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) continue;
+    parts.push(`${fieldLabel(undefined, k)}: ${k === 'scope' || k === 'scopes' ? scopeWords(catalog, v) : valueWords(v)}`);
+  }
+  if (parts.length === 0) return '—';
+  const head = parts.slice(0, 2).map((s) => (s.length > 48 ? s.slice(0, 47) + '…' : s)).join(' · ');
+  return parts.length > 2 ? `${head} · +${parts.length - 2} more` : head;
+}
+
+// scopeWords says a mod's scope (resource keys) by the resources' labels.
+export function scopeWords(catalog: ResourceMeta[] | undefined, v: unknown): string {
+  const keys = Array.isArray(v) ? v : v === null || v === undefined ? [] : [v];
+  return keys.length === 0 ? 'none' : keys.map((k) => resourceLabel(catalog, k)).join(', ');
+}
