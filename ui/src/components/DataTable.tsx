@@ -5,6 +5,8 @@ import { Link, useNavigate } from 'react-router';
 import { seg, type Column, type ResourceMeta, type Row } from '../api';
 import { rowId } from '../rowId';
 import { BanCell, CellValue, ZoneNote } from './CellValue';
+import { DataCards, phoneQuery } from './DataCards';
+import { useMediaQuery } from '../theme';
 
 export interface SortState {
   field: string;
@@ -25,6 +27,8 @@ export interface SortState {
 // also work from the page itself (focus on nothing, or on the main
 // area), never while typing in a field. focusRow(wrap, 0) puts the focus
 // on a row, for a list that keeps it there across pages.
+// At phone width (phoneQuery) the rows are cards (DataCards), with the
+// same keyboard, selection, menu and sorting.
 export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected, onSelect }: {
   meta: ResourceMeta;
   columns: Column[];
@@ -76,13 +80,14 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
     return cols;
   }, [columns, meta, rowMenu, rows, selected, onSelect]);
   const navigate = useNavigate();
+  const phone = useMediaQuery(phoneQuery);
   const wrap = useRef<HTMLDivElement>(null);
   const [cursor, setCursor] = useState(0);
   const at = Math.min(cursor, Math.max(0, rows.length - 1));
   const opens = meta.permissions.read && meta.primaryKey.length > 0;
   const onKey = (e: KeyboardEvent<HTMLElement> | globalThis.KeyboardEvent, fromPage = false) => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || rows.length === 0 || typing(e.target)) return;
-    const tr = (e.target as HTMLElement).closest?.('tr[data-row]');
+    const tr = (e.target as HTMLElement).closest?.('[data-row]');
     const here = tr ? Number((tr as HTMLElement).dataset.row) : at;
     const move = (to: number) => {
       e.preventDefault();
@@ -127,8 +132,15 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
     return () => document.removeEventListener('keydown', onDoc);
   }, []);
   const table = useReactTable({ data: rows, columns: defs, getCoreRowModel: getCoreRowModel(), manualSorting: true, getRowId: (r, i) => (meta.primaryKey.length > 0 ? rowId(meta, r) : String(i)) }); // a table without a key: rows by position
+  if (phone) {
+    return (
+      <div className="cards-wrap" data-list ref={wrap}>
+        <DataCards meta={meta} columns={columns} rows={rows} sort={sort} onSort={onSort} rowMenu={rowMenu} selected={selected} onSelect={onSelect} at={at} onCursor={setCursor} onKey={(e) => onKey(e)} />
+      </div>
+    );
+  }
   return (
-    <div className="table-wrap" ref={wrap}>
+    <div className="table-wrap" data-list ref={wrap}>
       <table className="data-table" onKeyDown={(e) => onKey(e)}>
         <thead>
           {table.getHeaderGroups().map((hg) => (
@@ -182,9 +194,10 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
   );
 }
 
-// focusRow focuses row n of the DataTable inside (or being) el.
+// focusRow focuses row n (a table row or a card) of the DataTable inside
+// el.
 export function focusRow(el: Element | null, n: number) {
-  el?.querySelector<HTMLElement>(`tbody tr[data-row="${n}"]`)?.focus();
+  el?.querySelector<HTMLElement>(`[data-row="${n}"]`)?.focus();
 }
 
 // typing: the key goes to a field (or a widget of its own: a select, an
