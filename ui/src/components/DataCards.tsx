@@ -1,4 +1,4 @@
-import type { KeyboardEvent, ReactNode } from 'react';
+import type { KeyboardEvent } from 'react';
 import { ArrowDown, ArrowUp } from 'lucide-react';
 import { Link } from 'react-router';
 import { seg, type Column, type ResourceMeta, type Row } from '../api';
@@ -7,7 +7,7 @@ import { rowLabel, singular } from '../names';
 import { isTimeColumn } from '../pages/formValues';
 import { BanCell, CellValue, ZoneNote } from './CellValue';
 import { formatTime } from '../time';
-import type { SortState } from './DataTable';
+import type { DataTableProps } from './DataTable';
 
 // phoneQuery is the width below which a list shows its rows as cards: a
 // table there shows two columns and hides the rest off to the right.
@@ -60,20 +60,11 @@ function wide(col: Column, row: Row): boolean {
 // (the link to the row), its menu and its key fields, label above value,
 // so nothing needs a sideways scroll. The keyboard is the table's
 // (onKey): a card is a row, data-row says which.
-export function DataCards({ meta, columns, rows, sort, onSort, rowMenu, selected, onSelect, at, onCursor, onKey }: {
-  meta: ResourceMeta;
-  columns: Column[];
-  rows: Row[];
-  sort?: SortState;
-  onSort?: (field: string) => void;
-  rowMenu?: (row: Row) => ReactNode;
-  selected?: ReadonlySet<string>;
-  onSelect?: (ids: string[], on: boolean) => void;
+export function DataCards({ meta, columns, rows, sort, onSort, rowMenu, selected, onSelect, at, onCursor, onKey }: DataTableProps & {
   at: number;
   onCursor: (i: number) => void;
   onKey: (e: KeyboardEvent<HTMLElement>) => void;
-}) {
-  const keyed = meta.primaryKey.length > 0;
+}) {  const keyed = meta.primaryKey.length > 0;
   const opens = meta.permissions.read && keyed;
   const ids = rows.map((r) => (keyed ? rowId(meta, r) : ''));
   const all = ids.length > 0 && ids.every((id) => selected?.has(id));

@@ -13,6 +13,19 @@ export interface SortState {
   order: 'asc' | 'desc';
 }
 
+// DataTableProps are a list's rows and what the operator does with them,
+// as a table or as cards.
+export interface DataTableProps {
+  meta: ResourceMeta;
+  columns: Column[];
+  rows: Row[];
+  sort?: SortState;
+  onSort?: (field: string) => void;
+  rowMenu?: (row: Row) => ReactNode;
+  selected?: ReadonlySet<string>;
+  onSelect?: (ids: string[], on: boolean) => void;
+}
+
 // DataTable shows rows of a resource. Sorting is the server's: a header
 // click calls onSort. The first column that is not a foreign key links to
 // the row's show page (the first column when all are), so a composite key
@@ -29,16 +42,7 @@ export interface SortState {
 // on a row, for a list that keeps it there across pages.
 // At phone width (phoneQuery) the rows are cards (DataCards), with the
 // same keyboard, selection, menu and sorting.
-export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected, onSelect }: {
-  meta: ResourceMeta;
-  columns: Column[];
-  rows: Row[];
-  sort?: SortState;
-  onSort?: (field: string) => void;
-  rowMenu?: (row: Row) => ReactNode;
-  selected?: ReadonlySet<string>;
-  onSelect?: (ids: string[], on: boolean) => void;
-}) {
+export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected, onSelect }: DataTableProps) {
   const defs = useMemo<ColumnDef<Row>[]>(() => {
     const linkAt = Math.max(0, columns.findIndex((c) => !c.linkTo));
     const cols: ColumnDef<Row>[] = columns.map((col, i) => ({
