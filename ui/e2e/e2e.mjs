@@ -1447,6 +1447,18 @@ async function main() {
       expect(c.fields.includes('Created At') && !c.fields.includes('ID'), 'a user card shows ' + c.fields.join(', '));
     }
     await shot('32-phone-users');
+    // Sorting from "Sort by", and x on the focused card, as on the table.
+    await page.getByLabel('Sort by').selectOption('email');
+    await page.waitForURL(/[?&]_sort=email&_order=asc/);
+    await page.getByRole('button', { name: 'Email: ascending; reverse the order' }).click();
+    await page.waitForURL(/[?&]_order=desc/);
+    const card = page.locator('.data-card[data-row="1"]');
+    await card.focus();
+    await page.keyboard.press('x');
+    await page.getByText('1 selected').waitFor();
+    expect((await card.getAttribute('class'))?.includes('selected') && (await card.getByRole('checkbox').isChecked()), 'x did not select the card');
+    await page.keyboard.press('x');
+    await page.getByText('1 selected').waitFor({ state: 'detached' });
   });
 
   await step('at 390 px the audit log says on each card what happened, to whom, by whom and when; j and Enter open one', async () => {
