@@ -1452,6 +1452,10 @@ async function main() {
     await page.waitForURL(/[?&]_sort=email&_order=asc/);
     await page.getByRole('button', { name: 'Email: ascending; reverse the order' }).click();
     await page.waitForURL(/[?&]_order=desc/);
+    // The old page stays on screen while the next loads: the new order is
+    // in once the first card is the server's first (its id on hover).
+    const [top] = await (await page.request.get(base + '/admin-api/users?_sort=email&_order=desc&_start=0&_end=1')).json();
+    await page.locator(`.data-card[data-row="0"] .card-title a[title="${top.id}"]`).waitFor();
     const card = page.locator('.data-card[data-row="1"]');
     await card.focus();
     await page.keyboard.press('x');
