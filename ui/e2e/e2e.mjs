@@ -911,8 +911,9 @@ async function main() {
 
   const openUser = async (email) => {
     await page.goto(base + '/admin/users?' + new URLSearchParams({ _q: email }));
-    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
-    await page.locator('tbody tr').first().locator('td:not(.select-cell)').first().getByRole('link').click();
+    // A table's row or, on a phone, a card: either links to the user.
+    await page.waitForFunction(() => document.querySelectorAll('[data-row]').length === 1);
+    await page.locator('[data-row]').first().locator('a.row-link').click();
     await page.locator('dd', { hasText: email }).waitFor();
   };
   let player08 = '';
@@ -1036,10 +1037,16 @@ async function main() {
     });
     for (const width of [1440, 390]) {
       await page.setViewportSize({ width, height: 900 });
-      if (width === 1440) {
-        const menus = await page.getByRole('button', { name: /^Actions for row / }).evaluateAll((bs) => bs.map((b) => b.getBoundingClientRect().right));
-        expect(menus.length > 0 && menus.every((r) => r <= 1440), 'a row menu is off-screen at 1440 px: ' + menus.join(', '));
+      if (width === 390) {
+        // A phone shows cards: the long value is the first card's title,
+        // cut inside it.
+        await page.locator('.data-card[data-row="5"]').waitFor();
+        await page.evaluate(() => document.querySelector('.data-card .card-title a')?.replaceChildren('erased-0190a5b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b-and-then-some@erased.invalid'));
+        const wide = await page.evaluate(() => document.scrollingElement.scrollWidth);
+        expect(wide <= 390, `the users list is ${wide}px wide at 390 px with a long value`);
       }
+      const menus = await page.getByRole('button', { name: /^Actions for row / }).evaluateAll((bs) => bs.map((b) => b.getBoundingClientRect().right));
+      expect(menus.length > 0 && menus.every((r) => r <= width), `a row menu is off-screen at ${width} px: ` + menus.join(', '));
       await shot(`10i-users-long-value-${width}`);
     }
     await page.setViewportSize({ width: 1280, height: 860 });
@@ -1467,19 +1474,96 @@ async function main() {
     await page.getByRole('heading', { name: 'Users' }).waitFor();
   });
 
-  await step('at 390 px a table scrolls in its card with the first column pinned', async () => {
-    await page.locator('tbody tr').nth(5).waitFor();
-    const m = await page.evaluate(() => {
-      const wrap = document.querySelector('.table-wrap');
-      const cell = () => document.querySelector('tbody tr td').getBoundingClientRect().left;
-      const before = cell();
-      wrap.scrollLeft = 200;
-      return { page: document.documentElement.scrollWidth, inner: innerWidth, wide: wrap.scrollWidth > wrap.clientWidth, scrolled: wrap.scrollLeft, before, after: cell() };
-    });
-    expect(m.page <= m.inner, `the page itself scrolls sideways (${m.page} > ${m.inner})`);
-    expect(m.wide && m.scrolled > 0, 'the table does not scroll inside its card');
-    expect(Math.abs(m.before - m.after) < 1, `the first column moved (${m.before} → ${m.after})`);
+  await step('at 390 px each row of a list is a card: title link, menu, checkbox and key fields in view, no sideways scroll', async () => {
+    await page.locator('.data-card[data-row="5"]').waitFor();
+    expect((await page.locator('table.data-table').count()) === 0, 'the users list is a table at 390 px');
+    const m = await page.evaluate(() => ({
+      page: document.scrollingElement.scrollWidth,
+      cards: [...document.querySelectorAll('.data-card')].map((c) => ({
+        box: [c.getBoundingClientRect().left, c.getBoundingClientRect().right],
+        inner: c.scrollWidth <= c.clientWidth,
+        title: c.querySelector('.card-title a.row-link')?.textContent ?? '',
+        menu: c.querySelector('button[aria-label^="Actions for row"]')?.getBoundingClientRect().right ?? Infinity,
+        check: !!c.querySelector('input[type=checkbox]'),
+        fields: [...c.querySelectorAll('.card-fields dt')].map((d) => d.textContent),
+      })),
+    }));
+    expect(m.page <= 390, `the users list is ${m.page}px wide at 390 px`);
+    for (const c of m.cards) {
+      expect(c.box[0] >= 0 && c.box[1] <= 390 && c.inner, 'a card overflows: ' + JSON.stringify(c));
+      expect(c.title !== '' && c.menu <= c.box[1] && c.check, 'a card lacks its title link, menu or checkbox: ' + JSON.stringify(c));
+      // The key fields: not the id, and when each joined.
+      expect(c.fields.includes('Created At') && !c.fields.includes('ID'), 'a user card shows ' + c.fields.join(', '));
+    }
     await shot('32-phone-users');
+    // Sorting from "Sort by", and x on the focused card, as on the table.
+    await page.getByLabel('Sort by').selectOption('email');
+    await page.waitForURL(/[?&]_sort=email&_order=asc/);
+    await page.getByRole('button', { name: 'Email: ascending; reverse the order' }).click();
+    await page.waitForURL(/[?&]_order=desc/);
+    // The old page stays on screen while the next loads: the new order is
+    // in once the first card is the server's first (its id on hover).
+    const [top] = await (await page.request.get(base + '/admin-api/users?_sort=email&_order=desc&_start=0&_end=1')).json();
+    await page.locator(`.data-card[data-row="0"] .card-title a[title="${top.id}"]`).waitFor();
+    const card = page.locator('.data-card[data-row="1"]');
+    await card.focus();
+    await page.keyboard.press('x');
+    await page.getByText('1 selected').waitFor();
+    expect((await card.getAttribute('class'))?.includes('selected') && (await card.getByRole('checkbox').isChecked()), 'x did not select the card');
+    await page.keyboard.press('x');
+    await page.getByText('1 selected').waitFor({ state: 'detached' });
+  });
+
+  await step('at 390 px the audit log says on each card what happened, to whom, by whom and when; j and Enter open one', async () => {
+    await page.goto(base + '/admin/adminAudit');
+    await page.locator('.data-card[data-row="3"]').waitFor();
+    const cards = await page.locator('.data-card').evaluateAll((cs) =>
+      cs.map((c) => ({
+        href: c.querySelector('.card-title a.row-link')?.getAttribute('href') ?? '',
+        fields: [...c.querySelectorAll('.card-fields > div')].map((d) => [d.querySelector('dt').textContent, d.querySelector('dd').textContent.trim()]),
+        fits: c.scrollWidth <= c.clientWidth && c.getBoundingClientRect().right <= 390,
+      })),
+    );
+    expect(cards.length >= 4, 'audit cards: ' + cards.length);
+    for (const c of cards) {
+      const names = c.fields.map(([k]) => k).join(', ');
+      expect(names === 'Action, Target, Operator, When', 'an audit card shows ' + names);
+      const f = Object.fromEntries(c.fields);
+      // The action in words ("Signed in"), never its key ("auth.login").
+      expect(/^[A-Z]/.test(f.Action) && !/^[a-z_]+\.[a-z_.]+/.test(f.Action), 'an audit action reads ' + f.Action);
+      expect(f.Target !== '' && f.Operator !== '', 'an audit card without target or operator: ' + JSON.stringify(f));
+      expect(/\d{4}/.test(f.When) && /\d:\d\d/.test(f.When), 'an audit time reads ' + f.When);
+      expect(c.fits, 'an audit card overflows: ' + JSON.stringify(c));
+    }
+    // This session's sign-in, by and of the admin, is on a card.
+    expect(cards.some((c) => { const f = Object.fromEntries(c.fields); return f.Action === 'Signed in' && f.Operator === admin.email && f.Target === admin.email; }), 'no card says the admin signed in: ' + JSON.stringify(cards.slice(0, 3)));
+    const wide = await page.evaluate(() => document.scrollingElement.scrollWidth);
+    expect(wide <= 390, `the audit log is ${wide}px wide at 390 px`);
+    await shot('32b-phone-audit');
+    await audit();
+    // The keyboard, as on the table: j from the page, Enter opens.
+    const focused = () => page.evaluate(() => document.activeElement?.closest('.data-card[data-row]')?.getAttribute('data-row') ?? document.activeElement?.tagName);
+    await page.locator('h1').first().click();
+    await page.keyboard.press('j');
+    expect((await focused()) === '0', 'j from the page focuses ' + (await focused()));
+    await page.keyboard.press('j');
+    expect((await focused()) === '1', 'j again focuses ' + (await focused()));
+    await page.keyboard.press('Enter');
+    await page.waitForURL((u) => u.pathname === cards[1].href);
+    await page.goBack();
+    await page.locator('.data-card[data-row="1"]').waitFor();
+  });
+
+  await step('at 390 px no list scrolls sideways: guilds, matches and their Deleted view, chat log, map stats', async () => {
+    for (const p of ['/guilds', '/matches', '/matches?_deleted=only', '/chat_log', '/map_stats']) {
+      await page.goto(base + '/admin' + p);
+      await page.locator('.data-card').first().waitFor();
+      const m = await page.evaluate(() => ({ page: document.scrollingElement.scrollWidth, table: !!document.querySelector('table.data-table'), titles: [...document.querySelectorAll('.data-card .card-title')].map((t) => t.textContent) }));
+      expect(m.page <= 390 && !m.table, `${p} at 390 px: ${JSON.stringify(m).slice(0, 200)}`);
+      expect(m.titles.every((t) => t.trim() !== ''), `${p}: a card without a title`);
+    }
+    // The keyless chat log has no row page: no card links to one.
+    expect((await page.goto(base + '/admin/chat_log'), await page.locator('.data-card').first().waitFor(), await page.locator('.data-card a.row-link').count()) === 0, 'a chat line links to a row page');
   });
 
   await step('at 390 px a form is one column', async () => {
@@ -1491,6 +1575,19 @@ async function main() {
     await openUser(playerEmail);
     await page.getByRole('region', { name: 'Moderation' }).waitFor();
     await shot('34-phone-user');
+    // A player's related rows are cards too, each with when it happened
+    // (Player 05 has a save, events and a chat line).
+    await openUser('player05@example.com');
+    for (const tab of ['Cloud Saves', 'Analytics Events', 'Chat log']) {
+      await page.getByRole('tab', { name: new RegExp('^' + tab, 'i') }).click();
+      const panel = page.getByRole('tabpanel');
+      await panel.locator('.data-card').first().waitFor();
+      const m = await panel.evaluate((el) => ({ page: document.scrollingElement.scrollWidth, table: !!el.querySelector('table'), when: [...el.querySelectorAll('.data-card')].map((c) => c.querySelector('time')?.textContent ?? '') }));
+      expect(m.page <= 390 && !m.table, `the ${tab} tab at 390 px: ${JSON.stringify(m).slice(0, 300)}`);
+      expect(m.when.every((t) => /\d{4}/.test(t)), `a ${tab} card says not when: ${m.when.join(' | ')}`);
+    }
+    await shot('34b-phone-user-tab');
+    await audit();
     await page.context().close();
   });
 
@@ -1527,6 +1624,10 @@ async function main() {
     await openUser(playerEmail);
     await page.getByRole('region', { name: 'Moderation' }).waitFor();
     await shot('39-dark-user-390');
+    await page.goto(base + '/admin/adminAudit');
+    await page.locator('.data-card[data-row="3"]').waitFor();
+    await shot('39b-dark-audit-390');
+    await audit();
     expect(phoneErrors.length === 0, 'console errors:\n  ' + phoneErrors.join('\n  '));
     await page.context().close();
   });

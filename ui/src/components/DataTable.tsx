@@ -5,10 +5,25 @@ import { Link, useNavigate } from 'react-router';
 import { seg, type Column, type ResourceMeta, type Row } from '../api';
 import { rowId } from '../rowId';
 import { BanCell, CellValue, ZoneNote } from './CellValue';
+import { DataCards, phoneQuery } from './DataCards';
+import { useMediaQuery } from '../theme';
 
 export interface SortState {
   field: string;
   order: 'asc' | 'desc';
+}
+
+// DataTableProps are a list's rows and what the operator does with them,
+// as a table or as cards.
+export interface DataTableProps {
+  meta: ResourceMeta;
+  columns: Column[];
+  rows: Row[];
+  sort?: SortState;
+  onSort?: (field: string) => void;
+  rowMenu?: (row: Row) => ReactNode;
+  selected?: ReadonlySet<string>;
+  onSelect?: (ids: string[], on: boolean) => void;
 }
 
 // DataTable shows rows of a resource. Sorting is the server's: a header
@@ -25,16 +40,9 @@ export interface SortState {
 // also work from the page itself (focus on nothing, or on the main
 // area), never while typing in a field. focusRow(wrap, 0) puts the focus
 // on a row, for a list that keeps it there across pages.
-export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected, onSelect }: {
-  meta: ResourceMeta;
-  columns: Column[];
-  rows: Row[];
-  sort?: SortState;
-  onSort?: (field: string) => void;
-  rowMenu?: (row: Row) => ReactNode;
-  selected?: ReadonlySet<string>;
-  onSelect?: (ids: string[], on: boolean) => void;
-}) {
+// At phone width (phoneQuery) the rows are cards (DataCards), with the
+// same keyboard, selection, menu and sorting.
+export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected, onSelect }: DataTableProps) {
   const defs = useMemo<ColumnDef<Row>[]>(() => {
     const linkAt = Math.max(0, columns.findIndex((c) => !c.linkTo));
     const cols: ColumnDef<Row>[] = columns.map((col, i) => ({
@@ -76,13 +84,14 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
     return cols;
   }, [columns, meta, rowMenu, rows, selected, onSelect]);
   const navigate = useNavigate();
+  const phone = useMediaQuery(phoneQuery);
   const wrap = useRef<HTMLDivElement>(null);
   const [cursor, setCursor] = useState(0);
   const at = Math.min(cursor, Math.max(0, rows.length - 1));
   const opens = meta.permissions.read && meta.primaryKey.length > 0;
   const onKey = (e: KeyboardEvent<HTMLElement> | globalThis.KeyboardEvent, fromPage = false) => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || rows.length === 0 || typing(e.target)) return;
-    const tr = (e.target as HTMLElement).closest?.('tr[data-row]');
+    const tr = (e.target as HTMLElement).closest?.('[data-row]');
     const here = tr ? Number((tr as HTMLElement).dataset.row) : at;
     const move = (to: number) => {
       e.preventDefault();
@@ -127,8 +136,15 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
     return () => document.removeEventListener('keydown', onDoc);
   }, []);
   const table = useReactTable({ data: rows, columns: defs, getCoreRowModel: getCoreRowModel(), manualSorting: true, getRowId: (r, i) => (meta.primaryKey.length > 0 ? rowId(meta, r) : String(i)) }); // a table without a key: rows by position
+  if (phone) {
+    return (
+      <div className="cards-wrap" data-list ref={wrap}>
+        <DataCards meta={meta} columns={columns} rows={rows} sort={sort} onSort={onSort} rowMenu={rowMenu} selected={selected} onSelect={onSelect} at={at} onCursor={setCursor} onKey={(e) => onKey(e)} />
+      </div>
+    );
+  }
   return (
-    <div className="table-wrap" ref={wrap}>
+    <div className="table-wrap" data-list ref={wrap}>
       <table className="data-table" onKeyDown={(e) => onKey(e)}>
         <thead>
           {table.getHeaderGroups().map((hg) => (
@@ -182,9 +198,10 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
   );
 }
 
-// focusRow focuses row n of the DataTable inside (or being) el.
+// focusRow focuses row n (a table row or a card) of the DataTable inside
+// el.
 export function focusRow(el: Element | null, n: number) {
-  el?.querySelector<HTMLElement>(`tbody tr[data-row="${n}"]`)?.focus();
+  el?.querySelector<HTMLElement>(`[data-row="${n}"]`)?.focus();
 }
 
 // typing: the key goes to a field (or a widget of its own: a select, an

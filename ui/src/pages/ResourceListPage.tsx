@@ -106,7 +106,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   useEffect(() => {
     if (focusPage === null || focusPage !== page || !list.data || list.isPlaceholderData) return;
     setFocusPage(null);
-    focusRow(document.querySelector('.content .data-table'), 0);
+    focusRow(document.querySelector('.content [data-list]'), 0);
   }, [focusPage, page, list.data, list.isPlaceholderData]);
   const restore = useRestore(meta);
 
