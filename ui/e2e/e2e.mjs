@@ -1959,8 +1959,9 @@ async function uiDataSteps(base, consoleErrors) {
   });
 
   await step("a row's own actions are on its page: Disband asks, then leaves for the list with the guild gone", async () => {
-    const made = await page.request.post(base + '/admin-api/guilds', { data: { name: 'E2E Disbanders' }, headers: { Origin: base } });
-    expect(made.ok(), 'create answered ' + made.status());
+    const [owner] = await (await page.request.get(base + '/admin-api/users?_end=1')).json();
+    const made = await page.request.post(base + '/admin-api/guilds', { data: { name: 'E2E Disbanders', owner_id: owner.id }, headers: { Origin: base } });
+    expect(made.ok(), 'create answered ' + made.status() + ' ' + (await made.text()));
     const guild = await made.json();
     await page.goto(`${base}/admin/guilds/${guild.id}`);
     await page.getByRole('heading', { name: 'Guilds / E2E Disbanders' }).waitFor();
@@ -1968,8 +1969,10 @@ async function uiDataSteps(base, consoleErrors) {
     await page.getByRole('button', { name: 'Disband', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Disband guild?' });
     await dialog.getByRole('button', { name: 'Disband' }).click();
-    await page.locator('[data-sonner-toast]', { hasText: 'Disband: done' }).first().waitFor();
+    const done = page.locator('[data-sonner-toast]', { hasText: 'Disband: done' }).first();
+    await done.waitFor();
     await page.waitForURL(/\/admin\/guilds$/);
+    await done.getByRole('button', { name: /close/i }).click(); // it shows the handler's answer until closed
     const gone = await page.request.get(`${base}/admin-api/guilds/${guild.id}`);
     expect(gone.status() === 404, 'the disbanded guild answers ' + gone.status());
   });
