@@ -413,6 +413,7 @@ async function main() {
     const name = page.getByLabel(/^Name/);
     await name.waitFor();
     // Another guild's name: the server's refusal, in words, once, at the field.
+    const errorsBefore = consoleErrors.length;
     await name.fill('Sky Pirates');
     await page.getByRole('button', { name: 'Save' }).click();
     const taken = page.getByText('Name: already taken: another row has this value');
@@ -422,6 +423,10 @@ async function main() {
     expect((await page.locator('[data-sonner-toast]', { hasText: 'already taken' }).count()) === 0, 'a toast repeats the field error');
     expect((await name.getAttribute('aria-invalid')) === 'true', 'the name is not marked invalid');
     await shot('05a-guild-name-taken');
+    // The browser logs the refused PATCH (409): expected, and taken off
+    // the list the console step checks.
+    const refused = consoleErrors.splice(errorsBefore);
+    expect(refused.every((e) => /status of 409/.test(e)), 'console errors of the refused save: ' + refused.join(' | '));
     await name.fill('Iron Wolves Reborn');
     // A decimal is checked as it is typed, and kept to the digit.
     const treasury = page.getByLabel(/^Treasury/);
@@ -1959,6 +1964,7 @@ async function uiDataSteps(base, consoleErrors) {
   });
 
   await step("a row's own actions are on its page: Disband asks, then leaves for the list with the guild gone", async () => {
+    const errorsBefore = consoleErrors.length;
     const [owner] = await (await page.request.get(base + '/admin-api/users?_end=1')).json();
     const made = await page.request.post(base + '/admin-api/guilds', { data: { name: 'E2E Disbanders', owner_id: owner.id }, headers: { Origin: base } });
     expect(made.ok(), 'create answered ' + made.status() + ' ' + (await made.text()));
@@ -1973,6 +1979,10 @@ async function uiDataSteps(base, consoleErrors) {
     await done.waitFor();
     await page.waitForURL(/\/admin\/guilds$/);
     await done.getByRole('button', { name: /close/i }).click(); // it shows the handler's answer until closed
+    // The page asks for the row once more, to know it is gone: the
+    // browser logs those 404s, expected.
+    const gone404 = consoleErrors.splice(errorsBefore);
+    expect(gone404.every((e) => /status of 404/.test(e)), 'console errors of the disband: ' + gone404.join(' | '));
     const gone = await page.request.get(`${base}/admin-api/guilds/${guild.id}`);
     expect(gone.status() === 404, 'the disbanded guild answers ' + gone.status());
   });
