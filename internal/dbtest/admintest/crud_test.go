@@ -666,8 +666,8 @@ func TestCompositeIDs(t *testing.T) {
 
 		// A save of no user is refused: the table's foreign key.
 		orphan := c.do("POST", "/admin-api/cloudSaves", map[string]any{"user_id": "not-a-user", "slot": "s"}).want(t, 400, "invalid_reference")
-		if db.Dialect().Name() == dialect.PG && orphan.body["error"] != `column "user_id": the referenced row does not exist` {
-			t.Errorf("orphan save: %s; want the message to name user_id", orphan.raw)
+		if db.Dialect().Name() == dialect.PG && orphan.body["error"] != "User: the row it names does not exist" {
+			t.Errorf("orphan save: %s; want the message to name user_id by its label", orphan.raw)
 		}
 		// Create answers the row; its id addresses it.
 		r := c.do("POST", "/admin-api/cloudSaves", map[string]any{"user_id": "u2", "slot": "s", "data": map[string]any{"lvl": 1}}).want(t, 201)
