@@ -39,6 +39,12 @@ type Walk struct {
 	// Extra are columns written after View's, each computed from its
 	// row as prepared (the audit log's action_label).
 	Extra []Extra
+	// Headers, when set, head the columns instead of their names: one
+	// for each of View's columns, then one for each Extra.
+	Headers []string
+	// Cells, when set for a column's name, says that column's cell of a
+	// row in words instead of its value (a users row's ban).
+	Cells map[string]func(row map[string]any) string
 }
 
 // Extra is a column of an export that is no column of the table: Name
@@ -80,6 +86,11 @@ func Stream(ctx context.Context, w http.ResponseWriter, wk Walk, limit int64, bo
 	for i, x := range wk.Extra {
 		record[len(cols)+i] = x.Name
 	}
+	if len(wk.Headers) == len(record) {
+		for i, h := range wk.Headers {
+			record[i] = Cell(&schema.Column{Name: h}, h)
+		}
+	}
 	cw.Write(record)
 	for {
 		wk.Prepare(batch)
@@ -90,6 +101,10 @@ func Stream(ctx context.Context, w http.ResponseWriter, wk Walk, limit int64, bo
 				break
 			}
 			for i, c := range cols {
+				if say := wk.Cells[c.Name]; say != nil {
+					record[i] = Cell(&schema.Column{Name: c.Name}, say(row))
+					continue
+				}
 				record[i] = Cell(c, row[c.Name])
 			}
 			for i, x := range wk.Extra {

@@ -286,6 +286,38 @@ func (d *Dashboard) seriesOnline(ctx context.Context, _ authz.Operator, rg Range
 	return &Series{Unit: "players", Step: int64(rg.Step.Seconds()), Lines: []Line{rg.line("Players online", most)}}, nil
 }
 
+// withOnlineNow is the players-online chart with its last point, the
+// step that holds now, raised to the players in the rooms now: the
+// samples come once a minute and the chart is kept a minute, so without
+// it the chart said none while "Online now", which lists the rooms, said
+// twenty. The rooms are listed as "Online now" lists them (the cluster's,
+// every node the same), once per request; the cached series is copied,
+// not changed.
+func (d *Dashboard) withOnlineNow(fn func(context.Context, authz.Operator, Range) (*Series, error)) func(context.Context, authz.Operator, Range) (*Series, error) {
+	return func(ctx context.Context, op authz.Operator, rg Range) (*Series, error) {
+		s, err := fn(ctx, op, rg)
+		if err != nil || s == nil || len(s.Lines) != 1 || len(s.Lines[0].Points) == 0 {
+			return s, err
+		}
+		rooms, err := d.rooms.List(ctx)
+		if err != nil {
+			return s, nil // the samples alone: the chart still answers
+		}
+		var n float64
+		for _, r := range rooms {
+			n += float64(r.Clients)
+		}
+		pts := s.Lines[0].Points
+		last := pts[len(pts)-1]
+		if now := d.now().UTC(); now.Before(last.T) || !now.Before(last.T.Add(rg.Step)) || last.V >= n {
+			return s, nil
+		}
+		c := *s
+		c.Lines = []Line{{Name: s.Lines[0].Name, Points: append(slices.Clone(pts[:len(pts)-1]), Point{T: last.T, V: n})}}
+		return &c, nil
+	}
+}
+
 // epochBucket is the SQL for the start of col's step in rg, in seconds
 // since the epoch (an integer on both databases); a unix time column's
 // (unix) by integer division of what it holds.

@@ -71,6 +71,16 @@ type widgetView struct {
 	Resource string `json:"resource,omitempty"`
 	Data     any    `json:"data"`
 	Error    string `json:"error,omitempty"`
+	// More, on a table widget that shows some of its rows, is how many
+	// there are in all and the page of the panel that lists them.
+	More *Stat `json:"more,omitempty"`
+}
+
+// someRows is a built-in table widget's data when it shows some of the
+// rows there are: the view gets rows as its data and more as its More.
+type someRows struct {
+	rows any
+	more Stat
 }
 
 // Stat is one figure of a "stats" widget: what it counts, how many, and
@@ -220,7 +230,7 @@ func (d *Dashboard) builtinWidgets(op authz.Operator, dayStart time.Time) []Widg
 	}
 	rooms, users, audit := d.rooms != nil && d.res.Allowed(op, "rooms"), d.res.Allowed(op, "users"), d.res.Allowed(op, "adminAudit")
 	if rooms {
-		ws = append(ws, Widget{ID: "playersOnline", Title: "Players online", Render: "series", Series: d.cachedSeries("playersOnline", d.seriesOnline)})
+		ws = append(ws, Widget{ID: "playersOnline", Title: "Players online", Render: "series", Series: d.withOnlineNow(d.cachedSeries("playersOnline", d.seriesOnline))})
 	}
 	if users && d.users.CreatedAt != "" {
 		ws = append(ws, Widget{ID: "signUps", Title: "Sign-ups", Render: "series", Series: d.cachedSeries("signUps", d.seriesSignUps)})
@@ -319,8 +329,22 @@ func (d *Dashboard) widgetRecentModeration(ctx context.Context, op authz.Operato
 	if d.res.Table("adminAudit") == nil || !d.res.Allowed(op, "adminAudit") {
 		return []map[string]any{}, nil
 	}
-	where := query.Cond{Expr: "?TableAlias.action IN (?) AND ?TableAlias.created_at >= ?", Args: []any{bun.List(moderationActions), d.now().UTC().Add(-recentModerationAge)}}
-	return d.res.Audit(ctx, op, where, recentModeration)
+	since := d.now().UTC().Add(-recentModerationAge)
+	where := query.Cond{Expr: "?TableAlias.action IN (?) AND ?TableAlias.created_at >= ?", Args: []any{bun.List(moderationActions), since}}
+	rows, err := d.res.Audit(ctx, op, where, recentModeration)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) < recentModeration {
+		return rows, nil // all of them
+	}
+	n, est, err := d.res.Count(ctx, "adminAudit", dashboardCountBudget, where)
+	if err != nil || n <= recentModeration {
+		return rows, err
+	}
+	// The audit log filtered as the widget is, so "See all" lists them.
+	v := url.Values{"action_in": {strings.Join(moderationActions, ",")}, "created_at_gte": {since.Truncate(time.Minute).Format(time.RFC3339)}}
+	return someRows{rows: rows, more: Stat{Label: "Moderation (7 days)", Value: n, Estimated: est, Link: "/adminAudit?" + v.Encode()}}, nil
 }
 
 // widgetRecentUsers are the newest accounts, as op's role reads the users
@@ -387,6 +411,9 @@ collect:
 				continue
 			}
 			views[res.i].Data = res.data
+			if some, ok := res.data.(someRows); ok {
+				views[res.i].Data, views[res.i].More = some.rows, &some.more
+			}
 		case <-ctx.Done():
 			if parent.Err() != nil {
 				return nil, parent.Err() // the client went away

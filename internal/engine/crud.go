@@ -70,6 +70,22 @@ func clientError(err error) error {
 	return err
 }
 
+// valueError is a value of a create or update body that does not fit
+// its column (query.ConvertValue's error), as the operator reads it: the
+// column by its label and the rule in plain words ("Treasury: at most 2
+// decimal places"), with the same code and field as the query error.
+func valueError(res *resource, c *schema.Column, err error) error {
+	var qe *query.Error
+	if !errors.As(err, &qe) {
+		return clientError(err)
+	}
+	rule := qe.Plain
+	if rule == "" {
+		rule = strings.TrimPrefix(qe.Message, "column "+strconv.Quote(c.Name)+": ")
+	}
+	return fieldError(http.StatusBadRequest, qe.Code, c.Name, "%s: %s", res.ColumnLabel(c), rule)
+}
+
 // decodeAny reads an optional JSON object body with numbers kept exact.
 // An empty body gives a nil map.
 func decodeAny(r *http.Request, v *map[string]any) error { return readJSON(r, v, optional|numbers) }
@@ -107,7 +123,7 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 		case col.Primary && v == "":
 			// A row keyed "" could be neither opened nor deleted: its URL
 			// has no id segment.
-			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: an empty string is not a key value", k)
+			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "%s: cannot be empty", res.ColumnLabel(col))
 		case res.Restricted[k]:
 			return nil, nil, nil, res.RefuseWrite(k)
 		case update && (res.ReadOnly(k) || col.Primary):
@@ -140,7 +156,7 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 			continue
 		}
 		if choices := res.Choices(k); len(choices) > 0 && v != nil && !slices.Contains(choices, fmt.Sprint(v)) {
-			err := fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: %q is not one of its choices", k, errbody.Truncate(fmt.Sprint(v), 80))
+			err := fieldError(http.StatusBadRequest, "invalid_value", k, "%s: %q is not one of the choices", res.ColumnLabel(col), errbody.Truncate(fmt.Sprint(v), 80))
 			if hold(pendingValue{err: err}) {
 				continue
 			}
@@ -148,10 +164,11 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 		}
 		cv, err := query.ConvertValue(col, v)
 		if err != nil {
-			if hold(pendingValue{err: clientError(err)}) {
+			err = valueError(res, col, err)
+			if hold(pendingValue{err: err}) {
 				continue
 			}
-			return nil, nil, nil, clientError(err)
+			return nil, nil, nil, err
 		}
 		if k == a.users.Cols.Email && res.Key == "users" {
 			e, _ := cv.(string)
@@ -160,7 +177,7 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 			}
 		}
 		if raw, ok := cv.(json.RawMessage); ok && !update && !rows.FitsModel(col, raw) { // an update checks it against the row: rows.KeepMisfits
-			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "column %q: the JSON value does not fit the column's type", k)
+			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "%s: the value does not have the shape this field takes", res.ColumnLabel(col))
 		}
 		vals[k] = cv
 		hold(pendingValue{}) // passed: written, unless the row holds it
@@ -199,7 +216,7 @@ type pendingValue struct {
 // holds, compared as JSON as a revert compares (history.SameValue), else
 // 400 read_only; a value sent as the row holds it is dropped from vals
 // (pendingValue), and a changed one decodeRow refused is refused now.
-func unchangedCheck(kept, vals map[string]any) func(before map[string]any) error {
+func unchangedCheck(res *resource, kept, vals map[string]any) func(before map[string]any) error {
 	if len(kept) == 0 {
 		return nil
 	}
@@ -215,7 +232,7 @@ func unchangedCheck(kept, vals map[string]any) func(before map[string]any) error
 			same := err == nil && history.SameValue(before[k], sent)
 			switch {
 			case !pending && !same:
-				return fieldError(http.StatusBadRequest, "read_only", k, "column %q is read-only: send it as the row holds it, or leave it out", k)
+				return fieldError(http.StatusBadRequest, "read_only", k, "%s is read-only: send it as the row holds it, or leave it out", res.ColumnLabel(res.View.ByName[k]))
 			case !pending:
 			case same:
 				delete(vals, k) // as stored: not written
@@ -560,7 +577,7 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 	// never be addressed; refuse it as PostgreSQL does.
 	for _, c := range t.PK {
 		if vals[c.Name] == nil && !c.HasDefault {
-			return fieldError(http.StatusBadRequest, "missing_value", c.Name, "column %q cannot be null", c.Name)
+			return fieldError(http.StatusBadRequest, "missing_value", c.Name, "%s is required", res.ColumnLabel(c))
 		}
 	}
 	var row map[string]any
@@ -672,7 +689,7 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 	var ended string
 	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var changes map[string]any
-		if _, after, changes, ended, err = a.rowStore().UpdateRow(ctx, tx, op, res, id, vals, unchangedCheck(kept, vals)); err != nil || len(changes) == 0 {
+		if _, after, changes, ended, err = a.rowStore().UpdateRow(ctx, tx, op, res, id, vals, unchangedCheck(res, kept, vals)); err != nil || len(changes) == 0 {
 			return err
 		}
 		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.Key, TargetID: encodeRowID(res, after), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "changes", changes)})

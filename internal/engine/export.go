@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,6 +13,7 @@ import (
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/csvexport"
 	"github.com/gameadmin/admin/internal/rows"
+	"github.com/gameadmin/admin/internal/users"
 
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
@@ -58,6 +61,11 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 	}
 	defer releaseQuery()
 	if err := limit(r.Context(), a.limits.Exports, op.UserID); err != nil {
+		return err
+	}
+	raw := r.URL.RawQuery
+	labels, r, err := exportHeaders(r)
+	if err != nil {
 		return err
 	}
 	l, err := rowsAPI(a).parseList(r, op, res)
@@ -113,10 +121,13 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 			return audit.ActionLabel(action)
 		}}}
 	}
+	if labels {
+		a.sayExport(res, &walk)
+	}
 	written, truncated, streamErr := csvexport.Stream(ctx, w, walk, limit, !a.opts.ExportNoBOM)
 	// The entry is written whatever happened to the download: the rows
 	// that left the server are what it records, and a failure is named.
-	payload := map[string]any{"rows": written, "query": r.URL.RawQuery}
+	payload := map[string]any{"rows": written, "query": raw}
 	if truncated {
 		payload["truncated"] = true
 	}
@@ -158,4 +169,71 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 	releaseQuery()
 	csvexport.Abort(w)
 	return nil
+}
+
+// headersParam picks the export's header row: "names", the default, heads
+// each column with its name, for scripts; "labels" with its label, as the
+// list shows it, and says a users row's ban in words, for a person with
+// a spreadsheet (the panel's Export CSV asks for it).
+const headersParam = "_headers"
+
+// exportHeaders reads headersParam off r: whether the export is for a
+// person, and r without the parameter, which is no filter of the list.
+func exportHeaders(r *http.Request) (bool, *http.Request, error) {
+	q := r.URL.Query()
+	vals, ok := q[headersParam]
+	if !ok {
+		return false, r, nil
+	}
+	labels := false
+	switch vals[0] {
+	case "labels":
+		labels = true
+	case "names":
+	default:
+		return false, nil, fieldError(http.StatusBadRequest, "invalid_value", headersParam, "%s must be names or labels", headersParam)
+	}
+	q.Del(headersParam)
+	r2 := *r
+	u := *r.URL
+	u.RawQuery = q.Encode()
+	r2.URL = &u
+	return labels, &r2, nil
+}
+
+// sayExport makes walk an export for a person: the columns headed by their
+// labels, and a users row's ban in words ("Banned until 2026-12-04 00:00
+// UTC — speed hack") where the column holds JSON or a time.
+func (a viewsAPI) sayExport(res *resource, walk *csvexport.Walk) {
+	for _, c := range res.View.Columns {
+		walk.Headers = append(walk.Headers, res.ColumnLabel(c))
+	}
+	for _, x := range walk.Extra {
+		name := x.Name
+		if name == "action_label" {
+			name = "Action (in words)"
+		}
+		walk.Headers = append(walk.Headers, name)
+	}
+	u := a.users
+	col := cmp.Or(u.Cols.BanUntil, u.Cols.Ban)
+	if res.Key != "users" || !u.HasBan || col == "" || res.View.ByName[col] == nil {
+		return
+	}
+	now := a.now()
+	walk.Cells = map[string]func(map[string]any) string{col: func(row map[string]any) string {
+		v := row[col]
+		if m, ok := v.(json.RawMessage); ok {
+			v = []byte(m)
+		}
+		st := users.BanState{Raw: users.RawValue{V: v}}
+		if r, ok := row[u.Cols.BanReason].(string); ok && u.Cols.BanReason != "" {
+			st.Reason.String, st.Reason.Valid = r, true
+		}
+		ban, err := u.Ban(fmt.Sprint(row[u.Cols.ID]), st)
+		if err != nil {
+			return csvexport.Cell(res.View.ByName[col], row[col]) // as stored: not a ban the panel reads
+		}
+		return ban.Words(now)
+	}}
 }

@@ -93,6 +93,16 @@ func (h *Handler) kickedLabels(ctx context.Context, op authz.Operator, entries [
 // matches more names a player too vaguely to list their history.
 const auditSearchLimit = 100
 
+// KickedUser is the SQL of the player a room.kick entry names: its
+// payload's userId, as text (NULL for a payload that is not JSON, on
+// SQLite, where the column is text).
+func KickedUser(pg bool) string {
+	if pg {
+		return "(CAST(?TableAlias.payload AS jsonb) ->> 'userId')"
+	}
+	return "(CASE WHEN json_valid(?TableAlias.payload) THEN json_extract(?TableAlias.payload, '$.userId') END)"
+}
+
 // SearchUsers are the conditions that make the audit log's _q also
 // find the entries about the users whose own search (the users list's _q:
 // email, name) matches q: as target (of users, roles or auth entries), as
@@ -115,10 +125,7 @@ func (h *Handler) SearchUsers(ctx context.Context, db bun.IDB, op authz.Operator
 		return nil, err
 	}
 	// A kick's entry is the room's, naming the player in its payload.
-	kicked := "(CASE WHEN json_valid(?TableAlias.payload) THEN json_extract(?TableAlias.payload, '$.userId') END)"
-	if db.Dialect().Name() == dialect.PG {
-		kicked = "(CAST(?TableAlias.payload AS jsonb) ->> 'userId')"
-	}
+	kicked := KickedUser(db.Dialect().Name() == dialect.PG)
 	return []query.Cond{
 		{Expr: "(?TableAlias.resource IN ('users', 'roles', 'auth') AND ?TableAlias.target_id IN (?))", Args: []any{bun.List(ids)}},
 		{Expr: "?TableAlias.operator_id IN (?)", Args: []any{bun.List(ids)}},

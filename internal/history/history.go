@@ -29,6 +29,7 @@ import (
 	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // Handler answers a row's History and its revert, and labels and
@@ -114,8 +115,18 @@ func (h *Handler) Rows(w http.ResponseWriter, r *http.Request, op authz.Operator
 	target := query.EncodeID(res.Table, id)
 	// List refuses a filter on the payloads for an op who may not read
 	// some column: they hold the values.
+	// A player's history has their kicks too: a kick's entry is the
+	// room's, naming the player in its payload (userId). Shown to whoever
+	// may list the rooms, whose names the entries carry.
+	kicks := res.Key == "users" && h.Allowed(op, authz.OpList, "rooms")
 	entries, err := h.List(w, r, op, h.AuditLog, func(q *bun.SelectQuery) *bun.SelectQuery {
-		return q.Where("?TableAlias.resource = ? AND ?TableAlias.target_id = ?", res.Key, target)
+		if !kicks {
+			return q.Where("?TableAlias.resource = ? AND ?TableAlias.target_id = ?", res.Key, target)
+		}
+		return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("?TableAlias.resource = ? AND ?TableAlias.target_id = ?", res.Key, target).
+				WhereOr("?TableAlias.resource = 'rooms' AND ?TableAlias.action = 'room.kick' AND "+KickedUser(h.DB.Dialect().Name() == dialect.PG)+" = ?", target)
+		})
 	})
 	if err != nil {
 		return err

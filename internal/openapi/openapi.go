@@ -149,8 +149,9 @@ func Build(in Input) map[string]any {
 		}
 		if e.Permissions[authz.OpList] && op.Role.IsOperator() {
 			paths[base+"/_export.csv"] = obj{"get": obj{"operationId": "export_" + e.Name, "tags": []string{e.Label}, "summary": "The list as CSV, every page",
-				"parameters": listParams,
-				"responses":  withErrors(obj{"200": obj{"description": "the rows as CSV", "content": obj{"text/csv": obj{"schema": obj{"type": "string"}}}}})}}
+				"parameters": append(slices.Clone(listParams), queryParam("_headers", obj{"type": "string", "enum": []string{"names", "labels"}, "default": "names"},
+					"names: columns headed by their names, cells as stored (for scripts); labels: headed by their labels, the users' ban in words (for a person)")),
+				"responses": withErrors(obj{"200": obj{"description": "the rows as CSV", "content": obj{"text/csv": obj{"schema": obj{"type": "string"}}}}})}}
 		}
 		item := obj{"parameters": []obj{idParam}}
 		if e.Permissions[authz.OpRead] {

@@ -2,6 +2,7 @@ package query
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"net"
 	"net/netip"
@@ -327,6 +328,21 @@ func parseKind(c *schema.Column, s string) (out any, handled bool, err error) {
 	return nil, false, nil
 }
 
+// kindMisfit is the error for v, of a JSON type an ownKind column does
+// not take.
+func kindMisfit(c *schema.Column, v any) *Error {
+	e := errorf(CodeInvalidValue, "column %q: %s does not fit %s column", c.Name, describe(v), kindName(c))
+	switch c.Kind {
+	case schema.KindUUID:
+		e.Plain = uuidMustBe
+	case schema.KindDecimal:
+		e.Plain = "must be a number"
+	default:
+		e.Plain = "must be text"
+	}
+	return e
+}
+
 // convertKind is ConvertValue for an ownKind column; handled is false
 // for the other kinds.
 func convertKind(c *schema.Column, v any) (out any, handled bool, err error) {
@@ -357,11 +373,11 @@ func convertKind(c *schema.Column, v any) (out any, handled bool, err error) {
 		s = x
 	case json.Number:
 		if c.Kind != schema.KindDecimal {
-			return nil, true, errorf(CodeInvalidValue, "column %q: %s does not fit %s column", c.Name, describe(v), kindName(c))
+			return nil, true, kindMisfit(c, v)
 		}
 		s = string(x)
 	default:
-		return nil, true, errorf(CodeInvalidValue, "column %q: %s does not fit %s column", c.Name, describe(v), kindName(c))
+		return nil, true, kindMisfit(c, v)
 	}
 	if err := checkText(c.Name, s); err != nil {
 		return nil, true, err
@@ -369,7 +385,9 @@ func convertKind(c *schema.Column, v any) (out any, handled bool, err error) {
 	out, handled, err = parseKind(c, s)
 	if err != nil {
 		if c.Kind == schema.KindUUID {
-			return nil, true, errorf(CodeInvalidValue, "column %q: %s does not fit a uuid column", c.Name, describe(v))
+			e := errorf(CodeInvalidValue, "column %q: %s does not fit a uuid column", c.Name, describe(v))
+			e.Plain = uuidMustBe
+			return nil, true, e
 		}
 		return nil, true, errorf(CodeInvalidValue, "column %q: %s", c.Name, message(err))
 	}
@@ -415,11 +433,18 @@ func fitsNumeric(c *schema.Column, s string) error {
 	}
 	unit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)
 	if !new(big.Rat).Mul(r, new(big.Rat).SetInt(unit)).IsInt() {
-		return errorf(CodeInvalidValue, "column %q: %s has more than %d decimal places (the column is %s)", c.Name, clip(s), scale, typ)
+		e := errorf(CodeInvalidValue, "column %q: %s has more than %d decimal places (the column is %s)", c.Name, clip(s), scale, typ)
+		e.Plain = fmt.Sprintf("at most %d decimal places", scale)
+		if scale == 0 {
+			e.Plain = "a whole number, without decimals"
+		}
+		return e
 	}
 	limit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(p-scale)), nil)
 	if new(big.Rat).Abs(r).Cmp(new(big.Rat).SetInt(limit)) >= 0 {
-		return errorf(CodeInvalidValue, "column %q: %s is too large: at most %d digits before the point (the column is %s)", c.Name, clip(s), p-scale, typ)
+		e := errorf(CodeInvalidValue, "column %q: %s is too large: at most %d digits before the point (the column is %s)", c.Name, clip(s), p-scale, typ)
+		e.Plain = fmt.Sprintf("too large: at most %d digits before the decimal point", p-scale)
+		return e
 	}
 	return nil
 }

@@ -45,6 +45,10 @@ type Error struct {
 	// Column is the SQL name of the column the mistake is about, when
 	// there is one: the answer's fields name it.
 	Column string
+	// Plain, when set, is the rule the value broke in plain words, without
+	// the column ("at most 2 decimal places"): a form names the column by
+	// its label before it.
+	Plain string
 }
 
 // Error implements error.

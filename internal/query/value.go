@@ -172,7 +172,7 @@ func ConvertValue(c *schema.Column, v any) (any, error) {
 	}
 	bad := func() (any, error) {
 		e := errorf(CodeInvalidValue, "column %q: %s does not fit %s column", c.Name, describe(v), columnKind(c))
-		e.Column = c.Name
+		e.Column, e.Plain = c.Name, mustBe(c)
 		return nil, e
 	}
 	switch c.DataType {
@@ -290,7 +290,7 @@ func ConvertValue(c *schema.Column, v any) (any, error) {
 			}
 			if c.MaxLength > 0 && utf8.RuneCountInString(s) > c.MaxLength {
 				e := errorf(CodeInvalidValue, "column %q: longer than %d characters", c.Name, c.MaxLength)
-				e.Column = c.Name
+				e.Column, e.Plain = c.Name, fmt.Sprintf("at most %d characters", c.MaxLength)
 				return nil, e
 			}
 			return out, nil
@@ -311,6 +311,35 @@ func columnKind(c *schema.Column) string {
 		return "an integer"
 	}
 	return "a " + kind
+}
+
+// uuidMustBe says what a uuid column takes.
+const uuidMustBe = "must be an id like 123e4567-e89b-12d3-a456-426614174000"
+
+// mustBe is what a value of c must be, in plain words, for a value
+// that does not fit it.
+func mustBe(c *schema.Column) string {
+	switch f := sqlFamily(c.SQLType); {
+	case f == "uuid":
+		return uuidMustBe
+	case f == "integer":
+		return "must be a whole number"
+	}
+	switch c.DataType {
+	case schema.Integer:
+		return "must be a whole number"
+	case schema.Number:
+		return "must be a number"
+	case schema.Boolean:
+		return "must be yes or no"
+	case schema.Datetime:
+		return "must be a date and time, like 2026-12-04 18:00"
+	case schema.Bytes:
+		return "must be base64 data"
+	case schema.JSON:
+		return "must be JSON"
+	}
+	return "must be text"
 }
 
 // integerSQL reports whether an SQL type holds integers (the join's

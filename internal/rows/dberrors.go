@@ -2,7 +2,9 @@ package rows
 
 import (
 	"errors"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -112,17 +114,25 @@ func ColumnFields(res *Resource, err error) error {
 			kept[c] = m
 		}
 	}
-	if len(kept) == len(ae.Fields) {
-		return err
-	}
 	c := *ae
 	c.Fields = nil
 	if len(kept) > 0 {
 		c.Fields = kept
 	}
-	if c.Code == "conflict" {
+	if c.Code == "conflict" && len(kept) < len(ae.Fields) {
 		// The message named a column the operator may not see.
 		c.Message = uniqueMessage
+	}
+	// Each field in words, by its label, as the form shows it beside the
+	// field: "Name: already taken".
+	words := map[string]string{"conflict": "already taken: another row has this value", "invalid_value": "not a value this field takes", "invalid_reference": "the row it names does not exist", "read_only": "read-only"}
+	if w := words[c.Code]; w != "" && len(kept) > 0 {
+		var msgs []string
+		for _, name := range slices.Sorted(maps.Keys(kept)) {
+			kept[name] = res.ColumnLabel(res.View.ByName[name]) + ": " + w
+			msgs = append(msgs, kept[name])
+		}
+		c.Message = strings.Join(msgs, "; ")
 	}
 	return &c
 }

@@ -88,6 +88,9 @@ func (r *Resource) RefuseWrite(col string) error {
 	case r.Restricted[col]:
 		return errbody.Field(http.StatusForbidden, "forbidden", col, "column %q is not writable for your role", col)
 	case r.ReadOnly(col):
+		if c := r.View.ByName[col]; c != nil {
+			return errbody.Field(http.StatusBadRequest, "read_only", col, "%s is read-only", r.ColumnLabel(c))
+		}
 		return errbody.Field(http.StatusBadRequest, "read_only", col, "column %q is read-only", col)
 	}
 	return nil

@@ -128,6 +128,26 @@ func (u *Table) Ban(userID string, b BanState) (*BanInfo, error) {
 	return ban, nil
 }
 
+// Words says the ban as an operator reads it, in UTC: "Banned until
+// 2026-12-04 00:00 UTC — speed hack", "Banned for good", "Ban ended
+// 2026-11-01 12:00 UTC"; "" for none.
+func (b *BanInfo) Words(now time.Time) string {
+	if b == nil {
+		return ""
+	}
+	s := "Banned for good"
+	switch {
+	case b.Until != nil && !now.Before(*b.Until):
+		s = "Ban ended " + b.Until.UTC().Format("2006-01-02 15:04") + " UTC"
+	case b.Until != nil:
+		s = "Banned until " + b.Until.UTC().Format("2006-01-02 15:04") + " UTC"
+	}
+	if b.Reason != "" {
+		s += " — " + b.Reason
+	}
+	return s
+}
+
 // PermanentAfter is the year past which an until-column's time means a
 // permanent ban: the panel writes PermanentUntil, and a game's own
 // "forever" (year 9999, 3000-01-01 is still a date) reads the same.

@@ -420,6 +420,21 @@ async function main() {
     await page.getByRole('heading', { name: 'Edit Guild / Iron Wolves' }).waitFor(); // singular
     const name = page.getByLabel(/^Name/);
     await name.waitFor();
+    // Another guild's name: the server's refusal, in words, once, at the field.
+    const errorsBefore = consoleErrors.length;
+    await name.fill('Sky Pirates');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const taken = page.getByText('Name: already taken: another row has this value');
+    await taken.waitFor();
+    expect((await taken.count()) === 1, 'the field error shows ' + (await taken.count()) + ' times');
+    expect((await page.locator('.record-form [role="alert"]').count()) === 0, 'a form banner repeats the field error');
+    expect((await page.locator('[data-sonner-toast]', { hasText: 'already taken' }).count()) === 0, 'a toast repeats the field error');
+    expect((await name.getAttribute('aria-invalid')) === 'true', 'the name is not marked invalid');
+    await shot('05a-guild-name-taken');
+    // The browser logs the refused PATCH (409): expected, and taken off
+    // the list the console step checks.
+    const refused = consoleErrors.splice(errorsBefore);
+    expect(refused.every((e) => /status of 409/.test(e)), 'console errors of the refused save: ' + refused.join(' | '));
     await name.fill('Iron Wolves Reborn');
     // A decimal is checked as it is typed, and kept to the digit.
     const treasury = page.getByLabel(/^Treasury/);
@@ -717,7 +732,7 @@ async function main() {
   await step('Revoke sessions says in words how many live sessions closed', async () => {
     await page.getByRole('button', { name: 'Revoke sessions' }).click();
     await page.getByRole('dialog', { name: 'Revoke the sessions of Player 07?' }).getByRole('button', { name: 'Revoke sessions' }).click();
-    await page.getByText(/^Sessions revoked; 0 live sessions closed$/).waitFor();
+    await page.getByText(/^Sessions of Player 07 revoked; 0 live sessions closed$/).waitFor();
   });
 
   await step('relation tabs move with the arrow keys', async () => {
@@ -892,7 +907,7 @@ async function main() {
     await dialog.getByLabel(/^Reason/).fill('e2e: bot ring');
     await dialog.getByRole('radio', { name: '1 day' }).check();
     await dialog.getByRole('button', { name: 'Ban 2 users' }).click();
-    await page.getByText(/^2 banned/).waitFor();
+    await page.getByText(/^2 players banned/).waitFor();
     for (const n of ['40', '41']) await page.locator('tbody tr', { hasText: `player${n}@example.com` }).locator('.badge-banned', { hasText: /^Banned until .* · e2e: bot ring$/ }).waitFor();
     await shot('10d-bulk-ban');
     for (const n of ['40', '41']) {
@@ -900,6 +915,7 @@ async function main() {
       await row.getByRole('button', { name: /^Actions for row / }).click();
       await page.getByRole('menuitem', { name: 'Unban' }).click();
       await page.getByRole('dialog', { name: `Unban Player ${n}?` }).getByRole('button', { name: 'Unban' }).click();
+      await page.locator('[data-sonner-toast]', { hasText: `Player ${n} unbanned` }).first().waitFor(); // named, not "1 unbanned"
       await row.locator('.badge-banned').waitFor({ state: 'detached' });
     }
     // One user's sessions, named: not "1 sessions revoked".
@@ -907,6 +923,27 @@ async function main() {
     await page.getByRole('menuitem', { name: 'Revoke sessions' }).click();
     await page.getByRole('dialog', { name: 'Revoke the sessions of Player 40?' }).getByRole('button', { name: 'Revoke sessions' }).click();
     await page.getByText(/^Sessions of Player 40 revoked$/).waitFor();
+  });
+
+  await step('dashboard: recent moderation shows 8 and says how many there are, See all lists them in the audit log', async () => {
+    // Two more revokes, so the week has more than the widget shows.
+    const [p41] = await (await page.request.get(base + '/admin-api/users?_q=player41@example.com')).json();
+    for (let i = 0; i < 2; i++) {
+      const r = await page.request.post(`${base}/admin-api/users/${p41.id}/revoke-sessions`, { headers: { Origin: base } });
+      expect(r.ok(), 'revoke answered ' + r.status());
+    }
+    await page.goto(base + '/admin/');
+    const widget = page.getByRole('article', { name: 'Recent moderation' });
+    const all = widget.getByRole('link', { name: /^See all \d+$/ });
+    await all.waitFor();
+    const n = Number((await all.innerText()).replace(/\D/g, ''));
+    expect(n > 8 && (await widget.locator('li').count()) === 9, `See all ${n}, ${await widget.locator('li').count()} lines; want 8 and the link`);
+    await shot('10f-recent-moderation-see-all');
+    await all.click();
+    await page.waitForURL(/\/admin\/adminAudit\?.*action_in=/);
+    const q = new URL(page.url()).search;
+    const total = Number((await page.request.get(base + '/admin-api/adminAudit' + q + '&_end=1')).headers()['x-total-count']);
+    expect(total === n, `the audit log lists ${total}; See all said ${n}`);
   });
 
   const openUser = async (email) => {
@@ -1230,7 +1267,7 @@ async function main() {
     await dialog.getByLabel(/^Reason/).fill('afk in the arena');
     await shot('18-kick-confirm');
     await dialog.getByRole('button', { name: 'Kick', exact: true }).click();
-    await page.getByText('Client kicked').waitFor();
+    await page.locator('[data-sonner-toast]', { hasText: `${who} kicked from ` }).first().waitFor(); // the player and the room, named
     await field('Clients').getByText('2 / 20').waitFor();
     await page.waitForFunction(() => document.querySelectorAll('table[aria-label="Clients"] tbody tr').length === 2);
     const audit = await page.evaluate(() => fetch('/admin-api/adminAudit?action=room.kick').then((r) => r.json()));
@@ -1763,6 +1800,8 @@ async function uiDataSteps(base, consoleErrors) {
     await palette.getByRole('radio', { name: '7 days' }).check();
     await palette.getByRole('button', { name: 'Ban Player 11' }).click();
     await page.getByText(/Player 11 banned/).waitFor();
+    // Undo, as the other ban toasts offer (not pressed: the ban stays).
+    await page.locator('[data-sonner-toast]', { hasText: 'Player 11 banned' }).getByRole('button', { name: 'Undo' }).waitFor();
     const [u] = await apiJSON('/users?email=player11%40example.com');
     expect(u?.ban?.reason === 'e2e: palette ban', 'player11 ban: ' + JSON.stringify(u?.ban));
     const days = (new Date(u.ban.until).getTime() - Date.now()) / 86_400_000;
@@ -2074,16 +2113,41 @@ async function uiDataSteps(base, consoleErrors) {
     expect(entry && entry.payload.args.ids.length === 2, 'no audit entry with the 2 selected ids');
   });
 
+  await step("a row's own actions are on its page: Disband asks, then leaves for the list with the guild gone", async () => {
+    const errorsBefore = consoleErrors.length;
+    const [owner] = await (await page.request.get(base + '/admin-api/users?_end=1')).json();
+    const made = await page.request.post(base + '/admin-api/guilds', { data: { name: 'E2E Disbanders', owner_id: owner.id }, headers: { Origin: base } });
+    expect(made.ok(), 'create answered ' + made.status() + ' ' + (await made.text()));
+    const guild = await made.json();
+    await page.goto(`${base}/admin/guilds/${guild.id}`);
+    await page.getByRole('heading', { name: 'Guilds / E2E Disbanders' }).waitFor();
+    await shot('18b-guild-actions');
+    await page.getByRole('button', { name: 'Disband', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Disband guild?' });
+    await dialog.getByRole('button', { name: 'Disband' }).click();
+    const done = page.locator('[data-sonner-toast]', { hasText: 'Disband: done' }).first();
+    await done.waitFor();
+    await page.waitForURL(/\/admin\/guilds$/);
+    await done.getByRole('button', { name: /close/i }).click(); // it shows the handler's answer until closed
+    // The page asks for the row once more, to know it is gone: the
+    // browser logs those 404s, expected.
+    const gone404 = consoleErrors.splice(errorsBefore);
+    expect(gone404.every((e) => /status of 404/.test(e)), 'console errors of the disband: ' + gone404.join(' | '));
+    const gone = await page.request.get(`${base}/admin-api/guilds/${guild.id}`);
+    expect(gone.status() === 404, 'the disbanded guild answers ' + gone.status());
+  });
+
   await step('export: the current filter downloads as CSV, audited with its row count', async () => {
     await page.goto(base + '/admin/guilds?name_like=Sky');
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
     const file = await download.path();
     const lines = fs.readFileSync(file, 'utf8').trim().split(/\r?\n/);
-    expect(lines.length === 2 && lines[0].startsWith('id,name,owner_id') && lines[1].includes('Sky Pirates'), 'CSV: ' + lines.join(' | '));
+    // Headed by the labels the list shows, for whoever opens it.
+    expect(lines.length === 2 && lines[0].replace(/^\uFEFF/, '').startsWith('ID,Name,Owner') && lines[1].includes('Sky Pirates'), 'CSV: ' + lines.join(' | '));
     expect(/^guilds-.*\.csv$/.test(download.suggestedFilename()), 'file name ' + download.suggestedFilename());
     const [entry] = await lastAudit('export', 'guilds');
-    expect(entry && entry.payload.rows === 1 && entry.payload.query === 'name_like=Sky', 'export audit: ' + JSON.stringify(entry));
+    expect(entry && entry.payload.rows === 1 && entry.payload.query === 'name_like=Sky&_headers=labels', 'export audit: ' + JSON.stringify(entry));
     for (const res of ['users', 'configs', 'adminAudit']) {
       await page.goto(base + '/admin/' + res);
       await page.getByRole('link', { name: 'Export CSV' }).waitFor();
@@ -2329,7 +2393,7 @@ async function safetySteps(base, consoleErrors) {
     await dialog.getByLabel(/Reason/).fill('e2e: bulk undo');
     await dialog.getByRole('radio', { name: '1 hour' }).check();
     await dialog.getByRole('button', { name: 'Ban 3 users' }).click();
-    const toast = page.locator('[data-sonner-toast]', { hasText: '2 banned, 1 already banned' });
+    const toast = page.locator('[data-sonner-toast]', { hasText: '2 players banned, 1 already banned' });
     await toast.getByRole('button', { name: 'Undo' }).click();
     await page.getByText('2 players unbanned').waitFor();
     const banned = async (n) => (await apiJSON('/users?' + new URLSearchParams({ _q: `player${n}@example.com` })))[0].ban;

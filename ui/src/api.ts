@@ -131,6 +131,8 @@ export interface Widget {
   resource?: string;
   data: unknown;
   error?: string;
+  // more: a table that shows some of its rows: how many in all, and where.
+  more?: Stat;
 }
 
 // Stat is one figure of a "stats" widget; link is a path of the UI.
@@ -210,8 +212,8 @@ export function setReauth(fn: ((method: string) => Promise<boolean>) | null) {
 // is never a session that ended.
 const signInPath = /^\/auth\/(login|bootstrap|reset|logout|status)/;
 
-async function send<T>(method: string, path: string, body?: unknown, retried = false): Promise<Answer<T>> {
-  const init: RequestInit = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+async function send<T>(method: string, path: string, body?: unknown, retried = false, signal?: AbortSignal): Promise<Answer<T>> {
+  const init: RequestInit = { method, credentials: 'same-origin', headers: { Accept: 'application/json' }, signal };
   if (body !== undefined) {
     init.headers = { Accept: 'application/json', 'Content-Type': 'application/json' };
     init.body = stringifyJSON(body);
@@ -219,7 +221,10 @@ async function send<T>(method: string, path: string, body?: unknown, retried = f
   let res: Response;
   try {
     res = await fetch(API + path, init);
-  } catch {
+  } catch (err) {
+    // An abort is the caller's (a search overtaken by the next): not an
+    // unreachable server.
+    if (signal?.aborted) throw err;
     throw new ApiError(0, 'network', 'The server could not be reached.');
   }
   const text = await res.text();
@@ -238,7 +243,7 @@ async function send<T>(method: string, path: string, body?: unknown, retried = f
     // The session check refuses before any handler runs: nothing was
     // done, so sending again once signed in is safe.
     if (res.status === 401 && e.code === 'unauthenticated' && !retried && reauth && !signInPath.test(path) && (await reauth(method))) {
-      return send<T>(method, path, body, true);
+      return send<T>(method, path, body, true, signal);
     }
     throw new ApiError(res.status, typeof e.code === 'string' ? e.code : 'http_' + res.status, message, fields);
   }
@@ -246,13 +251,15 @@ async function send<T>(method: string, path: string, body?: unknown, retried = f
 }
 
 export const api = {
-  get: <T>(path: string) => send<T>('GET', path).then((a) => a.data),
+  // signal aborts the request: TanStack Query's queryFn gets one, aborted
+  // when the query's key changes before the answer.
+  get: <T>(path: string, signal?: AbortSignal) => send<T>('GET', path, undefined, false, signal).then((a) => a.data),
   post: <T>(path: string, body: unknown = {}) => send<T>('POST', path, body).then((a) => a.data),
   patch: <T>(path: string, body: unknown) => send<T>('PATCH', path, body).then((a) => a.data),
   del: <T>(path: string, body?: unknown) => send<T>('DELETE', path, body).then((a) => a.data),
-  list: async (path: string, params: URLSearchParams): Promise<ListPage> => {
+  list: async (path: string, params: URLSearchParams, signal?: AbortSignal): Promise<ListPage> => {
     const qs = params.toString();
-    const a = await send<Row[]>('GET', qs ? `${path}?${qs}` : path);
+    const a = await send<Row[]>('GET', qs ? `${path}?${qs}` : path, undefined, false, signal);
     const total = Number(a.headers.get('x-total-count') ?? a.data.length);
     return {
       rows: a.data,

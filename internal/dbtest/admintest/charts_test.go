@@ -68,6 +68,19 @@ func valueAt(t *testing.T, pts []map[string]any, at time.Time) float64 {
 	return 0
 }
 
+// onlineNow is the "Online now" figure of the today widget.
+func onlineNow(t *testing.T, ws map[string]map[string]any) float64 {
+	t.Helper()
+	stats, _ := ws["today"]["data"].([]any)
+	for _, s := range stats {
+		if s := s.(map[string]any); s["label"] == "Online now" {
+			return s["value"].(float64)
+		}
+	}
+	t.Fatalf("no Online now in %v", ws["today"])
+	return 0
+}
+
 // TestDashboardCharts: players online are sampled per minute (the nodes
 // of a minute summed, a step showing its busiest minute, a minute written
 // once however many nodes sample it); sign-ups and audit entries are
@@ -139,6 +152,20 @@ func TestDashboardCharts(t *testing.T) {
 		}
 		if v := valueAt(t, online["Players online"], hour.Add(-3*time.Hour)); v != 6 {
 			t.Fatalf("players online three hours ago = %v; want 6, the busiest minute", v)
+		}
+		// The step of now agrees with "Online now" before a sample of it
+		// is taken, and after the rooms change while the chart is kept.
+		if v := valueAt(t, online["Players online"], hour); v != 6 {
+			t.Fatalf("players online now = %v; want 6, the rooms' count, with no sample of this hour", v)
+		}
+		rooms.set(RoomSummary{RoomID: "a", Clients: 12, Node: "n1"}, RoomSummary{RoomID: "b", Clients: 8, Node: "n2"})
+		again := widgets(t, root.do("GET", "/admin-api/_dashboard", nil).want(t, 200))
+		_, online = series(t, again["playersOnline"])
+		if v := valueAt(t, online["Players online"], hour); v != 20 || onlineNow(t, again) != 20 {
+			t.Fatalf("players online now = %v, Online now %v; want both 20", v, onlineNow(t, again))
+		}
+		if v := valueAt(t, online["Players online"], hour.Add(-3*time.Hour)); v != 6 {
+			t.Fatalf("players online three hours ago = %v after the rooms changed; want 6 still", v)
 		}
 		_, signUps := series(t, ws["signUps"])
 		if v := valueAt(t, signUps["Sign-ups"], hour.Add(-2*time.Hour)); v != 2 {

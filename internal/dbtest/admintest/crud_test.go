@@ -591,6 +591,19 @@ func TestWriteErrors(t *testing.T) {
 				}
 			})
 		}
+		// The messages name the column by its label, in plain words; code
+		// and field stay as they were.
+		for _, tt := range []struct{ method, path, body, code, field, msg string }{
+			{"POST", "/gadgets", `{"name":"Alpha"}`, "conflict", "name", "Name: already taken: another row has this value"},
+			{"PATCH", "/gadgets/2", `{"price":"cheap"}`, "invalid_value", "price", "Price: must be a number"},
+			{"PATCH", "/gadgets/2", `{"id":77}`, "read_only", "id", "ID is read-only: send it as the row holds it, or leave it out"},
+		} {
+			r := c.do(tt.method, "/admin-api"+tt.path, tt.body)
+			f, _ := r.body["fields"].(map[string]any)
+			if r.body["code"] != tt.code || r.body["error"] != tt.msg || len(f) != 1 || f[tt.field] != tt.msg {
+				t.Errorf("%s %s %s = %s; want code %s, error and fields.%s %q", tt.method, tt.path, tt.body, r.raw, tt.code, tt.field, tt.msg)
+			}
+		}
 		for _, a := range []string{"create", "update", "delete"} {
 			if n := len(e.auditRows(a)); n != 0 {
 				t.Fatalf("%d %s audit rows after refused writes; want 0", n, a)
@@ -653,8 +666,8 @@ func TestCompositeIDs(t *testing.T) {
 
 		// A save of no user is refused: the table's foreign key.
 		orphan := c.do("POST", "/admin-api/cloudSaves", map[string]any{"user_id": "not-a-user", "slot": "s"}).want(t, 400, "invalid_reference")
-		if db.Dialect().Name() == dialect.PG && orphan.body["error"] != `column "user_id": the referenced row does not exist` {
-			t.Errorf("orphan save: %s; want the message to name user_id", orphan.raw)
+		if db.Dialect().Name() == dialect.PG && orphan.body["error"] != "User: the row it names does not exist" {
+			t.Errorf("orphan save: %s; want the message to name user_id by its label", orphan.raw)
 		}
 		// Create answers the row; its id addresses it.
 		r := c.do("POST", "/admin-api/cloudSaves", map[string]any{"user_id": "u2", "slot": "s", "data": map[string]any{"lvl": 1}}).want(t, 201)

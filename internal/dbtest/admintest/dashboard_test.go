@@ -201,7 +201,9 @@ func TestDashboardToday(t *testing.T) {
 		if p, _ := recent[2].(map[string]any)["payload"].(map[string]any); p["reason"] != "wallhack" {
 			t.Fatalf("recentModeration[2] = %v; want the wallhack ban with its reason", recent[2])
 		}
-
+		if ws["recentModeration"]["more"] != nil {
+			t.Fatalf("recentModeration more = %v with all 4 shown; want none", ws["recentModeration"]["more"])
+		}
 		// The audit log's search finds a player's entries by email or name.
 		got, _ := root.list(t, "/admin-api/adminAudit", url.Values{"_q": {"old@example"}})
 		if len(got) != 2 { // the revoke and last week's ban
@@ -210,6 +212,27 @@ func TestDashboardToday(t *testing.T) {
 		got, _ = root.list(t, "/admin-api/adminAudit", url.Values{"_q": {"Fresh"}})
 		if len(got) != 1 || got[0]["action"] != "update" {
 			t.Fatalf("audit _q=Fresh = %v; want the edit of fresh, found by its new name", got)
+		}
+
+		// Nine of the week: the widget shows 8 and says how many there are,
+		// linked to the audit log listing them.
+		for i := range 5 {
+			must(0, e.admin.Audit().Record(ctx, AuditEntry{Action: "user.unban", Resource: "users", TargetID: ids["old"], CreatedAt: now.Add(-time.Duration(i+1) * time.Hour)}))
+		}
+		ws = widgets(t, root.do("GET", "/admin-api/_dashboard", nil).want(t, 200))
+		recent, _ = ws["recentModeration"]["data"].([]any)
+		more, _ := ws["recentModeration"]["more"].(map[string]any)
+		if len(recent) != 8 || more == nil || more["value"] != float64(9) {
+			t.Fatalf("recentModeration of 9 = %d rows, more %v; want 8 and 9 in all", len(recent), more)
+		}
+		link, _ := more["link"].(string)
+		path, rawQuery, _ := strings.Cut(link, "?")
+		q, err := url.ParseQuery(rawQuery)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, r := root.list(t, "/admin-api"+path, q); len(got) != 9 || r.Header.Get("X-Total-Count") != "9" {
+			t.Fatalf("more links to %s: %d rows; want the 9", link, len(got))
 		}
 
 		root.do("GET", "/admin-api/_dashboard?today=yesterday", nil).want(t, 400, "invalid_value")

@@ -418,7 +418,7 @@ func Example_choices() {
 	fmt.Println(do("POST", "/admin-api/leaderboards", `{"id": "weekly", "name": "Weekly", "sort_order": "up"}`))
 	fmt.Println(do("POST", "/admin-api/leaderboards", `{"id": "weekly", "name": "Weekly", "sort_order": "asc"}`)[:3])
 	// Output:
-	// 400 {"status":400,"code":"invalid_value","error":"column \"sort_order\": \"up\" is not one of its choices","fields":{"sort_order":"column \"sort_order\": \"up\" is not one of its choices"}}
+	// 400 {"status":400,"code":"invalid_value","error":"Sort Order: \"up\" is not one of the choices","fields":{"sort_order":"Sort Order: \"up\" is not one of the choices"}}
 	// 201
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	. "github.com/gameadmin/admin"
 
@@ -370,6 +372,66 @@ func TestExportFailureIsVisible(t *testing.T) {
 				})
 			}
 			srv.Close()
+		}
+	})
+}
+
+// TestExportLabels: _headers=labels heads the columns with their labels
+// and says a users row's ban in words; without it (or with names) the
+// header is the column names and the ban its JSON, as scripts read them.
+func TestExportLabels(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := gadgetEnv(t, db, Options{}, true)
+		root, _ := e.bootstrap()
+		names, _ := exportCSV(t, root, "_sort=id")
+		labelled, _ := exportCSV(t, root, "_sort=id&_headers=labels")
+		if len(labelled) != len(names) || !slices.Equal(labelled[1], names[1]) {
+			t.Fatalf("labelled export rows differ: %v vs %v", labelled, names)
+		}
+		if h := labelled[0]; len(h) != len(names[0]) || h[1] != "Name" || h[3] != "Price" || slices.Contains(h, "seen_at") {
+			t.Errorf("labelled header = %v; want the columns' labels", h)
+		}
+		if again, _ := exportCSV(t, root, "_headers=names&_sort=id"); !slices.Equal(again[0], names[0]) {
+			t.Errorf("_headers=names header = %v; want %v", again[0], names[0])
+		}
+		root.do("GET", "/admin-api/gadgets/_export.csv?_headers=pretty", nil).want(t, 400, "invalid_value")
+
+		until := time.Date(2030, 12, 4, 0, 0, 0, 0, time.UTC)
+		cheat := e.user("cheat@example.com", "password")
+		root.do("POST", "/admin-api/users/"+cheat+"/ban", map[string]any{"reason": "speed hack", "until": until}).want(t, 200)
+		forever := e.user("forever@example.com", "password")
+		root.do("POST", "/admin-api/users/"+forever+"/ban", map[string]any{"reason": "bot"}).want(t, 200)
+		users := func(q, email string) map[string]map[string]string {
+			r := root.do("GET", "/admin-api/users/_export.csv?_sort=email&"+q, nil).want(t, 200)
+			recs, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(string(r.raw), "\ufeff"))).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := map[string]map[string]string{}
+			for _, rec := range recs[1:] {
+				row := map[string]string{}
+				for i, h := range recs[0] {
+					row[h] = rec[i]
+				}
+				out[rec[slices.Index(recs[0], email)]] = row
+			}
+			return out
+		}
+		words := users("_headers=labels", "Email")
+		if got := words["cheat@example.com"]["Ban"]; got != "Banned until 2030-12-04 00:00 UTC — speed hack" {
+			t.Errorf("cheat's ban in words = %q (row %v)", got, words["cheat@example.com"])
+		}
+		if got := words["forever@example.com"]["Ban"]; got != "Banned for good — bot" {
+			t.Errorf("forever's ban in words = %q", got)
+		}
+		if got := words["root@example.com"]["Ban"]; got != "" {
+			t.Errorf("root's ban in words = %q; want empty", got)
+		}
+		machine := users("", "email")
+		var ban map[string]any
+		if err := json.Unmarshal([]byte(machine["cheat@example.com"]["ban"]), &ban); err != nil || ban["reason"] != "speed hack" {
+			t.Errorf("cheat's ban without _headers = %q; want its JSON", machine["cheat@example.com"]["ban"])
 		}
 	})
 }

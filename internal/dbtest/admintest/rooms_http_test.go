@@ -449,6 +449,31 @@ func TestRoomOperations(t *testing.T) {
 		if labels, _ := kick["_labels"].(map[string]any); kick == nil || labels["player"] != "bob@example.com" {
 			t.Fatalf("audit _q=bob@example.com = %v; want the kick, its player labelled", entries)
 		}
+		// The player's own history has the kick, with the entries about
+		// their row; another player's has not.
+		history := func(id string) []map[string]any {
+			_, h := root.do("GET", "/admin-api/users/"+url.PathEscape(id)+"/_history", nil)
+			var out []map[string]any
+			if err := json.Unmarshal([]byte(h["_raw"].(string)), &out); err != nil {
+				t.Fatalf("history of %s = %v: %v", id, h, err)
+			}
+			return out
+		}
+		kicks := func(entries []map[string]any) int {
+			n := 0
+			for _, en := range entries {
+				if en["action"] == "room.kick" {
+					n++
+				}
+			}
+			return n
+		}
+		if h := history(bob); kicks(h) != 1 {
+			t.Fatalf("bob's history = %v; want his kick", h)
+		}
+		if h := history(alice); kicks(h) != 0 {
+			t.Fatalf("alice's history = %v; want no kick, it was bob's", h)
+		}
 		_, cat := root.do("GET", "/admin-api", nil)
 		var resources []struct {
 			Name         string            `json:"name"`

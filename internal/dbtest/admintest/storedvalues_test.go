@@ -659,6 +659,13 @@ func checkTypedRefusals(t *testing.T, e *env, c *client, id string) {
 			t.Errorf("PATCH %v body = %s; want fields naming %s", tt.body, r.raw, tt.col)
 		}
 	}
+	// Said in plain words, by the column's label, code and field as before.
+	for body, msg := range map[string]string{"12.345": "Price: at most 2 decimal places", "12345678901234.5": "Price: too large: at most 10 digits before the decimal point"} {
+		r := c.do("PATCH", "/admin-api/typed/"+id, map[string]any{"price": body})
+		if f, _ := r.body["fields"].(map[string]any); r.body["code"] != "invalid_value" || r.body["error"] != msg || f["price"] != msg {
+			t.Errorf("PATCH price %s = %s; want invalid_value, %q at the field", body, r.raw, msg)
+		}
+	}
 	if logs := e.logs.String(); !strings.Contains(logs, "sqlstate=22003") {
 		t.Errorf("log lacks the numeric overflow's SQLSTATE:\n%s", logs)
 	}

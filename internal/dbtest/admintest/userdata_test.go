@@ -383,8 +383,8 @@ func TestUserEraseUniqueHandle(t *testing.T) {
 			r = root.do("PATCH", fmt.Sprintf("/admin-api/users/%d", ids[1]), map[string]any{"handle": "Ann"})
 		}
 		r.want(t, 409, "conflict")
-		if msg := fmt.Sprint(r.body["error"]); !strings.Contains(msg, "handle") || strings.Contains(msg, "Ann") {
-			t.Errorf("409 message = %q; want the column named, not the value", msg)
+		if msg := fmt.Sprint(r.body["error"]); !strings.Contains(msg, "Handle") || strings.Contains(msg, "Ann") {
+			t.Errorf("409 message = %q; want the column named by its label, not the value", msg)
 		}
 		if f, _ := r.body["fields"].(map[string]any); f["handle"] == nil {
 			t.Errorf("409 fields = %v; want handle", r.body["fields"])

@@ -737,9 +737,9 @@ func TestHTTPSurfaceByUserIDType(t *testing.T) {
 				root.do("POST", "/admin-api/analyticsEvents", map[string]any{"user_id": pid, "name": "login"}).want(t, 201)
 				item := root.do("POST", "/admin-api/items", map[string]any{"owner_id": pidJSON, "name": "sword"}).want(t, 201).body
 				bad := root.do("POST", "/admin-api/cloudSaves", map[string]any{"user_id": tt.bogus, "slot": "b"}).want(t, 400)
-				if tt.bogusStatus == 400 && !contains(fmt.Sprint(bad.body["error"]), map[string]string{"bigint": "an integer column", "uuid": "a uuid column"}[tt.name]) {
-					// The column is a Go string; the message names what
-					// the database holds.
+				if tt.bogusStatus == 400 && !contains(fmt.Sprint(bad.body["error"]), map[string]string{"bigint": "must be a whole number", "uuid": "must be an id like"}[tt.name]) {
+					// The column is a Go string; the message says what
+					// the database takes.
 					t.Errorf("POST /cloudSaves with user_id %q: %s; want the message to name the %s column", tt.bogus, bad.raw, tt.name)
 				}
 				root.do("POST", "/admin-api/userNotes", map[string]any{"user_id": tt.bogus, "body": "x"}).want(t, 400)

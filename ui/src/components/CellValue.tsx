@@ -138,11 +138,11 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
     }
     // A composite key's id is base64 of its values: said as the values.
     const text = row._labels?.[col.name] || (col.linkTo.resourceFromColumn ? compositeKeyWords(String(v)) : undefined) || String(v);
-    if (noLink) return <span title={String(v)}>{text}</span>;
+    if (noLink) return text === String(v) ? <>{text}</> : <span title={String(v)}>{text}</span>;
     if (v !== '' && target !== '' && catalog.data?.some((r) => r.name === target && r.permissions.read)) {
       return (
         // The audit log's target (a resource named by another column) opens on the row's history.
-        <Link to={`/${seg(target)}/${seg(String(v))}${col.linkTo.resourceFromColumn ? '?tab=_history' : ''}`} title={String(v)}>
+        <Link to={`/${seg(target)}/${seg(String(v))}${col.linkTo.resourceFromColumn ? '?tab=_history' : ''}`} title={text === String(v) ? undefined : String(v)}>
           {text}
         </Link>
       );

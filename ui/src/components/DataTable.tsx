@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react';
 import { flexRender, getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
 import { ArrowDown, ArrowUp } from 'lucide-react';
 import { Link, useNavigate } from 'react-router';
@@ -181,7 +181,7 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
               className={selected?.has(r.id) ? 'selected' : undefined}
             >
               {r.getVisibleCells().map((c) => (
-                <td key={c.id} className={c.column.id === '_menu' ? 'menu-cell' : c.column.id === '_select' ? 'select-cell' : undefined}>
+                <td key={c.id} className={c.column.id === '_menu' ? 'menu-cell' : c.column.id === '_select' ? 'select-cell' : undefined} onMouseEnter={cutTitle}>
                   {flexRender(c.column.columnDef.cell, c.getContext())}
                 </td>
               ))}
@@ -211,4 +211,16 @@ function typing(t: EventTarget | null) {
   if (!el || !el.tagName) return false;
   if (el.tagName === 'INPUT') return !['checkbox', 'radio', 'button', 'submit', 'reset'].includes((el as HTMLInputElement).type);
   return el.isContentEditable || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || !!el.closest?.('[role="dialog"], dialog, [role="menu"], [contenteditable="true"]');
+}
+
+// cutTitle gives a cell its whole text as a hover title when the column's
+// width cap cut it (an ellipsis), and takes it away when it fits: measured
+// as the pointer arrives, since the width depends on the screen. A cell
+// whose content has a title of its own (an id behind a label) keeps that.
+function cutTitle(e: MouseEvent<HTMLTableCellElement>) {
+  const td = e.currentTarget;
+  const cut = td.scrollWidth > td.clientWidth + 1;
+  const text = (td.textContent ?? '').trim();
+  if (cut && text !== '' && !td.querySelector('[title]')) td.title = text;
+  else td.removeAttribute('title');
 }

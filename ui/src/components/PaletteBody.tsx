@@ -21,7 +21,7 @@ export default function PaletteBody({ initial, close }: { initial: string; close
   const catalog = useCatalog();
   const [search, setSearch] = useState(initial);
   const [q, setQ] = useState('');
-  const [banTarget, setBanTarget] = useState<{ id: string; name: string } | null>(null);
+  const [banTarget, setBanTarget] = useState<{ id: string; name: string; banned: boolean } | null>(null);
   const [mode, setMode] = useState<'all' | 'ban'>('all');
   useEffect(() => {
     const t = setTimeout(() => setQ(search.trim()), 150);
@@ -33,14 +33,15 @@ export default function PaletteBody({ initial, close }: { initial: string; close
   const userHits = useQuery({
     queryKey: ['palette', 'users', q],
     enabled: !!users?.permissions.list && q.length >= 2,
-    queryFn: () => api.list('/users', new URLSearchParams({ _q: q, _limit: '8', _sort: 'id' })),
+    queryFn: ({ signal }) => api.list('/users', new URLSearchParams({ _q: q, _limit: '8', _sort: 'id' }), signal),
   });
   // Rows of every resource by their label; users have their own search
   // above (email and name, anywhere in them), so theirs are left out.
   const rowHits = useQuery({
     queryKey: ['palette', 'search', q],
     enabled: mode === 'all' && q.length >= 2,
-    queryFn: () => api.get<SearchAnswer>('/_search?' + new URLSearchParams({ q, limit: '5' }).toString()),
+    // The search of an earlier query is aborted as the next one starts.
+    queryFn: ({ signal }) => api.get<SearchAnswer>('/_search?' + new URLSearchParams({ q, limit: '5' }).toString(), signal),
     staleTime: 10_000,
     retry: false,
   });
@@ -153,7 +154,7 @@ export default function PaletteBody({ initial, close }: { initial: string; close
                 <Command.Item
                   key={id}
                   value={'user:' + id}
-                  onSelect={() => (mode === 'ban' ? setBanTarget({ id, name: userName(u) }) : go('/users/' + seg(id)))}
+                  onSelect={() => (mode === 'ban' ? setBanTarget({ id, name: userName(u), banned: !!(users?.banColumn && u[users.banColumn]) }) : go('/users/' + seg(id)))}
                 >
                   <span>{userName(u)}</span>
                   <span className="muted">{String(u.email ?? '')}</span>
@@ -200,7 +201,7 @@ interface SearchAnswer {
 }
 
 // PaletteBan bans the picked user with the one ban form.
-function PaletteBan({ target, onDone, onBack }: { target: { id: string; name: string }; onDone: () => void; onBack: () => void }) {
+function PaletteBan({ target, onDone, onBack }: { target: { id: string; name: string; banned: boolean }; onDone: () => void; onBack: () => void }) {
   const qc = useQueryClient();
   return (
     <div className="stack palette-form">
@@ -211,7 +212,16 @@ function PaletteBan({ target, onDone, onBack }: { target: { id: string; name: st
         cancelLabel="Back"
         onCancel={onBack}
         onDone={(r) => {
-          closedToast(`${target.name} banned`, { ...r, sessionsClosed: r.sessionsClosed ?? 0 });
+          // Undo is an unban, as on the user's page: for a new ban only
+          // (undoing a ban again would lift the earlier one too).
+          closedToast(`${target.name} banned`, { ...r, sessionsClosed: r.sessionsClosed ?? 0 }, target.banned ? undefined : {
+            run: () => api.post(`/users/${seg(target.id)}/unban`),
+            done: `${target.name} unbanned`,
+            after: () => {
+              void qc.invalidateQueries({ queryKey: ['row', 'users', target.id] });
+              void qc.invalidateQueries({ queryKey: ['list', 'users'] });
+            },
+          });
           void qc.invalidateQueries({ queryKey: ['row', 'users', target.id] });
           void qc.invalidateQueries({ queryKey: ['list', 'users'] });
           onDone();

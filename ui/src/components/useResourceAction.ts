@@ -9,16 +9,18 @@ import { ActionResult, hasResult } from './ActionResult';
 // action's own prompt, else `Run "<label>"?`. Success is a toast
 // that shows what the handler returned (kept until closed when there is
 // something to read); a failure shows the server's error text. A bulk
-// action run on a selection sends {ids}.
+// action run on a selection sends {ids}. It resolves true when the action
+// ran, for the caller to follow up (a row's page leaves a row it deleted).
 export function useResourceAction(meta: ResourceMeta, ask: (o: ConfirmOptions) => Promise<boolean>) {
   const qc = useQueryClient();
-  return async (action: ActionMeta, id?: string, ids?: string[]) => {
+  return async (action: ActionMeta, id?: string, ids?: string[]): Promise<boolean> => {
     const ok = await ask(
       action.confirm
         ? { title: action.confirm.title, description: action.confirm.description, confirmLabel: action.label }
         : { title: ids ? `Run "${action.label}" on ${ids.length} selected?` : `Run "${action.label}"?`, confirmLabel: action.label },
     );
-    if (!ok) return;
+    if (!ok) return false;
+    let ran = false;
     try {
       const r = await api.post<{ ok: boolean; result?: unknown }>(`/${seg(meta.name)}/_action/${seg(action.name)}`, action.perRow ? { id } : ids ? { ids } : {});
       if (hasResult(r?.result)) {
@@ -26,9 +28,12 @@ export function useResourceAction(meta: ResourceMeta, ask: (o: ConfirmOptions) =
       } else {
         toast.success(`${action.label}: done`);
       }
+      ran = true;
     } catch (err) {
       toast.error(errorText(err));
     }
     await qc.invalidateQueries({ queryKey: ['list', meta.name] });
+    if (id !== undefined) await qc.invalidateQueries({ queryKey: ['row', meta.name, id] });
+    return ran;
   };
 }

@@ -64,7 +64,7 @@ function DashboardWidget({ widget }: { widget: Widget }) {
       ) : widget.id === 'health' ? (
         <HealthWidget data={widget.data} />
       ) : widget.id === 'recentModeration' && Array.isArray(widget.data) ? (
-        <ModerationWidget rows={widget.data as Row[]} />
+        <ModerationWidget rows={widget.data as Row[]} more={widget.more} />
       ) : widget.id === 'auditEvents' && widget.render === 'series' && widget.data && typeof widget.data === 'object' ? (
         <AuditSeriesWidget data={widget.data as SeriesData} title={widget.title} />
       ) : widget.render === 'series' && widget.data && typeof widget.data === 'object' ? (
@@ -185,7 +185,7 @@ const moderationVerbs: Record<string, string> = {
 
 // ModerationWidget says the week's last moderation as sentences: when
 // (linked to the audit entry), who, did what to whom (linked), and why.
-function ModerationWidget({ rows }: { rows: Row[] }) {
+function ModerationWidget({ rows, more }: { rows: Row[]; more?: Stat }) {
   const label = useActionLabel();
   if (rows.length === 0) return <p className="muted">No moderation this week.</p>;
   return (
@@ -216,6 +216,12 @@ function ModerationWidget({ rows }: { rows: Row[] }) {
           </li>
         );
       })}
+      {more?.link && (
+        <li className="feed-more">
+          <Link to={more.link}>See all {more.estimated ? '≈ ' : ''}{more.value.toLocaleString()}</Link>{' '}
+          <span className="muted">(showing {rows.length})</span>
+        </li>
+      )}
     </ul>
   );
 }

@@ -145,8 +145,12 @@ function ResourceForm({ meta, id, row, readOnly = '' }: { meta: ResourceMeta; id
       leaving.current = true;
       navigate(`/${seg(meta.name)}/${seg(savedId || id || '')}`);
     } catch (err) {
-      setError(errorText(err));
-      if (err instanceof ApiError && Object.keys(err.fields).length > 0) {
+      // A field's error shows once, at the field; the banner is for the
+      // rest (an error about no field, or one the form does not show).
+      const shown = err instanceof ApiError ? Object.keys(err.fields).filter((k) => columns.some((c) => c.name === k) || k === 'password') : [];
+      const elsewhere = !(err instanceof ApiError) || shown.length === 0 || shown.length < Object.keys(err.fields).length;
+      setError(elsewhere ? errorText(err) : '');
+      if (shown.length > 0 && err instanceof ApiError) {
         setFieldErrors(err.fields);
         focusFirst(columns, err.fields);
       }

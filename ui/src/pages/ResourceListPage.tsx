@@ -34,6 +34,8 @@ const uiParams = ['page', 'size'];
 function exportQuery(params: URLSearchParams, meta: ResourceMeta): string {
   const p = zoned(params, meta.columns);
   for (const k of [...uiParams, '_count']) p.delete(k);
+  // A person opens it: columns headed by their labels, a ban in words.
+  p.set('_headers', 'labels');
   const qs = p.toString();
   return qs ? '?' + qs : '';
 }

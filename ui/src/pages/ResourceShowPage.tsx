@@ -20,6 +20,7 @@ import { isErased, mayChangeUser } from './userAccess';
 import { canUndoDelete, deletedWhere, undoDelete } from './undoDelete';
 import { undoAction, undoSeconds } from '../components/closedToast';
 import { RestoreButton, isDeleted } from './softDelete';
+import { useResourceAction } from '../components/useResourceAction';
 
 export function ResourceShowPage() {
   const { resource, id } = useParams();
@@ -44,6 +45,16 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
   const ban = banField(meta);
   const gone = row.error instanceof ApiError && row.error.status === 404;
   usePageTitle(row.data ? `${title} · ${meta.label}` : meta.label);
+
+  // The row's own actions (Disband), as its list row's menu runs them;
+  // one that removed the row leaves for the list.
+  const runAction = useResourceAction(meta, ask);
+  const rowActions = meta.actions.filter((a) => a.perRow);
+  const act = async (a: (typeof rowActions)[number]) => {
+    if (!(await runAction(a, id))) return;
+    const gone = await api.get(path).then(() => false, (err: unknown) => err instanceof ApiError && err.status === 404);
+    if (gone) navigate('/' + seg(meta.name));
+  };
 
   const remove = async () => {
     if (!(await ask({ title: `Delete ${singular(meta.label)} “${title}”?`, description: deletedWhere(meta), confirmLabel: 'Delete', danger: true }))) return;
@@ -73,6 +84,11 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
         </h1>
         <div className="toolbar">
           {meta.name === 'adminAudit' && row.data && <AuditEntryActions entry={row.data} />}
+          {mayChange && !isDeleted(meta, row.data) && rowActions.map((a) => (
+            <button key={a.name} type="button" onClick={() => void act(a)}>
+              {a.label}
+            </button>
+          ))}
           {meta.permissions.update && mayChange && !erased && !isDeleted(meta, row.data) && (
             <Link to={path + '/edit'} className="button">
               <Pencil size={14} aria-hidden="true" /> Edit

@@ -36,9 +36,9 @@ export function RoomInspectorPage() {
     await qc.invalidateQueries({ queryKey: ['rooms'] });
   };
   const [kicking, setKicking] = useState<{ sessionId: string; name: string } | null>(null);
-  const kick = async (sessionId: string, reason: string) => {
+  const kick = async (sessionId: string, who: string, reason: string) => {
     setKicking(null);
-    await act(() => api.del(`${path}/clients/${seg(sessionId)}`, reason ? { reason } : {}), 'Client kicked');
+    await act(() => api.del(`${path}/clients/${seg(sessionId)}`, reason ? { reason } : {}), `${who} kicked from ${q.data?.name || roomId}`);
   };
   const dispose = async () => {
     if (!(await ask({ title: 'Dispose this room?', description: 'Every client is disconnected and the room ends.', confirmLabel: 'Dispose', danger: true }))) return;
@@ -118,7 +118,7 @@ export function RoomInspectorPage() {
         </>
       )}
       {dialog}
-      {kicking && <KickDialog who={kicking.name} room={q.data?.name ?? roomId} onCancel={() => setKicking(null)} onKick={(reason) => void kick(kicking.sessionId, reason)} />}
+      {kicking && <KickDialog who={kicking.name} room={q.data?.name ?? roomId} onCancel={() => setKicking(null)} onKick={(reason) => void kick(kicking.sessionId, kicking.name, reason)} />}
     </section>
   );
 }

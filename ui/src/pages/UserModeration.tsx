@@ -114,7 +114,7 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
                 </button>
               )}
               {features.revokeSessions && (
-                <button type="button" onClick={() => void confirmThen({ title: `Revoke the sessions of ${name}?`, description: 'Every session ends and their live connections close; they can sign in again.', confirmLabel: 'Revoke sessions', danger: true }, 'revoke-sessions', 'Sessions revoked')}>
+                <button type="button" onClick={() => void confirmThen({ title: `Revoke the sessions of ${name}?`, description: 'Every session ends and their live connections close; they can sign in again.', confirmLabel: 'Revoke sessions', danger: true }, 'revoke-sessions', `Sessions of ${name} revoked`)}>
                   Revoke sessions
                 </button>
               )}

@@ -16,8 +16,9 @@ export const bulkModerate = (op: 'ban' | 'unban' | 'revoke-sessions', ids: strin
 // The outcomes in words, in the order an operator reads them: a count
 // and its word, or how to say the count.
 const words: [string, string | ((n: number) => string)][] = [
-  ['banned', 'banned'],
-  ['unbanned', 'unbanned'],
+  // Several named by what they are: "3 players unbanned", not "3 unbanned".
+  ['banned', (n) => `${n} player${n === 1 ? '' : 's'} banned`],
+  ['unbanned', (n) => `${n} player${n === 1 ? '' : 's'} unbanned`],
   // The count is of users: "sessions revoked" for one, not "1 sessions".
   ['revoked', (n) => (n === 1 ? 'sessions revoked' : `sessions of ${n} users revoked`)],
   ['already_banned', 'already banned'],
