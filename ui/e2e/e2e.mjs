@@ -1133,9 +1133,11 @@ async function main() {
     await page.keyboard.press('Enter');
     await page.waitForURL(/target_id=/);
     await page.getByRole('combobox', { name: 'Target', exact: true }).filter({ hasText: 'Player 07' }).waitFor();
-    await page.getByLabel('Action', { exact: true }).fill('user.ban');
+    // The action is typed in words and sent as its key.
+    await page.getByLabel('Action', { exact: true }).fill('Banned');
     await page.keyboard.press('Enter');
     await page.waitForURL(/action=user\.ban/);
+    expect(await page.getByLabel('Action', { exact: true }).inputValue() === 'Banned', 'the action filter does not show its words');
     await page.getByRole('combobox', { name: 'Operator', exact: true }).click();
     await page.getByLabel('Search Users').fill('e2e-admin');
     await page.keyboard.press('Enter');

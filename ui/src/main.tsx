@@ -1,4 +1,4 @@
-import { lazy, StrictMode, Suspense } from 'react';
+import { lazy, StrictMode, Suspense, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { createBrowserRouter, createRoutesFromElements, Outlet, Route, RouterProvider } from 'react-router';
@@ -13,20 +13,19 @@ import { ResetPage } from './auth/ResetPage';
 import { RequireOperator, UnauthorizedRedirect } from './auth/RequireOperator';
 import { DashboardPage } from './pages/DashboardPage';
 import { ResourceListPage } from './pages/ResourceListPage';
-import { ResourceShowPage } from './pages/ResourceShowPage';
-import { RoomsPage } from './pages/RoomsPage';
-import { RoomInspectorPage } from './pages/RoomInspectorPage';
-import { AccountPage } from './pages/AccountPage';
 import { Loading } from './components/Status';
 
-// Forms load on first use: their pickers, switches and JSON editor are
-// not part of the first page load (which stays under 200 KB gzip).
+// A row's page, forms, live rooms and the account page load on first
+// use: their moderation, history, pickers, switches, JSON editor and
+// two-factor enrolment are not part of the first page load (which stays
+// under 200 KB gzip).
+const ResourceShowPage = lazy(() => import('./pages/ResourceShowPage').then((m) => ({ default: m.ResourceShowPage })));
 const ResourceFormPage = lazy(() => import('./pages/ResourceFormPage').then((m) => ({ default: m.ResourceFormPage })));
-const form = (mode: 'create' | 'edit') => (
-  <Suspense fallback={<Loading />}>
-    <ResourceFormPage mode={mode} />
-  </Suspense>
-);
+const RoomsPage = lazy(() => import('./pages/RoomsPage').then((m) => ({ default: m.RoomsPage })));
+const RoomInspectorPage = lazy(() => import('./pages/RoomInspectorPage').then((m) => ({ default: m.RoomInspectorPage })));
+const AccountPage = lazy(() => import('./pages/AccountPage').then((m) => ({ default: m.AccountPage })));
+const later = (page: ReactNode) => <Suspense fallback={<Loading />}>{page}</Suspense>;
+const form = (mode: 'create' | 'edit') => later(<ResourceFormPage mode={mode} />);
 
 // A data router, so that a form with unsaved changes can hold navigation
 // (useBlocker) and ask first.
@@ -45,12 +44,12 @@ const router = createBrowserRouter(
       <Route path="/reset" element={<ResetPage />} />
       <Route element={<RequireOperator />}>
         <Route index element={<DashboardPage />} />
-        <Route path="account" element={<AccountPage />} />
-        <Route path="rooms" element={<RoomsPage />} />
-        <Route path="rooms/:roomId" element={<RoomInspectorPage />} />
+        <Route path="account" element={later(<AccountPage />)} />
+        <Route path="rooms" element={later(<RoomsPage />)} />
+        <Route path="rooms/:roomId" element={later(<RoomInspectorPage />)} />
         <Route path=":resource" element={<ResourceListPage />} />
         <Route path=":resource/new" element={form('create')} />
-        <Route path=":resource/:id" element={<ResourceShowPage />} />
+        <Route path=":resource/:id" element={later(<ResourceShowPage />)} />
         <Route path=":resource/:id/edit" element={form('edit')} />
       </Route>
     </Route>,

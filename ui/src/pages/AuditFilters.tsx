@@ -34,10 +34,13 @@ export function AuditFilters({ meta, params, set }: {
   const targetLabel = useRowLabel(target, targetId);
   const resources = [...(catalog.data ?? []).map((r) => ({ name: r.name, label: r.label })), ...otherResources];
   const any = auditParams.some((p) => params.has(p));
-  // The actions the panel records, as the server labels them, for the
-  // action field's suggestions; a game's own (Audit().Record) can be typed.
+  // The actions the panel records, in the server's words: the field shows
+  // and suggests the words and sends the key; a game's own action
+  // (Audit().Record), which has no label, is typed as recorded.
   const actionLabels = meta.auditActions ?? {};
   const knownActions = Object.keys(actionLabels);
+  const actionKey = (typed: string) => knownActions.find((a) => actionLabels[a] === typed) ?? typed;
+  const action = params.get('action') ?? '';
   return (
     <fieldset className="audit-filters">
       <legend className="sr-only">Filter the audit log</legend>
@@ -52,17 +55,18 @@ export function AuditFilters({ meta, params, set }: {
       </div>
       <div className="audit-filter">
         <label htmlFor="audit-action">Action</label>
-        <input id="audit-action" list="audit-actions" key={params.get('action') ?? ''} defaultValue={params.get('action') ?? ''} placeholder="Any action"
+        <input id="audit-action" list="audit-actions" key={action} defaultValue={actionLabels[action] ?? action} placeholder="Any action"
           onChange={(e) => {
             // A suggestion picked applies at once; typing applies on Enter or leaving.
-            if (knownActions.includes(e.currentTarget.value)) set({ action: e.currentTarget.value });
+            const key = actionKey(e.currentTarget.value);
+            if (knownActions.includes(key)) set({ action: key });
           }}
-          onBlur={(e) => set({ action: e.currentTarget.value.trim() })}
+          onBlur={(e) => set({ action: actionKey(e.currentTarget.value.trim()) })}
           onKeyDown={(e) => {
-            if (e.key === 'Enter') set({ action: e.currentTarget.value.trim() });
+            if (e.key === 'Enter') set({ action: actionKey(e.currentTarget.value.trim()) });
           }} />
         <datalist id="audit-actions">
-          {knownActions.map((a) => <option key={a} value={a} label={actionLabels[a]} />)}
+          {knownActions.map((a) => <option key={a} value={actionLabels[a]} />)}
         </datalist>
       </div>
       <div className="audit-filter">

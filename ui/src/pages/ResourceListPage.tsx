@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { Ban, Download, Plus, Search, Trash2 } from 'lucide-react';
@@ -16,7 +16,6 @@ import { BanDialog } from '../components/BanForm';
 import { useResourceAction } from '../components/useResourceAction';
 import { ErrorNote, Loading } from '../components/Status';
 import { NotAllowed } from '../components/NotAllowed';
-import { AuditFilters } from './AuditFilters';
 import { ApiHelp } from '../components/ApiHelp';
 import { listColumns, tableColumns } from './columns';
 import { rowLabel, singular, usePageTitle } from '../names';
@@ -26,6 +25,10 @@ import { undoAction, undoSeconds } from '../components/closedToast';
 import { bulkModerate, bulkOutcome, type BulkAnswer } from './userBulk';
 import { erasedName, isErased, mayChangeUser, mayModerateUser } from './userAccess';
 import { DeletedFilter, isDeleted, useRestore } from './softDelete';
+
+// The audit log's filters (with their pickers) load with the audit log,
+// not with the first page.
+const AuditFilters = lazy(() => import('./AuditFilters').then((m) => ({ default: m.AuditFilters })));
 
 // The URL's page and size are the UI's own; everything else in it is the
 // server's list query (filters, _q, _sort, _count).
@@ -263,13 +266,15 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
         })} />
       )}
       {meta.name === 'adminAudit' && (
-        <AuditFilters meta={meta} params={params} set={(changes) => update((p) => {
-          for (const [k, v] of Object.entries(changes)) {
-            if (v) p.set(k, v);
-            else p.delete(k);
-          }
-          p.delete('page');
-        })} />
+        <Suspense fallback={null}>
+          <AuditFilters meta={meta} params={params} set={(changes) => update((p) => {
+            for (const [k, v] of Object.entries(changes)) {
+              if (v) p.set(k, v);
+              else p.delete(k);
+            }
+            p.delete('page');
+          })} />
+        </Suspense>
       )}
       <SearchBox
         key={params.get('_q') ?? ''}
