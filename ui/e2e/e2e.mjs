@@ -623,10 +623,17 @@ async function main() {
     // The related tabs fit (they wrap), at 1440 and 390 px.
     for (const width of [1440, 390]) {
       await page.setViewportSize({ width, height: 900 });
-      const out = await page.locator('.tab-list .tab').evaluateAll((tabs) => {
-        const list = tabs[0]?.parentElement?.getBoundingClientRect();
-        return tabs.filter((t) => t.getBoundingClientRect().right > (list?.right ?? 0) + 1 || t.scrollWidth > t.clientWidth + 1).map((t) => t.textContent);
-      });
+      // Measured once the page has laid out at the new width (the switch
+      // to the phone layout re-renders): a cut that lasts fails.
+      const cut = () => page.evaluate(() => [...document.querySelectorAll('.tab-list .tab')].filter((t) => {
+        const list = t.parentElement.getBoundingClientRect();
+        return t.getBoundingClientRect().right > list.right + 1 || t.scrollWidth > t.clientWidth + 1;
+      }).map((t) => t.textContent));
+      let out = await cut();
+      for (let i = 0; i < 20 && out.length > 0; i++) {
+        await page.waitForTimeout(100);
+        out = await cut();
+      }
       expect(out.length === 0, `tabs cut off at ${width} px: ${out.join(', ')}`);
     }
     await page.setViewportSize({ width: 1280, height: 860 });
@@ -640,6 +647,8 @@ async function main() {
     await panel.getByRole('link', { name: 'Player 07', exact: true }).first().waitFor();
     // User Notes: the author is another user, labelled, not a UUID.
     await page.getByRole('tab', { name: /User Notes/ }).click();
+    // The notes' own panel (the Cloud Saves one it replaces links Player 07 too).
+    await panel.getByRole('link', { name: /^Add user note for/ }).waitFor();
     const author = panel.locator('tbody tr').first().locator('a', { hasText: /^Player \d+$/ });
     await author.first().waitFor();
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-/i;
