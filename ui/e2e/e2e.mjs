@@ -1064,6 +1064,15 @@ async function main() {
     expect((await page.getByRole('link', { name: /^Add .* for / }).count()) === 0, 'an erased player offers "Add … for"');
     await page.setViewportSize({ width: 1440, height: 900 });
     await shot('10h-erased-player-1440');
+    // The audit log names the erased account in words, never erased-<uuid>.
+    const erasedId = decodeURIComponent(userPath.split('/').pop());
+    await page.goto(base + '/admin/adminAudit?' + new URLSearchParams({ resource: 'users', target_id: erasedId }));
+    await page.locator('tbody tr', { hasText: 'Erased' }).first().waitFor();
+    const col = (await page.locator('thead th').allInnerTexts()).findIndex((t) => t.trim() === 'Target') + 1;
+    const targets = await page.locator(`tbody tr td:nth-child(${col})`).allInnerTexts();
+    expect(targets.length > 0 && targets.every((t) => t.trim() === 'Erased player'), 'the erased player\'s audit targets: ' + targets.join(', '));
+    await page.goto(base + userPath);
+    await page.getByRole('heading', { name: /Erased player/ }).waitFor();
     // The list: the row reads "Erased player", its menu has View and
     // Delete only, and every row's menu is on screen at 1440 px.
     await page.goto(base + '/admin/users?_q=erased');

@@ -21,6 +21,7 @@ import { stringifyJSON } from '../json';
 import { actionLabel } from '../auditWords';
 import { formatTime, utcTime } from '../time';
 import { compositeKeyWords, payloadSummary, resourceLabel } from '../fieldWords';
+import { userLabel } from '../pages/userAccess';
 
 // formatDateTime is formatTime (../time): the one way an instant is said.
 export function formatDateTime(v: unknown): string {
@@ -137,7 +138,8 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
       return <Link to={`/rooms/${seg(String(v))}`} title={String(v)}>{typeof name === 'string' && name ? name : String(v)}</Link>;
     }
     // A composite key's id is base64 of its values: said as the values.
-    const text = row._labels?.[col.name] || (col.linkTo.resourceFromColumn ? compositeKeyWords(String(v)) : undefined) || String(v);
+    const named = row._labels?.[col.name] || (col.linkTo.resourceFromColumn ? compositeKeyWords(String(v)) : undefined) || String(v);
+    const text = target === 'users' ? userLabel(named) : named;
     if (noLink) return text === String(v) ? <>{text}</> : <span title={String(v)}>{text}</span>;
     if (v !== '' && target !== '' && catalog.data?.some((r) => r.name === target && r.permissions.read)) {
       return (

@@ -31,6 +31,12 @@ export function isErased(meta: ResourceMeta, row: Row | undefined): boolean {
 // erasedName is how an erased account is named.
 export const erasedName = 'Erased player';
 
+// userLabel is how a link to a users row reads: an erased account's
+// label (its erased-<id> name or email) as "Erased player".
+export function userLabel(label: string): string {
+  return /^erased-[^@\s]*(@erased\.invalid)?$/.test(label) ? erasedName : label;
+}
+
 // userEditRefusal says why the operator may only look at a users row's
 // form, or '' when they may change it: the server refuses a mod's change
 // to an operator's account, and an erased account's data is gone.
