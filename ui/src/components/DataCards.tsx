@@ -40,7 +40,8 @@ function titleOf(meta: ResourceMeta, id: string, row: Row): { text: string; colu
   const text = rowLabel(meta, id, row);
   const column = meta.columns.find((c) => ['display_name', 'name', 'email', 'title'].includes(c.name) && row[c.name] === text)?.name;
   if (column || meta.primaryKey.length !== 1 || text !== id) return { text, column };
-  return { text: `${singular(meta.label)} ${id}` };
+  // An audit entry is one entry of the log, not "Audit log 20".
+  return { text: `${meta.name === 'adminAudit' ? 'Entry' : singular(meta.label)} ${id}` };
 }
 
 // wide: a value too long for half a card (an email, a sentence, a date
