@@ -382,7 +382,7 @@ func (a reportsAPI) handleReportResolve(w http.ResponseWriter, r *http.Request, 
 				return err
 			}
 			out["noteId"] = note.ID
-			return closeReports(ctx, tx, map[string]any{"action": "user.note", "noteId": note.ID})
+			return closeReports(ctx, tx, map[string]any{"noteId": note.ID})
 		})
 	case "kick", "ban":
 		act := moderation.Action{Name: moderation.RevokeSessions, Meta: meta}
