@@ -165,6 +165,8 @@ var ErrClaimed = errors.New("admin: another moderator holds this player's report
 // ClaimedError names the holder of a claim.
 type ClaimedError struct{ Claim Claim }
 
+// Error names the holder by id and since when; the HTTP answer names
+// them by label.
 func (e *ClaimedError) Error() string {
 	return fmt.Sprintf("%v (%s, since %s)", ErrClaimed, e.Claim.ClaimedBy, e.Claim.ClaimedAt.Format(time.RFC3339))
 }
