@@ -53,6 +53,22 @@ func (a *Admin) Auth() *Auth { return a.auth }
 // Audit returns the audit-log API.
 func (a *Admin) Audit() *Audit { return a.audit }
 
+// FileReport files a player's report about another from the game's code
+// (a chat command, an in-game button) and returns the report's id. The
+// category must be one of Options.ReportCategories (else
+// ErrUnknownCategory; none declared: ErrReportsOff), the player and the
+// reporter users of the users table (else ErrUnknownPlayer), the text and
+// evidence within bounds (else ErrInvalidReport). Each reporter is rate
+// limited (RateLimitOptions.Reports: ErrReportLimited, also a
+// *RateLimitError); a report of the same player in the same category by
+// the same reporter within Options.ReportWindow folds into their open one,
+// whose id is returned and whose count goes up. A new report is recorded
+// in the audit log as report.file, with the player's open reports as
+// openReports. Nothing is written when it fails.
+func (a *Admin) FileReport(ctx context.Context, r Report) (int64, error) {
+	return a.e.FileReport(ctx, r)
+}
+
 // ServeHTTP serves the API under Options.APIPath and the UI under
 // Options.UIPath, reading the full request path: a router mounts the
 // *Admin under both paths as they are (chi's r.Mount, echo.WrapHandler,

@@ -71,6 +71,27 @@ var (
 	ErrNodeTimeout = engine.ErrNodeTimeout
 )
 
+// Errors of Admin.FileReport; the one returned wraps one of them with
+// what was wrong, so callers branch with errors.Is.
+var (
+	// ErrReportsOff refuses a report when Options.ReportCategories is empty.
+	ErrReportsOff = engine.ErrReportsOff
+	// ErrUnknownPlayer refuses a report whose player or reporter is not in
+	// the users table.
+	ErrUnknownPlayer = engine.ErrUnknownPlayer
+	// ErrUnknownCategory refuses a report whose category the game did not
+	// declare.
+	ErrUnknownCategory = engine.ErrUnknownCategory
+	// ErrReportLimited refuses a report past the reporter's rate
+	// (RateLimitOptions.Reports); the error is also a *RateLimitError,
+	// which says when to try again.
+	ErrReportLimited = engine.ErrReportLimited
+	// ErrInvalidReport refuses a report out of bounds: no reporter, a
+	// player reporting themselves, text over 1,000 characters, evidence
+	// over 4 KiB or not what its category declares.
+	ErrInvalidReport = engine.ErrInvalidReport
+)
+
 // NewError returns an error that the panel answers with status and message
 // as they are: for Action handlers and Defaults functions to refuse with a
 // reason the operator should read. code is a snake_case identifier; a

@@ -41,6 +41,8 @@ func ExampleMigrationSQL() {
 	// CREATE TABLE IF NOT EXISTS "ops_operator_recovery_codes"
 	// CREATE TABLE IF NOT EXISTS "ops_totp_challenges"
 	// CREATE TABLE IF NOT EXISTS "ops_online_samples"
+	// CREATE TABLE IF NOT EXISTS "ops_reports"
+	// CREATE TABLE IF NOT EXISTS "ops_report_claims"
 }
 
 // A game whose own login checks bcrypt: with Bcrypt as Options.

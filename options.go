@@ -167,7 +167,8 @@ type Options struct {
 	// "already_banned"; that a new ban's end is still ahead, and a ban's
 	// BannedAt; and the dashboard's "now": its chart ranges, today's
 	// counts and the players-online samples (Rooms), taken at start and
-	// every minute. A game's tests set it to move time without waiting.
+	// every minute; and a player report's filing and resolution times
+	// (its folding window, the queue's last 24 hours). A game's tests set it to move time without waiting.
 	// Lifetimes keep the real time: of sessions, reset links, device
 	// cookies and the TOTP sign-in step, and of rate limits, timeouts and
 	// caches; so do the timestamps the panel writes otherwise (audit
@@ -269,7 +270,35 @@ type Options struct {
 	// not judged: "ok" stays the database's, so a load balancer keeps a node
 	// that can still serve. Default nil.
 	HealthChecks []HealthCheck
+	// ReportCategories are the kinds of player report the game files with
+	// Admin.FileReport ("cheating", "abuse", "name"), each with how its
+	// evidence reads in the reports queue. Default nil: reports are off
+	// (FileReport returns ErrReportsOff, the reports endpoints answer 404
+	// and the catalog says so). A key twice, a bad key or evidence naming
+	// no resource fails New.
+	ReportCategories []ReportCategory
+	// ReportWindow is how long a reporter's repeated reports of the same
+	// player in the same category fold into their first open one (its
+	// count goes up) instead of adding to the queue. Default 10 minutes;
+	// negative fails New.
+	ReportWindow time.Duration
 }
+
+// ReportCategory is a kind of player report the game declares
+// (Options.ReportCategories): Key, what the game files; Label, what
+// operators read (default Key); Evidence, how a report's evidence reads
+// in the queue: "" (none taken), "text" (a JSON string, shown as text) or
+// "row" (the id of a row of the resource Resource names, shown as a link
+// to it with its label).
+type ReportCategory = engine.ReportCategory
+
+// Report is one player's report about another, as the game files it with
+// Admin.FileReport: who reports (ReporterID) whom (PlayerID), its
+// Category (a key of Options.ReportCategories), the player's free Text
+// (at most 1,000 characters), the RoomID and SessionID it happened in
+// (optional; the queue links them while the room is live), and Evidence
+// (optional JSON, at most 4 KiB) as the category declares it.
+type Report = engine.Report
 
 // SessionOptions configure the session cookie.
 type SessionOptions struct {
@@ -363,6 +392,8 @@ func (o Options) compile() engine.Options {
 		QueryConcurrency:     o.QueryConcurrency,
 		ExportMaxRows:        o.ExportMaxRows,
 		ExportNoBOM:          o.ExportNoBOM,
+		ReportCategories:     o.ReportCategories,
+		ReportWindow:         o.ReportWindow,
 		Session:              engine.SessionOptions(o.Session),
 		RateLimit:            engine.RateLimitOptions(o.RateLimit),
 		UserColumns:          engine.UserColumns(o.UserColumns),

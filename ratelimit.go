@@ -91,6 +91,12 @@ type RateLimitOptions struct {
 	// /auth/totp/*, /auth/password), once keyed by user and once by client
 	// IP. Default: a burst of 10, refilled at 1 every 30 seconds.
 	TOTP Limiter
+	// Reports is spent by every player report the game files
+	// (Admin.FileReport), keyed by the reporter's user id, so that one
+	// player cannot flood the reports queue; a duplicate that folds into
+	// an open report spends a token too. Default: a burst of 10, refilled
+	// at 5 a minute.
+	Reports Limiter
 }
 
 // NewTokenBucket returns an in-memory Limiter with one token bucket per key:

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/gameadmin/admin"
 	"github.com/gameadmin/admin/live"
 )
 
@@ -37,7 +38,11 @@ type Point struct {
 	Y int `json:"y"`
 }
 
-func arenaRoom() live.RoomType {
+// arenaRoom is the arena's room type. A client may report another
+// player of the room by session ({"report": {"session", "category",
+// "text"}}); report files it, off the room's goroutine, since it reads
+// and writes the database.
+func arenaRoom(report func(admin.Report)) live.RoomType {
 	return live.RoomType{
 		MaxClients:   20,
 		NewState:     func() any { return &Arena{Players: map[string]*ArenaPlayer{}, Coins: []Point{}, CoinGoal: 5} },
@@ -53,12 +58,24 @@ func arenaRoom() live.RoomType {
 		},
 		OnMessage: func(r *live.Room, c *live.Client, msg json.RawMessage) {
 			var m struct {
-				Move string `json:"move"` // up, down, left, right
+				Move   string `json:"move"` // up, down, left, right
+				Report *struct {
+					Session  string `json:"session"`
+					Category string `json:"category"`
+					Text     string `json:"text"`
+				} `json:"report"`
 			}
 			if json.Unmarshal(msg, &m) != nil {
 				return
 			}
 			s := r.State().(*Arena)
+			if rp := m.Report; rp != nil {
+				if target := s.Players[rp.Session]; target != nil {
+					go report(admin.Report{ReporterID: c.UserID(), PlayerID: target.UserID, Category: rp.Category, Text: rp.Text,
+						RoomID: r.ID(), SessionID: rp.Session})
+				}
+				return
+			}
 			p := s.Players[c.SessionID()]
 			if p == nil {
 				return

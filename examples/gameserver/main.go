@@ -116,7 +116,19 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 	// when Redis comes back: a ban made on another node during an outage
 	// still closes their socket here.
 	hub := live.NewHub(live.Options{Authenticate: p.authenticate, IsBanned: p.isBanned, UserStates: p.userStates, Logger: log})
-	hub.Define("arena", arenaRoom())
+	hub.Define("arena", arenaRoom(func(rep admin.Report) {
+		a := p.panel.Load()
+		if a == nil {
+			return // the panel is not up yet
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		// A refused report (rate limited, unknown category) is the
+		// player's mistake: logged, not fatal.
+		if _, err := a.FileReport(ctx, rep); err != nil {
+			log.Info("arena: report refused", "reporter", rep.ReporterID, "err", err)
+		}
+	}))
 	cl, err := startCluster(hub, log) // nil without -redis
 	if err != nil {
 		hub.Close()
@@ -141,6 +153,13 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 		// The dashboard counts players and guilds; the other tables are
 		// one click away in the sidebar.
 		DashboardTotals: []string{"users", "guilds"},
+		// Players report each other from the game; moderators work the
+		// reports in the panel's queue.
+		ReportCategories: []admin.ReportCategory{
+			{Key: "cheating", Label: "Cheating", Evidence: "row", Resource: "matches"},
+			{Key: "abuse", Label: "Abuse", Evidence: "text"},
+			{Key: "name", Label: "Offensive name"},
+		},
 	}
 	cl.configure(&opts)
 	// The game's tables exist before New, which reads their columns

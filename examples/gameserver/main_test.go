@@ -58,7 +58,8 @@ func TestDemo(t *testing.T) {
 }
 
 // TestDemoGame plays the demo as a game would: a player signs in through
-// the game's API, joins the arena over a WebSocket, an operator sees the
+// the game's API, joins the arena over a WebSocket, another player there
+// reports them (the report reaches the queue), an operator sees the
 // room in the panel, uses the guilds resource and its actions, and bans
 // the player, whose socket closes and whose login and join are refused.
 func TestDemoGame(t *testing.T) {
@@ -91,11 +92,39 @@ func TestDemoGame(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	var joined struct{ Type, RoomID string }
+	var joined struct{ Type, RoomID, SessionID string }
 	if err := conn.ReadJSON(&joined); err != nil || joined.Type != "joined" {
 		t.Fatalf("first message = %+v, %v", joined, err)
 	}
 	conn.WriteJSON(map[string]string{"move": "up"})
+
+	// Another player in the arena reports player07 by their session: the
+	// report lands in the panel's queue, beside the seeded three.
+	code, body = call(nil, "POST", "/api/auth/login", `{"email":"player08@example.com","password":"player-password"}`)
+	var login8 struct{ Token string }
+	if code != 200 || json.Unmarshal([]byte(body), &login8) != nil {
+		t.Fatalf("player08 login = %d %s", code, body)
+	}
+	conn8, _, err := websocket.DefaultDialer.Dial(ws, http.Header{"Authorization": {"Bearer " + login8.Token}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn8.Close()
+	var joined8 struct{ Type, RoomID string }
+	if err := conn8.ReadJSON(&joined8); err != nil || joined8.RoomID != joined.RoomID {
+		t.Fatalf("player08 joined %+v, %v; want room %s", joined8, err, joined.RoomID)
+	}
+	conn8.WriteJSON(map[string]any{"report": map[string]string{"session": joined.SessionID, "category": "abuse", "text": "rude in chat"}})
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		_, body := call(root, "GET", "/admin-api/_reports?category=abuse&room="+joined.RoomID, "")
+		if strings.Contains(body, `"player":{"id":"`+login.UserID+`","label":"Player 07"}`) && strings.Contains(body, `"text":"rude in chat"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the arena's report is not in the queue: %s", body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 
 	steps := []struct {
 		method, path, body string
@@ -112,13 +141,15 @@ func TestDemoGame(t *testing.T) {
 		{"POST", "/admin-api/guilds/_action/recount", `{"ids":[1,"2",11]}`, 200, `"result":{"Guilds":3,"Owners":`},
 		{"POST", "/admin-api/guilds/_action/recount", `{"ids":[99]}`, 400, `"code":"unknown_id"`},
 		{"POST", "/admin-api/guilds/_action/disband", `{"id":11}`, 200, `"disbanded":"Test Guild"`},
-		{"GET", "/admin-api/rooms", "", 200, `"name":"arena","clients":1`},
+		{"GET", "/admin-api/rooms", "", 200, `"name":"arena","clients":2`}, // player07, and player08 who reported them
 		{"GET", "/admin-api/rooms/" + joined.RoomID, "", 200, `"coinGoal":5`},
 		{"PATCH", "/admin-api/rooms/" + joined.RoomID + "/state", `{"path":["coinGoal"],"value":9}`, 200, `"ok":true`},
 		{"GET", "/admin-api/rooms/" + joined.RoomID, "", 200, `"coinGoal":9`},
 		{"PATCH", "/admin-api/rooms/" + joined.RoomID + "/state", `{"path":["coinGoal"],"value":"lots"}`, 400, `"code":"invalid_value"`},
 		{"PATCH", "/admin-api/rooms/" + joined.RoomID + "/state", `{"path":[],"value":null}`, 400, `"code":"invalid_path"`},
 		{"PATCH", "/admin-api/rooms/" + joined.RoomID + "/state", `{"path":["players"],"value":null}`, 400, `"code":"invalid_value"`},
+		{"GET", "/admin-api/_reports?category=cheating", "", 200, `"count":3,"filings":3`},
+		{"GET", "/admin-api/_reports?category=cheating", "", 200, `"player":{"id":"` + login.UserID + `","label":"Player 07"}`},
 		{"GET", "/admin-api/users/" + login.UserID + "/_counts", "", 200, `"activeSessions":1`},
 		{"POST", "/admin-api/users/" + login.UserID + "/ban", `{"reason":"bot"}`, 200, `"sessionsClosed":1`},
 	}

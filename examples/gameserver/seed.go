@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -106,6 +107,9 @@ func seedDemo(ctx context.Context, db *bun.DB, a *admin.Admin) error {
 	if _, err := db.NewInsert().Model(&notes).Exec(ctx); err != nil {
 		return err
 	}
+	if err := seedReports(ctx, db, a, users); err != nil {
+		return err
+	}
 	names := []string{"login", "match_start", "match_end", "purchase", "logout"}
 	events := make([]admin.AnalyticsEvent, 0, 500)
 	for i := range 3000 {
@@ -130,4 +134,29 @@ var emblemPNG = []byte{
 	0x55, 0x00, 0x00, 0x00, 0x0a, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x68, 0x00, 0x00, 0x00,
 	0x82, 0x00, 0x81, 0x4c, 0x17, 0xd7, 0xdf, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae,
 	0x42, 0x60, 0x82,
+}
+
+// seedReports files a few players' reports, so that the reports queue
+// is not empty: three players report Player 07 for cheating in a match,
+// two report Player 12's chat, one Player 31's name.
+func seedReports(ctx context.Context, db *bun.DB, a *admin.Admin, users []admin.User) error {
+	var match []int64
+	if err := db.NewSelect().Model((*Match)(nil)).Column("id").Order("id").Limit(1).Scan(ctx, &match); err != nil {
+		return err
+	}
+	matchID, _ := json.Marshal(fmt.Sprint(match[0]))
+	line, _ := json.Marshal("uninstall the game, you are trash")
+	for _, r := range []admin.Report{
+		{ReporterID: users[1].ID, PlayerID: users[6].ID, Category: "cheating", Text: "aimbot, every shot a headshot", RoomID: "arena-7", Evidence: matchID},
+		{ReporterID: users[2].ID, PlayerID: users[6].ID, Category: "cheating", Text: "walks through walls", Evidence: matchID},
+		{ReporterID: users[3].ID, PlayerID: users[6].ID, Category: "cheating", Text: "speed hack"},
+		{ReporterID: users[4].ID, PlayerID: users[11].ID, Category: "abuse", Text: "insults in chat", Evidence: line},
+		{ReporterID: users[5].ID, PlayerID: users[11].ID, Category: "abuse", Evidence: line},
+		{ReporterID: users[7].ID, PlayerID: users[30].ID, Category: "name", Text: "offensive display name"},
+	} {
+		if _, err := a.FileReport(ctx, r); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -29,6 +29,10 @@ var actionLabels = []struct{ Action, Label string }{
 	{"user.totp_reset", "Two-factor reset"},
 	{"user.export", "Data exported"},
 	{"user.erase", "Erased"},
+	// Players' reports.
+	{"report.file", "Report filed"},
+	{"report.claim", "Reports claimed"},
+	{"report.resolve", "Reports resolved"},
 	// Operators' roles.
 	{"role.set", "Role changed"},
 	{"role.assign_mod", "Made mod"},

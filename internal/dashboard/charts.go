@@ -387,6 +387,20 @@ func (d *Dashboard) seriesSignUps(ctx context.Context, op authz.Operator, rg Ran
 	return &Series{Unit: "sign-ups", Step: int64(rg.Step.Seconds()), Lines: []Line{rg.line("Sign-ups", counts[""])}}, nil
 }
 
+// seriesReports is the players' reports filed per step (folded
+// duplicates count once).
+func (d *Dashboard) seriesReports(ctx context.Context, _ authz.Operator, rg Range) (*Series, error) {
+	ts, err := d.reports.Filed(ctx, rg.From, rg.To)
+	if err != nil {
+		return nil, err
+	}
+	counts := map[time.Time]float64{}
+	for _, t := range ts {
+		counts[rg.bucket(t.UTC())]++
+	}
+	return &Series{Unit: "reports", Step: int64(rg.Step.Seconds()), Lines: []Line{rg.line("Reports", counts)}}, nil
+}
+
 // maxAuditLines is how many actions the audit chart draws: the busiest,
 // the rest summed as "other".
 const maxAuditLines = 5

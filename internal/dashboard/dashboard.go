@@ -128,6 +128,19 @@ type Config struct {
 	Users Users
 	// Resources answers what only the engine knows.
 	Resources Resources
+	// Reports, when the game declares report categories, is what the
+	// open-reports widget and the reports chart show; nil leaves them out.
+	Reports *Reports
+}
+
+// Reports is what the dashboard shows of players' reports, to the
+// operators who may list users (who work them).
+type Reports struct {
+	// Open is the open-reports widget's figures: how many, the oldest's
+	// age, and the most reported players, each linked to its page.
+	Open func(ctx context.Context, op authz.Operator) ([]Stat, error)
+	// Filed are the filing times of the reports filed in [from, to).
+	Filed func(ctx context.Context, from, to time.Time) ([]time.Time, error)
 }
 
 // Total is one resource of the totals widget: its key, and its label as
@@ -192,6 +205,7 @@ type Dashboard struct {
 	totals        []Total
 	users         Users
 	res           Resources
+	reports       *Reports
 	charts        chartCache // the built-in charts, kept a minute (charts.go)
 }
 
@@ -199,7 +213,7 @@ type Dashboard struct {
 func New(cfg Config) *Dashboard {
 	return &Dashboard{db: cfg.DB, samples: cfg.Samples, rooms: cfg.Rooms, now: cfg.Now, log: cfg.Log,
 		widgetTimeout: cfg.WidgetTimeout, widgets: cfg.Widgets, checks: cfg.HealthChecks, totals: cfg.Totals,
-		users: cfg.Users, res: cfg.Resources}
+		users: cfg.Users, res: cfg.Resources, reports: cfg.Reports}
 }
 
 // moderationActions are the audit actions the dashboard calls moderation.
@@ -239,6 +253,13 @@ func (d *Dashboard) builtinWidgets(op authz.Operator, dayStart time.Time) []Widg
 		ws = append(ws,
 			Widget{ID: "auditEvents", Title: "Audit log by action", Render: "series", Series: d.cachedSeries("auditEvents", d.seriesAudit)},
 			Widget{ID: "recentModeration", Title: "Recent moderation", Render: "table", Resource: "adminAudit", Data: d.widgetRecentModeration})
+	}
+	if users && d.reports != nil {
+		ws = append(ws,
+			Widget{ID: "openReports", Title: "Open reports", Render: "stats", Data: func(ctx context.Context, op authz.Operator) (any, error) {
+				return d.reports.Open(ctx, op)
+			}},
+			Widget{ID: "reportsFiled", Title: "Reports filed", Render: "series", Series: d.cachedSeries("reportsFiled", d.seriesReports)})
 	}
 	if users {
 		ws = append(ws, Widget{ID: "recentUsers", Title: "Recent users", Render: "table", Resource: "users", Data: d.widgetRecentUsers})

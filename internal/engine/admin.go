@@ -35,6 +35,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/ratelimit"
+	"github.com/gameadmin/admin/internal/reports"
 	"github.com/gameadmin/admin/internal/userdata"
 	"github.com/gameadmin/admin/internal/users"
 )
@@ -64,6 +65,7 @@ type Admin struct {
 	moderation *Moderation
 	sanctions  *moderation.Sanctions // ban, unban, revoke and the end of sessions, once
 	userData   *userdata.Service     // a player's data requests: export and erase
+	reports    *reports.Store        // players' reports: filing, the queue, claims (reports.go)
 	auth       *Auth
 	audit      *Audit
 
@@ -272,6 +274,9 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	a.audit = audit.New(db, string(a.tableNames)+"admin_audit", opts.AuditMaxPayloadBytes, a.log)
 	a.sanctions = moderation.NewSanctions(db, a.roles, a.audit, opts.Rooms, a.now, a.log)
 	a.userData = a.newUserData()
+	if a.reports, err = newReportStore(a); err != nil {
+		return nil, err
+	}
 	if a.auth, err = account.New(account.Config{DB: db, Roles: a.roles, TablePrefix: string(a.tableNames), Tokens: a.tokens, Audit: a.audit, Sanctions: a.sanctions,
 		Hasher: hasher, HashConcurrency: opts.HashConcurrency, Limits: a.limits, TOTP: totp,
 		Proxies: a.clientIPs(), UIPath: opts.UIPath, OnResetRequest: opts.OnResetRequest, ResetOperatorsOnly: opts.ResetOperatorsOnly,

@@ -60,8 +60,13 @@ func (a *Admin) newDashboard() *dashboard.Dashboard {
 		users.Banned = &banned
 	}
 	views := viewsAPI{a}
+	var reportsWidget *dashboard.Reports
+	if a.reports.On() {
+		reportsWidget = &dashboard.Reports{Open: reportsAPI{a}.openReportStats, Filed: a.reports.Filed}
+	}
 	return dashboard.New(dashboard.Config{
-		DB: a.db, Samples: a.tbl("online_samples"), Rooms: a.opts.Rooms, Now: a.now, Log: a.log,
+		Reports: reportsWidget,
+		DB:      a.db, Samples: a.tbl("online_samples"), Rooms: a.opts.Rooms, Now: a.now, Log: a.log,
 		WidgetTimeout: a.widgetTimeout, Widgets: a.opts.Widgets, HealthChecks: a.opts.HealthChecks,
 		Totals: totals, Users: users,
 		Resources: dashboard.Resources{

@@ -19,6 +19,7 @@ import (
 	"github.com/gameadmin/admin/internal/panicerr"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/ratelimit"
+	"github.com/gameadmin/admin/internal/reports"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/gameadmin/admin/rooms"
 )
@@ -68,6 +69,27 @@ var (
 	// ErrInvalidResetToken refuses a password reset link that is unknown,
 	// expired or spent.
 	ErrInvalidResetToken = account.ErrInvalidResetToken
+)
+
+// Errors of Admin.FileReport. Each is internal/reports'; the one
+// returned wraps it with what was wrong.
+var (
+	// ErrReportsOff refuses a report when Options.ReportCategories is empty.
+	ErrReportsOff = reports.ErrOff
+	// ErrUnknownPlayer refuses a report whose player or reporter is not in
+	// the users table.
+	ErrUnknownPlayer = reports.ErrUnknownPlayer
+	// ErrUnknownCategory refuses a report whose category the game did not
+	// declare.
+	ErrUnknownCategory = reports.ErrUnknownCategory
+	// ErrReportLimited refuses a report past the reporter's rate
+	// (RateLimitOptions.Reports); the error is also a *RateLimitError,
+	// which says when to try again.
+	ErrReportLimited = reports.ErrLimited
+	// ErrInvalidReport refuses a report out of bounds: no reporter, a
+	// player reporting themselves, text or evidence too long, evidence
+	// that is not what its category declares.
+	ErrInvalidReport = reports.ErrInvalid
 )
 
 // Errors a Rooms implementation returns for unknown rooms and sessions, and

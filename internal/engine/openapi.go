@@ -34,5 +34,17 @@ func (a viewsAPI) openAPI(op Operator) map[string]any {
 		},
 		MaxReasonLen: maxReasonLen,
 		MaxBulkIDs:   maxActionIDs,
+
+		ReportCategories: reportKeys(a.reports.Categories()),
+		ListUsers:        a.allowed(op, OpList, "users"),
 	})
+}
+
+// reportKeys are the categories' keys, nil when reports are off.
+func reportKeys(cs []ReportCategory) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Key)
+	}
+	return out
 }

@@ -56,6 +56,8 @@ type Options struct {
 	ExportMaxRows        int64
 	ExportNoBOM          bool
 	HealthChecks         []HealthCheck
+	ReportCategories     []ReportCategory
+	ReportWindow         time.Duration
 }
 
 // SessionOptions configure the session cookie.

@@ -15,11 +15,12 @@ import (
 // The handlers by concern, each the panel as its routes see it. Their
 // underlying types are one, so a handler converts to another's to use it.
 type (
-	authAPI  struct{ *Admin } // sign-in, second factor, reset, the operator's account, setup
-	rowsAPI  struct{ *Admin } // a resource's rows: list, read, writes, tabs, labels, actions
-	usersAPI struct{ *Admin } // players: moderation, bulk, data export and erasure
-	roomsAPI struct{ *Admin } // live rooms and sessions
-	viewsAPI struct{ *Admin } // dashboard (internal/dashboard), history (internal/history), audit log, catalog, OpenAPI, CSV, search
+	authAPI    struct{ *Admin } // sign-in, second factor, reset, the operator's account, setup
+	rowsAPI    struct{ *Admin } // a resource's rows: list, read, writes, tabs, labels, actions
+	usersAPI   struct{ *Admin } // players: moderation, bulk, data export and erasure
+	roomsAPI   struct{ *Admin } // live rooms and sessions
+	reportsAPI struct{ *Admin } // players' reports: the queue, claims, resolutions (reports.go, reports_http.go)
+	viewsAPI   struct{ *Admin } // dashboard (internal/dashboard), history (internal/history), audit log, catalog, OpenAPI, CSV, search
 )
 
 // routes builds the handler: the API behind cross-origin protection, and
@@ -55,8 +56,9 @@ func (a *Admin) routes() http.Handler {
 	// dashboard.go (the page and the health answer are internal/dashboard's), catalog.go
 	api("GET /_health", a.public(views.handleHealth))
 	api("GET /_dashboard", a.signedIn(views.handleDashboard))
-	api("GET /_openapi.json", a.signedIn(views.handleOpenAPI)) // openapi.go
-	api("GET /_search", a.signedIn(views.handleSearch))        // search.go
+	api("GET /_openapi.json", a.signedIn(views.handleOpenAPI))    // openapi.go
+	api("GET /_search", a.signedIn(views.handleSearch))           // search.go
+	api("GET /_reports", a.signedIn(reportsAPI{a}.handleReports)) // reports_http.go; its POSTs are handleRowOp's
 	api("GET /{$}", a.signedIn(views.handleCatalog))
 	mux.Handle("GET "+a.opts.APIPath, a.signedIn(views.handleCatalog))
 	// resources: crud.go (GET /{resource}/_export.csv is export.go), actions.go, relations.go
@@ -120,6 +122,11 @@ func (a viewsAPI) handleRowSub(w http.ResponseWriter, r *http.Request, op Operat
 }
 
 func (a viewsAPI) handleRowOp(w http.ResponseWriter, r *http.Request, op Operator) error {
+	// POST /_reports/{playerId}/claim and /resolve (reports_http.go): a
+	// pattern of their own would clash with /{resource}/_bulk/{op}.
+	if r.PathValue("resource") == "_reports" {
+		return reportsAPI(a).handleReportOp(w, r, op)
+	}
 	switch r.PathValue("op") {
 	case "_revert":
 		return a.history.Revert(w, r, op)

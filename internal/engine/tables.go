@@ -8,6 +8,7 @@ import (
 	"github.com/gameadmin/admin/internal/account"
 	"github.com/gameadmin/admin/internal/dashboard"
 	"github.com/gameadmin/admin/internal/migrate"
+	"github.com/gameadmin/admin/internal/reports"
 	"github.com/gameadmin/admin/internal/users"
 
 	"github.com/uptrace/bun"
@@ -272,6 +273,36 @@ var builtinSchema = &migrate.Schema{Tables: []*migrate.Table{
 		{Name: "node", Type: migrate.Text, NotNull: true, Default: "''"},
 		{Name: "clients", Type: migrate.Bigint, NotNull: true},
 	}, PK: []string{"at", "node"}},
+	// Players' reports and the moderators' claims on them: the panel's own
+	// tables, created whether or not the game declares report categories,
+	// so that turning reports on is no migration. A report goes with the
+	// player it is about; a reporter's account going leaves their reports
+	// (reporter unknown).
+	{Base: "reports", Model: (*reports.Row)(nil), Version: 40, Panel: true, Cols: []migrate.Col{
+		{Name: "id", Type: migrate.Serial},
+		{Name: "reporter_id", Type: migrate.UserID},
+		{Name: "player_id", Type: migrate.UserID, NotNull: true},
+		{Name: "category", Type: migrate.Text, NotNull: true},
+		{Name: "text", Type: migrate.Text, NotNull: true, Default: "''"},
+		{Name: "room_id", Type: migrate.Text},
+		{Name: "session_id", Type: migrate.Text},
+		{Name: "evidence", Type: migrate.JSON},
+		{Name: "filings", Type: migrate.Bigint, NotNull: true, Default: "1"},
+		{Name: "status", Type: migrate.Text, NotNull: true, Default: "'open'", Check: "status IN ('open', 'resolved')"},
+		{Name: "created_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
+		{Name: "last_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
+		{Name: "resolved_at", Type: migrate.Time},
+		{Name: "resolved_by", Type: migrate.UserID},
+		{Name: "outcome", Type: migrate.Text},
+	}, FKs: []migrate.FK{{Col: "player_id", Target: "users", OnDelete: "CASCADE"}, {Col: "reporter_id", Target: "users", OnDelete: "SET NULL"}},
+		// The queue (open reports by player), a player's page (received,
+		// filed) and the folding of a reporter's duplicates.
+		Indexes: [][]string{{"status", "player_id"}, {"player_id", "status"}, {"reporter_id", "player_id", "created_at"}, {"created_at"}}},
+	{Base: "report_claims", Model: (*reports.Claim)(nil), Version: 41, Panel: true, Cols: []migrate.Col{
+		{Name: "player_id", Type: migrate.UserID},
+		{Name: "claimed_by", Type: migrate.UserID, NotNull: true},
+		{Name: "claimed_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
+	}, PK: []string{"player_id"}, FKs: []migrate.FK{{Col: "player_id", Target: "users", OnDelete: "CASCADE"}, {Col: "claimed_by", Target: "users", OnDelete: "CASCADE"}}},
 },
 	Alters: []migrate.Alter{
 		{Version: 21, Name: "index lower(email) of users", Base: "users", SQL: usersLowerEmail},

@@ -59,6 +59,10 @@ type Action struct {
 	BannedAt time.Time
 	BannedBy string
 	Meta     map[string]any // ip and userAgent for the audit entry
+	// Within, when set, runs in the change's transaction after its audit
+	// entry, which it is given: what must commit with the change or undo
+	// it (the reports a ban resolves). Its error is Apply's.
+	Within func(ctx context.Context, tx bun.Tx, entry audit.Entry) error
 }
 
 // Apply bans, unbans or revokes the sessions of userID for by, the
@@ -118,7 +122,10 @@ func (s *Sanctions) Apply(ctx context.Context, by authz.Operator, userID string,
 		if err := s.users.Update(ctx, q, userID); err != nil {
 			return err
 		}
-		return s.audit.RecordTx(ctx, tx, entry)
+		if err := s.audit.RecordTx(ctx, tx, entry); err != nil || act.Within == nil {
+			return err
+		}
+		return act.Within(ctx, tx, entry)
 	})
 	if err != nil {
 		return 0, false, err

@@ -50,6 +50,11 @@ type Input struct {
 	// selection.
 	MaxReasonLen int
 	MaxBulkIDs   int
+	// ReportCategories are the keys of the game's report categories, nil
+	// when reports are off; ListUsers says the operator may list users
+	// (the reports queue), ModerateUsers that they may claim and resolve.
+	ReportCategories []string
+	ListUsers        bool
 }
 
 type obj = map[string]any
@@ -235,6 +240,9 @@ func Build(in Input) map[string]any {
 				"responses": withErrors(obj{"200": jsonOK("what became of each", obj{"type": "object", "required": []string{"results", "counts"},
 					"properties": obj{"results": obj{"type": "object", "additionalProperties": obj{"type": "string"}}, "counts": obj{"type": "object", "additionalProperties": obj{"type": "integer"}}, "sessionsClosed": obj{"type": "integer"}}})})}}
 	}
+	if in.Users && len(in.ReportCategories) > 0 && in.ListUsers {
+		reportsPaths(paths, in, withErrors, jsonOK, body)
+	}
 	paths["/auth/status"] = obj{"get": obj{"operationId": "status", "tags": []string{"Sign-in"}, "summary": "Whether a session is on, and whether the panel needs its first admin", "security": []obj{},
 		"responses": withErrors(obj{"200": jsonOK("the status", obj{"type": "object", "required": []string{"authenticated", "needsBootstrap"},
 			"properties": obj{"authenticated": obj{"type": "boolean"}, "needsBootstrap": obj{"type": "boolean"}}})})}}
@@ -342,6 +350,64 @@ func Build(in Input) map[string]any {
 		"paths":      paths,
 		"components": obj{"schemas": schemas, "securitySchemes": obj{"session": obj{"type": "apiKey", "in": "cookie", "name": in.CookieName}}},
 	}
+}
+
+// reportsPaths adds the players' reports: the queue, a player's reports,
+// and, for those who may update users, claim and resolve.
+func reportsPaths(paths map[string]any, in Input, withErrors func(obj) obj, jsonOK func(string, obj) obj, body func(obj) obj) {
+	cat := obj{"type": "string", "enum": in.ReportCategories}
+	userRef := obj{"type": "object", "required": []string{"id"}, "properties": obj{"id": obj{"type": "string"}, "label": obj{"type": "string"}}}
+	report := obj{"type": "object", "properties": obj{
+		"id": obj{"type": "integer"}, "category": cat, "categoryLabel": obj{"type": "string"}, "text": obj{"type": "string"},
+		"count": obj{"type": "integer", "description": "filings folded into it"}, "status": obj{"type": "string", "enum": []string{"open", "resolved"}},
+		"createdAt": obj{"type": "string", "format": "date-time"}, "lastAt": obj{"type": "string", "format": "date-time"},
+		"player": userRef, "reporter": userRef, "outcome": obj{"type": "string"},
+		"evidence": obj{"type": "object", "description": `as the category declares it: {"kind":"text","text"}, {"kind":"row","resource","id","label"}, or {"kind":"json","json"} for a category that declares none`},
+		"room":     obj{"type": "object", "properties": obj{"id": obj{"type": "string"}, "live": obj{"type": "boolean"}, "sessionId": obj{"type": "string"}, "sessionLive": obj{"type": "boolean"}}},
+	}}
+	claim := obj{"type": []string{"object", "null"}, "properties": obj{"by": userRef, "at": obj{"type": "string", "format": "date-time"}}}
+	group := obj{"type": "object", "properties": obj{
+		"player": userRef, "count": obj{"type": "integer"}, "last24h": obj{"type": "integer"}, "filings": obj{"type": "integer"},
+		"firstAt": obj{"type": "string", "format": "date-time"}, "lastAt": obj{"type": "string", "format": "date-time"},
+		"categories": obj{"type": "array", "items": obj{"type": "object", "properties": obj{"key": cat, "label": obj{"type": "string"}, "count": obj{"type": "integer"}}}},
+		"reporters":  obj{"type": "array", "items": userRef}, "claim": claim, "latest": obj{"type": "array", "items": report},
+	}}
+	paths["/_reports"] = obj{"get": obj{"operationId": "reports", "tags": []string{"Reports"},
+		"summary": "Open (or resolved) reports grouped by reported player, the most reported in the last 24 hours first; with player, that player's reports received and filed",
+		"parameters": []obj{
+			queryParam("player", obj{"type": "string"}, "a user id: their reports received and filed instead of the queue"),
+			queryParam("category", cat, "only reports of this category"),
+			queryParam("status", obj{"type": "string", "enum": []string{"open", "resolved"}}, "default open"),
+			queryParam("room", obj{"type": "string", "maxLength": 128}, "only reports filed in this room"),
+			queryParam("limit", obj{"type": "integer", "minimum": 1, "maximum": 100}, "players per page, default 50"),
+			queryParam("offset", obj{"type": "integer", "minimum": 0, "maximum": 10000}, "players to skip"),
+		},
+		"responses": withErrors(obj{"200": jsonOK("the queue, or a player's reports", obj{"type": "object", "properties": obj{
+			"categories": obj{"type": "array", "items": obj{"type": "object"}}, "players": obj{"type": "array", "items": group},
+			"hasMore": obj{"type": "boolean"}, "limit": obj{"type": "integer"}, "offset": obj{"type": "integer"},
+			"player": userRef, "received": obj{"type": "array", "items": report}, "filed": obj{"type": "array", "items": report},
+		}})})}}
+	if !in.ModerateUsers {
+		return
+	}
+	playerParam := obj{"name": "playerId", "in": "path", "required": true, "schema": obj{"type": "string"}}
+	paths["/_reports/{playerId}/claim"] = obj{"parameters": []obj{playerParam}, "post": obj{"operationId": "reports_claim", "tags": []string{"Reports"},
+		"summary":     "Take the player's open reports; 409 claimed names who holds them (an admin may take over)",
+		"requestBody": obj{"content": obj{"application/json": obj{"schema": obj{"type": "object", "additionalProperties": false, "properties": obj{"takeover": obj{"type": "boolean"}}}}}},
+		"responses":   withErrors(obj{"200": jsonOK("the claim", obj{"type": "object", "properties": obj{"claim": claim}})})}}
+	paths["/_reports/{playerId}/resolve"] = obj{"parameters": []obj{playerParam}, "post": obj{"operationId": "reports_resolve", "tags": []string{"Reports"},
+		"summary": "Close every open report about the player with an outcome: dismiss, warn (a note), kick (sessions end) or ban",
+		"requestBody": body(obj{"type": "object", "required": []string{"outcome"}, "additionalProperties": false, "properties": obj{
+			"outcome": obj{"type": "string", "enum": []string{"dismiss", "warn", "kick", "ban"}},
+			"note":    obj{"type": "string", "maxLength": 2000, "description": "required for warn: the note written on the player"},
+			"ban": obj{"type": "object", "additionalProperties": false, "properties": obj{
+				"until": obj{"type": []string{"string", "null"}, "format": "date-time"}, "preset": obj{"type": "string", "enum": []string{"1h", "1d", "7d", "30d", "permanent"}},
+				"reason": obj{"type": "string", "maxLength": in.MaxReasonLen}}},
+		}}),
+		"responses": withErrors(obj{"200": jsonOK("the reports closed", obj{"type": "object", "properties": obj{
+			"ok": obj{"type": "boolean"}, "outcome": obj{"type": "string"}, "reports": obj{"type": "array", "items": obj{"type": "integer"}},
+			"sessionsClosed": obj{"type": "integer"}, "partial": obj{"type": "boolean"}, "noteId": obj{"type": "integer"},
+		}})})}}
 }
 
 func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }

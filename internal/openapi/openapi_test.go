@@ -86,3 +86,31 @@ func TestBuild(t *testing.T) {
 		t.Errorf("ItemsNew required %v", req)
 	}
 }
+
+// TestBuildReports: the reports paths are there only when the game
+// declares categories and the operator may list users; claim and
+// resolve only for an operator who may update users.
+func TestBuildReports(t *testing.T) {
+	for _, tt := range []struct {
+		name              string
+		cats              []string
+		list, moderate    bool
+		queue, claimPaths bool
+	}{
+		{"reports off", nil, true, true, false, false},
+		{"no users list", []string{"abuse"}, false, false, false, false},
+		{"list only", []string{"abuse"}, true, false, true, false},
+		{"moderator", []string{"abuse"}, true, true, true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := Build(Input{Operator: authz.Operator{UserID: "7", Role: authz.RoleMod}, APIPath: "/admin-api", Users: true,
+				ReportCategories: tt.cats, ListUsers: tt.list, ModerateUsers: tt.moderate, MaxReasonLen: 500})
+			paths := doc["paths"].(obj)
+			for p, want := range map[string]bool{"/_reports": tt.queue, "/_reports/{playerId}/claim": tt.claimPaths, "/_reports/{playerId}/resolve": tt.claimPaths} {
+				if _, got := paths[p]; got != want {
+					t.Errorf("path %s: %v; want %v", p, got, want)
+				}
+			}
+		})
+	}
+}

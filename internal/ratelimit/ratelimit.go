@@ -59,6 +59,7 @@ type Options struct {
 	ResetDeliveries         Limiter
 	Exports                 Limiter
 	TOTP                    Limiter
+	Reports                 Limiter
 }
 
 // The default buckets of Options (docs/security.md lists them).
@@ -83,6 +84,8 @@ const (
 	defaultExportsPerSec       = 1.0 / 120
 	defaultDeliveriesBurst     = 5
 	defaultDeliveriesPerSec    = 5.0 / 3600
+	defaultReportsBurst        = 10
+	defaultReportsPerSec       = 5.0 / 60
 )
 
 // Defaults returns o with every nil slot filled with its default
@@ -121,6 +124,9 @@ func Defaults(o Options) Options {
 	}
 	if o.ResetDeliveries == nil {
 		o.ResetDeliveries = NewTokenBucket(defaultDeliveriesBurst, defaultDeliveriesPerSec)
+	}
+	if o.Reports == nil {
+		o.Reports = NewTokenBucket(defaultReportsBurst, defaultReportsPerSec)
 	}
 	return o
 }

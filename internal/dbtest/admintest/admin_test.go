@@ -594,7 +594,7 @@ func defaultLimits(rl RateLimitOptions) RateLimitOptions {
 }
 
 func limitSlots(rl *RateLimitOptions) []*Limiter {
-	return []*Limiter{&rl.Login, &rl.Bootstrap, &rl.RequestReset, &rl.LoginFailuresPerEmail, &rl.LoginFailuresPerNetwork, &rl.LoginFailuresPerDevice, &rl.PerIP, &rl.Actions, &rl.ResetDeliveries, &rl.Exports}
+	return []*Limiter{&rl.Login, &rl.Bootstrap, &rl.RequestReset, &rl.LoginFailuresPerEmail, &rl.LoginFailuresPerNetwork, &rl.LoginFailuresPerDevice, &rl.PerIP, &rl.Actions, &rl.ResetDeliveries, &rl.Exports, &rl.Reports}
 }
 
 // testSetupToken is Options.SetupToken for tests that build their panel

@@ -167,6 +167,41 @@ func Example_ban() {
 	// Output: banned: speed hack
 }
 
+// File a player's report from the game's chat command: the category is
+// one the game declares, the evidence the chat line; a second report of
+// the same player by the same reporter soon after folds into the first.
+func Example_fileReport() {
+	db, done := openExampleDB()
+	defer done()
+	a, err := admin.New(db, admin.Options{Secret: []byte("an example secret of at least 32 bytes"), Logger: quiet,
+		ReportCategories: []admin.ReportCategory{
+			{Key: "abuse", Label: "Abuse", Evidence: "text"},
+			{Key: "cheating", Label: "Cheating"},
+		}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close()
+	ctx := context.Background()
+	reporter, player := &admin.User{Email: "victim@example.com"}, &admin.User{Email: "troll@example.com"}
+	if _, err := db.NewInsert().Model(&[]*admin.User{reporter, player}).Exec(ctx); err != nil {
+		log.Fatal(err)
+	}
+	line, _ := json.Marshal("you are all noobs")
+	report := admin.Report{ReporterID: reporter.ID, PlayerID: player.ID, Category: "abuse", Text: "/report troll", RoomID: "arena-7", Evidence: line}
+	first, err := a.FileReport(ctx, report)
+	if err != nil {
+		log.Fatal(err)
+	}
+	again, err := a.FileReport(ctx, report)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = a.FileReport(ctx, admin.Report{ReporterID: reporter.ID, PlayerID: player.ID, Category: "spam"})
+	fmt.Println(first == again, errors.Is(err, admin.ErrUnknownCategory))
+	// Output: true true
+}
+
 // Record what the game's own tools change, with a column-level diff.
 func Example_recordUpdate() {
 	db, done := openExampleDB()

@@ -100,8 +100,9 @@ func newRTWorld(t *testing.T, db *bun.DB) *rtWorld {
 	mods := Roles(RoleAdmin, RoleMod)
 	masked := func(any) any { return "(masked)" }
 	w.e = newEnv(t, db, Options{
-		Rooms:  w.hub,
-		Tables: tablesWith(map[string]any{"gadgets": (*testGadget)(nil), "parts": (*rtPart)(nil)}),
+		Rooms:            w.hub,
+		ReportCategories: []ReportCategory{{Key: "abuse", Evidence: "text"}},
+		Tables:           tablesWith(map[string]any{"gadgets": (*testGadget)(nil), "parts": (*rtPart)(nil)}),
 		Relations: map[string][]Relation{"parts": {
 			{Name: "gadget", Target: "gadgets", Kind: One, FK: "gadget_id"},
 			{Name: "player", Target: "users", Kind: One, FK: "player_id"},
@@ -155,6 +156,8 @@ func newRTWorld(t *testing.T, db *bun.DB) *rtWorld {
 		t.Fatal(err)
 	}
 	admin.do("PATCH", "/admin-api/users/"+w.alice, map[string]any{"email": rtAlice}).want(t, 200)
+	// bob reports alice: the reports answers name them by their labels.
+	must(e.admin.FileReport(ctx, Report{ReporterID: w.bob, PlayerID: w.alice, Category: "abuse", Text: "rude", Evidence: json.RawMessage(`"a chat line"`)}))
 	w.aliceChange = w.lastEntry("update")
 	admin.do("POST", "/admin-api/users/"+w.alice+"/invite", nil).want(t, 200) // user.invite {email}
 
@@ -444,6 +447,14 @@ func (w *rtWorld) routeTable(t *testing.T) []rtRoute {
 					}
 				})
 			}},
+		{key: "GET /_reports", class: rtAnswers, read: true, call: get("/_reports", "/_reports?player="+w.alice, "/_reports?player="+w.bob), adminSees: []string{rtAlice}},
+		{key: "POST /_reports/{playerId}/claim", why: "claims a player's open reports: a row of the panel's own claims table, no resource's"},
+		{key: "POST /_reports/{playerId}/resolve", class: rtWrites, write: func(t *testing.T) {
+			w.unchanged(t, "POST /_reports/{playerId}/resolve", func() {
+				status(mod, "POST", "/_reports/"+w.alice+"/resolve", map[string]any{"outcome": "warn", "note": "n", "email": "stolen@example.com"}, 400)
+				status(mod, "POST", "/_reports/"+w.alice+"/resolve", map[string]any{"outcome": "warn", "note": "be nice"}, 200)
+			})
+		}},
 		{key: "POST /{resource}/{id}/ban", class: rtWrites, write: func(t *testing.T) { w.moderates(t, "ban", 200) }},
 		{key: "POST /{resource}/{id}/unban", class: rtWrites, write: func(t *testing.T) { w.moderates(t, "unban", 200) }},
 		{key: "POST /{resource}/{id}/revoke-sessions", class: rtWrites, write: func(t *testing.T) { w.moderates(t, "revoke-sessions", 200) }},

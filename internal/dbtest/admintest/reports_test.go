@@ -1,0 +1,510 @@
+package admintest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/gameadmin/admin/live"
+	"github.com/uptrace/bun"
+)
+
+// reportCategories are the categories of the reports tests: a chat line
+// as text, a leaderboard as a row, and a name with no evidence.
+var reportCategories = []ReportCategory{
+	{Key: "abuse", Label: "Abuse", Evidence: "text"},
+	{Key: "cheating", Label: "Cheating", Evidence: "row", Resource: "leaderboards"},
+	{Key: "name", Label: "Offensive name"},
+}
+
+// testClock is a clock a test moves.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *testClock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// reportRows are the rows of the reports table, by id.
+func (e *env) reportRows() []map[string]any {
+	e.t.Helper()
+	var rows []map[string]any
+	if err := e.db.NewSelect().Table("game_reports").Order("id").Scan(context.Background(), &rows); err != nil {
+		e.t.Fatal(err)
+	}
+	return rows
+}
+
+func TestFileReport(t *testing.T) {
+	t.Parallel()
+	clock := &testClock{t: time.Now().UTC()}
+	eachEnv(t, Options{ReportCategories: reportCategories, Clock: clock.Now}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		a := e.admin
+		p1, p2, p3 := e.user("p1@example.com", "pw password"), e.user("p2@example.com", "pw password"), e.user("p3@example.com", "pw password")
+		for _, tt := range []struct {
+			name string
+			r    Report
+			want error
+		}{
+			{"unknown category", Report{ReporterID: p1, PlayerID: p2, Category: "spam"}, ErrUnknownCategory},
+			{"unknown player", Report{ReporterID: p1, PlayerID: "no-such-player", Category: "name"}, ErrUnknownPlayer},
+			{"unknown reporter", Report{ReporterID: "no-such-player", PlayerID: p2, Category: "name"}, ErrUnknownPlayer},
+			{"self", Report{ReporterID: p1, PlayerID: p1, Category: "name"}, ErrInvalidReport},
+			{"no reporter", Report{PlayerID: p1, Category: "name"}, ErrInvalidReport},
+			{"long text", Report{ReporterID: p1, PlayerID: p2, Category: "name", Text: strings.Repeat("é", 1001)}, ErrInvalidReport},
+			{"large evidence", Report{ReporterID: p1, PlayerID: p2, Category: "abuse", Evidence: json.RawMessage(`"` + strings.Repeat("x", 4096) + `"`)}, ErrInvalidReport},
+			{"evidence not text", Report{ReporterID: p1, PlayerID: p2, Category: "abuse", Evidence: json.RawMessage(`{"line": "x"}`)}, ErrInvalidReport},
+			{"evidence not a row id", Report{ReporterID: p1, PlayerID: p2, Category: "cheating", Evidence: json.RawMessage(`1.5`)}, ErrInvalidReport},
+			{"evidence not JSON", Report{ReporterID: p1, PlayerID: p2, Category: "cheating", Evidence: json.RawMessage(`{`)}, ErrInvalidReport},
+			{"evidence where none is taken", Report{ReporterID: p1, PlayerID: p2, Category: "name", Evidence: json.RawMessage(`"x"`)}, ErrInvalidReport},
+		} {
+			if _, err := a.FileReport(ctx, tt.r); !errors.Is(err, tt.want) {
+				t.Errorf("%s: FileReport = %v; want %v", tt.name, err, tt.want)
+			}
+		}
+		if n := len(e.reportRows()); n != 0 || len(e.auditRows("report.file")) != 0 {
+			t.Fatalf("refused reports wrote %d rows, %d entries; want none", n, len(e.auditRows("report.file")))
+		}
+
+		abuse := Report{ReporterID: p1, PlayerID: p2, Category: "abuse", Text: "he insulted me", Evidence: json.RawMessage(`"you are bad"`)}
+		id1 := must(a.FileReport(ctx, abuse))
+		clock.add(9 * time.Minute)
+		if id := must(a.FileReport(ctx, abuse)); id != id1 {
+			t.Errorf("a duplicate within the window = report %d; want it folded into %d", id, id1)
+		}
+		other := must(a.FileReport(ctx, Report{ReporterID: p1, PlayerID: p2, Category: "name"}))
+		byP3 := must(a.FileReport(ctx, Report{ReporterID: p3, PlayerID: p2, Category: "abuse"}))
+		if other == id1 || byP3 == id1 || other == byP3 {
+			t.Errorf("another category or reporter folded: ids %d, %d, %d", id1, other, byP3)
+		}
+		clock.add(2 * time.Minute) // 11 minutes after the first: past the window
+		late := must(a.FileReport(ctx, abuse))
+		if late == id1 {
+			t.Errorf("a duplicate after the window folded into %d", id1)
+		}
+		rows := e.reportRows()
+		if len(rows) != 4 {
+			t.Fatalf("reports = %d rows; want 4", len(rows))
+		}
+		if got := fmt.Sprint(rows[0]["filings"]); got != "2" {
+			t.Errorf("the folded report's filings = %s; want 2", got)
+		}
+		entries := e.auditRows("report.file")
+		if len(entries) != 4 {
+			t.Fatalf("report.file entries = %d; want 4 (folds are not filings)", len(entries))
+		}
+		last := entries[len(entries)-1].Payload
+		if last["playerId"] != p2 || last["category"] != "abuse" || fmt.Sprint(last["openReports"]) != "4" {
+			t.Errorf("the last report.file payload = %v; want playerId %s, category abuse, openReports 4", last, p2)
+		}
+	})
+}
+
+func TestFileReportRateLimit(t *testing.T) {
+	t.Parallel()
+	eachEnv(t, Options{ReportCategories: reportCategories, RateLimit: RateLimitOptions{Reports: NewTokenBucket(2, 1e-6)}}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		p1, p2, p3 := e.user("p1@example.com", "pw password"), e.user("p2@example.com", "pw password"), e.user("p3@example.com", "pw password")
+		must(e.admin.FileReport(ctx, Report{ReporterID: p1, PlayerID: p2, Category: "name"}))
+		must(e.admin.FileReport(ctx, Report{ReporterID: p1, PlayerID: p3, Category: "name"}))
+		_, err := e.admin.FileReport(ctx, Report{ReporterID: p1, PlayerID: p3, Category: "abuse"})
+		var rl *RateLimitError
+		if !errors.Is(err, ErrReportLimited) || !errors.As(err, &rl) || rl.RetryAfter <= 0 {
+			t.Fatalf("a third report = %v; want ErrReportLimited with a RateLimitError", err)
+		}
+		if n := len(e.reportRows()); n != 2 {
+			t.Errorf("reports = %d; want 2: a limited report writes nothing", n)
+		}
+		// The bucket is the reporter's.
+		must(e.admin.FileReport(ctx, Report{ReporterID: p3, PlayerID: p1, Category: "name"}))
+	})
+}
+
+func TestReportsOff(t *testing.T) {
+	t.Parallel()
+	eachEnv(t, Options{}, func(t *testing.T, e *env) {
+		cr := e.crew("users")
+		p := e.user("p@example.com", "pw password")
+		if _, err := e.admin.FileReport(context.Background(), Report{ReporterID: cr.userID, PlayerID: p, Category: "name"}); !errors.Is(err, ErrReportsOff) {
+			t.Errorf("FileReport without categories = %v; want ErrReportsOff", err)
+		}
+		cr.admin.do("GET", "/admin-api/_reports", nil).want(t, 404, "reports_off")
+		cr.admin.do("POST", "/admin-api/_reports/"+p+"/claim", nil).want(t, 404, "reports_off")
+	})
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		for _, cats := range [][]ReportCategory{
+			{{Key: "x"}, {Key: "x"}},
+			{{Key: "bad key"}},
+			{{Key: "x", Evidence: "row", Resource: "nope"}},
+			{{Key: "x", Evidence: "video"}},
+		} {
+			if _, err := New(db, Options{Secret: testSecret, ReportCategories: cats, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}); err == nil || !strings.Contains(err.Error(), "ReportCategories") {
+				t.Errorf("New with %+v = %v; want an error naming ReportCategories", cats, err)
+			}
+		}
+	})
+}
+
+// reportWorld is a panel with reports, a live hub, an admin, two mods
+// scoped to users, a bare mod, reporters and a reported player in a room.
+type reportWorld struct {
+	e              *env
+	cr             crew
+	mod2           *client
+	mod2ID         string
+	hub            *live.Hub
+	r1, r2, player string
+	room, session  string
+	clock          *testClock
+	leaderboard    string
+}
+
+func newReportWorld(t *testing.T, db *bun.DB) *reportWorld {
+	t.Helper()
+	w := &reportWorld{clock: &testClock{t: time.Now().UTC()}}
+	w.hub = live.NewHub(live.Options{
+		Authenticate: func(r *http.Request) (string, error) { return r.URL.Query().Get("user"), nil },
+		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	w.hub.Define("arena", live.RoomType{MaxClients: 10, EmptyTimeout: -1, NewState: func() any { return map[string]any{} }})
+	t.Cleanup(func() { w.hub.Close() })
+	w.e = newEnv(t, db, Options{Rooms: w.hub, ReportCategories: reportCategories, Clock: w.clock.Now}, func(_ *Admin, mux *http.ServeMux) {
+		mux.Handle("/ws/", http.StripPrefix("/ws/", w.hub))
+	})
+	e := w.e
+	w.cr = e.crew("users")
+	w.mod2ID = e.user("mod2@example.com", "mod password")
+	if err := e.admin.Moderation().AssignMod(context.Background(), w.mod2ID, "users"); err != nil {
+		t.Fatal(err)
+	}
+	w.mod2 = e.login("mod2@example.com", "mod password")
+	w.r1, w.r2 = e.user("r1@example.com", "pw password"), e.user("r2@example.com", "pw password")
+	w.player = e.user("cheater@example.com", "pw password")
+	conn, room, session := rtJoin(t, e, "arena", w.player)
+	w.room, w.session = room, session
+	t.Cleanup(func() { conn.Close() })
+	w.leaderboard = fmt.Sprint(w.cr.admin.do("POST", "/admin-api/leaderboards", map[string]any{"id": "lb-7", "name": "Arena 7 season"}).want(t, 201).body["id"])
+	ctx := context.Background()
+	must(e.admin.FileReport(ctx, Report{ReporterID: w.r1, PlayerID: w.player, Category: "abuse", Text: "insults", RoomID: room, SessionID: session, Evidence: json.RawMessage(`"gg noob"`)}))
+	must(e.admin.FileReport(ctx, Report{ReporterID: w.r2, PlayerID: w.player, Category: "cheating", RoomID: room, Evidence: json.RawMessage(`"` + w.leaderboard + `"`)}))
+	return w
+}
+
+func TestReportClaimRace(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		w := newReportWorld(t, db)
+		path := "/admin-api/_reports/" + w.player + "/claim"
+		var wg sync.WaitGroup
+		codes := make([]*resp, 2)
+		for i, c := range []*client{w.cr.modScoped, w.mod2} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				codes[i] = c.do("POST", path, nil)
+			}()
+		}
+		wg.Wait()
+		got := []int{codes[0].StatusCode, codes[1].StatusCode}
+		slices.Sort(got)
+		if got[0] != 200 || got[1] != 409 {
+			t.Fatalf("two claims at once = %v (%s, %s); want one 200 and one 409", got, codes[0].raw, codes[1].raw)
+		}
+		loser := codes[0]
+		winner, winnerID := w.mod2, w.mod2ID
+		if codes[0].StatusCode == 200 {
+			loser, winner, winnerID = codes[1], w.cr.modScoped, w.cr.modScopedID
+		}
+		if loser.body["code"] != "claimed" || !strings.Contains(fmt.Sprint(loser.body["error"]), "since") {
+			t.Errorf("the loser's answer = %s; want 409 claimed naming the holder", loser.raw)
+		}
+		if len(w.e.auditRows("report.claim")) != 1 {
+			t.Errorf("report.claim entries = %d; want 1", len(w.e.auditRows("report.claim")))
+		}
+		winner.do("POST", path, nil).want(t, 200) // again: still theirs
+		// The queue names the holder.
+		q := w.cr.admin.do("GET", "/admin-api/_reports", nil).want(t, 200)
+		players := q.body["players"].([]any)
+		claim := players[0].(map[string]any)["claim"].(map[string]any)
+		if claim["by"].(map[string]any)["id"] != winnerID {
+			t.Errorf("the queue's claim = %v; want %s", claim, winnerID)
+		}
+		// The other mod may not resolve; a mod may not take over; an admin may.
+		other := w.cr.modScoped
+		if winner == w.cr.modScoped {
+			other = w.mod2
+		}
+		other.do("POST", "/admin-api/_reports/"+w.player+"/resolve", map[string]any{"outcome": "dismiss"}).want(t, 409, "claimed")
+		other.do("POST", path, map[string]any{"takeover": true}).want(t, 403)
+		w.cr.admin.do("POST", path, map[string]any{"takeover": true}).want(t, 200)
+		if e := w.e.auditRows("report.claim"); len(e) != 2 || e[1].Payload["takenFrom"] != winnerID {
+			t.Errorf("the takeover's entry = %+v; want takenFrom %s", e, winnerID)
+		}
+		// A player with no open reports has nothing to claim.
+		w.cr.admin.do("POST", "/admin-api/_reports/"+w.r1+"/claim", nil).want(t, 409, "no_open_reports")
+	})
+}
+
+func TestReportResolveBan(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		w := newReportWorld(t, db)
+		e := w.e
+		var open []int64
+		for _, r := range e.reportRows() {
+			open = append(open, toInt64(r["id"]))
+		}
+		// A mod without the users scope may neither see nor resolve.
+		w.cr.modBare.do("GET", "/admin-api/_reports", nil).want(t, 403)
+		w.cr.modBare.do("POST", "/admin-api/_reports/"+w.player+"/resolve", map[string]any{"outcome": "dismiss"}).want(t, 403)
+		// Bad bodies change nothing.
+		for _, b := range []map[string]any{
+			{"outcome": "explode"},
+			{"outcome": "ban"},
+			{"outcome": "ban", "ban": map[string]any{"preset": "2y"}},
+			{"outcome": "ban", "ban": map[string]any{"preset": "1d", "until": "2099-01-01T00:00:00Z"}},
+			{"outcome": "dismiss", "ban": map[string]any{"preset": "1d"}},
+			{"outcome": "warn"},
+			{"outcome": "dismiss", "note": strings.Repeat("n", 2001)},
+			{"outcome": "dismiss", "extra": 1},
+		} {
+			w.cr.modScoped.do("POST", "/admin-api/_reports/"+w.player+"/resolve", b).want(t, 400)
+		}
+		w.cr.modScoped.do("POST", "/admin-api/_reports/"+w.cr.modScopedID+"/resolve", map[string]any{"outcome": "dismiss"}).want(t, 400, "self_moderation")
+
+		r := w.cr.modScoped.do("POST", "/admin-api/_reports/"+w.player+"/resolve", map[string]any{
+			"outcome": "ban", "note": "two reports, checked the replay", "ban": map[string]any{"preset": "7d", "reason": "cheating"},
+		}).want(t, 200)
+		if fmt.Sprint(r.body["sessionsClosed"]) != "1" {
+			t.Errorf("resolve = %s; want sessionsClosed 1 (the player's live session)", r.raw)
+		}
+		banned, err := e.admin.Auth().Banned(context.Background(), w.player)
+		if err != nil || banned == nil || banned.Reason != "cheating" || banned.Until == nil {
+			t.Errorf("Banned after the resolution = %+v, %v; want a 7-day ban for cheating", banned, err)
+		}
+		if n := len(e.auditRows("user.ban")); n != 1 {
+			t.Errorf("user.ban entries = %d; want 1: the moderation path's own", n)
+		}
+		for _, row := range e.reportRows() {
+			if row["status"] != "resolved" || row["outcome"] != "ban" {
+				t.Errorf("report %v after the ban = %v/%v; want resolved/ban", row["id"], row["status"], row["outcome"])
+			}
+		}
+		entries := e.auditRows("report.resolve")
+		if len(entries) != 1 {
+			t.Fatalf("report.resolve entries = %d; want exactly 1", len(entries))
+		}
+		p := entries[0].Payload
+		var ids []int64
+		for _, v := range p["reports"].([]any) {
+			ids = append(ids, toInt64(v))
+		}
+		mod, _ := p["moderation"].(map[string]any)
+		if !slices.Equal(ids, open) || p["outcome"] != "ban" || mod["action"] != "user.ban" || mod["reason"] != "cheating" || entries[0].TargetID != w.player {
+			t.Errorf("report.resolve payload = %v; want reports %v, outcome ban, moderation user.ban", p, open)
+		}
+		// Every report is closed: a second resolution finds none, and the
+		// claim went with them.
+		w.mod2.do("POST", "/admin-api/_reports/"+w.player+"/resolve", map[string]any{"outcome": "dismiss"}).want(t, 409, "no_open_reports")
+		q := w.cr.admin.do("GET", "/admin-api/_reports", nil).want(t, 200)
+		if n := len(q.body["players"].([]any)); n != 0 {
+			t.Errorf("the open queue after the ban has %d players; want 0", n)
+		}
+		q = w.cr.admin.do("GET", "/admin-api/_reports?status=resolved", nil).want(t, 200)
+		if n := len(q.body["players"].([]any)); n != 1 {
+			t.Errorf("the resolved queue has %d players; want 1", n)
+		}
+	})
+}
+
+func TestReportResolveOutcomes(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		w := newReportWorld(t, db)
+		e, ctx := w.e, context.Background()
+		resolve := func(outcome string, body map[string]any) *resp {
+			t.Helper()
+			if body == nil {
+				body = map[string]any{}
+			}
+			body["outcome"] = outcome
+			return w.cr.modScoped.do("POST", "/admin-api/_reports/"+w.player+"/resolve", body).want(t, 200)
+		}
+		refile := func() {
+			t.Helper()
+			w.clock.add(time.Hour)
+			must(e.admin.FileReport(ctx, Report{ReporterID: w.r1, PlayerID: w.player, Category: "name"}))
+		}
+
+		resolve("dismiss", nil)
+		if banned, _ := e.admin.Auth().Banned(ctx, w.player); banned != nil {
+			t.Error("dismiss banned the player")
+		}
+		if n := len(e.auditRows("user.revoke_sessions")) + len(e.auditRows("user.ban")); n != 0 {
+			t.Errorf("dismiss moderated: %d entries", n)
+		}
+
+		refile()
+		r := resolve("warn", map[string]any{"note": "mind your language"})
+		var notes []UserNote
+		if err := db.NewSelect().Model(&notes).Where("user_id = ?", w.player).Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if len(notes) != 1 || notes[0].Body != "mind your language" || notes[0].AuthorID != w.cr.modScopedID || fmt.Sprint(notes[0].ID) != fmt.Sprint(r.body["noteId"]) {
+			t.Errorf("warn's notes = %+v, answer %s; want one note by the mod", notes, r.raw)
+		}
+
+		refile()
+		_, _, tv := e.account(w.player)
+		r = resolve("kick", nil)
+		if _, _, tv2 := e.account(w.player); tv2 != tv+1 || fmt.Sprint(r.body["sessionsClosed"]) != "1" {
+			t.Errorf("kick: token version %d → %d, answer %s; want it bumped and the live session closed", tv, tv2, r.raw)
+		}
+		if banned, _ := e.admin.Auth().Banned(ctx, w.player); banned != nil {
+			t.Error("kick banned the player")
+		}
+		outcomes := []string{}
+		for _, en := range e.auditRows("report.resolve") {
+			outcomes = append(outcomes, fmt.Sprint(en.Payload["outcome"]))
+		}
+		if !slices.Equal(outcomes, []string{"dismiss", "warn", "kick"}) {
+			t.Errorf("report.resolve outcomes = %v; want dismiss, warn, kick", outcomes)
+		}
+	})
+}
+
+func TestReportQueue(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		w := newReportWorld(t, db)
+		e, ctx := w.e, context.Background()
+		// Another player reported three times, two days ago: more reports,
+		// none in the last 24 hours, so after w.player.
+		old := e.user("old@example.com", "pw password")
+		w.clock.add(-48 * time.Hour)
+		for _, rep := range []string{w.r1, w.r2, w.cr.userID} {
+			must(e.admin.FileReport(ctx, Report{ReporterID: rep, PlayerID: old, Category: "name"}))
+		}
+		w.clock.add(48 * time.Hour)
+
+		q := w.cr.modScoped.do("GET", "/admin-api/_reports", nil).want(t, 200)
+		players := q.body["players"].([]any)
+		if len(players) != 2 {
+			t.Fatalf("queue = %s; want 2 players", q.raw)
+		}
+		first, second := players[0].(map[string]any), players[1].(map[string]any)
+		if first["player"].(map[string]any)["id"] != w.player || fmt.Sprint(first["count"]) != "2" || fmt.Sprint(first["last24h"]) != "2" {
+			t.Errorf("first = %v; want %s with 2 reports, 2 in 24 h", first, w.player)
+		}
+		if second["player"].(map[string]any)["id"] != old || fmt.Sprint(second["count"]) != "3" || fmt.Sprint(second["last24h"]) != "0" {
+			t.Errorf("second = %v; want %s with 3 reports, none in 24 h", second, old)
+		}
+		if n := len(second["reporters"].([]any)); n != 3 {
+			t.Errorf("second's reporters = %d; want 3", n)
+		}
+		// Evidence as declared, rooms live.
+		byCat := map[string]map[string]any{}
+		for _, l := range first["latest"].([]any) {
+			m := l.(map[string]any)
+			byCat[m["category"].(string)] = m
+		}
+		if ev := byCat["abuse"]["evidence"].(map[string]any); ev["kind"] != "text" || ev["text"] != "gg noob" {
+			t.Errorf("abuse evidence = %v; want text", ev)
+		}
+		// The mod may not read leaderboards: a link without its label.
+		if ev := byCat["cheating"]["evidence"].(map[string]any); ev["kind"] != "row" || ev["resource"] != "leaderboards" || ev["id"] != w.leaderboard || ev["label"] != nil {
+			t.Errorf("cheating evidence as the mod = %v; want a row link without a label", ev)
+		}
+		adminQ := w.cr.admin.do("GET", "/admin-api/_reports?category=cheating", nil).want(t, 200)
+		ev := adminQ.body["players"].([]any)[0].(map[string]any)["latest"].([]any)[0].(map[string]any)["evidence"].(map[string]any)
+		if ev["label"] != "Arena 7 season" {
+			t.Errorf("cheating evidence as the admin = %v; want the row's label Arena 7 season", ev)
+		}
+		if room := byCat["abuse"]["room"].(map[string]any); room["id"] != w.room || room["live"] != true || room["sessionLive"] != true {
+			t.Errorf("abuse room = %v; want live with the session", room)
+		}
+		if !strings.Contains(string(q.raw), `"categoryLabel":"Cheating"`) || strings.Contains(string(q.raw), `"evidence":"gg`) {
+			t.Errorf("queue = %s; want category labels and no raw evidence", q.raw)
+		}
+		// Filters.
+		for _, tt := range []struct {
+			query string
+			want  []string
+		}{
+			{"category=name", []string{old}},
+			{"category=abuse", []string{w.player}},
+			{"room=" + w.room, []string{w.player}},
+			{"limit=1", []string{w.player}},
+			{"limit=1&offset=1", []string{old}},
+			{"status=resolved", nil},
+		} {
+			var got []string
+			for _, p := range w.cr.modScoped.do("GET", "/admin-api/_reports?"+tt.query, nil).want(t, 200).body["players"].([]any) {
+				got = append(got, p.(map[string]any)["player"].(map[string]any)["id"].(string))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("?%s = %v; want %v", tt.query, got, tt.want)
+			}
+		}
+		for _, bad := range []string{"category=spam", "status=closed", "limit=0", "limit=101", "offset=-1", "sort=x"} {
+			w.cr.modScoped.do("GET", "/admin-api/_reports?"+bad, nil).want(t, 400)
+		}
+		// A player's page: received and filed.
+		pr := w.cr.modScoped.do("GET", "/admin-api/_reports?player="+w.r1, nil).want(t, 200)
+		if len(pr.body["received"].([]any)) != 0 || len(pr.body["filed"].([]any)) != 2 {
+			t.Errorf("r1's page = %s; want 0 received, 2 filed", pr.raw)
+		}
+		// The dashboard's widget and chart.
+		d := w.cr.modScoped.do("GET", "/admin-api/_dashboard", nil).want(t, 200)
+		var widget map[string]any
+		found := false
+		for _, wd := range d.body["widgets"].([]any) {
+			m := wd.(map[string]any)
+			if m["id"] == "openReports" {
+				widget = m
+			}
+			found = found || m["id"] == "reportsFiled"
+		}
+		if widget == nil || !found {
+			t.Fatalf("dashboard = %s; want openReports and reportsFiled", d.raw)
+		}
+		stats := widget["data"].([]any)
+		if s := stats[0].(map[string]any); s["label"] != "Open reports" || fmt.Sprint(s["value"]) != "5" {
+			t.Errorf("open reports = %v; want 5", s)
+		}
+		if s := stats[1].(map[string]any); fmt.Sprint(s["value"]) != "48" {
+			t.Errorf("oldest = %v; want 48 hours", s)
+		}
+		if s := stats[2].(map[string]any); s["link"] != "/users/"+old || fmt.Sprint(s["value"]) != "3" {
+			t.Errorf("most reported = %v; want %s with 3", s, old)
+		}
+		// A mod who may not work reports is not shown them.
+		if bare := w.cr.modBare.do("GET", "/admin-api/_dashboard", nil).want(t, 200); strings.Contains(string(bare.raw), "openReports") {
+			t.Errorf("the dashboard of a mod without users shows the open reports: %s", bare.raw)
+		}
+	})
+}
+
+// toInt64 reads a JSON or database number.
+func toInt64(v any) int64 {
+	var n int64
+	fmt.Sscan(fmt.Sprint(v), &n)
+	return n
+}

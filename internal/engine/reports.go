@@ -1,0 +1,240 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/reports"
+	"github.com/uptrace/bun"
+)
+
+// ReportCategory is a kind of player report the game declares
+// (Options.ReportCategories); it is internal/reports' Category.
+type ReportCategory = reports.Category
+
+// Report is one player's report about another, as the game files it; it
+// is internal/reports' Report.
+type Report = reports.Report
+
+// newReportStore builds the reports store over the panel's tables, its
+// clock, the reporters' limiter and the audit log.
+func newReportStore(a *Admin) (*reports.Store, error) {
+	return reports.New(reports.Config{
+		DB: a.db, Table: string(a.tableNames) + "reports", Claims: string(a.tableNames) + "report_claims",
+		Users: a.users, Categories: a.opts.ReportCategories, Window: a.opts.ReportWindow,
+		Limiter: a.limits.Reports, Audit: a.audit, Now: a.now,
+	}, func(key string) bool { return a.resources[key] != nil })
+}
+
+// FileReport files a player's report from the game's code: r's category
+// must be one of Options.ReportCategories, its player and reporter users
+// of the users table. It returns the report's id, or that of the
+// reporter's open report it folded into (the same player and category
+// within Options.ReportWindow). See admin.Admin.FileReport.
+func (a *Admin) FileReport(ctx context.Context, r Report) (int64, error) {
+	if err := a.closedError(); err != nil {
+		return 0, err
+	}
+	if !a.reports.On() {
+		return 0, ErrReportsOff
+	}
+	// An id the users table's id type cannot hold is an unknown player,
+	// not a database error (PostgreSQL refuses 'x' as a uuid).
+	for _, id := range []*string{&r.PlayerID, &r.ReporterID} {
+		if *id == "" {
+			continue
+		}
+		v, err := usersAPI{a}.userID(*id)
+		if err != nil {
+			return 0, fmt.Errorf("%w %q", ErrUnknownPlayer, *id)
+		}
+		*id = v
+	}
+	id, _, err := a.reports.File(ctx, r)
+	return id, err
+}
+
+// reportView is a report as the queue and a player's page answer it:
+// its evidence as its category reads, and its room while live.
+type reportView struct {
+	reports.Row
+	CategoryLabel string         `json:"categoryLabel"`
+	Evidence      map[string]any `json:"evidence,omitempty"`
+	Room          *roomLink      `json:"room,omitempty"`
+}
+
+// roomLink is where a report was filed: the room, whether it is still
+// live, and whether the reported player's session is still in it.
+type roomLink struct {
+	ID        string `json:"id"`
+	Live      bool   `json:"live"`
+	SessionID string `json:"sessionId,omitempty"`
+	InRoom    bool   `json:"sessionLive"`
+}
+
+// reportViews turns rows into what op reads: evidence as declared (a
+// text, or a link to a row op may read with its label; never the raw
+// JSON of a declared kind), rooms checked once each.
+func (a reportsAPI) reportViews(ctx context.Context, op Operator, rows []reports.Row) []reportView {
+	out := make([]reportView, len(rows))
+	live := map[string]map[string]bool{} // room → its sessions; nil: not live
+	for i, r := range rows {
+		v := reportView{Row: r}
+		c, ok := a.reports.Category(r.Category)
+		v.CategoryLabel = r.Category
+		if ok {
+			v.CategoryLabel = c.Label
+		}
+		if r.Evidence != "" {
+			v.Evidence = a.evidenceView(ctx, op, c, r.Evidence)
+		}
+		if r.RoomID != "" {
+			sessions, seen := live[r.RoomID]
+			if !seen {
+				sessions = a.roomSessions(ctx, r.RoomID)
+				live[r.RoomID] = sessions
+			}
+			v.Room = &roomLink{ID: r.RoomID, Live: sessions != nil, SessionID: r.SessionID, InRoom: r.SessionID != "" && sessions[r.SessionID]}
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// roomSessions are the sessions of a live room, nil when it is not live
+// or there are no rooms (a failure to ask is logged and reads as not
+// live: the link is a convenience).
+func (a reportsAPI) roomSessions(ctx context.Context, roomID string) map[string]bool {
+	if a.opts.Rooms == nil {
+		return nil
+	}
+	v, err := a.opts.Rooms.Inspect(ctx, roomID)
+	if err != nil {
+		if !errors.Is(err, ErrRoomNotFound) {
+			a.log.WarnContext(ctx, "admin: reports: inspect room", "roomId", roomID, "err", err)
+		}
+		return nil
+	}
+	out := map[string]bool{}
+	for _, c := range v.ClientList {
+		out[c.SessionID] = true
+	}
+	return out
+}
+
+// evidenceView is raw as category c reads it: {"kind": "text", "text"},
+// {"kind": "row", "resource", "id", "label"} (label when op may read the
+// row), or, for a category declaring none, {"kind": "json", "json"}.
+func (a reportsAPI) evidenceView(ctx context.Context, op Operator, c ReportCategory, raw string) map[string]any {
+	var v any
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		return nil
+	}
+	switch c.Evidence {
+	case reports.EvidenceText:
+		if s, ok := v.(string); ok {
+			return map[string]any{"kind": "text", "text": s}
+		}
+	case reports.EvidenceRow:
+		id := strings.TrimSuffix(fmt.Sprint(v), ".0")
+		if f, ok := v.(float64); ok {
+			id = fmt.Sprintf("%.0f", f)
+		}
+		out := map[string]any{"kind": "row", "resource": c.Resource, "id": id}
+		if l := a.rowLabel(ctx, op, c.Resource, id); l != "" {
+			out["label"] = l
+		}
+		return out
+	default:
+		return map[string]any{"kind": "json", "json": v}
+	}
+	return nil
+}
+
+// rowLabel is the label of row id of resource key as op reads it: "" when
+// op may not read the resource, its label columns are not op's to read,
+// or the row is gone.
+func (a reportsAPI) rowLabel(ctx context.Context, op Operator, key, id string) string {
+	labels, err := a.rowLabels(ctx, op, key, []string{id})
+	if err != nil {
+		a.log.WarnContext(ctx, "admin: reports: row label", "resource", key, "err", err)
+	}
+	return labels[id]
+}
+
+// rowLabels are the labels of rows ids of resource key as op reads them,
+// by id (rows without one left out).
+func (a reportsAPI) rowLabels(ctx context.Context, op Operator, key string, ids []string) (map[string]string, error) {
+	out := map[string]string{}
+	res := a.resourceAs(op, key)
+	if res == nil || !a.allowed(op, OpRead, key) || len(res.Labels) == 0 || len(res.Table.PK) != 1 || len(ids) == 0 {
+		return out, nil
+	}
+	pk := res.Table.PK[0]
+	var keys []any
+	for _, id := range ids {
+		// Typed by the key column, so the IN list uses its index; an id
+		// that cannot be such a key has no label.
+		if m, err := query.DecodeID(res.Table, id); err == nil {
+			keys = append(keys, m[pk.Name])
+		}
+	}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	expr, args := query.LabelExpr(bun.Ident(res.Table.Name), res.Labels)
+	var found []struct {
+		Key   string         `bun:"k"`
+		Label sql.NullString `bun:"l"`
+	}
+	if err := a.db.NewSelect().TableExpr("?", bun.Ident(res.Table.Name)).
+		ColumnExpr("CAST(? AS TEXT) AS k", bun.Ident(pk.Name)).ColumnExpr(expr+" AS l", args...).
+		Where("? IN (?)", bun.Ident(pk.Name), bun.List(keys)).Scan(ctx, &found); err != nil {
+		return out, err
+	}
+	for _, f := range found {
+		if f.Label.Valid && f.Label.String != "" {
+			out[f.Key] = f.Label.String
+		}
+	}
+	return out, nil
+}
+
+// topReported is how many players the open-reports widget names.
+const topReported = 5
+
+// openReportStats is the dashboard's open-reports widget: the count, the
+// oldest's age in hours, and the most reported players, each linked to
+// its page of the UI.
+func (a reportsAPI) openReportStats(ctx context.Context, op Operator) ([]Stat, error) {
+	sum, err := a.reports.Summarize(ctx, topReported)
+	if err != nil {
+		return nil, err
+	}
+	out := []Stat{{Label: "Open reports", Value: sum.Open, Link: "/reports"}}
+	if sum.Oldest != nil {
+		out = append(out, Stat{Label: "Oldest open, hours ago", Value: int64(a.now().Sub(*sum.Oldest).Hours()), Link: "/reports"})
+	}
+	ids := make([]string, len(sum.Top))
+	for i, t := range sum.Top {
+		ids[i] = t.PlayerID
+	}
+	labels, err := a.rowLabels(ctx, op, "users", ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range sum.Top {
+		label := labels[t.PlayerID]
+		if label == "" {
+			label = t.PlayerID
+		}
+		out = append(out, Stat{Label: label, Value: t.Count, Link: "/users/" + url.PathEscape(t.PlayerID)})
+	}
+	return out, nil
+}

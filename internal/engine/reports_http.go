@@ -1,0 +1,451 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gameadmin/admin/internal/audit"
+	"github.com/gameadmin/admin/internal/moderation"
+	"github.com/gameadmin/admin/internal/reports"
+	"github.com/uptrace/bun"
+)
+
+// The reports endpoints. Reports act on players, so they need the users
+// resource: the queue and a player's reports need list on users, claiming
+// and resolving need update on users (a mod, users in their scopes).
+// Every mutation is audited: a claim as report.claim, a resolution as
+// one report.resolve entry naming the reports it closed, the outcome and
+// what the moderation did (a ban's or kick's own user.ban or
+// user.revoke_sessions entry is written by the moderation path, in the
+// same transaction).
+
+// maxReportOffset bounds the queue's paging.
+const maxReportOffset = 10000
+
+// maxNoteLen bounds a resolution's note, in characters.
+const maxNoteLen = 2000
+
+// maxPlayerReports is how many reports of each side a player's page shows.
+const maxPlayerReports = 100
+
+// reportsOn answers 404 when the game declares no report categories.
+func (a reportsAPI) reportsOn() error {
+	if !a.reports.On() {
+		return errorf(http.StatusNotFound, "reports_off", "reports are off: the game declares no report categories")
+	}
+	return nil
+}
+
+// GET /admin-api/_reports: the queue, grouped by reported player; with
+// ?player=<id>, that player's reports received and filed.
+func (a reportsAPI) handleReports(w http.ResponseWriter, r *http.Request, op Operator) error {
+	if err := a.reportsOn(); err != nil {
+		return err
+	}
+	if err := a.gate(op, OpList, "users"); err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	for k := range q {
+		if !slices.Contains([]string{"player", "category", "status", "room", "limit", "offset"}, k) {
+			return fieldError(http.StatusBadRequest, "invalid_filter", k, "unknown parameter %q: use player, category, status, room, limit or offset", k)
+		}
+	}
+	if p := q.Get("player"); p != "" {
+		return a.playerReports(w, r, op, p)
+	}
+	f := reports.Filter{Status: q.Get("status"), Category: q.Get("category"), RoomID: q.Get("room")}
+	if f.Status != "" && f.Status != reports.Open && f.Status != reports.Resolved {
+		return fieldError(http.StatusBadRequest, "invalid_value", "status", "status must be open or resolved")
+	}
+	if _, ok := a.reports.Category(f.Category); f.Category != "" && !ok {
+		return fieldError(http.StatusBadRequest, "invalid_value", "category", "unknown category %q", f.Category)
+	}
+	if len(f.RoomID) > 128 {
+		return fieldError(http.StatusBadRequest, "invalid_value", "room", "room is longer than 128 bytes")
+	}
+	var err error
+	if f.Limit, err = intParam(q.Get("limit"), reports.DefaultPage, 1, reports.MaxPage, "limit"); err != nil {
+		return err
+	}
+	if f.Offset, err = intParam(q.Get("offset"), 0, 0, maxReportOffset, "offset"); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	groups, more, err := a.reports.Queue(ctx, f)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	var rows []reports.Row
+	for _, g := range groups {
+		ids = append(ids, g.PlayerID)
+		ids = append(ids, g.Reporters...)
+		if g.Claim != nil {
+			ids = append(ids, g.Claim.ClaimedBy)
+		}
+		rows = append(rows, g.Latest...)
+	}
+	labels, err := a.rowLabels(ctx, op, "users", ids)
+	if err != nil {
+		return err
+	}
+	views := a.reportViews(ctx, op, rows)
+	out := make([]map[string]any, len(groups))
+	for i, g := range groups {
+		cats := []map[string]any{}
+		for _, c := range a.reports.Categories() {
+			if n := g.Categories[c.Key]; n > 0 {
+				cats = append(cats, map[string]any{"key": c.Key, "label": c.Label, "count": n})
+			}
+		}
+		reporters := make([]map[string]any, len(g.Reporters))
+		for j, id := range g.Reporters {
+			reporters[j] = userRef(id, labels)
+		}
+		latest := views[:len(g.Latest)]
+		views = views[len(g.Latest):]
+		out[i] = map[string]any{
+			"player": userRef(g.PlayerID, labels), "count": g.Count, "last24h": g.Recent, "filings": g.Filings,
+			"firstAt": g.FirstAt, "lastAt": g.LastAt, "categories": cats, "reporters": reporters,
+			"claim": claimView(g.Claim, labels), "latest": withLabels(latest, labels),
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"categories": a.reports.Categories(), "players": out, "hasMore": more, "limit": f.Limit, "offset": f.Offset})
+	return nil
+}
+
+// playerReports answers a player's page: the reports about them and
+// those they filed, newest first, and who holds their claim.
+func (a reportsAPI) playerReports(w http.ResponseWriter, r *http.Request, op Operator, raw string) error {
+	ctx := r.Context()
+	playerID, err := usersAPI(a).userID(raw)
+	if err != nil {
+		return fieldError(http.StatusBadRequest, "invalid_value", "player", "player is not a user id")
+	}
+	received, filed, err := a.reports.ForPlayer(ctx, playerID, maxPlayerReports)
+	if err != nil {
+		return err
+	}
+	holder, err := a.reports.Holder(ctx, a.db, playerID)
+	if err != nil {
+		return err
+	}
+	ids := []string{playerID, holder}
+	for _, rr := range slices.Concat(received, filed) {
+		ids = append(ids, rr.PlayerID, rr.ReporterID)
+	}
+	labels, err := a.rowLabels(ctx, op, "users", ids)
+	if err != nil {
+		return err
+	}
+	var claim any
+	if holder != "" {
+		claim = map[string]any{"by": userRef(holder, labels)}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"player":   userRef(playerID, labels),
+		"received": withLabels(a.reportViews(ctx, op, received), labels),
+		"filed":    withLabels(a.reportViews(ctx, op, filed), labels),
+		"claim":    claim,
+	})
+	return nil
+}
+
+// userRef is a user as the reports answers name them: id and, when op
+// may read one, label.
+func userRef(id string, labels map[string]string) map[string]any {
+	out := map[string]any{"id": id}
+	if l := labels[id]; l != "" {
+		out["label"] = l
+	}
+	return out
+}
+
+func claimView(c *reports.Claim, labels map[string]string) any {
+	if c == nil {
+		return nil
+	}
+	return map[string]any{"by": userRef(c.ClaimedBy, labels), "at": c.ClaimedAt}
+}
+
+// withLabels names each report's player and reporter.
+func withLabels(vs []reportView, labels map[string]string) []map[string]any {
+	out := make([]map[string]any, len(vs))
+	for i, v := range vs {
+		m := map[string]any{
+			"id": v.ID, "category": v.Category, "categoryLabel": v.CategoryLabel, "text": v.Text, "count": v.Count,
+			"status": v.Status, "createdAt": v.CreatedAt.UTC(), "lastAt": v.LastAt.UTC(),
+			"player": userRef(v.PlayerID, labels),
+		}
+		if v.ReporterID != "" {
+			m["reporter"] = userRef(v.ReporterID, labels)
+		}
+		if v.Evidence != nil {
+			m["evidence"] = v.Evidence
+		}
+		if v.Room != nil {
+			m["room"] = v.Room
+		}
+		if v.ResolvedAt != nil {
+			m["resolvedAt"], m["resolvedBy"], m["outcome"] = v.ResolvedAt.UTC(), userRef(v.ResolvedBy, labels), v.Outcome
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// intParam reads a bounded integer query parameter.
+func intParam(raw string, def, lo, hi int, name string) (int, error) {
+	if raw == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < lo || n > hi {
+		return 0, fieldError(http.StatusBadRequest, "invalid_value", name, "%s must be a whole number from %d to %d", name, lo, hi)
+	}
+	return n, nil
+}
+
+// POST /admin-api/_reports/{playerId}/claim and …/resolve, dispatched by
+// handleRowOp (their pattern is its).
+func (a reportsAPI) handleReportOp(w http.ResponseWriter, r *http.Request, op Operator) error {
+	if err := a.reportsOn(); err != nil {
+		return err
+	}
+	switch r.PathValue("op") {
+	case "claim":
+		return a.handleReportClaim(w, r, op)
+	case "resolve":
+		return a.handleReportResolve(w, r, op)
+	}
+	return errNotFoundRoute
+}
+
+// reportTarget checks the operator may work reports and reads the player.
+func (a reportsAPI) reportTarget(r *http.Request, op Operator) (string, error) {
+	if err := a.gate(op, OpUpdate, "users"); err != nil {
+		return "", err
+	}
+	playerID, err := usersAPI(a).pathUserID(r)
+	if err != nil {
+		return "", err
+	}
+	if playerID == op.UserID {
+		return "", errorf(http.StatusBadRequest, "self_moderation", "you cannot work reports about your own account")
+	}
+	return playerID, nil
+}
+
+// reportError answers the store's refusals.
+func (a reportsAPI) reportError(ctx context.Context, op Operator, err error) error {
+	var held *reports.ClaimedError
+	switch {
+	case errors.As(err, &held):
+		labels, _ := a.rowLabels(ctx, op, "users", []string{held.Claim.ClaimedBy})
+		who := labels[held.Claim.ClaimedBy]
+		if who == "" {
+			who = "another moderator"
+		}
+		return errorf(http.StatusConflict, "claimed", "%s has been working on this player's reports since %s UTC", who, held.Claim.ClaimedAt.Format("2006-01-02 15:04"))
+	case errors.Is(err, reports.ErrClaimed):
+		return errorf(http.StatusConflict, "claimed", "another moderator took this player's reports meanwhile")
+	case errors.Is(err, reports.ErrNoOpenReports):
+		return errorf(http.StatusConflict, "no_open_reports", "this player has no open reports (resolved meanwhile?)")
+	}
+	return err
+}
+
+// POST /admin-api/_reports/{playerId}/claim: the operator takes the
+// player's open reports, so two moderators do not work the same player.
+// Of two claims at once one wins (200) and the other answers 409 claimed
+// naming the holder; an admin's claim with {"takeover": true} takes it.
+func (a reportsAPI) handleReportClaim(w http.ResponseWriter, r *http.Request, op Operator) error {
+	playerID, err := a.reportTarget(r, op)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		Takeover bool `json:"takeover"`
+	}
+	if err := decodeOptional(r, &body); err != nil {
+		return err
+	}
+	if body.Takeover && op.Role != RoleAdmin {
+		return errorf(http.StatusForbidden, "forbidden", "only an admin may take over another moderator's claim")
+	}
+	ctx := r.Context()
+	meta := requestMeta(r, a.clientIPs())
+	c, err := a.reports.Claim(ctx, playerID, op.UserID, body.Takeover, func(ctx context.Context, tx bun.Tx, prev string) error {
+		p := audit.Payload(meta)
+		if prev != "" {
+			p["takenFrom"] = prev
+		}
+		return a.audit.RecordTx(ctx, tx, audit.Entry{OperatorID: op.UserID, Action: "report.claim", Resource: "users", TargetID: playerID, Payload: p})
+	})
+	if err != nil {
+		return a.reportError(ctx, op, err)
+	}
+	labels, _ := a.rowLabels(ctx, op, "users", []string{op.UserID})
+	writeJSON(w, http.StatusOK, map[string]any{"claim": claimView(&c, labels)})
+	return nil
+}
+
+// resolveBody is a resolution: the outcome, an operator's note (the
+// warning itself for warn), and for a ban its end and reason.
+type resolveBody struct {
+	Outcome string `json:"outcome"`
+	Note    string `json:"note"`
+	Ban     *struct {
+		banBody
+		Preset string `json:"preset"`
+	} `json:"ban"`
+}
+
+// banPresets are the ban lengths the UI offers, by key; 0 is permanent.
+var banPresets = map[string]time.Duration{
+	"1h": time.Hour, "1d": 24 * time.Hour, "7d": 7 * 24 * time.Hour, "30d": 30 * 24 * time.Hour, "permanent": 0,
+}
+
+// POST /admin-api/_reports/{playerId}/resolve: one step that closes
+// every open report about the player with an outcome: dismiss; warn (a
+// note on the player, in the user notes table); kick (every session of
+// the player ends and their live connections close); ban (with until or
+// a preset, and a reason). Kick and ban run through the moderation path
+// (the same as POST /users/{id}/ban and /revoke-sessions, with the same
+// hierarchy check and audit entry); the reports close, and one
+// report.resolve entry naming them is written, in that transaction. A
+// claim held by another mod refuses it (409); an admin may resolve it.
+func (a reportsAPI) handleReportResolve(w http.ResponseWriter, r *http.Request, op Operator) error {
+	playerID, err := a.reportTarget(r, op)
+	if err != nil {
+		return err
+	}
+	var body resolveBody
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	if utf8.RuneCountInString(body.Note) > maxNoteLen {
+		return fieldError(http.StatusBadRequest, "invalid_value", "note", "note is longer than %d characters", maxNoteLen)
+	}
+	if body.Ban != nil && body.Outcome != "ban" {
+		return fieldError(http.StatusBadRequest, "invalid_value", "ban", "ban is for the ban outcome only")
+	}
+	ctx := r.Context()
+	meta := requestMeta(r, a.clientIPs())
+	var ids []int64
+	// closeReports runs in the outcome's transaction: the claim check,
+	// the reports closed, the one entry linking them to what was done.
+	closeReports := func(ctx context.Context, tx bun.Tx, done map[string]any) error {
+		holder, err := a.reports.Holder(ctx, tx, playerID)
+		if err != nil {
+			return err
+		}
+		if holder != "" && holder != op.UserID && op.Role != RoleAdmin {
+			return &reports.ClaimedError{Claim: reports.Claim{PlayerID: playerID, ClaimedBy: holder}}
+		}
+		if ids, err = a.reports.Close(ctx, tx, playerID, op.UserID, body.Outcome); err != nil {
+			return err
+		}
+		p := audit.Payload(meta, "reports", ids, "outcome", body.Outcome)
+		if body.Note != "" {
+			p["note"] = body.Note
+		}
+		if done != nil {
+			p["moderation"] = done
+		}
+		return a.audit.RecordTx(ctx, tx, audit.Entry{OperatorID: op.UserID, Action: "report.resolve", Resource: "users", TargetID: playerID, Payload: p})
+	}
+	out := map[string]any{"ok": true, "outcome": body.Outcome}
+	switch body.Outcome {
+	case "dismiss":
+		err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error { return closeReports(ctx, tx, nil) })
+	case "warn":
+		if strings.TrimSpace(body.Note) == "" {
+			return fieldError(http.StatusBadRequest, "required", "note", "a warning needs its note")
+		}
+		if builtinDef("userNotes", a.opts.Tables["userNotes"]) == nil {
+			return errorf(http.StatusNotImplemented, "unsupported", "warnings are notes on the player: the panel needs the built-in userNotes table")
+		}
+		err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if _, err := a.roles.CanWriteUser(ctx, tx, op, playerID); err != nil {
+				return err
+			}
+			note := &UserNote{UserID: playerID, AuthorID: op.UserID, Body: body.Note, CreatedAt: time.Now().UTC()}
+			if _, err := tx.NewInsert().Model(note).ModelTableExpr("?", a.tbl("user_notes")).Returning("id").Exec(ctx); err != nil {
+				return err
+			}
+			out["noteId"] = note.ID
+			return closeReports(ctx, tx, map[string]any{"noteId": note.ID})
+		})
+	case "kick", "ban":
+		act := moderation.Action{Name: moderation.RevokeSessions, Meta: meta}
+		if body.Outcome == "ban" {
+			act.Name = moderation.Ban
+			if body.Ban == nil {
+				return fieldError(http.StatusBadRequest, "required", "ban", "a ban needs ban: {until or preset, reason}")
+			}
+			if act.Until, err = a.resolveBan(body.Ban.banBody, body.Ban.Preset); err != nil {
+				return err
+			}
+			act.Reason = body.Ban.Reason
+		}
+		if err := usersAPI(a).moderationSupported(act.Name); err != nil {
+			return err
+		}
+		act.Within = func(ctx context.Context, tx bun.Tx, e audit.Entry) error {
+			done := map[string]any{"action": e.Action}
+			for _, k := range []string{"reason", "until", "sessionsClosed"} {
+				if v, ok := e.Payload[k]; ok {
+					done[k] = v
+				}
+			}
+			return closeReports(ctx, tx, done)
+		}
+		var n int
+		var partial bool
+		if n, partial, err = a.sanctions.Apply(ctx, op, playerID, act); err == nil {
+			out["sessionsClosed"] = n
+			if partial {
+				out["partial"] = true
+			}
+		}
+	default:
+		return fieldError(http.StatusBadRequest, "invalid_value", "outcome", "outcome must be dismiss, warn, kick or ban")
+	}
+	if err != nil {
+		return a.reportError(ctx, op, err)
+	}
+	out["reports"] = ids
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// resolveBan is a resolution's ban end: until (as a ban's body reads it)
+// or a preset of the UI's, not both.
+func (a reportsAPI) resolveBan(b banBody, preset string) (*time.Time, error) {
+	if preset == "" {
+		return usersAPI(a).checkBan(b)
+	}
+	if len(b.Until) > 0 && string(b.Until) != "null" {
+		return nil, fieldError(http.StatusBadRequest, "invalid_value", "ban.preset", "give until or preset, not both")
+	}
+	if err := checkReason(b.Reason); err != nil {
+		return nil, err
+	}
+	d, ok := banPresets[preset]
+	if !ok {
+		return nil, fieldError(http.StatusBadRequest, "invalid_value", "ban.preset", "preset must be 1h, 1d, 7d, 30d or permanent")
+	}
+	if d == 0 {
+		return nil, nil
+	}
+	t := a.now().UTC().Add(d)
+	return &t, nil
+}
