@@ -23,6 +23,8 @@ func (au *Audit) Record(ctx context.Context, e AuditEntry) error {
 // RecordTx appends one entry through tx, the transaction of the change it
 // records: the change and its entry commit together or not at all. Use it
 // for the game's own writes that should be as reliable as the panel's.
+// Options.OnAudit hears of the entry when tx commits; for that, ctx must
+// be the context RunInTx passes its function (or one made from it).
 func (au *Audit) RecordTx(ctx context.Context, tx bun.Tx, e AuditEntry) error {
 	return au.e.RecordTx(ctx, tx, e)
 }
@@ -46,3 +48,8 @@ func (au *Audit) Prune(ctx context.Context, before time.Time) (int64, error) {
 
 // AuditEntry is a row of the append-only game_admin_audit table.
 type AuditEntry = engine.AuditEntry
+
+// AuditEvent is a committed audit entry as Options.OnAudit receives it:
+// the entry as the log stores it, with the operator's and the target
+// user's labels and the action's words.
+type AuditEvent = engine.AuditEvent

@@ -269,6 +269,21 @@ type Options struct {
 	// not judged: "ok" stays the database's, so a load balancer keeps a node
 	// that can still serve. Default nil.
 	HealthChecks []HealthCheck
+	// OnAudit receives every audit entry once the change it records has
+	// committed: an entry of a transaction that rolls back is never sent.
+	// It is called from one goroutine of the panel's, fed by a queue of
+	// AuditQueue events, so a slow or failing receiver never slows or
+	// fails a request; when the queue is full the event is dropped,
+	// counted (Admin.AuditEventsDropped) and a warning is logged at most
+	// once a minute. A panic in it is logged and the next event still
+	// comes. Its ctx ends when Close stops waiting for it. WebhookSink
+	// is a ready receiver. Setting it adds a query hook to the *bun.DB
+	// given to New (to see transactions commit): create the panel before
+	// the database is in use by other goroutines. Default nil: none.
+	OnAudit func(ctx context.Context, e AuditEvent)
+	// AuditQueue is how many events wait for OnAudit before new ones are
+	// dropped. Default 1024.
+	AuditQueue int
 }
 
 // SessionOptions configure the session cookie.
@@ -363,6 +378,8 @@ func (o Options) compile() engine.Options {
 		QueryConcurrency:     o.QueryConcurrency,
 		ExportMaxRows:        o.ExportMaxRows,
 		ExportNoBOM:          o.ExportNoBOM,
+		OnAudit:              o.OnAudit,
+		AuditQueue:           o.AuditQueue,
 		Session:              engine.SessionOptions(o.Session),
 		RateLimit:            engine.RateLimitOptions(o.RateLimit),
 		UserColumns:          engine.UserColumns(o.UserColumns),

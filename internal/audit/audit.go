@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/gameadmin/admin/internal/migrate"
@@ -46,6 +47,8 @@ type Log struct {
 	table      string // where the log is: the prefixed admin_audit
 	maxPayload int    // Options.AuditMaxPayloadBytes, defaulted
 	log        *slog.Logger
+	onCommit   func(Entry) // OnCommit's receiver of committed entries, or nil
+	missed     sync.Once   // the one warning of an entry OnCommit cannot see commit
 }
 
 // New returns the log kept in db's table (Options.TablePrefix +
@@ -92,6 +95,7 @@ func (au *Log) record(ctx context.Context, db bun.IDB, e Entry) error {
 	if _, err := db.NewInsert().Model(&e).ModelTableExpr("?", bun.Ident(au.table)).Exec(ctx); err != nil {
 		return fmt.Errorf("admin: audit record %s: %w", e.Action, err)
 	}
+	au.committed(ctx, db, e)
 	return nil
 }
 

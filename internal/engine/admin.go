@@ -66,6 +66,7 @@ type Admin struct {
 	userData   *userdata.Service     // a player's data requests: export and erase
 	auth       *Auth
 	audit      *Audit
+	events     *auditEvents // Options.OnAudit's queue, or nil (events.go)
 
 	widgetTimeout time.Duration // Options.WidgetTimeout, defaulted
 	totals        []string      // Options.DashboardTotals, defaulted
@@ -130,6 +131,9 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 		return nil, fmt.Errorf("admin: WidgetTimeout %v is negative", a.widgetTimeout)
 	case a.widgetTimeout == 0:
 		a.widgetTimeout = dashboard.DefaultWidgetTimeout
+	}
+	if opts.AuditQueue < 0 {
+		return nil, fmt.Errorf("admin: AuditQueue %d is negative", opts.AuditQueue)
 	}
 	switch {
 	case a.countBudget < 0:
@@ -293,6 +297,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	a.history = a.newHistory()
 	a.dashboard = a.newDashboard()
 	a.handler = a.routes()
+	a.startAuditEvents(opts)
 	a.startBackground()
 	(*compiler)(a).announceSetup(ctx)
 	return a, nil
@@ -337,6 +342,9 @@ func (a *Admin) Close() error {
 	a.bgMu.Unlock()
 	a.stopBackground()
 	a.bg.Wait()
+	if a.events != nil {
+		a.events.close() // after the background work, whose audit rows it may still hear of
+	}
 	a.sessions.Close()
 	a.stmts.Close()
 	return nil

@@ -56,6 +56,8 @@ type Options struct {
 	ExportMaxRows        int64
 	ExportNoBOM          bool
 	HealthChecks         []HealthCheck
+	OnAudit              func(ctx context.Context, e AuditEvent)
+	AuditQueue           int
 }
 
 // SessionOptions configure the session cookie.
