@@ -131,7 +131,7 @@ func TestWebhookSinkChoosesActions(t *testing.T) {
 	sink = admin.WebhookSink(admin.WebhookOptions{URL: srv2.URL + secretPath, Kind: admin.Slack, Actions: []string{"update"}})
 	sink(ctx, banEvent())
 	sink(ctx, admin.AuditEvent{Action: "update", ActionLabel: "Updated", Operator: "me@example.com", Resource: "players", TargetID: "9"})
-	if p := srv2.posts(); len(p) != 1 || p[0]["text"] != "me@example.com: Updated players user 9" {
+	if p := srv2.posts(); len(p) != 1 || p[0]["text"] != "me@example.com: Updated players 9" {
 		t.Errorf("posted %v; want only the update, without a link (no PanelURL)", p)
 	}
 }

@@ -333,7 +333,9 @@ func (a *Admin) Mount(mux *http.ServeMux) {
 	mux.Handle(a.opts.UIPath, a)
 }
 
-// Close waits for background work (reset-link deliveries) to finish. The
+// Close waits for background work (reset-link deliveries) to finish, and
+// for Options.OnAudit to receive the queued events, at most 5 seconds
+// (then the context it is given ends and the rest are dropped). The
 // panel, its UI and every Guard made from it answer 503 afterwards. It does
 // not close the database.
 func (a *Admin) Close() error {

@@ -22,8 +22,12 @@ func Line(e audit.Event, panelURL string) string {
 		who = "The game"
 	}
 	target := e.Target
-	if target == "" && e.TargetID != "" {
+	switch {
+	case target != "":
+	case e.Resource == "users" && e.TargetID != "":
 		target = "user " + e.TargetID
+	default:
+		target = e.TargetID
 	}
 	resource, id := e.Resource, e.TargetID
 	var line string
