@@ -23,10 +23,21 @@ func (au *Audit) Record(ctx context.Context, e AuditEntry) error {
 // RecordTx appends one entry through tx, the transaction of the change it
 // records: the change and its entry commit together or not at all. Use it
 // for the game's own writes that should be as reliable as the panel's.
-// Options.OnAudit hears of the entry when tx commits; for that, ctx must
-// be the context RunInTx passes its function (or one made from it).
+// Options.OnAudit hears of the entry once tx commits when tx is one of
+// RunInTx's and ctx the context it passes its function (or one made from
+// it); the entry of a transaction begun on the game's own *bun.DB is not
+// sent (its commit cannot be seen), and a warning says so once.
 func (au *Audit) RecordTx(ctx context.Context, tx bun.Tx, e AuditEntry) error {
 	return au.e.RecordTx(ctx, tx, e)
+}
+
+// RunInTx runs fn in a transaction of the panel's database (the *bun.DB
+// given to New, which is committed when fn returns nil and rolled back
+// otherwise), like bun.DB.RunInTx: the entries fn writes with RecordTx
+// reach Options.OnAudit once it commits, never if it rolls back. Use it
+// for the game's own writes whose entries OnAudit should hear of.
+func (au *Audit) RunInTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	return au.e.RunInTx(ctx, fn)
 }
 
 // UpdateRecord describes one update for RecordUpdate. Before and After are

@@ -277,9 +277,11 @@ type Options struct {
 	// counted (Admin.AuditEventsDropped) and a warning is logged at most
 	// once a minute. A panic in it is logged and the next event still
 	// comes. Its ctx ends when Close stops waiting for it. WebhookSink
-	// is a ready receiver. Setting it adds a query hook to the *bun.DB
-	// given to New (to see transactions commit): create the panel before
-	// the database is in use by other goroutines. Default nil: none.
+	// is a ready receiver. The panel then works on a copy of the *bun.DB
+	// given to New with a query hook of its own, which sees its
+	// transactions commit; the game's entries written with RecordTx are
+	// sent when their transaction is one of Audit().RunInTx's. Default
+	// nil: none.
 	OnAudit func(ctx context.Context, e AuditEvent)
 	// AuditQueue is how many events wait for OnAudit before new ones are
 	// dropped. Default 1024.

@@ -19,7 +19,6 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/gameadmin/admin/internal/migrate"
@@ -47,8 +46,7 @@ type Log struct {
 	table      string // where the log is: the prefixed admin_audit
 	maxPayload int    // Options.AuditMaxPayloadBytes, defaulted
 	log        *slog.Logger
-	onCommit   func(Entry) // OnCommit's receiver of committed entries, or nil
-	missed     sync.Once   // the one warning of an entry OnCommit cannot see commit
+	commits    *Commits // where committed entries go (SendCommits), or nil
 }
 
 // New returns the log kept in db's table (Options.TablePrefix +

@@ -119,6 +119,14 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if db == nil {
 		return nil, errors.New("admin: New: nil *bun.DB")
 	}
+	// The panel works on a copy of db that sees its transactions commit,
+	// so that OnAudit hears of an entry only once its change is there; the
+	// game's own *bun.DB is left as it was.
+	var commits *audit.Commits
+	if opts.OnAudit != nil {
+		commits = audit.NewCommits()
+		db = db.WithQueryHook(commits)
+	}
 	a := &Admin{db: db, ui: ui, log: opts.Logger, now: opts.Clock, widgetTimeout: opts.WidgetTimeout, estimates: query.NewEstimates(estimateTTL), countBudget: opts.CountBudget}
 	if a.log == nil {
 		a.log = slog.Default()
@@ -274,6 +282,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	a.auditJobs = jobs.New(a.log, backgroundQueueCap)
 	a.failures = audit.NewFailures()
 	a.audit = audit.New(db, string(a.tableNames)+"admin_audit", opts.AuditMaxPayloadBytes, a.log)
+	a.audit.SendCommits(commits)
 	a.sanctions = moderation.NewSanctions(db, a.roles, a.audit, opts.Rooms, a.now, a.log)
 	a.userData = a.newUserData()
 	if a.auth, err = account.New(account.Config{DB: db, Roles: a.roles, TablePrefix: string(a.tableNames), Tokens: a.tokens, Audit: a.audit, Sanctions: a.sanctions,
@@ -297,7 +306,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	a.history = a.newHistory()
 	a.dashboard = a.newDashboard()
 	a.handler = a.routes()
-	a.startAuditEvents(opts)
+	a.startAuditEvents(opts, commits)
 	a.startBackground()
 	(*compiler)(a).announceSetup(ctx)
 	return a, nil

@@ -154,15 +154,15 @@ func (a *Admin) labelEvent(ctx context.Context, ev *AuditEvent) {
 	}
 }
 
-// startAuditEvents wires Options.OnAudit (if set) to the audit log's
-// commits, last in NewContext so that no failure after it leaves the
-// goroutine running. NewContext has checked AuditQueue.
-func (a *Admin) startAuditEvents(opts Options) {
+// startAuditEvents wires Options.OnAudit (if set) to the commits the
+// panel's database sees, last in NewContext so that no failure after it
+// leaves the goroutine running. NewContext has checked AuditQueue.
+func (a *Admin) startAuditEvents(opts Options, commits *audit.Commits) {
 	if opts.OnAudit == nil {
 		return
 	}
 	a.events = newAuditEvents(opts.OnAudit, cmp.Or(opts.AuditQueue, defaultAuditQueue), a.labelEvent, a.log)
-	a.audit.OnCommit(a.events.add)
+	commits.OnCommit(a.events.add)
 }
 
 // AuditEventsDropped is how many audit events Options.OnAudit did not

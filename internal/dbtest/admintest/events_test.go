@@ -49,7 +49,7 @@ func (h *heard) wait(t *testing.T, action string) AuditEvent {
 
 // TestOnAuditHearsCommittedEntries: the hook receives the entries of a
 // ban, an update and an erase, labelled, after they commit; the entry of
-// a write that rolls back (an erase's dry run, the game's own transaction
+// a write that rolls back (an erase's dry run, the game's transaction
 // that fails) never comes, and a hook that panics still gets the next.
 func TestOnAuditHearsCommittedEntries(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
@@ -84,10 +84,12 @@ func TestOnAuditHearsCommittedEntries(t *testing.T) {
 		root.do("POST", "/admin-api/users/"+uid+"/_erase", map[string]any{"confirm": "p@example.com"}).want(t, 200)
 		h.wait(t, "user.erase")
 
-		// The game's own transactions: one rolls back, one commits.
+		// The game's own transactions through Audit().RunInTx: one rolls
+		// back, one commits. One on the game's own *bun.DB cannot be
+		// seen committing: it is not sent, and a warning says why.
 		ctx := context.Background()
 		rolledBack := errors.New("rolled back")
-		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		err := e.admin.Audit().RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			if err := e.admin.Audit().RecordTx(ctx, tx, AuditEntry{Action: "game.rolled_back", Resource: "players"}); err != nil {
 				return err
 			}
@@ -96,17 +98,29 @@ func TestOnAuditHearsCommittedEntries(t *testing.T) {
 		if !errors.Is(err, rolledBack) {
 			t.Fatalf("RunInTx = %v; want the rollback", err)
 		}
-		err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		err = e.admin.Audit().RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			return e.admin.Audit().RecordTx(ctx, tx, AuditEntry{Action: "game.committed", Resource: "players", TargetID: "9"})
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+		err = db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			return e.admin.Audit().RecordTx(ctx, tx, AuditEntry{Action: "game.unseen", Resource: "players"})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(e.auditRows("game.unseen")) != 1 || !contains(e.logs.String(), "not sent to OnAudit") {
+			t.Errorf("an entry of the game's own *bun.DB: want it written and a warning that it is not sent\n%s", e.logs.String())
 		}
 		must(0, e.admin.Audit().Record(ctx, AuditEntry{Action: "game.panics", Resource: "players"}))
 		must(0, e.admin.Audit().Record(ctx, AuditEntry{Action: "game.last", Resource: "players"}))
 		h.wait(t, "game.last") // one queue, in order: everything before it has come
 		if got := h.of("game.committed"); len(got) != 1 || got[0].TargetID != "9" || got[0].OperatorID != "" {
 			t.Errorf("game.committed events = %+v; want the one committed", got)
+		}
+		if got := h.of("game.unseen"); len(got) != 0 {
+			t.Errorf("events of the game's own transaction = %+v; want none (its commit is not seen)", got)
 		}
 		if got := h.of("game.rolled_back"); len(got) != 0 {
 			t.Errorf("events of a rolled-back transaction = %+v; want none", got)
