@@ -11,6 +11,7 @@ import (
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/panicerr"
 	"github.com/gameadmin/admin/internal/users"
+	"github.com/uptrace/bun"
 )
 
 // AuditEvent is a committed audit entry as Options.OnAudit receives it.
@@ -129,40 +130,44 @@ func (ae *auditEvents) close() {
 	ae.cancel()
 }
 
-// labelEvent fills in the words of ev: its operator's email and, for a
-// user, the target's name. A look-up that fails leaves the label empty.
-func (a *Admin) labelEvent(ctx context.Context, ev *AuditEvent) {
-	lookup := func(id string) *users.Account {
-		if id == "" {
-			return nil
+// eventLabels fills in the words of an event: its operator's email and,
+// for a user, the target's name. A look-up that fails leaves the label
+// empty.
+func eventLabels(db *bun.DB, u *users.Table) func(ctx context.Context, ev *AuditEvent) {
+	return func(ctx context.Context, ev *AuditEvent) {
+		lookup := func(id string) *users.Account {
+			if id == "" {
+				return nil
+			}
+			ctx, cancel := context.WithTimeout(ctx, labelLookupWait)
+			defer cancel()
+			acc, err := u.AccountByID(ctx, db, id)
+			if err != nil {
+				return nil
+			}
+			return acc
 		}
-		ctx, cancel := context.WithTimeout(ctx, labelLookupWait)
-		defer cancel()
-		acc, err := a.users.AccountByID(ctx, a.db, id)
-		if err != nil {
-			return nil
+		if acc := lookup(ev.OperatorID); acc != nil {
+			ev.Operator = cmp.Or(acc.Email, acc.DisplayName)
 		}
-		return acc
-	}
-	if acc := lookup(ev.OperatorID); acc != nil {
-		ev.Operator = cmp.Or(acc.Email, acc.DisplayName)
-	}
-	if ev.Resource == "users" {
-		if acc := lookup(ev.TargetID); acc != nil {
-			ev.Target = cmp.Or(acc.DisplayName, acc.Email)
+		if ev.Resource == "users" {
+			if acc := lookup(ev.TargetID); acc != nil {
+				ev.Target = cmp.Or(acc.DisplayName, acc.Email)
+			}
 		}
 	}
 }
 
 // startAuditEvents wires Options.OnAudit (if set) to the commits the
-// panel's database sees, last in NewContext so that no failure after it
-// leaves the goroutine running. NewContext has checked AuditQueue.
-func (a *Admin) startAuditEvents(opts Options, commits *audit.Commits) {
+// panel's database sees. NewContext calls it last, so that no failure
+// after it leaves the goroutine running, and has checked AuditQueue.
+func startAuditEvents(opts Options, commits *audit.Commits, labels func(ctx context.Context, ev *AuditEvent), log *slog.Logger) *auditEvents {
 	if opts.OnAudit == nil {
-		return
+		return nil
 	}
-	a.events = newAuditEvents(opts.OnAudit, cmp.Or(opts.AuditQueue, defaultAuditQueue), a.labelEvent, a.log)
-	commits.OnCommit(a.events.add)
+	ae := newAuditEvents(opts.OnAudit, cmp.Or(opts.AuditQueue, defaultAuditQueue), labels, log)
+	commits.OnCommit(ae.add)
+	return ae
 }
 
 // AuditEventsDropped is how many audit events Options.OnAudit did not
