@@ -47,16 +47,15 @@ type auditEvents struct {
 	dropped  atomic.Int64
 	lastWarn atomic.Int64 // unix nanoseconds of the last drop warning
 
-	ctx    context.Context // given to fn; ends when Close stops waiting
-	cancel context.CancelFunc
+	cancel context.CancelFunc // ends the context fn is given, when Close stops waiting
 	done   chan struct{}
 }
 
 // newAuditEvents starts the goroutine that calls fn; stop it with close.
 func newAuditEvents(fn func(ctx context.Context, e AuditEvent), size int, label func(ctx context.Context, e *AuditEvent), log *slog.Logger) *auditEvents {
 	ctx, cancel := context.WithCancel(context.Background())
-	ae := &auditEvents{fn: fn, label: label, log: log, queue: make(chan AuditEvent, size), ctx: ctx, cancel: cancel, done: make(chan struct{})}
-	go ae.run()
+	ae := &auditEvents{fn: fn, label: label, log: log, queue: make(chan AuditEvent, size), cancel: cancel, done: make(chan struct{})}
+	go ae.run(ctx)
 	return ae
 }
 
@@ -83,27 +82,27 @@ func (ae *auditEvents) add(e audit.Entry) {
 
 // run calls fn with each queued event in turn until the queue is closed
 // and empty, or Close stops waiting.
-func (ae *auditEvents) run() {
+func (ae *auditEvents) run(ctx context.Context) {
 	defer close(ae.done)
 	for ev := range ae.queue {
-		if ae.ctx.Err() != nil {
+		if ctx.Err() != nil {
 			ae.dropped.Add(1)
 			continue
 		}
-		ae.deliver(ev)
+		ae.deliver(ctx, ev)
 	}
 }
 
 // deliver labels ev and calls fn, which may panic without ending the
 // queue.
-func (ae *auditEvents) deliver(ev AuditEvent) {
+func (ae *auditEvents) deliver(ctx context.Context, ev AuditEvent) {
 	defer func() {
 		if v := recover(); v != nil {
 			ae.log.Error("admin: OnAudit panicked", "action", ev.Action, "err", panicerr.New(v))
 		}
 	}()
-	ae.label(ae.ctx, &ev)
-	ae.fn(ae.ctx, ev)
+	ae.label(ctx, &ev)
+	ae.fn(ctx, ev)
 }
 
 // close stops taking events and waits, at most auditDrainWait, for fn to
