@@ -83,11 +83,19 @@ func (a *Admin) Mount(mux *http.ServeMux) {
 	a.e.Mount(mux)
 }
 
-// Close waits for background work (reset-link deliveries) to finish. The
+// Close waits for background work (reset-link deliveries) to finish, and
+// for Options.OnAudit to receive the queued events, at most 5 seconds
+// (then the context it is given ends and the rest are dropped). The
 // panel, its UI and every Guard made from it answer 503 afterwards. It does
 // not close the database.
 func (a *Admin) Close() error {
 	return a.e.Close()
+}
+
+// AuditEventsDropped is how many audit events Options.OnAudit did not
+// receive because its queue was full or the panel was closing.
+func (a *Admin) AuditEventsDropped() int64 {
+	return a.e.AuditEventsDropped()
 }
 
 // UIPath is where the panel UI is served (Options.UIPath, normalized).

@@ -2,8 +2,11 @@ package admin_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"time"
 
@@ -77,4 +80,32 @@ func ExampleNewTokenBucket() {
 	// true 0s
 	// false 1m0s
 	// true
+}
+
+// Bans, erasures and players past five open reports go to a Discord
+// channel, one line each with a link to the panel. In a game, URL is the
+// channel's webhook (discord.com/api/webhooks/...), kept out of the code,
+// and the sink is set as Options.OnAudit.
+func ExampleWebhookSink() {
+	discord := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var msg struct{ Content string }
+		_ = json.NewDecoder(r.Body).Decode(&msg)
+		fmt.Println(msg.Content)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer discord.Close()
+
+	onAudit := admin.WebhookSink(admin.WebhookOptions{
+		URL:      discord.URL + "/api/webhooks/1/secret",
+		Kind:     admin.Discord,
+		PanelURL: "https://game.example.com/admin",
+	})
+	_ = admin.Options{OnAudit: onAudit} // as the panel would call it:
+	onAudit(context.Background(), admin.AuditEvent{
+		Action: "user.ban", Operator: "me@example.com", Resource: "users", TargetID: "7", Target: "Player 07",
+		Payload: map[string]any{"reason": "speed hack", "until": "2026-12-04T00:00:00Z"},
+	})
+	onAudit(context.Background(), admin.AuditEvent{Action: "update", Resource: "users", TargetID: "7"}) // not chosen
+	// Output:
+	// me@example.com banned Player 07 until 4 Dec 2026 — speed hack · https://game.example.com/admin/users/7
 }

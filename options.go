@@ -282,6 +282,23 @@ type Options struct {
 	// count goes up) instead of adding to the queue. Default 10 minutes;
 	// negative fails New.
 	ReportWindow time.Duration
+	// OnAudit receives every audit entry once the change it records has
+	// committed: an entry of a transaction that rolls back is never sent.
+	// It is called from one goroutine of the panel's, fed by a queue of
+	// AuditQueue events, so a slow or failing receiver never slows or
+	// fails a request; when the queue is full the event is dropped,
+	// counted (Admin.AuditEventsDropped) and a warning is logged at most
+	// once a minute. A panic in it is logged and the next event still
+	// comes. Its ctx ends when Close stops waiting for it. WebhookSink
+	// is a ready receiver. The panel then works on a copy of the *bun.DB
+	// given to New with a query hook of its own, which sees its
+	// transactions commit; the game's entries written with RecordTx are
+	// sent when their transaction is one of Audit().RunInTx's. Default
+	// nil: none.
+	OnAudit func(ctx context.Context, e AuditEvent)
+	// AuditQueue is how many events wait for OnAudit before new ones are
+	// dropped. Default 1024.
+	AuditQueue int
 }
 
 // ReportCategory is a kind of player report the game declares
@@ -394,6 +411,8 @@ func (o Options) compile() engine.Options {
 		ExportNoBOM:          o.ExportNoBOM,
 		ReportCategories:     o.ReportCategories,
 		ReportWindow:         o.ReportWindow,
+		OnAudit:              o.OnAudit,
+		AuditQueue:           o.AuditQueue,
 		Session:              engine.SessionOptions(o.Session),
 		RateLimit:            engine.RateLimitOptions(o.RateLimit),
 		UserColumns:          engine.UserColumns(o.UserColumns),

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gameadmin/admin/internal/engine"
+	"github.com/gameadmin/admin/internal/webhook"
 )
 
 // TestCompileKeepsEveryField: the declarations a game writes and the
@@ -32,6 +33,7 @@ func TestCompileKeepsEveryField(t *testing.T) {
 		{Relation{}, engine.Relation{}},
 		{HealthCheck{}, engine.HealthCheck{}},
 		{ResetRequest{}, engine.ResetRequest{}},
+		{WebhookOptions{}, webhook.Options{}},
 	}
 	for _, p := range pairs {
 		r, e := reflect.TypeOf(p.root), reflect.TypeOf(p.eng)

@@ -8,7 +8,9 @@
 //	go run ./examples/gameserver -db 'postgres://...' -redis redis://127.0.0.1:6379 -node a   # one of several nodes
 //
 // The session secret comes from ADMIN_JWT_SECRET; without it sessions end
-// when the process restarts.
+// when the process restarts. ADMIN_WEBHOOK_URL, a Discord or Slack
+// incoming webhook, receives a line for every ban, erasure and player
+// past five open reports.
 package main
 
 import (
@@ -21,6 +23,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -162,6 +165,11 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 		},
 	}
 	cl.configure(&opts)
+	if opts.OnAudit, err = webhookSink(log); err != nil {
+		cl.close()
+		hub.Close()
+		return nil, nil, nil, err
+	}
 	// The game's tables exist before New, which reads their columns
 	// from the database (that map_stats is a view, the treasury's
 	// scale). guilds.owner_id references the users table, so the panel's
@@ -199,6 +207,37 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 	mux.HandleFunc("POST /api/auth/login", p.handleLogin)
 	mux.Handle("/ws/", http.StripPrefix("/ws/", hub))
 	return mux, a, stop, nil
+}
+
+// webhookSink posts bans, erasures and players past five open reports to
+// the Discord or Slack incoming webhook ADMIN_WEBHOOK_URL, linking to the
+// panel at ADMIN_PANEL_URL (default http://localhost:8080/admin). Without
+// the variable it is nil: no posts. The URL is a secret: an error names
+// its host only.
+func webhookSink(log *slog.Logger) (func(context.Context, admin.AuditEvent), error) {
+	hook := os.Getenv("ADMIN_WEBHOOK_URL")
+	if hook == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(hook)
+	if err != nil || u.Scheme != "https" {
+		return nil, errors.New("ADMIN_WEBHOOK_URL is not an https URL")
+	}
+	var kind admin.WebhookKind
+	switch u.Hostname() {
+	case "discord.com", "discordapp.com":
+		kind = admin.Discord
+	case "hooks.slack.com":
+		kind = admin.Slack
+	default:
+		return nil, fmt.Errorf("ADMIN_WEBHOOK_URL: host %q is neither discord.com nor hooks.slack.com", u.Hostname())
+	}
+	panel := os.Getenv("ADMIN_PANEL_URL")
+	if panel == "" {
+		panel = "http://localhost:8080/admin"
+	}
+	log.Info("moderation events go to a webhook", "kind", kind, "host", u.Hostname())
+	return admin.WebhookSink(admin.WebhookOptions{URL: hook, Kind: kind, PanelURL: panel, Logger: log}), nil
 }
 
 // migrateBefore creates the panel's built-in tables and then the game's.

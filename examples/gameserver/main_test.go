@@ -217,3 +217,28 @@ func do(t *testing.T, srv *httptest.Server, c *http.Client, method, path, body s
 	b, _ := io.ReadAll(res.Body)
 	return res.StatusCode, string(b)
 }
+
+// TestWebhookSink: ADMIN_WEBHOOK_URL picks the kind from its host; a URL
+// of another host is an error that does not repeat the URL's secret path.
+func TestWebhookSink(t *testing.T) {
+	tests := []struct {
+		url     string
+		wantErr bool
+	}{
+		{"", false},
+		{"https://discord.com/api/webhooks/1/s3cret", false},
+		{"https://hooks.slack.com/services/T/B/s3cret", false},
+		{"https://chat.example.com/hooks/s3cret", true},
+		{"http://discord.com/api/webhooks/1/s3cret", true},
+	}
+	for _, tt := range tests {
+		t.Setenv("ADMIN_WEBHOOK_URL", tt.url)
+		sink, err := webhookSink(slog.New(slog.DiscardHandler))
+		if (err != nil) != tt.wantErr || (err == nil && (sink != nil) != (tt.url != "")) {
+			t.Errorf("webhookSink(%q) = %v, %v; want error %v", tt.url, sink != nil, err, tt.wantErr)
+		}
+		if err != nil && strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("webhookSink(%q) error %q holds the secret", tt.url, err)
+		}
+	}
+}

@@ -46,6 +46,7 @@ type Log struct {
 	table      string // where the log is: the prefixed admin_audit
 	maxPayload int    // Options.AuditMaxPayloadBytes, defaulted
 	log        *slog.Logger
+	commits    *Commits // where committed entries go (SendCommits), or nil
 }
 
 // New returns the log kept in db's table (Options.TablePrefix +
@@ -92,6 +93,7 @@ func (au *Log) record(ctx context.Context, db bun.IDB, e Entry) error {
 	if _, err := db.NewInsert().Model(&e).ModelTableExpr("?", bun.Ident(au.table)).Exec(ctx); err != nil {
 		return fmt.Errorf("admin: audit record %s: %w", e.Action, err)
 	}
+	au.committed(ctx, db, e)
 	return nil
 }
 

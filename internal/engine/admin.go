@@ -68,6 +68,7 @@ type Admin struct {
 	reports    *reports.Store        // players' reports: filing, the queue, claims (reports.go)
 	auth       *Auth
 	audit      *Audit
+	events     *auditEvents // Options.OnAudit's queue, or nil (events.go)
 
 	widgetTimeout time.Duration // Options.WidgetTimeout, defaulted
 	totals        []string      // Options.DashboardTotals, defaulted
@@ -120,6 +121,14 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if db == nil {
 		return nil, errors.New("admin: New: nil *bun.DB")
 	}
+	// The panel works on a copy of db that sees its transactions commit,
+	// so that OnAudit hears of an entry only once its change is there; the
+	// game's own *bun.DB is left as it was.
+	var commits *audit.Commits
+	if opts.OnAudit != nil {
+		commits = audit.NewCommits()
+		db = db.WithQueryHook(commits)
+	}
 	a := &Admin{db: db, ui: ui, log: opts.Logger, now: opts.Clock, widgetTimeout: opts.WidgetTimeout, estimates: query.NewEstimates(estimateTTL), countBudget: opts.CountBudget}
 	if a.log == nil {
 		a.log = slog.Default()
@@ -132,6 +141,9 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 		return nil, fmt.Errorf("admin: WidgetTimeout %v is negative", a.widgetTimeout)
 	case a.widgetTimeout == 0:
 		a.widgetTimeout = dashboard.DefaultWidgetTimeout
+	}
+	if opts.AuditQueue < 0 {
+		return nil, fmt.Errorf("admin: AuditQueue %d is negative", opts.AuditQueue)
 	}
 	switch {
 	case a.countBudget < 0:
@@ -272,6 +284,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	a.auditJobs = jobs.New(a.log, backgroundQueueCap)
 	a.failures = audit.NewFailures()
 	a.audit = audit.New(db, string(a.tableNames)+"admin_audit", opts.AuditMaxPayloadBytes, a.log)
+	a.audit.SendCommits(commits)
 	a.sanctions = moderation.NewSanctions(db, a.roles, a.audit, opts.Rooms, a.now, a.log)
 	a.userData = a.newUserData()
 	if a.reports, err = newReportStore(a); err != nil {
@@ -298,6 +311,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	a.history = a.newHistory()
 	a.dashboard = a.newDashboard()
 	a.handler = a.routes()
+	a.events = startAuditEvents(opts, commits, eventLabels(db, a.users), a.log)
 	a.startBackground()
 	(*compiler)(a).announceSetup(ctx)
 	return a, nil
@@ -333,7 +347,9 @@ func (a *Admin) Mount(mux *http.ServeMux) {
 	mux.Handle(a.opts.UIPath, a)
 }
 
-// Close waits for background work (reset-link deliveries) to finish. The
+// Close waits for background work (reset-link deliveries) to finish, and
+// for Options.OnAudit to receive the queued events, at most 5 seconds
+// (then the context it is given ends and the rest are dropped). The
 // panel, its UI and every Guard made from it answer 503 afterwards. It does
 // not close the database.
 func (a *Admin) Close() error {
@@ -342,6 +358,9 @@ func (a *Admin) Close() error {
 	a.bgMu.Unlock()
 	a.stopBackground()
 	a.bg.Wait()
+	if a.events != nil {
+		a.events.close() // after the background work, whose audit rows it may still hear of
+	}
 	a.sessions.Close()
 	a.stmts.Close()
 	return nil

@@ -58,6 +58,8 @@ type Options struct {
 	HealthChecks         []HealthCheck
 	ReportCategories     []ReportCategory
 	ReportWindow         time.Duration
+	OnAudit              func(ctx context.Context, e AuditEvent)
+	AuditQueue           int
 }
 
 // SessionOptions configure the session cookie.
