@@ -95,7 +95,7 @@ func (a *Admin) Close() error {
 // AuditEventsDropped is how many audit events Options.OnAudit did not
 // receive because its queue was full or the panel was closing.
 func (a *Admin) AuditEventsDropped() int64 {
-	return a.e.AuditEventsDropped()
+	return engine.AuditEventsDropped(a.e)
 }
 
 // UIPath is where the panel UI is served (Options.UIPath, normalized).

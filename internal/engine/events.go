@@ -169,9 +169,10 @@ func startAuditEvents(opts Options, commits *audit.Commits, labels func(ctx cont
 	return ae
 }
 
-// AuditEventsDropped is how many audit events Options.OnAudit did not
-// receive because its queue was full or the panel was closing.
-func (a *Admin) AuditEventsDropped() int64 {
+// AuditEventsDropped is how many audit events a's Options.OnAudit did
+// not receive because its queue was full or the panel was closing. A
+// function, not a method: Admin's methods are what its handlers share.
+func AuditEventsDropped(a *Admin) int64 {
 	if a.events == nil {
 		return 0
 	}
