@@ -2490,6 +2490,7 @@ async function safetySteps(base, consoleErrors) {
     await row('Player 31').waitFor();
     expect((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390, 'the queue scrolls sideways at 390 px');
     await shot('reports-04-queue-390-dark');
+    await useTheme('light'); // the header's toggle, before a dialog makes the page behind it inert
     await page.getByRole('button', { name: 'Claim the reports about Player 31' }).click();
     await row('Player 31').getByText('Claimed by you').waitFor();
     await page.getByRole('button', { name: 'Resolve the reports about Player 31' }).click();
@@ -2497,7 +2498,6 @@ async function safetySteps(base, consoleErrors) {
     await d31.getByRole('radio', { name: 'Ban' }).check();
     await d31.getByLabel(/Reason/).fill('e2e: offensive name');
     await d31.getByRole('radio', { name: '7 days' }).check();
-    await useTheme('light');
     await shot('reports-05-ban-dialog-390-light');
     await d31.getByRole('button', { name: 'Ban Player 31' }).click();
     await page.getByText('Player 31 banned for 7 days; 1 report closed').waitFor();

@@ -309,7 +309,7 @@ function ResolveDialog({ player, onClose, onDone }: { player: UserRef; onClose: 
         <form className="stack" onSubmit={submit} noValidate>
           <label className="resolve-note">
             {outcome === 'warn' ? 'Warning' : 'Note'} <span className="muted">{outcome === 'warn' ? '(required; kept as a note on the player)' : '(optional, kept with the resolution)'}</span>
-            <textarea name="note" maxLength={2000} value={note} onChange={(e) => setNote(e.target.value)} />
+            <textarea name="note" maxLength={2000} value={note} onChange={(e) => { setNote(e.target.value); setProblem(''); }} />
           </label>
           {(problem || resolve.isError) && <p className="form-error" role="alert" id={id + '-problem'}>{problem || errorText(resolve.error)}</p>}
           <div className="dialog-buttons">
