@@ -154,6 +154,16 @@ function PlayerLink({ user }: { user: UserRef }) {
   return <Link to={'/users/' + seg(user.id)} title={user.id}>{name(user)}</Link>;
 }
 
+// OperatorName is who claimed or resolved: "you", their label (linked),
+// else "another operator" (one whose row the viewer may not read, or
+// without a display name).
+function OperatorName({ user }: { user: UserRef | undefined }) {
+  const me = useMe();
+  if (user && user.id === me.data?.userId) return <>you</>;
+  if (!user?.label) return <span title={user?.id}>another operator</span>;
+  return <PlayerLink user={user} />;
+}
+
 function Names({ users }: { users: UserRef[] }) {
   return (
     <>
@@ -207,7 +217,7 @@ function PlayerActions({ player, claim, open, details = false }: { player: UserR
       {details && <Link className="report-details button" to={'/reports/' + seg(player.id)} aria-label={`Reports about ${who}`}>Reports</Link>}
       {open && (
         <span className="report-claim muted">
-          {claim ? (mine ? 'Claimed by you' : <>Claimed by {name(claim.by)}</>) : 'Not claimed'}
+          {claim ? (mine ? 'Claimed by you' : <>Claimed by <OperatorName user={claim.by} /></>) : 'Not claimed'}
           {claim && <> · <Time value={claim.at} /></>}
         </span>
       )}
@@ -413,7 +423,7 @@ function ReportList({ reports, show }: { reports: Report[]; show: 'reporter' | '
                 {r.room && <RoomWords room={r.room} />}
                 {r.resolvedAt && (
                   <span className="muted">
-                    {r.outcome ? outcomeWords[r.outcome] ?? r.outcome : 'resolved'} by {r.resolvedBy ? <PlayerLink user={r.resolvedBy} /> : 'an operator'}, <Time value={r.resolvedAt} />
+                    {r.outcome ? outcomeWords[r.outcome] ?? r.outcome : 'resolved'} by <OperatorName user={r.resolvedBy} />, <Time value={r.resolvedAt} />
                   </span>
                 )}
               </p>
