@@ -5,7 +5,7 @@ import { toast } from 'sonner';
 import { api, ApiError, errorText, seg } from '../api';
 import { useCatalog, useMe, useResourceMeta } from '../queries';
 import { singular, usePageTitle } from '../names';
-import { Time } from '../time';
+import { formatTime, Time } from '../time';
 import { ErrorNote, Loading } from '../components/Status';
 import { Modal } from '../components/ConfirmDialog';
 import { BanForm, type BanBody } from '../components/BanForm';
@@ -216,9 +216,10 @@ function PlayerActions({ player, claim, open, details = false }: { player: UserR
     <div className="report-actions">
       {details && <Link className="report-details button" to={'/reports/' + seg(player.id)} aria-label={`Reports about ${who}`}>Reports</Link>}
       {open && (
-        <span className="report-claim muted">
+        <span className="report-claim muted" title={claim && details ? 'since ' + formatTime(claim.at) : undefined}>
           {claim ? (mine ? 'Claimed by you' : <>Claimed by <OperatorName user={claim.by} /></>) : 'Not claimed'}
-          {claim && <> · <Time value={claim.at} /></>}
+          {/* The queue's row is narrow: there the time is the title's. */}
+          {claim && !details && <> since <Time value={claim.at} /></>}
         </span>
       )}
       {mayAct && !mine && (!claim || admin) && (
