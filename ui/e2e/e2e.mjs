@@ -1389,8 +1389,9 @@ async function main() {
     const nav = page.getByRole('navigation');
     await nav.getByRole('link', { name: 'Guilds' }).waitFor();
     await nav.getByRole('link', { name: 'Live rooms' }).waitFor();
+    await nav.getByRole('link', { name: /^Reports/ }).waitFor(); // users in the mod's scopes: the reports queue
     const links = (await nav.getByRole('link').allInnerTexts()).map((t) => t.trim());
-    const want = ['Dashboard', 'Live rooms', 'Users', 'User Notes', 'Guilds'];
+    const want = ['Dashboard', 'Live rooms', 'Reports', 'Users', 'User Notes', 'Guilds'];
     expect(JSON.stringify(links) === JSON.stringify(want), `sidebar: ${JSON.stringify(links)}; want ${JSON.stringify(want)}`);
     await page.getByRole('banner').getByText('mod', { exact: true }).waitFor();
     await shot('20-mod-dashboard');
@@ -2419,6 +2420,107 @@ async function safetySteps(base, consoleErrors) {
     const banned = async (n) => (await apiJSON('/users?' + new URLSearchParams({ _q: `player${n}@example.com` })))[0].ban;
     expect((await banned('14')) == null && (await banned('15')) == null, 'the bulk undo left a ban');
     expect((await banned('13'))?.reason === 'e2e: earlier ban', 'the undo lifted the earlier ban of Player 13');
+  });
+
+  // The seed files reports about Players 07 (cheating, 3), 12 (abuse, 2)
+  // and 31 (offensive name, 1): worked from the queue, one per outcome.
+  await step('reports: three reported players worked from the queue (keyboard only for one), at 1440 and 390 px, light and dark', async () => {
+    const theme = () => page.evaluate(() => document.documentElement.dataset.theme);
+    const before = await theme();
+    const useTheme = async (t) => {
+      if ((await theme()) !== t) await page.getByRole('button', { name: `Use the ${t} theme` }).click();
+      await page.waitForFunction((t) => document.documentElement.dataset.theme === t, t);
+    };
+    const row = (n) => page.locator('[data-report-row]', { hasText: n });
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(base + '/admin/reports');
+    await page.getByRole('heading', { name: 'Reports', exact: true }).waitFor();
+    await useTheme('light');
+    for (const n of ['Player 07', 'Player 12', 'Player 31']) await row(n).waitFor();
+    expect((await row('Player 07').innerText()).includes('Cheating (3)'), 'Player 07\'s categories: ' + (await row('Player 07').innerText()));
+    await page.getByRole('navigation').getByRole('link', { name: /^Reports/ }).waitFor();
+    await shot('reports-01-queue-1440-light');
+
+    // Player 07, keyboard only: j to the first player, Tab to Claim, then Resolve → Dismiss → Confirm.
+    await page.evaluate(() => (document.activeElement instanceof HTMLElement) && document.activeElement.blur());
+    await page.keyboard.press('j');
+    await waitFocus(page.getByRole('link', { name: 'Reports about Player 07' }), 'j does not focus the first player (Player 07)');
+    await page.keyboard.press('Tab');
+    await waitFocus(page.getByRole('button', { name: 'Claim the reports about Player 07' }), 'Tab from the player does not reach Claim');
+    await page.keyboard.press('Enter');
+    await page.getByText('You are working on the reports about Player 07').waitFor();
+    await row('Player 07').getByText('Claimed by you').waitFor();
+    const resolve07 = page.getByRole('button', { name: 'Resolve the reports about Player 07' });
+    await resolve07.focus();
+    await page.keyboard.press('Enter');
+    const d07 = page.getByRole('dialog', { name: 'Resolve the reports about Player 07' });
+    await waitFocus(d07.getByRole('radio', { name: 'Dismiss' }), 'the resolve dialog does not open on its first outcome');
+    await page.keyboard.press('Space');
+    await page.keyboard.press('Tab');
+    await waitFocus(d07.getByLabel(/^Note/), 'Tab from the outcome does not reach the note');
+    await page.keyboard.type('e2e: no cheating found');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await waitFocus(d07.getByRole('button', { name: 'Confirm' }), 'Tab does not reach Confirm');
+    await shot('reports-02-dismiss-dialog-1440-light');
+    await page.keyboard.press('Enter');
+    await page.getByText('Reports about Player 07 dismissed; 3 reports closed').waitFor();
+    await row('Player 07').waitFor({ state: 'detached' });
+
+    // Player 12, dark: claim and warn; the warning is a note on the player.
+    await useTheme('dark');
+    await page.getByRole('button', { name: 'Claim the reports about Player 12' }).click();
+    await row('Player 12').getByText('Claimed by you').waitFor();
+    await page.getByRole('button', { name: 'Resolve the reports about Player 12' }).click();
+    const d12 = page.getByRole('dialog', { name: 'Resolve the reports about Player 12' });
+    await d12.getByRole('radio', { name: 'Warn' }).check();
+    await d12.getByRole('button', { name: 'Confirm' }).click();
+    await d12.getByRole('alert').getByText(/Write the warning/).waitFor();
+    await d12.getByLabel(/^Warning/).fill('e2e: mind your language in chat');
+    await shot('reports-03-warn-dialog-1440-dark');
+    await d12.getByRole('button', { name: 'Confirm' }).click();
+    await page.getByText('Player 12 warned; 2 reports closed').waitFor();
+    await row('Player 12').waitFor({ state: 'detached' });
+    const [p12] = await apiJSON('/users?' + new URLSearchParams({ _q: 'player12@example.com' }));
+    const notes = await apiJSON('/userNotes?' + new URLSearchParams({ user_id: String(p12.id) }));
+    expect(notes.some((n) => n.body === 'e2e: mind your language in chat'), 'the warning is no note on Player 12: ' + JSON.stringify(notes));
+
+    // Player 31, at 390 px: claim and ban for 7 days with the ban form.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await row('Player 31').waitFor();
+    expect((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390, 'the queue scrolls sideways at 390 px');
+    await shot('reports-04-queue-390-dark');
+    await useTheme('light'); // the header's toggle, before a dialog makes the page behind it inert
+    await page.getByRole('button', { name: 'Claim the reports about Player 31' }).click();
+    await row('Player 31').getByText('Claimed by you').waitFor();
+    await page.getByRole('button', { name: 'Resolve the reports about Player 31' }).click();
+    const d31 = page.getByRole('dialog', { name: 'Resolve the reports about Player 31' });
+    await d31.getByRole('radio', { name: 'Ban' }).check();
+    await d31.getByLabel(/Reason/).fill('e2e: offensive name');
+    await d31.getByRole('radio', { name: '7 days' }).check();
+    await shot('reports-05-ban-dialog-390-light');
+    await d31.getByRole('button', { name: 'Ban Player 31' }).click();
+    await page.getByText('Player 31 banned for 7 days; 1 report closed').waitFor();
+    await page.getByText('No open reports.').waitFor();
+    await shot('reports-06-queue-empty-390-light');
+
+    // The player's page: Banned, and the report in its Reports tab.
+    const [p31] = await apiJSON('/users?' + new URLSearchParams({ _q: 'player31@example.com' }));
+    expect(p31.ban != null, 'Player 31 is not banned');
+    await page.goto(base + '/admin/users/' + p31.id + '?tab=_reports');
+    await page.getByTestId('ban-state').getByText('Banned').waitFor();
+    await page.locator('.report-item', { hasText: 'Offensive name' }).getByText('banned by').waitFor();
+    expect((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390, 'the user page scrolls sideways at 390 px');
+    await shot('reports-07-user-tab-390-light');
+
+    // The resolved view lists the three, and the dashboard has no open report.
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(base + '/admin/reports?status=resolved');
+    for (const n of ['Player 07', 'Player 12', 'Player 31']) await row(n).waitFor();
+    await page.goto(base + '/admin/');
+    await page.getByRole('article', { name: 'Open reports' }).getByText('No open reports.').waitFor();
+    await useTheme(before ?? 'light');
+    await page.setViewportSize({ width: 1280, height: 860 });
   });
 }
 

@@ -15,7 +15,7 @@ import { DashboardPage } from './pages/DashboardPage';
 import { ResourceListPage } from './pages/ResourceListPage';
 import { Loading } from './components/Status';
 
-// A row's page, forms, live rooms and the account page load on first
+// A row's page, forms, live rooms, the reports and the account page load on first
 // use: their moderation, history, pickers, switches, JSON editor and
 // two-factor enrolment are not part of the first page load (which stays
 // under 200 KB gzip).
@@ -23,6 +23,8 @@ const ResourceShowPage = lazy(() => import('./pages/ResourceShowPage').then((m) 
 const ResourceFormPage = lazy(() => import('./pages/ResourceFormPage').then((m) => ({ default: m.ResourceFormPage })));
 const RoomsPage = lazy(() => import('./pages/RoomsPage').then((m) => ({ default: m.RoomsPage })));
 const RoomInspectorPage = lazy(() => import('./pages/RoomInspectorPage').then((m) => ({ default: m.RoomInspectorPage })));
+const ReportsPage = lazy(() => import('./pages/ReportsPage').then((m) => ({ default: m.ReportsPage })));
+const ReportsPlayerPage = lazy(() => import('./pages/ReportsPage').then((m) => ({ default: m.ReportsPlayerPage })));
 const AccountPage = lazy(() => import('./pages/AccountPage').then((m) => ({ default: m.AccountPage })));
 const later = (page: ReactNode) => <Suspense fallback={<Loading />}>{page}</Suspense>;
 const form = (mode: 'create' | 'edit') => later(<ResourceFormPage mode={mode} />);
@@ -47,6 +49,8 @@ const router = createBrowserRouter(
         <Route path="account" element={later(<AccountPage />)} />
         <Route path="rooms" element={later(<RoomsPage />)} />
         <Route path="rooms/:roomId" element={later(<RoomInspectorPage />)} />
+        <Route path="reports" element={later(<ReportsPage />)} />
+        <Route path="reports/:playerId" element={later(<ReportsPlayerPage />)} />
         <Route path=":resource" element={<ResourceListPage />} />
         <Route path=":resource/new" element={form('create')} />
         <Route path=":resource/:id" element={later(<ResourceShowPage />)} />

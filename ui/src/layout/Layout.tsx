@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import { Link, NavLink, Outlet, useNavigate } from 'react-router';
 import * as Dialog from '@radix-ui/react-dialog';
-import { LayoutDashboard, LogIn, LogOut, Menu, Moon, Radio, Search, Sun, UserCog, X } from 'lucide-react';
+import { Flag, LayoutDashboard, LogIn, LogOut, Menu, Moon, Radio, Search, Sun, UserCog, X } from 'lucide-react';
 import { toast } from 'sonner';
 import { ApiError, errorText } from '../api';
 import { useCatalog, useFeatures, useMe, useRoomsEnabled } from '../queries';
+import { useReportsOn } from '../reports';
 import { ResourceIcon } from '../icons';
 import { signOut } from '../auth/signOut';
 import { askSignIn, useSession } from '../auth/session';
@@ -63,6 +64,10 @@ export function Layout() {
 function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
   const catalog = useCatalog();
   const rooms = useRoomsEnabled();
+  const reports = useReportsOn();
+  // The players with open reports, from the queue's first page.
+  const open = reports.queue ? reports.queue.players.length : 0;
+  const openText = reports.queue?.hasMore ? `${open}+` : String(open);
   return (
     <nav className="sidebar" aria-label="Resources" onClick={(e) => (e.target as HTMLElement).closest('a') && onNavigate?.()}>
       <div className="brand">Game admin</div>
@@ -72,6 +77,17 @@ function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
       {rooms && (
         <NavLink to="/rooms" className="nav-item">
           <Radio size={16} aria-hidden="true" /> Live rooms
+        </NavLink>
+      )}
+      {reports.on && (
+        <NavLink to="/reports" className="nav-item">
+          <Flag size={16} aria-hidden="true" /> Reports
+          {open > 0 && (
+            <>
+              <span className="count nav-count" aria-hidden="true">{openText}</span>
+              <span className="sr-only">: {openText} players with open reports</span>
+            </>
+          )}
         </NavLink>
       )}
       <div className="nav-heading">Resources</div>

@@ -69,6 +69,8 @@ function DashboardWidget({ widget }: { widget: Widget }) {
         <AuditSeriesWidget data={widget.data as SeriesData} title={widget.title} />
       ) : widget.render === 'series' && widget.data && typeof widget.data === 'object' ? (
         <SeriesWidget data={widget.data as SeriesData} title={widget.title} />
+      ) : widget.id === 'openReports' && Array.isArray(widget.data) ? (
+        <OpenReportsWidget stats={widget.data as Stat[]} />
       ) : widget.render === 'stats' && Array.isArray(widget.data) ? (
         <StatsWidget stats={widget.data as Stat[]} />
       ) : widget.id === 'liveRooms' && Array.isArray(widget.data) ? (
@@ -174,6 +176,52 @@ function StatsWidget({ stats }: { stats: Stat[] }) {
         );
       })}
     </dl>
+  );
+}
+
+// hoursAgo says an age in whole hours as a person reads it.
+function hoursAgo(h: number): string {
+  if (h < 1) return 'under an hour ago';
+  if (h < 48) return `${h} h ago`;
+  return `${Math.floor(h / 24)} days ago`;
+}
+
+// OpenReportsWidget says the queue at a glance: how many reports are open
+// (linked to the queue), how old the oldest is, and the most reported
+// players, each linked to their page. The server sends the two figures
+// first, then one stat per player.
+function OpenReportsWidget({ stats }: { stats: Stat[] }) {
+  const [count, oldest, ...players] = stats;
+  if (!count) return <p className="muted">Nothing you may see.</p>;
+  if (count.value === 0) return <p className="muted">No open reports. <Link to="/reports?status=resolved">Resolved reports</Link></p>;
+  return (
+    <div className="open-reports">
+      <dl className="kpis">
+        <div className="kpi">
+          <dt>Open reports</dt>
+          <dd><Link to={count.link ?? '/reports'} aria-label={`Open reports: ${count.value.toLocaleString()}`}>{count.value.toLocaleString()}</Link></dd>
+        </div>
+        {oldest && (
+          <div className="kpi">
+            <dt>Oldest open</dt>
+            <dd className="kpi-words">{hoursAgo(oldest.value)}</dd>
+          </div>
+        )}
+      </dl>
+      {players.length > 0 && (
+        <>
+          <h3 className="muted">Most reported</h3>
+          <ul className="top-reported">
+            {players.map((p) => (
+              <li key={p.link ?? p.label}>
+                {p.link ? <Link to={p.link}>{p.label}</Link> : p.label}
+                <span className="muted">{p.value.toLocaleString()} {p.value === 1 ? 'report' : 'reports'}</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
   );
 }
 

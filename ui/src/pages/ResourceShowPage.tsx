@@ -21,6 +21,8 @@ import { canUndoDelete, deletedWhere, undoDelete } from './undoDelete';
 import { undoAction, undoSeconds } from '../components/closedToast';
 import { RestoreButton, isDeleted } from './softDelete';
 import { useResourceAction } from '../components/useResourceAction';
+import { useReportsOn } from '../reports';
+import { PlayerReports } from './ReportsPage';
 
 export function ResourceShowPage() {
   const { resource, id } = useParams();
@@ -172,6 +174,8 @@ function RelationTabs({ meta, id, row }: { meta: ResourceMeta; id: string; row: 
   // leaves out what is beyond their scopes, and the server refuses those.
   const many = meta.relations.filter((r) => r.kind === 'many' && catalog.data?.some((t) => t.name === r.target && t.permissions.list));
   const sessions = meta.name === 'users' && rooms;
+  const reports = useReportsOn();
+  const reportsTab = meta.name === 'users' && reports.on === true;
   // History: the row's audit entries, for operators (they name operators).
   const me = useMe();
   const history = (me.data?.role === 'admin' || me.data?.role === 'mod') && meta.name !== 'adminAudit';
@@ -185,6 +189,7 @@ function RelationTabs({ meta, id, row }: { meta: ResourceMeta; id: string; row: 
   const tabs = [
     ...many.map((r) => ({ key: r.name, label: r.label })),
     ...(sessions ? [{ key: '_sessions', label: 'Active sessions' }] : []),
+    ...(reportsTab ? [{ key: '_reports', label: 'Reports' }] : []),
     ...(history ? [{ key: '_history', label: 'History' }] : []),
   ];
   if (tabs.length === 0) return null;
@@ -216,7 +221,7 @@ function RelationTabs({ meta, id, row }: { meta: ResourceMeta; id: string; row: 
         const rel = many.find((r) => r.name === t.key);
         return (
           <Tabs.Content key={t.key} value={t.key} className="tab-panel">
-            {t.key === '_sessions' ? <ActiveSessions userId={id} /> : t.key === '_history' ? <RowHistory meta={meta} id={id} row={row} /> : rel ? <RelatedRows meta={meta} id={id} row={row} name={rel.name} target={rel.target} fk={rel.fk} /> : null}
+            {t.key === '_sessions' ? <ActiveSessions userId={id} /> : t.key === '_reports' ? <PlayerReports playerId={id} /> : t.key === '_history' ? <RowHistory meta={meta} id={id} row={row} /> : rel ? <RelatedRows meta={meta} id={id} row={row} name={rel.name} target={rel.target} fk={rel.fk} /> : null}
           </Tabs.Content>
         );
       })}
