@@ -39,7 +39,7 @@ export function ReportsPage() {
     <section>
       <div className="page-title">
         <h1>Reports</h1>
-        <span className="muted">players reported by other players, the most reported in the last 24 hours first</span>
+        <span className="muted">Players reported by other players, the most reported in the last 24 hours first</span>
       </div>
       <form className="reports-filters" role="search" aria-label="Filter the reports" onSubmit={(e: FormEvent) => { e.preventDefault(); set('room', room.trim()); }}>
         <label>
