@@ -9,6 +9,7 @@ package reports
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"github.com/gameadmin/admin/internal/ratelimit"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // The kinds of evidence a category declares: how the queue shows a
@@ -289,18 +291,26 @@ func (s *Store) File(ctx context.Context, r Report) (id int64, folded bool, err 
 	}
 	now := s.now().UTC()
 	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		// Two filings at once (a player tapping "report" twice) fold too:
+		// on PostgreSQL a lock per reporter and player orders them; on
+		// SQLite the write that starts the transaction takes the one
+		// writer's lock before the read, where a read first would fail
+		// the second writer instead of waiting.
+		if tx.Dialect().Name() == dialect.PG {
+			if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", "gameadmin.report "+r.ReporterID+" "+r.PlayerID); err != nil {
+				return err
+			}
+		}
 		var prev []int64
-		if err := tx.NewSelect().TableExpr("?", s.table).Column("id").
-			Where("reporter_id = ? AND player_id = ? AND category = ? AND status = ? AND created_at >= ?",
-				r.ReporterID, r.PlayerID, r.Category, Open, now.Add(-s.window)).
-			OrderExpr("id DESC").Limit(1).Scan(ctx, &prev); err != nil {
+		err := tx.NewRaw("UPDATE ? SET filings = filings + 1, last_at = ? WHERE id = (SELECT id FROM ? "+
+			"WHERE reporter_id = ? AND player_id = ? AND category = ? AND status = ? AND created_at >= ? ORDER BY id DESC LIMIT 1) RETURNING id",
+			s.table, now, s.table, r.ReporterID, r.PlayerID, r.Category, Open, now.Add(-s.window)).Scan(ctx, &prev)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
 		if len(prev) > 0 {
 			id, folded = prev[0], true
-			_, err := tx.NewUpdate().Table(string(s.table)).Set("filings = filings + 1").Set("last_at = ?", now).
-				Where("id = ?", id).Exec(ctx)
-			return err
+			return nil
 		}
 		row := &Row{ReporterID: r.ReporterID, PlayerID: r.PlayerID, Category: r.Category, Text: r.Text,
 			RoomID: r.RoomID, SessionID: r.SessionID, Evidence: string(r.Evidence), Count: 1, Status: Open, CreatedAt: now, LastAt: now}
