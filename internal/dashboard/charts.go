@@ -17,6 +17,7 @@ import (
 	"github.com/gameadmin/admin/internal/panicerr"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/rooms"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 )
@@ -291,20 +292,20 @@ func (d *Dashboard) seriesOnline(ctx context.Context, _ authz.Operator, rg Range
 // samples come once a minute and the chart is kept a minute, so without
 // it the chart said none while "Online now", which lists the rooms, said
 // twenty. The rooms are listed as "Online now" lists them (the cluster's,
-// every node the same), once per request; the cached series is copied,
-// not changed.
-func (d *Dashboard) withOnlineNow(fn func(context.Context, authz.Operator, Range) (*Series, error)) func(context.Context, authz.Operator, Range) (*Series, error) {
+// every node the same), by listRooms, once per answer (roomsOnce); the
+// cached series is copied, not changed.
+func (d *Dashboard) withOnlineNow(listRooms func(context.Context) ([]rooms.Summary, error), fn func(context.Context, authz.Operator, Range) (*Series, error)) func(context.Context, authz.Operator, Range) (*Series, error) {
 	return func(ctx context.Context, op authz.Operator, rg Range) (*Series, error) {
 		s, err := fn(ctx, op, rg)
 		if err != nil || s == nil || len(s.Lines) != 1 || len(s.Lines[0].Points) == 0 {
 			return s, err
 		}
-		rooms, err := d.rooms.List(ctx)
+		live, err := listRooms(ctx)
 		if err != nil {
 			return s, nil // the samples alone: the chart still answers
 		}
 		var n float64
-		for _, r := range rooms {
+		for _, r := range live {
 			n += float64(r.Clients)
 		}
 		pts := s.Lines[0].Points
@@ -390,13 +391,13 @@ func (d *Dashboard) seriesSignUps(ctx context.Context, op authz.Operator, rg Ran
 // seriesReports is the players' reports filed per step (folded
 // duplicates count once).
 func (d *Dashboard) seriesReports(ctx context.Context, _ authz.Operator, rg Range) (*Series, error) {
-	ts, err := d.reports.Filed(ctx, rg.From, rg.To)
+	filed, err := d.reports.Filed(ctx, rg.From, rg.To, rg.Step)
 	if err != nil {
 		return nil, err
 	}
 	counts := map[time.Time]float64{}
-	for _, t := range ts {
-		counts[rg.bucket(t.UTC())]++
+	for b, n := range filed {
+		counts[rg.bucket(time.Unix(b, 0).UTC())] += float64(n)
 	}
 	return &Series{Unit: "reports", Step: int64(rg.Step.Seconds()), Lines: []Line{rg.line("Reports", counts)}}, nil
 }

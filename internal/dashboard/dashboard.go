@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gameadmin/admin/internal/authz"
@@ -139,8 +140,9 @@ type Reports struct {
 	// Open is the open-reports widget's figures: how many, the oldest's
 	// age, and the most reported players, each linked to its page.
 	Open func(ctx context.Context, op authz.Operator) ([]Stat, error)
-	// Filed are the filing times of the reports filed in [from, to).
-	Filed func(ctx context.Context, from, to time.Time) ([]time.Time, error)
+	// Filed counts the reports filed in [from, to) per step: the step's
+	// start in seconds since the epoch to its count.
+	Filed func(ctx context.Context, from, to time.Time, step time.Duration) (map[int64]int64, error)
 }
 
 // Total is one resource of the totals widget: its key, and its label as
@@ -234,9 +236,10 @@ const (
 // not told "no moderation this week" after moderating. dayStart is the
 // start of the operator's day.
 func (d *Dashboard) builtinWidgets(op authz.Operator, dayStart time.Time) []Widget {
+	listRooms := d.roomsOnce()
 	ws := []Widget{
 		{ID: "today", Title: "Today", Render: "stats", Data: func(ctx context.Context, op authz.Operator) (any, error) {
-			return d.widgetToday(ctx, op, dayStart)
+			return d.widgetToday(ctx, op, dayStart, listRooms)
 		}},
 	}
 	if len(d.totals) > 0 {
@@ -244,7 +247,7 @@ func (d *Dashboard) builtinWidgets(op authz.Operator, dayStart time.Time) []Widg
 	}
 	rooms, users, audit := d.rooms != nil && d.res.Allowed(op, "rooms"), d.res.Allowed(op, "users"), d.res.Allowed(op, "adminAudit")
 	if rooms {
-		ws = append(ws, Widget{ID: "playersOnline", Title: "Players online", Render: "series", Series: d.withOnlineNow(d.cachedSeries("playersOnline", d.seriesOnline))})
+		ws = append(ws, Widget{ID: "playersOnline", Title: "Players online", Render: "series", Series: d.withOnlineNow(listRooms, d.cachedSeries("playersOnline", d.seriesOnline))})
 	}
 	if users && d.users.CreatedAt != "" {
 		ws = append(ws, Widget{ID: "signUps", Title: "Sign-ups", Render: "series", Series: d.cachedSeries("signUps", d.seriesSignUps)})
@@ -266,7 +269,7 @@ func (d *Dashboard) builtinWidgets(op authz.Operator, dayStart time.Time) []Widg
 	}
 	if rooms {
 		ws = append(ws, Widget{ID: "liveRooms", Title: "Live rooms", Render: "table", Data: func(ctx context.Context, _ authz.Operator) (any, error) {
-			return d.rooms.List(ctx)
+			return listRooms(ctx)
 		}})
 	}
 	return append(ws, Widget{ID: "health", Title: "Health", Render: "kpi", Data: func(ctx context.Context, _ authz.Operator) (any, error) {
@@ -275,11 +278,34 @@ func (d *Dashboard) builtinWidgets(op authz.Operator, dayStart time.Time) []Widg
 	}})
 }
 
+// roomsOnce lists the live rooms once for one answer of the dashboard,
+// whose "Online now", players-online chart and live rooms table each
+// need them (in a cluster, a round trip to every node's registry). A
+// failed listing is not kept: the next widget asks again.
+func (d *Dashboard) roomsOnce() func(context.Context) ([]rooms.Summary, error) {
+	var mu sync.Mutex
+	var got []rooms.Summary
+	done := false
+	return func(ctx context.Context) ([]rooms.Summary, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if done {
+			return got, nil
+		}
+		list, err := d.rooms.List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		got, done = list, true
+		return got, nil
+	}
+}
+
 // widgetToday is what an operator looks at first: players banned now,
 // players online now (in live rooms), sign-ups since dayStart, and
 // moderation actions in the last 24 hours, each linked to its list. A
 // figure op may not list, or whose column the game lacks, is left out.
-func (d *Dashboard) widgetToday(ctx context.Context, op authz.Operator, dayStart time.Time) (any, error) {
+func (d *Dashboard) widgetToday(ctx context.Context, op authz.Operator, dayStart time.Time, listRooms func(context.Context) ([]rooms.Summary, error)) (any, error) {
 	stats := []Stat{}
 	if d.res.Table("users") != nil && d.res.Allowed(op, "users") {
 		if d.users.Banned != nil {
@@ -304,12 +330,12 @@ func (d *Dashboard) widgetToday(ctx context.Context, op authz.Operator, dayStart
 		}
 	}
 	if d.rooms != nil && d.res.Allowed(op, "rooms") {
-		rooms, err := d.rooms.List(ctx)
+		live, err := listRooms(ctx)
 		if err != nil {
 			return nil, err
 		}
 		var n int64
-		for _, r := range rooms {
+		for _, r := range live {
 			n += int64(r.Clients)
 		}
 		stats = append(stats, Stat{Label: "Online now", Value: n, Link: "/rooms"})

@@ -14,11 +14,13 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// countedRooms lists the rooms a test sets; the rest is farRooms'.
+// countedRooms lists the rooms a test sets, counting the listings; the
+// rest is farRooms'.
 type countedRooms struct {
 	farRooms
 	mu    sync.Mutex
 	rooms []RoomSummary
+	lists int
 }
 
 func (c *countedRooms) set(rooms ...RoomSummary) {
@@ -30,6 +32,7 @@ func (c *countedRooms) set(rooms ...RoomSummary) {
 func (c *countedRooms) List(context.Context) ([]RoomSummary, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.lists++
 	return c.rooms, nil
 }
 
@@ -159,7 +162,16 @@ func TestDashboardCharts(t *testing.T) {
 			t.Fatalf("players online now = %v; want 6, the rooms' count, with no sample of this hour", v)
 		}
 		rooms.set(RoomSummary{RoomID: "a", Clients: 12, Node: "n1"}, RoomSummary{RoomID: "b", Clients: 8, Node: "n2"})
+		rooms.mu.Lock()
+		rooms.lists = 0
+		rooms.mu.Unlock()
 		again := widgets(t, root.do("GET", "/admin-api/_dashboard", nil).want(t, 200))
+		rooms.mu.Lock()
+		lists := rooms.lists
+		rooms.mu.Unlock()
+		if lists != 1 { // Online now, the chart's last point and the table
+			t.Errorf("one answer of the dashboard listed the rooms %d times; want once", lists)
+		}
 		_, online = series(t, again["playersOnline"])
 		if v := valueAt(t, online["Players online"], hour); v != 20 || onlineNow(t, again) != 20 {
 			t.Fatalf("players online now = %v, Online now %v; want both 20", v, onlineNow(t, again))
