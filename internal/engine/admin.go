@@ -286,10 +286,10 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	a.audit = audit.New(db, string(a.tableNames)+"admin_audit", opts.AuditMaxPayloadBytes, a.log)
 	a.audit.SendCommits(commits)
 	a.sanctions = moderation.NewSanctions(db, a.roles, a.audit, opts.Rooms, a.now, a.log)
-	a.userData = a.newUserData()
 	if a.reports, err = newReportStore(a); err != nil {
 		return nil, err
 	}
+	a.userData = a.newUserData()
 	if a.auth, err = account.New(account.Config{DB: db, Roles: a.roles, TablePrefix: string(a.tableNames), Tokens: a.tokens, Audit: a.audit, Sanctions: a.sanctions,
 		Hasher: hasher, HashConcurrency: opts.HashConcurrency, Limits: a.limits, TOTP: totp,
 		Proxies: a.clientIPs(), UIPath: opts.UIPath, OnResetRequest: opts.OnResetRequest, ResetOperatorsOnly: opts.ResetOperatorsOnly,

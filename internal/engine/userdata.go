@@ -20,6 +20,7 @@ func (a *Admin) newUserData() *userdata.Service {
 		Store:         a.rowStore(),
 		Audit:         a.audit,
 		Table:         a.tbl,
+		Reports:       a.reports,
 		SessionsEnded: a.sanctions.SessionsEnded,
 		Now:           a.now,
 		Log:           a.log,

@@ -35,6 +35,7 @@ import (
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/panicerr"
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/reports"
 	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/gameadmin/admin/internal/users"
@@ -57,6 +58,9 @@ type Config struct {
 	// Table names the panel's own tables, prefixed.
 	Audit *audit.Log
 	Table func(base string) bun.Ident
+	// Reports are the players' reports: an export holds the player's, an
+	// erase takes their words away (reports.Store.Erase).
+	Reports *reports.Store
 	// SessionsEnded ends the erased user's sessions once the erase is
 	// committed (moderation.Sanctions.SessionsEnded).
 	SessionsEnded func(ctx context.Context, userID, reason string)
@@ -259,6 +263,24 @@ func (a *Service) Export(w http.ResponseWriter, r *http.Request, op authz.Operat
 		} else {
 			buf.WriteString("[]")
 		}
+		if a.Reports != nil && a.Reports.On() {
+			received, filed, err := a.Reports.ForPlayer(ctx, userID, reports.MaxExport)
+			if err != nil {
+				return err
+			}
+			out := map[string][]map[string]any{"received": {}, "filed": {}}
+			for _, r := range received {
+				out["received"] = append(out["received"], r.Export(false))
+			}
+			for _, r := range filed {
+				out["filed"] = append(out["filed"], r.Export(true))
+			}
+			buf.WriteString(`,"reports":`)
+			if err := putJSON(out); err != nil {
+				return err
+			}
+			counts["reports"] = int64(len(received) + len(filed))
+		}
 		buf.WriteString("}\n")
 		return flush()
 	}()
@@ -397,6 +419,13 @@ func (a *Service) Erase(w http.ResponseWriter, r *http.Request, op authz.Operato
 				return erasePartError(p, err)
 			}
 			report.Resources = append(report.Resources, erasePart{Relation: p.name(), Resource: p.target.Key, Label: p.target.Label, Rule: rows.RuleName(p.rule), Rows: n})
+		}
+		if a.Reports != nil && a.Reports.On() {
+			n, err := a.Reports.Erase(ctx, tx, userID, op.UserID)
+			if err != nil {
+				return err
+			}
+			report.Resources = append(report.Resources, erasePart{Relation: "reports", Resource: "_reports", Label: "Reports", Rule: "anonymize", Rows: n})
 		}
 		if report.AuditEntries, err = a.redactAudit(ctx, tx, scope); err != nil {
 			return err
