@@ -138,7 +138,7 @@ var emblemPNG = []byte{
 
 // seedReports files a few players' reports, so that the reports queue
 // is not empty: three players report Player 07 for cheating in a match,
-// two report Player 12's chat, one Player 31's name.
+// two report Player 12's chat, one Player 31's name, one Player 44's.
 func seedReports(ctx context.Context, db *bun.DB, a *admin.Admin, users []admin.User) error {
 	var match []int64
 	if err := db.NewSelect().Model((*Match)(nil)).Column("id").Order("id").Limit(1).Scan(ctx, &match); err != nil {
@@ -153,6 +153,7 @@ func seedReports(ctx context.Context, db *bun.DB, a *admin.Admin, users []admin.
 		{ReporterID: users[4].ID, PlayerID: users[11].ID, Category: "abuse", Text: "insults in chat", Evidence: line},
 		{ReporterID: users[5].ID, PlayerID: users[11].ID, Category: "abuse", Evidence: line},
 		{ReporterID: users[7].ID, PlayerID: users[30].ID, Category: "name", Text: "offensive display name"},
+		{ReporterID: users[8].ID, PlayerID: users[43].ID, Category: "name", Text: "impersonates a moderator"},
 	} {
 		if _, err := a.FileReport(ctx, r); err != nil {
 			return err

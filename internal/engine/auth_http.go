@@ -115,12 +115,14 @@ func (a authAPI) handleMe(w http.ResponseWriter, r *http.Request, op Operator) e
 // features says which optional parts this panel has, so the UI offers
 // only what the server can do: ban and unban need the users table's ban
 // and token version columns, revoking sessions and signing out everywhere
-// the token version, live rooms Options.Rooms.
+// the token version, live rooms Options.Rooms, the reports queue
+// Options.ReportCategories.
 func (a authAPI) features() map[string]bool {
 	return map[string]bool{
 		"ban":            a.users.HasBan && a.users.HasTokenVersion,
 		"revokeSessions": a.users.HasTokenVersion,
 		"rooms":          a.opts.Rooms != nil,
+		"reports":        a.reports.On(),
 	}
 }
 

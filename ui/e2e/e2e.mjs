@@ -1390,8 +1390,10 @@ async function main() {
     await nav.getByRole('link', { name: 'Guilds' }).waitFor();
     await nav.getByRole('link', { name: 'Live rooms' }).waitFor();
     await nav.getByRole('link', { name: /^Reports/ }).waitFor(); // users in the mod's scopes: the reports queue
-    const links = (await nav.getByRole('link').allInnerTexts()).map((t) => t.trim());
+    // A link's first line is its name; Reports' badge counts the players with open reports.
+    const links = (await nav.getByRole('link').allInnerTexts()).map((t) => t.split('\n')[0].trim());
     const want = ['Dashboard', 'Live rooms', 'Reports', 'Users', 'User Notes', 'Guilds'];
+    await nav.getByRole('link', { name: /^Reports\s*: 4 players with open reports$/ }).waitFor();
     expect(JSON.stringify(links) === JSON.stringify(want), `sidebar: ${JSON.stringify(links)}; want ${JSON.stringify(want)}`);
     await page.getByRole('banner').getByText('mod', { exact: true }).waitFor();
     await shot('20-mod-dashboard');
@@ -1480,6 +1482,8 @@ async function main() {
     const text = await page.locator('.not-allowed p').innerText();
     expect(text.includes('the audit log') && !text.includes('adminAudit'), 'the Not allowed page reads: ' + text);
   });
+
+  await reportsSteps(base, modErrors);
 
   await step('no errors in the mod\'s browser console', async () => {
     expect(modErrors.length === 0, 'console errors:\n  ' + modErrors.join('\n  '));
@@ -2421,17 +2425,57 @@ async function safetySteps(base, consoleErrors) {
     expect((await banned('14')) == null && (await banned('15')) == null, 'the bulk undo left a ban');
     expect((await banned('13'))?.reason === 'e2e: earlier ban', 'the undo lifted the earlier ban of Player 13');
   });
+}
+
+// reportsSteps: the reports queue as a mod works it, in the mod's
+// browser; the admin (adminAPI, signed in through the API) holds a claim.
+async function reportsSteps(base, modErrors) {
+  const adminCtx = await browser.newContext();
+  const adminAPI = adminCtx.request;
+  const login = await adminAPI.post(base + '/admin-api/auth/login', { data: admin, headers: { Origin: base } });
+  expect(login.ok(), 'the admin cannot sign in: ' + login.status());
+  const apiJSON = async (p) => {
+    const r = await page.request.get(base + '/admin-api' + p);
+    expect(r.ok(), `GET ${p}: ${r.status()}`);
+    return r.json();
+  };
+  const [p44] = await apiJSON('/users?' + new URLSearchParams({ _q: 'player44@example.com' }));
+  const row = (n) => page.locator('[data-report-row]', { hasText: n });
+
+  await step('reports: a claim an admin holds is refused with their name, and the mod is offered nothing on it', async () => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(base + '/admin/reports');
+    await page.getByRole('heading', { name: 'Reports', exact: true }).waitFor();
+    for (const n of ['Player 07', 'Player 12', 'Player 31', 'Player 44']) await row(n).waitFor();
+    // The admin claims Player 44 while the mod's queue still says "Not claimed".
+    await row('Player 44').getByText('Not claimed').waitFor();
+    const claimed = await adminAPI.post(`${base}/admin-api/_reports/${p44.id}/claim`, { data: {}, headers: { Origin: base } });
+    expect(claimed.ok(), 'the admin\'s claim: ' + claimed.status() + ' ' + (await claimed.text()));
+    const before = modErrors.length;
+    await page.getByRole('button', { name: 'Claim the reports about Player 44' }).click();
+    await page.getByText(/^Not claimed: .+ has been working on this player's reports since/).waitFor();
+    await row('Player 44').getByText(/^Claimed by /).waitFor();
+    expect((await row('Player 44').innerText()).includes(admin.email), 'the holder is not named: ' + (await row('Player 44').innerText()));
+    expect((await row('Player 44').getByRole('button').count()) === 0, 'a mod is offered a button on a claim an admin holds');
+    await shot('reports-00-claimed-by-admin-1440');
+    // The refused claim is the console's one expected error.
+    const extra = modErrors.splice(before);
+    expect(extra.every((e) => e.includes('status of 409')), 'console errors: ' + extra.join(' | '));
+    // The admin dismisses it: the queue is the three the mod works.
+    const done = await adminAPI.post(`${base}/admin-api/_reports/${p44.id}/resolve`, { data: { outcome: 'dismiss' }, headers: { Origin: base } });
+    expect(done.ok(), 'the admin\'s dismissal: ' + done.status());
+  });
 
   // The seed files reports about Players 07 (cheating, 3), 12 (abuse, 2)
-  // and 31 (offensive name, 1): worked from the queue, one per outcome.
-  await step('reports: three reported players worked from the queue (keyboard only for one), at 1440 and 390 px, light and dark', async () => {
+  // and 31 (offensive name, 1): worked from the queue by the mod, one per
+  // outcome.
+  await step('reports: a mod works three reported players from the queue (keyboard only for one), at 1440 and 390 px, light and dark', async () => {
     const theme = () => page.evaluate(() => document.documentElement.dataset.theme);
     const before = await theme();
     const useTheme = async (t) => {
       if ((await theme()) !== t) await page.getByRole('button', { name: `Use the ${t} theme` }).click();
       await page.waitForFunction((t) => document.documentElement.dataset.theme === t, t);
     };
-    const row = (n) => page.locator('[data-report-row]', { hasText: n });
     await page.setViewportSize({ width: 1440, height: 900 });
     await page.goto(base + '/admin/reports');
     await page.getByRole('heading', { name: 'Reports', exact: true }).waitFor();
@@ -2516,12 +2560,13 @@ async function safetySteps(base, consoleErrors) {
     // The resolved view lists the three, and the dashboard has no open report.
     await page.setViewportSize({ width: 1440, height: 900 });
     await page.goto(base + '/admin/reports?status=resolved');
-    for (const n of ['Player 07', 'Player 12', 'Player 31']) await row(n).waitFor();
+    for (const n of ['Player 07', 'Player 12', 'Player 31', 'Player 44']) await row(n).waitFor();
     await page.goto(base + '/admin/');
     await page.getByRole('article', { name: 'Open reports' }).getByText('No open reports.').waitFor();
     await useTheme(before ?? 'light');
     await page.setViewportSize({ width: 1280, height: 860 });
   });
+  await adminCtx.close();
 }
 
 // steamRows reads GET steam_accounts as the server wrote it, without

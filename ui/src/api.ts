@@ -120,7 +120,7 @@ export interface Me {
   // features: which optional parts the server has; the UI offers only
   // those (a users table without ban or token version columns, a game
   // without live rooms answer 501).
-  features?: { ban: boolean; revokeSessions: boolean; rooms: boolean };
+  features?: { ban: boolean; revokeSessions: boolean; rooms: boolean; reports?: boolean };
 }
 
 export interface Widget {

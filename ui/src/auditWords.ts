@@ -53,10 +53,16 @@ export function auditSentence(action: unknown, payload: unknown): string | undef
   }
   if (action === 'user.export' && p.counts && typeof p.counts === 'object') {
     const counts = Object.entries(p.counts as Record<string, unknown>);
-    const rows = counts.filter(([k]) => k !== 'audit');
+    const rows = counts.filter(([k]) => k !== 'audit' && k !== 'reports');
     const total = rows.reduce((n, [, v]) => n + Number(v ?? 0), 0);
     const audit = counts.find(([k]) => k === 'audit');
-    return [plural(rows.length, 'resource'), plural(total, 'row'), ...(audit ? [plural(Number(audit[1] ?? 0), 'audit entry', 'audit entries')] : [])].join(', ');
+    const reports = counts.find(([k]) => k === 'reports');
+    return [
+      plural(rows.length, 'resource'),
+      plural(total, 'row'),
+      ...(reports ? [plural(Number(reports[1] ?? 0), 'report')] : []),
+      ...(audit ? [plural(Number(audit[1] ?? 0), 'audit entry', 'audit entries')] : []),
+    ].join(', ');
   }
   return undefined;
 }

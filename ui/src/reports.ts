@@ -2,7 +2,7 @@
 // grouped by reported player, and one player's reports.
 import { useQuery } from '@tanstack/react-query';
 import { api, ApiError } from './api';
-import { useResourceMeta } from './queries';
+import { useMe, useResourceMeta } from './queries';
 
 export interface UserRef {
   id: string;
@@ -100,13 +100,14 @@ export function useReportsQueue(qs: string, enabled = true) {
 
 // useReportsOn says whether the Reports screen is offered: the operator
 // may list users (reports act on players) and the game declares report
-// categories (else the server answers 404 reports_off). undefined while
-// that is not known yet.
+// categories (/auth/me's features.reports; else the server answers 404
+// reports_off). undefined while that is not known yet.
 export function useReportsOn(): { on: boolean | undefined; queue: Queue | undefined } {
   const users = useResourceMeta('users');
-  const may = !!users?.permissions.list;
-  const q = useReportsQueue('', may);
-  if (!users) return { on: undefined, queue: undefined };
+  const me = useMe();
+  const may = !!users?.permissions.list && me.data?.features?.reports !== false;
+  const q = useReportsQueue('', may && me.isSuccess);
+  if (!users || !me.isSuccess) return { on: undefined, queue: undefined };
   if (!may) return { on: false, queue: undefined };
   if (q.isSuccess) return { on: true, queue: q.data };
   if (q.error instanceof ApiError && (q.error.code === 'reports_off' || q.error.status === 403 || q.error.status === 404)) return { on: false, queue: undefined };

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -113,6 +114,39 @@ func TestFileReport(t *testing.T) {
 		last := entries[len(entries)-1].Payload
 		if last["playerId"] != p2 || last["category"] != "abuse" || fmt.Sprint(last["openReports"]) != "4" {
 			t.Errorf("the last report.file payload = %v; want playerId %s, category abuse, openReports 4", last, p2)
+		}
+	})
+}
+
+// A reporter's filings at once (a player tapping "report" twice, each
+// message filed on its own goroutine) fold into one report, on both
+// databases, and none fails.
+func TestFileReportAtOnce(t *testing.T) {
+	t.Parallel()
+	eachEnv(t, Options{ReportCategories: reportCategories}, func(t *testing.T, e *env) {
+		p1, p2 := e.user("p1@example.com", "pw password"), e.user("p2@example.com", "pw password")
+		const n = 8
+		ids, errs := make([]int64, n), make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ids[i], errs[i] = e.admin.FileReport(context.Background(), Report{ReporterID: p1, PlayerID: p2, Category: "name"})
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("filing %d: %v", i, err)
+			}
+			if ids[i] != ids[0] {
+				t.Fatalf("filings at once = reports %v; want one", ids)
+			}
+		}
+		rows := e.reportRows()
+		if len(rows) != 1 || fmt.Sprint(rows[0]["filings"]) != fmt.Sprint(n) || len(e.auditRows("report.file")) != 1 {
+			t.Errorf("after %d filings at once: %v, %d report.file entries; want one report filed %d times, one entry", n, rows, len(e.auditRows("report.file")), n)
 		}
 	})
 }
@@ -404,6 +438,9 @@ func TestReportQueue(t *testing.T) {
 		}
 		w.clock.add(48 * time.Hour)
 
+		if f, _ := w.cr.modScoped.do("GET", "/admin-api/auth/me", nil).want(t, 200).body["features"].(map[string]any); f["reports"] != true {
+			t.Errorf("features = %v; want reports", f)
+		}
 		q := w.cr.modScoped.do("GET", "/admin-api/_reports", nil).want(t, 200)
 		players := q.body["players"].([]any)
 		if len(players) != 2 {
@@ -495,6 +532,18 @@ func TestReportQueue(t *testing.T) {
 		if s := stats[2].(map[string]any); s["link"] != "/users/"+old || fmt.Sprint(s["value"]) != "3" {
 			t.Errorf("most reported = %v; want %s with 3", s, old)
 		}
+		// The chart counts each report once, at its first filing: w.player's
+		// two in the last 24 hours, old's three 48 hours ago in 7 days.
+		for rg, want := range map[string]float64{"24h": 2, "7d": 5} {
+			_, filed := series(t, widgets(t, w.cr.modScoped.do("GET", "/admin-api/_dashboard?range="+rg, nil).want(t, 200))["reportsFiled"])
+			var total float64
+			for _, p := range filed["Reports"] {
+				total += p["v"].(float64)
+			}
+			if total != want {
+				t.Errorf("reports filed in %s = %v; want %v (%v)", rg, total, want, filed)
+			}
+		}
 		// A mod who may not work reports is not shown them.
 		if bare := w.cr.modBare.do("GET", "/admin-api/_dashboard", nil).want(t, 200); strings.Contains(string(bare.raw), "openReports") {
 			t.Errorf("the dashboard of a mod without users shows the open reports: %s", bare.raw)
@@ -507,4 +556,75 @@ func toInt64(v any) int64 {
 	var n int64
 	fmt.Sscan(fmt.Sprint(v), &n)
 	return n
+}
+
+// A player's data export holds their reports, received (without who
+// filed them) and filed; an erase takes the words of both away and
+// closes the open reports about them; its dry run changes nothing.
+func TestReportsExportedAndErased(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		w := newReportWorld(t, db)
+		admin := w.cr.admin
+		export := func(id string) map[string]any {
+			t.Helper()
+			r := admin.do("GET", "/admin-api/users/"+id+"/_export", nil).want(t, 200)
+			rep, _ := r.body["reports"].(map[string]any)
+			if rep == nil {
+				t.Fatalf("export of %s has no reports: %s", id, r.raw)
+			}
+			return rep
+		}
+		got := export(w.player)
+		received := got["received"].([]any)
+		if len(received) != 2 || len(got["filed"].([]any)) != 0 {
+			t.Fatalf("the player's reports = %v; want 2 received, none filed", got)
+		}
+		for _, r := range received {
+			if m := r.(map[string]any); m["reporterId"] != nil || m["playerId"] != nil || m["category"] == nil {
+				t.Errorf("a received report in the export = %v; want its category and not who filed it", m)
+			}
+		}
+		filed := export(w.r1)["filed"].([]any)
+		if len(filed) != 1 || filed[0].(map[string]any)["text"] != "insults" || filed[0].(map[string]any)["playerId"] != w.player || filed[0].(map[string]any)["evidence"] != "gg noob" {
+			t.Errorf("r1's filed reports = %v; want the insults report about %s with its evidence", filed, w.player)
+		}
+
+		texts := func() map[string]string {
+			var rows []struct {
+				ReporterID string `bun:"reporter_id"`
+				Text       string `bun:"text"`
+				Evidence   *string
+				Status     string
+				Outcome    *string
+			}
+			if err := db.NewSelect().TableExpr("game_reports").Column("reporter_id", "text", "evidence", "status", "outcome").Scan(context.Background(), &rows); err != nil {
+				t.Fatal(err)
+			}
+			out := map[string]string{}
+			for _, r := range rows {
+				out[r.ReporterID] = fmt.Sprintf("%s|%v|%s|%v", r.Text, r.Evidence != nil, r.Status, r.Outcome != nil && *r.Outcome == "erase")
+			}
+			return out
+		}
+		before := texts()
+		plan := admin.do("POST", "/admin-api/users/"+w.r1+"/_erase?dryRun=true", nil).want(t, 200)
+		if after := texts(); !maps.Equal(before, after) {
+			t.Fatalf("the dry run changed reports: %v → %v", before, after)
+		}
+		if !strings.Contains(string(plan.raw), `"relation":"reports","resource":"_reports","label":"Reports","rule":"anonymize","rows":1`) {
+			t.Errorf("the dry run's plan = %s; want r1's one report", plan.raw)
+		}
+		admin.do("POST", "/admin-api/users/"+w.r1+"/_erase", map[string]any{"confirm": "r1@example.com"}).want(t, 200)
+		if got := texts(); got[w.r1] != "[erased]|false|open|false" || got[w.r2] != before[w.r2] {
+			t.Errorf("after r1's erase = %v; want r1's report open without words, r2's as it was (%v)", got, before[w.r2])
+		}
+		admin.do("POST", "/admin-api/users/"+w.player+"/_erase", map[string]any{"confirm": "cheater@example.com"}).want(t, 200)
+		if got := texts(); got[w.r2] != "|false|resolved|true" || got[w.r1] != "[erased]|false|resolved|true" {
+			t.Errorf("after the player's erase = %v; want both reports about them closed by the erase, without words", got)
+		}
+		if q := admin.do("GET", "/admin-api/_reports", nil).want(t, 200); len(q.body["players"].([]any)) != 0 {
+			t.Errorf("the queue after the erase = %s; want empty", q.raw)
+		}
+	})
 }

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Command } from 'cmdk';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
-import { Ban, LayoutDashboard, Radio } from 'lucide-react';
+import { Ban, Flag, LayoutDashboard, Radio } from 'lucide-react';
 import { api, errorText, seg, type RoomSummary, type Row } from '../api';
 import { useCatalog, useMe, useRoomsEnabled } from '../queries';
 import { rowLabel } from '../names';
@@ -10,6 +10,7 @@ import { mayModerateUser } from '../pages/userAccess';
 import { BanForm } from './BanForm';
 import { closedToast, type ModerationResult } from './closedToast';
 import { ResourceIcon } from '../icons';
+import { useReportsOn } from '../reports';
 
 // PaletteBody is the command palette's content: jump to a resource, a user
 // (by email or name, searched on the server), a live room, a row of any
@@ -49,6 +50,7 @@ export default function PaletteBody({ initial, close }: { initial: string; close
   // (useRoomsEnabled): no refused request for a mod without the scope.
   const roomsOn = useRoomsEnabled();
   const rooms = useQuery({ queryKey: ['rooms'], queryFn: () => api.get<RoomSummary[]>('/rooms'), staleTime: 10_000, retry: false, enabled: roomsOn });
+  const reportsOn = useReportsOn().on === true;
 
   const go = (to: string) => {
     close();
@@ -98,7 +100,7 @@ export default function PaletteBody({ initial, close }: { initial: string; close
         <Command.Empty>{q.length < 2 && mode === 'ban' ? 'Type at least two letters.' : searching ? null : 'No match.'}</Command.Empty>
         {mode === 'all' && (
           <>
-            {(match('Dashboard') || match('Live rooms')) && (
+            {(match('Dashboard') || (roomsOn && match('Live rooms')) || (reportsOn && match('Reports'))) && (
               <Command.Group heading="Pages">
                 {match('Dashboard') && (
                   <Command.Item value="page:dashboard" onSelect={() => go('/')}>
@@ -108,6 +110,11 @@ export default function PaletteBody({ initial, close }: { initial: string; close
                 {roomsOn && match('Live rooms') && (
                   <Command.Item value="page:rooms" onSelect={() => go('/rooms')}>
                     <span><Radio size={14} aria-hidden="true" /> Live rooms</span>
+                  </Command.Item>
+                )}
+                {reportsOn && match('Reports') && (
+                  <Command.Item value="page:reports" onSelect={() => go('/reports')}>
+                    <span><Flag size={14} aria-hidden="true" /> Reports</span>
                   </Command.Item>
                 )}
               </Command.Group>

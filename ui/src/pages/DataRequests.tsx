@@ -83,7 +83,7 @@ function EraseDialog({ base, name, confirm, guest, onClose, onErased }: { base: 
               <thead><tr><th>Where</th><th>Rows</th><th>What happens</th></tr></thead>
               <tbody>
                 {plan.data.resources.map((p) => (
-                  <tr key={p.relation}><td>{p.label}</td><td>{p.rows.toLocaleString()}</td><td>{ruleWords[p.rule] ?? p.rule}</td></tr>
+                  <tr key={p.relation}><td>{p.label}</td><td>{p.rows.toLocaleString()}</td><td>{p.relation === 'reports' ? 'kept; their words replaced by “[erased]”, open ones about them closed' : (ruleWords[p.rule] ?? p.rule)}</td></tr>
                 ))}
                 <tr><td>Audit log</td><td>{plan.data.auditEntries.toLocaleString()}</td><td>kept; every email they had, their names and the erased rows’ values replaced by “[erased]”</td></tr>
               </tbody>

@@ -398,7 +398,7 @@ function ReportsOf({ data, level }: { data: PlayerReportsAnswer; level: 2 | 3 })
   );
 }
 
-const outcomeWords: Record<string, string> = { dismiss: 'dismissed', warn: 'warned', kick: 'kicked', ban: 'banned' };
+const outcomeWords: Record<string, string> = { dismiss: 'dismissed', warn: 'warned', kick: 'kicked', ban: 'banned', erase: 'closed by an erase' };
 
 // ReportList says each report: who filed it (or about whom), the
 // category, the text, when, the room, the evidence as its category
