@@ -267,7 +267,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if err := (*compiler)(a).readCatalog(ctx, db); err != nil {
 		return nil, err
 	}
-	(*compiler)(a).checkForeignKeys(ctx)
+	(*compiler)(a).checkSQLite(ctx)
 	if res := a.resources["users"]; res != nil {
 		a.users.FromCatalog(res.Table)
 		if c := res.Table.ByName[a.users.Cols.BanUntil]; c != nil && c.Unix == UnixMillis {

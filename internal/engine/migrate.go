@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"reflect"
 	"strings"
@@ -163,16 +162,3 @@ type tableNames string
 
 // tbl is the quoted name of the built-in table of that base name.
 func (p tableNames) tbl(base string) bun.Ident { return bun.Ident(string(p) + base) }
-
-// checkForeignKeys warns when SQLite does not enforce the foreign keys the
-// built-in tables declare (PRAGMA foreign_keys is per connection and off
-// by default: add _pragma=foreign_keys(1) to the DSN).
-func (a *compiler) checkForeignKeys(ctx context.Context) {
-	if a.db.Dialect().Name() != dialect.SQLite {
-		return
-	}
-	var on int
-	if err := a.db.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&on); err != nil || on != 1 {
-		a.log.Warn("admin: SQLite foreign_keys is off, so references to missing rows are not refused; add _pragma=foreign_keys(1) to the DSN")
-	}
-}

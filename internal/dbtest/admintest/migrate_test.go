@@ -360,6 +360,31 @@ func TestSQLiteForeignKeysOffWarns(t *testing.T) {
 	}
 }
 
+// TestSQLiteLargeWithoutMmapSaysSo: New says at Info when a large SQLite
+// database is read without memory mapping, and not once it is mapped.
+func TestSQLiteLargeWithoutMmapSaysSo(t *testing.T) {
+	t.Parallel()
+	db := testdb.SQLite(t)
+	ctx := context.Background()
+	for _, q := range []string{"CREATE TABLE pad (b BLOB)", "INSERT INTO pad VALUES (zeroblob(65 * 1024 * 1024))", "PRAGMA mmap_size = 0"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if e := newEnv(t, db, Options{}); !strings.Contains(e.logs.String(), "read without memory mapping; _pragma=mmap_size(268435456)") {
+		t.Fatalf("no note of a 65 MiB database without mmap; logs:\n%s", e.logs)
+	}
+	if _, err := db.ExecContext(ctx, "PRAGMA mmap_size = 268435456"); err != nil {
+		t.Fatal(err)
+	}
+	if e := newEnv(t, db, Options{}); strings.Contains(e.logs.String(), "memory mapping") {
+		t.Fatalf("a note with mmap on:\n%s", e.logs)
+	}
+	if small := newEnv(t, testdb.SQLite(t), Options{}); strings.Contains(small.logs.String(), "memory mapping") {
+		t.Fatalf("a note for a small database:\n%s", small.logs)
+	}
+}
+
 // NewContext gives up when its ctx ends, here while another node holds the
 // migration lock on PostgreSQL, instead of waiting for the lock.
 func TestNewContextBoundsMigrations(t *testing.T) {
