@@ -286,14 +286,23 @@ func selfChecked(db *bun.DB, session string, next http.Handler) (http.Handler, e
 	}), nil
 }
 
-// handPage is a first page as a Go programmer would serve it by hand,
-// a reference for the panel's: the page with its players' labels, a
-// statement prepared once through database/sql, the rows scanned into a
-// struct and written by encoding/json. Wrap it in selfChecked for the
-// session check.
-func handPage(db *bun.DB) (http.Handler, error) {
-	page, err := db.DB.Prepare(`SELECT e.id, e.user_id, e.name, e.payload, e.created_at, COALESCE(NULLIF(u.display_name, ''), NULLIF(u.email, ''))
-		FROM game_analytics_events AS e LEFT JOIN game_users AS u ON u.id = e.user_id ORDER BY e.id DESC LIMIT 100`)
+// hand is a request as a Go programmer would serve it by hand, a
+// reference for the panel's: its statement (events with their players'
+// labels) prepared once through database/sql, the rows scanned into a
+// struct and written by encoding/json. where narrows the page, taking
+// arg(i) of the request's i parameter when it has a placeholder; one
+// answers the first row as an object, as a read by id does. Wrap it in
+// selfChecked for the session check.
+func hand(db *bun.DB, where string, arg func(i int64) any, one bool) (http.Handler, error) {
+	if db.Dialect().Name() == dialect.PG {
+		where = strings.ReplaceAll(where, "?", "$1")
+	}
+	stmt := `SELECT e.id, e.user_id, e.name, e.payload, e.created_at, COALESCE(NULLIF(u.display_name, ''), NULLIF(u.email, ''))
+		FROM game_analytics_events AS e LEFT JOIN game_users AS u ON u.id = e.user_id`
+	if where != "" {
+		stmt += " WHERE " + where
+	}
+	page, err := db.DB.Prepare(stmt + " ORDER BY e.id DESC LIMIT 100")
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +316,12 @@ func handPage(db *bun.DB) (http.Handler, error) {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fail := func(err error) { http.Error(w, err.Error(), http.StatusInternalServerError) }
-		rs, err := page.QueryContext(r.Context())
+		var args []any
+		if arg != nil {
+			i, _ := strconv.ParseInt(r.URL.Query().Get("i"), 10, 64)
+			args = append(args, arg(i))
+		}
+		rs, err := page.QueryContext(r.Context(), args...)
 		if err != nil {
 			fail(err)
 			return
@@ -329,6 +343,14 @@ func handPage(db *bun.DB) (http.Handler, error) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(out)
+		if !one {
+			json.NewEncoder(w).Encode(out)
+			return
+		}
+		if len(out) == 0 {
+			http.NotFound(w, r)
+			return
+		}
+		json.NewEncoder(w).Encode(out[0])
 	}), nil
 }

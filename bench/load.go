@@ -109,7 +109,7 @@ const rounds = 5
 // even ones. Whatever else the machine runs meanwhile lands on both
 // alike, instead of on whichever happened to run while it was busy.
 // floor may be nil.
-func drivePair(name, floorName string, concurrency int, d time.Duration, op func(ctx context.Context, i int) error, floor runner) (res, base result, err error) {
+func drivePair(name, floorName string, concurrency int, d time.Duration, op, floor runner) (res, base result, err error) {
 	var s, b sample
 	w := d / rounds
 	for r := 0; r < rounds; r++ {
@@ -118,7 +118,9 @@ func drivePair(name, floorName string, concurrency int, d time.Duration, op func
 				return res, base, err
 			}
 		}
-		s.load(concurrency, w, op)
+		if err := op.window(&s, concurrency, w); err != nil {
+			return res, base, err
+		}
 		if floor != nil && r%2 == 1 {
 			if err := floor.window(&b, concurrency, w); err != nil {
 				return res, base, err

@@ -26,6 +26,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -48,8 +49,20 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the scenarios to this file")
 	createDB := flag.String("create-db", "", "PostgreSQL: create this database through -db, run in it, and drop it afterwards")
 	argon := flag.String("argon2id", "", "the panel's argon2id cost as MEMORY_KIB,TIME (default: the library's)")
+	clients := flag.String("clients", "internal", "where the GET requests come from: internal (goroutines of this process) or external (a child process, so that the CPU per request is the server's and the clients' CPU sets no ceiling)")
+	child := flag.Bool("load-child", false, "internal: run as -clients external's child, reading its load on stdin")
+	flag.StringVar(&sqliteTuning, "sqlite-pragmas", sqliteTuning, "SQLite: the pragmas beside WAL, busy_timeout, synchronous and foreign_keys, comma-separated (\"\" for none): the README's recommended ones by default")
 	flag.Parse()
 	log.SetFlags(0)
+	if *child {
+		if err := loadChild(); err != nil {
+			log.Fatalf("bench load child: %v", err)
+		}
+		return
+	}
+	if *clients != "internal" && *clients != "external" {
+		log.Fatalf("bench: -clients %q: want internal or external", *clients)
+	}
 	defer func() { os.Exit(exit) }() // last, after the database is dropped
 	if *createDB != "" {
 		drop, err := scratchDB(*dsn, *createDB)
@@ -69,7 +82,7 @@ func main() {
 		}
 		hasher = h
 	}
-	if err := run(*dsn, *rows, *duration, *concurrency, *asJSON, *reuse, *only, *cpuprofile, hasher); err != nil {
+	if err := run(*dsn, *rows, *duration, *concurrency, *asJSON, *reuse, *only, *cpuprofile, hasher, *clients == "external"); err != nil {
 		log.Printf("bench: %v", err)
 		exit = 1
 	}
@@ -100,13 +113,24 @@ func scratchDB(dsn, name string) (drop func(), err error) {
 	}, nil
 }
 
-// openDB opens the database as the README recommends: for SQLite, WAL, a
-// pool of connections and IMMEDIATE write transactions.
+// sqliteTuning are the SQLite pragmas the README recommends beside WAL
+// and the rest (-sqlite-pragmas).
+var sqliteTuning = "mmap_size(268435456)"
+
+// openDB opens the database as the README recommends: for SQLite, WAL,
+// memory-mapped reads, a pool of connections and IMMEDIATE write
+// transactions.
 func openDB(dsn string, conns int) (*bun.DB, error) {
 	switch {
 	case strings.HasPrefix(dsn, "sqlite:"):
+		tuning := ""
+		for p := range strings.SplitSeq(sqliteTuning, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				tuning += "&_pragma=" + p
+			}
+		}
 		sqldb, err := sql.Open("sqlite", "file:"+strings.TrimPrefix(dsn, "sqlite:")+
-			"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate")
+			"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"+tuning+"&_txlock=immediate")
 		if err != nil {
 			return nil, err
 		}
@@ -122,7 +146,7 @@ func openDB(dsn string, conns int) (*bun.DB, error) {
 	return nil, fmt.Errorf("-db %q: want sqlite:PATH or a postgres:// URL", dsn)
 }
 
-func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse bool, only, cpuprofile string, hasher admin.PasswordHasher) error {
+func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse bool, only, cpuprofile string, hasher admin.PasswordHasher, external bool) error {
 	ctx := context.Background()
 	if rows < 1000 {
 		return fmt.Errorf("-rows must be at least 1000")
@@ -173,15 +197,29 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 		return fmt.Errorf("the guarded route's floor: %w", err)
 	}
 	mux.Handle("/selfcheck", self)
-	page, err := handPage(db)
-	if err != nil {
-		return fmt.Errorf("the hand-written page: %w", err)
+	// The hand-written references (hand): the pages and the read the
+	// panel's are judged by, each with the session check, over HTTP here.
+	depth, cursors := offsetDepth(rows)
+	for _, h := range []struct {
+		path, where string
+		arg         func(i int64) any
+		one         bool
+	}{
+		{"/hand/page", "", nil, false},
+		{"/hand/filtered", "e.name = 'purchase'", nil, false},
+		{"/hand/cursor", "e.id < ?", func(i int64) any { return cursorID(rows, depth, i%cursors) }, false},
+		{"/hand/read", "e.id = ?", func(i int64) any { return readID(rows, i) }, true},
+	} {
+		handler, err := hand(db, h.where, h.arg, h.one)
+		if err != nil {
+			return fmt.Errorf("the hand-written %s: %w", h.path, err)
+		}
+		checked, err := selfChecked(db, fl.session, handler)
+		if err != nil {
+			return fmt.Errorf("the hand-written %s: %w", h.path, err)
+		}
+		mux.Handle(h.path, checked)
 	}
-	hand, err := selfChecked(db, fl.session, page)
-	if err != nil {
-		return fmt.Errorf("the hand-written page: %w", err)
-	}
-	mux.Handle("/handpage", hand)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -195,6 +233,9 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 	}
 
 	resetPeakRSS()
+	stopSampling := make(chan struct{})
+	defer close(stopSampling)
+	go samplePrivate(stopSampling)
 	if cpuprofile != "" {
 		f, err := os.Create(cpuprofile)
 		if err != nil {
@@ -205,15 +246,19 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 		}
 		defer pprof.StopCPUProfile()
 	}
-	rep, err := scenarios(ctx, db, c, fl, dsn, rows, d, concurrency, email, password, only, asJSON)
+	rep, err := scenarios(ctx, db, c, fl, dsn, rows, d, concurrency, email, password, only, asJSON, external)
 	if err != nil {
 		return err
 	}
 	rep.Rows, rep.Database, rep.Concurrency, rep.Duration = rows, db.Dialect().Name().String(), concurrency, d.String()
+	rep.Clients = "internal"
+	if external {
+		rep.Clients = "external"
+	}
 	if rep.SignInPlan, rep.SignInIndexed, err = lookup.plan(ctx, db); err != nil {
 		return fmt.Errorf("sign-in plan: %w", err)
 	}
-	rep.PeakRSSMiB = peakRSSMiB()
+	rep.PeakRSSMiB, rep.PeakPrivateMiB = peakRSSMiB(), peakPrivateMiB()
 	if only == "" || strings.Contains("export", only) {
 		progress(asJSON, "export...\n")
 		if rep.Exports, err = exports(ctx, c, rows); err != nil {
@@ -291,21 +336,59 @@ func (c *client) login(ctx context.Context, email, password string) (string, err
 
 func stringsReader(s string) io.Reader { return strings.NewReader(s) }
 
-// resetPeakRSS starts the peak RSS afresh (Linux), so seeding is not
-// counted.
-func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+// resetPeakRSS starts the peak RSS afresh (Linux), and the private
+// peak, so seeding is not counted.
+func resetPeakRSS() {
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+	privatePeakKB.Store(0)
+}
 
 // peakRSSMiB is the process's peak resident set (Linux VmHWM), or 0.
-func peakRSSMiB() float64 {
+// It counts the pages of a memory-mapped SQLite file once per
+// connection that maps them, though they are the kernel's page cache,
+// shared and reclaimable: peakPrivateMiB is the memory the process
+// holds of its own.
+func peakRSSMiB() float64 { return statusKB("VmHWM:") / 1024 }
+
+// privatePeakKB is the largest RssAnon sampled since resetPeakRSS.
+var privatePeakKB atomic.Int64
+
+// samplePrivate records RssAnon (the process's private resident memory:
+// heap, stacks, SQLite's page caches) every 20 ms until stop closes.
+func samplePrivate(stop <-chan struct{}) {
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		kb := int64(statusKB("RssAnon:"))
+		for {
+			old := privatePeakKB.Load()
+			if kb <= old || privatePeakKB.CompareAndSwap(old, kb) {
+				break
+			}
+		}
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// peakPrivateMiB is the largest private resident set sampled since
+// resetPeakRSS (samplePrivate).
+func peakPrivateMiB() float64 { return float64(privatePeakKB.Load()) / 1024 }
+
+// statusKB is a kB field of /proc/self/status, or 0.
+func statusKB(field string) float64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, field); ok {
 			var kb float64
 			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), &kb)
-			return kb / 1024
+			return kb
 		}
 	}
 	return 0
