@@ -330,10 +330,7 @@ func epochBucket(pg bool, rg Range, unix schema.UnixUnit) string {
 	case schema.UnixMillis:
 		return fmt.Sprintf("(?TableAlias.? / %d) * %d", 1000*step, step)
 	}
-	if pg {
-		return fmt.Sprintf("(floor(extract(epoch FROM ?TableAlias.?) / %d) * %d)::bigint", step, step)
-	}
-	return fmt.Sprintf("(unixepoch(?TableAlias.?) / %d) * %d", step, step)
+	return query.EpochBucket(pg, rg.Step, "?TableAlias.?")
 }
 
 // countsByStep counts the rows of table t with col in rg, per step (and

@@ -10,6 +10,19 @@ import (
 	"github.com/gameadmin/admin/internal/schema"
 )
 
+// EpochBucket is the SQL for the start of the step (of length step) that
+// the timestamp col holds falls in, in seconds since the epoch: an
+// integer on both databases, for counting rows per step in the
+// database. col is SQL: a column's name, or Bun's "?TableAlias.?" with
+// the column as its argument.
+func EpochBucket(pg bool, step time.Duration, col string) string {
+	sec := strconv.FormatInt(int64(step.Seconds()), 10)
+	if pg {
+		return "(floor(extract(epoch FROM " + col + ") / " + sec + ") * " + sec + ")::bigint"
+	}
+	return "(unixepoch(" + col + ") / " + sec + ") * " + sec
+}
+
 // Integer columns that hold unix times (schema.Column.Unix) take the kind
 // path: their cells are times, their filter and body values times (or,
 // as before they were declared, integers) stored as the integer.

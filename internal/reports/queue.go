@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gameadmin/admin/internal/query"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 )
@@ -317,11 +318,7 @@ func (s *Store) Summarize(ctx context.Context, n int) (Summary, error) {
 // that has reports, in seconds since the epoch, to its count; for the
 // dashboard's chart.
 func (s *Store) Filed(ctx context.Context, from, to time.Time, step time.Duration) (map[int64]int64, error) {
-	sec := int64(step.Seconds())
-	bucket := fmt.Sprintf("(unixepoch(created_at) / %d) * %d", sec, sec)
-	if s.db.Dialect().Name() == dialect.PG {
-		bucket = fmt.Sprintf("(floor(extract(epoch FROM created_at) / %d) * %d)::bigint", sec, sec)
-	}
+	bucket := query.EpochBucket(s.db.Dialect().Name() == dialect.PG, step, "created_at")
 	var rows []struct {
 		B int64 `bun:"b"`
 		N int64 `bun:"n"`
