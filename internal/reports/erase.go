@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 
 	"github.com/uptrace/bun"
 )
@@ -55,7 +54,7 @@ func (r Row) Export(filed bool) map[string]any {
 		m["evidence"] = json.RawMessage(r.Evidence)
 	}
 	if r.ResolvedAt != nil {
-		m["resolvedAt"], m["outcome"] = r.ResolvedAt.UTC().Format(time.RFC3339Nano), r.Outcome
+		m["resolvedAt"], m["outcome"] = r.ResolvedAt.UTC(), r.Outcome
 	}
 	return m
 }

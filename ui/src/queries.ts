@@ -45,7 +45,7 @@ export const useMe = () => useQuery({ queryKey: ['auth', 'me'], queryFn: () => a
 // assumed until /auth/me answers.
 export function useFeatures() {
   const me = useMe();
-  return { ban: true, revokeSessions: true, rooms: true, reports: true, ...me.data?.features };
+  return { ban: true, revokeSessions: true, rooms: true, ...me.data?.features };
 }
 
 export const useCatalog = () =>
