@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/migrate"
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/stmtcache"
 	"github.com/uptrace/bun"
 )
 
@@ -46,7 +48,8 @@ type Log struct {
 	table      string // where the log is: the prefixed admin_audit
 	maxPayload int    // Options.AuditMaxPayloadBytes, defaulted
 	log        *slog.Logger
-	commits    *Commits // where committed entries go (SendCommits), or nil
+	commits    *Commits         // where committed entries go (SendCommits), or nil
+	stmts      *stmtcache.Cache // PrepareIn's, or nil
 }
 
 // New returns the log kept in db's table (Options.TablePrefix +
@@ -56,6 +59,11 @@ type Log struct {
 func New(db *bun.DB, table string, maxPayload int, log *slog.Logger) *Log {
 	return &Log{db: db, table: table, maxPayload: maxPayload, log: log}
 }
+
+// PrepareIn makes the entries written in a transaction stmts runs
+// (stmtcache.Cache.RunInTx) go through a prepared INSERT, their values
+// bound. Call it before the log is used.
+func (au *Log) PrepareIn(stmts *stmtcache.Cache) { au.stmts = stmts }
 
 // aliased is `"<table>" AS "aa"`, the ModelTableExpr of the log's select
 // and delete queries.
@@ -90,11 +98,42 @@ func (au *Log) record(ctx context.Context, db bun.IDB, e Entry) error {
 	if e.CreatedAt.IsZero() {
 		e.CreatedAt = time.Now().UTC()
 	}
-	if _, err := db.NewInsert().Model(&e).ModelTableExpr("?", bun.Ident(au.table)).Exec(ctx); err != nil {
+	if err := au.insert(ctx, db, &e); err != nil {
 		return fmt.Errorf("admin: audit record %s: %w", e.Action, err)
 	}
 	au.committed(ctx, db, e)
 	return nil
+}
+
+// insert writes e through db: through Bun, its values inline, unless db
+// is a transaction au.stmts runs, where the INSERT is prepared once its
+// text has been seen and e's values are bound as Bun would write them
+// (query.Bind).
+func (au *Log) insert(ctx context.Context, db bun.IDB, e *Entry) error {
+	inline := db.NewInsert().Model(e).ModelTableExpr("?", bun.Ident(au.table))
+	tx, ok := db.(bun.Tx)
+	if !ok || !au.stmts.Retryable(ctx) {
+		_, err := inline.Exec(ctx)
+		return err
+	}
+	vals := map[string]any{"created_at": e.CreatedAt, "operator_id": nullZero(e.OperatorID), "action": e.Action,
+		"resource": e.Resource, "target_id": nullZero(e.TargetID), "payload": e.Payload}
+	params, args, ok := query.Bind(db, vals, 1)
+	if !ok {
+		_, err := inline.Exec(ctx)
+		return err
+	}
+	text := db.NewInsert().Model(&params).TableExpr("?", bun.Ident(au.table)).String()
+	_, err := au.stmts.ExecTx(ctx, tx.Tx, text, func() (sql.Result, error) { return inline.Exec(ctx) }, args...)
+	return err
+}
+
+// nullZero is s, or nil for "" (a nullzero column's NULL).
+func nullZero(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // Payload is an entry's payload: a copy of meta (a request's ip and

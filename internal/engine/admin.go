@@ -284,6 +284,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	a.auditJobs = jobs.New(a.log, backgroundQueueCap)
 	a.failures = audit.NewFailures()
 	a.audit = audit.New(db, string(a.tableNames)+"admin_audit", opts.AuditMaxPayloadBytes, a.log)
+	a.audit.PrepareIn(a.stmts)
 	a.audit.SendCommits(commits)
 	a.sanctions = moderation.NewSanctions(db, a.roles, a.audit, opts.Rooms, a.now, a.log)
 	if a.reports, err = newReportStore(a); err != nil {

@@ -313,7 +313,7 @@ func encodeRowID(res *resource, row map[string]any) string { return query.Encode
 // rowStore runs the row statements (package rows) on the panel's
 // database, with its users and roles tables and its sanctions.
 func (a *Admin) rowStore() rows.Store {
-	return rows.Store{DB: a.db, Users: a.users, Roles: a.roles, Sanctions: a.sanctions}
+	return rows.Store{DB: a.db, Users: a.users, Roles: a.roles, Sanctions: a.sanctions, Stmts: a.stmts}
 }
 
 // pathRow loads the row the {id} of the path names.
@@ -518,7 +518,7 @@ func (a rowsAPI) handleRead(w http.ResponseWriter, r *http.Request, op Operator)
 	}
 	// The same text for every id of the resource, the id a parameter:
 	// prepared after its first run (a.stmts).
-	params, args := query.PKParams(a.db, res.Table, id)
+	params, args := query.PKParams(a.db, res.Table, id, 1)
 	found, err := a.scanPrepared(r.Context(), a.db, res, joins, row(params).String(), row(id), args...)
 	if err != nil {
 		return err
@@ -581,7 +581,7 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 		}
 	}
 	var row map[string]any
-	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
 		if row, err = a.rowStore().InsertRow(ctx, tx, res, vals); err != nil {
 			return err
 		}
@@ -687,7 +687,7 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 	ctx := r.Context()
 	var after map[string]any
 	var ended string
-	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
 		var changes map[string]any
 		if _, after, changes, ended, err = a.rowStore().UpdateRow(ctx, tx, op, res, id, vals, unchangedCheck(res, kept, vals)); err != nil || len(changes) == 0 {
 			return err
@@ -716,7 +716,7 @@ func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operato
 	}
 	ctx := r.Context()
 	var row map[string]any
-	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
 		if row, err = a.rowStore().DeleteRow(ctx, tx, op, res, id, nil); err != nil {
 			return err
 		}
@@ -747,7 +747,7 @@ func (a rowsAPI) handleRestore(w http.ResponseWriter, r *http.Request, op Operat
 	}
 	ctx := r.Context()
 	var row map[string]any
-	err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
 		if row, err = a.rowStore().RestoreRow(ctx, tx, op, res, id); err != nil {
 			return err
 		}

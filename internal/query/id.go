@@ -108,12 +108,13 @@ func WherePK[Q interface {
 }
 
 // PKParams is id (as DecodeID returns it) as the driver's placeholders for
-// WherePK ($1, $2 … on PostgreSQL, ?1, ?2 … on SQLite) and the values that go
-// with them, in order: a statement whose text is the same for every id.
-func PKParams(db bun.IDB, t *schema.Table, id map[string]any) (params map[string]any, args []any) {
+// WherePK ($first, … on PostgreSQL, ?first, … on SQLite) and the values
+// that go with them, in order: a statement whose text is the same for
+// every id.
+func PKParams(db bun.IDB, t *schema.Table, id map[string]any, first int) (params map[string]any, args []any) {
 	params = make(map[string]any, len(t.PK))
 	for i, c := range t.PK {
-		params[c.Name] = placeholder(db, i+1)
+		params[c.Name] = placeholder(db, first+i)
 		args = append(args, id[c.Name])
 	}
 	return params, args

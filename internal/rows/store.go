@@ -14,6 +14,7 @@ import (
 	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/stmtcache"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -34,6 +35,10 @@ type Store struct {
 	Roles *users.RoleTable
 	// Sanctions end an operator's sessions when their email changes.
 	Sanctions *moderation.Sanctions
+	// Stmts prepares the writes and the locking reads of a transaction
+	// it runs (stmtcache.Cache.RunInTx); elsewhere, or when nil, they
+	// run with their values inline, through Bun.
+	Stmts *stmtcache.Cache
 }
 
 // ReadRow loads one row by primary key, without hidden columns. lock,
@@ -45,18 +50,47 @@ func (s Store) ReadRow(ctx context.Context, db bun.IDB, res *Resource, id map[st
 
 // readRow is ReadRow, with a soft-deleted row too when withDeleted.
 func (s Store) readRow(ctx context.Context, db bun.IDB, res *Resource, id map[string]any, lock, withDeleted bool) (map[string]any, error) {
-	q := query.WherePK(query.Select(db, res.Table), res.Table, id)
-	if withDeleted && res.Table.SoftDelete != nil {
-		q = q.WhereAllWithDeleted()
+	sel := func(id map[string]any) *bun.SelectQuery {
+		q := query.WherePK(query.Select(db, res.Table), res.Table, id)
+		if withDeleted && res.Table.SoftDelete != nil {
+			q = q.WhereAllWithDeleted()
+		}
+		if lock && s.DB.Dialect().Name() == dialect.PG {
+			q = q.For("UPDATE")
+		}
+		return q
 	}
-	if lock && s.DB.Dialect().Name() == dialect.PG {
-		q = q.For("UPDATE")
+	var row map[string]any
+	var err error
+	if tx, ok := db.(bun.Tx); ok && s.Stmts.Retryable(ctx) {
+		// The id a parameter: one text for every row of res.
+		params, args := query.PKParams(db, res.Table, id, 1)
+		var rs *sql.Rows
+		if rs, err = s.Stmts.QueryTx(ctx, tx.Tx, sel(params).String(), plainRows(ctx, tx, sel(id)), args...); err != nil {
+			return nil, err
+		}
+		var found []map[string]any
+		if found, err = query.ScanFrom(rs, res.Table, res.Hidden, nil); err == nil && len(found) == 0 {
+			err = sql.ErrNoRows
+		} else if err == nil {
+			row = found[0]
+		}
+	} else {
+		row, err = query.ScanRow(ctx, sel(id), res.Table, res.Hidden)
 	}
-	row, err := query.ScanRow(ctx, q, res.Table, res.Hidden)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errbody.New(http.StatusNotFound, "not_found", "no %s row with that id", res.Key)
 	}
 	return row, err
+}
+
+// plainRows runs q's text in tx through Bun (its query hooks see it): a
+// statement's plain run when it is not prepared.
+func plainRows(ctx context.Context, tx bun.Tx, q fmt.Stringer) func() (*sql.Rows, error) {
+	return func() (*sql.Rows, error) {
+		// The text as an argument, so that Bun formats nothing in it.
+		return tx.QueryContext(ctx, "?", bun.Safe(q.String()))
+	}
 }
 
 // ReadRows loads the rows with the given primary keys (as DecodeID returns
@@ -93,22 +127,57 @@ func (s Store) InsertRow(ctx context.Context, tx bun.Tx, res *Resource, vals map
 		return nil, err
 	}
 	cols, args := query.Returning(tx, t)
-	q := tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(cols, args...)
-	row, err := writeReturning(ctx, q, res)
+	insert := func(vals, _ map[string]any) write {
+		return tx.NewInsert().Model(&vals).TableExpr("?", bun.Ident(t.Name)).Returning(cols, args...)
+	}
+	row, err := s.writeReturning(ctx, tx, res, insert, vals, nil)
 	if err != nil {
 		return nil, ColumnFields(res, InsertError(err))
 	}
 	return row, nil
 }
 
-// writeReturning runs q, a write RETURNING query.Returning's columns of
-// one row, through Bun (its hooks see it), and reads that row as ReadRow
-// would (sql.ErrNoRows when none).
-func writeReturning(ctx context.Context, q interface {
+// A write is an INSERT or UPDATE of a Bun map model that returns
+// query.Returning's columns of one row.
+type write interface {
+	String() string
 	Exec(context.Context, ...any) (sql.Result, error)
-}, res *Resource) (map[string]any, error) {
+}
+
+// writeReturning runs build(vals, id), a write of vals (to the row id,
+// for an update) inside tx, and reads the row it returns as ReadRow
+// would (sql.ErrNoRows when none). In a transaction Stmts runs
+// (Retryable) the write's text holds placeholders, build(params of
+// query.Bind, params of query.PKParams), and runs prepared once it has
+// been seen. Elsewhere, or when a value has no parameter form, it runs
+// through Bun with its values inline (its hooks see it).
+func (s Store) writeReturning(ctx context.Context, tx bun.Tx, res *Resource, build func(vals, id map[string]any) write, vals, id map[string]any) (map[string]any, error) {
 	ret := query.NewReturned(res.Table)
-	if _, err := q.Exec(ctx, ret.Dest...); err != nil {
+	params, args, ok := query.Bind(tx, vals, 1)
+	if !ok || !s.Stmts.Retryable(ctx) {
+		if _, err := build(vals, id).Exec(ctx, ret.Dest...); err != nil {
+			return nil, err
+		}
+		return ret.Row(res.Hidden)
+	}
+	pk, pkArgs := query.PKParams(tx, res.Table, id, len(args)+1)
+	if id == nil {
+		pk, pkArgs = nil, nil
+	}
+	rs, err := s.Stmts.QueryTx(ctx, tx.Tx, build(params, pk).String(), plainRows(ctx, tx, build(vals, id)), append(args, pkArgs...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	if rs.Next() {
+		if err := rs.Scan(ret.Dest...); err != nil {
+			return nil, err
+		}
+	}
+	if err := rs.Close(); err != nil {
+		return nil, err
+	}
+	if err := rs.Err(); err != nil {
 		return nil, err
 	}
 	return ret.Row(res.Hidden)
@@ -172,9 +241,7 @@ func (s Store) UpdateRow(ctx context.Context, tx bun.Tx, op authz.Operator, res 
 	if err := s.checkEmailFree(ctx, tx, res, vals, userID); err != nil {
 		return nil, nil, nil, "", err
 	}
-	cols, args := query.Returning(tx, res.Table)
-	q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.Table.Name)).Returning(cols, args...)
-	if after, err = writeReturning(ctx, query.WherePK(q, res.Table, id), res); err != nil {
+	if after, err = s.writeReturning(ctx, tx, res, s.update(tx, res), vals, id); err != nil {
 		return nil, nil, nil, "", ColumnFields(res, DBError(err))
 	}
 	if err := keepsAdmin(); err != nil {
@@ -193,6 +260,16 @@ func (s Store) UpdateRow(ctx context.Context, tx bun.Tx, op authz.Operator, res 
 		ended = userID
 	}
 	return before, after, audit.Changes(before, after), ended, nil
+}
+
+// update builds the UPDATE of a row of res that returns it, for
+// writeReturning.
+func (s Store) update(tx bun.Tx, res *Resource) func(vals, id map[string]any) write {
+	cols, args := query.Returning(tx, res.Table)
+	return func(vals, id map[string]any) write {
+		q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.Table.Name)).Returning(cols, args...)
+		return query.WherePK(q, res.Table, id)
+	}
 }
 
 // DeleteRow deletes the row id of res inside tx, as DELETE does, and
@@ -244,9 +321,7 @@ func (s Store) DeleteRow(ctx context.Context, tx bun.Tx, op authz.Operator, res 
 // id of res inside tx, and returns the row as it is then.
 func (s Store) setDeleted(ctx context.Context, tx bun.Tx, res *Resource, id map[string]any, at any) (map[string]any, error) {
 	vals := map[string]any{res.Table.SoftDelete.Name: at}
-	cols, args := query.Returning(tx, res.Table)
-	q := tx.NewUpdate().Model(&vals).TableExpr("?", bun.Ident(res.Table.Name)).Returning(cols, args...)
-	row, err := writeReturning(ctx, query.WherePK(q, res.Table, id), res)
+	row, err := s.writeReturning(ctx, tx, res, s.update(tx, res), vals, id)
 	if err != nil {
 		return nil, ColumnFields(res, DBError(err))
 	}

@@ -25,6 +25,9 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
+
+	"github.com/uptrace/bun"
 )
 
 // MaxFailures is how many times prepared statements may fail where the
@@ -56,6 +59,7 @@ type entry struct {
 	text    string
 	stmt    *sql.Stmt // nil: seen once
 	evicted bool      // closed by the cache: a failure of stmt is not the database's
+	warming bool      // a Warm of it runs in the background
 }
 
 // New returns a cache of up to size prepared statements of db.
@@ -94,11 +98,13 @@ func (c *Cache) Query(ctx context.Context, text string, plain func() (*sql.Rows,
 // goes plain.
 var ErrRetry = errors.New("stmtcache: the prepared statement failed; run the transaction again")
 
-// QueryTx is Query inside tx, a transaction of the cache's db, for a
-// text Warm was given before tx began: a prepared statement is bound to
-// tx's connection (database/sql prepares it there once, as on any pooled
-// connection), and plain runs the text in tx. QueryTx never prepares a
-// text itself. A prepared statement's failure is returned wrapping
+// QueryTx is Query inside tx, a transaction of the cache's db: a prepared
+// statement is bound to tx's connection (database/sql prepares it there
+// once, as on any pooled connection), and plain runs the text in tx.
+// QueryTx never waits for a text to be prepared: one Warm was given
+// before tx began runs prepared, and one seen before but not prepared
+// runs plain while a Warm of it runs in the background, for the next
+// transaction. A prepared statement's failure is returned wrapping
 // ErrRetry, unless ctx is done or Final says it is the statement's own;
 // the failure counts toward MaxFailures right away, as the plain run it
 // would be weighed against comes in another transaction.
@@ -108,16 +114,54 @@ func (c *Cache) QueryTx(ctx context.Context, tx *sql.Tx, text string, plain func
 		return plain()
 	}
 	rs, err := tx.StmtContext(ctx, e.stmt).QueryContext(ctx, args...)
-	if err == nil {
-		return rs, nil
+	if err != nil {
+		return nil, c.failedTx(ctx, e, err)
 	}
+	return rs, nil
+}
+
+// ExecTx is QueryTx for a statement that returns no rows.
+func (c *Cache) ExecTx(ctx context.Context, tx *sql.Tx, text string, plain func() (sql.Result, error), args ...any) (sql.Result, error) {
+	e := c.entry(ctx, text, true, false)
+	if e == nil {
+		return plain()
+	}
+	res, err := tx.StmtContext(ctx, e.stmt).ExecContext(ctx, args...)
+	if err != nil {
+		return nil, c.failedTx(ctx, e, err)
+	}
+	return res, nil
+}
+
+// failedTx is the error of e's prepared statement, which failed with err
+// inside a transaction: ErrRetry, unless ctx is done or Final says it
+// is the statement's own.
+func (c *Cache) failedTx(ctx context.Context, e *entry, err error) error {
 	if ctx.Err() != nil || c.Final != nil && c.Final(err) {
-		return nil, err
+		return err
 	}
 	if !c.drop(e) {
 		c.failed(err)
 	}
-	return nil, fmt.Errorf("%w: %w", ErrRetry, err)
+	return fmt.Errorf("%w: %w", ErrRetry, err)
+}
+
+// warmLater is a Warm of text in the background, for a caller that holds
+// a connection and so cannot wait for another: bounded by a minute, and
+// run once at a time. c.mu is held.
+func (c *Cache) warmLater(e *entry) {
+	if e.warming {
+		return
+	}
+	e.warming = true
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		c.entry(ctx, e.text, false, true)
+		c.mu.Lock()
+		e.warming = false
+		c.mu.Unlock()
+	}()
 }
 
 // Warm prepares text, when it has been seen before and is not prepared
@@ -152,6 +196,9 @@ func (c *Cache) entry(ctx context.Context, text string, record, prepare bool) *e
 		return e
 	}
 	if !prepare {
+		if record {
+			c.warmLater(el.Value.(*entry))
+		}
 		c.mu.Unlock()
 		return nil
 	}
@@ -267,4 +314,32 @@ func (c *Cache) Prepared() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.prepared
+}
+
+// RunInTx runs fn in a transaction of db (the cache's, through Bun), and
+// runs it once more, in a new transaction, when a prepared statement
+// failed in the first (ErrRetry). The first run's context says so
+// (Retryable), and only there may a caller's writes use QueryTx or
+// ExecTx: the second run's statements all go plain, as do those of a
+// transaction begun elsewhere, which nothing would run again.
+func (c *Cache) RunInTx(ctx context.Context, db *bun.DB, fn func(ctx context.Context, tx bun.Tx) error) error {
+	err := db.RunInTx(context.WithValue(ctx, retryableKey{c}, true), nil, fn)
+	if errors.Is(err, ErrRetry) {
+		// Every statement of the second run is plain: a server that lost
+		// one prepared statement may have lost them all.
+		err = db.RunInTx(ctx, nil, fn)
+	}
+	return err
+}
+
+type retryableKey struct{ c *Cache }
+
+// Retryable reports whether ctx is that of a transaction c's RunInTx runs
+// again after ErrRetry: a nil cache's never is.
+func (c *Cache) Retryable(ctx context.Context) bool {
+	if c == nil {
+		return false
+	}
+	ok, _ := ctx.Value(retryableKey{c}).(bool)
+	return ok
 }
