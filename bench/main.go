@@ -115,7 +115,7 @@ func scratchDB(dsn, name string) (drop func(), err error) {
 
 // sqliteTuning are the SQLite pragmas the README recommends beside WAL
 // and the rest (-sqlite-pragmas).
-var sqliteTuning = "mmap_size(268435456)"
+var sqliteTuning = "mmap_size(268435456),cache_size(-500)"
 
 // openDB opens the database as the README recommends: for SQLite, WAL,
 // memory-mapped reads, a pool of connections and IMMEDIATE write

@@ -296,7 +296,7 @@ func openDB(dsn string) (*bun.DB, error) {
 		// WAL lets readers run beside the writer, so the pool serves lists
 		// concurrently; write transactions begin IMMEDIATE and wait their
 		// turn under busy_timeout instead of failing with SQLITE_BUSY.
-		sqldb, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=mmap_size(268435456)&_txlock=immediate")
+		sqldb, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=mmap_size(268435456)&_pragma=cache_size(-500)&_txlock=immediate")
 		if err != nil {
 			return nil, err
 		}

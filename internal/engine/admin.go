@@ -19,6 +19,7 @@ import (
 	"github.com/gameadmin/admin/internal/account"
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/dashboard"
+	"github.com/gameadmin/admin/internal/dberr"
 	"github.com/gameadmin/admin/internal/history"
 	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/slots"
@@ -152,7 +153,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 		a.countBudget = query.DefaultBudget
 	}
 	a.stmts = stmtcache.New(db.DB, preparedPages)
-	a.stmts.Final = query.IsQueryCanceled // a time limit ended it (querylimit.go)
+	a.stmts.Final = statementsOwn
 	a.stmts.OnGiveUp = func(err error) {
 		a.log.Warn("admin: prepared statements keep failing where the plain query works (PgBouncer in transaction mode?); sending them plainly from now on", "err", err)
 	}
@@ -346,6 +347,21 @@ func (a *Admin) Mount(mux *http.ServeMux) {
 	mux.Handle(a.opts.APIPath, a)
 	mux.Handle(a.opts.UIPath+"/", a)
 	mux.Handle(a.opts.UIPath, a)
+}
+
+// statementsOwn reports whether a prepared statement's failure is the
+// statement's own, which its plain text would meet as well: a time limit
+// ended it (querylimit.go), or the database refused a write's values (a
+// duplicate key, a bad value). Such a failure is returned as it is; any
+// other drops the statement and runs its text plainly.
+func statementsOwn(err error) bool {
+	if query.IsQueryCanceled(err) {
+		return true
+	}
+	// 0A000 is also "cached plan must not change result type": a plan
+	// the schema outdated, not the write's fault.
+	_, refused := dberr.Classify(err)
+	return refused && !strings.Contains(err.Error(), "cached plan")
 }
 
 // Close waits for background work (reset-link deliveries) to finish, and

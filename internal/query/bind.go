@@ -3,6 +3,8 @@ package query
 import (
 	"bytes"
 	"encoding/hex"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/uptrace/bun"
@@ -33,7 +35,9 @@ func Bind(db bun.IDB, vals map[string]any, first int) (params map[string]any, ar
 	params = make(map[string]any, len(vals))
 	args = make([]any, 0, len(vals))
 	var lit []byte
-	for col, v := range vals {
+	// In the columns' order, so that the same columns make the same text.
+	for _, col := range slices.Sorted(maps.Keys(vals)) {
+		v := vals[col]
 		lit = gen.Append(lit[:0], v)
 		arg, cast, ok := literalArg(lit, pg)
 		if !ok {

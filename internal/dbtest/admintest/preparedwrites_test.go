@@ -51,7 +51,8 @@ func (h *writeQueries) take() map[string]int {
 // write, the update's locked read of the row, the audit entry) run
 // prepared once their text has been seen, the values bound, so Bun's
 // hooks (which see what runs plainly) stop seeing them, and the rows and
-// audit entries are what the inline writes made. A prepared statement
+// audit entries are what the inline writes made; a value the database
+// refuses (a duplicate name) does not stop the preparing. A prepared statement
 // the server lost (DEALLOCATE ALL, as a pooler that does not keep them
 // loses it) fails its transaction, which runs once more, plainly: the
 // PATCH answers 200 and is audited once.
@@ -109,6 +110,18 @@ func TestWritesArePrepared(t *testing.T) {
 		creates := e.auditRows("create")
 		if row, _ := creates[len(creates)-1].Payload["row"].(map[string]any); row["name"] != fmt.Sprintf("made %d", len(creates)-1) {
 			t.Fatalf("the prepared POST's audit entry = %+v", creates[len(creates)-1])
+		}
+		// A refused value is the statement's own failure, as the plain
+		// text's would be: answered as it is (409), and no reason to stop
+		// preparing, however often it comes.
+		dup := fmt.Sprintf("made %d", len(creates)-1)
+		for range 8 {
+			c.do("POST", "/admin-api/gadgets", map[string]any{"name": dup, "qty": 1}).want(t, 409)
+		}
+		hook.take()
+		c.do("POST", "/admin-api/gadgets", map[string]any{"name": "after the refusals", "qty": 2}).want(t, 201)
+		if got := hook.take(); got[`INSERT INTO "gadgets"`] != 0 || strings.Contains(e.logs.String(), "keep failing") {
+			t.Fatalf("after 8 duplicate names the create ran plainly (%v) or the log gave up on preparing:\n%s", got, e.logs)
 		}
 		if !pg {
 			return

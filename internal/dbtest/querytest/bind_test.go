@@ -143,3 +143,23 @@ func placeholder(pg bool, n int) string {
 	}
 	return fmt.Sprintf("?%d", n)
 }
+
+// TestBindTextIsStable: the same columns make the same text, whatever
+// order Go's map gives them in, so a write's statement is prepared once.
+func TestBindTextIsStable(t *testing.T) {
+	db := testdb.SQLite(t)
+	vals := map[string]any{"a": int64(1), "b": "x", "c": 1.5, "d": true, "e": nil, "f": []byte("y"), "g": "z"}
+	first := ""
+	for range 50 {
+		params, args, ok := query.Bind(db, vals, 1)
+		if !ok || len(args) != len(vals) {
+			t.Fatalf("Bind: ok %v, %d args", ok, len(args))
+		}
+		text := db.NewInsert().Model(&params).TableExpr("t").String()
+		if first == "" {
+			first = text
+		} else if text != first {
+			t.Fatalf("the same columns made two texts:\n%s\n%s", first, text)
+		}
+	}
+}
