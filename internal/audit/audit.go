@@ -26,6 +26,7 @@ import (
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/stmtcache"
 	"github.com/uptrace/bun"
+	bunschema "github.com/uptrace/bun/schema"
 )
 
 // Entry is a row of the append-only game_admin_audit table.
@@ -116,8 +117,16 @@ func (au *Log) insert(ctx context.Context, db bun.IDB, e *Entry) error {
 		_, err := inline.Exec(ctx)
 		return err
 	}
-	vals := map[string]any{"created_at": e.CreatedAt, "operator_id": nullZero(e.OperatorID), "action": e.Action,
-		"resource": e.Resource, "target_id": nullZero(e.TargetID), "payload": e.Payload}
+	// Each column's value as the literal the inline INSERT writes for it
+	// (NULL for an empty nullzero column); the key is the database's.
+	t := db.Dialect().Tables().Get(reflect.TypeFor[Entry]())
+	gen := bunschema.NewQueryGen(db.Dialect())
+	vals := make(map[string]any, len(t.Fields))
+	for _, f := range t.Fields {
+		if !f.AutoIncrement {
+			vals[f.Name] = bun.Safe(f.AppendValue(gen, nil, reflect.ValueOf(e).Elem()))
+		}
+	}
 	params, args, ok := query.Bind(db, vals, 1)
 	if !ok {
 		_, err := inline.Exec(ctx)
@@ -126,14 +135,6 @@ func (au *Log) insert(ctx context.Context, db bun.IDB, e *Entry) error {
 	text := db.NewInsert().Model(&params).TableExpr("?", bun.Ident(au.table)).String()
 	_, err := au.stmts.ExecTx(ctx, tx.Tx, text, func() (sql.Result, error) { return inline.Exec(ctx) }, args...)
 	return err
-}
-
-// nullZero is s, or nil for "" (a nullzero column's NULL).
-func nullZero(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
 
 // Payload is an entry's payload: a copy of meta (a request's ip and

@@ -3,7 +3,6 @@ package rows
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -60,32 +59,30 @@ func (s Store) readRow(ctx context.Context, db bun.IDB, res *Resource, id map[st
 		}
 		return q
 	}
-	var row map[string]any
+	var found []map[string]any
 	var err error
 	if tx, ok := db.(bun.Tx); ok && s.Stmts.Retryable(ctx) {
 		// The id a parameter: one text for every row of res.
 		params, args := query.PKParams(db, res.Table, id, 1)
 		var rs *sql.Rows
-		if rs, err = s.Stmts.QueryTx(ctx, tx.Tx, sel(params).String(), plainRows(ctx, tx, sel(id)), args...); err != nil {
+		if rs, err = s.Stmts.QueryTx(ctx, tx.Tx, sel(params).String(), func() (*sql.Rows, error) { return sel(id).Rows(ctx) }, args...); err != nil {
 			return nil, err
 		}
-		var found []map[string]any
-		if found, err = query.ScanFrom(rs, res.Table, res.Hidden, nil); err == nil && len(found) == 0 {
-			err = sql.ErrNoRows
-		} else if err == nil {
-			row = found[0]
-		}
+		found, err = query.ScanFrom(rs, res.Table, res.Hidden, nil)
 	} else {
-		row, err = query.ScanRow(ctx, sel(id), res.Table, res.Hidden)
+		found, err = query.ScanRows(ctx, sel(id), res.Table, res.Hidden)
 	}
-	if errors.Is(err, sql.ErrNoRows) {
+	if err != nil {
+		return nil, err
+	}
+	if len(found) == 0 {
 		return nil, errbody.New(http.StatusNotFound, "not_found", "no %s row with that id", res.Key)
 	}
-	return row, err
+	return found[0], nil
 }
 
 // plainRows runs q's text in tx through Bun (its query hooks see it): a
-// statement's plain run when it is not prepared.
+// write's plain run when it is not prepared (a select has Rows).
 func plainRows(ctx context.Context, tx bun.Tx, q fmt.Stringer) func() (*sql.Rows, error) {
 	return func() (*sql.Rows, error) {
 		// The text as an argument, so that Bun formats nothing in it.
@@ -153,18 +150,25 @@ type write interface {
 // through Bun with its values inline (its hooks see it).
 func (s Store) writeReturning(ctx context.Context, tx bun.Tx, res *Resource, build func(vals, id map[string]any) write, vals, id map[string]any) (map[string]any, error) {
 	ret := query.NewReturned(res.Table)
-	params, args, ok := query.Bind(tx, vals, 1)
-	if !ok || !s.Stmts.Retryable(ctx) {
+	var params map[string]any
+	var args []any
+	ok := s.Stmts.Retryable(ctx)
+	if ok {
+		params, args, ok = query.Bind(tx, vals, 1)
+	}
+	if !ok {
 		if _, err := build(vals, id).Exec(ctx, ret.Dest...); err != nil {
 			return nil, err
 		}
 		return ret.Row(res.Hidden)
 	}
-	pk, pkArgs := query.PKParams(tx, res.Table, id, len(args)+1)
-	if id == nil {
-		pk, pkArgs = nil, nil
+	var pk map[string]any
+	if id != nil {
+		var pkArgs []any
+		pk, pkArgs = query.PKParams(tx, res.Table, id, len(args)+1)
+		args = append(args, pkArgs...)
 	}
-	rs, err := s.Stmts.QueryTx(ctx, tx.Tx, build(params, pk).String(), plainRows(ctx, tx, build(vals, id)), append(args, pkArgs...)...)
+	rs, err := s.Stmts.QueryTx(ctx, tx.Tx, build(params, pk).String(), plainRows(ctx, tx, build(vals, id)), args...)
 	if err != nil {
 		return nil, err
 	}

@@ -109,41 +109,36 @@ var ErrRetry = errors.New("stmtcache: the prepared statement failed; run the tra
 // the failure counts toward MaxFailures right away, as the plain run it
 // would be weighed against comes in another transaction.
 func (c *Cache) QueryTx(ctx context.Context, tx *sql.Tx, text string, plain func() (*sql.Rows, error), args ...any) (*sql.Rows, error) {
-	e := c.entry(ctx, text, true, false)
-	if e == nil {
-		return plain()
-	}
-	rs, err := tx.StmtContext(ctx, e.stmt).QueryContext(ctx, args...)
-	if err != nil {
-		return nil, c.failedTx(ctx, e, err)
-	}
-	return rs, nil
+	return inTx(c, ctx, text, plain, func(stmt *sql.Stmt) (*sql.Rows, error) {
+		return tx.StmtContext(ctx, stmt).QueryContext(ctx, args...)
+	})
 }
 
 // ExecTx is QueryTx for a statement that returns no rows.
 func (c *Cache) ExecTx(ctx context.Context, tx *sql.Tx, text string, plain func() (sql.Result, error), args ...any) (sql.Result, error) {
+	return inTx(c, ctx, text, plain, func(stmt *sql.Stmt) (sql.Result, error) {
+		return tx.StmtContext(ctx, stmt).ExecContext(ctx, args...)
+	})
+}
+
+// inTx runs text in a transaction for QueryTx and ExecTx: through run,
+// given its prepared statement, or through plain when it has none. A
+// failure of run is returned wrapping ErrRetry, unless ctx is done or
+// Final says it is the statement's own.
+func inTx[T any](c *Cache, ctx context.Context, text string, plain func() (T, error), run func(*sql.Stmt) (T, error)) (T, error) {
 	e := c.entry(ctx, text, true, false)
 	if e == nil {
 		return plain()
 	}
-	res, err := tx.StmtContext(ctx, e.stmt).ExecContext(ctx, args...)
-	if err != nil {
-		return nil, c.failedTx(ctx, e, err)
-	}
-	return res, nil
-}
-
-// failedTx is the error of e's prepared statement, which failed with err
-// inside a transaction: ErrRetry, unless ctx is done or Final says it
-// is the statement's own.
-func (c *Cache) failedTx(ctx context.Context, e *entry, err error) error {
-	if ctx.Err() != nil || c.Final != nil && c.Final(err) {
-		return err
+	out, err := run(e.stmt)
+	if err == nil || ctx.Err() != nil || c.Final != nil && c.Final(err) {
+		return out, err
 	}
 	if !c.drop(e) {
 		c.failed(err)
 	}
-	return fmt.Errorf("%w: %w", ErrRetry, err)
+	var zero T
+	return zero, fmt.Errorf("%w: %w", ErrRetry, err)
 }
 
 // warmLater is a Warm of text in the background, for a caller that holds
