@@ -2531,8 +2531,11 @@ async function reportsSteps(base, modErrors) {
 
     // Player 31, at 390 px: claim and ban for 7 days with the ban form.
     await page.setViewportSize({ width: 390, height: 844 });
-    await row('Player 31').waitFor();
-    expect((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390, 'the queue scrolls sideways at 390 px');
+    // The queue turns into cards when React sees the phone's width: wait
+    // for the card, or the table of the wider window is what gets measured.
+    await page.locator('li.data-card[data-report-row]', { hasText: 'Player 31' }).waitFor();
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(wide <= 390, `the queue is ${wide}px wide at 390 px`);
     await shot('reports-04-queue-390-dark');
     await useTheme('light'); // the header's toggle, before a dialog makes the page behind it inert
     await page.getByRole('button', { name: 'Claim the reports about Player 31' }).click();
