@@ -1262,6 +1262,8 @@ async function main() {
   await step('on a phone, every room action is reachable without sideways scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     try {
+      // The sidebar becomes a drawer when React sees the phone's width.
+      await page.getByRole('button', { name: 'Open the menu' }).waitFor();
       const rows = page.getByRole('table', { name: 'Clients' }).locator('tbody tr');
       await rows.first().waitFor();
       const wide = await page.evaluate(() => document.documentElement.scrollWidth);
@@ -2531,9 +2533,11 @@ async function reportsSteps(base, modErrors) {
 
     // Player 31, at 390 px: claim and ban for 7 days with the ban form.
     await page.setViewportSize({ width: 390, height: 844 });
-    // The queue turns into cards when React sees the phone's width: wait
-    // for the card, or the table of the wider window is what gets measured.
+    // The queue turns into cards, and the sidebar into a drawer, when
+    // React sees the phone's width: wait for both, or the wider window's
+    // layout is what gets measured.
     await page.locator('li.data-card[data-report-row]', { hasText: 'Player 31' }).waitFor();
+    await page.getByRole('button', { name: 'Open the menu' }).waitFor();
     const wide = await page.evaluate(() => document.documentElement.scrollWidth);
     expect(wide <= 390, `the queue is ${wide}px wide at 390 px`);
     await shot('reports-04-queue-390-dark');
