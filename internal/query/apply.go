@@ -187,6 +187,34 @@ func (l *List) Expensive() bool {
 	return l.Q != "" || l.Count == CountExact || slices.ContainsFunc(l.Filters, func(f Filter) bool { return f.Op == Like })
 }
 
+// Bounded reports a page whose statement reads no more rows than its
+// window, through the primary key's index, whatever the table holds: no
+// search, filter or condition; in the primary key's order (one direction);
+// a keyset page or a window ending within MaxWindow rows of the start; a
+// table (not a view, which may hide any amount of work) with a primary
+// key and no soft-delete column (the rows not deleted, or the deleted
+// ones, may lie past any number of the others); each label read by its
+// target's primary key (ByKey). Such a page costs what a read by id
+// costs, and runs, as that read does, without Limited's time limit and
+// the transaction it takes on PostgreSQL. A caller that narrows the page
+// further (Query's where) has no bounded page.
+func (l *List) Bounded(t *schema.Table, labels []Label) bool {
+	if l.Q != "" || len(l.Filters) > 0 || len(l.Where) > 0 || len(l.SearchAlso) > 0 || l.Deleted != "" ||
+		t.NotWritable != "" || len(t.PK) == 0 || t.SoftDelete != nil || (l.Limit == 0 && l.End > MaxWindow) {
+		return false
+	}
+	keys := l.orderKeys(t)
+	if len(keys) != len(t.PK) {
+		return false
+	}
+	for i, k := range keys {
+		if k.Column != t.PK[i].Name || k.Desc != keys[0].Desc {
+			return false
+		}
+	}
+	return !slices.ContainsFunc(labels, func(lb Label) bool { return !lb.ByKey })
+}
+
 // searched are the columns _q searches: Search, or every string column.
 func (l *List) searched(t *schema.Table) []*schema.Column {
 	if l.Search != nil {

@@ -20,6 +20,9 @@ type Label struct {
 	Table   string   // the target table
 	Ref     string   // the target's column FK points at
 	Columns []string // the target's label columns, in order of preference
+	// ByKey says Ref is the target's primary key: the join reads one
+	// target row per page row through its index (List.Bounded).
+	ByKey bool
 }
 
 // Joinable reports whether fk (of one table) and ref (of another) can be
@@ -82,6 +85,9 @@ func (l *List) Query(db bun.IDB, t, view *schema.Table, labels []Label, where fu
 	}
 	q = l.Apply(q, view)
 	if db.Dialect().Name() != dialect.PG {
+		if where == nil && l.Bounded(t, labels) {
+			return l.WithLabels(db, q, view, labels) // a bounded page finds its rows at once
+		}
 		return l.WithLabels(db, Whole(db, q, l.orderKeys(view)), view, labels) // Select converts nothing else
 	}
 	if !slices.ContainsFunc(t.Columns, func(c *schema.Column) bool { return c.DataType == schema.Datetime }) {

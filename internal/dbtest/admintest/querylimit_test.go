@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -241,4 +242,95 @@ func manySearches(t *testing.T, e *env, ops []*client, timeout time.Duration) {
 	if byStatus["503 query_timeout"] == 0 || byStatus["429 rate_limited"] == 0 {
 		t.Errorf("answers %v; want at least one 503 query_timeout and one 429 rate_limited", byStatus)
 	}
+}
+
+// limitedPages records the list pages that ran under QueryTimeout's
+// limit: on PostgreSQL its SET LOCAL statement_timeout, on SQLite a page
+// built to find every row before its first (query.Whole's MATERIALIZED).
+type limitedPages struct {
+	mu  sync.Mutex
+	ran []string
+}
+
+func (h *limitedPages) BeforeQuery(ctx context.Context, ev *bun.QueryEvent) context.Context {
+	if strings.HasPrefix(ev.Query, "SET LOCAL statement_timeout") || strings.Contains(ev.Query, "AS MATERIALIZED") {
+		h.mu.Lock()
+		h.ran = append(h.ran, ev.Query)
+		h.mu.Unlock()
+	}
+	return ctx
+}
+
+func (*limitedPages) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+func (h *limitedPages) take() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := len(h.ran)
+	h.ran = nil
+	return n
+}
+
+// TestBoundedPagesRunUnlimited: a page whose shape bounds what it reads
+// (the primary key's order, no filter or search, a shallow window, on a
+// table without soft deletes) runs as a read by id does, without the
+// time limit's transaction on PostgreSQL or SQLite's find-every-row
+// shape; every page a request can make long keeps the limit, and both
+// answer the same rows.
+func TestBoundedPagesRunUnlimited(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		var hook limitedPages
+		createTables(t, db, (*sdGuild)(nil))
+		insert(t, db, &[]sdGuild{{Name: "alpha"}, {Name: "beta"}})
+		e := newEnv(t, db.WithQueryHook(&hook), Options{Tables: tablesWith(map[string]any{"guilds": (*sdGuild)(nil)})})
+		c, _ := e.bootstrap()
+		uid := e.user("p@example.com", "player password")
+		for i := range 12 {
+			insert(t, db, &AnalyticsEvent{UserID: uid, Name: fmt.Sprintf("ev%02d", i), CreatedAt: time.Now()})
+		}
+		ids := func(rows []map[string]any) string {
+			var out []string
+			for _, r := range rows {
+				out = append(out, fmt.Sprint(r["id"]))
+			}
+			return strings.Join(out, ",")
+		}
+		page := func(path string, limited bool) (rows []map[string]any) {
+			t.Helper()
+			// The first run is plain, the second prepared: Bun's hooks see
+			// PostgreSQL's SET LOCAL both times, SQLite's page the first.
+			for run := range 2 {
+				hook.take()
+				rows, _ = c.list(t, path, nil)
+				if n := hook.take(); (n > 0) != limited && (run == 0 || db.Dialect().Name() == dialect.PG) {
+					t.Errorf("GET %s (run %d) ran %d statements of the time limit; want limited=%v", path, run, n, limited)
+				}
+			}
+			return rows
+		}
+		ev := "/admin-api/analyticsEvents?_count=none&"
+		first := page(ev+"_sort=id&_order=desc&_start=0&_end=5", false)
+		if len(first) != 5 {
+			t.Fatalf("the first page has %d rows; want 5", len(first))
+		}
+		page(ev+"_start=0&_end=5", false)
+		page(ev+"_start=995&_end=1000", false)
+		walk, r := c.list(t, "/admin-api/analyticsEvents", url.Values{"_limit": {"5"}, "_sort": {"id"}, "_order": {"desc"}})
+		if got, want := ids(walk), ids(first); got != want {
+			t.Fatalf("keyset page %s; the offset page %s", got, want)
+		}
+		page(ev+"_limit=5&_sort=id&_order=desc&_cursor="+url.QueryEscape(r.Header.Get("X-Next-Cursor")), false)
+
+		// Each of these can read any number of rows for its page.
+		filtered := page(ev+"_sort=id&_order=desc&_start=0&_end=5&name_like=ev", true)
+		if got, want := ids(filtered), ids(first); got != want {
+			t.Errorf("the limited page %s; the bounded one %s", got, want)
+		}
+		page(ev+"_sort=name&_start=0&_end=5", true)
+		page(ev+"_q=ev&_start=0&_end=5", true)
+		page(ev+"user_id="+uid+"&_start=0&_end=5", true)
+		page(ev+"_start=995&_end=1005", true) // past MaxWindow
+		page("/admin-api/guilds?_count=none&_start=0&_end=5", true)
+	})
 }

@@ -120,3 +120,53 @@ func TestJoinable(t *testing.T) {
 		}
 	}
 }
+
+// TestBounded: a page is bounded only in its primary key's order, one
+// direction, without a search, filter or condition, within MaxWindow
+// rows of the start (or by keyset), on a writable table with a primary
+// key and no soft deletes, with every label read by its target's key.
+func TestBounded(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		petT, err := schema.Inspect(db, "pets", (*pet)(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		byKey := []query.Label{{FK: "owner_id", Table: "owners", Ref: "id", Columns: []string{"name"}, ByKey: true}}
+		notByKey := []query.Label{{FK: "owner_id", Table: "owners", Ref: "email", Columns: []string{"name"}}}
+		view := *petT
+		view.NotWritable = "a view"
+		noPK := *petT
+		noPK.PK = nil
+		soft := *petT
+		soft.SoftDelete = petT.ByName["name"]
+		for _, c := range []struct {
+			q      string
+			t      *schema.Table
+			labels []query.Label
+			want   bool
+		}{
+			{"_start=0&_end=100", petT, byKey, true},
+			{"_sort=id&_order=desc&_start=900&_end=1000", petT, byKey, true},
+			{"_limit=1000&_sort=id&_order=desc", petT, nil, true},
+			{"_start=901&_end=1001", petT, nil, false},
+			{"_sort=name", petT, nil, false},
+			{"_sort=name,id", petT, nil, false},
+			{"name=rex", petT, nil, false},
+			{"name_like=re", petT, nil, false},
+			{"_q=rex", petT, nil, false},
+			{"_start=0&_end=100", petT, notByKey, false},
+			{"_start=0&_end=100", &view, nil, false},
+			{"_start=0&_end=100", &noPK, nil, false},
+			{"_start=0&_end=100", &soft, nil, false},
+		} {
+			v, _ := url.ParseQuery(c.q)
+			l, err := query.Parse(c.t, v, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", c.q, err)
+			}
+			if got := l.Bounded(c.t, c.labels); got != c.want {
+				t.Errorf("%s on %s (no pk %v, soft delete %v, labels %v): bounded %v; want %v", c.q, c.t.Name, len(c.t.PK) == 0, c.t.SoftDelete != nil, c.labels, got, c.want)
+			}
+		}
+	})
+}
