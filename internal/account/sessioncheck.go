@@ -37,6 +37,10 @@ type SessionCheck struct {
 	tokens *Tokens
 	stmts  *stmtcache.Cache // SQLite's statements, prepared per operator
 	log    *slog.Logger
+	// cookies are the session tokens already verified: a request's
+	// cookie is decoded and its signature checked once, its expiry every
+	// time.
+	cookies token.Verified
 
 	mu       sync.Mutex
 	stmt     *sql.Stmt
@@ -49,7 +53,8 @@ type SessionCheck struct {
 // statements (SQLite's session check is one per operator); logger hears
 // when the prepared statement is given up on.
 func NewSessionCheck(db *bun.DB, roles *users.RoleTable, tokens *Tokens, stmts *stmtcache.Cache, logger *slog.Logger) *SessionCheck {
-	return &SessionCheck{db: db, roles: roles, tokens: tokens, stmts: stmts, log: logger}
+	return &SessionCheck{db: db, roles: roles, tokens: tokens, stmts: stmts, log: logger,
+		cookies: token.Verified{Signer: tokens.Signer, Kind: token.KindSession}}
 }
 
 // Verify verifies r's session cookie and re-reads the token version and
@@ -61,7 +66,7 @@ func (s *SessionCheck) Verify(ctx context.Context, r *http.Request) (authz.Opera
 	if err != nil {
 		return authz.Operator{}, ErrUnauthenticated
 	}
-	c, err := s.tokens.Signer.Parse(ck.Value, token.KindSession)
+	c, err := s.cookies.Parse(ck.Value)
 	if err != nil {
 		return authz.Operator{}, ErrUnauthenticated
 	}
