@@ -387,7 +387,7 @@ func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, r
 		limit = time.Time{} // as cheap as a read by id, which runs unlimited too
 	}
 	err = a.limited(ctx, limit, func(ctx context.Context, db bun.IDB) (err error) {
-		listed, err = a.scanPrepared(ctx, db, res, joins, text, page, args...)
+		listed, err = a.scanPrepared(ctx, db, res, joins, text, func() *bun.SelectQuery { return page }, args...)
 		return err
 	})
 	res.Mask(listed)
@@ -521,9 +521,19 @@ func (a rowsAPI) handleRead(w http.ResponseWriter, r *http.Request, op Operator)
 		return query.JoinLabels(a.db, query.WherePK(q, res.Table, id), joins, nil)
 	}
 	// The same text for every id of the resource, the id a parameter:
-	// prepared after its first run (a.stmts).
+	// prepared after its first run (a.stmts), and built once per
+	// resource and set of joined labels.
 	params, args := query.PKParams(a.db, res.Table, id, 1)
-	found, err := a.scanPrepared(r.Context(), a.db, res, joins, row(params).String(), row(id), args...)
+	var key strings.Builder
+	key.WriteString(res.Key)
+	for _, j := range joins {
+		fmt.Fprintf(&key, "\x00%s\x00%s\x00%s\x00%q", j.FK, j.Table, j.Ref, j.Columns)
+	}
+	text, ok := a.readTexts.Load(key.String())
+	if !ok {
+		text, _ = a.readTexts.LoadOrStore(key.String(), row(params).String())
+	}
+	found, err := a.scanPrepared(r.Context(), a.db, res, joins, text.(string), func() *bun.SelectQuery { return row(id) }, args...)
 	if err != nil {
 		return err
 	}
@@ -648,9 +658,10 @@ func (a rowsAPI) applyDefaults(ctx context.Context, op Operator, res *resource, 
 // scanPrepared reads res's rows (with the labels of joins) from text run
 // with args on db (the panel's, or a transaction of it) through the
 // panel's statement cache: prepared when the text has run before, else
-// plain, the same statement with its values inline, through Bun.
-func (a rowsAPI) scanPrepared(ctx context.Context, db bun.IDB, res *resource, joins []query.Label, text string, plain *bun.SelectQuery, args ...any) ([]map[string]any, error) {
-	run := func() (*sql.Rows, error) { return plain.Conn(db).Rows(ctx) }
+// plain, the same statement with its values inline (built only then),
+// through Bun.
+func (a rowsAPI) scanPrepared(ctx context.Context, db bun.IDB, res *resource, joins []query.Label, text string, plain func() *bun.SelectQuery, args ...any) ([]map[string]any, error) {
+	run := func() (*sql.Rows, error) { return plain().Conn(db).Rows(ctx) }
 	var rs *sql.Rows
 	var err error
 	if tx, ok := db.(bun.Tx); ok {

@@ -223,6 +223,14 @@ func TestCustomRelations(t *testing.T) {
 		if labels(mg[0]) != nil {
 			t.Fatalf("mod sees _labels %v of users it may not read", labels(mg[0]))
 		}
+		// The same for a read by id, right after the admin's read of the
+		// row with its labels (a read's text is kept per set of labels).
+		if l := labels(c.do("GET", "/admin-api/guilds/"+gid, nil).want(t, 200).body); l == nil {
+			t.Fatal("the admin's read of the guild has no _labels")
+		}
+		if l := labels(m.do("GET", "/admin-api/guilds/"+gid, nil).want(t, 200).body); l != nil {
+			t.Fatalf("mod's read of the guild has _labels %v of users it may not read", l)
+		}
 		if mc := m.do("GET", "/admin-api/guilds/"+gid+"/_counts", nil).want(t, 200).body; len(mc) != 0 {
 			t.Fatalf("mod _counts = %v; want none (members is out of scope)", mc)
 		}
