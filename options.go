@@ -246,7 +246,10 @@ type Options struct {
 	// statement_timeout), SQLite interrupts them. A list that runs out
 	// answers 503 query_timeout, whose message says to narrow the
 	// filter, and the log has a warning with the cause; an automatic
-	// count that runs out answers the estimate instead. Default 5 s;
+	// count that runs out answers the estimate instead. A page that
+	// reads only its own rows (in the primary key's order, which the
+	// table indexes, without a filter or search, near the start or by
+	// keyset) runs without it, as a read by id does. Default 5 s;
 	// negative: no limit.
 	QueryTimeout time.Duration
 	// QueryConcurrency bounds how many expensive requests one operator

@@ -380,6 +380,8 @@ func (a *compiler) readCatalog(ctx context.Context, db *bun.DB) error {
 		}
 		if why := res.Table.NotWritable; why != "" {
 			a.log.Info("admin: resource is read-only: the panel lists, reads and exports it, never writes it", "resource", key, "table", res.Table.Name, "why", why)
+		} else if found && len(res.Table.PK) > 0 && !res.Table.KeyOrdered {
+			a.log.Info("admin: the table has no index on the model's primary key: each list page sorts the table, under QueryTimeout; an index on the key makes the first page cheap", "resource", key, "table", res.Table.Name)
 		}
 	}
 	return nil

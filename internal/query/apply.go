@@ -191,8 +191,8 @@ func (l *List) Expensive() bool {
 // window, through the primary key's index, whatever the table holds: no
 // search, filter or condition; in the primary key's order (one direction);
 // a keyset page or a window ending within MaxWindow rows of the start; a
-// table (not a view, which may hide any amount of work) with a primary
-// key and no soft-delete column (the rows not deleted, or the deleted
+// table (not a view, which may hide any amount of work) whose primary key
+// the database keeps an index of (KeyOrdered) and with no soft-delete column (the rows not deleted, or the deleted
 // ones, may lie past any number of the others); each label read by its
 // target's primary key (ByKey). Such a page costs what a read by id
 // costs, and runs, as that read does, without Limited's time limit and
@@ -200,7 +200,7 @@ func (l *List) Expensive() bool {
 // further (Query's where) has no bounded page.
 func (l *List) Bounded(t *schema.Table, labels []Label) bool {
 	if l.Q != "" || len(l.Filters) > 0 || len(l.Where) > 0 || len(l.SearchAlso) > 0 || l.Deleted != "" ||
-		t.NotWritable != "" || len(t.PK) == 0 || t.SoftDelete != nil || (l.Limit == 0 && l.End > MaxWindow) {
+		t.NotWritable != "" || !t.KeyOrdered || t.SoftDelete != nil || (l.Limit == 0 && l.End > MaxWindow) {
 		return false
 	}
 	keys := l.orderKeys(t)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -74,6 +75,9 @@ func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
 		return false, fmt.Errorf("schema: table %q: reading the catalog: %w", t.Name, err)
 	} else if why != "" && t.NotWritable == "" {
 		t.NotWritable = why
+	}
+	if t.KeyOrdered, err = keyOrdered(ctx, db, t, cols); err != nil {
+		return false, fmt.Errorf("schema: table %q: reading its indexes: %w", t.Name, err)
 	}
 	pg := db.Dialect().Name() == dialect.PG
 	for _, dc := range cols {
@@ -192,6 +196,75 @@ func notWritable(ctx context.Context, db bun.IDB, name string) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// pgIndexesSQL lists the leading columns of each valid, whole-table
+// btree index of a table, comma-separated; an expression is "".
+const pgIndexesSQL = `
+SELECT array_to_string(ARRAY(
+  SELECT COALESCE(a.attname, '') FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
+  LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+  ORDER BY k.n), ',')
+FROM pg_index i
+JOIN pg_class c ON c.oid = i.indexrelid
+JOIN pg_am am ON am.oid = c.relam
+WHERE i.indrelid = to_regclass(?) AND i.indisvalid AND i.indpred IS NULL AND am.amname = 'btree'`
+
+// keyOrdered reports whether the database reads t's rows in its primary
+// key's order through an index: on PostgreSQL a btree index whose leading
+// columns are the key's; on SQLite a plan of that order that needs no
+// sort of its own (the rowid, a WITHOUT ROWID table's key, an index).
+// A key column the table lacks (cols) orders nothing.
+func keyOrdered(ctx context.Context, db bun.IDB, t *Table, cols []dbColumn) (bool, error) {
+	if len(t.PK) == 0 {
+		return false, nil
+	}
+	names := make([]string, len(t.PK))
+	for i, c := range t.PK {
+		if !slices.ContainsFunc(cols, func(dc dbColumn) bool { return dc.Name == c.Name }) {
+			return false, nil
+		}
+		names[i] = c.Name
+	}
+	switch db.Dialect().Name() {
+	case dialect.PG:
+		rows, err := db.QueryContext(ctx, pgIndexesSQL, quoteRegclass(t.Name))
+		if err != nil {
+			return false, err
+		}
+		defer rows.Close()
+		found := false
+		for rows.Next() {
+			var cols string
+			if err := rows.Scan(&cols); err != nil {
+				return false, err
+			}
+			lead := strings.Split(cols, ",")
+			found = found || (len(lead) >= len(names) && slices.Equal(lead[:len(names)], names))
+		}
+		return found, rows.Err()
+	case dialect.SQLite:
+		q := db.NewSelect().TableExpr("?", bun.Ident(t.Name)).ColumnExpr("1").Limit(1)
+		for _, n := range names {
+			q = q.OrderExpr("?", bun.Ident(n))
+		}
+		rows, err := db.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q.String())
+		if err != nil {
+			return false, err
+		}
+		defer rows.Close()
+		sorts := false
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				return false, err
+			}
+			sorts = sorts || strings.Contains(detail, "TEMP B-TREE")
+		}
+		return !sorts, rows.Err()
+	}
+	return false, nil
 }
 
 // quoteRegclass quotes a table name (optionally schema-qualified, as Bun

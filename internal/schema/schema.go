@@ -53,6 +53,11 @@ type Table struct {
 	// nil for none: a delete sets it, and reads leave out the rows where
 	// it is set unless asked for them.
 	SoftDelete *Column
+	// KeyOrdered says the database keeps an index in the primary key's
+	// order (ReadCatalog): a page in that order reads only its own rows.
+	// False until ReadCatalog finds one, and for a model whose key the
+	// table does not index.
+	KeyOrdered bool
 
 	byGoName map[string]*Column
 	tagRels  []tagRelation // rel: tags waiting for Link to resolve their targets

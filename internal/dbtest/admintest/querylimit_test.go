@@ -283,7 +283,10 @@ func TestBoundedPagesRunUnlimited(t *testing.T) {
 		var hook limitedPages
 		createTables(t, db, (*sdGuild)(nil))
 		insert(t, db, &[]sdGuild{{Name: "alpha"}, {Name: "beta"}})
-		e := newEnv(t, db.WithQueryHook(&hook), Options{Tables: tablesWith(map[string]any{"guilds": (*sdGuild)(nil)})})
+		// A game's table whose model names a key the table does not index.
+		must(db.ExecContext(context.Background(), "CREATE TABLE loose_guilds (id BIGINT, name TEXT NOT NULL)"))
+		insert(t, db, &[]looseGuild{{ID: 1, Name: "gamma"}, {ID: 2, Name: "delta"}})
+		e := newEnv(t, db.WithQueryHook(&hook), Options{Tables: tablesWith(map[string]any{"guilds": (*sdGuild)(nil), "loose": (*looseGuild)(nil)})})
 		c, _ := e.bootstrap()
 		uid := e.user("p@example.com", "player password")
 		for i := range 12 {
@@ -332,5 +335,16 @@ func TestBoundedPagesRunUnlimited(t *testing.T) {
 		page(ev+"user_id="+uid+"&_start=0&_end=5", true)
 		page(ev+"_start=995&_end=1005", true) // past MaxWindow
 		page("/admin-api/guilds?_count=none&_start=0&_end=5", true)
+		if rows := page("/admin-api/loose?_count=none&_start=0&_end=5", true); len(rows) != 2 {
+			t.Fatalf("the unindexed table's page has %d rows; want 2", len(rows))
+		}
 	})
+}
+
+// looseGuild's table (TestBoundedPagesRunUnlimited) has no primary key
+// and no index: only the model names id as its key.
+type looseGuild struct {
+	bun.BaseModel `bun:"table:loose_guilds,alias:lg"`
+	ID            int64  `bun:"id,pk"`
+	Name          string `bun:"name,notnull"`
 }

@@ -124,12 +124,35 @@ func TestJoinable(t *testing.T) {
 // TestBounded: a page is bounded only in its primary key's order, one
 // direction, without a search, filter or condition, within MaxWindow
 // rows of the start (or by keyset), on a writable table with a primary
-// key and no soft deletes, with every label read by its target's key.
+// key the database indexes and no soft deletes, with every label read by
+// its target's key.
 func TestBounded(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		if _, err := db.NewCreateTable().Model((*pet)(nil)).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// The same model over a table without a primary key or an index
+		// of it: a page in its "key" order sorts the whole table.
+		if _, err := db.ExecContext(ctx, "CREATE TABLE loose_pets (id BIGINT, owner_id BIGINT, name TEXT NOT NULL)"); err != nil {
+			t.Fatal(err)
+		}
 		petT, err := schema.Inspect(db, "pets", (*pet)(nil))
 		if err != nil {
 			t.Fatal(err)
+		}
+		loose, err := schema.Inspect(db, "loose_pets", (*pet)(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		loose.Name = "loose_pets"
+		for _, tb := range []*schema.Table{petT, loose} {
+			if _, err := schema.ReadCatalog(ctx, db, tb); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !petT.KeyOrdered || loose.KeyOrdered {
+			t.Fatalf("KeyOrdered: pets %v, loose_pets %v; want true, false", petT.KeyOrdered, loose.KeyOrdered)
 		}
 		byKey := []query.Label{{FK: "owner_id", Table: "owners", Ref: "id", Columns: []string{"name"}, ByKey: true}}
 		notByKey := []query.Label{{FK: "owner_id", Table: "owners", Ref: "email", Columns: []string{"name"}}}
@@ -158,6 +181,7 @@ func TestBounded(t *testing.T) {
 			{"_start=0&_end=100", &view, nil, false},
 			{"_start=0&_end=100", &noPK, nil, false},
 			{"_start=0&_end=100", &soft, nil, false},
+			{"_start=0&_end=100", loose, nil, false},
 		} {
 			v, _ := url.ParseQuery(c.q)
 			l, err := query.Parse(c.t, v, nil)
