@@ -73,7 +73,7 @@ func (a rowsAPI) labelJoins(op Operator, res *resource) (joins []query.Label, re
 		}
 		pk := lr.target.Table.PK
 		joins = append(joins, query.Label{FK: lr.rel.FK, Table: lr.target.Table.Name, Ref: lr.rel.Ref, Columns: lr.target.Labels,
-			ByKey: len(pk) == 1 && pk[0].Name == lr.rel.Ref})
+			ByKey: len(pk) == 1 && pk[0].Name == lr.rel.Ref && lr.target.Table.KeyOrdered})
 	}
 	return joins, rest
 }

@@ -189,12 +189,13 @@ func (l *List) Expensive() bool {
 
 // Bounded reports a page whose statement reads no more rows than its
 // window, through the primary key's index, whatever the table holds: no
-// search, filter or condition; in the primary key's order (one direction);
-// a keyset page or a window ending within MaxWindow rows of the start; a
-// table (not a view, which may hide any amount of work) whose primary key
-// the database keeps an index of (KeyOrdered) and with no soft-delete column (the rows not deleted, or the deleted
-// ones, may lie past any number of the others); each label read by its
-// target's primary key (ByKey). Such a page costs what a read by id
+// search, filter or condition; in the primary key's order (one
+// direction); a keyset page or a window ending within MaxWindow rows of
+// the start; a table (not a view, which may hide any amount of work)
+// whose primary key the database indexes (KeyOrdered), with no
+// soft-delete column (the rows not deleted, or the deleted ones, may lie
+// past any number of the others); each label read by its target's
+// indexed primary key (ByKey). Such a page costs what a read by id
 // costs, and runs, as that read does, without Limited's time limit and
 // the transaction it takes on PostgreSQL. A caller that narrows the page
 // further (Query's where) has no bounded page.

@@ -20,8 +20,9 @@ type Label struct {
 	Table   string   // the target table
 	Ref     string   // the target's column FK points at
 	Columns []string // the target's label columns, in order of preference
-	// ByKey says Ref is the target's primary key: the join reads one
-	// target row per page row through its index (List.Bounded).
+	// ByKey says Ref is the target's primary key, which the database
+	// indexes: the join reads one target row per page row through that
+	// index (List.Bounded).
 	ByKey bool
 }
 

@@ -286,7 +286,13 @@ func TestBoundedPagesRunUnlimited(t *testing.T) {
 		// A game's table whose model names a key the table does not index.
 		must(db.ExecContext(context.Background(), "CREATE TABLE loose_guilds (id BIGINT, name TEXT NOT NULL)"))
 		insert(t, db, &[]looseGuild{{ID: 1, Name: "gamma"}, {ID: 2, Name: "delta"}})
-		e := newEnv(t, db.WithQueryHook(&hook), Options{Tables: tablesWith(map[string]any{"guilds": (*sdGuild)(nil), "loose": (*looseGuild)(nil)})})
+		// And a table of its own whose labels come from that table.
+		createTables(t, db, (*loosePost)(nil))
+		insert(t, db, &[]loosePost{{GuildID: 1}, {GuildID: 2}})
+		e := newEnv(t, db.WithQueryHook(&hook), Options{
+			Tables:    tablesWith(map[string]any{"guilds": (*sdGuild)(nil), "loose": (*looseGuild)(nil), "posts": (*loosePost)(nil)}),
+			Relations: map[string][]Relation{"posts": {{Name: "guild", Target: "loose", Kind: One, FK: "guild_id"}}},
+		})
 		c, _ := e.bootstrap()
 		uid := e.user("p@example.com", "player password")
 		for i := range 12 {
@@ -338,7 +344,18 @@ func TestBoundedPagesRunUnlimited(t *testing.T) {
 		if rows := page("/admin-api/loose?_count=none&_start=0&_end=5", true); len(rows) != 2 {
 			t.Fatalf("the unindexed table's page has %d rows; want 2", len(rows))
 		}
+		if rows := page("/admin-api/posts?_count=none&_sort=id&_start=0&_end=5", true); len(rows) != 2 || labels(rows[0])["guild_id"] != "gamma" {
+			t.Fatalf("the page labelled from the unindexed table: %v; want 2 rows, the first labelled gamma", rows)
+		}
 	})
+}
+
+// loosePost is labelled from looseGuild's table, whose key a join cannot
+// look up by an index.
+type loosePost struct {
+	bun.BaseModel `bun:"table:loose_posts,alias:lp"`
+	ID            int64 `bun:"id,pk,autoincrement"`
+	GuildID       int64 `bun:"guild_id,notnull"`
 }
 
 // looseGuild's table (TestBoundedPagesRunUnlimited) has no primary key
