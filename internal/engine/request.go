@@ -120,49 +120,56 @@ func readJSON(r *http.Request, v any, mode bodyMode) error {
 }
 
 // duplicateKey finds a key that appears twice in one object of a JSON
-// text that has decoded already (so it is well formed).
+// text that has decoded already (so it is well formed, and valid UTF-8).
+// It walks the bytes: a string right after an object's '{' or ',' is a
+// key, compared as it decodes ("a" and "\u0061" are one key).
 func duplicateKey(body []byte) (string, bool) {
 	type frame struct {
-		keys      map[string]bool // nil for an array
+		keys      map[string]struct{} // nil for an array
 		expectKey bool
 	}
-	var stack []*frame
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	valueDone := func() {
-		if n := len(stack); n > 0 && stack[n-1].keys != nil {
-			stack[n-1].expectKey = true
-		}
-	}
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return "", false
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{':
-				stack = append(stack, &frame{keys: map[string]bool{}, expectKey: true})
-			case '[':
-				stack = append(stack, &frame{})
-			default:
-				stack = stack[:len(stack)-1]
-				valueDone()
+	var stack []frame
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '{':
+			stack = append(stack, frame{keys: map[string]struct{}{}, expectKey: true})
+		case '[':
+			stack = append(stack, frame{})
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+		case ',':
+			if top := &stack[len(stack)-1]; top.keys != nil {
+				top.expectKey = true
 			}
-			continue
-		case string:
-			if n := len(stack); n > 0 && stack[n-1].keys != nil && stack[n-1].expectKey {
-				top := stack[n-1]
-				if top.keys[t] {
-					return t, true
+		case '"':
+			start, escaped := i, false
+			for i++; body[i] != '"'; i++ {
+				if body[i] == '\\' {
+					i++
+					escaped = true
 				}
-				top.keys[t], top.expectKey = true, false
+			}
+			if len(stack) == 0 {
+				continue // a string alone
+			}
+			top := &stack[len(stack)-1]
+			if top.keys == nil || !top.expectKey {
 				continue
 			}
+			top.expectKey = false
+			k := string(body[start+1 : i])
+			if escaped {
+				if err := json.Unmarshal(body[start:i+1], &k); err != nil {
+					return "", false
+				}
+			}
+			if _, dup := top.keys[k]; dup {
+				return k, true
+			}
+			top.keys[k] = struct{}{}
 		}
-		valueDone()
 	}
+	return "", false
 }
 
 // decodeBody reads a required fixed-shape JSON object body into v.
