@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,21 +12,24 @@ import (
 	"time"
 )
 
-// With -clients external, the GET requests and their references served
-// over HTTP are sent by a child process (this binary again, -load-child),
+// With -clients external, the requests of the panel's API and their
+// references served over HTTP are sent by a child process (this binary again, -load-child),
 // so the clients' CPU is not taken from the server's cores in this
 // process's accounting, nor set its ceiling: the CPU per request then is
 // the server's alone (and SQLite's, which runs in it).
 
-// childPaths is how many distinct paths a child cycles through: call i
-// asks for paths[i % childPaths].
+// childPaths is how many distinct requests a child cycles through: call
+// i sends paths[i % childPaths] (with bodies[i % childPaths]).
 const childPaths = 4096
 
 // childLoad is what the parent asks of a child window.
 type childLoad struct {
 	Base        string        `json:"base"`
 	Cookie      string        `json:"cookie"`
+	Method      string        `json:"method"`
+	Want        int           `json:"want"`
 	Paths       []string      `json:"paths"`
+	Bodies      []string      `json:"bodies,omitempty"`
 	Concurrency int           `json:"concurrency"`
 	Window      time.Duration `json:"window"`
 }
@@ -38,17 +42,23 @@ type childResult struct {
 	Elapsed   time.Duration `json:"elapsed"`
 }
 
-// externalRunner runs a GET request's windows in a child process.
+// externalRunner runs a request's windows in a child process.
 type externalRunner struct {
 	spec childLoad
 }
 
-func newExternal(c *client, path func(i int) string) *externalRunner {
-	paths := make([]string, childPaths)
-	for i := range paths {
-		paths[i] = path(i)
+func newExternal(c *client, o op) *externalRunner {
+	spec := childLoad{Base: c.base, Cookie: c.cookie, Method: cmp.Or(o.method, "GET"), Want: cmp.Or(o.want, 200), Paths: make([]string, childPaths)}
+	for i := range spec.Paths {
+		spec.Paths[i] = o.path(i)
 	}
-	return &externalRunner{spec: childLoad{Base: c.base, Cookie: c.cookie, Paths: paths}}
+	if o.body != nil {
+		spec.Bodies = make([]string, childPaths)
+		for i := range spec.Bodies {
+			spec.Bodies[i] = o.body(i)
+		}
+	}
+	return &externalRunner{spec: spec}
 }
 
 // window runs one window in a child and adds its latencies to s, with
@@ -97,17 +107,22 @@ func loadChild() error {
 		return err
 	}
 	c := &client{hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: spec.Concurrency * 2}}, base: spec.Base, cookie: spec.Cookie}
+	send := func(ctx context.Context, i int) error {
+		body := ""
+		if spec.Bodies != nil {
+			body = spec.Bodies[i%len(spec.Bodies)]
+		}
+		_, err := c.do(ctx, spec.Method, spec.Paths[i%len(spec.Paths)], body, spec.Want)
+		return err
+	}
 	// A first request each, so connections are open before the window.
 	for i := range spec.Concurrency {
-		if _, err := c.do(context.Background(), "GET", spec.Paths[i%len(spec.Paths)], "", 200); err != nil {
+		if err := send(context.Background(), i); err != nil {
 			return err
 		}
 	}
 	var s sample
-	s.load(spec.Concurrency, spec.Window, func(ctx context.Context, i int) error {
-		_, err := c.do(ctx, "GET", spec.Paths[i%len(spec.Paths)], "", 200)
-		return err
-	})
+	s.load(spec.Concurrency, spec.Window, send)
 	r := childResult{Errors: s.errs, Elapsed: s.elapsed, LatencyUs: make([]int64, len(s.lat))}
 	for i, l := range s.lat {
 		r.LatencyUs[i] = l.Microseconds()

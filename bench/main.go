@@ -49,7 +49,7 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the scenarios to this file")
 	createDB := flag.String("create-db", "", "PostgreSQL: create this database through -db, run in it, and drop it afterwards")
 	argon := flag.String("argon2id", "", "the panel's argon2id cost as MEMORY_KIB,TIME (default: the library's)")
-	clients := flag.String("clients", "internal", "where the GET requests come from: internal (goroutines of this process) or external (a child process, so that the CPU per request is the server's and the clients' CPU sets no ceiling)")
+	clients := flag.String("clients", "internal", "where the requests of the panel's API come from: internal (goroutines of this process) or external (a child process, so that the CPU per request is the server's and the clients' CPU sets no ceiling)")
 	child := flag.Bool("load-child", false, "internal: run as -clients external's child, reading its load on stdin")
 	flag.StringVar(&sqliteTuning, "sqlite-pragmas", sqliteTuning, "SQLite: the pragmas beside WAL, busy_timeout, synchronous and foreign_keys, comma-separated (\"\" for none): the README's recommended ones by default")
 	flag.Parse()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -19,7 +20,7 @@ type report struct {
 	Rows        int64  `json:"rows"`
 	Concurrency int    `json:"concurrency"`
 	Duration    string `json:"duration"`
-	// Clients is where the GET requests came from: "internal" (this
+	// Clients is where the requests of the panel's API came from: "internal" (this
 	// process) or "external" (a child process; CPU per request is then
 	// the server's).
 	Clients    string  `json:"clients"`
@@ -87,26 +88,37 @@ type row struct {
 
 const events = "/admin-api/analyticsEvents"
 
-// op is a scenario's request: a GET by its path for call i, or any
+// op is a scenario's request: one of the panel's API by its method,
+// path and body for call i (a GET when method is empty), or any other
 // request by its function.
 type op struct {
-	path func(i int) string
-	fn   func(ctx context.Context, i int) error
+	method string
+	path   func(i int) string
+	body   func(i int) string // nil: none
+	want   int                // the status answered; 0: 200
+	fn     func(ctx context.Context, i int) error
 }
 
-// runner sends o's requests from this process, or a GET's from a child
-// process when external.
+// send is o's request i from c.
+func (o op) send(ctx context.Context, c *client, i int) error {
+	method, body, want := cmp.Or(o.method, "GET"), "", cmp.Or(o.want, 200)
+	if o.body != nil {
+		body = o.body(i)
+	}
+	_, err := c.do(ctx, method, o.path(i), body, want)
+	return err
+}
+
+// runner sends o's requests from this process, or from a child process
+// when external.
 func (o op) runner(c *client, external bool) runner {
 	if o.path == nil {
 		return loadRunner(o.fn)
 	}
 	if external {
-		return newExternal(c, o.path)
+		return newExternal(c, o)
 	}
-	return loadRunner(func(ctx context.Context, i int) error {
-		_, err := c.do(ctx, "GET", o.path(i), "", 200)
-		return err
-	})
+	return loadRunner(func(ctx context.Context, i int) error { return o.send(ctx, c, i) })
 }
 
 // handIs names the hand-written references (hand) in the report.
@@ -143,8 +155,9 @@ func scenarios(ctx context.Context, db *bun.DB, c *client, fl *floors, dsn strin
 	}
 	pg := db.Dialect().Name() == dialect.PG
 
-	// A GET is its path for call i (sent from another process with
-	// -clients external); any other request is its function.
+	// A request of the panel's API is its path (and body) for call i,
+	// sent from another process with -clients external; any other
+	// request is its function.
 	getf := func(path func(i int) string) op { return op{path: path} }
 	get := func(path string) op { return getf(func(int) string { return path }) }
 	call := func(fn func(ctx context.Context, i int) error) op { return op{fn: fn} }
@@ -191,14 +204,12 @@ func scenarios(ctx context.Context, db *bun.DB, c *client, fl *floors, dsn strin
 		}), "", "", 0, get(events + "?_q=purch&_end=100")},
 		{"read by id", nil, "/hand/read", handIs, 1.2, read},
 		{"read by id, against the database", fl.read(), "", "", 0, read},
-		{"create", fl.insert(), "", "", 0.6, call(func(ctx context.Context, i int) error {
-			_, err := c.do(ctx, "POST", events, fmt.Sprintf(`{"user_id":"u1","name":"bench","payload":{"i":%d},"created_at":%q}`, i, time.Now().UTC().Format(time.RFC3339)), 201)
-			return err
-		})},
-		{"update", fl.update(), "", "", 0.6, call(func(ctx context.Context, i int) error {
-			_, err := c.do(ctx, "PATCH", events+"/"+strconv.FormatInt(readID(rows, int64(i)), 10), fmt.Sprintf(`{"name":"bench%d"}`, i%2), 200)
-			return err
-		})},
+		{"create", fl.insert(), "", "", 0.6, op{method: "POST", want: 201, path: func(int) string { return events }, body: func(i int) string {
+			return fmt.Sprintf(`{"user_id":"u1","name":"bench","payload":{"i":%d},"created_at":%q}`, i, time.Now().UTC().Format(time.RFC3339))
+		}}},
+		{"update", fl.update(), "", "", 0.6, op{method: "PATCH", path: func(i int) string { return events + "/" + strconv.FormatInt(readID(rows, int64(i)), 10) }, body: func(i int) string {
+			return fmt.Sprintf(`{"name":"bench%d"}`, i%2)
+		}}},
 		{"guarded route", nil, "/selfcheck", "the route checking the session itself", 0.8, get("/guarded?i=1")},
 		// The whole dashboard, with its charts over 30 days: every widget
 		// of the panel's, the event table's total among them.
@@ -281,7 +292,7 @@ func (rep *report) print(w io.Writer) {
 		fmt.Fprintf(w, "| %s | %.0f | %.2f | %.2f | %.0f | %s | %s | %s | %s | %s | %s |\n", s.Name, s.RPS, s.P50ms, s.P95ms, s.CPUus, floor, frps, f50, ratio, p50r, target)
 	}
 	if rep.Clients == "external" {
-		fmt.Fprintln(w, "\nCPU µs/req is this process's: the server and (SQLite) the database; the GET requests' clients ran in another process, PostgreSQL's work is in its own.")
+		fmt.Fprintln(w, "\nCPU µs/req is this process's: the server and (SQLite) the database; the clients of the panel's API ran in another process, PostgreSQL's work is in its own.")
 	} else {
 		fmt.Fprintln(w, "\nCPU µs/req is this process's: clients, server and (SQLite) the database; PostgreSQL's own work is not in it.")
 	}
