@@ -33,6 +33,7 @@ import (
 	"github.com/gameadmin/admin/internal/jobs"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/ratelimit"
@@ -158,6 +159,9 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	}
 	a.stmts = stmtcache.New(db.DB, preparedPages)
 	a.stmts.Final = statementsOwn
+	if db.Dialect().Name() == dialect.SQLite {
+		a.stmts.SerializeWrites() // the panel's writers queue in Go, not in SQLite's busy handler
+	}
 	a.stmts.OnGiveUp = func(err error) {
 		a.log.Warn("admin: prepared statements keep failing where the plain query works (PgBouncer in transaction mode?); sending them plainly from now on", "err", err)
 	}

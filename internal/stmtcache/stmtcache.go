@@ -47,6 +47,10 @@ type Cache struct {
 	// return them as they are, and the text stays prepared.
 	Final func(err error) bool
 
+	// Writes, when set, lets one RunInTx transaction run at a time (see
+	// SerializeWrites).
+	writes chan struct{}
+
 	mu       sync.Mutex
 	entries  map[string]*list.Element // of *entry, most recent first
 	lru      list.List
@@ -318,6 +322,14 @@ func (c *Cache) Prepared() int {
 // ExecTx: the second run's statements all go plain, as do those of a
 // transaction begun elsewhere, which nothing would run again.
 func (c *Cache) RunInTx(ctx context.Context, db *bun.DB, fn func(ctx context.Context, tx bun.Tx) error) error {
+	if c.writes != nil {
+		select {
+		case c.writes <- struct{}{}:
+			defer func() { <-c.writes }()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	err := db.RunInTx(context.WithValue(ctx, retryableKey{c}, true), nil, fn)
 	if errors.Is(err, ErrRetry) {
 		// Every statement of the second run is plain: a server that lost
@@ -326,6 +338,14 @@ func (c *Cache) RunInTx(ctx context.Context, db *bun.DB, fn func(ctx context.Con
 	}
 	return err
 }
+
+// SerializeWrites makes RunInTx run one transaction at a time, the
+// others waiting their turn in order (or until their context ends). For
+// SQLite, which lets one transaction write at a time: a write
+// transaction that finds another holding the lock sleeps in SQLite's busy
+// handler (1, 2, 5, 10 ms and on) instead of starting when the lock is
+// free. Call it before c is used.
+func (c *Cache) SerializeWrites() { c.writes = make(chan struct{}, 1) }
 
 type retryableKey struct{ c *Cache }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -234,4 +235,52 @@ func TestQueryTx(t *testing.T) {
 	if c.Prepared() != before {
 		t.Fatalf("%d prepared after the timeout; want %d: a time limit is not the statement's fault", c.Prepared(), before)
 	}
+}
+
+// TestSerializeWrites: with SerializeWrites, a RunInTx waits until the
+// one running has ended, and one whose context ends while it waits gives
+// up without running. (On PostgreSQL the transactions would otherwise run
+// side by side; the SQLite test pool has one connection either way.)
+func TestSerializeWrites(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		c := stmtcache.New(db.DB, 4)
+		c.SerializeWrites()
+		ctx := context.Background()
+		entered, release := make(chan struct{}), make(chan struct{})
+		first, second := make(chan error, 1), make(chan error, 1)
+		go func() {
+			first <- c.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+				close(entered)
+				<-release
+				return nil
+			})
+		}()
+		<-entered
+		var ran atomic.Bool
+		go func() {
+			second <- c.RunInTx(ctx, db, func(ctx context.Context, tx bun.Tx) error {
+				ran.Store(true)
+				return nil
+			})
+		}()
+		short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		err := c.RunInTx(short, db, func(ctx context.Context, tx bun.Tx) error {
+			t.Error("a transaction ran while another held its turn")
+			return nil
+		})
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("a wait past its context = %v, want context.DeadlineExceeded", err)
+		}
+		if ran.Load() {
+			t.Fatal("the second transaction ran while the first held its turn")
+		}
+		close(release)
+		if err := <-first; err != nil {
+			t.Fatal(err)
+		}
+		if err := <-second; err != nil || !ran.Load() {
+			t.Fatalf("the second transaction after the first: ran %v, %v", ran.Load(), err)
+		}
+	})
 }
