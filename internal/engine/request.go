@@ -108,7 +108,8 @@ func readJSON(r *http.Request, v any, mode bodyMode) error {
 	if err := dec.Decode(v); err != nil {
 		return bodyError(err)
 	}
-	if dec.More() {
+	// Not dec.More, which is false before a stray '}' or ']'.
+	if dec.InputOffset() != int64(len(body)) {
 		return errorf(http.StatusBadRequest, "invalid_body", "unexpected data after the JSON object")
 	}
 	// encoding/json keeps the last of two equal keys; a proxy or a log in
@@ -136,10 +137,13 @@ func duplicateKey(body []byte) (string, bool) {
 		case '[':
 			stack = append(stack, frame{})
 		case '}', ']':
+			if len(stack) == 0 {
+				return "", false // not one JSON value: readJSON refuses it
+			}
 			stack = stack[:len(stack)-1]
 		case ',':
-			if top := &stack[len(stack)-1]; top.keys != nil {
-				top.expectKey = true
+			if len(stack) > 0 && stack[len(stack)-1].keys != nil {
+				stack[len(stack)-1].expectKey = true
 			}
 		case '"':
 			start, escaped := i, false

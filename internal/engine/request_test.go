@@ -21,6 +21,8 @@ func TestDuplicateKey(t *testing.T) {
 		{`{"k":"\\","k":1}`, "k", true}, // a string ending in an escaped backslash
 		{`"a"`, "", false},
 		{`{"é":1,"\u00e9":2}`, "é", true},
+		{`{}  }`, "", false}, // not one value: no answer, and no panic
+		{`{"a":1}],`, "", false},
 	} {
 		key, dup := duplicateKey([]byte(c.body))
 		if key != c.key || dup != c.dup {

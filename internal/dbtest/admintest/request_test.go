@@ -58,6 +58,8 @@ func TestBadInput(t *testing.T) {
 				{"wrong type", with(ep.field, 5), 400, "invalid_value"},
 				{"unknown field", with("role", "admin"), 400, "unknown_field"},
 				{"trailing data", valid + " {}", 400, "invalid_body"},
+				{"a stray closing brace", valid + " }", 400, "invalid_body"},
+				{"a stray closing bracket", valid + "]", 400, "invalid_body"},
 				{"invalid utf-8", strings.Replace(with(ep.field, "BAD"), "BAD", "\xff", 1), 400, "invalid_body"},
 				{"oversized", with(ep.field, strings.Repeat("x", 5<<10)), 413, "body_too_large"},
 			}
@@ -246,7 +248,7 @@ func FuzzJSONBodies(f *testing.F) {
 	p := newFuzzPanel(f)
 	for i := range fuzzBodyEndpoints {
 		for _, b := range []string{
-			"", "{}", "null", "[]", `"x"`, "1", "{} {}", "{", `{"a":1}`, "\xff",
+			"", "{}", "null", "[]", `"x"`, "1", "{} {}", "{}  }", `{"a":1}]`, "{", `{"a":1}`, "\xff",
 			`{"email":"root@example.com","password":"correct horse"}`, `{"email":" A@B.C ","password":"x","displayName":"é"}`,
 			`{"token":"a.b.c","password":"new password"}`, `{"challenge":"x","code":"123456"}`,
 			`{"name":"n","qty":"9223372036854775808","price":1e400,"meta":{"a":[1]},"seen_at":"2024-01-01"}`,
