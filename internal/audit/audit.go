@@ -95,45 +95,66 @@ func (au *Log) record(ctx context.Context, db bun.IDB, e Entry) error {
 		return errors.New("admin: audit entry needs Action and Resource")
 	}
 	e.ID = 0
-	e.Payload = capPayload(e.Payload, au.maxPayload)
+	var payload []byte
+	e.Payload, payload = capPayload(e.Payload, au.maxPayload)
+	if payload == nil {
+		var err error
+		if payload, err = json.Marshal(e.Payload); err != nil {
+			return fmt.Errorf("admin: audit record %s: payload: %w", e.Action, err)
+		}
+	}
 	if e.CreatedAt.IsZero() {
 		e.CreatedAt = time.Now().UTC()
 	}
-	if err := au.insert(ctx, db, &e); err != nil {
+	if err := au.insert(ctx, db, &e, payload); err != nil {
 		return fmt.Errorf("admin: audit record %s: %w", e.Action, err)
 	}
 	au.committed(ctx, db, e)
 	return nil
 }
 
-// insert writes e through db: through Bun, its values inline, unless db
-// is a transaction au.stmts runs, where the INSERT is prepared once its
-// text has been seen and e's values are bound as Bun would write them
-// (query.Bind).
-func (au *Log) insert(ctx context.Context, db bun.IDB, e *Entry) error {
-	inline := db.NewInsert().Model(e).ModelTableExpr("?", bun.Ident(au.table))
-	tx, ok := db.(bun.Tx)
-	if !ok || !au.stmts.Retryable(ctx) {
-		_, err := inline.Exec(ctx)
-		return err
-	}
-	// Each column's value as the literal the inline INSERT writes for it
-	// (NULL for an empty nullzero column); the key is the database's.
+// insert writes e, whose payload's JSON is payload, through db: its
+// values inline, unless db is a transaction au.stmts runs, where the
+// INSERT is prepared once its text has been seen and the values are
+// bound (query.Bind). The payload is written from payload
+// (query.StoredJSON), not marshalled again by Bun.
+func (au *Log) insert(ctx context.Context, db bun.IDB, e *Entry, payload []byte) error {
+	// Each column's value as the literal Bun writes for it (NULL for an
+	// empty nullzero column); the key is the database's.
 	t := db.Dialect().Tables().Get(reflect.TypeFor[Entry]())
 	gen := bunschema.NewQueryGen(db.Dialect())
 	vals := make(map[string]any, len(t.Fields))
+	var idCol, payloadCol string
 	for _, f := range t.Fields {
-		if !f.AutoIncrement {
+		switch {
+		case f.AutoIncrement:
+			idCol = f.Name
+		case f.GoName == "Payload":
+			payloadCol = f.Name
+			vals[f.Name] = bun.Safe(db.Dialect().AppendString(nil, string(query.StoredJSON(payload))))
+		default:
 			vals[f.Name] = bun.Safe(f.AppendValue(gen, nil, reflect.ValueOf(e).Elem()))
 		}
 	}
+	// Through the model, which sets e.ID, with the payload's value; only
+	// the id comes back (a value set by Value would be returned and read
+	// into the payload's map, which cannot hold every JSON number).
+	inline := func() (sql.Result, error) {
+		return db.NewInsert().Model(e).ModelTableExpr("?", bun.Ident(au.table)).
+			Value(payloadCol, "?", vals[payloadCol]).Returning("?", bun.Ident(idCol)).Exec(ctx)
+	}
+	tx, ok := db.(bun.Tx)
+	if !ok || !au.stmts.Retryable(ctx) {
+		_, err := inline()
+		return err
+	}
 	params, args, ok := query.Bind(db, vals, 1)
 	if !ok {
-		_, err := inline.Exec(ctx)
+		_, err := inline()
 		return err
 	}
 	text := db.NewInsert().Model(&params).TableExpr("?", bun.Ident(au.table)).String()
-	_, err := au.stmts.ExecTx(ctx, tx.Tx, text, func() (sql.Result, error) { return inline.Exec(ctx) }, args...)
+	_, err := au.stmts.ExecTx(ctx, tx.Tx, text, inline, args...)
 	return err
 }
 
@@ -303,14 +324,15 @@ const DefaultMaxPayload = 16 << 10
 // with the string "[truncated: N bytes]", and gains the marker
 // "_truncated": {"bytes": <original size>}. A payload that still does not
 // fit (thousands of keys) becomes the marker and the first key names. A
-// limit of 0 or less keeps everything.
-func capPayload(p map[string]any, limit int) map[string]any {
-	if limit <= 0 || len(p) == 0 {
-		return p
-	}
+// limit of 0 or less keeps everything. It returns the payload to store
+// and, when the payload is kept as it is, its JSON (else nil).
+func capPayload(p map[string]any, limit int) (map[string]any, []byte) {
 	whole, err := json.Marshal(p)
-	if err != nil || len(whole) <= limit {
-		return p // one that does not marshal fails its insert with its cause
+	if err != nil {
+		return p, nil // one that does not marshal fails its insert with its cause
+	}
+	if limit <= 0 || len(whole) <= limit {
+		return p, whole
 	}
 	type entry struct {
 		key string
@@ -344,10 +366,10 @@ func capPayload(p map[string]any, limit int) map[string]any {
 				keys = append(keys, e.key)
 			}
 			marker["keys"] = keys
-			return map[string]any{"_truncated": marker}
+			return map[string]any{"_truncated": marker}, nil
 		}
 		out[e.key] = stub
 		used += len(e.key) + len(stub) + 6
 	}
-	return out
+	return out, nil
 }

@@ -31,10 +31,18 @@ func TestCapPayload(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := capPayload(tt.in, tt.limit)
+			got, raw := capPayload(tt.in, tt.limit)
 			b, err := json.Marshal(got)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// The JSON handed back is what is stored in place of
+			// marshalling again: the payload's own, or none when cut.
+			switch cut := len(tt.cut) > 0 || tt.onlyTag; {
+			case cut && raw != nil:
+				t.Errorf("capPayload gave JSON %.40s… for a payload it cut", raw)
+			case !cut && string(raw) != string(b):
+				t.Errorf("capPayload gave JSON %.60s…; want the payload's own %.60s…", raw, b)
 			}
 			if tt.limit > 0 && len(b) > tt.limit {
 				t.Fatalf("capPayload(…, %d) is %d bytes", tt.limit, len(b))

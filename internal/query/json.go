@@ -1,6 +1,7 @@
 package query
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"slices"
@@ -358,4 +359,34 @@ func (c *compactor) number() bool {
 	}
 	c.b = append(c.b, c.src[start:c.i]...)
 	return true
+}
+
+// StoredJSON is the JSON text js as the panel writes its own JSON (an
+// audit payload, a ban): each NUL character's escape (\u0000, which
+// PostgreSQL's jsonb cannot hold) becomes the text "\u0000", as Bun means
+// its AppendJSON to do; an escaped backslash before "u0000" is text already
+// and stays as it is, where Bun's AppendJSON makes it a NUL escape (a
+// value holding the typed text "\u0000" then failed on PostgreSQL and
+// came back changed on SQLite). js is returned as it is when it has no
+// NUL escape.
+func StoredJSON(js []byte) []byte {
+	if !bytes.Contains(js, []byte(`u0000`)) {
+		return js
+	}
+	out := make([]byte, 0, len(js)+8)
+	for i := 0; i < len(js); i++ {
+		c := js[i]
+		if c != '\\' || i+1 == len(js) {
+			out = append(out, c)
+			continue
+		}
+		if bytes.HasPrefix(js[i+1:], []byte("u0000")) {
+			out = append(out, `\\u0000`...)
+			i += 5
+			continue
+		}
+		out = append(out, c, js[i+1]) // an escape: its next byte is not one of its own
+		i++
+	}
+	return out
 }

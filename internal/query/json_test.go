@@ -1,8 +1,10 @@
 package query_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,6 +37,29 @@ func TestAppendRowsJSON(t *testing.T) {
 	for _, bad := range []any{math.NaN(), json.RawMessage(`{"a":`)} {
 		if _, err := query.AppendRowsJSON(nil, []map[string]any{{"v": bad}}); err == nil {
 			t.Errorf("AppendRowsJSON(%v) succeeded; want the error encoding/json gives", bad)
+		}
+	}
+}
+
+// StoredJSON writes a NUL character's escape as text and leaves every
+// other escape, an escaped backslash before "u0000" among them, alone.
+func TestStoredJSON(t *testing.T) {
+	for _, s := range []string{"plain", "nul\x00here", `text \u0000 typed`, `\\u0000`, "\\\x00", `ends with \`, "\x00\x00", `"quoted" \"`} {
+		in, err := json.Marshal(map[string]any{"v": s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := query.StoredJSON(in)
+		var back map[string]string
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Fatalf("StoredJSON(%s) = %s, not JSON: %v", in, out, err)
+		}
+		want := strings.ReplaceAll(s, "\x00", `\u0000`)
+		if back["v"] != want {
+			t.Errorf("StoredJSON(%s) reads back %q; want %q", in, back["v"], want)
+		}
+		if bytes.Contains(bytes.ReplaceAll(out, []byte(`\\`), nil), []byte(`\u0000`)) {
+			t.Errorf("StoredJSON(%s) = %s still escapes a NUL", in, out)
 		}
 	}
 }

@@ -225,7 +225,11 @@ func (u *Table) SetBan(q *bun.UpdateQuery, ban *BanInfo) *bun.UpdateQuery {
 		if ban == nil {
 			return q.Set("? = NULL", u.Col(u.Cols.Ban))
 		}
-		return q.Set("? = ?", u.Col(u.Cols.Ban), ban)
+		js, err := json.Marshal(ban)
+		if err != nil {
+			return q.Err(err)
+		}
+		return q.Set("? = ?", u.Col(u.Cols.Ban), string(query.StoredJSON(js)))
 	}
 	var until, reason any
 	if ban != nil {

@@ -45,6 +45,15 @@ func TestAuditAPI(t *testing.T) {
 			t.Fatalf("recorded = %+v", got)
 		}
 
+		// The typed text "\u0000" is kept, a NUL character becomes that
+		// text (jsonb holds no NUL), on both databases.
+		if err := au.Record(ctx, AuditEntry{Action: "custom.nul", Resource: "guilds", Payload: map[string]any{"typed": `a \u0000 b`, "nul": "a\x00b"}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.auditRows("custom.nul"); len(got) != 1 || got[0].Payload["typed"] != `a \u0000 b` || got[0].Payload["nul"] != `a\u0000b` {
+			t.Fatalf("recorded = %+v; want the typed text kept and the NUL as its text", got)
+		}
+
 		before := &User{ID: "u1", Email: "a@example.com", DisplayName: "A", PasswordHash: "secret-hash-1", TokenVersion: 1, CreatedAt: old}
 		after := *before
 		after.DisplayName, after.PasswordHash, after.TokenVersion = "B", "secret-hash-2", 2

@@ -476,6 +476,14 @@ func TestCreateReadUpdateDelete(t *testing.T) {
 		if ar, _ := audits[0].Payload["row"].(map[string]any); ar == nil || ar["name"] != "new" || ar["qty"] != float64(7) || ar["secret"] != nil {
 			t.Fatalf("create audit payload = %v; want {row} without hidden columns", audits[0].Payload)
 		}
+		// Quotes, backslashes, HTML, non-ASCII and the typed text "\u0000"
+		// reach the entry as sent (Bun's AppendJSON made that text a NUL
+		// escape, which jsonb refuses: the create failed with a 500).
+		tricky := `it's "quoted" \back\slash <tag> & é 🎮 \u0000`
+		c.do("POST", "/admin-api/gadgets", map[string]any{"name": tricky, "price": 2}).want(t, 201)
+		if cr := e.auditRows("create"); len(cr) != 3 || cr[2].Payload["row"].(map[string]any)["name"] != tricky {
+			t.Fatalf("create audit of a tricky name = %+v; want its name %q", cr[len(cr)-1].Payload, tricky)
+		}
 
 		// Read.
 		got := c.do("GET", "/admin-api/gadgets/"+id, nil).want(t, 200).body

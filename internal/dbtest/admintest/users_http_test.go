@@ -201,10 +201,12 @@ func TestModerationBadInput(t *testing.T) {
 				}
 			})
 		}
-		// A mod scoped to users may ban a plain user.
-		mod.want("POST", "/admin-api/users/"+id+"/ban", map[string]any{"reason": "spam"}, 200)
-		if b, _ := w.admin.Auth().Banned(context.Background(), id); b == nil || b.BannedBy != modID {
-			t.Fatalf("ban = %+v; want one by the mod", b)
+		// A mod scoped to users may ban a plain user, with a reason that
+		// holds the typed text "\u0000".
+		reason := `spam \u0000 "again"`
+		mod.want("POST", "/admin-api/users/"+id+"/ban", map[string]any{"reason": reason}, 200)
+		if b, _ := w.admin.Auth().Banned(context.Background(), id); b == nil || b.BannedBy != modID || b.Reason != reason {
+			t.Fatalf("ban = %+v; want one by the mod for %q", b, reason)
 		}
 	})
 }
