@@ -1,13 +1,15 @@
 // Package dberr reads a database's refusal of a write: which constraint or
 // value it refused and, where the database says, which columns. It knows
 // the wording of PostgreSQL's errors (through their SQLSTATE and fields,
-// read with Field, so no driver is imported) and of SQLite's messages. The
-// admin package turns a Refusal into the HTTP answer.
+// from pgdriver's errors or pgx's, without importing a driver) and of
+// SQLite's messages. The admin package turns a Refusal into the HTTP
+// answer.
 package dberr
 
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 )
@@ -47,9 +49,42 @@ type Refusal struct {
 	Constraint string
 }
 
-// pgError is what PostgreSQL drivers' errors offer (pgdriver.Error, and
-// pgx's through a wrapper): the fields of the error response.
+// pgError is the fields of PostgreSQL's error response, by their
+// protocol codes: pgdriver.Error offers them so; pgx's *pgconn.PgError is
+// read through fieldsOf.
 type pgError interface{ Field(byte) string }
+
+// pgErrorOf finds PostgreSQL's error in err's chain, from either driver,
+// without importing one.
+func pgErrorOf(err error) (pgError, bool) {
+	var pg pgError
+	if errors.As(err, &pg) {
+		return pg, true
+	}
+	var state interface{ SQLState() string }
+	if errors.As(err, &state) {
+		if v := reflect.ValueOf(state); v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.Struct {
+			return fieldsOf{v.Elem()}, true
+		}
+	}
+	return nil, false
+}
+
+// fieldsOf reads an error response from the exported fields of a struct
+// such as pgx's pgconn.PgError (Code, Message, Detail, ColumnName, …).
+type fieldsOf struct{ v reflect.Value }
+
+// pgFieldNames are pgconn.PgError's names of the protocol's fields.
+var pgFieldNames = map[byte]string{'C': "Code", 'M': "Message", 'D': "Detail", 'c': "ColumnName", 'n': "ConstraintName", 't': "TableName", 's': "SchemaName"}
+
+func (f fieldsOf) Field(code byte) string {
+	if name := pgFieldNames[code]; name != "" {
+		if fv := f.v.FieldByName(name); fv.Kind() == reflect.String {
+			return fv.String()
+		}
+	}
+	return ""
+}
 
 // Classify reads err as a refused write; ok is false for any other error
 // (a lost connection, a syntax error), which stays a fault of the server.
@@ -57,8 +92,7 @@ func Classify(err error) (r Refusal, ok bool) {
 	if err == nil {
 		return Refusal{}, false
 	}
-	var pg pgError
-	if errors.As(err, &pg) {
+	if pg, ok := pgErrorOf(err); ok {
 		return classifyPG(pg)
 	}
 	msg := err.Error()
@@ -122,8 +156,7 @@ func (r Refusal) ForeignKeyMessage() string {
 // SQLState is the SQLSTATE of a database error in err's chain ("sqlite"
 // for SQLite's, which have none), or "".
 func SQLState(err error) string {
-	var pg pgError
-	if errors.As(err, &pg) {
+	if pg, ok := pgErrorOf(err); ok {
 		return pg.Field('C')
 	}
 	var lite interface{ Code() int }

@@ -14,6 +14,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 
+	"github.com/gameadmin/admin/internal/dberr"
 	"github.com/gameadmin/admin/internal/schema"
 )
 
@@ -304,17 +305,8 @@ func planEstimate(ctx context.Context, db bun.IDB, q *bun.SelectQuery) (int64, e
 }
 
 // IsQueryCanceled reports a PostgreSQL statement ended by
-// statement_timeout or a cancel request (SQLSTATE 57014) without
-// importing a driver: pgdriver errors have Field, pgx errors have
-// SQLState.
+// statement_timeout or a cancel request (SQLSTATE 57014), from either
+// driver's error (dberr.SQLState).
 func IsQueryCanceled(err error) bool {
-	var field interface{ Field(byte) string }
-	if errors.As(err, &field) && field.Field('C') == "57014" {
-		return true
-	}
-	var state interface{ SQLState() string }
-	if errors.As(err, &state) && state.SQLState() == "57014" {
-		return true
-	}
-	return strings.Contains(err.Error(), "57014")
+	return dberr.SQLState(err) == "57014" || strings.Contains(err.Error(), "57014")
 }

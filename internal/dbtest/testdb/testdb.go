@@ -15,6 +15,7 @@ import (
 	"database/sql/driver"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
@@ -92,10 +95,11 @@ func SQLite(t testing.TB) *bun.DB {
 
 // PG opens a connection pool whose search_path is a new schema, dropped when
 // t ends. It skips t when PostgreSQL is unreachable, or fails it when
-// ADMIN_REQUIRE_PG=1.
+// ADMIN_REQUIRE_PG=1. The pool's driver is Bun's pgdriver, or pgx's
+// database/sql driver when ADMIN_PG_DRIVER=pgx (see Driver).
 func PG(t testing.TB) *bun.DB {
 	t.Helper()
-	return pg(t)
+	return pgIn(t, nil, "")
 }
 
 // PGNamed is PG with the pool's connections named appName in
@@ -103,22 +107,27 @@ func PG(t testing.TB) *bun.DB {
 // terminate its own backends without touching other tests'.
 func PGNamed(t testing.TB, appName string) *bun.DB {
 	t.Helper()
-	return pg(t, pgdriver.WithApplicationName(appName))
+	return pgIn(t, nil, appName)
 }
 
 // PGSearching is PG with more schemas on the search_path after the new
 // one, e.g. "public" where an extension such as citext is installed.
 func PGSearching(t testing.TB, schemas ...string) *bun.DB {
 	t.Helper()
-	return pgIn(t, schemas)
+	return pgIn(t, schemas, "")
 }
 
-func pg(t testing.TB, opts ...pgdriver.Option) *bun.DB {
-	t.Helper()
-	return pgIn(t, nil, opts...)
+// Driver is the PostgreSQL driver PG opens: "pgdriver" (Bun's), or "pgx"
+// when ADMIN_PG_DRIVER=pgx, which a game on pgx/v5's stdlib runs the
+// panel through.
+func Driver() string {
+	if os.Getenv("ADMIN_PG_DRIVER") == "pgx" {
+		return "pgx"
+	}
+	return "pgdriver"
 }
 
-func pgIn(t testing.TB, more []string, opts ...pgdriver.Option) *bun.DB {
+func pgIn(t testing.TB, more []string, appName string) *bun.DB {
 	t.Helper()
 	if err := pgReachable(); err != nil {
 		if os.Getenv("ADMIN_REQUIRE_PG") == "1" {
@@ -136,15 +145,17 @@ func pgIn(t testing.TB, more []string, opts ...pgdriver.Option) *bun.DB {
 		root.Close()
 		t.Fatal(err)
 	}
-	var connector driver.Connector = pgdriver.NewConnector(append([]pgdriver.Option{pgdriver.WithDSN(PGDSN()),
-		// A test's data need not survive a crash: not waiting for the WAL
-		// flush at each commit spares the machine most of the tests' I/O.
-		pgdriver.WithConnParams(map[string]any{"search_path": schema, "synchronous_commit": "off"})}, opts...)...)
-	if len(more) > 0 {
-		// pgdriver sets a parameter as one quoted value: a list needs SET.
-		connector = setConnector{connector, "SET search_path TO " + strings.Join(append([]string{schema}, more...), ", ")}
+	// A test's data need not survive a crash: not waiting for the WAL
+	// flush at each commit spares the machine most of the tests' I/O.
+	params := map[string]string{"search_path": strings.Join(append([]string{schema}, more...), ", "), "synchronous_commit": "off"}
+	if appName != "" {
+		params["application_name"] = appName
 	}
-	sqldb := sql.OpenDB(connector)
+	sqldb, err := openPG(params)
+	if err != nil {
+		root.Close()
+		t.Fatal(err)
+	}
 	sqldb.SetMaxOpenConns(8)
 	db := bun.NewDB(sqldb, pgdialect.New())
 	t.Cleanup(func() {
@@ -155,6 +166,30 @@ func pgIn(t testing.TB, more []string, opts ...pgdriver.Option) *bun.DB {
 		root.Close()
 	})
 	return db
+}
+
+// openPG opens a pool through Driver whose sessions start with params.
+func openPG(params map[string]string) (*sql.DB, error) {
+	if Driver() == "pgx" {
+		cfg, err := pgx.ParseConfig(PGDSN())
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(cfg.RuntimeParams, params)
+		return stdlib.OpenDB(*cfg), nil
+	}
+	opts := []pgdriver.Option{pgdriver.WithDSN(PGDSN())}
+	if name := params["application_name"]; name != "" {
+		opts = append(opts, pgdriver.WithApplicationName(name))
+	}
+	var connector driver.Connector
+	if path := params["search_path"]; strings.Contains(path, ",") {
+		// pgdriver sets a parameter as one quoted value: a list needs SET.
+		connector = setConnector{pgdriver.NewConnector(append(opts, pgdriver.WithConnParams(map[string]any{"synchronous_commit": "off"}))...), "SET search_path TO " + path}
+	} else {
+		connector = pgdriver.NewConnector(append(opts, pgdriver.WithConnParams(map[string]any{"search_path": path, "synchronous_commit": "off"}))...)
+	}
+	return sql.OpenDB(connector), nil
 }
 
 // setConnector runs a statement on each new connection.
