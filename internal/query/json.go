@@ -362,7 +362,7 @@ func (c *compactor) number() bool {
 }
 
 // StoredJSON is the JSON text js as the panel writes its own JSON (an
-// audit payload, a ban): each NUL character's escape (\u0000, which
+// audit payload, a ban, a report's evidence): each NUL character's escape (\u0000, which
 // PostgreSQL's jsonb cannot hold) becomes the text "\u0000", as Bun means
 // its AppendJSON to do; an escaped backslash before "u0000" is text already
 // and stays as it is, where Bun's AppendJSON makes it a NUL escape (a

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gameadmin/admin/internal/audit"
+	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/ratelimit"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
@@ -313,7 +314,7 @@ func (s *Store) File(ctx context.Context, r Report) (id int64, folded bool, err 
 			return nil
 		}
 		row := &Row{ReporterID: r.ReporterID, PlayerID: r.PlayerID, Category: r.Category, Text: r.Text,
-			RoomID: r.RoomID, SessionID: r.SessionID, Evidence: string(r.Evidence), Count: 1, Status: Open, CreatedAt: now, LastAt: now}
+			RoomID: r.RoomID, SessionID: r.SessionID, Evidence: string(query.StoredJSON(r.Evidence)), Count: 1, Status: Open, CreatedAt: now, LastAt: now}
 		if _, err := tx.NewInsert().Model(row).ModelTableExpr("?", s.table).Returning("id").Exec(ctx); err != nil {
 			return err
 		}

@@ -283,7 +283,7 @@ func (a *Service) redactAudit(ctx context.Context, tx bun.Tx, s *eraseScope) (in
 		if err != nil {
 			return fmt.Errorf("admin: erase: redact audit entry %d: %w", e.ID, err)
 		}
-		if _, err := tx.NewUpdate().TableExpr("?", a.Table("admin_audit")).Set("payload = ?", string(b)).Where("id = ?", e.ID).Exec(ctx); err != nil {
+		if _, err := tx.NewUpdate().TableExpr("?", a.Table("admin_audit")).Set("payload = ?", string(query.StoredJSON(b))).Where("id = ?", e.ID).Exec(ctx); err != nil {
 			return fmt.Errorf("admin: erase: redact audit entry %d: %w", e.ID, err)
 		}
 		n++

@@ -115,6 +115,14 @@ func TestFileReport(t *testing.T) {
 		if last["playerId"] != p2 || last["category"] != "abuse" || fmt.Sprint(last["openReports"]) != "4" {
 			t.Errorf("the last report.file payload = %v; want playerId %s, category abuse, openReports 4", last, p2)
 		}
+
+		// Evidence holding a NUL is stored with the NUL as the text
+		// "\u0000" (jsonb holds none; PostgreSQL refused the report).
+		must(a.FileReport(ctx, Report{ReporterID: p1, PlayerID: p3, Category: "abuse", Evidence: json.RawMessage(`"a\u0000b"`)}))
+		var ev string
+		if err := json.Unmarshal([]byte(fmt.Sprintf("%s", e.reportRows()[4]["evidence"])), &ev); err != nil || ev != `a\u0000b` {
+			t.Errorf("evidence with a NUL stored as %q (%v); want the text a\\u0000b", ev, err)
+		}
 	})
 }
 
