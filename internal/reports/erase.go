@@ -36,6 +36,19 @@ func (s *Store) Erase(ctx context.Context, tx bun.Tx, playerID, by string) (int6
 	return res.RowsAffected()
 }
 
+// reporterKey names the reporter in a report.file audit payload.
+const reporterKey = "reporterId"
+
+// WithoutReporter takes the reporter out of an audit entry's payload p
+// of the given action, as a data export of the reported player holds
+// it: like a report in that export (Row.Export), the report.file entry
+// about them does not say who filed it.
+func WithoutReporter(action string, p map[string]any) {
+	if action == "report.file" {
+		delete(p, reporterKey)
+	}
+}
+
 // Export is one report as a player's data export holds it. A report
 // about them leaves out who filed it: that is the reporter's, not theirs
 // (and naming them invites retaliation); one they filed says whom about.

@@ -324,7 +324,7 @@ func (s *Store) File(ctx context.Context, r Report) (id int64, folded bool, err 
 			return err
 		}
 		return s.audit.RecordTx(ctx, tx, audit.Entry{Action: "report.file", Resource: "users", TargetID: r.PlayerID,
-			Payload: map[string]any{"reportId": id, "playerId": r.PlayerID, "reporterId": r.ReporterID, "category": r.Category, "openReports": open}})
+			Payload: map[string]any{"reportId": id, "playerId": r.PlayerID, reporterKey: r.ReporterID, "category": r.Category, "openReports": open}})
 	})
 	return id, folded, err
 }

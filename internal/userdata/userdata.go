@@ -251,9 +251,14 @@ func (a *Service) Export(w http.ResponseWriter, r *http.Request, op authz.Operat
 		if audit := a.Resources["adminAudit"]; audit != nil {
 			// An operator's address and browser are the operator's data,
 			// not the player's: only the player's own requests keep theirs.
+			// Who reported them is the reporter's, never theirs.
 			n, err := stream(audit, userSubject(userID), func(e map[string]any) {
 				if fmt.Sprint(e["operator_id"]) != userID {
 					e["payload"] = a.WithoutRequestMeta(e["payload"])
+				}
+				if p, ok := rows.PayloadMap(e["payload"]); ok {
+					reports.WithoutReporter(fmt.Sprint(e["action"]), p)
+					e["payload"] = p
 				}
 			})
 			if err != nil {

@@ -636,3 +636,47 @@ func TestReportsExportedAndErased(t *testing.T) {
 		}
 	})
 }
+
+// A reported player's data export names none of their reporters: not in
+// the reports it holds, not in the audit entries of those reports (the
+// report.file entry records the reporter for moderators), nowhere.
+func TestExportNamesNoReporter(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		w := newReportWorld(t, db)
+		ctx := context.Background()
+		names := map[string]string{w.r1: "Reporter One", w.r2: "Reporter Two"}
+		for id, name := range names {
+			if _, err := db.NewUpdate().Table(w.e.admin.TableName("users")).Set("display_name = ?", name).Where("id = ?", id).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The claim and resolution add entries about the player too.
+		w.cr.modScoped.do("POST", "/admin-api/_reports/"+w.player+"/claim", nil).want(t, 200)
+		w.cr.modScoped.do("POST", "/admin-api/_reports/"+w.player+"/resolve", map[string]any{"outcome": "dismiss", "note": "checked"}).want(t, 200)
+		must(w.e.admin.FileReport(ctx, Report{ReporterID: w.r1, PlayerID: w.player, Category: "name"}))
+
+		r := w.cr.admin.do("GET", "/admin-api/users/"+w.player+"/_export", nil).want(t, 200)
+		filed := 0
+		for _, e := range r.body["audit"].([]any) {
+			if e := e.(map[string]any); e["action"] == "report.file" {
+				filed++
+				if p := e["payload"].(map[string]any); p["category"] == nil || p["playerId"] != w.player {
+					t.Errorf("a report.file entry in the export = %v; want its category and player", p)
+				}
+			}
+		}
+		if received := r.body["reports"].(map[string]any)["received"].([]any); filed != 3 || len(received) != 3 {
+			t.Fatalf("the export holds %d report.file entries and %d received reports; want 3 and 3: %s", filed, len(received), r.raw)
+		}
+		for _, s := range []string{w.r1, w.r2, "r1@example.com", "r2@example.com", names[w.r1], names[w.r2]} {
+			if strings.Contains(string(r.raw), s) {
+				t.Errorf("the player's export holds %q, a reporter's: %s", s, r.raw)
+			}
+		}
+		// The moderators' own view keeps who filed each report.
+		if q := w.cr.admin.do("GET", "/admin-api/adminAudit?action=report.file", nil).want(t, 200); !strings.Contains(string(q.raw), w.r1) {
+			t.Errorf("the audit log lost the reporter of report.file: %s", q.raw)
+		}
+	})
+}
