@@ -228,7 +228,10 @@ func (a reportsAPI) handleReportOp(w http.ResponseWriter, r *http.Request, op Op
 	return errNotFoundRoute
 }
 
-// reportTarget checks the operator may work reports and reads the player.
+// reportTarget checks the operator may work reports about the player
+// the path names, and reads the player: working a player's reports
+// follows the rule of moderating them (a mod works no report about an
+// admin or a fellow mod, nobody about their own account).
 func (a reportsAPI) reportTarget(r *http.Request, op Operator) (string, error) {
 	if err := a.gate(op, OpUpdate, "users"); err != nil {
 		return "", err
@@ -239,6 +242,9 @@ func (a reportsAPI) reportTarget(r *http.Request, op Operator) (string, error) {
 	}
 	if playerID == op.UserID {
 		return "", errorf(http.StatusBadRequest, "self_moderation", "you cannot work reports about your own account")
+	}
+	if _, err := a.roles.CanWriteUser(r.Context(), a.db, op, playerID); err != nil {
+		return "", err
 	}
 	return playerID, nil
 }
@@ -365,7 +371,15 @@ func (a reportsAPI) handleReportResolve(w http.ResponseWriter, r *http.Request, 
 	out := map[string]any{"ok": true, "outcome": body.Outcome}
 	switch body.Outcome {
 	case "dismiss":
-		err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error { return closeReports(ctx, tx, nil) })
+		err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			// The player's role is read again where the reports close: a
+			// promotion since reportTarget's check refuses it too, as the
+			// other outcomes' own checks do.
+			if _, err := a.roles.CanWriteUser(ctx, tx, op, playerID); err != nil {
+				return err
+			}
+			return closeReports(ctx, tx, nil)
+		})
 	case "warn":
 		if strings.TrimSpace(body.Note) == "" {
 			return fieldError(http.StatusBadRequest, "required", "note", "a warning needs its note")

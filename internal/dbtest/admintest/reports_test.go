@@ -680,3 +680,46 @@ func TestExportNamesNoReporter(t *testing.T) {
 		}
 	})
 }
+
+// Working a player's reports follows the rule of moderating them: a mod
+// claims and resolves no report about an admin or a fellow mod, in any
+// outcome, and changes nothing trying; an admin works them.
+func TestReportsFollowTheHierarchy(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		w := newReportWorld(t, db)
+		ctx := context.Background()
+		for _, target := range []string{w.mod2ID, w.cr.adminID} {
+			must(w.e.admin.FileReport(ctx, Report{ReporterID: w.r1, PlayerID: target, Category: "name"}))
+			path := "/admin-api/_reports/" + target
+			w.cr.modScoped.do("POST", path+"/claim", nil).want(t, 403, "forbidden")
+			for _, b := range []map[string]any{
+				{"outcome": "dismiss"},
+				{"outcome": "warn", "note": "mind your language"},
+				{"outcome": "kick"},
+				{"outcome": "ban", "ban": map[string]any{"preset": "1d", "reason": "x"}},
+			} {
+				w.cr.modScoped.do("POST", path+"/resolve", b).want(t, 403, "forbidden")
+			}
+		}
+		for _, action := range []string{"report.claim", "report.resolve", "user.ban", "user.revoke_sessions"} {
+			if n := len(w.e.auditRows(action)); n != 0 {
+				t.Errorf("%d %s entries after the refusals; want none", n, action)
+			}
+		}
+		open := 0
+		for _, r := range w.e.reportRows() {
+			if r["status"] == "open" {
+				open++
+			}
+		}
+		if open != 4 {
+			t.Errorf("open reports after the refusals = %d; want all 4", open)
+		}
+		// An admin works the mod's reports.
+		w.cr.admin.do("POST", "/admin-api/_reports/"+w.mod2ID+"/claim", nil).want(t, 200)
+		w.cr.admin.do("POST", "/admin-api/_reports/"+w.mod2ID+"/resolve", map[string]any{"outcome": "dismiss"}).want(t, 200)
+		// The mod still works a player's.
+		w.cr.modScoped.do("POST", "/admin-api/_reports/"+w.player+"/claim", nil).want(t, 200)
+	})
+}
