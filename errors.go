@@ -88,7 +88,10 @@ var (
 	ErrReportLimited = engine.ErrReportLimited
 	// ErrInvalidReport refuses a report out of bounds: no reporter, a
 	// player reporting themselves, text over 1,000 characters, evidence
-	// over 4 KiB or not what its category declares.
+	// over 4 KiB or not what its category declares, or what a database
+	// cannot store as it is (text, room or session that is not UTF-8 or
+	// holds a NUL; evidence escaping half a surrogate pair). Its message
+	// names the field.
 	ErrInvalidReport = engine.ErrInvalidReport
 )
 

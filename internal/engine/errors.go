@@ -88,7 +88,9 @@ var (
 	ErrReportLimited = reports.ErrLimited
 	// ErrInvalidReport refuses a report out of bounds: no reporter, a
 	// player reporting themselves, text or evidence too long, evidence
-	// that is not what its category declares.
+	// that is not what its category declares, or what a database cannot
+	// store as it is (a NUL, a bad byte, half a surrogate pair), naming
+	// the field.
 	ErrInvalidReport = reports.ErrInvalid
 )
 

@@ -390,3 +390,41 @@ func StoredJSON(js []byte) []byte {
 	}
 	return out
 }
+
+// LoneSurrogate reports whether the JSON text js escapes half of a UTF-16
+// surrogate pair without the other (a \ud800 alone, or a low half
+// first). encoding/json reads such an escape as U+FFFD; PostgreSQL's json
+// and jsonb refuse the whole value.
+func LoneSurrogate(js []byte) bool {
+	high := false // the escape just before was a pair's high half
+	for i := 0; i < len(js); i++ {
+		r := -1 // the escaped code unit at i, if \uXXXX is there
+		if js[i] == '\\' && i+1 < len(js) {
+			if js[i+1] == 'u' && i+6 <= len(js) {
+				if n, err := strconv.ParseUint(string(js[i+2:i+6]), 16, 16); err == nil {
+					r = int(n)
+				}
+			}
+			if r < 0 {
+				i++ // another escape: its next byte is not one of its own
+			} else {
+				i += 5
+			}
+		}
+		switch {
+		case r >= 0xD800 && r < 0xDC00:
+			if high {
+				return true
+			}
+			high = true
+		case r >= 0xDC00 && r < 0xE000:
+			if !high {
+				return true
+			}
+			high = false
+		case high:
+			return true
+		}
+	}
+	return high
+}

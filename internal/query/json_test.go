@@ -63,3 +63,29 @@ func TestStoredJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestLoneSurrogate(t *testing.T) {
+	for _, tt := range []struct {
+		js   string
+		want bool
+	}{
+		{`"plain"`, false},
+		{`"\u00e9 \u0000"`, false},
+		{`"\ud83d\ude00"`, false},                  // a pair: 😀
+		{`"\uD83D\uDE00 and \ud83d\ude01"`, false}, // upper-case hex, two pairs
+		{`"\ud800"`, true},
+		{`"a \ud800 b"`, true},
+		{`"\ud800\u0041"`, true}, // a high half before another escape
+		{`"\ud800\ud800\udc00"`, true},
+		{`"\udc00"`, true},
+		{`"\udc00\ud800"`, true}, // the halves reversed
+		{`"\\ud800"`, false},     // an escaped backslash: the text \ud800
+		{`"\\\ud800"`, true},     // a backslash, then a lone half
+		{`{"k\ud800": 1}`, true}, // a key holds one too
+		{`"\u12"`, false},        // not an escape of four digits
+	} {
+		if got := query.LoneSurrogate([]byte(tt.js)); got != tt.want {
+			t.Errorf("LoneSurrogate(%s) = %v; want %v", tt.js, got, tt.want)
+		}
+	}
+}

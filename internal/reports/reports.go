@@ -203,6 +203,13 @@ func (s *Store) Category(key string) (Category, bool) {
 	return c, ok
 }
 
+// storable reports whether s is text both databases store as it is:
+// UTF-8 (Bun writes U+FFFD for a bad byte) without NUL (PostgreSQL's
+// text holds none, and Bun refuses to write one).
+func storable(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
+}
+
 func validKey(k string) bool {
 	if k == "" || len(k) > maxKeyLen {
 		return false
@@ -231,12 +238,20 @@ func (s *Store) check(r *Report) error {
 		return fmt.Errorf("%w: a player cannot report themselves", ErrInvalid)
 	case utf8.RuneCountInString(r.Text) > MaxTextLen:
 		return fmt.Errorf("%w: text is longer than %d characters", ErrInvalid, MaxTextLen)
-	case !utf8.ValidString(r.Text):
-		return fmt.Errorf("%w: text is not UTF-8", ErrInvalid)
+	case !storable(r.Text):
+		return fmt.Errorf("%w: text is not UTF-8 or holds a NUL character", ErrInvalid)
 	case len(r.RoomID) > maxRefLen || len(r.SessionID) > maxRefLen:
 		return fmt.Errorf("%w: room and session ids are at most %d bytes", ErrInvalid, maxRefLen)
+	case !storable(r.RoomID):
+		return fmt.Errorf("%w: room id is not UTF-8 or holds a NUL character", ErrInvalid)
+	case !storable(r.SessionID):
+		return fmt.Errorf("%w: session id is not UTF-8 or holds a NUL character", ErrInvalid)
 	case len(r.Evidence) > MaxEvidenceLen:
 		return fmt.Errorf("%w: evidence is larger than %d bytes", ErrInvalid, MaxEvidenceLen)
+	case !utf8.Valid(r.Evidence) || query.LoneSurrogate(r.Evidence):
+		// encoding/json would read both as U+FFFD, changing the
+		// player's words; PostgreSQL refuses a lone surrogate.
+		return fmt.Errorf("%w: evidence is not UTF-8 or escapes half a surrogate pair", ErrInvalid)
 	}
 	ev := strings.TrimSpace(string(r.Evidence))
 	if ev == "" || ev == "null" {

@@ -60,24 +60,41 @@ func TestFileReport(t *testing.T) {
 		a := e.admin
 		p1, p2, p3 := e.user("p1@example.com", "pw password"), e.user("p2@example.com", "pw password"), e.user("p3@example.com", "pw password")
 		for _, tt := range []struct {
-			name string
-			r    Report
-			want error
+			name  string
+			r     Report
+			want  error
+			field string // what the refusal names
 		}{
-			{"unknown category", Report{ReporterID: p1, PlayerID: p2, Category: "spam"}, ErrUnknownCategory},
-			{"unknown player", Report{ReporterID: p1, PlayerID: "no-such-player", Category: "name"}, ErrUnknownPlayer},
-			{"unknown reporter", Report{ReporterID: "no-such-player", PlayerID: p2, Category: "name"}, ErrUnknownPlayer},
-			{"self", Report{ReporterID: p1, PlayerID: p1, Category: "name"}, ErrInvalidReport},
-			{"no reporter", Report{PlayerID: p1, Category: "name"}, ErrInvalidReport},
-			{"long text", Report{ReporterID: p1, PlayerID: p2, Category: "name", Text: strings.Repeat("é", 1001)}, ErrInvalidReport},
-			{"large evidence", Report{ReporterID: p1, PlayerID: p2, Category: "abuse", Evidence: json.RawMessage(`"` + strings.Repeat("x", 4096) + `"`)}, ErrInvalidReport},
-			{"evidence not text", Report{ReporterID: p1, PlayerID: p2, Category: "abuse", Evidence: json.RawMessage(`{"line": "x"}`)}, ErrInvalidReport},
-			{"evidence not a row id", Report{ReporterID: p1, PlayerID: p2, Category: "cheating", Evidence: json.RawMessage(`1.5`)}, ErrInvalidReport},
-			{"evidence not JSON", Report{ReporterID: p1, PlayerID: p2, Category: "cheating", Evidence: json.RawMessage(`{`)}, ErrInvalidReport},
-			{"evidence where none is taken", Report{ReporterID: p1, PlayerID: p2, Category: "name", Evidence: json.RawMessage(`"x"`)}, ErrInvalidReport},
+			{"unknown category", Report{ReporterID: p1, PlayerID: p2, Category: "spam"}, ErrUnknownCategory, ""},
+			{"unknown player", Report{ReporterID: p1, PlayerID: "no-such-player", Category: "name"}, ErrUnknownPlayer, ""},
+			{"unknown reporter", Report{ReporterID: "no-such-player", PlayerID: p2, Category: "name"}, ErrUnknownPlayer, ""},
+			{"self", Report{ReporterID: p1, PlayerID: p1, Category: "name"}, ErrInvalidReport, ""},
+			{"no reporter", Report{PlayerID: p1, Category: "name"}, ErrInvalidReport, ""},
+			{"long text", Report{ReporterID: p1, PlayerID: p2, Category: "name", Text: strings.Repeat("é", 1001)}, ErrInvalidReport, ""},
+			{"large evidence", Report{ReporterID: p1, PlayerID: p2, Category: "abuse", Evidence: json.RawMessage(`"` + strings.Repeat("x", 4096) + `"`)}, ErrInvalidReport, ""},
+			{"evidence not text", Report{ReporterID: p1, PlayerID: p2, Category: "abuse", Evidence: json.RawMessage(`{"line": "x"}`)}, ErrInvalidReport, ""},
+			{"evidence not a row id", Report{ReporterID: p1, PlayerID: p2, Category: "cheating", Evidence: json.RawMessage(`1.5`)}, ErrInvalidReport, ""},
+			{"evidence not JSON", Report{ReporterID: p1, PlayerID: p2, Category: "cheating", Evidence: json.RawMessage(`{`)}, ErrInvalidReport, ""},
+			{"evidence where none is taken", Report{ReporterID: p1, PlayerID: p2, Category: "name", Evidence: json.RawMessage(`"x"`)}, ErrInvalidReport, ""},
+			// What a database cannot store is refused the same on both,
+			// naming the field, never the database's own error.
+			{"NUL in text", Report{ReporterID: p1, PlayerID: p2, Category: "name", Text: "bad\x00word"}, ErrInvalidReport, "text"},
+			{"NUL in room", Report{ReporterID: p1, PlayerID: p2, Category: "name", RoomID: "arena\x00"}, ErrInvalidReport, "room"},
+			{"NUL in session", Report{ReporterID: p1, PlayerID: p2, Category: "name", SessionID: "\x00s"}, ErrInvalidReport, "session"},
+			{"room not UTF-8", Report{ReporterID: p1, PlayerID: p2, Category: "name", RoomID: "arena\xff"}, ErrInvalidReport, "room"},
+			{"session not UTF-8", Report{ReporterID: p1, PlayerID: p2, Category: "name", SessionID: "\xc3("}, ErrInvalidReport, "session"},
+			{"lone high surrogate in text evidence", Report{ReporterID: p1, PlayerID: p2, Category: "abuse", Evidence: json.RawMessage(`"gg \ud800 noob"`)}, ErrInvalidReport, "evidence"},
+			{"lone low surrogate in text evidence", Report{ReporterID: p1, PlayerID: p2, Category: "abuse", Evidence: json.RawMessage(`"\udc00"`)}, ErrInvalidReport, "evidence"},
+			{"reversed surrogates in row evidence", Report{ReporterID: p1, PlayerID: p2, Category: "cheating", Evidence: json.RawMessage(`"\udc00\ud800"`)}, ErrInvalidReport, "evidence"},
+			{"evidence not UTF-8", Report{ReporterID: p1, PlayerID: p2, Category: "abuse", Evidence: json.RawMessage("\"\xff\"")}, ErrInvalidReport, "evidence"},
+			{"NUL in player", Report{ReporterID: p1, PlayerID: p2 + "\x00", Category: "name"}, ErrUnknownPlayer, ""},
+			{"reporter not UTF-8", Report{ReporterID: "\xff", PlayerID: p2, Category: "name"}, ErrUnknownPlayer, ""},
 		} {
-			if _, err := a.FileReport(ctx, tt.r); !errors.Is(err, tt.want) {
+			_, err := a.FileReport(ctx, tt.r)
+			if !errors.Is(err, tt.want) {
 				t.Errorf("%s: FileReport = %v; want %v", tt.name, err, tt.want)
+			} else if tt.field != "" && !strings.Contains(err.Error(), tt.field) {
+				t.Errorf("%s: FileReport = %v; want it to name %s", tt.name, err, tt.field)
 			}
 		}
 		if n := len(e.reportRows()); n != 0 || len(e.auditRows("report.file")) != 0 {
