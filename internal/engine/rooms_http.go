@@ -134,6 +134,9 @@ func (a roomsAPI) handleRoomKick(w http.ResponseWriter, r *http.Request, op Oper
 			}
 		}
 	}
+	if err := a.mayKick(r.Context(), rt, op, roomID, sessionID, userID); err != nil {
+		return err
+	}
 	if err := rt.Kick(r.Context(), roomID, sessionID, body.Reason); err != nil {
 		return roomError(err)
 	}
@@ -146,6 +149,44 @@ func (a roomsAPI) handleRoomKick(w http.ResponseWriter, r *http.Request, op Oper
 	}
 	a.recordRoom(r, op, "room.kick", roomID, kv...)
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	return nil
+}
+
+// mayKick applies the rule of moderating a player to a kick of their
+// session: nobody kicks their own, and a mod kicks no admin's or fellow
+// mod's. userID is the session's player when the room showed it; when it
+// did not, the operator's own sessions are asked for this one.
+func (a roomsAPI) mayKick(ctx context.Context, rt rooms.Runtime, op Operator, roomID, sessionID, userID string) error {
+	self := errorf(http.StatusBadRequest, "self_moderation", "you cannot kick your own session")
+	if userID == "" {
+		own, err := rt.UserSessions(ctx, op.UserID)
+		if err != nil {
+			return roomError(err)
+		}
+		for _, s := range own {
+			if s.RoomID == roomID && s.SessionID == sessionID {
+				return self
+			}
+		}
+		return nil
+	}
+	if userID == op.UserID {
+		return self
+	}
+	if op.Role == RoleAdmin {
+		return nil
+	}
+	id, err := usersAPI(a).userID(userID)
+	if err != nil {
+		return nil // no id of the users table: a player the panel does not know
+	}
+	roles, err := a.roles.OperatorRoles(ctx, a.db, []string{id})
+	if err != nil {
+		return err
+	}
+	if roles[id] != "" {
+		return errorf(http.StatusForbidden, "forbidden", "only an admin can kick an operator's session")
+	}
 	return nil
 }
 

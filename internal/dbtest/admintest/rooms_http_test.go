@@ -534,3 +534,51 @@ func TestRoomScopes(t *testing.T) {
 		}
 	})
 }
+
+// A kick is moderation of the player it ends: nobody kicks their own
+// game session, a mod kicks no admin's or fellow mod's, and a refused
+// kick leaves the session in its room with no room.kick entry.
+func TestRoomKickFollowsTheHierarchy(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		w := newWorld(t, db, true)
+		rootID := w.user("root@example.com", admin.RoleAdmin)
+		modID := w.user("mod@example.com", admin.RoleMod, "rooms")
+		otherID := w.user("other@example.com", admin.RoleMod, "rooms")
+		playerID := w.user("p@example.com", admin.RoleUser)
+		root, mod := w.login("root@example.com"), w.login("mod@example.com")
+		own, peer, boss := w.mustJoin("arena", modID, ""), w.mustJoin("arena", otherID, ""), w.mustJoin("arena", rootID, "")
+		room := own.roomID
+		p := w.mustJoin("arena", playerID, room)
+		kick := func(o *operator, s *player) (int, map[string]any) {
+			return o.do("DELETE", "/admin-api/rooms/"+s.roomID+"/clients/"+s.sid, map[string]any{"reason": "test"})
+		}
+		for _, tt := range []struct {
+			s    *player
+			code int
+			err  string
+		}{{own, 400, "self_moderation"}, {peer, 403, "forbidden"}, {boss, 403, "forbidden"}} {
+			if code, body := kick(mod, tt.s); code != tt.code || body["code"] != tt.err {
+				t.Errorf("the mod's kick of %s = %d %v; want %d %s", tt.s.sid, code, body, tt.code, tt.err)
+			}
+		}
+		if code, body := kick(root, boss); code != 400 || body["code"] != "self_moderation" {
+			t.Errorf("the admin's kick of their own session = %d %v; want 400 self_moderation", code, body)
+		}
+		v, err := w.hub.Inspect(t.Context(), room)
+		if err != nil || len(v.ClientList) != 4 {
+			t.Fatalf("the room after the refused kicks = %+v, %v; want all 4 clients", v, err)
+		}
+		var n int64
+		if n, err = db.NewSelect().Table("game_admin_audit").Where("action = 'room.kick'").Count(t.Context()); err != nil || n != 0 {
+			t.Fatalf("room.kick entries after the refusals = %d, %v; want none", n, err)
+		}
+		// The mod kicks a player; the admin kicks the mod.
+		if code, body := kick(mod, p); code != 200 {
+			t.Errorf("the mod's kick of a player = %d %v; want 200", code, body)
+		}
+		if code, body := kick(root, peer); code != 200 {
+			t.Errorf("the admin's kick of a mod = %d %v; want 200", code, body)
+		}
+	})
+}
