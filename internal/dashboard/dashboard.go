@@ -18,6 +18,7 @@ package dashboard
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -430,6 +431,7 @@ func (d *Dashboard) Page(ctx context.Context, q url.Values, op authz.Operator) (
 	// Each widget answers on its own buffered slot, so one that ignores
 	// its ctx is left behind at the deadline instead of holding the page.
 	results := make(chan result, len(widgets))
+	answered := make([]bool, len(widgets))
 	parent := ctx
 	ctx, cancel := context.WithTimeout(parent, d.widgetTimeout)
 	defer cancel()
@@ -451,10 +453,9 @@ collect:
 	for range widgets {
 		select {
 		case res := <-results:
-			views[res.i].Error = ""
+			views[res.i].Error, answered[res.i] = "", true
 			if res.err != nil {
-				d.log.ErrorContext(ctx, "admin: dashboard widget failed", append([]any{"widget", widgets[res.i].ID}, panicerr.Attrs(res.err)...)...)
-				views[res.i].Error = "unavailable"
+				views[res.i].Error = d.widgetError(ctx, widgets[res.i].ID, res.err)
 				continue
 			}
 			views[res.i].Data = res.data
@@ -466,7 +467,7 @@ collect:
 				return nil, parent.Err() // the client went away
 			}
 			for i := range views {
-				if views[i].Error == "timeout" {
+				if !answered[i] {
 					d.log.ErrorContext(ctx, "admin: dashboard widget timed out", "widget", views[i].ID, "timeout", d.widgetTimeout)
 				}
 			}
@@ -474,6 +475,24 @@ collect:
 		}
 	}
 	return map[string]any{"widgets": views}, nil
+}
+
+// widgetError is what a widget's view says of err, logged: "timeout"
+// when its statements ran past QueryTimeout, "busy" when the operator's
+// QueryConcurrency slots were taken (the panel's limits, logged as
+// warnings), else "unavailable" (logged as an error, with its cause).
+func (d *Dashboard) widgetError(ctx context.Context, id string, err error) string {
+	var refused *errbody.Error
+	switch {
+	case errors.Is(err, query.ErrTimeout):
+		d.log.WarnContext(ctx, "admin: dashboard widget ran past QueryTimeout", "widget", id, "err", err)
+		return "timeout"
+	case errors.As(err, &refused) && refused.Status == http.StatusTooManyRequests:
+		d.log.WarnContext(ctx, "admin: dashboard widget waited for none of the operator's busy query slots", "widget", id)
+		return "busy"
+	}
+	d.log.ErrorContext(ctx, "admin: dashboard widget failed", append([]any{"widget", id}, panicerr.Attrs(err)...)...)
+	return "unavailable"
 }
 
 // widgetRows is the data of a game's widget of resource key's rows as

@@ -213,7 +213,11 @@ const topReported = 5
 // oldest's age in hours, and the most reported players, each linked to
 // its page of the UI.
 func (a reportsAPI) openReportStats(ctx context.Context, op Operator) ([]Stat, error) {
-	sum, err := a.reports.Summarize(ctx, topReported)
+	var sum reports.Summary
+	err := a.bounded(ctx, op, func(ctx context.Context, db bun.IDB) (err error) {
+		sum, err = a.reports.Summarize(ctx, db, topReported)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

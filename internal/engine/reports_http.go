@@ -78,7 +78,12 @@ func (a reportsAPI) handleReports(w http.ResponseWriter, r *http.Request, op Ope
 		return err
 	}
 	ctx := r.Context()
-	groups, more, err := a.reports.Queue(ctx, f)
+	var groups []reports.Group
+	var more bool
+	err = a.bounded(ctx, op, func(ctx context.Context, db bun.IDB) (err error) {
+		groups, more, err = a.reports.Queue(ctx, db, f)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -129,11 +134,15 @@ func (a reportsAPI) playerReports(w http.ResponseWriter, r *http.Request, op Ope
 	if err != nil {
 		return fieldError(http.StatusBadRequest, "invalid_value", "player", "player is not a user id")
 	}
-	received, filed, err := a.reports.ForPlayer(ctx, playerID, maxPlayerReports)
-	if err != nil {
+	var received, filed []reports.Row
+	var holder string
+	err = a.bounded(ctx, op, func(ctx context.Context, db bun.IDB) (err error) {
+		if received, filed, err = a.reports.ForPlayer(ctx, db, playerID, maxPlayerReports); err != nil {
+			return err
+		}
+		holder, err = a.reports.Holder(ctx, db, playerID)
 		return err
-	}
-	holder, err := a.reports.Holder(ctx, a.db, playerID)
+	})
 	if err != nil {
 		return err
 	}
@@ -156,6 +165,19 @@ func (a reportsAPI) playerReports(w http.ResponseWriter, r *http.Request, op Ope
 		"claim":    claim,
 	})
 	return nil
+}
+
+// bounded runs fn, reads of the reports tables through db, as a list's
+// search or exact count runs: in one of op's QueryConcurrency slots (429
+// past them) and under QueryTimeout (503 query_timeout). The queue groups
+// every open report by player: a flood of reports makes it a scan.
+func (a reportsAPI) bounded(ctx context.Context, op Operator, fn func(context.Context, bun.IDB) error) error {
+	release, err := rowsAPI(a).holdQuery(op)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return a.limited(ctx, a.queryDeadline(), fn)
 }
 
 // userRef is a user as the reports answers name them: id and, when op

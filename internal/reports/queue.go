@@ -53,8 +53,8 @@ type Group struct {
 
 // Queue is a page of the reported players matching f, the most reported
 // in the last 24 hours first (then the most reported, then the newest),
-// and whether there are more.
-func (s *Store) Queue(ctx context.Context, f Filter) ([]Group, bool, error) {
+// and whether there are more, read through db (the caller's time limit).
+func (s *Store) Queue(ctx context.Context, db bun.IDB, f Filter) ([]Group, bool, error) {
 	if f.Limit <= 0 {
 		f.Limit = DefaultPage
 	}
@@ -79,7 +79,7 @@ func (s *Store) Queue(ctx context.Context, f Filter) ([]Group, bool, error) {
 		FirstAt  time.Time `bun:"first_at"`
 		LastAt   time.Time `bun:"last_at"`
 	}
-	err := where(s.db.NewSelect().TableExpr("?", s.table)).
+	err := where(db.NewSelect().TableExpr("?", s.table)).
 		ColumnExpr("player_id").ColumnExpr("COUNT(*) AS n").
 		ColumnExpr("SUM(CASE WHEN created_at >= ? THEN 1 ELSE 0 END) AS recent", since).
 		ColumnExpr("SUM(filings) AS filings").ColumnExpr("MIN(created_at) AS first_at").ColumnExpr("MAX(last_at) AS last_at").
@@ -98,11 +98,11 @@ func (s *Store) Queue(ctx context.Context, f Filter) ([]Group, bool, error) {
 		ids[i] = h.PlayerID
 	}
 	var rows []Row
-	if err := where(s.db.NewSelect().Model(&rows).ModelTableExpr("? AS rp", s.table)).
+	if err := where(db.NewSelect().Model(&rows).ModelTableExpr("? AS rp", s.table)).
 		Where("player_id IN (?)", bun.List(ids)).OrderExpr("last_at DESC, id DESC").Limit(int64(maxGroupRows)).Scan(ctx); err != nil {
 		return nil, false, err
 	}
-	claims, err := s.claimsOf(ctx, ids)
+	claims, err := s.claimsOf(ctx, db, ids)
 	if err != nil {
 		return nil, false, err
 	}
@@ -127,9 +127,9 @@ func (s *Store) Queue(ctx context.Context, f Filter) ([]Group, bool, error) {
 }
 
 // claimsOf are the claims on players, by player.
-func (s *Store) claimsOf(ctx context.Context, players []string) (map[string]*Claim, error) {
+func (s *Store) claimsOf(ctx context.Context, db bun.IDB, players []string) (map[string]*Claim, error) {
 	var cs []Claim
-	if err := s.db.NewSelect().Model(&cs).ModelTableExpr("? AS rc", s.claims).Where("player_id IN (?)", bun.List(players)).Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(&cs).ModelTableExpr("? AS rc", s.claims).Where("player_id IN (?)", bun.List(players)).Scan(ctx); err != nil {
 		return nil, err
 	}
 	out := make(map[string]*Claim, len(cs))
@@ -141,14 +141,15 @@ func (s *Store) claimsOf(ctx context.Context, players []string) (map[string]*Cla
 }
 
 // ForPlayer is the player's page: the reports about them (received) and
-// theirs about others (filed), newest first, at most limit of each.
-func (s *Store) ForPlayer(ctx context.Context, playerID string, limit int) (received, filed []Row, err error) {
+// theirs about others (filed), newest first, at most limit of each, read
+// through db.
+func (s *Store) ForPlayer(ctx context.Context, db bun.IDB, playerID string, limit int) (received, filed []Row, err error) {
 	received, filed = []Row{}, []Row{}
 	for _, q := range []struct {
 		col string
 		out *[]Row
 	}{{"player_id", &received}, {"reporter_id", &filed}} {
-		if err := s.db.NewSelect().Model(q.out).ModelTableExpr("? AS rp", s.table).Where("? = ?", bun.Ident(q.col), playerID).
+		if err := db.NewSelect().Model(q.out).ModelTableExpr("? AS rp", s.table).Where("? = ?", bun.Ident(q.col), playerID).
 			OrderExpr("last_at DESC, id DESC").Limit(int64(limit)).Scan(ctx); err != nil {
 			return nil, nil, err
 		}
@@ -291,14 +292,15 @@ type TopEntry struct {
 	Count    int64  `bun:"n" json:"count"`
 }
 
-// Summarize is the open reports' Summary, with the top n players.
-func (s *Store) Summarize(ctx context.Context, n int) (Summary, error) {
+// Summarize is the open reports' Summary, with the top n players, read
+// through db.
+func (s *Store) Summarize(ctx context.Context, db bun.IDB, n int) (Summary, error) {
 	var out Summary
 	var head struct {
 		N      int64      `bun:"n"`
 		Oldest *time.Time `bun:"oldest"`
 	}
-	if err := s.db.NewSelect().TableExpr("?", s.table).ColumnExpr("COUNT(*) AS n").ColumnExpr("MIN(created_at) AS oldest").
+	if err := db.NewSelect().TableExpr("?", s.table).ColumnExpr("COUNT(*) AS n").ColumnExpr("MIN(created_at) AS oldest").
 		Where("status = ?", Open).Scan(ctx, &head); err != nil {
 		return out, err
 	}
@@ -308,7 +310,7 @@ func (s *Store) Summarize(ctx context.Context, n int) (Summary, error) {
 		out.Oldest = &t
 	}
 	out.Top = []TopEntry{}
-	err := s.db.NewSelect().TableExpr("?", s.table).ColumnExpr("player_id").ColumnExpr("COUNT(*) AS n").
+	err := db.NewSelect().TableExpr("?", s.table).ColumnExpr("player_id").ColumnExpr("COUNT(*) AS n").
 		Where("status = ?", Open).GroupExpr("player_id").OrderExpr("n DESC, player_id").Limit(int64(n)).Scan(ctx, &out.Top)
 	return out, err
 }

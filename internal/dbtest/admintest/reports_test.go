@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/gameadmin/admin/live"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // reportCategories are the categories of the reports tests: a chat line
@@ -235,7 +237,7 @@ type reportWorld struct {
 	leaderboard    string
 }
 
-func newReportWorld(t *testing.T, db *bun.DB) *reportWorld {
+func newReportWorld(t *testing.T, db *bun.DB, with ...func(*Options)) *reportWorld {
 	t.Helper()
 	w := &reportWorld{clock: &testClock{t: time.Now().UTC()}}
 	w.hub = live.NewHub(live.Options{
@@ -244,7 +246,11 @@ func newReportWorld(t *testing.T, db *bun.DB) *reportWorld {
 	})
 	w.hub.Define("arena", live.RoomType{MaxClients: 10, EmptyTimeout: -1, NewState: func() any { return map[string]any{} }})
 	t.Cleanup(func() { w.hub.Close() })
-	w.e = newEnv(t, db, Options{Rooms: w.hub, ReportCategories: reportCategories, Clock: w.clock.Now}, func(_ *Admin, mux *http.ServeMux) {
+	opts := Options{Rooms: w.hub, ReportCategories: reportCategories, Clock: w.clock.Now}
+	for _, fn := range with {
+		fn(&opts)
+	}
+	w.e = newEnv(t, db, opts, func(_ *Admin, mux *http.ServeMux) {
 		mux.Handle("/ws/", http.StripPrefix("/ws/", w.hub))
 	})
 	e := w.e
@@ -739,4 +745,156 @@ func TestReportsFollowTheHierarchy(t *testing.T) {
 		// The mod still works a player's.
 		w.cr.modScoped.do("POST", "/admin-api/_reports/"+w.player+"/claim", nil).want(t, 200)
 	})
+}
+
+// holdStatements is a query hook that holds statements whose text holds
+// match, once armed: the first one until release is closed (a database
+// that has not answered it yet), or, with untilDone, each one until its
+// context ends (a statement the database takes longer than its limit
+// over). Each held statement is sent on started.
+type holdStatements struct {
+	mu        sync.Mutex
+	match     string
+	untilDone bool
+	started   chan struct{}
+	release   chan struct{}
+}
+
+func (h *holdStatements) arm(match string, untilDone bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.match, h.untilDone = match, untilDone
+	h.started, h.release = make(chan struct{}, 16), make(chan struct{})
+}
+
+func (h *holdStatements) BeforeQuery(ctx context.Context, ev *bun.QueryEvent) context.Context {
+	h.mu.Lock()
+	match, release := h.match, h.release
+	if match == "" || !strings.Contains(ev.Query, match) {
+		h.mu.Unlock()
+		return ctx
+	}
+	if h.untilDone {
+		release = nil
+	} else {
+		h.match = "" // the first only
+	}
+	h.started <- struct{}{}
+	h.mu.Unlock()
+	select {
+	case <-release:
+	case <-ctx.Done():
+	case <-time.After(time.Minute): // a test that never lets go fails, not hangs
+	}
+	return ctx
+}
+
+func (*holdStatements) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// The statements of the reports queue and of the open-reports widget.
+const queueStatement, summaryStatement = "SUM(filings) AS filings", "MIN(created_at) AS oldest"
+
+// The reports queue, a player's reports and the open-reports widget are
+// bounded as a list's search is: each read takes one of the operator's
+// QueryConcurrency slots (429 past them)...
+func TestReportsQueueTakesASlot(t *testing.T) {
+	t.Parallel()
+	queue := queueStatement
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		hold := &holdStatements{}
+		w := newReportWorld(t, db.WithQueryHook(hold), func(o *Options) { o.QueryConcurrency = 1; o.QueryTimeout = time.Hour })
+		mod := w.cr.modScoped
+		// One queue read of the mod's is running: the database has not
+		// answered it yet. Their next read of the queue, of a player's
+		// reports or of the dashboard's figures waits for none.
+		hold.arm(queue, false)
+		held := make(chan *resp, 1)
+		go func() { held <- mod.do("GET", "/admin-api/_reports", nil) }()
+		<-hold.started
+		for _, path := range []string{"/admin-api/_reports", "/admin-api/_reports?player=" + w.player} {
+			if r := mod.do("GET", path, nil).want(t, 429, "rate_limited"); r.Header.Get("Retry-After") == "" {
+				t.Errorf("GET %s = 429 without Retry-After", path)
+			}
+		}
+		if err := openReportsWidget(t, mod); err != "busy" {
+			t.Errorf("the open-reports widget while the queue runs: error %q; want busy", err)
+		}
+		w.cr.admin.do("GET", "/admin-api/_reports", nil).want(t, 200) // another operator's slot
+		close(hold.release)
+		if r := (<-held).want(t, 200); len(r.body["players"].([]any)) != 1 {
+			t.Errorf("the held queue = %s; want the player", r.raw)
+		}
+		mod.do("GET", "/admin-api/_reports?player="+w.player, nil).want(t, 200)
+		if err := openReportsWidget(t, mod); err != "" {
+			t.Errorf("the open-reports widget = error %q; want its figures", err)
+		}
+	})
+}
+
+// ...and runs under QueryTimeout (503 query_timeout, the database's
+// statement ended, logged as a warning).
+func TestReportsQueueTimesOut(t *testing.T) {
+	t.Parallel()
+	queue, summary := queueStatement, summaryStatement
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		hold := &holdStatements{}
+		w := newReportWorld(t, db.WithQueryHook(hold), func(o *Options) { o.QueryTimeout = 200 * time.Millisecond })
+		mod := w.cr.modScoped
+		// Statements the database takes longer than QueryTimeout over are
+		// ended there and answered 503.
+		timeout(t, db, hold, queue, func() { mod.do("GET", "/admin-api/_reports", nil).want(t, 503, "query_timeout") })
+		timeout(t, db, hold, `"player_id" = `, func() {
+			mod.do("GET", "/admin-api/_reports?player="+w.player, nil).want(t, 503, "query_timeout")
+		})
+		timeout(t, db, hold, summary, func() {
+			if err := openReportsWidget(t, mod); err != "timeout" {
+				t.Errorf("the open-reports widget past QueryTimeout: error %q; want timeout", err)
+			}
+		})
+		// (On PostgreSQL the reports chart, which the lock holds up too,
+		// times out with the dashboard: an error of its own.)
+		if logs := w.e.logs.String(); strings.Count(logs, "ran past QueryTimeout") != 3 || regexp.MustCompile(`level=ERROR.*(_reports|openReports)`).MatchString(logs) {
+			t.Errorf("want the three query timeouts logged as warnings, not errors:\n%s", logs)
+		}
+	})
+}
+
+// openReportsWidget is the error of the dashboard's open-reports widget
+// as op reads it ("" when it answered).
+func openReportsWidget(t *testing.T, op *client) string {
+	t.Helper()
+	r := op.do("GET", "/admin-api/_dashboard", nil).want(t, 200)
+	for _, wd := range r.body["widgets"].([]any) {
+		if wd := wd.(map[string]any); wd["id"] == "openReports" {
+			err, _ := wd["error"].(string)
+			return err
+		}
+	}
+	t.Fatalf("the dashboard has no openReports widget: %s", r.raw)
+	return ""
+}
+
+// timeout runs do while the statements holding match take longer than
+// any QueryTimeout: on PostgreSQL they wait for a lock another
+// transaction holds on the reports table, until the database ends them;
+// on SQLite, whose reads no lock holds up, the hook holds them until
+// their context ends.
+func timeout(t *testing.T, db *bun.DB, hold *holdStatements, match string, do func()) {
+	t.Helper()
+	if db.Dialect().Name() != dialect.PG {
+		hold.arm(match, true)
+		defer hold.arm("", false)
+		do()
+		return
+	}
+	ctx := context.Background()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "LOCK TABLE game_reports IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	do()
 }
