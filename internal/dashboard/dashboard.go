@@ -484,6 +484,9 @@ collect:
 func (d *Dashboard) widgetError(ctx context.Context, id string, err error) string {
 	var refused *errbody.Error
 	switch {
+	case errors.Is(ctx.Err(), context.Canceled):
+		d.log.DebugContext(ctx, "admin: dashboard widget stopped, client went away", "widget", id, "err", err)
+		return "unavailable"
 	case errors.Is(err, query.ErrTimeout):
 		d.log.WarnContext(ctx, "admin: dashboard widget ran past QueryTimeout", "widget", id, "err", err)
 		return "timeout"

@@ -46,8 +46,18 @@ func (h Health) MarshalJSON() ([]byte, error) {
 // Health pings the database and runs the game's checks at once, within 2
 // seconds; a failure is logged, and answered as "unreachable".
 func (d *Dashboard) Health(ctx context.Context) Health {
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
+	// A check cut off because the caller went away (a load balancer's
+	// probe giving up) says nothing of what it checks: logged at debug.
+	failed := func(msg string, args ...any) {
+		if parent.Err() != nil {
+			d.log.DebugContext(ctx, msg+" (the caller went away)", args...)
+			return
+		}
+		d.log.ErrorContext(ctx, msg, args...)
+	}
 	start := time.Now()
 	err := d.db.PingContext(ctx)
 	if err == nil {
@@ -55,7 +65,7 @@ func (d *Dashboard) Health(ctx context.Context) Health {
 	}
 	h := Health{OK: err == nil, DB: "ok", LatencyMs: float64(time.Since(start).Microseconds()) / 1000}
 	if err != nil {
-		d.log.ErrorContext(ctx, "admin: health check failed", "err", err)
+		failed("admin: health check failed", "err", err)
 		h.DB = "unreachable"
 	}
 	if len(d.checks) > 0 {
@@ -66,7 +76,7 @@ func (d *Dashboard) Health(ctx context.Context) Health {
 			wg.Go(func() {
 				status := "ok"
 				if err := safeCheck(ctx, c); err != nil {
-					d.log.ErrorContext(ctx, "admin: health check failed", append([]any{"check", c.Name}, panicerr.Attrs(err)...)...)
+					failed("admin: health check failed", append([]any{"check", c.Name}, panicerr.Attrs(err)...)...)
 					status = "unreachable"
 				}
 				mu.Lock()

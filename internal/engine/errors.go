@@ -214,9 +214,15 @@ func recovered(p any) *panicerr.Error { return panicerr.New(p) }
 func errAttrs(err error) []any { return panicerr.Attrs(err) }
 
 // clientGone reports whether err only says that the client went away:
-// nobody reads the answer and nothing failed on the server's side.
+// nobody reads the answer and nothing failed on the server's side. Once
+// the request's context has ended, whatever failed after it is its
+// consequence: a statement cut off, or a transaction that database/sql
+// rolled back the moment the context ended ("transaction has already
+// been committed or rolled back" from the next statement or the commit).
+// A panic is a fault all the same.
 func clientGone(r *http.Request, err error) bool {
-	return errors.Is(err, context.Canceled) && errors.Is(r.Context().Err(), context.Canceled)
+	var p *panicerr.Error
+	return errors.Is(r.Context().Err(), context.Canceled) && !errors.As(err, &p)
 }
 
 // writeError answers err with the error body. An *APIError is sent as it

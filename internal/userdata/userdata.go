@@ -295,8 +295,9 @@ func (a *Service) Export(w http.ResponseWriter, r *http.Request, op authz.Operat
 		return nil
 	case !started:
 		return err
-	case errors.Is(err, csvexport.ErrWrite):
-		return nil // the client went away
+	case errors.Is(err, csvexport.ErrWrite), errors.Is(ctx.Err(), context.Canceled):
+		a.Log.DebugContext(ctx, "admin: user export stopped, client went away", "user", userID, "err", err)
+		return nil
 	}
 	// The status line is gone: the transfer is cut, so the file is
 	// visibly broken rather than ending as a short valid document.

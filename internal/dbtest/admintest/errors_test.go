@@ -1,13 +1,18 @@
 package admintest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +20,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // TestWriteJSONLength: answers go out with their length, not chunked, and
@@ -124,4 +130,120 @@ func TestClientGoneNotLoggedAsError(t *testing.T) {
 			t.Fatalf("a client going away is logged as an error:\n%s", logs.String())
 		}
 	})
+}
+
+// A client that goes away while its request holds a transaction is not
+// a server error either, whatever the end of the transaction says: on
+// PostgreSQL the hook below lets database/sql roll the transaction back
+// (the request's context ended) before the handler goes on, so its next
+// statement or commit fails with "transaction has already been committed
+// or rolled back", which was answered 500 and logged as the database's
+// fault. A list's exact count, under QueryTimeout in a transaction of
+// its own, and an update are each cut so; the update writes nothing.
+func TestClientGoneInATransaction(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		app := ""
+		if db.Dialect().Name() == dialect.PG {
+			app = fmt.Sprintf("gameadmin_gone_%d", time.Now().UnixNano())
+			db = testdb.PGNamed(t, app)
+		}
+		createTables(t, db, (*testGuild)(nil))
+		insert(t, db, &testGuild{Name: "Night Watch", OwnerID: "u1"})
+		hold := &holdAfter{db: db, app: app, started: make(chan struct{}, 1)}
+		logs := &syncBuffer{}
+		e := newEnv(t, db.WithQueryHook(hold), Options{
+			Logger:    slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+			Tables:    tablesWith(map[string]any{"guilds": (*testGuild)(nil)}),
+			Resources: map[string]*Resource{"guilds": DefineResource((*testGuild)(nil), ResourceConfig{})},
+		})
+		admin, _ := e.bootstrap()
+		type cut struct {
+			method, path, match string
+			body                any
+		}
+		cases := []cut{{"PATCH", "/admin-api/guilds/1", `FROM "guilds"`, map[string]any{"name": "Day Watch"}}}
+		if app != "" {
+			// On SQLite a count runs in no transaction, and one that the
+			// database answered has nothing left to fail.
+			cases = append(cases, cut{"GET", "/admin-api/guilds?name_like=night&_count=exact", `SELECT count(*) FROM "guilds"`, nil})
+		}
+		for i, tt := range cases {
+			hold.arm(tt.match)
+			ctx, cancel := context.WithCancel(context.Background())
+			var body io.Reader
+			if tt.body != nil {
+				b, _ := json.Marshal(tt.body)
+				body = bytes.NewReader(b)
+			}
+			req, err := http.NewRequestWithContext(ctx, tt.method, e.srv.URL+tt.path, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			done := make(chan error, 1)
+			go func() {
+				res, err := admin.hc.Do(req)
+				if err == nil {
+					res.Body.Close()
+				}
+				done <- err
+			}()
+			<-hold.started
+			cancel()
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Fatalf("%s %s cancelled = %v; want context.Canceled", tt.method, tt.path, err)
+			}
+			for deadline := time.Now().Add(30 * time.Second); strings.Count(logs.String(), "client went away") <= i; time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s %s: no debug line for the cancelled request:\n%s", tt.method, tt.path, logs.String())
+				}
+			}
+		}
+		if strings.Contains(logs.String(), "level=ERROR") || strings.Contains(logs.String(), "status=500") {
+			t.Fatalf("a client going away is logged as a server error:\n%s", logs.String())
+		}
+		if rows, _ := admin.list(t, "/admin-api/guilds", nil); len(rows) != 1 || rows[0]["name"] != "Night Watch" {
+			t.Fatalf("guilds after the cut update = %v; want Night Watch as it was", rows)
+		}
+	})
+}
+
+// holdAfter is a query hook that holds the first statement whose text
+// holds match, once armed, after the database answered it, until the
+// statement's context ends (its client went away) and, on PostgreSQL,
+// until database/sql has ended the transaction it ran in (no backend of
+// app is left idle in a transaction).
+type holdAfter struct {
+	db      *bun.DB
+	app     string
+	match   atomic.Pointer[string]
+	started chan struct{}
+}
+
+func (h *holdAfter) arm(match string) { h.match.Store(&match) }
+
+func (*holdAfter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (h *holdAfter) AfterQuery(ctx context.Context, ev *bun.QueryEvent) {
+	m := h.match.Load()
+	if m == nil || !strings.Contains(ev.Query, *m) || !h.match.CompareAndSwap(m, nil) {
+		return
+	}
+	h.started <- struct{}{}
+	select {
+	case <-ctx.Done():
+	case <-time.After(time.Minute): // a statement its request does not end fails the test, not hangs it
+		return
+	}
+	if h.app == "" {
+		return
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		var n int
+		err := h.db.NewRaw(`SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND state LIKE 'idle in transaction%'`, h.app).Scan(context.Background(), &n)
+		if err != nil || n == 0 {
+			return
+		}
+	}
 }
