@@ -28,31 +28,60 @@ func (a *Admin) resourceAs(op Operator, key string) *resource {
 	return rows.As(a.resources, a.roleViews, op, key)
 }
 
-// redactRestricted takes the columns op may not read out of audit rows'
-// payloads, each by its own resource's variant (RedactPayload).
-func (a *Admin) redactRestricted(op Operator, entries []map[string]any) {
-	if len(a.roleViews) == 0 {
-		return
-	}
+// redactAudit is the audit log's redaction per entry: each entry's
+// payload loses the columns op's role may not read, by the variant of
+// the resource it is about (RedactPayload), and an export's recorded
+// query their values (exportQuery).
+func (a viewsAPI) redactAudit(op Operator, entries []map[string]any) {
 	for _, row := range entries {
 		key, _ := row["resource"].(string)
-		v := (*Admin)(a).resourceAs(op, key)
-		if v == nil || len(v.Restricted) == 0 {
+		v := a.resourceAs(op, key)
+		export := row["action"] == "export"
+		if v == nil || (len(v.Restricted) == 0 && !export) {
 			continue
 		}
 		p, ok := rows.PayloadMap(row["payload"])
 		if !ok {
 			continue
 		}
-		v.RedactPayload(p)
+		if q, ok := p["query"].(string); ok && export {
+			p["query"] = a.exportQuery(op, v, q)
+		}
+		if len(v.Restricted) > 0 {
+			v.RedactPayload(p)
+		}
 		row["payload"] = p
 	}
 }
 
-// restrictsColumns reports whether op's role may not read some column of
-// some resource: the audit log's payloads then hold values op may not
-// read.
-func (a *Admin) restrictsColumns(op Operator) bool {
+// exportQuery is q, the list query an export of v recorded, as op reads
+// it (rows.RedactQuery). The audit log's own export holds more that op
+// may not read: its payload column, when payloads hide values from op,
+// and its _q, which also finds users by the users' search (SearchUsers)
+// and so may be an email op's role does not read.
+func (a viewsAPI) exportQuery(op Operator, v *resource, q string) string {
+	var secret map[string]bool
+	searched := false
+	if v.Key == "adminAudit" {
+		if a.payloadsHide(op) {
+			secret = map[string]bool{"payload": true}
+		}
+		u := a.resourceAs(op, "users")
+		searched = u != nil && (!a.readsRows(op, "users") || u.SearchesRestricted())
+	}
+	return v.RedactQuery(q, secret, searched, bannedParam, headersParam)
+}
+
+// readsRows reports whether op may list or read the rows of resource
+// key: whether the catalog shows it to op.
+func (a viewsAPI) readsRows(op Operator, key string) bool {
+	return a.allowed(op, OpList, key) || a.allowed(op, OpRead, key)
+}
+
+// payloadsHide reports whether the audit log's payloads hold values op
+// may not read: op's role may not read some column of some resource.
+// Filtering or searching the payloads would then tell those values.
+func (a viewsAPI) payloadsHide(op Operator) bool {
 	for _, key := range a.order {
 		if v := a.resourceAs(op, key); v != nil && len(v.Restricted) > 0 {
 			return true

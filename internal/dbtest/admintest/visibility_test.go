@@ -142,3 +142,124 @@ func TestFieldMask(t *testing.T) {
 		}
 	})
 }
+
+// testSupportAccount is a game's support table: a PIN and a vault only
+// an admin reads, and a recovery address mods see masked.
+type testSupportAccount struct {
+	bun.BaseModel `bun:"table:support_accounts,alias:sa"`
+
+	ID            int64          `bun:"id,pk,autoincrement"`
+	Handle        string         `bun:"handle,notnull"`
+	SupportPin    string         `bun:"support_pin,notnull"`
+	RecoveryEmail string         `bun:"recovery_email,notnull"`
+	Vault         map[string]any `bun:"vault"`
+}
+
+// auditEntries are the audit log's entries of action (all when "") as c
+// reads its list, by id, and the raw bodies of the list and of every
+// read by id.
+func auditEntries(t *testing.T, c *client, action string) (map[string]map[string]any, [][]byte) {
+	t.Helper()
+	q := url.Values{"_end": {"1000"}}
+	if action != "" {
+		q.Set("action", action)
+	}
+	list, r := c.list(t, "/admin-api/adminAudit", q)
+	raws := [][]byte{r.raw}
+	byID := map[string]map[string]any{}
+	for _, row := range list {
+		id := fmt.Sprint(row["id"])
+		byID[id] = row
+		read := c.do("GET", "/admin-api/adminAudit/"+id, nil).want(t, 200)
+		if fmt.Sprint(read.body["payload"]) != fmt.Sprint(row["payload"]) {
+			t.Errorf("entry %s read by id has payload %v; the list shows %v", id, read.body["payload"], row["payload"])
+		}
+		raws = append(raws, read.raw)
+	}
+	return byID, raws
+}
+
+// TestAuditExportQueryIsProjected: an export's entry records the
+// exporter's query string; a mod who may read the audit log reads it as
+// they read the rows it selected. Every spelling of a filter on a column
+// they may not read (hidden for them, masked, a JSON column's key), the
+// _q that searched such a column, and the audit log's own payload
+// filter and _q (which finds users by their restricted email) read
+// "[redacted]" in the log's list, each entry read by id and the log's
+// CSV; names, sorts and the other filters stay, and the admin reads the
+// query as it was sent.
+func TestAuditExportQueryIsProjected(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		createTables(t, db, (*testSupportAccount)(nil))
+		e := newEnv(t, db, Options{Tables: tablesWith(map[string]any{"accounts": (*testSupportAccount)(nil)}), Resources: map[string]*Resource{
+			"accounts": DefineResource((*testSupportAccount)(nil), ResourceConfig{Columns: map[string]ColumnConfig{
+				"support_pin":    {ReadRole: RoleAdmin},
+				"vault":          {ReadRole: RoleAdmin},
+				"recovery_email": {ReadRole: RoleAdmin, Mask: MaskEmail},
+			}}),
+			"users": DefineResource((*User)(nil), ResourceConfig{Columns: map[string]ColumnConfig{"email": {ReadRole: RoleAdmin, Mask: MaskEmail}}}),
+			// A game that lets mods read the audit log.
+			"adminAudit": DefineResource((*AuditEntry)(nil), ResourceConfig{Policies: Policies{List: Roles(RoleAdmin, RoleMod), Read: Roles(RoleAdmin, RoleMod)}}),
+		}})
+		cr := e.crew("accounts", "users")
+		acct := &testSupportAccount{Handle: "alice", SupportPin: "PIN-5519-NX", RecoveryEmail: "alice.recovery@example.com", Vault: map[string]any{"code": "PIN-5519-NX"}}
+		insert(t, db, acct)
+		secrets := []string{"PIN-5519", "5519-NX", "alice.recovery", "player.one"}
+		e.user("player.one@example.com", "player password")
+
+		// The admin's exports, each query as sent and as the mod reads it.
+		exports := []struct{ resource, query, mod string }{
+			{"accounts", "support_pin=PIN-5519-NX", "support_pin=[redacted]"},
+			{"accounts", "support_pin_eq=PIN-5519-NX&handle=alice", "support_pin_eq=[redacted]&handle=alice"},
+			{"accounts", "support_pin_like=5519-NX", "support_pin_like=[redacted]"},
+			{"accounts", "support_pin_in=PIN-5519-NX,PIN-0000-AA", "support_pin_in=[redacted]"},
+			{"accounts", "support_pin_ne=PIN-5519-NX", "support_pin_ne=[redacted]"},
+			{"accounts", "support%5Fpin=PIN-5519-NX", "support%5Fpin=[redacted]"},
+			{"accounts", "vault_key=code:PIN-5519-NX", "vault_key=[redacted]"},
+			{"accounts", "vault_like=5519-NX", "vault_like=[redacted]"},
+			{"accounts", "recovery_email_eq=alice.recovery@example.com", "recovery_email_eq=[redacted]"},
+			{"accounts", "_q=5519-NX", "_q=[redacted]"},
+			{"accounts", "_sort=support_pin&handle_like=ali&_headers=labels", "_sort=support_pin&handle_like=ali&_headers=labels"},
+			{"adminAudit", "payload_like=5519-NX", "payload_like=[redacted]"},
+			{"adminAudit", "_q=player.one@example.com", "_q=[redacted]"},
+			{"adminAudit", "action=export&_sort=created_at", "action=export&_sort=created_at"},
+		}
+		for _, x := range exports {
+			cr.admin.do("GET", "/admin-api/"+x.resource+"/_export.csv?"+x.query, nil).want(t, 200)
+		}
+		// A change of the PIN, in the row's history.
+		cr.admin.do("PATCH", fmt.Sprintf("/admin-api/accounts/%d", acct.ID), map[string]any{"support_pin": "PIN-5519-NY"}).want(t, 200)
+
+		entries := e.auditRows("export")
+		if len(entries) != len(exports) {
+			t.Fatalf("%d export entries; want %d", len(entries), len(exports))
+		}
+		modEntries, raws := auditEntries(t, cr.modScoped, "export")
+		adminEntries, _ := auditEntries(t, cr.admin, "export")
+		for i, x := range exports {
+			id := fmt.Sprint(entries[i].ID)
+			if got, _ := entries[i].Payload["query"].(string); got != x.query {
+				t.Fatalf("export %d recorded query %q; want %q", i, got, x.query)
+			}
+			p, _ := modEntries[id]["payload"].(map[string]any)
+			if p["query"] != x.mod || p["rows"] == nil {
+				t.Errorf("the mod reads the export of %s?%s as %v; want query %q and its rows", x.resource, x.query, p, x.mod)
+			}
+			if p, _ := adminEntries[id]["payload"].(map[string]any); p["query"] != x.query {
+				t.Errorf("the admin reads the export of %s?%s as %v; want the query as sent", x.resource, x.query, p)
+			}
+		}
+		csv := cr.modScoped.do("GET", "/admin-api/adminAudit/_export.csv?action=export", nil).want(t, 200)
+		if !strings.Contains(string(csv.raw), "support_pin_in=[redacted]") {
+			t.Errorf("the mod's CSV of the audit log lacks the export entries: %s", csv.raw)
+		}
+		raws = append(raws, csv.raw,
+			cr.modScoped.do("GET", fmt.Sprintf("/admin-api/accounts/%d/_history", acct.ID), nil).want(t, 200).raw)
+		for _, raw := range raws {
+			noSecret(t, "the mod's audit log", raw, secrets...)
+		}
+		// The mod cannot look for the values by filtering the payloads.
+		cr.modScoped.do("GET", "/admin-api/adminAudit?payload_like=5519", nil).want(t, 403, "forbidden")
+	})
+}
