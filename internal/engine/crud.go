@@ -451,10 +451,11 @@ func (a rowsAPI) parseList(r *http.Request, op Operator, res *resource) (l *quer
 	}
 	// The audit log's payloads (its list, export, and a row's history)
 	// hold the values of every resource's columns: filtering or searching
-	// by them would tell what those op may not read are.
+	// by them would tell what those op may not read are (a column of
+	// their role's, a resource outside their reach).
 	payloads := res.Key == "adminAudit" && viewsAPI(a).payloadsHide(op)
 	if payloads && rows.NamedColumn(v, res.Table, map[string]bool{"payload": true}) != "" {
-		return nil, errorf(http.StatusForbidden, "forbidden", "audit entries cannot be filtered or sorted by payload for your role: it holds columns your role may not read")
+		return nil, errorf(http.StatusForbidden, "forbidden", "audit entries cannot be filtered or sorted by payload for your role: it holds values your role may not read")
 	}
 	l, err = query.Parse(res.View, v, def, bannedParam)
 	if err == nil {

@@ -28,13 +28,31 @@ func (a *Admin) resourceAs(op Operator, key string) *resource {
 	return rows.As(a.resources, a.roleViews, op, key)
 }
 
-// redactAudit is the audit log's redaction per entry: each entry's
-// payload loses the columns op's role may not read, by the variant of
-// the resource it is about (RedactPayload), and an export's recorded
-// query their values (exportQuery).
+// redactAudit is the audit log's redaction per entry: each entry as op
+// may read it, by the resource it is about (auditScope).
+//   - About a resource op may neither list nor read (outside a mod's
+//     scopes, or denied by its policies), the payload holds nothing of
+//     it (rows.OutOfScope), as the catalog, the OpenAPI document and the
+//     search show nothing of it; the entry's who, what, when, resource
+//     key and row id stay, and its target keeps no label (history's
+//     TargetLabels names only rows op may read), nor a kick its player.
+//   - About one op reads, the payload loses the columns op's role may
+//     not read, by the resource's variant (RedactPayload), and an
+//     export's recorded query their values (exportQuery).
+//
+// Entries about no resource of the panel (a game's own keys) are as the
+// game wrote them.
 func (a viewsAPI) redactAudit(op Operator, entries []map[string]any) {
 	for _, row := range entries {
 		key, _ := row["resource"].(string)
+		scope := auditScope(key)
+		if a.scoped(scope) && !a.readsRows(op, scope) {
+			row["payload"] = rows.OutOfScope(row["payload"])
+			if l, ok := row["_labels"].(map[string]string); ok {
+				delete(l, "player")
+			}
+			continue
+		}
 		v := a.resourceAs(op, key)
 		export := row["action"] == "export"
 		if v == nil || (len(v.Restricted) == 0 && !export) {
@@ -72,6 +90,22 @@ func (a viewsAPI) exportQuery(op Operator, v *resource, q string) string {
 	return v.RedactQuery(q, secret, searched, bannedParam, headersParam)
 }
 
+// auditScope is the resource whose scope decides who reads an audit
+// entry about key: a sign-in's (auth) and a role's entries are about a
+// user, as their targets are (history's TargetLabels).
+func auditScope(key string) string {
+	if key == "auth" || key == "roles" {
+		return "users"
+	}
+	return key
+}
+
+// scoped reports whether key is a resource of the panel, or its live
+// rooms: what a role, a mod's scopes and the policies decide who reads.
+func (a viewsAPI) scoped(key string) bool {
+	return a.resources[key] != nil || (key == "rooms" && a.opts.Rooms != nil)
+}
+
 // readsRows reports whether op may list or read the rows of resource
 // key: whether the catalog shows it to op.
 func (a viewsAPI) readsRows(op Operator, key string) bool {
@@ -79,15 +113,21 @@ func (a viewsAPI) readsRows(op Operator, key string) bool {
 }
 
 // payloadsHide reports whether the audit log's payloads hold values op
-// may not read: op's role may not read some column of some resource.
-// Filtering or searching the payloads would then tell those values.
+// may not read: op's role may not read some column of some resource, or
+// some resource (or the live rooms) is outside op's reach. Filtering or
+// searching the payloads would then tell those values. The audit log's
+// own entries (its exports) count only for who may read the log: a
+// row's history, the one way to entries without that, never lists them.
 func (a viewsAPI) payloadsHide(op Operator) bool {
 	for _, key := range a.order {
 		if v := a.resourceAs(op, key); v != nil && len(v.Restricted) > 0 {
 			return true
 		}
+		if scope := auditScope(key); scope != "adminAudit" && !a.readsRows(op, scope) {
+			return true
+		}
 	}
-	return false
+	return a.scoped("rooms") && !a.readsRows(op, "rooms")
 }
 
 // MaskEmail is rows.MaskEmail: an email as its first letter and its

@@ -268,6 +268,22 @@ func (res *Resource) searches(hides func(col string) bool) bool {
 	return slices.ContainsFunc(names, hides)
 }
 
+// OutOfScope is payload, an audit entry's about a resource its reader
+// may neither list nor read, as that reader sees it: nothing of the
+// resource (rows, changes, an export's query and count, an action's
+// arguments and result, the request's address), only "_redacted" saying
+// why; a null payload stays null. The entry's other columns (who, what,
+// when, the resource's key and the row's id) are the log's own.
+func OutOfScope(payload any) any {
+	if payload == nil {
+		return nil
+	}
+	if m, ok := payload.(json.RawMessage); ok && (len(m) == 0 || string(m) == "null") {
+		return nil
+	}
+	return map[string]any{"_redacted": "about a resource you may not read"}
+}
+
 // PayloadMap is an audit payload as a map, decoded when it is still the
 // stored JSON.
 func PayloadMap(v any) (map[string]any, bool) {

@@ -2,8 +2,11 @@ package admintest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -261,5 +264,120 @@ func TestAuditExportQueryIsProjected(t *testing.T) {
 		}
 		// The mod cannot look for the values by filtering the payloads.
 		cr.modScoped.do("GET", "/admin-api/adminAudit?payload_like=5519", nil).want(t, 403, "forbidden")
+	})
+}
+
+// TestAuditOutOfScopeEntries: a mod who may read the audit log reads
+// nothing of a resource outside their scopes in it, as its catalog,
+// OpenAPI document and search show nothing of it: the entries about it
+// (create, update, custom action, export, delete) keep who, what, when,
+// the resource and the row's id, and their payloads only say they were
+// redacted — in the list, read by id, the log's CSV and the dashboard's
+// recent moderation (a mod without users in their scopes reads a ban's
+// entry without its reason). Filtering the payloads is refused, though
+// no column is restricted. A mod with the resource in scope, and the
+// admin, read the entries whole.
+func TestAuditOutOfScopeEntries(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		createTables(t, db, (*testGadget)(nil))
+		const secret, reason = "GADGET-SECRET-7781", "duped gold, ticket 4420"
+		e := newEnv(t, db, Options{Tables: tablesWith(map[string]any{"gadgets": (*testGadget)(nil)}), Resources: map[string]*Resource{
+			"gadgets": DefineResource((*testGadget)(nil), ResourceConfig{Actions: []Action{{Name: "stamp", PerRow: true,
+				Handler: func(_ context.Context, row map[string]any, _ ActionContext) (any, error) {
+					return map[string]any{"stamped": row["secret"]}, nil
+				}}}}),
+			"adminAudit": DefineResource((*AuditEntry)(nil), ResourceConfig{Policies: Policies{List: Roles(RoleAdmin, RoleMod), Read: Roles(RoleAdmin, RoleMod)}}),
+		}})
+		cr := e.crew("users")
+		gadgetMod := e.user("gadget.mod@example.com", "mod password")
+		must(0, e.admin.Moderation().AssignMod(context.Background(), gadgetMod, "gadgets"))
+		gadgets := e.login("gadget.mod@example.com", "mod password")
+
+		id := fmt.Sprint(cr.admin.do("POST", "/admin-api/gadgets", map[string]any{"name": "vault door", "secret": secret}).want(t, 201).body["id"])
+		cr.admin.do("PATCH", "/admin-api/gadgets/"+id, map[string]any{"note": "opened with " + secret}).want(t, 200)
+		cr.admin.do("POST", "/admin-api/gadgets/_action/stamp", map[string]any{"id": id, "code": secret}).want(t, 200)
+		cr.admin.do("GET", "/admin-api/gadgets/_export.csv?secret="+secret, nil).want(t, 200)
+		cr.admin.do("DELETE", "/admin-api/gadgets/"+id, nil).want(t, 200)
+		player := e.user("player@example.com", "player password")
+		cr.admin.do("POST", "/admin-api/users/"+player+"/ban", map[string]any{"reason": reason}).want(t, 200)
+
+		// The mod scoped to users: the gadgets' entries are there, their
+		// payloads redacted; the ban, about users, is whole.
+		mod := cr.modScoped
+		entries, raws := auditEntries(t, mod, "")
+		seen := map[string]bool{}
+		for _, row := range entries {
+			if row["resource"] == "users" && row["action"] == "user.ban" {
+				if p, _ := row["payload"].(map[string]any); p["reason"] != reason {
+					t.Errorf("the users mod reads the ban as %v; want its reason", row)
+				}
+				continue
+			}
+			if row["resource"] != "gadgets" {
+				continue
+			}
+			seen[fmt.Sprint(row["action"])] = true
+			p, _ := row["payload"].(map[string]any)
+			if len(p) != 1 || p["_redacted"] == nil || row["operator_id"] != cr.adminID {
+				t.Errorf("the users mod reads the gadgets entry %v; want who and what, its payload redacted", row)
+			}
+			if row["action"] != "export" && fmt.Sprint(row["target_id"]) != id {
+				t.Errorf("the users mod reads the gadgets entry %v without its target %s", row, id)
+			}
+		}
+		if want := []string{"create", "custom", "delete", "export", "update"}; fmt.Sprint(slices.Sorted(maps.Keys(seen))) != fmt.Sprint(want) {
+			t.Errorf("the users mod reads the gadgets entries %v; want %v", slices.Sorted(maps.Keys(seen)), want)
+		}
+		csv := mod.do("GET", "/admin-api/adminAudit/_export.csv?resource=gadgets", nil).want(t, 200).raw
+		if !strings.Contains(string(csv), "_redacted") {
+			t.Errorf("the users mod's CSV of the gadgets entries: %s; want them, redacted", csv)
+		}
+		for _, raw := range append(raws, csv) {
+			noSecret(t, "the users mod's audit log", raw, secret, "vault door")
+		}
+		mod.do("GET", "/admin-api/adminAudit?payload_like=7781", nil).want(t, 403, "forbidden")
+		mod.do("GET", "/admin-api/adminAudit?_sort=payload", nil).want(t, 403, "forbidden")
+
+		// The dashboard: a mod without users reads the ban redacted, the
+		// users mod with its reason.
+		recent := func(c *client) []byte {
+			t.Helper()
+			var page struct {
+				Widgets []struct {
+					ID   string          `json:"id"`
+					Data json.RawMessage `json:"data"`
+				} `json:"widgets"`
+			}
+			if err := json.Unmarshal(c.do("GET", "/admin-api/_dashboard", nil).want(t, 200).raw, &page); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range page.Widgets {
+				if w.ID == "recentModeration" {
+					return w.Data
+				}
+			}
+			t.Fatal("no recentModeration widget")
+			return nil
+		}
+		if bare := recent(cr.modBare); !strings.Contains(string(bare), "user.ban") || !strings.Contains(string(bare), "_redacted") {
+			t.Errorf("the bare mod's recent moderation = %s; want the ban, redacted", bare)
+		} else {
+			noSecret(t, "the bare mod's recent moderation", bare, reason)
+		}
+		if scoped := recent(mod); !strings.Contains(string(scoped), reason) {
+			t.Errorf("the users mod's recent moderation = %s; want the ban's reason", scoped)
+		}
+
+		// The gadgets mod and the admin read the gadgets entries whole.
+		for who, c := range map[string]*client{"gadgets mod": gadgets, "admin": cr.admin} {
+			r := c.do("GET", "/admin-api/adminAudit?resource=gadgets&action=export", nil).want(t, 200)
+			if !strings.Contains(string(r.raw), "secret="+secret) {
+				t.Errorf("the %s reads the export as %s; want its query", who, r.raw)
+			}
+		}
+		if got, _ := cr.admin.list(t, "/admin-api/adminAudit", url.Values{"payload_like": {"7781"}}); len(got) < 5 {
+			t.Errorf("the admin's payload filter found %d entries; want the gadgets' five", len(got))
+		}
 	})
 }
