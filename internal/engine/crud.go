@@ -426,7 +426,7 @@ func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, r
 	usersAPI(a).addBans(ctx, res, listed)
 	a.history.TargetLabels(ctx, op, res, listed)
 	if res.Key == "adminAudit" {
-		a.redactRestricted(op, listed)
+		viewsAPI(a).redactAudit(op, listed)
 	}
 	rows.LogCellIssues(ctx, a.log, res, listed)
 	return listed, nil
@@ -451,10 +451,11 @@ func (a rowsAPI) parseList(r *http.Request, op Operator, res *resource) (l *quer
 	}
 	// The audit log's payloads (its list, export, and a row's history)
 	// hold the values of every resource's columns: filtering or searching
-	// by them would tell what those op may not read are.
-	payloads := res.Key == "adminAudit" && a.restrictsColumns(op)
+	// by them would tell what those op may not read are (a column of
+	// their role's, a resource outside their reach).
+	payloads := res.Key == "adminAudit" && viewsAPI(a).payloadsHide(op)
 	if payloads && rows.NamedColumn(v, res.Table, map[string]bool{"payload": true}) != "" {
-		return nil, errorf(http.StatusForbidden, "forbidden", "audit entries cannot be filtered or sorted by payload for your role: it holds columns your role may not read")
+		return nil, errorf(http.StatusForbidden, "forbidden", "audit entries cannot be filtered or sorted by payload for your role: it holds values your role may not read")
 	}
 	l, err = query.Parse(res.View, v, def, bannedParam)
 	if err == nil {
@@ -550,7 +551,7 @@ func (a rowsAPI) handleRead(w http.ResponseWriter, r *http.Request, op Operator)
 	usersAPI(a).addBans(r.Context(), res, found[:1])
 	a.history.TargetLabels(r.Context(), op, res, found[:1])
 	if res.Key == "adminAudit" {
-		a.redactRestricted(op, found[:1])
+		viewsAPI(a).redactAudit(op, found[:1])
 	}
 	rows.LogCellIssues(r.Context(), a.log, res, found[:1])
 	writeJSON(w, http.StatusOK, found[0])

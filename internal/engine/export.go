@@ -111,7 +111,7 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 			rows.LogCellIssues(ctx, a.log, res, batch)
 			res.Mask(batch)
 			if res.Key == "adminAudit" {
-				a.redactRestricted(op, batch) // as the audit log's list shows them
+				a.redactAudit(op, batch) // as the audit log's list shows them
 			}
 		}}
 	if res.Key == "adminAudit" && res.View.ByName["action"] != nil {

@@ -436,6 +436,23 @@ func (l *List) parseFilters(t *schema.Table, v url.Values, ignore []string) erro
 	return nil
 }
 
+// Reserved reports whether name is a list parameter Parse reads as no
+// filter: the window, _sort and _order, _q, _cursor, _count, _tz,
+// _deleted.
+func Reserved(name string) bool { return reserved[name] }
+
+// FilterColumn is the column of t and the operator that the list
+// parameter name filters by, as Parse reads it ("pin", "pin_eq",
+// "pin_in", "meta_key"); ok is false for a reserved parameter and for
+// one that names no column of t.
+func FilterColumn(t *schema.Table, name string) (c *schema.Column, op Op, ok bool) {
+	if reserved[name] {
+		return nil, "", false
+	}
+	c, op, err := splitFilter(t, name)
+	return c, op, err == nil
+}
+
 // splitFilter finds the column and operator a parameter names. A suffix
 // counts only when what precedes it is a column, so a column named
 // "logged_in" is filtered with "logged_in=true" as well as

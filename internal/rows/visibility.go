@@ -11,6 +11,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/authz"
 	"github.com/gameadmin/admin/internal/errbody"
+	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
 )
 
@@ -178,6 +179,109 @@ func (res *Resource) RedactJSON(raw []byte) (json.RawMessage, error) {
 		return nil, err
 	}
 	return json.Marshal(res.Redact(v))
+}
+
+// Redacted is what a value its reader may not read becomes in a list
+// query an audit entry recorded (RedactQuery).
+const Redacted = "[redacted]"
+
+// RedactQuery is raw, a list query string of res that an audit entry
+// recorded (an export's), as res's role may read it. The value of a
+// parameter becomes Redacted when it may hold a value of a column that
+// role may not read (hidden, restricted or masked; secret adds more):
+//   - a filter on such a column, in every spelling the list's parser
+//     reads (query.FilterColumn: pin, pin_eq, pin_ne, pin_like, pin_in,
+//     a JSON column's pin_key, the name percent-encoded). A masked
+//     column's value is redacted too, not masked: a filter value is a
+//     guess, a pattern or a list, which a mask made for one stored value
+//     does not read;
+//   - _q, when the columns it searches (the resource's search as an
+//     admin runs it: Config.Search, or every text column) hold such a
+//     column, or searched says it searched more that the role may not
+//     read (the audit log's _q also finds users by their own search);
+//   - _cursor, which holds a row's values, when the role may not read
+//     some column of res;
+//   - a parameter the parser would not have read as written (a bad
+//     escape, a semicolon) or that names no column today (it may have
+//     named one since renamed).
+//
+// Names, sorts, windows, the parameters in own (the caller's own, which
+// hold no row values: the users list's _banned) and their order stay.
+func (res *Resource) RedactQuery(raw string, secret map[string]bool, searched bool, own ...string) string {
+	hides := func(c string) bool { return res.Hidden[c] || res.Restricted[c] || secret[c] }
+	parts := strings.Split(raw, "&")
+	changed := false
+	for i, part := range parts {
+		rawName, value, _ := strings.Cut(part, "=")
+		if value == "" {
+			continue // nothing to read
+		}
+		name, err := url.QueryUnescape(rawName)
+		redact := false
+		switch {
+		case err != nil || strings.Contains(part, ";"):
+			redact = true // the list ignored it: not a value it typed, or one we can place
+		case name == "_q":
+			redact = searched || res.searches(hides)
+		case name == "_cursor":
+			redact = len(res.Restricted) > 0 || len(secret) > 0
+		case query.Reserved(name) || slices.Contains(own, name):
+		default:
+			c, _, ok := query.FilterColumn(res.Table, name)
+			redact = !ok || hides(c.Name)
+		}
+		if redact {
+			parts[i] = rawName + "=" + Redacted
+			changed = true
+		}
+	}
+	if !changed {
+		return raw
+	}
+	return strings.Join(parts, "&")
+}
+
+// SearchesRestricted reports whether the list's _q on res, as an admin
+// runs it, searches a column res's role may not read: that role cannot
+// be shown what such a search was for.
+func (res *Resource) SearchesRestricted() bool {
+	return res.searches(func(c string) bool { return res.Restricted[c] })
+}
+
+// searches reports whether the list's _q on res, as an admin runs it
+// (Config.Search, or when it names no column every text column, never a
+// column its config hides), searches a column hides holds.
+func (res *Resource) searches(hides func(col string) bool) bool {
+	var names []string
+	for _, n := range res.Config.Search {
+		if res.Table.ByName[n] != nil && !res.Config.Columns[n].Hidden {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		for _, c := range res.Table.Columns {
+			if c.DataType == schema.String && !res.Config.Columns[c.Name].Hidden {
+				names = append(names, c.Name)
+			}
+		}
+	}
+	return slices.ContainsFunc(names, hides)
+}
+
+// OutOfScope is payload, an audit entry's about a resource its reader
+// may neither list nor read, as that reader sees it: nothing of the
+// resource (rows, changes, an export's query and count, an action's
+// arguments and result, the request's address), only "_redacted" saying
+// why; a null payload stays null. The entry's other columns (who, what,
+// when, the resource's key and the row's id) are the log's own.
+func OutOfScope(payload any) any {
+	if payload == nil {
+		return nil
+	}
+	if m, ok := payload.(json.RawMessage); ok && (len(m) == 0 || string(m) == "null") {
+		return nil
+	}
+	return map[string]any{"_redacted": "about a resource you may not read"}
 }
 
 // PayloadMap is an audit payload as a map, decoded when it is still the
