@@ -53,7 +53,7 @@ func TestReportFloodPostsOnce(t *testing.T) {
 		time.Sleep(50 * time.Millisecond) // an event after the fourth, were there one
 		mu.Lock()
 		defer mu.Unlock()
-		if len(posts) != 1 || !strings.HasPrefix(posts[0], "user "+cheat+" has 3 open reports") ||
+		if len(posts) != 1 || !strings.HasPrefix(posts[0], "user "+discordID(cheat)+" has 3 open reports") ||
 			!strings.HasSuffix(posts[0], " · https://panel.example/admin/users/"+cheat) || strings.Contains(posts[0], "cheat") {
 			t.Fatalf("posts = %q; want one line naming the player by id (never their email), 3 open reports and a link to their page", posts)
 		}
