@@ -74,9 +74,14 @@ type WebhookKind = webhook.Kind
 
 // The kinds of incoming webhook WebhookSink posts to.
 const (
-	// Discord posts {"content": line} with mentions turned off.
+	// Discord posts {"content": line} with every ASCII punctuation
+	// character of a name, id or reason backslash-escaped (no markdown,
+	// masked link, bare URL, mention or emoji), mentions turned off and
+	// link previews suppressed.
 	Discord WebhookKind = webhook.Discord
-	// Slack posts {"text": line} with Slack's markup characters escaped.
+	// Slack posts {"text": line} with &, < and > of a name, id or reason
+	// escaped (no <url|text> link or <!channel>), mrkdwn turned off (no
+	// *bold* or `code`) and no link previews.
 	Slack WebhookKind = webhook.Slack
 )
 
@@ -117,7 +122,13 @@ type WebhookOptions struct {
 // events to a Discord or Slack incoming webhook, one readable line each
 // with a link to the panel:
 //
-//	me@example.com banned Player 07 until 4 Dec 2026 — speed hack · https://game.example.com/admin/users/7
+//	Ana banned Player 07 until 4 Dec 2026 — speed hack · https://game.example.com/admin/users/7
+//
+// A player is named by display name or id, never by email; an operator
+// by display name, or their email when they have none. What players and
+// operators typed (names, a ban's reason) is text, never the service's
+// markup: one line, bounded, escaped for the kind, so that no name can
+// pose as the panel's link (on Discord none is a link at all).
 //
 // A URL that is not absolute http(s), or a Kind neither set nor known from
 // the URL's host, is a mistake at setup: WebhookSink panics.

@@ -102,10 +102,10 @@ func ExampleWebhookSink() {
 	})
 	_ = admin.Options{OnAudit: onAudit} // as the panel would call it:
 	onAudit(context.Background(), admin.AuditEvent{
-		Action: "user.ban", Operator: "me@example.com", Resource: "users", TargetID: "7", Target: "Player 07",
+		Action: "user.ban", Operator: "Ana", Resource: "users", TargetID: "7", Target: "Player 07",
 		Payload: map[string]any{"reason": "speed hack", "until": "2026-12-04T00:00:00Z"},
 	})
 	onAudit(context.Background(), admin.AuditEvent{Action: "update", Resource: "users", TargetID: "7"}) // not chosen
 	// Output:
-	// me@example.com banned Player 07 until 4 Dec 2026 — speed hack · https://game.example.com/admin/users/7
+	// Ana banned Player 07 until 4 Dec 2026 — speed hack · https://game.example.com/admin/users/7
 }

@@ -15,8 +15,11 @@ type Event struct {
 	// OperatorID is the operator who acted; "" for the game's own code
 	// and for anonymous events (a failed sign-in).
 	OperatorID string
-	// Operator is the operator's email, or display name when the account
-	// has no email; "" when OperatorID is "" or the account is gone.
+	// Operator names the operator: their display name, or, for an admin
+	// or mod without one, their email. "" when OperatorID is "", the
+	// account is gone, or it is a player's (a sign-in's) without a
+	// display name: name them by OperatorID. A player's email is never a
+	// label.
 	Operator string
 	// Action is what was done ("user.ban", "update", a game's own action).
 	Action string
@@ -28,8 +31,10 @@ type Event struct {
 	// TargetID is the id of the row acted on; "" when the entry is about
 	// no one row.
 	TargetID string
-	// Target is the target user's display name, or email, when Resource
-	// is "users" and the account is still there; "" otherwise.
+	// Target names the target user when Resource is "users": their
+	// display name, or, for an admin or mod without one, their email. ""
+	// otherwise, and for a player without a display name: name them by
+	// TargetID.
 	Target string
 	// Payload is the entry's payload as the log stores it, decoded from
 	// its JSON (numbers are float64, times strings): capped in size like

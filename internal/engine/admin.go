@@ -321,7 +321,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	a.history = a.newHistory()
 	a.dashboard = a.newDashboard()
 	a.handler = a.routes()
-	a.events = startAuditEvents(opts, commits, eventLabels(db, a.users), a.log)
+	a.events = startAuditEvents(opts, commits, eventLabels(db, a.roles), a.log)
 	a.startBackground()
 	(*compiler)(a).announceSetup(ctx)
 	return a, nil

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -129,30 +130,40 @@ func (ae *auditEvents) close() {
 	ae.cancel()
 }
 
-// eventLabels fills in the words of an event: its operator's email and,
-// for a user, the target's name. A look-up that fails leaves the label
-// empty.
-func eventLabels(db *bun.DB, u *users.Table) func(ctx context.Context, ev *AuditEvent) {
+// eventLabels fills in the words of an event: the names of its operator
+// and, for a user, its target. A person is named by their display name;
+// an admin or mod without one by their email; anyone else without one is
+// left unnamed, for a receiver to name by id. A player's email never
+// becomes a label: a webhook posts these labels to a channel, and other
+// players decide when a report is posted (five reports pass the
+// threshold). A look-up that fails leaves the label empty.
+func eventLabels(db *bun.DB, roles *users.RoleTable) func(ctx context.Context, ev *AuditEvent) {
 	return func(ctx context.Context, ev *AuditEvent) {
-		lookup := func(id string) *users.Account {
+		name := func(id string) string {
 			if id == "" {
-				return nil
+				return ""
 			}
 			ctx, cancel := context.WithTimeout(ctx, labelLookupWait)
 			defer cancel()
-			acc, err := u.AccountByID(ctx, db, id)
+			acc, err := roles.Users.AccountByID(ctx, db, id)
 			if err != nil {
-				return nil
+				return ""
 			}
-			return acc
+			if strings.TrimSpace(acc.DisplayName) != "" {
+				return acc.DisplayName
+			}
+			if acc.Email == "" {
+				return ""
+			}
+			ops, err := roles.OperatorRoles(ctx, db, []string{acc.ID})
+			if err != nil || ops[acc.ID] == "" {
+				return ""
+			}
+			return acc.Email
 		}
-		if acc := lookup(ev.OperatorID); acc != nil {
-			ev.Operator = cmp.Or(acc.Email, acc.DisplayName)
-		}
+		ev.Operator = name(ev.OperatorID)
 		if ev.Resource == "users" {
-			if acc := lookup(ev.TargetID); acc != nil {
-				ev.Target = cmp.Or(acc.DisplayName, acc.Email)
-			}
+			ev.Target = name(ev.TargetID)
 		}
 	}
 }

@@ -52,8 +52,7 @@ const (
 	defaultReportThreshold = 5
 	defaultTimeout         = 5 * time.Second
 	defaultMaxRetryWait    = 10 * time.Second
-	attempts               = 3    // a post and two retries
-	maxLineRunes           = 1900 // under Discord's 2,000-character cap
+	attempts               = 3 // a post and two retries
 )
 
 // defaultActions is Options.Actions' default, a fresh copy each time.
@@ -122,17 +121,24 @@ func (s *sink) receive(ctx context.Context, e audit.Event) {
 	if e.Action == "report.file" && number(e.Payload["openReports"]) != s.ReportThreshold {
 		return // once, as the count reaches the threshold: a flood posts one line
 	}
-	s.post(ctx, e.Action, Line(e, s.PanelURL))
+	s.post(ctx, e.Action, Line(e, s.Kind, s.PanelURL))
 }
 
-// body is what is posted: Discord's "content", with mentions turned off
-// so that a ban's reason cannot ping @everyone, or Slack's "text".
+// suppressEmbeds is Discord's message flag SUPPRESS_EMBEDS.
+const suppressEmbeds = 1 << 2
+
+// body is what is posted, line already escaped for the kind (Line).
+// Discord's "content" goes with mentions turned off, so that no text can
+// ping (@everyone, <@id>), and embeds suppressed (flags 1<<2), so that no
+// preview card of any address is shown. Slack's "text" goes with mrkdwn
+// off, so that *, _, ~ and ` in a name are not formatting, and without
+// unfurling.
 func (s *sink) body(line string) []byte {
 	var v any
 	if s.Kind == Discord {
-		v = map[string]any{"content": line, "allowed_mentions": map[string]any{"parse": []string{}}}
+		v = map[string]any{"content": line, "allowed_mentions": map[string]any{"parse": []string{}}, "flags": suppressEmbeds}
 	} else {
-		v = map[string]any{"text": slackEscape(line)}
+		v = map[string]any{"text": line, "mrkdwn": false, "unfurl_links": false, "unfurl_media": false}
 	}
 	b, _ := json.Marshal(v)
 	return b
@@ -211,12 +217,6 @@ func retryAfter(v string, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
-}
-
-// slackEscape escapes the three characters Slack reads as markup, so that
-// a reason cannot write <!channel>.
-func slackEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
 // number is v as an int: a payload's numbers are float64 after JSON.

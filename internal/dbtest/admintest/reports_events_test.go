@@ -19,7 +19,8 @@ import (
 // TestReportFloodPostsOnce: reports the game files reach OnAudit once
 // their transaction commits, and WebhookSink posts the player once, when
 // their open reports reach the threshold, naming them and linking their
-// page; the reports before and after it post nothing.
+// page; the reports before and after it post nothing. The player has no
+// display name: the line names them by id, never by their email.
 func TestReportFloodPostsOnce(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
@@ -52,9 +53,9 @@ func TestReportFloodPostsOnce(t *testing.T) {
 		time.Sleep(50 * time.Millisecond) // an event after the fourth, were there one
 		mu.Lock()
 		defer mu.Unlock()
-		if len(posts) != 1 || !strings.Contains(posts[0], "cheat@example.com") || !strings.Contains(posts[0], "3 open reports") ||
-			!strings.Contains(posts[0], "https://panel.example/admin/users/"+cheat) {
-			t.Fatalf("posts = %q; want one line naming the player, 3 open reports and a link to their page", posts)
+		if len(posts) != 1 || !strings.HasPrefix(posts[0], "user "+discordID(cheat)+" has 3 open reports") ||
+			!strings.HasSuffix(posts[0], " · https://panel.example/admin/users/"+cheat) || strings.Contains(posts[0], "cheat") {
+			t.Fatalf("posts = %q; want one line naming the player by id (never their email), 3 open reports and a link to their page", posts)
 		}
 	})
 }
