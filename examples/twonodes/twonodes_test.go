@@ -307,7 +307,9 @@ const setupToken = "two-node test setup token"
 
 // TestTwoNodes runs two demo servers sharing PostgreSQL and Redis and
 // checks what docs/cluster.md promises: one sign-in for both nodes, rooms
-// seen and controlled across them, bans that close sockets everywhere.
+// seen and controlled across them, bans that close sockets everywhere, and
+// what nodes do while Redis is down: sign-in and the panel keep working,
+// and a node started then joins when Redis is back.
 func TestTwoNodes(t *testing.T) {
 	dsn := pgSchema(t)
 	redisProc, redisURL := redisServer(t)
@@ -397,6 +399,14 @@ func TestTwoNodes(t *testing.T) {
 		t.Fatalf("A's log does not say its limiters lost Redis: %v", err)
 	}
 
+	// A node started while Redis is down (a crash, a deploy or a scale-up
+	// during the outage) starts anyway: it serves its players and the
+	// panel, and its health says Redis is unreachable.
+	d := startGameNode(t, dsn, redisURL, prefix, "d", false)
+	root.want("GET", d.url+"/admin-api/_health", "", 200, `"redis":"unreachable"`)
+	_, roomD, _, _ := joinPlayer(t, d, "player12@example.com")
+	root.want("GET", d.url+"/admin-api/rooms", "", 200, roomD)
+
 	// A ban through A cannot reach C while Redis is down: the answer says
 	// so. When Redis is back, C's heartbeat returns, C re-checks its
 	// players against the database, and closes the banned one's socket.
@@ -411,4 +421,15 @@ func TestTwoNodes(t *testing.T) {
 	back := time.Now()
 	closedWithin(t, conn11, 15*time.Second)
 	t.Logf("C closed the banned player's socket %v after Redis came back", time.Since(back))
+
+	// D joins the cluster: A lists D's room and reaches it.
+	waitFor(t, 15*time.Second, "A lists D's room on d", func() bool {
+		r, ok := roomOn(rooms(root, a), roomD)
+		return ok && r.Node == "d"
+	})
+	waitFor(t, 15*time.Second, "A inspects D's room", func() bool {
+		code, body := root.do("GET", a.url+"/admin-api/rooms/"+roomD, "")
+		return code == 200 && strings.Contains(body, `"node":"d"`)
+	})
+	root.want("GET", d.url+"/admin-api/_health", "", 200, `"redis":"ok"`)
 }
