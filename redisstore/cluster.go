@@ -54,10 +54,11 @@ type ClusterOptions struct {
 // DisconnectUser, travel to the node(s) holding them over Redis pub/sub and
 // wait for their answer.
 //
-// When Redis cannot be reached, List and UserSessions answer this node's
-// rooms and sessions alone (and log it), operations on this node's rooms
-// still work, and those on other nodes' rooms fail with
-// admin.ErrNodeUnavailable.
+// When Redis cannot be reached, at start or later, List and UserSessions
+// answer this node's rooms and sessions alone (and log it), operations on
+// this node's rooms still work, and those on other nodes' rooms fail with
+// admin.ErrNodeUnavailable. When it answers again the node (re)joins: it
+// subscribes, publishes its presence and re-checks its players.
 type Cluster struct {
 	rdb  redis.UniversalClient
 	hub  *live.Hub
@@ -82,6 +83,7 @@ type Cluster struct {
 	published map[string]string // field of the rooms and users hashes -> value
 	synced    bool              // Redis holds exactly published
 	failing   bool              // the last heartbeat failed
+	joined    bool              // a heartbeat has succeeded once
 }
 
 var _ admin.Rooms = (*Cluster)(nil)
@@ -104,7 +106,11 @@ const publishDelay = 100 * time.Millisecond
 
 // NewCluster joins hub to the cluster: it subscribes to the node's command
 // channel, publishes the node's presence and keeps it fresh until Close.
-// Redis must answer now; later outages are ridden out.
+// It fails only for bad options. When Redis does not answer, the node
+// starts as one whose Redis went away: it serves its own rooms alone, and
+// joins the cluster when Redis answers (go-redis subscribes again, the next
+// heartbeat publishes the presence, and the node re-checks its players,
+// since bans published meanwhile reached nobody here).
 func NewCluster(rdb redis.UniversalClient, hub *live.Hub, opts ClusterOptions) (*Cluster, error) {
 	if opts.Node == "" {
 		h, err := os.Hostname()
@@ -144,20 +150,23 @@ func NewCluster(rdb redis.UniversalClient, hub *live.Hub, opts ClusterOptions) (
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opts.Timeout)
 	defer cancel()
-	if n, err := rdb.Exists(ctx, c.keys.node(c.node)).Result(); err == nil && n > 0 {
-		c.log.Warn("redisstore: another process was node "+c.node+" until recently; node names must be unique", "node", c.node)
-	}
+	// go-redis keeps the channels whether or not Redis answers now, and
+	// subscribes to them whenever it connects again; receive sees those
+	// confirmations and has the players re-checked.
 	c.ps = rdb.Subscribe(ctx, c.keys.commands(c.node), c.keys.broadcast(), c.keys.replies(c.node))
+	var subscribeErr error
 	for range 3 { // one confirmation per channel
-		if _, err := c.ps.Receive(ctx); err != nil {
-			c.ps.Close()
-			return nil, fmt.Errorf("redisstore: subscribe: %w", err)
+		if _, subscribeErr = c.ps.Receive(ctx); subscribeErr != nil {
+			break
 		}
 	}
 	// Changes from here on are signalled, so none made before the first
 	// publish waits for the next heartbeat.
 	hub.NotifyChanges(c.changes)
 	c.publish(ctx)
+	if subscribeErr != nil && !c.failing { // else publish said Redis is away
+		c.log.Warn("redisstore: subscribe failed; the node hears no commands until go-redis subscribes again", "node", c.node, "err", subscribeErr)
+	}
 	c.wg.Add(3)
 	go c.receive()
 	go c.presence()
@@ -181,7 +190,7 @@ func (c *Cluster) Close() error {
 		pipe := c.rdb.TxPipeline()
 		pipe.Del(ctx, c.keys.node(c.node), c.keys.rooms(c.node), c.keys.users(c.node))
 		pipe.SRem(ctx, c.keys.nodes(), c.node)
-		if _, err := pipe.Exec(ctx); err != nil {
+		if _, err := pipe.Exec(ctx); err != nil && c.joined {
 			c.log.Warn("redisstore: leaving the cluster; other nodes drop this one at its expiry", "node", c.node, "err", err)
 		}
 	})
@@ -288,14 +297,24 @@ func (c *Cluster) publish(ctx context.Context) {
 		_, err := pipe.Exec(ctx)
 		if err != nil && !errors.Is(err, redis.Nil) {
 			c.synced = false
-			if !c.failing {
+			switch {
+			case c.failing:
+			case c.joined:
 				c.log.Error("redisstore: heartbeat failed; other nodes drop this one at its expiry unless Redis comes back", "node", c.node, "err", err)
+			default:
+				c.log.Warn("redisstore: Redis unreachable; the node serves its own rooms alone and joins the cluster when Redis answers", "node", c.node, "err", err)
 			}
 			c.failing = true
 			return
 		}
+		if !c.joined {
+			c.joined = true
+			if prev.Err() == nil {
+				c.log.Warn("redisstore: another process was node "+c.node+" until recently; node names must be unique", "node", c.node)
+			}
+		}
 		if c.failing {
-			c.log.Info("redisstore: heartbeat back", "node", c.node)
+			c.log.Info("redisstore: heartbeat back; the node is in the cluster", "node", c.node)
 			c.failing = false
 			c.askRecheck()
 		}

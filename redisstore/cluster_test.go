@@ -1,7 +1,9 @@
 package redisstore
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,18 +37,18 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 func startNode(t testing.TB, rdb redis.UniversalClient, prefix, name string, expiry time.Duration) *node {
 	t.Helper()
-	return startNodeWith(t, rdb, prefix, name, expiry, live.Options{})
+	return startNodeWith(t, rdb, prefix, name, expiry, live.Options{}, quiet())
 }
 
 // startNodeWith is startNode with the hub's options (its Authenticate and
-// Logger are the test's).
-func startNodeWith(t testing.TB, rdb redis.UniversalClient, prefix, name string, expiry time.Duration, opts live.Options) *node {
+// Logger are the test's) and the cluster's logger.
+func startNodeWith(t testing.TB, rdb redis.UniversalClient, prefix, name string, expiry time.Duration, opts live.Options, log *slog.Logger) *node {
 	t.Helper()
 	opts.Authenticate = func(r *http.Request) (string, error) { return r.URL.Query().Get("user"), nil }
 	opts.Logger = quiet()
 	hub := live.NewHub(opts)
 	hub.Define("arena", live.RoomType{EmptyTimeout: -1, NewState: func() any { return map[string]any{"goal": 5.0} }})
-	c, err := NewCluster(rdb, hub, ClusterOptions{Node: name, Prefix: prefix, Expiry: expiry, Timeout: time.Second, Logger: quiet()})
+	c, err := NewCluster(rdb, hub, ClusterOptions{Node: name, Prefix: prefix, Expiry: expiry, Timeout: time.Second, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +97,23 @@ func (p *player) closed(t *testing.T, within time.Duration) int {
 				t.Fatalf("read: %v; want a close within %v", err, within)
 			}
 			return ce.Code
+		}
+	}
+}
+
+// open checks that the socket stays open for a moment: reads end in a
+// timeout, not a close.
+func (p *player) open(t *testing.T) {
+	t.Helper()
+	p.conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	for {
+		_, _, err := p.conn.ReadMessage()
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return
+		}
+		if err != nil {
+			t.Fatalf("socket of room %s: %v; want it open", p.room, err)
 		}
 	}
 }
@@ -297,6 +316,164 @@ func TestClusterRedisDown(t *testing.T) {
 	p.closed(t, time.Second)
 }
 
+// TestClusterStartsWithRedisDown: two nodes on a redis-server of the
+// test's own. B joins, Redis stops, and A starts: NewCluster succeeds, A
+// serves its own rooms alone and its health check fails, and a ban of A's
+// player made through B reaches nobody on A. When Redis is back A joins the
+// cluster as a node whose Redis went away after start: B lists A's room and
+// A lists B's, A answers B's commands (a kick through B), and A re-checks
+// its players, closing the banned one's socket and no other.
+func TestClusterStartsWithRedisDown(t *testing.T) {
+	srv := newRedisServer(t)
+	srv.start()
+	prefix := "gameadmin-test:" + rand.Text()[:10] + ":"
+	ctx := context.Background()
+	b := startNode(t, srv.client(), prefix, "b", 3*time.Second)
+	onB := b.join(t, "u3")
+
+	srv.stop()
+	var mu sync.Mutex
+	banned := map[string]bool{}
+	ca := srv.client()
+	var logs syncBuffer
+	a := startNodeWith(t, ca, prefix, "a", 3*time.Second, live.Options{
+		UserStates: func(_ context.Context, ids []string) (map[string]admin.UserState, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			m := map[string]admin.UserState{}
+			for _, id := range ids {
+				m[id] = admin.UserState{Banned: banned[id]}
+			}
+			return m, nil
+		},
+		RevalidateEvery: -1, // only when the cluster asks
+	}, slog.New(slog.NewTextHandler(&logs, nil)))
+	cheater, honest := a.join(t, "u1"), a.join(t, "u2")
+	rooms, err := a.cluster.List(ctx)
+	if err != nil || len(rooms) != 1 || rooms[0].Node != "a" || rooms[0].Clients != 2 {
+		t.Fatalf("A's List with Redis down = %+v, %v; want A's room with its 2 clients", rooms, err)
+	}
+	if v, err := a.cluster.Inspect(ctx, cheater.room); err != nil || v.Node != "a" {
+		t.Fatalf("A inspects its room with Redis down = %+v, %v", v, err)
+	}
+	if err := HealthCheck(ca).Check(ctx); err == nil {
+		t.Fatal("A's health check passes with Redis down")
+	}
+	if !strings.Contains(logs.String(), "joins the cluster when Redis answers") {
+		t.Fatalf("A's log does not say it starts alone: %q", logs.String())
+	}
+	// A ban made through B during the outage: B cannot reach A.
+	mu.Lock()
+	banned["u1"] = true
+	mu.Unlock()
+	if n, err := b.cluster.DisconnectUser(ctx, "u1", "banned"); n != 0 || !errors.Is(err, admin.ErrNodeUnavailable) {
+		t.Fatalf("B's DisconnectUser(u1) with Redis down = %d, %v; want 0 and ErrNodeUnavailable", n, err)
+	}
+	if s, err := a.hub.UserSessions(ctx, "u1"); err != nil || len(s) != 1 {
+		t.Fatalf("u1's sessions on A after a ban A did not hear = %+v, %v; want still one", s, err)
+	}
+
+	srv.start()
+	eventually(t, 15*time.Second, "B lists A's room on a", func() bool {
+		rooms, _ := b.cluster.List(ctx)
+		for _, r := range rooms {
+			if r.RoomID == cheater.room {
+				return r.Node == "a"
+			}
+		}
+		return false
+	})
+	eventually(t, 15*time.Second, "A lists B's room on b", func() bool {
+		rooms, _ := a.cluster.List(ctx)
+		for _, r := range rooms {
+			if r.RoomID == onB.room {
+				return r.Node == "b"
+			}
+		}
+		return false
+	})
+	if code := cheater.closed(t, 15*time.Second); code != live.CloseKicked {
+		t.Fatalf("the banned player's socket closed with %d; want %d", code, live.CloseKicked)
+	}
+	// The other player stays: B sees one client in A's room, and the kick
+	// finds the session.
+	eventually(t, 15*time.Second, "B inspects A's room (A subscribed)", func() bool {
+		v, err := b.cluster.Inspect(ctx, honest.room)
+		return err == nil && v.Node == "a" && len(v.ClientList) == 1
+	})
+	if err := b.cluster.Kick(ctx, honest.room, honest.session, "bye"); err != nil {
+		t.Fatalf("B kicks A's player after A joined: %v", err)
+	}
+	if code := honest.closed(t, 3*time.Second); code != live.CloseKicked {
+		t.Fatalf("the kicked socket closed with %d; want %d", code, live.CloseKicked)
+	}
+	if err := HealthCheck(ca).Check(ctx); err != nil {
+		t.Fatalf("A's health check once Redis is back and A joined: %v", err)
+	}
+}
+
+// TestClusterCloseWhileRedisDown: a node started without Redis, and
+// closed before Redis ever answered, stops every goroutine it started
+// (its own and go-redis' subscription loop).
+func TestClusterCloseWhileRedisDown(t *testing.T) {
+	before := clusterGoroutines()
+	hub := live.NewHub(live.Options{AllowAnonymous: true, Logger: quiet()})
+	defer hub.Close()
+	c, err := NewCluster(deadRedis(t), hub, ClusterOptions{Node: "alone", Prefix: "gameadmin-test:" + rand.Text()[:10] + ":", Logger: quiet()})
+	if err != nil {
+		t.Fatalf("NewCluster with Redis down = %v; want the node started", err)
+	}
+	if rooms, err := c.List(context.Background()); err != nil || len(rooms) != 0 {
+		t.Fatalf("List = %+v, %v", rooms, err)
+	}
+	if n := clusterGoroutines(); n <= before {
+		t.Fatalf("%d goroutines of the cluster while it runs; want more than the %d before", n, before)
+	}
+	c.Close()
+	eventually(t, 10*time.Second, "the cluster's goroutines gone after Close", func() bool {
+		return clusterGoroutines() <= before
+	})
+}
+
+// clusterGoroutines counts the goroutines running a Cluster's loops or
+// go-redis' subscription channel.
+func clusterGoroutines() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	count := 0
+	for g := range strings.SplitSeq(string(buf), "\n\n") {
+		if strings.Contains(g, "redisstore.(*Cluster)") || strings.Contains(g, "go-redis/v9.(*channel)") {
+			count++
+		}
+	}
+	return count
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 // TestClusterResubscribeRechecks: when the node's pub/sub connection is cut
 // and go-redis subscribes again, a ban published in between reached nobody,
 // and no heartbeat failed to say so; the renewed subscription makes the node
@@ -321,7 +498,7 @@ func TestClusterResubscribeRechecks(t *testing.T) {
 			return m, nil
 		},
 		RevalidateEvery: -1, // only when the cluster asks
-	})
+	}, quiet())
 	cheater, honest := n.join(t, "u1"), n.join(t, "u2")
 
 	mu.Lock()
@@ -346,17 +523,7 @@ func TestClusterResubscribeRechecks(t *testing.T) {
 	if code := cheater.closed(t, 3*time.Second); code != live.CloseKicked {
 		t.Fatalf("the banned player's socket closed with %d; want %d", code, live.CloseKicked)
 	}
-	honest.conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-	for {
-		_, _, err := honest.conn.ReadMessage()
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			break
-		}
-		if err != nil {
-			t.Fatalf("the other player's socket: %v; want it open", err)
-		}
-	}
+	honest.open(t)
 }
 
 // TestClusterClose: Close leaves the cluster at once (the node's keys are

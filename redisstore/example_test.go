@@ -43,16 +43,17 @@ func ExampleNewCluster() {
 	log.Fatal(http.ListenAndServe(":8080", mux))
 }
 
-// A limiter that protects capacity rather than secrets may let requests
-// through while Redis is down.
+// During a Redis outage a limiter answers from this node's own buckets by
+// default; one may refuse instead, or, when it protects capacity rather
+// than secrets, let requests through.
 func ExampleNewLimiter() {
 	rdb, err := redisstore.NewClient("redis://127.0.0.1:6379")
 	if err != nil {
 		log.Fatal(err)
 	}
 	limits := redisstore.RateLimits(rdb, redisstore.LimiterOptions{})
-	// Second-factor codes: a burst of 10, one more every 30 s, allowed
-	// (and logged) during an outage.
-	limits.TOTP = redisstore.NewLimiter(rdb, "totp", 10, 1.0/30, redisstore.LimiterOptions{FailOpen: true})
+	// Second-factor codes: a burst of 10, one more every 30 s, refused
+	// (503 rate_limiter_unavailable) during an outage.
+	limits.TOTP = redisstore.NewLimiter(rdb, "totp", 10, 1.0/30, redisstore.LimiterOptions{Outage: redisstore.OutageClosed})
 	_ = admin.Options{RateLimit: limits}
 }

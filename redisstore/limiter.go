@@ -25,15 +25,13 @@ type LimiterOptions struct {
 	// Prefix starts the limiter's keys (after redis_rate's own "rate:").
 	// Default DefaultPrefix.
 	Prefix string
-	// FailOpen allows every request while Redis cannot be reached, instead
-	// of answering the error that makes the panel refuse the request with
-	// 503 rate_limiter_unavailable. Default false (fail closed): the
-	// panel's limiters guard sign-in, bootstrap and password reset, where a
-	// Redis outage must not become an unlimited password-guessing window.
-	// Fail open suits limiters that protect capacity rather than secrets.
-	FailOpen bool
-	// Logger receives the Redis errors a fail-open limiter swallows.
-	// Default slog.Default().
+	// Outage is what the limiter answers while Redis cannot be reached.
+	// Default OutageLocal: this node's own bucket, so that every node
+	// keeps limiting (N nodes allow at most N times the limit) instead of
+	// refusing every sign-in for the length of the outage.
+	Outage Outage
+	// Logger receives one warning when the limiter loses Redis and one
+	// line when it has it back. Default slog.Default().
 	Logger *slog.Logger
 	// KeySecret keys the hash that names buckets in Redis (HMAC-SHA256):
 	// without it, whoever reads Redis can test a guessed email or address
@@ -52,12 +50,19 @@ type LimiterOptions struct {
 // Keys are stored as a hash of the caller's key, so emails and addresses
 // never reach Redis and every bucket costs the same memory; a bucket's key
 // expires once it is full again.
+//
+// While Redis cannot be reached the limiter answers as
+// LimiterOptions.Outage says (by default from an in-memory bucket of this
+// node's own with the same figures) and tries Redis again at most every
+// probeEvery, through one of its calls, until Redis answers.
 type Limiter struct {
 	rl     *redis_rate.Limiter
 	limit  redis_rate.Limit
+	name   string
 	prefix string
 	opts   LimiterOptions
-	log    *slog.Logger
+	local  admin.Limiter // the node's own buckets, for OutageLocal
+	link   *link
 }
 
 var (
@@ -69,27 +74,38 @@ var (
 // each limiter its own) with the bucket of admin.NewTokenBucket. It panics
 // if capacity < 1 or refillPerSec is not a positive, finite number.
 func NewLimiter(rdb redis.UniversalClient, name string, capacity int, refillPerSec float64, opts LimiterOptions) *Limiter {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return newLimiter(rdb, name, capacity, refillPerSec, opts, newLink(opts.Logger))
+}
+
+// newLimiter is NewLimiter on a link that other limiters of the same
+// client may share: one of them finding Redis gone sends them all to their
+// outage answer at once, with one warning.
+func newLimiter(rdb redis.UniversalClient, name string, capacity int, refillPerSec float64, opts LimiterOptions, l *link) *Limiter {
 	if capacity < 1 {
 		panic(fmt.Sprintf("redisstore: NewLimiter: capacity %d must be at least 1", capacity))
 	}
 	if !(refillPerSec > 0) || math.IsInf(refillPerSec, 0) {
 		panic(fmt.Sprintf("redisstore: NewLimiter: refillPerSec %v must be positive and finite", refillPerSec))
 	}
+	if opts.Outage < OutageLocal || opts.Outage > OutageOpen {
+		panic(fmt.Sprintf("redisstore: NewLimiter: unknown Outage %d", opts.Outage))
+	}
 	if opts.Prefix == "" {
 		opts.Prefix = DefaultPrefix
-	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.Default()
 	}
 	// One token every Period: GCRA's emission interval is Period/Rate.
 	period := time.Duration(math.Ceil(float64(time.Second) / refillPerSec))
 	return &Limiter{
 		rl:     redis_rate.NewLimiter(rdb),
 		limit:  redis_rate.Limit{Rate: 1, Period: period, Burst: capacity},
+		name:   name,
 		prefix: opts.Prefix + "limit:" + name + ":",
 		opts:   opts,
-		log:    log,
+		local:  admin.NewTokenBucket(capacity, refillPerSec),
+		link:   l,
 	}
 }
 
@@ -109,64 +125,100 @@ func (l *Limiter) key(key string) string {
 }
 
 // Allow spends a token of key's bucket if one is there, else reports how
-// long until one is. A Redis error is returned (fail closed) or, with
-// FailOpen, logged and the request allowed.
+// long until one is. While Redis cannot be reached it answers as
+// LimiterOptions.Outage says.
 func (l *Limiter) Allow(ctx context.Context, key string) (bool, time.Duration, error) {
-	res, err := l.rl.Allow(ctx, l.key(key), l.limit)
-	if err != nil {
-		return l.failed(ctx, err)
+	var err error
+	if probe, ok := l.link.try(); ok {
+		var res *redis_rate.Result
+		res, err = l.rl.Allow(ctx, l.key(key), l.limit)
+		l.link.done(ctx, probe, l, err)
+		if err == nil {
+			if res.Allowed > 0 {
+				return true, 0, nil
+			}
+			return false, max(res.RetryAfter, time.Nanosecond), nil
+		}
 	}
-	if res.Allowed > 0 {
+	switch l.opts.Outage {
+	case OutageOpen:
 		return true, 0, nil
+	case OutageClosed:
+		return false, 0, l.unavailable(err)
 	}
-	return false, max(res.RetryAfter, time.Nanosecond), nil
+	return l.local.Allow(ctx, key)
 }
 
 // Refund gives back a token Allow spent for key. In redis_rate's GCRA a
 // negative cost moves the bucket's theoretical arrival time back by one
 // emission interval; on a bucket that is full already it changes nothing,
-// so a refund never lifts a bucket past its capacity.
+// so a refund never lifts a bucket past its capacity. While Redis cannot
+// be reached the token goes back to the node's own bucket (OutageLocal),
+// nowhere (OutageOpen), or the error is returned (OutageClosed). A refund
+// never probes Redis during an outage: the next Allow does.
 func (l *Limiter) Refund(ctx context.Context, key string) error {
-	if _, err := l.rl.AllowN(ctx, l.key(key), l.limit, -1); err != nil {
-		_, _, err = l.failed(ctx, err)
-		return err
+	var err error
+	if l.link.up() {
+		_, err = l.rl.AllowN(ctx, l.key(key), l.limit, -1)
+		l.link.done(ctx, false, l, err)
+		if err == nil {
+			return nil
+		}
 	}
-	return nil
+	switch l.opts.Outage {
+	case OutageOpen:
+		return nil
+	case OutageClosed:
+		return l.unavailable(err)
+	}
+	return l.local.(admin.Refunder).Refund(ctx, key)
 }
 
-func (l *Limiter) failed(ctx context.Context, err error) (bool, time.Duration, error) {
-	err = fmt.Errorf("redisstore: limiter %s: %w", l.prefix, err)
-	if l.opts.FailOpen {
-		l.log.WarnContext(ctx, "redisstore: Redis unreachable; limiter fails open", "err", err)
-		return true, 0, nil
+// unavailable is the error of an OutageClosed limiter: Redis' own when
+// this call tried it, else the outage's.
+func (l *Limiter) unavailable(err error) error {
+	if err == nil {
+		err = errRedisDown
 	}
-	return false, 0, err
+	return fmt.Errorf("redisstore: limiter %s: %w", l.name, err)
 }
 
 // RateLimits returns the panel's limiters (admin.RateLimitOptions) on
-// Redis, with the buckets of the in-memory defaults. All fail closed unless
-// opts says otherwise, except Actions, which always fails open: it bounds
-// an operator's custom actions, guards no secret, and closing it would stop
-// the panel's actions for the length of an outage. Replace a slot to tune
-// it, e.g. a fail-open TOTP limiter:
+// Redis, with the buckets of the in-memory defaults, sharing one view of
+// whether Redis answers: one warning per outage, and one probe at a time.
+// During an outage each answers as opts.Outage says (by default from this
+// node's own buckets), except that Actions never refuses: it bounds an
+// operator's custom actions, guards no secret, and OutageClosed on it
+// would stop the panel's actions for the length of an outage, so it uses
+// this node's own buckets then. Replace a slot to tune it, e.g. a TOTP
+// limiter that refuses during an outage:
 //
 //	rl := redisstore.RateLimits(rdb, redisstore.LimiterOptions{})
-//	rl.TOTP = redisstore.NewLimiter(rdb, "totp", 10, 1.0/30, redisstore.LimiterOptions{FailOpen: true})
+//	rl.TOTP = redisstore.NewLimiter(rdb, "totp", 10, 1.0/30, redisstore.LimiterOptions{Outage: redisstore.OutageClosed})
 func RateLimits(rdb redis.UniversalClient, opts LimiterOptions) admin.RateLimitOptions {
-	open := opts
-	open.FailOpen = true
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	shared := newLink(opts.Logger)
+	actions := opts
+	if actions.Outage == OutageClosed {
+		actions.Outage = OutageLocal
+	}
+	lim := func(name string, capacity int, perSec float64, o LimiterOptions) *Limiter {
+		return newLimiter(rdb, name, capacity, perSec, o, shared)
+	}
 	// The figures of admin.RateLimitOptions' defaults.
 	return admin.RateLimitOptions{
-		Login:                   NewLimiter(rdb, "login", 10, 10.0/60, opts),
-		Bootstrap:               NewLimiter(rdb, "bootstrap", 5, 1.0/60, opts),
-		RequestReset:            NewLimiter(rdb, "reset", 3, 1.0/60, opts),
-		LoginFailuresPerEmail:   NewLimiter(rdb, "login-failures", 100, 1.0/30, opts),
-		LoginFailuresPerNetwork: NewLimiter(rdb, "login-failures-net", 10, 1.0/30, opts),
-		LoginFailuresPerDevice:  NewLimiter(rdb, "login-failures-device", 10, 1.0/30, opts),
-		PerIP:                   NewLimiter(rdb, "ip", 30, 30.0/60, opts),
-		Actions:                 NewLimiter(rdb, "actions", 60, 60.0/60, open),
-		TOTP:                    NewLimiter(rdb, "totp", 10, 1.0/30, opts),
-		ResetDeliveries:         NewLimiter(rdb, "reset-deliveries", 5, 5.0/3600, opts),
+		Login:                   lim("login", 10, 10.0/60, opts),
+		Bootstrap:               lim("bootstrap", 5, 1.0/60, opts),
+		RequestReset:            lim("reset", 3, 1.0/60, opts),
+		LoginFailuresPerEmail:   lim("login-failures", 100, 1.0/30, opts),
+		LoginFailuresPerNetwork: lim("login-failures-net", 10, 1.0/30, opts),
+		LoginFailuresPerDevice:  lim("login-failures-device", 10, 1.0/30, opts),
+		PerIP:                   lim("ip", 30, 30.0/60, opts),
+		Actions:                 lim("actions", 60, 60.0/60, actions),
+		TOTP:                    lim("totp", 10, 1.0/30, opts),
+		ResetDeliveries:         lim("reset-deliveries", 5, 5.0/3600, opts),
 	}
 }
 

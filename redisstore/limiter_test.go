@@ -3,12 +3,16 @@ package redisstore
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"log/slog"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gameadmin/admin"
+	"github.com/redis/go-redis/v9"
 )
 
 // TestLimiterSharedBucket: two limiters on two clients (two nodes) spend
@@ -98,36 +102,191 @@ func TestLimiterKeysHashed(t *testing.T) {
 	}
 }
 
-// TestLimiterOutage: with Redis unreachable a limiter fails closed by
-// default (the error makes the panel answer 503), and allows with a logged
-// warning when FailOpen is set.
+// TestLimiterOutage: with Redis unreachable a limiter answers from this
+// node's own bucket by default (the same capacity and refill: refused past
+// it, with the time until a token is back, and never an error), refuses
+// with an error under OutageClosed (the panel's 503) and allows under
+// OutageOpen; each says so once in the log, not once per call. RateLimits'
+// limiters follow its options, but Actions never refuses.
 func TestLimiterOutage(t *testing.T) {
 	rdb := deadRedis(t)
 	ctx := context.Background()
-	closed := NewLimiter(rdb, "login", 10, 1, LimiterOptions{})
-	if ok, _, err := closed.Allow(ctx, "k"); ok || err == nil {
-		t.Fatalf("fail-closed Allow = %v, %v; want refused with an error", ok, err)
-	}
-	if err := closed.Refund(ctx, "k"); err == nil {
-		t.Fatal("fail-closed Refund during an outage = nil; want the error")
-	}
 	var logs bytes.Buffer
-	open := NewLimiter(rdb, "game", 10, 1, LimiterOptions{FailOpen: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	if ok, _, err := open.Allow(ctx, "k"); !ok || err != nil {
-		t.Fatalf("fail-open Allow = %v, %v; want allowed", ok, err)
-	}
-	if !strings.Contains(logs.String(), "fails open") {
-		t.Fatalf("fail-open outage not logged: %q", logs.String())
-	}
-	rl := RateLimits(rdb, LimiterOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	for name, l := range map[string]admin.Limiter{"Login": rl.Login, "Bootstrap": rl.Bootstrap, "RequestReset": rl.RequestReset,
-		"LoginFailuresPerEmail": rl.LoginFailuresPerEmail, "LoginFailuresPerNetwork": rl.LoginFailuresPerNetwork, "LoginFailuresPerDevice": rl.LoginFailuresPerDevice, "PerIP": rl.PerIP, "TOTP": rl.TOTP, "ResetDeliveries": rl.ResetDeliveries} {
-		if ok, _, err := l.Allow(ctx, "k"); ok || err == nil {
-			t.Fatalf("RateLimits.%s = %v, %v during an outage; want fail closed", name, ok, err)
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	local := NewLimiter(rdb, "login", 3, 1.0/60, LimiterOptions{Logger: logger})
+	for i := range 4 {
+		ok, retry, err := local.Allow(ctx, "k")
+		if err != nil || ok != (i < 3) || (!ok && (retry <= 55*time.Second || retry > 60*time.Second)) {
+			t.Fatalf("local Allow %d during an outage = %v, %v, %v; want the node's own bucket of 3, refilled 1 a minute", i+1, ok, retry, err)
 		}
 	}
-	if ok, _, err := rl.Actions.Allow(ctx, "k"); !ok || err != nil {
-		t.Fatalf("RateLimits.Actions = %v, %v during an outage; want fail open", ok, err)
+	if err := local.Refund(ctx, "k"); err != nil {
+		t.Fatalf("local Refund during an outage = %v", err)
+	}
+	if ok, _, err := local.Allow(ctx, "k"); !ok || err != nil {
+		t.Fatalf("local Allow after a refund = %v, %v; want the refunded token", ok, err)
+	}
+	if n := strings.Count(logs.String(), "Redis unreachable"); n != 1 {
+		t.Fatalf("the outage was logged %d times; want once:\n%s", n, logs.String())
+	}
+	if !strings.Contains(logs.String(), "outage=local") {
+		t.Fatalf("the log does not say what the limiter answers: %q", logs.String())
+	}
+
+	closed := NewLimiter(rdb, "login", 10, 1, LimiterOptions{Outage: OutageClosed, Logger: quiet()})
+	for i := range 3 {
+		if ok, _, err := closed.Allow(ctx, "k"); ok || err == nil {
+			t.Fatalf("closed Allow %d = %v, %v; want refused with an error", i+1, ok, err)
+		}
+	}
+	if err := closed.Refund(ctx, "k"); err == nil {
+		t.Fatal("closed Refund during an outage = nil; want the error")
+	}
+	open := NewLimiter(rdb, "game", 1, 1.0/60, LimiterOptions{Outage: OutageOpen, Logger: quiet()})
+	for i := range 3 {
+		if ok, _, err := open.Allow(ctx, "k"); !ok || err != nil {
+			t.Fatalf("open Allow %d = %v, %v; want allowed", i+1, ok, err)
+		}
+	}
+
+	for _, tt := range []struct {
+		name   string
+		outage Outage
+	}{{"default", OutageLocal}, {"closed", OutageClosed}} {
+		t.Run(tt.name, func(t *testing.T) {
+			rl := RateLimits(rdb, LimiterOptions{Outage: tt.outage, Logger: quiet()})
+			for name, l := range map[string]admin.Limiter{"Login": rl.Login, "Bootstrap": rl.Bootstrap, "RequestReset": rl.RequestReset,
+				"LoginFailuresPerEmail": rl.LoginFailuresPerEmail, "LoginFailuresPerNetwork": rl.LoginFailuresPerNetwork, "LoginFailuresPerDevice": rl.LoginFailuresPerDevice,
+				"PerIP": rl.PerIP, "TOTP": rl.TOTP, "ResetDeliveries": rl.ResetDeliveries} {
+				ok, _, err := l.Allow(ctx, "k")
+				if tt.outage == OutageLocal && (!ok || err != nil) {
+					t.Fatalf("RateLimits.%s = %v, %v during an outage; want this node's bucket's token", name, ok, err)
+				}
+				if tt.outage == OutageClosed && (ok || err == nil) {
+					t.Fatalf("RateLimits.%s = %v, %v during an outage; want refused with an error", name, ok, err)
+				}
+			}
+			// Actions: this node's bucket of 60 either way.
+			for i := range 61 {
+				if ok, _, err := rl.Actions.Allow(ctx, "op"); ok != (i < 60) || err != nil {
+					t.Fatalf("RateLimits.Actions %d = %v, %v during an outage; want this node's bucket of 60", i+1, ok, err)
+				}
+			}
+		})
+	}
+}
+
+// TestLimiterOutageProbes: during an outage a limiter's calls do not each
+// go to Redis (a Redis that drops packets would hold every sign-in for the
+// dial timeout): one call per probeEvery tries it, the others answer at
+// once. Counted with a go-redis hook on the client.
+func TestLimiterOutageProbes(t *testing.T) {
+	rdb := deadRedis(t)
+	var sent atomic.Int64
+	rdb.AddHook(countHook{&sent})
+	ctx := context.Background()
+	rl := RateLimits(rdb, LimiterOptions{Logger: quiet()})
+	start := time.Now()
+	const calls = 300
+	for i := range calls {
+		l := rl.Login
+		if i%2 == 1 {
+			l = rl.PerIP // the limiters of one RateLimits share the probe
+		}
+		if _, _, err := l.Allow(ctx, strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	elapsed := time.Since(start)
+	// The first call finds the outage; after it, one probe per probeEvery.
+	most := 2 + int64(elapsed/probeEvery)
+	if n := sent.Load(); n > most || n < 1 {
+		t.Fatalf("%d calls over %v sent %d commands to Redis; want 1 to %d (one per %v)", calls, elapsed, n, most, probeEvery)
+	}
+}
+
+// countHook counts the commands a client sends.
+type countHook struct{ n *atomic.Int64 }
+
+func (countHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h countHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (h countHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.n.Add(int64(len(cmds)))
+		return next(ctx, cmds)
+	}
+}
+
+// TestLimiterOutageTwoNodes: two nodes' limiters on a redis-server of the
+// test's own. While it is down each node limits on its own (two nodes: at
+// most twice the burst in all), and no call errs (no 503) through the
+// outage nor in the second after Redis is back, while go-redis' pool still
+// fails every command of the client that saw the outage without dialling;
+// once a call of the node gets through, the nodes share the bucket again.
+func TestLimiterOutageTwoNodes(t *testing.T) {
+	srv := newRedisServer(t)
+	srv.start()
+	prefix := "gameadmin-test:" + rand.Text()[:10] + ":"
+	ca, cb := srv.client(), srv.client()
+	ctx := context.Background()
+	var logs bytes.Buffer
+	a := NewLimiter(ca, "login", 3, 1.0/60, LimiterOptions{Prefix: prefix, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	b := NewLimiter(cb, "login", 3, 1.0/60, LimiterOptions{Prefix: prefix, Logger: quiet()})
+	spend := func(l *Limiter, key string) (allowed int) {
+		t.Helper()
+		for range 5 {
+			ok, _, err := l.Allow(ctx, key)
+			if err != nil {
+				t.Fatalf("Allow(%q) = %v; want no error, Redis up or down", key, err)
+			}
+			if ok {
+				allowed++
+			}
+		}
+		return allowed
+	}
+	if got := spend(a, "shared") + spend(b, "shared"); got != 3 {
+		t.Fatalf("two nodes with Redis up allowed %d; want the shared burst of 3", got)
+	}
+
+	srv.stop()
+	if got := spend(a, "outage") + spend(b, "outage"); got != 6 {
+		t.Fatalf("two nodes with Redis down allowed %d; want 3 each (each node's own bucket), 6 in all", got)
+	}
+	// The rest of the game keeps using the client meanwhile, which opens
+	// go-redis' dial breaker (PoolSize failed dials in a row).
+	for range 2 * ca.Options().PoolSize {
+		ca.Ping(ctx)
+	}
+
+	srv.start()
+	breakerSeen := ca.Ping(ctx).Err() != nil
+	fresh := NewLimiter(srv.client(), "login", 3, 1.0/60, LimiterOptions{Prefix: prefix, Logger: quiet()})
+	var calls int
+	eventually(t, 15*time.Second, "node A's limiter back on Redis", func() bool {
+		calls++
+		key := "back-" + strconv.Itoa(calls)
+		if ok, _, err := a.Allow(ctx, key); !ok || err != nil {
+			t.Fatalf("Allow on node A after Redis came back = %v, %v; want allowed, never an error", ok, err)
+		}
+		// Spent in Redis when a client that never lost Redis finds the
+		// bucket one token short.
+		for range 2 {
+			fresh.Allow(ctx, key)
+		}
+		ok, _, _ := fresh.Allow(ctx, key)
+		return !ok
+	})
+	t.Logf("the client still failed at once after Redis was back: %v; node A answered %d calls from its own bucket meanwhile", breakerSeen, calls-1)
+	if !strings.Contains(logs.String(), "Redis answers again") {
+		t.Fatalf("the return is not logged: %q", logs.String())
 	}
 }
 

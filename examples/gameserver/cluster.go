@@ -37,18 +37,21 @@ func startCluster(hub *live.Hub, log *slog.Logger) (*cluster, error) {
 	if *redisFlag == "" {
 		return nil, nil
 	}
-	// Short timeouts: when Redis is down sign-in is refused at once (the
-	// limiters fail closed) and everything else goes on without it.
+	// Short timeouts: when Redis goes down, the limiters and the room list
+	// find out in about a second and go on without it (each node limits
+	// sign-ins on its own, and lists its own rooms).
 	rdb, err := redisstore.NewClient(*redisFlag)
 	if err != nil {
 		return nil, fmt.Errorf("-redis: %w", err)
 	}
+	// A Redis that is down now is no reason not to start: the node serves
+	// its own players and joins the cluster when Redis answers.
 	rooms, err := redisstore.NewCluster(rdb, hub, redisstore.ClusterOptions{Node: *nodeFlag, Prefix: *redisPrefixFlag, Logger: log})
 	if err != nil {
 		rdb.Close()
 		return nil, err
 	}
-	log.Info("joined the cluster", "node", rooms.Node(), "redis", rdb.Options().Addr)
+	log.Info("cluster node started", "node", rooms.Node(), "redis", rdb.Options().Addr)
 	// Bucket names in Redis are keyed hashes, so a reader of Redis cannot
 	// test a guessed email against them; every node derives the same key.
 	opts := redisstore.LimiterOptions{Prefix: *redisPrefixFlag, Logger: log, KeySecret: limiterKey()}

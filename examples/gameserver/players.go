@@ -66,7 +66,7 @@ func (p *players) handleLogin(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, admin.ErrBanned):
 		writeJSONError(w, http.StatusForbidden, "this account is banned")
 		return
-	case errors.Is(err, admin.ErrLimiterUnavailable): // e.g. Redis down: refused, not let through
+	case errors.Is(err, admin.ErrLimiterUnavailable): // a limiter that refuses when it fails (redisstore.OutageClosed)
 		slog.WarnContext(ctx, "game login refused: rate limiter unavailable", "err", err)
 		w.Header().Set("Retry-After", "5")
 		writeJSONError(w, http.StatusServiceUnavailable, "sign-in is unavailable; try again shortly")
