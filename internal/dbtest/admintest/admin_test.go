@@ -615,6 +615,14 @@ const (
 	maxStmtFailures        = 5    // failures of prepared statements before the panel sends plain text (docs/adopting.md)
 )
 
+// The sign-in failure buckets' defaults (RateLimitOptions), which
+// failureLimits puts on a test's clock.
+const (
+	defaultFailuresBurst   = 100 // LoginFailuresPerEmail's burst
+	defaultNetworkFailures = 10  // LoginFailuresPerNetwork's and LoginFailuresPerDevice's
+	failureTokenEvery      = 30 * time.Second
+)
+
 // account reads a user's email, password hash and token version from the
 // users table (0 when it has no token version column).
 func (e *env) account(id string) (email, hash string, tv int64) {
