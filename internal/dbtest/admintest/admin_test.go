@@ -491,7 +491,7 @@ func TestTwoPanelsOneMux(t *testing.T) {
 		var req ResetRequest
 		select {
 		case req = <-resets:
-		case <-time.After(10 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Fatal("OnResetRequest was not called")
 		}
 		if !strings.HasPrefix(req.URL, "/ops/admin/reset?token=") || req.Role != RoleAdmin {

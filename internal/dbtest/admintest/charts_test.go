@@ -110,7 +110,7 @@ func TestDashboardCharts(t *testing.T) {
 			return &Series{Unit: "coins", Step: int64(r.Step.Seconds()), Lines: []Line{{Name: "coins", Points: []Point{{T: r.From, V: 7}}}}}, nil
 		}}}})
 		// The panel's first sample, n1 and n2, written in the background.
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 			n, err := db.NewSelect().TableExpr("game_online_samples").Count(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -119,7 +119,7 @@ func TestDashboardCharts(t *testing.T) {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%d samples rows 10 s after the panel started; want its first sample's 2", n)
+				t.Fatalf("%d samples rows 30 s after the panel started; want its first sample's 2", n)
 			}
 		}
 		rooms.set(RoomSummary{RoomID: "a", Clients: 5, Node: "n1"}, RoomSummary{RoomID: "b", Clients: 1, Node: "n2"})
