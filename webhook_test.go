@@ -148,15 +148,14 @@ func TestWebhookSinkRetries(t *testing.T) {
 		answers  []func(w http.ResponseWriter)
 		maxWait  time.Duration
 		posts    int
-		atLeast  time.Duration
-		atMost   time.Duration
+		atLeast  time.Duration // the wait the answers asked for, capped
 		warnings int
 	}{
-		{"500 then success", []func(http.ResponseWriter){status(500)}, 20 * time.Millisecond, 2, 20 * time.Millisecond, 2 * time.Second, 0},
-		{"429 with Retry-After", []func(http.ResponseWriter){status(429, "Retry-After", "1")}, 5 * time.Second, 2, time.Second, 4 * time.Second, 0},
-		{"Retry-After past the cap", []func(http.ResponseWriter){status(429, "Retry-After", "3600")}, 30 * time.Millisecond, 2, 30 * time.Millisecond, 2 * time.Second, 0},
-		{"always 503", []func(http.ResponseWriter){status(503), status(503), status(503), status(503)}, 10 * time.Millisecond, 3, 0, 2 * time.Second, 1},
-		{"400 is not retried", []func(http.ResponseWriter){status(400)}, 10 * time.Millisecond, 1, 0, time.Second, 1},
+		{"500 then success", []func(http.ResponseWriter){status(500)}, 20 * time.Millisecond, 2, 20 * time.Millisecond, 0},
+		{"429 with Retry-After", []func(http.ResponseWriter){status(429, "Retry-After", "1")}, 5 * time.Second, 2, time.Second, 0},
+		{"Retry-After past the cap", []func(http.ResponseWriter){status(429, "Retry-After", "3600")}, 30 * time.Millisecond, 2, 30 * time.Millisecond, 0},
+		{"always 503", []func(http.ResponseWriter){status(503), status(503), status(503), status(503)}, 10 * time.Millisecond, 3, 0, 1},
+		{"400 is not retried", []func(http.ResponseWriter){status(400)}, 10 * time.Millisecond, 1, 0, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,8 +169,10 @@ func TestWebhookSinkRetries(t *testing.T) {
 			if n := len(srv.posts()); n != tt.posts {
 				t.Errorf("posted %d times; want %d", n, tt.posts)
 			}
-			if d < tt.atLeast || d > tt.atMost {
-				t.Errorf("took %v; want between %v and %v", d, tt.atLeast, tt.atMost)
+			// At least the wait asked for; at most far less than an
+			// uncapped Retry-After (an hour), however slow the machine.
+			if d < tt.atLeast || d > tt.atLeast+20*time.Second {
+				t.Errorf("took %v; want at least %v, and not 20 s more", d, tt.atLeast)
 			}
 			if n := strings.Count(logs.String(), "webhook post failed"); n != tt.warnings {
 				t.Errorf("logged %d failures; want %d\n%s", n, tt.warnings, logs.String())
@@ -198,8 +199,8 @@ func TestWebhookSinkKeepsURLSecret(t *testing.T) {
 			Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 		start := time.Now()
 		sink(context.Background(), banEvent())
-		if d := time.Since(start); d > 3*time.Second {
-			t.Errorf("a post to %s took %v; want it bounded by Timeout", base, d)
+		if d := time.Since(start); d > 20*time.Second {
+			t.Errorf("a post to %s took %v; want it bounded by Timeout (100 ms), not waiting for the server", base, d)
 		}
 		out := logs.String()
 		if !strings.Contains(out, "webhook post failed") || !strings.Contains(out, strings.TrimPrefix(base, "http://")) {

@@ -17,12 +17,16 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// testTimeout bounds every wait of the tests.
-const testTimeout = 5 * time.Second
+// testTimeout bounds every wait of the tests: long, since a wait ends as
+// soon as what it waits for comes, and only a wait for what never comes
+// takes it all.
+const testTimeout = 30 * time.Second
 
-// testOptions are short timeouts for tests.
+// testOptions ping often, so the tests exercise pings, but give a client
+// that has not come round to reading (a test busy elsewhere on a loaded
+// machine) 20 s to answer and a write 10 s, rather than dropping it.
 func testOptions() Options {
-	return Options{WriteTimeout: time.Second, PongTimeout: 2 * time.Second, PingInterval: 500 * time.Millisecond}
+	return Options{WriteTimeout: 10 * time.Second, PongTimeout: 20 * time.Second, PingInterval: 500 * time.Millisecond}
 }
 
 // tokens is a test player store: token -> user id, with bans.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -127,7 +128,9 @@ func TestSlowClientDropped(t *testing.T) {
 		if i == 1000 {
 			t.Fatalf("slow client still in the room after %d broadcasts of %d bytes", i, len(big))
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		// A room held by the slow client would never answer; a loaded
+		// machine may take a while.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		err := room.Do(ctx, func(r *Room) { _ = r.Broadcast(big) })
 		cancel()
 		if err != nil {
@@ -142,13 +145,22 @@ func TestSlowClientDropped(t *testing.T) {
 }
 
 // TestSilentClientDropped checks ping/pong: a client that does not answer
-// pings is dropped, one that does stays.
+// pings is dropped, one that does stays. The one that answers counts the
+// pings it answered, and stays through a pong timeout's worth of them
+// after the silent one is gone: counted, not slept, so a slow machine
+// only makes the test longer. The pong timeout is long enough for the
+// answering client's reader to come round on a loaded machine.
 func TestSilentClientDropped(t *testing.T) {
 	opts := anonymous()
-	opts.PongTimeout, opts.PingInterval = 300*time.Millisecond, 100*time.Millisecond
+	opts.PongTimeout, opts.PingInterval = 3*time.Second, 100*time.Millisecond
 	e := newEnv(t, opts, map[string]RoomType{"lobby": {EmptyTimeout: -1}})
 	c := e.join(t, "lobby") // never reads again, so never answers a ping
 	alive := e.join(t, "lobby")
+	var pings atomic.Int64
+	alive.conn.SetPingHandler(func(data string) error {
+		pings.Add(1)
+		return alive.conn.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(testTimeout))
+	})
 	go func() { // reading answers pings
 		for {
 			if _, _, err := alive.conn.ReadMessage(); err != nil {
@@ -156,8 +168,11 @@ func TestSilentClientDropped(t *testing.T) {
 			}
 		}
 	}()
-	eventually(t, "the silent client to be dropped", func() bool { return e.clientCount(t, c.roomID) == 1 })
-	time.Sleep(3 * opts.PongTimeout)
+	eventually(t, "the silent client to be dropped, the answering one kept", func() bool { return e.clientCount(t, c.roomID) == 1 })
+	// Had its pongs not counted, the answering client would be dropped
+	// within a pong timeout of the silent one, and its pings would stop.
+	want := pings.Load() + int64(opts.PongTimeout/opts.PingInterval) + 1
+	eventually(t, "a pong timeout's worth of pings to the answering client", func() bool { return pings.Load() >= want })
 	v, err := e.hub.Inspect(context.Background(), c.roomID)
 	if err != nil || len(v.ClientList) != 1 || v.ClientList[0].SessionID != alive.session {
 		t.Errorf("Inspect = %+v, %v; want the reading client %s kept", v.ClientList, err, alive.session)

@@ -42,7 +42,7 @@ func testRedis(t testing.TB) (*redis.Client, string) {
 	}
 	rdb := redis.NewClient(opt)
 	redisOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		redisErr = rdb.Ping(ctx).Err()
 	})

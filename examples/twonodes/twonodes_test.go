@@ -126,7 +126,7 @@ func redisServerOn(t *testing.T, port int) (*process, string) {
 	url := fmt.Sprintf("redis://127.0.0.1:%d/0", port)
 	rdb := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port)})
 	defer rdb.Close()
-	waitFor(t, 10*time.Second, "redis-server up", func() bool { return rdb.Ping(context.Background()).Err() == nil })
+	waitFor(t, waitLong, "redis-server up", func() bool { return rdb.Ping(context.Background()).Err() == nil })
 	return p, url
 }
 
@@ -134,7 +134,7 @@ func redisServerOn(t *testing.T, port int) (*process, string) {
 func pgSchema(t *testing.T) string {
 	t.Helper()
 	dsn := cmp.Or(os.Getenv("ADMIN_PG_DSN"), "postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
-	db := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn), pgdriver.WithTimeout(3*time.Second)))
+	db := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn), pgdriver.WithTimeout(10*time.Second)))
 	if err := db.Ping(); err != nil {
 		// As the other database tests: skipped when PostgreSQL is away,
 		// failed when CI requires it.
@@ -157,6 +157,11 @@ func pgSchema(t *testing.T) string {
 	}
 	return dsn + sep + "search_path=" + schema
 }
+
+// waitLong is how long a wait for what should come (a close, a list that
+// changes) may take: it ends as soon as it comes, so only what never
+// comes takes it whole, and a loaded machine only makes the test slower.
+const waitLong = 30 * time.Second
 
 func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
@@ -209,7 +214,7 @@ type api struct {
 
 func newAPI(t *testing.T) *api {
 	jar, _ := cookiejar.New(nil)
-	return &api{t: t, hc: &http.Client{Jar: jar, Timeout: 10 * time.Second}}
+	return &api{t: t, hc: &http.Client{Jar: jar, Timeout: waitLong}}
 }
 
 func (a *api) do(method, url, body string) (int, string) {
@@ -327,7 +332,7 @@ func TestTwoNodes(t *testing.T) {
 	if roomB8 != roomB {
 		t.Fatalf("players joined %s and %s; want one arena", roomB, roomB8)
 	}
-	waitFor(t, 3*time.Second, "A lists B's room with 2 clients", func() bool {
+	waitFor(t, waitLong, "A lists B's room with 2 clients", func() bool {
 		r, ok := roomOn(rooms(root, a), roomB)
 		return ok && r.Node == "b" && r.Clients == 2
 	})
@@ -339,40 +344,49 @@ func TestTwoNodes(t *testing.T) {
 	root.want("PATCH", path, `{"locked":true}`, 200, `"ok":true`)
 	root.want("GET", b.url+"/admin-api/rooms/"+roomB, "", 200, `"locked":true`)
 	root.want("DELETE", path+"/clients/"+session8, `{"reason":"afk"}`, 200, `"ok":true`)
-	closedWithin(t, conn8, time.Second)
+	closedWithin(t, conn8, waitLong)
 	root.want("PATCH", path, `{"locked":false}`, 200, `"ok":true`)
 
 	// A ban through A closes the player's socket on B, counted in A's answer.
 	start := time.Now()
 	root.want("POST", a.url+"/admin-api/users/"+p7+"/ban", `{"reason":"cheating"}`, 200, `"sessionsClosed":1`)
-	closedWithin(t, conn7, time.Second-time.Since(start))
+	closedWithin(t, conn7, waitLong)
 	t.Logf("ban on A closed the socket on B in %v", time.Since(start))
 
-	// Eleven failed sign-ins spread over both nodes spend one bucket.
-	for i := range 11 {
+	// Failed sign-ins spread over both nodes spend one bucket (Login's, 10
+	// and one back every 6 s): the first 429 comes after 10 of them, not
+	// after the 20 of a bucket per node, unless the sign-ins took a minute
+	// on a loaded machine and earned 10 back.
+	for i := 0; ; i++ {
 		n := a
 		if i%2 == 1 {
 			n = b
 		}
 		code, body := newAPI(t).do("POST", n.url+"/admin-api/auth/login", `{"email":"nobody@example.com","password":"wrong password"}`)
-		switch {
-		case i < 10 && code != 401:
+		if code == 429 {
+			if i < 10 || !strings.Contains(body, `"code":"rate_limited"`) {
+				t.Fatalf("failed sign-in %d = %d %s; want 401 for the first 10, then 429 rate_limited", i+1, code, body)
+			}
+			break
+		}
+		if code != 401 {
 			t.Fatalf("failed sign-in %d = %d %s; want 401", i+1, code, body)
-		case i == 10 && (code != 429 || !strings.Contains(body, `"code":"rate_limited"`)):
-			t.Fatalf("eleventh failed sign-in = %d %s; want 429 rate_limited from the shared bucket", code, body)
+		}
+		if i == 19 {
+			t.Fatal("20 failed sign-ins over two nodes without a 429; want the shared bucket's 10")
 		}
 	}
 
 	// Killing node B: its rooms leave A's list within the expiry.
 	_, roomB9, _, _ := joinPlayer(t, b, "player09@example.com")
-	waitFor(t, 3*time.Second, "A lists B's room", func() bool { _, ok := roomOn(rooms(root, a), roomB9); return ok })
+	waitFor(t, waitLong, "A lists B's room", func() bool { _, ok := roomOn(rooms(root, a), roomB9); return ok })
 	b.kill()
 	killed := time.Now()
-	waitFor(t, 3*time.Second, "A answers 503 node_unavailable for B's room", func() bool {
+	waitFor(t, waitLong, "A answers 503 node_unavailable for B's room", func() bool {
 		code, body := root.do("PATCH", a.url+"/admin-api/rooms/"+roomB9, `{"locked":true}`)
 		return code == 503 && strings.Contains(body, `"code":"node_unavailable"`)
 	})
-	waitFor(t, 11*time.Second, "B's room gone from A's list", func() bool { _, ok := roomOn(rooms(root, a), roomB9); return !ok })
+	waitFor(t, 10*time.Second+waitLong, "B's room gone from A's list", func() bool { _, ok := roomOn(rooms(root, a), roomB9); return !ok })
 	t.Logf("B's rooms left A's list %v after the kill (expiry 10s)", time.Since(killed))
 
 	// A third node, C, with a player, for the outage below.
@@ -394,7 +408,7 @@ func TestTwoNodes(t *testing.T) {
 	root.want("GET", a.url+"/admin-api/rooms/"+roomA, "", 200, `"node":"a"`)
 	root.want("GET", a.url+"/admin-api/adminAudit?_end=3", "", 200, `"action"`)
 	root.want("POST", a.url+"/admin-api/users/"+p10+"/ban", `{"reason":"spam"}`, 200, `"sessionsClosed":1`)
-	closedWithin(t, conn10, time.Second)
+	closedWithin(t, conn10, waitLong)
 	if b, err := os.ReadFile(a.log); err != nil || !bytes.Contains(b, []byte("rate limits answer without it")) {
 		t.Fatalf("A's log does not say its limiters lost Redis: %v", err)
 	}
@@ -419,7 +433,7 @@ func TestTwoNodes(t *testing.T) {
 	port, _ := strconv.Atoi(redisURL[strings.LastIndex(redisURL, ":")+1 : strings.LastIndex(redisURL, "/")])
 	redisServerOn(t, port)
 	back := time.Now()
-	closedWithin(t, conn11, 15*time.Second)
+	closedWithin(t, conn11, waitLong)
 	t.Logf("C closed the banned player's socket %v after Redis came back", time.Since(back))
 
 	// D joins the cluster: A lists D's room and reaches it.

@@ -99,7 +99,6 @@ func Count(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery,
 		budget, hard = opts.Limit, opts.Mode == CountExact
 	}
 	if opts.Mode != CountExact {
-		now := time.Now()
 		key := ""
 		if opts.Estimates != nil {
 			// A filtered estimate is kept under its WHERE clause: paging
@@ -109,14 +108,14 @@ func Count(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery,
 			if filtered {
 				key += "\x00" + q.String()
 			}
-			est, ok = opts.Estimates.get(key, now)
+			est, ok = opts.Estimates.get(key)
 		}
 		if !ok {
 			if est, ok, err = estimate(ctx, db, t, q, filtered); err != nil {
 				return 0, false, fmt.Errorf("query: estimate %s: %w", t.Name, err)
 			}
 			if ok && key != "" {
-				opts.Estimates.put(key, est, now)
+				opts.Estimates.put(key, est)
 			}
 		}
 		if ok && (opts.Mode == CountEstimate || (opts.ExactBelow > 0 && est >= opts.ExactBelow)) {

@@ -16,6 +16,10 @@ import (
 // over. The zero value is not usable; use NewEstimates. Safe for
 // concurrent use.
 type Estimates struct {
+	// Now is the clock: time.Now (a cache keeps the real time, as
+	// Options.Clock says); tests move a fake one instead of sleeping.
+	Now func() time.Time
+
 	ttl  time.Duration
 	seed maphash.Seed
 	mu   sync.Mutex
@@ -29,13 +33,14 @@ type estimateEntry struct {
 
 // NewEstimates returns a cache that keeps an estimate for ttl.
 func NewEstimates(ttl time.Duration) *Estimates {
-	return &Estimates{ttl: ttl, seed: maphash.MakeSeed(), m: map[uint64]estimateEntry{}}
+	return &Estimates{Now: time.Now, ttl: ttl, seed: maphash.MakeSeed(), m: map[uint64]estimateEntry{}}
 }
 
-func (e *Estimates) get(key string, now time.Time) (int64, bool) {
+func (e *Estimates) get(key string) (int64, bool) {
 	if e == nil {
 		return 0, false
 	}
+	now := e.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c, ok := e.m[maphash.String(e.seed, key)]
@@ -48,10 +53,11 @@ func (e *Estimates) get(key string, now time.Time) (int64, bool) {
 // maxEstimates bounds the cache: clients choose the filters.
 const maxEstimates = 1024
 
-func (e *Estimates) put(key string, n int64, now time.Time) {
+func (e *Estimates) put(key string, n int64) {
 	if e == nil {
 		return
 	}
+	now := e.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if len(e.m) >= maxEstimates {

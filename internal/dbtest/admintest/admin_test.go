@@ -491,7 +491,7 @@ func TestTwoPanelsOneMux(t *testing.T) {
 		var req ResetRequest
 		select {
 		case req = <-resets:
-		case <-time.After(10 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Fatal("OnResetRequest was not called")
 		}
 		if !strings.HasPrefix(req.URL, "/ops/admin/reset?token=") || req.Role != RoleAdmin {
@@ -613,6 +613,14 @@ const (
 	backgroundWorkers      = 4    // workers per background queue
 	backgroundQueueCap     = 1024 // jobs a background queue holds
 	maxStmtFailures        = 5    // failures of prepared statements before the panel sends plain text (docs/adopting.md)
+)
+
+// The sign-in failure buckets' defaults (RateLimitOptions), which
+// failureLimits puts on a test's clock.
+const (
+	defaultFailuresBurst   = 100 // LoginFailuresPerEmail's burst
+	defaultNetworkFailures = 10  // LoginFailuresPerNetwork's and LoginFailuresPerDevice's
+	failureTokenEvery      = 30 * time.Second
 )
 
 // account reads a user's email, password hash and token version from the

@@ -322,10 +322,14 @@ func TestWidgetResource(t *testing.T) {
 }
 
 // A widget that ignores its ctx no longer holds the dashboard: the page is
-// answered at the widget timeout, that widget marked "timeout".
+// answered at the widget timeout, that widget marked "timeout". The stuck
+// widget waits for the test, so it is late whatever the machine's speed;
+// the timeout is long enough for every other widget to be done before it
+// on a loaded machine, which the subtests spend waiting side by side.
 func TestDashboardAnswersAtWidgetTimeout(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	const timeout = 10 * time.Second
+	testdb.EachParallel(t, func(t *testing.T, db *bun.DB) {
 		release := make(chan struct{})
 		defer close(release)
 		e := newEnv(t, db, Options{Widgets: []Widget{
@@ -334,14 +338,14 @@ func TestDashboardAnswersAtWidgetTimeout(t *testing.T) {
 				return "late", nil
 			}},
 			{ID: "fine", Title: "Fine", Render: "json", Data: func(context.Context, Operator) (any, error) { return "ok", nil }},
-		}, WidgetTimeout: 300 * time.Millisecond})
+		}, WidgetTimeout: timeout})
 		admin, _ := e.bootstrap()
 		done := make(chan *resp, 1)
 		go func() { done <- admin.do("GET", "/admin-api/_dashboard", nil) }()
 		var r *resp
 		select {
 		case r = <-done:
-		case <-time.After(30 * time.Second):
+		case <-time.After(timeout + 20*time.Second):
 			t.Fatal("the dashboard waited on a widget that ignores its ctx")
 		}
 		ws := widgets(t, r.want(t, 200))

@@ -119,7 +119,7 @@ func TestClientGoneNotLoggedAsError(t *testing.T) {
 		if err := <-done; !errors.Is(err, context.Canceled) {
 			t.Fatalf("cancelled request = %v; want context.Canceled", err)
 		}
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
 		for !strings.Contains(logs.String(), "client went away") {
 			if time.Now().After(deadline) {
 				t.Fatalf("no debug line for the cancelled request:\n%s", logs.String())

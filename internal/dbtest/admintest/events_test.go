@@ -156,7 +156,9 @@ func TestOnAuditSlowHook(t *testing.T) {
 		for i := range 5 {
 			start := time.Now()
 			root.do("PATCH", "/admin-api/users/"+uid, map[string]any{"display_name": "Name " + string(rune('A'+i))}).want(t, 200)
-			if d := time.Since(start); d > 10*time.Second {
+			// The hook hangs for a minute: a request behind it would take
+			// that; a loaded machine takes far less.
+			if d := time.Since(start); d > 30*time.Second {
 				t.Fatalf("a request took %v behind a hanging hook; want it unaffected", d)
 			}
 		}
@@ -197,7 +199,7 @@ func TestOnAuditCloseStops(t *testing.T) {
 	if n := a.AuditEventsDropped(); n != 1 {
 		t.Errorf("AuditEventsDropped after Close = %d; want the one written after it", n)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for runtime.NumGoroutine() > before {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d goroutines after Close; want at most the %d before New", runtime.NumGoroutine(), before)

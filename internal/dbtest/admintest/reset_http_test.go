@@ -97,7 +97,7 @@ func TestPasswordReset(t *testing.T) {
 		var req ResetRequest
 		select {
 		case req = <-got:
-		case <-time.After(10 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Fatal("OnResetRequest was not called")
 		}
 		select {

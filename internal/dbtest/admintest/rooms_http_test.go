@@ -209,7 +209,7 @@ func (w *world) mustJoin(roomType, userID, roomID string) *player {
 // next waits for the next message of the given type.
 func (p *player) next(t *testing.T, typ string) map[string]any {
 	t.Helper()
-	timeout := time.After(5 * time.Second)
+	timeout := time.After(30 * time.Second) // spent only when the message never comes
 	for {
 		select {
 		case m, ok := <-p.msgs:
@@ -220,7 +220,7 @@ func (p *player) next(t *testing.T, typ string) map[string]any {
 				return m
 			}
 		case <-timeout:
-			t.Fatalf("no %q message in 5s", typ)
+			t.Fatalf("no %q message in 30s", typ)
 		}
 	}
 }
@@ -236,8 +236,8 @@ func (p *player) waitClosed(t *testing.T) (int, string) {
 			}
 			ce := <-p.closed
 			return ce.Code, ce.Text
-		case <-time.After(5 * time.Second):
-			t.Fatal("connection not closed in 5s")
+		case <-time.After(30 * time.Second):
+			t.Fatal("connection not closed in 30s")
 		}
 	}
 }

@@ -42,7 +42,7 @@ func playerData(t *testing.T, e *env, root *client, rootID string) (bob, carol s
 	e.login("Bob.Erasable@example.com", "bob password")
 	root.do("POST", "/admin-api/auth/request-reset", map[string]any{"email": "bob.erasable@example.com"}).want(t, 200)
 	// The request is answered before its delivery (and audit entry) runs.
-	for deadline := time.Now().Add(10 * time.Second); len(e.auditRows("auth.password_reset_requested")) == 0; {
+	for deadline := time.Now().Add(30 * time.Second); len(e.auditRows("auth.password_reset_requested")) == 0; {
 		if time.Now().After(deadline) {
 			t.Fatal("no audit entry for the reset request")
 		}

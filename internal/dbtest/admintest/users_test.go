@@ -228,7 +228,7 @@ func (m *mailbox) deliver(_ context.Context, r ResetRequest) error {
 // worker that sends it.
 func (m *mailbox) wait(t *testing.T, n int) ResetRequest {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		m.mu.Lock()
 		if len(m.sent) >= n {
 			r := m.sent[n-1]
@@ -330,7 +330,7 @@ func TestAdoptLivePlayers(t *testing.T) {
 			audited := func() bool {
 				return slices.ContainsFunc(e.auditRows("auth.login_failed"), func(a AuditEntry) bool { return a.TargetID == c.id })
 			}
-			for deadline := time.Now().Add(5 * time.Second); !audited() && time.Now().Before(deadline); {
+			for deadline := time.Now().Add(30 * time.Second); !audited() && time.Now().Before(deadline); {
 				time.Sleep(10 * time.Millisecond)
 			}
 			if !audited() {
