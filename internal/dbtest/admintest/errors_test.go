@@ -101,31 +101,8 @@ func TestClientGoneNotLoggedAsError(t *testing.T) {
 			}})},
 		})
 		admin, _ := e.bootstrap()
-		ctx, cancel := context.WithCancel(context.Background())
-		req, err := http.NewRequestWithContext(ctx, "POST", e.srv.URL+"/admin-api/guilds/_action/wait", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() {
-			res, err := admin.hc.Do(req)
-			if err == nil {
-				res.Body.Close()
-			}
-			done <- err
-		}()
-		<-started
-		cancel()
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Fatalf("cancelled request = %v; want context.Canceled", err)
-		}
-		deadline := time.Now().Add(30 * time.Second)
-		for !strings.Contains(logs.String(), "client went away") {
-			if time.Now().After(deadline) {
-				t.Fatalf("no debug line for the cancelled request:\n%s", logs.String())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		cancelWhen(t, admin, "POST", "/admin-api/guilds/_action/wait", nil, started)
+		waitForLog(t, logs, "client went away", 1)
 		if strings.Contains(logs.String(), "level=ERROR") {
 			t.Fatalf("a client going away is logged as an error:\n%s", logs.String())
 		}
@@ -170,35 +147,8 @@ func TestClientGoneInATransaction(t *testing.T) {
 		}
 		for i, tt := range cases {
 			hold.arm(tt.match)
-			ctx, cancel := context.WithCancel(context.Background())
-			var body io.Reader
-			if tt.body != nil {
-				b, _ := json.Marshal(tt.body)
-				body = bytes.NewReader(b)
-			}
-			req, err := http.NewRequestWithContext(ctx, tt.method, e.srv.URL+tt.path, body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.Header.Set("Content-Type", "application/json")
-			done := make(chan error, 1)
-			go func() {
-				res, err := admin.hc.Do(req)
-				if err == nil {
-					res.Body.Close()
-				}
-				done <- err
-			}()
-			<-hold.started
-			cancel()
-			if err := <-done; !errors.Is(err, context.Canceled) {
-				t.Fatalf("%s %s cancelled = %v; want context.Canceled", tt.method, tt.path, err)
-			}
-			for deadline := time.Now().Add(30 * time.Second); strings.Count(logs.String(), "client went away") <= i; time.Sleep(10 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("%s %s: no debug line for the cancelled request:\n%s", tt.method, tt.path, logs.String())
-				}
-			}
+			cancelWhen(t, admin, tt.method, tt.path, tt.body, hold.started)
+			waitForLog(t, logs, "client went away", i+1)
 		}
 		if strings.Contains(logs.String(), "level=ERROR") || strings.Contains(logs.String(), "status=500") {
 			t.Fatalf("a client going away is logged as a server error:\n%s", logs.String())
@@ -244,6 +194,48 @@ func (h *holdAfter) AfterQuery(ctx context.Context, ev *bun.QueryEvent) {
 		err := h.db.NewRaw(`SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND state LIKE 'idle in transaction%'`, h.app).Scan(context.Background(), &n)
 		if err != nil || n == 0 {
 			return
+		}
+	}
+}
+
+// cancelWhen sends a request of c's and, once started says the server is
+// at the point the test wants, cancels it: the client goes away.
+func cancelWhen(t *testing.T, c *client, method, path string, body any, started <-chan struct{}) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.e.srv.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	done := make(chan error, 1)
+	go func() {
+		res, err := c.hc.Do(req)
+		if err == nil {
+			res.Body.Close()
+		}
+		done <- err
+	}()
+	<-started
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("%s %s cancelled = %v; want context.Canceled", method, path, err)
+	}
+}
+
+// waitForLog waits until logs hold line n times (30 s at most: the
+// server ends a request its client left in its own time).
+func waitForLog(t *testing.T, logs *syncBuffer, line string, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); strings.Count(logs.String(), line) < n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%q logged %d times, want %d:\n%s", line, strings.Count(logs.String(), line), n, logs.String())
 		}
 	}
 }
