@@ -167,8 +167,10 @@ type Options struct {
 	// "already_banned"; that a new ban's end is still ahead, and a ban's
 	// BannedAt; and the dashboard's "now": its chart ranges, today's
 	// counts and the players-online samples (Rooms), taken at start and
-	// every minute; and a player report's filing and resolution times
-	// (its folding window, the queue's last 24 hours). A game's tests set it to move time without waiting.
+	// every minute; a player report's filing and resolution times
+	// (its folding window, the queue's last 24 hours); and whether a
+	// refused enum label or check reads the catalog again (at most once
+	// a second per column or check; CatalogRefresh). A game's tests set it to move time without waiting.
 	// Lifetimes keep the real time: of sessions, reset links, device
 	// cookies and the TOTP sign-in step, and of rate limits, timeouts and
 	// caches; so do the timestamps the panel writes otherwise (audit
@@ -252,6 +254,22 @@ type Options struct {
 	// keyset) runs without it, as a read by id does. Default 5 s;
 	// negative: no limit.
 	QueryTimeout time.Duration
+	// CatalogRefresh is how often the panel reads again, from the
+	// database's catalog, what a game's migration may change while it
+	// runs: the labels of enum types (ALTER TYPE … ADD VALUE), check
+	// constraints (which columns a check's refusal names) and triggers
+	// (whether a write reads its row again, so its answer is the row as
+	// stored). A write or filter refused for an enum label the panel does
+	// not know, and a check it does not know, read the table's catalog
+	// again at once (at most once a second per column or check), so this
+	// is the bound for the rest: a trigger added, a check or label dropped.
+	// What New read of the columns themselves (their kinds, types,
+	// nullability) and the resources' configuration need a restart
+	// (docs/adopting.md, "When your migrations run while the panel
+	// does"). The reads run on a goroutine of their own that Close
+	// stops. Default 1 minute; negative: never (the reads on a refusal
+	// still run).
+	CatalogRefresh time.Duration
 	// QueryConcurrency bounds how many expensive requests one operator
 	// runs at once: lists with a text search (_q, a _like filter) or an
 	// exact count (_count=exact), and CSV exports. One more answers 429
@@ -409,6 +427,7 @@ func (o Options) compile() engine.Options {
 		ExactCountBudget:     o.ExactCountBudget,
 		CountBudget:          o.CountBudget,
 		QueryTimeout:         o.QueryTimeout,
+		CatalogRefresh:       o.CatalogRefresh,
 		QueryConcurrency:     o.QueryConcurrency,
 		ExportMaxRows:        o.ExportMaxRows,
 		ExportNoBOM:          o.ExportNoBOM,

@@ -45,7 +45,9 @@ type Refusal struct {
 	Sided   bool
 	Missing bool
 	Table   string
-	// Constraint is the constraint PostgreSQL named, if any.
+	// Constraint is the constraint the database named, if any:
+	// PostgreSQL's name of it; for a check on SQLite, its name or, when
+	// it has none, its expression as written.
 	Constraint string
 }
 
@@ -106,7 +108,7 @@ func Classify(err error) (r Refusal, ok bool) {
 	case strings.Contains(msg, "FOREIGN KEY constraint failed"):
 		return Refusal{Kind: ForeignKey}, true
 	case strings.Contains(msg, "CHECK constraint failed"):
-		return Refusal{Kind: Check}, true
+		return Refusal{Kind: Check, Constraint: sqliteCheck(msg)}, true
 	case strings.Contains(msg, "because it is a view"), strings.Contains(msg, "may not be modified"):
 		return Refusal{Kind: NotWritable}, true
 	}
@@ -131,7 +133,7 @@ func classifyPG(pg pgError) (Refusal, bool) {
 		}
 		return r, true
 	case state == "23514":
-		return Refusal{Kind: Check, Columns: nonEmpty(pg.Field('c'))}, true
+		return Refusal{Kind: Check, Columns: nonEmpty(pg.Field('c')), Constraint: pg.Field('n')}, true
 	case state == "428C9":
 		return Refusal{Kind: Generated, Columns: nonEmpty(pgQuotedColumn(pg.Field('M')))}, true
 	case strings.HasPrefix(state, "23"):
@@ -232,4 +234,20 @@ func sqliteNotNullColumn(msg string) string {
 		return m[1]
 	}
 	return ""
+}
+
+// sqliteCheckCode is the result code a driver (modernc's) appends to
+// SQLite's message: " (275)".
+var sqliteCheckCode = regexp.MustCompile(` \(\d+\)$`)
+
+// sqliteCheck reads the check out of SQLite's "CHECK constraint failed:
+// <name>" (or, for a check without a name, "…: <expression>"), without
+// the result code a driver appends; "" when the message names none.
+func sqliteCheck(msg string) string {
+	const marker = "CHECK constraint failed: "
+	i := strings.Index(msg, marker)
+	if i < 0 {
+		return ""
+	}
+	return strings.TrimSpace(sqliteCheckCode.ReplaceAllString(msg[i+len(marker):], ""))
 }

@@ -85,3 +85,27 @@ func TestClassify(t *testing.T) {
 		t.Error("SQLState")
 	}
 }
+
+// TestClassifyCheckNamesConstraint: a check's refusal names the check as
+// the database did: PostgreSQL's constraint name, SQLite's name or (for
+// a check without one) its expression, without the driver's result code.
+func TestClassifyCheckNamesConstraint(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{pgErr{'C': "23514", 'n': "qty_positive"}, "qty_positive"},
+		{pgErr{'C': "23514"}, ""},
+		{errors.New("constraint failed: CHECK constraint failed: range_ok (275)"), "range_ok"},
+		{errors.New("CHECK constraint failed: range_ok"), "range_ok"},
+		{errors.New("constraint failed: CHECK constraint failed: qty  >  0 (275)"), "qty  >  0"},
+		{errors.New("constraint failed: CHECK constraint failed: mood IN ('a', 'b') (275)"), "mood IN ('a', 'b')"},
+		{errors.New("sqlite: CHECK constraint failed"), ""},
+	} {
+		r, ok := Classify(tt.err)
+		if !ok || r.Kind != Check || r.Constraint != tt.want {
+			t.Errorf("Classify(%v) = %+v, %v; want a check naming %q", tt.err, r, ok, tt.want)
+		}
+	}
+}

@@ -102,6 +102,9 @@ type Admin struct {
 
 	estimates   *query.Estimates // row estimates, kept for a moment
 	countBudget time.Duration    // Options.CountBudget, defaulted
+
+	live     *liveCatalog       // the tables' enum labels, checks and triggers, read again (livecatalog.go)
+	stopLive context.CancelFunc // ends its refresh
 }
 
 var _ http.Handler = (*Admin)(nil)
@@ -276,6 +279,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if err := (*compiler)(a).readCatalog(ctx, db); err != nil {
 		return nil, err
 	}
+	a.live = newLiveCatalog(a)
 	(*compiler)(a).checkSQLite(ctx)
 	if res := a.resources["users"]; res != nil {
 		a.users.FromCatalog(res.Table)

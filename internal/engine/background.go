@@ -17,8 +17,9 @@ const (
 	backgroundQueueCap = 1024
 )
 
-// startBackground starts the workers and the failure log's flusher, tracked
-// by a.bg so that Close waits for them; stopBackground ends them.
+// startBackground starts the workers, the failure log's flusher and the
+// catalog's refresh (livecatalog.go), tracked by a.bg so that Close waits
+// for them; stopBackground ends them.
 func (a *Admin) startBackground() {
 	ctx := context.Background()
 	for _, q := range []*jobs.Queue{a.jobs, a.auditJobs} {
@@ -29,11 +30,13 @@ func (a *Admin) startBackground() {
 	if a.opts.Rooms != nil {
 		a.goBackground(ctx, func(ctx context.Context) { a.dashboard.SampleOnline(ctx, a.stopSampling) })
 	}
+	a.startLiveCatalog()
 }
 
 // stopBackground closes the queue, waits for the workers to finish what
 // was queued (which may still count failures), then stops the flusher,
-// which writes the last collapsed rows.
+// which writes the last collapsed rows, the catalog's refresh and the
+// players-online sampling.
 func (a *Admin) stopBackground() {
 	for _, q := range []*jobs.Queue{a.jobs, a.auditJobs} {
 		q.Close()
@@ -42,6 +45,7 @@ func (a *Admin) stopBackground() {
 		q.Wait()
 	}
 	a.failures.Stop()
+	a.stopLive()
 	select {
 	case <-a.stopSampling: // a second Close
 	default:

@@ -155,7 +155,7 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 			}
 			continue
 		}
-		if choices := res.Choices(k); len(choices) > 0 && v != nil && !slices.Contains(choices, fmt.Sprint(v)) {
+		if v != nil && !a.live.isChoice(r.Context(), res, col, fmt.Sprint(v)) {
 			err := fieldError(http.StatusBadRequest, "invalid_value", k, "%s: %q is not one of the choices", res.ColumnLabel(col), errbody.Truncate(fmt.Sprint(v), 80))
 			if hold(pendingValue{err: err}) {
 				continue
@@ -163,6 +163,9 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 			return nil, nil, nil, err
 		}
 		cv, err := query.ConvertValue(col, v)
+		if err != nil && a.live.relabel(r.Context(), res, err) {
+			cv, err = query.ConvertValue(col, v) // a label the database gained since
+		}
 		if err != nil {
 			err = valueError(res, col, err)
 			if hold(pendingValue{err: err}) {
@@ -458,6 +461,9 @@ func (a rowsAPI) parseList(r *http.Request, op Operator, res *resource) (l *quer
 		return nil, errorf(http.StatusForbidden, "forbidden", "audit entries cannot be filtered or sorted by payload for your role: it holds values your role may not read")
 	}
 	l, err = query.Parse(res.View, v, def, bannedParam)
+	if err != nil && a.live.relabel(r.Context(), res, err) {
+		l, err = query.Parse(res.View, v, def, bannedParam) // a label the database gained since
+	}
 	if err == nil {
 		err = l.CheckDialect(pg)
 	}
@@ -603,7 +609,7 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
 	})
 	if err != nil {
-		return rows.BlameColumn(ctx, a.db, res, vals, err)
+		return a.live.writeRefused(ctx, res, vals, err)
 	}
 	writeJSON(w, http.StatusCreated, res.Answer(row))
 	return nil
@@ -711,7 +717,7 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.Key, TargetID: encodeRowID(res, after), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "changes", changes)})
 	})
 	if err != nil {
-		return rows.BlameColumn(ctx, a.db, res, vals, err)
+		return a.live.writeRefused(ctx, res, vals, err)
 	}
 	if ended != "" {
 		a.sanctions.SessionsEnded(ctx, ended, "email changed")

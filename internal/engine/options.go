@@ -52,6 +52,7 @@ type Options struct {
 	ExactCountBudget     time.Duration
 	CountBudget          time.Duration
 	QueryTimeout         time.Duration
+	CatalogRefresh       time.Duration
 	QueryConcurrency     int
 	ExportMaxRows        int64
 	ExportNoBOM          bool

@@ -107,7 +107,7 @@ func parseArrayFilter(c *schema.Column, op Op, name, raw string) (Filter, error)
 	if len(items) > MaxInItems {
 		return f, errorf(CodeInvalidQuery, "%s has more than %d values", name, MaxInItems)
 	}
-	elem := schema.Column{Name: c.Name, Kind: c.Elem, DBType: strings.TrimSuffix(c.DBType, "[]"), Labels: c.Labels, DataType: schema.String}
+	elem := c.ElemColumn()
 	arr := make(Array, len(items))
 	for i, it := range items {
 		var v any = it
@@ -123,7 +123,7 @@ func parseArrayFilter(c *schema.Column, op Op, name, raw string) (Filter, error)
 			}
 			v = b
 		}
-		out, err := convertElem(&elem, v)
+		out, err := convertElem(elem, v)
 		if err != nil {
 			return f, errorf(CodeInvalidValue, "%s: item %d: %s", name, i+1, message(err))
 		}

@@ -275,8 +275,8 @@ func parseKind(c *schema.Column, s string) (out any, handled bool, err error) {
 	}
 	switch c.Kind {
 	case schema.KindEnum:
-		if len(c.Labels) > 0 && !slices.Contains(c.Labels, s) {
-			return nil, true, errorf(CodeInvalidValue, "%q is not one of %s", clip(s), labelList(c.Labels))
+		if labels := c.Labels(); len(labels) > 0 && !slices.Contains(labels, s) {
+			return nil, true, errorf(CodeInvalidValue, "%q is not one of %s", clip(s), labelList(labels))
 		}
 		return s, true, nil
 	case schema.KindInet:
@@ -352,9 +352,9 @@ func convertKind(c *schema.Column, v any) (out any, handled bool, err error) {
 			return nil, true, errorf(CodeInvalidValue, "column %q: %s is not an array", c.Name, describe(v))
 		}
 		arr := make(Array, len(items))
-		elem := schema.Column{Name: c.Name, Kind: c.Elem, DBType: strings.TrimSuffix(c.DBType, "[]"), Labels: c.Labels, DataType: schema.String}
+		elem := c.ElemColumn()
 		for i, it := range items {
-			if arr[i], err = convertElem(&elem, it); err != nil {
+			if arr[i], err = convertElem(elem, it); err != nil {
 				return nil, true, errorf(CodeInvalidValue, "column %q: item %d: %s", c.Name, i+1, message(err))
 			}
 		}

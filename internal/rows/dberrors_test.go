@@ -95,3 +95,23 @@ type pgErr map[byte]string
 
 func (e pgErr) Field(k byte) string { return e[k] }
 func (e pgErr) Error() string       { return e['M'] }
+
+// TestDBErrorCheckNamesConstraint: a check's refusal is a 400 whose
+// message names the check as the database did (ColumnFields then names
+// the columns it reads, from the catalog); one that names none says so.
+func TestDBErrorCheckNamesConstraint(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{pgErr{'C': "23514", 'n': "qty_positive", 'M': `new row for relation "stock" violates check constraint "qty_positive"`}, `breaks the check constraint "qty_positive"`},
+		{errors.New("constraint failed: CHECK constraint failed: qty > 0 (275)"), `breaks the check constraint "qty > 0"`},
+		{errors.New("CHECK constraint failed"), "a value breaks a check constraint"},
+	} {
+		var ae *errbody.Error
+		if !errors.As(DBError(tt.err), &ae) || ae.Status != 400 || ae.Code != "invalid_value" || ae.Message != tt.want || ae.Cause == nil {
+			t.Errorf("DBError(%v) = %+v; want 400 invalid_value %q with its cause", tt.err, ae, tt.want)
+		}
+	}
+}

@@ -104,13 +104,14 @@ func (r *Resource) ReadOnly(col string) bool {
 }
 
 // Choices are the values a column takes: the resource's Choices, else an
-// enum's labels from the database.
+// enum's labels from the database, as its catalog was last read
+// (schema.Live).
 func (r *Resource) Choices(col string) []string {
 	if cc := r.Config.Columns[col].Choices; len(cc) > 0 {
 		return cc
 	}
 	if c := r.Table.ByName[col]; c != nil && c.Kind == schema.KindEnum {
-		return c.Labels
+		return c.Labels()
 	}
 	return nil
 }

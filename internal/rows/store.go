@@ -3,6 +3,7 @@ package rows
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -76,10 +77,13 @@ func (s Store) readRow(ctx context.Context, db bun.IDB, res *Resource, id map[st
 		return nil, err
 	}
 	if len(found) == 0 {
-		return nil, errbody.New(http.StatusNotFound, "not_found", "no %s row with that id", res.Key)
+		return nil, errbody.New(http.StatusNotFound, "not_found", "no %s row with that id", res.Key).Because(errNotFound)
 	}
 	return found[0], nil
 }
+
+// errNotFound is the cause of readRow's 404: no row has the id.
+var errNotFound = errors.New("rows: no row with that id")
 
 // plainRows runs q's text in tx through Bun (its query hooks see it): a
 // write's plain run when it is not prepared (a select has Rows).
@@ -142,13 +146,39 @@ type write interface {
 }
 
 // writeReturning runs build(vals, id), a write of vals (to the row id,
-// for an update) inside tx, and reads the row it returns as ReadRow
-// would (sql.ErrNoRows when none). In a transaction Stmts runs
-// (Retryable) the write's text holds placeholders, build(params of
-// query.Bind, params of query.PKParams), and runs prepared once it has
-// been seen. Elsewhere, or when a value has no parameter form, it runs
-// through Bun with its values inline (its hooks see it).
+// for an update) inside tx, and answers the row as stored: the row the
+// write returns, read as ReadRow would (sql.ErrNoRows when none), or,
+// when a trigger of the table may change it afterwards (schema.Live's
+// RewritesRows), the row read again in tx once the write's triggers have
+// run. A table without such triggers costs no second statement.
 func (s Store) writeReturning(ctx context.Context, tx bun.Tx, res *Resource, build func(vals, id map[string]any) write, vals, id map[string]any) (map[string]any, error) {
+	row, err := s.returned(ctx, tx, res, build, vals, id)
+	if err != nil || !res.Table.Live().RewritesRows {
+		return row, err
+	}
+	if id == nil {
+		// A new row: its key as the write returned it, as the panel
+		// names it everywhere (the answer's id). A key the returned
+		// row does not show (hidden) leaves the answer as returned.
+		if id, err = query.DecodeID(res.Table, query.EncodeID(res.Table, row)); err != nil {
+			return row, nil
+		}
+	}
+	stored, err := s.readRow(ctx, tx, res, id, false, true)
+	if errors.Is(err, errNotFound) {
+		return row, nil // a trigger deleted it: the write's own row is all there is
+	}
+	return stored, err
+}
+
+// returned runs build(vals, id), a write of vals (to the row id, for an
+// update) inside tx, and reads the row it returns as ReadRow would
+// (sql.ErrNoRows when none). In a transaction Stmts runs (Retryable) the
+// write's text holds placeholders, build(params of query.Bind, params of
+// query.PKParams), and runs prepared once it has been seen. Elsewhere, or
+// when a value has no parameter form, it runs through Bun with its values
+// inline (its hooks see it).
+func (s Store) returned(ctx context.Context, tx bun.Tx, res *Resource, build func(vals, id map[string]any) write, vals, id map[string]any) (map[string]any, error) {
 	ret := query.NewReturned(res.Table)
 	var params map[string]any
 	var args []any

@@ -3,7 +3,6 @@ package schema
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -22,7 +21,6 @@ type dbColumn struct {
 	TypName   string // PostgreSQL's pg_type.typname (element's for arrays)
 	TypType   string // 'e' enum, 'b' base, 'd' domain, ...
 	Array     bool
-	Labels    []string
 	NotNull   bool
 	HasDef    bool
 	Generated bool // GENERATED ALWAYS identity or a generated column
@@ -38,8 +36,6 @@ SELECT a.attname, format_type(a.atttypid, a.atttypmod),
   COALESCE(CASE WHEN t.typcategory = 'A' THEN et.typname ELSE t.typname END, ''),
   COALESCE(CASE WHEN t.typcategory = 'A' THEN et.typtype ELSE t.typtype END, ''),
   t.typcategory = 'A',
-  COALESCE((SELECT json_agg(e.enumlabel ORDER BY e.enumsortorder) FROM pg_enum e
-    WHERE e.enumtypid = CASE WHEN t.typcategory = 'A' THEN t.typelem ELSE t.oid END)::text, '[]'),
   a.attnotnull, a.atthasdef OR a.attidentity <> '', a.attidentity = 'a' OR a.attgenerated <> '', a.attidentity <> '',
   CASE WHEN t.typname IN ('varchar', 'bpchar') AND a.atttypmod > 4 THEN a.atttypmod - 4 ELSE 0 END,
   CASE WHEN t.typname = 'numeric' AND a.atttypmod >= 4 THEN (a.atttypmod - 4) & 65535 ELSE -1 END
@@ -51,9 +47,11 @@ ORDER BY a.attnum`
 
 // ReadCatalog refines t's columns from the database's catalog: the SQL
 // type decides the kind, the Go type informs it (a float field over a
-// numeric column). It reports false, changing nothing, when the table
-// does not exist (yet). Columns the model has and the table lacks keep
-// what the model says.
+// numeric column); and it reads t's Live (ReadLive: enum labels, checks,
+// triggers). It reports false, changing no column, when the table does
+// not exist (yet). Columns the model has and the table lacks keep what
+// the model says. It runs before the panel serves: a column's fields are
+// not safe to change under readers, and later reads change only the Live.
 func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
 	var cols []dbColumn
 	var err error
@@ -68,6 +66,11 @@ func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("schema: table %q: reading the catalog: %w", t.Name, err)
 	}
+	live, err := ReadLive(ctx, db, t)
+	if err != nil {
+		return false, err
+	}
+	t.SetLive(live)
 	if len(cols) == 0 {
 		return false, nil
 	}
@@ -108,7 +111,6 @@ func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
 		} else if kind != "" {
 			c.Kind, c.Elem = kind, ""
 		}
-		c.Labels = dc.Labels
 		if kind == KindTime || kind == KindTimestampLocal || kind == KindDate {
 			c.SQLType = dc.Type // Select reads timestamps by their real type
 		}
@@ -137,16 +139,9 @@ func pgColumns(ctx context.Context, db bun.IDB, table string) ([]dbColumn, error
 	var out []dbColumn
 	for rows.Next() {
 		var dc dbColumn
-		var labels string
-		if err := rows.Scan(&dc.Name, &dc.Type, &dc.TypName, &dc.TypType, &dc.Array, &labels,
+		if err := rows.Scan(&dc.Name, &dc.Type, &dc.TypName, &dc.TypType, &dc.Array,
 			&dc.NotNull, &dc.HasDef, &dc.Generated, &dc.Identity, &dc.MaxLength, &dc.Scale); err != nil {
 			return nil, err
-		}
-		if err := json.Unmarshal([]byte(labels), &dc.Labels); err != nil {
-			return nil, fmt.Errorf("enum labels of %s: %w", dc.Name, err)
-		}
-		if len(dc.Labels) == 0 {
-			dc.Labels = nil
 		}
 		out = append(out, dc)
 	}

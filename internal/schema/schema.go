@@ -61,6 +61,9 @@ type Table struct {
 
 	byGoName map[string]*Column
 	tagRels  []tagRelation // rel: tags waiting for Link to resolve their targets
+	// live is what the catalog last said of the enum labels, checks and
+	// triggers (Live), shared with the table's copies and its columns.
+	live *liveHolder
 }
 
 // Column is one column of a Table.
@@ -79,8 +82,6 @@ type Column struct {
 	// DBType is the database's own name of the type (PostgreSQL's
 	// format_type, SQLite's declared type); "" until ReadCatalog.
 	DBType string
-	// Labels are an enum's labels in the database's order.
-	Labels []string
 	// Generated: the database computes the value (an identity GENERATED
 	// ALWAYS, a generated column); never written by the panel.
 	Generated bool
@@ -103,6 +104,9 @@ type Column struct {
 
 	// Field reads and writes the column's value in a model struct.
 	Field *bunschema.Field
+
+	// live is its table's (Labels reads an enum's labels from it).
+	live *liveHolder
 }
 
 // Inspect reads the Bun model of a table. model is a struct or a pointer to
@@ -131,9 +135,11 @@ func Inspect(db *bun.DB, key string, model any) (t *Table, err error) {
 		Model:    typ,
 		ByName:   make(map[string]*Column, len(bt.Fields)),
 		byGoName: make(map[string]*Column, len(bt.Fields)),
+		live:     &liveHolder{},
 	}
 	for _, f := range bt.Fields {
 		c := newColumn(f)
+		c.live = t.live
 		if u, ok := unixTag(f.StructField.Tag.Get(AdminTag)); ok {
 			if err := c.SetUnix(u); err != nil {
 				return nil, fmt.Errorf("schema: table %q: %s tag: %w", key, AdminTag, err)

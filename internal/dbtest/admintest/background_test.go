@@ -127,8 +127,9 @@ func TestRequestResetUnknownEmailsCollapse(t *testing.T) {
 	})
 }
 
-// TestCloseStopsBackground: the workers and the failure flusher that New
-// starts are gone after Close.
+// TestCloseStopsBackground: the workers, the failure flusher and the
+// catalog's refresh (Options.CatalogRefresh) that New starts are gone
+// after Close.
 func TestCloseStopsBackground(t *testing.T) {
 	db := testdb.SQLite(t)
 	if err := db.Ping(); err != nil {
@@ -139,8 +140,8 @@ func TestCloseStopsBackground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := runtime.NumGoroutine(); g < before+2*backgroundWorkers+1 {
-		t.Fatalf("%d goroutines after New (%d before); want the 2×%d workers and the flusher", g, before, backgroundWorkers)
+	if g := runtime.NumGoroutine(); g < before+2*backgroundWorkers+2 {
+		t.Fatalf("%d goroutines after New (%d before); want the 2×%d workers, the flusher and the catalog's refresh", g, before, backgroundWorkers)
 	}
 	a.Close()
 	waitFor(t, func() bool { return runtime.NumGoroutine() <= before })
