@@ -145,3 +145,28 @@ func TestDocEditArgs(t *testing.T) {
 		t.Errorf("%d edits in %d statements; want 2", len(long), n)
 	}
 }
+
+// TestSameValue: what an update leaves unwritten is the same JSON value:
+// a document however spaced or ordered, a number exactly, a time at the
+// same instant and zone; anything else differs.
+func TestSameValue(t *testing.T) {
+	for _, tt := range []struct {
+		x, y any
+		same bool
+	}{
+		{json.RawMessage(`{"b": 1, "a": [1, 2]}`), map[string]any{"a": []any{json.Number("1"), json.Number("2")}, "b": json.Number("1")}, true},
+		{json.RawMessage(`{"a":1}`), json.RawMessage(`{"a":2}`), false},
+		{int64(9007199254740993), json.Number("9007199254740993"), true},
+		{int64(9007199254740993), json.Number("9007199254740992"), false},
+		{"x", "x", true},
+		{"x", "y", false},
+		{nil, nil, true},
+		{nil, json.RawMessage(`null`), true},
+		{int64(1), "1", false},
+		{json.RawMessage(`"1"`), int64(1), false},
+	} {
+		if got := SameValue(tt.x, tt.y); got != tt.same {
+			t.Errorf("SameValue(%#v, %#v) = %v; want %v", tt.x, tt.y, got, tt.same)
+		}
+	}
+}
