@@ -168,9 +168,10 @@ type Options struct {
 	// BannedAt; and the dashboard's "now": its chart ranges, today's
 	// counts and the players-online samples (Rooms), taken at start and
 	// every minute; a player report's filing and resolution times
-	// (its folding window, the queue's last 24 hours); and whether a
-	// refused enum label or check reads the catalog again (at most once
-	// a second per column or check; CatalogRefresh). A game's tests set it to move time without waiting.
+	// (its folding window, the queue's last 24 hours); whether a refused
+	// enum label or check reads the catalog again (at most once a second
+	// per column or check; CatalogRefresh); and the time a time
+	// ResourceConfig.VersionColumn is bumped to. A game's tests set it to move time without waiting.
 	// Lifetimes keep the real time: of sessions, reset links, device
 	// cookies and the TOTP sign-in step, and of rate limits, timeouts and
 	// caches; so do the timestamps the panel writes otherwise (audit

@@ -119,6 +119,18 @@ type ResourceConfig struct {
 	// resource an operation left unset keeps the built-in policy, so the
 	// audit log stays append-only whatever else is opened.
 	Policies Policies
+	// VersionColumn names a column the game bumps on every write of a row
+	// (an integer it increments, or a timestamp it sets to now): the
+	// row's ETag is then derived from it alone, so a write of the game
+	// that does not bump it is not a change the panel's If-Match sees.
+	// The panel's own updates bump it too (an integer by one, a time to
+	// Options.Clock's now, past the stored one), so the game's optimistic
+	// checks see an operator's write; operators cannot set it (it is
+	// read-only), and a create without a database default for it stores
+	// 1 or now. It must be a visible integer or time column, not a key.
+	// Default "": the ETag is a keyed digest of the row's visible
+	// columns (docs/api.md, "Versions").
+	VersionColumn string
 }
 
 // ListConfig configures the list page.
@@ -265,6 +277,8 @@ func (c ResourceConfig) compile() engine.ResourceConfig {
 		Search:   c.Search,
 		Erase:    c.Erase,
 		Policies: c.Policies,
+
+		VersionColumn: c.VersionColumn,
 	}
 	if d := c.Create.Defaults; d != nil {
 		out.Create.Defaults = func(ctx context.Context, dc engine.DefaultsContext) (map[string]any, error) {

@@ -72,8 +72,9 @@ func TestCompileKeepsEveryField(t *testing.T) {
 				gotAction = c
 				return nil, nil
 			}}},
-		Erase:    EraseKeep,
-		Policies: Policies{Delete: Deny()},
+		Erase:         EraseKeep,
+		Policies:      Policies{Delete: Deny()},
+		VersionColumn: "version",
 	}
 	out := in.compile()
 	nonZero(t, "ResourceConfig", reflect.ValueOf(out))

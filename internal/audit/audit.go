@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gameadmin/admin/internal/migrate"
@@ -246,8 +247,11 @@ func (au *Log) Event(ctx context.Context, e Entry) {
 
 // Changes returns {column: {before, after}} for every column whose value
 // differs, comparing JSON encodings so that times and numbers of different Go
-// types compare by value: the "changes" of an update's entry. A row's
-// notes on its unreadable cells (query.InvalidKey) are not a column.
+// types compare by value: the "changes" of an update's entry. A JSON
+// column (a json.RawMessage, as rows carry one) that is an object, or an
+// array of one length, before and after records its leaf changes
+// instead, {"paths": [...]} (paths.go). A row's notes on its unreadable
+// cells (query.InvalidKey) are not a column.
 func Changes(before, after map[string]any) map[string]any {
 	changes := map[string]any{}
 	before, after = withoutNotes(before), withoutNotes(after)
@@ -255,6 +259,14 @@ func Changes(before, after map[string]any) map[string]any {
 		bv, had := before[col]
 		if had && Unchanged(bv, av) {
 			continue
+		}
+		if had {
+			if ch, same, ok := docChange(bv, av); same {
+				continue
+			} else if ok {
+				changes[col] = ch
+				continue
+			}
 		}
 		changes[col] = map[string]any{"before": bv, "after": av}
 	}
@@ -310,16 +322,36 @@ func (au *Log) columnValues(v any) (map[string]any, error) {
 		if f.StructField.Tag.Get("json") == "-" {
 			continue // secrets such as password_hash stay out of the log
 		}
-		out[f.Name] = f.Value(rv).Interface()
+		v := f.Value(rv).Interface()
+		if isJSONField(f) {
+			// As the panel reads a JSON column: its changes are then
+			// recorded as paths (Changes).
+			if raw, err := json.Marshal(v); err == nil && string(raw) != "null" {
+				v = json.RawMessage(raw)
+			}
+		}
+		out[f.Name] = v
 	}
 	return out, nil
+}
+
+// isJSONField reports whether Bun stores f as JSON.
+func isJSONField(f *bunschema.Field) bool {
+	for _, t := range []string{f.UserSQLType, f.DiscoveredSQLType} {
+		if strings.EqualFold(t, "json") || strings.EqualFold(t, "jsonb") {
+			return true
+		}
+	}
+	return false
 }
 
 // DefaultMaxPayload is Options.AuditMaxPayloadBytes' default.
 const DefaultMaxPayload = 16 << 10
 
 // capPayload bounds what one audit row stores. A payload whose JSON is at
-// most limit bytes is kept as it is. A larger one keeps its smallest values
+// most limit bytes is kept as it is. In a larger one, an update's changes
+// are cut first, the largest columns' each replaced by
+// {"truncated": true, "bytes": N} (capChanges). A payload still too large keeps its smallest values
 // (the ip, an action's name, a reason) while they fit, replaces the others
 // with the string "[truncated: N bytes]", and gains the marker
 // "_truncated": {"bytes": <original size>}. A payload that still does not
@@ -333,6 +365,16 @@ func capPayload(p map[string]any, limit int) (map[string]any, []byte) {
 	}
 	if limit <= 0 || len(whole) <= limit {
 		return p, whole
+	}
+	// An update's changes give way column by column, each saying it was
+	// too large, before the payload's keys are cut whole.
+	if c, cut := capChanges(p, len(whole), limit); cut {
+		c["_truncated"] = map[string]any{"bytes": len(whole)}
+		if b, err := json.Marshal(c); err == nil && len(b) <= limit {
+			return c, nil
+		}
+		delete(c, "_truncated") // the cut below marks it
+		p = c
 	}
 	type entry struct {
 		key string

@@ -93,6 +93,8 @@ type Admin struct {
 	auditJobs *jobs.Queue     // and failure audit rows, which slow deliveries cannot starve
 	failures  *audit.Failures // collapsed anonymous failures (internal/audit)
 
+	versions *rows.Versions // rows' ETags, keyed from the secret (internal/rows)
+
 	sessions *account.SessionCheck // the live session check, its statement prepared
 	stmts    *stmtcache.Cache      // statements whose text repeats, prepared
 	// readTexts are the texts of reads by id (handleRead), one per
@@ -172,6 +174,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if err != nil {
 		return nil, err
 	}
+	a.versions = rows.NewVersions(secret)
 	totp, err := account.NewTOTPSettings(secret, opts.RequireTOTP, a.now)
 	if err != nil {
 		return nil, err

@@ -98,7 +98,7 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 			Filterable: query.Filterable(c) && !res.Restricted[c.Name],
 			Masked:     res.Restricted[c.Name],
 			Kind:       c.Kind, Elem: c.Elem, Unix: c.Unix, MaxLength: rows.MaxLength(c, a.opts.MaxTextLength),
-			Required: c.NotNull && !c.HasDefault && !c.Generated,
+			Required: c.NotNull && !c.HasDefault && !c.Generated && c != res.VersionColumn(),
 		}
 		if cc.LinkTo != nil {
 			col.LinkTo = cc.LinkTo

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"mime"
 	"net/http"
 	"slices"
 	"strconv"
@@ -96,7 +97,9 @@ func decodeAny(r *http.Request, v *map[string]any) error { return readJSON(r, v,
 // read-only columns come back in kept, for unchangedCheck to hold against
 // the row, and the row's own fields ("_labels", "_invalid") are dropped,
 // so a row read and sent back by PUT is an update that changes nothing.
-func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[string]any, map[string]any, rows.FieldProblems, error) {
+// merge reads the body as a merge patch (RFC 7396): a JSON column's
+// object is a rows.MergePatch of its stored document, not its value.
+func (a rowsAPI) decodeRow(r *http.Request, res *resource, update, merge bool) (map[string]any, map[string]any, rows.FieldProblems, error) {
 	var body map[string]any
 	if err := decodeAny(r, &body); err != nil {
 		return nil, nil, nil, err
@@ -134,6 +137,16 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update bool) (map[str
 			continue
 		case res.ReadOnly(k):
 			return nil, nil, nil, res.RefuseWrite(k)
+		}
+		if patch, isObject := v.(map[string]any); merge && isObject && col.DataType == schema.JSON {
+			// The keys it changes, merged into the stored document by
+			// the UPDATE (rows.DocEdit): what the game wrote to the
+			// others since the operator's read stays.
+			if err := rows.CheckMergePatch(k, patch); err != nil {
+				return nil, nil, nil, err
+			}
+			vals[k] = rows.MergePatch(patch)
+			continue
 		}
 		// An update holds a value it would refuse for the row (pending):
 		// sent back as read, it is what the column holds and passes.
@@ -217,9 +230,12 @@ type pendingValue struct {
 // unchangedCheck is UpdateRow's check of what an update sent against the
 // row (before): every key and read-only column (kept) holds what the row
 // holds, compared as JSON as a revert compares (history.SameValue), else
-// 400 read_only; a value sent as the row holds it is dropped from vals
-// (pendingValue), and a changed one decodeRow refused is refused now.
-func unchangedCheck(res *resource, kept, vals map[string]any) func(before map[string]any) error {
+// 400 read_only; the version column (ResourceConfig.VersionColumn) sent
+// as another than the row's is a stale read, 409 conflict with the row
+// as it is now (store's Conflict); a value sent as the row holds it is
+// dropped from vals (pendingValue), and a changed one decodeRow refused
+// is refused now.
+func unchangedCheck(store rows.Store, res *resource, kept, vals map[string]any) func(before map[string]any) error {
 	if len(kept) == 0 {
 		return nil
 	}
@@ -234,6 +250,8 @@ func unchangedCheck(res *resource, kept, vals map[string]any) func(before map[st
 			sent, err := json.Marshal(v)
 			same := err == nil && history.SameValue(before[k], sent)
 			switch {
+			case !pending && !same && res.VersionColumn() != nil && k == res.VersionColumn().Name:
+				return store.Conflict(res, before)
 			case !pending && !same:
 				return fieldError(http.StatusBadRequest, "read_only", k, "%s is read-only: send it as the row holds it, or leave it out", res.ColumnLabel(res.View.ByName[k]))
 			case !pending:
@@ -316,7 +334,7 @@ func encodeRowID(res *resource, row map[string]any) string { return query.Encode
 // rowStore runs the row statements (package rows) on the panel's
 // database, with its users and roles tables and its sanctions.
 func (a *Admin) rowStore() rows.Store {
-	return rows.Store{DB: a.db, Users: a.users, Roles: a.roles, Sanctions: a.sanctions, Stmts: a.stmts}
+	return rows.Store{DB: a.db, Users: a.users, Roles: a.roles, Sanctions: a.sanctions, Stmts: a.stmts, Versions: a.versions, Now: a.now}
 }
 
 // pathRow loads the row the {id} of the path names.
@@ -390,7 +408,7 @@ func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, r
 		limit = time.Time{} // as cheap as a read by id, which runs unlimited too
 	}
 	err = a.limited(ctx, limit, func(ctx context.Context, db bun.IDB) (err error) {
-		listed, err = a.scanPrepared(ctx, db, res, joins, text, func() *bun.SelectQuery { return page }, args...)
+		listed, err = a.scanPrepared(ctx, db, res, res.Hidden, joins, text, func() *bun.SelectQuery { return page }, args...)
 		return err
 	})
 	res.Mask(listed)
@@ -540,14 +558,17 @@ func (a rowsAPI) handleRead(w http.ResponseWriter, r *http.Request, op Operator)
 	if !ok {
 		text, _ = a.readTexts.LoadOrStore(key.String(), row(params).String())
 	}
-	found, err := a.scanPrepared(r.Context(), a.db, res, joins, text.(string), func() *bun.SelectQuery { return row(id) }, args...)
+	// Read as stored, whatever op's role may read: its version is the
+	// same for every role (rows.Versions).
+	found, err := a.scanPrepared(r.Context(), a.db, res, res.StoredHidden(), joins, text.(string), func() *bun.SelectQuery { return row(id) }, args...)
 	if err != nil {
 		return err
 	}
 	if len(found) == 0 {
 		return errorf(http.StatusNotFound, "not_found", "no %s row with that id", res.Key)
 	}
-	res.Mask(found)
+	rows.SetETag(w.Header(), a.rowStore().ETag(res, found[0]))
+	res.Answer(found[0])
 	if err := a.addLabels(r.Context(), rest, found[:1]); err != nil {
 		return err
 	}
@@ -570,7 +591,7 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 	if err != nil {
 		return err
 	}
-	vals, _, problems, err := a.decodeRow(r, res, false)
+	vals, _, problems, err := a.decodeRow(r, res, false, false)
 	if err != nil {
 		return err
 	}
@@ -611,6 +632,7 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 	if err != nil {
 		return a.live.writeRefused(ctx, res, vals, err)
 	}
+	rows.SetETag(w.Header(), a.rowStore().ETag(res, row))
 	writeJSON(w, http.StatusCreated, res.Answer(row))
 	return nil
 }
@@ -662,12 +684,12 @@ func (a rowsAPI) applyDefaults(ctx context.Context, op Operator, res *resource, 
 	return nil
 }
 
-// scanPrepared reads res's rows (with the labels of joins) from text run
-// with args on db (the panel's, or a transaction of it) through the
-// panel's statement cache: prepared when the text has run before, else
-// plain, the same statement with its values inline (built only then),
-// through Bun.
-func (a rowsAPI) scanPrepared(ctx context.Context, db bun.IDB, res *resource, joins []query.Label, text string, plain func() *bun.SelectQuery, args ...any) ([]map[string]any, error) {
+// scanPrepared reads res's rows without the hidden columns (with the
+// labels of joins) from text run with args on db (the panel's, or a
+// transaction of it) through the panel's statement cache: prepared when
+// the text has run before, else plain, the same statement with its
+// values inline (built only then), through Bun.
+func (a rowsAPI) scanPrepared(ctx context.Context, db bun.IDB, res *resource, hidden map[string]bool, joins []query.Label, text string, plain func() *bun.SelectQuery, args ...any) ([]map[string]any, error) {
 	run := func() (*sql.Rows, error) { return plain().Conn(db).Rows(ctx) }
 	var rs *sql.Rows
 	var err error
@@ -679,10 +701,13 @@ func (a rowsAPI) scanPrepared(ctx context.Context, db bun.IDB, res *resource, jo
 	if err != nil {
 		return nil, err
 	}
-	return query.ScanFrom(rs, res.Table, res.Hidden, joins)
+	return query.ScanFrom(rs, res.Table, hidden, joins)
 }
 
-// PATCH or PUT /admin-api/{resource}/{id}
+// PATCH or PUT /admin-api/{resource}/{id}. With If-Match, the row must
+// still be the version its client read (else 409 conflict with the row);
+// a PATCH of Content-Type application/merge-patch+json merges a JSON
+// column's object into the stored document, in the database.
 func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resourceFor(r, op, OpUpdate)
 	if err != nil {
@@ -692,26 +717,32 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 	if err != nil {
 		return err
 	}
-	vals, kept, problems, err := a.decodeRow(r, res, true)
+	match, err := rows.ParseIfMatch(r.Header)
+	if err != nil {
+		return err
+	}
+	merge := mergePatch(r)
+	if merge && r.Method == http.MethodPut {
+		return errorf(http.StatusBadRequest, "invalid_body", "a merge patch (%s) is sent with PATCH: a PUT sends the row", mergePatchType)
+	}
+	vals, kept, problems, err := a.decodeRow(r, res, true, merge)
 	if err != nil {
 		return err
 	}
 	if err := problems.Err(); err != nil {
 		return err
 	}
-	// A datetime column named updated_at says when the row last changed:
-	// an edit that does not set it bumps it, as the game's own code would.
-	if c := res.Table.ByName["updated_at"]; len(vals) > 0 && c != nil && (c.DataType == schema.Datetime || c.Unix != "") {
-		if _, set := vals["updated_at"]; !set {
-			vals["updated_at"] = c.UnixValue(time.Now().UTC()) // the time, or a unix time's integer
-		}
-	}
 	ctx := r.Context()
+	store := a.rowStore()
 	var after map[string]any
 	var ended string
 	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
 		var changes map[string]any
-		if _, after, changes, ended, err = a.rowStore().UpdateRow(ctx, tx, op, res, id, vals, unchangedCheck(res, kept, vals)); err != nil || len(changes) == 0 {
+		vals := maps.Clone(vals) // a second run (stmtcache.ErrRetry) starts from the body
+		// A datetime column named updated_at says when the row last
+		// changed: an edit that writes and does not set it bumps it, as
+		// the game's own code would (Touch).
+		if _, after, changes, ended, err = store.UpdateRow(ctx, tx, op, res, id, vals, rows.Write{IfMatch: match, Check: unchangedCheck(store, res, kept, vals), Touch: true}); err != nil || len(changes) == 0 {
 			return err
 		}
 		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.Key, TargetID: encodeRowID(res, after), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "changes", changes)})
@@ -722,8 +753,18 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 	if ended != "" {
 		a.sanctions.SessionsEnded(ctx, ended, "email changed")
 	}
+	rows.SetETag(w.Header(), store.ETag(res, after))
 	writeJSON(w, http.StatusOK, res.Answer(after))
 	return nil
+}
+
+// mergePatchType is the Content-Type of an RFC 7396 merge patch.
+const mergePatchType = "application/merge-patch+json"
+
+// mergePatch reports whether r's body is a merge patch (its Content-Type).
+func mergePatch(r *http.Request) bool {
+	t, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && t == mergePatchType
 }
 
 // DELETE /admin-api/{resource}/{id}
@@ -736,10 +777,14 @@ func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operato
 	if err != nil {
 		return err
 	}
+	match, err := rows.ParseIfMatch(r.Header)
+	if err != nil {
+		return err
+	}
 	ctx := r.Context()
 	var row map[string]any
 	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		if row, err = a.rowStore().DeleteRow(ctx, tx, op, res, id, nil); err != nil {
+		if row, err = a.rowStore().DeleteRow(ctx, tx, op, res, id, rows.Write{IfMatch: match}); err != nil {
 			return err
 		}
 		payload := audit.Payload(requestMeta(r, a.clientIPs()), "row", row)
@@ -750,6 +795,9 @@ func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operato
 	})
 	if err != nil {
 		return err
+	}
+	if res.Table.SoftDelete != nil {
+		rows.SetETag(w.Header(), a.rowStore().ETag(res, row)) // the row is still there, to be restored
 	}
 	writeJSON(w, http.StatusOK, res.Answer(row))
 	return nil
@@ -767,10 +815,14 @@ func (a rowsAPI) handleRestore(w http.ResponseWriter, r *http.Request, op Operat
 	if err != nil {
 		return err
 	}
+	match, err := rows.ParseIfMatch(r.Header)
+	if err != nil {
+		return err
+	}
 	ctx := r.Context()
 	var row map[string]any
 	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		if row, err = a.rowStore().RestoreRow(ctx, tx, op, res, id); err != nil {
+		if row, err = a.rowStore().RestoreRow(ctx, tx, op, res, id, rows.Write{IfMatch: match}); err != nil {
 			return err
 		}
 		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "restore", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
@@ -778,6 +830,7 @@ func (a rowsAPI) handleRestore(w http.ResponseWriter, r *http.Request, op Operat
 	if err != nil {
 		return err
 	}
+	rows.SetETag(w.Header(), a.rowStore().ETag(res, row))
 	writeJSON(w, http.StatusOK, res.Answer(row))
 	return nil
 }

@@ -3,7 +3,8 @@
 //
 //	{"status": N, "code": "<snake_case>", "error": "<human message>"}
 //
-// with "retryAfterSec" on 429s and "requestId" on 5xx answers.
+// with "retryAfterSec" on 429s, "requestId" on 5xx answers and "row" on
+// the 409 of a write to a row that changed since it was read.
 package errbody
 
 import (
@@ -36,6 +37,12 @@ type Error struct {
 	RequestID string `json:"requestId,omitempty"`
 	// Fields names the columns a 4xx is about, each with its message.
 	Fields map[string]string `json:"fields,omitempty"`
+	// Row is, on a 409 conflict of a write to a row that changed since
+	// its client read it, the row as it is now, as the client's role
+	// reads it.
+	Row map[string]any `json:"row,omitempty"`
+	// ETag is Row's version: Write sends it as the ETag header.
+	ETag string `json:"-"`
 	// Cause is why the answer is what it is, when an error led to it:
 	// logged with a 5xx, never sent. Unwrap returns it.
 	Cause error `json:"-"`
@@ -97,6 +104,10 @@ func Write(w http.ResponseWriter, b *Error) {
 	}
 	if b.RequestID != "" {
 		h.Set(Header, b.RequestID)
+	}
+	if b.ETag != "" {
+		h.Set("ETag", b.ETag)
+		h.Set("Access-Control-Expose-Headers", "ETag")
 	}
 	w.WriteHeader(b.Status)
 	_ = json.NewEncoder(w).Encode(b)

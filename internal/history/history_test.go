@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/gameadmin/admin/internal/authz"
@@ -56,8 +57,8 @@ func TestKind(t *testing.T) {
 		kind revertKind
 		need authz.Op
 	}{
-		{auditRecord{Action: "update", Changes: map[string]struct{ Before, After json.RawMessage }{"a": {raw, raw}}}, revertChanges, authz.OpUpdate},
-		{auditRecord{Action: "revert", Changes: map[string]struct{ Before, After json.RawMessage }{"a": {raw, raw}}}, revertChanges, authz.OpUpdate},
+		{auditRecord{Action: "update", Changes: map[string]columnChange{"a": {Before: raw, After: raw}}}, revertChanges, authz.OpUpdate},
+		{auditRecord{Action: "revert", Changes: map[string]columnChange{"a": {Before: raw, After: raw}}}, revertChanges, authz.OpUpdate},
 		{auditRecord{Action: "delete", Row: map[string]json.RawMessage{"a": raw}}, revertDelete, authz.OpCreate},
 		{auditRecord{Action: "create", Row: map[string]json.RawMessage{"a": raw}}, revertCreate, authz.OpDelete},
 	} {
@@ -70,6 +71,65 @@ func TestKind(t *testing.T) {
 	var e *errbody.Error
 	if !errors.As(err, &e) || e.Status != http.StatusBadRequest || e.Code != "not_revertible" {
 		t.Errorf("a ban entry: %v; want 400 not_revertible", err)
+	}
+	_, _, err = (&auditRecord{ID: 8, Action: "update", TooLarge: "the change of inventory, 410564 bytes"}).kind()
+	if !errors.As(err, &e) || e.Code != "not_revertible" || !strings.Contains(e.Message, "too large to record what changed") || !strings.Contains(e.Message, "inventory, 410564 bytes") {
+		t.Errorf("an entry too large to keep its changes: %v; want 400 not_revertible saying so", err)
+	}
+}
+
+// TestDecodeChange: a column's change is read in each shape the log
+// keeps: before and after, paths (keys and indexes), and the mark of
+// one too large to keep; anything else is no change of ours.
+func TestDecodeChange(t *testing.T) {
+	tests := []struct {
+		raw      string
+		tooLarge int64
+		ok       bool
+		paths    []pathChange
+	}{
+		{`{"before": 1, "after": 2}`, 0, true, nil},
+		{`{"paths": [{"path": ["stats", "gold"], "before": 1, "after": 2}, {"path": ["slots", 3], "after": "sword"}, {"path": ["x"], "before": null}]}`, 0, true, []pathChange{
+			{Path: []any{"stats", "gold"}, Before: json.RawMessage(`1`), After: json.RawMessage(`2`)},
+			{Path: []any{"slots", 3}, After: json.RawMessage(`"sword"`)},
+			{Path: []any{"x"}, Before: json.RawMessage(`null`)},
+		}},
+		{`{"truncated": true, "bytes": 410564}`, 410564, true, nil},
+		{`{"paths": [{"path": []}]}`, 0, false, nil},
+		{`{"paths": [{"path": ["a", -1]}]}`, 0, false, nil},
+		{`{"paths": [{"path": ["a", 1.5]}]}`, 0, false, nil},
+		{`{"paths": [{"path": [true]}]}`, 0, false, nil},
+		{`"[truncated: 12 bytes]"`, 0, false, nil},
+	}
+	for _, tt := range tests {
+		ch, tooLarge, ok := decodeChange(json.RawMessage(tt.raw))
+		if ok != tt.ok || tooLarge != tt.tooLarge || tt.paths != nil && !reflect.DeepEqual(ch.Paths, tt.paths) {
+			t.Errorf("decodeChange(%s) = %+v, %d, %v; want paths %+v, %d, %v", tt.raw, ch, tooLarge, ok, tt.paths, tt.tooLarge, tt.ok)
+		}
+	}
+}
+
+// TestPathsChanged: a path conflicts when its value is not the one the
+// entry left, when it is there though the entry took it out, and when
+// its place is gone; the others do not.
+func TestPathsChanged(t *testing.T) {
+	doc := json.RawMessage(`{"stats": {"gold": 777, "xp": 5}, "slots": ["a", "sword"], "gone": 1}`)
+	changes := []pathChange{
+		{Path: []any{"stats", "gold"}, Before: json.RawMessage(`100`), After: json.RawMessage(`777`)}, // as left
+		{Path: []any{"stats", "xp"}, Before: json.RawMessage(`1`), After: json.RawMessage(`4`)},       // changed since
+		{Path: []any{"slots", 1}, After: json.RawMessage(`"sword"`)},                                  // as left
+		{Path: []any{"gone"}, After: nil, Before: json.RawMessage(`1`)},                               // taken out, there again
+		{Path: []any{"ring"}, Before: json.RawMessage(`1`)},                                           // taken out, still out
+		{Path: []any{"bag", "key"}, Before: json.RawMessage(`1`)},                                     // its place is gone
+		{Path: []any{"slots", 5}, Before: json.RawMessage(`1`), After: json.RawMessage(`2`)},          // past the array
+	}
+	got := pathsChanged(changes, doc)
+	want := []string{"stats.xp", "gone", "bag.key", "slots[5]"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("pathsChanged = %q; want %q", got, want)
+	}
+	if got := pathsChanged(changes[:1], "not json"); len(got) != 1 {
+		t.Errorf("pathsChanged over a value that is no document = %q; want the path", got)
 	}
 }
 

@@ -74,6 +74,7 @@ func Build(in Input) map[string]any {
 				"error":         obj{"type": "string"},
 				"fields":        obj{"type": "object", "additionalProperties": obj{"type": "string"}},
 				"retryAfterSec": obj{"type": "integer"},
+				"row":           obj{"type": "object", "description": "on a 409 conflict of a write to a row that changed since it was read: the row as it is now (its ETag header is its version)"},
 			},
 		},
 	}
@@ -113,6 +114,8 @@ func Build(in Input) map[string]any {
 		queryParam("_deleted", obj{"type": "string", "enum": []string{"only", "include"}}, "a soft-delete resource's deleted rows: only them, or with the others (left out by default)"),
 	}
 	idParam := obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "string"}, "description": "the row's key; several key columns as the base64url JSON array of their values"}
+	ifMatch := []obj{{"name": "If-Match", "in": "header", "schema": obj{"type": "string"},
+		"description": "the ETag of the row as read (or *): a row whose version differs is not written, 409 conflict with the row as it is now; without it the write is not checked"}}
 	cat := in.Catalog
 	listed := map[string]bool{}
 	for _, e := range cat {
@@ -161,19 +164,23 @@ func Build(in Input) map[string]any {
 		item := obj{"parameters": []obj{idParam}}
 		if e.Permissions[authz.OpRead] {
 			item["get"] = obj{"operationId": "read_" + e.Name, "tags": []string{e.Label}, "summary": "Read a row of " + e.Label,
-				"responses": withErrors(obj{"200": jsonOK("the row", ref(name))})}
+				"responses": withErrors(obj{"200": jsonOK("the row; its ETag header is its version", ref(name))})}
 		}
 		if e.Permissions[authz.OpUpdate] {
 			item["patch"] = obj{"operationId": "update_" + e.Name, "tags": []string{e.Label}, "summary": "Change a row of " + e.Label,
-				"requestBody": body(ref(name + "Patch")),
-				"responses":   withErrors(obj{"200": jsonOK("the row as stored", ref(name))})}
+				"description": "With Content-Type application/merge-patch+json the body is an RFC 7396 merge patch: a JSON column's object is merged into the stored document by the database (null removes a key), so other keys written since the read stay.",
+				"parameters":  ifMatch,
+				"requestBody": obj{"required": true, "content": obj{"application/json": obj{"schema": ref(name + "Patch")}, "application/merge-patch+json": obj{"schema": ref(name + "Patch")}}},
+				"responses":   withErrors(obj{"200": jsonOK("the row as stored; its ETag header is its version", ref(name))})}
 			item["put"] = obj{"operationId": "put_" + e.Name, "tags": []string{e.Label}, "summary": "Change a row of " + e.Label + " (as PATCH)",
+				"parameters":  ifMatch,
 				"requestBody": body(ref(name + "Patch")),
-				"responses":   withErrors(obj{"200": jsonOK("the row as stored", ref(name))})}
+				"responses":   withErrors(obj{"200": jsonOK("the row as stored; its ETag header is its version", ref(name))})}
 		}
 		if e.Permissions[authz.OpDelete] {
 			item["delete"] = obj{"operationId": "delete_" + e.Name, "tags": []string{e.Label}, "summary": "Delete a row of " + e.Label,
-				"responses": withErrors(obj{"200": jsonOK("the deleted row", ref(name))})}
+				"parameters": ifMatch,
+				"responses":  withErrors(obj{"200": jsonOK("the deleted row", ref(name))})}
 		}
 		if len(item) > 1 {
 			paths[base+"/{id}"] = item
@@ -197,12 +204,14 @@ func Build(in Input) map[string]any {
 		}
 		if e.SoftDeleteColumn != "" && e.Permissions[authz.OpUpdate] {
 			paths[base+"/{id}/_restore"] = obj{"parameters": []obj{idParam}, "post": obj{"operationId": "restore_" + e.Name, "tags": []string{e.Label},
-				"summary":   "Bring back a soft-deleted row: its " + e.SoftDeleteColumn + " cleared",
-				"responses": withErrors(obj{"200": jsonOK("the row restored", ref(name))})}}
+				"summary":    "Bring back a soft-deleted row: its " + e.SoftDeleteColumn + " cleared",
+				"parameters": ifMatch,
+				"responses":  withErrors(obj{"200": jsonOK("the row restored", ref(name))})}}
 		}
 		if e.Permissions[authz.OpUpdate] && op.Role.IsOperator() && e.Name != "adminAudit" && in.Audit {
 			paths[base+"/{id}/_revert"] = obj{"parameters": []obj{idParam}, "post": obj{"operationId": "revert_" + e.Name, "tags": []string{e.Label},
 				"summary":     "Put the row back as it was before an entry of its history",
+				"parameters":  ifMatch,
 				"requestBody": body(obj{"type": "object", "required": []string{"auditId"}, "additionalProperties": false, "properties": obj{"auditId": obj{"type": "integer"}, "force": obj{"type": "boolean"}}}),
 				"responses":   withErrors(obj{"200": jsonOK("the row as it is now", obj{"type": "object"})})}}
 		}

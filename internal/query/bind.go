@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -38,6 +39,15 @@ func Bind(db bun.IDB, vals map[string]any, first int) (params map[string]any, ar
 	// In the columns' order, so that the same columns make the same text.
 	for _, col := range slices.Sorted(maps.Keys(vals)) {
 		v := vals[col]
+		if e, isExpr := v.(Expr); isExpr {
+			text, eargs, ok := e.bind(db, gen, pg, first+len(args))
+			if !ok {
+				return nil, nil, false
+			}
+			args = append(args, eargs...)
+			params[col] = bun.Safe(text)
+			continue
+		}
 		lit = gen.Append(lit[:0], v)
 		arg, cast, ok := literalArg(lit, pg)
 		if !ok {
@@ -48,6 +58,53 @@ func Bind(db bun.IDB, vals map[string]any, first int) (params map[string]any, ar
 		params[col] = bun.Safe(string(placeholder(db, n)) + cast)
 	}
 	return params, args, true
+}
+
+// Expr is a value of a write that the database computes from the row
+// (a JSON document's edit, applied to the stored one): SQL text with a ?
+// for each of Args, in order, and no other ? (none in a literal). Its
+// identifiers are quoted by the caller, from the table's columns. Run
+// through Bun, the arguments are quoted by Bun; through Bind, each is a
+// parameter.
+type Expr struct {
+	SQL  string
+	Args []any
+}
+
+// AppendQuery writes e with its arguments inline, quoted by Bun.
+func (e Expr) AppendQuery(gen bunschema.QueryGen, b []byte) ([]byte, error) {
+	return gen.AppendQuery(b, e.SQL, e.Args...), nil
+}
+
+// bind is e's text with each ? a placeholder, counting from first (with
+// the cast its literal needs, as Bind casts a value's), and the
+// arguments; ok is false when an argument has no parameter form.
+func (e Expr) bind(db bun.IDB, gen bunschema.QueryGen, pg bool, first int) (string, []any, bool) {
+	var b strings.Builder
+	args := make([]any, 0, len(e.Args))
+	var lit []byte
+	rest := e.SQL
+	for _, a := range e.Args {
+		i := strings.IndexByte(rest, '?')
+		if i < 0 {
+			return "", nil, false
+		}
+		lit = gen.Append(lit[:0], a)
+		arg, cast, ok := literalArg(lit, pg)
+		if !ok {
+			return "", nil, false
+		}
+		b.WriteString(rest[:i])
+		b.WriteString(string(placeholder(db, first+len(args))))
+		b.WriteString(cast)
+		args = append(args, arg)
+		rest = rest[i+1:]
+	}
+	if strings.IndexByte(rest, '?') >= 0 {
+		return "", nil, false
+	}
+	b.WriteString(rest)
+	return b.String(), args, true
 }
 
 // literalArg is the driver parameter that stands for the SQL literal lit,

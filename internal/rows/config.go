@@ -24,6 +24,9 @@ type ResourceConfig struct {
 	Actions   []Action
 	Erase     EraseRule
 	Policies  authz.Policies
+	// VersionColumn names the column the game bumps on every write of a
+	// row (version.go).
+	VersionColumn string
 }
 
 // ListConfig is admin.ListConfig, field for field; its documentation is there.

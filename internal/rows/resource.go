@@ -32,7 +32,11 @@ func New(key string, t *schema.Table, cfg ResourceConfig, tables map[string]*sch
 			res.Hidden[col] = true
 		}
 	}
+	res.stored = res.Hidden
 	if err := res.check(tables); err != nil {
+		return nil, err
+	}
+	if err := res.checkVersionColumn(); err != nil {
 		return nil, err
 	}
 	for _, col := range slices.Sorted(maps.Keys(cfg.Columns)) {
@@ -77,7 +81,19 @@ type Resource struct {
 	// nameColumn is the column that names rows first (the users'
 	// display name), for the labels of the role variants.
 	nameColumn string
+	// stored are the columns no role reads (the resource's own Hidden,
+	// in every role's variant too): what a row as stored lacks.
+	stored map[string]bool
+	// version is the column the game bumps on every write
+	// (ResourceConfig.VersionColumn), or nil (version.go).
+	version *schema.Column
 }
+
+// StoredHidden are the columns no role reads: a row as stored, as the
+// write gate reads and returns it (Store) and its version is computed
+// from (Versions.ETag), is read without them. A role's variant hides
+// more (Hidden): Answer takes those out.
+func (r *Resource) StoredHidden() map[string]bool { return r.stored }
 
 // RefuseWrite is the write gate's refusal of a value for col, for every
 // write that names one (a create or update body, a revert): 403 for a
@@ -96,9 +112,15 @@ func (r *Resource) RefuseWrite(col string) error {
 	return nil
 }
 
+// ReadOnly reports whether col is never written by a create or update
+// body: ColumnConfig.ReadOnly, a column the database computes, and the
+// version column, which the panel bumps itself.
 func (r *Resource) ReadOnly(col string) bool {
 	if c := r.Table.ByName[col]; c != nil && c.Generated {
 		return true // the database computes it and refuses a value
+	}
+	if r.version != nil && r.version.Name == col {
+		return true
 	}
 	return r.Config.Columns[col].ReadOnly
 }

@@ -1,11 +1,15 @@
 package rows
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/gameadmin/admin/internal/audit"
@@ -24,8 +28,14 @@ import (
 // one row or several read without their hidden columns, and the insert,
 // update and delete of one row inside the caller's transaction, with
 // the guards they take (the last admin kept, a user written only by an
-// operator who outranks them, an email no other account has). The
-// caller writes the audit entry in the same transaction.
+// operator who outranks them, an email no other account has, the
+// version the client read: Write.IfMatch). The caller writes the audit
+// entry in the same transaction.
+//
+// The rows its writes read and return are rows as stored: every column
+// but StoredHidden, whatever the operator's role may read, so that their
+// versions (ETag) and audit entries are the same for every role; the
+// caller answers them through Resource.Answer.
 type Store struct {
 	// DB is the panel's database.
 	DB *bun.DB
@@ -39,16 +49,52 @@ type Store struct {
 	// it runs (stmtcache.Cache.RunInTx); elsewhere, or when nil, they
 	// run with their values inline, through Bun.
 	Stmts *stmtcache.Cache
+	// Versions makes rows' ETags; nil makes none (and an If-Match other
+	// than * matches no row).
+	Versions *Versions
+	// Now is the time a version column is bumped to (Options.Clock);
+	// nil: time.Now.
+	Now func() time.Time
 }
 
-// ReadRow loads one row by primary key, without hidden columns. lock,
-// inside a transaction, locks the row until it ends (FOR UPDATE on
-// PostgreSQL; SQLite has one writer, and a write transaction holds it).
+// Write is what a write of one row checks on the row it locked, before
+// anything is written.
+type Write struct {
+	// IfMatch is the client's If-Match: a row whose version it does not
+	// name is refused with 409 conflict carrying the row (Conflict). nil
+	// checks nothing.
+	IfMatch *Match
+	// Check, when given, sees the locked row (as stored) and may refuse.
+	Check func(row map[string]any) error
+	// Touch, on an update that writes something, sets a time column
+	// named updated_at to now unless the update sets it, as the game's
+	// own code would.
+	Touch bool
+}
+
+// now is the Store's clock.
+func (s Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// ReadRow loads one row by primary key, without the columns res's role
+// may not read (res.Hidden), none masked. lock, inside a transaction,
+// locks the row until it ends (FOR UPDATE on PostgreSQL; SQLite has one
+// writer, and a write transaction holds it).
 func (s Store) ReadRow(ctx context.Context, db bun.IDB, res *Resource, id map[string]any, lock bool) (map[string]any, error) {
-	return s.readRow(ctx, db, res, id, lock, false)
+	row, err := s.readRow(ctx, db, res, id, lock, false)
+	if err != nil {
+		return nil, err
+	}
+	res.Unreadable(row)
+	return row, nil
 }
 
-// readRow is ReadRow, with a soft-deleted row too when withDeleted.
+// readRow loads one row by primary key as stored (without StoredHidden),
+// a soft-deleted row too when withDeleted.
 func (s Store) readRow(ctx context.Context, db bun.IDB, res *Resource, id map[string]any, lock, withDeleted bool) (map[string]any, error) {
 	sel := func(id map[string]any) *bun.SelectQuery {
 		q := query.WherePK(query.Select(db, res.Table), res.Table, id)
@@ -69,9 +115,9 @@ func (s Store) readRow(ctx context.Context, db bun.IDB, res *Resource, id map[st
 		if rs, err = s.Stmts.QueryTx(ctx, tx.Tx, sel(params).String(), func() (*sql.Rows, error) { return sel(id).Rows(ctx) }, args...); err != nil {
 			return nil, err
 		}
-		found, err = query.ScanFrom(rs, res.Table, res.Hidden, nil)
+		found, err = query.ScanFrom(rs, res.Table, res.stored, nil)
 	} else {
-		found, err = query.ScanRows(ctx, sel(id), res.Table, res.Hidden)
+		found, err = query.ScanRows(ctx, sel(id), res.Table, res.stored)
 	}
 	if err != nil {
 		return nil, err
@@ -120,10 +166,13 @@ func (s Store) ReadRows(ctx context.Context, res *Resource, ids []map[string]any
 }
 
 // InsertRow inserts vals (typed column values, keys included or made by
-// the database) into res inside tx and returns the new row, as the
-// database returns it from the INSERT (no second statement reads it).
+// the database) into res inside tx and returns the new row as stored,
+// as the database returns it from the INSERT (no second statement reads
+// it). A version column vals and the database leave empty starts at 1,
+// or now.
 func (s Store) InsertRow(ctx context.Context, tx bun.Tx, res *Resource, vals map[string]any) (map[string]any, error) {
 	t := res.Table
+	res.firstVersion(vals, s.now())
 	if err := s.checkEmailFree(ctx, tx, res, vals, ""); err != nil {
 		return nil, err
 	}
@@ -190,7 +239,7 @@ func (s Store) returned(ctx context.Context, tx bun.Tx, res *Resource, build fun
 		if _, err := build(vals, id).Exec(ctx, ret.Dest...); err != nil {
 			return nil, err
 		}
-		return ret.Row(res.Hidden)
+		return ret.Row(res.stored)
 	}
 	var pk map[string]any
 	if id != nil {
@@ -214,7 +263,7 @@ func (s Store) returned(ctx context.Context, tx bun.Tx, res *Resource, build fun
 	if err := rs.Err(); err != nil {
 		return nil, err
 	}
-	return ret.Row(res.Hidden)
+	return ret.Row(res.stored)
 }
 
 // checkEmailFree refuses, with 409 conflict, a users row whose new email
@@ -238,24 +287,31 @@ func (s Store) checkEmailFree(ctx context.Context, tx bun.Tx, res *Resource, val
 
 // UpdateRow sets vals on the row id of res inside tx, as an edit does:
 // the row locked first (so "before" is the row this update replaces),
-// the admin and user guards, the operator's sessions ended when their
-// email changes. check, when given, sees the locked row before anything
-// is written and may refuse. changes are the columns that changed, for
-// the audit entry the caller writes in tx; ended is the user whose
+// its version checked (w.IfMatch), w.Check, the admin and user guards,
+// the operator's sessions ended when their email changes. A value the
+// locked row holds already is not written, nor a JSON document a
+// DocEdit leaves as it is; a DocEdit is applied to the stored document
+// in the UPDATE itself; a version column is bumped (and with w.Touch an
+// updated_at set) when something is written. before and after are the
+// row as stored; changes are the columns that changed (audit.Changes),
+// for the audit entry the caller writes in tx; ended is the user whose
 // sessions the update ended (or ""), whose live connections the caller
 // closes once tx commits (Sanctions.SessionsEnded).
-func (s Store) UpdateRow(ctx context.Context, tx bun.Tx, op authz.Operator, res *Resource, id, vals map[string]any, check func(before map[string]any) error) (before, after, changes map[string]any, ended string, err error) {
+func (s Store) UpdateRow(ctx context.Context, tx bun.Tx, op authz.Operator, res *Resource, id, vals map[string]any, w Write) (before, after, changes map[string]any, ended string, err error) {
 	keepsAdmin := func() error { return nil }
 	if res.Key == "roles" {
 		if keepsAdmin, err = s.Roles.GuardAdmins(ctx, tx); err != nil {
 			return nil, nil, nil, "", err
 		}
 	}
-	if before, err = s.ReadRow(ctx, tx, res, id, true); err != nil {
+	if before, err = s.readRow(ctx, tx, res, id, true, false); err != nil {
 		return nil, nil, nil, "", err
 	}
-	if check != nil {
-		if err := check(before); err != nil {
+	if err := s.checkMatch(res, w.IfMatch, before); err != nil {
+		return nil, nil, nil, "", err
+	}
+	if w.Check != nil {
+		if err := w.Check(before); err != nil {
 			return nil, nil, nil, "", err
 		}
 	}
@@ -266,16 +322,40 @@ func (s Store) UpdateRow(ctx context.Context, tx bun.Tx, op authz.Operator, res 
 			return nil, nil, nil, "", err
 		}
 	}
+	dropUnchanged(before, vals)
+	docs, err := docWrites(tx, res, before, vals)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
 	if err := KeepMisfits(res, before, vals); err != nil {
 		return nil, nil, nil, "", err
 	}
 	if len(vals) == 0 {
 		return before, before, nil, "", nil
 	}
+	res.bumpVersion(before, vals, s.now())
+	if w.Touch {
+		touch(res, vals)
+	}
 	if err := s.checkEmailFree(ctx, tx, res, vals, userID); err != nil {
 		return nil, nil, nil, "", err
 	}
-	if after, err = s.writeReturning(ctx, tx, res, s.update(tx, res), vals, id); err != nil {
+	write := vals
+	if docs != nil {
+		write = maps.Clone(vals)
+		for _, col := range slices.Sorted(maps.Keys(docs)) {
+			exprs := docs[col]
+			for _, e := range exprs[:len(exprs)-1] {
+				// A long edit: its first parts in statements of their own.
+				q := tx.NewUpdate().TableExpr("?", bun.Ident(res.Table.Name)).Set("? = ?", bun.Ident(col), e)
+				if _, err := query.WherePK(q, res.Table, id).Exec(ctx); err != nil {
+					return nil, nil, nil, "", ColumnFields(res, DBError(err))
+				}
+			}
+			write[col] = exprs[len(exprs)-1]
+		}
+	}
+	if after, err = s.writeReturning(ctx, tx, res, s.update(tx, res), write, id); err != nil {
 		return nil, nil, nil, "", ColumnFields(res, DBError(err))
 	}
 	if err := keepsAdmin(); err != nil {
@@ -288,12 +368,70 @@ func (s Store) UpdateRow(ctx context.Context, tx bun.Tx, op authz.Operator, res 
 			return nil, nil, nil, "", err
 		}
 		// The row as it is now, token version and all.
-		if after, err = s.ReadRow(ctx, tx, res, id, false); err != nil {
+		if after, err = s.readRow(ctx, tx, res, id, false, false); err != nil {
 			return nil, nil, nil, "", err
 		}
 		ended = userID
 	}
 	return before, after, audit.Changes(before, after), ended, nil
+}
+
+// dropUnchanged takes out of vals the values the row (before, as stored)
+// holds already, compared as JSON (SameValue): a PUT of the row as read
+// writes none of the fields it did not change.
+func dropUnchanged(before, vals map[string]any) {
+	for k, v := range vals {
+		if _, isEdit := v.(DocEdit); isEdit {
+			continue
+		}
+		if b, ok := before[k]; ok && SameValue(b, v) {
+			delete(vals, k)
+		}
+	}
+}
+
+// SameValue reports whether x and y are the same value as JSON: their
+// encodings equal once decoded (numbers exact) and encoded again, so a
+// stored document's spacing and key order do not count, nor the Go
+// types of equal numbers and times.
+func SameValue(x, y any) bool {
+	bx, errx := json.Marshal(x)
+	by, erry := json.Marshal(y)
+	if errx != nil || erry != nil {
+		return false
+	}
+	if bytes.Equal(bx, by) {
+		return true
+	}
+	if !isDoc(x) && !isDoc(y) {
+		return false // a scalar encodes one way: unequal bytes, unequal values
+	}
+	dx, errx := DecodeDoc(json.RawMessage(bx))
+	dy, erry := DecodeDoc(json.RawMessage(by))
+	return errx == nil && erry == nil && sameDoc(dx, dy)
+}
+
+// isDoc reports whether v is a JSON document whose encoding may vary
+// (spacing, key order): a stored one, or one decoded from a body.
+func isDoc(v any) bool {
+	switch v.(type) {
+	case json.RawMessage, map[string]any, []any:
+		return true
+	}
+	return false
+}
+
+// touch sets a time column named updated_at in vals, an update's values,
+// to now unless vals sets it: when a row changes, as the game's own code
+// would.
+func touch(res *Resource, vals map[string]any) {
+	c := res.Table.ByName["updated_at"]
+	if c == nil || c.DataType != schema.Datetime && c.Unix == "" {
+		return
+	}
+	if _, set := vals[c.Name]; !set {
+		vals[c.Name] = c.UnixValue(time.Now().UTC()) // the time, or a unix time's integer
+	}
 }
 
 // update builds the UPDATE of a row of res that returns it, for
@@ -307,20 +445,24 @@ func (s Store) update(tx bun.Tx, res *Resource) func(vals, id map[string]any) wr
 }
 
 // DeleteRow deletes the row id of res inside tx, as DELETE does, and
-// returns it: the admin and user guards, and check (when given) on the
-// locked row before the delete.
-func (s Store) DeleteRow(ctx context.Context, tx bun.Tx, op authz.Operator, res *Resource, id map[string]any, check func(row map[string]any) error) (row map[string]any, err error) {
+// returns it as stored: the admin and user guards, and the row's version
+// (w.IfMatch) and w.Check on the locked row before the delete. A soft
+// delete bumps the version column.
+func (s Store) DeleteRow(ctx context.Context, tx bun.Tx, op authz.Operator, res *Resource, id map[string]any, w Write) (row map[string]any, err error) {
 	keepsAdmin := func() error { return nil }
 	if touchesAdmins(res) {
 		if keepsAdmin, err = s.Roles.GuardAdmins(ctx, tx); err != nil {
 			return nil, err
 		}
 	}
-	if row, err = s.ReadRow(ctx, tx, res, id, true); err != nil {
+	if row, err = s.readRow(ctx, tx, res, id, true, false); err != nil {
 		return nil, err
 	}
-	if check != nil {
-		if err := check(row); err != nil {
+	if err := s.checkMatch(res, w.IfMatch, row); err != nil {
+		return nil, err
+	}
+	if w.Check != nil {
+		if err := w.Check(row); err != nil {
 			return nil, err
 		}
 	}
@@ -336,7 +478,7 @@ func (s Store) DeleteRow(ctx context.Context, tx bun.Tx, op authz.Operator, res 
 		if sd.DataType == schema.Integer {
 			now = time.Now().UnixNano() // as Bun sets an integer one
 		}
-		if row, err = s.setDeleted(ctx, tx, res, id, now); err != nil {
+		if row, err = s.setDeleted(ctx, tx, res, id, row, now); err != nil {
 			return nil, err
 		}
 	} else {
@@ -352,9 +494,11 @@ func (s Store) DeleteRow(ctx context.Context, tx bun.Tx, op authz.Operator, res 
 }
 
 // setDeleted sets (at) or clears (nil) the soft-delete column of the row
-// id of res inside tx, and returns the row as it is then.
-func (s Store) setDeleted(ctx context.Context, tx bun.Tx, res *Resource, id map[string]any, at any) (map[string]any, error) {
+// id of res inside tx (before, as stored), bumping its version column,
+// and returns the row as it is then.
+func (s Store) setDeleted(ctx context.Context, tx bun.Tx, res *Resource, id, before map[string]any, at any) (map[string]any, error) {
 	vals := map[string]any{res.Table.SoftDelete.Name: at}
+	res.bumpVersion(before, vals, s.now())
 	row, err := s.writeReturning(ctx, tx, res, s.update(tx, res), vals, id)
 	if err != nil {
 		return nil, ColumnFields(res, DBError(err))
@@ -363,10 +507,11 @@ func (s Store) setDeleted(ctx context.Context, tx bun.Tx, res *Resource, id map[
 }
 
 // RestoreRow undoes the soft delete of the row id of res inside tx, with
-// the user guard a write takes, and returns the row restored: 404 for no
-// row, 409 for a row that is not deleted, 400 for a resource without a
-// soft-delete column.
-func (s Store) RestoreRow(ctx context.Context, tx bun.Tx, op authz.Operator, res *Resource, id map[string]any) (map[string]any, error) {
+// the user guard a write takes and the row's version (w.IfMatch) and
+// w.Check on the locked row, and returns the row restored, as stored: 404
+// for no row, 409 not_deleted for a row that is not deleted, 400 for a
+// resource without a soft-delete column.
+func (s Store) RestoreRow(ctx context.Context, tx bun.Tx, op authz.Operator, res *Resource, id map[string]any, w Write) (map[string]any, error) {
 	sd := res.Table.SoftDelete
 	if sd == nil {
 		return nil, errbody.New(http.StatusBadRequest, "not_soft_delete", "%s rows are deleted for good: there is nothing to restore", res.Key)
@@ -374,6 +519,14 @@ func (s Store) RestoreRow(ctx context.Context, tx bun.Tx, op authz.Operator, res
 	row, err := s.readRow(ctx, tx, res, id, true, true)
 	if err != nil {
 		return nil, err
+	}
+	if err := s.checkMatch(res, w.IfMatch, row); err != nil {
+		return nil, err
+	}
+	if w.Check != nil {
+		if err := w.Check(row); err != nil {
+			return nil, err
+		}
 	}
 	if row[sd.Name] == nil {
 		return nil, errbody.New(http.StatusConflict, "not_deleted", "the row is not deleted: nothing to restore")
@@ -383,7 +536,7 @@ func (s Store) RestoreRow(ctx context.Context, tx bun.Tx, op authz.Operator, res
 			return nil, err
 		}
 	}
-	return s.setDeleted(ctx, tx, res, id, nil)
+	return s.setDeleted(ctx, tx, res, id, row, nil)
 }
 
 // UserRowID is the id of a users row as the Auth API takes it.

@@ -53,6 +53,10 @@ func BlameColumn(ctx context.Context, db bun.IDB, res *Resource, vals map[string
 		if c == nil || c.DBType == "" || vals[name] == nil {
 			continue
 		}
+		switch vals[name].(type) {
+		case DocEdit, query.Expr:
+			continue // applied to the stored value: not a value of its own
+		}
 		var out any
 		e := db.NewSelect().ColumnExpr("CAST(? AS ?)", vals[name], bun.Safe(c.DBType)).Scan(ctx, &out)
 		if strings.HasPrefix(dberr.SQLState(e), "22") {

@@ -90,7 +90,7 @@ func (p FieldProblems) CheckLength(res *Resource, c *schema.Column, limit int, v
 func (p FieldProblems) CheckRequired(res *Resource, vals map[string]any, update bool) {
 	for _, c := range res.View.Columns {
 		v, given := vals[c.Name]
-		if !required(c) || (update && !given) || p[c.Name] != "" {
+		if !required(c) || c == res.version || (update && !given) || p[c.Name] != "" { // the version: the panel sets it
 			continue
 		}
 		if blank(c, v, given) {

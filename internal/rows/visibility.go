@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/authz"
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
@@ -126,10 +127,16 @@ func (res *Resource) RedactPayload(p map[string]any) {
 		delete(p, "changes")
 		for col := range res.Restricted {
 			ch, _ := changes[col].(map[string]any)
-			if mask := res.Masks[col]; mask != nil && ch != nil {
-				changes[col] = map[string]any{"before": maskValue(mask, ch["before"]), "after": maskValue(mask, ch["after"])}
-			} else {
+			mask := res.Masks[col]
+			switch {
+			case mask == nil || ch == nil:
 				delete(changes, col)
+			case ch[audit.PathsKey] != nil:
+				changes[col] = map[string]any{audit.PathsKey: maskPaths(mask, ch[audit.PathsKey])}
+			case ch[audit.TruncatedKey] != nil:
+				// no value in it
+			default:
+				changes[col] = map[string]any{"before": maskValue(mask, ch["before"]), "after": maskValue(mask, ch["after"])}
 			}
 		}
 	}
@@ -315,15 +322,56 @@ func (res *Resource) Mask(rows []map[string]any) {
 	}
 }
 
-// Answer is a row a write returned, as the caller's role may see it:
-// masked columns through their masks (hidden ones were never read). The
-// create, update, delete and revert answers all go through it; their
-// audit entries, written before, keep the values.
+// Answer is a row as stored (Store's, a read by id's) as the caller's
+// role may see it: the columns it may not read left out (with their
+// notes in _invalid), the masked ones through their masks. The read by
+// id and the create, update, delete, restore and revert answers all go
+// through it; their audit entries, written before, keep the values.
 func (res *Resource) Answer(row map[string]any) map[string]any {
 	if row != nil {
+		res.Unreadable(row)
 		res.Mask([]map[string]any{row})
 	}
 	return row
+}
+
+// Unreadable takes out of row, a row as stored, the columns res's role
+// may not read at all (restricted without a mask), and their notes in
+// _invalid: row as a read of res.Hidden's columns gives it.
+func (res *Resource) Unreadable(row map[string]any) {
+	for c := range res.Restricted {
+		if res.Masks[c] != nil {
+			continue
+		}
+		delete(row, c)
+		if issues, ok := row[query.InvalidKey].(query.CellIssues); ok {
+			delete(issues, c)
+			if len(issues) == 0 {
+				delete(row, query.InvalidKey)
+			}
+		}
+	}
+}
+
+// maskPaths is a document's leaf changes (audit.PathsKey's list) with
+// each value masked; the paths themselves are the document's shape.
+func maskPaths(m func(any) any, paths any) any {
+	list, _ := paths.([]any)
+	out := make([]any, 0, len(list))
+	for _, p := range list {
+		pc, ok := p.(map[string]any)
+		if !ok {
+			continue
+		}
+		masked := map[string]any{"path": pc["path"]}
+		for _, k := range []string{"before", "after"} {
+			if v, has := pc[k]; has {
+				masked[k] = maskValue(m, v)
+			}
+		}
+		out = append(out, masked)
+	}
+	return out
 }
 
 // maskValue is v through m; NULL stays NULL.

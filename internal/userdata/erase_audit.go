@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
@@ -468,6 +469,13 @@ func (r *redaction) columns(v any, cols []string) any {
 		if d, ok := ch[c].(map[string]any); ok {
 			replace(d, "before")
 			replace(d, "after")
+			paths, _ := d[audit.PathsKey].([]any)
+			for _, p := range paths {
+				if pc, ok := p.(map[string]any); ok {
+					replace(pc, "before")
+					replace(pc, "after")
+				}
+			}
 		}
 		if row != nil {
 			replace(row, c)

@@ -163,3 +163,64 @@ func TestBindTextIsStable(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundExprStoresWhatInlineStores: a value the database computes
+// from the row (query.Expr: a JSON document's edit) is bound argument by
+// argument, each ? a placeholder, and stores what the same expression
+// with its arguments inline (quoted by Bun) stores; an Expr whose ? do
+// not match its arguments has no parameter form.
+func TestBoundExprStoresWhatInlineStores(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		pg := db.Dialect().Name() == dialect.PG
+		typ, expr := "TEXT", query.Expr{SQL: `json_set(json_patch(COALESCE("doc", '{}'), ?), ?, json(?))`}
+		if pg {
+			typ, expr = "jsonb", query.Expr{SQL: `jsonb_set(COALESCE("doc", '{}'::jsonb) || ?::jsonb, ARRAY[?::text]::text[], ?::jsonb, true)`}
+		}
+		key := `it's "q" ?1 $1 --`
+		path := key
+		if !pg {
+			path = `$."it's \"q\" ?1 $1 --"`
+		}
+		expr.Args = []any{`{"a": "it's", "n": 9007199254740993}`, path, `{"x": "\\'"}`}
+		for _, tbl := range []string{"expr_inline", "expr_bound"} {
+			for _, q := range []string{fmt.Sprintf(`CREATE TABLE %s (id bigint PRIMARY KEY, "doc" %s)`, tbl, typ), fmt.Sprintf(`INSERT INTO %s VALUES (1, '{"kept": true}')`, tbl)} {
+				if _, err := db.ExecContext(ctx, q); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if _, err := db.NewUpdate().Model(&map[string]any{"doc": expr}).TableExpr("expr_inline").Where("id = 1").Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		set, args, ok := query.Bind(db, map[string]any{"doc": expr, "id": int64(1)}, 1)
+		if !ok || len(args) != 4 {
+			t.Fatalf("Bind of an Expr: ok %v, %d args; want its 3 and the id's", ok, len(args))
+		}
+		upd := db.NewUpdate().Model(&set).TableExpr("expr_bound").Where("id = 1").String()
+		if strings.Contains(upd, "it's") {
+			t.Fatalf("the bound text holds a value: %s", upd)
+		}
+		stmt, err := db.DB.PrepareContext(ctx, upd)
+		if err != nil {
+			t.Fatalf("prepare %s: %v", upd, err)
+		}
+		defer stmt.Close()
+		if _, err := stmt.ExecContext(ctx, args...); err != nil {
+			t.Fatalf("%s: %v", upd, err)
+		}
+		var inline, bound string
+		if err := db.NewRaw(`SELECT CAST("doc" AS TEXT) FROM expr_inline`).Scan(ctx, &inline); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.NewRaw(`SELECT CAST("doc" AS TEXT) FROM expr_bound`).Scan(ctx, &bound); err != nil {
+			t.Fatal(err)
+		}
+		if bound != inline || !strings.Contains(inline, "kept") || !strings.Contains(inline, "9007199254740993") || !strings.Contains(inline, `?1 $1`) {
+			t.Fatalf("bound stored %s; inline %s", bound, inline)
+		}
+		if _, _, ok := query.Bind(db, map[string]any{"doc": query.Expr{SQL: "?", Args: []any{"a", "b"}}}, 1); ok {
+			t.Error("an Expr with fewer ? than arguments was bound")
+		}
+	})
+}
