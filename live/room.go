@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gameadmin/admin/rooms"
 	"github.com/gorilla/websocket"
 )
 
@@ -29,9 +30,12 @@ type RoomType struct {
 	// OnJoin runs after a client has joined and was sent the state.
 	// Default nil.
 	OnJoin func(r *Room, c *Client)
-	// OnLeave runs after a client has left, for whatever reason (it
-	// disconnected, was kicked or dropped, or the room is closing).
-	// Default nil.
+	// OnLeave runs after a client has left, for whatever reason;
+	// c.LeaveReason() says which (it left, its connection dropped, it was
+	// kicked, banned or its sessions revoked, the room was disposed or the
+	// hub is closing), so a game keeping seats for players who reconnect
+	// keeps one for rooms.LeaveDropped and not for a kicked or banned
+	// player. Default nil.
 	OnLeave func(r *Room, c *Client)
 	// OnMessage receives each message of a client, a JSON value.
 	// Default nil: messages are ignored.
@@ -132,7 +136,7 @@ func (r *Room) run() {
 			armed = false
 			r.disposed = r.empty()
 		case <-r.hub.done:
-			r.closeAll(closeInfo{code: websocket.CloseGoingAway, reason: "server shutting down", flush: true}, nil)
+			r.closeAll(closeInfo{code: websocket.CloseGoingAway, reason: "server shutting down", flush: true}, nil, rooms.LeaveShutdown)
 			return
 		}
 		switch timeout := r.typ.def.EmptyTimeout; {
@@ -277,12 +281,14 @@ func (r *Room) has(c *Client) bool {
 }
 
 // remove takes c out of the room, sends it notice (if any, best effort),
-// closes its connection as ci says and runs OnLeave. Removing a client that
-// is not in the room does nothing.
-func (r *Room) remove(c *Client, ci closeInfo, notice []byte) {
+// closes its connection as ci says and runs OnLeave, which learns why
+// from c.LeaveReason. Removing a client that is not in the room does
+// nothing.
+func (r *Room) remove(c *Client, ci closeInfo, notice []byte, why rooms.LeaveReason) {
 	if !r.has(c) {
 		return
 	}
+	c.leave.Store(why)
 	delete(r.clients, c)
 	delete(r.sessions, c.sessionID)
 	r.nclients.Store(int32(len(r.clients)))
@@ -308,7 +314,7 @@ func (r *Room) safely(step func()) {
 		if p := recover(); p != nil {
 			r.hub.log.Error("live: room callback panicked; room disposed", "roomId", r.id, "panic", p, "stack", string(debug.Stack()))
 			r.broken = true
-			r.closeAll(closeInfo{code: websocket.CloseInternalServerErr, reason: "internal error"}, nil)
+			r.closeAll(closeInfo{code: websocket.CloseInternalServerErr, reason: "internal error"}, nil, rooms.LeaveDropped)
 			r.disposed = true
 		}
 	}()
@@ -316,9 +322,9 @@ func (r *Room) safely(step func()) {
 }
 
 // closeAll removes every client.
-func (r *Room) closeAll(ci closeInfo, notice []byte) {
+func (r *Room) closeAll(ci closeInfo, notice []byte, why rooms.LeaveReason) {
 	for c := range r.clients {
-		r.remove(c, ci, notice)
+		r.remove(c, ci, notice, why)
 	}
 }
 
@@ -327,7 +333,7 @@ func (r *Room) send(c *Client, b []byte) {
 	select {
 	case c.send <- b:
 	default:
-		r.remove(c, closeInfo{code: websocket.ClosePolicyViolation, reason: "send queue full"}, nil)
+		r.remove(c, closeInfo{code: websocket.ClosePolicyViolation, reason: "send queue full"}, nil, rooms.LeaveDropped)
 	}
 }
 
@@ -342,7 +348,7 @@ func (r *Room) sendAll(b []byte) {
 		}
 	}
 	for _, c := range full {
-		r.remove(c, closeInfo{code: websocket.ClosePolicyViolation, reason: "send queue full"}, nil)
+		r.remove(c, closeInfo{code: websocket.ClosePolicyViolation, reason: "send queue full"}, nil, rooms.LeaveDropped)
 	}
 }
 
@@ -409,10 +415,16 @@ func (r *Room) Send(c *Client, v any) error {
 }
 
 // Kick sends c {"type":"kicked","reason":reason} and closes its connection
-// with CloseKicked.
+// with CloseKicked; OnLeave learns rooms.LeaveKicked.
 func (r *Room) Kick(c *Client, reason string) {
-	r.remove(c, closeInfo{code: CloseKicked, reason: closeReason(reason), flush: true},
-		mustMarshal(reasonMsg{Type: "kicked", Reason: reason}))
+	r.kick(c, rooms.LeaveKicked, reason)
+}
+
+// kick is Kick with the reason OnLeave learns: a ban or a revocation
+// closes the connection as a kick does.
+func (r *Room) kick(c *Client, why rooms.LeaveReason, message string) {
+	r.remove(c, closeInfo{code: CloseKicked, reason: closeReason(message), flush: true},
+		mustMarshal(reasonMsg{Type: "kicked", Reason: message}), why)
 }
 
 // Locked reports whether the room refuses new joins.
@@ -429,9 +441,9 @@ func (r *Room) SetLocked(locked bool) {
 
 // Dispose sends every client {"type":"disposed","reason":reason}, closes
 // their connections with CloseDisposed and removes the room once the current
-// callback returns.
+// callback returns. OnLeave learns rooms.LeaveDisposed.
 func (r *Room) Dispose(reason string) {
 	r.closeAll(closeInfo{code: CloseDisposed, reason: closeReason(reason), flush: true},
-		mustMarshal(reasonMsg{Type: "disposed", Reason: reason}))
+		mustMarshal(reasonMsg{Type: "disposed", Reason: reason}), rooms.LeaveDisposed)
 	r.disposed = true
 }

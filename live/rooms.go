@@ -83,7 +83,7 @@ func (h *Hub) Inspect(ctx context.Context, roomID string) (rooms.View, error) {
 }
 
 // Kick sends the client {"type":"kicked","reason":reason} and closes its
-// connection with CloseKicked.
+// connection with CloseKicked; OnLeave learns rooms.LeaveKicked.
 func (h *Hub) Kick(ctx context.Context, roomID, sessionID, reason string) error {
 	var found bool
 	err := h.onRoom(ctx, roomID, func(r *Room) {
@@ -144,7 +144,8 @@ func (h *Hub) editState(ctx context.Context, roomID string, e stateEdit) error {
 }
 
 // Dispose sends every client of the room {"type":"disposed"}, closes their
-// connections with CloseDisposed and removes the room.
+// connections with CloseDisposed and removes the room; OnLeave learns
+// rooms.LeaveDisposed.
 func (h *Hub) Dispose(ctx context.Context, roomID string) error {
 	return h.onRoom(ctx, roomID, func(r *Room) { r.Dispose("room disposed by an operator") })
 }
@@ -164,10 +165,11 @@ func (h *Hub) UserSessions(ctx context.Context, userID string) ([]rooms.UserSess
 }
 
 // DisconnectUser kicks userID from every room (each connection gets
-// {"type":"kicked","reason":reason} and CloseKicked) and returns how many
-// connections it closed. A join of the user under way is refused too, so a
-// player banned during its join does not stay connected.
-func (h *Hub) DisconnectUser(ctx context.Context, userID, reason string) (int, error) {
+// {"type":"kicked","reason":message} and CloseKicked; OnLeave learns why)
+// and returns how many connections it closed. A join of the user under way
+// is refused too, so a player banned during its join does not stay
+// connected.
+func (h *Hub) DisconnectUser(ctx context.Context, userID string, why rooms.LeaveReason, message string) (int, error) {
 	if userID == "" {
 		return 0, nil
 	}
@@ -176,7 +178,7 @@ func (h *Hub) DisconnectUser(ctx context.Context, userID, reason string) (int, e
 		t.cancelled = true
 	}
 	h.mu.Unlock()
-	return h.kickWhere(ctx, userID, func(*Client) (string, bool) { return reason, true })
+	return h.kickWhere(ctx, userID, func(*Client) (rooms.LeaveReason, string, bool) { return why, message, true })
 }
 
 // onRoom runs fn on the goroutine of room roomID.

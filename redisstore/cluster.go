@@ -506,16 +506,18 @@ func (c *Cluster) owner(ctx context.Context, roomID string) (string, error) {
 
 // command is one room operation or disconnect sent to another node.
 type command struct {
-	ID      string          `json:"id"`
-	From    string          `json:"from"`
-	Op      string          `json:"op"`
-	Room    string          `json:"room,omitempty"`
-	Session string          `json:"session,omitempty"`
-	User    string          `json:"user,omitempty"`
-	Reason  string          `json:"reason,omitempty"`
-	Locked  bool            `json:"locked,omitempty"`
-	Path    []any           `json:"path,omitempty"`
-	Value   json.RawMessage `json:"value,omitempty"`
+	ID      string `json:"id"`
+	From    string `json:"from"`
+	Op      string `json:"op"`
+	Room    string `json:"room,omitempty"`
+	Session string `json:"session,omitempty"`
+	User    string `json:"user,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	// Leave is a disconnect's reason, for the game's leave callback.
+	Leave  admin.LeaveReason `json:"leave,omitempty"`
+	Locked bool              `json:"locked,omitempty"`
+	Path   []any             `json:"path,omitempty"`
+	Value  json.RawMessage   `json:"value,omitempty"`
 }
 
 // reply is a node's answer to a command.
@@ -705,7 +707,7 @@ func (c *Cluster) serve(cmd command) {
 	case "dispose":
 		err = c.hub.Dispose(ctx, cmd.Room)
 	case "disconnect":
-		r.N, err = c.hub.DisconnectUser(ctx, cmd.User, cmd.Reason)
+		r.N, err = c.hub.DisconnectUser(ctx, cmd.User, cmd.Leave, cmd.Reason)
 	default:
 		err = fmt.Errorf("unknown operation %q", cmd.Op)
 	}
@@ -844,17 +846,18 @@ func (c *Cluster) Dispose(ctx context.Context, roomID string) error {
 }
 
 // DisconnectUser closes the user's sessions on every node, joins under way
-// included, and returns how many it closed in the whole cluster. The
-// command goes to every subscribed node, whether or not presence lists a
-// session there. When some node does not answer, or Redis cannot be
-// reached, it returns the count of those that did with an error wrapping
-// admin.ErrNodeTimeout or admin.ErrNodeUnavailable.
-func (c *Cluster) DisconnectUser(ctx context.Context, userID, reason string) (int, error) {
-	total, err := c.hub.DisconnectUser(ctx, userID, reason)
+// included, telling each game's leave callback why, and returns how many
+// it closed in the whole cluster. The command goes to every subscribed
+// node, whether or not presence lists a session there. When some node
+// does not answer, or Redis cannot be reached, it returns the count of
+// those that did with an error wrapping admin.ErrNodeTimeout or
+// admin.ErrNodeUnavailable.
+func (c *Cluster) DisconnectUser(ctx context.Context, userID string, why admin.LeaveReason, message string) (int, error) {
+	total, err := c.hub.DisconnectUser(ctx, userID, why, message)
 	if err != nil || userID == "" {
 		return total, err
 	}
-	got, _, err := c.send(ctx, c.keys.broadcast(), command{Op: "disconnect", User: userID, Reason: reason}, -1)
+	got, _, err := c.send(ctx, c.keys.broadcast(), command{Op: "disconnect", User: userID, Leave: why, Reason: message}, -1)
 	var errs []error
 	for _, r := range got {
 		total += r.N

@@ -22,7 +22,8 @@ type Runtime interface {
 	List(ctx context.Context) ([]Summary, error)
 	// Inspect returns one room with its clients and current state.
 	Inspect(ctx context.Context, roomID string) (View, error)
-	// Kick closes one client's connection to a room, telling it reason.
+	// Kick closes one client's connection to a room, telling it reason;
+	// the game's leave callback learns LeaveKicked.
 	Kick(ctx context.Context, roomID, sessionID, reason string) error
 	// SetLocked locks a room (new joins are refused) or unlocks it.
 	SetLocked(ctx context.Context, roomID string, locked bool) error
@@ -31,13 +32,17 @@ type Runtime interface {
 	EditState(ctx context.Context, roomID string, path []any, value json.RawMessage) error
 	// DeleteState removes the value at path from the room state.
 	DeleteState(ctx context.Context, roomID string, path []any) error
-	// Dispose closes every client of a room and removes it.
+	// Dispose closes every client of a room and removes it; the game's
+	// leave callback learns LeaveDisposed.
 	Dispose(ctx context.Context, roomID string) error
 	// UserSessions lists the live sessions of one user across all rooms.
 	UserSessions(ctx context.Context, userID string) ([]UserSession, error)
-	// DisconnectUser closes every live session of a user in every room and
-	// returns how many it closed.
-	DisconnectUser(ctx context.Context, userID, reason string) (int, error)
+	// DisconnectUser closes every live session of a user in every room,
+	// telling each client message, and returns how many it closed. why is
+	// what the game's leave callback learns: LeaveBanned for a ban,
+	// LeaveKicked for a report resolved with a kick, LeaveRevoked for every
+	// other end of the user's sessions.
+	DisconnectUser(ctx context.Context, userID string, why LeaveReason, message string) (int, error)
 }
 
 // Summary is one row of the live-room list.

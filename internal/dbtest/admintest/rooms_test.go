@@ -43,7 +43,9 @@ func (f farRooms) EditState(_ context.Context, id string, _ []any, _ json.RawMes
 
 func (farRooms) UserSessions(context.Context, string) ([]UserSession, error) { return nil, nil }
 
-func (farRooms) DisconnectUser(context.Context, string, string) (int, error) { return 0, nil }
+func (farRooms) DisconnectUser(context.Context, string, LeaveReason, string) (int, error) {
+	return 0, nil
+}
 
 // TestRoomNodeErrors: a room whose node is gone answers 503
 // node_unavailable, one whose node is silent 504 node_timeout, both in
