@@ -25,6 +25,13 @@
 // callbacks is logged and closes that room (its clients get 1011), not the
 // server.
 //
+// The rooms.Runtime methods (the admin panel's calls) run on the room's
+// goroutine too, and never harm it: one whose ctx has ended by the time
+// the room gets to it is dropped unrun, and a panic of the game's
+// callbacks while one runs (Metadata, a MarshalJSON of the state, OnLeave
+// during a kick) is that call's error, rooms.ErrRoomFailed, while the room
+// runs on and its clients stay.
+//
 // # Leave reasons
 //
 // OnLeave learns why a client left from Client.LeaveReason:

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gameadmin/admin/internal/panicerr"
 	"github.com/gameadmin/admin/rooms"
 )
 
@@ -84,7 +85,11 @@ func (h *Hub) Revalidate(ctx context.Context) (int, error) {
 
 // kickWhere kicks userID's clients for which kick says so, with the
 // reason and message it gives (DisconnectUser's for all, Revalidate's per
-// client), and returns how many.
+// client), and returns how many. It waits for each room until ctx ends,
+// but a room that gets to the closing later still does it: the sessions
+// have ended already. A room whose game code panics in OnLeave still
+// closes every connection; the panic is returned with the count
+// (rooms.ErrRoomFailed), after the other rooms.
 func (h *Hub) kickWhere(ctx context.Context, userID string, kick func(*Client) (why rooms.LeaveReason, message string, ok bool)) (int, error) {
 	h.mu.Lock()
 	var rs []*Room
@@ -95,9 +100,10 @@ func (h *Hub) kickWhere(ctx context.Context, userID string, kick func(*Client) (
 	}
 	h.mu.Unlock()
 	total := 0
+	var failed []error
 	for _, r := range rs {
 		n := 0
-		err := r.do(ctx, func() {
+		err := r.serve(ctx, context.WithoutCancel(ctx), func() {
 			for c := range r.clients {
 				if c.userID != userID {
 					continue
@@ -108,10 +114,17 @@ func (h *Hub) kickWhere(ctx context.Context, userID string, kick func(*Client) (
 				}
 			}
 		})
-		if err != nil && !errors.Is(err, errRoomGone) {
-			return total, fmt.Errorf("live: close the sessions of user %q: %w", userID, err)
+		var cp *callbackPanic
+		switch {
+		case errors.As(err, &cp):
+			failed = append(failed, err)
+		case err != nil && !errors.Is(err, errRoomGone):
+			return total, fmt.Errorf("live: close the sessions of user %q: %w", userID, errors.Join(append(failed, err)...))
 		}
 		total += n
+	}
+	if len(failed) > 0 {
+		return total, fmt.Errorf("live: close the sessions of user %q: %w", userID, errors.Join(failed...))
 	}
 	return total, nil
 }
@@ -129,7 +142,7 @@ func (h *Hub) revalidateLoop() {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), h.opts.RevalidateEvery)
 		if n, err := h.Revalidate(ctx); err != nil {
-			h.log.Error("live: revalidating clients", "err", err, "closed", n)
+			h.log.Error("live: revalidating clients", append(panicerr.Attrs(err), "closed", n)...)
 		} else if n > 0 {
 			h.log.Info("live: closed clients whose sessions ended elsewhere", "closed", n)
 		}

@@ -12,8 +12,11 @@ import (
 	"github.com/gameadmin/admin/rooms"
 )
 
-// This file implements rooms.Runtime (admin.Rooms). Each method that reads or changes a room
-// runs on the room's goroutine through Room.do, and gives up when ctx ends.
+// This file implements rooms.Runtime (admin.Rooms). Each method that reads
+// or changes a room runs on the room's goroutine through Room.serve: it
+// gives up when ctx ends, its work is dropped unrun if the room gets to it
+// after that, and a panic of the game's code while it runs is its error
+// (rooms.ErrRoomFailed), not the room's end.
 
 // List returns a summary of every room, oldest first (then by id).
 func (h *Hub) List(ctx context.Context) ([]rooms.Summary, error) {
@@ -44,6 +47,8 @@ func (r *Room) summary() rooms.Summary {
 
 // Inspect returns one room with its clients (by join time) and its state and
 // metadata as JSON (json.RawMessage values), taken on the room's goroutine.
+// A Metadata callback or a MarshalJSON of the state that panics makes it
+// fail with rooms.ErrRoomFailed; the room runs on.
 func (h *Hub) Inspect(ctx context.Context, roomID string) (rooms.View, error) {
 	var (
 		v   rooms.View
@@ -168,7 +173,8 @@ func (h *Hub) UserSessions(ctx context.Context, userID string) ([]rooms.UserSess
 // {"type":"kicked","reason":message} and CloseKicked; OnLeave learns why)
 // and returns how many connections it closed. A join of the user under way
 // is refused too, so a player banned during its join does not stay
-// connected.
+// connected. Once queued in a room, the closing runs even when ctx has
+// ended by then: the ban or revocation it follows is done.
 func (h *Hub) DisconnectUser(ctx context.Context, userID string, why rooms.LeaveReason, message string) (int, error) {
 	if userID == "" {
 		return 0, nil
@@ -181,11 +187,12 @@ func (h *Hub) DisconnectUser(ctx context.Context, userID string, why rooms.Leave
 	return h.kickWhere(ctx, userID, func(*Client) (rooms.LeaveReason, string, bool) { return why, message, true })
 }
 
-// onRoom runs fn on the goroutine of room roomID.
+// onRoom runs fn, an operator's call, on the goroutine of room roomID
+// (Room.serve).
 func (h *Hub) onRoom(ctx context.Context, roomID string, fn func(r *Room)) error {
 	r, ok := h.Room(roomID)
 	if ok {
-		err := r.do(ctx, func() { fn(r) })
+		err := r.serve(ctx, ctx, func() { fn(r) })
 		if !errors.Is(err, errRoomGone) {
 			return err
 		}
