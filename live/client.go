@@ -73,6 +73,11 @@ func (c *Client) LeaveReason() rooms.LeaveReason {
 	return why
 }
 
+// userSession is the client as rooms.UserSession describes it.
+func (c *Client) userSession() rooms.UserSession {
+	return rooms.UserSession{RoomID: c.room.id, RoomName: c.room.typ.name, SessionID: c.sessionID, UserID: c.userID, JoinedAt: c.joinedAt}
+}
+
 // close ends the connection as ci says; the first call wins.
 func (c *Client) close(ci closeInfo) {
 	c.closeOnce.Do(func() {

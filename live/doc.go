@@ -30,7 +30,8 @@
 // the room gets to it is dropped unrun, and a panic of the game's
 // callbacks while one runs (Metadata, a MarshalJSON of the state, OnLeave
 // during a kick) is that call's error, rooms.ErrRoomFailed, while the room
-// runs on and its clients stay.
+// runs on and its clients stay. Session answers from the hub's index,
+// without the room.
 //
 // # Leave reasons
 //

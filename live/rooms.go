@@ -87,6 +87,23 @@ func (h *Hub) Inspect(ctx context.Context, roomID string) (rooms.View, error) {
 	return v, nil
 }
 
+// Session returns one client of a room, its user id set (an anonymous
+// client's is ""), from the hub's index: it never waits for the room, nor
+// reads its state.
+func (h *Hub) Session(_ context.Context, roomID, sessionID string) (rooms.UserSession, error) {
+	h.mu.Lock()
+	c := h.sessions[sessionID]
+	_, known := h.rooms[roomID]
+	h.mu.Unlock()
+	switch {
+	case c != nil && c.room.id == roomID:
+		return c.userSession(), nil
+	case known:
+		return rooms.UserSession{}, fmt.Errorf("live: session %q in room %q: %w", sessionID, roomID, rooms.ErrSessionNotFound)
+	}
+	return rooms.UserSession{}, fmt.Errorf("live: room %q: %w", roomID, rooms.ErrRoomNotFound)
+}
+
 // Kick sends the client {"type":"kicked","reason":reason} and closes its
 // connection with CloseKicked; OnLeave learns rooms.LeaveKicked.
 func (h *Hub) Kick(ctx context.Context, roomID, sessionID, reason string) error {
@@ -160,7 +177,7 @@ func (h *Hub) UserSessions(ctx context.Context, userID string) ([]rooms.UserSess
 	h.mu.Lock()
 	out := make([]rooms.UserSession, 0, len(h.users[userID]))
 	for c := range h.users[userID] {
-		out = append(out, rooms.UserSession{RoomID: c.room.id, RoomName: c.room.typ.name, SessionID: c.sessionID, JoinedAt: c.joinedAt})
+		out = append(out, c.userSession())
 	}
 	h.mu.Unlock()
 	slices.SortFunc(out, func(a, b rooms.UserSession) int {

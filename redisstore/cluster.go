@@ -527,7 +527,9 @@ type reply struct {
 	Code  string          `json:"code,omitempty"` // "" when it went well
 	Error string          `json:"error,omitempty"`
 	View  json.RawMessage `json:"view,omitempty"`
-	N     int             `json:"n,omitempty"`
+	// Session is a session command's answer.
+	Session *admin.UserSession `json:"session,omitempty"`
+	N       int                `json:"n,omitempty"`
 }
 
 // wireView is a RoomView as it travels: state and metadata stay JSON text.
@@ -696,6 +698,12 @@ func (c *Cluster) serve(cmd command) {
 			v.Node = c.node
 			r.View, err = json.Marshal(v)
 		}
+	case "session":
+		var s admin.UserSession
+		if s, err = c.hub.Session(ctx, cmd.Room, cmd.Session); err == nil {
+			s.Node = c.node
+			r.Session = &s
+		}
 	case "kick":
 		err = c.hub.Kick(ctx, cmd.Room, cmd.Session, cmd.Reason)
 	case "lock":
@@ -803,6 +811,21 @@ func (c *Cluster) Inspect(ctx context.Context, roomID string) (admin.RoomView, e
 	v = admin.RoomView{RoomSummary: w.RoomSummary, Metadata: w.Metadata, ClientList: w.ClientList, State: w.State}
 	v.Node = r.Node
 	return v, nil
+}
+
+// Session returns one client of a room of any live node, its user id set.
+func (c *Cluster) Session(ctx context.Context, roomID, sessionID string) (admin.UserSession, error) {
+	var s admin.UserSession
+	r, err := c.route(ctx, command{Op: "session", Room: roomID, Session: sessionID}, func() (err error) {
+		if s, err = c.hub.Session(ctx, roomID, sessionID); err == nil {
+			s.Node = c.node
+		}
+		return err
+	})
+	if err != nil || r.Session == nil {
+		return s, err
+	}
+	return *r.Session, nil
 }
 
 // Kick closes one client's connection to a room of any live node.

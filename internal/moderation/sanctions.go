@@ -19,6 +19,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/authz"
+	"github.com/gameadmin/admin/internal/panicerr"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/gameadmin/admin/rooms"
 	"github.com/uptrace/bun"
@@ -205,16 +206,17 @@ func (s *Sanctions) liveSessions(ctx context.Context, userID string) int {
 
 // disconnect closes the user's live connections in every room, telling
 // the game why and the sockets message, and returns how many closed. The
-// ban or revocation has happened already, so a failure is logged here and
-// returned only so the caller can say the closing was partial: the
-// sessions cannot rejoin either way.
+// ban or revocation has happened already, so a failure is logged here
+// (with the stack of a panic in the game's code) and returned only so the
+// caller can say the closing was partial: the sessions cannot rejoin
+// either way.
 func (s *Sanctions) disconnect(ctx context.Context, userID string, why rooms.LeaveReason, message string) (int, error) {
 	if s.rooms == nil {
 		return 0, nil
 	}
 	n, err := s.rooms.DisconnectUser(ctx, userID, why, message)
 	if err != nil {
-		s.log.ErrorContext(ctx, "admin: disconnect user from rooms", "userId", userID, "err", err)
+		s.log.ErrorContext(ctx, "admin: disconnect user from rooms", append([]any{"userId", userID}, panicerr.Attrs(err)...)...)
 	}
 	return n, err
 }

@@ -29,6 +29,10 @@ func (f farRooms) Inspect(_ context.Context, id string) (RoomView, error) {
 	return RoomView{}, f.err(id)
 }
 
+func (f farRooms) Session(_ context.Context, id, _ string) (UserSession, error) {
+	return UserSession{}, f.err(id)
+}
+
 func (f farRooms) Kick(_ context.Context, id, _, _ string) error { return f.err(id) }
 
 func (f farRooms) SetLocked(_ context.Context, id string, _ bool) error { return f.err(id) }
