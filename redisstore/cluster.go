@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/internal/panicerr"
 	"github.com/gameadmin/admin/live"
 	"github.com/redis/go-redis/v9"
 )
@@ -39,7 +40,11 @@ type ClusterOptions struct {
 	// within about 100ms anyway. Default Expiry/3.
 	Heartbeat time.Duration
 	// Timeout bounds a room operation or a disconnect sent to another node;
-	// past it the panel answers 504 node_timeout. Default 2s.
+	// past it the panel answers 504 node_timeout. The command carries what
+	// is left of the shorter of it and the caller's deadline (the panel's
+	// RoomTimeout), so the owner gives up first and answers 504
+	// room_timeout for a room that is busy, and drops the work unrun.
+	// Default 2s.
 	Timeout time.Duration
 	// Logger receives Redis errors the cluster rides out (a failed
 	// heartbeat, a list served from this node alone). Default
@@ -506,9 +511,15 @@ func (c *Cluster) owner(ctx context.Context, roomID string) (string, error) {
 
 // command is one room operation or disconnect sent to another node.
 type command struct {
-	ID      string `json:"id"`
-	From    string `json:"from"`
-	Op      string `json:"op"`
+	ID   string `json:"id"`
+	From string `json:"from"`
+	Op   string `json:"op"`
+	// Budget is how long, in milliseconds from its arrival, the owner may
+	// work on the command: a little less than the sender waits (the
+	// shorter of Timeout and the caller's deadline), so the answer gets
+	// back in time. Its deadline travels as a duration, not a time of
+	// day, so clocks that differ between nodes do not matter. 0: Timeout.
+	Budget  int64  `json:"budget,omitempty"`
 	Room    string `json:"room,omitempty"`
 	Session string `json:"session,omitempty"`
 	User    string `json:"user,omitempty"`
@@ -552,6 +563,8 @@ var wireErrors = []struct {
 	{"session_not_found", admin.ErrSessionNotFound},
 	{"invalid_value", errors.Join(admin.ErrInvalidStateValue, admin.ErrInvalidPath)},
 	{"invalid_path", admin.ErrInvalidPath},
+	{"room_failed", admin.ErrRoomFailed},
+	{"room_timeout", context.DeadlineExceeded},
 }
 
 // err turns a reply back into the error the owner's hub returned.
@@ -685,12 +698,45 @@ func (c *Cluster) receive() {
 	}
 }
 
-// serve runs a command on this node's hub and answers it.
+// serve runs a command on this node's hub and answers it, within the
+// command's budget: work the hub has not started by then is dropped
+// unrun (the sender has stopped waiting), and the answer is room_timeout.
+// A panic of the game's code is the hub's room_failed answer; any other
+// panic here is answered "internal" and logged with its stack, never the
+// end of this process.
 func (c *Cluster) serve(cmd command) {
-	ctx, cancel := context.WithTimeout(context.Background(), c.opts.Timeout)
+	budget := c.opts.Timeout
+	if cmd.Budget > 0 {
+		budget = min(budget, time.Duration(cmd.Budget)*time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	r := reply{ID: cmd.ID, Node: c.node}
-	var err error
+	err := c.run(ctx, cmd, &r)
+	if r.Code = errorCode(err); r.Code != "" {
+		r.Error = err.Error()
+		switch r.Code {
+		case "internal", "room_failed":
+			c.log.Error("redisstore: command from another node failed", append([]any{"node", c.node, "from", cmd.From, "op", cmd.Op}, panicerr.Attrs(err)...)...)
+		}
+	}
+	b, _ := json.Marshal(r)
+	// The answer goes out even when the budget is spent: the sender may
+	// still be waiting out the rest of its time.
+	pctx, pcancel := context.WithTimeout(context.Background(), c.opts.Timeout)
+	defer pcancel()
+	if err := c.rdb.Publish(pctx, c.keys.replies(cmd.From), b).Err(); err != nil {
+		c.log.Warn("redisstore: cannot answer a command", "node", c.node, "from", cmd.From, "op", cmd.Op, "err", err)
+	}
+}
+
+// run runs cmd on this node's hub, filling r's answer.
+func (c *Cluster) run(ctx context.Context, cmd command, r *reply) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("redisstore: %s on node %s: %w", cmd.Op, c.node, panicerr.New(p))
+		}
+	}()
 	switch cmd.Op {
 	case "inspect":
 		var v admin.RoomView
@@ -719,16 +765,7 @@ func (c *Cluster) serve(cmd command) {
 	default:
 		err = fmt.Errorf("unknown operation %q", cmd.Op)
 	}
-	if r.Code = errorCode(err); r.Code != "" {
-		r.Error = err.Error()
-		if r.Code == "internal" {
-			c.log.Error("redisstore: command from another node failed", "node", c.node, "from", cmd.From, "op", cmd.Op, "err", err)
-		}
-	}
-	b, _ := json.Marshal(r)
-	if err := c.rdb.Publish(ctx, c.keys.replies(cmd.From), b).Err(); err != nil {
-		c.log.Warn("redisstore: cannot answer a command", "node", c.node, "from", cmd.From, "op", cmd.Op, "err", err)
-	}
+	return err
 }
 
 // send publishes cmd on channel and collects replies until want of them
@@ -747,6 +784,11 @@ func (c *Cluster) send(ctx context.Context, channel string, cmd command, want in
 	}()
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
+	if dl, ok := ctx.Deadline(); ok {
+		// The owner works for a fifth less than this node waits, so its
+		// answer (room_timeout for a busy room) comes back in time.
+		cmd.Budget = max(time.Until(dl)*4/5, time.Millisecond).Milliseconds()
+	}
 	b, err := json.Marshal(cmd)
 	if err != nil {
 		return nil, 0, err
@@ -766,7 +808,10 @@ func (c *Cluster) send(ctx context.Context, channel string, cmd command, want in
 		case r := <-ch:
 			got = append(got, r)
 		case <-ctx.Done():
-			return got, want, fmt.Errorf("redisstore: %s: %d of %d nodes answered within %v: %w", cmd.Op, len(got), want, c.opts.Timeout, admin.ErrNodeTimeout)
+			if errors.Is(ctx.Err(), context.Canceled) {
+				return got, want, ctx.Err() // the caller went away
+			}
+			return got, want, fmt.Errorf("redisstore: %s: %d of %d nodes answered in time (Timeout %v): %w", cmd.Op, len(got), want, c.opts.Timeout, admin.ErrNodeTimeout)
 		}
 	}
 	return got, want, nil
@@ -876,12 +921,14 @@ func (c *Cluster) Dispose(ctx context.Context, roomID string) error {
 // those that did with an error wrapping admin.ErrNodeTimeout or
 // admin.ErrNodeUnavailable.
 func (c *Cluster) DisconnectUser(ctx context.Context, userID string, why admin.LeaveReason, message string) (int, error) {
-	total, err := c.hub.DisconnectUser(ctx, userID, why, message)
-	if err != nil || userID == "" {
-		return total, err
+	total, local := c.hub.DisconnectUser(ctx, userID, why, message)
+	// A leave callback that panicked here (ErrRoomFailed) closed the
+	// sockets all the same: the other nodes still close theirs.
+	if userID == "" || local != nil && !errors.Is(local, admin.ErrRoomFailed) {
+		return total, local
 	}
 	got, _, err := c.send(ctx, c.keys.broadcast(), command{Op: "disconnect", User: userID, Leave: why, Reason: message}, -1)
-	var errs []error
+	errs := []error{local}
 	for _, r := range got {
 		total += r.N
 		if e := r.err(); e != nil {
