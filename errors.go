@@ -49,10 +49,11 @@ var (
 	ErrInvalidResetToken = engine.ErrInvalidResetToken
 )
 
-// Errors a Rooms implementation returns for unknown rooms and sessions, and
-// for a state path that does not fit the room state. The first four are
-// package rooms' errors under the panel's names: the same values, so
-// errors.Is matches either name.
+// Errors a Rooms implementation returns for unknown rooms and sessions,
+// for a state path that does not fit the room state, and for the game's
+// code failing while serving a call. The first five are package rooms'
+// errors under the panel's names: the same values, so errors.Is matches
+// either name.
 var (
 	// ErrRoomNotFound is rooms.ErrRoomNotFound.
 	ErrRoomNotFound = engine.ErrRoomNotFound
@@ -62,6 +63,9 @@ var (
 	ErrInvalidPath = engine.ErrInvalidPath
 	// ErrInvalidStateValue is rooms.ErrInvalidStateValue.
 	ErrInvalidStateValue = engine.ErrInvalidStateValue
+	// ErrRoomFailed is rooms.ErrRoomFailed: the panel answers 500
+	// room_failed, and the room runs on.
+	ErrRoomFailed = engine.ErrRoomFailed
 	// ErrNodeUnavailable reports that the node owning a room cannot be
 	// reached (it is gone, or the shared store is down); the panel answers
 	// 503 node_unavailable.

@@ -159,6 +159,18 @@ type Options struct {
 	// Rooms connects the panel to the game's live rooms. Default nil: the
 	// room endpoints answer 501.
 	Rooms Rooms
+	// RoomTimeout bounds every call the panel makes into Rooms: an
+	// operator's inspect, kick, lock, unlock, state edit, dispose and
+	// room list, a user's live sessions, the dashboard's live rooms and
+	// players-online samples, and the closing of a banned or revoked
+	// player's connections. Past it the endpoint answers 504 room_timeout
+	// (a ban answers with "partial": true) while the call may still be
+	// held, and the call's ctx ends, so package live drops the work
+	// unrun if the room has not started it. A panic of the game's code
+	// while a call is served answers 500 room_failed naming the room and
+	// is logged with its stack; the room runs on. Default 5 s; negative
+	// fails New.
+	RoomTimeout time.Duration
 	// Logger receives the panel's logs. Default slog.Default().
 	Logger *slog.Logger
 	// Clock is the time the panel decides by: which TOTP code is current
@@ -415,6 +427,7 @@ func (o Options) compile() engine.Options {
 		PasswordHasher:       o.PasswordHasher,
 		HashConcurrency:      o.HashConcurrency,
 		Rooms:                o.Rooms,
+		RoomTimeout:          o.RoomTimeout,
 		Logger:               o.Logger,
 		Clock:                o.Clock,
 		MaxBodyBytes:         o.MaxBodyBytes,

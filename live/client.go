@@ -4,8 +4,10 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/gameadmin/admin/rooms"
 	"github.com/gorilla/websocket"
 	"golang.org/x/time/rate"
 )
@@ -27,6 +29,8 @@ type Client struct {
 
 	closeOnce sync.Once
 	closeWith closeInfo // written once, before quit is closed
+
+	leave atomic.Value // rooms.LeaveReason, stored as the client leaves its room
 
 	// release gives back the client's place under MaxConnsPerIP and
 	// MaxConnsPerUser; readPump calls it as the connection ends.
@@ -59,6 +63,21 @@ func (c *Client) JoinedAt() time.Time { return c.joinedAt }
 // Room returns the room the client is in.
 func (c *Client) Room() *Room { return c.room }
 
+// LeaveReason says why the client left its room: "" while it is in the
+// room; set before RoomType.OnLeave runs, where a game reads it. A
+// reconnection grace keeps the seat of a client that left with
+// rooms.LeaveDropped, and not of one kicked, banned or revoked, lest the
+// player an operator removed get their seat back by reconnecting.
+func (c *Client) LeaveReason() rooms.LeaveReason {
+	why, _ := c.leave.Load().(rooms.LeaveReason)
+	return why
+}
+
+// userSession is the client as rooms.UserSession describes it.
+func (c *Client) userSession() rooms.UserSession {
+	return rooms.UserSession{RoomID: c.room.id, RoomName: c.room.typ.name, SessionID: c.sessionID, UserID: c.userID, JoinedAt: c.joinedAt}
+}
+
 // close ends the connection as ci says; the first call wins.
 func (c *Client) close(ci closeInfo) {
 	c.closeOnce.Do(func() {
@@ -84,9 +103,11 @@ func (c *Client) readPump() {
 	alive := func() { _ = c.conn.SetReadDeadline(time.Now().Add(opts.PongTimeout)) }
 	alive()
 	c.conn.SetPongHandler(func(string) error { alive(); return nil })
+	var err error
 	for {
-		typ, b, err := c.conn.ReadMessage()
-		if err != nil {
+		var typ int
+		var b []byte
+		if typ, b, err = c.conn.ReadMessage(); err != nil {
 			break
 		}
 		alive()
@@ -103,8 +124,15 @@ func (c *Client) readPump() {
 	}
 	close(c.readDone)
 	c.close(closeInfo{}) // the peer is gone: no close frame
+	// The player left when they closed normally and the hub was not
+	// closing them (a kick removes the client before this runs, a rate
+	// limit or a bad message does not): anything else is a drop.
+	why := rooms.LeaveDropped
+	if c.closeWith.code == 0 && websocket.IsCloseError(err, websocket.CloseNormalClosure) {
+		why = rooms.LeaveLeft
+	}
 	r := c.room
-	r.post(func() { r.remove(c, closeInfo{}, nil) }, nil)
+	r.post(func() { r.remove(c, closeInfo{}, nil, why) }, nil)
 }
 
 // deliver passes one message to the room's OnMessage, unless the client is

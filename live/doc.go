@@ -25,6 +25,26 @@
 // callbacks is logged and closes that room (its clients get 1011), not the
 // server.
 //
+// The rooms.Runtime methods (the admin panel's calls) run on the room's
+// goroutine too, and never harm it: one whose ctx has ended by the time
+// the room gets to it is dropped unrun, and a panic of the game's
+// callbacks while one runs (Metadata, a MarshalJSON of the state, OnLeave
+// during a kick) is that call's error, rooms.ErrRoomFailed, while the room
+// runs on and its clients stay. Session answers from the hub's index,
+// without the room.
+//
+// # Leave reasons
+//
+// OnLeave learns why a client left from Client.LeaveReason:
+// rooms.LeaveDropped (the connection was lost, closed other than
+// normally, too slow or misbehaving), LeaveLeft (a normal close, 1000),
+// LeaveKicked (Kick, Room.Kick), LeaveBanned and LeaveRevoked
+// (DisconnectUser, as the panel's ban or end of sessions says, and the
+// re-checks of Options.UserStates), LeaveDisposed (Dispose,
+// Room.Dispose) and LeaveShutdown (Hub.Close). A game that keeps a seat
+// for a player who may reconnect keeps it for LeaveDropped only, so a
+// kicked or banned player does not get it back.
+//
 // # Protocol
 //
 // A client connects to <prefix>/<roomType> or <prefix>/<roomType>?room=<roomId>

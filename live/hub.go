@@ -129,6 +129,9 @@ type Hub struct {
 	rooms  map[string]*Room
 	users  map[string]map[*Client]struct{}     // userID -> admitted clients
 	joins  map[string]map[*joinTicket]struct{} // userID -> joins under way
+	// sessions are the admitted clients by session id, anonymous ones
+	// too: Session answers from here, never waiting for a room.
+	sessions map[string]*Client
 
 	notifyMu sync.Mutex                        // serializes NotifyChanges
 	notify   atomic.Pointer[[]chan<- struct{}] // read lock-free by changed
@@ -193,12 +196,13 @@ func NewHub(opts Options) *Hub {
 			// A pool keeps idle connections from holding a write buffer each.
 			WriteBufferPool: &sync.Pool{},
 		},
-		done:  make(chan struct{}),
-		types: make(map[string]*roomType),
-		rooms: make(map[string]*Room),
-		users: make(map[string]map[*Client]struct{}),
-		joins: make(map[string]map[*joinTicket]struct{}),
-		conns: connCounts{byIP: make(map[string]int), byUser: make(map[string]int)},
+		done:     make(chan struct{}),
+		types:    make(map[string]*roomType),
+		rooms:    make(map[string]*Room),
+		users:    make(map[string]map[*Client]struct{}),
+		joins:    make(map[string]map[*joinTicket]struct{}),
+		sessions: make(map[string]*Client),
+		conns:    connCounts{byIP: make(map[string]int), byUser: make(map[string]int)},
 	}
 	h.notify.Store(&[]chan<- struct{}{})
 	switch {
@@ -354,34 +358,37 @@ func (h *Hub) dropTicket(t *joinTicket) {
 	}
 }
 
-// admit adds c to the user index as its join completes, unless DisconnectUser
-// cancelled the join meanwhile. Called on c's room goroutine.
+// admit adds c to the session index and, for a player (t is not nil), to
+// the user index as its join completes, unless DisconnectUser cancelled the
+// join meanwhile. Called on c's room goroutine.
 func (h *Hub) admit(c *Client, t *joinTicket) bool {
-	if t == nil {
-		return true
-	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.dropTicket(t)
-	if t.cancelled {
-		return false
+	if t != nil {
+		h.dropTicket(t)
+		if t.cancelled {
+			return false
+		}
+		set := h.users[c.userID]
+		if set == nil {
+			set = make(map[*Client]struct{})
+			h.users[c.userID] = set
+		}
+		set[c] = struct{}{}
 	}
-	set := h.users[c.userID]
-	if set == nil {
-		set = make(map[*Client]struct{})
-		h.users[c.userID] = set
-	}
-	set[c] = struct{}{}
+	h.sessions[c.sessionID] = c
 	return true
 }
 
-// unindex removes c from the user index as it leaves its room.
+// unindex removes c from the session and user indexes as it leaves its
+// room.
 func (h *Hub) unindex(c *Client) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.sessions, c.sessionID)
 	if c.userID == "" {
 		return
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	set := h.users[c.userID]
 	delete(set, c)
 	if len(set) == 0 {

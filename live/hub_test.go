@@ -139,22 +139,26 @@ func TestBannedRefused(t *testing.T) {
 }
 
 // TestDisconnectUser checks the moderation flow: a banned or revoked player is
-// kicked from every room it is in, counted, and cannot come back.
+// kicked from every room it is in, counted, and cannot come back; the
+// game's OnLeave learns why.
 func TestDisconnectUser(t *testing.T) {
 	tests := []struct {
 		name       string
+		why        rooms.LeaveReason
 		punish     func(tk *tokens)
 		wantStatus int
 	}{
-		{"banned", func(tk *tokens) { tk.ban("bob") }, http.StatusForbidden},
-		{"revoked", func(tk *tokens) { tk.revoke("t-bob") }, http.StatusUnauthorized},
+		{"banned", rooms.LeaveBanned, func(tk *tokens) { tk.ban("bob") }, http.StatusForbidden},
+		{"revoked", rooms.LeaveRevoked, func(tk *tokens) { tk.revoke("t-bob") }, http.StatusUnauthorized},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tk := newTokens("t-bob", "bob", "t-ann", "ann")
 			opts := testOptions()
 			opts.Authenticate, opts.IsBanned = tk.authenticate, tk.isBanned
-			e := newEnv(t, opts, map[string]RoomType{"lobby": {}, "match": {}})
+			leaves := make(chan rooms.LeaveReason, 4)
+			onLeave := func(_ *Room, c *Client) { leaves <- c.LeaveReason() }
+			e := newEnv(t, opts, map[string]RoomType{"lobby": {OnLeave: onLeave}, "match": {OnLeave: onLeave}})
 			ctx := context.Background()
 			bob := []*client{e.join(t, withQuery("lobby", "token", "t-bob")), e.join(t, withQuery("match", "token", "t-bob"))}
 			ann := e.join(t, withQuery("lobby", "token", "t-ann"))
@@ -163,9 +167,14 @@ func TestDisconnectUser(t *testing.T) {
 			}
 
 			tt.punish(tk)
-			n, err := e.hub.DisconnectUser(ctx, "bob", tt.name)
+			n, err := e.hub.DisconnectUser(ctx, "bob", tt.why, tt.name)
 			if n != 2 || err != nil {
 				t.Fatalf("DisconnectUser(bob) = %d, %v; want 2, nil", n, err)
+			}
+			for range bob {
+				if why := <-leaves; why != tt.why {
+					t.Errorf("OnLeave learned %q; want %q", why, tt.why)
+				}
 			}
 			for _, c := range bob {
 				if m := c.until("kicked"); m.Reason != tt.name {
@@ -184,7 +193,7 @@ func TestDisconnectUser(t *testing.T) {
 			if status, _ := e.refused(t, withQuery("lobby", "token", "t-bob")); status != tt.wantStatus {
 				t.Errorf("rejoin = %d; want %d", status, tt.wantStatus)
 			}
-			if n, err := e.hub.DisconnectUser(ctx, "bob", "again"); n != 0 || err != nil {
+			if n, err := e.hub.DisconnectUser(ctx, "bob", tt.why, "again"); n != 0 || err != nil {
 				t.Errorf("DisconnectUser(bob) again = %d, %v; want 0, nil", n, err)
 			}
 		})
@@ -214,7 +223,7 @@ func TestDisconnectDuringJoin(t *testing.T) {
 		done <- result{conn, err}
 	}()
 	<-checked
-	if n, err := e.hub.DisconnectUser(context.Background(), "bob", "banned"); n != 0 || err != nil {
+	if n, err := e.hub.DisconnectUser(context.Background(), "bob", rooms.LeaveBanned, "banned"); n != 0 || err != nil {
 		t.Fatalf("DisconnectUser(bob) during join = %d, %v; want 0, nil", n, err)
 	}
 	close(release)

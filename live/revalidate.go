@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/gameadmin/admin/internal/panicerr"
+	"github.com/gameadmin/admin/rooms"
 )
 
 // defaultRevalidateEvery is how often a hub with Options.UserStates
@@ -60,16 +63,16 @@ func (h *Hub) Revalidate(ctx context.Context) (int, error) {
 		}
 		for _, id := range chunk {
 			st, ok := states[id]
-			n, err := h.kickWhere(ctx, id, func(c *Client) (string, bool) {
+			n, err := h.kickWhere(ctx, id, func(c *Client) (rooms.LeaveReason, string, bool) {
 				switch {
 				case !ok:
-					return "account removed", true
+					return rooms.LeaveRevoked, "account removed", true
 				case st.Banned:
-					return "banned", true
+					return rooms.LeaveBanned, "banned", true
 				case c.version < st.TokenVersion:
-					return "sessions revoked", true
+					return rooms.LeaveRevoked, "sessions revoked", true
 				}
-				return "", false
+				return "", "", false
 			})
 			closed += n
 			if err != nil {
@@ -81,35 +84,47 @@ func (h *Hub) Revalidate(ctx context.Context) (int, error) {
 }
 
 // kickWhere kicks userID's clients for which kick says so, with the
-// reason it gives (DisconnectUser's for all, Revalidate's per client),
-// and returns how many.
-func (h *Hub) kickWhere(ctx context.Context, userID string, kick func(*Client) (reason string, ok bool)) (int, error) {
+// reason and message it gives (DisconnectUser's for all, Revalidate's per
+// client), and returns how many. It waits for each room until ctx ends,
+// but a room that gets to the closing later still does it: the sessions
+// have ended already. A room whose game code panics in OnLeave still
+// closes every connection; the panic is returned with the count
+// (rooms.ErrRoomFailed), after the other rooms.
+func (h *Hub) kickWhere(ctx context.Context, userID string, kick func(*Client) (why rooms.LeaveReason, message string, ok bool)) (int, error) {
 	h.mu.Lock()
-	var rooms []*Room
+	var rs []*Room
 	for c := range h.users[userID] {
-		if !slices.Contains(rooms, c.room) {
-			rooms = append(rooms, c.room)
+		if !slices.Contains(rs, c.room) {
+			rs = append(rs, c.room)
 		}
 	}
 	h.mu.Unlock()
 	total := 0
-	for _, r := range rooms {
+	var failed []error
+	for _, r := range rs {
 		n := 0
-		err := r.do(ctx, func() {
+		err := r.serve(ctx, context.WithoutCancel(ctx), func() {
 			for c := range r.clients {
 				if c.userID != userID {
 					continue
 				}
-				if why, ok := kick(c); ok {
-					r.Kick(c, why)
+				if why, msg, ok := kick(c); ok {
+					r.kick(c, why, msg)
 					n++
 				}
 			}
 		})
-		if err != nil && !errors.Is(err, errRoomGone) {
-			return total, fmt.Errorf("live: close the sessions of user %q: %w", userID, err)
+		var cp *callbackPanic
+		switch {
+		case errors.As(err, &cp):
+			failed = append(failed, err)
+		case err != nil && !errors.Is(err, errRoomGone):
+			return total, fmt.Errorf("live: close the sessions of user %q: %w", userID, errors.Join(append(failed, err)...))
 		}
 		total += n
+	}
+	if len(failed) > 0 {
+		return total, fmt.Errorf("live: close the sessions of user %q: %w", userID, errors.Join(failed...))
 	}
 	return total, nil
 }
@@ -127,7 +142,7 @@ func (h *Hub) revalidateLoop() {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), h.opts.RevalidateEvery)
 		if n, err := h.Revalidate(ctx); err != nil {
-			h.log.Error("live: revalidating clients", "err", err, "closed", n)
+			h.log.Error("live: revalidating clients", append(panicerr.Attrs(err), "closed", n)...)
 		} else if n > 0 {
 			h.log.Info("live: closed clients whose sessions ended elsewhere", "closed", n)
 		}

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gameadmin/admin/internal/panicerr"
+	"github.com/gameadmin/admin/rooms"
 	"github.com/gorilla/websocket"
 )
 
@@ -29,9 +31,12 @@ type RoomType struct {
 	// OnJoin runs after a client has joined and was sent the state.
 	// Default nil.
 	OnJoin func(r *Room, c *Client)
-	// OnLeave runs after a client has left, for whatever reason (it
-	// disconnected, was kicked or dropped, or the room is closing).
-	// Default nil.
+	// OnLeave runs after a client has left, for whatever reason;
+	// c.LeaveReason() says which (it left, its connection dropped, it was
+	// kicked, banned or its sessions revoked, the room was disposed or the
+	// hub is closing), so a game keeping seats for players who reconnect
+	// keeps one for rooms.LeaveDropped and not for a kicked or banned
+	// player. Default nil.
 	OnLeave func(r *Room, c *Client)
 	// OnMessage receives each message of a client, a JSON value.
 	// Default nil: messages are ignored.
@@ -72,7 +77,29 @@ type Room struct {
 	pending  int  // joins reserved but not yet admitted
 	disposed bool // the loop stops after the current operation
 	broken   bool // a callback panicked: the room is closing without running them again
+	serving  *serving
 }
+
+// serving is an operator's call the room goroutine is running (Room.serve):
+// a panic of the game's callbacks while it runs is the call's failure, not
+// the room's.
+type serving struct {
+	failed *panicerr.Error // the first panic
+}
+
+// callbackPanic is the error of an operator's call during which the
+// game's code panicked: rooms.ErrRoomFailed, with the recovered panic and
+// its stack (which the panel logs). The room runs on.
+type callbackPanic struct {
+	room string
+	p    *panicerr.Error
+}
+
+func (e *callbackPanic) Error() string {
+	return fmt.Sprintf("live: room %q: the game's code failed serving the call: %v", e.room, e.p)
+}
+
+func (e *callbackPanic) Unwrap() []error { return []error{rooms.ErrRoomFailed, e.p} }
 
 // errRoomGone reports that a room's goroutine has stopped.
 var errRoomGone = errors.New("live: room is gone")
@@ -132,7 +159,11 @@ func (r *Room) run() {
 			armed = false
 			r.disposed = r.empty()
 		case <-r.hub.done:
-			r.closeAll(closeInfo{code: websocket.CloseGoingAway, reason: "server shutting down", flush: true}, nil)
+			// Under safely: a leave callback that panics here took the
+			// whole process down with the hub.
+			r.safely(func() {
+				r.closeAll(closeInfo{code: websocket.CloseGoingAway, reason: "server shutting down", flush: true}, nil, rooms.LeaveShutdown)
+			})
 			return
 		}
 		switch timeout := r.typ.def.EmptyTimeout; {
@@ -158,7 +189,8 @@ func (r *Room) empty() bool { return len(r.clients) == 0 && r.pending == 0 }
 // room. It must not be called from the room's own goroutine (a callback or
 // another Do), which would wait for itself. It returns an error when the
 // room is gone (disposed, or the hub closed) before fn ran. When ctx ends
-// first, Do returns ctx.Err() and fn may still run later.
+// first, Do returns ctx.Err(), and fn is dropped unrun unless the room had
+// started it: work nobody waits for any more does not hold the room later.
 func (r *Room) Do(ctx context.Context, fn func(r *Room)) error {
 	if err := r.do(ctx, func() { fn(r) }); err != nil {
 		return fmt.Errorf("live: room %q: %w", r.id, err)
@@ -167,15 +199,31 @@ func (r *Room) Do(ctx context.Context, fn func(r *Room)) error {
 }
 
 // do runs fn on the room goroutine and waits for it. It returns errRoomGone
-// when the room stopped before running fn; once fn has run, do returns nil.
-func (r *Room) do(ctx context.Context, fn func()) error {
+// when the room stopped before running fn, and ctx.Err() when ctx ended
+// first; once fn has run, do returns nil. fn is dropped unrun when ctx has
+// ended by the time the room gets to it: an operator's call given up on
+// (three abandoned inspects of a room whose callback took 3 s held it
+// for 9 s) must not run later, nor keep the room from its players.
+func (r *Room) do(ctx context.Context, fn func()) error { return r.doUntil(ctx, ctx, fn) }
+
+// doUntil is do waiting for wait's end, and dropping fn only when keep
+// has ended: a DisconnectUser whose caller stopped waiting still closes
+// the sockets once the room gets to it, since the ban it follows is done.
+func (r *Room) doUntil(wait, keep context.Context, fn func()) error {
 	ran := make(chan struct{})
+	op := func() {
+		if keep.Err() != nil {
+			return // nobody waits for it: dropped
+		}
+		fn()
+		close(ran)
+	}
 	select {
-	case r.ops <- func() { fn(); close(ran) }:
+	case r.ops <- op:
 	case <-r.done:
 		return errRoomGone
-	case <-ctx.Done():
-		return ctx.Err()
+	case <-wait.Done():
+		return wait.Err()
 	}
 	select {
 	case <-ran:
@@ -187,9 +235,37 @@ func (r *Room) do(ctx context.Context, fn func()) error {
 		default:
 			return errRoomGone
 		}
-	case <-ctx.Done():
-		return ctx.Err()
+	case <-wait.Done():
+		return wait.Err()
 	}
+}
+
+// serve runs fn, an operator's call, on the room goroutine as doUntil does.
+// A panic of the game's code while fn runs (a Metadata callback, a
+// MarshalJSON of the state, OnLeave during a kick) is recovered there and
+// returned as rooms.ErrRoomFailed: the room runs on for its players and
+// its clients stay connected, where a panic of the room's own loop (a
+// tick, a message) closes it. Every client fn removes still leaves when
+// one's OnLeave panics.
+func (r *Room) serve(wait, keep context.Context, fn func()) error {
+	s := &serving{}
+	err := r.doUntil(wait, keep, func() {
+		r.serving = s
+		defer func() {
+			r.serving = nil
+			if p := recover(); p != nil && s.failed == nil {
+				s.failed = panicerr.New(p)
+			}
+		}()
+		fn()
+	})
+	if err != nil {
+		return err
+	}
+	if s.failed != nil {
+		return &callbackPanic{room: r.id, p: s.failed}
+	}
+	return nil
 }
 
 // post queues fn on the room goroutine without waiting for it; it gives up
@@ -277,12 +353,14 @@ func (r *Room) has(c *Client) bool {
 }
 
 // remove takes c out of the room, sends it notice (if any, best effort),
-// closes its connection as ci says and runs OnLeave. Removing a client that
-// is not in the room does nothing.
-func (r *Room) remove(c *Client, ci closeInfo, notice []byte) {
+// closes its connection as ci says and runs OnLeave, which learns why
+// from c.LeaveReason. Removing a client that is not in the room does
+// nothing.
+func (r *Room) remove(c *Client, ci closeInfo, notice []byte, why rooms.LeaveReason) {
 	if !r.has(c) {
 		return
 	}
+	c.leave.Store(why)
 	delete(r.clients, c)
 	delete(r.sessions, c.sessionID)
 	r.nclients.Store(int32(len(r.clients)))
@@ -295,9 +373,25 @@ func (r *Room) remove(c *Client, ci closeInfo, notice []byte) {
 		}
 	}
 	c.close(ci)
-	if r.typ.def.OnLeave != nil && !r.broken {
-		r.typ.def.OnLeave(r, c)
+	r.onLeave(c)
+}
+
+// onLeave runs the game's OnLeave for c, unless the room is broken. During
+// an operator's call a panic there is the call's failure (see serve), and
+// the caller's loop goes on to the next client.
+func (r *Room) onLeave(c *Client) {
+	leave := r.typ.def.OnLeave
+	if leave == nil || r.broken {
+		return
 	}
+	if s := r.serving; s != nil {
+		defer func() {
+			if p := recover(); p != nil && s.failed == nil {
+				s.failed = panicerr.New(p)
+			}
+		}()
+	}
+	leave(r, c)
 }
 
 // safely runs one step of the room's loop. A panic in the game's callbacks
@@ -308,7 +402,7 @@ func (r *Room) safely(step func()) {
 		if p := recover(); p != nil {
 			r.hub.log.Error("live: room callback panicked; room disposed", "roomId", r.id, "panic", p, "stack", string(debug.Stack()))
 			r.broken = true
-			r.closeAll(closeInfo{code: websocket.CloseInternalServerErr, reason: "internal error"}, nil)
+			r.closeAll(closeInfo{code: websocket.CloseInternalServerErr, reason: "internal error"}, nil, rooms.LeaveDropped)
 			r.disposed = true
 		}
 	}()
@@ -316,9 +410,9 @@ func (r *Room) safely(step func()) {
 }
 
 // closeAll removes every client.
-func (r *Room) closeAll(ci closeInfo, notice []byte) {
+func (r *Room) closeAll(ci closeInfo, notice []byte, why rooms.LeaveReason) {
 	for c := range r.clients {
-		r.remove(c, ci, notice)
+		r.remove(c, ci, notice, why)
 	}
 }
 
@@ -327,7 +421,7 @@ func (r *Room) send(c *Client, b []byte) {
 	select {
 	case c.send <- b:
 	default:
-		r.remove(c, closeInfo{code: websocket.ClosePolicyViolation, reason: "send queue full"}, nil)
+		r.remove(c, closeInfo{code: websocket.ClosePolicyViolation, reason: "send queue full"}, nil, rooms.LeaveDropped)
 	}
 }
 
@@ -342,7 +436,7 @@ func (r *Room) sendAll(b []byte) {
 		}
 	}
 	for _, c := range full {
-		r.remove(c, closeInfo{code: websocket.ClosePolicyViolation, reason: "send queue full"}, nil)
+		r.remove(c, closeInfo{code: websocket.ClosePolicyViolation, reason: "send queue full"}, nil, rooms.LeaveDropped)
 	}
 }
 
@@ -409,10 +503,16 @@ func (r *Room) Send(c *Client, v any) error {
 }
 
 // Kick sends c {"type":"kicked","reason":reason} and closes its connection
-// with CloseKicked.
+// with CloseKicked; OnLeave learns rooms.LeaveKicked.
 func (r *Room) Kick(c *Client, reason string) {
-	r.remove(c, closeInfo{code: CloseKicked, reason: closeReason(reason), flush: true},
-		mustMarshal(reasonMsg{Type: "kicked", Reason: reason}))
+	r.kick(c, rooms.LeaveKicked, reason)
+}
+
+// kick is Kick with the reason OnLeave learns: a ban or a revocation
+// closes the connection as a kick does.
+func (r *Room) kick(c *Client, why rooms.LeaveReason, message string) {
+	r.remove(c, closeInfo{code: CloseKicked, reason: closeReason(message), flush: true},
+		mustMarshal(reasonMsg{Type: "kicked", Reason: message}), why)
 }
 
 // Locked reports whether the room refuses new joins.
@@ -429,9 +529,9 @@ func (r *Room) SetLocked(locked bool) {
 
 // Dispose sends every client {"type":"disposed","reason":reason}, closes
 // their connections with CloseDisposed and removes the room once the current
-// callback returns.
+// callback returns. OnLeave learns rooms.LeaveDisposed.
 func (r *Room) Dispose(reason string) {
 	r.closeAll(closeInfo{code: CloseDisposed, reason: closeReason(reason), flush: true},
-		mustMarshal(reasonMsg{Type: "disposed", Reason: reason}))
+		mustMarshal(reasonMsg{Type: "disposed", Reason: reason}), rooms.LeaveDisposed)
 	r.disposed = true
 }

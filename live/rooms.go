@@ -12,8 +12,11 @@ import (
 	"github.com/gameadmin/admin/rooms"
 )
 
-// This file implements rooms.Runtime (admin.Rooms). Each method that reads or changes a room
-// runs on the room's goroutine through Room.do, and gives up when ctx ends.
+// This file implements rooms.Runtime (admin.Rooms). Each method that reads
+// or changes a room runs on the room's goroutine through Room.serve: it
+// gives up when ctx ends, its work is dropped unrun if the room gets to it
+// after that, and a panic of the game's code while it runs is its error
+// (rooms.ErrRoomFailed), not the room's end.
 
 // List returns a summary of every room, oldest first (then by id).
 func (h *Hub) List(ctx context.Context) ([]rooms.Summary, error) {
@@ -44,6 +47,8 @@ func (r *Room) summary() rooms.Summary {
 
 // Inspect returns one room with its clients (by join time) and its state and
 // metadata as JSON (json.RawMessage values), taken on the room's goroutine.
+// A Metadata callback or a MarshalJSON of the state that panics makes it
+// fail with rooms.ErrRoomFailed; the room runs on.
 func (h *Hub) Inspect(ctx context.Context, roomID string) (rooms.View, error) {
 	var (
 		v   rooms.View
@@ -82,8 +87,25 @@ func (h *Hub) Inspect(ctx context.Context, roomID string) (rooms.View, error) {
 	return v, nil
 }
 
+// Session returns one client of a room, its user id set (an anonymous
+// client's is ""), from the hub's index: it never waits for the room, nor
+// reads its state.
+func (h *Hub) Session(_ context.Context, roomID, sessionID string) (rooms.UserSession, error) {
+	h.mu.Lock()
+	c := h.sessions[sessionID]
+	_, known := h.rooms[roomID]
+	h.mu.Unlock()
+	switch {
+	case c != nil && c.room.id == roomID:
+		return c.userSession(), nil
+	case known:
+		return rooms.UserSession{}, fmt.Errorf("live: session %q in room %q: %w", sessionID, roomID, rooms.ErrSessionNotFound)
+	}
+	return rooms.UserSession{}, fmt.Errorf("live: room %q: %w", roomID, rooms.ErrRoomNotFound)
+}
+
 // Kick sends the client {"type":"kicked","reason":reason} and closes its
-// connection with CloseKicked.
+// connection with CloseKicked; OnLeave learns rooms.LeaveKicked.
 func (h *Hub) Kick(ctx context.Context, roomID, sessionID, reason string) error {
 	var found bool
 	err := h.onRoom(ctx, roomID, func(r *Room) {
@@ -144,7 +166,8 @@ func (h *Hub) editState(ctx context.Context, roomID string, e stateEdit) error {
 }
 
 // Dispose sends every client of the room {"type":"disposed"}, closes their
-// connections with CloseDisposed and removes the room.
+// connections with CloseDisposed and removes the room; OnLeave learns
+// rooms.LeaveDisposed.
 func (h *Hub) Dispose(ctx context.Context, roomID string) error {
 	return h.onRoom(ctx, roomID, func(r *Room) { r.Dispose("room disposed by an operator") })
 }
@@ -154,7 +177,7 @@ func (h *Hub) UserSessions(ctx context.Context, userID string) ([]rooms.UserSess
 	h.mu.Lock()
 	out := make([]rooms.UserSession, 0, len(h.users[userID]))
 	for c := range h.users[userID] {
-		out = append(out, rooms.UserSession{RoomID: c.room.id, RoomName: c.room.typ.name, SessionID: c.sessionID, JoinedAt: c.joinedAt})
+		out = append(out, c.userSession())
 	}
 	h.mu.Unlock()
 	slices.SortFunc(out, func(a, b rooms.UserSession) int {
@@ -164,10 +187,12 @@ func (h *Hub) UserSessions(ctx context.Context, userID string) ([]rooms.UserSess
 }
 
 // DisconnectUser kicks userID from every room (each connection gets
-// {"type":"kicked","reason":reason} and CloseKicked) and returns how many
-// connections it closed. A join of the user under way is refused too, so a
-// player banned during its join does not stay connected.
-func (h *Hub) DisconnectUser(ctx context.Context, userID, reason string) (int, error) {
+// {"type":"kicked","reason":message} and CloseKicked; OnLeave learns why)
+// and returns how many connections it closed. A join of the user under way
+// is refused too, so a player banned during its join does not stay
+// connected. Once queued in a room, the closing runs even when ctx has
+// ended by then: the ban or revocation it follows is done.
+func (h *Hub) DisconnectUser(ctx context.Context, userID string, why rooms.LeaveReason, message string) (int, error) {
 	if userID == "" {
 		return 0, nil
 	}
@@ -176,14 +201,15 @@ func (h *Hub) DisconnectUser(ctx context.Context, userID, reason string) (int, e
 		t.cancelled = true
 	}
 	h.mu.Unlock()
-	return h.kickWhere(ctx, userID, func(*Client) (string, bool) { return reason, true })
+	return h.kickWhere(ctx, userID, func(*Client) (rooms.LeaveReason, string, bool) { return why, message, true })
 }
 
-// onRoom runs fn on the goroutine of room roomID.
+// onRoom runs fn, an operator's call, on the goroutine of room roomID
+// (Room.serve).
 func (h *Hub) onRoom(ctx context.Context, roomID string, fn func(r *Room)) error {
 	r, ok := h.Room(roomID)
 	if ok {
-		err := r.do(ctx, func() { fn(r) })
+		err := r.serve(ctx, ctx, func() { fn(r) })
 		if !errors.Is(err, errRoomGone) {
 			return err
 		}

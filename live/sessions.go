@@ -18,7 +18,7 @@ func (h *Hub) Sessions() map[string][]rooms.UserSession {
 	for userID, set := range h.users {
 		s := make([]rooms.UserSession, 0, len(set))
 		for c := range set {
-			s = append(s, rooms.UserSession{RoomID: c.room.id, RoomName: c.room.typ.name, SessionID: c.sessionID, JoinedAt: c.joinedAt})
+			s = append(s, c.userSession())
 		}
 		out[userID] = s
 	}

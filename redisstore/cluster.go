@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/internal/panicerr"
 	"github.com/gameadmin/admin/live"
 	"github.com/redis/go-redis/v9"
 )
@@ -39,7 +40,11 @@ type ClusterOptions struct {
 	// within about 100ms anyway. Default Expiry/3.
 	Heartbeat time.Duration
 	// Timeout bounds a room operation or a disconnect sent to another node;
-	// past it the panel answers 504 node_timeout. Default 2s.
+	// past it the panel answers 504 node_timeout. The command carries what
+	// is left of the shorter of it and the caller's deadline (the panel's
+	// RoomTimeout), so the owner gives up first and answers 504
+	// room_timeout for a room that is busy, and drops the work unrun.
+	// Default 2s.
 	Timeout time.Duration
 	// Logger receives Redis errors the cluster rides out (a failed
 	// heartbeat, a list served from this node alone). Default
@@ -506,16 +511,24 @@ func (c *Cluster) owner(ctx context.Context, roomID string) (string, error) {
 
 // command is one room operation or disconnect sent to another node.
 type command struct {
-	ID      string          `json:"id"`
-	From    string          `json:"from"`
-	Op      string          `json:"op"`
-	Room    string          `json:"room,omitempty"`
-	Session string          `json:"session,omitempty"`
-	User    string          `json:"user,omitempty"`
-	Reason  string          `json:"reason,omitempty"`
-	Locked  bool            `json:"locked,omitempty"`
-	Path    []any           `json:"path,omitempty"`
-	Value   json.RawMessage `json:"value,omitempty"`
+	ID   string `json:"id"`
+	From string `json:"from"`
+	Op   string `json:"op"`
+	// Budget is how long, in milliseconds from its arrival, the owner may
+	// work on the command: a little less than the sender waits (the
+	// shorter of Timeout and the caller's deadline), so the answer gets
+	// back in time. Its deadline travels as a duration, not a time of
+	// day, so clocks that differ between nodes do not matter. 0: Timeout.
+	Budget  int64  `json:"budget,omitempty"`
+	Room    string `json:"room,omitempty"`
+	Session string `json:"session,omitempty"`
+	User    string `json:"user,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	// Leave is a disconnect's reason, for the game's leave callback.
+	Leave  admin.LeaveReason `json:"leave,omitempty"`
+	Locked bool              `json:"locked,omitempty"`
+	Path   []any             `json:"path,omitempty"`
+	Value  json.RawMessage   `json:"value,omitempty"`
 }
 
 // reply is a node's answer to a command.
@@ -525,7 +538,9 @@ type reply struct {
 	Code  string          `json:"code,omitempty"` // "" when it went well
 	Error string          `json:"error,omitempty"`
 	View  json.RawMessage `json:"view,omitempty"`
-	N     int             `json:"n,omitempty"`
+	// Session is a session command's answer.
+	Session *admin.UserSession `json:"session,omitempty"`
+	N       int                `json:"n,omitempty"`
 }
 
 // wireView is a RoomView as it travels: state and metadata stay JSON text.
@@ -548,6 +563,8 @@ var wireErrors = []struct {
 	{"session_not_found", admin.ErrSessionNotFound},
 	{"invalid_value", errors.Join(admin.ErrInvalidStateValue, admin.ErrInvalidPath)},
 	{"invalid_path", admin.ErrInvalidPath},
+	{"room_failed", admin.ErrRoomFailed},
+	{"room_timeout", context.DeadlineExceeded},
 }
 
 // err turns a reply back into the error the owner's hub returned.
@@ -681,18 +698,57 @@ func (c *Cluster) receive() {
 	}
 }
 
-// serve runs a command on this node's hub and answers it.
+// serve runs a command on this node's hub and answers it, within the
+// command's budget: work the hub has not started by then is dropped
+// unrun (the sender has stopped waiting), and the answer is room_timeout.
+// A panic of the game's code is the hub's room_failed answer; any other
+// panic here is answered "internal" and logged with its stack, never the
+// end of this process.
 func (c *Cluster) serve(cmd command) {
-	ctx, cancel := context.WithTimeout(context.Background(), c.opts.Timeout)
+	budget := c.opts.Timeout
+	if cmd.Budget > 0 {
+		budget = min(budget, time.Duration(cmd.Budget)*time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	r := reply{ID: cmd.ID, Node: c.node}
-	var err error
+	err := c.run(ctx, cmd, &r)
+	if r.Code = errorCode(err); r.Code != "" {
+		r.Error = err.Error()
+		switch r.Code {
+		case "internal", "room_failed":
+			c.log.Error("redisstore: command from another node failed", append([]any{"node", c.node, "from", cmd.From, "op", cmd.Op}, panicerr.Attrs(err)...)...)
+		}
+	}
+	b, _ := json.Marshal(r)
+	// The answer goes out even when the budget is spent: the sender may
+	// still be waiting out the rest of its time.
+	pctx, pcancel := context.WithTimeout(context.Background(), c.opts.Timeout)
+	defer pcancel()
+	if err := c.rdb.Publish(pctx, c.keys.replies(cmd.From), b).Err(); err != nil {
+		c.log.Warn("redisstore: cannot answer a command", "node", c.node, "from", cmd.From, "op", cmd.Op, "err", err)
+	}
+}
+
+// run runs cmd on this node's hub, filling r's answer.
+func (c *Cluster) run(ctx context.Context, cmd command, r *reply) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("redisstore: %s on node %s: %w", cmd.Op, c.node, panicerr.New(p))
+		}
+	}()
 	switch cmd.Op {
 	case "inspect":
 		var v admin.RoomView
 		if v, err = c.hub.Inspect(ctx, cmd.Room); err == nil {
 			v.Node = c.node
 			r.View, err = json.Marshal(v)
+		}
+	case "session":
+		var s admin.UserSession
+		if s, err = c.hub.Session(ctx, cmd.Room, cmd.Session); err == nil {
+			s.Node = c.node
+			r.Session = &s
 		}
 	case "kick":
 		err = c.hub.Kick(ctx, cmd.Room, cmd.Session, cmd.Reason)
@@ -705,20 +761,11 @@ func (c *Cluster) serve(cmd command) {
 	case "dispose":
 		err = c.hub.Dispose(ctx, cmd.Room)
 	case "disconnect":
-		r.N, err = c.hub.DisconnectUser(ctx, cmd.User, cmd.Reason)
+		r.N, err = c.hub.DisconnectUser(ctx, cmd.User, cmd.Leave, cmd.Reason)
 	default:
 		err = fmt.Errorf("unknown operation %q", cmd.Op)
 	}
-	if r.Code = errorCode(err); r.Code != "" {
-		r.Error = err.Error()
-		if r.Code == "internal" {
-			c.log.Error("redisstore: command from another node failed", "node", c.node, "from", cmd.From, "op", cmd.Op, "err", err)
-		}
-	}
-	b, _ := json.Marshal(r)
-	if err := c.rdb.Publish(ctx, c.keys.replies(cmd.From), b).Err(); err != nil {
-		c.log.Warn("redisstore: cannot answer a command", "node", c.node, "from", cmd.From, "op", cmd.Op, "err", err)
-	}
+	return err
 }
 
 // send publishes cmd on channel and collects replies until want of them
@@ -737,6 +784,11 @@ func (c *Cluster) send(ctx context.Context, channel string, cmd command, want in
 	}()
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
+	if dl, ok := ctx.Deadline(); ok {
+		// The owner works for a fifth less than this node waits, so its
+		// answer (room_timeout for a busy room) comes back in time.
+		cmd.Budget = max(time.Until(dl)*4/5, time.Millisecond).Milliseconds()
+	}
 	b, err := json.Marshal(cmd)
 	if err != nil {
 		return nil, 0, err
@@ -756,7 +808,10 @@ func (c *Cluster) send(ctx context.Context, channel string, cmd command, want in
 		case r := <-ch:
 			got = append(got, r)
 		case <-ctx.Done():
-			return got, want, fmt.Errorf("redisstore: %s: %d of %d nodes answered within %v: %w", cmd.Op, len(got), want, c.opts.Timeout, admin.ErrNodeTimeout)
+			if errors.Is(ctx.Err(), context.Canceled) {
+				return got, want, ctx.Err() // the caller went away
+			}
+			return got, want, fmt.Errorf("redisstore: %s: %d of %d nodes answered in time (Timeout %v): %w", cmd.Op, len(got), want, c.opts.Timeout, admin.ErrNodeTimeout)
 		}
 	}
 	return got, want, nil
@@ -803,6 +858,21 @@ func (c *Cluster) Inspect(ctx context.Context, roomID string) (admin.RoomView, e
 	return v, nil
 }
 
+// Session returns one client of a room of any live node, its user id set.
+func (c *Cluster) Session(ctx context.Context, roomID, sessionID string) (admin.UserSession, error) {
+	var s admin.UserSession
+	r, err := c.route(ctx, command{Op: "session", Room: roomID, Session: sessionID}, func() (err error) {
+		if s, err = c.hub.Session(ctx, roomID, sessionID); err == nil {
+			s.Node = c.node
+		}
+		return err
+	})
+	if err != nil || r.Session == nil {
+		return s, err
+	}
+	return *r.Session, nil
+}
+
 // Kick closes one client's connection to a room of any live node.
 func (c *Cluster) Kick(ctx context.Context, roomID, sessionID, reason string) error {
 	_, err := c.route(ctx, command{Op: "kick", Room: roomID, Session: sessionID, Reason: reason}, func() error {
@@ -844,18 +914,21 @@ func (c *Cluster) Dispose(ctx context.Context, roomID string) error {
 }
 
 // DisconnectUser closes the user's sessions on every node, joins under way
-// included, and returns how many it closed in the whole cluster. The
-// command goes to every subscribed node, whether or not presence lists a
-// session there. When some node does not answer, or Redis cannot be
-// reached, it returns the count of those that did with an error wrapping
-// admin.ErrNodeTimeout or admin.ErrNodeUnavailable.
-func (c *Cluster) DisconnectUser(ctx context.Context, userID, reason string) (int, error) {
-	total, err := c.hub.DisconnectUser(ctx, userID, reason)
-	if err != nil || userID == "" {
-		return total, err
+// included, telling each game's leave callback why, and returns how many
+// it closed in the whole cluster. The command goes to every subscribed
+// node, whether or not presence lists a session there. When some node
+// does not answer, or Redis cannot be reached, it returns the count of
+// those that did with an error wrapping admin.ErrNodeTimeout or
+// admin.ErrNodeUnavailable.
+func (c *Cluster) DisconnectUser(ctx context.Context, userID string, why admin.LeaveReason, message string) (int, error) {
+	total, local := c.hub.DisconnectUser(ctx, userID, why, message)
+	// A leave callback that panicked here (ErrRoomFailed) closed the
+	// sockets all the same: the other nodes still close theirs.
+	if userID == "" || local != nil && !errors.Is(local, admin.ErrRoomFailed) {
+		return total, local
 	}
-	got, _, err := c.send(ctx, c.keys.broadcast(), command{Op: "disconnect", User: userID, Reason: reason}, -1)
-	var errs []error
+	got, _, err := c.send(ctx, c.keys.broadcast(), command{Op: "disconnect", User: userID, Leave: why, Reason: message}, -1)
+	errs := []error{local}
 	for _, r := range got {
 		total += r.N
 		if e := r.err(); e != nil {

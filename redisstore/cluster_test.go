@@ -228,7 +228,7 @@ func TestClusterRooms(t *testing.T) {
 	}
 
 	start := time.Now()
-	n, err := a.cluster.DisconnectUser(ctx, "u1", "banned")
+	n, err := a.cluster.DisconnectUser(ctx, "u1", admin.LeaveBanned, "banned")
 	if err != nil || n != 2 {
 		t.Fatalf("DisconnectUser(u1) on A = %d, %v; want 2 (one per node)", n, err)
 	}
@@ -286,7 +286,7 @@ func TestClusterNodeGone(t *testing.T) {
 	if d := time.Since(start); d < time.Second {
 		t.Fatalf("gave up after %v; want the 1s timeout", d)
 	}
-	if n, err := a.cluster.DisconnectUser(ctx, "u1", "banned"); n != 0 || err != nil {
+	if n, err := a.cluster.DisconnectUser(ctx, "u1", admin.LeaveBanned, "banned"); n != 0 || err != nil {
 		t.Fatalf("DisconnectUser with only a mute subscriber on the command channel = %d, %v", n, err)
 	}
 	// The crashed node's heartbeat is over: its keys expire.
@@ -326,7 +326,7 @@ func TestClusterRedisDown(t *testing.T) {
 	if _, err := a.cluster.Inspect(ctx, "arena-elsewhere"); !errors.Is(err, admin.ErrNodeUnavailable) {
 		t.Fatalf("inspect another node's room without Redis = %v; want ErrNodeUnavailable", err)
 	}
-	n, err := a.cluster.DisconnectUser(ctx, "u1", "banned")
+	n, err := a.cluster.DisconnectUser(ctx, "u1", admin.LeaveBanned, "banned")
 	if n != 1 || !errors.Is(err, admin.ErrNodeUnavailable) {
 		t.Fatalf("DisconnectUser without Redis = %d, %v; want 1 and ErrNodeUnavailable", n, err)
 	}
@@ -383,7 +383,7 @@ func TestClusterStartsWithRedisDown(t *testing.T) {
 	mu.Lock()
 	banned["u1"] = true
 	mu.Unlock()
-	if n, err := b.cluster.DisconnectUser(ctx, "u1", "banned"); n != 0 || !errors.Is(err, admin.ErrNodeUnavailable) {
+	if n, err := b.cluster.DisconnectUser(ctx, "u1", admin.LeaveBanned, "banned"); n != 0 || !errors.Is(err, admin.ErrNodeUnavailable) {
 		t.Fatalf("B's DisconnectUser(u1) with Redis down = %d, %v; want 0 and ErrNodeUnavailable", n, err)
 	}
 	if s, err := a.hub.UserSessions(ctx, "u1"); err != nil || len(s) != 1 {

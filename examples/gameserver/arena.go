@@ -7,18 +7,31 @@ import (
 
 	"github.com/gameadmin/admin"
 	"github.com/gameadmin/admin/live"
+	"github.com/gameadmin/admin/rooms"
 )
 
 // The arena: players move on a grid and pick up coins. Its state is a Go
 // struct, so an operator's state edit in the panel lands in this struct.
+//
+// A player whose connection drops keeps their seat (place and score) for
+// arenaGrace, and gets it back by joining the room again within it. Only
+// a drop earns that: a player who left, was kicked or banned, or whose
+// sessions an operator ended gets no seat back, so a kick is not undone
+// by reconnecting.
 
-const arenaSize = 20
+const (
+	arenaSize  = 20
+	arenaGrace = 30 * time.Second
+)
 
 // Arena is the state of one arena room.
 type Arena struct {
 	Players map[string]*ArenaPlayer `json:"players"` // by session id
-	Coins   []Point                 `json:"coins"`
-	Tick    int                     `json:"tick"`
+	// Away are the seats kept for players whose connection dropped, by
+	// user id, until their grace ends.
+	Away  map[string]*AwaySeat `json:"away"`
+	Coins []Point              `json:"coins"`
+	Tick  int                  `json:"tick"`
 	// CoinGoal is how many coins the arena keeps on the grid; operators
 	// tune it live from the panel.
 	CoinGoal int `json:"coinGoal"`
@@ -30,6 +43,12 @@ type ArenaPlayer struct {
 	X      int    `json:"x"`
 	Y      int    `json:"y"`
 	Score  int    `json:"score"`
+}
+
+// AwaySeat is a dropped player's seat, kept until Until.
+type AwaySeat struct {
+	ArenaPlayer
+	Until time.Time `json:"until"`
 }
 
 // Point is a grid cell.
@@ -44,16 +63,40 @@ type Point struct {
 // and writes the database.
 func arenaRoom(report func(admin.Report)) live.RoomType {
 	return live.RoomType{
-		MaxClients:   20,
-		NewState:     func() any { return &Arena{Players: map[string]*ArenaPlayer{}, Coins: []Point{}, CoinGoal: 5} },
+		MaxClients: 20,
+		NewState: func() any {
+			return &Arena{Players: map[string]*ArenaPlayer{}, Away: map[string]*AwaySeat{}, Coins: []Point{}, CoinGoal: 5}
+		},
 		TickInterval: time.Second,
+		// An empty arena waits out the grace of the seats it keeps.
+		EmptyTimeout: arenaGrace,
 		OnJoin: func(r *live.Room, c *live.Client) {
 			s := r.State().(*Arena)
-			s.Players[c.SessionID()] = &ArenaPlayer{UserID: c.UserID(), X: rand.IntN(arenaSize), Y: rand.IntN(arenaSize)}
+			p := &ArenaPlayer{UserID: c.UserID(), X: rand.IntN(arenaSize), Y: rand.IntN(arenaSize)}
+			if seat := s.Away[c.UserID()]; seat != nil && c.UserID() != "" {
+				delete(s.Away, c.UserID())
+				if time.Now().Before(seat.Until) {
+					p = &seat.ArenaPlayer // back within the grace: the seat is theirs
+				}
+			}
+			s.Players[c.SessionID()] = p
 			_ = r.BroadcastState()
 		},
 		OnLeave: func(r *live.Room, c *live.Client) {
-			delete(r.State().(*Arena).Players, c.SessionID())
+			s := r.State().(*Arena)
+			p := s.Players[c.SessionID()]
+			delete(s.Players, c.SessionID())
+			switch c.LeaveReason() {
+			case rooms.LeaveDropped:
+				// The connection dropped: keep the seat for a while.
+				if p != nil && c.UserID() != "" {
+					s.Away[c.UserID()] = &AwaySeat{ArenaPlayer: *p, Until: time.Now().Add(arenaGrace)}
+				}
+			case rooms.LeaveKicked, rooms.LeaveBanned, rooms.LeaveRevoked:
+				// An operator removed the player: no seat to come back
+				// to, not even one kept from an earlier drop.
+				delete(s.Away, c.UserID())
+			}
 			_ = r.BroadcastState()
 		},
 		OnMessage: func(r *live.Room, c *live.Client, msg json.RawMessage) {
@@ -104,6 +147,11 @@ func arenaRoom(report func(admin.Report)) live.RoomType {
 		OnTick: func(r *live.Room) {
 			s := r.State().(*Arena)
 			s.Tick++
+			for user, seat := range s.Away {
+				if time.Now().After(seat.Until) {
+					delete(s.Away, user) // the grace is over
+				}
+			}
 			if len(s.Coins) < min(max(s.CoinGoal, 0), 50) {
 				s.Coins = append(s.Coins, Point{X: rand.IntN(arenaSize), Y: rand.IntN(arenaSize)})
 				_ = r.BroadcastState()

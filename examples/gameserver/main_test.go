@@ -242,3 +242,127 @@ func TestWebhookSink(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoReconnectionGrace: the arena keeps the seat of a player whose
+// connection dropped and gives it back when they rejoin, but refuses it
+// to one an operator kicked: a kick is not undone by reconnecting, and a
+// seat kept from an earlier drop goes too.
+func TestDemoReconnectionGrace(t *testing.T) {
+	srv, token := startDemo(t)
+	call := func(c *http.Client, method, path, body string) (int, string) {
+		return do(t, srv, c, method, path, body)
+	}
+	jar, _ := cookiejar.New(nil)
+	root := &http.Client{Jar: jar}
+	if code, body := call(root, "POST", "/admin-api/auth/bootstrap", `{"email":"me@example.com","password":"correct horse","token":"`+token+`"}`); code != 201 {
+		t.Fatalf("bootstrap = %d %s", code, body)
+	}
+	code, body := call(nil, "POST", "/api/auth/login", `{"email":"player07@example.com","password":"player-password"}`)
+	var login struct{ Token, UserID string }
+	if code != 200 || json.Unmarshal([]byte(body), &login) != nil {
+		t.Fatalf("player login = %d %s", code, body)
+	}
+	ws := "ws" + strings.TrimPrefix(srv.URL, "http") + "/ws/arena"
+	type arenaState struct {
+		Players map[string]struct {
+			UserID string
+			Score  int
+		}
+		Away map[string]struct{ Score int }
+	}
+	// join joins the arena (room "" for any) and returns the connection,
+	// the room and session, and the player's seat as the state shows it.
+	join := func(room string) (*websocket.Conn, string, string, int) {
+		t.Helper()
+		url := ws
+		if room != "" {
+			url += "?room=" + room
+		}
+		conn, _, err := websocket.DefaultDialer.Dial(url, http.Header{"Authorization": {"Bearer " + login.Token}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+		var joined struct{ Type, RoomID, SessionID string }
+		if err := conn.ReadJSON(&joined); err != nil || joined.Type != "joined" {
+			t.Fatalf("first message = %+v, %v", joined, err)
+		}
+		for {
+			var m struct {
+				Type  string
+				State arenaState
+			}
+			if err := conn.ReadJSON(&m); err != nil {
+				t.Fatal(err)
+			}
+			if p, ok := m.State.Players[joined.SessionID]; m.Type == "state" && ok {
+				return conn, joined.RoomID, joined.SessionID, p.Score
+			}
+		}
+	}
+	// inspect polls the room until cond holds of its state.
+	inspect := func(room, what string, cond func(arenaState) bool) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); ; {
+			_, body := call(root, "GET", "/admin-api/rooms/"+room, "")
+			var v struct{ State arenaState }
+			if json.Unmarshal([]byte(body), &v) == nil && cond(v.State) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("never %s: %s", what, body)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	setScore := func(room, session string) {
+		t.Helper()
+		if code, body := call(root, "PATCH", "/admin-api/rooms/"+room+"/state", `{"path":["players","`+session+`","score"],"value":7}`); code != 200 {
+			t.Fatalf("set the score = %d %s", code, body)
+		}
+	}
+
+	conn, room, session, _ := join("")
+	setScore(room, session)
+	// The connection drops: no close frame, as when a phone loses its network.
+	conn.NetConn().Close()
+	inspect(room, "a seat kept for the dropped player", func(s arenaState) bool { return s.Away[login.UserID].Score == 7 })
+	conn, _, session, score := join(room)
+	if score != 7 {
+		t.Fatalf("the dropped player's score on rejoining = %d; want their seat back (7)", score)
+	}
+	inspect(room, "the seat taken back", func(s arenaState) bool { _, kept := s.Away[login.UserID]; return !kept })
+
+	// The player has a second connection in the arena. The first drops,
+	// and during its grace an operator kicks the second: the kept seat is
+	// refused too.
+	second, _, secondSession, _ := join(room)
+	setScore(room, session)
+	conn.NetConn().Close()
+	inspect(room, "a seat kept again", func(s arenaState) bool { return s.Away[login.UserID].Score == 7 })
+	if code, body := call(root, "DELETE", "/admin-api/rooms/"+room+"/clients/"+secondSession, `{"reason":"griefing"}`); code != 200 {
+		t.Fatalf("kick = %d %s", code, body)
+	}
+	second.SetReadDeadline(time.Now().Add(30 * time.Second))
+	for {
+		if _, _, err := second.ReadMessage(); err != nil {
+			if !websocket.IsCloseError(err, 4000) {
+				t.Fatalf("the kicked socket ended with %v; want close 4000", err)
+			}
+			break
+		}
+	}
+	// The kick's leave callback has run by the time the kick answers.
+	_, body = call(root, "GET", "/admin-api/rooms/"+room, "")
+	var after struct{ State arenaState }
+	if err := json.Unmarshal([]byte(body), &after); err != nil {
+		t.Fatal(err)
+	}
+	if _, kept := after.State.Away[login.UserID]; kept || len(after.State.Players) != 0 {
+		t.Fatalf("the arena after the kick = %s; want no player and no seat kept for the kicked one", body)
+	}
+	if _, _, _, score := join(room); score != 0 {
+		t.Fatalf("the kicked player's score on rejoining within the grace = %d; want a new seat (0), not theirs", score)
+	}
+}

@@ -305,7 +305,8 @@ func (d *Dashboard) roomsOnce() func(context.Context) ([]rooms.Summary, error) {
 // widgetToday is what an operator looks at first: players banned now,
 // players online now (in live rooms), sign-ups since dayStart, and
 // moderation actions in the last 24 hours, each linked to its list. A
-// figure op may not list, or whose column the game lacks, is left out.
+// figure op may not list, or whose column the game lacks, is left out,
+// and so is the players online when the rooms do not answer.
 func (d *Dashboard) widgetToday(ctx context.Context, op authz.Operator, dayStart time.Time, listRooms func(context.Context) ([]rooms.Summary, error)) (any, error) {
 	stats := []Stat{}
 	if d.res.Table("users") != nil && d.res.Allowed(op, "users") {
@@ -331,15 +332,17 @@ func (d *Dashboard) widgetToday(ctx context.Context, op authz.Operator, dayStart
 		}
 	}
 	if d.rooms != nil && d.res.Allowed(op, "rooms") {
-		live, err := listRooms(ctx)
-		if err != nil {
-			return nil, err
+		// Rooms that cannot say (past RoomTimeout, a node away) leave
+		// "Online now" out, logged; the database's figures stand.
+		if live, err := listRooms(ctx); err == nil {
+			var n int64
+			for _, r := range live {
+				n += int64(r.Clients)
+			}
+			stats = append(stats, Stat{Label: "Online now", Value: n, Link: "/rooms"})
+		} else if ctx.Err() == nil {
+			d.log.WarnContext(ctx, "admin: dashboard: Online now left out, the live rooms did not answer", panicerr.Attrs(err)...)
 		}
-		var n int64
-		for _, r := range live {
-			n += int64(r.Clients)
-		}
-		stats = append(stats, Stat{Label: "Online now", Value: n, Link: "/rooms"})
 	}
 	if d.res.Table("adminAudit") != nil && d.res.Allowed(op, "adminAudit") {
 		since := d.now().UTC().Add(-24 * time.Hour)
@@ -478,9 +481,10 @@ collect:
 }
 
 // widgetError is what a widget's view says of err, logged: "timeout"
-// when its statements ran past QueryTimeout, "busy" when the operator's
-// QueryConcurrency slots were taken (the panel's limits, logged as
-// warnings), else "unavailable" (logged as an error, with its cause).
+// when its statements ran past QueryTimeout or the live rooms did not
+// answer within RoomTimeout, "busy" when the operator's QueryConcurrency
+// slots were taken (the panel's limits, logged as warnings), else
+// "unavailable" (logged as an error, with its cause).
 func (d *Dashboard) widgetError(ctx context.Context, id string, err error) string {
 	var refused *errbody.Error
 	switch {
@@ -489,6 +493,9 @@ func (d *Dashboard) widgetError(ctx context.Context, id string, err error) strin
 		return "unavailable"
 	case errors.Is(err, query.ErrTimeout):
 		d.log.WarnContext(ctx, "admin: dashboard widget ran past QueryTimeout", "widget", id, "err", err)
+		return "timeout"
+	case errors.Is(err, context.DeadlineExceeded):
+		d.log.WarnContext(ctx, "admin: dashboard widget ran past its time limit", "widget", id, "err", err)
 		return "timeout"
 	case errors.As(err, &refused) && refused.Status == http.StatusTooManyRequests:
 		d.log.WarnContext(ctx, "admin: dashboard widget waited for none of the operator's busy query slots", "widget", id)

@@ -29,6 +29,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/migrate"
 	"github.com/gameadmin/admin/internal/moderation"
+	"github.com/gameadmin/admin/internal/roomcall"
 
 	"github.com/gameadmin/admin/internal/jobs"
 
@@ -238,6 +239,15 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if opts.QueryConcurrency == 0 {
 		opts.QueryConcurrency = defaultQueryConcurrency
 	}
+	switch {
+	case opts.RoomTimeout < 0:
+		return nil, fmt.Errorf("admin: RoomTimeout %v is negative", opts.RoomTimeout)
+	case opts.RoomTimeout == 0:
+		opts.RoomTimeout = defaultRoomTimeout
+	}
+	// Every call into the game's runtime, whoever makes it, goes through
+	// the bound (rooms_http.go).
+	opts.Rooms = roomcall.Bound(opts.Rooms, opts.RoomTimeout)
 	seen := map[string]bool{"ok": true, "db": true, "latencyMs": true}
 	for _, c := range opts.HealthChecks {
 		if c.Name == "" || seen[c.Name] {

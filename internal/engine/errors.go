@@ -94,10 +94,11 @@ var (
 	ErrInvalidReport = reports.ErrInvalid
 )
 
-// Errors a Rooms implementation returns for unknown rooms and sessions, and
-// for a state path that does not fit the room state. The first four are
-// package rooms' errors under the panel's names: the same values, so
-// errors.Is matches either name.
+// Errors a Rooms implementation returns for unknown rooms and sessions,
+// for a state path that does not fit the room state, and for the game's
+// code failing while serving a call. The first five are package rooms'
+// errors under the panel's names: the same values, so errors.Is matches
+// either name.
 var (
 	// ErrRoomNotFound is rooms.ErrRoomNotFound.
 	ErrRoomNotFound = rooms.ErrRoomNotFound
@@ -107,6 +108,8 @@ var (
 	ErrInvalidPath = rooms.ErrInvalidPath
 	// ErrInvalidStateValue is rooms.ErrInvalidStateValue.
 	ErrInvalidStateValue = rooms.ErrInvalidStateValue
+	// ErrRoomFailed is rooms.ErrRoomFailed.
+	ErrRoomFailed = rooms.ErrRoomFailed
 	// ErrNodeUnavailable reports that the node owning a room cannot be
 	// reached (it is gone, or the shared store is down); the panel answers
 	// 503 node_unavailable.

@@ -38,6 +38,7 @@ type Options struct {
 	PasswordHasher       PasswordHasher
 	HashConcurrency      int
 	Rooms                rooms.Runtime
+	RoomTimeout          time.Duration
 	Logger               *slog.Logger
 	Clock                func() time.Time
 	MaxBodyBytes         int64

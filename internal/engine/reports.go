@@ -80,10 +80,10 @@ type roomLink struct {
 
 // reportViews turns rows into what op reads: evidence as declared (a
 // text, or a link to a row op may read with its label; never the raw
-// JSON of a declared kind), rooms checked once each.
+// JSON of a declared kind), rooms and sessions checked once each.
 func (a reportsAPI) reportViews(ctx context.Context, op Operator, rows []reports.Row) []reportView {
 	out := make([]reportView, len(rows))
-	live := map[string]map[string]bool{} // room → its sessions; nil: not live
+	links := &roomLinks{a: a, live: map[string]bool{}, in: map[[2]string]bool{}}
 	for i, r := range rows {
 		v := reportView{Row: r}
 		c, ok := a.reports.Category(r.Category)
@@ -95,37 +95,51 @@ func (a reportsAPI) reportViews(ctx context.Context, op Operator, rows []reports
 			v.Evidence = a.evidenceView(ctx, op, c, r.Evidence)
 		}
 		if r.RoomID != "" {
-			sessions, seen := live[r.RoomID]
-			if !seen {
-				sessions = a.roomSessions(ctx, r.RoomID)
-				live[r.RoomID] = sessions
-			}
-			v.Room = &roomLink{ID: r.RoomID, Live: sessions != nil, SessionID: r.SessionID, InRoom: r.SessionID != "" && sessions[r.SessionID]}
+			v.Room = links.link(ctx, r.RoomID, r.SessionID)
 		}
 		out[i] = v
 	}
 	return out
 }
 
-// roomSessions are the sessions of a live room, nil when it is not live
-// or there are no rooms (a failure to ask is logged and reads as not
-// live: the link is a convenience).
-func (a reportsAPI) roomSessions(ctx context.Context, roomID string) map[string]bool {
-	if a.opts.Rooms == nil {
-		return nil
+// roomLinks are the room links of one answer: whether each report's room
+// is live and the reported session still in it, asked of the runtime once
+// per room and session with Session, which reads neither the room's state
+// nor runs the game's callbacks. A room the runtime cannot answer for (a
+// failure is logged) reads as not live, and is not asked again: the link
+// is a convenience.
+type roomLinks struct {
+	a    reportsAPI
+	live map[string]bool    // room → live, once asked
+	in   map[[2]string]bool // room and session → the session is in it
+}
+
+func (l *roomLinks) link(ctx context.Context, roomID, sessionID string) *roomLink {
+	link := &roomLink{ID: roomID, SessionID: sessionID}
+	rt := l.a.opts.Rooms
+	if live, asked := l.live[roomID]; rt == nil || asked && !live {
+		return link
 	}
-	v, err := a.opts.Rooms.Inspect(ctx, roomID)
-	if err != nil {
-		if !errors.Is(err, ErrRoomNotFound) {
-			a.log.WarnContext(ctx, "admin: reports: inspect room", "roomId", roomID, "err", err)
+	key := [2]string{roomID, sessionID}
+	in, asked := l.in[key]
+	if !asked {
+		// An empty session id asks whether the room is live.
+		_, err := rt.Session(ctx, roomID, sessionID)
+		switch {
+		case err == nil:
+			in = true
+		case errors.Is(err, ErrSessionNotFound):
+		default:
+			if !errors.Is(err, ErrRoomNotFound) {
+				l.a.log.WarnContext(ctx, "admin: reports: ask the runtime for a room's session", append([]any{"roomId", roomID}, errAttrs(err)...)...)
+			}
+			l.live[roomID] = false
+			return link
 		}
-		return nil
+		l.live[roomID], l.in[key] = true, in
 	}
-	out := map[string]bool{}
-	for _, c := range v.ClientList {
-		out[c.SessionID] = true
-	}
-	return out
+	link.Live, link.InRoom = true, sessionID != "" && in
+	return link
 }
 
 // evidenceView is raw as category c reads it: {"kind": "text", "text"},

@@ -13,6 +13,7 @@ import (
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/reports"
+	"github.com/gameadmin/admin/rooms"
 	"github.com/uptrace/bun"
 )
 
@@ -421,9 +422,10 @@ func (a reportsAPI) handleReportResolve(w http.ResponseWriter, r *http.Request, 
 			return closeReports(ctx, tx, map[string]any{"noteId": note.ID})
 		})
 	case "kick", "ban":
-		act := moderation.Action{Name: moderation.RevokeSessions, Meta: meta}
+		// A kick ends the player's sessions; the game hears it as a kick.
+		act := moderation.Action{Name: moderation.RevokeSessions, Leave: rooms.LeaveKicked, Meta: meta}
 		if body.Outcome == "ban" {
-			act.Name = moderation.Ban
+			act.Name, act.Leave = moderation.Ban, rooms.LeaveBanned
 			if body.Ban == nil {
 				return fieldError(http.StatusBadRequest, "required", "ban", "a ban needs ban: {until or preset, reason}")
 			}

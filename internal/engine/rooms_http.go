@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
+	"time"
 
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/rooms"
@@ -17,6 +19,15 @@ import (
 // body's fields plus ip and userAgent; a kick's entry also names the
 // kicked player (userId, which the audit log's search finds by their email
 // or name) and the room (roomName).
+//
+// A game's runtime never holds a request past Options.RoomTimeout, nor
+// takes the panel down: New wraps Options.Rooms in roomcall.Bound, so
+// every call, here and wherever else the panel asks the runtime, answers
+// by its limit (504 room_timeout) and a panic of the game's code is an
+// answer (500 room_failed), while the room runs on.
+
+// defaultRoomTimeout is Options.RoomTimeout's default.
+const defaultRoomTimeout = 5 * time.Second
 
 // roomsRequest checks that rooms are configured and op may do o on them.
 func (a roomsAPI) roomsRequest(op Operator, o Op) (rooms.Runtime, error) {
@@ -29,11 +40,19 @@ func (a roomsAPI) roomsRequest(op Operator, o Op) (rooms.Runtime, error) {
 	return a.opts.Rooms, nil
 }
 
-// roomError maps the Rooms contract's errors to answers. The 503 and 504
-// of an unreachable or silent node carry their cause, which writeError
-// logs with the request id; the answer itself does not show it.
-func roomError(err error) error {
+// roomError maps the Rooms contract's errors to answers, the room's id
+// (empty for the list) named in those of a failing room. The 5xx answers
+// carry their cause, which writeError logs with the request id (and the
+// stack of a panic); the answer itself does not show it. A request whose
+// client went away keeps its own error, which writeError logs at debug.
+func roomError(roomID string, err error) error {
+	room := "the live rooms"
+	if roomID != "" {
+		room = fmt.Sprintf("room %q", roomID)
+	}
 	switch {
+	case errors.Is(err, context.Canceled):
+		return err
 	case errors.Is(err, ErrRoomNotFound):
 		return errorf(http.StatusNotFound, "room_not_found", "no such room")
 	case errors.Is(err, ErrSessionNotFound):
@@ -46,6 +65,10 @@ func roomError(err error) error {
 		return errorf(http.StatusServiceUnavailable, "node_unavailable", "the node that owns this room cannot be reached; try again shortly").Because(err)
 	case errors.Is(err, ErrNodeTimeout):
 		return errorf(http.StatusGatewayTimeout, "node_timeout", "the node that owns this room did not answer in time").Because(err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return errorf(http.StatusGatewayTimeout, "room_timeout", "%s did not answer within the panel's time limit (RoomTimeout); the room may be busy: try again", room).Because(err)
+	case errors.Is(err, rooms.ErrRoomFailed):
+		return errorf(http.StatusInternalServerError, "room_failed", "%s failed: the game's code broke while serving the request (its cause is in the server's log); the room runs on for its players", room).Because(err)
 	}
 	return err
 }
@@ -53,7 +76,10 @@ func roomError(err error) error {
 // activeSessions counts a user's live sessions across every room.
 func (a roomsAPI) activeSessions(ctx context.Context, userID string) (int, error) {
 	s, err := a.opts.Rooms.UserSessions(ctx, userID)
-	return len(s), err
+	if err != nil {
+		return 0, roomError("", err)
+	}
+	return len(s), nil
 }
 
 // GET /rooms
@@ -64,7 +90,7 @@ func (a roomsAPI) handleRoomList(w http.ResponseWriter, r *http.Request, op Oper
 	}
 	list, err := rt.List(r.Context())
 	if err != nil {
-		return roomError(err)
+		return roomError("", err)
 	}
 	if list == nil {
 		list = []rooms.Summary{}
@@ -79,9 +105,10 @@ func (a roomsAPI) handleRoomInspect(w http.ResponseWriter, r *http.Request, op O
 	if err != nil {
 		return err
 	}
-	view, err := rt.Inspect(r.Context(), r.PathValue("roomId"))
+	roomID := r.PathValue("roomId")
+	view, err := rt.Inspect(r.Context(), roomID)
 	if err != nil {
-		return roomError(err)
+		return roomError(roomID, err)
 	}
 	writeJSON(w, http.StatusOK, view)
 	return nil
@@ -95,7 +122,7 @@ func (a roomsAPI) handleRoomsByUser(w http.ResponseWriter, r *http.Request, op O
 	}
 	sessions, err := rt.UserSessions(r.Context(), r.PathValue("userId"))
 	if err != nil {
-		return roomError(err)
+		return roomError("", err)
 	}
 	if sessions == nil {
 		sessions = []rooms.UserSession{}
@@ -120,32 +147,30 @@ func (a roomsAPI) handleRoomKick(w http.ResponseWriter, r *http.Request, op Oper
 		return err
 	}
 	roomID, sessionID := r.PathValue("roomId"), r.PathValue("sessionId")
-	// Who is kicked from which room, as the entry names them: asked of
-	// the runtime before the kick, which ends the client. A room the
-	// runtime cannot show now leaves the entry with the session id alone
-	// (the kick itself says whether the room is there).
-	var userID, roomName string
-	if v, err := rt.Inspect(r.Context(), roomID); err == nil {
-		roomName = v.Name
-		for _, c := range v.ClientList {
-			if c.SessionID == sessionID {
-				userID = c.UserID
-				break
-			}
-		}
+	// The whole kick (whose session it is, the hierarchy, the kick) runs
+	// within one RoomTimeout.
+	ctx, cancel := context.WithTimeout(r.Context(), a.opts.RoomTimeout)
+	defer cancel()
+	// Whose session it is, from the runtime's index of sessions: it reads
+	// no state and runs none of the game's callbacks (an inspect did both,
+	// to label an entry). A session id names one connection, so this is
+	// the client the kick ends.
+	s, err := rt.Session(ctx, roomID, sessionID)
+	if err != nil {
+		return roomError(roomID, err)
 	}
-	if err := a.mayKick(r.Context(), rt, op, roomID, sessionID, userID); err != nil {
+	if err := a.mayKick(ctx, op, s.UserID); err != nil {
 		return err
 	}
-	if err := rt.Kick(r.Context(), roomID, sessionID, body.Reason); err != nil {
-		return roomError(err)
+	if err := rt.Kick(ctx, roomID, sessionID, body.Reason); err != nil {
+		return roomError(roomID, err)
 	}
 	kv := []any{"sessionId", sessionID, "reason", body.Reason}
-	if userID != "" {
-		kv = append(kv, "userId", userID)
+	if s.UserID != "" {
+		kv = append(kv, "userId", s.UserID)
 	}
-	if roomName != "" {
-		kv = append(kv, "roomName", roomName)
+	if s.RoomName != "" {
+		kv = append(kv, "roomName", s.RoomName)
 	}
 	a.recordRoom(r, op, "room.kick", roomID, kv...)
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
@@ -153,25 +178,14 @@ func (a roomsAPI) handleRoomKick(w http.ResponseWriter, r *http.Request, op Oper
 }
 
 // mayKick applies the rule of moderating a player to a kick of their
-// session: nobody kicks their own, and a mod kicks no admin's or fellow
-// mod's. userID is the session's player when the room showed it; when it
-// did not, the operator's own sessions are asked for this one.
-func (a roomsAPI) mayKick(ctx context.Context, rt rooms.Runtime, op Operator, roomID, sessionID, userID string) error {
-	self := errorf(http.StatusBadRequest, "self_moderation", "you cannot kick your own session")
+// session, userID's ("" for an anonymous client): nobody kicks their own,
+// and a mod kicks no admin's or fellow mod's.
+func (a roomsAPI) mayKick(ctx context.Context, op Operator, userID string) error {
 	if userID == "" {
-		own, err := rt.UserSessions(ctx, op.UserID)
-		if err != nil {
-			return roomError(err)
-		}
-		for _, s := range own {
-			if s.RoomID == roomID && s.SessionID == sessionID {
-				return self
-			}
-		}
 		return nil
 	}
 	if userID == op.UserID {
-		return self
+		return errorf(http.StatusBadRequest, "self_moderation", "you cannot kick your own session")
 	}
 	if op.Role == RoleAdmin {
 		return nil
@@ -207,7 +221,7 @@ func (a roomsAPI) handleRoomLock(w http.ResponseWriter, r *http.Request, op Oper
 	}
 	roomID := r.PathValue("roomId")
 	if err := rt.SetLocked(r.Context(), roomID, *body.Locked); err != nil {
-		return roomError(err)
+		return roomError(roomID, err)
 	}
 	action := "room.unlock"
 	if *body.Locked {
@@ -267,7 +281,7 @@ func (a roomsAPI) handleRoomStateEdit(w http.ResponseWriter, r *http.Request, op
 	}
 	roomID := r.PathValue("roomId")
 	if err := rt.EditState(r.Context(), roomID, body.Path, body.Value); err != nil {
-		return roomError(err)
+		return roomError(roomID, err)
 	}
 	a.recordRoom(r, op, "room.state.edit", roomID, "path", body.Path, "value", body.Value)
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
@@ -291,7 +305,7 @@ func (a roomsAPI) handleRoomStateDelete(w http.ResponseWriter, r *http.Request, 
 	}
 	roomID := r.PathValue("roomId")
 	if err := rt.DeleteState(r.Context(), roomID, body.Path); err != nil {
-		return roomError(err)
+		return roomError(roomID, err)
 	}
 	a.recordRoom(r, op, "room.state.delete", roomID, "path", body.Path)
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
@@ -306,7 +320,7 @@ func (a roomsAPI) handleRoomDispose(w http.ResponseWriter, r *http.Request, op O
 	}
 	roomID := r.PathValue("roomId")
 	if err := rt.Dispose(r.Context(), roomID); err != nil {
-		return roomError(err)
+		return roomError(roomID, err)
 	}
 	a.recordRoom(r, op, "room.dispose", roomID)
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/authz"
+	"github.com/gameadmin/admin/internal/panicerr"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/gameadmin/admin/rooms"
 	"github.com/uptrace/bun"
@@ -58,7 +59,13 @@ type Action struct {
 	// BannedAt and BannedBy default to now and the operator acting.
 	BannedAt time.Time
 	BannedBy string
-	Meta     map[string]any // ip and userAgent for the audit entry
+	// Leave is what the game's leave callback learns as a ban or revoke
+	// closes the user's live connections: by default rooms.LeaveBanned
+	// for a ban and rooms.LeaveRevoked for a revoke; a report resolved
+	// with a kick revokes the sessions as rooms.LeaveKicked, so a game's
+	// reconnection grace refuses the player as it refuses any kick.
+	Leave rooms.LeaveReason
+	Meta  map[string]any // ip and userAgent for the audit entry
 	// Within, when set, runs in the change's transaction after its audit
 	// entry, which it is given: what must commit with the change or undo
 	// it (the reports a ban resolves). Its error is Apply's.
@@ -135,8 +142,15 @@ func (s *Sanctions) Apply(ctx context.Context, by authz.Operator, userID string,
 	}
 	// Live connections close after the commit: closed before it, a player
 	// could rejoin while its ban was not yet visible.
-	reason := map[string]string{Ban: "banned", RevokeSessions: "sessions revoked"}[act.Name]
-	n, derr := s.disconnect(ctx, userID, reason)
+	why := act.Leave
+	if why == "" {
+		why = map[string]rooms.LeaveReason{Ban: rooms.LeaveBanned, RevokeSessions: rooms.LeaveRevoked}[act.Name]
+	}
+	message := map[rooms.LeaveReason]string{rooms.LeaveBanned: "banned", rooms.LeaveKicked: "kicked"}[why]
+	if message == "" {
+		message = "sessions revoked"
+	}
+	n, derr := s.disconnect(ctx, userID, why, message)
 	if n != expected || derr != nil {
 		s.audit.Event(ctx, audit.Entry{OperatorID: actor, Action: "user.sessions_closed", Resource: "users", TargetID: userID,
 			Payload: audit.Payload(act.Meta, "after", entry.Action, "expected", expected, "sessionsClosed", n, "partial", derr != nil)})
@@ -169,10 +183,11 @@ func (s *Sanctions) BumpTokenVersion(ctx context.Context, db bun.IDB, userID str
 // SessionsEnded closes userID's live connections in every room after a
 // committed token-version bump: a socket opened with a session that no
 // longer verifies must not outlive it. reason is what the sockets are
-// told. A failure is logged, not returned.
+// told; the game's leave callback learns rooms.LeaveRevoked. A failure is
+// logged, not returned.
 func (s *Sanctions) SessionsEnded(ctx context.Context, userID, reason string) {
 	if s.users.HasTokenVersion {
-		_, _ = s.disconnect(ctx, userID, reason) // logged there
+		_, _ = s.disconnect(ctx, userID, rooms.LeaveRevoked, reason) // logged there
 	}
 }
 
@@ -189,17 +204,19 @@ func (s *Sanctions) liveSessions(ctx context.Context, userID string) int {
 	return len(l)
 }
 
-// disconnect closes the user's live connections in every room and
-// returns how many closed. The ban or revocation has happened already, so
-// a failure is logged here and returned only so the caller can say the
-// closing was partial: the sessions cannot rejoin either way.
-func (s *Sanctions) disconnect(ctx context.Context, userID, reason string) (int, error) {
+// disconnect closes the user's live connections in every room, telling
+// the game why and the sockets message, and returns how many closed. The
+// ban or revocation has happened already, so a failure is logged here
+// (with the stack of a panic in the game's code) and returned only so the
+// caller can say the closing was partial: the sessions cannot rejoin
+// either way.
+func (s *Sanctions) disconnect(ctx context.Context, userID string, why rooms.LeaveReason, message string) (int, error) {
 	if s.rooms == nil {
 		return 0, nil
 	}
-	n, err := s.rooms.DisconnectUser(ctx, userID, reason)
+	n, err := s.rooms.DisconnectUser(ctx, userID, why, message)
 	if err != nil {
-		s.log.ErrorContext(ctx, "admin: disconnect user from rooms", "userId", userID, "err", err)
+		s.log.ErrorContext(ctx, "admin: disconnect user from rooms", append([]any{"userId", userID}, panicerr.Attrs(err)...)...)
 	}
 	return n, err
 }

@@ -84,7 +84,7 @@ func Build(in Input) map[string]any {
 	errors := obj{"400": errRef("the request is malformed or a value does not fit"), "401": errRef("not signed in"), "403": errRef("not allowed"),
 		"404": errRef("not found"), "409": errRef("a conflict with the stored data"), "413": errRef("the body is too large"), "429": errRef("rate limited"),
 		"500": errRef("the server failed; the cause is in its log"), "501": errRef("the game's tables do not support it"),
-		"503": errRef("a node or the database is unreachable, or a query ran past QueryTimeout"), "504": errRef("a node did not answer in time")}
+		"503": errRef("a node or the database is unreachable, or a query ran past QueryTimeout"), "504": errRef("a live room or a node did not answer in time (RoomTimeout)")}
 	withErrors := func(ok obj) obj {
 		out := obj{}
 		for k, v := range errors {

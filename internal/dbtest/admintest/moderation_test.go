@@ -242,8 +242,8 @@ func TestTokenBumpsCloseLiveSessions(t *testing.T) {
 // unreachableRooms closes what this node holds and cannot reach another.
 type unreachableRooms struct{ *sessionRooms }
 
-func (u unreachableRooms) DisconnectUser(ctx context.Context, userID, reason string) (int, error) {
-	n, _ := u.sessionRooms.DisconnectUser(ctx, userID, reason)
+func (u unreachableRooms) DisconnectUser(ctx context.Context, userID string, why LeaveReason, reason string) (int, error) {
+	n, _ := u.sessionRooms.DisconnectUser(ctx, userID, why, reason)
 	return n, fmt.Errorf("node b: %w", ErrNodeUnavailable)
 }
 

@@ -508,6 +508,11 @@ func TestReportQueue(t *testing.T) {
 		if room := byCat["abuse"]["room"].(map[string]any); room["id"] != w.room || room["live"] != true || room["sessionLive"] != true {
 			t.Errorf("abuse room = %v; want live with the session", room)
 		}
+		// A report naming the room and no session: the room is live, asked
+		// without reading its state.
+		if room := byCat["cheating"]["room"].(map[string]any); room["id"] != w.room || room["live"] != true || room["sessionLive"] != false {
+			t.Errorf("cheating room = %v; want live, without a session", room)
+		}
 		if !strings.Contains(string(q.raw), `"categoryLabel":"Cheating"`) || strings.Contains(string(q.raw), `"evidence":"gg`) {
 			t.Errorf("queue = %s; want category labels and no raw evidence", q.raw)
 		}

@@ -27,6 +27,8 @@ import (
 // world is a panel with a live hub of two room types, behind one server.
 // Players authenticate to the hub with ?user=<id> (the test stands in for
 // the game's token check); the hub refuses banned users through the panel.
+// tweak, when given, changes the panel's options before New (its Rooms is
+// the hub, when withRooms).
 type world struct {
 	t     *testing.T
 	db    *bun.DB
@@ -35,7 +37,7 @@ type world struct {
 	srv   *httptest.Server
 }
 
-func newWorld(t *testing.T, db *bun.DB, withRooms bool) *world {
+func newWorld(t *testing.T, db *bun.DB, withRooms bool, tweak ...func(*admin.Options)) *world {
 	t.Helper()
 	w := &world{t: t, db: db}
 	w.hub = live.NewHub(live.Options{
@@ -62,6 +64,9 @@ func newWorld(t *testing.T, db *bun.DB, withRooms bool) *world {
 	}
 	if withRooms {
 		opts.Rooms = w.hub
+	}
+	for _, f := range tweak {
+		f(&opts)
 	}
 	a, err := admin.New(db, opts)
 	if err != nil {

@@ -29,6 +29,10 @@ func (f farRooms) Inspect(_ context.Context, id string) (RoomView, error) {
 	return RoomView{}, f.err(id)
 }
 
+func (f farRooms) Session(_ context.Context, id, _ string) (UserSession, error) {
+	return UserSession{}, f.err(id)
+}
+
 func (f farRooms) Kick(_ context.Context, id, _, _ string) error { return f.err(id) }
 
 func (f farRooms) SetLocked(_ context.Context, id string, _ bool) error { return f.err(id) }
@@ -43,7 +47,9 @@ func (f farRooms) EditState(_ context.Context, id string, _ []any, _ json.RawMes
 
 func (farRooms) UserSessions(context.Context, string) ([]UserSession, error) { return nil, nil }
 
-func (farRooms) DisconnectUser(context.Context, string, string) (int, error) { return 0, nil }
+func (farRooms) DisconnectUser(context.Context, string, LeaveReason, string) (int, error) {
+	return 0, nil
+}
 
 // TestRoomNodeErrors: a room whose node is gone answers 503
 // node_unavailable, one whose node is silent 504 node_timeout, both in

@@ -80,6 +80,7 @@ func TestNewOptionErrors(t *testing.T) {
 		{"UIPath root", Options{Secret: testSecret, UIPath: "/"}, "UIPath"},
 		{"negative WidgetTimeout", Options{Secret: testSecret, WidgetTimeout: -time.Second}, "WidgetTimeout"},
 		{"negative CountBudget", Options{Secret: testSecret, CountBudget: -time.Second}, "CountBudget"},
+		{"negative RoomTimeout", Options{Secret: testSecret, RoomTimeout: -time.Second}, "RoomTimeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

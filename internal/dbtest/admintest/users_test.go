@@ -643,7 +643,7 @@ func (s *sessionRooms) UserSessions(_ context.Context, userID string) ([]UserSes
 	return nil, nil
 }
 
-func (s *sessionRooms) DisconnectUser(_ context.Context, userID, _ string) (int, error) {
+func (s *sessionRooms) DisconnectUser(_ context.Context, userID string, _ LeaveReason, _ string) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.live[userID] {
