@@ -437,11 +437,11 @@ func TestTwoNodes(t *testing.T) {
 	t.Logf("C closed the banned player's socket %v after Redis came back", time.Since(back))
 
 	// D joins the cluster: A lists D's room and reaches it.
-	waitFor(t, 15*time.Second, "A lists D's room on d", func() bool {
+	waitFor(t, waitLong, "A lists D's room on d", func() bool {
 		r, ok := roomOn(rooms(root, a), roomD)
 		return ok && r.Node == "d"
 	})
-	waitFor(t, 15*time.Second, "A inspects D's room", func() bool {
+	waitFor(t, waitLong, "A inspects D's room", func() bool {
 		code, body := root.do("GET", a.url+"/admin-api/rooms/"+roomD, "")
 		return code == 200 && strings.Contains(body, `"node":"d"`)
 	})
