@@ -147,6 +147,7 @@ func newEnv(t *testing.T, db *bun.DB, opts Options, extra ...func(a *Admin, mux 
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	}
+	longTimeLimits(&opts)
 	rl := &opts.RateLimit
 	for _, l := range limitSlots(rl) {
 		switch (*l).(type) {
@@ -383,6 +384,23 @@ func eachPair(t *testing.T, fn func(t *testing.T, db1, db2 *bun.DB)) {
 	t.Run("pg", func(t *testing.T) { fn(t, testdb.PG(t), testdb.PG(t)) })
 }
 
+// longTimeLimits gives the panel's limits on work by the clock a minute
+// where the test sets none (QueryTimeout 5 s, CountBudget 500 ms and
+// WidgetTimeout 5 s by default): a test that is not about them must not
+// see a 503 query_timeout, an estimated total or a widget's timeout
+// because a loaded machine is slow. The tests of the limits set them.
+func longTimeLimits(o *Options) {
+	if o.QueryTimeout == 0 {
+		o.QueryTimeout = time.Minute
+	}
+	if o.CountBudget == 0 {
+		o.CountBudget = time.Minute
+	}
+	if o.WidgetTimeout == 0 {
+		o.WidgetTimeout = time.Minute
+	}
+}
+
 // newPanel is New with the test defaults of newEnv, closed when t ends.
 func newPanel(t *testing.T, db *bun.DB, opts Options) *Admin {
 	t.Helper()
@@ -391,6 +409,7 @@ func newPanel(t *testing.T, db *bun.DB, opts Options) *Admin {
 	if opts.SetupToken == "" {
 		opts.SetupToken = testSetupToken
 	}
+	longTimeLimits(&opts)
 	rl := &opts.RateLimit
 	for _, l := range limitSlots(rl) {
 		switch (*l).(type) {
