@@ -1,5 +1,5 @@
-import { QueryCache, QueryClient, MutationCache, useQuery } from '@tanstack/react-query';
-import { api, ApiError, type AuthStatus, type Me, type ResourceMeta, type RoomSummary } from './api';
+import { QueryCache, QueryClient, MutationCache, queryOptions, useQuery } from '@tanstack/react-query';
+import { api, ApiError, seg, type AuthStatus, type Me, type ResourceMeta, type RoomSummary, type Row, type Versioned } from './api';
 
 // onUnauthorized is set by the router once it is mounted: a 401 anywhere
 // sends the operator to the sign-in page.
@@ -65,3 +65,16 @@ export function useRoomsEnabled(): boolean {
   const q = useQuery({ queryKey: ['rooms'], queryFn: () => api.get<RoomSummary[]>('/rooms'), staleTime: 10_000, enabled: may });
   return may && q.isSuccess;
 }
+
+// rowQuery is the one read of a row by id. ['row', resource, id] holds
+// the row with its version (the answer's ETag), so whatever takes the row
+// from the cache (its page, its edit form, a picker's label) holds the
+// version of exactly the values it shows, and a write sends that version
+// back in If-Match. Those that only show the row select it with rowOf.
+export const rowQuery = (resource: string, id: string) =>
+  queryOptions({
+    queryKey: ['row', resource, id],
+    queryFn: ({ signal }): Promise<Versioned> => api.read(`/${seg(resource)}/${seg(id)}`, signal),
+  });
+
+export const rowOf = (v: Versioned): Row => v.row;

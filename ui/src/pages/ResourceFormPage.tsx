@@ -2,8 +2,8 @@ import { cloneElement, isValidElement, useEffect, useRef, useState, type FormEve
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useBlocker, useNavigate, useParams, useSearchParams } from 'react-router';
 import * as Switch from '@radix-ui/react-switch';
-import { api, ApiError, errorText, seg, type Column, type ResourceMeta, type Row } from '../api';
-import { useCatalog, useMe, useResourceMeta } from '../queries';
+import { api, ApiError, errorText, seg, type Column, type ResourceMeta, type Versioned } from '../api';
+import { rowQuery, useCatalog, useMe, useResourceMeta } from '../queries';
 import { ForeignKeyPicker } from '../components/ForeignKeyPicker';
 import { JsonEditor } from '../components/JsonEditor';
 import { BanState } from './UserModeration';
@@ -33,13 +33,13 @@ export function ResourceFormPage({ mode }: { mode: 'create' | 'edit' }) {
 
 function EditLoader({ meta, id }: { meta: ResourceMeta; id: string }) {
   const me = useMe();
-  const row = useQuery({ queryKey: ['row', meta.name, id], queryFn: () => api.get<Row>(`/${seg(meta.name)}/${seg(id)}`) });
+  const row = useQuery(rowQuery(meta.name, id));
   if (row.isPending) return <Loading />;
   if (row.isError) return <ErrorNote error={row.error} />;
   // What the server would refuse on Save is said before any typing: the
   // form is shown read-only, with why.
-  const refusal = userEditRefusal(me.data, meta, id, row.data) || (isDeleted(meta, row.data) ? 'This row is deleted: restore it from its page before editing.' : '');
-  return <ResourceForm meta={meta} id={id} row={row.data} readOnly={refusal} />;
+  const refusal = userEditRefusal(me.data, meta, id, row.data.row) || (isDeleted(meta, row.data.row) ? 'This row is deleted: restore it from its page before editing.' : '');
+  return <ResourceForm meta={meta} id={id} loaded={row.data} readOnly={refusal} />;
 }
 
 // formColumns are the form's fields. Create leaves out what the database
@@ -54,9 +54,15 @@ function formColumns(meta: ResourceMeta, creating: boolean): Column[] {
   });
 }
 
-// readOnly, when not empty, says why the operator may not change the row:
-// every field is shown disabled and there is no Save.
-function ResourceForm({ meta, id, row, readOnly = '' }: { meta: ResourceMeta; id?: string; row?: Row; readOnly?: string }) {
+// loaded is the row edited, with its version (none: a new row). readOnly,
+// when not empty, says why the operator may not change the row: every
+// field is shown disabled and there is no Save.
+function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta; id?: string; loaded?: Versioned; readOnly?: string }) {
+  // base is the row the form's fields started from, and its version: Save
+  // sends If-Match with it, so it never overwrites a change the operator
+  // did not see.
+  const [base] = useState(loaded);
+  const row = base?.row;
   const creating = row === undefined;
   const navigate = useNavigate();
   const qc = useQueryClient();
@@ -130,16 +136,16 @@ function ResourceForm({ meta, id, row, readOnly = '' }: { meta: ResourceMeta; id
     }
     setBusy(true);
     try {
-      const saved = creating
-        ? await api.post<Row>('/' + seg(meta.name), body)
-        : await api.patch<Row>(`/${seg(meta.name)}/${seg(id ?? '')}`, body);
+      const { row: saved, etag } = creating
+        ? await api.writeRow('POST', '/' + seg(meta.name), body)
+        : await api.writeRow('PATCH', `/${seg(meta.name)}/${seg(id ?? '')}`, body, { ifMatch: base?.etag });
       await qc.invalidateQueries({ queryKey: ['list', meta.name] });
       const savedId = rowId(meta, saved);
       if (newUser && canInvite && invite) await api.post(`/users/${seg(savedId)}/invite`);
       // The answer has no _labels: keep those of foreign keys left as
       // they were, and refetch for the rest.
       const labels = Object.fromEntries(Object.entries(row?._labels ?? {}).filter(([k]) => saved[k] === row?.[k]));
-      qc.setQueryData(['row', meta.name, savedId], { ...saved, _labels: { ...labels, ...saved._labels } });
+      qc.setQueryData(rowQuery(meta.name, savedId).queryKey, { row: { ...saved, _labels: { ...labels, ...saved._labels } }, etag });
       await qc.invalidateQueries({ queryKey: ['row', meta.name, savedId] });
       await qc.invalidateQueries({ queryKey: ['history', meta.name, savedId] });
       leaving.current = true;
