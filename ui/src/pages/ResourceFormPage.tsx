@@ -17,7 +17,8 @@ import { pick } from './columns';
 import { userEditRefusal } from './userAccess';
 import { isDeleted } from './softDelete';
 import { Lock } from 'lucide-react';
-import { FieldError, formatDecimal, initialValue, toValue, type FormValue, isTimeColumn } from './formValues';
+import { FieldError, formatDecimal, initialValue, isDocumentColumn, toValue, type FormValue, isTimeColumn } from './formValues';
+import { isDoc, mergePatch, type MergePatch } from '../jsonDiff';
 
 export function ResourceFormPage({ mode }: { mode: 'create' | 'edit' }) {
   const { resource, id } = useParams();
@@ -96,6 +97,8 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const body: Record<string, unknown> = {};
+    // docs: each JSON column changed, as the merge patch of the change.
+    const docs: Record<string, MergePatch> = {};
     const errs: Record<string, string> = {};
     for (const c of columns) {
       const v = values[c.name] ?? '';
@@ -114,7 +117,15 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
       if (!creating && v === initial[c.name]) continue; // PATCH sends only changes
       if (creating && v === '' && (!c.notNull || c.primary)) continue; // an empty key is made by the server
       try {
-        body[c.name] = toValue(c, v);
+        const value = toValue(c, v);
+        if (!creating && isDocumentColumn(c)) {
+          // A document that differs in spacing or key order only is no change.
+          const d = mergePatch(row?.[c.name], value);
+          if (!d) continue;
+          // Stored as text that is not JSON: the server cannot patch it.
+          docs[c.name] = row?._invalid?.[c.name] ? { ...d, exact: false } : d;
+        }
+        body[c.name] = value;
       } catch (err) {
         if (err instanceof FieldError) errs[c.name] = err.message;
         else throw err;
@@ -134,11 +145,22 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
       setError('Nothing changed.');
       return;
     }
+    // A JSON column is sent as the merge patch of what the operator changed
+    // (keys set, removed keys null), which the database merges into the
+    // stored document: a key the game wrote since the form opened stays.
+    // A change a merge patch cannot say (a key set to null, which a merge
+    // patch reads as "remove"; a document stored as text that is not JSON;
+    // a patch past the server's bounds) sends the body as a plain PATCH,
+    // every document whole: If-Match still keeps that from overwriting a
+    // version the operator did not see.
+    const patches = Object.values(docs);
+    const merge = patches.some((d) => isDoc(d.patch)) && patches.every((d) => d.exact);
+    if (merge) for (const [k, d] of Object.entries(docs)) body[k] = d.patch;
     setBusy(true);
     try {
       const { row: saved, etag } = creating
         ? await api.writeRow('POST', '/' + seg(meta.name), body)
-        : await api.writeRow('PATCH', `/${seg(meta.name)}/${seg(id ?? '')}`, body, { ifMatch: base?.etag });
+        : await api.writeRow('PATCH', `/${seg(meta.name)}/${seg(id ?? '')}`, body, { ifMatch: base?.etag, merge });
       await qc.invalidateQueries({ queryKey: ['list', meta.name] });
       const savedId = rowId(meta, saved);
       if (newUser && canInvite && invite) await api.post(`/users/${seg(savedId)}/invite`);
