@@ -2,7 +2,7 @@ import { cloneElement, isValidElement, useEffect, useRef, useState, type FormEve
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useBlocker, useNavigate, useParams, useSearchParams } from 'react-router';
 import * as Switch from '@radix-ui/react-switch';
-import { api, ApiError, errorText, seg, type Column, type ResourceMeta, type Versioned } from '../api';
+import { api, ApiError, errorText, isStale, seg, type Column, type ResourceMeta, type Row, type Versioned } from '../api';
 import { rowQuery, useCatalog, useMe, useResourceMeta } from '../queries';
 import { ForeignKeyPicker } from '../components/ForeignKeyPicker';
 import { JsonEditor } from '../components/JsonEditor';
@@ -17,6 +17,7 @@ import { pick } from './columns';
 import { userEditRefusal } from './userAccess';
 import { isDeleted } from './softDelete';
 import { Lock } from 'lucide-react';
+import { bothChanged, EditConflict, fieldConflicts, rebaseValues } from './EditConflict';
 import { FieldError, formatDecimal, initialValue, isDocumentColumn, toValue, type FormValue, isTimeColumn } from './formValues';
 import { isDoc, mergePatch, type MergePatch } from '../jsonDiff';
 
@@ -62,7 +63,7 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
   // base is the row the form's fields started from, and its version: Save
   // sends If-Match with it, so it never overwrites a change the operator
   // did not see.
-  const [base] = useState(loaded);
+  const [base, setBase] = useState(loaded);
   const row = base?.row;
   const creating = row === undefined;
   const navigate = useNavigate();
@@ -72,8 +73,14 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
   // form (?user_id=…&_label.user_id=…, a related tab's "Add …").
   const [params] = useSearchParams();
   const given = (c: Column) => (creating ? params.get(c.name) : null);
-  const initial = Object.fromEntries(columns.map((c) => [c.name, given(c) ?? initialValue(c, row?.[c.name])]));
+  const inputs = (r: Row | undefined) => Object.fromEntries(columns.map((c) => [c.name, given(c) ?? initialValue(c, r?.[c.name])]));
+  const initial = inputs(row);
   const [values, setValues] = useState<Record<string, FormValue>>(initial);
+  // conflict is the row as it is now, after a save refused because the row
+  // changed since base (409); open while its dialog is shown. notice says
+  // what became of the operator's changes once they chose.
+  const [conflict, setConflict] = useState<{ now: Versioned; open: boolean } | null>(null);
+  const [notice, setNotice] = useState('');
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
@@ -96,6 +103,9 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    // The row changed under the form: a save would be refused again until
+    // the operator chooses.
+    if (conflict) return setConflict({ ...conflict, open: true });
     const body: Record<string, unknown> = {};
     // docs: each JSON column changed, as the merge patch of the change.
     const docs: Record<string, MergePatch> = {};
@@ -173,6 +183,14 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
       leaving.current = true;
       navigate(`/${seg(meta.name)}/${seg(savedId || id || '')}`);
     } catch (err) {
+      // The row changed since the form opened: nothing was written. The
+      // operator sees what changed and chooses (EditConflict).
+      if (isStale(err) && !creating) {
+        setConflict({ now: { row: err.row, etag: err.etag }, open: true });
+        setNotice('');
+        setBusy(false);
+        return;
+      }
       // A field's error shows once, at the field; the banner is for the
       // rest (an error about no field, or one the form does not show).
       const shown = err instanceof ApiError ? Object.keys(err.fields).filter((k) => columns.some((c) => c.name === k) || k === 'password') : [];
@@ -184,6 +202,35 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
       }
       setBusy(false);
     }
+  };
+
+  const conflicts = conflict && row ? fieldConflicts(columns, row, conflict.now.row, initial, values) : [];
+  // reapply lays the operator's changes over the row as it is now, whose
+  // version the next Save sends.
+  const reapply = () => {
+    if (!conflict) return;
+    const both = conflicts.filter(bothChanged).map((f) => f.col.label);
+    setValues(rebaseValues(conflicts, values));
+    // The 409's row has no labels: a foreign key changed under the form
+    // (and not by the operator) shows its id.
+    setLabels((l) => Object.fromEntries(Object.entries(l).filter(([k]) => !conflicts.some((f) => f.col.name === k && f.theirs && !f.mine))));
+    setBase(conflict.now);
+    setConflict(null);
+    setFieldErrors({});
+    setError('');
+    setNotice(`Your changes are re-applied to the row as it is now${both.length > 0 ? ` (where you both changed ${both.join(', ')}, yours is kept)` : ''}. Check them, then Save.`);
+  };
+  // discard reloads the row and shows it without the operator's changes.
+  const discard = async () => {
+    if (!conflict) return;
+    const fresh = await qc.fetchQuery({ ...rowQuery(meta.name, id ?? ''), staleTime: 0 }).catch(() => conflict.now);
+    setBase(fresh);
+    setValues(inputs(fresh.row));
+    setLabels(fresh.row._labels ?? {});
+    setConflict(null);
+    setFieldErrors({});
+    setError('');
+    setNotice('Your changes were discarded: the form shows the row as it is now.');
   };
 
   const back = creating ? '/' + seg(meta.name) : `/${seg(meta.name)}/${seg(id ?? '')}`;
@@ -199,6 +246,13 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
           <Lock size={14} aria-hidden="true" /> {readOnly}
         </p>
       )}
+      {conflict && !conflict.open && (
+        <div className="notice" role="alert">
+          <span>This row changed since you opened it: nothing was saved.</span>
+          <button type="button" onClick={() => setConflict({ ...conflict, open: true })}>See what changed</button>
+        </div>
+      )}
+      {notice && <p className="notice notice-ok" role="status">{notice}</p>}
       <form className="record-form stack" onSubmit={submit} noValidate>
         {columns.map((c) => c.name === meta.banColumn && !creating ? (
           // The ban is changed by Ban and Unban, never typed: it reads
@@ -263,6 +317,9 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
         </div>
       </form>
       {dialog}
+      {conflict?.open && (
+        <EditConflict conflicts={conflicts} onReapply={reapply} onDiscard={() => void discard()} onClose={() => setConflict({ ...conflict, open: false })} />
+      )}
     </section>
   );
 }
