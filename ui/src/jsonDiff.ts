@@ -111,6 +111,16 @@ export function jsonPaths(before: unknown, after: unknown, at: (string | number)
   return [{ path: at, ...(before !== undefined && { before }), ...(after !== undefined && { after }) }];
 }
 
+// valueAt is the value at path in doc, undefined where there is none.
+export function valueAt(doc: unknown, path: (string | number)[]): unknown {
+  let v = doc;
+  for (const k of path) {
+    if (typeof k === 'number' ? !Array.isArray(v) : !isDoc(v) || !has(v, k)) return undefined;
+    v = (v as Record<string | number, unknown>)[k];
+  }
+  return v;
+}
+
 // applyPaths sets each change's place to its after, or takes the place
 // out where it has none.
 export function applyPaths(doc: unknown, changes: PathChange[]): unknown {

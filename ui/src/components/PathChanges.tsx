@@ -1,29 +1,13 @@
-import { valueWords } from '../fieldWords';
+import { pathChangeText } from '../fieldWords';
 import { pathWords, type PathChange } from '../jsonDiff';
 
 // A JSON document's changes, place by place, as the server's history
 // records them and the edit form's conflict view shows them.
 
-// PathValue is one value of a document in words (JSON compactly).
-function PathValue({ v }: { v: unknown }) {
-  return <span className="path-value">{valueWords(v)}</span>;
-}
-
 // PathChangeWords says one change: "stats.gold: 100 → 777777", a place
 // the change added or removed said so.
 export function PathChangeWords({ change: c }: { change: PathChange }) {
-  return (
-    <>
-      <code className="path">{pathWords(c.path)}</code>{': '}
-      {!('before' in c) ? (
-        <><PathValue v={c.after} /> <span className="muted">(added)</span></>
-      ) : !('after' in c) ? (
-        <><PathValue v={c.before} /> <span className="muted">(removed)</span></>
-      ) : (
-        <><PathValue v={c.before} /> → <PathValue v={c.after} /></>
-      )}
-    </>
-  );
+  return <><code className="path">{pathWords(c.path)}</code>: {pathChangeText(c)}</>;
 }
 
 // PathChanges lists changes one a line; note, when it says something of

@@ -5,25 +5,29 @@ import { Undo2 } from 'lucide-react';
 import { toast } from 'sonner';
 import { api, ApiError, errorText, isStale, seg, type ResourceMeta, type Row, type Versioned } from '../api';
 import { AuditPayload } from '../components/AuditPayload';
-import { useActionLabel } from '../auditWords';
+import { columnChanges, useActionLabel, type ColumnChange } from '../auditWords';
 import { formatTime, Time } from '../time';
 import { useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
 import { ErrorNote, Loading } from '../components/Status';
 import { rowQuery, useMe, useResourceMeta } from '../queries';
-import { stringifyJSON } from '../json';
 import { fieldLabel, valueWords } from '../fieldWords';
+import { pathWords, sameJSON, valueAt } from '../jsonDiff';
 
 const pageSize = 20;
 
-type Change = { before?: unknown; after?: unknown };
-type Payload = { changes?: Record<string, Change>; row?: Row; auditId?: number; of?: string; [k: string]: unknown };
+type Payload = { changes?: unknown; row?: Row; auditId?: number; of?: string; [k: string]: unknown };
 
 // revertible is what a revert of e would do, or undefined: an entry with
 // changes puts its columns back; a create's revert deletes the row. (A
 // delete's is on the audit entry's page: the row has no page of its own.)
+// An entry too large to record what changed cannot be put back (the
+// server refuses it, 400 not_revertible): its History says so instead.
 function revertible(e: Row): 'changes' | 'create' | undefined {
   const p = (e.payload ?? {}) as Payload;
-  if (p.changes && Object.keys(p.changes).length > 0) return 'changes';
+  if (p.changes !== undefined && p.changes !== null) {
+    const changes = columnChanges(p.changes);
+    return changes && changes.length > 0 && changes.every(([, c]) => c.kind !== 'truncated') ? 'changes' : undefined;
+  }
   if (e.action === 'create' && p.row) return 'create';
   return undefined;
 }
@@ -33,25 +37,38 @@ function revertible(e: Row): 'changes' | 'create' | undefined {
 const historyHeadKeys = ['row', 'ip', 'userAgent', 'auditId', 'of'];
 
 
-// RevertPreview is the table a revert's confirmation shows: each field,
-// what it holds now, what it will hold; a field changed since the entry
-// is marked, as the server will refuse it.
-function RevertPreview({ meta, changes, now }: { meta: ResourceMeta; changes: Record<string, Change>; now: Row }) {
+// RevertPreview is the table a revert's confirmation shows: each field
+// (a document's each place), what it holds now, what it will hold; one
+// changed since the entry is marked, as the server will refuse it.
+function RevertPreview({ meta, changes, now }: { meta: ResourceMeta; changes: [string, ColumnChange][]; now: Row }) {
+  const changedSince = <span className="form-error"> (changed since)</span>;
   return (
     <div className="table-wrap">
       <table className="data-table diff-table" aria-label="What the revert changes">
         <thead><tr><th>Field</th><th>Now</th><th>After the revert</th></tr></thead>
         <tbody>
-          {Object.entries(changes).map(([k, c]) => {
-            const col = (key: string) => meta.columns.find((x) => x.name === key);
-            const moved = stringifyJSON(now[k] ?? null) !== stringifyJSON(c.after ?? null);
-            return (
-              <tr key={k}>
-                <td title={k}>{fieldLabel(meta, k)}</td>
-                <td>{valueWords(now[k], col(k))}{moved && <span className="form-error"> (changed since)</span>}</td>
-                <td>{valueWords(c.before, col(k))}</td>
-              </tr>
-            );
+          {changes.flatMap(([k, c]) => {
+            const col = meta.columns.find((x) => x.name === k);
+            if (c.kind === 'truncated') return [];
+            if (c.kind === 'value') {
+              return (
+                <tr key={k}>
+                  <td title={k}>{fieldLabel(meta, k)}</td>
+                  <td>{valueWords(now[k], col)}{!sameJSON(now[k] ?? null, c.after ?? null) && changedSince}</td>
+                  <td>{valueWords(c.before, col)}</td>
+                </tr>
+              );
+            }
+            return c.paths.map((p, i) => {
+              const at = valueAt(now[k], p.path);
+              return (
+                <tr key={k + '/' + i}>
+                  <td title={k}>{fieldLabel(meta, k)} <code className="path">{pathWords(p.path)}</code></td>
+                  <td>{at === undefined ? <span className="null">(not there)</span> : valueWords(at)}{!sameJSON(at, p.after) && changedSince}</td>
+                  <td>{'before' in p ? valueWords(p.before) : <span className="null">(removed)</span>}</td>
+                </tr>
+              );
+            });
           })}
         </tbody>
       </table>
@@ -76,6 +93,7 @@ export function useRevert(meta: ResourceMeta, id: string, onDone: (deleted: bool
   const path = `/${seg(meta.name)}/${seg(id)}/_revert`;
   const revert = async (e: Row, now?: Versioned) => {
     const p = (e.payload ?? {}) as Payload;
+    const changes = columnChanges(p.changes);
     const when = formatTime(e.created_at);
     const o: ConfirmOptions =
       e.action === 'delete'
@@ -83,7 +101,7 @@ export function useRevert(meta: ResourceMeta, id: string, onDone: (deleted: bool
         : e.action === 'create' && !p.changes
           ? { title: 'Undo this creation?', description: `The row created ${when} is deleted.`, confirmLabel: 'Delete the row', danger: true }
           : { title: 'Revert this change?', description: `The fields go back to what they were before the change of ${when}.`, confirmLabel: 'Revert', danger: true,
-              body: p.changes && now ? <RevertPreview meta={meta} changes={p.changes} now={now.row} /> : undefined };
+              body: changes && now ? <RevertPreview meta={meta} changes={changes} now={now.row} /> : undefined };
     if (!(await ask(o))) return;
     const deletes = e.action === 'create' && !p.changes;
     let deleted = false;
@@ -97,9 +115,9 @@ export function useRevert(meta: ResourceMeta, id: string, onDone: (deleted: bool
         // The row changed since the operator's read (If-Match): the
         // confirmation showed other values than the row's. Shown again
         // as it is, the revert is theirs to confirm.
-        if (!isStale(err) || Object.keys(err.fields).length > 0 || !p.changes) throw err;
+        if (!isStale(err) || Object.keys(err.fields).length > 0 || !changes) throw err;
         const again = await ask({ ...o, title: 'The row changed since you opened it', description: 'Nothing was reverted. The fields as they are now, and as the revert leaves them:',
-          body: <RevertPreview meta={meta} changes={p.changes} now={err.row} /> });
+          body: <RevertPreview meta={meta} changes={changes} now={err.row} /> });
         return again && send(err.etag);
       });
       if (done) {
