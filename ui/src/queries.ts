@@ -19,7 +19,11 @@ export const queryClient = new QueryClient({
     queries: {
       staleTime: 5_000,
       refetchOnWindowFocus: false,
-      retry: (count, err) => !(err instanceof ApiError && err.status >= 400 && err.status < 500) && count < 2,
+      // A refusal is not retried, nor a live room that did not answer in
+      // time or whose game code failed (504 room_timeout, 500 room_failed):
+      // asking a stuck room twice more only adds to its load, and the
+      // pages that show rooms ask again every few seconds anyway.
+      retry: (count, err) => !(err instanceof ApiError && ((err.status >= 400 && err.status < 500) || err.code === 'room_timeout' || err.code === 'room_failed')) && count < 2,
     },
   },
 });
