@@ -305,8 +305,8 @@ export const api = {
   // when the query's key changes before the answer.
   get: <T>(path: string, signal?: AbortSignal) => send<T>('GET', path, { signal }).then((a) => a.data),
   post: <T>(path: string, body: unknown = {}, opts?: WriteOptions) => send<T>('POST', path, { body, ...opts }).then((a) => a.data),
-  patch: <T>(path: string, body: unknown, opts?: WriteOptions) => send<T>('PATCH', path, { body, ...opts }).then((a) => a.data),
-  del: <T>(path: string, body?: unknown, opts?: WriteOptions) => send<T>('DELETE', path, { body, ...opts }).then((a) => a.data),
+  patch: <T>(path: string, body: unknown) => send<T>('PATCH', path, { body }).then((a) => a.data),
+  del: <T>(path: string, body?: unknown) => send<T>('DELETE', path, { body }).then((a) => a.data),
   // read is a row by id with its version (queries.ts rowQuery reads
   // every row the panel shows by id through it).
   read: (path: string, signal?: AbortSignal) => send<Row>('GET', path, { signal }).then(versioned),
