@@ -209,6 +209,23 @@ async function step(name, fn) {
 
 const shot = (name) => page.screenshot({ path: path.join(shots, name + '.png'), fullPage: true });
 
+// shotEveryLook takes name-<theme>-<width> in light and dark at 390 and
+// 1440 px, each audited, then puts the page back (1280 px, its theme).
+async function shotEveryLook(name) {
+  for (const theme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: theme });
+    await page.evaluate((t) => { document.documentElement.dataset.theme = t; }, theme);
+    for (const width of [390, 1440]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await shot(`${name}-${theme}-${width}`);
+      await audit();
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.evaluate(() => { document.documentElement.dataset.theme = localStorage.getItem('theme') || 'light'; });
+}
+
 // waitFocus waits (2 s at most) for the element to hold focus: dialogs give
 // it back in an effect after they close.
 async function waitFocus(locator, message) {
@@ -234,6 +251,24 @@ async function countSettles(locator) {
 
 function expect(cond, message) {
   if (!cond) throw new Error(message);
+}
+
+// apiReader reads the API of the server at base as the page's operator:
+// apiJSON('/guilds?name=…') is the answer's JSON, failing the step on an
+// error status.
+const apiReader = (base) => async (p) => {
+  const r = await page.request.get(base + '/admin-api' + p);
+  expect(r.ok(), `GET ${p}: ${r.status()}`);
+  return r.json();
+};
+
+// expectedErrors takes the console errors logged since before off errors
+// (the list the console step checks), failing unless each is a refused
+// request of that status, as the step meant it.
+function expectedErrors(errors, before, status) {
+  const extra = errors.splice(before);
+  expect(extra.every((e) => e.includes('status of ' + status)), 'console errors: ' + extra.join(' | '));
+  return extra;
 }
 
 // actionKey is an audit action as the code names it (user.ban,
@@ -1326,6 +1361,7 @@ async function main() {
   });
 
   await safetySteps(base, consoleErrors);
+  await conflictSteps(base, consoleErrors);
   await uiDataSteps(base, consoleErrors);
   await steamSteps(base, 'SQLite', consoleErrors, { zones: true });
   await gameTableSteps(base);
@@ -1771,11 +1807,7 @@ async function main() {
 // Run while the first admin is signed in, after player07 was banned and
 // with the bots in the arena.
 async function uiDataSteps(base, consoleErrors) {
-  const apiJSON = async (path) => {
-    const r = await page.request.get(base + '/admin-api' + path);
-    expect(r.ok(), `GET ${path}: ${r.status()}`);
-    return r.json();
-  };
+  const apiJSON = apiReader(base);
   const lastAudit = async (action, resource) =>
     apiJSON(`/adminAudit?action=${action}&resource=${resource}&_sort=id&_order=desc&_end=50`);
 
@@ -2300,20 +2332,13 @@ const steamNames = ['zero', 'first', 'second', 'third'];
 // sign-in page reached after one says why; a ban and a delete are undone
 // from their toasts, each undo in the audit log as its own action.
 async function safetySteps(base, consoleErrors) {
-  const apiJSON = async (p) => {
-    const r = await page.request.get(base + '/admin-api' + p);
-    expect(r.ok(), `GET ${p}: ${r.status()}`);
-    return r.json();
-  };
+  const apiJSON = apiReader(base);
   // endSessions ends every session of the admin, as "Sign out everywhere"
   // in another browser would.
   // The refused requests of a session that ended (and of a wrong
   // password) are the browser's console errors, expected: taken off the
   // list the console step checks.
-  const only401 = (before) => {
-    const extra = consoleErrors.splice(before);
-    expect(extra.every((e) => e.includes('status of 401')), 'console errors: ' + extra.join(' | '));
-  };
+  const only401 = (before) => expectedErrors(consoleErrors, before, 401);
   const endSessions = async () => {
     const other = await browser.newContext();
     const p = await other.newPage();
@@ -2342,18 +2367,7 @@ async function safetySteps(base, consoleErrors) {
     await page.locator('header.header').getByTestId('signed-out').waitFor();
     expect((await page.locator('header.header').getByText(admin.email).count()) === 0, 'the header still shows the operator signed in');
     expect((await dialog.getByLabel('Email').inputValue()) === admin.email, 'the dialog does not offer the email it knows');
-    for (const theme of ['light', 'dark']) {
-      await page.emulateMedia({ colorScheme: theme });
-      await page.evaluate((t) => { document.documentElement.dataset.theme = t; }, theme);
-      for (const width of [390, 1440]) {
-        await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-        await shot(`40-session-ended-${theme}-${width}`);
-        await audit();
-      }
-    }
-    await page.setViewportSize({ width: 1280, height: 860 });
-    await page.emulateMedia({ colorScheme: 'light' });
-    await page.evaluate(() => { document.documentElement.dataset.theme = localStorage.getItem('theme') || 'light'; });
+    await shotEveryLook('40-session-ended');
     // A wrong password is said in the dialog; the form behind stays.
     await dialog.getByLabel('Password').fill('not the password');
     await dialog.getByRole('button', { name: 'Sign in' }).click();
@@ -2429,6 +2443,139 @@ async function safetySteps(base, consoleErrors) {
   });
 }
 
+// conflictSteps: a save never undoes what the operator did not see
+// (issue 47, item 1). Two admins edit one player; the second's save is
+// refused, shows what the first changed, and goes through once re-applied.
+// A JSON column the game writes while the form is open is saved as a merge
+// patch of the operator's key, and both keys are kept.
+async function conflictSteps(base, consoleErrors) {
+  const apiJSON = apiReader(base);
+  // The browser logs each refused save (409): expected, and taken off the
+  // list the console step checks.
+  const only409 = (before) => expect(expectedErrors(consoleErrors, before, 409).length > 0, 'the refused save is not in the console');
+  const [player] = await apiJSON('/users?' + new URLSearchParams({ email: 'player26@example.com' }));
+  const conflictDialog = () => page.getByRole('dialog', { name: 'This row changed while you were editing' });
+
+  await step('two operators edit one player: the second save shows what the first changed, is re-applied and keeps both', async () => {
+    const other = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      const first = await other.newPage();
+      first.setDefaultTimeout(10_000);
+      const firstErrors = [];
+      collectErrors(first, firstErrors);
+      await first.goto(base + '/admin/login');
+      await first.getByLabel('Email').fill(admin.email);
+      await first.getByLabel('Password').fill(admin.password);
+      await first.getByRole('button', { name: 'Sign in' }).click();
+      await first.getByRole('heading', { name: 'Dashboard' }).waitFor();
+      // Both open the player's form.
+      for (const p of [first, page]) {
+        await p.goto(`${base}/admin/users/${player.id}/edit`);
+        await p.getByLabel(/^Display Name/).waitFor();
+      }
+      // The first renames the player and saves.
+      await first.getByLabel(/^Display Name/).fill('Player 26 the Bold');
+      await first.getByRole('button', { name: 'Save' }).click();
+      await first.getByRole('heading', { name: 'Users / Player 26 the Bold' }).waitFor();
+      expect(firstErrors.length === 0, 'console errors of the first operator: ' + firstErrors.join(' | '));
+      // The second changes the email and saves: refused, nothing written,
+      // and told what changed under them.
+      const before = consoleErrors.length;
+      await page.getByLabel(/^Email/).fill('player26.b@example.com');
+      await page.getByRole('button', { name: 'Save' }).click();
+      const dialog = conflictDialog();
+      await dialog.waitFor();
+      const fields = dialog.locator('.conflict-field');
+      expect((await fields.count()) === 1, 'the conflict names other fields than the display name: ' + (await fields.allInnerTexts()).join(' | '));
+      const renamed = fields.filter({ hasText: 'Display Name' });
+      for (const [term, value] of [['When you opened it', 'Player 26'], ['Now', 'Player 26 the Bold'], ['Your change', 'none']]) {
+        const said = (await renamed.locator('div', { has: page.getByText(term, { exact: true }) }).locator('dd').innerText()).trim();
+        expect(said === value, `${term}: ${said}, want ${value}`);
+      }
+      await dialog.getByText('Your changes to Email: nobody else changed it.').waitFor();
+      const unsaved = await apiJSON(`/users/${player.id}`);
+      expect(unsaved.email === 'player26@example.com', 'the refused save wrote the email: ' + unsaved.email);
+      await shotEveryLook('45-edit-conflict');
+      // Escape keeps the form and its edits; the page says the row changed,
+      // and Save (or the note's button) shows the changes again.
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      await page.getByRole('alert').getByText('This row changed since you opened it: nothing was saved.').waitFor();
+      expect((await page.getByLabel(/^Email/).inputValue()) === 'player26.b@example.com', 'Escape lost the edit');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await dialog.waitFor();
+      // By keyboard: focus starts on Re-apply, which Enter presses.
+      await waitFocus(dialog.getByRole('button', { name: 'Re-apply my changes' }), 'focus does not start on Re-apply my changes');
+      await page.keyboard.press('Enter');
+      await dialog.waitFor({ state: 'detached' });
+      await page.getByRole('status').getByText(/^Your changes are re-applied to the row as it is now/).waitFor();
+      expect((await page.getByLabel(/^Display Name/).inputValue()) === 'Player 26 the Bold', 'the re-applied form lost the first rename');
+      expect((await page.getByLabel(/^Email/).inputValue()) === 'player26.b@example.com', 'the re-applied form lost the email');
+      await shot('45b-edit-conflict-reapplied');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('heading', { name: 'Users / Player 26 the Bold' }).waitFor();
+      const saved = await apiJSON(`/users/${player.id}`);
+      expect(saved.email === 'player26.b@example.com' && saved.display_name === 'Player 26 the Bold', 'the row does not hold both changes: ' + JSON.stringify(saved));
+      only409(before);
+    } finally {
+      await other.close();
+    }
+  });
+
+  await step('a JSON column the game writes under the form: the save is a merge patch of the key changed, and keeps both', async () => {
+    const key = Buffer.from(JSON.stringify([player.id, 'main'])).toString('base64url');
+    const loaded = await apiJSON(`/cloudSaves/${key}`);
+    await page.goto(`${base}/admin/cloudSaves/${key}/edit`);
+    const editor = page.locator('.cm-content');
+    await editor.waitFor();
+    // The game writes its own key meanwhile (through the API, as a game's
+    // tool would: a merge patch, no If-Match).
+    const game = await page.request.patch(`${base}/admin-api/cloudSaves/${key}`, {
+      headers: { 'Content-Type': 'application/merge-patch+json', Origin: base },
+      data: JSON.stringify({ data: { coins: 777777 } }),
+    });
+    expect(game.ok(), 'the game write: ' + game.status() + ' ' + (await game.text()));
+    const level = loaded.data.level + 1;
+    const sent = [];
+    const onPatch = (r) => r.method() === 'PATCH' && sent.push({ type: r.headers()['content-type'], ifMatch: r.headers()['if-match'], body: r.postData() });
+    page.on('request', onPatch);
+    try {
+      const before = consoleErrors.length;
+      await editor.click();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type(JSON.stringify({ ...loaded.data, level }));
+      await page.getByRole('button', { name: 'Save' }).click();
+      const dialog = conflictDialog();
+      const data = dialog.locator('.conflict-field', { hasText: 'Data' });
+      await data.getByText(`coins: ${loaded.data.coins} → 777777`).waitFor();
+      await data.getByText(`level: ${loaded.data.level} → ${level}`).waitFor();
+      await shot('46-json-conflict');
+      await dialog.getByRole('button', { name: 'Re-apply my changes' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('heading', { name: /^Cloud Saves \/ Player 26 the Bold · main/ }).waitFor();
+      const saved = await apiJSON(`/cloudSaves/${key}`);
+      expect(saved.data.coins === 777777 && saved.data.level === level && saved.data.skin === loaded.data.skin, 'the document does not hold both keys: ' + JSON.stringify(saved.data));
+      expect(sent.length === 2, `${sent.length} PATCHes sent`);
+      for (const s of sent) {
+        expect(s.type === 'application/merge-patch+json', 'the save is not a merge patch: ' + s.type);
+        expect(s.body === JSON.stringify({ data: { level } }), 'the merge patch holds more than the key changed: ' + s.body);
+        expect(/^"[^"]+"$/.test(s.ifMatch ?? ''), 'no If-Match: ' + s.ifMatch);
+      }
+      expect(sent[0].ifMatch !== sent[1].ifMatch, 'the re-applied save sent the stale version');
+      only409(before);
+    } finally {
+      page.off('request', onPatch);
+    }
+    // History says the document's changes place by place.
+    await page.getByRole('tab', { name: 'History' }).click();
+    const changes = page.locator('.history-entry').first().getByRole('table', { name: 'Changes' });
+    const row = changes.locator('tr', { has: page.locator('code', { hasText: /^level$/ }) });
+    await row.getByRole('cell', { name: String(level), exact: true }).waitFor();
+    await shot('46b-json-history');
+  });
+}
+
 // reportsSteps: the reports queue as a mod works it, in the mod's
 // browser; the admin (adminAPI, signed in through the API) holds a claim.
 async function reportsSteps(base, modErrors) {
@@ -2436,11 +2583,7 @@ async function reportsSteps(base, modErrors) {
   const adminAPI = adminCtx.request;
   const login = await adminAPI.post(base + '/admin-api/auth/login', { data: admin, headers: { Origin: base } });
   expect(login.ok(), 'the admin cannot sign in: ' + login.status());
-  const apiJSON = async (p) => {
-    const r = await page.request.get(base + '/admin-api' + p);
-    expect(r.ok(), `GET ${p}: ${r.status()}`);
-    return r.json();
-  };
+  const apiJSON = apiReader(base);
   const [p44] = await apiJSON('/users?' + new URLSearchParams({ _q: 'player44@example.com' }));
   const row = (n) => page.locator('[data-report-row]', { hasText: n });
 

@@ -180,12 +180,33 @@ export class ApiError extends Error {
   readonly code: string;
   // fields: what is wrong with each field the server named, by column.
   readonly fields: Record<string, string>;
-  constructor(status: number, code: string, message: string, fields: Record<string, string> = {}) {
+  // row and etag, on a 409 conflict of a write whose If-Match the row no
+  // longer is: the row as it is now (as the operator's role reads it) and
+  // its version, so the operator can see what changed and try again on it.
+  readonly row?: Row;
+  readonly etag: string;
+  constructor(status: number, code: string, message: string, fields: Record<string, string> = {}, row?: Row, etag = '') {
     super(message);
     this.status = status;
     this.code = code;
     this.fields = fields;
+    this.row = row;
+    this.etag = etag;
   }
+}
+
+// isStale says err is the refusal of a write whose row changed since it
+// was read (409 conflict with the row as it is now).
+export function isStale(err: unknown): err is ApiError & { row: Row } {
+  return err instanceof ApiError && err.status === 409 && err.code === 'conflict' && err.row !== undefined;
+}
+
+// staleText says, in a toast, a write refused because its row changed
+// since the operator read it (isStale): nothing was done (what), and the
+// page shows the row as it is now. The server's own message is for API
+// clients.
+export function staleText(what: string): string {
+  return `This row changed since you opened it, so nothing was ${what}. It now shows as it is: look again before trying again.`;
 }
 
 export function errorText(err: unknown): string {
@@ -196,6 +217,30 @@ export function errorText(err: unknown): string {
 interface Answer<T> {
   data: T;
   headers: Headers;
+}
+
+// Versioned is a row with its version: the ETag of the answer that
+// carried it, which a write of that row sends back in If-Match. It is ''
+// where the answer had none (a list's rows, a delete for good).
+export interface Versioned {
+  row: Row;
+  etag: string;
+}
+
+// WriteOptions say how a write is sent. ifMatch is the ETag of the row as
+// the operator saw it: the server writes only while the row is still that
+// version, else answers 409 conflict with the row as it is now (isStale);
+// empty, the write is not checked. merge sends the body as an RFC 7396
+// merge patch (docs/api.md, "Merge patches"): a JSON column's object is
+// merged into the stored document instead of replacing it.
+export interface WriteOptions {
+  ifMatch?: string;
+  merge?: boolean;
+}
+
+interface Request extends WriteOptions {
+  body?: unknown;
+  signal?: AbortSignal;
 }
 
 // reauth is set while the panel's layout is on screen (auth/session.ts):
@@ -212,19 +257,21 @@ export function setReauth(fn: ((method: string) => Promise<boolean>) | null) {
 // is never a session that ended.
 const signInPath = /^\/auth\/(login|bootstrap|reset|logout|status)/;
 
-async function send<T>(method: string, path: string, body?: unknown, retried = false, signal?: AbortSignal): Promise<Answer<T>> {
-  const init: RequestInit = { method, credentials: 'same-origin', headers: { Accept: 'application/json' }, signal };
-  if (body !== undefined) {
-    init.headers = { Accept: 'application/json', 'Content-Type': 'application/json' };
-    init.body = stringifyJSON(body);
+async function send<T>(method: string, path: string, req: Request = {}, retried = false): Promise<Answer<T>> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  const init: RequestInit = { method, credentials: 'same-origin', headers, signal: req.signal };
+  if (req.body !== undefined) {
+    headers['Content-Type'] = req.merge ? 'application/merge-patch+json' : 'application/json';
+    init.body = stringifyJSON(req.body);
   }
+  if (req.ifMatch) headers['If-Match'] = req.ifMatch;
   let res: Response;
   try {
     res = await fetch(API + path, init);
   } catch (err) {
     // An abort is the caller's (a search overtaken by the next): not an
     // unreachable server.
-    if (signal?.aborted) throw err;
+    if (req.signal?.aborted) throw err;
     throw new ApiError(0, 'network', 'The server could not be reached.');
   }
   const text = await res.text();
@@ -237,29 +284,38 @@ async function send<T>(method: string, path: string, body?: unknown, retried = f
     }
   }
   if (!res.ok) {
-    const e = (data ?? {}) as { error?: unknown; code?: unknown; fields?: unknown };
+    const e = (data ?? {}) as { error?: unknown; code?: unknown; fields?: unknown; row?: unknown };
     const message = typeof e.error === 'string' && e.error !== '' ? e.error : `Request failed (${res.status})`;
     const fields = e.fields && typeof e.fields === 'object' ? Object.fromEntries(Object.entries(e.fields).filter((kv): kv is [string, string] => typeof kv[1] === 'string')) : {};
     // The session check refuses before any handler runs: nothing was
     // done, so sending again once signed in is safe.
     if (res.status === 401 && e.code === 'unauthenticated' && !retried && reauth && !signInPath.test(path) && (await reauth(method))) {
-      return send<T>(method, path, body, true, signal);
+      return send<T>(method, path, req, true);
     }
-    throw new ApiError(res.status, typeof e.code === 'string' ? e.code : 'http_' + res.status, message, fields);
+    const row = e.row !== null && typeof e.row === 'object' && !Array.isArray(e.row) ? (e.row as Row) : undefined;
+    throw new ApiError(res.status, typeof e.code === 'string' ? e.code : 'http_' + res.status, message, fields, row, res.headers.get('ETag') ?? '');
   }
   return { data: data as T, headers: res.headers };
 }
 
+const versioned = (a: Answer<Row>): Versioned => ({ row: a.data, etag: a.headers.get('ETag') ?? '' });
+
 export const api = {
   // signal aborts the request: TanStack Query's queryFn gets one, aborted
   // when the query's key changes before the answer.
-  get: <T>(path: string, signal?: AbortSignal) => send<T>('GET', path, undefined, false, signal).then((a) => a.data),
-  post: <T>(path: string, body: unknown = {}) => send<T>('POST', path, body).then((a) => a.data),
-  patch: <T>(path: string, body: unknown) => send<T>('PATCH', path, body).then((a) => a.data),
-  del: <T>(path: string, body?: unknown) => send<T>('DELETE', path, body).then((a) => a.data),
+  get: <T>(path: string, signal?: AbortSignal) => send<T>('GET', path, { signal }).then((a) => a.data),
+  post: <T>(path: string, body: unknown = {}, opts?: WriteOptions) => send<T>('POST', path, { body, ...opts }).then((a) => a.data),
+  patch: <T>(path: string, body: unknown) => send<T>('PATCH', path, { body }).then((a) => a.data),
+  del: <T>(path: string, body?: unknown) => send<T>('DELETE', path, { body }).then((a) => a.data),
+  // read is a row by id with its version (queries.ts rowQuery reads
+  // every row the panel shows by id through it).
+  read: (path: string, signal?: AbortSignal) => send<Row>('GET', path, { signal }).then(versioned),
+  // writeRow is a write whose answer is one row (a create, an update, a
+  // delete, a restore, a revert): the row and its version now.
+  writeRow: (method: 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, opts?: WriteOptions) => send<Row>(method, path, { body, ...opts }).then(versioned),
   list: async (path: string, params: URLSearchParams, signal?: AbortSignal): Promise<ListPage> => {
     const qs = params.toString();
-    const a = await send<Row[]>('GET', qs ? `${path}?${qs}` : path, undefined, false, signal);
+    const a = await send<Row[]>('GET', qs ? `${path}?${qs}` : path, { signal });
     const total = Number(a.headers.get('x-total-count') ?? a.data.length);
     return {
       rows: a.data,

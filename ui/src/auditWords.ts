@@ -1,4 +1,5 @@
 import { useResourceMeta } from './queries';
+import type { PathChange } from './jsonDiff';
 
 // The audit log in words: each action's label as the server serves it
 // (the adminAudit catalog entry's auditActions, package audit's one list)
@@ -72,4 +73,50 @@ export function auditSentence(action: unknown, payload: unknown): string | undef
 export function erasePartWords(part: ErasePart): string {
   const n = Number(part.rows ?? 0);
   return `${part.label ?? part.relation ?? ''}: ${plural(n, 'row')} ${ruleDone[String(part.rule)] ?? String(part.rule ?? '')}`;
+}
+
+// ColumnChange is one column's change in an update's audit entry
+// (docs/api.md, "History"): its value before and after (either absent
+// where there was none); a JSON document's leaf changes, place by place;
+// or, where the entry could not keep it, only how large it was.
+export type ColumnChange =
+  | { kind: 'value'; before?: unknown; after?: unknown }
+  | { kind: 'paths'; paths: PathChange[] }
+  | { kind: 'truncated'; bytes: number };
+
+const isPathChange = (v: unknown): v is PathChange =>
+  v !== null && typeof v === 'object' && Array.isArray((v as { path?: unknown }).path);
+
+// columnChange reads v as one column's change, or undefined when it is none.
+export function columnChange(v: unknown): ColumnChange | undefined {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o);
+  if (keys.length === 1 && Array.isArray(o.paths)) return { kind: 'paths', paths: o.paths.filter(isPathChange) };
+  if (o.truncated === true && keys.every((k) => k === 'truncated' || k === 'bytes')) return { kind: 'truncated', bytes: Number(o.bytes ?? 0) };
+  if (keys.length > 0 && keys.every((k) => k === 'before' || k === 'after')) return { kind: 'value', ...o };
+  return undefined;
+}
+
+// columnChanges reads an entry's changes ({column: change}), or undefined
+// when they are not that (a game's own payload, or changes an older entry
+// cut whole: "[truncated: N bytes]").
+export function columnChanges(v: unknown): [string, ColumnChange][] | undefined {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  const out: [string, ColumnChange][] = [];
+  for (const [k, c] of Object.entries(v)) {
+    const change = columnChange(c);
+    if (!change) return undefined;
+    out.push([k, change]);
+  }
+  return out;
+}
+
+// tooLargeWords says a change the entry could not record: "too large to
+// record (412,000 bytes)". changes cut whole by an older entry are the
+// text "[truncated: N bytes]".
+export function tooLargeWords(bytes: number | string): string {
+  const m = typeof bytes === 'string' ? /^\[truncated: (\d+) bytes\]$/.exec(bytes) : null;
+  const n = typeof bytes === 'number' ? bytes : m ? Number(m[1]) : NaN;
+  return Number.isFinite(n) ? `too large to record (${n.toLocaleString()} bytes)` : 'too large to record';
 }

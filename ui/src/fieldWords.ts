@@ -2,6 +2,8 @@ import type { Column, ResourceMeta } from './api';
 import { stringifyJSON } from './json';
 import { formatDecimal, isTimeColumn } from './pages/formValues';
 import { formatTime } from './time';
+import { columnChanges, tooLargeWords } from './auditWords';
+import { pathWords, type PathChange } from './jsonDiff';
 
 // Keys as a person reads them: a column by its catalog label, an audit
 // payload's own keys in words, a resource by its label.
@@ -31,6 +33,7 @@ const payloadWords: Record<string, string> = {
   roomId: 'Room id',
   userId: 'Player',
   auditId: 'Audit entry',
+  _truncated: 'Left out',
   force: 'Forced',
 };
 
@@ -63,6 +66,14 @@ export function valueWords(v: unknown, col?: Column): string {
   return stringifyJSON(v) ?? '';
 }
 
+// pathChangeText says one place's change of a document, without its
+// path: "100 → 777", "sword (added)", "1 (removed)".
+export function pathChangeText(c: PathChange): string {
+  if (!('before' in c)) return `${valueWords(c.after)} (added)`;
+  if (!('after' in c)) return `${valueWords(c.before)} (removed)`;
+  return `${valueWords(c.before)} → ${valueWords(c.after)}`;
+}
+
 // compositeKeyWords reads a composite key's row id (base64url of the JSON
 // array of its values) as its values: "Player 07 · slot 2" without the
 // labels the server gave. undefined when id is not one.
@@ -85,14 +96,14 @@ export function payloadSummary(payload: unknown, meta: ResourceMeta | undefined,
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return valueWords(payload);
   const p = payload as Record<string, unknown>;
   const parts: string[] = [];
-  const changes = p.changes;
-  if (changes && typeof changes === 'object' && !Array.isArray(changes)) {
-    for (const [k, c] of Object.entries(changes as Record<string, { before?: unknown; after?: unknown }>)) {
-      const col = meta?.columns.find((x) => x.name === k);
-      const say = (v: unknown) => (k === 'scopes' ? scopeWords(catalog, v) : valueWords(v, col));
-      parts.push(`${fieldLabel(meta, k)} ${say(c?.before ?? null)} → ${say(c?.after ?? null)}`);
-    }
+  for (const [k, c] of columnChanges(p.changes) ?? []) {
+    const col = meta?.columns.find((x) => x.name === k);
+    const say = (v: unknown) => (k === 'scopes' ? scopeWords(catalog, v) : valueWords(v, col));
+    if (c.kind === 'value') parts.push(`${fieldLabel(meta, k)} ${say(c.before ?? null)} → ${say(c.after ?? null)}`);
+    else if (c.kind === 'truncated') parts.push(`${fieldLabel(meta, k)}: ${tooLargeWords(c.bytes)}`);
+    else for (const pc of c.paths) parts.push(`${fieldLabel(meta, k)} ${pathWords(pc.path)}: ${pathChangeText(pc)}`);
   }
+  if (typeof p.changes === 'string') parts.push(`Changes ${tooLargeWords(p.changes)}`);
   for (const [k, v] of Object.entries(p)) {
     if (k === 'changes' || k === 'ip' || k === 'userAgent' || k === 'row') continue;
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) continue;

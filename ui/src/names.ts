@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { api, seg, type ResourceMeta, type Row } from './api';
+import type { ResourceMeta, Row } from './api';
+import { rowOf, rowQuery } from './queries';
 import { rowTitle } from './rowId';
 import { erasedName, isErased } from './pages/userAccess';
 
@@ -47,8 +48,8 @@ export function usePageTitle(title: string | undefined) {
 // chip): its label, once read; undefined until then or when unreadable.
 export function useRowLabel(meta: ResourceMeta | undefined, id: string): string | undefined {
   const row = useQuery({
-    queryKey: ['row', meta?.name ?? '', id],
-    queryFn: () => api.get<Row>('/' + seg(meta?.name ?? '') + '/' + seg(id)),
+    ...rowQuery(meta?.name ?? '', id),
+    select: rowOf,
     enabled: !!meta && id !== '' && meta.permissions.read,
     retry: false,
   });

@@ -1,5 +1,5 @@
-import { QueryCache, QueryClient, MutationCache, useQuery } from '@tanstack/react-query';
-import { api, ApiError, type AuthStatus, type Me, type ResourceMeta, type RoomSummary } from './api';
+import { QueryCache, QueryClient, MutationCache, queryOptions, useQuery } from '@tanstack/react-query';
+import { api, ApiError, seg, type AuthStatus, type Me, type ResourceMeta, type RoomSummary, type Row, type Versioned } from './api';
 
 // onUnauthorized is set by the router once it is mounted: a 401 anywhere
 // sends the operator to the sign-in page.
@@ -19,7 +19,11 @@ export const queryClient = new QueryClient({
     queries: {
       staleTime: 5_000,
       refetchOnWindowFocus: false,
-      retry: (count, err) => !(err instanceof ApiError && err.status >= 400 && err.status < 500) && count < 2,
+      // A refusal is not retried, nor a live room that did not answer in
+      // time or whose game code failed (504 room_timeout, 500 room_failed):
+      // asking a stuck room twice more only adds to its load, and the
+      // pages that show rooms ask again every few seconds anyway.
+      retry: (count, err) => !(err instanceof ApiError && ((err.status >= 400 && err.status < 500) || err.code === 'room_timeout' || err.code === 'room_failed')) && count < 2,
     },
   },
 });
@@ -65,3 +69,16 @@ export function useRoomsEnabled(): boolean {
   const q = useQuery({ queryKey: ['rooms'], queryFn: () => api.get<RoomSummary[]>('/rooms'), staleTime: 10_000, enabled: may });
   return may && q.isSuccess;
 }
+
+// rowQuery is the one read of a row by id. ['row', resource, id] holds
+// the row with its version (the answer's ETag), so whatever takes the row
+// from the cache (its page, its edit form, a picker's label) holds the
+// version of exactly the values it shows, and a write sends that version
+// back in If-Match. Those that only show the row select it with rowOf.
+export const rowQuery = (resource: string, id: string) =>
+  queryOptions({
+    queryKey: ['row', resource, id],
+    queryFn: ({ signal }): Promise<Versioned> => api.read(`/${seg(resource)}/${seg(id)}`, signal),
+  });
+
+export const rowOf = (v: Versioned): Row => v.row;

@@ -1,9 +1,10 @@
 import { Link } from 'react-router';
 import { seg, type ResourceMeta, type Row } from '../api';
-import { auditSentence, erasePartWords, useActionLabel } from '../auditWords';
+import { auditSentence, columnChange, columnChanges, erasePartWords, tooLargeWords, useActionLabel } from '../auditWords';
 import { stringifyJSON } from '../json';
 import { useResourceMeta } from '../queries';
 import { fieldLabel, valueWords } from '../fieldWords';
+import { pathWords } from '../jsonDiff';
 
 // The audit entry's payload, shared by the audit log's entry page and a
 // row's History tab.
@@ -53,17 +54,27 @@ function KickSentence({ entry, label }: { entry: Row; label: string }) {
   );
 }
 
+// tooLarge says, in words, the part of a payload that says what the entry
+// left out: changes an older entry cut whole ("[truncated: N bytes]"),
+// or _truncated, the size left out in all.
+function tooLarge(key: string, v: unknown): string | undefined {
+  if (key === 'changes' && typeof v === 'string') return tooLargeWords(v);
+  if (key === '_truncated' && v !== null && typeof v === 'object') return tooLargeWords(Number((v as { bytes?: unknown }).bytes));
+  return undefined;
+}
+
 function PayloadFields({ payload, meta }: { payload: unknown; meta: ResourceMeta | undefined }) {
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return <pre className="json-block">{stringifyJSON(payload, 2)}</pre>;
-  const isChange = (v: unknown): v is { before?: unknown; after?: unknown } =>
-    v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).every((k) => k === 'before' || k === 'after') && Object.keys(v).length > 0;
   // The panel's updates keep their diff under "changes"; Audit.RecordUpdate
   // writes it at the top level.
   const { changes: nested, ...top } = payload as Record<string, unknown>;
-  const fromNested = nested !== null && typeof nested === 'object' && !Array.isArray(nested) && Object.values(nested).every(isChange);
+  const fromNested = columnChanges(nested);
   const entries = Object.entries(fromNested ? top : (payload as Record<string, unknown>));
-  const changes = [...(fromNested ? Object.entries(nested as Record<string, unknown>) : []), ...entries.filter(([, v]) => isChange(v))] as [string, { before?: unknown; after?: unknown }][];
-  const rest = entries.filter(([, v]) => !isChange(v));
+  const changes = [...(fromNested ?? []), ...entries.flatMap(([k, v]) => {
+    const c = columnChange(v);
+    return c ? [[k, c] as const] : [];
+  })];
+  const rest = entries.filter(([, v]) => !columnChange(v));
   // Fields by their labels, values in words: a decimal with its column's
   // scale, an instant as formatTime says it; JSON only for a structure.
   const show = (v: unknown, key?: string) => {
@@ -80,9 +91,22 @@ function PayloadFields({ payload, meta }: { payload: unknown; meta: ResourceMeta
           <table className="data-table diff-table" aria-label="Changes">
             <thead><tr><th>Field</th><th>Before</th><th>After</th></tr></thead>
             <tbody>
-              {changes.map(([k, v]) => (
-                <tr key={k}><td title={k}>{fieldLabel(meta, k)}</td><td>{show(v.before, k)}</td><td>{show(v.after, k)}</td></tr>
-              ))}
+              {changes.flatMap(([k, c]) =>
+                c.kind === 'value' ? (
+                  <tr key={k}><td title={k}>{fieldLabel(meta, k)}</td><td>{show(c.before, k)}</td><td>{show(c.after, k)}</td></tr>
+                ) : c.kind === 'truncated' ? (
+                  <tr key={k}><td title={k}>{fieldLabel(meta, k)}</td><td colSpan={2}>{tooLargeWords(c.bytes)}</td></tr>
+                ) : (
+                  // A document's changes, one place a row; the values as
+                  // the server sent them (a masked column's masked).
+                  c.paths.map((p, i) => (
+                    <tr key={k + '/' + i}>
+                      <td title={k}>{fieldLabel(meta, k)} <code className="path">{pathWords(p.path)}</code></td>
+                      <td>{'before' in p ? show(p.before) : <span className="null">(added)</span>}</td>
+                      <td>{'after' in p ? show(p.after) : <span className="null">(removed)</span>}</td>
+                    </tr>
+                  ))
+                ))}
             </tbody>
           </table>
         </div>
@@ -90,7 +114,8 @@ function PayloadFields({ payload, meta }: { payload: unknown; meta: ResourceMeta
       {rest.length > 0 && (
         <dl className="kv">
           {rest.map(([k, v]) => (
-            <div key={k}><dt title={k}>{fieldLabel(undefined, k)}</dt><dd>{show(v)}</dd></div>
+            // What an entry could not record is said in words.
+            <div key={k}><dt title={k}>{fieldLabel(undefined, k)}</dt><dd>{tooLarge(k, v) ?? show(v)}</dd></div>
           ))}
         </dl>
       )}

@@ -1,13 +1,11 @@
-import { cloneElement, isValidElement, useEffect, useRef, useState, type FormEvent, type ReactElement, type RefObject } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type RefObject } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useBlocker, useNavigate, useParams, useSearchParams } from 'react-router';
 import * as Switch from '@radix-ui/react-switch';
-import { api, ApiError, errorText, seg, type Column, type ResourceMeta, type Row } from '../api';
-import { useCatalog, useMe, useResourceMeta } from '../queries';
-import { ForeignKeyPicker } from '../components/ForeignKeyPicker';
-import { JsonEditor } from '../components/JsonEditor';
+import { api, ApiError, errorText, isStale, seg, type Column, type ResourceMeta, type Row, type Versioned } from '../api';
+import { rowQuery, useMe, useResourceMeta } from '../queries';
 import { BanState } from './UserModeration';
-import { ArrayEditor } from '../components/ArrayEditor';
+import { FieldInput } from './FieldInput';
 import { useConfirm } from '../components/ConfirmDialog';
 import { rowId } from '../rowId';
 import { rowLabel, singular, usePageTitle } from '../names';
@@ -17,7 +15,9 @@ import { pick } from './columns';
 import { userEditRefusal } from './userAccess';
 import { isDeleted } from './softDelete';
 import { Lock } from 'lucide-react';
-import { FieldError, formatDecimal, initialValue, toValue, type FormValue, isTimeColumn } from './formValues';
+import { bothChanged, EditConflict, fieldConflicts, rebaseValues } from './EditConflict';
+import { FieldError, initialValue, isDocumentColumn, toValue, type FormValue, isTimeColumn } from './formValues';
+import { isDoc, mergePatch, type MergePatch } from '../jsonDiff';
 
 export function ResourceFormPage({ mode }: { mode: 'create' | 'edit' }) {
   const { resource, id } = useParams();
@@ -33,13 +33,13 @@ export function ResourceFormPage({ mode }: { mode: 'create' | 'edit' }) {
 
 function EditLoader({ meta, id }: { meta: ResourceMeta; id: string }) {
   const me = useMe();
-  const row = useQuery({ queryKey: ['row', meta.name, id], queryFn: () => api.get<Row>(`/${seg(meta.name)}/${seg(id)}`) });
+  const row = useQuery(rowQuery(meta.name, id));
   if (row.isPending) return <Loading />;
   if (row.isError) return <ErrorNote error={row.error} />;
   // What the server would refuse on Save is said before any typing: the
   // form is shown read-only, with why.
-  const refusal = userEditRefusal(me.data, meta, id, row.data) || (isDeleted(meta, row.data) ? 'This row is deleted: restore it from its page before editing.' : '');
-  return <ResourceForm meta={meta} id={id} row={row.data} readOnly={refusal} />;
+  const refusal = userEditRefusal(me.data, meta, id, row.data.row) || (isDeleted(meta, row.data.row) ? 'This row is deleted: restore it from its page before editing.' : '');
+  return <ResourceForm meta={meta} id={id} loaded={row.data} readOnly={refusal} />;
 }
 
 // formColumns are the form's fields. Create leaves out what the database
@@ -54,9 +54,15 @@ function formColumns(meta: ResourceMeta, creating: boolean): Column[] {
   });
 }
 
-// readOnly, when not empty, says why the operator may not change the row:
-// every field is shown disabled and there is no Save.
-function ResourceForm({ meta, id, row, readOnly = '' }: { meta: ResourceMeta; id?: string; row?: Row; readOnly?: string }) {
+// loaded is the row edited, with its version (none: a new row). readOnly,
+// when not empty, says why the operator may not change the row: every
+// field is shown disabled and there is no Save.
+function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta; id?: string; loaded?: Versioned; readOnly?: string }) {
+  // base is the row the form's fields started from, and its version: Save
+  // sends If-Match with it, so it never overwrites a change the operator
+  // did not see.
+  const [base, setBase] = useState(loaded);
+  const row = base?.row;
   const creating = row === undefined;
   const navigate = useNavigate();
   const qc = useQueryClient();
@@ -65,8 +71,14 @@ function ResourceForm({ meta, id, row, readOnly = '' }: { meta: ResourceMeta; id
   // form (?user_id=…&_label.user_id=…, a related tab's "Add …").
   const [params] = useSearchParams();
   const given = (c: Column) => (creating ? params.get(c.name) : null);
-  const initial = Object.fromEntries(columns.map((c) => [c.name, given(c) ?? initialValue(c, row?.[c.name])]));
+  const inputs = (r: Row | undefined) => Object.fromEntries(columns.map((c) => [c.name, given(c) ?? initialValue(c, r?.[c.name])]));
+  const initial = inputs(row);
   const [values, setValues] = useState<Record<string, FormValue>>(initial);
+  // conflict is the row as it is now, after a save refused because the row
+  // changed since base (409); open while its dialog is shown. notice says
+  // what became of the operator's changes once they chose.
+  const [conflict, setConflict] = useState<{ now: Versioned; open: boolean } | null>(null);
+  const [notice, setNotice] = useState('');
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
@@ -89,7 +101,12 @@ function ResourceForm({ meta, id, row, readOnly = '' }: { meta: ResourceMeta; id
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    // The row changed under the form: a save would be refused again until
+    // the operator chooses.
+    if (conflict) return setConflict({ ...conflict, open: true });
     const body: Record<string, unknown> = {};
+    // docs: each JSON column changed, as the merge patch of the change.
+    const docs: Record<string, MergePatch> = {};
     const errs: Record<string, string> = {};
     for (const c of columns) {
       const v = values[c.name] ?? '';
@@ -108,7 +125,15 @@ function ResourceForm({ meta, id, row, readOnly = '' }: { meta: ResourceMeta; id
       if (!creating && v === initial[c.name]) continue; // PATCH sends only changes
       if (creating && v === '' && (!c.notNull || c.primary)) continue; // an empty key is made by the server
       try {
-        body[c.name] = toValue(c, v);
+        const value = toValue(c, v);
+        if (!creating && isDocumentColumn(c)) {
+          // A document that differs in spacing or key order only is no change.
+          const d = mergePatch(row?.[c.name], value);
+          if (!d) continue;
+          // Stored as text that is not JSON: the server cannot patch it.
+          docs[c.name] = row?._invalid?.[c.name] ? { ...d, exact: false } : d;
+        }
+        body[c.name] = value;
       } catch (err) {
         if (err instanceof FieldError) errs[c.name] = err.message;
         else throw err;
@@ -128,23 +153,42 @@ function ResourceForm({ meta, id, row, readOnly = '' }: { meta: ResourceMeta; id
       setError('Nothing changed.');
       return;
     }
+    // A JSON column is sent as the merge patch of what the operator changed
+    // (keys set, removed keys null), which the database merges into the
+    // stored document: a key the game wrote since the form opened stays.
+    // A change a merge patch cannot say (a key set to null, which a merge
+    // patch reads as "remove"; a document stored as text that is not JSON;
+    // a patch past the server's bounds) sends the body as a plain PATCH,
+    // every document whole: If-Match still keeps that from overwriting a
+    // version the operator did not see.
+    const patches = Object.values(docs);
+    const merge = patches.some((d) => isDoc(d.patch)) && patches.every((d) => d.exact);
+    if (merge) for (const [k, d] of Object.entries(docs)) body[k] = d.patch;
     setBusy(true);
     try {
-      const saved = creating
-        ? await api.post<Row>('/' + seg(meta.name), body)
-        : await api.patch<Row>(`/${seg(meta.name)}/${seg(id ?? '')}`, body);
+      const { row: saved, etag } = creating
+        ? await api.writeRow('POST', '/' + seg(meta.name), body)
+        : await api.writeRow('PATCH', `/${seg(meta.name)}/${seg(id ?? '')}`, body, { ifMatch: base?.etag, merge });
       await qc.invalidateQueries({ queryKey: ['list', meta.name] });
       const savedId = rowId(meta, saved);
       if (newUser && canInvite && invite) await api.post(`/users/${seg(savedId)}/invite`);
       // The answer has no _labels: keep those of foreign keys left as
       // they were, and refetch for the rest.
       const labels = Object.fromEntries(Object.entries(row?._labels ?? {}).filter(([k]) => saved[k] === row?.[k]));
-      qc.setQueryData(['row', meta.name, savedId], { ...saved, _labels: { ...labels, ...saved._labels } });
+      qc.setQueryData(rowQuery(meta.name, savedId).queryKey, { row: { ...saved, _labels: { ...labels, ...saved._labels } }, etag });
       await qc.invalidateQueries({ queryKey: ['row', meta.name, savedId] });
       await qc.invalidateQueries({ queryKey: ['history', meta.name, savedId] });
       leaving.current = true;
       navigate(`/${seg(meta.name)}/${seg(savedId || id || '')}`);
     } catch (err) {
+      // The row changed since the form opened: nothing was written. The
+      // operator sees what changed and chooses (EditConflict).
+      if (isStale(err) && !creating) {
+        setConflict({ now: { row: err.row, etag: err.etag }, open: true });
+        setNotice('');
+        setBusy(false);
+        return;
+      }
       // A field's error shows once, at the field; the banner is for the
       // rest (an error about no field, or one the form does not show).
       const shown = err instanceof ApiError ? Object.keys(err.fields).filter((k) => columns.some((c) => c.name === k) || k === 'password') : [];
@@ -156,6 +200,35 @@ function ResourceForm({ meta, id, row, readOnly = '' }: { meta: ResourceMeta; id
       }
       setBusy(false);
     }
+  };
+
+  const conflicts = conflict && row ? fieldConflicts(columns, row, conflict.now.row, initial, values) : [];
+  // reapply lays the operator's changes over the row as it is now, whose
+  // version the next Save sends.
+  const reapply = () => {
+    if (!conflict) return;
+    const both = conflicts.filter(bothChanged).map((f) => f.col.label);
+    setValues(rebaseValues(conflicts, values));
+    // The 409's row has no labels: a foreign key changed under the form
+    // (and not by the operator) shows its id.
+    setLabels((l) => Object.fromEntries(Object.entries(l).filter(([k]) => !conflicts.some((f) => f.col.name === k && f.theirs && !f.mine))));
+    setBase(conflict.now);
+    setConflict(null);
+    setFieldErrors({});
+    setError('');
+    setNotice(`Your changes are re-applied to the row as it is now${both.length > 0 ? ` (where you both changed ${both.join(', ')}, yours is kept)` : ''}. Check them, then Save.`);
+  };
+  // discard reloads the row and shows it without the operator's changes.
+  const discard = async () => {
+    if (!conflict) return;
+    const fresh = await qc.fetchQuery({ ...rowQuery(meta.name, id ?? ''), staleTime: 0 }).catch(() => conflict.now);
+    setBase(fresh);
+    setValues(inputs(fresh.row));
+    setLabels(fresh.row._labels ?? {});
+    setConflict(null);
+    setFieldErrors({});
+    setError('');
+    setNotice('Your changes were discarded: the form shows the row as it is now.');
   };
 
   const back = creating ? '/' + seg(meta.name) : `/${seg(meta.name)}/${seg(id ?? '')}`;
@@ -171,6 +244,13 @@ function ResourceForm({ meta, id, row, readOnly = '' }: { meta: ResourceMeta; id
           <Lock size={14} aria-hidden="true" /> {readOnly}
         </p>
       )}
+      {conflict && !conflict.open && (
+        <div className="notice" role="alert">
+          <span>This row changed since you opened it: nothing was saved.</span>
+          <button type="button" onClick={() => setConflict({ ...conflict, open: true })}>See what changed</button>
+        </div>
+      )}
+      {notice && <p className="notice notice-ok" role="status">{notice}</p>}
       <form className="record-form stack" onSubmit={submit} noValidate>
         {columns.map((c) => c.name === meta.banColumn && !creating ? (
           // The ban is changed by Ban and Unban, never typed: it reads
@@ -235,6 +315,9 @@ function ResourceForm({ meta, id, row, readOnly = '' }: { meta: ResourceMeta; id
         </div>
       </form>
       {dialog}
+      {conflict?.open && (
+        <EditConflict conflicts={conflicts} onReapply={reapply} onDiscard={() => void discard()} onClose={() => setConflict({ ...conflict, open: false })} />
+      )}
     </section>
   );
 }
@@ -259,14 +342,6 @@ function useUnsavedPrompt(dirty: boolean, leaving: RefObject<boolean>, ask: Retu
   }, [dirty]);
 }
 
-// longText is a text column that gets a textarea: a TEXT-like SQL type, a
-// name that says prose, or a value that is already long or multi-line.
-function longText(col: Column, value: string): boolean {
-  return /text|clob/i.test(col.type) || /^(body|description|notes?|message|content|reason|comment|bio|summary)$/.test(col.name) || value.length > 120 || value.includes('\n');
-}
-
-const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-
 // fieldName is how a field is named in a message: a foreign key by the
 // row it picks ("Player", not "Player ID").
 function fieldName(c: Column): string {
@@ -278,122 +353,4 @@ function fieldName(c: Column): string {
 function focusFirst(columns: Column[], errs: Record<string, string>) {
   const first = columns.find((c) => errs[c.name]);
   if (first) requestAnimationFrame(() => document.getElementById('field-' + first.name)?.focus());
-}
-
-function FieldInput({ col, value, disabled, error, label, onChange }: {
-  col: Column;
-  value: FormValue;
-  disabled: boolean;
-  error?: string;
-  label?: string;
-  onChange: (v: FormValue, label?: string) => void;
-}) {
-  const catalog = useCatalog();
-  const id = 'field-' + col.name;
-  const text = typeof value === 'string' ? value : '';
-  // Input or textarea is decided by the value the field starts with: a
-  // swap at the 121st character would take the caret out mid-typing.
-  const [multiline] = useState(() => longText(col, text));
-  const target = col.linkTo?.resource ? catalog.data?.find((r) => r.name === col.linkTo?.resource && r.permissions.list && r.primaryKey.length === 1) : undefined;
-  let input;
-  // A text key left empty is made by the server (Create.Defaults, the
-  // database's default, else a UUIDv7).
-  const madeKey = col.primary && col.dataType === 'string' && !disabled;
-  let hint = madeKey ? 'Leave empty for a new id.' : '';
-  if (target) {
-    input = <ForeignKeyPicker id={id} col={col} target={target} value={text} label={label} disabled={disabled} onChange={(v, l) => onChange(v, l)} />;
-  } else if (col.choices && col.choices.length > 0) {
-    input = (
-      <select id={id} name={col.name} value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)}>
-        {(!col.notNull || text === '') && <option value="">{col.notNull ? 'Choose…' : '— none —'}</option>}
-        {col.choices.map((c) => (
-          <option key={c} value={c}>{c}</option>
-        ))}
-      </select>
-    );
-  } else if (col.kind === 'array' && col.elem !== 'json') {
-    input = <ArrayEditor id={id} col={col} value={text} disabled={disabled} onChange={(v) => onChange(v)} />;
-  } else if (col.kind === 'timestamp-local') {
-    hint = 'no time zone: stored as written';
-    input = <input id={id} name={col.name} type="datetime-local" step="any" value={text} disabled={disabled} aria-describedby={id + '-hint'} onChange={(e) => onChange(e.target.value)} />;
-  } else if (col.kind === 'date') {
-    input = <input id={id} name={col.name} type="date" value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />;
-  } else if (col.kind === 'decimal' || col.kind === 'inet') {
-    hint = col.kind === 'decimal' ? decimalHint(col.scale) : 'an address or a network, such as 10.0.0.0/8';
-    // Checked as typed, not only on save: a typo shows at once.
-    if (!error && text.trim() !== '') {
-      try {
-        toValue(col, text);
-      } catch (err) {
-        if (err instanceof FieldError) error = err.message;
-      }
-    }
-    input = (
-      <input id={id} name={col.name} type="text" inputMode={col.kind === 'decimal' ? 'decimal' : undefined} value={text} disabled={disabled}
-        aria-describedby={id + '-hint'} aria-invalid={error ? true : undefined} onChange={(e) => onChange(e.target.value)} />
-    );
-  } else if (isTimeColumn(col)) {
-    // An instant, whatever the column stores it as (a unix-seconds
-    // integer the server converts is one too).
-    hint = `in your time zone, ${timeZone}`;
-    input = <input id={id} name={col.name} type="datetime-local" step="1" value={text} disabled={disabled} aria-describedby={id + '-hint'} onChange={(e) => onChange(e.target.value)} />;
-  } else {
-    switch (col.dataType) {
-      case 'boolean':
-        input = (
-          <Switch.Root id={id} className="switch" checked={value === true} disabled={disabled} onCheckedChange={(on) => onChange(on)}>
-            <Switch.Thumb className="switch-thumb" />
-          </Switch.Root>
-        );
-        break;
-      case 'integer':
-        // Text, not a number input: its arrows and wheel step through a
-        // double, which rounds a Steam id or a snowflake to a neighbour's.
-        input = <input id={id} name={col.name} type="text" inputMode="numeric" autoComplete="off" value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />;
-        break;
-      case 'number':
-        input = <input id={id} name={col.name} type="number" step="any" value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />;
-        break;
-      case 'datetime':
-        hint = `in your time zone, ${timeZone}`;
-        input = <input id={id} name={col.name} type="datetime-local" step="1" value={text} disabled={disabled} aria-describedby={id + '-hint'} onChange={(e) => onChange(e.target.value)} />;
-        break;
-      case 'json':
-        input = <JsonEditor id={id} value={text} disabled={disabled} label={col.label} onChange={(v) => onChange(v)} />;
-        break;
-      default:
-        input = multiline ? (
-          <textarea id={id} name={col.name} rows={5} value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />
-        ) : (
-          <input id={id} name={col.name} type="text" value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />
-        );
-    }
-  }
-  // A field with a problem says so to assistive technology too: invalid,
-  // and described by its message.
-  if (error && isValidElement(input) && typeof input.type === 'string') {
-    const el = input as ReactElement<{ 'aria-describedby'?: string }>;
-    const described = [el.props['aria-describedby'], id + '-error'].filter(Boolean).join(' ');
-    input = cloneElement(el, { 'aria-invalid': true, 'aria-describedby': described } as Record<string, unknown>);
-  }
-  return (
-    <div className={'form-field' + (col.dataType === 'boolean' && !target ? ' checkbox' : '') + (error ? ' has-error' : '')}>
-      <label htmlFor={id}>
-        {col.label}
-        {col.notNull && !col.hasDefault && !madeKey && col.dataType !== 'boolean' && !disabled && <span className="required"> *</span>}
-        {disabled && <span className="muted"> (read-only)</span>}
-      </label>
-      {input}
-      {hint && <span id={id + '-hint'} className="muted hint">{hint}</span>}
-      {error && <p className="form-error" id={id + '-error'}>{error}</p>}
-    </div>
-  );
-}
-
-// decimalHint says what a decimal field keeps: its column's scale when the
-// database declares one.
-function decimalHint(scale: number | undefined): string {
-  if (scale === undefined) return 'exact: the digits are kept as typed';
-  if (scale === 0) return 'a whole number, kept exactly';
-  return `exact, ${scale} ${scale === 1 ? 'digit' : 'digits'} after the point, such as ${formatDecimal('12.3', scale)}`;
 }

@@ -145,8 +145,11 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     const name = rowLabel(meta, id, row);
     if (!(await ask({ title: `Delete ${singular(meta.label)} “${name}”?`, description: deletedWhere(meta), confirmLabel: 'Delete', danger: true }))) return;
     try {
-      await api.del(`/${seg(meta.name)}/${seg(id)}`);
-      const undo = canUndoDelete(meta) ? { action: undoAction({ run: () => undoDelete(meta, id, me.data?.userId), done: `${name} restored`, after: refreshList }), duration: undoSeconds * 1000 } : {};
+      // No If-Match: a list's rows carry no version, and the operator asked
+      // to delete the row they named, whatever it holds now (reading it
+      // first would check it against a version they never saw either).
+      const deleted = await api.writeRow('DELETE', `/${seg(meta.name)}/${seg(id)}`);
+      const undo = canUndoDelete(meta) ? { action: undoAction({ run: () => undoDelete(meta, id, me.data?.userId, deleted.etag), done: `${name} restored`, after: refreshList }), duration: undoSeconds * 1000 } : {};
       toast.success(`${name} deleted`, undo);
       await refreshList();
     } catch (err) {
@@ -162,7 +165,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     const { title, description } = bulkSummary(r, (id) => names.get(id) ?? id);
     // Undo brings back what was deleted, one by one as it went.
     const undo = canUndoDelete(meta) && r.deleted.length > 0
-      ? { action: undoAction({ run: () => undoAll(r.deleted, (id) => undoDelete(meta, id, me.data?.userId)), done: r.deleted.length === 1 ? `${names.get(r.deleted[0]!)} restored` : `${r.deleted.length} rows restored`, after: refreshList }) }
+      ? { action: undoAction({ run: () => undoAll(r.deleted, (id) => undoDelete(meta, id, me.data?.userId, r.versions.get(id))), done: r.deleted.length === 1 ? `${names.get(r.deleted[0]!)} restored` : `${r.deleted.length} rows restored`, after: refreshList }) }
       : {};
     if (r.failed.length === 0) toast.success(title, { duration: undoSeconds * 1000, ...undo });
     else toast.error(title, { description, duration: 15_000, ...undo });

@@ -3,8 +3,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { Copy, Pencil, Plus, Trash2 } from 'lucide-react';
 import { toast } from 'sonner';
-import { api, ApiError, errorText, seg, type Column, type ResourceMeta, type Row } from '../api';
-import { useCatalog, useMe, useResourceMeta, useRoomsEnabled } from '../queries';
+import { api, ApiError, errorText, isStale, seg, staleText, type Column, type ResourceMeta, type Row } from '../api';
+import { rowOf, rowQuery, useCatalog, useMe, useResourceMeta, useRoomsEnabled } from '../queries';
 import { FieldValue, ZoneNote } from '../components/CellValue';
 import { useConfirm } from '../components/ConfirmDialog';
 import { DataTable } from '../components/DataTable';
@@ -37,7 +37,10 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
   const qc = useQueryClient();
   const [dialog, ask] = useConfirm();
   const path = `/${seg(meta.name)}/${seg(id)}`;
-  const row = useQuery({ queryKey: ['row', meta.name, id], queryFn: () => api.get<Row>(path) });
+  const row = useQuery({ ...rowQuery(meta.name, id), select: rowOf });
+  // version is the ETag of the row as the page shows it: a delete or a
+  // restore from here acts on that version only.
+  const version = () => qc.getQueryData(rowQuery(meta.name, id).queryKey)?.etag;
   const title = rowLabel(meta, id, row.data);
   // Edit and Delete on a row that is there; on users, where the server
   // would allow them.
@@ -61,10 +64,10 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
   const remove = async () => {
     if (!(await ask({ title: `Delete ${singular(meta.label)} “${title}”?`, description: deletedWhere(meta), confirmLabel: 'Delete', danger: true }))) return;
     try {
-      await api.del(path);
+      const deleted = await api.writeRow('DELETE', path, undefined, { ifMatch: version() });
       // Undo brings the row back and opens it again.
       const undo = canUndoDelete(meta)
-        ? { duration: undoSeconds * 1000, action: undoAction({ run: () => undoDelete(meta, id, me.data?.userId), done: `${title} restored`, after: () => {
+        ? { duration: undoSeconds * 1000, action: undoAction({ run: () => undoDelete(meta, id, me.data?.userId, deleted.etag), done: `${title} restored`, after: () => {
             void qc.invalidateQueries({ queryKey: ['list', meta.name] });
             void qc.invalidateQueries({ queryKey: ['row', meta.name, id] });
             void qc.invalidateQueries({ queryKey: ['history', meta.name, id] });
@@ -74,6 +77,11 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
       await qc.invalidateQueries({ queryKey: ['list', meta.name] });
       navigate('/' + seg(meta.name));
     } catch (err) {
+      if (isStale(err)) {
+        toast.error(staleText('deleted'));
+        await qc.invalidateQueries({ queryKey: ['row', meta.name, id] });
+        return;
+      }
       toast.error(errorText(err));
     }
   };
@@ -96,7 +104,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
               <Pencil size={14} aria-hidden="true" /> Edit
             </Link>
           )}
-          <RestoreButton meta={meta} id={id} row={row.data} />
+          <RestoreButton meta={meta} id={id} row={row.data} version={version} />
           {meta.permissions.delete && mayChange && !isDeleted(meta, row.data) && (
             <button type="button" className="danger" onClick={() => void remove()}>
               <Trash2 size={14} aria-hidden="true" /> Delete
@@ -221,7 +229,7 @@ function RelationTabs({ meta, id, row }: { meta: ResourceMeta; id: string; row: 
         const rel = many.find((r) => r.name === t.key);
         return (
           <Tabs.Content key={t.key} value={t.key} className="tab-panel">
-            {t.key === '_sessions' ? <ActiveSessions userId={id} /> : t.key === '_reports' ? <PlayerReports playerId={id} /> : t.key === '_history' ? <RowHistory meta={meta} id={id} row={row} /> : rel ? <RelatedRows meta={meta} id={id} row={row} name={rel.name} target={rel.target} fk={rel.fk} /> : null}
+            {t.key === '_sessions' ? <ActiveSessions userId={id} /> : t.key === '_reports' ? <PlayerReports playerId={id} /> : t.key === '_history' ? <RowHistory meta={meta} id={id} /> : rel ? <RelatedRows meta={meta} id={id} row={row} name={rel.name} target={rel.target} fk={rel.fk} /> : null}
           </Tabs.Content>
         );
       })}

@@ -3,27 +3,31 @@ import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-quer
 import { Link, useNavigate } from 'react-router';
 import { Undo2 } from 'lucide-react';
 import { toast } from 'sonner';
-import { api, ApiError, errorText, seg, type ResourceMeta, type Row } from '../api';
+import { api, ApiError, errorText, isStale, seg, type ResourceMeta, type Row, type Versioned } from '../api';
 import { AuditPayload } from '../components/AuditPayload';
-import { useActionLabel } from '../auditWords';
+import { columnChanges, useActionLabel, type ColumnChange } from '../auditWords';
 import { formatTime, Time } from '../time';
 import { useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
 import { ErrorNote, Loading } from '../components/Status';
-import { useMe, useResourceMeta } from '../queries';
-import { stringifyJSON } from '../json';
+import { rowQuery, useMe, useResourceMeta } from '../queries';
 import { fieldLabel, valueWords } from '../fieldWords';
+import { pathWords, sameJSON, valueAt } from '../jsonDiff';
 
 const pageSize = 20;
 
-type Change = { before?: unknown; after?: unknown };
-type Payload = { changes?: Record<string, Change>; row?: Row; auditId?: number; of?: string; [k: string]: unknown };
+type Payload = { changes?: unknown; row?: Row; auditId?: number; of?: string; [k: string]: unknown };
 
 // revertible is what a revert of e would do, or undefined: an entry with
 // changes puts its columns back; a create's revert deletes the row. (A
 // delete's is on the audit entry's page: the row has no page of its own.)
+// An entry too large to record what changed cannot be put back (the
+// server refuses it, 400 not_revertible): its History says so instead.
 function revertible(e: Row): 'changes' | 'create' | undefined {
   const p = (e.payload ?? {}) as Payload;
-  if (p.changes && Object.keys(p.changes).length > 0) return 'changes';
+  if (p.changes !== undefined && p.changes !== null) {
+    const changes = columnChanges(p.changes);
+    return changes && changes.length > 0 && changes.every(([, c]) => c.kind !== 'truncated') ? 'changes' : undefined;
+  }
   if (e.action === 'create' && p.row) return 'create';
   return undefined;
 }
@@ -33,25 +37,38 @@ function revertible(e: Row): 'changes' | 'create' | undefined {
 const historyHeadKeys = ['row', 'ip', 'userAgent', 'auditId', 'of'];
 
 
-// RevertPreview is the table a revert's confirmation shows: each field,
-// what it holds now, what it will hold; a field changed since the entry
-// is marked, as the server will refuse it.
-function RevertPreview({ meta, changes, now }: { meta: ResourceMeta; changes: Record<string, Change>; now: Row }) {
+// RevertPreview is the table a revert's confirmation shows: each field
+// (a document's each place), what it holds now, what it will hold; one
+// changed since the entry is marked, as the server will refuse it.
+function RevertPreview({ meta, changes, now }: { meta: ResourceMeta; changes: [string, ColumnChange][]; now: Row }) {
+  const changedSince = <span className="form-error"> (changed since)</span>;
   return (
     <div className="table-wrap">
       <table className="data-table diff-table" aria-label="What the revert changes">
         <thead><tr><th>Field</th><th>Now</th><th>After the revert</th></tr></thead>
         <tbody>
-          {Object.entries(changes).map(([k, c]) => {
-            const col = (key: string) => meta.columns.find((x) => x.name === key);
-            const moved = stringifyJSON(now[k] ?? null) !== stringifyJSON(c.after ?? null);
-            return (
-              <tr key={k}>
-                <td title={k}>{fieldLabel(meta, k)}</td>
-                <td>{valueWords(now[k], col(k))}{moved && <span className="form-error"> (changed since)</span>}</td>
-                <td>{valueWords(c.before, col(k))}</td>
-              </tr>
-            );
+          {changes.flatMap(([k, c]) => {
+            const col = meta.columns.find((x) => x.name === k);
+            if (c.kind === 'truncated') return [];
+            if (c.kind === 'value') {
+              return (
+                <tr key={k}>
+                  <td title={k}>{fieldLabel(meta, k)}</td>
+                  <td>{valueWords(now[k], col)}{!sameJSON(now[k] ?? null, c.after ?? null) && changedSince}</td>
+                  <td>{valueWords(c.before, col)}</td>
+                </tr>
+              );
+            }
+            return c.paths.map((p, i) => {
+              const at = valueAt(now[k], p.path);
+              return (
+                <tr key={k + '/' + i}>
+                  <td title={k}>{fieldLabel(meta, k)} <code className="path">{pathWords(p.path)}</code></td>
+                  <td>{at === undefined ? <span className="null">(not there)</span> : valueWords(at)}{!sameJSON(at, p.after) && changedSince}</td>
+                  <td>{'before' in p ? valueWords(p.before) : <span className="null">(removed)</span>}</td>
+                </tr>
+              );
+            });
           })}
         </tbody>
       </table>
@@ -62,12 +79,21 @@ function RevertPreview({ meta, changes, now }: { meta: ResourceMeta; changes: Re
 // useRevert runs POST _revert for an entry after a confirmation that says
 // exactly what changes; a row changed since is a conflict the server
 // names, which an admin may override after a second confirmation.
-export function useRevert(meta: ResourceMeta, id: string, onDone: (deleted: boolean) => Promise<unknown> | void): [ReactNode, (e: Row, now?: Row) => Promise<void>] {
+//
+// now is the row as the operator sees it, with its version: the revert
+// sends it in If-Match, so it changes the row the confirmation showed and
+// no other. A row that changed since is shown again ("now" as it is) and
+// the revert asked once more. Without now (the audit entry of a delete or
+// a create, whose row the page does not read) no If-Match is sent: the
+// server checks the row against the entry itself (a delete's row must not
+// exist again, a create's must still be as created).
+export function useRevert(meta: ResourceMeta, id: string, onDone: (deleted: boolean) => Promise<unknown> | void): [ReactNode, (e: Row, now?: Versioned) => Promise<void>] {
   const me = useMe();
   const [dialog, ask] = useConfirm();
   const path = `/${seg(meta.name)}/${seg(id)}/_revert`;
-  const revert = async (e: Row, now?: Row) => {
+  const revert = async (e: Row, now?: Versioned) => {
     const p = (e.payload ?? {}) as Payload;
+    const changes = columnChanges(p.changes);
     const when = formatTime(e.created_at);
     const o: ConfirmOptions =
       e.action === 'delete'
@@ -75,20 +101,36 @@ export function useRevert(meta: ResourceMeta, id: string, onDone: (deleted: bool
         : e.action === 'create' && !p.changes
           ? { title: 'Undo this creation?', description: `The row created ${when} is deleted.`, confirmLabel: 'Delete the row', danger: true }
           : { title: 'Revert this change?', description: `The fields go back to what they were before the change of ${when}.`, confirmLabel: 'Revert', danger: true,
-              body: p.changes && now ? <RevertPreview meta={meta} changes={p.changes} now={now} /> : undefined };
+              body: changes && now ? <RevertPreview meta={meta} changes={changes} now={now.row} /> : undefined };
     if (!(await ask(o))) return;
     const deletes = e.action === 'create' && !p.changes;
     let deleted = false;
+    // send reverts the row of version (any, without one): true once done.
+    const send = async (version: string | undefined) => {
+      await api.post(path, { auditId: e.id }, { ifMatch: version });
+      return true;
+    };
     try {
-      await api.post(path, { auditId: e.id });
-      deleted = deletes;
-      toast.success(e.action === 'delete' ? 'Row restored' : 'Reverted');
+      const done = await send(now?.etag).catch(async (err: unknown) => {
+        // The row changed since the operator's read (If-Match): the
+        // confirmation showed other values than the row's. Shown again
+        // as it is, the revert is theirs to confirm.
+        if (!isStale(err) || Object.keys(err.fields).length > 0 || !changes) throw err;
+        const again = await ask({ ...o, title: 'The row changed since you opened it', description: 'Nothing was reverted. The fields as they are now, and as the revert leaves them:',
+          body: <RevertPreview meta={meta} changes={changes} now={err.row} /> });
+        return again && send(err.etag);
+      });
+      if (done) {
+        deleted = deletes;
+        toast.success(e.action === 'delete' ? 'Row restored' : 'Reverted');
+      }
     } catch (err) {
       if (err instanceof ApiError && err.status === 409 && Object.keys(err.fields).length > 0 && me.data?.role === 'admin') {
         const again = await ask({ title: 'The row changed since', description: `${err.message}. Revert anyway, overwriting the later changes?`, confirmLabel: 'Revert anyway', danger: true });
         if (again) {
           try {
-            await api.post(path, { auditId: e.id, force: true });
+            // Over the row the refusal named, not one changed since.
+            await api.post(path, { auditId: e.id, force: true }, { ifMatch: err.etag });
             deleted = deletes;
             toast.success('Reverted');
           } catch (err2) {
@@ -107,8 +149,10 @@ export function useRevert(meta: ResourceMeta, id: string, onDone: (deleted: bool
 // RowHistory is a row's History tab: its audit entries, newest first, each
 // with who, when, what changed (field, before, after) and, for whoever
 // may, Revert.
-export function RowHistory({ meta, id, row }: { meta: ResourceMeta; id: string; row: Row }) {
+export function RowHistory({ meta, id }: { meta: ResourceMeta; id: string }) {
   const qc = useQueryClient();
+  // The row as its page shows it, with its version (in the cache already).
+  const row = useQuery(rowQuery(meta.name, id));
   const label = useActionLabel();
   const navigate = useNavigate();
   const q = useInfiniteQuery({
@@ -159,7 +203,7 @@ export function RowHistory({ meta, id, row }: { meta: ResourceMeta; id: string; 
                   {typeof p.ip === 'string' && p.ip && <span className="muted"> from {p.ip}</span>}
                 </span>
                 {kind && canRevert(kind) && (
-                  <button type="button" onClick={() => void revert(e, row)}>
+                  <button type="button" onClick={() => void revert(e, row.data)}>
                     <Undo2 size={14} aria-hidden="true" /> Revert…
                   </button>
                 )}
@@ -191,8 +235,7 @@ export function AuditEntryActions({ entry }: { entry: Row }) {
   const kind = revertible(entry);
   // The row as it is now, for the revert's "now and after" table.
   const current = useQuery({
-    queryKey: ['row', target?.name ?? '', id],
-    queryFn: () => api.get<Row>(`/${seg(target?.name ?? '')}/${seg(id)}`),
+    ...rowQuery(target?.name ?? '', id),
     enabled: kind === 'changes' && !!target?.permissions.read && id !== '',
     retry: false,
   });

@@ -4,7 +4,7 @@ import { Link } from 'react-router';
 import { Mail } from 'lucide-react';
 import { toast } from 'sonner';
 import { api, errorText, seg, type Row, type UserSession } from '../api';
-import { useCatalog, useFeatures, useMe, useResourceMeta, useRoomsEnabled } from '../queries';
+import { rowOf, rowQuery, useCatalog, useFeatures, useMe, useResourceMeta, useRoomsEnabled } from '../queries';
 import { rowLabel } from '../names';
 import { useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
 import { banWords, shortDate, type BanInfo } from '../components/CellValue';
@@ -22,8 +22,8 @@ export function BanState({ ban, short = false }: { ban: unknown; short?: boolean
   const meta = useResourceMeta('users');
   const b = (ban && typeof ban === 'object' ? ban : {}) as BanInfo;
   const by = useQuery({
-    queryKey: ['row', 'users', b.bannedBy ?? ''],
-    queryFn: () => api.get<Row>('/users/' + seg(b.bannedBy ?? '')),
+    ...rowQuery('users', b.bannedBy ?? ''),
+    select: rowOf,
     enabled: !short && !!b.bannedBy && !!meta?.permissions.read,
     retry: false,
   });
@@ -178,6 +178,8 @@ function RoleControl({ userId, name }: { userId: string; name: string }) {
     enabled: canWrite,
   });
   const [edit, setEdit] = useState<{ role: string; scopes: string[] } | null>(null);
+  // No If-Match: the roles row is read from a list, which carries no
+  // version; the control shows all it writes (the role and the scopes).
   const save = useMutation({
     mutationFn: (v: { role: string; scopes: string[] }) =>
       current.data ? api.patch<RoleRow>(path, v) : api.post<RoleRow>('/roles', { user_id: userId, ...v }),

@@ -3,20 +3,26 @@ import { api, errorText, seg } from '../api';
 export interface BulkResult {
   deleted: string[];
   failed: { id: string; error: string }[];
+  // versions: each soft-deleted row's version after its delete, which its
+  // undo (a restore) checks.
+  versions: Map<string, string>;
 }
 
 // bulkDelete deletes rows one DELETE each (so each gets its own audit
 // entry and its own permission check), four at a time, and reports which
-// failed and why instead of stopping at the first failure.
+// failed and why instead of stopping at the first failure. The rows come
+// from a list, which carries no versions: no If-Match, as for one row
+// deleted from its list row.
 export async function bulkDelete(resource: string, ids: string[], concurrency = 4): Promise<BulkResult> {
-  const out: BulkResult = { deleted: [], failed: [] };
+  const out: BulkResult = { deleted: [], failed: [], versions: new Map() };
   let next = 0;
   const worker = async () => {
     while (next < ids.length) {
       const id = ids[next++]!;
       try {
-        await api.del(`/${seg(resource)}/${seg(id)}`);
+        const { etag } = await api.writeRow('DELETE', `/${seg(resource)}/${seg(id)}`);
         out.deleted.push(id);
+        if (etag) out.versions.set(id, etag);
       } catch (err) {
         out.failed.push({ id, error: errorText(err) });
       }

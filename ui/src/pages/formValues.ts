@@ -11,6 +11,12 @@ export function isTimeColumn(col: Pick<Column, 'kind' | 'dataType'>): boolean {
   return col.dataType === 'datetime';
 }
 
+// isDocumentColumn: a JSON column, whose edit is sent as a merge patch.
+// (A PostgreSQL array of JSON values is an array column, sent whole.)
+export function isDocumentColumn(col: Pick<Column, 'kind' | 'dataType'>): boolean {
+  return col.kind !== undefined ? col.kind === 'json' : col.dataType === 'json';
+}
+
 // A form keeps every input as text (checkboxes as booleans) and converts
 // to the column's JSON value only on submit.
 export type FormValue = string | boolean;

@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { ArchiveRestore, Trash } from 'lucide-react';
 import { toast } from 'sonner';
-import { api, errorText, seg, type ResourceMeta, type Row } from '../api';
+import { api, errorText, isStale, seg, staleText, type ResourceMeta, type Row } from '../api';
 
 // A soft-delete resource (the catalog's softDeleteColumn): its list
 // leaves deleted rows out unless _deleted asks, and a deleted row can be
@@ -23,27 +23,33 @@ export function DeletedFilter({ on, onChange }: { on: boolean; onChange: (on: bo
   );
 }
 
-// useRestore restores a soft-deleted row of meta by its id.
+// useRestore restores a soft-deleted row of meta by its id. etag is the
+// version of the row as the operator saw it (its page): a row changed
+// since is refused and shown again. The Deleted view's rows come from a
+// list, which carries no versions: a restore there sends none, and that
+// is safe, as a restore writes the soft-delete column alone and so cannot
+// undo a value the operator did not see.
 export function useRestore(meta: ResourceMeta) {
   const qc = useQueryClient();
-  return async (id: string) => {
+  return async (id: string, etag?: string) => {
     try {
-      await api.post(`/${seg(meta.name)}/${seg(id)}/_restore`);
+      await api.post(`/${seg(meta.name)}/${seg(id)}/_restore`, {}, { ifMatch: etag });
       toast.success('Restored');
-      await qc.invalidateQueries({ queryKey: ['list', meta.name] });
-      await qc.invalidateQueries({ queryKey: ['row', meta.name, id] });
     } catch (err) {
-      toast.error(errorText(err));
+      toast.error(isStale(err) ? staleText('restored') : errorText(err));
     }
+    await qc.invalidateQueries({ queryKey: ['list', meta.name] });
+    await qc.invalidateQueries({ queryKey: ['row', meta.name, id] });
   };
 }
 
-// RestoreButton is the row page's Restore, on a deleted row.
-export function RestoreButton({ meta, id, row }: { meta: ResourceMeta; id: string; row: Row | undefined }) {
+// RestoreButton is the row page's Restore, on a deleted row; version
+// says the ETag of the row as the page shows it.
+export function RestoreButton({ meta, id, row, version }: { meta: ResourceMeta; id: string; row: Row | undefined; version: () => string | undefined }) {
   const restore = useRestore(meta);
   if (!meta.permissions.update || !isDeleted(meta, row)) return null;
   return (
-    <button type="button" onClick={() => void restore(id)}>
+    <button type="button" onClick={() => void restore(id, version())}>
       <ArchiveRestore size={14} aria-hidden="true" /> Restore
     </button>
   );

@@ -1,4 +1,4 @@
-import { api, seg, type ResourceMeta, type Row } from '../api';
+import { api, isStale, seg, type ResourceMeta, type Row } from '../api';
 
 // A delete is undone as the panel undoes it anywhere else, and audited
 // so: on a soft-delete resource by _restore (audited as restore), else by
@@ -12,11 +12,20 @@ export function canUndoDelete(meta: ResourceMeta): boolean {
 }
 
 // undoDelete brings back the row id of meta that operator deleted: the
-// newest delete entry of its History that is theirs.
-export async function undoDelete(meta: ResourceMeta, id: string, operator: string | undefined): Promise<void> {
+// newest delete entry of its History that is theirs. etag is the version
+// the delete answered: a soft-deleted row the game changed since is left
+// as it is (the undo fails, saying so). A row deleted for good has no
+// version: the revert that re-creates it checks only that the row does
+// not exist again.
+export async function undoDelete(meta: ResourceMeta, id: string, operator: string | undefined, etag?: string): Promise<void> {
   const base = `/${seg(meta.name)}/${seg(id)}`;
   if (meta.softDeleteColumn) {
-    await api.post(base + '/_restore');
+    try {
+      await api.post(base + '/_restore', {}, { ifMatch: etag });
+    } catch (err) {
+      if (isStale(err)) throw new Error('it changed since it was deleted; restore it from its page if you still mean to.');
+      throw err;
+    }
     return;
   }
   const h = await api.list(base + '/_history', new URLSearchParams({ _limit: '10' }));
