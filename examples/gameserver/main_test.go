@@ -68,18 +68,8 @@ func TestDemoGame(t *testing.T) {
 	call := func(c *http.Client, method, path, body string) (int, string) {
 		return do(t, srv, c, method, path, body)
 	}
-	jar, _ := cookiejar.New(nil)
-	root := &http.Client{Jar: jar}
-	if code, body := call(root, "POST", "/admin-api/auth/bootstrap", `{"email":"me@example.com","password":"correct horse","token":"`+token+`"}`); code != 201 {
-		t.Fatalf("bootstrap = %d %s", code, body)
-	}
-
-	// The game's own sign-in and a live connection.
-	code, body := call(nil, "POST", "/api/auth/login", `{"email":"player07@example.com","password":"player-password"}`)
-	var login struct{ Token, UserID string }
-	if code != 200 || json.Unmarshal([]byte(body), &login) != nil || login.Token == "" {
-		t.Fatalf("player login = %d %s", code, body)
-	}
+	// The first admin, then the game's own sign-in and a live connection.
+	root, login := adminAndPlayer(t, srv, token)
 	if code, _ := call(nil, "POST", "/api/auth/login", `{"email":"player07@example.com","password":"wrong"}`); code != 401 {
 		t.Fatalf("player login with a wrong password = %d; want 401", code)
 	}
@@ -100,7 +90,7 @@ func TestDemoGame(t *testing.T) {
 
 	// Another player in the arena reports player07 by their session: the
 	// report lands in the panel's queue, beside the seeded three.
-	code, body = call(nil, "POST", "/api/auth/login", `{"email":"player08@example.com","password":"player-password"}`)
+	code, body := call(nil, "POST", "/api/auth/login", `{"email":"player08@example.com","password":"player-password"}`)
 	var login8 struct{ Token string }
 	if code != 200 || json.Unmarshal([]byte(body), &login8) != nil {
 		t.Fatalf("player08 login = %d %s", code, body)
@@ -252,16 +242,7 @@ func TestDemoReconnectionGrace(t *testing.T) {
 	call := func(c *http.Client, method, path, body string) (int, string) {
 		return do(t, srv, c, method, path, body)
 	}
-	jar, _ := cookiejar.New(nil)
-	root := &http.Client{Jar: jar}
-	if code, body := call(root, "POST", "/admin-api/auth/bootstrap", `{"email":"me@example.com","password":"correct horse","token":"`+token+`"}`); code != 201 {
-		t.Fatalf("bootstrap = %d %s", code, body)
-	}
-	code, body := call(nil, "POST", "/api/auth/login", `{"email":"player07@example.com","password":"player-password"}`)
-	var login struct{ Token, UserID string }
-	if code != 200 || json.Unmarshal([]byte(body), &login) != nil {
-		t.Fatalf("player login = %d %s", code, body)
-	}
+	root, login := adminAndPlayer(t, srv, token)
 	ws := "ws" + strings.TrimPrefix(srv.URL, "http") + "/ws/arena"
 	type arenaState struct {
 		Players map[string]struct {
@@ -354,7 +335,7 @@ func TestDemoReconnectionGrace(t *testing.T) {
 		}
 	}
 	// The kick's leave callback has run by the time the kick answers.
-	_, body = call(root, "GET", "/admin-api/rooms/"+room, "")
+	_, body := call(root, "GET", "/admin-api/rooms/"+room, "")
 	var after struct{ State arenaState }
 	if err := json.Unmarshal([]byte(body), &after); err != nil {
 		t.Fatal(err)
@@ -365,4 +346,25 @@ func TestDemoReconnectionGrace(t *testing.T) {
 	if _, _, _, score := join(room); score != 0 {
 		t.Fatalf("the kicked player's score on rejoining within the grace = %d; want a new seat (0), not theirs", score)
 	}
+}
+
+// playerLogin is the game's answer to a player's sign-in.
+type playerLogin struct{ Token, UserID string }
+
+// adminAndPlayer bootstraps the demo's first admin with the setup token
+// and signs player07 in through the game's own API: the admin's client
+// and the player's token.
+func adminAndPlayer(t *testing.T, srv *httptest.Server, token string) (*http.Client, playerLogin) {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	root := &http.Client{Jar: jar}
+	if code, body := do(t, srv, root, "POST", "/admin-api/auth/bootstrap", `{"email":"me@example.com","password":"correct horse","token":"`+token+`"}`); code != 201 {
+		t.Fatalf("bootstrap = %d %s", code, body)
+	}
+	code, body := do(t, srv, nil, "POST", "/api/auth/login", `{"email":"player07@example.com","password":"player-password"}`)
+	var login playerLogin
+	if code != 200 || json.Unmarshal([]byte(body), &login) != nil || login.Token == "" {
+		t.Fatalf("player login = %d %s", code, body)
+	}
+	return root, login
 }
