@@ -349,20 +349,11 @@ func TestClusterStartsWithRedisDown(t *testing.T) {
 	onB := b.join(t, "u3")
 
 	srv.stop()
-	var mu sync.Mutex
-	banned := map[string]bool{}
+	banned := &bannedUsers{m: map[string]bool{}}
 	ca := srv.client()
 	var logs syncBuffer
 	a := startNodeWith(t, ca, prefix, "a", 3*time.Second, answerTimeout, live.Options{
-		UserStates: func(_ context.Context, ids []string) (map[string]admin.UserState, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			m := map[string]admin.UserState{}
-			for _, id := range ids {
-				m[id] = admin.UserState{Banned: banned[id]}
-			}
-			return m, nil
-		},
+		UserStates:      banned.states,
 		RevalidateEvery: -1, // only when the cluster asks
 	}, slog.New(slog.NewTextHandler(&logs, nil)))
 	cheater, honest := a.join(t, "u1"), a.join(t, "u2")
@@ -380,9 +371,7 @@ func TestClusterStartsWithRedisDown(t *testing.T) {
 		t.Fatalf("A's log does not say it starts alone: %q", logs.String())
 	}
 	// A ban made through B during the outage: B cannot reach A.
-	mu.Lock()
-	banned["u1"] = true
-	mu.Unlock()
+	banned.ban("u1")
 	if n, err := b.cluster.DisconnectUser(ctx, "u1", admin.LeaveBanned, "banned"); n != 0 || !errors.Is(err, admin.ErrNodeUnavailable) {
 		t.Fatalf("B's DisconnectUser(u1) with Redis down = %d, %v; want 0 and ErrNodeUnavailable", n, err)
 	}
@@ -502,25 +491,14 @@ func TestClusterResubscribeRechecks(t *testing.T) {
 	opt.ClientName = strings.TrimSuffix(prefix, ":") + "-a"
 	own := redis.NewClient(opt)
 	defer own.Close()
-	var mu sync.Mutex
-	banned := map[string]bool{}
+	banned := &bannedUsers{m: map[string]bool{}}
 	n := startNodeWith(t, own, prefix, "a", time.Minute, answerTimeout, live.Options{
-		UserStates: func(_ context.Context, ids []string) (map[string]admin.UserState, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			m := map[string]admin.UserState{}
-			for _, id := range ids {
-				m[id] = admin.UserState{Banned: banned[id]}
-			}
-			return m, nil
-		},
+		UserStates:      banned.states,
 		RevalidateEvery: -1, // only when the cluster asks
 	}, quiet())
 	cheater, honest := n.join(t, "u1"), n.join(t, "u2")
 
-	mu.Lock()
-	banned["u1"] = true // banned while the node could not hear it
-	mu.Unlock()
+	banned.ban("u1") // banned while the node could not hear it
 	list, err := rdb.ClientList(ctx).Result()
 	if err != nil {
 		t.Fatal(err)
@@ -574,4 +552,27 @@ func TestClusterClose(t *testing.T) {
 	eventually(t, "goroutines back to their count before NewCluster", func() bool {
 		return runtime.NumGoroutine() <= before
 	})
+}
+
+// bannedUsers is the ban state the tests' hubs re-check live players
+// against (live.Options.UserStates), set by the test.
+type bannedUsers struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+func (b *bannedUsers) ban(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.m[id] = true
+}
+
+func (b *bannedUsers) states(_ context.Context, ids []string) (map[string]admin.UserState, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := map[string]admin.UserState{}
+	for _, id := range ids {
+		out[id] = admin.UserState{Banned: b.m[id]}
+	}
+	return out, nil
 }

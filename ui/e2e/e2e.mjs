@@ -2443,9 +2443,8 @@ async function safetySteps(base, consoleErrors) {
   });
 }
 
-// conflictSteps: a save never undoes what the operator did not see
-// (issue 47, item 1). Two admins edit one player; the second's save is
-// refused, shows what the first changed, and goes through once re-applied.
+// conflictSteps: a save never undoes what the operator did not see.
+// Two admins edit one player; the second's save is refused, shows what the first changed, and goes through once re-applied.
 // A JSON column the game writes while the form is open is saved as a merge
 // patch of the operator's key, and both keys are kept.
 async function conflictSteps(base, consoleErrors) {
