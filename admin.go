@@ -38,9 +38,6 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options) (*Admin, error) {
 		return nil, err
 	}
 	a := &Admin{e: e, auth: &Auth{e.Auth()}, mod: &Moderation{e.Moderation()}, audit: &Audit{e.Audit()}}
-	if made.Add(1) == 1 {
-		only.Store(a)
-	}
 	return a, nil
 }
 

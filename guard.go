@@ -3,7 +3,6 @@ package admin
 import (
 	"context"
 	"net/http"
-	"sync/atomic"
 
 	"github.com/gameadmin/admin/internal/engine"
 )
@@ -20,10 +19,9 @@ func OperatorFrom(ctx context.Context) (Operator, bool) {
 
 // GuardOptions configure Guard.
 type GuardOptions struct {
-	// Admin is the panel whose sessions the guard checks. Default: the one
-	// Admin the process has created with New; when it has created more
-	// than one (two panels, or a panel re-made), Guard panics rather than
-	// guess, so set it.
+	// Admin is the panel whose sessions the guard checks. Required by the
+	// function Guard, which panics without it; Admin.Guard needs it not
+	// (its receiver is the panel).
 	Admin *Admin
 	// Role is the minimum role (admin > mod > user). Default RoleAdmin.
 	Role Role
@@ -36,27 +34,17 @@ type GuardOptions struct {
 	APIOnly bool
 }
 
-// only is the Admin New created, while it has created just one: Guard's
-// default. made counts them.
-var (
-	only atomic.Pointer[Admin]
-	made atomic.Int64
-)
-
 // Guard protects any handler with the session of opts.Admin (see
-// Admin.Guard, which it calls). With no opts.Admin it uses the one Admin the
-// process created with New, and panics when there is none or more than
-// one: a guard must not start serving with no panel or the wrong one.
+// Admin.Guard, which it calls). It panics when opts.Admin is nil: a guard
+// must not start serving with no panel, and the library keeps no
+// process-wide default to guess one from.
 //
 //	mux.Handle("/ops/monitor", admin.Guard(admin.GuardOptions{Admin: a, Role: admin.RoleMod})(monitor))
 func Guard(opts GuardOptions) func(http.Handler) http.Handler {
-	a := opts.Admin
-	if a == nil {
-		if a = only.Load(); a == nil || made.Load() != 1 {
-			panic("admin: Guard: GuardOptions.Admin is not set, and the process has not made exactly one Admin to default to")
-		}
+	if opts.Admin == nil {
+		panic("admin: Guard: GuardOptions.Admin is nil; set it to the *Admin whose sessions the guard checks")
 	}
-	return a.Guard(opts)
+	return opts.Admin.Guard(opts)
 }
 
 // Guard protects any handler with this panel's session (opts.Admin, if

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	. "github.com/gameadmin/admin"
@@ -110,23 +111,28 @@ func TestGuard(t *testing.T) {
 }
 
 // TestGuardNeedsItsAdmin: the package-level Guard guards with the Admin its
-// options name, and refuses at set-up to guess: a test process has made
-// many panels, so leaving Admin out panics, and so does naming another
+// options name, and refuses at set-up to guess: leaving Admin out panics
+// naming the field (the library keeps no default panel), and so does naming another
 // panel than the method's receiver.
 func TestGuardNeedsItsAdmin(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, testdb.SQLite(t), Options{})
 	other := newPanel(t, testdb.SQLite(t), Options{})
-	mustPanic := func(what string, fn func()) {
+	mustPanic := func(what string, fn func()) (msg string) {
 		t.Helper()
 		defer func() {
-			if recover() == nil {
+			r := recover()
+			if r == nil {
 				t.Errorf("%s did not panic", what)
 			}
+			msg = fmt.Sprint(r)
 		}()
 		fn()
+		return ""
 	}
-	mustPanic("Guard with no Admin among many", func() { Guard(GuardOptions{}) })
+	if msg := mustPanic("Guard with no Admin", func() { Guard(GuardOptions{}) }); !strings.Contains(msg, "GuardOptions.Admin") {
+		t.Errorf("Guard with no Admin panics with %q; want it to name GuardOptions.Admin", msg)
+	}
 	mustPanic("a.Guard naming another Admin", func() { e.admin.Guard(GuardOptions{Admin: other}) })
 
 	g := Guard(GuardOptions{Admin: e.admin, APIOnly: true})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
