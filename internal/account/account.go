@@ -88,7 +88,7 @@ func (au *Auth) SetPasswordHash(ctx context.Context, userID, hash string) error 
 	return au.users.SetPasswordHash(ctx, au.db, userID, hash)
 }
 
-// HashPassword hashes a password with Options.passhash.Hasher, under the
+// HashPassword hashes a password with Options.PasswordHasher, under the
 // panel's hashing concurrency limit.
 func (au *Auth) HashPassword(ctx context.Context, password string) (string, error) {
 	if err := CheckNewPassword(password); err != nil {
