@@ -102,17 +102,6 @@ type Row struct {
 	Outcome    string     `bun:"outcome,nullzero" json:"outcome,omitempty"`
 }
 
-// Claim is a row of <prefix>report_claims: who works a player's open
-// reports. Its primary key is the player, so two claims at once cannot
-// both win.
-type Claim struct {
-	bun.BaseModel `bun:"table:game_report_claims,alias:rc"`
-
-	PlayerID  string    `bun:"player_id,pk" json:"playerId"`
-	ClaimedBy string    `bun:"claimed_by,notnull" json:"claimedBy"`
-	ClaimedAt time.Time `bun:"claimed_at,notnull" json:"claimedAt"`
-}
-
 // The statuses of a report.
 const (
 	Open     = "open"
