@@ -3,6 +3,13 @@
 // a Bun select query. It is safe by construction: identifiers come only
 // from the table's columns and are quoted by Bun; every value a client
 // sends is typed by its column and bound as a value.
+//
+// Parse and the List are in list.go. A value goes one of three ways, each
+// in its own file with its own switch over the kinds: from the query
+// string (querystring.go: a filter's value, an id), from a request body
+// (body.go: ConvertValue), and from the database to a JSON cell
+// (cells.go). text.go holds the text forms both inputs read, time.go the
+// one parser of every time string, errors.go the Error a client reads.
 package query
 
 import (
