@@ -2,9 +2,10 @@ package query
 
 import (
 	"database/sql"
-	"fmt"
+	"encoding/json"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -147,7 +148,7 @@ func plainCell(k plainKind, raw any) (any, bool) {
 			if !text {
 				return nil, false
 			}
-			if tm, ok = parseStoredTime(s); !ok {
+			if tm, ok = parseTime(s, storedTimes, nil); !ok {
 				return nil, false
 			}
 		}
@@ -159,12 +160,19 @@ func plainCell(k plainKind, raw any) (any, bool) {
 
 var scannerIface = reflect.TypeFor[sql.Scanner]()
 
+// storedTimes are the forms of a timestamp's text as Select reads it from
+// PostgreSQL (ISO text without an offset: a timestamp without time zone,
+// or a timestamptz turned to UTC), or as RFC 3339.
+const storedTimes = storedWall | rfc3339
+
 // cellValue is one column's value as a row carries it (see RowMap), from
 // raw, what the driver handed back.
 func cellValue(c *schema.Column, model reflect.Value, raw any) (any, *CellIssue) {
 	switch {
 	case raw == nil:
 		return nil, nil
+	case c.Unix != "":
+		return unixCell(c, raw)
 	case ownKind(c):
 		return kindCell(c, raw)
 	case c.DataType == schema.JSON:
@@ -172,7 +180,7 @@ func cellValue(c *schema.Column, model reflect.Value, raw any) (any, *CellIssue)
 	case c.DataType == schema.Datetime:
 		// PostgreSQL timestamps arrive as text (see Select).
 		if s, ok := textOf(raw); ok {
-			if tm, ok := parseStoredTime(s); ok {
+			if tm, ok := parseTime(s, storedTimes, nil); ok {
 				raw = tm
 			}
 		}
@@ -202,8 +210,6 @@ func cellValue(c *schema.Column, model reflect.Value, raw any) (any, *CellIssue)
 	}
 	return v, nil
 }
-
-var errBadUTF8 = fmt.Errorf("query: text is not valid UTF-8")
 
 // storedText is a cell the model's Go type could not take (err says why)
 // shown as the text the database holds. The special values of PostgreSQL
@@ -258,64 +264,141 @@ func textOf(raw any) (string, bool) {
 	return "", false
 }
 
-// parseStoredTime reads a timestamp as Select reads it from PostgreSQL
-// (ISO text without an offset: a timestamp without time zone, or a
-// timestamptz turned to UTC), or as RFC 3339.
-func parseStoredTime(s string) (time.Time, bool) {
-	if tm, ok := parseUTCWall(s); ok {
-		return tm, true
+// kindCell is a cell of an ownKind column (not a unix time) from raw,
+// the driver's value.
+func kindCell(c *schema.Column, raw any) (any, *CellIssue) {
+	if tm, ok := raw.(time.Time); ok {
+		// SQLite's driver parses a column declared DATE or TIMESTAMP.
+		switch c.Kind {
+		case schema.KindDate:
+			return tm.Format(time.DateOnly), nil
+		case schema.KindTimestampLocal:
+			return tm.Format(wallClock), nil
+		}
 	}
-	if tm, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return tm, true
+	s, ok := textOf(raw)
+	if !ok {
+		switch x := raw.(type) {
+		case int64:
+			s = strconv.FormatInt(x, 10)
+			if c.Kind == schema.KindDecimal && c.HasScale && c.Scale > 0 {
+				s += "." + strings.Repeat("0", c.Scale)
+			}
+		case float64:
+			if sp := specialFloat(x); sp != "" {
+				return sp, nil
+			}
+			s = strconv.FormatFloat(x, 'f', -1, 64)
+			// SQLite stores a numeric(p,s) that fits a double as REAL
+			// (2500.50 as 2500.5): said again with the declared scale,
+			// when that loses no digit the double holds.
+			if c.Kind == schema.KindDecimal && c.HasScale {
+				if f := strconv.FormatFloat(x, 'f', c.Scale, 64); len(s) <= len(f) || !strings.Contains(s, ".") {
+					if back, err := strconv.ParseFloat(f, 64); err == nil && back == x {
+						s = f
+					}
+				}
+			}
+		default:
+			return nil, &CellIssue{Message: "the stored value cannot be shown", Err: errorf(CodeInvalidValue, "unexpected %T", raw)}
+		}
 	}
-	return time.Time{}, false
+	if !utf8.ValidString(s) {
+		return strings.ToValidUTF8(s, "\uFFFD"), &CellIssue{Message: "not valid UTF-8; invalid bytes shown as U+FFFD", Err: errBadUTF8}
+	}
+	switch c.Kind {
+	case schema.KindArray:
+		if strings.HasPrefix(s, "{") {
+			elems, err := parsePGArray(s, c.Elem)
+			if err != nil {
+				return s, &CellIssue{Message: "an array the panel cannot read; shown as stored", Err: err}
+			}
+			return elems, nil
+		}
+		return jsonCell(s, false) // SQLite: Bun stores arrays as JSON
+	case schema.KindDate, schema.KindTimestampLocal:
+		if IsSpecial(s) {
+			return s, nil
+		}
+		// A date or a timestamp as the databases write it: its wall
+		// clock, any offset dropped (SQLite's text of a time Bun wrote
+		// carries one).
+		if tm, ok := parseTime(s, bareDate|wallTime|wallOffset, nil); ok {
+			if c.Kind == schema.KindDate {
+				return tm.Format(time.DateOnly), nil
+			}
+			return tm.Format(wallClock), nil
+		}
+	}
+	return s, nil
 }
 
-// parseUTCWall reads "2006-01-02 15:04:05[.fraction]" (or with a 'T'
-// between date and time) as UTC without time.Parse, which is most of a
-// list page's conversion cost: it is what Select gives for every
-// timestamp on PostgreSQL.
-func parseUTCWall(s string) (time.Time, bool) {
-	if len(s) < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || s[16] != ':' {
-		return time.Time{}, false
-	}
-	num := func(a, b int) (int, bool) {
-		n := 0
-		for i := a; i < b; i++ {
-			c := s[i]
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			n = n*10 + int(c-'0')
+// unixCell is a cell of a unix time column from raw, the driver's value.
+func unixCell(c *schema.Column, raw any) (any, *CellIssue) {
+	var n int64
+	switch x := raw.(type) {
+	case int64:
+		n = x
+	case float64:
+		if x != float64(int64(x)) {
+			return x, &CellIssue{Message: "not a whole number of the column's unit; shown as stored", Err: errorf(CodeInvalidValue, "unix time %v", x)}
 		}
-		return n, true
-	}
-	y, ok1 := num(0, 4)
-	mo, ok2 := num(5, 7)
-	d, ok3 := num(8, 10)
-	h, ok4 := num(11, 13)
-	mi, ok5 := num(14, 16)
-	sec, ok6 := num(17, 19)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59 {
-		return time.Time{}, false
-	}
-	ns := 0
-	if len(s) > 19 {
-		if s[19] != '.' || len(s) == 20 || len(s) > 29 {
-			return time.Time{}, false
-		}
-		frac, ok := num(20, len(s))
+		n = int64(x)
+	default:
+		s, ok := textOf(raw)
 		if !ok {
-			return time.Time{}, false
+			return nil, &CellIssue{Message: "the stored value cannot be shown", Err: errorf(CodeInvalidValue, "unexpected %T", raw)}
 		}
-		for i := len(s) - 20; i < 9; i++ {
-			frac *= 10
+		v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return storedText(s, err)
 		}
-		ns = frac
+		n = v
 	}
-	tm := time.Date(y, time.Month(mo), d, h, mi, sec, ns, time.UTC)
-	if tm.Day() != d {
-		return time.Time{}, false // February 30th
+	tm := c.UnixTime(n)
+	if y := tm.Year(); y < 0 || y > 9999 {
+		// RFC 3339 has four-digit years; encoding/json refuses others.
+		return tm.Format("2006-01-02T15:04:05.999999999Z07:00"), nil
 	}
-	return tm, true
+	return tm, nil
+}
+
+// rawJSON is a JSON column's stored value as the row carries it. valid
+// says the database holds only valid JSON in the column (PostgreSQL's
+// json and jsonb), which is then not checked again.
+func rawJSON(v any, valid bool) any {
+	var b []byte
+	switch v := v.(type) {
+	case nil:
+		return nil
+	case []byte:
+		b = v
+	case string:
+		b = []byte(v)
+	default:
+		return v
+	}
+	if !valid && !json.Valid(b) {
+		return string(b)
+	}
+	if string(b) == "null" {
+		return nil
+	}
+	return json.RawMessage(b)
+}
+
+// jsonCell is rawJSON for a cell: text that is not JSON (a TEXT column
+// the game wrote by hand) is shown as stored, with an issue, as other
+// cells that do not fit their column are.
+func jsonCell(v any, valid bool) (any, *CellIssue) {
+	out := rawJSON(v, valid)
+	if s, ok := out.(string); ok {
+		if _, text := textOf(v); text {
+			if !utf8.ValidString(s) {
+				return strings.ToValidUTF8(s, "\uFFFD"), &CellIssue{Message: "not valid UTF-8; invalid bytes shown as U+FFFD", Err: errBadUTF8}
+			}
+			return s, &CellIssue{Message: "not valid JSON; shown as stored", Err: errBadJSON}
+		}
+	}
+	return out, nil
 }

@@ -1,54 +1,56 @@
 package query
 
 import (
+	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
+
+	"github.com/gameadmin/admin/internal/schema"
 )
 
-func TestParseUTCWall(t *testing.T) {
-	tests := []struct {
-		in   string
-		want time.Time
-		ok   bool
-	}{
-		{"2024-05-06T07:08:09", time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC), true},
-		{"2024-05-06T07:08:09.5", time.Date(2024, 5, 6, 7, 8, 9, 500_000_000, time.UTC), true},
-		{"2024-05-06T07:08:09.123456", time.Date(2024, 5, 6, 7, 8, 9, 123_456_000, time.UTC), true},
-		{"0001-01-01T00:00:00", time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), true},
-		{"2024-02-30T00:00:00", time.Time{}, false},
-		{"2024-05-06T07:08:09.", time.Time{}, false},
-		{"2024-05-06T07:08:09Z", time.Time{}, false},
-		{"2024-05-06T24:00:00", time.Time{}, false},
-		{"infinity", time.Time{}, false},
-		{"2024-05-06 07:08:09", time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC), true},
-		{"2024-05-06 07:08:09.25", time.Date(2024, 5, 6, 7, 8, 9, 250_000_000, time.UTC), true},
-		{"2024-05-06_07:08:09", time.Time{}, false},
-		{"0044-03-15 12:00:00 BC", time.Time{}, false},
-		{"10000-01-01 00:00:00", time.Time{}, false},
+// TestUnixValues: a unix column's cells are times (in RFC 3339's years,
+// else text), its body values times or integers, stored as the integer.
+func TestUnixValues(t *testing.T) {
+	s := &schema.Column{Name: "at", DataType: schema.Integer}
+	ms := &schema.Column{Name: "at_ms", DataType: schema.Integer}
+	if err := s.SetUnix(schema.UnixSeconds); err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		got, ok := parseUTCWall(tt.in)
-		if ok != tt.ok || !got.Equal(tt.want) {
-			t.Errorf("parseUTCWall(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+	if err := ms.SetUnix(schema.UnixMillis); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&schema.Column{Name: "x", DataType: schema.String}).SetUnix(schema.UnixSeconds); err == nil {
+		t.Error("SetUnix took a text column")
+	}
+	if err := (&schema.Column{Name: "x", DataType: schema.Integer}).SetUnix("h"); err == nil {
+		t.Error("SetUnix took unit h")
+	}
+	if v, issue := cellValue(s, reflect.Value{}, int64(1690003600)); issue != nil || v != time.Date(2023, 7, 22, 5, 26, 40, 0, time.UTC) {
+		t.Errorf("cell 1690003600 = %v, %v", v, issue)
+	}
+	if v, issue := cellValue(ms, reflect.Value{}, int64(1690003600123)); issue != nil || v.(time.Time).Format(time.RFC3339Nano) != "2023-07-22T05:26:40.123Z" {
+		t.Errorf("ms cell = %v, %v", v, issue)
+	}
+	if v, issue := cellValue(s, reflect.Value{}, "soon"); v != "soon" || issue == nil {
+		t.Errorf("text cell = %v, %v; want the text with an issue", v, issue)
+	}
+	if v, _ := cellValue(ms, reflect.Value{}, int64(1)<<62); v == nil {
+		t.Error("a time past year 9999 gave nothing")
+	} else if _, err := json.Marshal(v); err != nil {
+		t.Errorf("a time past year 9999 does not encode: %v", err)
+	}
+	for in, want := range map[any]int64{"2023-07-22T05:26:40Z": 1690003600, json.Number("1690003600"): 1690003600, "1690003600": 1690003600, "2023-07-22T07:26:40.9+02:00": 1690003600} {
+		if got, err := ConvertValue(s, in); err != nil || got != want {
+			t.Errorf("ConvertValue(%#v) = %v, %v; want %d", in, got, err, want)
 		}
 	}
-}
-
-func FuzzParseUTCWall(f *testing.F) {
-	f.Add("2024-05-06T07:08:09.5")
-	f.Add("2024-05-06 07:08:09.5")
-	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := parseUTCWall(s)
-		if !ok {
-			return
+	if got, err := ConvertValue(ms, "2023-07-22T05:26:40.123Z"); err != nil || got != int64(1690003600123) {
+		t.Errorf("ConvertValue ms = %v, %v", got, err)
+	}
+	for _, bad := range []any{"next week", true, json.Number("1.5"), map[string]any{}} {
+		if _, err := ConvertValue(s, bad); err == nil {
+			t.Errorf("ConvertValue(%#v) took it", bad)
 		}
-		layout := "2006-01-02T15:04:05.999999999"
-		if s[10] == ' ' {
-			layout = "2006-01-02 15:04:05.999999999"
-		}
-		want, err := time.ParseInLocation(layout, s, time.UTC)
-		if err != nil || !got.Equal(want) {
-			t.Fatalf("parseUTCWall(%q) = %v; time.Parse says %v, %v", s, got, want, err)
-		}
-	})
+	}
 }

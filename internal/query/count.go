@@ -309,3 +309,16 @@ func planEstimate(ctx context.Context, db bun.IDB, q *bun.SelectQuery) (int64, e
 func IsQueryCanceled(err error) bool {
 	return dberr.SQLState(err) == "57014" || strings.Contains(err.Error(), "57014")
 }
+
+// EpochBucket is the SQL for the start of the step (of length step) that
+// the timestamp col holds falls in, in seconds since the epoch: an
+// integer on both databases, for counting rows per step in the
+// database. col is SQL: a column's name, or Bun's "?TableAlias.?" with
+// the column as its argument.
+func EpochBucket(pg bool, step time.Duration, col string) string {
+	sec := strconv.FormatInt(int64(step.Seconds()), 10)
+	if pg {
+		return "(floor(extract(epoch FROM " + col + ") / " + sec + ") * " + sec + ")::bigint"
+	}
+	return "(unixepoch(" + col + ") / " + sec + ") * " + sec
+}

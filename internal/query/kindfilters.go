@@ -2,8 +2,6 @@ package query
 
 import (
 	"encoding/json"
-	"net/netip"
-	"strconv"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -11,9 +9,10 @@ import (
 	"github.com/gameadmin/admin/internal/schema"
 )
 
-// The filters that fit a column's kind: arrays (_contains, _overlaps,
-// _empty), inet (_within), JSON keys (_key), and what each dialect can
-// run.
+// What a column's kind allows (OwnKind, Sortable, Filterable), and the
+// SQL of the filters that fit a kind: arrays (_contains, _overlaps,
+// _empty), inet (_within), JSON keys (_key), with what each dialect can
+// run. querystring.go reads their values.
 
 // KeyValue is the value of a _key filter.
 type KeyValue struct {
@@ -34,6 +33,28 @@ func (l *List) CheckDialect(pg bool) error {
 	return nil
 }
 
+// OwnKind reports whether c's values are carried as the database's text
+// (an array as a JSON array, a unix time as a time), whatever the Go
+// field: they are shown, filtered and written exactly, never through a
+// Go type that would round them. Each direction (querystring.go,
+// body.go, cells.go) reads them in its own switch.
+func OwnKind(c *schema.Column) bool { return ownKind(c) }
+
+// ownKind is OwnKind. A numeric column read into a Go float stays a
+// number: the developer chose a float.
+func ownKind(c *schema.Column) bool {
+	if c.Unix != "" {
+		return true
+	}
+	switch c.Kind {
+	case schema.KindArray, schema.KindInet, schema.KindEnum, schema.KindDate, schema.KindTimestampLocal:
+		return true
+	case schema.KindDecimal:
+		return c.DataType != schema.Number && c.DataType != schema.Integer
+	}
+	return false
+}
+
 // Sortable reports whether _sort may name c: not json, bytes or arrays,
 // whose order means nothing to a reader.
 func Sortable(c *schema.Column) bool {
@@ -45,93 +66,6 @@ func Sortable(c *schema.Column) bool {
 
 // Filterable reports whether c takes filters other than _null.
 func Filterable(c *schema.Column) bool { return ownKind(c) || c.DataType != schema.Bytes }
-
-// parseKindFilter parses _key on a JSON column and _within on an inet one.
-func parseKindFilter(c *schema.Column, op Op, name, raw string) (Filter, error) {
-	f := Filter{Column: c, Op: op}
-	switch op {
-	case Key:
-		if c.DataType != schema.JSON || c.Kind == schema.KindArray {
-			return f, errorf(CodeInvalidQuery, "%s: _key works on json columns only", name)
-		}
-		key, val, ok := strings.Cut(raw, ":")
-		if !ok || key == "" {
-			return f, errorf(CodeInvalidValue, "%s takes key:value", name)
-		}
-		var v any
-		d := json.NewDecoder(strings.NewReader(val))
-		d.UseNumber()
-		if err := d.Decode(&v); err != nil || d.More() {
-			v = val // not JSON: the text
-		}
-		switch v.(type) {
-		case map[string]any, []any:
-			return f, errorf(CodeInvalidValue, "%s: the value must be a string, number, boolean or null", name)
-		}
-		f.Value = KeyValue{Key: key, Value: v}
-		return f, nil
-	case Within:
-		if c.Kind != schema.KindInet || strings.Contains(strings.ToLower(c.DBType), "mac") {
-			return f, errorf(CodeInvalidQuery, "%s: _within works on inet and cidr columns only", name)
-		}
-		p, err := netip.ParsePrefix(strings.TrimSpace(raw))
-		if err != nil {
-			a, aerr := netip.ParseAddr(strings.TrimSpace(raw))
-			if aerr != nil {
-				return f, errorf(CodeInvalidValue, "%s: %q is not a network such as 10.0.0.0/8", name, clip(raw))
-			}
-			p = netip.PrefixFrom(a, a.BitLen())
-		}
-		f.Value = p.Masked().String()
-		return f, nil
-	}
-	return f, errorf(CodeInvalidQuery, "%s: unknown operator", name)
-}
-
-// parseArrayFilter parses _contains, _overlaps (comma-separated elements)
-// and _empty (true or false) on an array column.
-func parseArrayFilter(c *schema.Column, op Op, name, raw string) (Filter, error) {
-	f := Filter{Column: c, Op: op}
-	if c.Kind != schema.KindArray {
-		return f, errorf(CodeInvalidQuery, "%s: _%s works on array columns only", name, op)
-	}
-	if op == Empty {
-		b, err := parseBool(raw)
-		if err != nil {
-			return f, errorf(CodeInvalidValue, "%s takes true or false", name)
-		}
-		f.Value = b
-		return f, nil
-	}
-	items := strings.Split(raw, ",")
-	if len(items) > MaxInItems {
-		return f, errorf(CodeInvalidQuery, "%s has more than %d values", name, MaxInItems)
-	}
-	elem := c.ElemColumn()
-	arr := make(Array, len(items))
-	for i, it := range items {
-		var v any = it
-		if c.Elem == schema.KindNumber {
-			if _, err := strconv.ParseFloat(it, 64); err != nil {
-				return f, errorf(CodeInvalidValue, "%s: item %d: %q is not a number", name, i+1, clip(it))
-			}
-			v = json.Number(it)
-		} else if c.Elem == schema.KindBool {
-			b, err := parseBool(it)
-			if err != nil {
-				return f, errorf(CodeInvalidValue, "%s: item %d: %s", name, i+1, message(err))
-			}
-			v = b
-		}
-		out, err := convertElem(elem, v)
-		if err != nil {
-			return f, errorf(CodeInvalidValue, "%s: item %d: %s", name, i+1, message(err))
-		}
-		arr[i] = out
-	}
-	f.Value = arr
-	return f, nil
-}
 
 // arrayFilter adds an array filter: PostgreSQL's array operators on a
 // value cast to the column's type (from the catalog, never the request);

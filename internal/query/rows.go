@@ -6,12 +6,9 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/uptrace/bun"
 
@@ -108,48 +105,6 @@ func labelText(v any) string {
 	}
 	return fmt.Sprint(v)
 }
-
-// rawJSON is a JSON column's stored value as the row carries it. valid
-// says the database holds only valid JSON in the column (PostgreSQL's
-// json and jsonb), which is then not checked again.
-func rawJSON(v any, valid bool) any {
-	var b []byte
-	switch v := v.(type) {
-	case nil:
-		return nil
-	case []byte:
-		b = v
-	case string:
-		b = []byte(v)
-	default:
-		return v
-	}
-	if !valid && !json.Valid(b) {
-		return string(b)
-	}
-	if string(b) == "null" {
-		return nil
-	}
-	return json.RawMessage(b)
-}
-
-// jsonCell is rawJSON for a cell: text that is not JSON (a TEXT column
-// the game wrote by hand) is shown as stored, with an issue, as other
-// cells that do not fit their column are.
-func jsonCell(v any, valid bool) (any, *CellIssue) {
-	out := rawJSON(v, valid)
-	if s, ok := out.(string); ok {
-		if _, text := textOf(v); text {
-			if !utf8.ValidString(s) {
-				return strings.ToValidUTF8(s, "\uFFFD"), &CellIssue{Message: "not valid UTF-8; invalid bytes shown as U+FFFD", Err: errBadUTF8}
-			}
-			return s, &CellIssue{Message: "not valid JSON; shown as stored", Err: errBadJSON}
-		}
-	}
-	return out, nil
-}
-
-var errBadJSON = errors.New("query: stored text is not valid JSON")
 
 // ScanRow is ScanRows for one row: it returns sql.ErrNoRows when q selects
 // nothing.

@@ -3,11 +3,16 @@
 // a Bun select query. It is safe by construction: identifiers come only
 // from the table's columns and are quoted by Bun; every value a client
 // sends is typed by its column and bound as a value.
+//
+// Parse and the List are in list.go. A value goes one of three ways, each
+// in its own file with its own switch over the kinds: from the query
+// string (querystring.go: a filter's value, an id), from a request body
+// (body.go: ConvertValue), and from the database to a JSON cell
+// (cells.go). text.go holds the text forms both inputs read, time.go the
+// one parser of every time string, errors.go the Error a client reads.
 package query
 
 import (
-	"errors"
-	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
@@ -29,43 +34,6 @@ const (
 	MaxValueLen   = 4096 // longest value of any parameter, in bytes
 	MaxParams     = 64   // most query parameters in one request
 )
-
-// Error codes. The caller answers every *Error with HTTP 400 and the code.
-const (
-	CodeUnknownColumn = "unknown_column"
-	CodeInvalidValue  = "invalid_value"
-	CodeInvalidQuery  = "invalid_query"
-)
-
-// Error is a client mistake in a list query, an id or a body value. Its
-// Message is safe to show to the client.
-type Error struct {
-	Code    string // CodeUnknownColumn, CodeInvalidValue or CodeInvalidQuery
-	Message string
-	// Column is the SQL name of the column the mistake is about, when
-	// there is one: the answer's fields name it.
-	Column string
-	// Plain, when set, is the rule the value broke in plain words, without
-	// the column ("at most 2 decimal places"): a form names the column by
-	// its label before it.
-	Plain string
-}
-
-// Error implements error.
-func (e *Error) Error() string { return "query: " + e.Message }
-
-// message is err's message as a client reads it: an *Error's Message, or
-// err's text.
-func message(err error) string {
-	if e := (*Error)(nil); errors.As(err, &e) {
-		return e.Message
-	}
-	return err.Error()
-}
-
-func errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}
 
 // Op is a filter operator, named by its parameter suffix.
 type Op string
@@ -171,6 +139,13 @@ var reserved = map[string]bool{
 	"_q": true, "_limit": true, "_cursor": true, "_count": true, TZParam: true,
 	DeletedParam: true,
 }
+
+// TZParam is the list parameter naming the operator's time zone (an IANA
+// name, "Asia/Tokyo"): a filter value on a time column without an offset
+// (a bare date, a wall time) is read in it. Without it they are UTC.
+// Columns of kind timestamp-local are wall clocks and take values as
+// they are, whatever the zone.
+const TZParam = "_tz"
 
 // DeletedParam is the list parameter that shows a soft-delete table's
 // deleted rows: only (the Deleted view) or include (with the others).
@@ -475,138 +450,4 @@ func splitFilter(t *schema.Table, name string) (*schema.Column, Op, error) {
 		name = strings.ToValidUTF8(name, "?")
 	}
 	return nil, "", errorf(CodeUnknownColumn, "unknown column in filter %q", name)
-}
-
-func parseFilter(t *schema.Table, name, raw string, zone *time.Location) (Filter, error) {
-	c, op, err := splitFilter(t, name)
-	if err != nil {
-		return Filter{}, err
-	}
-	f, err := parseColumnFilter(c, op, name, raw, zone)
-	if e := (*Error)(nil); errors.As(err, &e) {
-		e.Column = c.Name
-	}
-	return f, err
-}
-
-// parseColumnFilter is parseFilter once the column and operator are
-// known; zone is _tz (nil: UTC).
-func parseColumnFilter(c *schema.Column, op Op, name, raw string, zone *time.Location) (f Filter, err error) {
-	if err := checkText(name, raw); err != nil {
-		return Filter{}, err
-	}
-	f = Filter{Column: c, Op: op}
-	switch op {
-	case Null:
-		b, err := parseBool(raw)
-		if err != nil {
-			return f, errorf(CodeInvalidValue, "%s takes true or false", name)
-		}
-		f.Value = b
-		return f, nil
-	case Contains, Overlaps, Empty:
-		return parseArrayFilter(c, op, name, raw)
-	case Key, Within:
-		return parseKindFilter(c, op, name, raw)
-	}
-	if c.Kind == schema.KindArray && op != Like {
-		return f, errorf(CodeInvalidQuery, "%s: array columns take _contains, _overlaps, _empty and _null", name)
-	}
-	switch op {
-	case Like:
-		if (c.DataType != schema.String && c.DataType != schema.JSON && !ownKind(c)) || c.Unix != "" {
-			return f, errorf(CodeInvalidQuery, "%s: _like works on text and json columns only", name)
-		}
-		f.Value = "%" + escapeLike(raw) + "%"
-		return f, nil
-	}
-	if (c.DataType == schema.JSON || c.DataType == schema.Bytes) && !ownKind(c) {
-		return f, errorf(CodeInvalidQuery, "%s: %s columns can only be filtered with _null%s", name, c.DataType,
-			map[bool]string{true: " and _like", false: ""}[c.DataType == schema.JSON])
-	}
-	if c.DataType == schema.Boolean && op != Eq && op != Ne && op != In {
-		return f, errorf(CodeInvalidQuery, "%s: boolean columns take _eq, _ne and _in only", name)
-	}
-	if op == In {
-		items := strings.Split(raw, ",")
-		if len(items) > MaxInItems {
-			return f, errorf(CodeInvalidQuery, "%s has more than %d values", name, MaxInItems)
-		}
-		vals := make([]any, len(items))
-		for i, item := range items {
-			if vals[i], err = parseFilterValue(c, item, zone); err != nil {
-				return f, errorf(CodeInvalidValue, "%s: item %d: %s", name, i+1, message(err))
-			}
-		}
-		f.Value = vals
-		return f, nil
-	}
-	if f.Value, err = parseFilterValue(c, raw, zone); err != nil {
-		return f, errorf(CodeInvalidValue, "%s: %s", name, message(err))
-	}
-	if zonedTime(c) {
-		return wholeDay(c, f, raw, zone)
-	}
-	return f, nil
-}
-
-// DayRange is the value of an _eq or _ne filter whose value is a bare
-// date on an instant column: the day from From (its midnight in the
-// zone) up to To (the next day's), To left out.
-type DayRange struct{ From, To any }
-
-// wholeDay makes a bare date on an instant column mean that whole day in
-// the operator's zone, as a day picker means it: _eq is within the day,
-// _ne outside it, _gt after it and _lte up to its end; _gte and _lt keep
-// its midnight. f holds the date's midnight already.
-func wholeDay(c *schema.Column, f Filter, raw string, zone *time.Location) (Filter, error) {
-	day, err := time.Parse(time.DateOnly, strings.TrimSpace(raw))
-	if err != nil {
-		return f, nil // a time, not a bare date
-	}
-	next, err := parseFilterValue(c, day.AddDate(0, 0, 1).Format(time.DateOnly), zone)
-	if err != nil {
-		return f, nil // past the last day a time holds: the midnight stands
-	}
-	switch f.Op {
-	case Eq, Ne:
-		f.Value = DayRange{From: f.Value, To: next}
-	case Gt:
-		f.Op, f.Value = Gte, next
-	case Lte:
-		f.Op, f.Value = Lt, next
-	}
-	return f, nil
-}
-
-// parseFilterValue is parseValue for a filter: a value on an instant
-// column (zonedTime) without an offset is read in zone (nil: UTC).
-func parseFilterValue(c *schema.Column, s string, zone *time.Location) (any, error) {
-	if !zonedTime(c) {
-		return parseValue(c, s)
-	}
-	if c.Unix != "" {
-		return parseUnix(c, s, zone)
-	}
-	if lit, ok := specialTime(s); ok {
-		return lit, nil
-	}
-	return parseTimeIn(s, zone)
-}
-
-// escapeLike makes s match literally inside a LIKE pattern with ESCAPE '\'.
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
-
-// checkText rejects what no column can hold and what the databases would
-// refuse as text: overlong values, invalid UTF-8 and NUL bytes.
-func checkText(name, s string) error {
-	if len(s) > MaxValueLen {
-		return errorf(CodeInvalidValue, "%s is longer than %d bytes", name, MaxValueLen)
-	}
-	if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
-		return errorf(CodeInvalidValue, "%s is not valid UTF-8 text", name)
-	}
-	return nil
 }
