@@ -33,6 +33,7 @@ import (
 	"github.com/gameadmin/admin/internal/authz"
 	"github.com/gameadmin/admin/internal/csvexport"
 	"github.com/gameadmin/admin/internal/errbody"
+	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/panicerr"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/reports"
@@ -61,11 +62,10 @@ type Config struct {
 	// Reports are the players' reports: an export holds the player's, an
 	// erase takes their words away (reports.Store.Erase).
 	Reports *reports.Store
-	// SessionsEnded ends the erased user's sessions once the erase is
-	// committed (moderation.Sanctions.SessionsEnded).
-	SessionsEnded func(ctx context.Context, userID, reason string)
-	// Now is the clock of a ban's BannedAt.
-	Now func() time.Time
+	// Sanctions ban the erased user inside the erase's transaction
+	// (BanTx, the ban moderation writes) and end their sessions once it
+	// is committed (SessionsEnded).
+	Sanctions *moderation.Sanctions
 	// Log gets a cut export's failure.
 	Log *slog.Logger
 
@@ -459,7 +459,7 @@ func (a *Service) Erase(w http.ResponseWriter, r *http.Request, op authz.Operato
 		return err
 	}
 	if !dryRun {
-		a.SessionsEnded(ctx, userID, "erased")
+		a.Sanctions.SessionsEnded(ctx, userID, "erased")
 	}
 	a.WriteJSON(w, http.StatusOK, report)
 	return nil
@@ -581,13 +581,14 @@ func (a *Service) personalColumns(users *rows.Resource) []string {
 }
 
 // eraseAccount empties the users row of personal values, makes it unable
-// to sign in for good, and removes its panel role and second factor.
+// to sign in for good (a permanent ban, moderation's own, which ends its
+// sessions), and removes its panel role and second factor.
 func (a *Service) eraseAccount(ctx context.Context, tx bun.Tx, res *rows.Resource, userID string, op authz.Operator) error {
+	if err := a.Sanctions.BanTx(ctx, tx, userID, users.BanInfo{Reason: "erased", BannedBy: op.UserID}); err != nil {
+		return rows.ColumnFields(res, rows.DBError(err))
+	}
 	u := a.Users
-	q := tx.NewUpdate().
-		Set("? = ?", u.Col(u.Cols.Email), "erased-"+safeFileName(userID)+"@erased.invalid").
-		Set("? = ? + 1", u.Col(u.Cols.TokenVersion), u.Col(u.Cols.TokenVersion))
-	q = u.SetBan(q, &users.BanInfo{Reason: "erased", BannedAt: a.Now().UTC(), BannedBy: op.UserID})
+	q := tx.NewUpdate().Set("? = ?", u.Col(u.Cols.Email), "erased-"+safeFileName(userID)+"@erased.invalid")
 	if u.HashNotNull {
 		q = q.Set("? = ?", u.Col(u.Cols.PasswordHash), users.UnusableHash)
 	} else {
