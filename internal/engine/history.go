@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/gameadmin/admin/internal/audit"
 	"net/http"
 
 	"github.com/gameadmin/admin/internal/history"
@@ -17,7 +18,7 @@ import (
 func (a *Admin) newHistory() *history.Handler {
 	api := rowsAPI{a}
 	return &history.Handler{
-		DB: a.db, Table: a.tbl("admin_audit"), AuditLog: a.resources["adminAudit"],
+		DB: a.db, Table: a.tbl("admin_audit"), AuditLog: a.resources[audit.Key],
 		Store: a.rowStore(), Audit: a.audit, Sanctions: a.sanctions, Log: a.log,
 		Resource: api.resource,
 		As:       a.resourceAs,

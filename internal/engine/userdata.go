@@ -25,7 +25,7 @@ func (a *Admin) newUserData() *userdata.Service {
 		Log:       a.log,
 		ScanBatch: rowsAPI{a}.scanBatch,
 		RowID:     rowsAPI{a}.rowID,
-		UserID:    usersAPI{a}.pathUserID,
+		UserID:    a.usersRes.pathUserID,
 		RequestMeta: func(r *http.Request) map[string]any {
 			return requestMeta(r, a.clientIPs())
 		},
