@@ -72,11 +72,14 @@ type Admin struct {
 
 	moderation *Moderation
 	sanctions  *moderation.Sanctions // ban, unban, revoke and the end of sessions, once
-	userData   *userdata.Service     // a player's data requests: export and erase
-	reports    *reports.Store        // players' reports: filing, the queue, claims (reports.go)
-	auth       *Auth
-	audit      *Audit
-	events     *auditEvents // Options.OnAudit's queue, or nil (events.go)
+	// store runs the row statements (package rows) on the panel's
+	// database, with its users and roles tables and its sanctions.
+	store    rows.Store
+	userData *userdata.Service // a player's data requests: export and erase
+	reports  *reports.Store    // players' reports: filing, the queue, claims (reports.go)
+	auth     *Auth
+	audit    *Audit
+	events   *auditEvents // Options.OnAudit's queue, or nil (events.go)
 
 	widgetTimeout time.Duration // Options.WidgetTimeout, defaulted
 	totals        []string      // Options.DashboardTotals, defaulted
@@ -318,6 +321,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	a.audit.PrepareIn(a.stmts)
 	a.audit.SendCommits(commits)
 	a.sanctions = moderation.NewSanctions(db, a.roles, a.audit, opts.Rooms, a.now, a.log)
+	a.store = rows.Store{DB: db, Users: a.users, Roles: a.roles, Sanctions: a.sanctions, Stmts: a.stmts, Versions: a.versions, Now: a.now}
 	if a.reports, err = newReportStore(a); err != nil {
 		return nil, err
 	}

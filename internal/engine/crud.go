@@ -282,19 +282,13 @@ func (a rowsAPI) rowIDFromBody(res *resource, raw any) (map[string]any, error) {
 
 func encodeRowID(res *resource, row map[string]any) string { return query.EncodeID(res.Table, row) }
 
-// rowStore runs the row statements (package rows) on the panel's
-// database, with its users and roles tables and its sanctions.
-func (a *Admin) rowStore() rows.Store {
-	return rows.Store{DB: a.db, Users: a.users, Roles: a.roles, Sanctions: a.sanctions, Stmts: a.stmts, Versions: a.versions, Now: a.now}
-}
-
 // pathRow loads the row the {id} of the path names.
 func (a rowsAPI) pathRow(r *http.Request, res *resource) (map[string]any, error) {
 	id, err := a.rowID(r, res)
 	if err != nil {
 		return nil, err
 	}
-	return a.rowStore().ReadRow(r.Context(), a.db, res, id, false)
+	return a.store.ReadRow(r.Context(), a.db, res, id, false)
 }
 
 // GET /admin-api/{resource}
@@ -485,7 +479,7 @@ func (a rowsAPI) handleRead(w http.ResponseWriter, r *http.Request, op Operator)
 	if len(found) == 0 {
 		return errorf(http.StatusNotFound, "not_found", "no %s row with that id", res.Key)
 	}
-	rows.SetETag(w.Header(), a.rowStore().ETag(res, found[0]))
+	rows.SetETag(w.Header(), a.store.ETag(res, found[0]))
 	res.Answer(found[0])
 	if err := a.addLabels(r.Context(), rest, found[:1]); err != nil {
 		return err
@@ -537,7 +531,7 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 	}
 	var row map[string]any
 	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		if row, err = a.rowStore().InsertRow(ctx, tx, res, vals); err != nil {
+		if row, err = a.store.InsertRow(ctx, tx, res, vals); err != nil {
 			return err
 		}
 		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
@@ -545,7 +539,7 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 	if err != nil {
 		return a.live.writeRefused(ctx, res, vals, err)
 	}
-	rows.SetETag(w.Header(), a.rowStore().ETag(res, row))
+	rows.SetETag(w.Header(), a.store.ETag(res, row))
 	writeJSON(w, http.StatusCreated, res.Answer(row))
 	return nil
 }
@@ -646,7 +640,7 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 		return err
 	}
 	ctx := r.Context()
-	store := a.rowStore()
+	store := a.store
 	var after map[string]any
 	var ended string
 	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
@@ -697,7 +691,7 @@ func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operato
 	ctx := r.Context()
 	var row map[string]any
 	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		if row, err = a.rowStore().DeleteRow(ctx, tx, op, res, id, rows.Write{IfMatch: match}); err != nil {
+		if row, err = a.store.DeleteRow(ctx, tx, op, res, id, rows.Write{IfMatch: match}); err != nil {
 			return err
 		}
 		payload := audit.Payload(requestMeta(r, a.clientIPs()), "row", row)
@@ -710,7 +704,7 @@ func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operato
 		return err
 	}
 	if res.Table.SoftDelete != nil {
-		rows.SetETag(w.Header(), a.rowStore().ETag(res, row)) // the row is still there, to be restored
+		rows.SetETag(w.Header(), a.store.ETag(res, row)) // the row is still there, to be restored
 	}
 	writeJSON(w, http.StatusOK, res.Answer(row))
 	return nil
@@ -735,7 +729,7 @@ func (a rowsAPI) handleRestore(w http.ResponseWriter, r *http.Request, op Operat
 	ctx := r.Context()
 	var row map[string]any
 	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		if row, err = a.rowStore().RestoreRow(ctx, tx, op, res, id, rows.Write{IfMatch: match}); err != nil {
+		if row, err = a.store.RestoreRow(ctx, tx, op, res, id, rows.Write{IfMatch: match}); err != nil {
 			return err
 		}
 		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "restore", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
@@ -743,7 +737,7 @@ func (a rowsAPI) handleRestore(w http.ResponseWriter, r *http.Request, op Operat
 	if err != nil {
 		return err
 	}
-	rows.SetETag(w.Header(), a.rowStore().ETag(res, row))
+	rows.SetETag(w.Header(), a.store.ETag(res, row))
 	writeJSON(w, http.StatusOK, res.Answer(row))
 	return nil
 }

@@ -2,9 +2,9 @@ package engine
 
 import (
 	"context"
-	"github.com/gameadmin/admin/internal/audit"
 	"net/http"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/history"
 	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
@@ -19,7 +19,7 @@ func (a *Admin) newHistory() *history.Handler {
 	api := rowsAPI{a}
 	return &history.Handler{
 		DB: a.db, Table: a.tbl("admin_audit"), AuditLog: a.resources[audit.Key],
-		Store: a.rowStore(), Audit: a.audit, Sanctions: a.sanctions, Log: a.log,
+		Store: a.store, Audit: a.audit, Sanctions: a.sanctions, Log: a.log,
 		Resource: api.resource,
 		As:       a.resourceAs,
 		Allowed:  a.allowed,

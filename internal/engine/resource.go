@@ -3,13 +3,13 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/gameadmin/admin/internal/users"
 	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/gameadmin/admin/internal/migrate"
 	"github.com/gameadmin/admin/internal/rows"
+	"github.com/gameadmin/admin/internal/users"
 
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"

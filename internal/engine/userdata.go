@@ -17,7 +17,7 @@ func (a *Admin) newUserData() *userdata.Service {
 		Resources: a.resources,
 		Users:     a.users,
 		Roles:     a.roles,
-		Store:     a.rowStore(),
+		Store:     a.store,
 		Audit:     a.audit,
 		Table:     a.tbl,
 		Reports:   a.reports,

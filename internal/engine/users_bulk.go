@@ -21,7 +21,7 @@ import (
 // ("already_banned", "not_banned", "self", "not_found", "forbidden"),
 // with the counts of each, so the UI can say "7 banned, 1 already
 // banned".
-func (h *userHandler) handleUserBulk(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (h userHandler) handleUserBulk(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if !h.ours(r) {
 		return errNotFoundRoute
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gameadmin/admin/internal/users"
 	"net/http"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/users"
 
 	"github.com/google/uuid"
 )
@@ -41,25 +41,25 @@ type userHandler struct {
 // newUserHandler builds the users endpoints' handler.
 func newUserHandler(u *usersResource, s *moderation.Sanctions, gate func(Operator, Op, string) error,
 	roleOf func(context.Context, string) (Operator, error), invite func(context.Context, *users.Account, Role) error,
-	log *audit.Log, meta func(*http.Request) map[string]any) *userHandler {
-	return &userHandler{users: u, sanctions: s, gate: gate, roleOf: roleOf, invite: invite, audit: log, meta: meta}
+	log *audit.Log, meta func(*http.Request) map[string]any) userHandler {
+	return userHandler{users: u, sanctions: s, gate: gate, roleOf: roleOf, invite: invite, audit: log, meta: meta}
 }
 
 // userHandlerOf builds a's users endpoints' handler (routes.go).
-func userHandlerOf(a *Admin) *userHandler {
+func userHandlerOf(a *Admin) userHandler {
 	return newUserHandler(a.usersRes, a.sanctions, a.gate, a.moderation.Role, a.auth.SendInvite, a.audit,
 		func(r *http.Request) map[string]any { return requestMeta(r, a.clientIPs()) })
 }
 
 // ours reports whether the {resource} of r's path is the users resource.
-func (h *userHandler) ours(r *http.Request) bool {
+func (h userHandler) ours(r *http.Request) bool {
 	return h.users.res != nil && r.PathValue("resource") == h.users.res.Key
 }
 
 // POST /admin-api/{resource}/{id}/{op}: ban, unban and revoke-sessions on
 // users. Each needs update on users, ends the player's live connections in
 // every room (ban and revoke), and is audited. invite is handleInvite.
-func (h *userHandler) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (h userHandler) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if !h.ours(r) {
 		return errNotFoundRoute
 	}
@@ -131,8 +131,8 @@ func (u *usersResource) userID(raw string) (string, error) {
 		return "", clientError(err)
 	}
 	if c := res.View.ByName[u.users.Cols.ID]; c != nil && strings.EqualFold(c.SQLType, "uuid") {
-		if u, err := uuid.Parse(raw); err == nil {
-			raw = u.String()
+		if id, err := uuid.Parse(raw); err == nil {
+			raw = id.String()
 		}
 	}
 	return raw, nil
@@ -189,7 +189,7 @@ func (u *usersResource) entry(meta map[string]any, op Operator, action, userID s
 // POST /admin-api/users/{id}/invite (admins): sends the user a link to set
 // a password through OnResetRequest, marked Invite. The link is never in
 // the answer: it is a credential for the account.
-func (h *userHandler) handleInvite(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (h userHandler) handleInvite(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if op.Role != RoleAdmin {
 		return errorf(http.StatusForbidden, "forbidden", "only an admin can send an invite")
 	}
