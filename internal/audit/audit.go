@@ -30,6 +30,11 @@ import (
 	bunschema "github.com/uptrace/bun/schema"
 )
 
+// Key is the audit log's key in Options.Tables and the key of its
+// resource. The panel's behaviour for the log's rows is the engine's
+// audit log resource (internal/engine/audit_resource.go).
+const Key = "adminAudit"
+
 // Entry is a row of the append-only game_admin_audit table.
 type Entry struct {
 	bun.BaseModel `bun:"table:game_admin_audit,alias:aa"`

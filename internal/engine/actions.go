@@ -73,7 +73,7 @@ func (a rowsAPI) handleAction(w http.ResponseWriter, r *http.Request, op Operato
 		if err != nil {
 			return err
 		}
-		if row, err = a.rowStore().ReadRow(ctx, a.db, res, id, false); err != nil {
+		if row, err = a.store.ReadRow(ctx, a.db, res, id, false); err != nil {
 			return err
 		}
 		if userID, ok := rows.UserRowID(res, row); ok {
@@ -159,7 +159,7 @@ func (a rowsAPI) selection(ctx context.Context, op Operator, res *resource, raw 
 			ids, keys = append(ids, id), append(keys, k)
 		}
 	}
-	found, err := a.rowStore().ReadRows(ctx, res, ids)
+	found, err := a.store.ReadRows(ctx, res, ids)
 	if err != nil {
 		return nil, nil, err
 	}

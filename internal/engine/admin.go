@@ -64,14 +64,22 @@ type Admin struct {
 
 	resources map[string]*resource // by key
 	order     []string             // sidebar order of the keys
+	// specials are the resources with behaviour of their own, by key
+	// (special.go): the users resource and the audit log.
+	specials specials
+	usersRes *usersResource // the users resource (users_resource.go)
+	auditRes *auditResource // the audit log (audit_resource.go)
 
 	moderation *Moderation
 	sanctions  *moderation.Sanctions // ban, unban, revoke and the end of sessions, once
-	userData   *userdata.Service     // a player's data requests: export and erase
-	reports    *reports.Store        // players' reports: filing, the queue, claims (reports.go)
-	auth       *Auth
-	audit      *Audit
-	events     *auditEvents // Options.OnAudit's queue, or nil (events.go)
+	// store runs the row statements (package rows) on the panel's
+	// database, with its users and roles tables and its sanctions.
+	store    rows.Store
+	userData *userdata.Service // a player's data requests: export and erase
+	reports  *reports.Store    // players' reports: filing, the queue, claims (reports.go)
+	auth     *Auth
+	audit    *Audit
+	events   *auditEvents // Options.OnAudit's queue, or nil (events.go)
 
 	widgetTimeout time.Duration // Options.WidgetTimeout, defaulted
 	totals        []string      // Options.DashboardTotals, defaulted
@@ -189,7 +197,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 		// The panel's own tables are always in the panel: a game that
 		// lists only its tables still gets the audit log and roles pages.
 		opts.Tables = maps.Clone(opts.Tables)
-		for _, key := range []string{"roles", "adminAudit"} {
+		for _, key := range panelKeys() {
 			if _, ok := opts.Tables[key]; !ok {
 				opts.Tables[key] = BuiltinTables()[key]
 			}
@@ -279,6 +287,9 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if a.plan, err = newSchemaPlan(db.Dialect(), prefix, opts.Tables, a.users); err != nil {
 		return nil, err
 	}
+	a.usersRes = newUsersResource(db, a.roles, a.allowed, a.now, a.log)
+	a.auditRes = &auditResource{} // its build needs nothing; the rest is wired below
+	a.specials = specials{users.Key: a.usersRes, audit.Key: a.auditRes}
 	if err := (*compiler)(a).buildResources(db); err != nil {
 		return nil, err
 	}
@@ -294,11 +305,8 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	}
 	a.live = newLiveCatalog(a)
 	(*compiler)(a).checkSQLite(ctx)
-	if res := a.resources["users"]; res != nil {
-		a.users.FromCatalog(res.Table)
-		if c := res.Table.ByName[a.users.Cols.BanUntil]; c != nil && c.Unix == UnixMillis {
-			return nil, fmt.Errorf("admin: UserColumns.BanUntil: column %q is declared a unix time in milliseconds; a ban's until-column holds unix seconds (or is a timestamp)", c.Name)
-		}
+	if err := a.usersRes.fromCatalog(); err != nil {
+		return nil, err
 	}
 	if err := (*compiler)(a).checkCreatedAt(); err != nil {
 		return nil, err
@@ -313,6 +321,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	a.audit.PrepareIn(a.stmts)
 	a.audit.SendCommits(commits)
 	a.sanctions = moderation.NewSanctions(db, a.roles, a.audit, opts.Rooms, a.now, a.log)
+	a.store = rows.Store{DB: db, Users: a.users, Roles: a.roles, Sanctions: a.sanctions, Stmts: a.stmts, Versions: a.versions, Now: a.now}
 	if a.reports, err = newReportStore(a); err != nil {
 		return nil, err
 	}
@@ -320,7 +329,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if a.auth, err = account.New(account.Config{DB: db, Roles: a.roles, TablePrefix: string(a.tableNames), Tokens: a.tokens, Audit: a.audit, Sanctions: a.sanctions,
 		Hasher: hasher, HashConcurrency: opts.HashConcurrency, Limits: a.limits, TOTP: totp,
 		Proxies: a.clientIPs(), UIPath: opts.UIPath, OnResetRequest: opts.OnResetRequest, ResetOperatorsOnly: opts.ResetOperatorsOnly,
-		Jobs: a.jobs, AuditJobs: a.auditJobs, Failures: a.failures, NewUser: usersAPI{a}.bootstrapDefaults, DBError: rows.DBError,
+		Jobs: a.jobs, AuditJobs: a.auditJobs, Failures: a.failures, NewUser: a.usersRes.bootstrapDefaults, DBError: rows.DBError,
 		Closed: a.closedError, Now: a.now, Log: a.log}); err != nil {
 		return nil, err
 	}
@@ -335,7 +344,13 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if a.setup, err = account.NewSetupToken(opts.SetupToken); err != nil {
 		return nil, err
 	}
+	a.usersRes.hash = a.auth.Hash
+	if opts.Rooms != nil {
+		a.usersRes.sessions = roomsAPI{a}.activeSessions
+	}
 	a.history = a.newHistory()
+	*a.auditRes = auditResource{resources: a.resources, order: a.order, rooms: opts.Rooms != nil,
+		resAs: a.resourceAs, allowed: a.allowed, limited: a.limited, ownParams: listParams(a.specials), history: a.history}
 	a.dashboard = a.newDashboard()
 	a.handler = a.routes()
 	a.events = startAuditEvents(opts, commits, eventLabels(db, a.roles), a.log)

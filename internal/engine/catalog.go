@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/catalog"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/rows"
@@ -72,16 +71,7 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 		}
 		e.ListColumns = append(e.ListColumns, res.Shown(cfg.List.Columns)...)
 	}
-	if res.Key == "users" && res.View.ByName[a.users.Cols.Email] != nil {
-		e.EmailColumn = a.users.Cols.Email
-	}
-	if res.Key == "users" {
-		e.BanColumn = usersAPI(a).banColumn(res.View.ByName)
-	}
 	e.ReadOnly = t.NotWritable
-	if res.Key == "adminAudit" {
-		e.AuditActions = audit.ActionLabels()
-	}
 	if sd := t.SoftDelete; sd != nil && res.View.ByName[sd.Name] != nil && !res.Restricted[sd.Name] {
 		e.SoftDeleteColumn = sd.Name
 	}
@@ -102,9 +92,6 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 		}
 		if cc.LinkTo != nil {
 			col.LinkTo = cc.LinkTo
-		}
-		if res.Key == "users" && a.users.Cols.TokenVersion != "" && c.Name == a.users.Cols.TokenVersion {
-			col.Technical = true
 		}
 		if c.HasScale && (c.Kind == schema.KindDecimal || c.Elem == schema.KindDecimal) {
 			col.Scale = &c.Scale
@@ -131,6 +118,7 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 			Target: rel.Target, Kind: rel.Kind, FK: rel.FK,
 		})
 	}
+	a.specials.of(res.Key).catalog(&e, res)
 	return e
 }
 

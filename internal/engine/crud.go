@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gameadmin/admin/internal/account"
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/history"
@@ -99,6 +98,7 @@ func decodeAny(r *http.Request, v *map[string]any) error { return readJSON(r, v,
 // so a row read and sent back by PUT is an update that changes nothing.
 // merge reads the body as a merge patch (RFC 7396): a JSON column's
 // object is a rows.MergePatch of its stored document, not its value.
+// The resource's own fields and checks are its special's (body).
 func (a rowsAPI) decodeRow(r *http.Request, res *resource, update, merge bool) (map[string]any, map[string]any, rows.FieldProblems, error) {
 	var body map[string]any
 	if err := decodeAny(r, &body); err != nil {
@@ -110,12 +110,7 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update, merge bool) (
 	var kept map[string]any
 	vals := make(map[string]any, len(body))
 	problems := rows.FieldProblems{}
-	password, setPassword := body[newPasswordField]
-	if setPassword && takesNewPassword(res, update) {
-		delete(body, newPasswordField)
-	} else {
-		setPassword = false
-	}
+	own := a.specials.of(res.Key).body(res, body, update)
 	for k, v := range body {
 		col, ok := res.View.ByName[k]
 		switch {
@@ -186,17 +181,16 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update, merge bool) (
 			}
 			return nil, nil, nil, err
 		}
-		if k == a.users.Cols.Email && res.Key == "users" {
-			e, _ := cv.(string)
-			if cv, err = account.CheckEmail(e); err != nil {
-				return nil, nil, nil, err
-			}
-		}
 		if raw, ok := cv.(json.RawMessage); ok && !update && !rows.FitsModel(col, raw) { // an update checks it against the row: rows.KeepMisfits
 			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "%s: the value does not have the shape this field takes", res.ColumnLabel(col))
 		}
 		vals[k] = cv
 		hold(pendingValue{}) // passed: written, unless the row holds it
+	}
+	if own != nil {
+		if err := own(r.Context(), vals); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	if update {
 		problems.CheckRequired(res, vals, true)
@@ -204,11 +198,6 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update, merge bool) (
 			kept[k] = pendingValue{sent: kept[k].(pendingValue).sent, problem: msg}
 			delete(vals, k)
 			delete(problems, k)
-		}
-	}
-	if res.Key == "users" && !update {
-		if err := a.setNewPassword(r.Context(), vals, password, setPassword); err != nil {
-			return nil, nil, nil, err
 		}
 	}
 	return vals, kept, problems, nil
@@ -267,44 +256,6 @@ func unchangedCheck(store rows.Store, res *resource, kept, vals map[string]any) 
 	}
 }
 
-// newPasswordField is the write-only field of POST /users that gives the
-// new user's password; the password column itself stays hidden.
-const newPasswordField = "password"
-
-// takesNewPassword reports whether a body's "password" is the new user's
-// password: on a create of the users resource, whose visible columns do
-// not include one of that name. Anywhere else it is an unknown column.
-func takesNewPassword(res *resource, update bool) bool {
-	_, isColumn := res.View.ByName[newPasswordField]
-	return res.Key == "users" && !update && !isColumn
-}
-
-// setNewPassword puts a new user's password hash into vals: password
-// (when given, a string of at least 8 characters) hashed with
-// Options.PasswordHasher, else, when the column is NOT NULL without a
-// default, the unusable marker no password verifies (an invite gives the
-// user one). It runs after every other check of the body, so a refused
-// body costs no hashing.
-func (a rowsAPI) setNewPassword(ctx context.Context, vals map[string]any, password any, given bool) error {
-	if !given || password == nil {
-		a.users.SetHash(vals, "")
-		return nil
-	}
-	p, ok := password.(string)
-	if !ok {
-		return errorf(http.StatusBadRequest, "invalid_value", "password must be a string")
-	}
-	if err := account.CheckNewPassword(p); err != nil {
-		return err
-	}
-	h, err := a.auth.Hash(ctx, p)
-	if err != nil {
-		return err
-	}
-	a.users.SetHash(vals, h)
-	return nil
-}
-
 // rowID decodes the {id} of the path.
 func (a rowsAPI) rowID(r *http.Request, res *resource) (map[string]any, error) {
 	if len(res.Table.PK) == 0 {
@@ -331,19 +282,13 @@ func (a rowsAPI) rowIDFromBody(res *resource, raw any) (map[string]any, error) {
 
 func encodeRowID(res *resource, row map[string]any) string { return query.EncodeID(res.Table, row) }
 
-// rowStore runs the row statements (package rows) on the panel's
-// database, with its users and roles tables and its sanctions.
-func (a *Admin) rowStore() rows.Store {
-	return rows.Store{DB: a.db, Users: a.users, Roles: a.roles, Sanctions: a.sanctions, Stmts: a.stmts, Versions: a.versions, Now: a.now}
-}
-
 // pathRow loads the row the {id} of the path names.
 func (a rowsAPI) pathRow(r *http.Request, res *resource) (map[string]any, error) {
 	id, err := a.rowID(r, res)
 	if err != nil {
 		return nil, err
 	}
-	return a.rowStore().ReadRow(r.Context(), a.db, res, id, false)
+	return a.store.ReadRow(r.Context(), a.db, res, id, false)
 }
 
 // GET /admin-api/{resource}
@@ -378,7 +323,7 @@ func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, r
 		defer release()
 	}
 	deadline := a.queryDeadline()
-	if err := a.searchAudit(ctx, deadline, op, res, l); err != nil {
+	if err := a.specials.of(res.Key).search(ctx, deadline, op, res, l); err != nil {
 		return nil, err
 	}
 	narrow := func(q *bun.SelectQuery) *bun.SelectQuery {
@@ -441,26 +386,18 @@ func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, r
 	if err := a.addLabels(ctx, rest, listed); err != nil {
 		return nil, err
 	}
-	if err := usersAPI(a).addOperatorRoles(ctx, op, res, listed); err != nil {
+	if err := a.specials.of(res.Key).answer(ctx, op, res, listed); err != nil {
 		return nil, err
-	}
-	usersAPI(a).addBans(ctx, res, listed)
-	a.history.TargetLabels(ctx, op, res, listed)
-	if res.Key == "adminAudit" {
-		viewsAPI(a).redactAudit(op, listed)
 	}
 	rows.LogCellIssues(ctx, a.log, res, listed)
 	return listed, nil
 }
 
-// bannedParam narrows the users list to the users whose ban is in force
-// (true) or is not (false).
-const bannedParam = "_banned"
-
 // parseList reads the list parameters of r on res (query.Parse) with the
-// resource's search columns, and the panel's own: _banned on users. It
-// runs no statement (searchAudit adds what the audit log's _q needs).
-func (a rowsAPI) parseList(r *http.Request, op Operator, res *resource) (l *query.List, err error) {
+// resource's search columns, and its special's own (list: _banned on
+// users). A parameter of another resource's own is refused. It runs no
+// statement (the special's search adds what its _q needs).
+func (a rowsAPI) parseList(r *http.Request, op Operator, res *resource) (*query.List, error) {
 	var def *query.SortKey
 	if s := res.Config.List.DefaultSort; s.Field != "" && res.View.ByName[s.Field] != nil && !res.Restricted[s.Field] { // not one op's role may not read or sort
 		def = &query.SortKey{Column: s.Field, Desc: s.Order == "desc"}
@@ -470,52 +407,27 @@ func (a rowsAPI) parseList(r *http.Request, op Operator, res *resource) (l *quer
 	if err := res.RefuseRestricted(v); err != nil {
 		return nil, err
 	}
-	// The audit log's payloads (its list, export, and a row's history)
-	// hold the values of every resource's columns: filtering or searching
-	// by them would tell what those op may not read are (a column of
-	// their role's, a resource outside their reach).
-	payloads := res.Key == "adminAudit" && viewsAPI(a).payloadsHide(op)
-	if payloads && rows.NamedColumn(v, res.Table, map[string]bool{"payload": true}) != "" {
-		return nil, errorf(http.StatusForbidden, "forbidden", "audit entries cannot be filtered or sorted by payload for your role: it holds values your role may not read")
-	}
-	l, err = query.Parse(res.View, v, def, bannedParam)
-	if err != nil && a.live.relabel(r.Context(), res, err) {
-		l, err = query.Parse(res.View, v, def, bannedParam) // a label the database gained since
-	}
-	if err == nil {
-		err = l.CheckDialect(pg)
-	}
-	if err != nil {
-		return nil, clientError(err)
-	}
-	l.Search = res.SearchColumns()
-	if payloads && l.Search != nil { // nil: the text columns, which payload is not
-		l.Search = slices.DeleteFunc(slices.Clone(l.Search), func(c *schema.Column) bool { return c.Name == "payload" })
-	}
-	if vals, ok := v[bannedParam]; ok {
-		banned, perr := strconv.ParseBool(vals[0])
-		switch {
-		case res.Key != "users" || !a.users.HasBan:
-			return nil, errorf(http.StatusBadRequest, query.CodeInvalidQuery, "%s filters the users list, when the users table has a ban column", bannedParam)
-		case len(vals) != 1 || perr != nil:
-			return nil, errorf(http.StatusBadRequest, query.CodeInvalidValue, "%s takes true or false", bannedParam)
+	sp := a.specials.of(res.Key)
+	params, own := a.specials.params(), sp.params()
+	ignore := slices.Sorted(maps.Keys(params))
+	return sp.list(op, res, v, func() (*query.List, error) {
+		l, err := query.Parse(res.View, v, def, ignore...)
+		if err != nil && a.live.relabel(r.Context(), res, err) {
+			l, err = query.Parse(res.View, v, def, ignore...) // a label the database gained since
 		}
-		l.Where = append(l.Where, a.users.WhereBanned(pg, banned))
-	}
-	return l, nil
-}
-
-// searchAudit makes the audit log's _q (l on res) also find the entries
-// about the users (by target or operator) whose own search matches it,
-// so an operator finds a player's history by email or name. The users'
-// search is a statement of the list, within deadline.
-func (a rowsAPI) searchAudit(ctx context.Context, deadline time.Time, op Operator, res *resource, l *query.List) error {
-	if res.Key != "adminAudit" || l.Q == "" {
-		return nil
-	}
-	return a.limited(ctx, deadline, func(ctx context.Context, db bun.IDB) (err error) {
-		l.SearchAlso, err = a.history.SearchUsers(ctx, db, op, l.Q)
-		return err
+		if err == nil {
+			err = l.CheckDialect(pg)
+		}
+		if err != nil {
+			return nil, clientError(err)
+		}
+		l.Search = res.SearchColumns()
+		for _, p := range ignore {
+			if _, ok := v[p]; ok && own[p] == "" {
+				return nil, errorf(http.StatusBadRequest, query.CodeInvalidQuery, "%s %s", p, params[p])
+			}
+		}
+		return l, nil
 	})
 }
 
@@ -567,18 +479,13 @@ func (a rowsAPI) handleRead(w http.ResponseWriter, r *http.Request, op Operator)
 	if len(found) == 0 {
 		return errorf(http.StatusNotFound, "not_found", "no %s row with that id", res.Key)
 	}
-	rows.SetETag(w.Header(), a.rowStore().ETag(res, found[0]))
+	rows.SetETag(w.Header(), a.store.ETag(res, found[0]))
 	res.Answer(found[0])
 	if err := a.addLabels(r.Context(), rest, found[:1]); err != nil {
 		return err
 	}
-	if err := usersAPI(a).addOperatorRoles(r.Context(), op, res, found[:1]); err != nil {
+	if err := a.specials.of(res.Key).answer(r.Context(), op, res, found[:1]); err != nil {
 		return err
-	}
-	usersAPI(a).addBans(r.Context(), res, found[:1])
-	a.history.TargetLabels(r.Context(), op, res, found[:1])
-	if res.Key == "adminAudit" {
-		viewsAPI(a).redactAudit(op, found[:1])
 	}
 	rows.LogCellIssues(r.Context(), a.log, res, found[:1])
 	writeJSON(w, http.StatusOK, found[0])
@@ -596,7 +503,7 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 		return err
 	}
 	ctx := r.Context()
-	if err := a.applyDefaults(ctx, op, res, vals); err != nil {
+	if err := applyDefaults(ctx, a.db, op, res, vals); err != nil {
 		return err
 	}
 	problems.CheckRequired(res, vals, false)
@@ -624,7 +531,7 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 	}
 	var row map[string]any
 	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		if row, err = a.rowStore().InsertRow(ctx, tx, res, vals); err != nil {
+		if row, err = a.store.InsertRow(ctx, tx, res, vals); err != nil {
 			return err
 		}
 		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
@@ -632,7 +539,7 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 	if err != nil {
 		return a.live.writeRefused(ctx, res, vals, err)
 	}
-	rows.SetETag(w.Header(), a.rowStore().ETag(res, row))
+	rows.SetETag(w.Header(), a.store.ETag(res, row))
 	writeJSON(w, http.StatusCreated, res.Answer(row))
 	return nil
 }
@@ -640,7 +547,7 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 // applyDefaults merges Create.Defaults under the body, then the values a
 // model hook fills (the users id), so a create through the panel matches
 // one through the game's own code.
-func (a rowsAPI) applyDefaults(ctx context.Context, op Operator, res *resource, vals map[string]any) error {
+func applyDefaults(ctx context.Context, db *bun.DB, op Operator, res *resource, vals map[string]any) error {
 	if fn := res.Config.Create.Defaults; fn != nil {
 		defs, err := fn(ctx, DefaultsContext{OperatorID: op.UserID, Resource: res.Key})
 		if err != nil {
@@ -667,7 +574,7 @@ func (a rowsAPI) applyDefaults(ctx context.Context, op Operator, res *resource, 
 	}
 	model := res.Table.NewModel()
 	if h, ok := model.(bun.BeforeAppendModelHook); ok {
-		if err := h.BeforeAppendModel(ctx, a.db.NewInsert()); err != nil {
+		if err := h.BeforeAppendModel(ctx, db.NewInsert()); err != nil {
 			return err
 		}
 		row, err := query.RowMap(res.Table, model, nil)
@@ -733,7 +640,7 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 		return err
 	}
 	ctx := r.Context()
-	store := a.rowStore()
+	store := a.store
 	var after map[string]any
 	var ended string
 	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
@@ -784,7 +691,7 @@ func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operato
 	ctx := r.Context()
 	var row map[string]any
 	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		if row, err = a.rowStore().DeleteRow(ctx, tx, op, res, id, rows.Write{IfMatch: match}); err != nil {
+		if row, err = a.store.DeleteRow(ctx, tx, op, res, id, rows.Write{IfMatch: match}); err != nil {
 			return err
 		}
 		payload := audit.Payload(requestMeta(r, a.clientIPs()), "row", row)
@@ -797,7 +704,7 @@ func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operato
 		return err
 	}
 	if res.Table.SoftDelete != nil {
-		rows.SetETag(w.Header(), a.rowStore().ETag(res, row)) // the row is still there, to be restored
+		rows.SetETag(w.Header(), a.store.ETag(res, row)) // the row is still there, to be restored
 	}
 	writeJSON(w, http.StatusOK, res.Answer(row))
 	return nil
@@ -822,7 +729,7 @@ func (a rowsAPI) handleRestore(w http.ResponseWriter, r *http.Request, op Operat
 	ctx := r.Context()
 	var row map[string]any
 	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		if row, err = a.rowStore().RestoreRow(ctx, tx, op, res, id, rows.Write{IfMatch: match}); err != nil {
+		if row, err = a.store.RestoreRow(ctx, tx, op, res, id, rows.Write{IfMatch: match}); err != nil {
 			return err
 		}
 		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "restore", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
@@ -830,7 +737,7 @@ func (a rowsAPI) handleRestore(w http.ResponseWriter, r *http.Request, op Operat
 	if err != nil {
 		return err
 	}
-	rows.SetETag(w.Header(), a.rowStore().ETag(res, row))
+	rows.SetETag(w.Header(), a.store.ETag(res, row))
 	writeJSON(w, http.StatusOK, res.Answer(row))
 	return nil
 }

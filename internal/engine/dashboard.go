@@ -156,7 +156,7 @@ func (a viewsAPI) recentAudit(ctx context.Context, op Operator, where query.Cond
 		return nil, err
 	}
 	a.history.TargetLabels(ctx, op, res, rows)
-	a.redactAudit(op, rows)
+	a.auditRes.redact(op, rows)
 	return rows, nil
 }
 

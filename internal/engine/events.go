@@ -162,7 +162,7 @@ func eventLabels(db *bun.DB, roles *users.RoleTable) func(ctx context.Context, e
 			return acc.Email
 		}
 		ev.Operator = name(ev.OperatorID)
-		if ev.Resource == "users" {
+		if ev.Resource == users.Key { // an entry about an account
 			ev.Target = name(ev.TargetID)
 		}
 	}

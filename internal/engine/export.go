@@ -1,19 +1,15 @@
 package engine
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 
-	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/csvexport"
 	"github.com/gameadmin/admin/internal/rows"
-	"github.com/gameadmin/admin/internal/users"
 
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
@@ -73,7 +69,7 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 		return err
 	}
 	ctx := r.Context()
-	if err := rowsAPI(a).searchAudit(ctx, a.queryDeadline(), op, res, l); err != nil {
+	if err := a.specials.of(res.Key).search(ctx, a.queryDeadline(), op, res, l); err != nil {
 		return err
 	}
 	limit := a.opts.ExportMaxRows
@@ -110,19 +106,12 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 		Prepare: func(batch []map[string]any) {
 			rows.LogCellIssues(ctx, a.log, res, batch)
 			res.Mask(batch)
-			if res.Key == "adminAudit" {
-				a.redactAudit(op, batch) // as the audit log's list shows them
-			}
 		}}
-	if res.Key == "adminAudit" && res.View.ByName["action"] != nil {
-		// The action in words beside its key, as the audit log shows it.
-		walk.Extra = []csvexport.Extra{{Name: "action_label", Value: func(row map[string]any) string {
-			action, _ := row["action"].(string)
-			return audit.ActionLabel(action)
-		}}}
-	}
+	// The resource's own: the audit log's redaction and action in words,
+	// a users row's ban in words.
+	a.specials.of(res.Key).export(op, res, &walk, labels)
 	if labels {
-		a.sayExport(res, &walk)
+		sayExport(res, &walk)
 	}
 	written, truncated, streamErr := csvexport.Stream(ctx, w, walk, limit, !a.opts.ExportNoBOM)
 	// The entry is written whatever happened to the download: the rows
@@ -202,9 +191,8 @@ func exportHeaders(r *http.Request) (bool, *http.Request, error) {
 }
 
 // sayExport makes walk an export for a person: the columns headed by their
-// labels, and a users row's ban in words ("Banned until 2026-12-04 00:00
-// UTC — speed hack") where the column holds JSON or a time.
-func (a viewsAPI) sayExport(res *resource, walk *csvexport.Walk) {
+// labels (the resource's special says its own cells in words: export).
+func sayExport(res *resource, walk *csvexport.Walk) {
 	for _, c := range res.View.Columns {
 		walk.Headers = append(walk.Headers, res.ColumnLabel(c))
 	}
@@ -215,25 +203,4 @@ func (a viewsAPI) sayExport(res *resource, walk *csvexport.Walk) {
 		}
 		walk.Headers = append(walk.Headers, name)
 	}
-	u := a.users
-	col := cmp.Or(u.Cols.BanUntil, u.Cols.Ban)
-	if res.Key != "users" || !u.HasBan || col == "" || res.View.ByName[col] == nil {
-		return
-	}
-	now := a.now()
-	walk.Cells = map[string]func(map[string]any) string{col: func(row map[string]any) string {
-		v := row[col]
-		if m, ok := v.(json.RawMessage); ok {
-			v = []byte(m)
-		}
-		st := users.BanState{Raw: users.RawValue{V: v}}
-		if r, ok := row[u.Cols.BanReason].(string); ok && u.Cols.BanReason != "" {
-			st.Reason.String, st.Reason.Valid = r, true
-		}
-		ban, err := u.Ban(fmt.Sprint(row[u.Cols.ID]), st)
-		if err != nil {
-			return csvexport.Cell(res.View.ByName[col], row[col]) // as stored: not a ban the panel reads
-		}
-		return ban.Words(now)
-	}}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/history"
 	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
@@ -17,8 +18,8 @@ import (
 func (a *Admin) newHistory() *history.Handler {
 	api := rowsAPI{a}
 	return &history.Handler{
-		DB: a.db, Table: a.tbl("admin_audit"), AuditLog: a.resources["adminAudit"],
-		Store: a.rowStore(), Audit: a.audit, Sanctions: a.sanctions, Log: a.log,
+		DB: a.db, Table: a.tbl("admin_audit"), AuditLog: a.resources[audit.Key],
+		Store: a.store, Audit: a.audit, Sanctions: a.sanctions, Log: a.log,
 		Resource: api.resource,
 		As:       a.resourceAs,
 		Allowed:  a.allowed,

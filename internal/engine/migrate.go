@@ -144,7 +144,7 @@ func tablePrefix(s string) (string, error) {
 //
 //	db.NewSelect().Model(&notes).ModelTableExpr("? AS un", bun.Ident(a.TableName("userNotes")))
 func (a *Admin) TableName(key string) string {
-	if key == "users" {
+	if key == users.Key {
 		return a.users.Name
 	}
 	for _, d := range builtinSchema.Tables {

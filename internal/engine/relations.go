@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -140,7 +139,8 @@ func (a rowsAPI) addLabels(ctx context.Context, rels []labelRel, rows []map[stri
 }
 
 // GET /admin-api/{resource}/{id}/_counts: the number of rows of each
-// relation tab, and a user's live sessions.
+// relation tab, and the resource's own counts (special: a user's live
+// sessions).
 func (a rowsAPI) handleCounts(w http.ResponseWriter, r *http.Request, op Operator) error {
 	res, err := a.resourceFor(r, op, OpRead)
 	if err != nil {
@@ -203,21 +203,9 @@ func (a rowsAPI) handleCounts(w http.ResponseWriter, r *http.Request, op Operato
 	if len(estimated) > 0 {
 		counts["_estimated"] = estimated
 	}
-	// Live sessions are moderation data: only for who may moderate users
-	// (an admin, a mod with users in its scopes). Rooms that cannot say
-	// (a runtime past RoomTimeout, a node away) leave the count out, logged:
-	// the row's other counts are the database's and stand.
-	if res.Key == "users" && a.opts.Rooms != nil && op.Role.IsOperator() && a.allowed(op, OpUpdate, "users") {
-		id := fmt.Sprint(row[a.users.Cols.ID])
-		n, err := roomsAPI(a).activeSessions(ctx, id)
-		switch {
-		case err == nil:
-			counts["activeSessions"] = n
-		case errors.Is(err, context.Canceled):
-			return err
-		default:
-			a.log.WarnContext(ctx, "admin: a user's live sessions left out of _counts", append([]any{"userId", id}, errAttrs(err)...)...)
-		}
+	// The resource's own: a user's live sessions.
+	if err := a.specials.of(res.Key).counts(ctx, op, res, row, counts); err != nil {
+		return err
 	}
 	writeJSON(w, http.StatusOK, counts)
 	return nil

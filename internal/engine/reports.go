@@ -50,7 +50,7 @@ func (a *Admin) FileReport(ctx context.Context, r Report) (int64, error) {
 		if *id == "" {
 			continue
 		}
-		v, err := usersAPI{a}.userID(*id)
+		v, err := a.usersRes.userID(*id)
 		if err != nil {
 			return 0, fmt.Errorf("%w %q", ErrUnknownPlayer, *id)
 		}

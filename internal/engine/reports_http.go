@@ -131,7 +131,7 @@ func (a reportsAPI) handleReports(w http.ResponseWriter, r *http.Request, op Ope
 // those they filed, newest first, and who holds their claim.
 func (a reportsAPI) playerReports(w http.ResponseWriter, r *http.Request, op Operator, raw string) error {
 	ctx := r.Context()
-	playerID, err := usersAPI(a).userID(raw)
+	playerID, err := a.usersRes.userID(raw)
 	if err != nil {
 		return fieldError(http.StatusBadRequest, "invalid_value", "player", "player is not a user id")
 	}
@@ -259,7 +259,7 @@ func (a reportsAPI) reportTarget(r *http.Request, op Operator) (string, error) {
 	if err := a.gate(op, OpUpdate, "users"); err != nil {
 		return "", err
 	}
-	playerID, err := usersAPI(a).pathUserID(r)
+	playerID, err := a.usersRes.pathUserID(r)
 	if err != nil {
 		return "", err
 	}
@@ -434,7 +434,7 @@ func (a reportsAPI) handleReportResolve(w http.ResponseWriter, r *http.Request, 
 			}
 			act.Reason = body.Ban.Reason
 		}
-		if err := usersAPI(a).moderationSupported(act.Name); err != nil {
+		if err := a.usersRes.moderationSupported(act.Name); err != nil {
 			return err
 		}
 		act.Within = func(ctx context.Context, tx bun.Tx, e audit.Entry) error {
@@ -469,7 +469,7 @@ func (a reportsAPI) handleReportResolve(w http.ResponseWriter, r *http.Request, 
 // or a preset of the UI's, not both.
 func (a reportsAPI) resolveBan(b banBody, preset string) (*time.Time, error) {
 	if preset == "" {
-		return usersAPI(a).checkBan(b)
+		return a.usersRes.checkBan(b)
 	}
 	if len(b.Until) > 0 && string(b.Until) != "null" {
 		return nil, fieldError(http.StatusBadRequest, "invalid_value", "ban.preset", "give until or preset, not both")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/migrate"
 	"github.com/gameadmin/admin/internal/rows"
+	"github.com/gameadmin/admin/internal/users"
 
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
@@ -116,59 +117,10 @@ var reservedKeys = []string{"auth", "rooms", "_dashboard", "_health"}
 // engine's forms and checks them against the database.
 type compiler Admin
 
-// userListColumns orders the users list for the people reading it: the
-// email (always there, so the row's link never is a blank), the display
-// name, the game's own columns, and the id last. The password hash and
-// the token version (machinery, no word for a person) are left out; a
-// game's ResourceConfig for users may list its own columns.
-func (a *compiler) userListColumns(t *schema.Table) []string {
-	u := a.users.Cols
-	cols := []string{u.Email}
-	if u.DisplayName != "" {
-		cols = append(cols, u.DisplayName)
-	}
-	for _, c := range t.Columns {
-		if !slices.Contains([]string{u.ID, u.Email, u.DisplayName, u.PasswordHash, u.TokenVersion}, c.Name) {
-			cols = append(cols, c.Name)
-		}
-	}
-	return append(cols, u.ID)
-}
-
-// userFormFields are the users form's fields: every column but the
-// password hash and the token version, which no one types (the API still
-// answers the token version to whoever may read it).
-func (a *compiler) userFormFields(t *schema.Table) []string {
-	u := a.users.Cols
-	var cols []string
-	for _, c := range t.Columns {
-		if c.Name != u.PasswordHash && (u.TokenVersion == "" || c.Name != u.TokenVersion) {
-			cols = append(cols, c.Name)
-		}
-	}
-	return cols
-}
-
-// builtinConfig is how the built-in tables look.
-func (a *compiler) builtinConfig(key string) ResourceConfig {
+// builtinConfig is how the built-in tables without behaviour of their
+// own look (the special resources' look is their build).
+func builtinConfig(key string) ResourceConfig {
 	switch key {
-	case "users":
-		u := a.users
-		cfg := ResourceConfig{Icon: "user", Columns: map[string]ColumnConfig{u.Cols.PasswordHash: {Hidden: true}}}
-		for _, c := range []string{u.Cols.TokenVersion, u.Cols.Ban, u.Cols.BanUntil, u.Cols.BanReason} {
-			if c != "" {
-				cfg.Columns[c] = ColumnConfig{ReadOnly: true}
-			}
-		}
-		if u.BanUnix {
-			// An integer until-column holds unix seconds (the ban reads
-			// and writes it so): shown and filtered as the time it is.
-			cfg.Columns[u.Cols.BanUntil] = ColumnConfig{ReadOnly: true, UnixTime: UnixSeconds}
-		}
-		if u.Builtin {
-			cfg.List.DefaultSort = Sort{Field: "created_at", Order: "desc"}
-		}
-		return cfg
 	case "configs":
 		return ResourceConfig{Icon: "setting"}
 	case "leaderboards":
@@ -193,14 +145,6 @@ func (a *compiler) builtinConfig(key string) ResourceConfig {
 			Create: CreateConfig{Defaults: func(_ context.Context, c DefaultsContext) (map[string]any, error) {
 				return map[string]any{"author_id": c.OperatorID}, nil
 			}},
-			List: ListConfig{DefaultSort: Sort{Field: "id", Order: "desc"}}}
-	case "adminAudit":
-		return ResourceConfig{Label: "Audit log", Icon: "safety", Policies: auditPolicies,
-			Columns: map[string]ColumnConfig{
-				"created_at":  {Label: "When"},
-				"operator_id": {Label: "Operator"},
-				"target_id":   {Label: "Target", LinkTo: &LinkTo{ResourceFromColumn: "resource"}},
-			},
 			List: ListConfig{DefaultSort: Sort{Field: "id", Order: "desc"}}}
 	}
 	return ResourceConfig{}
@@ -269,7 +213,7 @@ func (a *compiler) buildResources(db *bun.DB) error {
 					}
 				}
 			}
-		} else if _, ok := builtins[key]; ok && (key == "roles" || key == "adminAudit") {
+		} else if panelTable(key) != nil {
 			return fmt.Errorf("admin: Tables[%q] is the panel's own table; its model cannot be replaced", key)
 		}
 		tables[key] = t
@@ -308,27 +252,25 @@ func (a *compiler) buildResources(db *bun.DB) error {
 	for _, key := range order {
 		t := tables[key]
 		var cfg ResourceConfig
-		if key == "users" || builtinDef(key, a.opts.Tables[key]) != nil {
+		nameColumn := ""
+		sp, special := a.specials[key]
+		switch {
+		case special:
+			cfg, nameColumn = sp.build(t)
+		case builtinDef(key, a.opts.Tables[key]) != nil:
 			// A built-in key the game gave its own model is the game's
 			// table: the built-in look (sorts, read-only columns) may
 			// name columns it does not have.
-			cfg = a.builtinConfig(key)
-		}
-		if key == "users" {
-			cfg.List.Columns = a.userListColumns(t)
-			cfg.Form.Fields = a.userFormFields(t)
+			cfg = builtinConfig(key)
 		}
 		if r, ok := a.opts.Resources[key]; ok && r != nil {
 			cfg = rows.Merge(cfg, r.cfg)
-		}
-		nameColumn := ""
-		if key == "users" {
-			nameColumn = a.users.Cols.DisplayName
 		}
 		res, err := rows.New(key, t, cfg, tables, nameColumn, a.log)
 		if err != nil {
 			return err
 		}
+		a.specials.of(key).built(res)
 		a.resources[key] = res
 	}
 	for _, w := range a.opts.Widgets {
@@ -341,7 +283,7 @@ func (a *compiler) buildResources(db *bun.DB) error {
 	}
 	a.totals = a.opts.DashboardTotals
 	if a.totals == nil {
-		a.totals = []string{"users"}
+		a.totals = []string{users.Key}
 	}
 	for _, key := range a.totals {
 		if a.resources[key] == nil {

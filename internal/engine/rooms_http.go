@@ -190,7 +190,7 @@ func (a roomsAPI) mayKick(ctx context.Context, op Operator, userID string) error
 	if op.Role == RoleAdmin {
 		return nil
 	}
-	id, err := usersAPI(a).userID(userID)
+	id, err := a.usersRes.userID(userID)
 	if err != nil {
 		return nil // no id of the users table: a player the panel does not know
 	}

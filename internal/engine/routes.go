@@ -17,7 +17,6 @@ import (
 type (
 	authAPI    struct{ *Admin } // sign-in, second factor, reset, the operator's account, setup
 	rowsAPI    struct{ *Admin } // a resource's rows: list, read, writes, tabs, labels, actions
-	usersAPI   struct{ *Admin } // players: moderation, bulk, data export and erasure
 	roomsAPI   struct{ *Admin } // live rooms and sessions
 	reportsAPI struct{ *Admin } // players' reports: the queue, claims, resolutions (reports.go, reports_http.go)
 	viewsAPI   struct{ *Admin } // dashboard (internal/dashboard), history (internal/history), audit log, catalog, OpenAPI, CSV, search
@@ -26,7 +25,7 @@ type (
 // routes builds the handler: the API behind cross-origin protection, and
 // the UI.
 func (a *Admin) routes() http.Handler {
-	auth, rows, users, rooms, views := authAPI{a}, rowsAPI{a}, usersAPI{a}, roomsAPI{a}, viewsAPI{a}
+	auth, rows, users, rooms, views := authAPI{a}, rowsAPI{a}, userHandlerOf(a), roomsAPI{a}, viewsAPI{a}
 	mux := http.NewServeMux()
 	api := func(pattern string, h http.Handler) {
 		method, path, _ := strings.Cut(pattern, " ")
@@ -135,5 +134,5 @@ func (a viewsAPI) handleRowOp(w http.ResponseWriter, r *http.Request, op Operato
 	case "_restore":
 		return rowsAPI(a).handleRestore(w, r, op)
 	}
-	return usersAPI(a).handleUserOp(w, r, op)
+	return userHandlerOf(a.Admin).handleUserOp(w, r, op)
 }

@@ -313,3 +313,26 @@ var builtinSchema = &migrate.Schema{Tables: []*migrate.Table{
 	// versions created what steps 10 to 18 and 19 to 20 create now.
 	Legacy: map[int][]int{1: {10, 11, 12, 13, 14, 15, 16, 17, 18}, 3: {19, 20}},
 }
+
+// panelTable is the built-in table of that key that is the panel's own
+// (the roles, the audit log): every panel has it, and a game cannot
+// replace its model. nil for another key.
+func panelTable(key string) *migrate.Table {
+	for _, d := range builtinSchema.Tables {
+		if d.Panel && d.Key != "" && d.Key == key {
+			return d
+		}
+	}
+	return nil
+}
+
+// panelKeys are the keys of the panel's own tables (panelTable).
+func panelKeys() []string {
+	var keys []string
+	for _, d := range builtinSchema.Tables {
+		if d.Panel && d.Key != "" {
+			keys = append(keys, d.Key)
+		}
+	}
+	return keys
+}

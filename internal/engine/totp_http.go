@@ -136,14 +136,14 @@ func (a authAPI) handleTOTPReset(w http.ResponseWriter, r *http.Request, op Oper
 	if err := decodeOptional(r, &struct{}{}); err != nil {
 		return err
 	}
-	userID, err := usersAPI(a).pathUserID(r)
+	userID, err := a.usersRes.pathUserID(r)
 	if err != nil {
 		return err
 	}
 	if _, err := a.roles.UserRole(ctx, a.db, userID); err != nil {
 		return err
 	}
-	entry := usersAPI(a).userEntry(r, op, "user.totp_reset", userID)
+	entry := a.usersRes.entry(requestMeta(r, a.clientIPs()), op, "user.totp_reset", userID)
 	had, err := a.auth.SecondFactor().Reset(ctx, userID, &entry)
 	if err != nil {
 		return err

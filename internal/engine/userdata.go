@@ -13,20 +13,19 @@ import (
 // decoding and JSON answers.
 func (a *Admin) newUserData() *userdata.Service {
 	return userdata.New(userdata.Config{
-		DB:            a.db,
-		Resources:     a.resources,
-		Users:         a.users,
-		Roles:         a.roles,
-		Store:         a.rowStore(),
-		Audit:         a.audit,
-		Table:         a.tbl,
-		Reports:       a.reports,
-		SessionsEnded: a.sanctions.SessionsEnded,
-		Now:           a.now,
-		Log:           a.log,
-		ScanBatch:     rowsAPI{a}.scanBatch,
-		RowID:         rowsAPI{a}.rowID,
-		UserID:        usersAPI{a}.pathUserID,
+		DB:        a.db,
+		Resources: a.resources,
+		Users:     a.users,
+		Roles:     a.roles,
+		Store:     a.store,
+		Audit:     a.audit,
+		Table:     a.tbl,
+		Reports:   a.reports,
+		Sanctions: a.sanctions,
+		Log:       a.log,
+		ScanBatch: rowsAPI{a}.scanBatch,
+		RowID:     rowsAPI{a}.rowID,
+		UserID:    a.usersRes.pathUserID,
 		RequestMeta: func(r *http.Request) map[string]any {
 			return requestMeta(r, a.clientIPs())
 		},

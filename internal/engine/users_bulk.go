@@ -21,19 +21,20 @@ import (
 // ("already_banned", "not_banned", "self", "not_found", "forbidden"),
 // with the counts of each, so the UI can say "7 banned, 1 already
 // banned".
-func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Operator) error {
-	if r.PathValue("resource") != "users" || a.resources["users"] == nil {
+func (h userHandler) handleUserBulk(w http.ResponseWriter, r *http.Request, op Operator) error {
+	if !h.ours(r) {
 		return errNotFoundRoute
 	}
+	u := h.users
 	action := r.PathValue("op")
 	done := map[string]string{"ban": "banned", "unban": "unbanned", "revoke-sessions": "revoked"}[action]
 	if done == "" {
 		return errNotFoundRoute
 	}
-	if err := a.gate(op, OpUpdate, "users"); err != nil {
+	if err := h.gate(op, OpUpdate, u.res.Key); err != nil {
 		return err
 	}
-	if err := a.moderationSupported(action); err != nil {
+	if err := u.moderationSupported(action); err != nil {
 		return err
 	}
 	// Numbers decode as json.Number: a 64-bit id (a Steam id past 2^53)
@@ -53,7 +54,7 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 	case action != "ban" && (body.Reason != "" || len(body.Until) > 0):
 		return errorf(http.StatusBadRequest, "unknown_field", "reason and until are for ban only")
 	}
-	until, err := a.checkBan(body.banBody)
+	until, err := u.checkBan(body.banBody)
 	if err != nil {
 		return err
 	}
@@ -69,7 +70,7 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 				s = v.String()
 			}
 		}
-		id, err := a.userID(s)
+		id, err := u.userID(s)
 		var ae *APIError
 		switch {
 		case s == "":
@@ -91,7 +92,7 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 			continue
 		}
 		outcome := done
-		acc, err := a.users.AccountByID(ctx, a.db, id)
+		acc, err := u.users.AccountByID(ctx, u.db, id)
 		if errors.Is(err, users.ErrMalformedBan) && acc != nil {
 			// A ban column the panel cannot read: banning or unbanning
 			// writes it anew.
@@ -104,12 +105,12 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 			return err
 		case acc.ID == op.UserID:
 			outcome = "self"
-		case action == "ban" && acc.Ban != nil && acc.Ban.Active(a.now()):
+		case action == "ban" && acc.Ban != nil && acc.Ban.Active(u.now()):
 			outcome = "already_banned"
 		case action == "unban" && acc.Ban == nil:
 			outcome = "not_banned"
 		default:
-			n, part, err := a.sanctions.Apply(ctx, op, acc.ID, moderation.Action{Name: action, Reason: body.Reason, Until: until, Meta: requestMeta(r, a.clientIPs())})
+			n, part, err := h.sanctions.Apply(ctx, op, acc.ID, moderation.Action{Name: action, Reason: body.Reason, Until: until, Meta: h.meta(r)})
 			var ae *APIError
 			switch {
 			case errors.As(err, &ae) && ae.Status == http.StatusForbidden:
@@ -141,12 +142,12 @@ func (a usersAPI) handleUserBulk(w http.ResponseWriter, r *http.Request, op Oper
 // moderationSupported is 501 when the users table lacks what action needs:
 // a ban column (and the token version a ban bumps) to ban and unban, a
 // token version to revoke sessions.
-func (a usersAPI) moderationSupported(action string) error {
-	u := a.users
+func (u *usersResource) moderationSupported(action string) error {
+	t := u.users
 	switch {
-	case action == "revoke-sessions" && !u.HasTokenVersion:
+	case action == "revoke-sessions" && !t.HasTokenVersion:
 		return errorf(http.StatusNotImplemented, "unsupported", "the users table needs a token_version column to revoke sessions")
-	case action != "revoke-sessions" && (!u.HasBan || !u.HasTokenVersion):
+	case action != "revoke-sessions" && (!t.HasBan || !t.HasTokenVersion):
 		return errorf(http.StatusNotImplemented, "unsupported", "the users table needs ban and token_version columns for moderation")
 	}
 	return nil

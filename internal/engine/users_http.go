@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/users"
 
 	"github.com/google/uuid"
 )
@@ -21,28 +23,62 @@ import (
 // maxReasonLen bounds ban and kick reasons.
 const maxReasonLen = 500
 
+// userHandler serves the users endpoints: a user's moderation (ban,
+// unban, revoke-sessions: one user here, a selection in users_bulk.go)
+// and invite. It is built over what they use (newUserHandler): the users
+// resource, the sanctions, the permission gate, the invite's role and
+// mail, the audit log and the request's metadata.
+type userHandler struct {
+	users     *usersResource
+	sanctions *moderation.Sanctions
+	gate      func(op Operator, o Op, key string) error
+	roleOf    func(ctx context.Context, userID string) (Operator, error)
+	invite    func(ctx context.Context, acc *users.Account, role Role) error
+	audit     *audit.Log
+	meta      func(r *http.Request) map[string]any
+}
+
+// newUserHandler builds the users endpoints' handler.
+func newUserHandler(u *usersResource, s *moderation.Sanctions, gate func(Operator, Op, string) error,
+	roleOf func(context.Context, string) (Operator, error), invite func(context.Context, *users.Account, Role) error,
+	log *audit.Log, meta func(*http.Request) map[string]any) userHandler {
+	return userHandler{users: u, sanctions: s, gate: gate, roleOf: roleOf, invite: invite, audit: log, meta: meta}
+}
+
+// userHandlerOf builds a's users endpoints' handler (routes.go).
+func userHandlerOf(a *Admin) userHandler {
+	return newUserHandler(a.usersRes, a.sanctions, a.gate, a.moderation.Role, a.auth.SendInvite, a.audit,
+		func(r *http.Request) map[string]any { return requestMeta(r, a.clientIPs()) })
+}
+
+// ours reports whether the {resource} of r's path is the users resource.
+func (h userHandler) ours(r *http.Request) bool {
+	return h.users.res != nil && r.PathValue("resource") == h.users.res.Key
+}
+
 // POST /admin-api/{resource}/{id}/{op}: ban, unban and revoke-sessions on
 // users. Each needs update on users, ends the player's live connections in
 // every room (ban and revoke), and is audited. invite is handleInvite.
-func (a usersAPI) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator) error {
-	if r.PathValue("resource") != "users" || a.resources["users"] == nil {
+func (h userHandler) handleUserOp(w http.ResponseWriter, r *http.Request, op Operator) error {
+	if !h.ours(r) {
 		return errNotFoundRoute
 	}
 	action := r.PathValue("op")
 	if action == "invite" {
-		return a.handleInvite(w, r, op)
+		return h.handleInvite(w, r, op)
 	}
 	if action != "ban" && action != "unban" && action != "revoke-sessions" {
 		return errNotFoundRoute
 	}
-	if err := a.gate(op, OpUpdate, "users"); err != nil {
+	u := h.users
+	if err := h.gate(op, OpUpdate, u.res.Key); err != nil {
 		return err
 	}
-	if err := a.moderationSupported(action); err != nil {
+	if err := u.moderationSupported(action); err != nil {
 		return err
 	}
 	ctx := r.Context()
-	userID, err := a.pathUserID(r)
+	userID, err := u.pathUserID(r)
 	if err != nil {
 		return err
 	}
@@ -55,11 +91,11 @@ func (a usersAPI) handleUserOp(w http.ResponseWriter, r *http.Request, op Operat
 		if err := decodeOptional(r, &body); err != nil {
 			return err
 		}
-		if until, err = a.checkBan(body); err != nil {
+		if until, err = u.checkBan(body); err != nil {
 			return err
 		}
 	}
-	n, partial, err := a.sanctions.Apply(ctx, op, userID, moderation.Action{Name: action, Reason: body.Reason, Until: until, Meta: requestMeta(r, a.clientIPs())})
+	n, partial, err := h.sanctions.Apply(ctx, op, userID, moderation.Action{Name: action, Reason: body.Reason, Until: until, Meta: h.meta(r)})
 	if err != nil {
 		return err
 	}
@@ -77,8 +113,8 @@ func (a usersAPI) handleUserOp(w http.ResponseWriter, r *http.Request, op Operat
 }
 
 // pathUserID is the {id} of a users path, as userID reads it.
-func (a usersAPI) pathUserID(r *http.Request) (string, error) {
-	return a.userID(r.PathValue("id"))
+func (u *usersResource) pathUserID(r *http.Request) (string, error) {
+	return u.userID(r.PathValue("id"))
 }
 
 // userID checks raw against the users id type, so that a malformed id
@@ -86,17 +122,17 @@ func (a usersAPI) pathUserID(r *http.Request) (string, error) {
 // database (PostgreSQL refuses 'x' as a bigint or uuid). A UUID comes
 // back in its canonical lower-case form, the one sessions carry, so
 // comparing it with Operator.UserID means what it says.
-func (a usersAPI) userID(raw string) (string, error) {
-	res := a.resources["users"]
+func (u *usersResource) userID(raw string) (string, error) {
+	res := u.res
 	if res == nil {
 		return raw, nil
 	}
 	if _, err := query.DecodeID(res.View, raw); err != nil {
 		return "", clientError(err)
 	}
-	if c := res.View.ByName[a.users.Cols.ID]; c != nil && strings.EqualFold(c.SQLType, "uuid") {
-		if u, err := uuid.Parse(raw); err == nil {
-			raw = u.String()
+	if c := res.View.ByName[u.users.Cols.ID]; c != nil && strings.EqualFold(c.SQLType, "uuid") {
+		if id, err := uuid.Parse(raw); err == nil {
+			raw = id.String()
 		}
 	}
 	return raw, nil
@@ -112,7 +148,7 @@ type banBody struct {
 
 // checkBan checks a ban's body: the reason's length, and until, absent or
 // null (a ban without an end) or an RFC 3339 time string in the future.
-func (a usersAPI) checkBan(b banBody) (*time.Time, error) {
+func (u *usersResource) checkBan(b banBody) (*time.Time, error) {
 	if err := checkReason(b.Reason); err != nil {
 		return nil, err
 	}
@@ -129,7 +165,7 @@ func (a usersAPI) checkBan(b banBody) (*time.Time, error) {
 	if err != nil {
 		return nil, fieldError(http.StatusBadRequest, "invalid_value", "until", "until must be %s, not %q", forms, errbody.Truncate(s, 40))
 	}
-	if !t.After(a.now()) {
+	if !t.After(u.now()) {
 		return nil, fieldError(http.StatusBadRequest, "invalid_value", "until", "until must be in the future")
 	}
 	return &t, nil
@@ -144,29 +180,26 @@ func checkReason(reason string) error {
 	return nil
 }
 
-func (a usersAPI) recordUser(r *http.Request, op Operator, action, userID string, kv ...any) {
-	a.audit.Event(r.Context(), a.userEntry(r, op, action, userID, kv...))
-}
-
-// userEntry is the entry recordUser writes, for callers that write it in
-// the transaction of their change.
-func (a usersAPI) userEntry(r *http.Request, op Operator, action, userID string, kv ...any) AuditEntry {
-	return AuditEntry{OperatorID: op.UserID, Action: action, Resource: "users", TargetID: userID, Payload: audit.Payload(requestMeta(r, a.clientIPs()), kv...)}
+// entry is the audit entry about the user userID: action by op, with
+// the request's metadata (meta) and kv in its payload.
+func (u *usersResource) entry(meta map[string]any, op Operator, action, userID string, kv ...any) AuditEntry {
+	return AuditEntry{OperatorID: op.UserID, Action: action, Resource: users.Key, TargetID: userID, Payload: audit.Payload(meta, kv...)}
 }
 
 // POST /admin-api/users/{id}/invite (admins): sends the user a link to set
 // a password through OnResetRequest, marked Invite. The link is never in
 // the answer: it is a credential for the account.
-func (a usersAPI) handleInvite(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (h userHandler) handleInvite(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if op.Role != RoleAdmin {
 		return errorf(http.StatusForbidden, "forbidden", "only an admin can send an invite")
 	}
 	ctx := r.Context()
-	userID, err := a.pathUserID(r)
+	u := h.users
+	userID, err := u.pathUserID(r)
 	if err != nil {
 		return err
 	}
-	acc, err := a.users.AccountByID(ctx, a.db, userID)
+	acc, err := u.users.AccountByID(ctx, u.db, userID)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return errorf(http.StatusNotFound, "not_found", "no such user")
@@ -174,16 +207,16 @@ func (a usersAPI) handleInvite(w http.ResponseWriter, r *http.Request, op Operat
 		return err
 	}
 	if acc.Email == "" {
-		return fieldError(http.StatusBadRequest, "no_email", a.users.Cols.Email, "this player has no email: an invite is sent by email")
+		return fieldError(http.StatusBadRequest, "no_email", u.users.Cols.Email, "this player has no email: an invite is sent by email")
 	}
-	target, err := a.moderation.Role(ctx, userID)
+	target, err := h.roleOf(ctx, userID)
 	if err != nil {
 		return err
 	}
-	if err := a.auth.SendInvite(ctx, acc, target.Role); err != nil {
+	if err := h.invite(ctx, acc, target.Role); err != nil {
 		return fmt.Errorf("admin: invite %s: %w", userID, err)
 	}
-	a.recordUser(r, op, "user.invite", userID, "email", acc.Email)
+	h.audit.Event(ctx, u.entry(h.meta(r), op, "user.invite", userID, "email", acc.Email))
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 )
@@ -15,22 +16,22 @@ import (
 // their rows' labels, and a search that finds a player's entries by the
 // player's email or name.
 
-// TargetLabels labels the targets of audit entries (rows of res, when
-// res is the audit log), which may name a row of any resource (its
+// TargetLabels labels the targets of audit entries (rows of res, the
+// audit log), which may name a row of any resource (its
 // "resource" column says which; "auth" and "roles" entries name a user):
 // one query per resource on the page, keyed by the target's own column
 // type so it uses its index, and only for resources op may read. A
 // resource whose labels cannot be read leaves its targets as ids,
 // logged: the audit log still answers.
 func (h *Handler) TargetLabels(ctx context.Context, op authz.Operator, res *rows.Resource, entries []map[string]any) {
-	if res.Key != "adminAudit" || res.Table.ByName["resource"] == nil || res.Table.ByName["target_id"] == nil || res.Hidden["target_id"] {
+	if res.Table.ByName["resource"] == nil || res.Table.ByName["target_id"] == nil || res.Hidden["target_id"] {
 		return
 	}
 	byResource := map[string][]map[string]any{}
 	for _, row := range entries {
 		key, _ := row["resource"].(string)
 		if key == "auth" || key == "roles" {
-			key = "users" // both name a user by its id
+			key = users.Key // both name a user by its id
 		}
 		if row["target_id"] != nil {
 			byResource[key] = append(byResource[key], row)
@@ -53,8 +54,8 @@ func (h *Handler) TargetLabels(ctx context.Context, op authz.Operator, res *rows
 // (userId) by their users row's label, as _labels.player: the entry's
 // target is the room.
 func (h *Handler) kickedLabels(ctx context.Context, op authz.Operator, entries []map[string]any) {
-	users := h.As(op, "users")
-	if users == nil || len(users.Table.PK) != 1 || len(users.Labels) == 0 || !h.Allowed(op, authz.OpRead, "users") {
+	accounts := h.As(op, users.Key)
+	if accounts == nil || len(accounts.Table.PK) != 1 || len(accounts.Labels) == 0 || !h.Allowed(op, authz.OpRead, users.Key) {
 		return
 	}
 	var kicks, players []map[string]any
@@ -70,8 +71,8 @@ func (h *Handler) kickedLabels(ctx context.Context, op authz.Operator, entries [
 	if len(players) == 0 {
 		return
 	}
-	rel := schema.Relation{Kind: schema.One, FK: "player", Target: "users", Ref: users.Table.PK[0].Name}
-	if err := h.Labels(ctx, rel, users, players); err != nil {
+	rel := schema.Relation{Kind: schema.One, FK: "player", Target: users.Key, Ref: accounts.Table.PK[0].Name}
+	if err := h.Labels(ctx, rel, accounts, players); err != nil {
 		h.Log.WarnContext(ctx, "admin: audit kicked players' labels", "err", err)
 		return
 	}
@@ -109,17 +110,17 @@ func KickedUser(pg bool) string {
 // the player a room.kick entry names (its payload's userId) or as
 // operator. None when op may not list users.
 func (h *Handler) SearchUsers(ctx context.Context, db bun.IDB, op authz.Operator, q string) ([]query.Cond, error) {
-	users := h.As(op, "users")
-	if users == nil || !h.Allowed(op, authz.OpList, "users") || len(users.Table.PK) != 1 || users.Hidden[users.Table.PK[0].Name] {
+	accounts := h.As(op, users.Key)
+	if accounts == nil || !h.Allowed(op, authz.OpList, users.Key) || len(accounts.Table.PK) != 1 || accounts.Hidden[accounts.Table.PK[0].Name] {
 		return nil, nil
 	}
 	// The users list's own search as op's role has it: a column it may
 	// not read is no way to find anyone by it.
-	l := &query.List{Q: q, Search: users.SearchColumns()}
+	l := &query.List{Q: q, Search: accounts.SearchColumns()}
 	var ids []string
-	pk := bun.Ident(users.Table.PK[0].Name)
-	t := users.Table
-	sel := l.ApplyFilters(query.From(db, t).ColumnExpr("CAST(?TableAlias.? AS TEXT)", pk), users.View).Limit(auditSearchLimit)
+	pk := bun.Ident(accounts.Table.PK[0].Name)
+	t := accounts.Table
+	sel := l.ApplyFilters(query.From(db, t).ColumnExpr("CAST(?TableAlias.? AS TEXT)", pk), accounts.View).Limit(auditSearchLimit)
 	err := query.Whole(db, sel, nil).Conn(db).Scan(ctx, &ids)
 	if err != nil || len(ids) == 0 {
 		return nil, err
@@ -127,7 +128,7 @@ func (h *Handler) SearchUsers(ctx context.Context, db bun.IDB, op authz.Operator
 	// A kick's entry is the room's, naming the player in its payload.
 	kicked := KickedUser(db.Dialect().Name() == dialect.PG)
 	return []query.Cond{
-		{Expr: "(?TableAlias.resource IN ('users', 'roles', 'auth') AND ?TableAlias.target_id IN (?))", Args: []any{bun.List(ids)}},
+		{Expr: "(?TableAlias.resource IN ('" + users.Key + "', 'roles', 'auth') AND ?TableAlias.target_id IN (?))", Args: []any{bun.List(ids)}},
 		{Expr: "?TableAlias.operator_id IN (?)", Args: []any{bun.List(ids)}},
 		{Expr: "(?TableAlias.resource = 'rooms' AND ?TableAlias.action = 'room.kick' AND " + kicked + " IN (?))", Args: []any{bun.List(ids)}},
 	}, nil

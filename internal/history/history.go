@@ -118,7 +118,7 @@ func (h *Handler) Rows(w http.ResponseWriter, r *http.Request, op authz.Operator
 	// A player's history has their kicks too: a kick's entry is the
 	// room's, naming the player in its payload (userId). Shown to whoever
 	// may list the rooms, whose names the entries carry.
-	kicks := res.Key == "users" && h.Allowed(op, authz.OpList, "rooms")
+	kicks := res.Accounts && h.Allowed(op, authz.OpList, "rooms")
 	entries, err := h.List(w, r, op, h.AuditLog, func(q *bun.SelectQuery) *bun.SelectQuery {
 		if !kicks {
 			return q.Where("?TableAlias.resource = ? AND ?TableAlias.target_id = ?", res.Key, target)
@@ -131,7 +131,7 @@ func (h *Handler) Rows(w http.ResponseWriter, r *http.Request, op authz.Operator
 	if err != nil {
 		return err
 	}
-	if !h.Allowed(op, authz.OpList, "adminAudit") {
+	if !h.Allowed(op, authz.OpList, audit.Key) {
 		for _, row := range entries {
 			row["payload"] = WithoutRequestMeta(row["payload"])
 		}

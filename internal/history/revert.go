@@ -160,7 +160,7 @@ func (h *Handler) Revert(w http.ResponseWriter, r *http.Request, op authz.Operat
 			if err != nil {
 				return err
 			}
-			if u := h.Store.Users; res.Key == "users" {
+			if u := h.Store.Users; res.Accounts {
 				if u.HashNotNull {
 					vals[u.Cols.PasswordHash] = users.UnusableHash // a password is never in the log: set one by reset
 				}
@@ -399,7 +399,7 @@ func (h *Handler) revertColumn(res *rows.Resource, name string, recreate bool) (
 // revert writes it.
 func (h *Handler) credential(res *rows.Resource, name string) bool {
 	cols := h.Store.Users.Cols
-	return res.Key == "users" && name != "" && (name == cols.PasswordHash || name == cols.TokenVersion)
+	return res.Accounts && name != "" && (name == cols.PasswordHash || name == cols.TokenVersion)
 }
 
 // beforeValues are the typed values rec's changes had before it, each

@@ -5,7 +5,9 @@
 // Ban, unban and revoke-sessions are one implementation, Sanctions.Apply:
 // the panel's endpoints (one user, or a bulk selection) and Auth's Go API
 // (Ban, Unban, BumpTokenVersion) all call it, so each writes the same
-// audit entry and closes the same live connections. Auth and Moderation
+// audit entry and closes the same live connections. A ban that is part
+// of a larger change, audited as that change (an erase), is BanTx: the
+// same write, in the caller's transaction. Auth and Moderation
 // share one Sanctions and never call each other. The package works on
 // package users' tables, writes package audit's log and closes sockets
 // through a rooms.Runtime; it knows nothing else of the panel.
@@ -111,13 +113,9 @@ func (s *Sanctions) Apply(ctx context.Context, by authz.Operator, userID string,
 		q := tx.NewUpdate()
 		switch act.Name {
 		case Ban:
-			ban := &users.BanInfo{Reason: act.Reason, Until: act.Until, BannedAt: act.BannedAt, BannedBy: actor}
-			if ban.BannedAt.IsZero() {
-				ban.BannedAt = s.now().UTC()
-			}
 			entry.Action, entry.Payload = "user.ban", audit.Payload(act.Meta, "reason", act.Reason, "until", act.Until)
 			entry.Payload["sessionsClosed"] = expected
-			q = u.SetBan(q, ban).Set("? = ? + 1", u.Col(u.Cols.TokenVersion), u.Col(u.Cols.TokenVersion))
+			q = s.setBan(q, users.BanInfo{Reason: act.Reason, Until: act.Until, BannedAt: act.BannedAt, BannedBy: actor})
 		case Unban:
 			entry.Action = "user.unban"
 			q = u.SetBan(q, nil)
@@ -156,6 +154,30 @@ func (s *Sanctions) Apply(ctx context.Context, by authz.Operator, userID string,
 			Payload: audit.Payload(act.Meta, "after", entry.Action, "expected", expected, "sessionsClosed", n, "partial", derr != nil)})
 	}
 	return n, derr != nil, nil
+}
+
+// BanTx bans userID inside tx, the caller's transaction, as Apply bans:
+// the ban (BannedAt defaulting to now) and the token version bumped, so
+// that no session of theirs verifies. It is the ban of a larger change
+// that is checked and audited as that change (an erase, audited as
+// user.erase); the caller closes the user's live connections once tx
+// commits (SessionsEnded). A users table without ban and token version
+// columns is users.ErrUnsupported.
+func (s *Sanctions) BanTx(ctx context.Context, tx bun.Tx, userID string, ban users.BanInfo) error {
+	if err := s.supports(Ban); err != nil {
+		return err
+	}
+	return s.users.Update(ctx, s.setBan(tx.NewUpdate(), ban), userID)
+}
+
+// setBan adds to q, an update of the users table, the SETs of a ban:
+// the ban itself and the token version bumped.
+func (s *Sanctions) setBan(q *bun.UpdateQuery, ban users.BanInfo) *bun.UpdateQuery {
+	if ban.BannedAt.IsZero() {
+		ban.BannedAt = s.now().UTC()
+	}
+	u := s.users
+	return u.SetBan(q, &ban).Set("? = ? + 1", u.Col(u.Cols.TokenVersion), u.Col(u.Cols.TokenVersion))
 }
 
 // supports says whether the users table has the columns act needs.

@@ -78,6 +78,13 @@ type Resource struct {
 	Restricted map[string]bool
 	// Masks show the restricted columns the role reads masked.
 	Masks map[string]func(any) any
+	// Accounts says its rows are the accounts people sign in with (the
+	// users table, users.Key): the write gate guards them (a user written
+	// only by an operator who outranks them, the last admin kept, an
+	// email no other account has), a revert never writes their
+	// credentials, and their history holds their room kicks. The
+	// engine's users resource sets it.
+	Accounts bool
 	// nameColumn is the column that names rows first (the users'
 	// display name), for the labels of the role variants.
 	nameColumn string

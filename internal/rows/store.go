@@ -272,7 +272,7 @@ func (s Store) returned(ctx context.Context, tx bun.Tx, res *Resource, build fun
 // the row being updated.
 func (s Store) checkEmailFree(ctx context.Context, tx bun.Tx, res *Resource, vals map[string]any, exceptID string) error {
 	email, ok := vals[s.Users.Cols.Email].(string)
-	if res.Key != "users" || !ok {
+	if !res.Accounts || !ok {
 		return nil
 	}
 	taken, err := s.Users.EmailTaken(ctx, tx, email, exceptID)
@@ -541,7 +541,7 @@ func (s Store) RestoreRow(ctx context.Context, tx bun.Tx, op authz.Operator, res
 
 // UserRowID is the id of a users row as the Auth API takes it.
 func UserRowID(res *Resource, row map[string]any) (string, bool) {
-	if res.Key != "users" || len(res.Table.PK) != 1 {
+	if !res.Accounts || len(res.Table.PK) != 1 {
 		return "", false
 	}
 	return fmt.Sprint(row[res.Table.PK[0].Name]), true
@@ -550,5 +550,5 @@ func UserRowID(res *Resource, row map[string]any) (string, bool) {
 // touchesAdmins reports whether a write to res can take away an admin:
 // deleting a user (its role goes with it) or a roles row, or editing one.
 func touchesAdmins(res *Resource) bool {
-	return res.Key == "users" || res.Key == "roles"
+	return res.Accounts || res.Key == "roles"
 }

@@ -352,7 +352,7 @@ func likeText(s string) string {
 //   - in any other entry that holds one of the emails (but one another
 //     account holds now): the emails and the names.
 func (s *eraseScope) redactEntry(e auditRow, p any) (any, bool) {
-	about := e.TargetID != nil && *e.TargetID == s.userID && (e.Resource == "users" || e.Resource == "roles" || e.Resource == "auth")
+	about := e.TargetID != nil && *e.TargetID == s.userID && (e.Resource == users.Key || e.Resource == "roles" || e.Resource == "auth")
 	own := about || e.OperatorID != nil && *e.OperatorID == s.userID
 	var cols []string
 	if e.TargetID != nil {
@@ -372,7 +372,7 @@ func (s *eraseScope) redactEntry(e auditRow, p any) (any, bool) {
 		return p, false
 	}
 	p = r.redact(p)
-	if about && e.Resource == "users" {
+	if about && e.Resource == users.Key {
 		p = r.columns(p, s.personal)
 	}
 	if target {

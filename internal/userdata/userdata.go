@@ -33,6 +33,7 @@ import (
 	"github.com/gameadmin/admin/internal/authz"
 	"github.com/gameadmin/admin/internal/csvexport"
 	"github.com/gameadmin/admin/internal/errbody"
+	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/panicerr"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/reports"
@@ -47,7 +48,7 @@ type Config struct {
 	// DB is the panel's database.
 	DB *bun.DB
 	// Resources are the compiled resources by key, as admins see them;
-	// "users" is the users table's, "adminAudit" the audit log's.
+	// users.Key is the users table's, audit.Key the audit log's.
 	Resources map[string]*rows.Resource
 	// Users is the users table, Roles the panel's roles.
 	Users *users.Table
@@ -61,11 +62,10 @@ type Config struct {
 	// Reports are the players' reports: an export holds the player's, an
 	// erase takes their words away (reports.Store.Erase).
 	Reports *reports.Store
-	// SessionsEnded ends the erased user's sessions once the erase is
-	// committed (moderation.Sanctions.SessionsEnded).
-	SessionsEnded func(ctx context.Context, userID, reason string)
-	// Now is the clock of a ban's BannedAt.
-	Now func() time.Time
+	// Sanctions ban the erased user inside the erase's transaction
+	// (BanTx, the ban moderation writes) and end their sessions once it
+	// is committed (SessionsEnded).
+	Sanctions *moderation.Sanctions
 	// Log gets a cut export's failure.
 	Log *slog.Logger
 
@@ -120,7 +120,7 @@ func (a *Service) userParts(users *rows.Resource, row map[string]any) []userPart
 	var parts []userPart
 	for _, rel := range users.Table.Relations {
 		target := a.Resources[rel.Target]
-		if rel.Kind != schema.Many || target == nil || rel.Target == "adminAudit" || rel.Target == "roles" {
+		if rel.Kind != schema.Many || target == nil || rel.Target == audit.Key || rel.Target == "roles" {
 			continue
 		}
 		fk := target.Table.ByName[rel.FK]
@@ -160,12 +160,12 @@ func userSubject(userID string) query.Cond {
 // [entries about them]}, hidden columns left out. Audited as user.export
 // with the counts.
 func (a *Service) Export(w http.ResponseWriter, r *http.Request, op authz.Operator) error {
-	users, userID, row, err := a.dataRequest(r, op)
+	account, userID, row, err := a.dataRequest(r, op)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
-	parts := a.userParts(users, row)
+	parts := a.userParts(account, row)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="user-%s-data.json"`, safeFileName(userID)))
 	w.Header().Set("Cache-Control", "no-store")
@@ -248,11 +248,11 @@ func (a *Service) Export(w http.ResponseWriter, r *http.Request, op authz.Operat
 			counts[p.name()] = n
 		}
 		buf.WriteString(`},"audit":`)
-		if audit := a.Resources["adminAudit"]; audit != nil {
+		if log := a.Resources[audit.Key]; log != nil {
 			// An operator's address and browser are the operator's data,
 			// not the player's: only the player's own requests keep theirs.
 			// Who reported them is the reporter's, never theirs.
-			n, err := stream(audit, userSubject(userID), func(e map[string]any) {
+			n, err := stream(log, userSubject(userID), func(e map[string]any) {
 				if fmt.Sprint(e["operator_id"]) != userID {
 					e["payload"] = a.WithoutRequestMeta(e["payload"])
 				}
@@ -291,7 +291,7 @@ func (a *Service) Export(w http.ResponseWriter, r *http.Request, op authz.Operat
 	}()
 	switch {
 	case err == nil:
-		a.Audit.Event(ctx, audit.Entry{OperatorID: op.UserID, Action: "user.export", Resource: "users", TargetID: userID, Payload: audit.Payload(a.RequestMeta(r), "counts", counts)})
+		a.Audit.Event(ctx, audit.Entry{OperatorID: op.UserID, Action: "user.export", Resource: users.Key, TargetID: userID, Payload: audit.Payload(a.RequestMeta(r), "counts", counts)})
 		return nil
 	case !started:
 		return err
@@ -319,8 +319,8 @@ func safeFileName(s string) string {
 // dataRequest checks an export or erase of the user the path names: an
 // admin's, of an existing user row.
 func (a *Service) dataRequest(r *http.Request, op authz.Operator) (*rows.Resource, string, map[string]any, error) {
-	users := a.Resources["users"]
-	if users == nil || r.PathValue("resource") != "users" {
+	account := a.Resources[users.Key]
+	if account == nil || r.PathValue("resource") != users.Key {
 		return nil, "", nil, a.NotFound
 	}
 	if op.Role != authz.RoleAdmin {
@@ -330,15 +330,15 @@ func (a *Service) dataRequest(r *http.Request, op authz.Operator) (*rows.Resourc
 	if err != nil {
 		return nil, "", nil, err
 	}
-	id, err := a.RowID(r, users)
+	id, err := a.RowID(r, account)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	row, err := a.Store.ReadRow(r.Context(), a.DB, users, id, false)
+	row, err := a.Store.ReadRow(r.Context(), a.DB, account, id, false)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	return users, userID, row, nil
+	return account, userID, row, nil
 }
 
 // eraseReport is what an erase did, or (a dry run) would do.
@@ -375,7 +375,7 @@ type erasePart struct {
 // the audit log; the erase itself is audited as user.erase with the
 // counts. Refused for oneself and for the last admin.
 func (a *Service) Erase(w http.ResponseWriter, r *http.Request, op authz.Operator) error {
-	users, userID, row, err := a.dataRequest(r, op)
+	account, userID, row, err := a.dataRequest(r, op)
 	if err != nil {
 		return err
 	}
@@ -407,15 +407,15 @@ func (a *Service) Erase(w http.ResponseWriter, r *http.Request, op authz.Operato
 		if err != nil {
 			return err
 		}
-		id, err := a.RowID(r, users)
+		id, err := a.RowID(r, account)
 		if err != nil {
 			return err
 		}
-		if row, err = a.Store.ReadRow(ctx, tx, users, id, true); err != nil {
+		if row, err = a.Store.ReadRow(ctx, tx, account, id, true); err != nil {
 			return err
 		}
-		parts := a.userParts(users, row)
-		scope, err := a.newEraseScope(ctx, tx, users, userID, row, parts)
+		parts := a.userParts(account, row)
+		scope, err := a.newEraseScope(ctx, tx, account, userID, row, parts)
 		if err != nil {
 			return err
 		}
@@ -436,13 +436,13 @@ func (a *Service) Erase(w http.ResponseWriter, r *http.Request, op authz.Operato
 		if report.AuditEntries, err = a.redactAudit(ctx, tx, scope); err != nil {
 			return err
 		}
-		if err := a.eraseAccount(ctx, tx, users, userID, op); err != nil {
+		if err := a.eraseAccount(ctx, tx, account, userID, op); err != nil {
 			return err
 		}
 		if err := keepsAdmin(); err != nil {
 			return err
 		}
-		err = a.Audit.RecordTx(ctx, tx, audit.Entry{OperatorID: op.UserID, Action: "user.erase", Resource: "users", TargetID: userID,
+		err = a.Audit.RecordTx(ctx, tx, audit.Entry{OperatorID: op.UserID, Action: "user.erase", Resource: users.Key, TargetID: userID,
 			Payload: audit.Payload(a.RequestMeta(r), "resources", report.Resources, "auditEntries", report.AuditEntries)})
 		if err == nil && dryRun {
 			return errDryRun
@@ -459,7 +459,7 @@ func (a *Service) Erase(w http.ResponseWriter, r *http.Request, op authz.Operato
 		return err
 	}
 	if !dryRun {
-		a.SessionsEnded(ctx, userID, "erased")
+		a.Sanctions.SessionsEnded(ctx, userID, "erased")
 	}
 	a.WriteJSON(w, http.StatusOK, report)
 	return nil
@@ -581,13 +581,14 @@ func (a *Service) personalColumns(users *rows.Resource) []string {
 }
 
 // eraseAccount empties the users row of personal values, makes it unable
-// to sign in for good, and removes its panel role and second factor.
+// to sign in for good (a permanent ban, moderation's own, which ends its
+// sessions), and removes its panel role and second factor.
 func (a *Service) eraseAccount(ctx context.Context, tx bun.Tx, res *rows.Resource, userID string, op authz.Operator) error {
+	if err := a.Sanctions.BanTx(ctx, tx, userID, users.BanInfo{Reason: "erased", BannedBy: op.UserID}); err != nil {
+		return rows.ColumnFields(res, rows.DBError(err))
+	}
 	u := a.Users
-	q := tx.NewUpdate().
-		Set("? = ?", u.Col(u.Cols.Email), "erased-"+safeFileName(userID)+"@erased.invalid").
-		Set("? = ? + 1", u.Col(u.Cols.TokenVersion), u.Col(u.Cols.TokenVersion))
-	q = u.SetBan(q, &users.BanInfo{Reason: "erased", BannedAt: a.Now().UTC(), BannedBy: op.UserID})
+	q := tx.NewUpdate().Set("? = ?", u.Col(u.Cols.Email), "erased-"+safeFileName(userID)+"@erased.invalid")
 	if u.HashNotNull {
 		q = q.Set("? = ?", u.Col(u.Cols.PasswordHash), users.UnusableHash)
 	} else {

@@ -23,6 +23,13 @@ import (
 	bunschema "github.com/uptrace/bun/schema"
 )
 
+// Key is the users table's key in Options.Tables, the key of its
+// resource, and the Resource of the audit entries about an account (a
+// ban, an erase, a report). The panel's behaviour for its rows is the
+// engine's users resource (internal/engine/users_resource.go); a package
+// that meets its rows is told so by rows.Resource.Accounts.
+const Key = "users"
+
 var (
 	// ErrNotFound reports that a user does not exist (admin.ErrNotFound,
 	// which the panel answers for rows and rooms too).

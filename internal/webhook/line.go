@@ -8,6 +8,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/gameadmin/admin/internal/audit"
+	"github.com/gameadmin/admin/internal/users"
 )
 
 // Line is e as one line a moderator reads in a channel of kind k, ending
@@ -44,10 +45,10 @@ func Line(e audit.Event, k Kind, panelURL string) string {
 			player = fmt.Sprint(p)
 		}
 		name := e.Target
-		if e.Resource != "users" || e.TargetID != player {
+		if e.Resource != users.Key || e.TargetID != player {
 			name = ""
 		}
-		resource, id = "users", player
+		resource, id = users.Key, player
 		l.person(name, "user ", player).word(fmt.Sprintf(" has %d open reports", number(e.Payload["openReports"])))
 		if c, _ := e.Payload["category"].(string); oneLine(c, maxNameRunes) != "" {
 			l.word(" — latest: ").text(c, maxNameRunes)
@@ -127,7 +128,7 @@ func (l *line) operator(e audit.Event) *line {
 // target names the row acted on: a user by name or as "user <id>", any
 // other row by its label or id.
 func (l *line) target(e audit.Event) *line {
-	if e.Resource == "users" {
+	if e.Resource == users.Key {
 		return l.person(e.Target, "user ", e.TargetID)
 	}
 	return l.person(e.Target, "", e.TargetID)
