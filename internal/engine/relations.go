@@ -209,7 +209,7 @@ func (a rowsAPI) handleCounts(w http.ResponseWriter, r *http.Request, op Operato
 	// the row's other counts are the database's and stand.
 	if res.Key == "users" && a.opts.Rooms != nil && op.Role.IsOperator() && a.allowed(op, OpUpdate, "users") {
 		id := fmt.Sprint(row[a.users.Cols.ID])
-		n, err := roomsAPI(a).activeSessions(ctx, id)
+		n, err := activeSessions(ctx, a.opts.Rooms, id)
 		switch {
 		case err == nil:
 			counts["activeSessions"] = n
