@@ -29,7 +29,10 @@ const module = "github.com/gameadmin/admin"
 //   - rooms, the contract a game's live runtime implements, imports
 //     nothing of the module, so live and a game's own runtime get none of
 //     the panel;
-//   - no type has more than 40 methods.
+//   - no type has more than 40 methods, and none of the engine more than
+//     25: its endpoints are handler types built over what each uses
+//     (internal/engine/routes.go), not methods of one type that reaches
+//     everything.
 func TestLayout(t *testing.T) {
 	imports := map[string][]string{} // package -> what its non-test files import
 	methods := map[string]int{}      // package.Type -> methods
@@ -110,8 +113,12 @@ func TestLayout(t *testing.T) {
 		}
 	}
 	for typ, n := range methods {
-		if n > 40 {
-			t.Errorf("%s has %d methods; a type over 40 holds more than one concern", typ, n)
+		limit := 40
+		if strings.HasPrefix(typ, engine+".") {
+			limit = 25
+		}
+		if n > limit {
+			t.Errorf("%s has %d methods; a type over %d holds more than one concern", typ, n, limit)
 		}
 	}
 }

@@ -10,8 +10,8 @@ const maxSessionsShown = 20
 
 // GET /auth/sessions: the operator's own recent sign-ins, newest first, read
 // from the audit log: [{time, ip, userAgent, action, secondFactor?}].
-func (a authAPI) handleSessions(w http.ResponseWriter, r *http.Request, op Operator) error {
-	rows, err := a.audit.SignIns(r.Context(), op.UserID, maxSessionsShown)
+func (h *authHandler) handleSessions(w http.ResponseWriter, r *http.Request, op Operator) error {
+	rows, err := h.audit.SignIns(r.Context(), op.UserID, maxSessionsShown)
 	if err != nil {
 		return err
 	}
@@ -29,7 +29,7 @@ func (a authAPI) handleSessions(w http.ResponseWriter, r *http.Request, op Opera
 
 // POST /auth/password {current, new}: changes the operator's own password.
 // Every other session ends; this one gets a fresh cookie.
-func (a authAPI) handlePasswordChange(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (h *authHandler) handlePasswordChange(w http.ResponseWriter, r *http.Request, op Operator) error {
 	var body struct {
 		Current string `json:"current"`
 		New     string `json:"new"`
@@ -37,11 +37,11 @@ func (a authAPI) handlePasswordChange(w http.ResponseWriter, r *http.Request, op
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
-	tv, err := a.auth.ChangePassword(r.Context(), op.UserID, body.Current, body.New, a.ClientIP(r), requestMeta(r, a.clientIPs()))
+	tv, err := h.auth.ChangePassword(r.Context(), op.UserID, body.Current, body.New, h.ips.Of(r), requestMeta(r, h.ips))
 	if err != nil {
 		return err
 	}
-	if err := a.tokens.SetSessionCookie(w, op.UserID, op.Role, tv); err != nil {
+	if err := h.tokens.SetSessionCookie(w, op.UserID, op.Role, tv); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})

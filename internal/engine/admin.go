@@ -53,12 +53,16 @@ type Admin struct {
 	users      *users.Table
 	limits     RateLimitOptions
 	exports    slots.Slots // one CSV export at a time per operator
-	queries    slots.Slots // Options.QueryConcurrency expensive requests at a time per operator (querylimit.go)
 	handler    http.Handler
 	cop        *http.CrossOriginProtection // shared by the API and Guard
 	tokens     *account.Tokens             // session cookies and tokens
 	tableNames                             // Options.TablePrefix, defaulted
 	roles      *users.RoleTable            // the roles table
+
+	// queryRunner runs the reads under QueryTimeout and QueryConcurrency,
+	// through stmts (querylimit.go); embedded, the rows handlers reach it
+	// as their own.
+	*queryRunner
 
 	plan *migrate.Plan // the built-in tables and how they are named
 
@@ -269,6 +273,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	}
 	a.limits = ratelimit.Defaults(opts.RateLimit)
 	a.opts = opts
+	a.queryRunner = newQueryRunner(db, a.stmts, opts.QueryTimeout, opts.QueryConcurrency)
 	a.tokens = &account.Tokens{Signer: &token.Signer{Secret: secret, Audience: opts.APIPath, AcceptNoAudience: opts.APIPath == defaultAPIPath},
 		Session: opts.Session, Secure: secure}
 
@@ -330,7 +335,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 		Hasher: hasher, HashConcurrency: opts.HashConcurrency, Limits: a.limits, TOTP: totp,
 		Proxies: a.clientIPs(), UIPath: opts.UIPath, OnResetRequest: opts.OnResetRequest, ResetOperatorsOnly: opts.ResetOperatorsOnly,
 		Jobs: a.jobs, AuditJobs: a.auditJobs, Failures: a.failures, NewUser: a.usersRes.bootstrapDefaults, DBError: rows.DBError,
-		Closed: a.closedError, Now: a.now, Log: a.log}); err != nil {
+		Closed: func() error { return closedError(&a.closed) }, Now: a.now, Log: a.log}); err != nil {
 		return nil, err
 	}
 	a.sessions = account.NewSessionCheck(db, a.roles, a.tokens, a.stmts, a.log)
@@ -346,13 +351,15 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	}
 	a.usersRes.hash = a.auth.Hash
 	if opts.Rooms != nil {
-		a.usersRes.sessions = roomsAPI{a}.activeSessions
+		a.usersRes.sessions = func(ctx context.Context, userID string) (int, error) {
+			return activeSessions(ctx, opts.Rooms, userID)
+		}
 	}
 	a.history = a.newHistory()
 	*a.auditRes = auditResource{resources: a.resources, order: a.order, rooms: opts.Rooms != nil,
 		resAs: a.resourceAs, allowed: a.allowed, limited: a.limited, ownParams: listParams(a.specials), history: a.history}
-	a.dashboard = a.newDashboard()
-	a.handler = a.routes()
+	a.dashboard = newDashboard(a)
+	a.handler = routes(a)
 	a.events = startAuditEvents(opts, commits, eventLabels(db, a.roles), a.log)
 	a.startBackground()
 	(*compiler)(a).announceSetup(ctx)
@@ -366,16 +373,16 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 // answers 503 closed.
 func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if a.closed.Load() {
-		a.writeError(w, r, errClosed)
+		writeError(a.log, w, r, errClosed)
 		return
 	}
 	a.handler.ServeHTTP(w, r)
 }
 
-// closedError is errClosed after Close, else nil: what StartSession
-// refuses with.
-func (a *Admin) closedError() error {
-	if a.closed.Load() {
+// closedError is errClosed once closed (by Close), else nil: what
+// StartSession and FileReport refuse with.
+func closedError(closed *atomic.Bool) error {
+	if closed.Load() {
 		return errClosed
 	}
 	return nil

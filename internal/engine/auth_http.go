@@ -4,25 +4,56 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/uptrace/bun"
+
 	"github.com/gameadmin/admin/internal/account"
+	"github.com/gameadmin/admin/internal/audit"
+	"github.com/gameadmin/admin/internal/catalog"
+	"github.com/gameadmin/admin/internal/clientip"
+	"github.com/gameadmin/admin/internal/users"
 )
 
+// authHandler answers the auth endpoints (routes.go builds it): sign-in
+// and its second step, the session, reset links, the first admin
+// (setup.go), and the operator's own account and second factor
+// (account_http.go, totp_http.go). The work is internal/account's; here
+// are the bodies, the cookies and the answers.
+type authHandler struct {
+	auth     *Auth
+	tokens   *account.Tokens       // the session, device and challenge cookies
+	sessions *account.SessionCheck // GET /auth/status reads a session it may lack
+	totp     totpGate              // GET /auth/status?with=catalog answers what the API would
+	setup    *account.SetupToken
+	db       *bun.DB
+	roles    *users.RoleTable
+	users    *users.Table
+	audit    *audit.Log        // the operator's sign-ins
+	ips      clientip.Resolver // the client's ip, behind the trusted proxies
+	// rooms and reports say Options.Rooms and Options.ReportCategories
+	// are set (features).
+	rooms, reports bool
+
+	catalog   func(op Operator) []catalog.Entry                                               // what GET {api} answers op
+	userID    func(r *http.Request) (string, error)                                           // the {id} of a users path, as the users endpoints read it
+	userEntry func(r *http.Request, op Operator, action, userID string, kv ...any) AuditEntry // an entry about a user, as the users endpoints write it
+}
+
 // GET /auth/status
-func (a authAPI) handleStatus(w http.ResponseWriter, r *http.Request) error {
-	exists, err := a.roles.AdminExists(r.Context(), a.db)
+func (h *authHandler) handleStatus(w http.ResponseWriter, r *http.Request) error {
+	exists, err := h.roles.AdminExists(r.Context(), h.db)
 	if err != nil {
 		return err
 	}
 	resp := map[string]any{"needsBootstrap": !exists, "setupTokenRequired": !exists,
 		"authenticated": false, "userId": nil, "role": nil}
-	op, err := a.sessions.Verify(r.Context(), r)
+	op, err := h.sessions.Verify(r.Context(), r)
 	switch {
 	case err == nil:
 		resp["authenticated"], resp["userId"], resp["role"] = true, op.UserID, op.Role
 		// ?with=catalog saves the UI a round trip on load: the catalog
 		// comes along when GET /admin-api would answer it.
-		if r.URL.Query().Get("with") == "catalog" && op.Role.IsOperator() && a.totpGate(r, op) == nil {
-			resp["catalog"] = viewsAPI(a).catalog(op)
+		if r.URL.Query().Get("with") == "catalog" && op.Role.IsOperator() && h.totp.check(r, op) == nil {
+			resp["catalog"] = h.catalog(op)
 		}
 	case !errors.Is(err, errUnauthenticated):
 		return err
@@ -33,9 +64,9 @@ func (a authAPI) handleStatus(w http.ResponseWriter, r *http.Request) error {
 
 // POST /auth/bootstrap: the first admin, with the setup token (setup.go). An existing user with
 // that email is promoted, but only with its own password when it has one.
-func (a authAPI) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
+func (h *authHandler) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	if err := a.auth.LimitBootstrap(ctx, a.ClientIP(r), requestMeta(r, a.clientIPs())); err != nil {
+	if err := h.auth.LimitBootstrap(ctx, h.ips.Of(r), requestMeta(r, h.ips)); err != nil {
 		return err
 	}
 	var body struct {
@@ -49,14 +80,14 @@ func (a authAPI) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
 	if err := c.Check(true); err != nil {
 		return err
 	}
-	if err := a.setupAllowed(r, body.Token); err != nil {
+	if err := h.setupAllowed(r, body.Token); err != nil {
 		return err
 	}
-	userID, tv, err := a.bootstrap(ctx, c, requestMeta(r, a.clientIPs()))
+	userID, tv, err := bootstrap(ctx, h.auth, h.setup, c, requestMeta(r, h.ips))
 	if err != nil {
 		return err
 	}
-	if err := a.tokens.SetSessionCookie(w, userID, RoleAdmin, tv); err != nil {
+	if err := h.tokens.SetSessionCookie(w, userID, RoleAdmin, tv); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{"userId": userID, "role": RoleAdmin})
@@ -66,7 +97,7 @@ func (a authAPI) handleBootstrap(w http.ResponseWriter, r *http.Request) error {
 // POST /auth/login: a session, or {totpRequired: true} with a challenge
 // token (also set as a cookie scoped to POST /auth/login/totp) for an
 // account with two-factor sign-in on.
-func (a authAPI) handleLogin(w http.ResponseWriter, r *http.Request) error {
+func (h *authHandler) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	var c account.Credentials
 	if err := decodeBody(r, &c); err != nil {
 		return err
@@ -77,21 +108,21 @@ func (a authAPI) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if err := c.Check(false); err != nil {
 		return err
 	}
-	device := a.tokens.Device(r)
-	s, err := a.auth.Login(r.Context(), account.LoginAttempt{Email: c.Email, Password: c.Password, IP: a.ClientIP(r), Meta: requestMeta(r, a.clientIPs()), Device: device})
+	device := h.tokens.Device(r)
+	s, err := h.auth.Login(r.Context(), account.LoginAttempt{Email: c.Email, Password: c.Password, IP: h.ips.Of(r), Meta: requestMeta(r, h.ips), Device: device})
 	if err != nil {
 		return err
 	}
 	// The password was right: this browser is the account's device.
-	if err := a.tokens.SetDeviceCookie(w, device, s.UserID); err != nil {
+	if err := h.tokens.SetDeviceCookie(w, device, s.UserID); err != nil {
 		return err
 	}
 	if s.Challenge != "" {
-		a.tokens.SetChallengeCookie(w, s.Challenge)
+		h.tokens.SetChallengeCookie(w, s.Challenge)
 		writeJSON(w, http.StatusOK, map[string]any{"totpRequired": true, "challenge": s.Challenge})
 		return nil
 	}
-	if err := a.tokens.SetSessionCookie(w, s.UserID, s.Role, s.TV); err != nil {
+	if err := h.tokens.SetSessionCookie(w, s.UserID, s.Role, s.TV); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"userId": s.UserID, "role": s.Role})
@@ -99,15 +130,15 @@ func (a authAPI) handleLogin(w http.ResponseWriter, r *http.Request) error {
 }
 
 // GET /auth/me
-func (a authAPI) handleMe(w http.ResponseWriter, r *http.Request, op Operator) error {
-	acc, err := a.users.AccountByID(r.Context(), a.db, op.UserID)
+func (h *authHandler) handleMe(w http.ResponseWriter, r *http.Request, op Operator) error {
+	acc, err := h.users.AccountByID(r.Context(), h.db, op.UserID)
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"userId": op.UserID, "role": op.Role, "email": acc.Email,
 		"displayName": acc.DisplayName, "scopes": op.Scopes,
-		"features": a.features(),
+		"features": h.features(),
 	})
 	return nil
 }
@@ -117,34 +148,34 @@ func (a authAPI) handleMe(w http.ResponseWriter, r *http.Request, op Operator) e
 // and token version columns, revoking sessions and signing out everywhere
 // the token version, live rooms Options.Rooms, the reports queue
 // Options.ReportCategories.
-func (a authAPI) features() map[string]bool {
+func (h *authHandler) features() map[string]bool {
 	return map[string]bool{
-		"ban":            a.users.HasBan && a.users.HasTokenVersion,
-		"revokeSessions": a.users.HasTokenVersion,
-		"rooms":          a.opts.Rooms != nil,
-		"reports":        a.reports.On(),
+		"ban":            h.users.HasBan && h.users.HasTokenVersion,
+		"revokeSessions": h.users.HasTokenVersion,
+		"rooms":          h.rooms,
+		"reports":        h.reports,
 	}
 }
 
 // POST /auth/logout: clears the cookie only; the token stays valid until it
 // expires unless the token version is bumped (logout-everywhere).
-func (a authAPI) handleLogout(w http.ResponseWriter, r *http.Request, op Operator) error {
-	a.tokens.ClearSessionCookie(w)
-	a.auth.Record(r.Context(), requestMeta(r, a.clientIPs()), op.UserID, "auth.logout", "")
+func (h *authHandler) handleLogout(w http.ResponseWriter, r *http.Request, op Operator) error {
+	h.tokens.ClearSessionCookie(w)
+	h.auth.Record(r.Context(), requestMeta(r, h.ips), op.UserID, "auth.logout", "")
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	return nil
 }
 
 // POST /auth/logout-everywhere: ends every session of the operator.
-func (a authAPI) handleLogoutEverywhere(w http.ResponseWriter, r *http.Request, op Operator) error {
-	if err := a.auth.BumpTokenVersion(r.Context(), op.UserID); err != nil {
+func (h *authHandler) handleLogoutEverywhere(w http.ResponseWriter, r *http.Request, op Operator) error {
+	if err := h.auth.BumpTokenVersion(r.Context(), op.UserID); err != nil {
 		if errors.Is(err, ErrUnsupported) {
 			return errorf(http.StatusNotImplemented, "unsupported", "the users table has no token_version column")
 		}
 		return err
 	}
-	a.tokens.ClearSessionCookie(w)
-	a.auth.Record(r.Context(), requestMeta(r, a.clientIPs()), op.UserID, "auth.logout", "", "everywhere", true)
+	h.tokens.ClearSessionCookie(w)
+	h.auth.Record(r.Context(), requestMeta(r, h.ips), op.UserID, "auth.logout", "", "everywhere", true)
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	return nil
 }

@@ -30,7 +30,7 @@ func (a *Admin) startBackground() {
 	if a.opts.Rooms != nil {
 		a.goBackground(ctx, func(ctx context.Context) { a.dashboard.SampleOnline(ctx, a.stopSampling) })
 	}
-	a.startLiveCatalog()
+	a.stopLive = a.live.start(a.opts.CatalogRefresh, a.goBackground)
 }
 
 // stopBackground closes the queue, waits for the workers to finish what

@@ -431,14 +431,8 @@ func (a rowsAPI) parseList(r *http.Request, op Operator, res *resource) (*query.
 	})
 }
 
-// GET /admin-api/{resource}/{id}, and GET /admin-api/{resource}/_export.csv
+// GET /admin-api/{resource}/{id}
 func (a rowsAPI) handleRead(w http.ResponseWriter, r *http.Request, op Operator) error {
-	// The export shares this route: a pattern of its own would conflict
-	// with GET /rooms/{roomId} in net/http's mux. A row keyed
-	// "_export.csv" is the one row this hides.
-	if r.PathValue("id") == exportPath {
-		return viewsAPI(a).handleExport(w, r, op)
-	}
 	res, err := a.resourceFor(r, op, OpRead)
 	if err != nil {
 		return err
@@ -596,7 +590,7 @@ func applyDefaults(ctx context.Context, db *bun.DB, op Operator, res *resource, 
 // transaction of it) through the panel's statement cache: prepared when
 // the text has run before, else plain, the same statement with its
 // values inline (built only then), through Bun.
-func (a rowsAPI) scanPrepared(ctx context.Context, db bun.IDB, res *resource, hidden map[string]bool, joins []query.Label, text string, plain func() *bun.SelectQuery, args ...any) ([]map[string]any, error) {
+func (a *queryRunner) scanPrepared(ctx context.Context, db bun.IDB, res *resource, hidden map[string]bool, joins []query.Label, text string, plain func() *bun.SelectQuery, args ...any) ([]map[string]any, error) {
 	run := func() (*sql.Rows, error) { return plain().Conn(db).Rows(ctx) }
 	var rs *sql.Rows
 	var err error

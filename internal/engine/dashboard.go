@@ -43,8 +43,9 @@ type (
 // newDashboard builds the dashboard over the resources as NewContext left
 // them: the totals' labels, whether the users resource shows its
 // creation time, its ban condition, and the questions only the panel
-// answers (viewsAPI's methods below).
-func (a *Admin) newDashboard() *dashboard.Dashboard {
+// answers (dashboardRows below; the open-reports figures are the reports
+// handler's).
+func newDashboard(a *Admin) *dashboard.Dashboard {
 	totals := make([]dashboard.Total, 0, len(a.totals))
 	for _, key := range a.totals {
 		totals = append(totals, dashboard.Total{Key: key, Label: a.resources[key].Label})
@@ -59,22 +60,23 @@ func (a *Admin) newDashboard() *dashboard.Dashboard {
 		banned := a.users.WhereBanned(a.db.Dialect().Name() == dialect.PG, true)
 		users.Banned = &banned
 	}
-	views := viewsAPI{a}
 	var reportsWidget *dashboard.Reports
 	if a.reports.On() {
-		reportsWidget = &dashboard.Reports{Open: reportsAPI{a}.openReportStats, Filed: a.reports.Filed}
+		reportsWidget = &dashboard.Reports{Open: newReportsHandler(a).openReportStats, Filed: a.reports.Filed}
 	}
+	rows := &dashboardRows{db: a.db, resources: a.resources, as: a.resourceAs, exactBelow: a.opts.ExactCountBelow, estimates: a.estimates,
+		labelJoins: rowsAPI{a}.labelJoins, addLabels: rowsAPI{a}.addLabels, targetLabels: a.history.TargetLabels, redactAudit: a.auditRes.redact}
 	return dashboard.New(dashboard.Config{
 		Reports: reportsWidget,
 		DB:      a.db, Samples: a.tbl("online_samples"), Rooms: a.opts.Rooms, Now: a.now, Log: a.log,
 		WidgetTimeout: a.widgetTimeout, Widgets: a.opts.Widgets, HealthChecks: a.opts.HealthChecks,
 		Totals: totals, Users: users,
 		Resources: dashboard.Resources{
-			Table:   views.dashboardTable,
+			Table:   rows.table,
 			Allowed: func(op Operator, key string) bool { return a.allowed(op, OpList, key) },
-			Count:   views.countWhere,
-			Newest:  views.newestRows,
-			Audit:   views.recentAudit,
+			Count:   rows.countWhere,
+			Newest:  rows.newestRows,
+			Audit:   rows.recentAudit,
 			Redact: func(op Operator, key string, raw []byte) (json.RawMessage, error) {
 				return a.resourceAs(op, key).RedactJSON(raw)
 			},
@@ -111,9 +113,27 @@ func (a *compiler) checkCreatedAt() error {
 	return nil
 }
 
-// dashboardTable is resource key's table, nil when there is none.
-func (a viewsAPI) dashboardTable(key string) *schema.Table {
-	if res := a.resources[key]; res != nil {
+// dashboardRows answers the dashboard's questions about rows
+// (dashboard.Resources): the tables, counts, newest rows and audit
+// entries, each as the operator's role reads them.
+type dashboardRows struct {
+	db         *bun.DB
+	resources  map[string]*resource                    // by key
+	as         func(op Operator, key string) *resource // resource key as op's role sees it (resourceAs)
+	exactBelow int64                                   // Options.ExactCountBelow
+	estimates  *query.Estimates
+	// The audit log's labels and redaction, as its list answers them:
+	// the joinable labels and the rest (rowsAPI's), the targets' labels
+	// (internal/history), the payloads op's role may not read.
+	labelJoins   func(op Operator, res *resource) ([]query.Label, []labelRel)
+	addLabels    func(ctx context.Context, rels []labelRel, rows []map[string]any) error
+	targetLabels func(ctx context.Context, op Operator, res *resource, entries []map[string]any)
+	redactAudit  func(op Operator, entries []map[string]any)
+}
+
+// table is resource key's table, nil when there is none.
+func (d *dashboardRows) table(key string) *schema.Table {
+	if res := d.resources[key]; res != nil {
 		return res.Table
 	}
 	return nil
@@ -121,18 +141,18 @@ func (a viewsAPI) dashboardTable(key string) *schema.Table {
 
 // countWhere counts the rows of resource key meeting conds as a list
 // counts them: exact when small and quick, else the planner's estimate.
-func (a viewsAPI) countWhere(ctx context.Context, key string, budget time.Duration, conds ...query.Cond) (int64, bool, error) {
-	res := a.resources[key]
+func (d *dashboardRows) countWhere(ctx context.Context, key string, budget time.Duration, conds ...query.Cond) (int64, bool, error) {
+	res := d.resources[key]
 	l := &query.List{Where: conds}
-	return query.Count(ctx, a.db, res.View, l.ApplyFilters(query.Select(a.db, res.Table), res.View), len(conds) > 0,
-		query.CountOptions{ExactBelow: a.opts.ExactCountBelow, Budget: budget, Estimates: a.estimates})
+	return query.Count(ctx, d.db, res.View, l.ApplyFilters(query.Select(d.db, res.Table), res.View), len(conds) > 0,
+		query.CountOptions{ExactBelow: d.exactBelow, Budget: budget, Estimates: d.estimates})
 }
 
 // newestRows are at most limit rows of resource key as op's role reads
 // them, newest first by column by when that role's view has it.
-func (a viewsAPI) newestRows(ctx context.Context, op Operator, key, by string, limit int) ([]map[string]any, error) {
-	res := a.resourceAs(op, key)
-	q := query.Select(a.db, res.Table).Limit(int64(limit))
+func (d *dashboardRows) newestRows(ctx context.Context, op Operator, key, by string, limit int) ([]map[string]any, error) {
+	res := d.as(op, key)
+	q := query.Select(d.db, res.Table).Limit(int64(limit))
 	if by != "" && res.View.ByName[by] != nil {
 		q = q.OrderExpr("?TableAlias.? DESC", bun.Ident(by))
 	}
@@ -144,28 +164,34 @@ func (a viewsAPI) newestRows(ctx context.Context, op Operator, key, by string, l
 // recentAudit are at most limit entries of the audit log meeting where,
 // newest first, as op reads the audit log: labelled as its list labels
 // them, targets named (internal/history), payloads redacted for op's role.
-func (a viewsAPI) recentAudit(ctx context.Context, op Operator, where query.Cond, limit int) ([]map[string]any, error) {
-	res := a.resources["adminAudit"]
-	q := query.Select(a.db, res.Table).Where(where.Expr, where.Args...).OrderExpr("?TableAlias.created_at DESC").Limit(int64(limit))
-	joins, rest := rowsAPI(a).labelJoins(op, res)
-	rows, err := query.ScanPage(ctx, query.JoinLabels(a.db, q, joins, []query.SortKey{{Column: "created_at", Desc: true}}), res.Table, res.Hidden, joins)
+func (d *dashboardRows) recentAudit(ctx context.Context, op Operator, where query.Cond, limit int) ([]map[string]any, error) {
+	res := d.resources["adminAudit"]
+	q := query.Select(d.db, res.Table).Where(where.Expr, where.Args...).OrderExpr("?TableAlias.created_at DESC").Limit(int64(limit))
+	joins, rest := d.labelJoins(op, res)
+	rows, err := query.ScanPage(ctx, query.JoinLabels(d.db, q, joins, []query.SortKey{{Column: "created_at", Desc: true}}), res.Table, res.Hidden, joins)
 	if err != nil {
 		return nil, err
 	}
-	if err := rowsAPI(a).addLabels(ctx, rest, rows); err != nil {
+	if err := d.addLabels(ctx, rest, rows); err != nil {
 		return nil, err
 	}
-	a.history.TargetLabels(ctx, op, res, rows)
-	a.auditRes.redact(op, rows)
+	d.targetLabels(ctx, op, res, rows)
+	d.redactAudit(op, rows)
 	return rows, nil
 }
 
+// dashboardHandler answers the dashboard's two endpoints: the page and
+// the health answer are package dashboard's.
+type dashboardHandler struct {
+	dash *dashboard.Dashboard
+}
+
 // GET /admin-api/_dashboard (operators only): package dashboard's page.
-func (a viewsAPI) handleDashboard(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (h dashboardHandler) handleDashboard(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if !op.Role.IsOperator() {
 		return errOperatorOnly
 	}
-	page, err := a.dashboard.Page(r.Context(), r.URL.Query(), op)
+	page, err := h.dash.Page(r.Context(), r.URL.Query(), op)
 	if err != nil {
 		return err
 	}
@@ -174,12 +200,12 @@ func (a viewsAPI) handleDashboard(w http.ResponseWriter, r *http.Request, op Ope
 }
 
 // GET /admin-api/_health: for load balancers; 503 when the database is down.
-func (a viewsAPI) handleHealth(w http.ResponseWriter, r *http.Request) error {
-	h := a.dashboard.Health(r.Context())
+func (h dashboardHandler) handleHealth(w http.ResponseWriter, r *http.Request) error {
+	health := h.dash.Health(r.Context())
 	status := http.StatusOK
-	if !h.OK {
+	if !health.OK {
 		status = http.StatusServiceUnavailable
 	}
-	writeJSON(w, status, h)
+	writeJSON(w, status, health)
 	return nil
 }

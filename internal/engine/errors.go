@@ -236,12 +236,12 @@ func clientGone(r *http.Request, err error) bool {
 // requestId: a query_timeout, which is the filter's and not a fault, as a
 // warning. A request whose client went away is logged at debug level
 // only.
-func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
+func writeError(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
 	var ae *APIError
 	var mbe *http.MaxBytesError
 	switch {
 	case clientGone(r, err):
-		a.log.DebugContext(r.Context(), "admin: client went away", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
+		log.DebugContext(r.Context(), "admin: client went away", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
 		ae = errorf(499, "client_closed_request", "the client closed the request")
 	case errors.Is(err, query.ErrTimeout):
 		ae = errQueryTimeout.Because(err)
@@ -255,7 +255,7 @@ func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		// A refusal the database made (a constraint, a value it would
 		// not take): the client's mistake, but the database said why.
 		if state := dberr.SQLState(ae.Cause); state != "" {
-			a.log.InfoContext(r.Context(), "admin: the database refused a value", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			log.InfoContext(r.Context(), "admin: the database refused a value", slog.String("method", r.Method), slog.String("path", r.URL.Path),
 				slog.Int("status", ae.Status), slog.String("code", ae.Code), slog.String("sqlstate", state), slog.Any("fields", ae.Fields), slog.Any("err", ae.Cause))
 		}
 	}
@@ -267,12 +267,12 @@ func (a *Admin) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			slog.Int("status", ae.Status), slog.String("code", ae.Code)}
 		switch {
 		case ae.Cause == nil:
-			a.log.WarnContext(r.Context(), "admin: "+ae.Message, attrs...)
+			log.WarnContext(r.Context(), "admin: "+ae.Message, attrs...)
 		case ae.Code == errQueryTimeout.Code:
-			a.log.WarnContext(r.Context(), "admin: statements ran past QueryTimeout", append(attrs, slog.String("query", r.URL.RawQuery), slog.Any("err", ae.Cause))...)
+			log.WarnContext(r.Context(), "admin: statements ran past QueryTimeout", append(attrs, slog.String("query", r.URL.RawQuery), slog.Any("err", ae.Cause))...)
 		default:
 			attrs = append(attrs, errAttrs(ae.Cause)...)
-			a.log.ErrorContext(r.Context(), "admin: request failed", attrs...)
+			log.ErrorContext(r.Context(), "admin: request failed", attrs...)
 		}
 	}
 	errbody.Write(w, ae)

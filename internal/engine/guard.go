@@ -51,11 +51,11 @@ func (a *Admin) Guard(opts GuardOptions) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if a.closed.Load() {
-				a.writeError(w, r, errClosed)
+				writeError(a.log, w, r, errClosed)
 				return
 			}
 			if err := a.cop.Check(r); err != nil {
-				a.writeError(w, r, errCrossOrigin)
+				writeError(a.log, w, r, errCrossOrigin)
 				return
 			}
 			nav := !opts.APIOnly && strings.Contains(r.Header.Get("Accept"), "text/html")
@@ -63,7 +63,7 @@ func (a *Admin) Guard(opts GuardOptions) func(http.Handler) http.Handler {
 			if err == nil {
 				// Not totpGate: r.Pattern is the game's mux's here, and
 				// the panel's exemptions are no business of a game route.
-				err = a.requireTOTP(r.Context(), op)
+				err = a.auth.SecondFactor().Require(r.Context(), op)
 			}
 			switch {
 			case errors.Is(err, errTOTPRequired) && nav:
@@ -75,12 +75,12 @@ func (a *Admin) Guard(opts GuardOptions) func(http.Handler) http.Handler {
 				}
 				http.Redirect(w, r, target, http.StatusFound)
 			case err != nil:
-				a.writeError(w, r, err)
+				writeError(a.log, w, r, err)
 			case !op.Role.AtLeast(role) && nav:
 				a.tokens.ClearSessionCookie(w)
 				http.Redirect(w, r, login, http.StatusFound)
 			case !op.Role.AtLeast(role):
-				a.writeError(w, r, errorf(http.StatusForbidden, "forbidden",
+				writeError(a.log, w, r, errorf(http.StatusForbidden, "forbidden",
 					"requires role '%s' or higher (you have '%s')", role, op.Role))
 			default:
 				next.ServeHTTP(w, r.WithContext(withOperator(r.Context(), op)))

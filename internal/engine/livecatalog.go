@@ -121,19 +121,18 @@ func (c *liveCatalog) run(ctx context.Context, every time.Duration) {
 	}
 }
 
-// startLiveCatalog starts the refresh every Options.CatalogRefresh
-// (defaulted; negative: none), on a goroutine of the background work
-// that stopBackground ends.
-func (a *Admin) startLiveCatalog() {
-	every := a.opts.CatalogRefresh
+// start starts the refresh every every (Options.CatalogRefresh: 0 is
+// the default, negative none) on a goroutine that spawn runs with the
+// background work; the returned func ends it (stopBackground).
+func (c *liveCatalog) start(every time.Duration, spawn func(context.Context, func(context.Context)) bool) (stop context.CancelFunc) {
 	if every == 0 {
 		every = defaultCatalogRefresh
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	a.stopLive = cancel
 	if every > 0 {
-		a.goBackground(ctx, func(context.Context) { a.live.run(ctx, every) })
+		spawn(ctx, func(context.Context) { c.run(ctx, every) })
 	}
+	return cancel
 }
 
 // enumRefusal is the column of res err refuses a value of when that

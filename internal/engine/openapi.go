@@ -3,41 +3,48 @@ package engine
 import (
 	"net/http"
 
+	"github.com/gameadmin/admin/internal/catalog"
 	"github.com/gameadmin/admin/internal/openapi"
 )
 
+// openAPIHandler answers the OpenAPI document (routes.go builds it): an
+// operator's catalog and permissions, and what the panel has, which New
+// settled.
+type openAPIHandler struct {
+	catalog func(op Operator) []catalog.Entry        // what GET {api} answers op
+	allowed func(op Operator, o Op, key string) bool // may op do o on key
+	input   openapi.Input                            // the panel's part: paths, cookie, what it has, bounds
+}
+
+// newOpenAPIHandler is the document's endpoint; in holds the panel's part
+// of openapi.Input, the operator's part is added per request.
+func newOpenAPIHandler(catalog func(Operator) []catalog.Entry, allowed func(Operator, Op, string) bool, in openapi.Input) *openAPIHandler {
+	return &openAPIHandler{catalog: catalog, allowed: allowed, input: in}
+}
+
 // GET /admin-api/_openapi.json: an OpenAPI 3.1 document of the API as the
 // signed-in operator sees it, built by package openapi from their catalog.
-func (a viewsAPI) handleOpenAPI(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (h *openAPIHandler) handleOpenAPI(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if !op.Role.IsOperator() {
 		return errOperatorOnly
 	}
-	writeJSON(w, http.StatusOK, a.openAPI(op))
+	writeJSON(w, http.StatusOK, h.openAPI(op))
 	return nil
 }
 
 // openAPI builds the document for op from their catalog.
-func (a viewsAPI) openAPI(op Operator) map[string]any {
-	return openapi.Build(openapi.Input{
-		Operator:      op,
-		Catalog:       a.catalog(op),
-		APIPath:       a.opts.APIPath,
-		CookieName:    a.opts.Session.CookieName,
-		Audit:         a.resources["adminAudit"] != nil,
-		Users:         a.resources["users"] != nil,
-		ModerateUsers: a.allowed(op, OpUpdate, "users"),
-		Rooms:         a.opts.Rooms != nil,
-		RoomPermissions: map[Op]bool{
-			OpList:   a.allowed(op, OpList, "rooms"),
-			OpUpdate: a.allowed(op, OpUpdate, "rooms"),
-			OpDelete: a.allowed(op, OpDelete, "rooms"),
-		},
-		MaxReasonLen: maxReasonLen,
-		MaxBulkIDs:   maxActionIDs,
-
-		ReportCategories: reportKeys(a.reports.Categories()),
-		ListUsers:        a.allowed(op, OpList, "users"),
-	})
+func (h *openAPIHandler) openAPI(op Operator) map[string]any {
+	in := h.input
+	in.Operator = op
+	in.Catalog = h.catalog(op)
+	in.ModerateUsers = h.allowed(op, OpUpdate, "users")
+	in.RoomPermissions = map[Op]bool{
+		OpList:   h.allowed(op, OpList, "rooms"),
+		OpUpdate: h.allowed(op, OpUpdate, "rooms"),
+		OpDelete: h.allowed(op, OpDelete, "rooms"),
+	}
+	in.ListUsers = h.allowed(op, OpList, "users")
+	return openapi.Build(in)
 }
 
 // reportKeys are the categories' keys, nil when reports are off.

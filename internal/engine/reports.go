@@ -38,7 +38,7 @@ func newReportStore(a *Admin) (*reports.Store, error) {
 // reporter's open report it folded into (the same player and category
 // within Options.ReportWindow). See admin.Admin.FileReport.
 func (a *Admin) FileReport(ctx context.Context, r Report) (int64, error) {
-	if err := a.closedError(); err != nil {
+	if err := closedError(&a.closed); err != nil {
 		return 0, err
 	}
 	if !a.reports.On() {
@@ -81,18 +81,18 @@ type roomLink struct {
 // reportViews turns rows into what op reads: evidence as declared (a
 // text, or a link to a row op may read with its label; never the raw
 // JSON of a declared kind), rooms and sessions checked once each.
-func (a reportsAPI) reportViews(ctx context.Context, op Operator, rows []reports.Row) []reportView {
+func (h *reportsHandler) reportViews(ctx context.Context, op Operator, rows []reports.Row) []reportView {
 	out := make([]reportView, len(rows))
-	links := &roomLinks{a: a, live: map[string]bool{}, in: map[[2]string]bool{}}
+	links := &roomLinks{h: h, live: map[string]bool{}, in: map[[2]string]bool{}}
 	for i, r := range rows {
 		v := reportView{Row: r}
-		c, ok := a.reports.Category(r.Category)
+		c, ok := h.store.Category(r.Category)
 		v.CategoryLabel = r.Category
 		if ok {
 			v.CategoryLabel = c.Label
 		}
 		if r.Evidence != "" {
-			v.Evidence = a.evidenceView(ctx, op, c, r.Evidence)
+			v.Evidence = h.evidenceView(ctx, op, c, r.Evidence)
 		}
 		if r.RoomID != "" {
 			v.Room = links.link(ctx, r.RoomID, r.SessionID)
@@ -109,14 +109,14 @@ func (a reportsAPI) reportViews(ctx context.Context, op Operator, rows []reports
 // failure is logged) reads as not live, and is not asked again: the link
 // is a convenience.
 type roomLinks struct {
-	a    reportsAPI
+	h    *reportsHandler
 	live map[string]bool    // room → live, once asked
 	in   map[[2]string]bool // room and session → the session is in it
 }
 
 func (l *roomLinks) link(ctx context.Context, roomID, sessionID string) *roomLink {
 	link := &roomLink{ID: roomID, SessionID: sessionID}
-	rt := l.a.opts.Rooms
+	rt := l.h.rt
 	if live, asked := l.live[roomID]; rt == nil || asked && !live {
 		return link
 	}
@@ -131,7 +131,7 @@ func (l *roomLinks) link(ctx context.Context, roomID, sessionID string) *roomLin
 		case errors.Is(err, ErrSessionNotFound):
 		default:
 			if !errors.Is(err, ErrRoomNotFound) {
-				l.a.log.WarnContext(ctx, "admin: reports: ask the runtime for a room's session", append([]any{"roomId", roomID}, errAttrs(err)...)...)
+				l.h.log.WarnContext(ctx, "admin: reports: ask the runtime for a room's session", append([]any{"roomId", roomID}, errAttrs(err)...)...)
 			}
 			l.live[roomID] = false
 			return link
@@ -145,7 +145,7 @@ func (l *roomLinks) link(ctx context.Context, roomID, sessionID string) *roomLin
 // evidenceView is raw as category c reads it: {"kind": "text", "text"},
 // {"kind": "row", "resource", "id", "label"} (label when op may read the
 // row), or, for a category declaring none, {"kind": "json", "json"}.
-func (a reportsAPI) evidenceView(ctx context.Context, op Operator, c ReportCategory, raw string) map[string]any {
+func (h *reportsHandler) evidenceView(ctx context.Context, op Operator, c ReportCategory, raw string) map[string]any {
 	var v any
 	if err := json.Unmarshal([]byte(raw), &v); err != nil {
 		return nil
@@ -161,7 +161,7 @@ func (a reportsAPI) evidenceView(ctx context.Context, op Operator, c ReportCateg
 			id = fmt.Sprintf("%.0f", f)
 		}
 		out := map[string]any{"kind": "row", "resource": c.Resource, "id": id}
-		if l := a.rowLabel(ctx, op, c.Resource, id); l != "" {
+		if l := h.rowLabel(ctx, op, c.Resource, id); l != "" {
 			out["label"] = l
 		}
 		return out
@@ -174,20 +174,20 @@ func (a reportsAPI) evidenceView(ctx context.Context, op Operator, c ReportCateg
 // rowLabel is the label of row id of resource key as op reads it: "" when
 // op may not read the resource, its label columns are not op's to read,
 // or the row is gone.
-func (a reportsAPI) rowLabel(ctx context.Context, op Operator, key, id string) string {
-	labels, err := a.rowLabels(ctx, op, key, []string{id})
+func (h *reportsHandler) rowLabel(ctx context.Context, op Operator, key, id string) string {
+	labels, err := h.rowLabels(ctx, op, key, []string{id})
 	if err != nil {
-		a.log.WarnContext(ctx, "admin: reports: row label", "resource", key, "err", err)
+		h.log.WarnContext(ctx, "admin: reports: row label", "resource", key, "err", err)
 	}
 	return labels[id]
 }
 
 // rowLabels are the labels of rows ids of resource key as op reads them,
 // by id (rows without one left out).
-func (a reportsAPI) rowLabels(ctx context.Context, op Operator, key string, ids []string) (map[string]string, error) {
+func (h *reportsHandler) rowLabels(ctx context.Context, op Operator, key string, ids []string) (map[string]string, error) {
 	out := map[string]string{}
-	res := a.resourceAs(op, key)
-	if res == nil || !a.allowed(op, OpRead, key) || len(res.Labels) == 0 || len(res.Table.PK) != 1 || len(ids) == 0 {
+	res := h.as(op, key)
+	if res == nil || !h.allowed(op, OpRead, key) || len(res.Labels) == 0 || len(res.Table.PK) != 1 || len(ids) == 0 {
 		return out, nil
 	}
 	pk := res.Table.PK[0]
@@ -207,7 +207,7 @@ func (a reportsAPI) rowLabels(ctx context.Context, op Operator, key string, ids 
 		Key   string         `bun:"k"`
 		Label sql.NullString `bun:"l"`
 	}
-	if err := a.db.NewSelect().TableExpr("?", bun.Ident(res.Table.Name)).
+	if err := h.db.NewSelect().TableExpr("?", bun.Ident(res.Table.Name)).
 		ColumnExpr("CAST(? AS TEXT) AS k", bun.Ident(pk.Name)).ColumnExpr(expr+" AS l", args...).
 		Where("? IN (?)", bun.Ident(pk.Name), bun.List(keys)).Scan(ctx, &found); err != nil {
 		return out, err
@@ -226,10 +226,10 @@ const topReported = 5
 // openReportStats is the dashboard's open-reports widget: the count, the
 // oldest's age in hours, and the most reported players, each linked to
 // its page of the UI.
-func (a reportsAPI) openReportStats(ctx context.Context, op Operator) ([]Stat, error) {
+func (h *reportsHandler) openReportStats(ctx context.Context, op Operator) ([]Stat, error) {
 	var sum reports.Summary
-	err := a.bounded(ctx, op, func(ctx context.Context, db bun.IDB) (err error) {
-		sum, err = a.reports.Summarize(ctx, db, topReported)
+	err := h.bounded(ctx, op, func(ctx context.Context, db bun.IDB) (err error) {
+		sum, err = h.store.Summarize(ctx, db, topReported)
 		return err
 	})
 	if err != nil {
@@ -237,13 +237,13 @@ func (a reportsAPI) openReportStats(ctx context.Context, op Operator) ([]Stat, e
 	}
 	out := []Stat{{Label: "Open reports", Value: sum.Open, Link: "/reports"}}
 	if sum.Oldest != nil {
-		out = append(out, Stat{Label: "Oldest open, hours ago", Value: int64(a.now().Sub(*sum.Oldest).Hours()), Link: "/reports"})
+		out = append(out, Stat{Label: "Oldest open, hours ago", Value: int64(h.now().Sub(*sum.Oldest).Hours()), Link: "/reports"})
 	}
 	ids := make([]string, len(sum.Top))
 	for i, t := range sum.Top {
 		ids[i] = t.PlayerID
 	}
-	labels, err := a.rowLabels(ctx, op, "users", ids)
+	labels, err := h.rowLabels(ctx, op, "users", ids)
 	if err != nil {
 		return nil, err
 	}

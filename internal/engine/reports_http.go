@@ -10,9 +10,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"log/slog"
+
 	"github.com/gameadmin/admin/internal/audit"
+	"github.com/gameadmin/admin/internal/clientip"
 	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/reports"
+	"github.com/gameadmin/admin/internal/users"
 	"github.com/gameadmin/admin/rooms"
 	"github.com/uptrace/bun"
 )
@@ -35,9 +39,36 @@ const maxNoteLen = 2000
 // maxPlayerReports is how many reports of each side a player's page shows.
 const maxPlayerReports = 100
 
+// reportsHandler answers the reports endpoints (routes.go builds it):
+// the reports store, the moderation a resolution applies, the players'
+// labels as the operator reads them, and the bounds of the queue's
+// reads.
+type reportsHandler struct {
+	store     *reports.Store
+	db        *bun.DB
+	roles     *users.RoleTable      // whom op may moderate
+	sanctions *moderation.Sanctions // a resolution's kick or ban
+	audit     *audit.Log
+	queries   *queryRunner      // the queue's reads: a slot and QueryTimeout
+	rt        rooms.Runtime     // Options.Rooms (bound), nil: no room links
+	notes     string            // the user notes table a warning goes to; "" without the built-in userNotes
+	ips       clientip.Resolver // the ip of an entry, behind the trusted proxies
+	log       *slog.Logger
+	now       func() time.Time
+
+	gate    func(op Operator, o Op, key string) error // may op do o on key, saying why not
+	allowed func(op Operator, o Op, key string) bool  // may op do o on key
+	as      func(op Operator, key string) *resource   // resource key as op's role sees it (resourceAs)
+	userID  func(raw string) (string, error)          // raw as an id of the users table
+	// A ban's body and whether the users table can take a moderation,
+	// as the users endpoints check them.
+	checkBan            func(banBody) (*time.Time, error)
+	moderationSupported func(action string) error
+}
+
 // reportsOn answers 404 when the game declares no report categories.
-func (a reportsAPI) reportsOn() error {
-	if !a.reports.On() {
+func (h *reportsHandler) reportsOn() error {
+	if !h.store.On() {
 		return errorf(http.StatusNotFound, "reports_off", "reports are off: the game declares no report categories")
 	}
 	return nil
@@ -45,11 +76,11 @@ func (a reportsAPI) reportsOn() error {
 
 // GET /admin-api/_reports: the queue, grouped by reported player; with
 // ?player=<id>, that player's reports received and filed.
-func (a reportsAPI) handleReports(w http.ResponseWriter, r *http.Request, op Operator) error {
-	if err := a.reportsOn(); err != nil {
+func (h *reportsHandler) handleReports(w http.ResponseWriter, r *http.Request, op Operator) error {
+	if err := h.reportsOn(); err != nil {
 		return err
 	}
-	if err := a.gate(op, OpList, "users"); err != nil {
+	if err := h.gate(op, OpList, "users"); err != nil {
 		return err
 	}
 	q := r.URL.Query()
@@ -59,13 +90,13 @@ func (a reportsAPI) handleReports(w http.ResponseWriter, r *http.Request, op Ope
 		}
 	}
 	if p := q.Get("player"); p != "" {
-		return a.playerReports(w, r, op, p)
+		return h.playerReports(w, r, op, p)
 	}
 	f := reports.Filter{Status: q.Get("status"), Category: q.Get("category"), RoomID: q.Get("room")}
 	if f.Status != "" && f.Status != reports.Open && f.Status != reports.Resolved {
 		return fieldError(http.StatusBadRequest, "invalid_value", "status", "status must be open or resolved")
 	}
-	if _, ok := a.reports.Category(f.Category); f.Category != "" && !ok {
+	if _, ok := h.store.Category(f.Category); f.Category != "" && !ok {
 		return fieldError(http.StatusBadRequest, "invalid_value", "category", "unknown category %q", f.Category)
 	}
 	if len(f.RoomID) > 128 {
@@ -81,8 +112,8 @@ func (a reportsAPI) handleReports(w http.ResponseWriter, r *http.Request, op Ope
 	ctx := r.Context()
 	var groups []reports.Group
 	var more bool
-	err = a.bounded(ctx, op, func(ctx context.Context, db bun.IDB) (err error) {
-		groups, more, err = a.reports.Queue(ctx, db, f)
+	err = h.bounded(ctx, op, func(ctx context.Context, db bun.IDB) (err error) {
+		groups, more, err = h.store.Queue(ctx, db, f)
 		return err
 	})
 	if err != nil {
@@ -98,15 +129,15 @@ func (a reportsAPI) handleReports(w http.ResponseWriter, r *http.Request, op Ope
 		}
 		rows = append(rows, g.Latest...)
 	}
-	labels, err := a.rowLabels(ctx, op, "users", ids)
+	labels, err := h.rowLabels(ctx, op, "users", ids)
 	if err != nil {
 		return err
 	}
-	views := a.reportViews(ctx, op, rows)
+	views := h.reportViews(ctx, op, rows)
 	out := make([]map[string]any, len(groups))
 	for i, g := range groups {
 		cats := []map[string]any{}
-		for _, c := range a.reports.Categories() {
+		for _, c := range h.store.Categories() {
 			if n := g.Categories[c.Key]; n > 0 {
 				cats = append(cats, map[string]any{"key": c.Key, "label": c.Label, "count": n})
 			}
@@ -123,25 +154,25 @@ func (a reportsAPI) handleReports(w http.ResponseWriter, r *http.Request, op Ope
 			"claim": claimView(g.Claim, labels), "latest": withLabels(latest, labels),
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"categories": a.reports.Categories(), "players": out, "hasMore": more, "limit": f.Limit, "offset": f.Offset})
+	writeJSON(w, http.StatusOK, map[string]any{"categories": h.store.Categories(), "players": out, "hasMore": more, "limit": f.Limit, "offset": f.Offset})
 	return nil
 }
 
 // playerReports answers a player's page: the reports about them and
 // those they filed, newest first, and who holds their claim.
-func (a reportsAPI) playerReports(w http.ResponseWriter, r *http.Request, op Operator, raw string) error {
+func (h *reportsHandler) playerReports(w http.ResponseWriter, r *http.Request, op Operator, raw string) error {
 	ctx := r.Context()
-	playerID, err := a.usersRes.userID(raw)
+	playerID, err := h.userID(raw)
 	if err != nil {
 		return fieldError(http.StatusBadRequest, "invalid_value", "player", "player is not a user id")
 	}
 	var received, filed []reports.Row
 	var holder string
-	err = a.bounded(ctx, op, func(ctx context.Context, db bun.IDB) (err error) {
-		if received, filed, err = a.reports.ForPlayer(ctx, db, playerID, maxPlayerReports); err != nil {
+	err = h.bounded(ctx, op, func(ctx context.Context, db bun.IDB) (err error) {
+		if received, filed, err = h.store.ForPlayer(ctx, db, playerID, maxPlayerReports); err != nil {
 			return err
 		}
-		holder, err = a.reports.Holder(ctx, db, playerID)
+		holder, err = h.store.Holder(ctx, db, playerID)
 		return err
 	})
 	if err != nil {
@@ -151,7 +182,7 @@ func (a reportsAPI) playerReports(w http.ResponseWriter, r *http.Request, op Ope
 	for _, rr := range slices.Concat(received, filed) {
 		ids = append(ids, rr.PlayerID, rr.ReporterID)
 	}
-	labels, err := a.rowLabels(ctx, op, "users", ids)
+	labels, err := h.rowLabels(ctx, op, "users", ids)
 	if err != nil {
 		return err
 	}
@@ -161,8 +192,8 @@ func (a reportsAPI) playerReports(w http.ResponseWriter, r *http.Request, op Ope
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"player":   userRef(playerID, labels),
-		"received": withLabels(a.reportViews(ctx, op, received), labels),
-		"filed":    withLabels(a.reportViews(ctx, op, filed), labels),
+		"received": withLabels(h.reportViews(ctx, op, received), labels),
+		"filed":    withLabels(h.reportViews(ctx, op, filed), labels),
 		"claim":    claim,
 	})
 	return nil
@@ -172,13 +203,13 @@ func (a reportsAPI) playerReports(w http.ResponseWriter, r *http.Request, op Ope
 // search or exact count runs: in one of op's QueryConcurrency slots (429
 // past them) and under QueryTimeout (503 query_timeout). The queue groups
 // every open report by player: a flood of reports makes it a scan.
-func (a reportsAPI) bounded(ctx context.Context, op Operator, fn func(context.Context, bun.IDB) error) error {
-	release, err := rowsAPI(a).holdQuery(op)
+func (h *reportsHandler) bounded(ctx context.Context, op Operator, fn func(context.Context, bun.IDB) error) error {
+	release, err := h.queries.holdQuery(op)
 	if err != nil {
 		return err
 	}
 	defer release()
-	return a.limited(ctx, a.queryDeadline(), fn)
+	return h.queries.limited(ctx, h.queries.queryDeadline(), fn)
 }
 
 // userRef is a user as the reports answers name them: id and, when op
@@ -236,48 +267,33 @@ func intParam(raw string, def, lo, hi int, name string) (int, error) {
 	return n, nil
 }
 
-// POST /admin-api/_reports/{playerId}/claim and …/resolve, dispatched by
-// handleRowOp (their pattern is its).
-func (a reportsAPI) handleReportOp(w http.ResponseWriter, r *http.Request, op Operator) error {
-	if err := a.reportsOn(); err != nil {
-		return err
-	}
-	switch r.PathValue("op") {
-	case "claim":
-		return a.handleReportClaim(w, r, op)
-	case "resolve":
-		return a.handleReportResolve(w, r, op)
-	}
-	return errNotFoundRoute
-}
-
 // reportTarget checks the operator may work reports about the player
 // the path names, and reads the player: working a player's reports
 // follows the rule of moderating them (a mod works no report about an
 // admin or a fellow mod, nobody about their own account).
-func (a reportsAPI) reportTarget(r *http.Request, op Operator) (string, error) {
-	if err := a.gate(op, OpUpdate, "users"); err != nil {
+func (h *reportsHandler) reportTarget(r *http.Request, op Operator) (string, error) {
+	if err := h.gate(op, OpUpdate, "users"); err != nil {
 		return "", err
 	}
-	playerID, err := a.usersRes.pathUserID(r)
+	playerID, err := h.userID(r.PathValue("playerId"))
 	if err != nil {
 		return "", err
 	}
 	if playerID == op.UserID {
 		return "", errorf(http.StatusBadRequest, "self_moderation", "you cannot work reports about your own account")
 	}
-	if _, err := a.roles.CanWriteUser(r.Context(), a.db, op, playerID); err != nil {
+	if _, err := h.roles.CanWriteUser(r.Context(), h.db, op, playerID); err != nil {
 		return "", err
 	}
 	return playerID, nil
 }
 
 // reportError answers the store's refusals.
-func (a reportsAPI) reportError(ctx context.Context, op Operator, err error) error {
+func (h *reportsHandler) reportError(ctx context.Context, op Operator, err error) error {
 	var held *reports.ClaimedError
 	switch {
 	case errors.As(err, &held):
-		labels, _ := a.rowLabels(ctx, op, "users", []string{held.Claim.ClaimedBy})
+		labels, _ := h.rowLabels(ctx, op, "users", []string{held.Claim.ClaimedBy})
 		who := labels[held.Claim.ClaimedBy]
 		if who == "" {
 			who = "another moderator"
@@ -295,8 +311,11 @@ func (a reportsAPI) reportError(ctx context.Context, op Operator, err error) err
 // player's open reports, so two moderators do not work the same player.
 // Of two claims at once one wins (200) and the other answers 409 claimed
 // naming the holder; an admin's claim with {"takeover": true} takes it.
-func (a reportsAPI) handleReportClaim(w http.ResponseWriter, r *http.Request, op Operator) error {
-	playerID, err := a.reportTarget(r, op)
+func (h *reportsHandler) handleReportClaim(w http.ResponseWriter, r *http.Request, op Operator) error {
+	if err := h.reportsOn(); err != nil {
+		return err
+	}
+	playerID, err := h.reportTarget(r, op)
 	if err != nil {
 		return err
 	}
@@ -310,18 +329,18 @@ func (a reportsAPI) handleReportClaim(w http.ResponseWriter, r *http.Request, op
 		return errorf(http.StatusForbidden, "forbidden", "only an admin may take over another moderator's claim")
 	}
 	ctx := r.Context()
-	meta := requestMeta(r, a.clientIPs())
-	c, err := a.reports.Claim(ctx, playerID, op.UserID, body.Takeover, func(ctx context.Context, tx bun.Tx, prev string) error {
+	meta := requestMeta(r, h.ips)
+	c, err := h.store.Claim(ctx, playerID, op.UserID, body.Takeover, func(ctx context.Context, tx bun.Tx, prev string) error {
 		p := audit.Payload(meta)
 		if prev != "" {
 			p["takenFrom"] = prev
 		}
-		return a.audit.RecordTx(ctx, tx, audit.Entry{OperatorID: op.UserID, Action: "report.claim", Resource: "users", TargetID: playerID, Payload: p})
+		return h.audit.RecordTx(ctx, tx, audit.Entry{OperatorID: op.UserID, Action: "report.claim", Resource: "users", TargetID: playerID, Payload: p})
 	})
 	if err != nil {
-		return a.reportError(ctx, op, err)
+		return h.reportError(ctx, op, err)
 	}
-	labels, _ := a.rowLabels(ctx, op, "users", []string{op.UserID})
+	labels, _ := h.rowLabels(ctx, op, "users", []string{op.UserID})
 	writeJSON(w, http.StatusOK, map[string]any{"claim": claimView(&c, labels)})
 	return nil
 }
@@ -351,8 +370,11 @@ var banPresets = map[string]time.Duration{
 // hierarchy check and audit entry); the reports close, and one
 // report.resolve entry naming them is written, in that transaction. A
 // claim held by another mod refuses it (409); an admin may resolve it.
-func (a reportsAPI) handleReportResolve(w http.ResponseWriter, r *http.Request, op Operator) error {
-	playerID, err := a.reportTarget(r, op)
+func (h *reportsHandler) handleReportResolve(w http.ResponseWriter, r *http.Request, op Operator) error {
+	if err := h.reportsOn(); err != nil {
+		return err
+	}
+	playerID, err := h.reportTarget(r, op)
 	if err != nil {
 		return err
 	}
@@ -367,19 +389,19 @@ func (a reportsAPI) handleReportResolve(w http.ResponseWriter, r *http.Request, 
 		return fieldError(http.StatusBadRequest, "invalid_value", "ban", "ban is for the ban outcome only")
 	}
 	ctx := r.Context()
-	meta := requestMeta(r, a.clientIPs())
+	meta := requestMeta(r, h.ips)
 	var ids []int64
 	// closeReports runs in the outcome's transaction: the claim check,
 	// the reports closed, the one entry linking them to what was done.
 	closeReports := func(ctx context.Context, tx bun.Tx, done map[string]any) error {
-		holder, err := a.reports.Holder(ctx, tx, playerID)
+		holder, err := h.store.Holder(ctx, tx, playerID)
 		if err != nil {
 			return err
 		}
 		if holder != "" && holder != op.UserID && op.Role != RoleAdmin {
 			return &reports.ClaimedError{Claim: reports.Claim{PlayerID: playerID, ClaimedBy: holder}}
 		}
-		if ids, err = a.reports.Close(ctx, tx, playerID, op.UserID, body.Outcome); err != nil {
+		if ids, err = h.store.Close(ctx, tx, playerID, op.UserID, body.Outcome); err != nil {
 			return err
 		}
 		p := audit.Payload(meta, "reports", ids, "outcome", body.Outcome)
@@ -389,16 +411,16 @@ func (a reportsAPI) handleReportResolve(w http.ResponseWriter, r *http.Request, 
 		if done != nil {
 			p["moderation"] = done
 		}
-		return a.audit.RecordTx(ctx, tx, audit.Entry{OperatorID: op.UserID, Action: "report.resolve", Resource: "users", TargetID: playerID, Payload: p})
+		return h.audit.RecordTx(ctx, tx, audit.Entry{OperatorID: op.UserID, Action: "report.resolve", Resource: "users", TargetID: playerID, Payload: p})
 	}
 	out := map[string]any{"ok": true, "outcome": body.Outcome}
 	switch body.Outcome {
 	case "dismiss":
-		err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		err = h.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 			// The player's role is read again where the reports close: a
 			// promotion since reportTarget's check refuses it too, as the
 			// other outcomes' own checks do.
-			if _, err := a.roles.CanWriteUser(ctx, tx, op, playerID); err != nil {
+			if _, err := h.roles.CanWriteUser(ctx, tx, op, playerID); err != nil {
 				return err
 			}
 			return closeReports(ctx, tx, nil)
@@ -407,15 +429,15 @@ func (a reportsAPI) handleReportResolve(w http.ResponseWriter, r *http.Request, 
 		if strings.TrimSpace(body.Note) == "" {
 			return fieldError(http.StatusBadRequest, "required", "note", "a warning needs its note")
 		}
-		if builtinDef("userNotes", a.opts.Tables["userNotes"]) == nil {
+		if h.notes == "" {
 			return errorf(http.StatusNotImplemented, "unsupported", "warnings are notes on the player: the panel needs the built-in userNotes table")
 		}
-		err = a.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			if _, err := a.roles.CanWriteUser(ctx, tx, op, playerID); err != nil {
+		err = h.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if _, err := h.roles.CanWriteUser(ctx, tx, op, playerID); err != nil {
 				return err
 			}
 			note := &UserNote{UserID: playerID, AuthorID: op.UserID, Body: body.Note, CreatedAt: time.Now().UTC()}
-			if _, err := tx.NewInsert().Model(note).ModelTableExpr("?", a.tbl("user_notes")).Returning("id").Exec(ctx); err != nil {
+			if _, err := tx.NewInsert().Model(note).ModelTableExpr("?", bun.Ident(h.notes)).Returning("id").Exec(ctx); err != nil {
 				return err
 			}
 			out["noteId"] = note.ID
@@ -429,12 +451,12 @@ func (a reportsAPI) handleReportResolve(w http.ResponseWriter, r *http.Request, 
 			if body.Ban == nil {
 				return fieldError(http.StatusBadRequest, "required", "ban", "a ban needs ban: {until or preset, reason}")
 			}
-			if act.Until, err = a.resolveBan(body.Ban.banBody, body.Ban.Preset); err != nil {
+			if act.Until, err = h.resolveBan(body.Ban.banBody, body.Ban.Preset); err != nil {
 				return err
 			}
 			act.Reason = body.Ban.Reason
 		}
-		if err := a.usersRes.moderationSupported(act.Name); err != nil {
+		if err := h.moderationSupported(act.Name); err != nil {
 			return err
 		}
 		act.Within = func(ctx context.Context, tx bun.Tx, e audit.Entry) error {
@@ -448,7 +470,7 @@ func (a reportsAPI) handleReportResolve(w http.ResponseWriter, r *http.Request, 
 		}
 		var n int
 		var partial bool
-		if n, partial, err = a.sanctions.Apply(ctx, op, playerID, act); err == nil {
+		if n, partial, err = h.sanctions.Apply(ctx, op, playerID, act); err == nil {
 			out["sessionsClosed"] = n
 			if partial {
 				out["partial"] = true
@@ -458,7 +480,7 @@ func (a reportsAPI) handleReportResolve(w http.ResponseWriter, r *http.Request, 
 		return fieldError(http.StatusBadRequest, "invalid_value", "outcome", "outcome must be dismiss, warn, kick or ban")
 	}
 	if err != nil {
-		return a.reportError(ctx, op, err)
+		return h.reportError(ctx, op, err)
 	}
 	out["reports"] = ids
 	writeJSON(w, http.StatusOK, out)
@@ -467,9 +489,9 @@ func (a reportsAPI) handleReportResolve(w http.ResponseWriter, r *http.Request, 
 
 // resolveBan is a resolution's ban end: until (as a ban's body reads it)
 // or a preset of the UI's, not both.
-func (a reportsAPI) resolveBan(b banBody, preset string) (*time.Time, error) {
+func (h *reportsHandler) resolveBan(b banBody, preset string) (*time.Time, error) {
 	if preset == "" {
-		return a.usersRes.checkBan(b)
+		return h.checkBan(b)
 	}
 	if len(b.Until) > 0 && string(b.Until) != "null" {
 		return nil, fieldError(http.StatusBadRequest, "invalid_value", "ban.preset", "give until or preset, not both")
@@ -484,6 +506,6 @@ func (a reportsAPI) resolveBan(b banBody, preset string) (*time.Time, error) {
 	if d == 0 {
 		return nil, nil
 	}
-	t := a.now().UTC().Add(d)
+	t := h.now().UTC().Add(d)
 	return &t, nil
 }

@@ -6,12 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
+	"github.com/gameadmin/admin/internal/account"
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/clientip"
 	"github.com/gameadmin/admin/internal/errbody"
@@ -26,13 +29,25 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 // opHandlerFunc is an endpoint that needs a signed-in identity.
 type opHandlerFunc func(w http.ResponseWriter, r *http.Request, op Operator) error
 
-func (a *Admin) public(fn handlerFunc) http.Handler {
+// wrap is what every endpoint of the API runs inside (routes.go): the
+// answer after Close, the body's bound, the recovery of a panic, the
+// error body; and for signedIn the session and the second factor.
+type wrap struct {
+	closed   *atomic.Bool // Admin.closed: set by Close
+	maxBody  int64        // Options.MaxBodyBytes, defaulted
+	log      *slog.Logger
+	sessions *account.SessionCheck
+	totp     totpGate
+}
+
+// public wraps an endpoint that answers without a session.
+func (e wrap) public(fn handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if a.closed.Load() {
-			a.writeError(w, r, errClosed)
+		if e.closed.Load() {
+			writeError(e.log, w, r, errClosed)
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, a.opts.MaxBodyBytes)
+		r.Body = http.MaxBytesReader(w, r.Body, e.maxBody)
 		defer func() {
 			// A bug in one endpoint answers 500 with a logged stack
 			// instead of a dropped connection.
@@ -40,24 +55,24 @@ func (a *Admin) public(fn handlerFunc) http.Handler {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				a.writeError(w, r, recovered(p))
+				writeError(e.log, w, r, recovered(p))
 			}
 		}()
 		if err := fn(w, r); err != nil {
-			a.writeError(w, r, err)
+			writeError(e.log, w, r, err)
 		}
 	})
 }
 
 // signedIn wraps an endpoint that needs a valid session; the operator is on
 // the request context too, for OperatorFrom.
-func (a *Admin) signedIn(fn opHandlerFunc) http.Handler {
-	return a.public(func(w http.ResponseWriter, r *http.Request) error {
-		op, err := a.sessions.Verify(r.Context(), r)
+func (e wrap) signedIn(fn opHandlerFunc) http.Handler {
+	return e.public(func(w http.ResponseWriter, r *http.Request) error {
+		op, err := e.sessions.Verify(r.Context(), r)
 		if err != nil {
 			return err
 		}
-		if err := a.totpGate(r, op); err != nil {
+		if err := e.totp.check(r, op); err != nil {
 			return err
 		}
 		return fn(w, r.WithContext(withOperator(r.Context(), op)), op)

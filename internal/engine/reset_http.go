@@ -5,14 +5,14 @@ import "net/http"
 // POST /auth/request-reset: always 200, so it tells nobody whether an email
 // exists; the lookup and the delivery run after the answer, on the bounded
 // background queue.
-func (a authAPI) handleRequestReset(w http.ResponseWriter, r *http.Request) error {
+func (h *authHandler) handleRequestReset(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		Email string `json:"email"`
 	}
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
-	if err := a.auth.RequestReset(r.Context(), body.Email, a.ClientIP(r), requestMeta(r, a.clientIPs())); err != nil {
+	if err := h.auth.RequestReset(r.Context(), body.Email, h.ips.Of(r), requestMeta(r, h.ips)); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
@@ -20,7 +20,7 @@ func (a authAPI) handleRequestReset(w http.ResponseWriter, r *http.Request) erro
 }
 
 // POST /auth/reset: sets the password and ends every session of the user.
-func (a authAPI) handleReset(w http.ResponseWriter, r *http.Request) error {
+func (h *authHandler) handleReset(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		Token    string `json:"token"`
 		Password string `json:"password"`
@@ -28,7 +28,7 @@ func (a authAPI) handleReset(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
-	if err := a.auth.ResetPassword(r.Context(), body.Token, body.Password, requestMeta(r, a.clientIPs())); err != nil {
+	if err := h.auth.ResetPassword(r.Context(), body.Token, body.Password, requestMeta(r, h.ips)); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})

@@ -9,7 +9,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/gameadmin/admin/internal/audit"
+	"github.com/gameadmin/admin/internal/clientip"
+	"github.com/gameadmin/admin/internal/users"
 	"github.com/gameadmin/admin/rooms"
 )
 
@@ -29,15 +33,35 @@ import (
 // defaultRoomTimeout is Options.RoomTimeout's default.
 const defaultRoomTimeout = 5 * time.Second
 
+// roomsHandler answers the live-room endpoints (routes.go builds it):
+// the game's runtime, the permission check, and for a kick the roles of
+// the player whose session it ends.
+type roomsHandler struct {
+	rt      rooms.Runtime                             // Options.Rooms, bound (roomcall); nil: 501 rooms_unsupported
+	timeout time.Duration                             // Options.RoomTimeout: a kick's calls, all of them
+	gate    func(op Operator, o Op, key string) error // may op do o on "rooms"
+	userID  func(raw string) (string, error)          // raw as an id of the users table
+	db      *bun.DB
+	roles   *users.RoleTable // whose session a mod may kick
+	audit   *audit.Log
+	ips     clientip.Resolver // the ip of an entry, behind the trusted proxies
+}
+
+// newRoomsHandler is the room endpoints over rt.
+func newRoomsHandler(rt rooms.Runtime, timeout time.Duration, gate func(Operator, Op, string) error, userID func(string) (string, error),
+	db *bun.DB, roles *users.RoleTable, log *audit.Log, ips clientip.Resolver) *roomsHandler {
+	return &roomsHandler{rt: rt, timeout: timeout, gate: gate, userID: userID, db: db, roles: roles, audit: log, ips: ips}
+}
+
 // roomsRequest checks that rooms are configured and op may do o on them.
-func (a roomsAPI) roomsRequest(op Operator, o Op) (rooms.Runtime, error) {
-	if a.opts.Rooms == nil {
+func (h *roomsHandler) roomsRequest(op Operator, o Op) (rooms.Runtime, error) {
+	if h.rt == nil {
 		return nil, errorf(http.StatusNotImplemented, "rooms_unsupported", "no live rooms are configured (Options.Rooms)")
 	}
-	if err := a.gate(op, o, "rooms"); err != nil {
+	if err := h.gate(op, o, "rooms"); err != nil {
 		return nil, err
 	}
-	return a.opts.Rooms, nil
+	return h.rt, nil
 }
 
 // roomError maps the Rooms contract's errors to answers, the room's id
@@ -73,9 +97,9 @@ func roomError(roomID string, err error) error {
 	return err
 }
 
-// activeSessions counts a user's live sessions across every room.
-func (a roomsAPI) activeSessions(ctx context.Context, userID string) (int, error) {
-	s, err := a.opts.Rooms.UserSessions(ctx, userID)
+// activeSessions counts a user's live sessions across every room of rt.
+func activeSessions(ctx context.Context, rt rooms.Runtime, userID string) (int, error) {
+	s, err := rt.UserSessions(ctx, userID)
 	if err != nil {
 		return 0, roomError("", err)
 	}
@@ -83,8 +107,8 @@ func (a roomsAPI) activeSessions(ctx context.Context, userID string) (int, error
 }
 
 // GET /rooms
-func (a roomsAPI) handleRoomList(w http.ResponseWriter, r *http.Request, op Operator) error {
-	rt, err := a.roomsRequest(op, OpList)
+func (h *roomsHandler) handleRoomList(w http.ResponseWriter, r *http.Request, op Operator) error {
+	rt, err := h.roomsRequest(op, OpList)
 	if err != nil {
 		return err
 	}
@@ -100,8 +124,8 @@ func (a roomsAPI) handleRoomList(w http.ResponseWriter, r *http.Request, op Oper
 }
 
 // GET /rooms/{roomId}
-func (a roomsAPI) handleRoomInspect(w http.ResponseWriter, r *http.Request, op Operator) error {
-	rt, err := a.roomsRequest(op, OpRead)
+func (h *roomsHandler) handleRoomInspect(w http.ResponseWriter, r *http.Request, op Operator) error {
+	rt, err := h.roomsRequest(op, OpRead)
 	if err != nil {
 		return err
 	}
@@ -115,8 +139,8 @@ func (a roomsAPI) handleRoomInspect(w http.ResponseWriter, r *http.Request, op O
 }
 
 // GET /rooms/by-user/{userId}
-func (a roomsAPI) handleRoomsByUser(w http.ResponseWriter, r *http.Request, op Operator) error {
-	rt, err := a.roomsRequest(op, OpRead)
+func (h *roomsHandler) handleRoomsByUser(w http.ResponseWriter, r *http.Request, op Operator) error {
+	rt, err := h.roomsRequest(op, OpRead)
 	if err != nil {
 		return err
 	}
@@ -132,8 +156,8 @@ func (a roomsAPI) handleRoomsByUser(w http.ResponseWriter, r *http.Request, op O
 }
 
 // DELETE /rooms/{roomId}/clients/{sessionId}
-func (a roomsAPI) handleRoomKick(w http.ResponseWriter, r *http.Request, op Operator) error {
-	rt, err := a.roomsRequest(op, OpUpdate)
+func (h *roomsHandler) handleRoomKick(w http.ResponseWriter, r *http.Request, op Operator) error {
+	rt, err := h.roomsRequest(op, OpUpdate)
 	if err != nil {
 		return err
 	}
@@ -149,7 +173,7 @@ func (a roomsAPI) handleRoomKick(w http.ResponseWriter, r *http.Request, op Oper
 	roomID, sessionID := r.PathValue("roomId"), r.PathValue("sessionId")
 	// The whole kick (whose session it is, the hierarchy, the kick) runs
 	// within one RoomTimeout.
-	ctx, cancel := context.WithTimeout(r.Context(), a.opts.RoomTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
 	defer cancel()
 	// Whose session it is, from the runtime's index of sessions: it reads
 	// no state and runs none of the game's callbacks (an inspect did both,
@@ -159,7 +183,7 @@ func (a roomsAPI) handleRoomKick(w http.ResponseWriter, r *http.Request, op Oper
 	if err != nil {
 		return roomError(roomID, err)
 	}
-	if err := a.mayKick(ctx, op, s.UserID); err != nil {
+	if err := h.mayKick(ctx, op, s.UserID); err != nil {
 		return err
 	}
 	if err := rt.Kick(ctx, roomID, sessionID, body.Reason); err != nil {
@@ -172,7 +196,7 @@ func (a roomsAPI) handleRoomKick(w http.ResponseWriter, r *http.Request, op Oper
 	if s.RoomName != "" {
 		kv = append(kv, "roomName", s.RoomName)
 	}
-	a.recordRoom(r, op, "room.kick", roomID, kv...)
+	h.recordRoom(r, op, "room.kick", roomID, kv...)
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	return nil
 }
@@ -180,7 +204,7 @@ func (a roomsAPI) handleRoomKick(w http.ResponseWriter, r *http.Request, op Oper
 // mayKick applies the rule of moderating a player to a kick of their
 // session, userID's ("" for an anonymous client): nobody kicks their own,
 // and a mod kicks no admin's or fellow mod's.
-func (a roomsAPI) mayKick(ctx context.Context, op Operator, userID string) error {
+func (h *roomsHandler) mayKick(ctx context.Context, op Operator, userID string) error {
 	if userID == "" {
 		return nil
 	}
@@ -190,11 +214,11 @@ func (a roomsAPI) mayKick(ctx context.Context, op Operator, userID string) error
 	if op.Role == RoleAdmin {
 		return nil
 	}
-	id, err := a.usersRes.userID(userID)
+	id, err := h.userID(userID)
 	if err != nil {
 		return nil // no id of the users table: a player the panel does not know
 	}
-	roles, err := a.roles.OperatorRoles(ctx, a.db, []string{id})
+	roles, err := h.roles.OperatorRoles(ctx, h.db, []string{id})
 	if err != nil {
 		return err
 	}
@@ -205,8 +229,8 @@ func (a roomsAPI) mayKick(ctx context.Context, op Operator, userID string) error
 }
 
 // PATCH /rooms/{roomId}: {locked}
-func (a roomsAPI) handleRoomLock(w http.ResponseWriter, r *http.Request, op Operator) error {
-	rt, err := a.roomsRequest(op, OpUpdate)
+func (h *roomsHandler) handleRoomLock(w http.ResponseWriter, r *http.Request, op Operator) error {
+	rt, err := h.roomsRequest(op, OpUpdate)
 	if err != nil {
 		return err
 	}
@@ -227,7 +251,7 @@ func (a roomsAPI) handleRoomLock(w http.ResponseWriter, r *http.Request, op Oper
 	if *body.Locked {
 		action = "room.lock"
 	}
-	a.recordRoom(r, op, action, roomID, "locked", *body.Locked)
+	h.recordRoom(r, op, action, roomID, "locked", *body.Locked)
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	return nil
 }
@@ -261,8 +285,8 @@ func statePath(path []any) error {
 }
 
 // PATCH /rooms/{roomId}/state: {path, value}
-func (a roomsAPI) handleRoomStateEdit(w http.ResponseWriter, r *http.Request, op Operator) error {
-	rt, err := a.roomsRequest(op, OpUpdate)
+func (h *roomsHandler) handleRoomStateEdit(w http.ResponseWriter, r *http.Request, op Operator) error {
+	rt, err := h.roomsRequest(op, OpUpdate)
 	if err != nil {
 		return err
 	}
@@ -283,14 +307,14 @@ func (a roomsAPI) handleRoomStateEdit(w http.ResponseWriter, r *http.Request, op
 	if err := rt.EditState(r.Context(), roomID, body.Path, body.Value); err != nil {
 		return roomError(roomID, err)
 	}
-	a.recordRoom(r, op, "room.state.edit", roomID, "path", body.Path, "value", body.Value)
+	h.recordRoom(r, op, "room.state.edit", roomID, "path", body.Path, "value", body.Value)
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	return nil
 }
 
 // DELETE /rooms/{roomId}/state: {path}
-func (a roomsAPI) handleRoomStateDelete(w http.ResponseWriter, r *http.Request, op Operator) error {
-	rt, err := a.roomsRequest(op, OpUpdate)
+func (h *roomsHandler) handleRoomStateDelete(w http.ResponseWriter, r *http.Request, op Operator) error {
+	rt, err := h.roomsRequest(op, OpUpdate)
 	if err != nil {
 		return err
 	}
@@ -307,14 +331,14 @@ func (a roomsAPI) handleRoomStateDelete(w http.ResponseWriter, r *http.Request, 
 	if err := rt.DeleteState(r.Context(), roomID, body.Path); err != nil {
 		return roomError(roomID, err)
 	}
-	a.recordRoom(r, op, "room.state.delete", roomID, "path", body.Path)
+	h.recordRoom(r, op, "room.state.delete", roomID, "path", body.Path)
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	return nil
 }
 
 // DELETE /rooms/{roomId}
-func (a roomsAPI) handleRoomDispose(w http.ResponseWriter, r *http.Request, op Operator) error {
-	rt, err := a.roomsRequest(op, OpDelete)
+func (h *roomsHandler) handleRoomDispose(w http.ResponseWriter, r *http.Request, op Operator) error {
+	rt, err := h.roomsRequest(op, OpDelete)
 	if err != nil {
 		return err
 	}
@@ -322,12 +346,12 @@ func (a roomsAPI) handleRoomDispose(w http.ResponseWriter, r *http.Request, op O
 	if err := rt.Dispose(r.Context(), roomID); err != nil {
 		return roomError(roomID, err)
 	}
-	a.recordRoom(r, op, "room.dispose", roomID)
+	h.recordRoom(r, op, "room.dispose", roomID)
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	return nil
 }
 
-func (a roomsAPI) recordRoom(r *http.Request, op Operator, action, roomID string, kv ...any) {
-	payload := audit.Payload(requestMeta(r, a.clientIPs()), append([]any{"roomId", roomID}, kv...)...)
-	a.audit.Event(r.Context(), AuditEntry{OperatorID: op.UserID, Action: action, Resource: "rooms", TargetID: roomID, Payload: payload})
+func (h *roomsHandler) recordRoom(r *http.Request, op Operator, action, roomID string, kv ...any) {
+	payload := audit.Payload(requestMeta(r, h.ips), append([]any{"roomId", roomID}, kv...)...)
+	h.audit.Event(r.Context(), AuditEntry{OperatorID: op.UserID, Action: action, Resource: "rooms", TargetID: roomID, Payload: payload})
 }

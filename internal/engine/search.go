@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
@@ -61,6 +62,23 @@ type searchAnswer struct {
 	Skipped []searchSkip `json:"skipped"`
 }
 
+// searchHandler answers the search box (routes.go builds it): the
+// resources in the sidebar's order, each as an operator's role sees it
+// and gated by what the role may list and read, read under the query
+// bounds.
+type searchHandler struct {
+	order   []string                                 // the resource keys in the sidebar's order
+	as      func(op Operator, key string) *resource  // resource key as op's role sees it (resourceAs)
+	allowed func(op Operator, o Op, key string) bool // may op do o on key
+	queries *queryRunner
+	log     *slog.Logger
+}
+
+// newSearchHandler is the search box over the resources of order.
+func newSearchHandler(order []string, as func(Operator, string) *resource, allowed func(Operator, Op, string) bool, queries *queryRunner, log *slog.Logger) *searchHandler {
+	return &searchHandler{order: order, as: as, allowed: allowed, queries: queries, log: log}
+}
+
 // parseSearch reads q and limit, in words when they do not fit.
 func parseSearch(r *http.Request) (string, int, error) {
 	v := r.URL.Query()
@@ -85,7 +103,7 @@ func parseSearch(r *http.Request) (string, int, error) {
 }
 
 // GET /admin-api/_search (operators only).
-func (a viewsAPI) handleSearch(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (h *searchHandler) handleSearch(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if !op.Role.IsOperator() {
 		return errOperatorOnly
 	}
@@ -93,16 +111,16 @@ func (a viewsAPI) handleSearch(w http.ResponseWriter, r *http.Request, op Operat
 	if err != nil {
 		return err
 	}
-	release, err := rowsAPI(a).holdQuery(op)
+	release, err := h.queries.holdQuery(op)
 	if err != nil {
 		return err
 	}
 	defer release()
 	ctx := r.Context()
-	deadline := a.queryDeadline()
+	deadline := h.queries.queryDeadline()
 	out := searchAnswer{Results: []searchHit{}, Skipped: []searchSkip{}}
-	for _, key := range a.order {
-		res := a.searchable(op, key)
+	for _, key := range h.order {
+		res := h.searchable(op, key)
 		if res == nil {
 			continue
 		}
@@ -115,12 +133,12 @@ func (a viewsAPI) handleSearch(w http.ResponseWriter, r *http.Request, op Operat
 			continue
 		}
 		own := deadline
-		if share := time.Now().Add(a.opts.QueryTimeout / searchShare); !own.IsZero() && share.Before(own) {
+		if share := time.Now().Add(h.queries.timeout / searchShare); !own.IsZero() && share.Before(own) {
 			own = share
 		}
 		n := min(limit, searchMaxTotal-len(out.Results))
 		var found []map[string]any
-		err := a.limited(ctx, own, func(ctx context.Context, db bun.IDB) (err error) {
+		err := h.queries.limited(ctx, own, func(ctx context.Context, db bun.IDB) (err error) {
 			rs, err := query.Find(db, res.Table, res.Labels, q, n).Rows(ctx)
 			if err != nil {
 				return err
@@ -132,11 +150,11 @@ func (a viewsAPI) handleSearch(w http.ResponseWriter, r *http.Request, op Operat
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case errors.Is(err, query.ErrTimeout):
-			a.log.Warn("admin: search: a resource ran out of time; skipped", "resource", key, "err", err)
+			h.log.Warn("admin: search: a resource ran out of time; skipped", "resource", key, "err", err)
 			out.Skipped = append(out.Skipped, searchSkip{res.Key, res.Label, "timeout"})
 			continue
 		case err != nil:
-			a.log.Error("admin: search: a resource failed; skipped", "resource", key, "err", err)
+			h.log.Error("admin: search: a resource failed; skipped", "resource", key, "err", err)
 			out.Skipped = append(out.Skipped, searchSkip{res.Key, res.Label, "error"})
 			continue
 		}
@@ -157,9 +175,9 @@ func (a viewsAPI) handleSearch(w http.ResponseWriter, r *http.Request, op Operat
 // searchable is the resource key as op sees it when the search box may
 // look in it: op may list and read its rows, it has label columns op may
 // read, and a key op may read (the id a hit opens); else nil.
-func (a viewsAPI) searchable(op Operator, key string) *resource {
-	res := a.resourceAs(op, key)
-	if res == nil || len(res.Labels) == 0 || len(res.Table.PK) == 0 || !a.allowed(op, OpList, key) || !a.allowed(op, OpRead, key) {
+func (h *searchHandler) searchable(op Operator, key string) *resource {
+	res := h.as(op, key)
+	if res == nil || len(res.Labels) == 0 || len(res.Table.PK) == 0 || !h.allowed(op, OpList, key) || !h.allowed(op, OpRead, key) {
 		return nil
 	}
 	for _, c := range res.Table.PK {

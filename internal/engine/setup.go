@@ -39,12 +39,13 @@ func (a *compiler) announceSetup(ctx context.Context) {
 		return
 	}
 	a.log.WarnContext(ctx, "admin: no admin yet; open this one-time link to create the first one (a new token each start)",
-		"link", (*Admin)(a).setupLink())
+		"link", setupLink(a.opts.UIPath, a.setup))
 }
 
-// setupLink is the site-relative setup link with the generated token.
-func (a *Admin) setupLink() string {
-	return a.opts.UIPath + "/setup?token=" + url.QueryEscape(a.setup.Value())
+// setupLink is the site-relative setup link, under uiPath, with the
+// generated token.
+func setupLink(uiPath string, token *account.SetupToken) string {
+	return uiPath + "/setup?token=" + url.QueryEscape(token.Value())
 }
 
 // SetupLink returns the site-relative link that creates the first admin,
@@ -60,7 +61,7 @@ func (a *Admin) SetupLink(ctx context.Context) string {
 	if exists, err := a.roles.AdminExists(ctx, a.db); err != nil || exists {
 		return ""
 	}
-	return a.setupLink()
+	return setupLink(a.opts.UIPath, a.setup)
 }
 
 // CreateFirstAdmin creates the first admin from Go, for a scripted
@@ -76,29 +77,29 @@ func (a *Admin) CreateFirstAdmin(ctx context.Context, email, password, displayNa
 	if err := c.Check(true); err != nil {
 		return "", err
 	}
-	userID, _, err := authAPI{a}.bootstrap(ctx, c, map[string]any{"via": "go"})
+	userID, _, err := bootstrap(ctx, a.auth, a.setup, c, map[string]any{"via": "go"})
 	return userID, err
 }
 
 // bootstrap makes the first admin (Auth.Bootstrap, with the users
 // resource's defaults) and spends the setup token: the setup page and
 // CreateFirstAdmin both come through here.
-func (a authAPI) bootstrap(ctx context.Context, c account.Credentials, meta map[string]any) (userID string, tv int64, err error) {
-	if userID, tv, err = a.auth.Bootstrap(ctx, c, meta); err != nil {
+func bootstrap(ctx context.Context, auth *Auth, setup *account.SetupToken, c account.Credentials, meta map[string]any) (userID string, tv int64, err error) {
+	if userID, tv, err = auth.Bootstrap(ctx, c, meta); err != nil {
 		return "", 0, err
 	}
-	a.setup.Spend()
+	setup.Spend()
 	return userID, tv, nil
 }
 
 // setupAllowed is the bootstrap's gate: the unspent token. The answer
 // without it is the closed bootstrap when an admin exists (as without the
 // gate), else setup_token_required.
-func (a authAPI) setupAllowed(r *http.Request, token string) error {
-	if a.setup.Matches(token) {
+func (h *authHandler) setupAllowed(r *http.Request, token string) error {
+	if h.setup.Matches(token) {
 		return nil
 	}
-	if exists, err := a.roles.AdminExists(r.Context(), a.db); err != nil {
+	if exists, err := h.roles.AdminExists(r.Context(), h.db); err != nil {
 		return err
 	} else if exists {
 		return ErrBootstrapClosed

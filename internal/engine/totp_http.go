@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
@@ -10,7 +9,7 @@ import (
 
 // POST /auth/login/totp {code} or {recoveryCode}, with the challenge from
 // the cookie or {challenge}: the second sign-in step.
-func (a authAPI) handleLoginTOTP(w http.ResponseWriter, r *http.Request) error {
+func (h *authHandler) handleLoginTOTP(w http.ResponseWriter, r *http.Request) error {
 	var body struct {
 		Code         string `json:"code"`
 		RecoveryCode string `json:"recoveryCode"`
@@ -20,23 +19,23 @@ func (a authAPI) handleLoginTOTP(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if body.Challenge == "" {
-		body.Challenge = a.tokens.Challenge(r)
+		body.Challenge = h.tokens.Challenge(r)
 	}
-	s, err := a.auth.SecondFactor().Login(r.Context(), body.Challenge, body.Code, body.RecoveryCode, a.ClientIP(r), requestMeta(r, a.clientIPs()))
+	s, err := h.auth.SecondFactor().Login(r.Context(), body.Challenge, body.Code, body.RecoveryCode, h.ips.Of(r), requestMeta(r, h.ips))
 	if err != nil {
 		return err
 	}
-	if err := a.tokens.SetSessionCookie(w, s.UserID, s.Role, s.TV); err != nil {
+	if err := h.tokens.SetSessionCookie(w, s.UserID, s.Role, s.TV); err != nil {
 		return err
 	}
-	a.tokens.ClearChallengeCookie(w)
+	h.tokens.ClearChallengeCookie(w)
 	writeJSON(w, http.StatusOK, map[string]any{"userId": s.UserID, "role": s.Role})
 	return nil
 }
 
 // GET /auth/totp: {enabled, pending, required, recoveryCodesLeft}.
-func (a authAPI) handleTOTPStatus(w http.ResponseWriter, r *http.Request, op Operator) error {
-	st, err := a.auth.SecondFactor().Status(r.Context(), op)
+func (h *authHandler) handleTOTPStatus(w http.ResponseWriter, r *http.Request, op Operator) error {
+	st, err := h.auth.SecondFactor().Status(r.Context(), op)
 	if err != nil {
 		return err
 	}
@@ -47,11 +46,11 @@ func (a authAPI) handleTOTPStatus(w http.ResponseWriter, r *http.Request, op Ope
 // POST /auth/totp/enroll: a new pending secret, replacing any earlier
 // pending one. Answers {otpauthUrl, secret, qr}; the recovery codes come
 // with the confirmation, once the factor works.
-func (a authAPI) handleTOTPEnroll(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (h *authHandler) handleTOTPEnroll(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if err := decodeOptional(r, &struct{}{}); err != nil {
 		return err
 	}
-	key, qr, err := a.auth.SecondFactor().Enroll(r.Context(), op.UserID)
+	key, qr, err := h.auth.SecondFactor().Enroll(r.Context(), op.UserID)
 	if err != nil {
 		return err
 	}
@@ -81,17 +80,17 @@ func readCode(r *http.Request, allowPassword bool) (codeBody, error) {
 
 // POST /auth/totp/confirm {code}: turns the pending factor on and answers
 // the ten recovery codes, shown this once.
-func (a authAPI) handleTOTPConfirm(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (h *authHandler) handleTOTPConfirm(w http.ResponseWriter, r *http.Request, op Operator) error {
 	b, err := readCode(r, false)
 	if err != nil {
 		return err
 	}
-	codes, tv, err := a.auth.SecondFactor().Confirm(r.Context(), op.UserID, b.Code, a.ClientIP(r), requestMeta(r, a.clientIPs()))
+	codes, tv, err := h.auth.SecondFactor().Confirm(r.Context(), op.UserID, b.Code, h.ips.Of(r), requestMeta(r, h.ips))
 	if err != nil {
 		return err
 	}
 	// The other sessions ended; this one goes on under the new version.
-	if err := a.tokens.SetSessionCookie(w, op.UserID, op.Role, tv); err != nil {
+	if err := h.tokens.SetSessionCookie(w, op.UserID, op.Role, tv); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "recoveryCodes": codes})
@@ -99,12 +98,12 @@ func (a authAPI) handleTOTPConfirm(w http.ResponseWriter, r *http.Request, op Op
 }
 
 // POST /auth/totp/disable {code} or {password}.
-func (a authAPI) handleTOTPDisable(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (h *authHandler) handleTOTPDisable(w http.ResponseWriter, r *http.Request, op Operator) error {
 	b, err := readCode(r, true)
 	if err != nil {
 		return err
 	}
-	if err := a.auth.SecondFactor().Disable(r.Context(), op.UserID, b.Code, b.Password, a.ClientIP(r), requestMeta(r, a.clientIPs())); err != nil {
+	if err := h.auth.SecondFactor().Disable(r.Context(), op.UserID, b.Code, b.Password, h.ips.Of(r), requestMeta(r, h.ips)); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
@@ -113,12 +112,12 @@ func (a authAPI) handleTOTPDisable(w http.ResponseWriter, r *http.Request, op Op
 
 // POST /auth/totp/recovery-codes {code}: ten new recovery codes; the old
 // ones stop working.
-func (a authAPI) handleRecoveryCodes(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (h *authHandler) handleRecoveryCodes(w http.ResponseWriter, r *http.Request, op Operator) error {
 	b, err := readCode(r, false)
 	if err != nil {
 		return err
 	}
-	codes, err := a.auth.SecondFactor().RegenerateRecoveryCodes(r.Context(), op.UserID, b.Code, a.ClientIP(r), requestMeta(r, a.clientIPs()))
+	codes, err := h.auth.SecondFactor().RegenerateRecoveryCodes(r.Context(), op.UserID, b.Code, h.ips.Of(r), requestMeta(r, h.ips))
 	if err != nil {
 		return err
 	}
@@ -128,7 +127,7 @@ func (a authAPI) handleRecoveryCodes(w http.ResponseWriter, r *http.Request, op 
 
 // POST /users/{id}/totp/reset: an admin removes another operator's second
 // factor (a lost phone) and ends that user's sessions.
-func (a authAPI) handleTOTPReset(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (h *authHandler) handleTOTPReset(w http.ResponseWriter, r *http.Request, op Operator) error {
 	ctx := r.Context()
 	if op.Role != RoleAdmin {
 		return errorf(http.StatusForbidden, "forbidden", "only an admin can reset two-factor sign-in")
@@ -136,15 +135,15 @@ func (a authAPI) handleTOTPReset(w http.ResponseWriter, r *http.Request, op Oper
 	if err := decodeOptional(r, &struct{}{}); err != nil {
 		return err
 	}
-	userID, err := a.usersRes.pathUserID(r)
+	userID, err := h.userID(r)
 	if err != nil {
 		return err
 	}
-	if _, err := a.roles.UserRole(ctx, a.db, userID); err != nil {
+	if _, err := h.roles.UserRole(ctx, h.db, userID); err != nil {
 		return err
 	}
-	entry := a.usersRes.entry(requestMeta(r, a.clientIPs()), op, "user.totp_reset", userID)
-	had, err := a.auth.SecondFactor().Reset(ctx, userID, &entry)
+	entry := h.userEntry(r, op, "user.totp_reset", userID)
+	had, err := h.auth.SecondFactor().Reset(ctx, userID, &entry)
 	if err != nil {
 		return err
 	}
@@ -153,20 +152,21 @@ func (a authAPI) handleTOTPReset(w http.ResponseWriter, r *http.Request, op Oper
 }
 
 // totpGate refuses an operator whom RequireTOTP makes enrol and who has
-// not, except on the panel's endpoints that lead to enrolment. r must be
-// a request the panel's own mux routed (r.Pattern is its pattern): a game
-// route guarded by Guard uses requireTOTP, which exempts nothing.
-func (a *Admin) totpGate(r *http.Request, op Operator) error {
-	if totpExempt[strings.TrimPrefix(r.Pattern, r.Method+" "+a.opts.APIPath)] {
-		return nil
-	}
-	return a.requireTOTP(r.Context(), op)
+// not, except on the panel's endpoints that lead to enrolment. The
+// request must be one the panel's own mux routed (r.Pattern is its
+// pattern): a game route guarded by Guard asks the second factor's
+// Require, which exempts nothing.
+type totpGate struct {
+	apiPath string // Options.APIPath, the prefix of the panel's patterns
+	auth    *Auth
 }
 
-// requireTOTP refuses an operator whom RequireTOTP makes enrol and who
-// has not.
-func (a *Admin) requireTOTP(ctx context.Context, op Operator) error {
-	return a.auth.SecondFactor().Require(ctx, op)
+// check is nil when op may go on to r's endpoint.
+func (g totpGate) check(r *http.Request, op Operator) error {
+	if totpExempt[strings.TrimPrefix(r.Pattern, r.Method+" "+g.apiPath)] {
+		return nil
+	}
+	return g.auth.SecondFactor().Require(r.Context(), op)
 }
 
 // totpExempt are the routes, under the API path, an operator who must

@@ -10,9 +10,6 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -20,6 +17,7 @@ import (
 
 	. "github.com/gameadmin/admin"
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/gameadmin/admin/internal/engine"
 	"github.com/gameadmin/admin/live"
 	"github.com/gorilla/websocket"
 	"github.com/uptrace/bun"
@@ -30,8 +28,9 @@ import (
 // masked or not at all) and a Hidden column leave by no route, and no
 // route lets the mod filter, sort or search by them; a read-only column
 // and one restricted for mods are changed by no route the mod calls. The
-// routes are read from routes.go and the OpenAPI document, so a route
-// added later fails TestRouteTable until it is classified here.
+// routes are the engine's route table (engine.Routes) and the OpenAPI
+// document's, so a route added later fails TestRouteTable until it is
+// classified here.
 
 // rtPart is a row related to a gadget and to two users: its player, a
 // plain link, and its owner, a link that mods see masked.
@@ -269,9 +268,9 @@ const (
 
 // rtRoute is one route of the table.
 type rtRoute struct {
-	// key is "METHOD /path": a pattern of routes.go, or an endpoint one of
-	// its dispatchers or the OpenAPI document names, with the resource
-	// and the action or relation name as parameters.
+	// key is "METHOD /path": a route of engine.Routes, or an endpoint
+	// the OpenAPI document names, with the resource and the action or
+	// relation name as parameters.
 	key   string
 	class rtClass // 0: neither
 	why   string  // for neither: why no row passes
@@ -324,9 +323,8 @@ func (w *rtWorld) routeTable(t *testing.T) []rtRoute {
 		{key: "POST /auth/password", why: self("password")},
 		{key: "GET /_health", why: "public: the database's health, no row"},
 		{key: "* /", why: "answers 404 to a path no route serves"},
-		{key: "* UI", why: "the UI's files and pages, not the API"},
-		{key: "GET /{resource}/{id}/{sub}", why: "dispatches to the _counts, _history and _export routes, classified each"},
-		{key: "POST /{resource}/{id}/{op}", why: "dispatches to _revert, _erase, _restore and the users' moderation routes, classified each"},
+		{key: "GET /{resource}/{id}/{sub}", why: "answers 404, once signed in, to a row's path no route serves"},
+		{key: "POST /{resource}/{id}/{op}", why: "answers 404, once signed in, to a row's or a bulk op no route serves"},
 		{key: "PATCH /rooms/{roomId}", why: "locks a live room: no table row"},
 		{key: "DELETE /rooms/{roomId}", why: "disposes of a live room: no table row"},
 		{key: "DELETE /rooms/{roomId}/clients/{sessionId}", why: "kicks a live client: no table row"},
@@ -438,15 +436,9 @@ func (w *rtWorld) routeTable(t *testing.T) []rtRoute {
 					status(mod, "POST", "/gadgets/_action/activate", map[string]any{"id": w.g1, "note": "the mod's note", "qty": 99}, 200)
 				})
 			}},
-		{key: "POST /{resource}/_bulk/{op}", class: rtWrites,
-			write: func(t *testing.T) {
-				w.unchanged(t, "POST /users/_bulk/{op}", func() {
-					status(mod, "POST", "/users/_bulk/ban", map[string]any{"ids": []any{w.alice}, "email": "stolen@example.com"}, 400)
-					for _, op := range []string{"ban", "unban", "revoke-sessions"} {
-						status(mod, "POST", "/users/_bulk/"+op, map[string]any{"ids": []any{w.alice}}, 200)
-					}
-				})
-			}},
+		{key: "POST /{resource}/_bulk/ban", class: rtWrites, write: func(t *testing.T) { w.bulk(t, "ban") }},
+		{key: "POST /{resource}/_bulk/unban", class: rtWrites, write: func(t *testing.T) { w.bulk(t, "unban") }},
+		{key: "POST /{resource}/_bulk/revoke-sessions", class: rtWrites, write: func(t *testing.T) { w.bulk(t, "revoke-sessions") }},
 		{key: "GET /_reports", class: rtAnswers, read: true, call: get("/_reports", "/_reports?player="+w.alice, "/_reports?player="+w.bob), adminSees: []string{rtAlice}},
 		{key: "POST /_reports/{playerId}/claim", why: "claims a player's open reports: a row of the panel's own claims table, no resource's"},
 		{key: "POST /_reports/{playerId}/resolve", class: rtWrites, write: func(t *testing.T) {
@@ -494,6 +486,16 @@ func (w *rtWorld) updates(t *testing.T, method string) {
 		} {
 			w.mod.do(method, "/admin-api"+a.path, a.body).want(t, a.code)
 		}
+	})
+}
+
+// bulk is the mod's bulk op on alice, with a body that names her email:
+// refused, or done with her email as it was.
+func (w *rtWorld) bulk(t *testing.T, op string) {
+	t.Helper()
+	w.unchanged(t, "POST /users/_bulk/"+op, func() {
+		w.mod.do("POST", "/admin-api/users/_bulk/"+op, map[string]any{"ids": []any{w.alice}, "email": "stolen@example.com"}).want(t, 400)
+		w.mod.do("POST", "/admin-api/users/_bulk/"+op, map[string]any{"ids": []any{w.alice}}).want(t, 200)
 	})
 }
 
@@ -727,43 +729,21 @@ func (w *rtWorld) noOracle(t *testing.T) {
 }
 
 // servedRoutes are the routes of the API, each with where it was found:
-// the patterns of routes.go and its dispatchers, the operations of
-// handleUserOp, and the operations of the OpenAPI document an admin gets,
-// with the resource and the action or relation name as parameters.
+// the engine's route table, and the operations of the OpenAPI document
+// an admin gets, with the resource and the action or relation name as
+// parameters, and a parameter of a few values as each of its routes.
 func (w *rtWorld) servedRoutes(t *testing.T) map[string]string {
 	t.Helper()
-	src := func(name string) string {
-		b, err := os.ReadFile(filepath.Join("..", "..", "engine", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	routes := src("routes.go")
 	out := map[string]string{}
-	for _, m := range regexp.MustCompile(`\bapi\("([A-Z]+) (/[^"]*)"`).FindAllStringSubmatch(routes, -1) {
-		out[m[1]+" "+m[2]] = "routes.go"
-	}
-	for _, m := range regexp.MustCompile(`mux\.Handle\(([^,]+),`).FindAllStringSubmatch(routes, -1) {
-		switch arg := strings.TrimSpace(m[1]); arg {
-		case `method+" "+a.opts.APIPath+path`: // api's own
-		case `"GET "+a.opts.APIPath`:
-			out["GET {APIPath}"] = "routes.go (the API's root without its slash)"
-		case `a.opts.APIPath+"/"`:
-			out["* /"] = "routes.go"
-		case `a.opts.UIPath+"/"`:
-			out["* UI"] = "routes.go"
-		default:
-			out["mux.Handle("+arg+")"] = "routes.go"
+	for _, r := range engine.Routes() {
+		method, path := r.Method, r.Path
+		if method == "" {
+			method = "*"
 		}
-	}
-	for fn, prefix := range map[string]string{"handleRowSub": "GET /{resource}/{id}/", "handleRowOp": "POST /{resource}/{id}/"} {
-		for _, m := range regexp.MustCompile(`case "([^"]+)":`).FindAllStringSubmatch(funcBody(t, routes, fn), -1) {
-			out[prefix+m[1]] = "routes.go, " + fn
+		if path == "" {
+			path = "{APIPath}"
 		}
-	}
-	for _, m := range regexp.MustCompile(`action [!=]= "([^"]+)"`).FindAllStringSubmatch(funcBody(t, src("users_http.go"), "handleUserOp"), -1) {
-		out["POST /{resource}/{id}/"+m[1]] = "users_http.go, handleUserOp"
+		out[method+" "+path] = "engine.Routes (" + r.Handler + ")"
 	}
 
 	resources := map[string]bool{}
@@ -777,18 +757,52 @@ func (w *rtWorld) servedRoutes(t *testing.T) map[string]string {
 		t.Fatal(err)
 	}
 	for p, ops := range doc.Paths {
-		for m := range ops {
-			if m == "parameters" {
-				continue
-			}
-			key := strings.ToUpper(m) + " " + p
-			if out[key] == "" {
-				key = strings.ToUpper(m) + " " + genericPath(p, resources)
-			}
-			if out[key] == "" {
-				out[key] = "the OpenAPI document's " + strings.ToUpper(m) + " " + p
+		for _, path := range enumPaths(t, p, ops["parameters"]) {
+			for m := range ops {
+				if m == "parameters" {
+					continue
+				}
+				key := strings.ToUpper(m) + " " + path
+				if out[key] == "" {
+					key = strings.ToUpper(m) + " " + genericPath(path, resources)
+				}
+				if out[key] == "" {
+					out[key] = "the OpenAPI document's " + strings.ToUpper(m) + " " + p
+				}
 			}
 		}
+	}
+	return out
+}
+
+// enumPaths is p with each path parameter that takes a few values
+// (an enum) as each of them: /users/_bulk/{op} is a route per op.
+func enumPaths(t *testing.T, p string, params json.RawMessage) []string {
+	t.Helper()
+	var ps []struct {
+		Name   string `json:"name"`
+		In     string `json:"in"`
+		Schema struct {
+			Enum []string `json:"enum"`
+		} `json:"schema"`
+	}
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &ps); err != nil {
+			t.Fatalf("%s: parameters: %v", p, err)
+		}
+	}
+	out := []string{p}
+	for _, param := range ps {
+		if param.In != "path" || len(param.Schema.Enum) == 0 {
+			continue
+		}
+		var next []string
+		for _, q := range out {
+			for _, v := range param.Schema.Enum {
+				next = append(next, strings.ReplaceAll(q, "{"+param.Name+"}", v))
+			}
+		}
+		out = next
 	}
 	return out
 }
@@ -807,21 +821,6 @@ func genericPath(p string, resources map[string]bool) string {
 		segs[n-1] = "{name}"
 	}
 	return "/" + strings.Join(segs, "/")
-}
-
-// funcBody is the text of method fn of api in src.
-func funcBody(t *testing.T, src, fn string) string {
-	t.Helper()
-	loc := regexp.MustCompile(`(?m)^func \(\w+ \w+\) ` + fn + `\(`).FindStringIndex(src)
-	if loc == nil {
-		t.Fatalf("no func %s: the route table reads its routes from it", fn)
-	}
-	i := loc[0]
-	end := strings.Index(src[i:], "\n}\n")
-	if end < 0 {
-		return src[i:]
-	}
-	return src[i : i+end]
 }
 
 // rtJoin connects a live client of userID to a room of roomType on e's
