@@ -15,6 +15,7 @@ func (a *Admin) newUserData() *userdata.Service {
 	return userdata.New(userdata.Config{
 		DB:        a.db,
 		Resources: a.resources,
+		PanelKeys: panelKeys(),
 		Users:     a.users,
 		Roles:     a.roles,
 		Store:     a.store,

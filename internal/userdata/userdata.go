@@ -50,6 +50,10 @@ type Config struct {
 	// Resources are the compiled resources by key, as admins see them;
 	// users.Key is the users table's, audit.Key the audit log's.
 	Resources map[string]*rows.Resource
+	// PanelKeys are the keys of the panel's own tables (the audit log,
+	// the roles), related to the users table but not a player's rows: the
+	// audit log is redacted instead, a role removed with the account's.
+	PanelKeys []string
 	// Users is the users table, Roles the panel's roles.
 	Users *users.Table
 	Roles *users.RoleTable
@@ -114,13 +118,12 @@ type userPart struct {
 }
 
 // userParts are the resources holding rows of the user row: the users
-// table's Many relations into resources, but the audit log (redacted
-// instead) and the panel's roles (removed with the account's role).
+// table's Many relations into resources, but the panel's own (PanelKeys).
 func (a *Service) userParts(users *rows.Resource, row map[string]any) []userPart {
 	var parts []userPart
 	for _, rel := range users.Table.Relations {
 		target := a.Resources[rel.Target]
-		if rel.Kind != schema.Many || target == nil || rel.Target == audit.Key || rel.Target == "roles" {
+		if rel.Kind != schema.Many || target == nil || slices.Contains(a.PanelKeys, rel.Target) {
 			continue
 		}
 		fk := target.Table.ByName[rel.FK]
