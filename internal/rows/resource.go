@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/gameadmin/admin/internal/authz"
-	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/schema"
 )
 
@@ -101,36 +99,6 @@ type Resource struct {
 // from (Versions.ETag), is read without them. A role's variant hides
 // more (Hidden): Answer takes those out.
 func (r *Resource) StoredHidden() map[string]bool { return r.stored }
-
-// RefuseWrite is the write gate's refusal of a value for col, for every
-// write that names one (a create or update body, a revert): 403 for a
-// column the role may not read, 400 read_only for a read-only one; nil
-// when it may be written.
-func (r *Resource) RefuseWrite(col string) error {
-	switch {
-	case r.Restricted[col]:
-		return errbody.Field(http.StatusForbidden, "forbidden", col, "column %q is not writable for your role", col)
-	case r.ReadOnly(col):
-		if c := r.View.ByName[col]; c != nil {
-			return errbody.Field(http.StatusBadRequest, "read_only", col, "%s is read-only", r.ColumnLabel(c))
-		}
-		return errbody.Field(http.StatusBadRequest, "read_only", col, "column %q is read-only", col)
-	}
-	return nil
-}
-
-// ReadOnly reports whether col is never written by a create or update
-// body: ColumnConfig.ReadOnly, a column the database computes, and the
-// version column, which the panel bumps itself.
-func (r *Resource) ReadOnly(col string) bool {
-	if c := r.Table.ByName[col]; c != nil && c.Generated {
-		return true // the database computes it and refuses a value
-	}
-	if r.version != nil && r.version.Name == col {
-		return true
-	}
-	return r.Config.Columns[col].ReadOnly
-}
 
 // Choices are the values a column takes: the resource's Choices, else an
 // enum's labels from the database, as its catalog was last read
