@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/gameadmin/admin/internal/account"
+	"github.com/gameadmin/admin/internal/moderation"
 )
 
 // GET /auth/status
@@ -108,6 +109,11 @@ func (a authAPI) handleMe(w http.ResponseWriter, r *http.Request, op Operator) e
 		"userId": op.UserID, "role": op.Role, "email": acc.Email,
 		"displayName": acc.DisplayName, "scopes": op.Scopes,
 		"features": a.features(),
+		// The rules the UI would otherwise copy: whose accounts op may
+		// change (RoleTable.CanWriteUser refuses the others) and the
+		// ban lengths it offers.
+		"changesAccountsOf": op.Role.ChangesAccountsOf(),
+		"banPresets":        moderation.BanPresets(),
 	})
 	return nil
 }

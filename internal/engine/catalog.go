@@ -10,6 +10,7 @@ import (
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/userdata"
 )
 
 // The catalog (GET /admin-api) tells the UI every resource the operator
@@ -76,6 +77,7 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 		e.EmailColumn = a.users.Cols.Email
 	}
 	if res.Key == "users" {
+		e.Users, e.ErasedPattern = true, userdata.ErasedPattern
 		e.BanColumn = usersAPI(a).banColumn(res.View.ByName)
 	}
 	e.ReadOnly = t.NotWritable
