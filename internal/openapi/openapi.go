@@ -238,7 +238,7 @@ func Build(in Input) map[string]any {
 		for _, o := range []string{"ban", "unban", "revoke-sessions"} {
 			req := obj{"type": "object", "additionalProperties": false}
 			if o == "ban" {
-				req["properties"] = obj{"reason": obj{"type": "string", "maxLength": in.MaxReasonLen}, "until": obj{"type": "string", "format": "date-time"}}
+				req["properties"] = obj{"reason": obj{"type": "string", "maxLength": in.MaxReasonLen}, "until": obj{"type": []string{"string", "null"}, "format": "date-time", "description": "when the ban ends; null or absent, for good"}}
 			}
 			paths["/users/{id}/"+o] = obj{"parameters": []obj{idParam}, "post": obj{"operationId": "user_" + strings.ReplaceAll(o, "-", "_"), "tags": []string{"Moderation"},
 				"summary": strings.ReplaceAll(o, "-", " ") + " a user", "requestBody": obj{"content": obj{"application/json": obj{"schema": req}}},
@@ -258,9 +258,10 @@ func Build(in Input) map[string]any {
 	if in.Users && in.ModerateUsers {
 		paths["/users/_bulk/{op}"] = obj{"parameters": []obj{{"name": "op", "in": "path", "required": true, "schema": obj{"type": "string", "enum": []string{"ban", "unban", "revoke-sessions"}}}},
 			"post": obj{"operationId": "users_bulk", "tags": []string{"Moderation"}, "summary": "Ban, unban or revoke the sessions of several users",
-				"requestBody": body(obj{"type": "object", "required": []string{"ids"}, "properties": obj{"ids": obj{"type": "array", "maxItems": in.MaxBulkIDs}, "reason": obj{"type": "string"}, "until": obj{"type": "string", "format": "date-time"}}}),
+				"requestBody": body(obj{"type": "object", "required": []string{"ids"}, "properties": obj{"ids": obj{"type": "array", "maxItems": in.MaxBulkIDs}, "reason": obj{"type": "string"}, "until": obj{"type": []string{"string", "null"}, "format": "date-time", "description": "when the ban ends; null or absent, for good"}}}),
 				"responses": withErrors(obj{"200": jsonOK("what became of each", obj{"type": "object", "required": []string{"results", "counts"},
-					"properties": obj{"results": obj{"type": "object", "additionalProperties": obj{"type": "string"}}, "counts": obj{"type": "object", "additionalProperties": obj{"type": "integer"}}, "sessionsClosed": obj{"type": "integer"}}})})}}
+					"properties": obj{"results": obj{"type": "object", "additionalProperties": obj{"type": "string"}}, "counts": obj{"type": "object", "additionalProperties": obj{"type": "integer"}}, "sessionsClosed": obj{"type": "integer"},
+						"partial": obj{"type": "boolean", "description": "some live connections could not be closed"}}})})}}
 	}
 	if in.Users && (len(in.ReportCategories) > 0 || in.Generic) && in.ListUsers {
 		reportsPaths(paths, in, withErrors, jsonOK, body)
@@ -274,7 +275,7 @@ func Build(in Input) map[string]any {
 		"responses": withErrors(obj{"200": jsonOK("the OpenAPI document", obj{"type": "object"})})}}
 	anyObj := obj{"type": []string{"object", "array"}}
 	simple := func(id, tag, summary string, req obj, security bool) obj {
-		o := obj{"operationId": id, "tags": []string{tag}, "summary": summary, "responses": withErrors(obj{"200": jsonOK("done", anyObj)})}
+		o := obj{"operationId": id, "tags": []string{tag}, "summary": summary, "responses": withErrors(obj{"200": jsonOK("done", ref("Done"))})}
 		if req != nil {
 			o["requestBody"] = body(req)
 		}
@@ -328,10 +329,14 @@ func Build(in Input) map[string]any {
 	} {
 		paths[p] = obj{"post": o}
 	}
+	for p, schema := range map[string]string{"/auth/login/totp": "SignedIn", "/auth/totp/enroll": "TotpEnrolment",
+		"/auth/totp/confirm": "RecoveryCodes", "/auth/totp/disable": "RecoveryCodes", "/auth/totp/recovery-codes": "RecoveryCodes"} {
+		paths[p].(obj)["post"].(obj)["responses"].(obj)["200"] = jsonOK("done", ref(schema))
+	}
 	paths["/auth/totp"] = obj{"get": obj{"operationId": "totp_status", "tags": []string{"Two-factor"}, "summary": "Whether two-factor sign-in is on",
-		"responses": withErrors(obj{"200": jsonOK("the status", anyObj)})}}
+		"responses": withErrors(obj{"200": jsonOK("the status", ref("TotpStatus"))})}}
 	paths["/auth/sessions"] = obj{"get": obj{"operationId": "sessions", "tags": []string{"Account"}, "summary": "The signed-in operator's sign-ins",
-		"responses": withErrors(obj{"200": jsonOK("sessions", anyObj)})}}
+		"responses": withErrors(obj{"200": jsonOK("the sign-ins, newest first", obj{"type": "array", "items": ref("SignIn")})})}}
 	if op.Role == authz.RoleAdmin && in.Users {
 		paths["/users/{id}/invite"] = obj{"parameters": []obj{idParam}, "post": simple("user_invite", "Moderation", "Send a set-password link", nil, true)}
 		paths["/users/{id}/totp/reset"] = obj{"parameters": []obj{idParam}, "post": simple("user_totp_reset", "Two-factor", "Turn a user's two-factor sign-in off", nil, true)}
@@ -340,7 +345,7 @@ func Build(in Input) map[string]any {
 		"responses": withErrors(obj{"200": jsonOK("the operator, what the panel has and the rules the UI follows", ref("Me"))})}}
 	paths["/auth/login"] = obj{"post": obj{"operationId": "login", "tags": []string{"Sign-in"}, "summary": "Sign in: the answer sets the session cookie", "security": []obj{},
 		"requestBody": body(obj{"type": "object", "required": []string{"email", "password"}, "properties": obj{"email": obj{"type": "string"}, "password": obj{"type": "string"}}}),
-		"responses":   withErrors(obj{"200": jsonOK("signed in, or a second factor is asked for", obj{"type": "object"})})}}
+		"responses":   withErrors(obj{"200": jsonOK("signed in, or a second factor is asked for", ref("SignedIn"))})}}
 	paths["/auth/logout"] = obj{"post": obj{"operationId": "logout", "tags": []string{"Sign-in"}, "summary": "Sign out",
 		"responses": withErrors(obj{"200": jsonOK("signed out", obj{"type": "object"})})}}
 	paths["/_dashboard"] = obj{"get": obj{"operationId": "dashboard", "tags": []string{"Dashboard"}, "summary": "The dashboard's widgets",
@@ -428,7 +433,7 @@ func reportsPaths(paths map[string]any, in Input, withErrors func(obj) obj, json
 				"until": obj{"type": []string{"string", "null"}, "format": "date-time"}, "preset": obj{"type": "string", "enum": []string{"1h", "1d", "7d", "30d", "permanent"}},
 				"reason": obj{"type": "string", "maxLength": in.MaxReasonLen}}},
 		}}),
-		"responses": withErrors(obj{"200": jsonOK("the reports closed", obj{"type": "object", "properties": obj{
+		"responses": withErrors(obj{"200": jsonOK("the reports closed", obj{"type": "object", "required": []string{"ok", "outcome", "reports"}, "properties": obj{
 			"ok": obj{"type": "boolean"}, "outcome": obj{"type": "string"}, "reports": obj{"type": "array", "items": obj{"type": "integer"}},
 			"sessionsClosed": obj{"type": "integer"}, "partial": obj{"type": "boolean"}, "noteId": obj{"type": "integer"},
 		}})})}}
