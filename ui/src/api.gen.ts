@@ -916,7 +916,7 @@ export interface components {
             unix?: "s" | "ms";
         };
         Done: {
-            ok: boolean;
+            ok?: boolean;
         };
         Error: {
             code: string;
@@ -948,7 +948,7 @@ export interface components {
             userId: string;
         };
         ModerationResult: {
-            ok: boolean;
+            ok?: boolean;
             /** @description the ban or revoke is stored, but some live connections could not be closed */
             partial?: boolean;
             sessionsClosed?: number;
