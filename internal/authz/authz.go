@@ -41,6 +41,25 @@ func (r Role) AtLeast(min Role) bool { return r.Valid() && r.rank() >= min.rank(
 // IsOperator reports whether r may open the panel (admin or mod).
 func (r Role) IsOperator() bool { return r.AtLeast(RoleMod) }
 
+// MayChangeAccountOf reports whether an operator of role r may change
+// (write, ban, unban, revoke) the account of a user whose role is
+// target: only an admin changes an operator's account.
+func (r Role) MayChangeAccountOf(target Role) bool {
+	return r == RoleAdmin || !target.IsOperator()
+}
+
+// ChangesAccountsOf are the roles whose accounts r may change
+// (MayChangeAccountOf), highest first: what GET /auth/me tells the UI.
+func (r Role) ChangesAccountsOf() []Role {
+	var out []Role
+	for _, t := range []Role{RoleAdmin, RoleMod, RoleUser} {
+		if r.MayChangeAccountOf(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // Op is one of the five resource operations a policy governs.
 type Op string
 

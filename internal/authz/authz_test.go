@@ -1,6 +1,7 @@
 package authz
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -28,5 +29,27 @@ func TestPolicies(t *testing.T) {
 	}
 	if (Policy{}).IsSet() || !Deny().IsSet() {
 		t.Error("IsSet wrong for the zero policy or Deny()")
+	}
+}
+
+// TestMayChangeAccountOf: only an admin changes an operator's account;
+// ChangesAccountsOf lists the same rule for the UI.
+func TestMayChangeAccountOf(t *testing.T) {
+	for _, tt := range []struct {
+		op   Role
+		want []Role
+	}{
+		{RoleAdmin, []Role{RoleAdmin, RoleMod, RoleUser}},
+		{RoleMod, []Role{RoleUser}},
+		{RoleUser, []Role{RoleUser}},
+	} {
+		if got := tt.op.ChangesAccountsOf(); !slices.Equal(got, tt.want) {
+			t.Errorf("%s.ChangesAccountsOf() = %v; want %v", tt.op, got, tt.want)
+		}
+		for _, target := range []Role{RoleAdmin, RoleMod, RoleUser} {
+			if got, want := tt.op.MayChangeAccountOf(target), slices.Contains(tt.want, target); got != want {
+				t.Errorf("%s.MayChangeAccountOf(%s) = %v; want %v", tt.op, target, got, want)
+			}
+		}
 	}
 }

@@ -30,6 +30,13 @@ type Entry struct {
 	// (UserColumns.Ban), when bans are on: the UI's badge, quick filter
 	// (_banned) and moderation read it.
 	BanColumn string `json:"banColumn,omitempty"`
+	// Users marks the panel's users resource, the accounts it signs in:
+	// moderation, data requests and roles are about its rows.
+	Users bool `json:"users,omitempty"`
+	// ErasedPattern, on the users resource, is a regular expression (RE2
+	// and JavaScript read it alike) matching the email and names an erase
+	// (POST /users/{id}/_erase) writes: such an account reads as erased.
+	ErasedPattern string `json:"erasedPattern,omitempty"`
 	// EmailColumn, on the users resource, is UserColumns.Email: what an
 	// erase asks the operator to type back.
 	EmailColumn string `json:"emailColumn,omitempty"`

@@ -10,6 +10,7 @@ import (
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/catalog"
 	"github.com/gameadmin/admin/internal/clientip"
+	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/users"
 )
 
@@ -139,6 +140,11 @@ func (h *authHandler) handleMe(w http.ResponseWriter, r *http.Request, op Operat
 		"userId": op.UserID, "role": op.Role, "email": acc.Email,
 		"displayName": acc.DisplayName, "scopes": op.Scopes,
 		"features": h.features(),
+		// The rules the UI would otherwise copy: whose accounts op may
+		// change (RoleTable.CanWriteUser refuses the others) and the
+		// ban lengths it offers.
+		"changesAccountsOf": op.Role.ChangesAccountsOf(),
+		"banPresets":        moderation.BanPresets(),
 	})
 	return nil
 }

@@ -356,11 +356,6 @@ type resolveBody struct {
 	} `json:"ban"`
 }
 
-// banPresets are the ban lengths the UI offers, by key; 0 is permanent.
-var banPresets = map[string]time.Duration{
-	"1h": time.Hour, "1d": 24 * time.Hour, "7d": 7 * 24 * time.Hour, "30d": 30 * 24 * time.Hour, "permanent": 0,
-}
-
 // POST /admin-api/_reports/{playerId}/resolve: one step that closes
 // every open report about the player with an outcome: dismiss; warn (a
 // note on the player, in the user notes table); kick (every session of
@@ -499,7 +494,7 @@ func (h *reportsHandler) resolveBan(b banBody, preset string) (*time.Time, error
 	if err := checkReason(b.Reason); err != nil {
 		return nil, err
 	}
-	d, ok := banPresets[preset]
+	d, ok := moderation.BanPresetLength(preset)
 	if !ok {
 		return nil, fieldError(http.StatusBadRequest, "invalid_value", "ban.preset", "preset must be 1h, 1d, 7d, 30d or permanent")
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/gameadmin/admin/internal/csvexport"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/userdata"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -132,10 +133,13 @@ func (u *usersResource) fromCatalog() error {
 	return nil
 }
 
-// catalog tells the UI the users' email column, the ban column its ban
-// state reads (banColumn), and that the token version is machinery.
+// catalog tells the UI that this is the users resource and how an
+// erased account reads (userdata.ErasedPattern), the users' email
+// column, the ban column its ban state reads (banColumn), and that the
+// token version is machinery.
 func (u *usersResource) catalog(e *catalog.Entry, res *resource) {
 	c := u.users.Cols
+	e.Users, e.ErasedPattern = true, userdata.ErasedPattern
 	if res.View.ByName[c.Email] != nil {
 		e.EmailColumn = c.Email
 	}

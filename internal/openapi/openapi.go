@@ -55,6 +55,11 @@ type Input struct {
 	// (the reports queue), ModerateUsers that they may claim and resolve.
 	ReportCategories []string
 	ListUsers        bool
+	// Generic makes the document of no panel in particular: the
+	// resources as the paths /{resource}, /{resource}/{id} and so on, a
+	// row as the Row schema, report categories as any string. The UI's
+	// types are generated from it (Generic's doc comment in generic.go).
+	Generic bool
 }
 
 type obj = map[string]any
@@ -64,27 +69,32 @@ type obj = map[string]any
 func Build(in Input) map[string]any {
 	op := in.Operator
 	paths := obj{}
-	schemas := obj{
-		"Error": obj{
-			"type":     "object",
-			"required": []string{"status", "code", "error"},
-			"properties": obj{
-				"status":        obj{"type": "integer"},
-				"code":          obj{"type": "string"},
-				"error":         obj{"type": "string"},
-				"fields":        obj{"type": "object", "additionalProperties": obj{"type": "string"}},
-				"retryAfterSec": obj{"type": "integer"},
-				"row":           obj{"type": "object", "description": "on a 409 conflict of a write to a row that changed since it was read: the row as it is now (its ETag header is its version)"},
-			},
+	schemas := fixedSchemas()
+	schemas["Error"] = obj{
+		"type":     "object",
+		"required": []string{"status", "code", "error"},
+		"properties": obj{
+			"status":        obj{"type": "integer"},
+			"code":          obj{"type": "string"},
+			"error":         obj{"type": "string"},
+			"fields":        obj{"type": "object", "additionalProperties": obj{"type": "string"}},
+			"retryAfterSec": obj{"type": "integer"},
+			"row":           obj{"type": "object", "description": "on a 409 conflict of a write to a row that changed since it was read: the row as it is now (its ETag header is its version)"},
 		},
 	}
 	errRef := func(desc string) obj {
 		return obj{"description": desc, "content": obj{"application/json": obj{"schema": ref("Error")}}}
 	}
-	errors := obj{"400": errRef("the request is malformed or a value does not fit"), "401": errRef("not signed in"), "403": errRef("not allowed"),
+	errorResponses := obj{"400": errRef("the request is malformed or a value does not fit"), "401": errRef("not signed in"), "403": errRef("not allowed"),
 		"404": errRef("not found"), "409": errRef("a conflict with the stored data"), "413": errRef("the body is too large"), "429": errRef("rate limited"),
 		"500": errRef("the server failed; the cause is in its log"), "501": errRef("the game's tables do not support it"),
 		"503": errRef("a node or the database is unreachable, or a query ran past QueryTimeout"), "504": errRef("a live room or a node did not answer in time (RoomTimeout)")}
+	// Every operation's refusals are the one Error body: the responses
+	// are components each operation refers to.
+	errors := obj{}
+	for code := range errorResponses {
+		errors[code] = obj{"$ref": "#/components/responses/Error" + code}
+	}
 	withErrors := func(ok obj) obj {
 		out := obj{}
 		for k, v := range errors {
@@ -221,15 +231,18 @@ func Build(in Input) map[string]any {
 				"responses": withErrors(obj{"200": jsonOK("the handler's answer", obj{"type": "object", "properties": obj{"ok": obj{"type": "boolean"}, "result": obj{}}})})}}
 		}
 	}
+	if in.Generic {
+		genericPaths(paths, listParams, idParam, ifMatch, withErrors, jsonOK, body)
+	}
 	if in.Users && in.ModerateUsers {
 		for _, o := range []string{"ban", "unban", "revoke-sessions"} {
 			req := obj{"type": "object", "additionalProperties": false}
 			if o == "ban" {
-				req["properties"] = obj{"reason": obj{"type": "string", "maxLength": in.MaxReasonLen}, "until": obj{"type": "string", "format": "date-time"}}
+				req["properties"] = obj{"reason": obj{"type": "string", "maxLength": in.MaxReasonLen}, "until": obj{"type": []string{"string", "null"}, "format": "date-time", "description": "when the ban ends; null or absent, for good"}}
 			}
 			paths["/users/{id}/"+o] = obj{"parameters": []obj{idParam}, "post": obj{"operationId": "user_" + strings.ReplaceAll(o, "-", "_"), "tags": []string{"Moderation"},
 				"summary": strings.ReplaceAll(o, "-", " ") + " a user", "requestBody": obj{"content": obj{"application/json": obj{"schema": req}}},
-				"responses": withErrors(obj{"200": jsonOK("done", obj{"type": "object", "properties": obj{"ok": obj{"type": "boolean"}, "sessionsClosed": obj{"type": "integer"}}})})}}
+				"responses": withErrors(obj{"200": jsonOK("done", ref("ModerationResult"))})}}
 		}
 	}
 	if in.Users && op.Role == authz.RoleAdmin {
@@ -245,23 +258,24 @@ func Build(in Input) map[string]any {
 	if in.Users && in.ModerateUsers {
 		paths["/users/_bulk/{op}"] = obj{"parameters": []obj{{"name": "op", "in": "path", "required": true, "schema": obj{"type": "string", "enum": []string{"ban", "unban", "revoke-sessions"}}}},
 			"post": obj{"operationId": "users_bulk", "tags": []string{"Moderation"}, "summary": "Ban, unban or revoke the sessions of several users",
-				"requestBody": body(obj{"type": "object", "required": []string{"ids"}, "properties": obj{"ids": obj{"type": "array", "maxItems": in.MaxBulkIDs}, "reason": obj{"type": "string"}, "until": obj{"type": "string", "format": "date-time"}}}),
+				"requestBody": body(obj{"type": "object", "required": []string{"ids"}, "properties": obj{"ids": obj{"type": "array", "maxItems": in.MaxBulkIDs}, "reason": obj{"type": "string"}, "until": obj{"type": []string{"string", "null"}, "format": "date-time", "description": "when the ban ends; null or absent, for good"}}}),
 				"responses": withErrors(obj{"200": jsonOK("what became of each", obj{"type": "object", "required": []string{"results", "counts"},
-					"properties": obj{"results": obj{"type": "object", "additionalProperties": obj{"type": "string"}}, "counts": obj{"type": "object", "additionalProperties": obj{"type": "integer"}}, "sessionsClosed": obj{"type": "integer"}}})})}}
+					"properties": obj{"results": obj{"type": "object", "additionalProperties": obj{"type": "string"}}, "counts": obj{"type": "object", "additionalProperties": obj{"type": "integer"}}, "sessionsClosed": obj{"type": "integer"},
+						"partial": obj{"type": "boolean", "description": "some live connections could not be closed"}}})})}}
 	}
-	if in.Users && len(in.ReportCategories) > 0 && in.ListUsers {
+	if in.Users && (len(in.ReportCategories) > 0 || in.Generic) && in.ListUsers {
 		reportsPaths(paths, in, withErrors, jsonOK, body)
 	}
 	paths["/auth/status"] = obj{"get": obj{"operationId": "status", "tags": []string{"Sign-in"}, "summary": "Whether a session is on, and whether the panel needs its first admin", "security": []obj{},
-		"responses": withErrors(obj{"200": jsonOK("the status", obj{"type": "object", "required": []string{"authenticated", "needsBootstrap"},
-			"properties": obj{"authenticated": obj{"type": "boolean"}, "needsBootstrap": obj{"type": "boolean"}}})})}}
+		"parameters": []obj{queryParam("with", enum("catalog"), "catalog: the catalog comes along (catalog) when GET / would answer it")},
+		"responses":  withErrors(obj{"200": jsonOK("the status", ref("AuthStatus"))})}}
 	paths["/"] = obj{"get": obj{"operationId": "catalog", "tags": []string{"Catalog"}, "summary": "Every resource the operator may list, as the UI is told",
-		"responses": withErrors(obj{"200": jsonOK("the catalog", obj{"type": "array", "items": obj{"type": "object"}})})}}
+		"responses": withErrors(obj{"200": jsonOK("the catalog", obj{"type": "array", "items": ref("Resource")})})}}
 	paths["/_openapi.json"] = obj{"get": obj{"operationId": "openapi", "tags": []string{"Catalog"}, "summary": "This document",
 		"responses": withErrors(obj{"200": jsonOK("the OpenAPI document", obj{"type": "object"})})}}
 	anyObj := obj{"type": []string{"object", "array"}}
 	simple := func(id, tag, summary string, req obj, security bool) obj {
-		o := obj{"operationId": id, "tags": []string{tag}, "summary": summary, "responses": withErrors(obj{"200": jsonOK("done", anyObj)})}
+		o := obj{"operationId": id, "tags": []string{tag}, "summary": summary, "responses": withErrors(obj{"200": jsonOK("done", ref("Done"))})}
 		if req != nil {
 			o["requestBody"] = body(req)
 		}
@@ -280,19 +294,19 @@ func Build(in Input) map[string]any {
 	if in.Rooms && in.RoomPermissions[authz.OpList] {
 		roomParam := obj{"name": "roomId", "in": "path", "required": true, "schema": obj{"type": "string"}}
 		paths["/rooms"] = obj{"get": obj{"operationId": "rooms", "tags": []string{"Live rooms"}, "summary": "The live rooms",
-			"responses": withErrors(obj{"200": jsonOK("room summaries", obj{"type": "array", "items": anyObj})})}}
+			"responses": withErrors(obj{"200": jsonOK("room summaries", obj{"type": "array", "items": ref("RoomSummary")})})}}
 		paths["/rooms/by-user/{userId}"] = obj{"parameters": []obj{{"name": "userId", "in": "path", "required": true, "schema": obj{"type": "string"}}},
 			"get": obj{"operationId": "rooms_of_user", "tags": []string{"Live rooms"}, "summary": "A user's live sessions",
-				"responses": withErrors(obj{"200": jsonOK("sessions", obj{"type": "array", "items": anyObj})})}}
+				"responses": withErrors(obj{"200": jsonOK("sessions", obj{"type": "array", "items": ref("UserSession")})})}}
 		room := obj{"parameters": []obj{roomParam}, "get": obj{"operationId": "room", "tags": []string{"Live rooms"}, "summary": "Inspect a room",
-			"responses": withErrors(obj{"200": jsonOK("the room, its clients and state", anyObj)})}}
+			"responses": withErrors(obj{"200": jsonOK("the room, its clients and state", ref("RoomView"))})}}
 		if in.RoomPermissions[authz.OpUpdate] {
 			room["patch"] = simple("room_lock", "Live rooms", "Lock or unlock a room", obj{"type": "object", "required": []string{"locked"}, "properties": obj{"locked": obj{"type": "boolean"}}}, true)
 			paths["/rooms/{roomId}/clients/{sessionId}"] = obj{"parameters": []obj{roomParam, {"name": "sessionId", "in": "path", "required": true, "schema": obj{"type": "string"}}},
-				"delete": simple("room_kick", "Live rooms", "Kick a client", nil, true)}
+				"delete": optionalBody(simple("room_kick", "Live rooms", "Kick a client", nil, true), object(obj{"reason": obj{"type": "string", "description": "what the client is told"}}))}
 			paths["/rooms/{roomId}/state"] = obj{"parameters": []obj{roomParam},
 				"patch":  simple("room_state_edit", "Live rooms", "Set a value of the room's state", obj{"type": "object", "required": []string{"path"}, "properties": obj{"path": obj{}, "value": obj{}}}, true),
-				"delete": simple("room_state_delete", "Live rooms", "Delete a path of the room's state", nil, true)}
+				"delete": simple("room_state_delete", "Live rooms", "Delete a path of the room's state", obj{"type": "object", "required": []string{"path"}, "properties": obj{"path": obj{}}}, true)}
 		}
 		if in.RoomPermissions[authz.OpDelete] {
 			room["delete"] = simple("room_dispose", "Live rooms", "Dispose of a room", nil, true)
@@ -311,24 +325,27 @@ func Build(in Input) map[string]any {
 		"/auth/totp/confirm":        simple("totp_confirm", "Two-factor", "Confirm the authenticator with a code", strProps("code"), true),
 		"/auth/totp/disable":        simple("totp_disable", "Two-factor", "Turn two-factor sign-in off", strProps("password", "code"), true),
 		"/auth/totp/recovery-codes": simple("totp_recovery_codes", "Two-factor", "New recovery codes", strProps("password", "code"), true),
-		"/auth/password":            simple("password", "Account", "Change the signed-in operator's password", strProps("current", "password"), true),
+		"/auth/password":            simple("password", "Account", "Change the signed-in operator's password", strProps("current", "new"), true),
 	} {
 		paths[p] = obj{"post": o}
 	}
+	for p, schema := range map[string]string{"/auth/login/totp": "SignedIn", "/auth/totp/enroll": "TotpEnrolment",
+		"/auth/totp/confirm": "RecoveryCodes", "/auth/totp/disable": "RecoveryCodes", "/auth/totp/recovery-codes": "RecoveryCodes"} {
+		paths[p].(obj)["post"].(obj)["responses"].(obj)["200"] = jsonOK("done", ref(schema))
+	}
 	paths["/auth/totp"] = obj{"get": obj{"operationId": "totp_status", "tags": []string{"Two-factor"}, "summary": "Whether two-factor sign-in is on",
-		"responses": withErrors(obj{"200": jsonOK("the status", anyObj)})}}
+		"responses": withErrors(obj{"200": jsonOK("the status", ref("TotpStatus"))})}}
 	paths["/auth/sessions"] = obj{"get": obj{"operationId": "sessions", "tags": []string{"Account"}, "summary": "The signed-in operator's sign-ins",
-		"responses": withErrors(obj{"200": jsonOK("sessions", anyObj)})}}
+		"responses": withErrors(obj{"200": jsonOK("the sign-ins, newest first", obj{"type": "array", "items": ref("SignIn")})})}}
 	if op.Role == authz.RoleAdmin && in.Users {
 		paths["/users/{id}/invite"] = obj{"parameters": []obj{idParam}, "post": simple("user_invite", "Moderation", "Send a set-password link", nil, true)}
 		paths["/users/{id}/totp/reset"] = obj{"parameters": []obj{idParam}, "post": simple("user_totp_reset", "Two-factor", "Turn a user's two-factor sign-in off", nil, true)}
 	}
 	paths["/auth/me"] = obj{"get": obj{"operationId": "me", "tags": []string{"Sign-in"}, "summary": "Who is signed in",
-		"responses": withErrors(obj{"200": jsonOK("the operator", obj{"type": "object", "required": []string{"userId", "role", "email"},
-			"properties": obj{"userId": obj{"type": "string"}, "role": obj{"type": "string"}, "email": obj{"type": "string"}, "displayName": obj{"type": "string"}, "scopes": obj{"type": "array", "items": obj{"type": "string"}}}})})}}
+		"responses": withErrors(obj{"200": jsonOK("the operator, what the panel has and the rules the UI follows", ref("Me"))})}}
 	paths["/auth/login"] = obj{"post": obj{"operationId": "login", "tags": []string{"Sign-in"}, "summary": "Sign in: the answer sets the session cookie", "security": []obj{},
 		"requestBody": body(obj{"type": "object", "required": []string{"email", "password"}, "properties": obj{"email": obj{"type": "string"}, "password": obj{"type": "string"}}}),
-		"responses":   withErrors(obj{"200": jsonOK("signed in, or a second factor is asked for", obj{"type": "object"})})}}
+		"responses":   withErrors(obj{"200": jsonOK("signed in, or a second factor is asked for", ref("SignedIn"))})}}
 	paths["/auth/logout"] = obj{"post": obj{"operationId": "logout", "tags": []string{"Sign-in"}, "summary": "Sign out",
 		"responses": withErrors(obj{"200": jsonOK("signed out", obj{"type": "object"})})}}
 	paths["/_dashboard"] = obj{"get": obj{"operationId": "dashboard", "tags": []string{"Dashboard"}, "summary": "The dashboard's widgets",
@@ -357,7 +374,7 @@ func Build(in Input) map[string]any {
 		"servers":    []obj{{"url": in.APIPath}},
 		"security":   []obj{{"session": []string{}}},
 		"paths":      paths,
-		"components": obj{"schemas": schemas, "securitySchemes": obj{"session": obj{"type": "apiKey", "in": "cookie", "name": in.CookieName}}},
+		"components": obj{"schemas": schemas, "responses": errorComponents(errorResponses), "securitySchemes": obj{"session": obj{"type": "apiKey", "in": "cookie", "name": in.CookieName}}},
 	}
 }
 
@@ -365,6 +382,9 @@ func Build(in Input) map[string]any {
 // and, for those who may update users, claim and resolve.
 func reportsPaths(paths map[string]any, in Input, withErrors func(obj) obj, jsonOK func(string, obj) obj, body func(obj) obj) {
 	cat := obj{"type": "string", "enum": in.ReportCategories}
+	if in.Generic {
+		cat = str() // the game's keys
+	}
 	userRef := obj{"type": "object", "required": []string{"id"}, "properties": obj{"id": obj{"type": "string"}, "label": obj{"type": "string"}}}
 	report := obj{"type": "object", "properties": obj{
 		"id": obj{"type": "integer"}, "category": cat, "categoryLabel": obj{"type": "string"}, "text": obj{"type": "string"},
@@ -413,10 +433,19 @@ func reportsPaths(paths map[string]any, in Input, withErrors func(obj) obj, json
 				"until": obj{"type": []string{"string", "null"}, "format": "date-time"}, "preset": obj{"type": "string", "enum": []string{"1h", "1d", "7d", "30d", "permanent"}},
 				"reason": obj{"type": "string", "maxLength": in.MaxReasonLen}}},
 		}}),
-		"responses": withErrors(obj{"200": jsonOK("the reports closed", obj{"type": "object", "properties": obj{
+		"responses": withErrors(obj{"200": jsonOK("the reports closed", obj{"type": "object", "required": []string{"ok", "outcome", "reports"}, "properties": obj{
 			"ok": obj{"type": "boolean"}, "outcome": obj{"type": "string"}, "reports": obj{"type": "array", "items": obj{"type": "integer"}},
 			"sessionsClosed": obj{"type": "integer"}, "partial": obj{"type": "boolean"}, "noteId": obj{"type": "integer"},
 		}})})}}
+}
+
+// errorComponents are the error responses by component name (Error404).
+func errorComponents(byCode obj) obj {
+	out := obj{}
+	for code, r := range byCode {
+		out["Error"+code] = r
+	}
+	return out
 }
 
 func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }

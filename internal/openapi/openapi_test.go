@@ -114,3 +114,26 @@ func TestBuildReports(t *testing.T) {
 		})
 	}
 }
+
+// TestUIDocument: the UI's document has the generic resource paths and
+// every fixed part, and its answers are schemas, not bare objects.
+func TestUIDocument(t *testing.T) {
+	doc := UIDocument()
+	paths := doc["paths"].(obj)
+	for _, p := range []string{"/{resource}", "/{resource}/{id}", "/{resource}/{id}/_history", "/{resource}/{id}/relations/{relation}",
+		"/{resource}/_action/{action}", "/users/{id}/ban", "/users/_bulk/{op}", "/_reports", "/_reports/{playerId}/resolve", "/rooms/{roomId}/state", "/auth/me"} {
+		if _, ok := paths[p]; !ok {
+			t.Errorf("no path %s", p)
+		}
+	}
+	me := paths["/auth/me"].(obj)["get"].(obj)["responses"].(obj)["200"].(obj)["content"].(obj)["application/json"].(obj)["schema"]
+	if got := me.(obj)["$ref"]; got != "#/components/schemas/Me" {
+		t.Errorf("/auth/me answers %v; want the Me schema", me)
+	}
+	col := doc["components"].(obj)["schemas"].(obj)["Column"].(obj)["properties"].(obj)
+	for _, f := range []string{"masked", "unix", "kind", "scale"} {
+		if _, ok := col[f]; !ok {
+			t.Errorf("Column has no %s", f)
+		}
+	}
+}

@@ -583,6 +583,13 @@ func (a *Service) personalColumns(users *rows.Resource) []string {
 	return cols
 }
 
+// ErasedPattern matches what an erase writes in an account's email
+// (erased-<id>@erased.invalid) and its text columns (erased-<id>): a
+// regular expression RE2 and JavaScript read alike, which the catalog
+// gives the UI (the users entry's erasedPattern) to name such an account
+// "Erased player".
+const ErasedPattern = `^erased-[^@\s]*(@erased\.invalid)?$`
+
 // eraseAccount empties the users row of personal values, makes it unable
 // to sign in for good (a permanent ban, moderation's own, which ends its
 // sessions), and removes its panel role and second factor.

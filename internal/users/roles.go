@@ -168,7 +168,7 @@ func (rs *RoleTable) CanWriteUser(ctx context.Context, db bun.IDB, op authz.Oper
 	if err != nil {
 		return "", err
 	}
-	if op.Role != authz.RoleAdmin && role.IsOperator() {
+	if !op.Role.MayChangeAccountOf(role) {
 		return "", errbody.New(http.StatusForbidden, "forbidden", "only an admin can change an operator's account")
 	}
 	return role, nil

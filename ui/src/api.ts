@@ -1,127 +1,41 @@
 // The panel's HTTP API (docs/api.md). Every request is same-origin with
 // the session cookie; bodies are JSON.
+import createClient from 'openapi-fetch';
+import type { components, paths } from './api.gen';
 import { apiPath } from './uiPath';
 import { parseJSON, stringifyJSON } from './json';
 
 export const API = apiPath;
 
-export type DataType = 'string' | 'integer' | 'number' | 'boolean' | 'datetime' | 'json' | 'bytes';
+// The API's types are generated from its OpenAPI document
+// (openapi.json, then src/api.gen.ts: `npm run gen:api`, which CI checks):
+// these are their names in the panel.
+export type Schemas = components['schemas'];
+export type Column = Schemas['Column'];
+export type DataType = Column['dataType'];
+export type ColumnKind = Column['kind'];
+export type LinkTo = NonNullable<Column['linkTo']>;
+export type ResourceMeta = Schemas['Resource'];
+export type ActionMeta = ResourceMeta['actions'][number];
+export type RelationMeta = ResourceMeta['relations'][number];
+export type Permissions = ResourceMeta['permissions'];
+// Row is a row of any resource: its columns by name; _labels names its
+// linked rows, _invalid the cells the server could not show as stored,
+// _role (a users row) the account's panel role when it is an operator.
+export type Row = Schemas['Row'];
+export type AuthStatus = Schemas['AuthStatus'];
+// Me is the signed-in operator with what the panel has (features) and the
+// rules the UI follows rather than copies: whose accounts they may change
+// (changesAccountsOf) and the ban lengths (banPresets).
+export type Me = Schemas['Me'];
+export type BanPreset = Schemas['BanPreset'];
+export type RoomSummary = Schemas['RoomSummary'];
+export type RoomView = Schemas['RoomView'];
+export type UserSession = Schemas['UserSession'];
+export type ModerationResult = Schemas['ModerationResult'];
 
-export interface LinkTo {
-  resource?: string;
-  resourceFromColumn?: string;
-  labelColumn?: string;
-}
-
-export interface Column {
-  name: string;
-  label: string;
-  type: string;
-  dataType: DataType;
-  notNull: boolean;
-  primary: boolean;
-  hasDefault: boolean;
-  readOnly: boolean;
-  // What _sort and filters accept (json and bytes columns do not sort).
-  sortable?: boolean;
-  filterable?: boolean;
-  linkTo?: LinkTo;
-  // ColumnConfig.Choices, else an enum's labels: the only values the
-  // column takes.
-  choices?: string[];
-  // kind: how the server shows, filters and writes the column, from the
-  // database's own type; elem: an array's element kind.
-  kind?: ColumnKind;
-  elem?: ColumnKind;
-  required?: boolean;
-  maxLength?: number;
-  // scale: the digits a decimal column keeps after the point
-  // (numeric(12,2): 2); absent for a bare numeric.
-  scale?: number;
-  // technical: the panel's machinery (a token version), kept out of the way.
-  technical?: boolean;
-}
-
-export type ColumnKind =
-  | 'text' | 'number' | 'decimal' | 'bool' | 'time' | 'date' | 'timestamp-local'
-  | 'uuid' | 'enum' | 'array' | 'json' | 'inet' | 'bytes';
-
-export interface ActionMeta {
-  name: string;
-  label: string;
-  perRow: boolean;
-  confirm?: { title: string; description?: string };
-}
-
-export interface RelationMeta {
-  name: string;
-  label: string;
-  target: string;
-  kind: 'one' | 'many';
-  fk: string;
-}
-
-export interface Permissions {
-  list: boolean;
-  read: boolean;
-  create: boolean;
-  update: boolean;
-  delete: boolean;
-}
-
-export interface ResourceMeta {
-  name: string;
-  label: string;
-  icon: string;
-  primaryKey: string[];
-  columns: Column[];
-  listColumns?: string[];
-  formFields?: string[];
-  showFields?: string[];
-  defaultSort?: { field: string; order: 'asc' | 'desc' };
-  actions: ActionMeta[];
-  relations: RelationMeta[];
-  permissions: Permissions;
-  // banColumn, on users, is the column holding the ban when bans are on.
-  banColumn?: string;
-  // emailColumn, on users, holds the account's email.
-  emailColumn?: string;
-  // softDeleteColumn: a delete sets it and keeps the row (_deleted, _restore).
-  softDeleteColumn?: string;
-  // readOnly says why the panel never writes the resource (a view, no key).
-  readOnly?: string;
-  // auditActions, on adminAudit, says every action the panel records in
-  // words (action → label).
-  auditActions?: Record<string, string>;
-}
-
-// _invalid names the cells the server could not show as stored, each
-// with why (invalid UTF-8, a value its Go type cannot hold).
-// _role, on a users row, is the account's panel role when it has one
-// ("admin" or "mod"; absent for a player).
-export type Row = Record<string, unknown> & { _labels?: Record<string, string>; _invalid?: Record<string, string>; _role?: string };
-
-export interface AuthStatus {
-  needsBootstrap: boolean;
-  // setupTokenRequired: creating the first admin needs the setup link
-  // the server logged (always, while no admin exists).
-  setupTokenRequired?: boolean;
-  authenticated: boolean;
-  userId: string | null;
-  role: string | null;
-}
-
-export interface Me {
-  userId: string;
-  role: string;
-  email: string;
-  displayName: string;
-  scopes: string[];
-  // features: which optional parts the server has; the UI offers only
-  // those (a users table without ban or token version columns, a game
-  // without live rooms answer 501).
-  features?: { ban: boolean; revokeSessions: boolean; rooms: boolean; reports?: boolean };
-}
+// Ok is the JSON answer (200) of a path's method in the document.
+export type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: { 200: { content: { 'application/json': infer T } } } } ? T : never;
 
 export interface Widget {
   id: string;
@@ -149,28 +63,6 @@ export interface SeriesData {
   unit?: string;
   step: number;
   series: { name: string; points: { t: string; v: number }[] }[];
-}
-
-export interface RoomSummary {
-  roomId: string;
-  name: string;
-  clients: number;
-  maxClients: number;
-  locked: boolean;
-  createdAt: string;
-  /** The game-server node holding the room; absent for a single process. */
-  node?: string;
-}
-
-export interface RoomView extends RoomSummary {
-  metadata: unknown;
-  clientList: { sessionId: string; userId: string; joinedAt: string }[];
-  state: unknown;
-}
-
-export interface UserSession {
-  roomId: string;
-  [key: string]: unknown;
 }
 
 // ApiError is a refused request: the server's error body, or a stand-in
@@ -214,11 +106,6 @@ export function errorText(err: unknown): string {
   return String(err);
 }
 
-interface Answer<T> {
-  data: T;
-  headers: Headers;
-}
-
 // Versioned is a row with its version: the ETag of the answer that
 // carried it, which a write of that row sends back in If-Match. It is ''
 // where the answer had none (a list's rows, a delete for good).
@@ -238,11 +125,6 @@ export interface WriteOptions {
   merge?: boolean;
 }
 
-interface Request extends WriteOptions {
-  body?: unknown;
-  signal?: AbortSignal;
-}
-
 // reauth is set while the panel's layout is on screen (auth/session.ts):
 // a request refused because the session ended (401 unauthenticated: expired,
 // signed out elsewhere, revoked) waits while the operator signs in again in
@@ -257,21 +139,35 @@ export function setReauth(fn: ((method: string) => Promise<boolean>) | null) {
 // is never a session that ended.
 const signInPath = /^\/auth\/(login|bootstrap|reset|logout|status)/;
 
-async function send<T>(method: string, path: string, req: Request = {}, retried = false): Promise<Answer<T>> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  const init: RequestInit = { method, credentials: 'same-origin', headers, signal: req.signal };
-  if (req.body !== undefined) {
-    headers['Content-Type'] = req.merge ? 'application/merge-patch+json' : 'application/json';
-    init.body = stringifyJSON(req.body);
+// transport sends every request of the typed client: it reads the answer
+// with parseJSON, turns a refusal into an
+// ApiError (the error body of docs/api.md), and sends a request refused
+// because the session ended once more after the operator signs in again.
+// A success is handed on as a Response whose json() is the answer read.
+async function transport(request: Request): Promise<Response> {
+  // The request is sent from its parts, its body as text: the browser
+  // then knows the bytes it sends (a Request's own body would go as a
+  // stream), and a second sending after a sign-in sends the same.
+  let body = request.body === null ? undefined : await request.text();
+  const headers = new Headers(request.headers);
+  if (request.method === 'POST' && body === undefined) {
+    // A POST always carries a JSON object, {} when it says nothing: the
+    // endpoints that take one decode it.
+    body = '{}';
+    headers.set('Content-Type', 'application/json');
   }
-  if (req.ifMatch) headers['If-Match'] = req.ifMatch;
+  const init: RequestInit = { method: request.method, headers, body, signal: request.signal, credentials: 'same-origin' };
+  return sendOnce(request.url, init, false);
+}
+
+async function sendOnce(url: string, init: RequestInit, retried: boolean): Promise<Response> {
   let res: Response;
   try {
-    res = await fetch(API + path, init);
+    res = await fetch(url, init);
   } catch (err) {
     // An abort is the caller's (a search overtaken by the next): not an
     // unreachable server.
-    if (req.signal?.aborted) throw err;
+    if (init.signal?.aborted) throw err;
     throw new ApiError(0, 'network', 'The server could not be reached.');
   }
   const text = await res.text();
@@ -289,42 +185,76 @@ async function send<T>(method: string, path: string, req: Request = {}, retried 
     const fields = e.fields && typeof e.fields === 'object' ? Object.fromEntries(Object.entries(e.fields).filter((kv): kv is [string, string] => typeof kv[1] === 'string')) : {};
     // The session check refuses before any handler runs: nothing was
     // done, so sending again once signed in is safe.
-    if (res.status === 401 && e.code === 'unauthenticated' && !retried && reauth && !signInPath.test(path) && (await reauth(method))) {
-      return send<T>(method, path, req, true);
+    const path = new URL(url, location.href).pathname.slice(new URL(API, location.href).pathname.length);
+    if (res.status === 401 && e.code === 'unauthenticated' && !retried && reauth && !signInPath.test(path) && (await reauth(init.method ?? 'GET'))) {
+      return sendOnce(url, init, true);
     }
     const row = e.row !== null && typeof e.row === 'object' && !Array.isArray(e.row) ? (e.row as Row) : undefined;
     throw new ApiError(res.status, typeof e.code === 'string' ? e.code : 'http_' + res.status, message, fields, row, res.headers.get('ETag') ?? '');
   }
-  return { data: data as T, headers: res.headers };
+  const out = new Response(text === '' || res.status === 204 ? null : text, { status: res.status, statusText: res.statusText, headers: res.headers });
+  // openapi-fetch reads a body with a length through json(): the answer
+  // as parseJSON read it, integers past 2^53 exact.
+  out.headers.set('Content-Length', String(text.length));
+  Object.defineProperty(out, 'json', { value: () => Promise.resolve(data) });
+  return out;
 }
 
-const versioned = (a: Answer<Row>): Versioned => ({ row: a.data, etag: a.headers.get('ETag') ?? '' });
+// client is the typed client of the API (openapi-fetch): paths, their
+// parameters, bodies and answers are the OpenAPI document's. A refusal
+// throws an ApiError, so an answer's data is always there: take it with
+// dataOf, a row with its version with versioned, a list page with pageOf.
+export const client = createClient<paths>({
+  baseUrl: API,
+  fetch: (r) => transport(r),
+  bodySerializer: (body: unknown) => stringifyJSON(body),
+  // Each parameter is one path segment, escaped as seg does (and never
+  // read as a replacement pattern: an id may hold a $).
+  pathSerializer: (path, params) => path.replace(/\{([^{}]+)\}/g, (m: string, name: string) => (params[name] === undefined ? m : seg(String(params[name])))),
+  headers: { Accept: 'application/json' },
+  credentials: 'same-origin',
+});
 
-export const api = {
-  // signal aborts the request: TanStack Query's queryFn gets one, aborted
-  // when the query's key changes before the answer.
-  get: <T>(path: string, signal?: AbortSignal) => send<T>('GET', path, { signal }).then((a) => a.data),
-  post: <T>(path: string, body: unknown = {}, opts?: WriteOptions) => send<T>('POST', path, { body, ...opts }).then((a) => a.data),
-  patch: <T>(path: string, body: unknown) => send<T>('PATCH', path, { body }).then((a) => a.data),
-  del: <T>(path: string, body?: unknown) => send<T>('DELETE', path, { body }).then((a) => a.data),
-  // read is a row by id with its version (queries.ts rowQuery reads
-  // every row the panel shows by id through it).
-  read: (path: string, signal?: AbortSignal) => send<Row>('GET', path, { signal }).then(versioned),
-  // writeRow is a write whose answer is one row (a create, an update, a
-  // delete, a restore, a revert): the row and its version now.
-  writeRow: (method: 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, opts?: WriteOptions) => send<Row>(method, path, { body, ...opts }).then(versioned),
-  list: async (path: string, params: URLSearchParams, signal?: AbortSignal): Promise<ListPage> => {
-    const qs = params.toString();
-    const a = await send<Row[]>('GET', qs ? `${path}?${qs}` : path, { signal });
-    const total = Number(a.headers.get('x-total-count') ?? a.data.length);
-    return {
-      rows: a.data,
-      total: Number.isFinite(total) ? total : a.data.length,
-      estimated: a.headers.get('x-total-count-estimated') === 'true',
-      next: a.headers.get('x-next-cursor') ?? '',
-    };
-  },
-};
+// dataOf is the data of an answer of client.
+export async function dataOf<T>(answer: Promise<{ data?: T; response: Response }>): Promise<T> {
+  return (await answer).data as T;
+}
+
+// versioned is a row of an answer of client with its version (ETag).
+export async function versioned(answer: Promise<{ data?: Row; response: Response }>): Promise<Versioned> {
+  const a = await answer;
+  return { row: a.data as Row, etag: a.response.headers.get('ETag') ?? '' };
+}
+
+// pageOf is a list answer of client with its headers' total and cursor.
+export async function pageOf(answer: Promise<{ data?: Row[]; response: Response }>): Promise<ListPage> {
+  const a = await answer;
+  const rows = a.data ?? [];
+  const h = a.response.headers;
+  const total = Number(h.get('x-total-count') ?? rows.length);
+  return {
+    rows,
+    total: Number.isFinite(total) ? total : rows.length,
+    estimated: h.get('x-total-count-estimated') === 'true',
+    next: h.get('x-next-cursor') ?? '',
+  };
+}
+
+// query sends a list's filters, sort and window as they are: their names
+// (column_op) are the catalog's, not the document's.
+export const query = (params: URLSearchParams) => () => params.toString();
+
+// rowParams are the path parameters of a row of resource.
+export const rowParams = (resource: string, id: string) => ({ path: { resource, id } });
+
+// writeHeaders say how a write is sent (WriteOptions): its If-Match, and the
+// body as an RFC 7396 merge patch.
+export function writeHeaders(opts: WriteOptions = {}): Record<string, string> {
+  const h: Record<string, string> = {};
+  if (opts.ifMatch) h['If-Match'] = opts.ifMatch;
+  if (opts.merge) h['Content-Type'] = 'application/merge-patch+json';
+  return h;
+}
 
 export interface ListPage {
   rows: Row[];

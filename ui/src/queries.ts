@@ -1,5 +1,5 @@
 import { QueryCache, QueryClient, MutationCache, queryOptions, useQuery } from '@tanstack/react-query';
-import { api, ApiError, seg, type AuthStatus, type Me, type ResourceMeta, type RoomSummary, type Row, type Versioned } from './api';
+import { ApiError, client, dataOf, versioned, type AuthStatus, type ResourceMeta, type Row, type Versioned } from './api';
 
 // onUnauthorized is set by the router once it is mounted: a 401 anywhere
 // sends the operator to the sign-in page.
@@ -35,7 +35,7 @@ export const useAuthStatus = () =>
   useQuery({
     queryKey: ['auth', 'status'],
     queryFn: async () => {
-      const s = await api.get<AuthStatus & { catalog?: ResourceMeta[] }>('/auth/status?with=catalog');
+      const s = await dataOf(client.GET('/auth/status', { params: { query: { with: 'catalog' } } }));
       if (s.catalog) queryClient.setQueryData(['catalog'], s.catalog);
       const { catalog: _, ...status } = s;
       return status as AuthStatus;
@@ -43,22 +43,32 @@ export const useAuthStatus = () =>
     staleTime: 0,
   });
 
-export const useMe = () => useQuery({ queryKey: ['auth', 'me'], queryFn: () => api.get<Me>('/auth/me') });
+export const useMe = () => useQuery({ queryKey: ['auth', 'me'], queryFn: () => dataOf(client.GET('/auth/me')) });
 
 // useFeatures says which optional parts the server has; everything is
 // assumed until /auth/me answers.
 export function useFeatures() {
   const me = useMe();
-  return { ban: true, revokeSessions: true, rooms: true, ...me.data?.features };
+  return { ban: true, revokeSessions: true, rooms: true, reports: undefined as boolean | undefined, ...me.data?.features };
 }
 
 export const useCatalog = () =>
-  useQuery({ queryKey: ['catalog'], queryFn: () => api.get<ResourceMeta[]>(''), staleTime: 60_000 });
+  useQuery({ queryKey: ['catalog'], queryFn: () => dataOf(client.GET('/')), staleTime: 60_000 });
 
 export function useResourceMeta(key: string | undefined): ResourceMeta | undefined {
   const { data } = useCatalog();
   return data?.find((r) => r.name === key);
 }
+
+// useUsersMeta is the panel's users resource, as the catalog marks it
+// (users), when the operator may list or read it.
+export function useUsersMeta(): ResourceMeta | undefined {
+  const { data } = useCatalog();
+  return data?.find((r) => r.users);
+}
+
+// roomsQuery is the live rooms' list (GET /rooms).
+export const roomsQuery = () => ({ queryKey: ['rooms'], queryFn: () => dataOf(client.GET('/rooms')) });
 
 // useRoomsEnabled is true when the server has live rooms the operator may
 // list: GET /rooms answers (not 501, not 403). A mod without "rooms" in its
@@ -66,7 +76,7 @@ export function useResourceMeta(key: string | undefined): ResourceMeta | undefin
 export function useRoomsEnabled(): boolean {
   const me = useMe();
   const may = me.data !== undefined && me.data.features?.rooms !== false && (me.data.role === 'admin' || (me.data.scopes ?? []).includes('rooms'));
-  const q = useQuery({ queryKey: ['rooms'], queryFn: () => api.get<RoomSummary[]>('/rooms'), staleTime: 10_000, enabled: may });
+  const q = useQuery({ ...roomsQuery(), staleTime: 10_000, enabled: may });
   return may && q.isSuccess;
 }
 
@@ -78,7 +88,7 @@ export function useRoomsEnabled(): boolean {
 export const rowQuery = (resource: string, id: string) =>
   queryOptions({
     queryKey: ['row', resource, id],
-    queryFn: ({ signal }): Promise<Versioned> => api.read(`/${seg(resource)}/${seg(id)}`, signal),
+    queryFn: ({ signal }): Promise<Versioned> => versioned(client.GET('/{resource}/{id}', { params: { path: { resource, id } }, signal })),
   });
 
 export const rowOf = (v: Versioned): Row => v.row;

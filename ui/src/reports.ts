@@ -1,8 +1,8 @@
 // Player reports as the server answers them (GET /_reports): the queue
 // grouped by reported player, and one player's reports.
 import { useQuery } from '@tanstack/react-query';
-import { api, ApiError } from './api';
-import { useMe, useResourceMeta } from './queries';
+import { ApiError, client, dataOf } from './api';
+import { useMe, useUsersMeta } from './queries';
 
 export interface UserRef {
   id: string;
@@ -92,7 +92,7 @@ export const queueKey = (qs: string) => ['reports', 'queue', qs];
 export function useReportsQueue(qs: string, enabled = true) {
   return useQuery({
     queryKey: queueKey(qs),
-    queryFn: () => api.get<Queue>('/_reports' + (qs ? '?' + qs : '')),
+    queryFn: () => dataOf(client.GET('/_reports', { querySerializer: () => qs })).then((q) => q as Queue),
     enabled,
     staleTime: 15_000,
   });
@@ -103,7 +103,7 @@ export function useReportsQueue(qs: string, enabled = true) {
 // categories (/auth/me's features.reports; else the server answers 404
 // reports_off). undefined while that is not known yet.
 export function useReportsOn(): { on: boolean | undefined; queue: Queue | undefined } {
-  const users = useResourceMeta('users');
+  const users = useUsersMeta();
   const me = useMe();
   const may = !!users?.permissions.list && me.data?.features?.reports !== false;
   const q = useReportsQueue('', may && me.isSuccess);

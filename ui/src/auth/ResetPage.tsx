@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
-import { api, ApiError, errorText } from '../api';
+import { ApiError, client, errorText, dataOf } from '../api';
 import { usePageTitle } from '../names';
 
 // strength is a rough hint, not a rule: the server only asks for 8
@@ -23,7 +23,7 @@ export function ResetPage() {
   const [password, setPassword] = useState('');
   const [again, setAgain] = useState('');
   const [mismatch, setMismatch] = useState(false);
-  const reset = useMutation({ mutationFn: () => api.post('/auth/reset', { token, password }) });
+  const reset = useMutation({ mutationFn: () => dataOf(client.POST('/auth/reset', { body: { token, password } })) });
   const hint = strength(password);
   const submit = (e: FormEvent) => {
     e.preventDefault();

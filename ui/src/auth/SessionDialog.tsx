@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
-import { api, errorText, type Me } from '../api';
+import { client, errorText, dataOf, type Me } from '../api';
 import { queryClient } from '../queries';
 import { uiPath } from '../uiPath';
 import { Modal } from '../components/ConfirmDialog';
@@ -34,7 +34,7 @@ function SignInAgain() {
   const [password, setPassword] = useState('');
   const [secondStep, setSecondStep] = useState(false);
   const done = async () => {
-    const me = await api.get<Me>('/auth/me').catch(() => undefined);
+    const me = await dataOf(client.GET('/auth/me')).catch(() => undefined);
     if (before && me && me.userId !== before.userId) {
       // Someone else: nothing of the first operator's is theirs to save.
       resetSession();
@@ -46,7 +46,7 @@ function SignInAgain() {
     void queryClient.invalidateQueries({ queryKey: ['auth'] });
   };
   const login = useMutation({
-    mutationFn: () => api.post<{ totpRequired?: boolean }>('/auth/login', { email, password }),
+    mutationFn: () => dataOf(client.POST('/auth/login', { body: { email, password } })),
     onSuccess: (d) => (d.totpRequired ? setSecondStep(true) : void done()),
   });
   const submit = (e: FormEvent) => {

@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
-import { api, errorText } from '../api';
+import { client, errorText, dataOf } from '../api';
 import { queryClient, useAuthStatus } from '../queries';
 import { safeNext, type Next } from '../uiPath';
 import { ErrorNote, Loading } from '../components/Status';
@@ -65,7 +65,7 @@ function SignInForm({ next, totp }: { next: Next; totp: boolean }) {
   const [password, setPassword] = useState('');
   const [secondStep, setSecondStep] = useState(totp);
   const login = useMutation({
-    mutationFn: () => api.post<{ totpRequired?: boolean }>('/auth/login', { email, password }),
+    mutationFn: () => dataOf(client.POST('/auth/login', { body: { email, password } })),
     onSuccess: (d) => (d.totpRequired ? setSecondStep(true) : enter()),
   });
   if (secondStep) return <TotpStep onDone={enter} onCancel={() => { setSecondStep(false); setPassword(''); login.reset(); }} />;
@@ -99,7 +99,7 @@ function BootstrapForm({ next, token, tokenRequired }: { next: Next; token: stri
   const [displayName, setDisplayName] = useState('');
   const [password, setPassword] = useState('');
   const bootstrap = useMutation({
-    mutationFn: () => api.post('/auth/bootstrap', { email, password, ...(displayName ? { displayName } : {}), ...(token ? { token } : {}) }),
+    mutationFn: () => dataOf(client.POST('/auth/bootstrap', { body: { email, password, ...(displayName ? { displayName } : {}), ...(token ? { token } : {}) } })),
     onSuccess: enter,
   });
   const submit = (e: FormEvent) => {

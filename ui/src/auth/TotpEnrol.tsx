@@ -1,8 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import { api, errorText } from '../api';
+import { client, errorText, dataOf } from '../api';
 import { queryClient } from '../queries';
-import type { TotpEnrolment } from './totp';
 import '../account.css';
 
 // TotpEnrol walks an operator through turning two-factor sign-in on: a QR
@@ -11,10 +10,10 @@ import '../account.css';
 export function TotpEnrol({ onDone }: { onDone?: () => void }) {
   const [codes, setCodes] = useState<string[] | null>(null);
   const [code, setCode] = useState('');
-  const enroll = useMutation({ mutationFn: () => api.post<TotpEnrolment>('/auth/totp/enroll') });
+  const enroll = useMutation({ mutationFn: () => dataOf(client.POST('/auth/totp/enroll')) });
   const confirm = useMutation({
-    mutationFn: () => api.post<{ recoveryCodes: string[] }>('/auth/totp/confirm', { code: code.trim() }),
-    onSuccess: (d) => setCodes(d.recoveryCodes),
+    mutationFn: () => dataOf(client.POST('/auth/totp/confirm', { body: { code: code.trim() } })),
+    onSuccess: (d) => setCodes(d.recoveryCodes ?? []),
   });
   if (codes) return <RecoveryCodes codes={codes} onDone={() => {
     void queryClient.invalidateQueries();

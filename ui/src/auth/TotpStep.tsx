@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import { api, errorText } from '../api';
+import { client, errorText, dataOf } from '../api';
 
 // TotpStep is sign-in's second step for an operator with two-factor
 // sign-in on: a code from the authenticator app, or a recovery code.
@@ -9,7 +9,7 @@ export function TotpStep({ onDone, onCancel }: { onDone: () => void; onCancel: (
   const [recovery, setRecovery] = useState(false);
   const [value, setValue] = useState('');
   const verify = useMutation({
-    mutationFn: () => api.post('/auth/login/totp', recovery ? { recoveryCode: value.trim() } : { code: value.trim() }),
+    mutationFn: () => dataOf(client.POST('/auth/login/totp', { body: recovery ? { recoveryCode: value.trim() } : { code: value.trim() } })),
     onSuccess: onDone,
   });
   const submit = (e: FormEvent) => {

@@ -1,4 +1,4 @@
-import { api } from '../api';
+import { client } from '../api';
 import { queryClient } from '../queries';
 import { stopReauth } from './session';
 
@@ -8,7 +8,7 @@ import { stopReauth } from './session';
 export async function signOut(leave: () => void, everywhere = false): Promise<void> {
   stopReauth();
   try {
-    await api.post(everywhere ? '/auth/logout-everywhere' : '/auth/logout');
+    await (everywhere ? client.POST('/auth/logout-everywhere') : client.POST('/auth/logout'));
   } finally {
     leave();
     queryClient.clear();

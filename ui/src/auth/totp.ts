@@ -1,30 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../api';
+import { client, dataOf, type Schemas } from '../api';
 
 // The two-factor endpoints' answers (docs/security.md, "Two-factor sign-in").
-export interface TotpStatus {
-  enabled: boolean;
-  pending: boolean;
-  required: boolean;
-  recoveryCodesLeft: number;
-}
-
-export interface TotpEnrolment {
-  otpauthUrl: string;
-  secret: string;
-  qr: string; // a data:image/png URL rendered by the server
-}
-
-export interface SignIn {
-  time: string;
-  action: string;
-  ip?: string;
-  userAgent?: string;
-  secondFactor?: string;
-}
+export type TotpStatus = Schemas['TotpStatus'];
+export type TotpEnrolment = Schemas['TotpEnrolment'];
+export type SignIn = Schemas['SignIn'];
 
 export const useTotpStatus = () =>
-  useQuery({ queryKey: ['auth', 'totp'], queryFn: () => api.get<TotpStatus>('/auth/totp'), staleTime: 0 });
+  useQuery({ queryKey: ['auth', 'totp'], queryFn: () => dataOf(client.GET('/auth/totp')), staleTime: 0 });
 
 export const useSignIns = () =>
-  useQuery({ queryKey: ['auth', 'sessions'], queryFn: () => api.get<SignIn[]>('/auth/sessions') });
+  useQuery({ queryKey: ['auth', 'sessions'], queryFn: () => dataOf(client.GET('/auth/sessions')) });

@@ -1,21 +1,14 @@
 import { useId, useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { errorText } from '../api';
+import { useMe } from '../queries';
 import { Modal } from './ConfirmDialog';
 
-// The lengths a ban is usually given, and the explicit "permanent": the
-// form has no default, so a ban is never permanent because a date was
-// left empty.
-const durations = [
-  { key: '1h', label: '1 hour', ms: 3_600_000 },
-  { key: '1d', label: '1 day', ms: 86_400_000 },
-  { key: '7d', label: '7 days', ms: 7 * 86_400_000 },
-  { key: '30d', label: '30 days', ms: 30 * 86_400_000 },
-  { key: 'permanent', label: 'Permanent', ms: 0 },
-  { key: 'custom', label: 'Until a date…', ms: 0 },
-] as const;
-
-type Duration = (typeof durations)[number]['key'];
+// The lengths a ban is usually given, and the explicit "permanent", are
+// the server's (GET /auth/me banPresets); then a date of the operator's
+// choosing. The form has no default, so a ban is never permanent because
+// a date was left empty.
+const custom = { key: 'custom', label: 'Until a date…', seconds: 0 };
 
 // timeZone is the operator's time zone as the browser names it
 // ("Europe/Berlin"), which a custom end is read in.
@@ -40,7 +33,8 @@ export function BanForm<T>({ name, onSubmit, onCancel, onDone, cancelLabel = 'Ca
 }) {
   const id = useId();
   const [reason, setReason] = useState('');
-  const [duration, setDuration] = useState<Duration | ''>('');
+  const durations = [...(useMe().data?.banPresets ?? []), custom];
+  const [duration, setDuration] = useState('');
   const [until, setUntil] = useState('');
   const [problem, setProblem] = useState('');
   const ban = useMutation({
@@ -57,8 +51,8 @@ export function BanForm<T>({ name, onSubmit, onCancel, onDone, cancelLabel = 'Ca
       if (!t || Number.isNaN(t.getTime())) return setProblem('Pick the date and time the ban ends.');
       if (t.getTime() <= Date.now()) return setProblem('The end is in the past: pick a later date.');
       end = t.toISOString();
-    } else if (d.ms > 0) {
-      end = new Date(Date.now() + d.ms).toISOString();
+    } else if (d.seconds > 0) {
+      end = new Date(Date.now() + d.seconds * 1000).toISOString();
     }
     setProblem('');
     ban.mutate(end);

@@ -131,7 +131,8 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
   if (v === null || v === undefined) return <span className="null">—</span>;
   if (col.linkTo) {
     let target = col.linkTo.resource ?? (col.linkTo.resourceFromColumn ? String(row[col.linkTo.resourceFromColumn] ?? '') : '');
-    if (target === 'auth') target = 'users'; // a sign-in entry names the operator's account
+    const users = catalog.data?.find((r) => r.users);
+    if (target === 'auth' && users) target = users.name; // a sign-in entry names the operator's account
     if (target === 'rooms' && !noLink) {
       // A live room's entry: its page, named as the entry names it.
       const name = (row.payload as { roomName?: unknown } | null)?.roomName;
@@ -139,7 +140,7 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
     }
     // A composite key's id is base64 of its values: said as the values.
     const named = row._labels?.[col.name] || (col.linkTo.resourceFromColumn ? compositeKeyWords(String(v)) : undefined) || String(v);
-    const text = target === 'users' ? userLabel(named) : named;
+    const text = users && target === users.name ? userLabel(users, named) : named;
     if (noLink) return text === String(v) ? <>{text}</> : <span title={String(v)}>{text}</span>;
     if (v !== '' && target !== '' && catalog.data?.some((r) => r.name === target && r.permissions.read)) {
       return (

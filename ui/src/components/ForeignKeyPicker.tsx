@@ -3,7 +3,7 @@ import * as Popover from '@radix-ui/react-popover';
 import { Command } from 'cmdk';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { ChevronsUpDown, X } from 'lucide-react';
-import { api, errorText, seg, type Column, type ResourceMeta, type Row } from '../api';
+import { client, errorText, pageOf, query, type Column, type ResourceMeta, type Row } from '../api';
 
 const pageSize = 20;
 
@@ -49,7 +49,7 @@ export function ForeignKeyPicker({ id, col, target, value, label, disabled, onCh
       const p = new URLSearchParams({ _limit: String(pageSize), _sort: sort, _order: 'asc' });
       if (q) p.set('_q', q);
       if (pageParam) p.set('_cursor', pageParam);
-      return api.list('/' + seg(target.name), p);
+      return pageOf(client.GET('/{resource}', { params: { path: { resource: target.name } }, querySerializer: query(p) }));
     },
     getNextPageParam: (last) => last.next || undefined,
   });

@@ -3,12 +3,12 @@ import { Command } from 'cmdk';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { Ban, Flag, LayoutDashboard, Radio } from 'lucide-react';
-import { api, errorText, seg, type RoomSummary, type Row } from '../api';
-import { useCatalog, useMe, useRoomsEnabled } from '../queries';
+import { client, errorText, dataOf, pageOf, query, seg, type Ok, type Row } from '../api';
+import { roomsQuery, useCatalog, useMe, useRoomsEnabled, useUsersMeta } from '../queries';
 import { rowLabel } from '../names';
 import { mayModerateUser } from '../pages/userAccess';
 import { BanForm } from './BanForm';
-import { closedToast, type ModerationResult } from './closedToast';
+import { closedToast } from './closedToast';
 import { ResourceIcon } from '../icons';
 import { useReportsOn } from '../reports';
 
@@ -29,12 +29,12 @@ export default function PaletteBody({ initial, close }: { initial: string; close
     return () => clearTimeout(t);
   }, [search]);
 
-  const users = catalog.data?.find((r) => r.name === 'users');
+  const users = useUsersMeta();
   const canBan = users?.permissions.update ?? false;
   const userHits = useQuery({
     queryKey: ['palette', 'users', q],
     enabled: !!users?.permissions.list && q.length >= 2,
-    queryFn: ({ signal }) => api.list('/users', new URLSearchParams({ _q: q, _limit: '8', _sort: 'id' }), signal),
+    queryFn: ({ signal }) => pageOf(client.GET('/{resource}', { params: { path: { resource: users?.name ?? '' } }, querySerializer: query(new URLSearchParams({ _q: q, _limit: '8', _sort: 'id' })), signal })),
   });
   // Rows of every resource by their label; users have their own search
   // above (email and name, anywhere in them), so theirs are left out.
@@ -42,14 +42,14 @@ export default function PaletteBody({ initial, close }: { initial: string; close
     queryKey: ['palette', 'search', q],
     enabled: mode === 'all' && q.length >= 2,
     // The search of an earlier query is aborted as the next one starts.
-    queryFn: ({ signal }) => api.get<SearchAnswer>('/_search?' + new URLSearchParams({ q, limit: '5' }).toString(), signal),
+    queryFn: ({ signal }) => dataOf(client.GET('/_search', { params: { query: { q, limit: 5 } }, signal })),
     staleTime: 10_000,
     retry: false,
   });
   // Rooms only where the server has them and the operator may list them
   // (useRoomsEnabled): no refused request for a mod without the scope.
   const roomsOn = useRoomsEnabled();
-  const rooms = useQuery({ queryKey: ['rooms'], queryFn: () => api.get<RoomSummary[]>('/rooms'), staleTime: 10_000, retry: false, enabled: roomsOn });
+  const rooms = useQuery({ ...roomsQuery(), staleTime: 10_000, retry: false, enabled: roomsOn });
   const reportsOn = useReportsOn().on === true;
 
   const go = (to: string) => {
@@ -80,7 +80,7 @@ export default function PaletteBody({ initial, close }: { initial: string; close
   const found = new Map<string, SearchHit[]>();
   if (mode === 'all' && q.length >= 2) {
     for (const h of rowHits.data?.results ?? []) {
-      if (h.resource === 'users' && users?.permissions.list) continue;
+      if (h.resource === users?.name && users.permissions.list) continue;
       found.set(h.resource, [...(found.get(h.resource) ?? []), h]);
     }
   }
@@ -196,16 +196,7 @@ export default function PaletteBody({ initial, close }: { initial: string; close
 
 // GET /_search's answer: rows whose label starts with what was typed,
 // and the resources not searched (too slow, failed, or past the cap).
-interface SearchHit {
-  resource: string;
-  label: string;
-  id: string;
-  title: string;
-}
-interface SearchAnswer {
-  results: SearchHit[];
-  skipped: { resource: string; label: string; reason: 'timeout' | 'error' | 'limit' }[];
-}
+type SearchHit = Ok<'/_search', 'get'>['results'][number];
 
 // PaletteBan bans the picked user with the one ban form.
 function PaletteBan({ target, onDone, onBack }: { target: { id: string; name: string; banned: boolean }; onDone: () => void; onBack: () => void }) {
@@ -215,14 +206,14 @@ function PaletteBan({ target, onDone, onBack }: { target: { id: string; name: st
       <h2>Ban {target.name}</h2>
       <BanForm
         name={target.name}
-        onSubmit={(body) => api.post<ModerationResult>(`/users/${seg(target.id)}/ban`, body)}
+        onSubmit={(body) => dataOf(client.POST('/users/{id}/ban', { params: { path: { id: target.id } }, body }))}
         cancelLabel="Back"
         onCancel={onBack}
         onDone={(r) => {
           // Undo is an unban, as on the user's page: for a new ban only
           // (undoing a ban again would lift the earlier one too).
           closedToast(`${target.name} banned`, { ...r, sessionsClosed: r.sessionsClosed ?? 0 }, target.banned ? undefined : {
-            run: () => api.post(`/users/${seg(target.id)}/unban`),
+            run: () => client.POST('/users/{id}/unban', { params: { path: { id: target.id } } }),
             done: `${target.name} unbanned`,
             after: () => {
               void qc.invalidateQueries({ queryKey: ['row', 'users', target.id] });

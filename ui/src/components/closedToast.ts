@@ -2,11 +2,8 @@ import { toast } from 'sonner';
 import { errorText } from '../api';
 
 // ModerationResult is the answer of ban, unban and revoke-sessions.
-export interface ModerationResult {
-  ok: boolean;
-  sessionsClosed?: number;
-  partial?: boolean;
-}
+export type { ModerationResult } from '../api';
+import type { ModerationResult } from '../api';
 
 // Undo is a toast's way back: its label is the button's, run does it and
 // done says it was done ("Player 07 unbanned").

@@ -1,7 +1,7 @@
 import { createElement } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { toast } from 'sonner';
-import { api, errorText, seg, type ActionMeta, type ResourceMeta } from '../api';
+import { client, errorText, dataOf, type ActionMeta, type ResourceMeta } from '../api';
 import type { ConfirmOptions } from './ConfirmDialog';
 import { ActionResult, hasResult } from './ActionResult';
 
@@ -22,7 +22,7 @@ export function useResourceAction(meta: ResourceMeta, ask: (o: ConfirmOptions) =
     if (!ok) return false;
     let ran = false;
     try {
-      const r = await api.post<{ ok: boolean; result?: unknown }>(`/${seg(meta.name)}/_action/${seg(action.name)}`, action.perRow ? { id } : ids ? { ids } : {});
+      const r = await dataOf(client.POST('/{resource}/_action/{action}', { params: { path: { resource: meta.name, action: action.name } }, body: action.perRow ? { id } : ids ? { ids } : {} }));
       if (hasResult(r?.result)) {
         toast.success(`${action.label}: done`, { description: createElement(ActionResult, { value: r.result }), duration: Infinity });
       } else {

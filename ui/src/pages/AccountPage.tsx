@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { toast } from 'sonner';
-import { api, errorText } from '../api';
+import { client, errorText, dataOf } from '../api';
 import { queryClient, useFeatures, useMe } from '../queries';
 import { signOut } from '../auth/signOut';
 import { RecoveryCodes, TotpEnrol } from '../auth/TotpEnrol';
@@ -67,14 +67,14 @@ function TwoFactor() {
 
 // CodeAction is a small form that posts a code (or a password) to path.
 function CodeAction({ label, path, hint, danger, allowPassword, onDone }: {
-  label: string; path: string; hint: string; danger?: boolean; allowPassword?: boolean;
+  label: string; path: '/auth/totp/disable' | '/auth/totp/recovery-codes'; hint: string; danger?: boolean; allowPassword?: boolean;
   onDone: (d: { recoveryCodes?: string[] }) => void;
 }) {
   const [open, setOpen] = useState(false);
   const [value, setValue] = useState('');
   const [usePassword, setUsePassword] = useState(false);
   const m = useMutation({
-    mutationFn: () => api.post<{ recoveryCodes?: string[] }>(path, usePassword ? { password: value } : { code: value.trim() }),
+    mutationFn: () => dataOf(client.POST(path, { body: usePassword ? { password: value } : { code: value.trim() } })),
     onSuccess: (d) => {
       setOpen(false);
       setValue('');
@@ -114,7 +114,7 @@ function PasswordForm() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const change = useMutation({
-    mutationFn: () => api.post('/auth/password', { current, new: next }),
+    mutationFn: () => dataOf(client.POST('/auth/password', { body: { current, new: next } })),
     onSuccess: () => {
       setCurrent('');
       setNext('');

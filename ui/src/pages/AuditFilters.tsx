@@ -1,7 +1,7 @@
 import type { Column, ResourceMeta } from '../api';
 import { ForeignKeyPicker } from '../components/ForeignKeyPicker';
 import { useRowLabel } from '../names';
-import { useCatalog, useResourceMeta } from '../queries';
+import { useCatalog, useUsersMeta } from '../queries';
 
 // Entries that are not of a table: sign-ins and live rooms.
 const otherResources = [
@@ -23,10 +23,10 @@ export function AuditFilters({ meta, params, set }: {
   set: (changes: Record<string, string>) => void;
 }) {
   const catalog = useCatalog();
-  const users = useResourceMeta('users');
+  const users = useUsersMeta();
   const operatorCol = meta.columns.find((c) => c.name === 'operator_id');
   const resource = params.get('resource') ?? '';
-  const targetKey = resource === 'auth' || resource === 'roles' ? 'users' : resource;
+  const targetKey = (resource === 'auth' || resource === 'roles') && users ? users.name : resource;
   const target = catalog.data?.find((r) => r.name === targetKey && r.permissions.list && r.primaryKey.length === 1);
   const operator = params.get('operator_id') ?? '';
   const targetId = params.get('target_id') ?? '';

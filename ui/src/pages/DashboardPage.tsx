@@ -1,7 +1,7 @@
 import { lazy, Suspense } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
-import { api, seg, type RoomSummary, type Row, type SeriesData, type Stat, type Widget } from '../api';
+import { client, dataOf, seg, type RoomSummary, type Row, type SeriesData, type Stat, type Widget } from '../api';
 import { jsonSummary } from '../components/CellValue';
 import { DataTable } from '../components/DataTable';
 import { ErrorNote, Loading } from '../components/Status';
@@ -24,7 +24,7 @@ export function DashboardPage() {
   const range = ranges.some((r) => r.value === params.get('range')) ? (params.get('range') as string) : '24h';
   const q = useQuery({
     queryKey: ['dashboard', today, range],
-    queryFn: () => api.get<{ widgets: Widget[] }>(`/_dashboard?today=${encodeURIComponent(today)}&range=${range}`),
+    queryFn: () => dataOf(client.GET('/_dashboard', { params: { query: { today, range: range as '24h' | '7d' | '30d' } } })).then((d) => d as { widgets: Widget[] }),
     refetchInterval: 15_000,
     placeholderData: keepPreviousData,
   });

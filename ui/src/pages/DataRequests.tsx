@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Download, Eraser } from 'lucide-react';
 import { toast } from 'sonner';
-import { API, api, errorText, seg } from '../api';
+import { API, client, errorText, dataOf, seg } from '../api';
 import { Modal } from '../components/ConfirmDialog';
 import { ErrorNote, Loading } from '../components/Status';
 
@@ -45,7 +45,7 @@ export function DataRequests({ id, name, email, onErased }: { id: string; name: 
           <Eraser size={14} aria-hidden="true" /> Erase…
         </button>
       </div>
-      {erasing && <EraseDialog base={base} name={name} confirm={email ?? id} guest={email === null} onClose={() => setErasing(false)} onErased={onErased} />}
+      {erasing && <EraseDialog id={id} name={name} confirm={email ?? id} guest={email === null} onClose={() => setErasing(false)} onErased={onErased} />}
     </div>
   );
 }
@@ -53,15 +53,15 @@ export function DataRequests({ id, name, email, onErased }: { id: string; name: 
 // EraseDialog shows what an erase would do (a dry run: rows per resource,
 // audit entries redacted) and erases once the operator types the email,
 // or for a guest (no email) the player's id: confirm is what to type.
-function EraseDialog({ base, name, confirm, guest, onClose, onErased }: { base: string; name: string; confirm: string; guest: boolean; onClose: () => void; onErased: () => void }) {
-  const plan = useQuery({ queryKey: ['erase-plan', base], queryFn: () => api.post<EraseReport>(`${base}/_erase?dryRun=true`), gcTime: 0, retry: false });
+function EraseDialog({ id, name, confirm, guest, onClose, onErased }: { id: string; name: string; confirm: string; guest: boolean; onClose: () => void; onErased: () => void }) {
+  const plan = useQuery({ queryKey: ['erase-plan', id], queryFn: () => dataOf(client.POST('/users/{id}/_erase', { params: { path: { id }, query: { dryRun: true } } })).then((r) => r as EraseReport), gcTime: 0, retry: false });
   const [typed, setTyped] = useState('');
   const [busy, setBusy] = useState(false);
   const matches = typed.trim().toLowerCase() === confirm.toLowerCase();
   const erase = async () => {
     setBusy(true);
     try {
-      await api.post<EraseReport>(`${base}/_erase`, { confirm: typed.trim() });
+      await client.POST('/users/{id}/_erase', { params: { path: { id } }, body: { confirm: typed.trim() } });
       toast.success(`${name}'s personal data is erased`);
       onClose();
       onErased();

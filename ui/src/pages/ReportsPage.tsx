@@ -2,8 +2,8 @@ import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } fr
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { toast } from 'sonner';
-import { api, ApiError, errorText, seg } from '../api';
-import { useCatalog, useMe, useResourceMeta } from '../queries';
+import { ApiError, client, errorText, dataOf, seg, type BanPreset, type Ok } from '../api';
+import { useCatalog, useMe, useUsersMeta } from '../queries';
 import { singular, usePageTitle } from '../names';
 import { formatTime, Time } from '../time';
 import { ErrorNote, Loading } from '../components/Status';
@@ -199,14 +199,14 @@ function useRefresh() {
 // holds it otherwise, and for an admin "Take over"), "Resolve…".
 function PlayerActions({ player, claim, open, details = false }: { player: UserRef; claim: Claim | null; open: boolean; details?: boolean }) {
   const me = useMe();
-  const users = useResourceMeta('users');
+  const users = useUsersMeta();
   const refresh = useRefresh();
   const [resolving, setResolving] = useState(false);
   const who = name(player);
   const mine = claim?.by.id === me.data?.userId;
   const admin = me.data?.role === 'admin';
   const claimIt = useMutation({
-    mutationFn: (takeover: boolean) => api.post<{ claim: Claim }>(`/_reports/${seg(player.id)}/claim`, takeover ? { takeover: true } : {}),
+    mutationFn: (takeover: boolean) => dataOf(client.POST('/_reports/{playerId}/claim', { params: { path: { playerId: player.id } }, body: takeover ? { takeover: true } : {} })),
     onSuccess: () => toast.success(`You are working on the reports about ${who}`),
     onError: (err) => toast.error(err instanceof ApiError && err.code === 'claimed' ? `Not claimed: ${err.message}` : errorText(err)),
     onSettled: () => void refresh(player.id),
@@ -235,13 +235,7 @@ function PlayerActions({ player, claim, open, details = false }: { player: UserR
   );
 }
 
-interface ResolveResult {
-  ok: boolean;
-  outcome: string;
-  reports: (number | string)[];
-  sessionsClosed?: number;
-  partial?: boolean;
-}
+type ResolveResult = Ok<'/_reports/{playerId}/resolve', 'post'>;
 
 const outcomes = [
   { key: 'dismiss', label: 'Dismiss', hint: 'nothing wrong: close the reports' },
@@ -253,24 +247,24 @@ type Outcome = (typeof outcomes)[number]['key'];
 
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
-// banLength says a ban's end as the form chose it: "for 7 days" for a
-// preset's length, "for good", else "until <when>".
-function banLength(until: string | null): string {
+// banLength says a ban's end as the form chose it: "for 7 days" for one
+// of the server's presets (GET /auth/me banPresets), "for good", else
+// "until <when>".
+function banLength(until: string | null, presets: BanPreset[]): string {
   if (!until) return 'for good';
   const ms = new Date(until).getTime() - Date.now();
-  const presets: [number, string][] = [[3_600_000, '1 hour'], [86_400_000, '1 day'], [7 * 86_400_000, '7 days'], [30 * 86_400_000, '30 days']];
-  const p = presets.find(([d]) => Math.abs(d - ms) < 5 * 60_000);
-  return p ? `for ${p[1]}` : `until ${new Date(until).toLocaleString()}`;
+  const p = presets.find((x) => x.seconds > 0 && Math.abs(x.seconds * 1000 - ms) < 5 * 60_000);
+  return p ? `for ${p.label.toLowerCase()}` : `until ${new Date(until).toLocaleString()}`;
 }
 
-function resolvedWords(who: string, outcome: Outcome, r: ResolveResult, until?: string | null): string {
+function resolvedWords(who: string, outcome: Outcome, r: ResolveResult, until: string | null | undefined, presets: BanPreset[]): string {
   const closed = plural(r.reports.length, 'report', 'reports') + ' closed';
   const sessions = r.sessionsClosed ? `; ${plural(r.sessionsClosed, 'live session', 'live sessions')} closed` : '';
   switch (outcome) {
     case 'dismiss': return `Reports about ${who} dismissed; ${closed}`;
     case 'warn': return `${who} warned; ${closed}`;
     case 'kick': return `${who} kicked${sessions}; ${closed}`;
-    case 'ban': return `${who} banned ${banLength(until ?? null)}${sessions}; ${closed}`;
+    case 'ban': return `${who} banned ${banLength(until ?? null, presets)}${sessions}; ${closed}`;
   }
 }
 
@@ -282,13 +276,14 @@ function ResolveDialog({ player, onClose, onDone }: { player: UserRef; onClose: 
   const [outcome, setOutcome] = useState<Outcome | ''>('');
   const [note, setNote] = useState('');
   const [problem, setProblem] = useState('');
-  const path = `/_reports/${seg(player.id)}/resolve`;
+  const presets = useMe().data?.banPresets ?? [];
+  const path = { params: { path: { playerId: player.id } } };
   const done = (o: Outcome, r: ResolveResult, until?: string | null) => {
-    toast.success(resolvedWords(who, o, r, until) + (r.partial ? ' (some live sessions may still be open)' : ''));
+    toast.success(resolvedWords(who, o, r, until, presets) + (r.partial ? ' (some live sessions may still be open)' : ''));
     onDone();
   };
   const resolve = useMutation({
-    mutationFn: (o: Outcome) => api.post<ResolveResult>(path, { outcome: o, ...(note.trim() ? { note: note.trim() } : {}) }),
+    mutationFn: (o: Outcome) => dataOf(client.POST('/_reports/{playerId}/resolve', { ...path, body: { outcome: o, ...(note.trim() ? { note: note.trim() } : {}) } })),
     onSuccess: (r, o) => done(o, r),
   });
   const submit = (e: FormEvent) => {
@@ -312,7 +307,7 @@ function ResolveDialog({ player, onClose, onDone }: { player: UserRef; onClose: 
       {outcome === 'ban' ? (
         <BanForm
           name={who}
-          onSubmit={(b: BanBody) => api.post<ResolveResult>(path, { outcome: 'ban', ...(b.reason ? { note: b.reason } : {}), ban: { until: b.until, ...(b.reason ? { reason: b.reason } : {}) } }).then((r) => ({ r, until: b.until }))}
+          onSubmit={(b: BanBody) => dataOf(client.POST('/_reports/{playerId}/resolve', { ...path, body: { outcome: 'ban', ...(b.reason ? { note: b.reason } : {}), ban: { until: b.until, ...(b.reason ? { reason: b.reason } : {}) } } })).then((r) => ({ r, until: b.until }))}
           onCancel={onClose}
           onDone={({ r, until }) => done('ban', r, until)}
         />
@@ -362,7 +357,7 @@ export function ReportsPlayerPage() {
 function usePlayerReports(playerId: string) {
   return useQuery({
     queryKey: ['reports', 'player', playerId],
-    queryFn: () => api.get<PlayerReportsAnswer>('/_reports?' + new URLSearchParams({ player: playerId })),
+    queryFn: () => dataOf(client.GET('/_reports', { params: { query: { player: playerId } } })).then((r) => r as PlayerReportsAnswer),
     enabled: playerId !== '',
   });
 }

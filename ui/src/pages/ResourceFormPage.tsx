@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type FormEvent, type RefObject } from 'rea
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useBlocker, useNavigate, useParams, useSearchParams } from 'react-router';
 import * as Switch from '@radix-ui/react-switch';
-import { api, ApiError, errorText, isStale, seg, type Column, type ResourceMeta, type Row, type Versioned } from '../api';
+import { ApiError, client, errorText, isStale, rowParams, seg, versioned, writeHeaders, type Column, type ResourceMeta, type Row, type Versioned } from '../api';
 import { rowQuery, useMe, useResourceMeta } from '../queries';
 import { BanState } from './UserModeration';
 import { FieldInput } from './FieldInput';
@@ -93,7 +93,7 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
   const leaving = useRef(false);
   // A new user gets a password, or (admins) an invite to choose one.
   const me = useMe();
-  const newUser = creating && meta.name === 'users';
+  const newUser = creating && !!meta.users;
   const canInvite = newUser && me.data?.role === 'admin';
   const [password, setPassword] = useState('');
   const [invite, setInvite] = useState(false);
@@ -167,11 +167,11 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
     setBusy(true);
     try {
       const { row: saved, etag } = creating
-        ? await api.writeRow('POST', '/' + seg(meta.name), body)
-        : await api.writeRow('PATCH', `/${seg(meta.name)}/${seg(id ?? '')}`, body, { ifMatch: base?.etag, merge });
+        ? await versioned(client.POST('/{resource}', { params: { path: { resource: meta.name } }, body }))
+        : await versioned(client.PATCH('/{resource}/{id}', { params: rowParams(meta.name, id ?? ''), body, headers: writeHeaders({ ifMatch: base?.etag, merge }) }));
       await qc.invalidateQueries({ queryKey: ['list', meta.name] });
       const savedId = rowId(meta, saved);
-      if (newUser && canInvite && invite) await api.post(`/users/${seg(savedId)}/invite`);
+      if (newUser && canInvite && invite) await client.POST('/users/{id}/invite', { params: { path: { id: savedId } } });
       // The answer has no _labels: keep those of foreign keys left as
       // they were, and refetch for the rest.
       const labels = Object.fromEntries(Object.entries(row?._labels ?? {}).filter(([k]) => saved[k] === row?.[k]));

@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { Ban, Download, Plus, Search, Trash2 } from 'lucide-react';
 import { toast } from 'sonner';
-import { API, api, errorText, seg, type ResourceMeta, type Row } from '../api';
+import { API, client, errorText, pageOf, query, rowParams, seg, versioned, type ResourceMeta, type Row } from '../api';
 import { useFeatures, useMe, useResourceMeta } from '../queries';
 import { rowId } from '../rowId';
 import { ResourceIcon } from '../icons';
@@ -69,7 +69,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   apiParams.set('_end', String((page + 1) * pageSize));
   const list = useQuery({
     queryKey: ['list', meta.name, apiParams.toString()],
-    queryFn: () => api.list('/' + seg(meta.name), apiParams),
+    queryFn: () => pageOf(client.GET('/{resource}', { params: { path: { resource: meta.name } }, querySerializer: query(apiParams) })),
     placeholderData: keepPreviousData,
     // Always refetched on arrival: what other screens did (a room kicked,
     // a user banned) shows up in the audit log and other lists at once.
@@ -97,7 +97,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   // them: in each row's menu and for a selection.
   const features = useFeatures();
   const me = useMe();
-  const moderates = meta.name === 'users' && meta.permissions.update;
+  const moderates = !!meta.users && meta.permissions.update;
   const canBan = moderates && features.ban && !!meta.banColumn;
   const canRevoke = moderates && features.revokeSessions;
   // The Deleted view's rows are deleted already: only a bulk action selects there.
@@ -148,7 +148,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
       // No If-Match: a list's rows carry no version, and the operator asked
       // to delete the row they named, whatever it holds now (reading it
       // first would check it against a version they never saw either).
-      const deleted = await api.writeRow('DELETE', `/${seg(meta.name)}/${seg(id)}`);
+      const deleted = await versioned(client.DELETE('/{resource}/{id}', { params: rowParams(meta.name, id) }));
       const undo = canUndoDelete(meta) ? { action: undoAction({ run: () => undoDelete(meta, id, me.data?.userId, deleted.etag), done: `${name} restored`, after: refreshList }), duration: undoSeconds * 1000 } : {};
       toast.success(`${name} deleted`, undo);
       await refreshList();
@@ -212,7 +212,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     // an operator's account by a mod, moderating one's own.
     // An erased player can be viewed and deleted, no more.
     const erased = isErased(meta, row);
-    const mayChange = meta.name !== 'users' || (mayChangeUser(me.data, id, row) && !erased);
+    const mayChange = !meta.users || (mayChangeUser(me.data, id, row) && !erased);
     const mayModerate = mayModerateUser(me.data, id, row) && !erased;
     if (meta.permissions.read) items.push({ label: 'View', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}`) });
     // A soft-deleted row is not edited (the server reads live rows only): restored first.
@@ -343,7 +343,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
           <DataTable
             meta={meta}
             columns={tableColumns(meta, deletedView)}
-            rows={meta.name === 'users' ? list.data.rows.map((r) => erasedRow(meta, r)) : list.data.rows}
+            rows={meta.users ? list.data.rows.map((r) => erasedRow(meta, r)) : list.data.rows}
             sort={sort}
             onSort={onSort}
             rowMenu={rowMenu}

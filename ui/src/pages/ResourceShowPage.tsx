@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { Copy, Pencil, Plus, Trash2 } from 'lucide-react';
 import { toast } from 'sonner';
-import { api, ApiError, errorText, isStale, seg, staleText, type Column, type ResourceMeta, type Row } from '../api';
+import { ApiError, client, errorText, isStale, dataOf, pageOf, query, rowParams, seg, staleText, versioned, writeHeaders, type Column, type ResourceMeta, type Row } from '../api';
 import { rowOf, rowQuery, useCatalog, useMe, useResourceMeta, useRoomsEnabled } from '../queries';
 import { FieldValue, ZoneNote } from '../components/CellValue';
 import { useConfirm } from '../components/ConfirmDialog';
@@ -36,7 +36,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
   const navigate = useNavigate();
   const qc = useQueryClient();
   const [dialog, ask] = useConfirm();
-  const path = `/${seg(meta.name)}/${seg(id)}`;
+  const params = rowParams(meta.name, id);
   const row = useQuery({ ...rowQuery(meta.name, id), select: rowOf });
   // version is the ETag of the row as the page shows it: a delete or a
   // restore from here acts on that version only.
@@ -46,7 +46,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
   // would allow them.
   const me = useMe();
   const erased = isErased(meta, row.data);
-  const mayChange = row.data !== undefined && (meta.name !== 'users' || mayChangeUser(me.data, id, row.data));
+  const mayChange = row.data !== undefined && (!meta.users || mayChangeUser(me.data, id, row.data));
   const ban = banField(meta);
   const gone = row.error instanceof ApiError && row.error.status === 404;
   usePageTitle(row.data ? `${title} · ${meta.label}` : meta.label);
@@ -57,14 +57,14 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
   const rowActions = meta.actions.filter((a) => a.perRow);
   const act = async (a: (typeof rowActions)[number]) => {
     if (!(await runAction(a, id))) return;
-    const gone = await api.get(path).then(() => false, (err: unknown) => err instanceof ApiError && err.status === 404);
+    const gone = await client.GET('/{resource}/{id}', { params }).then(() => false, (err: unknown) => err instanceof ApiError && err.status === 404);
     if (gone) navigate('/' + seg(meta.name));
   };
 
   const remove = async () => {
     if (!(await ask({ title: `Delete ${singular(meta.label)} “${title}”?`, description: deletedWhere(meta), confirmLabel: 'Delete', danger: true }))) return;
     try {
-      const deleted = await api.writeRow('DELETE', path, undefined, { ifMatch: version() });
+      const deleted = await versioned(client.DELETE('/{resource}/{id}', { params, headers: writeHeaders({ ifMatch: version() }) }));
       // Undo brings the row back and opens it again.
       const undo = canUndoDelete(meta)
         ? { duration: undoSeconds * 1000, action: undoAction({ run: () => undoDelete(meta, id, me.data?.userId, deleted.etag), done: `${title} restored`, after: () => {
@@ -100,7 +100,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
             </button>
           ))}
           {meta.permissions.update && mayChange && !erased && !isDeleted(meta, row.data) && (
-            <Link to={path + '/edit'} className="button">
+            <Link to={`/${seg(meta.name)}/${seg(id)}/edit`} className="button">
               <Pencil size={14} aria-hidden="true" /> Edit
             </Link>
           )}
@@ -162,7 +162,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
               </div>
             )}
           </dl>
-          {meta.name === 'users' && meta.permissions.update && <UserModeration id={id} row={row.data} ban={meta.banColumn ? row.data[meta.banColumn] : undefined} />}
+          {meta.users && meta.permissions.update && <UserModeration id={id} row={row.data} ban={meta.banColumn ? row.data[meta.banColumn] : undefined} />}
           <RelationTabs meta={meta} id={id} row={row.data} />
         </>
       )}
@@ -181,9 +181,9 @@ function RelationTabs({ meta, id, row }: { meta: ResourceMeta; id: string; row: 
   // Only relations into resources the operator may list: a mod's catalog
   // leaves out what is beyond their scopes, and the server refuses those.
   const many = meta.relations.filter((r) => r.kind === 'many' && catalog.data?.some((t) => t.name === r.target && t.permissions.list));
-  const sessions = meta.name === 'users' && rooms;
+  const sessions = !!meta.users && rooms;
   const reports = useReportsOn();
-  const reportsTab = meta.name === 'users' && reports.on === true;
+  const reportsTab = !!meta.users && reports.on === true;
   // History: the row's audit entries, for operators (they name operators).
   const me = useMe();
   const history = (me.data?.role === 'admin' || me.data?.role === 'mod') && meta.name !== 'adminAudit';
@@ -191,7 +191,7 @@ function RelationTabs({ meta, id, row }: { meta: ResourceMeta; id: string; row: 
     queryKey: ['counts', meta.name, id],
     // _estimated names the tabs whose count ran out of time and is the
     // statistics' estimate.
-    queryFn: () => api.get<Record<string, number> & { _estimated?: string[] }>(`/${seg(meta.name)}/${seg(id)}/_counts`),
+    queryFn: () => dataOf(client.GET('/{resource}/{id}/_counts', { params: rowParams(meta.name, id) })),
     enabled: many.length > 0 || sessions,
   });
   const tabs = [
@@ -245,7 +245,7 @@ function RelatedRows({ meta, id, row, name, target, fk }: { meta: ResourceMeta; 
   const targetMeta = catalog.data?.find((r) => r.name === target);
   const q = useQuery({
     queryKey: ['relation', meta.name, id, name],
-    queryFn: () => api.list(`/${seg(meta.name)}/${seg(id)}/relations/${seg(name)}`, new URLSearchParams({ _start: '0', _end: '50' })),
+    queryFn: () => pageOf(client.GET('/{resource}/{id}/relations/{relation}', { params: { path: { resource: meta.name, id, relation: name } }, querySerializer: query(new URLSearchParams({ _start: '0', _end: '50' })) })),
   });
   if (!targetMeta) return <ErrorNote error={`Unknown resource "${target}".`} />;
   if (q.isPending) return <Loading />;

@@ -3,8 +3,8 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { Link, useNavigate, useParams } from 'react-router';
 import { Lock } from 'lucide-react';
 import { toast } from 'sonner';
-import { api, errorText, seg, type RoomView } from '../api';
-import { useResourceMeta } from '../queries';
+import { client, errorText, dataOf, pageOf, query, seg } from '../api';
+import { useUsersMeta } from '../queries';
 import { Modal, useConfirm } from '../components/ConfirmDialog';
 import { Time } from '../time';
 import { ErrorNote, Loading } from '../components/Status';
@@ -16,8 +16,8 @@ export function RoomInspectorPage() {
   const navigate = useNavigate();
   const qc = useQueryClient();
   const [dialog, ask] = useConfirm();
-  const path = '/rooms/' + seg(roomId);
-  const q = useQuery({ queryKey: ['rooms', 'room', roomId], queryFn: () => api.get<RoomView>(path), refetchInterval: 2500 });
+  const room = { params: { path: { roomId } } };
+  const q = useQuery({ queryKey: ['rooms', 'room', roomId], queryFn: () => dataOf(client.GET('/rooms/{roomId}', room)), refetchInterval: 2500 });
   usePageTitle(`${q.data?.name || roomId} · Live rooms`);
   const names = useUserNames(q.data?.clientList.map((c) => c.userId) ?? []);
   // Each session's player, for the state (keyed by session id) and its
@@ -38,12 +38,12 @@ export function RoomInspectorPage() {
   const [kicking, setKicking] = useState<{ sessionId: string; name: string } | null>(null);
   const kick = async (sessionId: string, who: string, reason: string) => {
     setKicking(null);
-    await act(() => api.del(`${path}/clients/${seg(sessionId)}`, reason ? { reason } : {}), `${who} kicked from ${q.data?.name || roomId}`);
+    await act(() => client.DELETE('/rooms/{roomId}/clients/{sessionId}', { params: { path: { roomId, sessionId } }, body: reason ? { reason } : {} }), `${who} kicked from ${q.data?.name || roomId}`);
   };
   const dispose = async () => {
     if (!(await ask({ title: 'Dispose this room?', description: 'Every client is disconnected and the room ends.', confirmLabel: 'Dispose', danger: true }))) return;
     try {
-      await api.del(path);
+      await client.DELETE('/rooms/{roomId}', room);
       toast.success('Room disposed');
       await qc.invalidateQueries({ queryKey: ['rooms'] });
       navigate('/rooms');
@@ -66,7 +66,7 @@ export function RoomInspectorPage() {
         </h1>
         {q.data && (
           <div className="toolbar">
-            <button type="button" onClick={() => void act(() => api.patch(path, { locked: !q.data.locked }), q.data.locked ? 'Room unlocked' : 'Room locked')}>
+            <button type="button" onClick={() => void act(() => client.PATCH('/rooms/{roomId}', { ...room, body: { locked: !q.data.locked } }), q.data.locked ? 'Room unlocked' : 'Room locked')}>
               {q.data.locked ? 'Unlock' : 'Lock'}
             </button>
             <button type="button" className="danger" onClick={() => void dispose()}>Dispose</button>
@@ -112,7 +112,7 @@ export function RoomInspectorPage() {
           <h2 id="room-state">State</h2>
           <div className="state-grid">
             <StateView state={q.data.state ?? null} players={players} />
-            <StateEditor path={path} state={q.data.state} clients={q.data.clientList.map((c) => ({ sessionId: c.sessionId, name: players.get(c.sessionId) ?? c.sessionId }))}
+            <StateEditor roomId={roomId} state={q.data.state} clients={q.data.clientList.map((c) => ({ sessionId: c.sessionId, name: players.get(c.sessionId) ?? c.sessionId }))}
               onDone={() => void qc.invalidateQueries({ queryKey: ['rooms', 'room', roomId] })} />
           </div>
         </>
@@ -150,11 +150,11 @@ function KickDialog({ who, room, onCancel, onKick }: { who: string; room: string
 // useUserNames maps the clients' user ids to display names (or emails)
 // with one list request, when the operator may list users.
 function useUserNames(ids: string[]): Map<string, string> {
-  const users = useResourceMeta('users');
+  const users = useUsersMeta();
   const key = [...new Set(ids)].sort();
   const q = useQuery({
     queryKey: ['list', 'users', 'names', key.join(',')],
-    queryFn: () => api.list('/users', new URLSearchParams({ id_in: key.join(','), _start: '0', _end: String(key.length) })),
+    queryFn: () => pageOf(client.GET('/{resource}', { params: { path: { resource: users?.name ?? '' } }, querySerializer: query(new URLSearchParams({ id_in: key.join(','), _start: '0', _end: String(key.length) })) })),
     enabled: key.length > 0 && users?.permissions.list === true,
     placeholderData: keepPreviousData,
     staleTime: 60_000,
@@ -216,7 +216,7 @@ export function sessionPath(state: unknown, sessionId: string, depth = 0): strin
   return undefined;
 }
 
-function StateEditor({ path, state, clients, onDone }: { path: string; state: unknown; clients: { sessionId: string; name: string }[]; onDone: () => void }) {
+function StateEditor({ roomId, state, clients, onDone }: { roomId: string; state: unknown; clients: { sessionId: string; name: string }[]; onDone: () => void }) {
   const [statePath, setStatePath] = useState('');
   // Choosing a player starts the path at their session's entry.
   const pick = (sessionId: string) => {
@@ -237,10 +237,10 @@ function StateEditor({ path, state, clients, onDone }: { path: string; state: un
         } catch {
           throw new Error('The value is not valid JSON.');
         }
-        await api.patch(path + '/state', { path: p, value: v });
+        await client.PATCH('/rooms/{roomId}/state', { params: { path: { roomId } }, body: { path: p, value: v } });
         toast.success('State updated');
       } else {
-        await api.del(path + '/state', { path: p });
+        await client.DELETE('/rooms/{roomId}/state', { params: { path: { roomId } }, body: { path: p } });
         toast.success('State path deleted');
       }
       onDone();

@@ -1,14 +1,15 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { Lock } from 'lucide-react';
-import { api, seg, type RoomSummary } from '../api';
+import { seg, type RoomSummary } from '../api';
+import { roomsQuery } from '../queries';
 import { Time } from '../time';
 import { ErrorNote, Loading } from '../components/Status';
 import { usePageTitle } from '../names';
 
 export function RoomsPage() {
   usePageTitle('Live rooms');
-  const q = useQuery({ queryKey: ['rooms'], queryFn: () => api.get<RoomSummary[]>('/rooms'), refetchInterval: 2500, staleTime: 0 });
+  const q = useQuery({ ...roomsQuery(), refetchInterval: 2500, staleTime: 0 });
   return (
     <section>
       <div className="page-title">

@@ -3,7 +3,7 @@ import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-quer
 import { Link, useNavigate } from 'react-router';
 import { Undo2 } from 'lucide-react';
 import { toast } from 'sonner';
-import { api, ApiError, errorText, isStale, seg, type ResourceMeta, type Row, type Versioned } from '../api';
+import { ApiError, client, errorText, isStale, pageOf, query, rowParams, seg, writeHeaders, type ResourceMeta, type Row, type Versioned } from '../api';
 import { AuditPayload } from '../components/AuditPayload';
 import { columnChanges, useActionLabel, type ColumnChange } from '../auditWords';
 import { formatTime, Time } from '../time';
@@ -90,7 +90,7 @@ function RevertPreview({ meta, changes, now }: { meta: ResourceMeta; changes: [s
 export function useRevert(meta: ResourceMeta, id: string, onDone: (deleted: boolean) => Promise<unknown> | void): [ReactNode, (e: Row, now?: Versioned) => Promise<void>] {
   const me = useMe();
   const [dialog, ask] = useConfirm();
-  const path = `/${seg(meta.name)}/${seg(id)}/_revert`;
+  const params = rowParams(meta.name, id);
   const revert = async (e: Row, now?: Versioned) => {
     const p = (e.payload ?? {}) as Payload;
     const changes = columnChanges(p.changes);
@@ -107,7 +107,7 @@ export function useRevert(meta: ResourceMeta, id: string, onDone: (deleted: bool
     let deleted = false;
     // send reverts the row of version (any, without one): true once done.
     const send = async (version: string | undefined) => {
-      await api.post(path, { auditId: e.id }, { ifMatch: version });
+      await client.POST('/{resource}/{id}/_revert', { params, body: { auditId: e.id as number }, headers: writeHeaders({ ifMatch: version }) });
       return true;
     };
     try {
@@ -130,7 +130,7 @@ export function useRevert(meta: ResourceMeta, id: string, onDone: (deleted: bool
         if (again) {
           try {
             // Over the row the refusal named, not one changed since.
-            await api.post(path, { auditId: e.id, force: true }, { ifMatch: err.etag });
+            await client.POST('/{resource}/{id}/_revert', { params, body: { auditId: e.id as number, force: true }, headers: writeHeaders({ ifMatch: err.etag }) });
             deleted = deletes;
             toast.success('Reverted');
           } catch (err2) {
@@ -161,7 +161,7 @@ export function RowHistory({ meta, id }: { meta: ResourceMeta; id: string }) {
     queryFn: ({ pageParam }) => {
       const p = new URLSearchParams({ _limit: String(pageSize) });
       if (pageParam) p.set('_cursor', pageParam);
-      return api.list(`/${seg(meta.name)}/${seg(id)}/_history`, p);
+      return pageOf(client.GET('/{resource}/{id}/_history', { params: rowParams(meta.name, id), querySerializer: query(p) }));
     },
     getNextPageParam: (last) => last.next || undefined,
     // Always fetched on arrival: an edit, a ban or an action elsewhere

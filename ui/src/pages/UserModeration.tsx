@@ -3,14 +3,14 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { Mail } from 'lucide-react';
 import { toast } from 'sonner';
-import { api, errorText, seg, type Row, type UserSession } from '../api';
-import { rowOf, rowQuery, useCatalog, useFeatures, useMe, useResourceMeta, useRoomsEnabled } from '../queries';
+import { client, errorText, dataOf, pageOf, query, seg, type Row } from '../api';
+import { rowOf, rowQuery, useCatalog, useFeatures, useMe, useResourceMeta, useRoomsEnabled, useUsersMeta } from '../queries';
 import { rowLabel } from '../names';
 import { useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
 import { banWords, shortDate, type BanInfo } from '../components/CellValue';
 import { Time } from '../time';
 import { ErrorNote, Loading } from '../components/Status';
-import { closedToast, type ModerationResult } from '../components/closedToast';
+import { closedToast } from '../components/closedToast';
 import { DataRequests } from './DataRequests';
 import { BanDialog } from '../components/BanForm';
 import { isErased, mayChangeUser } from './userAccess';
@@ -19,10 +19,10 @@ import { isErased, mayChangeUser } from './userAccess';
 // 14:00 — reason …", "Ban ended …" once its end has passed.
 // short is the show page's field: whether and until when, no more.
 export function BanState({ ban, short = false }: { ban: unknown; short?: boolean }) {
-  const meta = useResourceMeta('users');
+  const meta = useUsersMeta();
   const b = (ban && typeof ban === 'object' ? ban : {}) as BanInfo;
   const by = useQuery({
-    ...rowQuery('users', b.bannedBy ?? ''),
+    ...rowQuery(meta?.name ?? '', b.bannedBy ?? ''),
     select: rowOf,
     enabled: !short && !!b.bannedBy && !!meta?.permissions.read,
     retry: false,
@@ -54,8 +54,8 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
   const features = useFeatures();
   const [dialog, ask] = useConfirm();
   const [banning, setBanning] = useState(false);
-  const base = `/users/${seg(id)}`;
-  const who = useResourceMeta('users');
+  const user = { params: { path: { id } } };
+  const who = useUsersMeta();
   const name = who ? rowLabel(who, id, row) : id;
   const refresh = () =>
     Promise.all([
@@ -70,7 +70,7 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
     ]);
   const run = async (op: 'unban' | 'revoke-sessions' | 'invite', done: string) => {
     try {
-      const r = await api.post<ModerationResult>(`${base}/${op}`);
+      const r = await dataOf(op === 'invite' ? client.POST('/users/{id}/invite', user) : op === 'unban' ? client.POST('/users/{id}/unban', user) : client.POST('/users/{id}/revoke-sessions', user));
       closedToast(done, r);
     } catch (err) {
       toast.error(errorText(err));
@@ -134,14 +134,14 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
       {banning && (
         <BanDialog
           name={name}
-          onSubmit={(body) => api.post<ModerationResult>(base + '/ban', body)}
+          onSubmit={(body) => dataOf(client.POST('/users/{id}/ban', { ...user, body }))}
           onClose={() => setBanning(false)}
           onDone={(r) => {
             setBanning(false);
             // Undo is an unban: offered for a new ban only (undoing a
             // ban again would lift the earlier one too).
             closedToast(`${name} banned`, { ...r, sessionsClosed: r.sessionsClosed ?? 0 }, banned ? undefined : {
-              run: () => api.post(base + '/unban'),
+              run: () => client.POST('/users/{id}/unban', user),
               done: `${name} unbanned`,
               after: refresh,
             });
@@ -167,14 +167,13 @@ function RoleControl({ userId, name }: { userId: string; name: string }) {
   const catalog = useCatalog();
   const rooms = useRoomsEnabled();
   const qc = useQueryClient();
-  const path = '/roles/' + seg(userId);
   const canWrite = !!roles?.permissions.read && !!roles.permissions.create && !!roles.permissions.update;
   const current = useQuery({
     // A list filtered on the key, not GET /roles/:id: a user without a
     // roles row is a plain player, not an error. Its own key under the
     // roles row's, so the roles page never finds this null in its cache.
     queryKey: ['row', 'roles', userId, 'orNull'],
-    queryFn: async () => (await api.get<RoleRow[]>('/roles?' + new URLSearchParams({ user_id: userId })))[0] ?? null,
+    queryFn: async () => ((await pageOf(client.GET('/{resource}', { params: { path: { resource: 'roles' } }, querySerializer: query(new URLSearchParams({ user_id: userId })) }))).rows[0] as RoleRow | undefined) ?? null,
     enabled: canWrite,
   });
   const [edit, setEdit] = useState<{ role: string; scopes: string[] } | null>(null);
@@ -182,7 +181,7 @@ function RoleControl({ userId, name }: { userId: string; name: string }) {
   // version; the control shows all it writes (the role and the scopes).
   const save = useMutation({
     mutationFn: (v: { role: string; scopes: string[] }) =>
-      current.data ? api.patch<RoleRow>(path, v) : api.post<RoleRow>('/roles', { user_id: userId, ...v }),
+      dataOf(current.data ? client.PATCH('/{resource}/{id}', { params: { path: { resource: 'roles', id: userId } }, body: v }) : client.POST('/{resource}', { params: { path: { resource: 'roles' } }, body: { user_id: userId, ...v } })).then((r) => r as unknown as RoleRow),
     onSuccess: (r) => {
       qc.setQueryData(['row', 'roles', userId, 'orNull'], r);
       void qc.invalidateQueries({ queryKey: ['list', 'roles'] });
@@ -247,7 +246,7 @@ function RoleControl({ userId, name }: { userId: string; name: string }) {
 export function ActiveSessions({ userId }: { userId: string }) {
   const q = useQuery({
     queryKey: ['rooms', 'by-user', userId],
-    queryFn: () => api.get<UserSession[]>(`/rooms/by-user/${seg(userId)}`),
+    queryFn: () => dataOf(client.GET('/rooms/by-user/{userId}', { params: { path: { userId } } })),
     refetchInterval: 3000,
   });
   if (q.isPending) return <Loading />;

@@ -1,4 +1,4 @@
-import { api, errorText, seg } from '../api';
+import { client, errorText, rowParams, versioned } from '../api';
 
 export interface BulkResult {
   deleted: string[];
@@ -20,7 +20,7 @@ export async function bulkDelete(resource: string, ids: string[], concurrency = 
     while (next < ids.length) {
       const id = ids[next++]!;
       try {
-        const { etag } = await api.writeRow('DELETE', `/${seg(resource)}/${seg(id)}`);
+        const { etag } = await versioned(client.DELETE('/{resource}/{id}', { params: rowParams(resource, id) }));
         out.deleted.push(id);
         if (etag) out.versions.set(id, etag);
       } catch (err) {

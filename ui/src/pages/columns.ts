@@ -30,7 +30,7 @@ export function listColumns(meta: ResourceMeta): Column[] {
 export function banField(meta: ResourceMeta): Column | undefined {
   const name = meta.banColumn;
   if (!name || meta.columns.some((c) => c.name === name)) return undefined;
-  return { name, label: 'Ban', type: '', dataType: 'json', notNull: false, primary: false, hasDefault: false, readOnly: true, sortable: false, filterable: false };
+  return { name, label: 'Ban', type: '', dataType: 'json', notNull: false, primary: false, hasDefault: false, readOnly: true, sortable: false, filterable: false, kind: 'json', required: false };
 }
 
 // tableColumns are listColumns with the users' Ban field at the end, and,

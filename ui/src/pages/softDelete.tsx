@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { ArchiveRestore, Trash } from 'lucide-react';
 import { toast } from 'sonner';
-import { api, errorText, isStale, seg, staleText, type ResourceMeta, type Row } from '../api';
+import { client, errorText, isStale, rowParams, staleText, writeHeaders, type ResourceMeta, type Row } from '../api';
 
 // A soft-delete resource (the catalog's softDeleteColumn): its list
 // leaves deleted rows out unless _deleted asks, and a deleted row can be
@@ -33,7 +33,7 @@ export function useRestore(meta: ResourceMeta) {
   const qc = useQueryClient();
   return async (id: string, etag?: string) => {
     try {
-      await api.post(`/${seg(meta.name)}/${seg(id)}/_restore`, {}, { ifMatch: etag });
+      await client.POST('/{resource}/{id}/_restore', { params: rowParams(meta.name, id), body: {}, headers: writeHeaders({ ifMatch: etag }) });
       toast.success('Restored');
     } catch (err) {
       toast.error(isStale(err) ? staleText('restored') : errorText(err));

@@ -1,4 +1,4 @@
-import { api, isStale, seg, type ResourceMeta, type Row } from '../api';
+import { client, isStale, pageOf, query, rowParams, writeHeaders, type ResourceMeta, type Row } from '../api';
 
 // A delete is undone as the panel undoes it anywhere else, and audited
 // so: on a soft-delete resource by _restore (audited as restore), else by
@@ -18,20 +18,20 @@ export function canUndoDelete(meta: ResourceMeta): boolean {
 // version: the revert that re-creates it checks only that the row does
 // not exist again.
 export async function undoDelete(meta: ResourceMeta, id: string, operator: string | undefined, etag?: string): Promise<void> {
-  const base = `/${seg(meta.name)}/${seg(id)}`;
+  const params = rowParams(meta.name, id);
   if (meta.softDeleteColumn) {
     try {
-      await api.post(base + '/_restore', {}, { ifMatch: etag });
+      await client.POST('/{resource}/{id}/_restore', { params, body: {}, headers: writeHeaders({ ifMatch: etag }) });
     } catch (err) {
       if (isStale(err)) throw new Error('it changed since it was deleted; restore it from its page if you still mean to.');
       throw err;
     }
     return;
   }
-  const h = await api.list(base + '/_history', new URLSearchParams({ _limit: '10' }));
+  const h = await pageOf(client.GET('/{resource}/{id}/_history', { params, querySerializer: query(new URLSearchParams({ _limit: '10' })) }));
   const entry = h.rows.find((e: Row) => e.action === 'delete' && (!operator || String(e.operator_id) === operator));
   if (!entry) throw new Error('Its delete is not in its history.');
-  await api.post(base + '/_revert', { auditId: entry.id });
+  await client.POST('/{resource}/{id}/_revert', { params, body: { auditId: entry.id as number } });
 }
 
 // deletedWhere says, in a delete's confirmation, where the row can be

@@ -1,14 +1,19 @@
 import type { Me, ResourceMeta, Row } from '../api';
 
-// mayChangeUser mirrors the server's rule on every write to a users row
-// (roles.go, canWriteUser): only an admin changes the account of an
-// operator (a mod or an admin). The target's role is the row's _role, or
-// the operator's own when the row is their account. Moderating oneself is
+// The rules on users rows are the server's, read from it rather than
+// copied: whose accounts the operator may change (GET /auth/me
+// changesAccountsOf, the rule of every write to a users row), which
+// resource is the users one and how an erased account reads (the
+// catalog's users and erasedPattern).
+
+// mayChangeUser says whether the server lets the operator change the
+// users row id: its role is the row's _role (absent for a player), or the
+// operator's own when the row is their account. Moderating oneself is
 // refused apart (mayModerateUser).
 export function mayChangeUser(me: Me | undefined, id: string, row: Row | undefined): boolean {
-  if (!me || me.role === 'admin') return true;
-  const role = me.userId === id ? me.role : row?._role;
-  return role !== 'admin' && role !== 'mod';
+  if (!me) return true;
+  const role = me.userId === id ? me.role : (row?._role ?? 'user');
+  return me.changesAccountsOf.some((r) => r === role);
 }
 
 // mayModerateUser is mayChangeUser for ban, unban and revoke, which the
@@ -17,31 +22,43 @@ export function mayModerateUser(me: Me | undefined, id: string, row: Row | undef
   return me?.userId !== id && mayChangeUser(me, id, row);
 }
 
+// erasedPattern is the catalog's erasedPattern of the users resource as a
+// regular expression.
+const patterns = new Map<string, RegExp>();
+function erasedPattern(meta: ResourceMeta): RegExp | undefined {
+  const p = meta.erasedPattern;
+  if (!p) return undefined;
+  let re = patterns.get(p);
+  if (!re) patterns.set(p, (re = new RegExp(p)));
+  return re;
+}
+
 // isErased reports a users row whose personal data was erased (POST
-// /users/:id/_erase): its email is then erased-<id>@erased.invalid and it
-// can never sign in again. It reads as "Erased player", with no action
-// that would need a person behind it.
+// /users/:id/_erase): its email is then what the catalog's erasedPattern
+// matches, and it can never sign in again. It reads as "Erased player",
+// with no action that would need a person behind it.
 export function isErased(meta: ResourceMeta, row: Row | undefined): boolean {
-  if (meta.name !== 'users' || !row) return false;
+  if (!meta.users || !row) return false;
   if (row._erased === true) return true; // a list row already shown as erased
   const email = row[meta.emailColumn ?? 'email'];
-  return typeof email === 'string' && /^erased-[^@]*@erased\.invalid$/.test(email);
+  return typeof email === 'string' && erasedPattern(meta)?.test(email) === true;
 }
 
 // erasedName is how an erased account is named.
 export const erasedName = 'Erased player';
 
-// userLabel is how a link to a users row reads: an erased account's
-// label (its erased-<id> name or email) as "Erased player".
-export function userLabel(label: string): string {
-  return /^erased-[^@\s]*(@erased\.invalid)?$/.test(label) ? erasedName : label;
+// userLabel is how a link to a row of users (meta) reads: an erased
+// account's label (its erased-<id> name or email) as "Erased player".
+export function userLabel(meta: ResourceMeta | undefined, label: string): string {
+  const re = meta && erasedPattern(meta);
+  return re?.test(label) ? erasedName : label;
 }
 
 // userEditRefusal says why the operator may only look at a users row's
 // form, or '' when they may change it: the server refuses a mod's change
 // to an operator's account, and an erased account's data is gone.
 export function userEditRefusal(me: Me | undefined, meta: ResourceMeta, id: string, row: Row | undefined): string {
-  if (meta.name !== 'users') return '';
+  if (!meta.users) return '';
   if (isErased(meta, row)) return 'This player was erased: there is nothing left to edit.';
   if (!mayChangeUser(me, id, row)) {
     if (me?.userId === id) return "Only an admin changes an operator's account, yours included. You can look, not save.";

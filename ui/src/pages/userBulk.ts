@@ -1,17 +1,12 @@
-import { api } from '../api';
+import { client, dataOf, type Ok } from '../api';
 import { liveSessionsClosed } from '../components/closedToast';
 
 // BulkAnswer is POST /users/_bulk/{op}'s answer: what became of each id,
 // and how many of each.
-export interface BulkAnswer {
-  results: Record<string, string>;
-  counts: Record<string, number>;
-  sessionsClosed?: number;
-  partial?: boolean;
-}
+export type BulkAnswer = Ok<'/users/_bulk/{op}', 'post'>;
 
-export const bulkModerate = (op: 'ban' | 'unban' | 'revoke-sessions', ids: string[], body: object = {}) =>
-  api.post<BulkAnswer>(`/users/_bulk/${op}`, { ids, ...body });
+export const bulkModerate = (op: 'ban' | 'unban' | 'revoke-sessions', ids: string[], body: { reason?: string; until?: string | null } = {}) =>
+  dataOf(client.POST('/users/_bulk/{op}', { params: { path: { op } }, body: { ids, ...body } }));
 
 // The outcomes in words, in the order an operator reads them: a count
 // and its word, or how to say the count.
