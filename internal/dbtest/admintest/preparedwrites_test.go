@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -39,6 +40,18 @@ func (h *writeQueries) BeforeQuery(ctx context.Context, ev *bun.QueryEvent) cont
 
 func (*writeQueries) AfterQuery(context.Context, *bun.QueryEvent) {}
 
+// prepWait bounds a test's wait for a statement to run prepared: a text
+// is prepared in the background after its second run (stmtcache's
+// warmLater), which a busy machine may get to only rounds later. The
+// wait is over after 12 rounds once 30 s have passed, which only a text
+// never prepared spends.
+type prepWait struct{ start time.Time }
+
+func newPrepWait() prepWait { return prepWait{time.Now()} }
+
+// over reports whether round i (from 0) was the last.
+func (p prepWait) over(i int) bool { return i >= 11 && time.Since(p.start) > 30*time.Second }
+
 func (h *writeQueries) take() map[string]int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -71,9 +84,8 @@ func TestWritesArePrepared(t *testing.T) {
 
 		// Until every statement of a PATCH runs prepared: the first run
 		// plain, the text warmed in the background after the second.
-		const rounds = 12
 		var plain map[string]int
-		for i := range rounds {
+		for i, p := 0, newPrepWait(); ; i++ {
 			qty := float64(1000 + i)
 			if got := c.do("PATCH", "/admin-api/gadgets/1", map[string]any{"qty": qty}).want(t, 200).body["qty"]; got != qty {
 				t.Fatalf("PATCH %d answered qty %v; want %v", i, got, qty)
@@ -81,8 +93,8 @@ func TestWritesArePrepared(t *testing.T) {
 			if plain = hook.take(); i >= 2 && plain[`UPDATE "gadgets"`]+plain["lock"]+plain[`INSERT INTO "game_admin_audit"`] == 0 {
 				break
 			}
-			if i == rounds-1 {
-				t.Fatalf("after %d PATCHes the last still ran plainly: %v", rounds, plain)
+			if p.over(i) {
+				t.Fatalf("after %d PATCHes the last still ran plainly: %v", i+1, plain)
 			}
 		}
 		ups := e.auditRows("update")
@@ -95,7 +107,7 @@ func TestWritesArePrepared(t *testing.T) {
 			t.Fatalf("qty stored = %d, %v; want the last PATCH's", qty, err)
 		}
 
-		for i := range rounds {
+		for i, p := 0, newPrepWait(); ; i++ {
 			name := fmt.Sprintf("made %d", i)
 			if got := c.do("POST", "/admin-api/gadgets", map[string]any{"name": name, "qty": i}).want(t, 201).body["name"]; got != name {
 				t.Fatalf("POST %d answered name %v", i, got)
@@ -103,8 +115,8 @@ func TestWritesArePrepared(t *testing.T) {
 			if plain = hook.take(); i >= 2 && plain[`INSERT INTO "gadgets"`]+plain[`INSERT INTO "game_admin_audit"`] == 0 {
 				break
 			}
-			if i == rounds-1 {
-				t.Fatalf("after %d POSTs the last still ran plainly: %v", rounds, plain)
+			if p.over(i) {
+				t.Fatalf("after %d POSTs the last still ran plainly: %v", i+1, plain)
 			}
 		}
 		creates := e.auditRows("create")
