@@ -37,8 +37,8 @@ func NewError(status int, code, message string) *APIError {
 }
 
 // POST /admin-api/{resource}/_action/{name}
-func (a rowsAPI) handleAction(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := a.resource(r)
+func (h *rowsHandler) handleAction(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := h.resource(r)
 	if err != nil {
 		return err
 	}
@@ -48,10 +48,10 @@ func (a rowsAPI) handleAction(w http.ResponseWriter, r *http.Request, op Operato
 		return errorf(http.StatusNotFound, "unknown_action", "resource %q has no action %q", res.Key, name)
 	}
 	act := res.Config.Actions[i]
-	if err := limit(r.Context(), a.limits.Actions, op.UserID); err != nil {
+	if err := limit(r.Context(), h.actionLimit, op.UserID); err != nil {
 		return err // RateLimit.Actions: an operator's actions, and their audit rows, are bounded
 	}
-	if !act.Allows(op.Role) || !a.opts.PlayersCanRead && !op.Role.IsOperator() {
+	if !act.Allows(op.Role) || !h.playersCanRead && !op.Role.IsOperator() {
 		return errorf(http.StatusForbidden, "forbidden", "action %q is not allowed for role %q", name, op.Role)
 	}
 	var args map[string]any
@@ -69,15 +69,15 @@ func (a rowsAPI) handleAction(w http.ResponseWriter, r *http.Request, op Operato
 		if !ok {
 			return errorf(http.StatusBadRequest, "missing_field", "a per-row action needs {id}")
 		}
-		id, err := a.rowIDFromBody(res, raw)
+		id, err := rowIDFromBody(res, raw)
 		if err != nil {
 			return err
 		}
-		if row, err = a.store.ReadRow(ctx, a.db, res, id, false); err != nil {
+		if row, err = h.store.ReadRow(ctx, h.db, res, id, false); err != nil {
 			return err
 		}
 		if userID, ok := rows.UserRowID(res, row); ok {
-			if _, err := a.roles.CanWriteUser(ctx, a.db, op, userID); err != nil {
+			if _, err := h.roles.CanWriteUser(ctx, h.db, op, userID); err != nil {
 				return err
 			}
 		}
@@ -89,7 +89,7 @@ func (a rowsAPI) handleAction(w http.ResponseWriter, r *http.Request, op Operato
 		if act.PerRow {
 			return errorf(http.StatusBadRequest, "invalid_value", "a per-row action takes {id}, not {ids}")
 		}
-		ids, rows, err := a.selection(ctx, op, res, raw)
+		ids, rows, err := h.selection(ctx, op, res, raw)
 		if err != nil {
 			return err
 		}
@@ -115,13 +115,13 @@ func (a rowsAPI) handleAction(w http.ResponseWriter, r *http.Request, op Operato
 	// anything), so its entry is written once it returns; when that write
 	// fails, the answer is a 500 and the log line has the action's result.
 	payload["result"] = json.RawMessage(raw)
-	if err := a.audit.Record(ctx, AuditEntry{OperatorID: op.UserID, Action: "custom", Resource: res.Key, TargetID: target,
+	if err := h.audit.Record(ctx, AuditEntry{OperatorID: op.UserID, Action: "custom", Resource: res.Key, TargetID: target,
 		Payload: payload}); err != nil {
 		return fmt.Errorf("admin: action %s/%s ran but its audit entry was not written (result %.500s): %w", res.Key, name, raw, err)
 	}
 	// The handler had the rows as the panel reads them; the operator is
 	// answered them as their role reads them (the entry keeps the values).
-	answer, err := a.resourceAs(op, res.Key).RedactJSON(raw)
+	answer, err := h.as(op, res.Key).RedactJSON(raw)
 	if err != nil {
 		return fmt.Errorf("admin: action %s/%s: its result: %w", res.Key, name, err)
 	}
@@ -134,7 +134,7 @@ func (a rowsAPI) handleAction(w http.ResponseWriter, r *http.Request, op Operato
 // most maxActionIDs ids, for a malformed id and for one naming no row. A
 // user row the operator may not act on (a mod and an admin) answers as a
 // per-row action does. Repeated ids count once.
-func (a rowsAPI) selection(ctx context.Context, op Operator, res *resource, raw any) ([]map[string]any, []map[string]any, error) {
+func (h *rowsHandler) selection(ctx context.Context, op Operator, res *resource, raw any) ([]map[string]any, []map[string]any, error) {
 	list, ok := raw.([]any)
 	if !ok || len(list) == 0 {
 		return nil, nil, errorf(http.StatusBadRequest, "invalid_value", "ids must be a non-empty array of row ids")
@@ -146,7 +146,7 @@ func (a rowsAPI) selection(ctx context.Context, op Operator, res *resource, raw 
 	var keys []string
 	seen := map[string]bool{}
 	for i, v := range list {
-		id, err := a.rowIDFromBody(res, v)
+		id, err := rowIDFromBody(res, v)
 		if err != nil {
 			var ae *APIError
 			if errors.As(err, &ae) {
@@ -159,7 +159,7 @@ func (a rowsAPI) selection(ctx context.Context, op Operator, res *resource, raw 
 			ids, keys = append(ids, id), append(keys, k)
 		}
 	}
-	found, err := a.store.ReadRows(ctx, res, ids)
+	found, err := h.store.ReadRows(ctx, res, ids)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -174,7 +174,7 @@ func (a rowsAPI) selection(ctx context.Context, op Operator, res *resource, raw 
 		}
 		// An admin may act on any user: no role to read per row.
 		if userID, ok := rows.UserRowID(res, ordered[i]); ok && op.Role != RoleAdmin {
-			if _, err := a.roles.CanWriteUser(ctx, a.db, op, userID); err != nil {
+			if _, err := h.roles.CanWriteUser(ctx, h.db, op, userID); err != nil {
 				return nil, nil, err
 			}
 		}

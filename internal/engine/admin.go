@@ -59,10 +59,9 @@ type Admin struct {
 	tableNames                             // Options.TablePrefix, defaulted
 	roles      *users.RoleTable            // the roles table
 
-	// queryRunner runs the reads under QueryTimeout and QueryConcurrency,
-	// through stmts (querylimit.go); embedded, the rows handlers reach it
-	// as their own.
-	*queryRunner
+	// queries runs the reads under QueryTimeout and QueryConcurrency,
+	// through stmts (querylimit.go).
+	queries *queryRunner
 
 	plan *migrate.Plan // the built-in tables and how they are named
 
@@ -91,6 +90,7 @@ type Admin struct {
 	now func() time.Time // Options.Clock, defaulted
 
 	dashboard    *dashboard.Dashboard // GET /_dashboard and /_health, the charts (internal/dashboard)
+	rows         *rowsHandler         // a resource's rows (crud.go), which the history reads through too
 	history      *history.Handler     // a row's History and revert, the audit log's labels and search (internal/history)
 	stopSampling chan struct{}        // ends its players-online sampling (background.go)
 
@@ -110,10 +110,6 @@ type Admin struct {
 
 	sessions *account.SessionCheck // the live session check, its statement prepared
 	stmts    *stmtcache.Cache      // statements whose text repeats, prepared
-	// readTexts are the texts of reads by id (handleRead), one per
-	// resource and set of joined labels: building one cost a fifth of
-	// the read.
-	readTexts sync.Map
 
 	estimates   *query.Estimates // row estimates, kept for a moment
 	countBudget time.Duration    // Options.CountBudget, defaulted
@@ -273,7 +269,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	}
 	a.limits = ratelimit.Defaults(opts.RateLimit)
 	a.opts = opts
-	a.queryRunner = newQueryRunner(db, a.stmts, opts.QueryTimeout, opts.QueryConcurrency)
+	a.queries = newQueryRunner(db, a.stmts, opts.QueryTimeout, opts.QueryConcurrency)
 	a.tokens = &account.Tokens{Signer: &token.Signer{Secret: secret, Audience: opts.APIPath, AcceptNoAudience: opts.APIPath == defaultAPIPath},
 		Session: opts.Session, Secure: secure}
 
@@ -355,9 +351,10 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 			return activeSessions(ctx, opts.Rooms, userID)
 		}
 	}
+	a.rows = newRowsHandler(a)
 	a.history = a.newHistory()
 	*a.auditRes = auditResource{resources: a.resources, order: a.order, rooms: opts.Rooms != nil,
-		resAs: a.resourceAs, allowed: a.allowed, limited: a.limited, ownParams: listParams(a.specials), history: a.history}
+		resAs: a.resourceAs, allowed: a.allowed, limited: a.queries.limited, ownParams: listParams(a.specials), history: a.history}
 	a.dashboard = newDashboard(a)
 	a.handler = routes(a)
 	a.events = startAuditEvents(opts, commits, eventLabels(db, a.roles), a.log)

@@ -16,23 +16,35 @@ import (
 // permissions, so the UI offers only what will work. Its types are
 // package catalog's; building it from the resources is the engine's.
 
+// catalogHandler answers the catalog: the resources in the sidebar's
+// order, each as an operator's role sees it, with the policy's answers.
+// The auth endpoints' /auth/me and the OpenAPI document read it too
+// (catalog).
+type catalogHandler struct {
+	order    []string                                           // sidebar order of the keys
+	as       func(op Operator, key string) *resource            // resource key as op's role sees it (resourceAs)
+	allowed  func(op Operator, action Op, resource string) bool // the policy (Admin.allowed)
+	specials specials                                           // the resources' own entries
+	maxText  int                                                // Options.MaxTextLength, defaulted
+}
+
 // GET /admin-api
-func (a viewsAPI) handleCatalog(w http.ResponseWriter, r *http.Request, op Operator) error {
+func (h *catalogHandler) handleCatalog(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if !op.Role.IsOperator() {
 		return errOperatorOnly
 	}
-	writeJSON(w, http.StatusOK, a.catalog(op))
+	writeJSON(w, http.StatusOK, h.catalog(op))
 	return nil
 }
 
 // catalog is what GET /admin-api answers op, an operator.
-func (a viewsAPI) catalog(op Operator) []catalog.Entry {
+func (h *catalogHandler) catalog(op Operator) []catalog.Entry {
 	out := []catalog.Entry{}
-	for _, key := range a.order {
-		res := a.resourceAs(op, key)
+	for _, key := range h.order {
+		res := h.as(op, key)
 		perms := map[Op]bool{}
 		for _, o := range []Op{OpList, OpRead, OpCreate, OpUpdate, OpDelete} {
-			perms[o] = a.allowed(op, o, key)
+			perms[o] = h.allowed(op, o, key)
 		}
 		if !perms[OpList] && !perms[OpRead] {
 			continue
@@ -42,18 +54,18 @@ func (a viewsAPI) catalog(op Operator) []catalog.Entry {
 			// tabs list the rows all the same).
 			perms[OpRead] = false
 		}
-		out = append(out, a.catalogEntry(res, perms, op.Role))
+		out = append(out, h.catalogEntry(res, perms, op.Role))
 	}
 	return out
 }
 
 // catalogEntry describes res to an operator of role: only the actions
 // the role may run are listed.
-func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) catalog.Entry {
+func (h *catalogHandler) catalogEntry(res *resource, perms map[Op]bool, role Role) catalog.Entry {
 	t, cfg := res.Table, res.Config
 	links := map[string]*LinkTo{}
 	for _, rel := range t.Relations {
-		if target := a.resourceAs(Operator{Role: role}, rel.Target); rel.Kind == schema.One && target != nil && !keyedByRestricted(res, target, rel) {
+		if target := h.as(Operator{Role: role}, rel.Target); rel.Kind == schema.One && target != nil && !keyedByRestricted(res, target, rel) {
 			links[rel.FK] = &LinkTo{Resource: rel.Target, LabelColumn: labelColumn(target)}
 		}
 	}
@@ -87,7 +99,7 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 			Sortable:   query.Sortable(c) && !res.Restricted[c.Name],
 			Filterable: query.Filterable(c) && !res.Restricted[c.Name],
 			Masked:     res.Restricted[c.Name],
-			Kind:       c.Kind, Elem: c.Elem, Unix: c.Unix, MaxLength: rows.MaxLength(c, a.opts.MaxTextLength),
+			Kind:       c.Kind, Elem: c.Elem, Unix: c.Unix, MaxLength: rows.MaxLength(c, h.maxText),
 			Required: c.NotNull && !c.HasDefault && !c.Generated && c != res.VersionColumn(),
 		}
 		if cc.LinkTo != nil {
@@ -105,7 +117,7 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 		e.Actions = append(e.Actions, catalog.Action{Name: act.Name, Label: cmp.Or(act.Label, schema.Humanize(act.Name)), PerRow: act.PerRow, Confirm: act.Confirm})
 	}
 	for _, rel := range t.Relations {
-		target := a.resourceAs(Operator{Role: role}, rel.Target)
+		target := h.as(Operator{Role: role}, rel.Target)
 		if target == nil || keyedByRestricted(res, target, rel) {
 			continue // a tab keyed by a column the role may not read answers 403
 		}
@@ -118,7 +130,7 @@ func (a viewsAPI) catalogEntry(res *resource, perms map[Op]bool, role Role) cata
 			Target: rel.Target, Kind: rel.Kind, FK: rel.FK,
 		})
 	}
-	a.specials.of(res.Key).catalog(&e, res)
+	h.specials.of(res.Key).catalog(&e, res)
 	return e
 }
 

@@ -6,30 +6,88 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"mime"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gameadmin/admin/internal/audit"
+	"github.com/gameadmin/admin/internal/clientip"
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/history"
+	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/stmtcache"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 )
 
+// rowsHandler answers a resource's rows: the list, a read, the writes,
+// the restore (crud.go), the relation tabs and their counts
+// (relations.go) and the actions (actions.go). It reaches the resources,
+// the row store and the reads' bounds it is given (newRowsHandler), not
+// the panel; a row's history and a player's data requests use its list
+// and reads too (newHistory, newUserData).
+type rowsHandler struct {
+	db        *bun.DB
+	resources map[string]*resource                      // by key
+	specials  specials                                  // the resources with behaviour of their own (special.go)
+	as        func(op Operator, key string) *resource   // resource key as op's role sees it (resourceAs)
+	gate      func(op Operator, o Op, res string) error // the policy's answer to op doing o on res (Admin.gate)
+	labels    labeler                                   // the labels of the rows One relations point at
+	queries   *queryRunner                              // the reads' time limit, slots and prepared statements
+	stmts     *stmtcache.Cache                          // the writes' transactions (RunInTx)
+	store     rows.Store                                // the row statements
+	live      *liveCatalog                              // the tables' enum labels, checks and triggers
+	roles     *users.RoleTable                          // who may act on a user row
+	sanctions *moderation.Sanctions                     // the end of sessions an email change brings
+	audit     *Audit
+	ips       clientip.Resolver // the audit entries' client addresses
+	log       *slog.Logger
+
+	actionLimit    Limiter // RateLimit.Actions
+	playersCanRead bool    // Options.PlayersCanRead
+	maxText        int     // Options.MaxTextLength, defaulted
+
+	// A list's count: Options.ExactCountBelow, ExactCountBudget and
+	// CountBudget (defaulted), and the row estimates kept for a moment.
+	exactBelow  int64
+	exactBudget time.Duration
+	countBudget time.Duration
+	estimates   *query.Estimates
+
+	// readTexts are the texts of reads by id (handleRead), one per
+	// resource and set of joined labels: building one cost a fifth of
+	// the read.
+	readTexts sync.Map
+}
+
+// newRowsHandler builds the rows endpoints over a's parts, once its
+// resources, row store and audit log are built.
+func newRowsHandler(a *Admin) *rowsHandler {
+	return &rowsHandler{
+		db: a.db, resources: a.resources, specials: a.specials, as: a.resourceAs, gate: a.gate,
+		labels:  labeler{db: a.db, as: a.resourceAs, allowed: a.allowed},
+		queries: a.queries, stmts: a.stmts, store: a.store, live: a.live,
+		roles: a.roles, sanctions: a.sanctions, audit: a.audit, ips: a.clientIPs(), log: a.log,
+		actionLimit: a.limits.Actions, playersCanRead: a.opts.PlayersCanRead, maxText: a.opts.MaxTextLength,
+		exactBelow: a.opts.ExactCountBelow, exactBudget: a.opts.ExactCountBudget, countBudget: a.countBudget, estimates: a.estimates,
+	}
+}
+
 // resource finds the {resource} of the path. A Resources entry without a
 // Tables entry does not exist.
-func (a rowsAPI) resource(r *http.Request) (*resource, error) {
+func (h *rowsHandler) resource(r *http.Request) (*resource, error) {
 	key := r.PathValue("resource")
-	res, ok := a.resources[key]
+	res, ok := h.resources[key]
 	if !ok {
 		return nil, errorf(http.StatusNotFound, "unknown_resource", "no resource %q", key)
 	}
@@ -37,12 +95,12 @@ func (a rowsAPI) resource(r *http.Request) (*resource, error) {
 }
 
 // resourceFor finds the {resource} of the path and checks op may do o on it.
-func (a rowsAPI) resourceFor(r *http.Request, op Operator, o Op) (*resource, error) {
-	res, err := a.resource(r)
+func (h *rowsHandler) resourceFor(r *http.Request, op Operator, o Op) (*resource, error) {
+	res, err := h.resource(r)
 	if err != nil {
 		return nil, err
 	}
-	return a.resourceAs(op, res.Key), a.gate(op, o, res.Key)
+	return h.as(op, res.Key), h.gate(op, o, res.Key)
 }
 
 // gate refuses op on res unless its policy or the standard rule allows it;
@@ -99,7 +157,7 @@ func decodeAny(r *http.Request, v *map[string]any) error { return readJSON(r, v,
 // merge reads the body as a merge patch (RFC 7396): a JSON column's
 // object is a rows.MergePatch of its stored document, not its value.
 // The resource's own fields and checks are its special's (body).
-func (a rowsAPI) decodeRow(r *http.Request, res *resource, update, merge bool) (map[string]any, map[string]any, rows.FieldProblems, error) {
+func (h *rowsHandler) decodeRow(r *http.Request, res *resource, update, merge bool) (map[string]any, map[string]any, rows.FieldProblems, error) {
 	var body map[string]any
 	if err := decodeAny(r, &body); err != nil {
 		return nil, nil, nil, err
@@ -110,7 +168,7 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update, merge bool) (
 	var kept map[string]any
 	vals := make(map[string]any, len(body))
 	problems := rows.FieldProblems{}
-	own := a.specials.of(res.Key).body(res, body, update)
+	own := h.specials.of(res.Key).body(res, body, update)
 	for k, v := range body {
 		col, ok := res.View.ByName[k]
 		switch {
@@ -157,13 +215,13 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update, merge bool) (
 			return true
 		}
 		long := rows.FieldProblems{}
-		if !long.CheckLength(res, col, rows.MaxLength(col, a.opts.MaxTextLength), v) {
+		if !long.CheckLength(res, col, rows.MaxLength(col, h.maxText), v) {
 			if !hold(pendingValue{problem: long[k]}) {
 				problems[k] = long[k]
 			}
 			continue
 		}
-		if v != nil && !a.live.isChoice(r.Context(), res, col, fmt.Sprint(v)) {
+		if v != nil && !h.live.isChoice(r.Context(), res, col, fmt.Sprint(v)) {
 			err := fieldError(http.StatusBadRequest, "invalid_value", k, "%s: %q is not one of the choices", res.ColumnLabel(col), errbody.Truncate(fmt.Sprint(v), 80))
 			if hold(pendingValue{err: err}) {
 				continue
@@ -171,7 +229,7 @@ func (a rowsAPI) decodeRow(r *http.Request, res *resource, update, merge bool) (
 			return nil, nil, nil, err
 		}
 		cv, err := query.ConvertValue(col, v)
-		if err != nil && a.live.relabel(r.Context(), res, err) {
+		if err != nil && h.live.relabel(r.Context(), res, err) {
 			cv, err = query.ConvertValue(col, v) // a label the database gained since
 		}
 		if err != nil {
@@ -256,8 +314,8 @@ func unchangedCheck(store rows.Store, res *resource, kept, vals map[string]any) 
 	}
 }
 
-// rowID decodes the {id} of the path.
-func (a rowsAPI) rowID(r *http.Request, res *resource) (map[string]any, error) {
+// rowID decodes the {id} of the path, a row of res.
+func rowID(r *http.Request, res *resource) (map[string]any, error) {
 	if len(res.Table.PK) == 0 {
 		return nil, errorf(http.StatusNotFound, "not_found", "%q has no primary key: its rows have no page of their own", res.Key)
 	}
@@ -266,7 +324,7 @@ func (a rowsAPI) rowID(r *http.Request, res *resource) (map[string]any, error) {
 }
 
 // rowIDFromBody decodes an id sent in a JSON body: a string or a number.
-func (a rowsAPI) rowIDFromBody(res *resource, raw any) (map[string]any, error) {
+func rowIDFromBody(res *resource, raw any) (map[string]any, error) {
 	var s string
 	switch v := raw.(type) {
 	case string:
@@ -283,21 +341,21 @@ func (a rowsAPI) rowIDFromBody(res *resource, raw any) (map[string]any, error) {
 func encodeRowID(res *resource, row map[string]any) string { return query.EncodeID(res.Table, row) }
 
 // pathRow loads the row the {id} of the path names.
-func (a rowsAPI) pathRow(r *http.Request, res *resource) (map[string]any, error) {
-	id, err := a.rowID(r, res)
+func (h *rowsHandler) pathRow(r *http.Request, res *resource) (map[string]any, error) {
+	id, err := rowID(r, res)
 	if err != nil {
 		return nil, err
 	}
-	return a.store.ReadRow(r.Context(), a.db, res, id, false)
+	return h.store.ReadRow(r.Context(), h.db, res, id, false)
 }
 
 // GET /admin-api/{resource}
-func (a rowsAPI) handleList(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := a.resourceFor(r, op, OpList)
+func (h *rowsHandler) handleList(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := h.resourceFor(r, op, OpList)
 	if err != nil {
 		return err
 	}
-	rows, err := a.listRows(w, r, op, res, nil)
+	rows, err := h.listRows(w, r, op, res, nil)
 	if err != nil {
 		return err
 	}
@@ -309,21 +367,21 @@ func (a rowsAPI) handleList(w http.ResponseWriter, r *http.Request, op Operator)
 // sets the total and cursor headers. Its statements run within
 // QueryTimeout together; an expensive list (a search, an exact count)
 // holds one of op's QueryConcurrency slots while they do.
-func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *resource, where func(*bun.SelectQuery) *bun.SelectQuery) ([]map[string]any, error) {
+func (h *rowsHandler) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *resource, where func(*bun.SelectQuery) *bun.SelectQuery) ([]map[string]any, error) {
 	ctx := r.Context()
-	l, err := a.parseList(r, op, res)
+	l, err := h.parseList(r, op, res)
 	if err != nil {
 		return nil, err
 	}
 	if l.Expensive() {
-		release, err := a.holdQuery(op)
+		release, err := h.queries.holdQuery(op)
 		if err != nil {
 			return nil, err
 		}
 		defer release()
 	}
-	deadline := a.queryDeadline()
-	if err := a.specials.of(res.Key).search(ctx, deadline, op, res, l); err != nil {
+	deadline := h.queries.queryDeadline()
+	if err := h.specials.of(res.Key).search(ctx, deadline, op, res, l); err != nil {
 		return nil, err
 	}
 	narrow := func(q *bun.SelectQuery) *bun.SelectQuery {
@@ -332,8 +390,8 @@ func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, r
 		}
 		return q
 	}
-	joins, rest := a.labelJoins(op, res)
-	page := l.Query(a.db, res.Table, res.View, joins, where)
+	joins, rest := h.labels.labelJoins(op, res)
+	page := l.Query(h.db, res.Table, res.View, joins, where)
 	// The page's text repeats for a first or filtered page, and for every
 	// page of a keyset walk once the cursor is a parameter: prepared
 	// after its first run, it is planned once per connection.
@@ -341,26 +399,26 @@ func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, r
 		text string
 		args []any
 	)
-	if pl, cargs, ok := l.CursorParams(a.db); ok {
-		text, args = pl.Query(a.db, res.Table, res.View, joins, where).String(), cargs
+	if pl, cargs, ok := l.CursorParams(h.db); ok {
+		text, args = pl.Query(h.db, res.Table, res.View, joins, where).String(), cargs
 	} else {
 		text = page.String()
 	}
 	var listed []map[string]any
-	a.warm(ctx, deadline, text)
+	h.queries.warm(ctx, deadline, text)
 	limit := deadline
 	if where == nil && l.Bounded(res.Table, joins) {
 		limit = time.Time{} // as cheap as a read by id, which runs unlimited too
 	}
-	err = a.limited(ctx, limit, func(ctx context.Context, db bun.IDB) (err error) {
-		listed, err = a.scanPrepared(ctx, db, res, res.Hidden, joins, text, func() *bun.SelectQuery { return page }, args...)
+	err = h.queries.limited(ctx, limit, func(ctx context.Context, db bun.IDB) (err error) {
+		listed, err = h.queries.scanPrepared(ctx, db, res, res.Hidden, joins, text, func() *bun.SelectQuery { return page }, args...)
 		return err
 	})
 	res.Mask(listed)
 	if err != nil {
 		// A filter value the database could not compare (an enum
 		// label it lacks) is the client's; the rest stays a 500.
-		return nil, rows.BlameColumn(ctx, a.db, res, rows.FilterValues(l), rows.ColumnFields(res, clientError(rows.DBError(err))))
+		return nil, rows.BlameColumn(ctx, h.db, res, rows.FilterValues(l), rows.ColumnFields(res, clientError(rows.DBError(err))))
 	}
 	if l.Limit > 0 {
 		var next string
@@ -371,8 +429,8 @@ func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, r
 	// the total, and on a large table it costs more than the page.
 	if l.Count != query.CountNone && (l.Limit == 0 || l.Count != query.CountAuto) {
 		filtered := where != nil || len(l.Filters) > 0 || len(l.Where) > 0 || l.Q != "" || res.Table.SoftDelete != nil
-		total, estimated, err := query.Count(ctx, a.db, res.View, l.ApplyFilters(narrow(query.Select(a.db, res.Table)), res.View), filtered, query.CountOptions{
-			Mode: l.Count, ExactBelow: a.opts.ExactCountBelow, Budget: a.countBudget, ExactBudget: a.opts.ExactCountBudget, Estimates: a.estimates, Limit: timeLeft(deadline),
+		total, estimated, err := query.Count(ctx, h.db, res.View, l.ApplyFilters(narrow(query.Select(h.db, res.Table)), res.View), filtered, query.CountOptions{
+			Mode: l.Count, ExactBelow: h.exactBelow, Budget: h.countBudget, ExactBudget: h.exactBudget, Estimates: h.estimates, Limit: timeLeft(deadline),
 		})
 		if err != nil {
 			return nil, err
@@ -383,13 +441,13 @@ func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, r
 		}
 	}
 	w.Header().Set("Access-Control-Expose-Headers", "X-Total-Count, X-Total-Count-Estimated, X-Next-Cursor")
-	if err := a.addLabels(ctx, rest, listed); err != nil {
+	if err := h.labels.addLabels(ctx, rest, listed); err != nil {
 		return nil, err
 	}
-	if err := a.specials.of(res.Key).answer(ctx, op, res, listed); err != nil {
+	if err := h.specials.of(res.Key).answer(ctx, op, res, listed); err != nil {
 		return nil, err
 	}
-	rows.LogCellIssues(ctx, a.log, res, listed)
+	rows.LogCellIssues(ctx, h.log, res, listed)
 	return listed, nil
 }
 
@@ -397,22 +455,22 @@ func (a rowsAPI) listRows(w http.ResponseWriter, r *http.Request, op Operator, r
 // resource's search columns, and its special's own (list: _banned on
 // users). A parameter of another resource's own is refused. It runs no
 // statement (the special's search adds what its _q needs).
-func (a rowsAPI) parseList(r *http.Request, op Operator, res *resource) (*query.List, error) {
+func (h *rowsHandler) parseList(r *http.Request, op Operator, res *resource) (*query.List, error) {
 	var def *query.SortKey
 	if s := res.Config.List.DefaultSort; s.Field != "" && res.View.ByName[s.Field] != nil && !res.Restricted[s.Field] { // not one op's role may not read or sort
 		def = &query.SortKey{Column: s.Field, Desc: s.Order == "desc"}
 	}
 	v := r.URL.Query()
-	pg := a.db.Dialect().Name() == dialect.PG
+	pg := h.db.Dialect().Name() == dialect.PG
 	if err := res.RefuseRestricted(v); err != nil {
 		return nil, err
 	}
-	sp := a.specials.of(res.Key)
-	params, own := a.specials.params(), sp.params()
+	sp := h.specials.of(res.Key)
+	params, own := h.specials.params(), sp.params()
 	ignore := slices.Sorted(maps.Keys(params))
 	return sp.list(op, res, v, func() (*query.List, error) {
 		l, err := query.Parse(res.View, v, def, ignore...)
-		if err != nil && a.live.relabel(r.Context(), res, err) {
+		if err != nil && h.live.relabel(r.Context(), res, err) {
 			l, err = query.Parse(res.View, v, def, ignore...) // a label the database gained since
 		}
 		if err == nil {
@@ -432,72 +490,72 @@ func (a rowsAPI) parseList(r *http.Request, op Operator, res *resource) (*query.
 }
 
 // GET /admin-api/{resource}/{id}
-func (a rowsAPI) handleRead(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := a.resourceFor(r, op, OpRead)
+func (h *rowsHandler) handleRead(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := h.resourceFor(r, op, OpRead)
 	if err != nil {
 		return err
 	}
-	id, err := a.rowID(r, res)
+	id, err := rowID(r, res)
 	if err != nil {
 		return err
 	}
 	// The row and the labels its keys can join, in one statement, as a
 	// list page reads them.
-	joins, rest := a.labelJoins(op, res)
+	joins, rest := h.labels.labelJoins(op, res)
 	row := func(id map[string]any) *bun.SelectQuery {
-		q := query.Select(a.db, res.Table)
+		q := query.Select(h.db, res.Table)
 		if res.Table.SoftDelete != nil {
 			q = q.WhereAllWithDeleted() // a deleted row has its page, to be restored from
 		}
-		return query.JoinLabels(a.db, query.WherePK(q, res.Table, id), joins, nil)
+		return query.JoinLabels(h.db, query.WherePK(q, res.Table, id), joins, nil)
 	}
 	// The same text for every id of the resource, the id a parameter:
-	// prepared after its first run (a.stmts), and built once per
+	// prepared after its first run (h.stmts), and built once per
 	// resource and set of joined labels.
-	params, args := query.PKParams(a.db, res.Table, id, 1)
+	params, args := query.PKParams(h.db, res.Table, id, 1)
 	var key strings.Builder
 	key.WriteString(res.Key)
 	for _, j := range joins {
 		fmt.Fprintf(&key, "\x00%s\x00%s\x00%s\x00%q", j.FK, j.Table, j.Ref, j.Columns)
 	}
-	text, ok := a.readTexts.Load(key.String())
+	text, ok := h.readTexts.Load(key.String())
 	if !ok {
-		text, _ = a.readTexts.LoadOrStore(key.String(), row(params).String())
+		text, _ = h.readTexts.LoadOrStore(key.String(), row(params).String())
 	}
 	// Read as stored, whatever op's role may read: its version is the
 	// same for every role (rows.Versions).
-	found, err := a.scanPrepared(r.Context(), a.db, res, res.StoredHidden(), joins, text.(string), func() *bun.SelectQuery { return row(id) }, args...)
+	found, err := h.queries.scanPrepared(r.Context(), h.db, res, res.StoredHidden(), joins, text.(string), func() *bun.SelectQuery { return row(id) }, args...)
 	if err != nil {
 		return err
 	}
 	if len(found) == 0 {
 		return errorf(http.StatusNotFound, "not_found", "no %s row with that id", res.Key)
 	}
-	rows.SetETag(w.Header(), a.store.ETag(res, found[0]))
+	rows.SetETag(w.Header(), h.store.ETag(res, found[0]))
 	res.Answer(found[0])
-	if err := a.addLabels(r.Context(), rest, found[:1]); err != nil {
+	if err := h.labels.addLabels(r.Context(), rest, found[:1]); err != nil {
 		return err
 	}
-	if err := a.specials.of(res.Key).answer(r.Context(), op, res, found[:1]); err != nil {
+	if err := h.specials.of(res.Key).answer(r.Context(), op, res, found[:1]); err != nil {
 		return err
 	}
-	rows.LogCellIssues(r.Context(), a.log, res, found[:1])
+	rows.LogCellIssues(r.Context(), h.log, res, found[:1])
 	writeJSON(w, http.StatusOK, found[0])
 	return nil
 }
 
 // POST /admin-api/{resource}
-func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := a.resourceFor(r, op, OpCreate)
+func (h *rowsHandler) handleCreate(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := h.resourceFor(r, op, OpCreate)
 	if err != nil {
 		return err
 	}
-	vals, _, problems, err := a.decodeRow(r, res, false, false)
+	vals, _, problems, err := h.decodeRow(r, res, false, false)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
-	if err := applyDefaults(ctx, a.db, op, res, vals); err != nil {
+	if err := applyDefaults(ctx, h.db, op, res, vals); err != nil {
 		return err
 	}
 	problems.CheckRequired(res, vals, false)
@@ -524,16 +582,16 @@ func (a rowsAPI) handleCreate(w http.ResponseWriter, r *http.Request, op Operato
 		}
 	}
 	var row map[string]any
-	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		if row, err = a.store.InsertRow(ctx, tx, res, vals); err != nil {
+	err = h.stmts.RunInTx(ctx, h.db, func(ctx context.Context, tx bun.Tx) error {
+		if row, err = h.store.InsertRow(ctx, tx, res, vals); err != nil {
 			return err
 		}
-		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
+		return h.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "create", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, h.ips), "row", row)})
 	})
 	if err != nil {
-		return a.live.writeRefused(ctx, res, vals, err)
+		return h.live.writeRefused(ctx, res, vals, err)
 	}
-	rows.SetETag(w.Header(), a.store.ETag(res, row))
+	rows.SetETag(w.Header(), h.store.ETag(res, row))
 	writeJSON(w, http.StatusCreated, res.Answer(row))
 	return nil
 }
@@ -609,12 +667,12 @@ func (a *queryRunner) scanPrepared(ctx context.Context, db bun.IDB, res *resourc
 // still be the version its client read (else 409 conflict with the row);
 // a PATCH of Content-Type application/merge-patch+json merges a JSON
 // column's object into the stored document, in the database.
-func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := a.resourceFor(r, op, OpUpdate)
+func (h *rowsHandler) handleUpdate(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := h.resourceFor(r, op, OpUpdate)
 	if err != nil {
 		return err
 	}
-	id, err := a.rowID(r, res)
+	id, err := rowID(r, res)
 	if err != nil {
 		return err
 	}
@@ -626,7 +684,7 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 	if merge && r.Method == http.MethodPut {
 		return errorf(http.StatusBadRequest, "invalid_body", "a merge patch (%s) is sent with PATCH: a PUT sends the row", mergePatchType)
 	}
-	vals, kept, problems, err := a.decodeRow(r, res, true, merge)
+	vals, kept, problems, err := h.decodeRow(r, res, true, merge)
 	if err != nil {
 		return err
 	}
@@ -634,10 +692,10 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 		return err
 	}
 	ctx := r.Context()
-	store := a.store
+	store := h.store
 	var after map[string]any
 	var ended string
-	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
+	err = h.stmts.RunInTx(ctx, h.db, func(ctx context.Context, tx bun.Tx) error {
 		var changes map[string]any
 		vals := maps.Clone(vals) // a second run (stmtcache.ErrRetry) starts from the body
 		// A datetime column named updated_at says when the row last
@@ -646,13 +704,13 @@ func (a rowsAPI) handleUpdate(w http.ResponseWriter, r *http.Request, op Operato
 		if _, after, changes, ended, err = store.UpdateRow(ctx, tx, op, res, id, vals, rows.Write{IfMatch: match, Check: unchangedCheck(store, res, kept, vals), Touch: true}); err != nil || len(changes) == 0 {
 			return err
 		}
-		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.Key, TargetID: encodeRowID(res, after), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "changes", changes)})
+		return h.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.Key, TargetID: encodeRowID(res, after), Payload: audit.Payload(requestMeta(r, h.ips), "changes", changes)})
 	})
 	if err != nil {
-		return a.live.writeRefused(ctx, res, vals, err)
+		return h.live.writeRefused(ctx, res, vals, err)
 	}
 	if ended != "" {
-		a.sanctions.SessionsEnded(ctx, ended, "email changed")
+		h.sanctions.SessionsEnded(ctx, ended, "email changed")
 	}
 	rows.SetETag(w.Header(), store.ETag(res, after))
 	writeJSON(w, http.StatusOK, res.Answer(after))
@@ -669,12 +727,12 @@ func mergePatch(r *http.Request) bool {
 }
 
 // DELETE /admin-api/{resource}/{id}
-func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := a.resourceFor(r, op, OpDelete)
+func (h *rowsHandler) handleDelete(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := h.resourceFor(r, op, OpDelete)
 	if err != nil {
 		return err
 	}
-	id, err := a.rowID(r, res)
+	id, err := rowID(r, res)
 	if err != nil {
 		return err
 	}
@@ -684,21 +742,21 @@ func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operato
 	}
 	ctx := r.Context()
 	var row map[string]any
-	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		if row, err = a.store.DeleteRow(ctx, tx, op, res, id, rows.Write{IfMatch: match}); err != nil {
+	err = h.stmts.RunInTx(ctx, h.db, func(ctx context.Context, tx bun.Tx) error {
+		if row, err = h.store.DeleteRow(ctx, tx, op, res, id, rows.Write{IfMatch: match}); err != nil {
 			return err
 		}
-		payload := audit.Payload(requestMeta(r, a.clientIPs()), "row", row)
+		payload := audit.Payload(requestMeta(r, h.ips), "row", row)
 		if res.Table.SoftDelete != nil {
 			payload["soft"] = true // the row is kept, its soft-delete column set
 		}
-		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: payload})
+		return h.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "delete", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: payload})
 	})
 	if err != nil {
 		return err
 	}
 	if res.Table.SoftDelete != nil {
-		rows.SetETag(w.Header(), a.store.ETag(res, row)) // the row is still there, to be restored
+		rows.SetETag(w.Header(), h.store.ETag(res, row)) // the row is still there, to be restored
 	}
 	writeJSON(w, http.StatusOK, res.Answer(row))
 	return nil
@@ -707,12 +765,12 @@ func (a rowsAPI) handleDelete(w http.ResponseWriter, r *http.Request, op Operato
 // POST /admin-api/{resource}/{id}/_restore: a soft-deleted row back, its
 // soft-delete column cleared; needs update on the resource, audited as
 // "restore" with the row.
-func (a rowsAPI) handleRestore(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := a.resourceFor(r, op, OpUpdate)
+func (h *rowsHandler) handleRestore(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := h.resourceFor(r, op, OpUpdate)
 	if err != nil {
 		return err
 	}
-	id, err := a.rowID(r, res)
+	id, err := rowID(r, res)
 	if err != nil {
 		return err
 	}
@@ -722,16 +780,16 @@ func (a rowsAPI) handleRestore(w http.ResponseWriter, r *http.Request, op Operat
 	}
 	ctx := r.Context()
 	var row map[string]any
-	err = a.stmts.RunInTx(ctx, a.db, func(ctx context.Context, tx bun.Tx) error {
-		if row, err = a.store.RestoreRow(ctx, tx, op, res, id, rows.Write{IfMatch: match}); err != nil {
+	err = h.stmts.RunInTx(ctx, h.db, func(ctx context.Context, tx bun.Tx) error {
+		if row, err = h.store.RestoreRow(ctx, tx, op, res, id, rows.Write{IfMatch: match}); err != nil {
 			return err
 		}
-		return a.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "restore", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, a.clientIPs()), "row", row)})
+		return h.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "restore", Resource: res.Key, TargetID: encodeRowID(res, row), Payload: audit.Payload(requestMeta(r, h.ips), "row", row)})
 	})
 	if err != nil {
 		return err
 	}
-	rows.SetETag(w.Header(), a.store.ETag(res, row))
+	rows.SetETag(w.Header(), h.store.ETag(res, row))
 	writeJSON(w, http.StatusOK, res.Answer(row))
 	return nil
 }

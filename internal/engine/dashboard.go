@@ -64,8 +64,9 @@ func newDashboard(a *Admin) *dashboard.Dashboard {
 	if a.reports.On() {
 		reportsWidget = &dashboard.Reports{Open: newReportsHandler(a).openReportStats, Filed: a.reports.Filed}
 	}
+	labels := labeler{db: a.db, as: a.resourceAs, allowed: a.allowed}
 	rows := &dashboardRows{db: a.db, resources: a.resources, as: a.resourceAs, exactBelow: a.opts.ExactCountBelow, estimates: a.estimates,
-		labelJoins: rowsAPI{a}.labelJoins, addLabels: rowsAPI{a}.addLabels, targetLabels: a.history.TargetLabels, redactAudit: a.auditRes.redact}
+		labelJoins: labels.labelJoins, addLabels: labels.addLabels, targetLabels: a.history.TargetLabels, redactAudit: a.auditRes.redact}
 	return dashboard.New(dashboard.Config{
 		Reports: reportsWidget,
 		DB:      a.db, Samples: a.tbl("online_samples"), Rooms: a.opts.Rooms, Now: a.now, Log: a.log,
@@ -123,7 +124,7 @@ type dashboardRows struct {
 	exactBelow int64                                   // Options.ExactCountBelow
 	estimates  *query.Estimates
 	// The audit log's labels and redaction, as its list answers them:
-	// the joinable labels and the rest (rowsAPI's), the targets' labels
+	// the joinable labels and the rest (labeler's), the targets' labels
 	// (internal/history), the payloads op's role may not read.
 	labelJoins   func(op Operator, res *resource) ([]query.Label, []labelRel)
 	addLabels    func(ctx context.Context, rels []labelRel, rows []map[string]any) error

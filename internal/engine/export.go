@@ -8,8 +8,13 @@ import (
 	"strconv"
 	"time"
 
+	"log/slog"
+
+	"github.com/uptrace/bun"
+
 	"github.com/gameadmin/admin/internal/csvexport"
 	"github.com/gameadmin/admin/internal/rows"
+	"github.com/gameadmin/admin/internal/slots"
 
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/query"
@@ -34,8 +39,35 @@ const (
 	exportMaxRowsHeader  = "X-Export-Max-Rows"
 )
 
-func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := rowsAPI(a).resourceFor(r, op, OpList)
+// exportHandler answers the CSV export. It reads as the list does,
+// through the rows handler's gate and parsing (resourceFor, parseList),
+// and reaches nothing else of the panel than it is given
+// (newExportHandler).
+type exportHandler struct {
+	db          *bun.DB
+	resourceFor func(r *http.Request, op Operator, o Op) (*resource, error)            // the rows handler's
+	parseList   func(r *http.Request, op Operator, res *resource) (*query.List, error) // the rows handler's
+	specials    specials                                                               // the resources' own search and cells
+	queries     *queryRunner                                                           // each batch's time limit, the operator's slot
+	exports     *slots.Slots                                                           // one export at a time per operator
+	limit       Limiter                                                                // RateLimit.Exports
+	maxRows     int64                                                                  // Options.ExportMaxRows: 0 the default, negative none
+	noBOM       bool                                                                   // Options.ExportNoBOM
+	audit       *Audit
+	log         *slog.Logger
+}
+
+// newExportHandler builds the export over a's parts and the rows
+// handler's list machinery.
+func newExportHandler(a *Admin, rows *rowsHandler) *exportHandler {
+	return &exportHandler{db: a.db, resourceFor: rows.resourceFor, parseList: rows.parseList, specials: a.specials,
+		queries: a.queries, exports: &a.exports, limit: a.limits.Exports, maxRows: a.opts.ExportMaxRows, noBOM: a.opts.ExportNoBOM,
+		audit: a.audit, log: a.log}
+}
+
+// handleExport answers GET /admin-api/{resource}/_export.csv.
+func (h *exportHandler) handleExport(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := h.resourceFor(r, op, OpList)
 	if err != nil {
 		return err
 	}
@@ -44,19 +76,19 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 	if !op.Role.IsOperator() {
 		return errorf(http.StatusForbidden, "forbidden", "exports are for admins and mods")
 	}
-	release, ok := a.exports.Hold(op.UserID, 1)
+	release, ok := h.exports.Hold(op.UserID, 1)
 	if !ok {
 		e := errorf(http.StatusTooManyRequests, "export_in_progress", "an export of yours is still running; wait for it to finish")
 		e.RetryAfterSec = 5
 		return e
 	}
 	defer release()
-	releaseQuery, err := rowsAPI(a).holdQuery(op)
+	releaseQuery, err := h.queries.holdQuery(op)
 	if err != nil {
 		return err
 	}
 	defer releaseQuery()
-	if err := limit(r.Context(), a.limits.Exports, op.UserID); err != nil {
+	if err := limit(r.Context(), h.limit, op.UserID); err != nil {
 		return err
 	}
 	raw := r.URL.RawQuery
@@ -64,15 +96,15 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 	if err != nil {
 		return err
 	}
-	l, err := rowsAPI(a).parseList(r, op, res)
+	l, err := h.parseList(r, op, res)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
-	if err := a.specials.of(res.Key).search(ctx, a.queryDeadline(), op, res, l); err != nil {
+	if err := h.specials.of(res.Key).search(ctx, h.queries.queryDeadline(), op, res, l); err != nil {
 		return err
 	}
-	limit := a.opts.ExportMaxRows
+	limit := h.maxRows
 	if limit == 0 {
 		limit = defaultExportMaxRows
 	}
@@ -84,36 +116,36 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 
 	// The first batch is read before anything is written, so a failing
 	// query is still an error body and not a truncated file.
-	first, err := rowsAPI(a).scanBatch(ctx, res, l.Query(a.db, res.Table, res.View, nil, nil))
+	first, err := h.queries.scanBatch(ctx, res, l.Query(h.db, res.Table, res.View, nil, nil))
 	if err != nil {
 		return clientError(err)
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-%s.csv"`, csvexport.FileName(res.Key), time.Now().UTC().Format("20060102-150405")))
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/csv; charset=utf-8")
+	hdr.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-%s.csv"`, csvexport.FileName(res.Key), time.Now().UTC().Format("20060102-150405")))
+	hdr.Set("Cache-Control", "no-store")
+	hdr.Set("X-Content-Type-Options", "nosniff")
 	if limit > 0 {
-		h.Set(exportMaxRowsHeader, strconv.FormatInt(limit, 10))
+		hdr.Set(exportMaxRowsHeader, strconv.FormatInt(limit, 10))
 	}
 	if r.Method == http.MethodHead {
 		return nil // nothing left the server: no rows, no audit entry
 	}
 	walk := csvexport.Walk{Key: res.Key, View: res.View, List: l, First: first,
 		Next: func(ctx context.Context) ([]map[string]any, error) {
-			return rowsAPI(a).scanBatch(ctx, res, l.Query(a.db, res.Table, res.View, nil, nil))
+			return h.queries.scanBatch(ctx, res, l.Query(h.db, res.Table, res.View, nil, nil))
 		},
 		Prepare: func(batch []map[string]any) {
-			rows.LogCellIssues(ctx, a.log, res, batch)
+			rows.LogCellIssues(ctx, h.log, res, batch)
 			res.Mask(batch)
 		}}
 	// The resource's own: the audit log's redaction and action in words,
 	// a users row's ban in words.
-	a.specials.of(res.Key).export(op, res, &walk, labels)
+	h.specials.of(res.Key).export(op, res, &walk, labels)
 	if labels {
 		sayExport(res, &walk)
 	}
-	written, truncated, streamErr := csvexport.Stream(ctx, w, walk, limit, !a.opts.ExportNoBOM)
+	written, truncated, streamErr := csvexport.Stream(ctx, w, walk, limit, !h.noBOM)
 	// The entry is written whatever happened to the download: the rows
 	// that left the server are what it records, and a failure is named.
 	payload := map[string]any{"rows": written, "query": raw}
@@ -137,19 +169,19 @@ func (a viewsAPI) handleExport(w http.ResponseWriter, r *http.Request, op Operat
 	}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := a.audit.Record(actx, AuditEntry{OperatorID: op.UserID, Action: "export", Resource: res.Key, Payload: payload}); err != nil {
-		a.log.Error("admin: export audit entry not written", "resource", res.Key, "rows", written, "err", err)
+	if err := h.audit.Record(actx, AuditEntry{OperatorID: op.UserID, Action: "export", Resource: res.Key, Payload: payload}); err != nil {
+		h.log.Error("admin: export audit entry not written", "resource", res.Key, "rows", written, "err", err)
 	}
 	if streamErr == nil {
 		return nil
 	}
 	switch {
 	case timedOut:
-		a.log.WarnContext(ctx, "admin: export stopped: a batch ran past QueryTimeout", "resource", res.Key, "rows", written, "err", streamErr)
+		h.log.WarnContext(ctx, "admin: export stopped: a batch ran past QueryTimeout", "resource", res.Key, "rows", written, "err", streamErr)
 	case failed:
-		a.log.ErrorContext(ctx, "admin: export stopped", append([]any{"requestId", requestID, "resource", res.Key, "rows", written}, errAttrs(streamErr)...)...)
+		h.log.ErrorContext(ctx, "admin: export stopped", append([]any{"requestId", requestID, "resource", res.Key, "rows", written}, errAttrs(streamErr)...)...)
 	default:
-		a.log.DebugContext(ctx, "admin: export stopped, client went away", "resource", res.Key, "rows", written, "err", streamErr)
+		h.log.DebugContext(ctx, "admin: export stopped, client went away", "resource", res.Key, "rows", written, "err", streamErr)
 	}
 	// The status line is gone: end the response abruptly, so the client
 	// sees a failed download rather than a short file. The slot is free

@@ -16,18 +16,18 @@ import (
 // database, audit log and row store, with the answers only the engine
 // has.
 func (a *Admin) newHistory() *history.Handler {
-	api := rowsAPI{a}
+	api := a.rows
 	return &history.Handler{
 		DB: a.db, Table: a.tbl("admin_audit"), AuditLog: a.resources[audit.Key],
 		Store: a.store, Audit: a.audit, Sanctions: a.sanctions, Log: a.log,
 		Resource: api.resource,
 		As:       a.resourceAs,
 		Allowed:  a.allowed,
-		Gate:     api.gate,
-		RowID:    api.rowID,
+		Gate:     a.gate,
+		RowID:    rowID,
 		List:     api.listRows,
 		Labels: func(ctx context.Context, rel schema.Relation, target *rows.Resource, list []map[string]any) error {
-			return api.addLabels(ctx, []labelRel{{rel: rel, target: target}}, list)
+			return api.labels.addLabels(ctx, []labelRel{{rel: rel, target: target}}, list)
 		},
 		Meta:         func(r *http.Request) map[string]any { return requestMeta(r, a.clientIPs()) },
 		Decode:       func(r *http.Request, v any) error { return readJSON(r, v, strict|numbers) },

@@ -33,9 +33,8 @@ var errQueryTimeout = errorf(http.StatusServiceUnavailable, "query_timeout",
 // queryRunner runs the panel's reads within those bounds, through the
 // statement cache: the time limit of a request's statements, the slots
 // of each operator's expensive requests, and the prepared statements of
-// the texts that repeat. The handlers of the search, the reports and the
-// dashboard take it; Admin embeds it, so that the rows handlers reach it
-// as their own.
+// the texts that repeat. The handlers of the rows, the export, the
+// search and the reports take it, and the audit log's list.
 type queryRunner struct {
 	db          *bun.DB
 	stmts       *stmtcache.Cache

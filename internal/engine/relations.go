@@ -20,12 +20,22 @@ func labelColumn(res *resource) string {
 	return ""
 }
 
+// labeler reads the labels of the rows a resource's One relations point
+// at, as an operator's role may read them: the list and read join what
+// they can (labelJoins) and add the rest (addLabels); the dashboard and
+// the history answer labels with it too.
+type labeler struct {
+	db      *bun.DB
+	as      func(op Operator, key string) *resource            // resource key as op's role sees it (resourceAs)
+	allowed func(op Operator, action Op, resource string) bool // the policy (Admin.allowed)
+}
+
 // relationTarget is the resource rel points at when it is one of the
 // panel's and op may read it, else nil: the one check before a relation's
 // rows, counts or labels are read.
-func (a rowsAPI) relationTarget(op Operator, rel schema.Relation) *resource {
-	target := a.resourceAs(op, rel.Target)
-	if target == nil || !a.allowed(op, OpRead, target.Key) {
+func (l labeler) relationTarget(op Operator, rel schema.Relation) *resource {
+	target := l.as(op, rel.Target)
+	if target == nil || !l.allowed(op, OpRead, target.Key) {
 		return nil
 	}
 	return target
@@ -50,10 +60,10 @@ type labelRel struct {
 
 // labelRels are the One relations of res whose targets have a label op
 // may read, and whose key op may see.
-func (a rowsAPI) labelRels(op Operator, res *resource) []labelRel {
+func (l labeler) labelRels(op Operator, res *resource) []labelRel {
 	var out []labelRel
 	for _, rel := range res.Table.Relations {
-		target := a.relationTarget(op, rel)
+		target := l.relationTarget(op, rel)
 		if rel.Kind != schema.One || target == nil || res.Hidden[rel.FK] || keyedByRestricted(res, target, rel) || len(target.Labels) == 0 {
 			continue
 		}
@@ -65,8 +75,8 @@ func (a rowsAPI) labelRels(op Operator, res *resource) []labelRel {
 // labelJoins splits the label relations of res for op: those the page
 // query can join (query.Joinable keys; the panel's resources share one
 // database) and the rest, for addLabels.
-func (a rowsAPI) labelJoins(op Operator, res *resource) (joins []query.Label, rest []labelRel) {
-	for _, lr := range a.labelRels(op, res) {
+func (l labeler) labelJoins(op Operator, res *resource) (joins []query.Label, rest []labelRel) {
+	for _, lr := range l.labelRels(op, res) {
 		if !query.Joinable(res.Table.ByName[lr.rel.FK], lr.target.Table.ByName[lr.rel.Ref]) {
 			rest = append(rest, lr)
 			continue
@@ -81,7 +91,7 @@ func (a rowsAPI) labelJoins(op Operator, res *resource) (joins []query.Label, re
 // addLabels sets row["_labels"][fk] to the target's label for every
 // relation in rels: one query per relation. Lists join what they can
 // (labelJoins) and come here for the rest.
-func (a rowsAPI) addLabels(ctx context.Context, rels []labelRel, rows []map[string]any) error {
+func (l labeler) addLabels(ctx context.Context, rels []labelRel, rows []map[string]any) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -110,7 +120,7 @@ func (a rowsAPI) addLabels(ctx context.Context, rels []labelRel, rows []map[stri
 			Key   string         `bun:"k"`
 			Label sql.NullString `bun:"l"`
 		}
-		err := a.db.NewSelect().TableExpr("?", bun.Ident(target.Table.Name)).
+		err := l.db.NewSelect().TableExpr("?", bun.Ident(target.Table.Name)).
 			ColumnExpr("CAST(? AS TEXT) AS k", bun.Ident(rel.Ref)).ColumnExpr(expr+" AS l", exprArgs...).
 			Where("? IN (?)", bun.Ident(rel.Ref), bun.List(keys)).Scan(ctx, &found)
 		if err != nil {
@@ -141,12 +151,12 @@ func (a rowsAPI) addLabels(ctx context.Context, rels []labelRel, rows []map[stri
 // GET /admin-api/{resource}/{id}/_counts: the number of rows of each
 // relation tab, and the resource's own counts (special: a user's live
 // sessions).
-func (a rowsAPI) handleCounts(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := a.resourceFor(r, op, OpRead)
+func (h *rowsHandler) handleCounts(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := h.resourceFor(r, op, OpRead)
 	if err != nil {
 		return err
 	}
-	row, err := a.pathRow(r, res)
+	row, err := h.pathRow(r, res)
 	if err != nil {
 		return err
 	}
@@ -158,7 +168,7 @@ func (a rowsAPI) handleCounts(w http.ResponseWriter, r *http.Request, op Operato
 		qs    []*bun.SelectQuery
 	)
 	for _, rel := range res.Table.Relations {
-		target := a.relationTarget(op, rel)
+		target := h.labels.relationTarget(op, rel)
 		if rel.Kind != schema.Many || target == nil || keyedByRestricted(res, target, rel) {
 			continue
 		}
@@ -169,7 +179,7 @@ func (a rowsAPI) handleCounts(w http.ResponseWriter, r *http.Request, op Operato
 		}
 		names = append(names, rel.Name)
 		views = append(views, target.View)
-		qs = append(qs, query.Select(a.db, target.Table).Where("?TableAlias.? = ?", bun.Ident(rel.FK), key))
+		qs = append(qs, query.Select(h.db, target.Table).Where("?TableAlias.? = ?", bun.Ident(rel.FK), key))
 	}
 	// One statement counts every tab, within the same budget as a list's
 	// automatic count (Options.CountBudget, or QueryTimeout when
@@ -177,11 +187,11 @@ func (a rowsAPI) handleCounts(w http.ResponseWriter, r *http.Request, op Operato
 	// panel added by itself, see schema.Inverses) must not make each
 	// visit of a row scan it. Past the budget the tabs' counts are the
 	// statistics' estimates, named in _estimated.
-	budget := a.countBudget
-	if l := timeLeft(a.queryDeadline()); l > 0 && l < budget {
+	budget := h.countBudget
+	if l := timeLeft(h.queries.queryDeadline()); l > 0 && l < budget {
 		budget = l
 	}
-	ns, exact, err := query.CountAll(ctx, a.db, qs, budget)
+	ns, exact, err := query.CountAll(ctx, h.db, qs, budget)
 	if err != nil {
 		return err
 	}
@@ -191,7 +201,7 @@ func (a rowsAPI) handleCounts(w http.ResponseWriter, r *http.Request, op Operato
 			counts[name] = ns[i]
 			continue
 		}
-		n, ok, err := query.Estimate(ctx, a.db, views[i], qs[i], true)
+		n, ok, err := query.Estimate(ctx, h.db, views[i], qs[i], true)
 		if err != nil {
 			return err
 		}
@@ -204,7 +214,7 @@ func (a rowsAPI) handleCounts(w http.ResponseWriter, r *http.Request, op Operato
 		counts["_estimated"] = estimated
 	}
 	// The resource's own: a user's live sessions.
-	if err := a.specials.of(res.Key).counts(ctx, op, res, row, counts); err != nil {
+	if err := h.specials.of(res.Key).counts(ctx, op, res, row, counts); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, counts)
@@ -213,25 +223,25 @@ func (a rowsAPI) handleCounts(w http.ResponseWriter, r *http.Request, op Operato
 
 // GET /admin-api/{resource}/{id}/relations/{name}: the related rows, with
 // the target's list language and window.
-func (a rowsAPI) handleRelation(w http.ResponseWriter, r *http.Request, op Operator) error {
-	res, err := a.resourceFor(r, op, OpRead)
+func (h *rowsHandler) handleRelation(w http.ResponseWriter, r *http.Request, op Operator) error {
+	res, err := h.resourceFor(r, op, OpRead)
 	if err != nil {
 		return err
 	}
 	name := r.PathValue("name")
 	i := slices.IndexFunc(res.Table.Relations, func(x schema.Relation) bool { return x.Name == name })
-	if i < 0 || a.resources[res.Table.Relations[i].Target] == nil {
+	if i < 0 || h.resources[res.Table.Relations[i].Target] == nil {
 		return errorf(http.StatusNotFound, "unknown_relation", "resource %q has no relation %q", res.Key, name)
 	}
 	rel := res.Table.Relations[i]
-	target := a.relationTarget(op, rel)
+	target := h.labels.relationTarget(op, rel)
 	if target == nil {
-		return a.gate(op, OpRead, rel.Target)
+		return h.gate(op, OpRead, rel.Target)
 	}
 	if keyedByRestricted(res, target, rel) {
 		return errorf(http.StatusForbidden, "forbidden", "relation %q is keyed by column %q, which is not readable for your role", name, rel.FK)
 	}
-	row, err := a.pathRow(r, res)
+	row, err := h.pathRow(r, res)
 	if err != nil {
 		return err
 	}
@@ -246,7 +256,7 @@ func (a rowsAPI) handleRelation(w http.ResponseWriter, r *http.Request, op Opera
 		}
 		return q.Where("?TableAlias.? = ?", bun.Ident(col), key)
 	}
-	rows, err := a.listRows(w, r, op, target, where)
+	rows, err := h.listRows(w, r, op, target, where)
 	if err != nil {
 		return err
 	}

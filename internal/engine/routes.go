@@ -44,57 +44,52 @@ func Routes() []Route {
 }
 
 // handlers are the API's endpoint families, each built over the narrow
-// dependencies it uses (newHandlers). rows and views are still the
-// panel as their routes see it (struct{*Admin}); the others reach
-// nothing they were not given.
+// dependencies it uses (newHandlers): none reaches anything it was not
+// given. A zero handlers is fine to name the methods of (Routes).
 type handlers struct {
 	auth      *authHandler     // auth_http.go, totp_http.go, reset_http.go, account_http.go, setup.go
-	rows      rowsAPI          // a resource's rows: crud.go, relations.go, actions.go
+	rows      *rowsHandler     // a resource's rows: crud.go, relations.go, actions.go
 	users     userHandler      // players: users_http.go, users_bulk.go
 	rooms     *roomsHandler    // rooms_http.go
 	reports   *reportsHandler  // reports_http.go, reports.go
 	dashboard dashboardHandler // dashboard.go
 	search    *searchHandler   // search.go
 	openapi   *openAPIHandler  // openapi.go
-	views     viewsAPI         // the catalog (catalog.go) and the CSV export (export.go)
+	catalog   *catalogHandler  // catalog.go
+	export    *exportHandler   // export.go
 	history   *history.Handler // a row's history and revert (internal/history)
 	userData  *userdata.Service
 }
 
-// The handler families that are still the panel as their routes see it:
-// one underlying type, so each converts to the other's to use it.
-type (
-	rowsAPI  struct{ *Admin } // a resource's rows: list, read, writes, tabs, labels, actions
-	viewsAPI struct{ *Admin } // the catalog and the CSV export
-)
-
 // newHandlers builds the endpoint families over a's parts: what each
 // takes is all it can reach.
 func newHandlers(a *Admin) handlers {
-	rows, views, ur := rowsAPI{a}, viewsAPI{a}, a.usersRes
+	ur := a.usersRes
+	cat := &catalogHandler{order: a.order, as: a.resourceAs, allowed: a.allowed, specials: a.specials, maxText: a.opts.MaxTextLength}
 	ips := a.clientIPs()
 	return handlers{
 		auth: &authHandler{
 			auth: a.auth, tokens: a.tokens, sessions: a.sessions, totp: totpGate{apiPath: a.opts.APIPath, auth: a.auth},
 			setup: a.setup, db: a.db, roles: a.roles, users: a.users, audit: a.audit, ips: ips,
 			rooms: a.opts.Rooms != nil, reports: a.reports.On(),
-			catalog: views.catalog, userID: ur.pathUserID,
+			catalog: cat.catalog, userID: ur.pathUserID,
 			userEntry: func(r *http.Request, op Operator, action, userID string, kv ...any) AuditEntry {
 				return ur.entry(requestMeta(r, ips), op, action, userID, kv...)
 			},
 		},
-		rows:      rows,
+		rows:      a.rows,
 		users:     userHandlerOf(a),
 		rooms:     newRoomsHandler(a.opts.Rooms, a.opts.RoomTimeout, a.gate, ur.userID, a.db, a.roles, a.audit, ips),
 		reports:   newReportsHandler(a),
 		dashboard: dashboardHandler{dash: a.dashboard},
-		search:    newSearchHandler(a.order, a.resourceAs, a.allowed, a.queryRunner, a.log),
-		openapi: newOpenAPIHandler(views.catalog, a.allowed, openapi.Input{
+		search:    newSearchHandler(a.order, a.resourceAs, a.allowed, a.queries, a.log),
+		openapi: newOpenAPIHandler(cat.catalog, a.allowed, openapi.Input{
 			APIPath: a.opts.APIPath, CookieName: a.opts.Session.CookieName,
 			Audit: a.resources[audit.Key] != nil, Users: a.resources[users.Key] != nil, Rooms: a.opts.Rooms != nil,
 			MaxReasonLen: maxReasonLen, MaxBulkIDs: maxActionIDs, ReportCategories: reportKeys(a.reports.Categories()),
 		}),
-		views:    views,
+		catalog:  cat,
+		export:   newExportHandler(a, a.rows),
 		history:  a.history,
 		userData: a.userData,
 	}
@@ -109,7 +104,7 @@ func newReportsHandler(a *Admin) *reportsHandler {
 		notes = string(a.tableNames) + "user_notes"
 	}
 	return &reportsHandler{
-		store: a.reports, db: a.db, roles: a.roles, sanctions: a.sanctions, audit: a.audit, queries: a.queryRunner,
+		store: a.reports, db: a.db, roles: a.roles, sanctions: a.sanctions, audit: a.audit, queries: a.queries,
 		rt: a.opts.Rooms, notes: notes, ips: a.clientIPs(), log: a.log, now: a.now,
 		gate: a.gate, allowed: a.allowed, as: a.resourceAs, userID: ur.userID,
 		checkBan: ur.checkBan, moderationSupported: ur.moderationSupported,
@@ -175,8 +170,8 @@ func (h handlers) endpoints() []endpoint {
 		signedIn("POST", "/_reports/{playerId}/claim", "reports", h.reports.handleReportClaim),
 		signedIn("POST", "/_reports/{playerId}/resolve", "reports", h.reports.handleReportResolve),
 		// catalog.go
-		signedIn("GET", "", "catalog", h.views.handleCatalog),
-		signedIn("GET", "/{$}", "catalog", h.views.handleCatalog),
+		signedIn("GET", "", "catalog", h.catalog.handleCatalog),
+		signedIn("GET", "/{$}", "catalog", h.catalog.handleCatalog),
 		// rooms_http.go
 		signedIn("GET", "/rooms", "rooms", h.rooms.handleRoomList),
 		signedIn("GET", "/rooms/by-user/{userId}", "rooms", h.rooms.handleRoomsByUser),
@@ -188,7 +183,7 @@ func (h handlers) endpoints() []endpoint {
 		signedIn("DELETE", "/rooms/{roomId}/state", "rooms", h.rooms.handleRoomStateDelete),
 
 		// A resource: export.go, actions.go, users_bulk.go.
-		signedIn("GET", "/{resource}/"+exportPath, "export", h.views.handleExport), // a row keyed "_export.csv" has no page
+		signedIn("GET", "/{resource}/"+exportPath, "export", h.export.handleExport), // a row keyed "_export.csv" has no page
 		signedIn("POST", "/{resource}/_action/{name}", "rows", h.rows.handleAction),
 		userOp("/{resource}/_bulk/ban", "ban", h.users.handleUserBulk),
 		userOp("/{resource}/_bulk/unban", "unban", h.users.handleUserBulk),

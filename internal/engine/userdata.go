@@ -24,8 +24,8 @@ func (a *Admin) newUserData() *userdata.Service {
 		Reports:   a.reports,
 		Sanctions: a.sanctions,
 		Log:       a.log,
-		ScanBatch: rowsAPI{a}.scanBatch,
-		RowID:     rowsAPI{a}.rowID,
+		ScanBatch: a.queries.scanBatch,
+		RowID:     rowID,
 		UserID:    a.usersRes.pathUserID,
 		RequestMeta: func(r *http.Request) map[string]any {
 			return requestMeta(r, a.clientIPs())
