@@ -25,7 +25,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/gameadmin/admin/internal/audit"
-	"github.com/gameadmin/admin/internal/authz"
 	"github.com/gameadmin/admin/internal/clientip"
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/jobs"
@@ -294,77 +293,6 @@ func (au *Auth) rehashIfNeeded(ctx context.Context, acc *users.Account, password
 	if err != nil {
 		au.log.ErrorContext(ctx, "admin: rehash password", "userId", acc.ID, "err", err)
 	}
-}
-
-// Bootstrap makes the first admin from checked credentials (Check): a
-// new user, or an existing one promoted (with its own password when it
-// has one), with its auth.bootstrap audit entry (meta and the email) in
-// the same transaction. A new users row gets the columns Config.NewUser
-// gives it. It returns the admin's id and token version, or
-// ErrBootstrapClosed once an admin exists. The setup token is the
-// caller's to check and spend.
-func (au *Auth) Bootstrap(ctx context.Context, c Credentials, meta map[string]any) (userID string, tv int64, err error) {
-	if exists, err := au.roles.AdminExists(ctx, au.db); err != nil {
-		return "", 0, err
-	} else if exists {
-		return "", 0, ErrBootstrapClosed
-	}
-	acc, err := au.users.AccountByEmail(ctx, au.db, c.Email)
-	var amb *users.AmbiguousEmailError
-	switch {
-	case errors.As(err, &amb):
-		return "", 0, errbody.New(http.StatusConflict, "conflict", "several accounts have this email in different case; type it exactly as stored").Because(err)
-	case err != nil && !errors.Is(err, users.ErrNotFound):
-		return "", 0, err
-	}
-	var newHash string
-	if acc != nil && acc.PasswordHash != "" {
-		ok, err := au.verify(ctx, acc, c.Password)
-		if err != nil {
-			return "", 0, err
-		}
-		if !ok {
-			return "", 0, errInvalidCredentials
-		}
-	} else if newHash, err = au.Hash(ctx, c.Password); err != nil {
-		return "", 0, err
-	}
-
-	err = au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if err := au.roles.LockAdmins(ctx, tx); err != nil {
-			return err
-		}
-		if exists, err := au.roles.AdminExists(ctx, tx); err != nil {
-			return err
-		} else if exists {
-			return ErrBootstrapClosed
-		}
-		switch {
-		case acc == nil:
-			extra, err := au.newUser(ctx, c)
-			if err != nil {
-				return err
-			}
-			id, err := au.users.CreateUser(ctx, tx, c.Email, c.DisplayName, newHash, extra)
-			if err != nil {
-				return au.dbError(err)
-			}
-			userID = id
-		case newHash != "":
-			if err := au.users.SetPasswordHash(ctx, tx, acc.ID, newHash); err != nil {
-				return err
-			}
-			userID, tv = acc.ID, acc.TokenVersion
-		default:
-			userID, tv = acc.ID, acc.TokenVersion
-		}
-		if err := au.roles.UpsertRole(ctx, tx, userID, authz.RoleAdmin); err != nil {
-			return err
-		}
-		// The first admin's entry commits with its role.
-		return au.audit.RecordTx(ctx, tx, authEntry(meta, userID, "auth.bootstrap", c.Email))
-	})
-	return userID, tv, err
 }
 
 // ChangePassword sets userID's password after checking the current one,

@@ -103,19 +103,6 @@ func (h *rowsHandler) resourceFor(r *http.Request, op Operator, o Op) (*resource
 	return h.as(op, res.Key), h.gate(op, o, res.Key)
 }
 
-// gate refuses op on res unless its policy or the standard rule allows it;
-// a write the role could make, on a resource the panel only reads, is
-// refused saying why.
-func (a *Admin) gate(op Operator, o Op, res string) error {
-	if why := notWritable(a.resources[res]); why != "" && writes(o) && a.moderation.Allowed(op, o, res) {
-		return errorf(http.StatusForbidden, "read_only", "%q is read-only: %s", res, why)
-	}
-	if !a.allowed(op, o, res) {
-		return errorf(http.StatusForbidden, "forbidden", "%s on %q is not allowed for role %q", o, res, op.Role)
-	}
-	return nil
-}
-
 // clientError turns the query language's errors into 400s.
 func clientError(err error) error {
 	var qe *query.Error

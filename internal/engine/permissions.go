@@ -1,13 +1,16 @@
 package engine
 
 import (
+	"net/http"
+
 	"github.com/gameadmin/admin/internal/authz"
 	"github.com/gameadmin/admin/internal/moderation"
 )
 
-// Roles, mod scopes and the sanctions on users are package moderation's;
-// here are the public name of Moderation and what the panel's endpoints
-// ask of it.
+// The permission check every endpoint makes (gate): the resource's
+// policy or the standard rule, through package moderation's Moderation
+// (roles, mod scopes), and the refusal of a write to a resource the panel
+// only reads. Here too is Moderation's public name.
 
 // Moderation manages roles and mod scopes. Changes apply on the
 // operator's next request: roles are read live, never from the cookie.
@@ -50,4 +53,17 @@ func notWritable(res *resource) string {
 var auditPolicies = Policies{
 	List: Roles(RoleAdmin), Read: Roles(RoleAdmin),
 	Create: Deny(), Update: Deny(), Delete: Deny(),
+}
+
+// gate refuses op on res unless its policy or the standard rule allows it;
+// a write the role could make, on a resource the panel only reads, is
+// refused saying why.
+func (a *Admin) gate(op Operator, o Op, res string) error {
+	if why := notWritable(a.resources[res]); why != "" && writes(o) && a.moderation.Allowed(op, o, res) {
+		return errorf(http.StatusForbidden, "read_only", "%q is read-only: %s", res, why)
+	}
+	if !a.allowed(op, o, res) {
+		return errorf(http.StatusForbidden, "forbidden", "%s on %q is not allowed for role %q", o, res, op.Role)
+	}
+	return nil
 }
