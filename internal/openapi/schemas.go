@@ -14,7 +14,6 @@ func boolean() obj              { return obj{"type": "boolean"} }
 func integer() obj              { return obj{"type": "integer"} }
 func enum(values ...string) obj { return obj{"type": "string", "enum": values} }
 func dateTime() obj             { return obj{"type": "string", "format": "date-time"} }
-func strMap(v obj) obj          { return obj{"type": "object", "additionalProperties": v} }
 
 // object is a closed object of props, with the required ones.
 func object(props obj, required ...string) obj {
