@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,9 +94,21 @@ func TestParseErrors(t *testing.T) {
 		t.Errorf("Parse(name cursor) = %v; want nil", err)
 	}
 	// Ignored parameters are not filters.
-	v, _ = url.ParseQuery("_fields=a,b&score_eq=1")
-	if l, err := query.Parse(tb, v, nil, "_fields"); err != nil || len(l.Filters) != 1 {
-		t.Errorf("Parse(_fields ignored) = %v, %v; want one filter", l, err)
+	v, _ = url.ParseQuery("_banned=true&score_eq=1")
+	if l, err := query.Parse(tb, v, nil, "_banned"); err != nil || len(l.Filters) != 1 {
+		t.Errorf("Parse(_banned ignored) = %v, %v; want one filter", l, err)
+	}
+	// _fields names columns; it is no filter.
+	v, _ = url.ParseQuery("_fields=name, score,name&score_eq=1")
+	if l, err := query.Parse(tb, v, nil); err != nil || len(l.Filters) != 1 || !slices.Equal(l.Fields, []string{"name", "score"}) {
+		t.Errorf("Parse(_fields=name, score,name) = %v, %v; want fields name and score, one filter", l, err)
+	}
+	for _, tt := range []struct{ q, code string }{{"_fields=a", query.CodeUnknownColumn}, {"_fields=name,", query.CodeUnknownColumn}, {"_fields=", query.CodeInvalidValue}} {
+		v, _ = url.ParseQuery(tt.q)
+		var qe *query.Error
+		if _, err := query.Parse(tb, v, nil); !errors.As(err, &qe) || qe.Code != tt.code {
+			t.Errorf("Parse(%s) = %v; want %s", tt.q, err, tt.code)
+		}
 	}
 }
 
