@@ -153,7 +153,11 @@ func keyFilter(q *bun.SelectQuery, pg bool, c *schema.Column, kv KeyValue) *bun.
 			}
 			args = append(args, s.Name)
 		}
-		if typ := strings.ToLower(c.DBType); typ == "jsonb" || typ == "json" {
+		typ := c.DBType
+		if typ == "" { // a table read without the catalog: Bun's type
+			typ = c.SQLType
+		}
+		if typ := strings.ToLower(typ); typ == "jsonb" || typ == "json" {
 			return q.Where("(CAST(?TableAlias.? AS jsonb)"+path+") = CAST(? AS jsonb)", append(append([]any{col}, args...), string(j))...)
 		}
 		return q.Where(`(CASE WHEN ?TableAlias.? ~ '^\s*\{.*\}\s*$' THEN CAST(?TableAlias.? AS jsonb)`+path+` END) = CAST(? AS jsonb)`, append(append([]any{col, col}, args...), string(j))...)
