@@ -61,9 +61,9 @@ const (
 	// Within: an inet column's address is in the network (PostgreSQL's
 	// <<=); PostgreSQL only (see CheckDialect).
 	Within Op = "within"
-	// Key: a JSON column's top-level key equals a value, given as
-	// "key:value" (the value JSON, or else text), compared as JSON and
-	// not as text, so the stored spacing does not matter.
+	// Key: the value at a JSON column's key (stats.level: a dot path to
+	// a nested one) equals a value, given as "key:value" (the value JSON,
+	// or else text), compared as JSON, so the stored spacing does not matter.
 	Key Op = "key"
 )
 

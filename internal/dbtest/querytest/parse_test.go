@@ -138,6 +138,7 @@ func FuzzParse(f *testing.F) {
 		"at_gte=2024-01-01&at_lt=2024-02-01T00:00:00Z", "active=true&note_null=false", "_q=%27%3B--",
 		"_limit=2&_sort=at&_order=desc", "meta_like=%22", "ratio_ne=-1e300", "id_in=", "name_eq=%FF%00",
 		"_limit=3&_cursor=eyJrIjpbImlkIl0sInYiOlsxXX0", "blob_null=1", "name_gt=\\",
+		"meta_key=stats.level:3", "meta_key=items.0.id:7", "meta_key=%22a%27b%22.%22c;--%22:1", "meta_key=a..b:1", "meta_key=$.a:1",
 	} {
 		f.Add(s)
 	}
