@@ -26,7 +26,7 @@ type Walk struct {
 	// Key names the resource in errors.
 	Key string
 	// View is the table as the operator sees it: its columns are the
-	// CSV's, in order.
+	// CSV's, in order, or those the List's _fields asks for (Sent).
 	View *schema.Table
 	// List is the keyset walk, First its first batch, already read.
 	List  *query.List
@@ -40,7 +40,7 @@ type Walk struct {
 	// row as prepared (the audit log's action_label).
 	Extra []Extra
 	// Headers, when set, head the columns instead of their names: one
-	// for each of View's columns, then one for each Extra.
+	// for each of the CSV's columns, then one for each Extra.
 	Headers []string
 	// Cells, when set for a column's name, says that column's cell of a
 	// row in words instead of its value (a users row's ban).
@@ -71,7 +71,7 @@ func Stream(ctx context.Context, w http.ResponseWriter, wk Walk, limit int64, bo
 		}
 	}()
 	l, batch := wk.List, wk.First
-	cols := wk.View.Columns
+	cols := l.Sent(wk.View)
 	if bom {
 		if _, err := io.WriteString(w, "\ufeff"); err != nil {
 			return 0, false, fmt.Errorf("%w: %w", ErrWrite, err)

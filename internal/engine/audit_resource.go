@@ -97,6 +97,10 @@ func (l *auditResource) answer(ctx context.Context, op Operator, res *resource, 
 	return nil
 }
 
+// reads are the columns answer and redact read: the entry's resource,
+// target and action (its payload is redacted only when it is read).
+func (*auditResource) reads() []string { return []string{"resource", "target_id", "action"} }
+
 // export redacts the batches as the list shows them and adds the action
 // in words beside its key.
 func (l *auditResource) export(op Operator, res *resource, walk *csvexport.Walk, _ bool) {

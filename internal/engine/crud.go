@@ -377,7 +377,15 @@ func (h *rowsHandler) listRows(w http.ResponseWriter, r *http.Request, op Operat
 		}
 		return q
 	}
+	sp := h.specials.of(res.Key)
 	joins, rest := h.labels.labelJoins(op, res)
+	if l.Fields != nil {
+		// The labels of the keys asked for; the special's own fields
+		// as without _fields.
+		joins = slices.DeleteFunc(joins, func(lb query.Label) bool { return !slices.Contains(l.Fields, lb.FK) })
+		rest = slices.DeleteFunc(rest, func(lr labelRel) bool { return !slices.Contains(l.Fields, lr.rel.FK) })
+		l.Also = sp.reads()
+	}
 	page := l.Query(h.db, res.Table, res.View, joins, where)
 	// The page's text repeats for a first or filtered page, and for every
 	// page of a keyset walk once the cursor is a parameter: prepared
@@ -431,9 +439,10 @@ func (h *rowsHandler) listRows(w http.ResponseWriter, r *http.Request, op Operat
 	if err := h.labels.addLabels(ctx, rest, listed); err != nil {
 		return nil, err
 	}
-	if err := h.specials.of(res.Key).answer(ctx, op, res, listed); err != nil {
+	if err := sp.answer(ctx, op, res, listed); err != nil {
 		return nil, err
 	}
+	l.Unasked(res.Table, listed)
 	rows.LogCellIssues(ctx, h.log, res, listed)
 	return listed, nil
 }

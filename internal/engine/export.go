@@ -21,8 +21,8 @@ import (
 )
 
 // GET /admin-api/{resource}/_export.csv streams the rows of a list query
-// (the same filters, _q and sort as GET /{resource}; the window is
-// ignored) as CSV. It is gated like the list and audited as "export" with
+// (the same filters, _q, sort and _fields as GET /{resource}; the window
+// is ignored) as CSV. It is gated like the list and audited as "export" with
 // the number of rows written. The rows are read in keyset batches, each
 // its own short query, so a slow download holds no database connection
 // and the memory used stays one batch. Each batch is given
@@ -113,6 +113,9 @@ func (h *exportHandler) handleExport(w http.ResponseWriter, r *http.Request, op 
 		batch = int(limit)
 	}
 	l.Walk(res.View, batch)
+	if l.Fields != nil {
+		l.Also = h.specials.of(res.Key).reads() // its cells in words read them
+	}
 
 	// The first batch is read before anything is written, so a failing
 	// query is still an error body and not a truncated file.
@@ -225,7 +228,7 @@ func exportHeaders(r *http.Request) (bool, *http.Request, error) {
 // sayExport makes walk an export for a person: the columns headed by their
 // labels (the resource's special says its own cells in words: export).
 func sayExport(res *resource, walk *csvexport.Walk) {
-	for _, c := range res.View.Columns {
+	for _, c := range walk.List.Sent(walk.View) {
 		walk.Headers = append(walk.Headers, res.ColumnLabel(c))
 	}
 	for _, x := range walk.Extra {

@@ -50,6 +50,10 @@ type special interface {
 	// answer completes the rows of res answered to op (a list page, a
 	// row read): the fields of its own, what op may not read of them.
 	answer(ctx context.Context, op Operator, res *resource, rows []map[string]any) error
+	// reads are the columns answer and export read, which a list's page
+	// reads whatever its _fields asks (query.List.Also), so the fields
+	// of its own are there as without _fields; sent only when asked.
+	reads() []string
 	// counts adds to a row's _counts (its relation tabs') its own.
 	counts(ctx context.Context, op Operator, res *resource, row map[string]any, counts map[string]any) error
 	// export completes the CSV export of res to op; forPerson is an
@@ -77,6 +81,7 @@ func (plainResource) search(context.Context, time.Time, Operator, *resource, *qu
 func (plainResource) answer(context.Context, Operator, *resource, []map[string]any) error {
 	return nil
 }
+func (plainResource) reads() []string { return nil }
 func (plainResource) counts(context.Context, Operator, *resource, map[string]any, map[string]any) error {
 	return nil
 }

@@ -244,6 +244,12 @@ func (u *usersResource) answer(ctx context.Context, op Operator, _ *resource, ro
 	return nil
 }
 
+// reads are the columns answer and export read: the id (the roles), the
+// ban's until-column and reason (_ban, the ban in words).
+func (u *usersResource) reads() []string {
+	return []string{u.users.Cols.ID, u.users.Cols.BanUntil, u.users.Cols.BanReason}
+}
+
 // addOperatorRoles sets row["_role"] ("admin" or "mod") on the users rows
 // of operators, for an operator below admin: the UI hides the edits and
 // moderation the hierarchy (RoleTable.CanWriteUser) would refuse them,

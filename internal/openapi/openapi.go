@@ -122,6 +122,7 @@ func Build(in Input) map[string]any {
 		queryParam("_count", obj{"type": "string", "enum": []string{"exact", "estimate", "none"}}, "how the total (X-Total-Count) is counted"),
 		queryParam("_tz", obj{"type": "string"}, "an IANA time zone (Asia/Tokyo): a filter value on a time column without an offset (a bare date, that whole day; a wall time) is read in it, not in UTC; timestamp-local columns are not moved"),
 		queryParam("_deleted", obj{"type": "string", "enum": []string{"only", "include"}}, "a soft-delete resource's deleted rows: only them, or with the others (left out by default)"),
+		queryParam("_fields", obj{"type": "string"}, "columns, comma-separated: the rows are read with, and carry, only these and the primary key (every column without it)"),
 	}
 	idParam := obj{"name": "id", "in": "path", "required": true, "schema": obj{"type": "string"}, "description": "the row's key; several key columns as the base64url JSON array of their values"}
 	ifMatch := []obj{{"name": "If-Match", "in": "header", "schema": obj{"type": "string"},

@@ -249,11 +249,11 @@ func From(db bun.IDB, t *schema.Table) *bun.SelectQuery {
 	return db.NewSelect().Model(t.NewModel()).ModelTableExpr("? AS ?", bun.Ident(t.Name), bun.Ident(t.Alias))
 }
 
-// raw starts a select of t's rows naming every column as stored: for a
-// page that List.Query wraps, which converts what Select converts.
-func raw(db bun.IDB, t *schema.Table) *bun.SelectQuery {
+// raw starts a select of t's rows naming cols, columns of t, as stored:
+// for a page that List.Query wraps, which converts what Select converts.
+func raw(db bun.IDB, t *schema.Table, cols []*schema.Column) *bun.SelectQuery {
 	q := From(db, t)
-	for _, c := range t.Columns {
+	for _, c := range cols {
 		q = q.ColumnExpr("?TableAlias.?", bun.Ident(c.Name))
 	}
 	return q

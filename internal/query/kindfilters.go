@@ -2,6 +2,7 @@ package query
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -16,8 +17,16 @@ import (
 
 // KeyValue is the value of a _key filter.
 type KeyValue struct {
-	Key   string
-	Value any // string, json.Number, bool or nil
+	Path  []KeyStep // at least one step; one is a top-level key
+	Value any       // string, json.Number, bool or nil
+}
+
+// KeyStep is one segment of a _key path.
+type KeyStep struct {
+	Name string
+	// Index is set when Name was written as a bare integer (items.0): it
+	// names an array's element as well as an object's key.
+	Index bool
 }
 
 // CheckDialect refuses the filters the database cannot run: _within
@@ -120,40 +129,112 @@ func arrayFilter(q *bun.SelectQuery, pg bool, f Filter) *bun.SelectQuery {
 	})
 }
 
-// keyFilter compares a JSON column's top-level key with a value as JSON:
-// jsonb equality on PostgreSQL (json is cast), json_extract on SQLite.
-// A row whose text is not JSON (a TEXT column) matches nothing, rather
-// than failing the statement: SQLite's json functions run only where
-// json_valid holds; on PostgreSQL a text column is cast only when it
-// reads as an object ({...}), the only JSON a key is found in (a text
-// that looks like one and is not is the database's refusal, a 400).
+// keyFilter compares the value at a JSON column's key path with a value
+// as JSON: jsonb on PostgreSQL (json is cast), the JSON functions on
+// SQLite. The path's keys are bound values, never SQL. A step that is
+// an index (items.0) takes an array's element or an object's key: #> on
+// PostgreSQL; on SQLite, whose paths tell the two apart, json_each's key
+// is either. A row whose text is not JSON (a TEXT column) matches
+// nothing, rather than failing the statement: SQLite's json functions
+// run only where json_valid holds; on PostgreSQL a text column is cast
+// only when it reads as an object ({...}), the only JSON a key is found
+// in (a text that looks like one and is not is the database's refusal, a
+// 400).
 func keyFilter(q *bun.SelectQuery, pg bool, c *schema.Column, kv KeyValue) *bun.SelectQuery {
 	col := bun.Ident(c.Name)
 	if pg {
 		j, _ := json.Marshal(kv.Value)
-		if typ := strings.ToLower(c.DBType); typ == "jsonb" || typ == "json" {
-			return q.Where("(CAST(?TableAlias.? AS jsonb) -> ?) = CAST(? AS jsonb)", col, kv.Key, string(j))
+		path, args := "", make([]any, 0, len(kv.Path))
+		for _, s := range kv.Path {
+			if s.Index {
+				path += " #> ARRAY[?]"
+			} else {
+				path += " -> ?"
+			}
+			args = append(args, s.Name)
 		}
-		return q.Where(`(CASE WHEN ?TableAlias.? ~ '^\s*\{.*\}\s*$' THEN CAST(?TableAlias.? AS jsonb) -> ? END) = CAST(? AS jsonb)`, col, col, kv.Key, string(j))
+		typ := c.DBType
+		if typ == "" { // a table read without the catalog: Bun's type
+			typ = c.SQLType
+		}
+		if typ := strings.ToLower(typ); typ == "jsonb" || typ == "json" {
+			return q.Where("(CAST(?TableAlias.? AS jsonb)"+path+") = CAST(? AS jsonb)", append(append([]any{col}, args...), string(j))...)
+		}
+		return q.Where(`(CASE WHEN ?TableAlias.? ~ '^\s*\{.*\}\s*$' THEN CAST(?TableAlias.? AS jsonb)`+path+` END) = CAST(? AS jsonb)`, append(append([]any{col, col}, args...), string(j))...)
 	}
-	path := `$."` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(kv.Key) + `"`
+	for _, s := range kv.Path {
+		if s.Index {
+			return keyEach(q, col, kv)
+		}
+	}
+	path := "$"
+	for _, s := range kv.Path {
+		path += `."` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s.Name) + `"`
+	}
 	typ := "(CASE WHEN json_valid(?TableAlias.?) THEN json_type(?TableAlias.?, ?) END)"
 	val := "(CASE WHEN json_valid(?TableAlias.?) THEN json_extract(?TableAlias.?, ?) END)"
 	switch v := kv.Value.(type) {
 	case nil:
 		return q.Where(typ+" = 'null'", col, col, path)
 	case bool:
-		t := "false"
-		if v {
-			t = "true"
-		}
-		return q.Where(typ+" = ?", col, col, path, t)
+		return q.Where(typ+" = ?", col, col, path, strconv.FormatBool(v))
 	case json.Number:
-		if n, err := v.Int64(); err == nil {
-			return q.Where(val+" = ?", col, col, path, n)
-		}
-		f, _ := v.Float64()
-		return q.Where(val+" = ?", col, col, path, f)
+		return q.Where(val+" = ?", col, col, path, sqliteNumber(v))
 	}
 	return q.Where(typ+" = 'text' AND "+val+" = ?", col, col, path, col, col, path, kv.Value)
+}
+
+// keyEach is keyFilter on SQLite for a path with an index step: a
+// json_each per step, joined on the one before, whose key is an
+// object's label (text) or an array's index (an integer), and whose
+// type and atom are the value's at the last step.
+func keyEach(q *bun.SelectQuery, col bun.Ident, kv KeyValue) *bun.SelectQuery {
+	var from, where strings.Builder
+	var fromArgs, whereArgs []any
+	for i, s := range kv.Path {
+		alias := bun.Ident("_key" + strconv.Itoa(i))
+		if i == 0 {
+			from.WriteString("json_each(CASE WHEN json_valid(?TableAlias.?) THEN ?TableAlias.? END) AS ?")
+			fromArgs = append(fromArgs, col, col, alias)
+		} else {
+			prev := bun.Ident("_key" + strconv.Itoa(i-1))
+			from.WriteString(", json_each(CASE WHEN ?.type IN ('object', 'array') THEN ?.value END) AS ?")
+			fromArgs = append(fromArgs, prev, prev, alias)
+			where.WriteString(" AND ")
+		}
+		if s.Index {
+			n, _ := strconv.ParseInt(s.Name, 10, 32)
+			where.WriteString("?.key IN (?, ?)")
+			whereArgs = append(whereArgs, alias, n, s.Name)
+		} else {
+			where.WriteString("?.key = ?")
+			whereArgs = append(whereArgs, alias, s.Name)
+		}
+	}
+	last := bun.Ident("_key" + strconv.Itoa(len(kv.Path)-1))
+	switch v := kv.Value.(type) {
+	case nil:
+		where.WriteString(" AND ?.type = 'null'")
+		whereArgs = append(whereArgs, last)
+	case bool:
+		where.WriteString(" AND ?.type = ?")
+		whereArgs = append(whereArgs, last, strconv.FormatBool(v))
+	case json.Number:
+		where.WriteString(" AND ?.type IN ('integer', 'real') AND ?.atom = ?")
+		whereArgs = append(whereArgs, last, last, sqliteNumber(v))
+	default:
+		where.WriteString(" AND ?.type = 'text' AND ?.atom = ?")
+		whereArgs = append(whereArgs, last, last, v)
+	}
+	return q.Where("EXISTS (SELECT 1 FROM "+from.String()+" WHERE "+where.String()+")", append(fromArgs, whereArgs...)...)
+}
+
+// sqliteNumber is n as SQLite compares it with a JSON number: an integer
+// when it is one (exact past 2^53), else a float.
+func sqliteNumber(n json.Number) any {
+	if i, err := n.Int64(); err == nil {
+		return i
+	}
+	f, _ := n.Float64()
+	return f
 }

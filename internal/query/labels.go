@@ -78,9 +78,12 @@ func (l *List) WithLabels(db bun.IDB, q *bun.SelectQuery, t *schema.Table, label
 // converts only the page's rows rather than every row it passes over
 // (the text cast of a timestamp over 500,000 skipped rows was most of a deep
 // page's time, and of each batch of an export sorted by a column without
-// an index).
+// an index). With _fields it names only the columns the page needs (the
+// asked ones, the key, the order's, Also): a large column left out is
+// not read.
 func (l *List) Query(db bun.IDB, t, view *schema.Table, labels []Label, where func(*bun.SelectQuery) *bun.SelectQuery) *bun.SelectQuery {
-	q := raw(db, t)
+	cols := l.read(t)
+	q := raw(db, t, cols)
 	if where != nil {
 		q = where(q)
 	}
@@ -91,10 +94,10 @@ func (l *List) Query(db bun.IDB, t, view *schema.Table, labels []Label, where fu
 		}
 		return l.WithLabels(db, Whole(db, q, l.orderKeys(view)), view, labels) // Select converts nothing else
 	}
-	if !slices.ContainsFunc(t.Columns, func(c *schema.Column) bool { return c.DataType == schema.Datetime }) {
+	if !slices.ContainsFunc(cols, func(c *schema.Column) bool { return c.DataType == schema.Datetime }) {
 		return l.WithLabels(db, q, view, labels)
 	}
-	return wrapPage(db, q, t, labels, l.orderKeys(view))
+	return wrapPage(db, q, cols, labels, l.orderKeys(view))
 }
 
 // Whole is q, a select of a table's rows in order (none: any), made to
@@ -149,17 +152,17 @@ func JoinLabels(db bun.IDB, q *bun.SelectQuery, labels []Label, order []SortKey)
 	return wrapPage(db, q, nil, labels, order)
 }
 
-// wrapPage selects q's rows from outside it ("_p"): t's columns as Select
-// converts them (every column as it is when t is nil), then the labels,
-// in order.
-func wrapPage(db bun.IDB, q *bun.SelectQuery, t *schema.Table, labels []Label, order []SortKey) *bun.SelectQuery {
+// wrapPage selects q's rows from outside it ("_p"): cols as Select
+// converts them (every column as it is when cols is nil), then the
+// labels, in order.
+func wrapPage(db bun.IDB, q *bun.SelectQuery, cols []*schema.Column, labels []Label, order []SortKey) *bun.SelectQuery {
 	p := bun.Ident("_p")
 	out := db.NewSelect().TableExpr("(?) AS ?", q, p)
-	if t == nil {
+	if cols == nil {
 		out = out.ColumnExpr("?.*", p)
 	} else {
 		pg := db.Dialect().Name() == dialect.PG
-		for _, c := range t.Columns {
+		for _, c := range cols {
 			e, args := column(pg, c, `"_p".`)
 			out = out.ColumnExpr(e, args...)
 		}

@@ -61,9 +61,9 @@ const (
 	// Within: an inet column's address is in the network (PostgreSQL's
 	// <<=); PostgreSQL only (see CheckDialect).
 	Within Op = "within"
-	// Key: a JSON column's top-level key equals a value, given as
-	// "key:value" (the value JSON, or else text), compared as JSON and
-	// not as text, so the stored spacing does not matter.
+	// Key: the value at a JSON column's key (stats.level: a dot path to
+	// a nested one) equals a value, given as "key:value" (the value JSON,
+	// or else text), compared as JSON, so the stored spacing does not matter.
 	Key Op = "key"
 )
 
@@ -112,6 +112,16 @@ type List struct {
 	// (absent) means the default policy: no count in keyset mode.
 	Count CountMode
 
+	// Fields are the columns _fields asks for (nil: every one): the
+	// page reads them, the primary key and what its order needs, and
+	// answers them and the key (Sent, Unasked).
+	Fields []string
+	// Also are further columns the page reads when _fields is given, for
+	// the caller's own fields made from them (a users row's ban); the
+	// caller takes them out after (Unasked). The caller sets it after
+	// Parse.
+	Also []string
+
 	// Zone is _tz: the zone filter values on instant columns without an
 	// offset are read in (nil: UTC).
 	Zone *time.Location
@@ -137,7 +147,7 @@ type Cond struct {
 var reserved = map[string]bool{
 	"_start": true, "_end": true, "_sort": true, "_order": true,
 	"_q": true, "_limit": true, "_cursor": true, "_count": true, TZParam: true,
-	DeletedParam: true,
+	DeletedParam: true, FieldsParam: true,
 }
 
 // TZParam is the list parameter naming the operator's time zone (an IANA
@@ -160,7 +170,7 @@ const (
 
 // Parse validates the query parameters of a list request against t. def is
 // the sort used when _sort is absent (nil: the primary key). Parameters
-// named in ignore are skipped (the caller's own, e.g. "_fields"); every
+// named in ignore are skipped (the caller's own, e.g. "_banned"); every
 // other parameter that is not reserved is a filter. Every mistake is an
 // *Error.
 func Parse(t *schema.Table, v url.Values, def *SortKey, ignore ...string) (*List, error) {
@@ -232,6 +242,14 @@ func Parse(t *schema.Table, v url.Values, def *SortKey, ignore ...string) (*List
 
 	if err := l.parseSort(t, v, def); err != nil {
 		return nil, err
+	}
+
+	if f, ok, err := get(FieldsParam); err != nil {
+		return nil, err
+	} else if ok {
+		if err := l.parseFields(t, f); err != nil {
+			return nil, err
+		}
 	}
 
 	count, _, err := get("_count")
@@ -413,7 +431,7 @@ func (l *List) parseFilters(t *schema.Table, v url.Values, ignore []string) erro
 
 // Reserved reports whether name is a list parameter Parse reads as no
 // filter: the window, _sort and _order, _q, _cursor, _count, _tz,
-// _deleted.
+// _deleted, _fields.
 func Reserved(name string) bool { return reserved[name] }
 
 // FilterColumn is the column of t and the operator that the list

@@ -3,6 +3,7 @@ package query
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"net/netip"
 	"strconv"
@@ -296,9 +297,9 @@ func parseKindFilter(c *schema.Column, op Op, name, raw string) (Filter, error) 
 		if c.DataType != schema.JSON || c.Kind == schema.KindArray {
 			return f, errorf(CodeInvalidQuery, "%s: _key works on json columns only", name)
 		}
-		key, val, ok := strings.Cut(raw, ":")
-		if !ok || key == "" {
-			return f, errorf(CodeInvalidValue, "%s takes key:value", name)
+		path, val, err := parseKeyPath(name, raw)
+		if err != nil {
+			return f, err
 		}
 		var v any
 		d := json.NewDecoder(strings.NewReader(val))
@@ -310,7 +311,7 @@ func parseKindFilter(c *schema.Column, op Op, name, raw string) (Filter, error) 
 		case map[string]any, []any:
 			return f, errorf(CodeInvalidValue, "%s: the value must be a string, number, boolean or null", name)
 		}
-		f.Value = KeyValue{Key: key, Value: v}
+		f.Value = KeyValue{Path: path, Value: v}
 		return f, nil
 	case Within:
 		if c.Kind != schema.KindInet || strings.Contains(strings.ToLower(c.DBType), "mac") {
@@ -328,6 +329,84 @@ func parseKindFilter(c *schema.Column, op Op, name, raw string) (Filter, error) 
 		return f, nil
 	}
 	return f, errorf(CodeInvalidQuery, "%s: unknown operator", name)
+}
+
+// maxKeyDepth is the most segments in a _key path.
+const maxKeyDepth = 16
+
+// parseKeyPath reads the key of a _key filter's key:value, up to the
+// colon that ends it, and returns its path and the value's text. The key
+// is a dot path (stats.level); a segment holding a dot, colon, quote or
+// bracket is a JSON string ("a.b".c). A bare segment of digits names an
+// array's element as well as an object's key (items.0.id), as
+// PostgreSQL's #> reads it. The syntaxes of other tools (JSONPath's $.,
+// JSON Pointer's /, the -> operator, brackets) are refused rather than
+// read as a key no document holds: a filter that matches nothing for a
+// reason the reader cannot see is worse than a 400.
+func parseKeyPath(name, raw string) ([]KeyStep, string, error) {
+	bad := func(why string) error {
+		return errorf(CodeInvalidValue, `%s: %s; write key:value, a nested key as a dot path (stats.level:3, items.0.id:7), a key holding a dot, colon or quote in double quotes as in JSON ("a.b".c:3)`, name, why)
+	}
+	switch {
+	case raw == "" || raw[0] == ':':
+		return nil, "", bad("the key is empty")
+	case strings.HasPrefix(raw, "$.") || strings.HasPrefix(raw, "$["):
+		return nil, "", bad("JSONPath ($.) is not the path syntax")
+	case raw[0] == '/':
+		return nil, "", bad("a JSON Pointer (/) is not the path syntax")
+	}
+	var path []KeyStep
+	s := raw
+	for {
+		if len(path) == maxKeyDepth {
+			return nil, "", bad(fmt.Sprintf("the key has more than %d segments", maxKeyDepth))
+		}
+		var step KeyStep
+		if s != "" && s[0] == '"' {
+			end := 1
+			for end < len(s) && s[end] != '"' {
+				if s[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			if end >= len(s) || json.Unmarshal([]byte(s[:end+1]), &step.Name) != nil {
+				return nil, "", bad("a quoted key segment is not a JSON string")
+			}
+			s = s[end+1:]
+			if s != "" && s[0] != '.' && s[0] != ':' {
+				return nil, "", bad("a quoted key segment is followed by a dot or the colon")
+			}
+		} else {
+			i := strings.IndexAny(s, ".:")
+			if i < 0 {
+				i = len(s)
+			}
+			step.Name, s = s[:i], s[i:]
+			switch {
+			case step.Name == "":
+				return nil, "", bad("a key segment is empty")
+			case strings.Contains(step.Name, "->"):
+				return nil, "", bad("-> is not the path syntax")
+			case strings.ContainsAny(step.Name, "[]"):
+				return nil, "", bad("an array index is a segment (items.0), not a bracket")
+			case strings.Contains(step.Name, `"`):
+				return nil, "", bad("a key holding a quote is written whole in double quotes")
+			}
+			step.Index = strings.Trim(step.Name, "0123456789") == ""
+			if _, err := strconv.ParseInt(step.Name, 10, 32); err != nil {
+				step.Index = false
+			}
+		}
+		path = append(path, step)
+		if s == "" {
+			return nil, "", bad("the key has no :value")
+		}
+		if s[0] == ':' {
+			return path, s[1:], nil
+		}
+		s = s[1:] // the dot
+	}
 }
 
 // parseArrayFilter parses _contains, _overlaps (comma-separated elements)

@@ -830,7 +830,12 @@ async function main() {
     };
     const usersRows = async (route) => {
       if (route.request().method() !== 'GET') return route.continue();
-      const res = await route.fetch();
+      // The page asks only for the columns it shows (_fields), and this
+      // catalog hides the JSON ban column the rewrite reads: the server
+      // is asked for every column, as a BanUntil game's adds _ban anyway.
+      const url = new URL(route.request().url());
+      url.searchParams.delete('_fields');
+      const res = await route.fetch({ url: url.toString() });
       const body = await res.json();
       await route.fulfill({ response: res, json: Array.isArray(body) ? body.map(toUntil) : toUntil(body) });
     };

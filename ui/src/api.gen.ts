@@ -2883,6 +2883,8 @@ export interface operations {
                 _tz?: string;
                 /** @description a soft-delete resource's deleted rows: only them, or with the others (left out by default) */
                 _deleted?: "only" | "include";
+                /** @description columns, comma-separated: the rows are read with, and carry, only these and the primary key (every column without it) */
+                _fields?: string;
             };
             header?: never;
             path: {
@@ -3180,6 +3182,8 @@ export interface operations {
                 _tz?: string;
                 /** @description a soft-delete resource's deleted rows: only them, or with the others (left out by default) */
                 _deleted?: "only" | "include";
+                /** @description columns, comma-separated: the rows are read with, and carry, only these and the primary key (every column without it) */
+                _fields?: string;
             };
             header?: never;
             path: {
@@ -3326,6 +3330,8 @@ export interface operations {
                 _tz?: string;
                 /** @description a soft-delete resource's deleted rows: only them, or with the others (left out by default) */
                 _deleted?: "only" | "include";
+                /** @description columns, comma-separated: the rows are read with, and carry, only these and the primary key (every column without it) */
+                _fields?: string;
             };
             header?: never;
             path: {

@@ -22,7 +22,7 @@ export function singular(label: string): string {
 
 // The columns that name a row, in the server's order of preference
 // (relations.go labelColumns).
-const labelColumns = ['display_name', 'name', 'email', 'title'];
+export const labelColumns = ['display_name', 'name', 'email', 'title'];
 
 // rowLabel names a row for people: its display name, name, email or
 // title when it has one, else its key as in the page heading.

@@ -891,6 +891,7 @@ func FuzzListHTTP(f *testing.F) {
 		"seen_at=0000-01-01", "id_in=" + strings.Repeat("1,", 120), "secret=x", "%zz=1", "name=%00",
 		"_q=" + strings.Repeat("%", 300), "_start=99999999999999", "_end=-1", "meta_null=false",
 		"_sort=meta", "active_lt=1", "name_in=", "_limit=1000&_sort=seen_at",
+		"meta_key=stats.level:3", "meta_key=items.0.id:7", "meta_key=%22a%27b%5C%22%22.0:1", "meta_key=a->b:1",
 	}
 	for _, s := range seeds {
 		f.Add(s)

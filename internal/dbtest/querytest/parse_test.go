@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,9 +94,21 @@ func TestParseErrors(t *testing.T) {
 		t.Errorf("Parse(name cursor) = %v; want nil", err)
 	}
 	// Ignored parameters are not filters.
-	v, _ = url.ParseQuery("_fields=a,b&score_eq=1")
-	if l, err := query.Parse(tb, v, nil, "_fields"); err != nil || len(l.Filters) != 1 {
-		t.Errorf("Parse(_fields ignored) = %v, %v; want one filter", l, err)
+	v, _ = url.ParseQuery("_banned=true&score_eq=1")
+	if l, err := query.Parse(tb, v, nil, "_banned"); err != nil || len(l.Filters) != 1 {
+		t.Errorf("Parse(_banned ignored) = %v, %v; want one filter", l, err)
+	}
+	// _fields names columns; it is no filter.
+	v, _ = url.ParseQuery("_fields=name, score,name&score_eq=1")
+	if l, err := query.Parse(tb, v, nil); err != nil || len(l.Filters) != 1 || !slices.Equal(l.Fields, []string{"name", "score"}) {
+		t.Errorf("Parse(_fields=name, score,name) = %v, %v; want fields name and score, one filter", l, err)
+	}
+	for _, tt := range []struct{ q, code string }{{"_fields=a", query.CodeUnknownColumn}, {"_fields=name,", query.CodeUnknownColumn}, {"_fields=", query.CodeInvalidValue}} {
+		v, _ = url.ParseQuery(tt.q)
+		var qe *query.Error
+		if _, err := query.Parse(tb, v, nil); !errors.As(err, &qe) || qe.Code != tt.code {
+			t.Errorf("Parse(%s) = %v; want %s", tt.q, err, tt.code)
+		}
 	}
 }
 
@@ -125,6 +138,7 @@ func FuzzParse(f *testing.F) {
 		"at_gte=2024-01-01&at_lt=2024-02-01T00:00:00Z", "active=true&note_null=false", "_q=%27%3B--",
 		"_limit=2&_sort=at&_order=desc", "meta_like=%22", "ratio_ne=-1e300", "id_in=", "name_eq=%FF%00",
 		"_limit=3&_cursor=eyJrIjpbImlkIl0sInYiOlsxXX0", "blob_null=1", "name_gt=\\",
+		"meta_key=stats.level:3", "meta_key=items.0.id:7", "meta_key=%22a%27b%22.%22c;--%22:1", "meta_key=a..b:1", "meta_key=$.a:1",
 	} {
 		f.Add(s)
 	}

@@ -17,7 +17,7 @@ import { useResourceAction } from '../components/useResourceAction';
 import { ErrorNote, Loading } from '../components/Status';
 import { NotAllowed } from '../components/NotAllowed';
 import { ApiHelp } from '../components/ApiHelp';
-import { listColumns, tableColumns } from './columns';
+import { listColumns, listFields, tableColumns } from './columns';
 import { rowLabel, singular, usePageTitle } from '../names';
 import { bulkDelete, bulkSummary, undoAll } from './bulkDelete';
 import { canUndoDelete, deletedWhere, undoDelete } from './undoDelete';
@@ -67,6 +67,9 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   for (const k of uiParams) apiParams.delete(k);
   apiParams.set('_start', String(page * pageSize));
   apiParams.set('_end', String((page + 1) * pageSize));
+  // Only what the page shows and needs: a document column it leaves out
+  // is not read nor sent.
+  apiParams.set('_fields', listFields(meta, meta.softDeleteColumn ? params.get('_deleted') === 'only' : false).join(','));
   const list = useQuery({
     queryKey: ['list', meta.name, apiParams.toString()],
     queryFn: () => pageOf(client.GET('/{resource}', { params: { path: { resource: meta.name } }, querySerializer: query(apiParams) })),

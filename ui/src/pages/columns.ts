@@ -1,4 +1,5 @@
 import type { Column, ResourceMeta } from '../api';
+import { labelColumns } from '../names';
 
 // pick returns the columns named (in that order), or all columns.
 export function pick(meta: ResourceMeta, names: string[] | undefined): Column[] {
@@ -43,4 +44,19 @@ export function tableColumns(meta: ResourceMeta, deletedView = false): Column[] 
   const soft = deletedView ? meta.columns.find((c) => c.name === meta.softDeleteColumn) : undefined;
   if (soft && !cols.some((c) => c.name === soft.name)) cols.push(soft);
   return cols;
+}
+
+// listFields are the columns a list page asks the server for (_fields):
+// those it shows (tableColumns), the key, and those its rows' names,
+// links and states read (the label columns, the email an erase writes,
+// the soft-delete and ban columns, a link's resource column). A column
+// it does not show, a player's save document, is then not read at all.
+export function listFields(meta: ResourceMeta, deletedView = false): string[] {
+  const shown = tableColumns(meta, deletedView);
+  const names = new Set<string>([...meta.primaryKey, ...shown.map((c) => c.name), ...labelColumns, meta.emailColumn ?? 'email']);
+  for (const c of shown) if (c.linkTo?.resourceFromColumn) names.add(c.linkTo.resourceFromColumn);
+  if (meta.softDeleteColumn) names.add(meta.softDeleteColumn);
+  if (meta.banColumn) names.add(meta.banColumn);
+  // Only the catalog's columns: the users' _ban is the server's own field.
+  return meta.columns.filter((c) => names.has(c.name)).map((c) => c.name);
 }
