@@ -64,7 +64,7 @@ func newDashboard(a *Admin) *dashboard.Dashboard {
 	if a.reports.On() {
 		reportsWidget = &dashboard.Reports{Open: newReportsHandler(a).openReportStats, Filed: a.reports.Filed}
 	}
-	labels := labeler{db: a.db, as: a.resourceAs, allowed: a.allowed}
+	labels := a.rows.labels // the lists' own
 	rows := &dashboardRows{db: a.db, resources: a.resources, as: a.resourceAs, exactBelow: a.opts.ExactCountBelow, estimates: a.estimates,
 		labelJoins: labels.labelJoins, addLabels: labels.addLabels, targetLabels: a.history.TargetLabels, redactAudit: a.auditRes.redact}
 	return dashboard.New(dashboard.Config{
