@@ -101,7 +101,8 @@ func fillForLimit(t *testing.T, db *bun.DB) (timeout, took time.Duration) {
 // database's cancel in the log; so is one whose page finds
 // its few matches at once and then reads on, and a CSV export whose
 // first batch runs out, before any row. Each is logged as a warning
-// with its cause, never as an error.
+// with its cause and its parameters' names (not their values), never as
+// an error.
 //
 // Then 16 such searches at once from three operators: each operator runs
 // two at a time (QueryConcurrency's default) and the others answer 429
@@ -196,6 +197,16 @@ func oneSearch(t *testing.T, e *env, admin *client, timeout, took time.Duration)
 	}
 	if !strings.Contains(logs, "57014") && !strings.Contains(logs, "context deadline exceeded") {
 		t.Errorf("the warnings do not carry the database's cause:\n%s", logs)
+	}
+	// The filters are named, their values (what an operator looked for)
+	// are not.
+	for _, line := range strings.Split(logs, "\n") {
+		if !strings.Contains(line, "ran past QueryTimeout") {
+			continue
+		}
+		if !strings.Contains(line, "payload_like") || strings.Contains(line, "=zz") || strings.Contains(line, "=early") {
+			t.Errorf("the warning should name the parameters and leave out their values: %s", line)
+		}
 	}
 }
 
