@@ -248,4 +248,31 @@ type UserColumns struct {
 	// BanReason is an optional text column holding a ban's reason beside
 	// BanUntil (NULL without one; unban clears it). Needs BanUntil.
 	BanReason string
+	// BanTable names the game's own table of bans, one row a ban, used
+	// instead of Ban or BanUntil (setting it with either fails New): see
+	// BanTable. Nil: the ban is a column of the users table.
+	BanTable *BanTable
 }
+
+// BanTable is the game's own table of bans (UserColumns.BanTable), in
+// the shape bans(id, player_id, reason, expires_at, created_by): one row
+// a ban, read and written instead of a ban column on the users table.
+// The names are SQL names, checked against the database's catalog at New
+// (the table and every column named must exist) and the only
+// identifiers the panel's statements on the table use.
+//
+// A row is active while Until is NULL (banned for good) or ahead of the
+// database's clock; a user is banned while any row of theirs is active.
+// A panel ban ends the user's active rows and inserts one (Player, Until
+// or NULL without an end, Reason, Author the operator's id, CreatedAt
+// now), in the transaction of its audit entry and of the TokenVersion
+// bump that ends their sessions; unban sets Until to now on the active
+// rows (rows are never deleted: the table is the history). A row the
+// game writes itself is honoured as the panel's own: the users list's
+// _banned filter and each row's _ban, the user's page, the dashboard's
+// "Banned now", Auth.Banned, UserStates (so a live.Hub), the panel's
+// sign-in, and the session check, which refuses a session of a user
+// with an active row at its next request (no token version bump needed).
+// Erase bans through the table; a player's export includes their rows.
+// Bans still need UserColumns.TokenVersion.
+type BanTable = engine.BanTable
