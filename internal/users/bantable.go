@@ -52,6 +52,12 @@ func checkBanConfig(set Columns) error {
 	case bt.Player == "" || bt.Until == "":
 		return fmt.Errorf("admin: UserColumns.BanTable (%q): Player (the banned user's id column) and Until (when the ban ends) are required", bt.Name)
 	}
+	for _, n := range []string{bt.Name, bt.Player, bt.Until, bt.Reason, bt.Author, bt.CreatedAt} {
+		// Quoted, a name may hold anything but Bun's placeholder and NUL.
+		if strings.ContainsAny(n, "?\x00") {
+			return fmt.Errorf("admin: UserColumns.BanTable (%q): %q is not a name the panel takes (no ? or NUL)", bt.Name, n)
+		}
+	}
 	return nil
 }
 
@@ -180,7 +186,8 @@ func (b *bans) whereBanned(banned bool) string {
 	return "NOT " + exists
 }
 
-// untilValue is what the bans table's Until column stores for t.
+// value is what a time column of the bans table stores for t: unix
+// seconds (unix) or the time in UTC.
 func (b *bans) value(t time.Time, unix bool) any {
 	if unix {
 		return t.Unix()

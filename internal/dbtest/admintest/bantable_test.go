@@ -352,6 +352,7 @@ func TestBanTableAtNew(t *testing.T) {
 			{UserColumns{PasswordHash: "pass", BanTable: &BanTable{Name: "bans", Player: "player", Until: "expires_at"}}, `BanTable.Player: table bans has no column "player"`},
 			{UserColumns{PasswordHash: "pass", BanTable: &BanTable{Name: "bans", Player: "player_id", Until: "expires_at", Author: "by"}}, `BanTable.Author`},
 			{UserColumns{PasswordHash: "pass", BanTable: &BanTable{Name: "bans", Player: "player_id", Until: "flagged"}}, "BanTable.Until"},
+			{UserColumns{PasswordHash: "pass", BanTable: &BanTable{Name: "bans", Player: "player_id", Until: "expires_at", Reason: "reason?"}}, "not a name"},
 		}
 		for _, tc := range cases {
 			_, err := New(db, Options{Secret: testSecret, Tables: map[string]any{"users": (*bansPlayer)(nil)}, UserColumns: tc.uc})
