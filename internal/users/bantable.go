@@ -139,15 +139,27 @@ func (b *bans) active() string { return b.activeAt(b.col(b.Until)) }
 
 // activeAt is active of the until column c, quoted (and qualified).
 func (b *bans) activeAt(c string) string {
+	if !b.unix && !b.pg {
+		// SQLite holds a time as text: julianday reads the ISO forms
+		// with or without an offset.
+		return "(" + c + " IS NULL OR julianday(" + c + ") > julianday('now'))"
+	}
+	return "(" + c + " IS NULL OR " + c + " > " + b.now() + ")"
+}
+
+// now is the database's clock as the Until column holds it: what an
+// unban writes there, so that the row has ended by the clock active
+// reads (the panel's Options.Clock, which tests move, does not).
+func (b *bans) now() string {
 	switch {
 	case b.unix && b.pg:
-		return "(" + c + " IS NULL OR " + c + " > CAST(EXTRACT(EPOCH FROM now()) AS BIGINT))"
+		return "CAST(EXTRACT(EPOCH FROM now()) AS BIGINT)"
 	case b.unix:
-		return "(" + c + " IS NULL OR " + c + " > CAST(strftime('%s', 'now') AS INTEGER))"
+		return "CAST(strftime('%s', 'now') AS INTEGER)"
 	case b.pg:
-		return "(" + c + " IS NULL OR " + c + " > now())"
+		return "now()"
 	}
-	return "(" + c + " IS NULL OR julianday(" + c + ") > julianday('now'))"
+	return "strftime('%Y-%m-%d %H:%M:%f+00:00', 'now')"
 }
 
 // activeOf is the subquery's condition "row b is an active ban of the
@@ -197,7 +209,7 @@ func (b *bans) value(t time.Time, unix bool) any {
 
 // WriteBan writes userID's ban into the bans table through db (the
 // caller's transaction): every active row of theirs ends now (Until set
-// to now), then, for a ban (ban not nil), a row is inserted: the user,
+// to the database's now), then, for a ban (ban not nil), a row is inserted: the user,
 // its end (NULL without one), reason, author and time where the table
 // has those columns. So one row is active afterwards, or none for an
 // unban (nil). Rows are never deleted: the table keeps the history.
@@ -207,9 +219,9 @@ func (u *Table) WriteBan(ctx context.Context, db bun.IDB, userID string, ban *Ba
 		return fmt.Errorf("admin: WriteBan without a BanTable")
 	}
 	now = now.UTC()
-	end := "UPDATE " + quoteName(b.Name) + " SET " + migrate.Quote(b.Until) + " = ? WHERE " + migrate.Quote(b.Player) + " = ? AND " +
+	end := "UPDATE " + quoteName(b.Name) + " SET " + migrate.Quote(b.Until) + " = " + b.now() + " WHERE " + migrate.Quote(b.Player) + " = ? AND " +
 		b.activeAt(migrate.Quote(b.Until))
-	if _, err := db.NewRaw(end, b.value(now, b.unix), userID).Exec(ctx); err != nil {
+	if _, err := db.NewRaw(end, userID).Exec(ctx); err != nil {
 		return fmt.Errorf("admin: end the bans of %s in %s: %w", userID, b.Name, err)
 	}
 	if ban == nil {
