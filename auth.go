@@ -15,7 +15,10 @@ type Auth struct{ e *engine.Auth }
 // Banned returns userID's ban when one is in force, or nil. A ban whose
 // Until has passed is not in force. Game handlers call it to refuse banned
 // players. With UserColumns.BanUntil it is read from the until and reason
-// columns: Until nil for good, BannedAt and BannedBy zero.
+// columns: Until nil for good, BannedAt and BannedBy zero. With
+// UserColumns.BanTable it is the user's active row that ends last (a row
+// the game wrote included): Until nil for good, its reason, BannedAt and
+// BannedBy zero.
 func (au *Auth) Banned(ctx context.Context, userID string) (*BanInfo, error) {
 	return au.e.Banned(ctx, userID)
 }
@@ -34,8 +37,9 @@ func (au *Auth) HashPassword(ctx context.Context, password string) (string, erro
 }
 
 // UserStates returns the state of the users with those ids, in one query
-// per 500 that reads only the id, token version and ban columns; an id
-// with no user is absent from the map. A live.Hub given it
+// per 500 that reads only the id, token version and ban columns (with
+// UserColumns.BanTable, whether an active row of the bans table names
+// the user); an id with no user is absent from the map. A live.Hub given it
 // as Options.UserStates closes sockets whose sessions ended on another
 // node while it could not be told (see live.Hub.Revalidate).
 func (au *Auth) UserStates(ctx context.Context, userIDs []string) (map[string]UserState, error) {
@@ -135,7 +139,9 @@ func (au *Auth) BumpTokenVersion(ctx context.Context, userID string) error {
 // (Options.Rooms) are closed. With UserColumns.BanUntil, Until and Reason
 // are written to the until and reason columns (no Until: the permanent
 // sentinel); BannedAt and BannedBy are not kept (the audit entry says
-// who and when).
+// who and when). With UserColumns.BanTable, the user's active rows end
+// and a row is inserted (Until NULL for good; Reason, BannedBy as its
+// author and BannedAt as its time where the table has those columns).
 func (au *Auth) Ban(ctx context.Context, userID string, ban BanInfo) error {
 	return au.e.Ban(ctx, userID, ban)
 }
@@ -248,4 +254,31 @@ type UserColumns struct {
 	// BanReason is an optional text column holding a ban's reason beside
 	// BanUntil (NULL without one; unban clears it). Needs BanUntil.
 	BanReason string
+	// BanTable names the game's own table of bans, one row a ban, used
+	// instead of Ban or BanUntil (setting it with either fails New): see
+	// BanTable. Nil: the ban is a column of the users table.
+	BanTable *BanTable
 }
+
+// BanTable is the game's own table of bans (UserColumns.BanTable), in
+// the shape bans(id, player_id, reason, expires_at, created_by): one row
+// a ban, read and written instead of a ban column on the users table.
+// The names are SQL names, checked against the database's catalog at New
+// (the table and every column named must exist) and the only
+// identifiers the panel's statements on the table use.
+//
+// A row is active while Until is NULL (banned for good) or ahead of the
+// database's clock; a user is banned while any row of theirs is active.
+// A panel ban ends the user's active rows and inserts one (Player, Until
+// or NULL without an end, Reason, Author the operator's id, CreatedAt
+// now), in the transaction of its audit entry and of the TokenVersion
+// bump that ends their sessions; unban sets Until to now on the active
+// rows (rows are never deleted: the table is the history). A row the
+// game writes itself is honoured as the panel's own: the users list's
+// _banned filter and each row's _ban, the user's page, the dashboard's
+// "Banned now", Auth.Banned, UserStates (so a live.Hub), the panel's
+// sign-in, and the session check, which refuses a session of a user
+// with an active row at its next request (no token version bump needed).
+// Erase bans through the table; a player's export includes their rows.
+// Bans still need UserColumns.TokenVersion.
+type BanTable = engine.BanTable

@@ -98,7 +98,8 @@ func (au *Auth) HashPassword(ctx context.Context, password string) (string, erro
 }
 
 // UserStates returns the state of the users with those ids, in one query
-// per 500 that reads only the id, token version and ban columns (the until and reason columns with UserColumns.BanUntil); an id
+// per 500 that reads only the id, token version and ban columns (the until and reason columns with UserColumns.BanUntil;
+// the active rows of the bans table with UserColumns.BanTable); an id
 // with no user is absent from the map. A live.Hub given it
 // as Options.UserStates closes sockets whose sessions ended on another
 // node while it could not be told (see live.Hub.Revalidate).

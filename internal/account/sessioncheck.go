@@ -72,7 +72,7 @@ func (s *SessionCheck) Verify(ctx context.Context, r *http.Request) (authz.Opera
 	}
 	tv, op, err := s.state(ctx, c.UserID)
 	switch {
-	case errors.Is(err, users.ErrNotFound):
+	case errors.Is(err, users.ErrNotFound), errors.Is(err, users.ErrBanned):
 		return authz.Operator{}, ErrUnauthenticated
 	case err != nil:
 		return authz.Operator{}, err
@@ -106,7 +106,7 @@ func (s *SessionCheck) state(ctx context.Context, userID string) (int64, authz.O
 	}
 	stmt := s.prepared(ctx)
 	if stmt == nil {
-		return s.roles.SessionState(ctx, s.db, userID)
+		return s.roles.LiveSession(ctx, s.db, userID)
 	}
 	var row users.SessionRow
 	err := stmt.QueryRowContext(ctx, userID).Scan(row.Dest()...)
@@ -118,13 +118,13 @@ func (s *SessionCheck) state(ctx context.Context, userID string) (int64, authz.O
 			return 0, authz.Operator{}, err
 		}
 		s.drop(stmt)
-		tv, op, plainErr := s.roles.SessionState(ctx, s.db, userID)
+		tv, op, plainErr := s.roles.LiveSession(ctx, s.db, userID)
 		if plainErr == nil && s.failed() {
 			s.log.Warn("admin: the session check's prepared statement keeps failing where the plain query works (PgBouncer in transaction mode?); using the plain query from now on", "err", err)
 		}
 		return tv, op, plainErr
 	}
-	return row.State(userID)
+	return row.Live(userID)
 }
 
 // prepared is the statement, prepared on first use; nil when it cannot be
@@ -202,5 +202,5 @@ func (s *SessionCheck) stateByText(ctx context.Context, userID string) (int64, a
 	if err := rs.Scan(row.Dest()...); err != nil {
 		return 0, authz.Operator{}, err
 	}
-	return row.State(userID)
+	return row.Live(userID)
 }

@@ -309,6 +309,9 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if err := a.usersRes.fromCatalog(); err != nil {
 		return nil, err
 	}
+	if err := a.users.CheckBanTable(ctx, db); err != nil {
+		return nil, err
+	}
 	if err := (*compiler)(a).checkCreatedAt(); err != nil {
 		return nil, err
 	}

@@ -23,6 +23,10 @@ import (
 // the model does not have is an error at New.
 type UserColumns = users.Columns
 
+// BanTable is the game's own table of bans (UserColumns.BanTable): the
+// root's BanTable documents it.
+type BanTable = users.BanTable
+
 // newUserTable reads the users table of model (Options.Tables["users"]),
 // the built-in User when nil.
 func newUserTable(tables *bunschema.Tables, model any, prefix string, uc UserColumns) (*users.Table, error) {

@@ -240,7 +240,64 @@ func (u *usersResource) answer(ctx context.Context, op Operator, _ *resource, ro
 	if err := u.addOperatorRoles(ctx, op, rows); err != nil {
 		return err
 	}
+	if u.users.Bans != nil {
+		return u.addTableBans(ctx, rows)
+	}
 	u.addBans(ctx, rows)
+	return nil
+}
+
+// addTableBans sets banField on users rows from the bans table
+// (UserColumns.BanTable), in one query for the page: the active ban that
+// ends last (until absent for good; reason and author, the banning
+// operator's id, when the table has them and the row says), null when
+// none is active.
+func (u *usersResource) addTableBans(ctx context.Context, rows []map[string]any) error {
+	t := u.users
+	if !t.HasTokenVersion || len(rows) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(rows))
+	for _, row := range rows {
+		if id, ok := row[t.Cols.ID]; ok && id != nil {
+			ids = append(ids, fmt.Sprint(id))
+		}
+	}
+	bans, err := t.BanRows(ctx, u.db, ids, true)
+	if err != nil {
+		return err
+	}
+	first := map[string]users.BanRow{}
+	for _, b := range bans {
+		if _, seen := first[b.Player]; !seen {
+			first[b.Player] = b
+		}
+	}
+	for _, row := range rows {
+		id, ok := row[t.Cols.ID]
+		if !ok || id == nil {
+			continue
+		}
+		b, banned := first[fmt.Sprint(id)]
+		if !banned {
+			row[banField] = nil
+			continue
+		}
+		m := map[string]any{}
+		if b.Reason != "" {
+			m["reason"] = b.Reason
+		}
+		if b.Until != nil {
+			m["until"] = b.Until
+		}
+		if b.Author != "" {
+			m["bannedBy"] = b.Author
+		}
+		if b.CreatedAt != nil {
+			m["bannedAt"] = b.CreatedAt
+		}
+		row[banField] = m
+	}
 	return nil
 }
 
@@ -335,6 +392,8 @@ func (u *usersResource) banColumn(view map[string]*schema.Column) string {
 	switch {
 	case !t.HasBan || !t.HasTokenVersion:
 		return ""
+	case t.Bans != nil:
+		return banField
 	case t.Cols.BanUntil != "" && view[t.Cols.BanUntil] != nil:
 		return banField
 	case t.Cols.Ban != "" && view[t.Cols.Ban] != nil:

@@ -118,14 +118,32 @@ func (s *Sanctions) Apply(ctx context.Context, by authz.Operator, userID string,
 			q = s.setBan(q, users.BanInfo{Reason: act.Reason, Until: act.Until, BannedAt: act.BannedAt, BannedBy: actor})
 		case Unban:
 			entry.Action = "user.unban"
+			if u.Bans != nil {
+				// The rows of the bans table: the users row is not
+				// written, but must exist.
+				if _, err := u.AccountByID(ctx, tx, userID); err != nil {
+					return err
+				}
+				if err := u.WriteBan(ctx, tx, userID, nil, s.now()); err != nil {
+					return err
+				}
+				break
+			}
 			q = u.SetBan(q, nil)
 		case RevokeSessions:
 			entry.Action = "user.revoke_sessions"
 			entry.Payload["sessionsClosed"] = expected
 			q = q.Set("? = ? + 1", u.Col(u.Cols.TokenVersion), u.Col(u.Cols.TokenVersion))
 		}
-		if err := s.users.Update(ctx, q, userID); err != nil {
-			return err
+		if act.Name != Unban || u.Bans == nil {
+			if err := s.users.Update(ctx, q, userID); err != nil {
+				return err
+			}
+		}
+		if act.Name == Ban && u.Bans != nil {
+			if err := s.writeBan(ctx, tx, userID, users.BanInfo{Reason: act.Reason, Until: act.Until, BannedAt: act.BannedAt, BannedBy: actor}); err != nil {
+				return err
+			}
 		}
 		if err := s.audit.RecordTx(ctx, tx, entry); err != nil || act.Within == nil {
 			return err
@@ -167,7 +185,17 @@ func (s *Sanctions) BanTx(ctx context.Context, tx bun.Tx, userID string, ban use
 	if err := s.supports(Ban); err != nil {
 		return err
 	}
-	return s.users.Update(ctx, s.setBan(tx.NewUpdate(), ban), userID)
+	if err := s.users.Update(ctx, s.setBan(tx.NewUpdate(), ban), userID); err != nil || s.users.Bans == nil {
+		return err
+	}
+	return s.writeBan(ctx, tx, userID, ban)
+}
+
+// writeBan writes ban as a row of the bans table (UserColumns.BanTable),
+// after the users row's token version is bumped: the user's active rows
+// end, and one is inserted.
+func (s *Sanctions) writeBan(ctx context.Context, tx bun.Tx, userID string, ban users.BanInfo) error {
+	return s.users.WriteBan(ctx, tx, userID, &ban, s.now())
 }
 
 // setBan adds to q, an update of the users table, the SETs of a ban:

@@ -331,3 +331,32 @@ func DeclaredScale(typ string) int {
 	n, _ := strconv.Atoi(m[1])
 	return n
 }
+
+// ColumnTypes reads the columns of the table name (optionally schema
+// qualified) from the database's catalog, for a table the panel reads
+// without a model (UserColumns.BanTable): each column's type name in
+// lower case (PostgreSQL's pg_type name, "int8" or "timestamptz";
+// SQLite's declared type, "integer" or "datetime"). An empty map when
+// the table does not exist.
+func ColumnTypes(ctx context.Context, db bun.IDB, name string) (map[string]string, error) {
+	var cols []dbColumn
+	var err error
+	switch db.Dialect().Name() {
+	case dialect.PG:
+		cols, err = pgColumns(ctx, db, name)
+	case dialect.SQLite:
+		cols, err = sqliteColumns(ctx, db, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("schema: table %q: reading the catalog: %w", name, err)
+	}
+	out := make(map[string]string, len(cols))
+	for _, dc := range cols {
+		typ := dc.TypName
+		if db.Dialect().Name() == dialect.SQLite {
+			typ, _, _ = strings.Cut(dc.Type, "(")
+		}
+		out[dc.Name] = strings.ToLower(strings.TrimSpace(typ))
+	}
+	return out, nil
+}

@@ -159,9 +159,10 @@ func userSubject(userID string) query.Cond {
 }
 
 // Export answers GET /admin-api/users/{id}/_export: the user's data as one JSON document,
-// streamed: {exportedAt, user, resources: {relation: [rows]}, audit:
-// [entries about them]}, hidden columns left out. Audited as user.export
-// with the counts.
+// streamed: {exportedAt, user, resources: {relation: [rows]}, bans:
+// [their rows of UserColumns.BanTable, when set and not a declared
+// resource], audit: [entries about them]}, hidden columns left out.
+// Audited as user.export with the counts.
 func (a *Service) Export(w http.ResponseWriter, r *http.Request, op authz.Operator) error {
 	account, userID, row, err := a.dataRequest(r, op)
 	if err != nil {
@@ -250,7 +251,23 @@ func (a *Service) Export(w http.ResponseWriter, r *http.Request, op authz.Operat
 			}
 			counts[p.name()] = n
 		}
-		buf.WriteString(`},"audit":`)
+		buf.WriteString(`}`)
+		if a.Users.Bans != nil && !slices.ContainsFunc(parts, func(p userPart) bool { return p.target.Table.Name == a.Users.Bans.Name }) {
+			// The bans table, unless a declared resource has its rows.
+			bans, err := a.Users.BanRows(ctx, a.DB, []string{userID}, false)
+			if err != nil {
+				return err
+			}
+			if bans == nil {
+				bans = []users.BanRow{}
+			}
+			buf.WriteString(`,"bans":`)
+			if err := putJSON(bans); err != nil {
+				return err
+			}
+			counts["bans"] = int64(len(bans))
+		}
+		buf.WriteString(`,"audit":`)
 		if log := a.Resources[audit.Key]; log != nil {
 			// An operator's address and browser are the operator's data,
 			// not the player's: only the player's own requests keep theirs.
@@ -399,9 +416,6 @@ func (a *Service) Erase(w http.ResponseWriter, r *http.Request, op authz.Operato
 	}
 	if !dryRun && !strings.EqualFold(strings.TrimSpace(body.Confirm), email) {
 		return errbody.Field(http.StatusBadRequest, "confirmation_required", "confirm", "type the user's %s to confirm the erase", what)
-	}
-	if !a.Users.HasTokenVersion || !a.Users.HasBan {
-		return errbody.New(http.StatusNotImplemented, "not_supported", "erase needs the users table's ban and token version columns, so that the erased account can never sign in")
 	}
 	ctx := r.Context()
 	report := eraseReport{DryRun: dryRun, Resources: []erasePart{}}
@@ -593,11 +607,23 @@ const ErasedPattern = `^erased-[^@\s]*(@erased\.invalid)?$`
 // eraseAccount empties the users row of personal values, makes it unable
 // to sign in for good (a permanent ban, moderation's own, which ends its
 // sessions), and removes its panel role and second factor.
+//
+// It writes only what the users table has: without a ban (no Ban,
+// BanUntil or BanTable) the account is not banned, only left without a
+// password (its sessions still end when there is a token version); with
+// a BanTable the ban is a row there.
 func (a *Service) eraseAccount(ctx context.Context, tx bun.Tx, res *rows.Resource, userID string, op authz.Operator) error {
-	if err := a.Sanctions.BanTx(ctx, tx, userID, users.BanInfo{Reason: "erased", BannedBy: op.UserID}); err != nil {
+	u := a.Users
+	var err error
+	switch {
+	case u.HasBan && u.HasTokenVersion:
+		err = a.Sanctions.BanTx(ctx, tx, userID, users.BanInfo{Reason: "erased", BannedBy: op.UserID})
+	case u.HasTokenVersion:
+		err = a.Sanctions.BumpTokenVersion(ctx, tx, userID)
+	}
+	if err != nil {
 		return rows.ColumnFields(res, rows.DBError(err))
 	}
-	u := a.Users
 	q := tx.NewUpdate().Set("? = ?", u.Col(u.Cols.Email), "erased-"+safeFileName(userID)+"@erased.invalid")
 	if u.HashNotNull {
 		q = q.Set("? = ?", u.Col(u.Cols.PasswordHash), users.UnusableHash)

@@ -1,6 +1,7 @@
 package users
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -65,6 +66,8 @@ func (u *Table) StateColumns(q *bun.SelectQuery) *bun.SelectQuery {
 		q = q.ColumnExpr("0")
 	}
 	switch {
+	case u.Bans != nil:
+		return u.Bans.stateColumns(q, u.Col(u.Cols.ID, "u"))
 	case u.Cols.BanUntil != "":
 		q = q.ColumnExpr("?", u.Col(u.Cols.BanUntil, "u"))
 	case u.HasBan:
@@ -110,7 +113,7 @@ var ErrMalformedBan = errors.New("admin: malformed ban")
 // permanent: the sentinel, or any time past PermanentAfter) and the
 // reason; one in the past is a ban no longer in force (Active is false).
 func (u *Table) Ban(userID string, b BanState) (*BanInfo, error) {
-	if u.Cols.BanUntil == "" {
+	if u.Cols.BanUntil == "" && u.Bans == nil {
 		return ParseBan(userID, NullJSON(b.Raw.bytes()))
 	}
 	if b.Raw.V == nil {
@@ -118,7 +121,7 @@ func (u *Table) Ban(userID string, b BanState) (*BanInfo, error) {
 	}
 	until, err := UntilValue(b.Raw.V)
 	if err != nil {
-		return nil, fmt.Errorf("admin: user %s: ban column %s: %w", userID, u.Cols.BanUntil, err)
+		return nil, fmt.Errorf("admin: user %s: ban column %s: %w", userID, cmp.Or(u.Cols.BanUntil, "bans table"), err)
 	}
 	ban := &BanInfo{Reason: b.Reason.String}
 	if until.Year() < PermanentAfter {
@@ -220,7 +223,13 @@ func (r RawValue) bytes() []byte {
 // ban: the JSON ban column, or the until-column (the sentinel
 // PermanentUntil without an end; unix seconds for an integer column) and
 // the reason column (NULL when empty). A nil ban clears them (NULL).
+//
+// With a BanTable it adds nothing: the ban is a row of that table
+// (WriteBan).
 func (u *Table) SetBan(q *bun.UpdateQuery, ban *BanInfo) *bun.UpdateQuery {
+	if u.Bans != nil {
+		return q
+	}
 	if u.Cols.BanUntil == "" {
 		if ban == nil {
 			return q.Set("? = NULL", u.Col(u.Cols.Ban))
@@ -443,7 +452,13 @@ const UnusableHash = "!"
 //
 // With an until-column, a ban is in force while the column is ahead of
 // now: unix seconds against the database's clock, or a time.
+//
+// With a BanTable, a user is banned while an active row of theirs exists
+// (an EXISTS subquery, which an index on the player column serves).
 func (u *Table) WhereBanned(pg, banned bool) query.Cond {
+	if u.Bans != nil {
+		return query.Cond{Expr: u.Bans.whereBanned(banned), Args: []any{bun.Ident(u.Cols.ID)}}
+	}
 	if u.Cols.BanUntil != "" {
 		var active string
 		switch {

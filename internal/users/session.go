@@ -25,9 +25,29 @@ func (rs *RoleTable) SessionState(ctx context.Context, db bun.IDB, userID string
 	return row.State(userID)
 }
 
+// LiveSession is SessionState for the session check: ErrBanned when the
+// user has an active row in the bans table (UserColumns.BanTable), so a
+// ban the game writes there ends their sessions at the next check.
+func (rs *RoleTable) LiveSession(ctx context.Context, db bun.IDB, userID string) (int64, authz.Operator, error) {
+	var row SessionRow
+	if err := rs.SessionQuery(db, userID).Scan(ctx, row.Dest()...); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, authz.Operator{}, ErrNotFound
+		}
+		return 0, authz.Operator{}, err
+	}
+	return row.Live(userID)
+}
+
+// ErrBanned reports that a session's user is banned by a row of the bans
+// table (LiveSession, SessionRow.Live).
+var ErrBanned = errors.New("admin: banned")
+
 // SessionQuery is the session check's one statement: the role, scopes and
 // token version (0 without that column) of the user whose id is id, a
-// value or a placeholder (a prepared statement's).
+// value or a placeholder (a prepared statement's), and whether an active
+// row of the bans table names them (an EXISTS subquery; FALSE without a
+// BanTable).
 func (rs *RoleTable) SessionQuery(db bun.IDB, id any) *bun.SelectQuery {
 	u := rs.Users
 	q := db.NewSelect().TableExpr("? AS u", u.Ident()).
@@ -35,7 +55,12 @@ func (rs *RoleTable) SessionQuery(db bun.IDB, id any) *bun.SelectQuery {
 		ColumnExpr("r.role").ColumnExpr("r.scopes").
 		Where("? = ?", u.Col(u.Cols.ID, "u"), id)
 	if u.HasTokenVersion {
-		return q.ColumnExpr("?", u.Col(u.Cols.TokenVersion, "u"))
+		q = q.ColumnExpr("?", u.Col(u.Cols.TokenVersion, "u"))
+	} else {
+		q = q.ColumnExpr("0")
+	}
+	if u.Bans != nil {
+		return q.ColumnExpr("CASE WHEN EXISTS (SELECT 1 FROM " + u.Bans.from() + " WHERE " + u.Bans.activeOf(string(u.Col(u.Cols.ID, "u"))) + ") THEN 1 ELSE 0 END")
 	}
 	return q.ColumnExpr("0")
 }
@@ -46,10 +71,20 @@ type SessionRow struct {
 	role   sql.NullString
 	scopes NullJSON
 	tv     int64
+	banned int64
 }
 
 // Dest are the scan destinations of SessionQuery's columns.
-func (r *SessionRow) Dest() []any { return []any{&r.role, &r.scopes, &r.tv} }
+func (r *SessionRow) Dest() []any { return []any{&r.role, &r.scopes, &r.tv, &r.banned} }
+
+// Live is State for the session check: ErrBanned when an active row of
+// the bans table names the user.
+func (r *SessionRow) Live(userID string) (int64, authz.Operator, error) {
+	if r.banned != 0 {
+		return 0, authz.Operator{}, ErrBanned
+	}
+	return r.State(userID)
+}
 
 // State is the row's token version and Operator: a plain user without a
 // roles row or with a role this version does not know.

@@ -52,6 +52,7 @@ type Columns struct {
 	CreatedAt    string // default "created_at"
 	BanUntil     string // no default: the game's own until-column, instead of Ban
 	BanReason    string // no default: with BanUntil, the ban's reason
+	BanTable     *BanTable
 }
 
 func (c Columns) withDefaults() Columns {
@@ -60,7 +61,7 @@ func (c Columns) withDefaults() Columns {
 	c.PasswordHash = cmp.Or(c.PasswordHash, "password_hash")
 	c.DisplayName = cmp.Or(c.DisplayName, "display_name")
 	c.TokenVersion = cmp.Or(c.TokenVersion, "token_version")
-	if c.BanUntil == "" {
+	if c.BanUntil == "" && c.BanTable == nil {
 		c.Ban = cmp.Or(c.Ban, "ban")
 	}
 	c.CreatedAt = cmp.Or(c.CreatedAt, "created_at")
@@ -80,7 +81,10 @@ type Table struct {
 	Builtin bool
 	// IDField is the model's id field.
 	IDField *bunschema.Field
-	// HasBan (the JSON ban or an until-column), HasTokenVersion and
+	// Bans is UserColumns.BanTable, nil without: the ban is the rows
+	// of the game's own bans table.
+	Bans *bans
+	// HasBan (the JSON ban, an until-column or a bans table), HasTokenVersion and
 	// HasDisplayName say which optional columns the table has.
 	HasBan          bool
 	HasTokenVersion bool
@@ -123,6 +127,9 @@ func New(tables *bunschema.Tables, model, builtin any, prefix string, uc Columns
 	set := uc
 	if set.Ban != "" && set.BanUntil != "" {
 		return nil, fmt.Errorf("admin: UserColumns.Ban (%q, a JSON column) and UserColumns.BanUntil (%q) both name the ban: set one", set.Ban, set.BanUntil)
+	}
+	if err := checkBanConfig(set); err != nil {
+		return nil, err
 	}
 	if set.BanReason != "" && set.BanUntil == "" {
 		return nil, fmt.Errorf("admin: UserColumns.BanReason (%q) goes with UserColumns.BanUntil, which is not set", set.BanReason)
@@ -171,7 +178,10 @@ func New(tables *bunschema.Tables, model, builtin any, prefix string, uc Columns
 	u.IDField, _ = t.Field(u.Cols.ID)
 	u.HasDisplayName = u.Cols.DisplayName != ""
 	u.HasTokenVersion = u.Cols.TokenVersion != ""
-	u.HasBan = u.Cols.Ban != "" || u.Cols.BanUntil != ""
+	if bt := set.BanTable; bt != nil {
+		u.Bans = &bans{BanTable: *bt}
+	}
+	u.HasBan = u.Cols.Ban != "" || u.Cols.BanUntil != "" || u.Bans != nil
 	if u.Cols.BanUntil != "" {
 		f := t.FieldMap[u.Cols.BanUntil]
 		switch typ := f.IndirectType; {
@@ -194,7 +204,7 @@ func New(tables *bunschema.Tables, model, builtin any, prefix string, uc Columns
 		u.Off = append(u.Off, "sign out everywhere, revoke-sessions and single-use reset links (UserColumns.TokenVersion names a BIGINT column)")
 	}
 	if !u.HasBan || !u.HasTokenVersion {
-		u.Off = append(u.Off, "ban and unban (UserColumns.Ban names a JSON column, or UserColumns.BanUntil an until-column, with TokenVersion)")
+		u.Off = append(u.Off, "ban and unban (UserColumns.Ban names a JSON column, UserColumns.BanUntil an until-column, or UserColumns.BanTable a table of bans, with TokenVersion)")
 	}
 	return u, nil
 }
