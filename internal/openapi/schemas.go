@@ -70,12 +70,14 @@ func fixedSchemas() obj {
 	role := enum("admin", "mod", "user")
 	me := object(obj{
 		"userId": str(), "role": role, "email": str(), "displayName": str(), "scopes": strs(),
-		"features": object(obj{"ban": boolean(), "revokeSessions": boolean(), "rooms": boolean(), "reports": boolean()},
-			"ban", "revokeSessions", "rooms", "reports"),
+		"username": obj{"type": "string", "description": "the login name (UserColumns.Username); empty without one"},
+		"features": object(obj{"ban": boolean(), "revokeSessions": boolean(), "rooms": boolean(), "reports": boolean(),
+			"email": obj{"type": "boolean", "description": "the users table has an email column: reset links and invites can be sent (to accounts with an email)"}},
+			"ban", "revokeSessions", "rooms", "reports", "email"),
 		"changesAccountsOf": obj{"type": "array", "items": role,
 			"description": "the roles whose accounts (a users row's _role, user for a player) the operator may change, ban, unban or revoke: only an admin changes an operator's"},
 		"banPresets": obj{"type": "array", "items": ref("BanPreset"), "description": "the ban lengths offered, shortest first"},
-	}, "userId", "role", "email", "displayName", "scopes", "features", "changesAccountsOf", "banPresets")
+	}, "userId", "role", "email", "username", "displayName", "scopes", "features", "changesAccountsOf", "banPresets")
 	summary := obj{
 		"roomId": str(), "name": str(), "clients": integer(), "maxClients": integer(), "locked": boolean(), "createdAt": dateTime(),
 		"node": obj{"type": "string", "description": "the game-server node holding it; absent for a single process"},
