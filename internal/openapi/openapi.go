@@ -347,7 +347,7 @@ func Build(in Input) map[string]any {
 	paths["/auth/login"] = obj{"post": obj{"operationId": "login", "tags": []string{"Sign-in"}, "summary": "Sign in: the answer sets the session cookie", "security": []obj{},
 		"requestBody": body(obj{"type": "object", "required": []string{"password"}, "description": "the password and exactly one of login (an email or a username), email and username",
 			"properties": obj{"login": obj{"type": "string", "description": "an email or a username"}, "email": obj{"type": "string"}, "username": obj{"type": "string"}, "password": obj{"type": "string"}}}),
-		"responses":   withErrors(obj{"200": jsonOK("signed in, or a second factor is asked for", ref("SignedIn"))})}}
+		"responses": withErrors(obj{"200": jsonOK("signed in, or a second factor is asked for", ref("SignedIn"))})}}
 	paths["/auth/logout"] = obj{"post": obj{"operationId": "logout", "tags": []string{"Sign-in"}, "summary": "Sign out",
 		"responses": withErrors(obj{"200": jsonOK("signed out", obj{"type": "object"})})}}
 	paths["/_dashboard"] = obj{"get": obj{"operationId": "dashboard", "tags": []string{"Dashboard"}, "summary": "The dashboard's widgets",
