@@ -161,9 +161,11 @@ const (
 	maxEmailBytes    = 254
 )
 
-// Credentials are the body of a sign-in or of the first admin's sign-up.
+// Credentials are the body of the first admin's sign-up: an email, a
+// username (UserColumns.Username), or both.
 type Credentials struct {
 	Email       string `json:"email"`
+	Username    string `json:"username,omitempty"`
 	Password    string `json:"password"`
 	DisplayName string `json:"displayName"`
 }
@@ -219,16 +221,22 @@ func (b LoginBody) Attempt() (LoginAttempt, error) {
 	return at, checkPasswordLen(b.Password)
 }
 
-// Check checks and trims the email (CheckEmail), the password (a new
-// one, CheckNewPassword, when newPassword) and the display name; its
-// error is the 400 answer naming what is wrong.
+// Check checks and trims the email (CheckEmail; it may be left out
+// when a username is given), the username, the password (a new one,
+// CheckNewPassword, when newPassword) and the display name; its error
+// is the 400 answer naming what is wrong.
 func (c *Credentials) Check(newPassword bool) error {
-	email, err := CheckEmail(c.Email)
-	if err != nil {
-		return err
+	c.Username = strings.TrimSpace(c.Username)
+	if c.Email != "" || c.Username == "" {
+		email, err := CheckEmail(c.Email)
+		if err != nil {
+			return err
+		}
+		c.Email = email
 	}
-	c.Email = email
 	switch {
+	case len(c.Username) > maxEmailBytes:
+		return errbody.Field(http.StatusBadRequest, "invalid_value", "username", "username is longer than %d bytes", maxEmailBytes)
 	case c.Password == "":
 		return errbody.New(http.StatusBadRequest, "missing_field", "password is required")
 	case utf8.RuneCountInString(c.DisplayName) > 200:

@@ -425,7 +425,8 @@ func (u *usersResource) bootstrapDefaults(ctx context.Context, c account.Credent
 	}
 	if dn := u.users.Cols.DisplayName; dn != "" && c.DisplayName == "" && vals[dn] == nil {
 		if col, ok := u.res.Table.ByName[dn]; ok && col.NotNull && !col.HasDefault {
-			vals[dn], _, _ = strings.Cut(strings.TrimSpace(c.Email), "@")
+			local, _, _ := strings.Cut(strings.TrimSpace(c.Email), "@")
+			vals[dn] = cmp.Or(local, c.Username)
 		}
 	}
 	return vals, nil

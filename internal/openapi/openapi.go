@@ -314,7 +314,8 @@ func Build(in Input) map[string]any {
 		}
 		paths["/rooms/{roomId}"] = room
 	}
-	bootstrap := simple("bootstrap", "Sign-in", "Create the first admin", obj{"type": "object", "required": []string{"email", "password"}, "properties": obj{"email": obj{"type": "string"}, "password": obj{"type": "string"}, "displayName": obj{"type": "string"}, "token": obj{"type": "string"}}}, false)
+	bootstrap := simple("bootstrap", "Sign-in", "Create the first admin", obj{"type": "object", "required": []string{"password"}, "description": "an email, a username (UserColumns.Username), or both",
+		"properties": obj{"email": obj{"type": "string"}, "username": obj{"type": "string"}, "password": obj{"type": "string"}, "displayName": obj{"type": "string"}, "token": obj{"type": "string"}}}, false)
 	bootstrap["responses"].(obj)["201"] = jsonOK("the first admin, signed in", anyObj)
 	paths["/auth/bootstrap"] = obj{"post": bootstrap}
 	for p, o := range map[string]obj{

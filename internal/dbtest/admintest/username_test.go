@@ -100,6 +100,17 @@ func TestUsernameSignIn(t *testing.T) {
 		if logs := e.logs.String(); !strings.Contains(logs, "level=INFO") || !strings.Contains(logs, "password reset links and invites") {
 			t.Fatalf("New's log = %s; want an Info line naming reset links and invites as off", logs)
 		}
+		// The first admin, by username: an email has nowhere to go.
+		boot := func(body map[string]any) *resp {
+			body["password"], body["token"] = "correct horse", e.setupToken()
+			return e.client().do("POST", "/admin-api/auth/bootstrap", body)
+		}
+		boot(map[string]any{"email": "root@example.com"}).want(t, 400, "missing_field")
+		boot(map[string]any{"email": "root@example.com", "username": "root"}).want(t, 400, "unknown_field")
+		rootID := fmt.Sprint(boot(map[string]any{"username": "root"}).want(t, 201).body["userId"])
+		if got, err := e.admin.Auth().Authenticate(context.Background(), "root", "correct horse"); err != nil || got != rootID {
+			t.Fatalf("Authenticate(root) = %q, %v; want the first admin %s", got, err, rootID)
+		}
 		adminID := e.staffUser("gm_kate", "", "kate password", RoleAdmin)
 		modID := e.staffUser("mod_bob", "", "bob password", RoleMod)
 
