@@ -46,7 +46,7 @@ func (h *authHandler) handleStatus(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	resp := map[string]any{"needsBootstrap": !exists, "setupTokenRequired": !exists,
-		"authenticated": false, "userId": nil, "role": nil}
+		"authenticated": false, "userId": nil, "role": nil, "loginFields": h.loginFields()}
 	op, err := h.sessions.Verify(r.Context(), r)
 	switch {
 	case err == nil:
@@ -61,6 +61,20 @@ func (h *authHandler) handleStatus(w http.ResponseWriter, r *http.Request) error
 	}
 	writeJSON(w, http.StatusOK, resp)
 	return nil
+}
+
+// loginFields are what an operator signs in with, for the sign-in and
+// first-admin forms: "email" with an email column, "username" with
+// UserColumns.Username.
+func (h *authHandler) loginFields() []string {
+	var out []string
+	if h.users.HasEmail {
+		out = append(out, "email")
+	}
+	if h.users.HasUsername {
+		out = append(out, "username")
+	}
+	return out
 }
 
 // POST /auth/bootstrap: the first admin, with the setup token (setup.go). An existing user with

@@ -84,14 +84,14 @@ func (u *usersResource) build(t *schema.Table) (ResourceConfig, []string) {
 }
 
 // userListColumns orders the users list for the people reading it: the
-// username and the email (one is always there, so the row's link never
+// email and the username (one is always there, so the row's link never
 // is a blank), the display name, the game's own columns, and the id
 // last. The password hash and
 // the token version (machinery, no word for a person) are left out; a
 // game's ResourceConfig for users may list its own columns.
 func userListColumns(u users.Columns, t *schema.Table) []string {
 	var cols []string
-	for _, c := range []string{u.Username, u.Email, u.DisplayName} {
+	for _, c := range []string{u.Email, u.Username, u.DisplayName} {
 		if c != "" {
 			cols = append(cols, c)
 		}
@@ -146,6 +146,9 @@ func (u *usersResource) catalog(e *catalog.Entry, res *resource) {
 	e.Users, e.ErasedPattern = true, userdata.ErasedPattern
 	if res.View.ByName[c.Email] != nil {
 		e.EmailColumn = c.Email
+	}
+	if res.View.ByName[c.Username] != nil {
+		e.UsernameColumn = c.Username
 	}
 	e.BanColumn = u.banColumn(res.View.ByName)
 	for i := range e.Columns {
