@@ -150,6 +150,11 @@ func TestUsernameSignIn(t *testing.T) {
 		if f, _ := me.body["features"].(map[string]any); me.body["username"] != "gm_kate" || f["email"] != false {
 			t.Fatalf("/auth/me = %s; want username gm_kate and features.email false", me.raw)
 		}
+		// The authenticator app names the account by its username.
+		enrol := kate.do("POST", "/admin-api/auth/totp/enroll", nil).want(t, 200)
+		if !strings.Contains(string(enrol.raw), "gm_kate") {
+			t.Fatalf("TOTP enrolment = %s; want the account named gm_kate", enrol.raw)
+		}
 		kate.do("POST", "/admin-api/users/"+modID+"/invite", nil).want(t, 400, "no_email")
 		e.client().do("POST", "/admin-api/auth/request-reset", map[string]any{"email": "mod_bob"}).want(t, 400, "no_email")
 
