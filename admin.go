@@ -168,7 +168,9 @@ func (a *Admin) SetupLink(ctx context.Context) string {
 // open the setup link: the same checks and audit entry
 // (auth.bootstrap, "via": "go") as the setup page, without a token or a
 // session. An existing user with that email is promoted when password is
-// its password. It returns the admin's user id, or ErrBootstrapClosed
+// its password. With UserColumns.Username, email may be a username
+// instead: a value without '@', or any value on a users table without an
+// email column. It returns the admin's user id, or ErrBootstrapClosed
 // once an admin exists, or an *APIError naming a bad email or a password
 // that is too short.
 func (a *Admin) CreateFirstAdmin(ctx context.Context, email, password, displayName string) (string, error) {

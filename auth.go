@@ -57,8 +57,10 @@ func (au *Auth) UserIDByEmail(ctx context.Context, email string) (string, error)
 	return au.e.UserIDByEmail(ctx, email)
 }
 
-// Authenticate checks an email and password the way panel sign-in does and
-// returns the user's id: same hashing and timing for unknown emails, and
+// Authenticate checks a login and password the way panel sign-in does and
+// returns the user's id. login is an email or, with UserColumns.Username,
+// a username, matched as panel sign-in matches it (see Username). Same
+// hashing and timing for unknown logins, and
 // the same failure limits (LoginFailuresPerNetwork, with every call of
 // Authenticate counted as one network, and LoginFailuresPerEmail) and
 // auth.login_failed audit rows (with "via": "authenticate"). It returns
@@ -70,16 +72,17 @@ func (au *Auth) UserIDByEmail(ctx context.Context, email string) (string, error)
 // client's address: it adds the per-IP limits and keys the failure limit
 // on the client's network, so one attacker cannot lock an account's game
 // sign-in for everyone.
-func (au *Auth) Authenticate(ctx context.Context, email, password string) (string, error) {
-	return au.e.Authenticate(ctx, email, password)
+func (au *Auth) Authenticate(ctx context.Context, login, password string) (string, error) {
+	return au.e.Authenticate(ctx, login, password)
 }
 
 // AuthenticateFrom is Authenticate for a sign-in request r of the game's
 // own: the client IP (a.ClientIP, honouring Options.TrustedProxies) spends
 // the PerIP and Login buckets, the failure limit is keyed on the client's
-// network, and failure audit rows carry ip and userAgent.
-func (au *Auth) AuthenticateFrom(r *http.Request, email, password string) (string, error) {
-	return au.e.AuthenticateFrom(r, email, password)
+// network, and failure audit rows carry ip and userAgent. login is an
+// email or a username, as for Authenticate.
+func (au *Auth) AuthenticateFrom(r *http.Request, login, password string) (string, error) {
+	return au.e.AuthenticateFrom(r, login, password)
 }
 
 // PasswordHasher hashes and verifies passwords. Implementations must be safe
@@ -205,10 +208,15 @@ func (au *Auth) ResetTOTP(ctx context.Context, userID string) (bool, error) {
 
 // UserColumns maps the panel's user fields onto the columns of the users
 // table (Options.Tables["users"]), by SQL name. An empty field keeps its
-// default, today's built-in name. ID, Email and PasswordHash must exist;
-// ID must be the table's single primary key. Email may be NULL in a row
+// default, today's built-in name. ID and PasswordHash must exist; ID
+// must be the table's single primary key. Email may be NULL in a row
 // (a guest player's account): such a user is moderated like any other,
-// and invite and reset answer 400 "no_email". DisplayName, TokenVersion
+// and invite and reset answer 400 "no_email". A table with no email
+// column at all is accepted when Email is left empty (a named Email
+// column must exist): reset links and invites are then off (400
+// "no_email"; GET /auth/me's features.email is false) and New logs it.
+// Operators sign in by email or by Username; a table with neither fails
+// New. DisplayName, TokenVersion
 // and the ban are optional: without TokenVersion, "sign out everywhere",
 // revoke-sessions and single-use reset links are off; without a ban
 // column (or TokenVersion), ban and unban are off; those endpoints answer
@@ -258,6 +266,18 @@ type UserColumns struct {
 	// instead of Ban or BanUntil (setting it with either fails New): see
 	// BanTable. Nil: the ban is a column of the users table.
 	BanTable *BanTable
+	// Username names the login name column (text), for staff and players
+	// who sign in by name: the panel's sign-in then takes an email or a
+	// username in one field (POST /auth/login's "login"), as do
+	// Auth.Authenticate and AuthenticateFrom. A username is matched by
+	// plain = under the column's own collation (case-sensitive on
+	// PostgreSQL text and SQLite's default; not on citext or COLLATE
+	// NOCASE); give it a unique index, as two accounts with one username
+	// can sign in as neither. A value that is one account's username and
+	// another's email names the username's account, unless it has an '@'.
+	// The panel names accounts by display name, then username, then
+	// email. No default.
+	Username string
 }
 
 // BanTable is the game's own table of bans (UserColumns.BanTable), in

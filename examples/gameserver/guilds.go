@@ -15,11 +15,11 @@ import (
 type Guild struct {
 	bun.BaseModel `bun:"table:guilds,alias:g"`
 
-	ID        int64       `bun:"id,pk,autoincrement" json:"id"`
-	Name      string      `bun:"name,notnull,unique" json:"name"`
-	OwnerID   string      `bun:"owner_id,notnull" json:"owner_id"`
-	Owner     *admin.User `bun:"rel:belongs-to,join:owner_id=id" json:"-"`
-	CreatedAt time.Time   `bun:"created_at,notnull,default:current_timestamp" json:"created_at"`
+	ID        int64     `bun:"id,pk,autoincrement" json:"id"`
+	Name      string    `bun:"name,notnull,unique" json:"name"`
+	OwnerID   string    `bun:"owner_id,notnull" json:"owner_id"`
+	Owner     *Player   `bun:"rel:belongs-to,join:owner_id=id" json:"-"`
+	CreatedAt time.Time `bun:"created_at,notnull,default:current_timestamp" json:"created_at"`
 	// Recruiting says whether the guild takes new members (a switch in
 	// the panel's form).
 	Recruiting bool `bun:"recruiting,notnull,default:true" json:"recruiting"`

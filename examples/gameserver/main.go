@@ -139,6 +139,7 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 	}
 
 	tables := admin.BuiltinTables()
+	tables["users"] = (*Player)(nil)
 	tables["guilds"] = (*Guild)(nil)
 	tables["steam_accounts"] = (*SteamAccount)(nil)
 	tables["matches"] = (*Match)(nil)
@@ -150,7 +151,9 @@ func setup(ctx context.Context, db *bun.DB, seed bool, log *slog.Logger) (http.H
 		Production: os.Getenv("APP_ENV") == "production",
 		Logger:     log,
 		Tables:     tables,
-		Resources: map[string]*admin.Resource{"guilds": guildsResource(db), "steam_accounts": steamResource(),
+		// Players and staff sign in by username or email.
+		UserColumns: userColumns,
+		Resources: map[string]*admin.Resource{"users": usersResource(), "guilds": guildsResource(db), "steam_accounts": steamResource(),
 			"matches": matchesResource(), "map_stats": mapStatsResource(), "chat_log": chatLogResource()},
 		Rooms: hub,
 		// The dashboard counts players and guilds; the other tables are
@@ -242,7 +245,7 @@ func webhookSink(log *slog.Logger) (func(context.Context, admin.AuditEvent), err
 
 // migrateBefore creates the panel's built-in tables and then the game's.
 func migrateBefore(ctx context.Context, db *bun.DB, opts admin.Options) error {
-	stmts, err := admin.MigrationSQL(db.Dialect(), opts)
+	stmts, err := admin.MigrationSQL(db.Dialect(), builtinUsers(opts))
 	if err != nil {
 		return fmt.Errorf("migrate the panel's tables: %w", err)
 	}
@@ -250,6 +253,9 @@ func migrateBefore(ctx context.Context, db *bun.DB, opts admin.Options) error {
 		if _, err := db.ExecContext(ctx, st); err != nil {
 			return fmt.Errorf("migrate the panel's tables: %w", err)
 		}
+	}
+	if err := migrateUsernames(ctx, db); err != nil {
+		return fmt.Errorf("migrate usernames: %w", err)
 	}
 	if err := migrateMatches(ctx, db); err != nil {
 		return fmt.Errorf("migrate matches: %w", err)

@@ -22,9 +22,9 @@ type Match struct {
 	// WinnerID is the player who won; a draw has none. The model's
 	// relation (not a database foreign key: the table is made before the
 	// panel's users table) labels it with the player's name.
-	WinnerID  *string     `bun:"winner_id" json:"winner_id"`
-	Winner    *admin.User `bun:"rel:belongs-to,join:winner_id=id" json:"-"`
-	DeletedAt time.Time   `bun:"deleted_at,soft_delete,nullzero" json:"deleted_at"`
+	WinnerID  *string   `bun:"winner_id" json:"winner_id"`
+	Winner    *Player   `bun:"rel:belongs-to,join:winner_id=id" json:"-"`
+	DeletedAt time.Time `bun:"deleted_at,soft_delete,nullzero" json:"deleted_at"`
 }
 
 // MapStat is a row of the map_stats view: live matches per map. The
@@ -43,10 +43,10 @@ type MapStat struct {
 type ChatLine struct {
 	bun.BaseModel `bun:"table:chat_log,alias:cl"`
 
-	At     time.Time   `bun:"at,notnull" json:"at"`
-	UserID string      `bun:"user_id,notnull" json:"user_id"`
-	User   *admin.User `bun:"rel:belongs-to,join:user_id=id" json:"-"`
-	Line   string      `bun:"line,notnull" json:"line"`
+	At     time.Time `bun:"at,notnull" json:"at"`
+	UserID string    `bun:"user_id,notnull" json:"user_id"`
+	User   *Player   `bun:"rel:belongs-to,join:user_id=id" json:"-"`
+	Line   string    `bun:"line,notnull" json:"line"`
 }
 
 // migrateMatches creates matches, chat_log and the map_stats view. It runs

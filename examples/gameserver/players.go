@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,21 +40,23 @@ type players struct {
 	panel atomic.Pointer[admin.Admin]
 }
 
-// handleLogin is POST /api/auth/login {email, password} -> {token}.
+// handleLogin is POST /api/auth/login {login (or email), password} ->
+// {token}: login is an email or a username.
 func (p *players) handleLogin(w http.ResponseWriter, r *http.Request) {
 	var body struct {
+		Login    string `json:"login"`
 		Email    string `json:"email"`
 		Password string `json:"password"`
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body.Email == "" || body.Password == "" {
-		writeJSONError(w, http.StatusBadRequest, "email and password are required")
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || cmp.Or(body.Login, body.Email) == "" || body.Password == "" {
+		writeJSONError(w, http.StatusBadRequest, "login (an email or a username) and password are required")
 		return
 	}
 	ctx := r.Context()
-	// AuthenticateFrom spends the panel's per-IP and per-email limits and
-	// audits failures, exactly as the panel's own sign-in does.
-	id, err := p.admin.Auth().AuthenticateFrom(r, body.Email, body.Password)
+	// AuthenticateFrom spends the panel's per-IP and per-account limits
+	// and audits failures, exactly as the panel's own sign-in does.
+	id, err := p.admin.Auth().AuthenticateFrom(r, cmp.Or(body.Login, body.Email), body.Password)
 	var limited *admin.RateLimitError
 	switch {
 	case errors.As(err, &limited):

@@ -39,6 +39,9 @@ func seedDemo(ctx context.Context, db *bun.DB, a *admin.Admin) error {
 	if err := db.NewSelect().Model(&users).Where("email LIKE 'player%@example.com'").Order("email").Scan(ctx); err != nil {
 		return err
 	}
+	if err := seedUsernames(ctx, db, users); err != nil {
+		return err
+	}
 	mod := users[0]
 	for _, key := range []string{"users", "userNotes", "rooms", "guilds"} {
 		if err := a.Moderation().AssignMod(ctx, mod.ID, key); err != nil {

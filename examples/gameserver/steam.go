@@ -21,9 +21,9 @@ type SteamAccount struct {
 	FriendID *int64        `bun:"friend_id" json:"friend_id"`
 	Friend   *SteamAccount `bun:"rel:belongs-to,join:friend_id=id" json:"-"`
 	// UserID is the player the account is linked to.
-	UserID   *string     `bun:"user_id" json:"user_id"`
-	User     *admin.User `bun:"rel:belongs-to,join:user_id=id" json:"-"`
-	LinkedAt time.Time   `bun:"linked_at,notnull,default:current_timestamp" json:"linked_at"`
+	UserID   *string   `bun:"user_id" json:"user_id"`
+	User     *Player   `bun:"rel:belongs-to,join:user_id=id" json:"-"`
+	LinkedAt time.Time `bun:"linked_at,notnull,default:current_timestamp" json:"linked_at"`
 }
 
 // steamBase is the first seeded Steam id: 76561198000000000, beyond the

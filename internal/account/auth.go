@@ -161,23 +161,82 @@ const (
 	maxEmailBytes    = 254
 )
 
-// Credentials are the body of a sign-in or of the first admin's sign-up.
+// Credentials are the body of the first admin's sign-up: an email, a
+// username (UserColumns.Username), or both.
 type Credentials struct {
 	Email       string `json:"email"`
+	Username    string `json:"username,omitempty"`
 	Password    string `json:"password"`
 	DisplayName string `json:"displayName"`
 }
 
-// Check checks and trims the email (CheckEmail), the password (a new
-// one, CheckNewPassword, when newPassword) and the display name; its
-// error is the 400 answer naming what is wrong.
-func (c *Credentials) Check(newPassword bool) error {
-	email, err := CheckEmail(c.Email)
-	if err != nil {
-		return err
+// LoginBody is the body of POST /auth/login: the password and exactly
+// one of Login (an email or a username), Email (an email only, as
+// before usernames) and Username (a username only).
+type LoginBody struct {
+	Login    *string `json:"login"`
+	Email    *string `json:"email"`
+	Username *string `json:"username"`
+	Password string  `json:"password"`
+}
+
+// Attempt checks the body and returns the attempt it asks for (Login,
+// By and Password set): 400 missing_field when none of login, email and
+// username is given or the password is empty, 400 invalid_value naming
+// the field when more than one is given, an email that is not one
+// address (CheckEmail), or a login longer than 254 bytes.
+func (b LoginBody) Attempt() (LoginAttempt, error) {
+	var at LoginAttempt
+	var named []string
+	for _, f := range []struct {
+		name string
+		v    *string
+		by   string
+	}{{"login", b.Login, ByLogin}, {"email", b.Email, ByEmail}, {"username", b.Username, ByUsername}} {
+		if f.v != nil {
+			named = append(named, f.name)
+			at.Login, at.By = strings.TrimSpace(*f.v), f.by
+		}
 	}
-	c.Email = email
 	switch {
+	case len(named) == 0:
+		return at, errbody.Field(http.StatusBadRequest, "missing_field", "login", "login is required (an email or a username)")
+	case len(named) > 1:
+		return at, errbody.Field(http.StatusBadRequest, "invalid_value", named[1], "give one of login, email and username, not %s", strings.Join(named, " and "))
+	case at.By == ByEmail:
+		e, err := CheckEmail(at.Login)
+		if err != nil {
+			return at, err
+		}
+		at.Login = e
+	case at.Login == "":
+		return at, errbody.Field(http.StatusBadRequest, "missing_field", named[0], "%s is required", named[0])
+	case len(at.Login) > maxEmailBytes:
+		return at, errbody.Field(http.StatusBadRequest, "invalid_value", named[0], "%s is longer than %d bytes", named[0], maxEmailBytes)
+	}
+	if b.Password == "" {
+		return at, errbody.New(http.StatusBadRequest, "missing_field", "password is required")
+	}
+	at.Password = b.Password
+	return at, checkPasswordLen(b.Password)
+}
+
+// Check checks and trims the email (CheckEmail; it may be left out
+// when a username is given), the username, the password (a new one,
+// CheckNewPassword, when newPassword) and the display name; its error
+// is the 400 answer naming what is wrong.
+func (c *Credentials) Check(newPassword bool) error {
+	c.Username = strings.TrimSpace(c.Username)
+	if c.Email != "" || c.Username == "" {
+		email, err := CheckEmail(c.Email)
+		if err != nil {
+			return err
+		}
+		c.Email = email
+	}
+	switch {
+	case len(c.Username) > maxEmailBytes:
+		return errbody.Field(http.StatusBadRequest, "invalid_value", "username", "username is longer than %d bytes", maxEmailBytes)
 	case c.Password == "":
 		return errbody.New(http.StatusBadRequest, "missing_field", "password is required")
 	case utf8.RuneCountInString(c.DisplayName) > 200:

@@ -49,9 +49,52 @@ func (au *Auth) accountByEmail(ctx context.Context, email string) (*users.Accoun
 	return acc, err
 }
 
+// accountByLogin finds the account at.Login names, as at.By says: an
+// email (AccountByEmail, its ambiguity refused as accountByEmail does),
+// a username (AccountByUsername) or either (AccountByLogin). An
+// ambiguity is logged and answered users.ErrNotFound.
+func (au *Auth) accountByLogin(ctx context.Context, at LoginAttempt) (*users.Account, error) {
+	var acc *users.Account
+	var err error
+	switch at.By {
+	case ByEmail:
+		return au.accountByEmail(ctx, at.Login)
+	case ByUsername:
+		acc, err = au.users.AccountByUsername(ctx, au.db, at.Login)
+	default:
+		acc, err = au.users.AccountByLogin(ctx, au.db, at.Login)
+	}
+	var amb *users.AmbiguousEmailError
+	var ambName *users.AmbiguousUsernameError
+	switch {
+	case errors.As(err, &amb):
+		au.log.WarnContext(ctx, "admin: sign-in refused: the email matches several accounts in different case and none exactly; type it exactly as stored, or make the stored emails differ", "userIds", amb.IDs)
+		return nil, users.ErrNotFound
+	case errors.As(err, &ambName):
+		au.log.WarnContext(ctx, "admin: sign-in refused: several accounts have that username; give the username column a unique index", "userIds", ambName.IDs)
+		return nil, users.ErrNotFound
+	}
+	return acc, err
+}
+
+// What a sign-in's login is matched against (LoginAttempt.By).
+const (
+	// ByLogin matches an email or a username (users.Table.AccountByLogin).
+	ByLogin = ""
+	// ByEmail matches an email only (the body's "email").
+	ByEmail = "email"
+	// ByUsername matches a username only (the body's "username").
+	ByUsername = "username"
+)
+
 // LoginAttempt is one password check: who for, and where it came from.
 type LoginAttempt struct {
-	Email    string // as typed, trimmed; emailKey(Email) keys the limits
+	// Login is the email or username as typed, trimmed; emailKey(Login)
+	// keys the limits.
+	Login string
+	// By says what Login is matched against: ByLogin (either),
+	// ByEmail or ByUsername.
+	By       string
 	Password string
 	// IP is the client's address; "" when unknown (Auth().Authenticate),
 	// which skips the per-IP buckets and shares one network bucket.
@@ -78,11 +121,11 @@ type LoginAttempt struct {
 // It returns the account, or ErrInvalidCredentials, a *ratelimit.Error,
 // ErrLimiterUnavailable (wrapping the cause) or a system error.
 func (au *Auth) checkLogin(ctx context.Context, at LoginAttempt) (*users.Account, error) {
-	key := emailKey(at.Email)
+	key := emailKey(at.Login)
 	if err := au.spendRequest(ctx, at, key); err != nil {
 		return nil, err
 	}
-	acc, err := au.accountByEmail(ctx, at.Email)
+	acc, err := au.accountByLogin(ctx, at)
 	if err != nil && !errors.Is(err, users.ErrNotFound) {
 		return nil, err
 	}
@@ -108,14 +151,14 @@ func (au *Auth) checkLogin(ctx context.Context, at LoginAttempt) (*users.Account
 // failure for a known account gets its own row; failures for emails that
 // match no account are collapsed per client IP (see audit.Failures).
 func (au *Auth) auditLoginFailure(ctx context.Context, acc *users.Account, at LoginAttempt) {
-	payload := audit.Payload(at.Meta, "email", at.Email)
+	payload := audit.Payload(at.Meta, au.loginField(at.Login), at.Login)
 	if at.via != "" {
 		payload["via"] = at.via
 	}
 	operator := ""
 	if acc != nil {
 		operator = acc.ID
-	} else if !au.failures.First("auth.login_failed", netkey.Address(at.IP), emailKey(at.Email)) {
+	} else if !au.failures.First("auth.login_failed", netkey.Address(at.IP), emailKey(at.Login)) {
 		return // counted into the next collapsed row
 	}
 	e := audit.Entry{OperatorID: operator, Action: "auth.login_failed", Resource: "auth", TargetID: operator, Payload: payload}
@@ -131,8 +174,20 @@ func loginError(err error) error {
 	return ratelimit.Answer(err)
 }
 
-// Authenticate checks an email and password the way panel sign-in does and
-// returns the user's id: same hashing and timing for unknown emails, and
+// loginField is the audit payload's key for a login as typed: "email"
+// for one with '@' or on a users table without usernames, else
+// "username".
+func (au *Auth) loginField(login string) string {
+	if strings.Contains(login, "@") || !au.users.HasUsername {
+		return "email"
+	}
+	return "username"
+}
+
+// Authenticate checks a login (an email or a username, matched as
+// users.Table.AccountByLogin says) and password the way panel sign-in
+// does and returns the user's id: same hashing and timing for unknown
+// logins, and
 // the same failure limits (LoginFailuresPerNetwork, with every call of
 // Authenticate counted as one network, and LoginFailuresPerEmail) and
 // auth.login_failed audit rows (with "via": "authenticate"). It returns
@@ -144,21 +199,21 @@ func loginError(err error) error {
 // client's address: it adds the per-IP limits and keys the failure limit
 // on the client's network, so one attacker cannot lock an account's game
 // sign-in for everyone.
-func (au *Auth) Authenticate(ctx context.Context, email, password string) (string, error) {
-	return au.authenticate(ctx, LoginAttempt{Email: strings.TrimSpace(email), Password: password, Meta: map[string]any{}, via: "authenticate"})
+func (au *Auth) Authenticate(ctx context.Context, login, password string) (string, error) {
+	return au.authenticate(ctx, LoginAttempt{Login: strings.TrimSpace(login), Password: password, Meta: map[string]any{}, via: "authenticate"})
 }
 
 // AuthenticateFrom is Authenticate for a sign-in request r of the game's
 // own: the client IP (a.ClientIP, honouring Options.TrustedProxies) spends
 // the PerIP and Login buckets, the failure limit is keyed on the client's
 // network, and failure audit rows carry ip and userAgent.
-func (au *Auth) AuthenticateFrom(r *http.Request, email, password string) (string, error) {
-	return au.authenticate(r.Context(), LoginAttempt{Email: strings.TrimSpace(email), Password: password,
+func (au *Auth) AuthenticateFrom(r *http.Request, login, password string) (string, error) {
+	return au.authenticate(r.Context(), LoginAttempt{Login: strings.TrimSpace(login), Password: password,
 		IP: au.proxies.Of(r), Meta: audit.RequestMeta(r, au.proxies.Of(r)), via: "authenticate"})
 }
 
 func (au *Auth) authenticate(ctx context.Context, at LoginAttempt) (string, error) {
-	if at.Email == "" || len(at.Email) > maxEmailBytes || at.Password == "" || len(at.Password) > maxPasswordBytes {
+	if at.Login == "" || len(at.Login) > maxEmailBytes || at.Password == "" || len(at.Password) > maxPasswordBytes {
 		return "", ErrInvalidCredentials
 	}
 	acc, err := au.checkLogin(ctx, at)

@@ -22,8 +22,12 @@ import (
 // RequestReset spends the request-reset limits of the client at ip and
 // queues the lookup and delivery (POST /auth/request-reset): the answer
 // is the same, and as fast, whether the email exists, the queue took the
-// job or dropped it (logged). meta goes in the audit entries.
+// job or dropped it (logged). meta goes in the audit entries. A users
+// table without an email column sends no links: 400 no_email.
 func (au *Auth) RequestReset(ctx context.Context, email, ip string, meta map[string]any) error {
+	if !au.users.HasEmail {
+		return ErrNoEmailColumn
+	}
 	email = strings.TrimSpace(email)
 	if email == "" {
 		return errbody.New(http.StatusBadRequest, "missing_field", "email is required")
@@ -95,8 +99,11 @@ func (au *Auth) spendDelivery(ctx context.Context, userID string) error {
 // /users/{id}/invite. Past the deliveries' limit it is the 429 (or 503)
 // answer; otherwise the error is the signing's or OnResetRequest's.
 func (au *Auth) SendInvite(ctx context.Context, acc *users.Account, role authz.Role) error {
+	if !au.users.HasEmail {
+		return ErrNoEmailColumn
+	}
 	if acc.Email == "" {
-		return errbody.New(http.StatusBadRequest, "no_email", "this player has no email: an invite is sent by email")
+		return errbody.New(http.StatusBadRequest, "no_email", "this account has no email: an invite is sent by email")
 	}
 	if err := au.spendDelivery(ctx, acc.ID); err != nil {
 		return loginError(err)
@@ -176,6 +183,10 @@ func (au *Auth) ResetPassword(ctx context.Context, raw, password string, meta ma
 	}
 	return err
 }
+
+// ErrNoEmailColumn is the answer of reset and invite on a users table
+// without an email column (users.Table.HasEmail): 400 no_email.
+var ErrNoEmailColumn = errbody.New(http.StatusBadRequest, "no_email", "the users table has no email column: reset links and invites are sent by email, so they are off")
 
 // ResetRequest is admin.ResetRequest, field for field (the root converts one to the
 // other); its documentation is there.

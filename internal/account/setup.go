@@ -63,7 +63,7 @@ func (s *SetupToken) Spend() { s.spent.Store(true) }
 func (s *SetupToken) Spent() bool { return s.spent.Load() }
 
 // Bootstrap makes the first admin from checked credentials (Check): a
-// new user, or an existing one promoted (with its own password when it
+// new user, or an existing one (by username, else email) promoted (with its own password when it
 // has one), with its auth.bootstrap audit entry (meta and the email) in
 // the same transaction. A new users row gets the columns Config.NewUser
 // gives it. It returns the admin's id and token version, or
@@ -75,9 +75,26 @@ func (au *Auth) Bootstrap(ctx context.Context, c Credentials, meta map[string]an
 	} else if exists {
 		return "", 0, ErrBootstrapClosed
 	}
-	acc, err := au.users.AccountByEmail(ctx, au.db, c.Email)
+	switch u := au.users; {
+	case c.Username != "" && !u.HasUsername:
+		return "", 0, errbody.Field(http.StatusBadRequest, "unknown_field", "username", "the users table has no username column (UserColumns.Username)")
+	case c.Username == "" && !u.HasEmail:
+		return "", 0, errbody.Field(http.StatusBadRequest, "missing_field", "username", "username is required: the users table has no email column")
+	case c.Email != "" && !u.HasEmail:
+		return "", 0, errbody.Field(http.StatusBadRequest, "unknown_field", "email", "the users table has no email column")
+	}
+	var acc *users.Account
+	if c.Username != "" {
+		acc, err = au.users.AccountByUsername(ctx, au.db, c.Username)
+	}
+	if acc == nil && c.Email != "" && (err == nil || errors.Is(err, users.ErrNotFound)) {
+		acc, err = au.users.AccountByEmail(ctx, au.db, c.Email)
+	}
 	var amb *users.AmbiguousEmailError
+	var ambName *users.AmbiguousUsernameError
 	switch {
+	case errors.As(err, &ambName):
+		return "", 0, errbody.New(http.StatusConflict, "conflict", "several accounts have this username").Because(err)
 	case errors.As(err, &amb):
 		return "", 0, errbody.New(http.StatusConflict, "conflict", "several accounts have this email in different case; type it exactly as stored").Because(err)
 	case err != nil && !errors.Is(err, users.ErrNotFound):
@@ -111,6 +128,12 @@ func (au *Auth) Bootstrap(ctx context.Context, c Credentials, meta map[string]an
 			if err != nil {
 				return err
 			}
+			if c.Username != "" {
+				if extra == nil {
+					extra = map[string]any{}
+				}
+				extra[au.users.Cols.Username] = c.Username
+			}
 			id, err := au.users.CreateUser(ctx, tx, c.Email, c.DisplayName, newHash, extra)
 			if err != nil {
 				return au.dbError(err)
@@ -128,7 +151,11 @@ func (au *Auth) Bootstrap(ctx context.Context, c Credentials, meta map[string]an
 			return err
 		}
 		// The first admin's entry commits with its role.
-		return au.audit.RecordTx(ctx, tx, authEntry(meta, userID, "auth.bootstrap", c.Email))
+		e := authEntry(meta, userID, "auth.bootstrap", c.Email)
+		if c.Username != "" {
+			e.Payload["username"] = c.Username
+		}
+		return au.audit.RecordTx(ctx, tx, e)
 	})
 	return userID, tv, err
 }

@@ -17,7 +17,8 @@ import (
 	"github.com/gameadmin/admin/internal/users"
 )
 
-// emailKey is an email as the rate limiters and failure counters key it:
+// emailKey is an email, or a username, as the rate limiters and failure
+// counters key it:
 // trimmed and lower-cased, so that "Alice@x" and "alice@x" share their
 // buckets. It is never what is stored or looked up: accounts are matched
 // without regard to case (users.Table.AccountByEmail) and stored as typed.
@@ -32,10 +33,10 @@ func (au *Auth) spendRequest(ctx context.Context, at LoginAttempt, key string) e
 		return nil
 	}
 	if err := ratelimit.Spend(ctx, au.limits.PerIP, netkey.Address(at.IP)); err != nil {
-		return au.auditLimited(ctx, err, "PerIP", at.IP, at.Email, at.Meta)
+		return au.auditLimited(ctx, err, "PerIP", at.IP, at.Login, at.Meta)
 	}
 	if err := ratelimit.Spend(ctx, au.limits.Login, netkey.Address(at.IP)+"|"+key); err != nil {
-		return au.auditLimited(ctx, err, "Login", at.IP, at.Email, at.Meta)
+		return au.auditLimited(ctx, err, "Login", at.IP, at.Login, at.Meta)
 	}
 	return nil
 }
@@ -68,12 +69,12 @@ func (au *Auth) reserveGuess(ctx context.Context, at LoginAttempt, acc *users.Ac
 	}
 	network := spentToken{au.limits.LoginFailuresPerNetwork, netkey.Network(at.IP) + "|" + key}
 	if err := ratelimit.Spend(ctx, network.l, network.key); err != nil {
-		return nil, au.auditLimited(ctx, err, "LoginFailuresPerNetwork", at.IP, at.Email, at.Meta)
+		return nil, au.auditLimited(ctx, err, "LoginFailuresPerNetwork", at.IP, at.Login, at.Meta)
 	}
 	email := spentToken{au.limits.LoginFailuresPerEmail, key}
 	if err := ratelimit.Spend(ctx, email.l, email.key); err != nil {
 		au.refund(ctx, []spentToken{network}) // this attempt was not evaluated
-		return nil, au.auditLimited(ctx, err, "LoginFailuresPerEmail", at.IP, at.Email, at.Meta)
+		return nil, au.auditLimited(ctx, err, "LoginFailuresPerEmail", at.IP, at.Login, at.Meta)
 	}
 	return []spentToken{network, email}, nil
 }
@@ -90,7 +91,8 @@ func (au *Auth) refund(ctx context.Context, spent []spentToken) {
 }
 
 // auditLimited records a request a rate limit refused as
-// auth.rate_limited {limiter, email, ip, userAgent}, in the background and
+// auth.rate_limited {limiter, email (or username: loginField), ip,
+// userAgent}, in the background and
 // collapsed per client address (/64 for IPv6) and window as anonymous
 // failures are: one row opens the window, one more counts the rest. It
 // returns err, and does nothing for an error that is not a refusal.
@@ -101,7 +103,7 @@ func (au *Auth) auditLimited(ctx context.Context, err error, limiter, ip, email 
 	}
 	e := audit.Entry{Action: "auth.rate_limited", Resource: "auth", Payload: audit.Payload(meta, "limiter", limiter)}
 	if email != "" {
-		e.Payload["email"] = email
+		e.Payload[au.loginField(email)] = email
 	}
 	au.auditJobs.Submit(ctx, func(ctx context.Context) { au.audit.Event(ctx, e) })
 	return err

@@ -1,6 +1,7 @@
 package account
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -394,7 +395,9 @@ func (au *SecondFactor) Enroll(ctx context.Context, userID string) (key *otp.Key
 	if err != nil {
 		return nil, "", err
 	}
-	if key, qr, err = twofactor.NewKey(totpIssuer, acc.Email); err != nil {
+	// The authenticator app names the account by its email, else its
+	// username, else its id: it needs a name.
+	if key, qr, err = twofactor.NewKey(totpIssuer, cmp.Or(acc.Email, acc.Username, acc.ID)); err != nil {
 		return nil, "", err
 	}
 	err = au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {

@@ -40,6 +40,9 @@ type Entry struct {
 	// EmailColumn, on the users resource, is UserColumns.Email: what an
 	// erase asks the operator to type back.
 	EmailColumn string `json:"emailColumn,omitempty"`
+	// UsernameColumn, on the users resource, is UserColumns.Username:
+	// the login name, which names an account after its display name.
+	UsernameColumn string `json:"usernameColumn,omitempty"`
 	// SoftDeleteColumn is the model's soft-delete column (deleted_at),
 	// when it has one the operator reads: a delete sets it and keeps the
 	// row, the list leaves deleted rows out unless asked (_deleted=only

@@ -44,14 +44,14 @@ type auditResource struct {
 
 // build is the audit log's look: admin-only to read and append-only
 // (auditPolicies), newest first.
-func (*auditResource) build(*schema.Table) (ResourceConfig, string) {
+func (*auditResource) build(*schema.Table) (ResourceConfig, []string) {
 	return ResourceConfig{Label: "Audit log", Icon: "safety", Policies: auditPolicies,
 		Columns: map[string]ColumnConfig{
 			"created_at":  {Label: "When"},
 			"operator_id": {Label: "Operator"},
 			"target_id":   {Label: "Target", LinkTo: &LinkTo{ResourceFromColumn: "resource"}},
 		},
-		List: ListConfig{DefaultSort: Sort{Field: "id", Order: "desc"}}}, ""
+		List: ListConfig{DefaultSort: Sort{Field: "id", Order: "desc"}}}, nil
 }
 
 // catalog gives the UI the actions in words.

@@ -46,7 +46,7 @@ func (h *authHandler) handleStatus(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	resp := map[string]any{"needsBootstrap": !exists, "setupTokenRequired": !exists,
-		"authenticated": false, "userId": nil, "role": nil}
+		"authenticated": false, "userId": nil, "role": nil, "loginFields": h.loginFields()}
 	op, err := h.sessions.Verify(r.Context(), r)
 	switch {
 	case err == nil:
@@ -61,6 +61,20 @@ func (h *authHandler) handleStatus(w http.ResponseWriter, r *http.Request) error
 	}
 	writeJSON(w, http.StatusOK, resp)
 	return nil
+}
+
+// loginFields are what an operator signs in with, for the sign-in and
+// first-admin forms: "email" with an email column, "username" with
+// UserColumns.Username.
+func (h *authHandler) loginFields() []string {
+	var out []string
+	if h.users.HasEmail {
+		out = append(out, "email")
+	}
+	if h.users.HasUsername {
+		out = append(out, "username")
+	}
+	return out
 }
 
 // POST /auth/bootstrap: the first admin, with the setup token (setup.go). An existing user with
@@ -95,22 +109,22 @@ func (h *authHandler) handleBootstrap(w http.ResponseWriter, r *http.Request) er
 	return nil
 }
 
-// POST /auth/login: a session, or {totpRequired: true} with a challenge
+// POST /auth/login ({login | email | username, password}: see
+// account.LoginBody): a session, or {totpRequired: true} with a challenge
 // token (also set as a cookie scoped to POST /auth/login/totp) for an
 // account with two-factor sign-in on.
 func (h *authHandler) handleLogin(w http.ResponseWriter, r *http.Request) error {
-	var c account.Credentials
-	if err := decodeBody(r, &c); err != nil {
+	var body account.LoginBody
+	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
-	if c.DisplayName != "" {
-		return errorf(http.StatusBadRequest, "unknown_field", `unknown field "displayName"`)
-	}
-	if err := c.Check(false); err != nil {
+	at, err := body.Attempt()
+	if err != nil {
 		return err
 	}
 	device := h.tokens.Device(r)
-	s, err := h.auth.Login(r.Context(), account.LoginAttempt{Email: c.Email, Password: c.Password, IP: h.ips.Of(r), Meta: requestMeta(r, h.ips), Device: device})
+	at.IP, at.Meta, at.Device = h.ips.Of(r), requestMeta(r, h.ips), device
+	s, err := h.auth.Login(r.Context(), at)
 	if err != nil {
 		return err
 	}
@@ -137,7 +151,7 @@ func (h *authHandler) handleMe(w http.ResponseWriter, r *http.Request, op Operat
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"userId": op.UserID, "role": op.Role, "email": acc.Email,
+		"userId": op.UserID, "role": op.Role, "email": acc.Email, "username": acc.Username,
 		"displayName": acc.DisplayName, "scopes": op.Scopes,
 		"features": h.features(),
 		// The rules the UI would otherwise copy: whose accounts op may
@@ -152,14 +166,17 @@ func (h *authHandler) handleMe(w http.ResponseWriter, r *http.Request, op Operat
 // features says which optional parts this panel has, so the UI offers
 // only what the server can do: ban and unban need the users table's ban
 // and token version columns, revoking sessions and signing out everywhere
-// the token version, live rooms Options.Rooms, the reports queue
+// the token version, reset links and invites an email column, live rooms Options.Rooms, the reports queue
 // Options.ReportCategories.
 func (h *authHandler) features() map[string]bool {
 	return map[string]bool{
 		"ban":            h.users.HasBan && h.users.HasTokenVersion,
 		"revokeSessions": h.users.HasTokenVersion,
-		"rooms":          h.rooms,
-		"reports":        h.reports,
+		// email: the users table has an email column, so reset links
+		// and invites can be sent (to accounts with an email).
+		"email":   h.users.HasEmail,
+		"rooms":   h.rooms,
+		"reports": h.reports,
 	}
 }
 

@@ -152,6 +152,9 @@ func eventLabels(db *bun.DB, roles *users.RoleTable) func(ctx context.Context, e
 			if strings.TrimSpace(acc.DisplayName) != "" {
 				return acc.DisplayName
 			}
+			if strings.TrimSpace(acc.Username) != "" {
+				return acc.Username
+			}
 			if acc.Email == "" {
 				return ""
 			}

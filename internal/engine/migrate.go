@@ -106,7 +106,7 @@ func MigrationSQL(d any, opts Options) ([]string, error) {
 		return nil, err
 	}
 	out := p.SQL()
-	if !ut.Builtin {
+	if !ut.Builtin && ut.HasEmail {
 		out[0] = emailIndexSuggestion(ut) + "\n" + out[0]
 	}
 	return out, nil

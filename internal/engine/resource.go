@@ -252,11 +252,11 @@ func (a *compiler) buildResources(db *bun.DB) error {
 	for _, key := range order {
 		t := tables[key]
 		var cfg ResourceConfig
-		nameColumn := ""
+		var nameColumns []string
 		sp, special := a.specials[key]
 		switch {
 		case special:
-			cfg, nameColumn = sp.build(t)
+			cfg, nameColumns = sp.build(t)
 		case builtinDef(key, a.opts.Tables[key]) != nil:
 			// A built-in key the game gave its own model is the game's
 			// table: the built-in look (sorts, read-only columns) may
@@ -266,7 +266,7 @@ func (a *compiler) buildResources(db *bun.DB) error {
 		if r, ok := a.opts.Resources[key]; ok && r != nil {
 			cfg = rows.Merge(cfg, r.cfg)
 		}
-		res, err := rows.New(key, t, cfg, tables, nameColumn, a.log)
+		res, err := rows.New(key, t, cfg, tables, nameColumns, a.log)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/gameadmin/admin/internal/account"
 )
@@ -74,6 +75,9 @@ func (a *Admin) SetupLink(ctx context.Context) string {
 // that is too short.
 func (a *Admin) CreateFirstAdmin(ctx context.Context, email, password, displayName string) (string, error) {
 	c := account.Credentials{Email: email, Password: password, DisplayName: displayName}
+	if u := a.users; u.HasUsername && (!u.HasEmail || !strings.Contains(email, "@")) {
+		c.Email, c.Username = "", email // a username (UserColumns.Username)
+	}
 	if err := c.Check(true); err != nil {
 		return "", err
 	}

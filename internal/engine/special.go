@@ -22,9 +22,9 @@ import (
 // key in Admin.specials (admin.go).
 type special interface {
 	// build is its built-in look, which the game's ResourceConfig is
-	// laid over, and the column that names its rows first ("" for none);
+	// laid over, and the columns that name its rows first (nil for none);
 	// t is its table.
-	build(t *schema.Table) (cfg ResourceConfig, nameColumn string)
+	build(t *schema.Table) (cfg ResourceConfig, nameColumns []string)
 	// built sees res as rows.New made it, before its role variants are
 	// copied from it.
 	built(res *resource)
@@ -65,9 +65,9 @@ type special interface {
 // does nothing. The special resources embed it.
 type plainResource struct{}
 
-func (plainResource) build(*schema.Table) (ResourceConfig, string) { return ResourceConfig{}, "" }
-func (plainResource) built(*resource)                              {}
-func (plainResource) catalog(*catalog.Entry, *resource)            {}
+func (plainResource) build(*schema.Table) (ResourceConfig, []string) { return ResourceConfig{}, nil }
+func (plainResource) built(*resource)                                {}
+func (plainResource) catalog(*catalog.Entry, *resource)              {}
 func (plainResource) body(*resource, map[string]any, bool) func(context.Context, map[string]any) error {
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gameadmin/admin/internal/account"
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/moderation"
@@ -206,8 +207,11 @@ func (h userHandler) handleInvite(w http.ResponseWriter, r *http.Request, op Ope
 		}
 		return err
 	}
+	if !u.users.HasEmail {
+		return account.ErrNoEmailColumn
+	}
 	if acc.Email == "" {
-		return fieldError(http.StatusBadRequest, "no_email", u.users.Cols.Email, "this player has no email: an invite is sent by email")
+		return fieldError(http.StatusBadRequest, "no_email", u.users.Cols.Email, "this account has no email: an invite is sent by email")
 	}
 	target, err := h.roleOf(ctx, userID)
 	if err != nil {

@@ -60,8 +60,9 @@ func newUsersResource(db *bun.DB, roles *users.RoleTable, allowed func(Operator,
 // build is the users' built-in look: the password hash hidden, the token
 // version and ban columns read-only, the list's columns in an order for
 // people (userListColumns), the form without the machinery
-// (userFormFields), rows named by their display name.
-func (u *usersResource) build(t *schema.Table) (ResourceConfig, string) {
+// (userFormFields), rows named by their display name, else username,
+// else email.
+func (u *usersResource) build(t *schema.Table) (ResourceConfig, []string) {
 	c := u.users.Cols
 	cfg := ResourceConfig{Icon: "user", Columns: map[string]ColumnConfig{c.PasswordHash: {Hidden: true}}}
 	for _, col := range []string{c.TokenVersion, c.Ban, c.BanUntil, c.BanReason} {
@@ -79,21 +80,24 @@ func (u *usersResource) build(t *schema.Table) (ResourceConfig, string) {
 	}
 	cfg.List.Columns = userListColumns(c, t)
 	cfg.Form.Fields = userFormFields(c, t)
-	return cfg, c.DisplayName
+	return cfg, []string{c.DisplayName, c.Username, c.Email}
 }
 
 // userListColumns orders the users list for the people reading it: the
-// email (always there, so the row's link never is a blank), the display
-// name, the game's own columns, and the id last. The password hash and
+// email and the username (one is always there, so the row's link never
+// is a blank), the display name, the game's own columns, and the id
+// last. The password hash and
 // the token version (machinery, no word for a person) are left out; a
 // game's ResourceConfig for users may list its own columns.
 func userListColumns(u users.Columns, t *schema.Table) []string {
-	cols := []string{u.Email}
-	if u.DisplayName != "" {
-		cols = append(cols, u.DisplayName)
+	var cols []string
+	for _, c := range []string{u.Email, u.Username, u.DisplayName} {
+		if c != "" {
+			cols = append(cols, c)
+		}
 	}
 	for _, c := range t.Columns {
-		if !slices.Contains([]string{u.ID, u.Email, u.DisplayName, u.PasswordHash, u.TokenVersion}, c.Name) {
+		if !slices.Contains([]string{u.ID, u.Username, u.Email, u.DisplayName, u.PasswordHash, u.TokenVersion}, c.Name) {
 			cols = append(cols, c.Name)
 		}
 	}
@@ -142,6 +146,9 @@ func (u *usersResource) catalog(e *catalog.Entry, res *resource) {
 	e.Users, e.ErasedPattern = true, userdata.ErasedPattern
 	if res.View.ByName[c.Email] != nil {
 		e.EmailColumn = c.Email
+	}
+	if res.View.ByName[c.Username] != nil {
+		e.UsernameColumn = c.Username
 	}
 	e.BanColumn = u.banColumn(res.View.ByName)
 	for i := range e.Columns {
@@ -480,7 +487,8 @@ func (u *usersResource) bootstrapDefaults(ctx context.Context, c account.Credent
 	}
 	if dn := u.users.Cols.DisplayName; dn != "" && c.DisplayName == "" && vals[dn] == nil {
 		if col, ok := u.res.Table.ByName[dn]; ok && col.NotNull && !col.HasDefault {
-			vals[dn], _, _ = strings.Cut(strings.TrimSpace(c.Email), "@")
+			local, _, _ := strings.Cut(strings.TrimSpace(c.Email), "@")
+			vals[dn] = cmp.Or(local, c.Username)
 		}
 	}
 	return vals, nil

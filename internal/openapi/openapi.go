@@ -314,7 +314,8 @@ func Build(in Input) map[string]any {
 		}
 		paths["/rooms/{roomId}"] = room
 	}
-	bootstrap := simple("bootstrap", "Sign-in", "Create the first admin", obj{"type": "object", "required": []string{"email", "password"}, "properties": obj{"email": obj{"type": "string"}, "password": obj{"type": "string"}, "displayName": obj{"type": "string"}, "token": obj{"type": "string"}}}, false)
+	bootstrap := simple("bootstrap", "Sign-in", "Create the first admin", obj{"type": "object", "required": []string{"password"}, "description": "an email, a username (UserColumns.Username), or both",
+		"properties": obj{"email": obj{"type": "string"}, "username": obj{"type": "string"}, "password": obj{"type": "string"}, "displayName": obj{"type": "string"}, "token": obj{"type": "string"}}}, false)
 	bootstrap["responses"].(obj)["201"] = jsonOK("the first admin, signed in", anyObj)
 	paths["/auth/bootstrap"] = obj{"post": bootstrap}
 	for p, o := range map[string]obj{
@@ -345,8 +346,9 @@ func Build(in Input) map[string]any {
 	paths["/auth/me"] = obj{"get": obj{"operationId": "me", "tags": []string{"Sign-in"}, "summary": "Who is signed in",
 		"responses": withErrors(obj{"200": jsonOK("the operator, what the panel has and the rules the UI follows", ref("Me"))})}}
 	paths["/auth/login"] = obj{"post": obj{"operationId": "login", "tags": []string{"Sign-in"}, "summary": "Sign in: the answer sets the session cookie", "security": []obj{},
-		"requestBody": body(obj{"type": "object", "required": []string{"email", "password"}, "properties": obj{"email": obj{"type": "string"}, "password": obj{"type": "string"}}}),
-		"responses":   withErrors(obj{"200": jsonOK("signed in, or a second factor is asked for", ref("SignedIn"))})}}
+		"requestBody": body(obj{"type": "object", "required": []string{"password"}, "description": "the password and exactly one of login (an email or a username), email and username",
+			"properties": obj{"login": obj{"type": "string", "description": "an email or a username"}, "email": obj{"type": "string"}, "username": obj{"type": "string"}, "password": obj{"type": "string"}}}),
+		"responses": withErrors(obj{"200": jsonOK("signed in, or a second factor is asked for", ref("SignedIn"))})}}
 	paths["/auth/logout"] = obj{"post": obj{"operationId": "logout", "tags": []string{"Sign-in"}, "summary": "Sign out",
 		"responses": withErrors(obj{"200": jsonOK("signed out", obj{"type": "object"})})}}
 	paths["/_dashboard"] = obj{"get": obj{"operationId": "dashboard", "tags": []string{"Dashboard"}, "summary": "The dashboard's widgets",

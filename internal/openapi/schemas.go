@@ -63,6 +63,7 @@ func fixedSchemas() obj {
 		"erasedPattern":    obj{"type": "string", "description": "on users: a regular expression matching the email and names an erase writes"},
 		"banColumn":        obj{"type": "string", "description": "on users, with bans on: the column holding the ban"},
 		"emailColumn":      obj{"type": "string", "description": "on users: the account's email"},
+		"usernameColumn":   obj{"type": "string", "description": "on users: the account's login name"},
 		"softDeleteColumn": obj{"type": "string", "description": "a delete sets it and keeps the row (_deleted, _restore)"},
 		"readOnly":         obj{"type": "string", "description": "why the panel never writes it (a view, no key)"},
 		"auditActions":     obj{"type": "object", "additionalProperties": str(), "description": "on adminAudit: every action the panel records, in words"},
@@ -70,12 +71,14 @@ func fixedSchemas() obj {
 	role := enum("admin", "mod", "user")
 	me := object(obj{
 		"userId": str(), "role": role, "email": str(), "displayName": str(), "scopes": strs(),
-		"features": object(obj{"ban": boolean(), "revokeSessions": boolean(), "rooms": boolean(), "reports": boolean()},
-			"ban", "revokeSessions", "rooms", "reports"),
+		"username": obj{"type": "string", "description": "the login name (UserColumns.Username); empty without one"},
+		"features": object(obj{"ban": boolean(), "revokeSessions": boolean(), "rooms": boolean(), "reports": boolean(),
+			"email": obj{"type": "boolean", "description": "the users table has an email column: reset links and invites can be sent (to accounts with an email)"}},
+			"ban", "revokeSessions", "rooms", "reports", "email"),
 		"changesAccountsOf": obj{"type": "array", "items": role,
 			"description": "the roles whose accounts (a users row's _role, user for a player) the operator may change, ban, unban or revoke: only an admin changes an operator's"},
 		"banPresets": obj{"type": "array", "items": ref("BanPreset"), "description": "the ban lengths offered, shortest first"},
-	}, "userId", "role", "email", "displayName", "scopes", "features", "changesAccountsOf", "banPresets")
+	}, "userId", "role", "email", "username", "displayName", "scopes", "features", "changesAccountsOf", "banPresets")
 	summary := obj{
 		"roomId": str(), "name": str(), "clients": integer(), "maxClients": integer(), "locked": boolean(), "createdAt": dateTime(),
 		"node": obj{"type": "string", "description": "the game-server node holding it; absent for a single process"},
@@ -96,7 +99,9 @@ func fixedSchemas() obj {
 			"needsBootstrap": boolean(), "setupTokenRequired": boolean(), "authenticated": boolean(),
 			"userId": obj{"type": []string{"string", "null"}}, "role": obj{"type": []string{"string", "null"}},
 			"catalog": obj{"type": "array", "items": ref("Resource"), "description": "with=catalog, for an operator: GET / answered along"},
-		}, "needsBootstrap", "authenticated", "userId", "role"),
+			"loginFields": obj{"type": "array", "items": enum("email", "username"),
+				"description": "what operators sign in with: email (the users table has an email column), username (UserColumns.Username)"},
+		}, "needsBootstrap", "authenticated", "userId", "role", "loginFields"),
 		"Row": obj{"type": "object", "additionalProperties": obj{}, "description": "a row: its columns by name, as the catalog describes them",
 			"properties": obj{
 				"_labels":  obj{"type": "object", "additionalProperties": str(), "description": "the label of each linked row, by column"},

@@ -15,10 +15,10 @@ import (
 // New builds the resource key serves from its table t and its config:
 // its label, icon, hidden columns, view and labels, after checking every
 // name cfg gives against t and tables (New fails on the first that names
-// nothing). nameColumn names rows before the usual label columns (""
-// when none); an unknown icon is logged and replaced.
-func New(key string, t *schema.Table, cfg ResourceConfig, tables map[string]*schema.Table, nameColumn string, log *slog.Logger) (*Resource, error) {
-	res := &Resource{Key: key, Table: t, Config: cfg, Hidden: map[string]bool{}, nameColumn: nameColumn}
+// nothing). nameColumns name rows before the usual label columns, in
+// order ("" entries skipped); an unknown icon is logged and replaced.
+func New(key string, t *schema.Table, cfg ResourceConfig, tables map[string]*schema.Table, nameColumns []string, log *slog.Logger) (*Resource, error) {
+	res := &Resource{Key: key, Table: t, Config: cfg, Hidden: map[string]bool{}, nameColumns: nameColumns}
 	res.Label = cmp.Or(cfg.Label, schema.Humanize(key))
 	res.Icon = cmp.Or(cfg.Icon, schema.GuessIcon(t.Name))
 	if !schema.IsIcon(res.Icon) {
@@ -45,7 +45,7 @@ func New(key string, t *schema.Table, cfg ResourceConfig, tables map[string]*sch
 		}
 	}
 	res.View = visible(t, res.Hidden)
-	res.Labels = labelColumnsOf(res.View, nameColumn)
+	res.Labels = labelColumnsOf(res.View, nameColumns)
 	return res, nil
 }
 
@@ -83,9 +83,10 @@ type Resource struct {
 	// credentials, and their history holds their room kicks. The
 	// engine's users resource sets it.
 	Accounts bool
-	// nameColumn is the column that names rows first (the users'
-	// display name), for the labels of the role variants.
-	nameColumn string
+	// nameColumns are the columns that name rows first (the users'
+	// display name, username and email), for the labels of the role
+	// variants.
+	nameColumns []string
 	// stored are the columns no role reads (the resource's own Hidden,
 	// in every role's variant too): what a row as stored lacks.
 	stored map[string]bool
@@ -149,10 +150,10 @@ func (res *Resource) ColumnLabel(c *schema.Column) string {
 var labelColumns = []string{"display_name", "name", "email", "title"}
 
 // labelColumnsOf are the text columns of view that can name its rows, in
-// order of preference: nameColumn (when not ""), then labelColumns.
-func labelColumnsOf(view *schema.Table, nameColumn string) []string {
+// order of preference: nameColumns, then labelColumns.
+func labelColumnsOf(view *schema.Table, nameColumns []string) []string {
 	var out []string
-	for _, c := range append([]string{nameColumn}, labelColumns...) {
+	for _, c := range append(slices.Clip(nameColumns), labelColumns...) {
 		if col := view.ByName[c]; col != nil && col.DataType == schema.String && !slices.Contains(out, c) {
 			out = append(out, c)
 		}

@@ -60,7 +60,7 @@ func (res *Resource) RoleViews() (map[authz.Role]*Resource, error) {
 		v.Restricted = restricted
 		v.View = visible(res.Table, v.Hidden)
 		// A masked column names no row: a label is read unmasked, in SQL.
-		v.Labels = slices.DeleteFunc(labelColumnsOf(v.View, res.nameColumn), func(c string) bool { return restricted[c] })
+		v.Labels = slices.DeleteFunc(labelColumnsOf(v.View, res.nameColumns), func(c string) bool { return restricted[c] })
 		if views == nil {
 			views = map[authz.Role]*Resource{}
 		}

@@ -411,7 +411,10 @@ func (a *Service) Erase(w http.ResponseWriter, r *http.Request, op authz.Operato
 	}
 	// A guest without an email confirms with its id.
 	email, what := fmt.Sprint(row[a.Users.Cols.Email]), "email"
-	if row[a.Users.Cols.Email] == nil {
+	switch {
+	case !a.Users.HasEmail && a.Users.HasUsername && row[a.Users.Cols.Username] != nil:
+		email, what = fmt.Sprint(row[a.Users.Cols.Username]), "username"
+	case !a.Users.HasEmail || row[a.Users.Cols.Email] == nil:
 		email, what = userID, "id"
 	}
 	if !dryRun && !strings.EqualFold(strings.TrimSpace(body.Confirm), email) {
@@ -582,12 +585,14 @@ func fitErased(v, id string, max int) string {
 }
 
 // personalColumns are the users table's columns an erase clears and the
-// audit log's redaction replaces: the email, the display name, and those
-// marked Personal.
+// audit log's redaction replaces: the email, the display name, the
+// username, and those marked Personal.
 func (a *Service) personalColumns(users *rows.Resource) []string {
-	cols := []string{a.Users.Cols.Email}
-	if a.Users.HasDisplayName {
-		cols = append(cols, a.Users.Cols.DisplayName)
+	var cols []string
+	for _, c := range []string{a.Users.Cols.Email, a.Users.Cols.DisplayName, a.Users.Cols.Username} {
+		if c != "" {
+			cols = append(cols, c)
+		}
 	}
 	for name, cc := range users.Config.Columns {
 		if cc.Personal && !slices.Contains(cols, name) {
@@ -624,14 +629,17 @@ func (a *Service) eraseAccount(ctx context.Context, tx bun.Tx, res *rows.Resourc
 	if err != nil {
 		return rows.ColumnFields(res, rows.DBError(err))
 	}
-	q := tx.NewUpdate().Set("? = ?", u.Col(u.Cols.Email), "erased-"+safeFileName(userID)+"@erased.invalid")
+	q := tx.NewUpdate()
+	if u.HasEmail {
+		q = q.Set("? = ?", u.Col(u.Cols.Email), "erased-"+safeFileName(userID)+"@erased.invalid")
+	}
 	if u.HashNotNull {
 		q = q.Set("? = ?", u.Col(u.Cols.PasswordHash), users.UnusableHash)
 	} else {
 		q = q.Set("? = NULL", u.Col(u.Cols.PasswordHash))
 	}
 	for _, name := range a.personalColumns(res) {
-		if name == u.Cols.Email {
+		if u.HasEmail && name == u.Cols.Email {
 			continue
 		}
 		q = q.Set("? = ?", u.Col(name), erasedUserValue(res.Table.ByName[name], userID))

@@ -36,8 +36,11 @@ func (b *BanInfo) Active(now time.Time) bool {
 // Account is what sign-in needs of a user row.
 type Account struct {
 	ID string
-	// Email is "" when the column is NULL (a guest player's account).
-	Email        string
+	// Email is "" when the column is NULL (a guest player's account) or
+	// the table has none (Table.HasEmail).
+	Email string
+	// Username is the login name (Columns.Username), "" without one.
+	Username     string
 	DisplayName  string
 	PasswordHash string
 	TokenVersion int64
@@ -45,9 +48,15 @@ type Account struct {
 }
 
 func (u *Table) selectAccount(db bun.IDB) *bun.SelectQuery {
-	q := db.NewSelect().TableExpr("? AS u", u.Ident()).
-		ColumnExpr("CAST(? AS TEXT)", u.Col(u.Cols.ID, "u")).ColumnExpr("COALESCE(CAST(? AS TEXT), '')", u.Col(u.Cols.Email, "u")).
-		ColumnExpr("COALESCE(?, '')", u.Col(u.Cols.PasswordHash, "u"))
+	q := db.NewSelect().TableExpr("? AS u", u.Ident()).ColumnExpr("CAST(? AS TEXT)", u.Col(u.Cols.ID, "u"))
+	for _, c := range []string{u.Cols.Email, u.Cols.Username} {
+		if c == "" {
+			q = q.ColumnExpr("''")
+		} else {
+			q = q.ColumnExpr("COALESCE(CAST(? AS TEXT), '')", u.Col(c, "u"))
+		}
+	}
+	q = q.ColumnExpr("COALESCE(?, '')", u.Col(u.Cols.PasswordHash, "u"))
 	if u.HasDisplayName {
 		q = q.ColumnExpr("COALESCE(?, '')", u.Col(u.Cols.DisplayName, "u"))
 	} else {
@@ -94,7 +103,7 @@ func (b *BanState) Dest() []any { return []any{&b.Raw, &b.Reason} }
 func scanAccount(u *Table, row interface{ Scan(...any) error }) (*Account, error) {
 	var acc Account
 	var ban BanState
-	if err := row.Scan(append([]any{&acc.ID, &acc.Email, &acc.PasswordHash, &acc.DisplayName, &acc.TokenVersion}, ban.Dest()...)...); err != nil {
+	if err := row.Scan(append([]any{&acc.ID, &acc.Email, &acc.Username, &acc.PasswordHash, &acc.DisplayName, &acc.TokenVersion}, ban.Dest()...)...); err != nil {
 		return nil, err
 	}
 	var err error
@@ -289,6 +298,9 @@ func (e *AmbiguousEmailError) Error() string {
 // without regard to case.
 func (u *Table) AccountByEmail(ctx context.Context, db bun.IDB, email string) (*Account, error) {
 	email = strings.TrimSpace(email)
+	if !u.HasEmail {
+		return nil, ErrNotFound
+	}
 	col := u.Col(u.Cols.Email, "u")
 	cond, args := u.emailIs(email)
 	q := u.selectAccount(db).Where(cond, args...).
@@ -318,10 +330,79 @@ func (u *Table) AccountByEmail(ctx context.Context, db bun.IDB, email string) (*
 	return nil, &AmbiguousEmailError{IDs: []string{accs[0].ID, accs[1].ID}}
 }
 
+// AmbiguousUsernameError reports a username that several accounts have
+// (a username column without a unique index): which one is meant cannot
+// be told, so none is. IDs are two of them.
+type AmbiguousUsernameError struct{ IDs []string }
+
+// Error names the accounts.
+func (e *AmbiguousUsernameError) Error() string {
+	return fmt.Sprintf("admin: the username matches accounts %s", strings.Join(e.IDs, ", "))
+}
+
+// AccountByUsername returns the account whose username column
+// (Columns.Username) is name, compared by plain = under the column's
+// own collation: case-sensitive on PostgreSQL's text and SQLite's
+// default BINARY, not on citext or a NOCASE column. It returns
+// ErrNotFound (also without a username column), or
+// *AmbiguousUsernameError when several accounts have it.
+func (u *Table) AccountByUsername(ctx context.Context, db bun.IDB, name string) (*Account, error) {
+	name = strings.TrimSpace(name)
+	if !u.HasUsername || name == "" {
+		return nil, ErrNotFound
+	}
+	rows, err := u.selectAccount(db).Where("? = ?", u.Col(u.Cols.Username, "u"), name).Limit(2).Rows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var accs []*Account
+	for rows.Next() {
+		acc, err := scanAccount(u, rows)
+		if err != nil {
+			return nil, err
+		}
+		accs = append(accs, acc)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	switch len(accs) {
+	case 0:
+		return nil, ErrNotFound
+	case 1:
+		return accs[0], nil
+	}
+	return nil, &AmbiguousUsernameError{IDs: []string{accs[0].ID, accs[1].ID}}
+}
+
+// AccountByLogin returns the account a sign-in's login names: an email
+// or a username. With a username column, a login without '@' is looked
+// up as a username first and as an email only when no username matches;
+// a login with '@' as an email first, then as a username. So when the
+// value is one account's username and another's email, the username
+// wins unless the value has an '@'. Errors are those of AccountByEmail
+// and AccountByUsername (an ambiguity is not passed over).
+func (u *Table) AccountByLogin(ctx context.Context, db bun.IDB, login string) (*Account, error) {
+	login = strings.TrimSpace(login)
+	first, second := u.AccountByEmail, u.AccountByUsername
+	if !strings.Contains(login, "@") {
+		first, second = second, first
+	}
+	acc, err := first(ctx, db, login)
+	if errors.Is(err, ErrNotFound) {
+		return second(ctx, db, login)
+	}
+	return acc, err
+}
+
 // EmailTaken reports whether an account other than exceptID (when not
 // "") has email, without regard to case: the users resource refuses a
 // second account that sign-in could not tell from the first.
 func (u *Table) EmailTaken(ctx context.Context, db bun.IDB, email, exceptID string) (bool, error) {
+	if !u.HasEmail {
+		return false, nil
+	}
 	cond, args := u.emailIs(strings.TrimSpace(email))
 	q := db.NewSelect().TableExpr("? AS u", u.Ident()).ColumnExpr("1").Where(cond, args...)
 	if exceptID != "" {
@@ -393,7 +474,9 @@ func (u *Table) CreateUser(ctx context.Context, db bun.IDB, email, displayName, 
 			vals[k] = v
 		}
 	}
-	vals[u.Cols.Email] = strings.TrimSpace(email)
+	if u.HasEmail && email != "" {
+		vals[u.Cols.Email] = strings.TrimSpace(email)
+	}
 	u.SetHash(vals, hash)
 	if _, given := vals[u.Cols.ID]; !given && u.genID {
 		vals[u.Cols.ID] = NewID()

@@ -53,6 +53,7 @@ type Columns struct {
 	BanUntil     string // no default: the game's own until-column, instead of Ban
 	BanReason    string // no default: with BanUntil, the ban's reason
 	BanTable     *BanTable
+	Username     string // no default: the login name column
 }
 
 func (c Columns) withDefaults() Columns {
@@ -84,11 +85,15 @@ type Table struct {
 	// Bans is UserColumns.BanTable, nil without: the ban is the rows
 	// of the game's own bans table.
 	Bans *bans
-	// HasBan (the JSON ban, an until-column or a bans table), HasTokenVersion and
-	// HasDisplayName say which optional columns the table has.
+	// HasBan (the JSON ban, an until-column or a bans table),
+	// HasTokenVersion, HasDisplayName, HasEmail and HasUsername say which
+	// optional columns the table has. Without an email column (HasEmail
+	// false, Cols.Email ""), reset links and invites are off.
 	HasBan          bool
 	HasTokenVersion bool
 	HasDisplayName  bool
+	HasEmail        bool
+	HasUsername     bool
 	// BanUnix is true when the ban is an until-column (Cols.BanUntil) of
 	// unix seconds, false when it is a time column; it means nothing
 	// with the JSON ban column (Cols.Ban).
@@ -155,7 +160,9 @@ func New(tables *bunschema.Tables, model, builtin any, prefix string, uc Columns
 		required bool
 	}{
 		{"ID", &u.Cols.ID, uc.ID, set.ID, true},
-		{"Email", &u.Cols.Email, uc.Email, set.Email, true},
+		// Email is required when named; left unnamed, a table without
+		// an "email" column has none (sign-in by Username).
+		{"Email", &u.Cols.Email, uc.Email, set.Email, false},
 		{"PasswordHash", &u.Cols.PasswordHash, uc.PasswordHash, set.PasswordHash, true},
 		{"DisplayName", &u.Cols.DisplayName, uc.DisplayName, set.DisplayName, false},
 		{"TokenVersion", &u.Cols.TokenVersion, uc.TokenVersion, set.TokenVersion, false},
@@ -163,6 +170,7 @@ func New(tables *bunschema.Tables, model, builtin any, prefix string, uc Columns
 		{"CreatedAt", &u.Cols.CreatedAt, uc.CreatedAt, set.CreatedAt, false},
 		{"BanUntil", &u.Cols.BanUntil, uc.BanUntil, set.BanUntil, false},
 		{"BanReason", &u.Cols.BanReason, uc.BanReason, set.BanReason, false},
+		{"Username", &u.Cols.Username, uc.Username, set.Username, false},
 	} {
 		if c.col == "" {
 			continue
@@ -177,6 +185,11 @@ func New(tables *bunschema.Tables, model, builtin any, prefix string, uc Columns
 	}
 	u.IDField, _ = t.Field(u.Cols.ID)
 	u.HasDisplayName = u.Cols.DisplayName != ""
+	u.HasEmail = u.Cols.Email != ""
+	u.HasUsername = u.Cols.Username != ""
+	if !u.HasEmail && !u.HasUsername {
+		return nil, fmt.Errorf("admin: users table %s has no column %q and UserColumns names no Email nor Username: operators sign in by one of them%s", t.Name, uc.Email, schema.ClosestHint(uc.Email, names))
+	}
 	u.HasTokenVersion = u.Cols.TokenVersion != ""
 	if bt := set.BanTable; bt != nil {
 		u.Bans = &bans{BanTable: *bt}
@@ -202,6 +215,9 @@ func New(tables *bunschema.Tables, model, builtin any, prefix string, uc Columns
 	}
 	if !u.HasTokenVersion {
 		u.Off = append(u.Off, "sign out everywhere, revoke-sessions and single-use reset links (UserColumns.TokenVersion names a BIGINT column)")
+	}
+	if !u.HasEmail {
+		u.Off = append(u.Off, "password reset links and invites, which are sent by email (UserColumns.Email names an email column)")
 	}
 	if !u.HasBan || !u.HasTokenVersion {
 		u.Off = append(u.Off, "ban and unban (UserColumns.Ban names a JSON column, UserColumns.BanUntil an until-column, or UserColumns.BanTable a table of bans, with TokenVersion)")
@@ -247,6 +263,9 @@ func (u *Table) FromCatalog(t *schema.Table) {
 // serves, or on a citext column plain equality, which its own unique
 // index serves (lower() there would read the whole table).
 func (u *Table) emailIs(email string) (string, []any) {
+	if !u.HasEmail {
+		return "FALSE", nil
+	}
 	col := u.Col(u.Cols.Email, "u")
 	if u.emailCI {
 		return "? = ?", []any{col, email}

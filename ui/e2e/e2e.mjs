@@ -1427,7 +1427,10 @@ async function main() {
     collectErrors(page, modErrors);
     await page.goto(base + '/admin/');
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    await signIn('player01@example.com', 'player-password');
+    // The demo's users have usernames (UserColumns.Username): the one
+    // field takes either, and the mod signs in by name.
+    await page.getByLabel('Email or username').waitFor();
+    await signIn('player01', 'player-password');
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     const nav = page.getByRole('navigation');
     await nav.getByRole('link', { name: 'Guilds' }).waitFor();
@@ -1779,7 +1782,7 @@ async function main() {
   await step('sign out and sign back in with a code', async () => {
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    await signIn('player01@example.com', 'player-password');
+    await signIn('player01', 'player-password'); // by username, then the code
     await page.getByRole('heading', { name: 'Two-factor sign-in' }).waitFor();
     await shot('29-totp-step');
     await page.getByLabel('Code from your authenticator app').fill('000000');

@@ -863,6 +863,8 @@ export interface components {
             authenticated: boolean;
             /** @description with=catalog, for an operator: GET / answered along */
             catalog?: components["schemas"]["Resource"][];
+            /** @description what operators sign in with: email (the users table has an email column), username (UserColumns.Username) */
+            loginFields: ("email" | "username")[];
             needsBootstrap: boolean;
             role: string | null;
             setupTokenRequired?: boolean;
@@ -938,6 +940,8 @@ export interface components {
             email: string;
             features: {
                 ban: boolean;
+                /** @description the users table has an email column: reset links and invites can be sent (to accounts with an email) */
+                email: boolean;
                 reports: boolean;
                 revokeSessions: boolean;
                 rooms: boolean;
@@ -946,6 +950,8 @@ export interface components {
             role: "admin" | "mod" | "user";
             scopes: string[];
             userId: string;
+            /** @description the login name (UserColumns.Username); empty without one */
+            username: string;
         };
         ModerationResult: {
             ok?: boolean;
@@ -1009,6 +1015,8 @@ export interface components {
             showFields?: string[];
             /** @description a delete sets it and keeps the row (_deleted, _restore) */
             softDeleteColumn?: string;
+            /** @description on users: the account's login name */
+            usernameColumn?: string;
             /** @description the panel's users resource (moderation, data requests, roles) */
             users?: boolean;
         };
@@ -1680,9 +1688,10 @@ export interface operations {
             content: {
                 "application/json": {
                     displayName?: string;
-                    email: string;
+                    email?: string;
                     password: string;
                     token?: string;
+                    username?: string;
                 };
             };
         };
@@ -1728,8 +1737,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    email: string;
+                    email?: string;
+                    /** @description an email or a username */
+                    login?: string;
                     password: string;
+                    username?: string;
                 };
             };
         };

@@ -25,11 +25,14 @@ export function singular(label: string): string {
 export const labelColumns = ['display_name', 'name', 'email', 'title'];
 
 // rowLabel names a row for people: its display name, name, email or
-// title when it has one, else its key as in the page heading.
+// title when it has one, else its key as in the page heading. An account
+// (the users resource) is named by its display name, then its username,
+// then its email, as the server names it.
 export function rowLabel(meta: ResourceMeta, id: string, row: Row | undefined): string {
   // An erased player's names are gone; "erased-…@erased.invalid" is none.
   if (isErased(meta, row)) return erasedName;
-  for (const c of labelColumns) {
+  const order = meta.users ? ['display_name', meta.usernameColumn ?? '', 'name', meta.emailColumn ?? 'email', 'title'] : labelColumns;
+  for (const c of order) {
     if (!meta.columns.some((col) => col.name === c)) continue;
     const v = row?.[c];
     if (typeof v === 'string' && v.trim() !== '') return v;

@@ -43,7 +43,7 @@ func TestBootstrapAndStatus(t *testing.T) {
 		if me.body["email"] != "Root@Example.com" || me.body["displayName"] != "Root" || me.body["role"] != "admin" {
 			t.Fatalf("me = %s", me.raw)
 		}
-		if f := me.body["features"]; !reflect.DeepEqual(f, map[string]any{"ban": true, "revokeSessions": true, "rooms": false, "reports": false}) {
+		if f := me.body["features"]; !reflect.DeepEqual(f, map[string]any{"ban": true, "revokeSessions": true, "email": true, "rooms": false, "reports": false}) {
 			t.Fatalf("features = %v; want ban and revokeSessions, no rooms, no reports", f)
 		}
 		// Refused once an admin exists, whoever asks.
@@ -342,8 +342,8 @@ func TestBootstrapExtraNotNullColumn(t *testing.T) {
 			t.Fatalf("POST /users = %v; want region eu", got)
 		}
 		me := c.do("GET", "/admin-api/auth/me", nil).want(t, 200)
-		if f := me.body["features"]; !reflect.DeepEqual(f, map[string]any{"ban": false, "revokeSessions": false, "rooms": false, "reports": false}) {
-			t.Fatalf("features = %v; want none", f)
+		if f := me.body["features"]; !reflect.DeepEqual(f, map[string]any{"ban": false, "revokeSessions": false, "email": true, "rooms": false, "reports": false}) {
+			t.Fatalf("features = %v; want none but email", f)
 		}
 		c.do("POST", "/admin-api/auth/logout-everywhere", nil).want(t, 501, "unsupported")
 	})

@@ -57,6 +57,9 @@ func (e *env) fetchSpec() *openapi3.T {
 			id = -1000 - len(made) // below any id the table's sequence gives
 		}
 		vals := map[string]any{cols.ID: id, cols.Email: "openapi-" + string(role) + "@spec.invalid", cols.PasswordHash: "!"}
+		if _, ok := live[cols.Email]; !ok { // a staff table without emails
+			delete(vals, cols.Email)
+		}
 		for name, c := range live {
 			if _, set := vals[name]; !set && c.notNull && !c.hasDefault {
 				vals[name] = zeroOf(c.typ)

@@ -30,7 +30,7 @@ export function SessionDialog() {
 function SignInAgain() {
   const navigate = useNavigate();
   const before = queryClient.getQueryData<Me>(['auth', 'me']);
-  const [email, setEmail] = useState(before?.email ?? '');
+  const [email, setEmail] = useState(before?.email || before?.username || '');
   const [password, setPassword] = useState('');
   const [secondStep, setSecondStep] = useState(false);
   const done = async () => {
@@ -46,7 +46,7 @@ function SignInAgain() {
     void queryClient.invalidateQueries({ queryKey: ['auth'] });
   };
   const login = useMutation({
-    mutationFn: () => dataOf(client.POST('/auth/login', { body: { email, password } })),
+    mutationFn: () => dataOf(client.POST('/auth/login', { body: { login: email, password } })),
     onSuccess: (d) => (d.totpRequired ? setSecondStep(true) : void done()),
   });
   const submit = (e: FormEvent) => {
@@ -60,8 +60,8 @@ function SignInAgain() {
       ) : (
         <form onSubmit={submit} className="stack">
           <label>
-            Email
-            <input type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus={!email} />
+            Email or username
+            <input type="text" name="login" autoComplete="username" autoCapitalize="none" spellCheck={false} required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus={!email} />
           </label>
           <label>
             Password

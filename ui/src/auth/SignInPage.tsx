@@ -28,13 +28,13 @@ export function SignInPage() {
       <div className="auth-card">
         <h1 className="brand">Game admin</h1>
         {status.data.needsBootstrap ? (
-          <BootstrapForm next={next} token={params.get('token') ?? ''} tokenRequired={!!status.data.setupTokenRequired} />
+          <BootstrapForm next={next} token={params.get('token') ?? ''} tokenRequired={!!status.data.setupTokenRequired} fields={status.data.loginFields} />
         ) : (
           <>
             {params.get('reason') === 'ended' && (
               <p className="notice" role="status">Your session ended — sign in again.</p>
             )}
-            <SignInForm next={next} totp={params.get('step') === 'totp'} />
+            <SignInForm next={next} totp={params.get('step') === 'totp'} fields={status.data.loginFields} />
           </>
         )}
       </div>
@@ -57,15 +57,26 @@ function useEnter(next: Next) {
   };
 }
 
+type LoginField = 'email' | 'username';
+
+// loginLabel names the sign-in field after what the server matches
+// (/auth/status's loginFields): "Email or username" when it takes both.
+function loginLabel(fields: LoginField[] | undefined): string {
+  const email = !fields || fields.includes('email');
+  const username = !!fields?.includes('username');
+  return email && username ? 'Email or username' : username ? 'Username' : 'Email';
+}
+
 // SignInForm starts at the second step with ?step=totp: the game's own
-// sign-in (Auth().StartSession) left a two-factor challenge pending.
-function SignInForm({ next, totp }: { next: Next; totp: boolean }) {
+// sign-in (Auth().StartSession) left a two-factor challenge pending. Its
+// one field takes an email or a username (sent as login).
+function SignInForm({ next, totp, fields }: { next: Next; totp: boolean; fields?: LoginField[] }) {
   const enter = useEnter(next);
-  const [email, setEmail] = useState('');
+  const [loginName, setLoginName] = useState('');
   const [password, setPassword] = useState('');
   const [secondStep, setSecondStep] = useState(totp);
   const login = useMutation({
-    mutationFn: () => dataOf(client.POST('/auth/login', { body: { email, password } })),
+    mutationFn: () => dataOf(client.POST('/auth/login', { body: { login: loginName, password } })),
     onSuccess: (d) => (d.totpRequired ? setSecondStep(true) : enter()),
   });
   if (secondStep) return <TotpStep onDone={enter} onCancel={() => { setSecondStep(false); setPassword(''); login.reset(); }} />;
@@ -77,8 +88,8 @@ function SignInForm({ next, totp }: { next: Next; totp: boolean }) {
     <form onSubmit={submit} className="stack">
       <h2>Sign in</h2>
       <label>
-        Email
-        <input type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        {loginLabel(fields)}
+        <input type="text" name="login" autoComplete="username" autoCapitalize="none" spellCheck={false} required value={loginName} onChange={(e) => setLoginName(e.target.value)} />
       </label>
       <label>
         Password
@@ -93,13 +104,19 @@ function SignInForm({ next, totp }: { next: Next; totp: boolean }) {
 // BootstrapForm creates the first admin. The server wants the setup
 // token, which only the link it logged carries: without
 // one, the page says where to find it instead of a form that cannot work.
-function BootstrapForm({ next, token, tokenRequired }: { next: Next; token: string; tokenRequired: boolean }) {
+// With usernames (loginFields), it asks for one too: optional beside an
+// email, required when the users table has no email column.
+function BootstrapForm({ next, token, tokenRequired, fields }: { next: Next; token: string; tokenRequired: boolean; fields?: LoginField[] }) {
   const enter = useEnter(next);
+  const withUsername = !!fields?.includes('username');
+  const withEmail = !fields || fields.includes('email');
   const [email, setEmail] = useState('');
+  const [username, setUsername] = useState('');
   const [displayName, setDisplayName] = useState('');
   const [password, setPassword] = useState('');
   const bootstrap = useMutation({
-    mutationFn: () => dataOf(client.POST('/auth/bootstrap', { body: { email, password, ...(displayName ? { displayName } : {}), ...(token ? { token } : {}) } })),
+    mutationFn: () =>
+      dataOf(client.POST('/auth/bootstrap', { body: { ...(email ? { email } : {}), ...(username ? { username } : {}), password, ...(displayName ? { displayName } : {}), ...(token ? { token } : {}) } })),
     onSuccess: enter,
   });
   const submit = (e: FormEvent) => {
@@ -119,10 +136,18 @@ function BootstrapForm({ next, token, tokenRequired }: { next: Next; token: stri
     <form onSubmit={submit} className="stack">
       <h2>Create the first admin</h2>
       <p className="muted">No admin exists yet. The account you create here gets the admin role.</p>
-      <label>
-        Email
-        <input type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
-      </label>
+      {withUsername && (
+        <label>
+          Username {withEmail && <span className="muted">(optional)</span>}
+          <input type="text" name="username" autoComplete={withEmail ? 'off' : 'username'} autoCapitalize="none" spellCheck={false} required={!withEmail} value={username} onChange={(e) => setUsername(e.target.value)} />
+        </label>
+      )}
+      {withEmail && (
+        <label>
+          Email
+          <input type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        </label>
+      )}
       <label>
         Display name <span className="muted">(optional)</span>
         <input type="text" name="displayName" value={displayName} onChange={(e) => setDisplayName(e.target.value)} />

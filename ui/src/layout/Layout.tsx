@@ -136,7 +136,7 @@ function Header({ onMenu }: { onMenu?: () => void }) {
           <span className="role role-signed-out" data-testid="signed-out">Signed out</span>
         ) : me.data && (
           <>
-            <span className="operator-email">{me.data.email}</span>
+            <span className="operator-email">{me.data.email || me.data.username}</span>
             <span className={'role role-' + me.data.role}>{me.data.role}</span>
           </>
         )}

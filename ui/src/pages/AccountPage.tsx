@@ -23,7 +23,7 @@ export function AccountPage() {
     <div className="account">
       <div className="page-title">
         <h1>Your account</h1>
-        {me.data && <span className="muted">{me.data.email}</span>}
+        {me.data && <span className="muted">{me.data.email || me.data.username}</span>}
       </div>
       <section className="card" aria-labelledby="twofactor">
         <h2 id="twofactor">Two-factor sign-in</h2>

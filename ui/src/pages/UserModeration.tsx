@@ -87,6 +87,11 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
   // with their id instead.
   const email = row[who?.emailColumn ?? 'email'];
   const hasEmail = typeof email === 'string';
+  // Without an email column (features.email false) an erase is
+  // confirmed with the username, else the id.
+  const noEmailColumn = features.email === false;
+  const username = who?.usernameColumn ? row[who.usernameColumn] : undefined;
+  const confirmWith = hasEmail ? email : noEmailColumn && typeof username === 'string' ? username : null;
   const erased = who ? isErased(who, row) : false;
   const erasedAt = erased && ban && typeof ban === 'object' ? (ban as BanInfo).bannedAt : undefined;
   return (
@@ -125,9 +130,14 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
               )}
             </div>
           )}
+          {!self && mayChange && me.data?.role === 'admin' && !hasEmail && (
+            <p className="muted" data-testid="no-email-note">
+              {noEmailColumn ? 'Accounts here have no email: invites and reset links, which go by email, are off.' : 'This account has no email: no invite or reset link can be sent.'}
+            </p>
+          )}
           {!self && <RoleControl userId={id} name={name} />}
-          {!self && me.data?.role === 'admin' && features.ban && (hasEmail || email === null) && (
-            <DataRequests id={id} name={name} email={hasEmail ? email : null} onErased={() => void refresh()} />
+          {!self && me.data?.role === 'admin' && features.ban && (hasEmail || email === null || noEmailColumn) && (
+            <DataRequests id={id} name={name} email={confirmWith} onErased={() => void refresh()} />
           )}
         </>
       )}
