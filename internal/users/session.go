@@ -32,7 +32,8 @@ func (rs *RoleTable) SessionQuery(db bun.IDB, id any) *bun.SelectQuery {
 	u := rs.Users
 	q := db.NewSelect().TableExpr("? AS u", u.Ident()).
 		Join("LEFT JOIN ? AS r ON r.user_id = ?", rs.ident(), u.Col(u.Cols.ID, "u")).
-		ColumnExpr("r.role").ColumnExpr("r.scopes").
+		Join("LEFT JOIN ? AS rs ON rs.user_id = ?", bun.Ident(rs.RowScopes), u.Col(u.Cols.ID, "u")).
+		ColumnExpr("r.role").ColumnExpr("r.scopes").ColumnExpr("rs.scope_values").
 		Where("? = ?", u.Col(u.Cols.ID, "u"), id)
 	if u.HasTokenVersion {
 		return q.ColumnExpr("?", u.Col(u.Cols.TokenVersion, "u"))
@@ -45,11 +46,12 @@ func (rs *RoleTable) SessionQuery(db bun.IDB, id any) *bun.SelectQuery {
 type SessionRow struct {
 	role   sql.NullString
 	scopes NullJSON
+	rows   NullJSON
 	tv     int64
 }
 
 // Dest are the scan destinations of SessionQuery's columns.
-func (r *SessionRow) Dest() []any { return []any{&r.role, &r.scopes, &r.tv} }
+func (r *SessionRow) Dest() []any { return []any{&r.role, &r.scopes, &r.rows, &r.tv} }
 
 // State is the row's token version and Operator: a plain user without a
 // roles row or with a role this version does not know.
@@ -61,6 +63,14 @@ func (r *SessionRow) State(userID string) (int64, authz.Operator, error) {
 	if len(r.scopes) > 0 && string(r.scopes) != "null" {
 		if err := json.Unmarshal(r.scopes, &op.Scopes); err != nil {
 			return r.tv, op, fmt.Errorf("admin: roles of %s: malformed scopes: %w", userID, err)
+		}
+	}
+	if len(r.rows) > 0 && string(r.rows) != "null" {
+		if err := json.Unmarshal(r.rows, &op.Rows); err != nil {
+			return r.tv, op, fmt.Errorf("admin: roles of %s: malformed row scope: %w", userID, err)
+		}
+		if op.Rows == nil {
+			op.Rows = []string{}
 		}
 	}
 	return r.tv, op, nil
