@@ -56,6 +56,9 @@ func keyedByRestricted(res, target *resource, rel schema.Relation) bool {
 type labelRel struct {
 	rel    schema.Relation
 	target *resource
+	// scope, for a row-scoped mod, is the target rows whose labels they
+	// may read (rows.LabelScope): any other row has none.
+	scope *query.Scope
 }
 
 // labelRels are the One relations of res whose targets have a label op
@@ -67,7 +70,7 @@ func (l labeler) labelRels(op Operator, res *resource) []labelRel {
 		if rel.Kind != schema.One || target == nil || res.Hidden[rel.FK] || keyedByRestricted(res, target, rel) || len(target.Labels) == 0 {
 			continue
 		}
-		out = append(out, labelRel{rel, target})
+		out = append(out, labelRel{rel: rel, target: target, scope: target.LabelScope(op)})
 	}
 	return out
 }
@@ -83,7 +86,7 @@ func (l labeler) labelJoins(op Operator, res *resource) (joins []query.Label, re
 		}
 		pk := lr.target.Table.PK
 		joins = append(joins, query.Label{FK: lr.rel.FK, Table: lr.target.Table.Name, Ref: lr.rel.Ref, Columns: lr.target.Labels,
-			ByKey: len(pk) == 1 && pk[0].Name == lr.rel.Ref && lr.target.Table.KeyOrdered})
+			ByKey: len(pk) == 1 && pk[0].Name == lr.rel.Ref && lr.target.Table.KeyOrdered, Scope: lr.scope})
 	}
 	return joins, rest
 }
@@ -120,9 +123,14 @@ func (l labeler) addLabels(ctx context.Context, rels []labelRel, rows []map[stri
 			Key   string         `bun:"k"`
 			Label sql.NullString `bun:"l"`
 		}
-		err := l.db.NewSelect().TableExpr("?", bun.Ident(target.Table.Name)).
+		q := l.db.NewSelect().TableExpr("?", bun.Ident(target.Table.Name)).
 			ColumnExpr("CAST(? AS TEXT) AS k", bun.Ident(rel.Ref)).ColumnExpr(expr+" AS l", exprArgs...).
-			Where("? IN (?)", bun.Ident(rel.Ref), bun.List(keys)).Scan(ctx, &found)
+			Where("? IN (?)", bun.Ident(rel.Ref), bun.List(keys))
+		if lr.scope != nil {
+			cond, args := lr.scope.On(bun.Ident(target.Table.Name))
+			q = q.Where(cond, args...)
+		}
+		err := q.Scan(ctx, &found)
 		if err != nil {
 			return err
 		}
@@ -156,16 +164,17 @@ func (h *rowsHandler) handleCounts(w http.ResponseWriter, r *http.Request, op Op
 	if err != nil {
 		return err
 	}
-	row, err := h.pathRow(r, res)
+	row, err := h.pathRow(r, op, res)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
 	counts := map[string]any{}
 	var (
-		names []string
-		views []*schema.Table
-		qs    []*bun.SelectQuery
+		names  []string
+		views  []*schema.Table
+		scoped []bool // a row-scoped mod's tab: counted, never estimated
+		qs     []*bun.SelectQuery
 	)
 	for _, rel := range res.Table.Relations {
 		target := h.labels.relationTarget(op, rel)
@@ -179,7 +188,8 @@ func (h *rowsHandler) handleCounts(w http.ResponseWriter, r *http.Request, op Op
 		}
 		names = append(names, rel.Name)
 		views = append(views, target.View)
-		qs = append(qs, query.Select(h.db, target.Table).Where("?TableAlias.? = ?", bun.Ident(rel.FK), key))
+		scoped = append(scoped, target.Scoped(op))
+		qs = append(qs, target.Scope(query.Select(h.db, target.Table).Where("?TableAlias.? = ?", bun.Ident(rel.FK), key), op))
 	}
 	// One statement counts every tab, within the same budget as a list's
 	// automatic count (Options.CountBudget, or QueryTimeout when
@@ -200,6 +210,9 @@ func (h *rowsHandler) handleCounts(w http.ResponseWriter, r *http.Request, op Op
 		if exact {
 			counts[name] = ns[i]
 			continue
+		}
+		if scoped[i] {
+			continue // the statistics are the whole table's: no count
 		}
 		n, ok, err := query.Estimate(ctx, h.db, views[i], qs[i], true)
 		if err != nil {
@@ -241,7 +254,7 @@ func (h *rowsHandler) handleRelation(w http.ResponseWriter, r *http.Request, op 
 	if keyedByRestricted(res, target, rel) {
 		return errorf(http.StatusForbidden, "forbidden", "relation %q is keyed by column %q, which is not readable for your role", name, rel.FK)
 	}
-	row, err := h.pathRow(r, res)
+	row, err := h.pathRow(r, op, res)
 	if err != nil {
 		return err
 	}
