@@ -141,7 +141,7 @@ func (h *authHandler) handleMe(w http.ResponseWriter, r *http.Request, op Operat
 		"displayName": acc.DisplayName, "scopes": op.Scopes,
 		// A row-scoped mod's values (null: every row): the UI says which
 		// rows a scoped resource's pages show.
-		"rows": rowsOf(op),
+		"rows":     rowsOf(op),
 		"features": h.features(),
 		// The rules the UI would otherwise copy: whose accounts op may
 		// change (RoleTable.CanWriteUser refuses the others) and the
