@@ -458,7 +458,7 @@ func TestRowScopeHTTP(t *testing.T) {
 		if list, _ := s.alpha.list(t, api+"/matches", nil); len(list) != 30 {
 			t.Fatalf("with both games, %d matches; want 30", len(list))
 		}
-		put = s.admin.do("PUT", path, map[string]any{"values": []any{"beta"}}).want(t, 200)
+		s.admin.do("PUT", path, map[string]any{"values": []any{"beta"}}).want(t, 200)
 		if list, _ := s.alpha.list(t, api+"/matches", nil); len(list) != 10 {
 			t.Fatalf("moved to beta, %d matches; want 10", len(list))
 		}
