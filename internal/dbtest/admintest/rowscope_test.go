@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	. "github.com/gameadmin/admin"
 
@@ -475,6 +476,60 @@ func TestRowScopeHTTP(t *testing.T) {
 		entries2 := s.auditRows("role.set_row_scope")
 		if len(entries2) != 5 || entries2[4].OperatorID != s.adminID || entries2[4].TargetID != s.alphaID {
 			t.Fatalf("role.set_row_scope entries = %+v; want 5, the last by the admin about alpha's mod", entries2)
+		}
+	})
+}
+
+// testSeason is a soft-delete table of several games: a delete keeps the
+// row, to be restored.
+type testSeason struct {
+	bun.BaseModel `bun:"table:seasons,alias:sn"`
+
+	ID        int64     `bun:"id,pk,autoincrement"`
+	GameID    string    `bun:"game_id,notnull"`
+	Name      string    `bun:"name,notnull"`
+	DeletedAt time.Time `bun:"deleted_at,soft_delete,nullzero"`
+}
+
+// TestRowScopeSoftDelete: on a soft-delete resource, another game's
+// deleted rows stay out of alpha's mod's deleted view, and their restore
+// is the missing row's 404; alpha's own are deleted and restored.
+func TestRowScopeSoftDelete(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		createTables(t, db, (*testSeason)(nil))
+		insert(t, db, &[]testSeason{{GameID: "alpha", Name: "alpha spring"}, {GameID: "beta", Name: "beta spring"}})
+		if _, err := db.NewDelete().Model((*testSeason)(nil)).Where("id = 2").Exec(ctx); err != nil { // beta's, soft
+			t.Fatal(err)
+		}
+		e := newEnv(t, db, Options{
+			Tables: tablesWith(map[string]any{"seasons": (*testSeason)(nil)}),
+			Resources: map[string]*Resource{"seasons": DefineResource((*testSeason)(nil), ResourceConfig{ScopeColumn: "game_id",
+				Policies: Policies{Delete: Roles(RoleAdmin, RoleMod)}})},
+		})
+		e.bootstrap()
+		id := e.user("alpha-mod@example.com", "mod password")
+		if err := e.admin.Moderation().AssignMod(ctx, id, "seasons"); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.admin.Moderation().SetRowScope(ctx, id, []string{"alpha"}); err != nil {
+			t.Fatal(err)
+		}
+		a := e.login("alpha-mod@example.com", "mod password")
+
+		list, r := a.list(t, "/admin-api/seasons", url.Values{"_deleted": {"include"}})
+		noneOf(t, r)
+		if len(list) != 1 {
+			t.Fatalf("alpha's seasons, deleted included: %v; want alpha's one", list)
+		}
+		sameAsMissing(t, a.do("POST", "/admin-api/seasons/2/_restore", nil), a.do("POST", "/admin-api/seasons/999999/_restore", nil))
+		sameAsMissing(t, a.do("GET", "/admin-api/seasons/2", nil), a.do("GET", "/admin-api/seasons/999999", nil))
+		a.do("DELETE", "/admin-api/seasons/1", nil).want(t, 200)
+		a.do("POST", "/admin-api/seasons/1/_restore", nil).want(t, 200)
+		var deleted int
+		if err := db.NewSelect().Model((*testSeason)(nil)).WhereDeleted().ColumnExpr("count(*)").Scan(ctx, &deleted); err != nil || deleted != 1 {
+			t.Fatalf("deleted seasons = %d, %v; want beta's one still deleted", deleted, err)
 		}
 	})
 }
