@@ -578,6 +578,9 @@ func (h *rowsHandler) handleCreate(w http.ResponseWriter, r *http.Request, op Op
 	if err := res.CheckCreate(vals, op); err != nil {
 		return err // a row-scoped mod creates rows of their scope only
 	}
+	if err := h.refsInScope(ctx, h.db, op, res, vals, nil); err != nil {
+		return err // and links them to rows of their scope only
+	}
 	problems.CheckRequired(res, vals, false)
 	if err := problems.Err(); err != nil {
 		return err
@@ -721,7 +724,16 @@ func (h *rowsHandler) handleUpdate(w http.ResponseWriter, r *http.Request, op Op
 		// A datetime column named updated_at says when the row last
 		// changed: an edit that writes and does not set it bumps it, as
 		// the game's own code would (Touch).
-		if _, after, changes, ended, err = store.UpdateRow(ctx, tx, op, res, id, vals, rows.Write{IfMatch: match, Check: unchangedCheck(store, res, kept, vals), Touch: true}); err != nil || len(changes) == 0 {
+		unchanged := unchangedCheck(store, res, kept, vals)
+		check := func(before map[string]any) error {
+			if unchanged != nil {
+				if err := unchanged(before); err != nil {
+					return err
+				}
+			}
+			return h.refsInScope(ctx, tx, op, res, vals, before) // a row-scoped mod's links stay in their scope
+		}
+		if _, after, changes, ended, err = store.UpdateRow(ctx, tx, op, res, id, vals, rows.Write{IfMatch: match, Check: check, Touch: true}); err != nil || len(changes) == 0 {
 			return err
 		}
 		return h.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.Key, TargetID: encodeRowID(res, after), Payload: audit.Payload(requestMeta(r, h.ips), "changes", changes)})

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
 )
@@ -274,5 +275,41 @@ func (h *rowsHandler) handleRelation(w http.ResponseWriter, r *http.Request, op 
 		return err
 	}
 	writeJSON(w, http.StatusOK, rows)
+	return nil
+}
+
+// refsInScope refuses vals, the values a create (before nil) or an
+// update of the row before writes to res, when they point a foreign key
+// at a row a row-scoped op may not see, or at no row: both are 400
+// invalid_reference, the database's answer for a key naming no row, so
+// the refusal tells nothing of another game's rows. A key the row holds
+// already is not checked (it is not written). db is the write's
+// transaction, or the panel's.
+func (h *rowsHandler) refsInScope(ctx context.Context, db bun.IDB, op Operator, res *resource, vals, before map[string]any) error {
+	for _, rel := range res.Table.Relations {
+		v, set := vals[rel.FK]
+		if rel.Kind != schema.One || !set || v == nil {
+			continue
+		}
+		if b, ok := before[rel.FK]; ok && rows.SameValue(b, v) {
+			continue
+		}
+		target := h.as(op, rel.Target)
+		if target == nil || !target.Scoped(op) {
+			continue
+		}
+		key, ok := query.ReferenceKey(target.Table.ByName[rel.Ref], v)
+		found := false
+		if ok {
+			q := target.Scope(query.From(db, target.Table).ColumnExpr("1").Where("?TableAlias.? = ?", bun.Ident(rel.Ref), key), op)
+			var err error
+			if found, err = q.Exists(ctx); err != nil {
+				return err
+			}
+		}
+		if !found {
+			return fieldError(http.StatusBadRequest, "invalid_reference", rel.FK, "%s: the row it names does not exist", res.ColumnLabel(res.Table.ByName[rel.FK]))
+		}
+	}
 	return nil
 }

@@ -533,3 +533,30 @@ func TestRowScopeSoftDelete(t *testing.T) {
 		}
 	})
 }
+
+// TestRowScopeReferences: a row-scoped mod links a row only to rows of
+// their scope: a key naming another game's row is refused exactly as
+// one naming no row (400 invalid_reference), on create and update; a
+// key the row holds already (the cross match's beta team) is kept.
+func TestRowScopeReferences(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		s := newScopeEnv(t, db)
+		a := s.alpha
+		const api = "/admin-api"
+		beta := a.do("POST", api+"/matches", map[string]any{"name": "x", "score": 1, "team_id": scopeBetaTeam}).want(t, 400, "invalid_reference")
+		none := a.do("POST", api+"/matches", map[string]any{"name": "x", "score": 1, "team_id": 999999}).want(t, 400, "invalid_reference")
+		if !reflect.DeepEqual(beta.body, none.body) {
+			t.Fatalf("a link to beta's team = %s; want what a missing team answers: %s", beta.raw, none.raw)
+		}
+		a.do("POST", api+"/matches", map[string]any{"name": "x", "score": 1, "team_id": scopeAlphaTeam}).want(t, 201)
+		a.do("PATCH", api+"/matches/3", map[string]any{"team_id": scopeBetaTeam}).want(t, 400, "invalid_reference")
+		a.do("PATCH", api+"/matches/3", map[string]any{"team_id": scopeAlphaTeam, "name": "same team"}).want(t, 200)
+		// The cross match keeps the beta team it holds; a PUT of it as read passes.
+		row := a.do("GET", api+"/matches/"+strconv.Itoa(scopeCrossMatch), nil).want(t, 200)
+		body := row.body
+		body["name"] = "renamed"
+		a.do("PUT", api+"/matches/"+strconv.Itoa(scopeCrossMatch), body).want(t, 200)
+		s.admin.do("PATCH", api+"/matches/3", map[string]any{"team_id": scopeBetaTeam}).want(t, 200)
+	})
+}
