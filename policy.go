@@ -36,6 +36,18 @@ func (m *Moderation) UnassignMod(ctx context.Context, userID, resource string) e
 	return m.e.UnassignMod(ctx, userID, resource)
 }
 
+// SetRowScope narrows the mod userID to the rows whose scope column
+// (ResourceConfig.ScopeColumn, e.g. a game_id shared by several games)
+// holds one of values, on every resource that names one: the other rows
+// are, for that mod, as if they did not exist (404). nil clears the row
+// scope (every row of the resources in the mod's scopes); an empty list
+// lets the mod see no row of such resources. Admins are never narrowed.
+// A "role.set_row_scope" audit entry by the operator on ctx is written in
+// the same transaction; the change applies on the mod's next request.
+func (m *Moderation) SetRowScope(ctx context.Context, userID string, values []string) error {
+	return m.e.SetRowScope(ctx, userID, values)
+}
+
 // Role returns the user's current role and scopes, or ErrNotFound.
 func (m *Moderation) Role(ctx context.Context, userID string) (Operator, error) {
 	return m.e.Role(ctx, userID)

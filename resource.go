@@ -131,6 +131,15 @@ type ResourceConfig struct {
 	// Default "": the ETag is a keyed digest of the row's visible
 	// columns (docs/api.md, "Versions").
 	VersionColumn string
+	// ScopeColumn names the column that says whose a row is when one
+	// table holds several games, shards or regions (e.g. "game_id"): a
+	// mod given a row scope (Moderation.SetRowScope, or the user page's
+	// "Rows of") sees and touches only the rows whose ScopeColumn holds
+	// one of its values, on every path (lists, counts, search, relation
+	// tabs, exports, history, writes, moderation); the others answer 404.
+	// It must be a visible text or integer column. Default "": the
+	// resource is not narrowed by row scopes. Admins are never narrowed.
+	ScopeColumn string
 }
 
 // ListConfig configures the list page.
@@ -279,6 +288,7 @@ func (c ResourceConfig) compile() engine.ResourceConfig {
 		Policies: c.Policies,
 
 		VersionColumn: c.VersionColumn,
+		ScopeColumn:   c.ScopeColumn,
 	}
 	if d := c.Create.Defaults; d != nil {
 		out.Create.Defaults = func(ctx context.Context, dc engine.DefaultsContext) (map[string]any, error) {

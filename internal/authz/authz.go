@@ -197,7 +197,15 @@ type Operator struct {
 	UserID string   `json:"userId"`
 	Role   Role     `json:"role"`
 	Scopes []string `json:"scopes"`
+	// Rows, for a mod, are the values of each resource's ScopeColumn
+	// whose rows the mod may see and touch; nil leaves the mod unscoped to
+	// rows (every row of the resources in Scopes). Admins ignore it.
+	Rows []string `json:"rows,omitempty"`
 }
+
+// RowScoped reports whether op sees only the rows whose scope column
+// holds one of op.Rows: a mod with a row scope (an empty one sees none).
+func (op Operator) RowScoped() bool { return op.Role == RoleMod && op.Rows != nil }
 
 type operatorKey struct{}
 

@@ -49,6 +49,10 @@ type Entry struct {
 	// for the Deleted view, include for all), and POST …/{id}/_restore
 	// brings one back.
 	SoftDeleteColumn string `json:"softDeleteColumn,omitempty"`
+	// ScopeColumn is the column a mod's row scope reads
+	// (ResourceConfig.ScopeColumn): a row-scoped mod sees the rows whose
+	// ScopeColumn holds one of their values (the operator's rows).
+	ScopeColumn string `json:"scopeColumn,omitempty"`
 	// ReadOnly says why the panel only reads the resource (a view, a
 	// table without a primary key); "" when it writes it too. Its
 	// Permissions then deny create, update and delete to everyone.

@@ -73,7 +73,7 @@ func (h *rowsHandler) handleAction(w http.ResponseWriter, r *http.Request, op Op
 		if err != nil {
 			return err
 		}
-		if row, err = h.store.ReadRow(ctx, h.db, res, id, false); err != nil {
+		if row, err = h.store.ReadScoped(ctx, h.db, op, res, id, false); err != nil { // outside a mod's row scope: missing
 			return err
 		}
 		if userID, ok := rows.UserRowID(res, row); ok {
@@ -165,7 +165,9 @@ func (h *rowsHandler) selection(ctx context.Context, op Operator, res *resource,
 	}
 	byKey := make(map[string]map[string]any, len(found))
 	for _, row := range found {
-		byKey[encodeRowID(res, row)] = row
+		if res.InScope(row, op) { // a row outside a mod's row scope names no row
+			byKey[encodeRowID(res, row)] = row
+		}
 	}
 	ordered := make([]map[string]any, len(ids))
 	for i, k := range keys {

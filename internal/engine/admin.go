@@ -281,7 +281,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if a.users, err = newUserTable(db.Dialect().Tables(), opts.Tables["users"], prefix, opts.UserColumns); err != nil {
 		return nil, err
 	}
-	a.roles = &users.RoleTable{Name: string(a.tableNames) + "roles", Users: a.users}
+	a.roles = &users.RoleTable{Name: string(a.tableNames) + "roles", RowScopes: string(a.tableNames) + "row_scopes", Users: a.users}
 	if len(a.users.Off) > 0 {
 		a.log.Info("admin: users table " + a.users.Name + " lacks optional columns; features off: " + strings.Join(a.users.Off, "; "))
 	}

@@ -153,6 +153,9 @@ func (h *authHandler) handleMe(w http.ResponseWriter, r *http.Request, op Operat
 	writeJSON(w, http.StatusOK, map[string]any{
 		"userId": op.UserID, "role": op.Role, "email": acc.Email, "username": acc.Username,
 		"displayName": acc.DisplayName, "scopes": op.Scopes,
+		// A row-scoped mod's values (null: every row): the UI says which
+		// rows a scoped resource's pages show.
+		"rows":     rowsOf(op),
 		"features": h.features(),
 		// The rules the UI would otherwise copy: whose accounts op may
 		// change (RoleTable.CanWriteUser refuses the others) and the

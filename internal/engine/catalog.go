@@ -84,6 +84,9 @@ func (h *catalogHandler) catalogEntry(res *resource, perms map[Op]bool, role Rol
 		e.ListColumns = append(e.ListColumns, res.Shown(cfg.List.Columns)...)
 	}
 	e.ReadOnly = t.NotWritable
+	if c := res.ScopeColumn(); c != nil {
+		e.ScopeColumn = c.Name
+	}
 	if sd := t.SoftDelete; sd != nil && res.View.ByName[sd.Name] != nil && !res.Restricted[sd.Name] {
 		e.SoftDeleteColumn = sd.Name
 	}

@@ -327,13 +327,14 @@ func rowIDFromBody(res *resource, raw any) (map[string]any, error) {
 
 func encodeRowID(res *resource, row map[string]any) string { return query.EncodeID(res.Table, row) }
 
-// pathRow loads the row the {id} of the path names.
-func (h *rowsHandler) pathRow(r *http.Request, res *resource) (map[string]any, error) {
+// pathRow loads the row the {id} of the path names, as op may see it:
+// one outside op's row scope is missing.
+func (h *rowsHandler) pathRow(r *http.Request, op Operator, res *resource) (map[string]any, error) {
 	id, err := rowID(r, res)
 	if err != nil {
 		return nil, err
 	}
-	return h.store.ReadRow(r.Context(), h.db, res, id, false)
+	return h.store.ReadScoped(r.Context(), h.db, op, res, id, false)
 }
 
 // GET /admin-api/{resource}
@@ -426,13 +427,20 @@ func (h *rowsHandler) listRows(w http.ResponseWriter, r *http.Request, op Operat
 		filtered := where != nil || len(l.Filters) > 0 || len(l.Where) > 0 || l.Q != "" || res.Table.SoftDelete != nil
 		total, estimated, err := query.Count(ctx, h.db, res.View, l.ApplyFilters(narrow(query.Select(h.db, res.Table)), res.View), filtered, query.CountOptions{
 			Mode: l.Count, ExactBelow: h.exactBelow, Budget: h.countBudget, ExactBudget: h.exactBudget, Estimates: h.estimates, Limit: timeLeft(deadline),
+			// The statistics are the whole table's: a row-scoped mod's
+			// total is counted, or not answered.
+			NoEstimate: res.Scoped(op),
 		})
-		if err != nil {
+		switch {
+		case err != nil && res.Scoped(op) && l.Count != query.CountExact && errors.Is(err, query.ErrTimeout):
+			// No total: the page says nothing of the rows it cannot count.
+		case err != nil:
 			return nil, err
-		}
-		w.Header().Set("X-Total-Count", strconv.FormatInt(total, 10))
-		if estimated {
-			w.Header().Set("X-Total-Count-Estimated", "true")
+		default:
+			w.Header().Set("X-Total-Count", strconv.FormatInt(total, 10))
+			if estimated {
+				w.Header().Set("X-Total-Count-Estimated", "true")
+			}
 		}
 	}
 	w.Header().Set("Access-Control-Expose-Headers", "X-Total-Count, X-Total-Count-Estimated, X-Next-Cursor")
@@ -450,7 +458,8 @@ func (h *rowsHandler) listRows(w http.ResponseWriter, r *http.Request, op Operat
 // parseList reads the list parameters of r on res (query.Parse) with the
 // resource's search columns, and its special's own (list: _banned on
 // users). A parameter of another resource's own is refused. It runs no
-// statement (the special's search adds what its _q needs).
+// statement (the special's search adds what its _q needs). A row-scoped
+// mod's list is narrowed to the rows of their scope.
 func (h *rowsHandler) parseList(r *http.Request, op Operator, res *resource) (*query.List, error) {
 	var def *query.SortKey
 	if s := res.Config.List.DefaultSort; s.Field != "" && res.View.ByName[s.Field] != nil && !res.Restricted[s.Field] { // not one op's role may not read or sort
@@ -464,7 +473,7 @@ func (h *rowsHandler) parseList(r *http.Request, op Operator, res *resource) (*q
 	sp := h.specials.of(res.Key)
 	params, own := h.specials.params(), sp.params()
 	ignore := slices.Sorted(maps.Keys(params))
-	return sp.list(op, res, v, func() (*query.List, error) {
+	l, err := sp.list(op, res, v, func() (*query.List, error) {
 		l, err := query.Parse(res.View, v, def, ignore...)
 		if err != nil && h.live.relabel(r.Context(), res, err) {
 			l, err = query.Parse(res.View, v, def, ignore...) // a label the database gained since
@@ -483,6 +492,15 @@ func (h *rowsHandler) parseList(r *http.Request, op Operator, res *resource) (*q
 		}
 		return l, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	// A row-scoped mod's rows only: the page, its count, a relation tab
+	// and an export all read the list's conditions (rows.ScopeCond).
+	if c, ok := res.ScopeCond(op); ok {
+		l.Where = append(l.Where, c)
+	}
+	return l, nil
 }
 
 // GET /admin-api/{resource}/{id}
@@ -513,6 +531,9 @@ func (h *rowsHandler) handleRead(w http.ResponseWriter, r *http.Request, op Oper
 	key.WriteString(res.Key)
 	for _, j := range joins {
 		fmt.Fprintf(&key, "\x00%s\x00%s\x00%s\x00%q", j.FK, j.Table, j.Ref, j.Columns)
+		if j.Scope != nil {
+			fmt.Fprintf(&key, "\x00%s\x00%q", j.Scope.Column, j.Scope.Values)
+		}
 	}
 	text, ok := h.readTexts.Load(key.String())
 	if !ok {
@@ -524,8 +545,8 @@ func (h *rowsHandler) handleRead(w http.ResponseWriter, r *http.Request, op Oper
 	if err != nil {
 		return err
 	}
-	if len(found) == 0 {
-		return errorf(http.StatusNotFound, "not_found", "no %s row with that id", res.Key)
+	if len(found) == 0 || !res.InScope(found[0], op) {
+		return res.Missing() // a row outside a mod's row scope is missing
 	}
 	rows.SetETag(w.Header(), h.store.ETag(res, found[0]))
 	res.Answer(found[0])
@@ -553,6 +574,12 @@ func (h *rowsHandler) handleCreate(w http.ResponseWriter, r *http.Request, op Op
 	ctx := r.Context()
 	if err := applyDefaults(ctx, h.db, op, res, vals); err != nil {
 		return err
+	}
+	if err := res.CheckCreate(vals, op); err != nil {
+		return err // a row-scoped mod creates rows of their scope only
+	}
+	if err := h.refsInScope(ctx, h.db, op, res, vals, nil); err != nil {
+		return err // and links them to rows of their scope only
 	}
 	problems.CheckRequired(res, vals, false)
 	if err := problems.Err(); err != nil {
@@ -697,7 +724,16 @@ func (h *rowsHandler) handleUpdate(w http.ResponseWriter, r *http.Request, op Op
 		// A datetime column named updated_at says when the row last
 		// changed: an edit that writes and does not set it bumps it, as
 		// the game's own code would (Touch).
-		if _, after, changes, ended, err = store.UpdateRow(ctx, tx, op, res, id, vals, rows.Write{IfMatch: match, Check: unchangedCheck(store, res, kept, vals), Touch: true}); err != nil || len(changes) == 0 {
+		unchanged := unchangedCheck(store, res, kept, vals)
+		check := func(before map[string]any) error {
+			if unchanged != nil {
+				if err := unchanged(before); err != nil {
+					return err
+				}
+			}
+			return h.refsInScope(ctx, tx, op, res, vals, before) // a row-scoped mod's links stay in their scope
+		}
+		if _, after, changes, ended, err = store.UpdateRow(ctx, tx, op, res, id, vals, rows.Write{IfMatch: match, Check: check, Touch: true}); err != nil || len(changes) == 0 {
 			return err
 		}
 		return h.audit.RecordTx(ctx, tx, AuditEntry{OperatorID: op.UserID, Action: "update", Resource: res.Key, TargetID: encodeRowID(res, after), Payload: audit.Payload(requestMeta(r, h.ips), "changes", changes)})

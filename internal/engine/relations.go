@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
 )
@@ -56,6 +57,9 @@ func keyedByRestricted(res, target *resource, rel schema.Relation) bool {
 type labelRel struct {
 	rel    schema.Relation
 	target *resource
+	// scope, for a row-scoped mod, is the target rows whose labels they
+	// may read (rows.LabelScope): any other row has none.
+	scope *query.Scope
 }
 
 // labelRels are the One relations of res whose targets have a label op
@@ -67,7 +71,7 @@ func (l labeler) labelRels(op Operator, res *resource) []labelRel {
 		if rel.Kind != schema.One || target == nil || res.Hidden[rel.FK] || keyedByRestricted(res, target, rel) || len(target.Labels) == 0 {
 			continue
 		}
-		out = append(out, labelRel{rel, target})
+		out = append(out, labelRel{rel: rel, target: target, scope: target.LabelScope(op)})
 	}
 	return out
 }
@@ -83,7 +87,7 @@ func (l labeler) labelJoins(op Operator, res *resource) (joins []query.Label, re
 		}
 		pk := lr.target.Table.PK
 		joins = append(joins, query.Label{FK: lr.rel.FK, Table: lr.target.Table.Name, Ref: lr.rel.Ref, Columns: lr.target.Labels,
-			ByKey: len(pk) == 1 && pk[0].Name == lr.rel.Ref && lr.target.Table.KeyOrdered})
+			ByKey: len(pk) == 1 && pk[0].Name == lr.rel.Ref && lr.target.Table.KeyOrdered, Scope: lr.scope})
 	}
 	return joins, rest
 }
@@ -120,9 +124,14 @@ func (l labeler) addLabels(ctx context.Context, rels []labelRel, rows []map[stri
 			Key   string         `bun:"k"`
 			Label sql.NullString `bun:"l"`
 		}
-		err := l.db.NewSelect().TableExpr("?", bun.Ident(target.Table.Name)).
+		q := l.db.NewSelect().TableExpr("?", bun.Ident(target.Table.Name)).
 			ColumnExpr("CAST(? AS TEXT) AS k", bun.Ident(rel.Ref)).ColumnExpr(expr+" AS l", exprArgs...).
-			Where("? IN (?)", bun.Ident(rel.Ref), bun.List(keys)).Scan(ctx, &found)
+			Where("? IN (?)", bun.Ident(rel.Ref), bun.List(keys))
+		if lr.scope != nil {
+			cond, args := lr.scope.On(bun.Ident(target.Table.Name))
+			q = q.Where(cond, args...)
+		}
+		err := q.Scan(ctx, &found)
 		if err != nil {
 			return err
 		}
@@ -156,16 +165,17 @@ func (h *rowsHandler) handleCounts(w http.ResponseWriter, r *http.Request, op Op
 	if err != nil {
 		return err
 	}
-	row, err := h.pathRow(r, res)
+	row, err := h.pathRow(r, op, res)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
 	counts := map[string]any{}
 	var (
-		names []string
-		views []*schema.Table
-		qs    []*bun.SelectQuery
+		names  []string
+		views  []*schema.Table
+		scoped []bool // a row-scoped mod's tab: counted, never estimated
+		qs     []*bun.SelectQuery
 	)
 	for _, rel := range res.Table.Relations {
 		target := h.labels.relationTarget(op, rel)
@@ -179,7 +189,8 @@ func (h *rowsHandler) handleCounts(w http.ResponseWriter, r *http.Request, op Op
 		}
 		names = append(names, rel.Name)
 		views = append(views, target.View)
-		qs = append(qs, query.Select(h.db, target.Table).Where("?TableAlias.? = ?", bun.Ident(rel.FK), key))
+		scoped = append(scoped, target.Scoped(op))
+		qs = append(qs, target.Scope(query.Select(h.db, target.Table).Where("?TableAlias.? = ?", bun.Ident(rel.FK), key), op))
 	}
 	// One statement counts every tab, within the same budget as a list's
 	// automatic count (Options.CountBudget, or QueryTimeout when
@@ -200,6 +211,9 @@ func (h *rowsHandler) handleCounts(w http.ResponseWriter, r *http.Request, op Op
 		if exact {
 			counts[name] = ns[i]
 			continue
+		}
+		if scoped[i] {
+			continue // the statistics are the whole table's: no count
 		}
 		n, ok, err := query.Estimate(ctx, h.db, views[i], qs[i], true)
 		if err != nil {
@@ -241,7 +255,7 @@ func (h *rowsHandler) handleRelation(w http.ResponseWriter, r *http.Request, op 
 	if keyedByRestricted(res, target, rel) {
 		return errorf(http.StatusForbidden, "forbidden", "relation %q is keyed by column %q, which is not readable for your role", name, rel.FK)
 	}
-	row, err := h.pathRow(r, res)
+	row, err := h.pathRow(r, op, res)
 	if err != nil {
 		return err
 	}
@@ -261,5 +275,41 @@ func (h *rowsHandler) handleRelation(w http.ResponseWriter, r *http.Request, op 
 		return err
 	}
 	writeJSON(w, http.StatusOK, rows)
+	return nil
+}
+
+// refsInScope refuses vals, the values a create (before nil) or an
+// update of the row before writes to res, when they point a foreign key
+// at a row a row-scoped op may not see, or at no row: both are 400
+// invalid_reference, the database's answer for a key naming no row, so
+// the refusal tells nothing of another game's rows. A key the row holds
+// already is not checked (it is not written). db is the write's
+// transaction, or the panel's.
+func (h *rowsHandler) refsInScope(ctx context.Context, db bun.IDB, op Operator, res *resource, vals, before map[string]any) error {
+	for _, rel := range res.Table.Relations {
+		v, set := vals[rel.FK]
+		if rel.Kind != schema.One || !set || v == nil {
+			continue
+		}
+		if b, ok := before[rel.FK]; ok && rows.SameValue(b, v) {
+			continue
+		}
+		target := h.as(op, rel.Target)
+		if target == nil || !target.Scoped(op) {
+			continue
+		}
+		key, ok := query.ReferenceKey(target.Table.ByName[rel.Ref], v)
+		found := false
+		if ok {
+			q := target.Scope(query.From(db, target.Table).ColumnExpr("1").Where("?TableAlias.? = ?", bun.Ident(rel.Ref), key), op)
+			var err error
+			if found, err = q.Exists(ctx); err != nil {
+				return err
+			}
+		}
+		if !found {
+			return fieldError(http.StatusBadRequest, "invalid_reference", rel.FK, "%s: the row it names does not exist", res.ColumnLabel(res.Table.ByName[rel.FK]))
+		}
+	}
 	return nil
 }

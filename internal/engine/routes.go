@@ -59,6 +59,7 @@ type handlers struct {
 	export    *exportHandler   // export.go
 	history   *history.Handler // a row's history and revert (internal/history)
 	userData  *userdata.Service
+	rowScope  *rowScopeHandler // a mod's row scope: rowscope_http.go
 }
 
 // newHandlers builds the endpoint families over a's parts: what each
@@ -92,6 +93,7 @@ func newHandlers(a *Admin) handlers {
 		export:   newExportHandler(a, a.rows),
 		history:  a.history,
 		userData: a.userData,
+		rowScope: &rowScopeHandler{db: a.db, roles: a.roles, mod: a.moderation, userID: ur.pathUserID},
 	}
 }
 
@@ -157,6 +159,9 @@ func (h handlers) endpoints() []endpoint {
 		signedIn("POST", "/auth/totp/disable", "auth", h.auth.handleTOTPDisable),
 		signedIn("POST", "/auth/totp/recovery-codes", "auth", h.auth.handleRecoveryCodes),
 		signedIn("POST", "/users/{id}/totp/reset", "auth", h.auth.handleTOTPReset),
+		// rowscope_http.go
+		signedIn("GET", "/users/{id}/row-scope", "users", h.rowScope.handleGet),
+		signedIn("PUT", "/users/{id}/row-scope", "users", h.rowScope.handlePut),
 		// account_http.go
 		signedIn("GET", "/auth/sessions", "auth", h.auth.handleSessions),
 		signedIn("POST", "/auth/password", "auth", h.auth.handlePasswordChange),

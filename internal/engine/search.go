@@ -139,7 +139,8 @@ func (h *searchHandler) handleSearch(w http.ResponseWriter, r *http.Request, op 
 		n := min(limit, searchMaxTotal-len(out.Results))
 		var found []map[string]any
 		err := h.queries.limited(ctx, own, func(ctx context.Context, db bun.IDB) (err error) {
-			rs, err := query.Find(db, res.Table, res.Labels, q, n).Rows(ctx)
+			scope := func(q *bun.SelectQuery) *bun.SelectQuery { return res.Scope(q, op) } // a row-scoped mod's rows only
+			rs, err := query.Find(db, res.Table, res.Labels, q, n, scope).Rows(ctx)
 			if err != nil {
 				return err
 			}

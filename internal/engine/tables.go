@@ -303,6 +303,13 @@ var builtinSchema = &migrate.Schema{Tables: []*migrate.Table{
 		{Name: "claimed_by", Type: migrate.UserID, NotNull: true},
 		{Name: "claimed_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
 	}, PK: []string{"player_id"}, FKs: []migrate.FK{{Col: "player_id", Target: "users", OnDelete: "CASCADE"}, {Col: "claimed_by", Target: "users", OnDelete: "CASCADE"}}},
+	// A mod's row scope: the values of the resources' ScopeColumn whose
+	// rows the mod sees (a JSON array); no row leaves the mod unscoped.
+	{Base: "row_scopes", Model: (*users.RowScope)(nil), Version: 42, Panel: true, Cols: []migrate.Col{
+		{Name: "user_id", Type: migrate.UserID},
+		{Name: "scope_values", Type: migrate.JSON, NotNull: true},
+		{Name: "updated_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
+	}, PK: []string{"user_id"}, FKs: []migrate.FK{{Col: "user_id", Target: "users", OnDelete: "CASCADE"}}},
 },
 	Alters: []migrate.Alter{
 		{Version: 21, Name: "index lower(email) of users", Base: "users", SQL: usersLowerEmail},

@@ -132,6 +132,46 @@ func (m *Moderation) changeScopes(ctx context.Context, userID, resource string, 
 	})
 }
 
+// SetRowScope sets the values of the resources' ScopeColumn whose rows
+// the mod userID may see and touch (authz.Operator.Rows); nil clears it,
+// leaving the mod unscoped to rows, and an empty list lets the mod see
+// none. An admin's row scope is kept on record but not applied. A
+// "role.set_row_scope" audit entry by the operator on ctx is written in
+// the same transaction.
+func (m *Moderation) SetRowScope(ctx context.Context, userID string, values []string) error {
+	if values != nil {
+		values = slices.Compact(slices.Sorted(slices.Values(values)))
+		if values == nil {
+			values = []string{}
+		}
+		for _, v := range values {
+			if v == "" {
+				return errors.New("admin: SetRowScope: an empty value")
+			}
+		}
+	}
+	return m.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := m.roles.UserExists(ctx, tx, userID); err != nil {
+			return err
+		}
+		// The roles row, locked, serializes this change with the others
+		// of the same user's role on every node.
+		if _, err := m.roles.LockRole(ctx, tx, userID); err != nil {
+			return err
+		}
+		before, err := m.roles.ReadRowScope(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		if err := m.roles.WriteRowScope(ctx, tx, userID, values); err != nil {
+			return err
+		}
+		op, _ := authz.From(ctx)
+		return m.audit.RecordTx(ctx, tx, audit.Entry{OperatorID: op.UserID, Action: "role.set_row_scope", Resource: "roles", TargetID: userID,
+			Payload: map[string]any{"changes": map[string]any{"row_scope": map[string]any{"before": before, "after": values}}}})
+	})
+}
+
 // Role returns the user's current role and scopes, or users.ErrNotFound.
 func (m *Moderation) Role(ctx context.Context, userID string) (authz.Operator, error) {
 	_, op, err := m.roles.SessionState(ctx, m.db, userID)

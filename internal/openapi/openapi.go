@@ -342,6 +342,13 @@ func Build(in Input) map[string]any {
 	if op.Role == authz.RoleAdmin && in.Users {
 		paths["/users/{id}/invite"] = obj{"parameters": []obj{idParam}, "post": simple("user_invite", "Moderation", "Send a set-password link", nil, true)}
 		paths["/users/{id}/totp/reset"] = obj{"parameters": []obj{idParam}, "post": simple("user_totp_reset", "Two-factor", "Turn a user's two-factor sign-in off", nil, true)}
+		paths["/users/{id}/row-scope"] = obj{"parameters": []obj{idParam},
+			"get": obj{"operationId": "user_row_scope", "tags": []string{"Moderation"}, "summary": "A mod's row scope",
+				"responses": withErrors(obj{"200": jsonOK("the row scope", ref("RowScope"))})},
+			"put": obj{"operationId": "user_set_row_scope", "tags": []string{"Moderation"}, "summary": "Set a mod's row scope (null: every row)",
+				"requestBody": body(obj{"type": "object", "required": []string{"values"}, "additionalProperties": false, "properties": obj{
+					"values": obj{"type": []string{"array", "null"}, "items": str(), "maxItems": 100}}}),
+				"responses": withErrors(obj{"200": jsonOK("the row scope as stored", ref("RowScope"))})}}
 	}
 	paths["/auth/me"] = obj{"get": obj{"operationId": "me", "tags": []string{"Sign-in"}, "summary": "Who is signed in",
 		"responses": withErrors(obj{"200": jsonOK("the operator, what the panel has and the rules the UI follows", ref("Me"))})}}

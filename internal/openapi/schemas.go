@@ -65,6 +65,7 @@ func fixedSchemas() obj {
 		"emailColumn":      obj{"type": "string", "description": "on users: the account's email"},
 		"usernameColumn":   obj{"type": "string", "description": "on users: the account's login name"},
 		"softDeleteColumn": obj{"type": "string", "description": "a delete sets it and keeps the row (_deleted, _restore)"},
+		"scopeColumn":      obj{"type": "string", "description": "a row-scoped mod (Me's rows) sees only the rows whose scopeColumn holds one of their values"},
 		"readOnly":         obj{"type": "string", "description": "why the panel never writes it (a view, no key)"},
 		"auditActions":     obj{"type": "object", "additionalProperties": str(), "description": "on adminAudit: every action the panel records, in words"},
 	}, "name", "label", "icon", "primaryKey", "columns", "actions", "relations", "permissions")
@@ -78,6 +79,8 @@ func fixedSchemas() obj {
 		"changesAccountsOf": obj{"type": "array", "items": role,
 			"description": "the roles whose accounts (a users row's _role, user for a player) the operator may change, ban, unban or revoke: only an admin changes an operator's"},
 		"banPresets": obj{"type": "array", "items": ref("BanPreset"), "description": "the ban lengths offered, shortest first"},
+		"rows": obj{"type": []string{"array", "null"}, "items": str(),
+			"description": "a row-scoped mod's values of each resource's scopeColumn: the rows of such a resource they see; null for every row"},
 	}, "userId", "role", "email", "username", "displayName", "scopes", "features", "changesAccountsOf", "banPresets")
 	summary := obj{
 		"roomId": str(), "name": str(), "clients": integer(), "maxClients": integer(), "locked": boolean(), "createdAt": dateTime(),
@@ -93,6 +96,8 @@ func fixedSchemas() obj {
 		"Column":   column,
 		"Resource": resource,
 		"Me":       me,
+		"RowScope": object(obj{"userId": str(), "values": obj{"type": []string{"array", "null"}, "items": str(),
+			"description": "the values of each resource's scopeColumn whose rows the mod sees; null: every row"}}, "userId", "values"),
 		"BanPreset": object(obj{"key": str(), "label": str(), "seconds": obj{"type": "integer", "description": "its length; 0 is for good"}},
 			"key", "label", "seconds"),
 		"AuthStatus": object(obj{

@@ -59,6 +59,11 @@ type CountOptions struct {
 	// SQLite's sample) on most pages: a large result is answered from it,
 	// a small one goes straight to its exact count.
 	Estimates *Estimates
+	// NoEstimate never answers an estimate, whose statistics are the
+	// whole table's (a reader who sees only some of its rows): the count
+	// is exact, under Budget (ExactBudget for CountExact), and one that
+	// runs out of it answers an error wrapping ErrTimeout.
+	NoEstimate bool
 }
 
 func (o CountOptions) withDefaults() CountOptions {
@@ -97,6 +102,12 @@ func Count(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery,
 	hard := false
 	if opts.Limit > 0 && (budget <= 0 || opts.Limit < budget) {
 		budget, hard = opts.Limit, opts.Mode == CountExact
+	}
+	if opts.NoEstimate {
+		if n, err = exactCount(ctx, db, q, budget); err != nil {
+			return 0, false, fmt.Errorf("query: count %s: %w", t.Name, err)
+		}
+		return n, false, nil
 	}
 	if opts.Mode != CountExact {
 		key := ""

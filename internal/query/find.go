@@ -26,8 +26,9 @@ var FindLabel = []Label{{FK: FindTitle}}
 // LIKE 'text%' uses an index on col COLLATE NOCASE. Without one it reads
 // the table until it has limit rows (no ORDER BY, so a common prefix
 // stops early and a rare one may read every row); the caller runs it
-// under a time limit and skips the table when it runs out.
-func Find(db bun.IDB, t *schema.Table, cols []string, text string, limit int) *bun.SelectQuery {
+// under a time limit and skips the table when it runs out. where, when
+// given, narrows the rows further (an operator's row scope).
+func Find(db bun.IDB, t *schema.Table, cols []string, text string, limit int, where func(*bun.SelectQuery) *bun.SelectQuery) *bun.SelectQuery {
 	pg := db.Dialect().Name() == dialect.PG
 	q := From(db, t)
 	for _, c := range t.PK {
@@ -48,5 +49,8 @@ func Find(db bun.IDB, t *schema.Table, cols []string, text string, limit int) *b
 		}
 		return q
 	})
+	if where != nil {
+		q = where(q)
+	}
 	return Whole(db, q.Limit(int64(limit)), nil)
 }

@@ -24,6 +24,24 @@ type Label struct {
 	// indexes: the join reads one target row per page row through that
 	// index (List.Bounded).
 	ByKey bool
+	// Scope, when set, is the target rows the reader may see: the label
+	// of any other is NULL, as if the row did not exist.
+	Scope *Scope
+}
+
+// Scope narrows the rows of a table to those whose Column holds one of
+// Values (none for no values): an operator's row scope.
+type Scope struct {
+	Column string
+	Values []string
+}
+
+// On is s as a condition on the columns of table (a name or an alias).
+func (s *Scope) On(table bun.Ident) (string, []any) {
+	if len(s.Values) == 0 {
+		return "1 = 0", nil
+	}
+	return "?.? IN (?)", []any{table, bun.Ident(s.Column), bun.List(s.Values)}
 }
 
 // Joinable reports whether fk (of one table) and ref (of another) can be
@@ -170,8 +188,13 @@ func wrapPage(db bun.IDB, q *bun.SelectQuery, cols []*schema.Column, labels []La
 	for i, lb := range labels {
 		alias := bun.Ident("_l" + strconv.Itoa(i))
 		expr, args := LabelExpr(alias, lb.Columns)
+		on, onArgs := "?.? = ?.?", []any{alias, bun.Ident(lb.Ref), p, bun.Ident(lb.FK)}
+		if lb.Scope != nil {
+			cond, condArgs := lb.Scope.On(alias)
+			on, onArgs = on+" AND "+cond, append(onArgs, condArgs...)
+		}
 		out = out.ColumnExpr(expr+" AS ?", append(args, alias)...).
-			Join("LEFT JOIN ? AS ? ON ?.? = ?.?", bun.Ident(lb.Table), alias, alias, bun.Ident(lb.Ref), p, bun.Ident(lb.FK))
+			Join("LEFT JOIN ? AS ? ON "+on, append([]any{bun.Ident(lb.Table), alias}, onArgs...)...)
 	}
 	return orderAs(out, p, order)
 }

@@ -27,6 +27,8 @@ type ResourceConfig struct {
 	// VersionColumn names the column the game bumps on every write of a
 	// row (version.go).
 	VersionColumn string
+	// ScopeColumn names the column a mod's row scope reads (scope.go).
+	ScopeColumn string
 }
 
 // ListConfig is admin.ListConfig, field for field; its documentation is there.

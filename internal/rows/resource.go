@@ -37,6 +37,9 @@ func New(key string, t *schema.Table, cfg ResourceConfig, tables map[string]*sch
 	if err := res.checkVersionColumn(); err != nil {
 		return nil, err
 	}
+	if err := res.checkScopeColumn(); err != nil {
+		return nil, err
+	}
 	for _, col := range slices.Sorted(maps.Keys(cfg.Columns)) {
 		if u := cfg.Columns[col].UnixTime; u != "" {
 			if err := t.ByName[col].SetUnix(u); err != nil {
@@ -93,6 +96,8 @@ type Resource struct {
 	// version is the column the game bumps on every write
 	// (ResourceConfig.VersionColumn), or nil (version.go).
 	version *schema.Column
+	// scope is the column a mod's row scope reads, or nil (scope.go).
+	scope *schema.Column
 }
 
 // StoredHidden are the columns no role reads: a row as stored, as the

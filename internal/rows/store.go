@@ -286,7 +286,8 @@ func (s Store) checkEmailFree(ctx context.Context, tx bun.Tx, res *Resource, val
 }
 
 // UpdateRow sets vals on the row id of res inside tx, as an edit does:
-// the row locked first (so "before" is the row this update replaces),
+// the row locked first (so "before" is the row this update replaces), a
+// row outside op's row scope missing (404) and vals kept inside it,
 // its version checked (w.IfMatch), w.Check, the admin and user guards,
 // the operator's sessions ended when their email changes. A value the
 // locked row holds already is not written, nor a JSON document a
@@ -305,6 +306,14 @@ func (s Store) UpdateRow(ctx context.Context, tx bun.Tx, op authz.Operator, res 
 		}
 	}
 	if before, err = s.readRow(ctx, tx, res, id, true, false); err != nil {
+		return nil, nil, nil, "", err
+	}
+	// A row outside op's row scope is missing; one it may touch is not
+	// moved out of it (scope.go).
+	if !res.InScope(before, op) {
+		return nil, nil, nil, "", res.Missing()
+	}
+	if err := res.CheckScope(vals, op); err != nil {
 		return nil, nil, nil, "", err
 	}
 	if err := s.checkMatch(res, w.IfMatch, before); err != nil {
@@ -445,7 +454,8 @@ func (s Store) update(tx bun.Tx, res *Resource) func(vals, id map[string]any) wr
 }
 
 // DeleteRow deletes the row id of res inside tx, as DELETE does, and
-// returns it as stored: the admin and user guards, and the row's version
+// returns it as stored: a row outside op's row scope missing (404), the
+// admin and user guards, and the row's version
 // (w.IfMatch) and w.Check on the locked row before the delete. A soft
 // delete bumps the version column.
 func (s Store) DeleteRow(ctx context.Context, tx bun.Tx, op authz.Operator, res *Resource, id map[string]any, w Write) (row map[string]any, err error) {
@@ -457,6 +467,9 @@ func (s Store) DeleteRow(ctx context.Context, tx bun.Tx, op authz.Operator, res 
 	}
 	if row, err = s.readRow(ctx, tx, res, id, true, false); err != nil {
 		return nil, err
+	}
+	if !res.InScope(row, op) {
+		return nil, res.Missing()
 	}
 	if err := s.checkMatch(res, w.IfMatch, row); err != nil {
 		return nil, err
@@ -519,6 +532,9 @@ func (s Store) RestoreRow(ctx context.Context, tx bun.Tx, op authz.Operator, res
 	row, err := s.readRow(ctx, tx, res, id, true, true)
 	if err != nil {
 		return nil, err
+	}
+	if !res.InScope(row, op) {
+		return nil, res.Missing()
 	}
 	if err := s.checkMatch(res, w.IfMatch, row); err != nil {
 		return nil, err

@@ -40,6 +40,9 @@ const bootstrapLockID = 0x67616d6561646e
 type RoleTable struct {
 	// Name is the roles table's SQL name (Options.TablePrefix + "roles").
 	Name string
+	// RowScopes is the row scopes table's SQL name (Options.TablePrefix +
+	// "row_scopes", rowscope.go).
+	RowScopes string
 	// Users is the users table the roles are of.
 	Users *Table
 }

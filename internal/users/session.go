@@ -52,7 +52,8 @@ func (rs *RoleTable) SessionQuery(db bun.IDB, id any) *bun.SelectQuery {
 	u := rs.Users
 	q := db.NewSelect().TableExpr("? AS u", u.Ident()).
 		Join("LEFT JOIN ? AS r ON r.user_id = ?", rs.ident(), u.Col(u.Cols.ID, "u")).
-		ColumnExpr("r.role").ColumnExpr("r.scopes").
+		Join("LEFT JOIN ? AS rs ON rs.user_id = ?", bun.Ident(rs.RowScopes), u.Col(u.Cols.ID, "u")).
+		ColumnExpr("r.role").ColumnExpr("r.scopes").ColumnExpr("rs.scope_values").
 		Where("? = ?", u.Col(u.Cols.ID, "u"), id)
 	if u.HasTokenVersion {
 		q = q.ColumnExpr("?", u.Col(u.Cols.TokenVersion, "u"))
@@ -70,12 +71,13 @@ func (rs *RoleTable) SessionQuery(db bun.IDB, id any) *bun.SelectQuery {
 type SessionRow struct {
 	role   sql.NullString
 	scopes NullJSON
+	rows   NullJSON
 	tv     int64
 	banned int64
 }
 
 // Dest are the scan destinations of SessionQuery's columns.
-func (r *SessionRow) Dest() []any { return []any{&r.role, &r.scopes, &r.tv, &r.banned} }
+func (r *SessionRow) Dest() []any { return []any{&r.role, &r.scopes, &r.rows, &r.tv, &r.banned} }
 
 // Live is State for the session check: ErrBanned when an active row of
 // the bans table names the user.
@@ -96,6 +98,14 @@ func (r *SessionRow) State(userID string) (int64, authz.Operator, error) {
 	if len(r.scopes) > 0 && string(r.scopes) != "null" {
 		if err := json.Unmarshal(r.scopes, &op.Scopes); err != nil {
 			return r.tv, op, fmt.Errorf("admin: roles of %s: malformed scopes: %w", userID, err)
+		}
+	}
+	if len(r.rows) > 0 && string(r.rows) != "null" {
+		if err := json.Unmarshal(r.rows, &op.Rows); err != nil {
+			return r.tv, op, fmt.Errorf("admin: roles of %s: malformed row scope: %w", userID, err)
+		}
+		if op.Rows == nil {
+			op.Rows = []string{}
 		}
 	}
 	return r.tv, op, nil

@@ -638,6 +638,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/{id}/row-scope": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the row's key; several key columns as the base64url JSON array of their values */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** A mod's row scope */
+        get: operations["user_row_scope"];
+        /** Set a mod's row scope (null: every row) */
+        put: operations["user_set_row_scope"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/{id}/totp/reset": {
         parameters: {
             query?: never;
@@ -948,6 +969,8 @@ export interface components {
             };
             /** @enum {string} */
             role: "admin" | "mod" | "user";
+            /** @description a row-scoped mod's values of each resource's scopeColumn: the rows of such a resource they see; null for every row */
+            rows?: string[] | null;
             scopes: string[];
             userId: string;
             /** @description the login name (UserColumns.Username); empty without one */
@@ -1012,6 +1035,8 @@ export interface components {
                 name: string;
                 target: string;
             }[];
+            /** @description a row-scoped mod (Me's rows) sees only the rows whose scopeColumn holds one of their values */
+            scopeColumn?: string;
             showFields?: string[];
             /** @description a delete sets it and keeps the row (_deleted, _restore) */
             softDeleteColumn?: string;
@@ -1064,6 +1089,11 @@ export interface components {
             _role?: string;
         } & {
             [key: string]: unknown;
+        };
+        RowScope: {
+            userId: string;
+            /** @description the values of each resource's scopeColumn whose rows the mod sees; null: every row */
+            values: string[] | null;
         };
         SignIn: {
             action: string;
@@ -2785,6 +2815,80 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ModerationResult"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    user_row_scope: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the row's key; several key columns as the base64url JSON array of their values */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the row scope */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RowScope"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    user_set_row_scope: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the row's key; several key columns as the base64url JSON array of their values */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    values: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description the row scope as stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RowScope"];
                 };
             };
             400: components["responses"]["Error400"];

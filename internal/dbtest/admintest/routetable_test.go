@@ -461,6 +461,8 @@ func (w *rtWorld) routeTable(t *testing.T) []rtRoute {
 			})
 		}},
 		{key: "POST /users/{id}/totp/reset", class: rtWrites, write: func(t *testing.T) { w.moderates(t, "totp/reset", 403) }},
+		{key: "GET /users/{id}/row-scope", why: "a mod's row scope, admins only (403 for a mod): the panel's own row_scopes table, no resource's rows"},
+		{key: "PUT /users/{id}/row-scope", why: "sets a mod's row scope, admins only (403 for a mod): the panel's own row_scopes table, no resource's rows"},
 	}
 }
 

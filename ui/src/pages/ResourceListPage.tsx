@@ -25,6 +25,7 @@ import { undoAction, undoSeconds } from '../components/closedToast';
 import { bulkModerate, bulkOutcome, type BulkAnswer } from './userBulk';
 import { erasedName, isErased, mayChangeUser, mayModerateUser } from './userAccess';
 import { DeletedFilter, isDeleted, useRestore } from './softDelete';
+import { ScopeNote } from './RowScope';
 
 // The audit log's filters (with their pickers) load with the audit log,
 // not with the first page.
@@ -257,6 +258,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
           )}
         </div>
       </div>
+      <ScopeNote meta={meta} />
       {meta.banColumn && (
         <BannedFilter on={params.get('_banned') === 'true'} onChange={(on) => update((p) => {
           if (on) p.set('_banned', 'true');

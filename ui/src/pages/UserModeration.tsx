@@ -12,6 +12,7 @@ import { Time } from '../time';
 import { ErrorNote, Loading } from '../components/Status';
 import { closedToast } from '../components/closedToast';
 import { DataRequests } from './DataRequests';
+import { RowScopeControl } from './RowScope';
 import { BanDialog } from '../components/BanForm';
 import { isErased, mayChangeUser } from './userAccess';
 
@@ -136,6 +137,7 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
             </p>
           )}
           {!self && <RoleControl userId={id} name={name} />}
+          {!self && <RowScopeControl userId={id} name={name} />}
           {!self && me.data?.role === 'admin' && features.ban && (hasEmail || email === null || noEmailColumn) && (
             <DataRequests id={id} name={name} email={confirmWith} onErased={() => void refresh()} />
           )}
