@@ -74,7 +74,16 @@ func newDashboard(a *Admin) *dashboard.Dashboard {
 		Totals: totals, Users: users,
 		Resources: dashboard.Resources{
 			Table:   rows.table,
-			Allowed: func(op Operator, key string) bool { return a.allowed(op, OpList, key) },
+			Allowed: func(op Operator, key string) bool {
+				// The figures, charts and recent rows count every game's
+				// rows (and the charts are cached for everyone): a mod
+				// narrowed to some rows has no widget of a resource the
+				// narrowing applies to.
+				if res := a.resources[key]; res != nil && res.Scoped(op) {
+					return false
+				}
+				return a.allowed(op, OpList, key)
+			},
 			Count:   rows.countWhere,
 			Newest:  rows.newestRows,
 			Audit:   rows.recentAudit,
