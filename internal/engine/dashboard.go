@@ -73,7 +73,7 @@ func newDashboard(a *Admin) *dashboard.Dashboard {
 		WidgetTimeout: a.widgetTimeout, Widgets: a.opts.Widgets, HealthChecks: a.opts.HealthChecks,
 		Totals: totals, Users: users,
 		Resources: dashboard.Resources{
-			Table:   rows.table,
+			Table: rows.table,
 			Allowed: func(op Operator, key string) bool {
 				// The figures, charts and recent rows count every game's
 				// rows (and the charts are cached for everyone): a mod
@@ -84,9 +84,9 @@ func newDashboard(a *Admin) *dashboard.Dashboard {
 				}
 				return a.allowed(op, OpList, key)
 			},
-			Count:   rows.countWhere,
-			Newest:  rows.newestRows,
-			Audit:   rows.recentAudit,
+			Count:  rows.countWhere,
+			Newest: rows.newestRows,
+			Audit:  rows.recentAudit,
 			Redact: func(op Operator, key string, raw []byte) (json.RawMessage, error) {
 				return a.resourceAs(op, key).RedactJSON(raw)
 			},
