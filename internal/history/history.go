@@ -134,6 +134,9 @@ func (h *Handler) Rows(w http.ResponseWriter, r *http.Request, op authz.Operator
 	if err != nil {
 		return err
 	}
+	if err := h.scopeEntries(r.Context(), op, entries); err != nil {
+		return err
+	}
 	if !h.Allowed(op, authz.OpList, audit.Key) {
 		for _, row := range entries {
 			row["payload"] = WithoutRequestMeta(row["payload"])

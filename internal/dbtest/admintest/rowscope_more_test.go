@@ -312,6 +312,15 @@ func TestRowScopePlayersReports(t *testing.T) {
 		asMissing(t, s.alpha, "POST", "/admin-api/_reports/%s/resolve", b0, map[string]any{"outcome": "dismiss"})
 		s.alpha.do("POST", "/admin-api/_reports/"+a0+"/claim", map[string]any{}).want(t, 200)
 		s.beta.do("POST", "/admin-api/_reports/"+b0+"/resolve", map[string]any{"outcome": "dismiss"}).want(t, 200)
+		// a1's history holds the report b1 filed, without naming b1.
+		h := s.alpha.do("GET", "/admin-api/users/"+a1+"/_history", nil).want(t, 200)
+		if !strings.Contains(string(h.raw), "report.file") {
+			t.Fatalf("a1's history = %s; want the report.file entry", h.raw)
+		}
+		s.noBeta(t, "a1's history", h, true)
+		if !strings.Contains(string(s.admin.do("GET", "/admin-api/users/"+a1+"/_history", nil).want(t, 200).raw), b1) {
+			t.Fatal("the admin's history of a1 does not name the reporter b1")
+		}
 		if s.betaWordsIn(t, s.alpha.do("GET", "/admin-api/_reports?status=resolved", nil).want(t, 200)) {
 			t.Fatal("alpha's resolved queue names beta's resolution")
 		}
