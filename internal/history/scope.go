@@ -87,3 +87,33 @@ func (h *Handler) loggedScope(ctx context.Context, res *rows.Resource, target st
 	}
 	return fmt.Sprint(v), true, nil
 }
+
+// scopeEntries takes out of entries, a row's history as op reads it, the
+// reporter of a report.file entry whom op's row scope leaves out (a
+// player of another game): the entry stays, as it is about this row, but
+// names no one op may not see.
+func (h *Handler) scopeEntries(ctx context.Context, op authz.Operator, entries []map[string]any) error {
+	u := h.Store.Users
+	if u == nil || !u.RowScoped(op) {
+		return nil
+	}
+	for _, e := range entries {
+		if e["action"] != "report.file" {
+			continue
+		}
+		p, ok := rows.PayloadMap(e["payload"])
+		id, _ := p["reporterId"].(string)
+		if !ok || id == "" {
+			continue
+		}
+		in, err := u.InScope(ctx, h.DB, op, id)
+		if err != nil {
+			return err
+		}
+		if !in {
+			delete(p, "reporterId")
+			e["payload"] = p
+		}
+	}
+	return nil
+}

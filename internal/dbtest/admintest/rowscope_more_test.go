@@ -362,3 +362,46 @@ func (s playersEnv) betaWordsIn(t *testing.T, r *resp) bool {
 
 // admin0 is the panel.
 func (s playersEnv) admin0() *Admin { return s.env.admin }
+
+// TestRowScopeKick: a mod of alpha kicks alpha's players from a live room
+// and not beta's, whose session answers as one that is not there; a
+// player's rooms, asked about beta's player, are none.
+func TestRowScopeKick(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		createTables(t, db, (*gamePlayer)(nil))
+		w := newWorld(t, db, true, func(o *Options) {
+			o.Tables = tablesWith(map[string]any{"users": (*gamePlayer)(nil)})
+			o.Resources = map[string]*Resource{"users": DefineResource((*gamePlayer)(nil), ResourceConfig{ScopeColumn: "game_id"})}
+		})
+		add := func(email, game string) string {
+			h := must(w.admin.Auth().HashPassword(ctx, "password "+email))
+			id := uuid.Must(uuid.NewV7()).String()
+			insert(t, db, &gamePlayer{ID: id, Email: email, PasswordHash: h, GameID: &game})
+			return id
+		}
+		modID := add("alpha-mod@example.com", "alpha")
+		m := w.admin.Moderation()
+		for _, err := range []error{m.AssignMod(ctx, modID, "rooms"), m.AssignMod(ctx, modID, "users"), m.SetRowScope(ctx, modID, []string{"alpha"})} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		mod := w.login("alpha-mod@example.com")
+		paID, pbID := add("pa@example.com", "alpha"), add("pb@example.com", "beta")
+		pa, pb := w.mustJoin("arena", paID, ""), w.mustJoin("arena", pbID, "")
+		code, got := mod.do("DELETE", "/admin-api/rooms/"+pb.roomID+"/clients/"+pb.sid, map[string]any{"reason": "x"})
+		wantCode, want := mod.do("DELETE", "/admin-api/rooms/"+pb.roomID+"/clients/nobody", map[string]any{"reason": "x"})
+		if code != 404 || wantCode != 404 || got["code"] != want["code"] || got["error"] != want["error"] {
+			t.Fatalf("kick of beta's player by alpha's mod = %d %v; of no session %d %v; want the same 404", code, got, wantCode, want)
+		}
+		if _, b := mod.do("GET", "/admin-api/rooms/by-user/"+pbID, nil); strings.TrimSpace(fmt.Sprint(b["_raw"])) != "[]" {
+			t.Fatalf("beta's player's rooms, to alpha's mod = %v; want []", b)
+		}
+		if _, b := mod.do("GET", "/admin-api/rooms/by-user/"+paID, nil); strings.TrimSpace(fmt.Sprint(b["_raw"])) == "[]" {
+			t.Fatal("alpha's player's rooms, to alpha's mod = []; want their session")
+		}
+		mod.want("DELETE", "/admin-api/rooms/"+pa.roomID+"/clients/"+pa.sid, map[string]any{"reason": "x"}, 200)
+	})
+}
