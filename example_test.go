@@ -46,6 +46,7 @@ func ExampleMigrationSQL() {
 	// CREATE TABLE IF NOT EXISTS "ops_online_samples"
 	// CREATE TABLE IF NOT EXISTS "ops_reports"
 	// CREATE TABLE IF NOT EXISTS "ops_report_claims"
+	// CREATE TABLE IF NOT EXISTS "ops_row_scopes"
 }
 
 // A game whose own login checks bcrypt: with Bcrypt as Options.

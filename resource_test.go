@@ -75,6 +75,7 @@ func TestCompileKeepsEveryField(t *testing.T) {
 		Erase:         EraseKeep,
 		Policies:      Policies{Delete: Deny()},
 		VersionColumn: "version",
+		ScopeColumn:   "name",
 	}
 	out := in.compile()
 	nonZero(t, "ResourceConfig", reflect.ValueOf(out))

@@ -183,7 +183,7 @@ func TestSessionRowState(t *testing.T) {
 	if err := dest[1].(*NullJSON).Scan(`["guilds"]`); err != nil {
 		t.Fatal(err)
 	}
-	*dest[2].(*int64) = 7
+	*dest[3].(*int64) = 7
 	tv, op, err := r.State("u1")
 	if err != nil || tv != 7 || op.UserID != "u1" || op.Role != authz.RoleMod || len(op.Scopes) != 1 || op.Scopes[0] != "guilds" {
 		t.Fatalf("State = %d, %+v, %v", tv, op, err)
