@@ -37,6 +37,7 @@ var actionLabels = []struct{ Action, Label string }{
 	{"role.set", "Role changed"},
 	{"role.assign_mod", "Made mod"},
 	{"role.unassign_mod", "Mod removed"},
+	{"role.set_row_scope", "Row scope changed"},
 	// Live rooms.
 	{"room.kick", "Kicked"},
 	{"room.lock", "Room locked"},
