@@ -128,10 +128,16 @@ const missingID = "01900000-0000-7000-8000-000000000000"
 // message.
 func asMissing(t *testing.T, c *client, method, path, id string, body any) {
 	t.Helper()
+	asMissingAs(t, c, method, path, id, missingID, body)
+}
+
+// asMissingAs is asMissing with missing the id that names no row.
+func asMissingAs(t *testing.T, c *client, method, path, id, missing string, body any) {
+	t.Helper()
 	got := c.do(method, fmt.Sprintf(path, id), body)
-	want := c.do(method, fmt.Sprintf(path, missingID), body)
+	want := c.do(method, fmt.Sprintf(path, missing), body)
 	if got.StatusCode != 404 || want.StatusCode != 404 || got.body["code"] != want.body["code"] || got.body["error"] != want.body["error"] {
-		t.Errorf("%s %s: another game's player answers %d %s; a missing one %d %s; want the same 404", method, path, got.StatusCode, got.raw, want.StatusCode, want.raw)
+		t.Errorf("%s %s: another game's row answers %d %s; a missing one %d %s; want the same 404", method, path, got.StatusCode, got.raw, want.StatusCode, want.raw)
 	}
 }
 
@@ -403,5 +409,64 @@ func TestRowScopeKick(t *testing.T) {
 			t.Fatal("alpha's player's rooms, to alpha's mod = []; want their session")
 		}
 		mod.want("DELETE", "/admin-api/rooms/"+pa.roomID+"/clients/"+pa.sid, map[string]any{"reason": "x"}, 200)
+	})
+}
+
+// TestRowScopeHistoryOfRows: a row's history and revert on a resource of
+// the game's (matches, ScopeColumn game_id) hold to the mod's row scope
+// as the players' do: another game's row, as it is or deleted, is 404 as
+// a key naming no row; the mod's own game's row is theirs to read and
+// revert, a deleted one's history too.
+func TestRowScopeHistoryOfRows(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		ctx := context.Background()
+		s := newScopeEnv(t, db)
+		var ids []struct {
+			ID     int64  `bun:"id"`
+			GameID string `bun:"game_id"`
+		}
+		must(0, db.NewSelect().Table("matches").Column("id", "game_id").Order("id").Scan(ctx, &ids))
+		var alphaID, betaID, betaGone string
+		for _, r := range ids {
+			switch {
+			case r.GameID == "alpha" && alphaID == "":
+				alphaID = fmt.Sprint(r.ID)
+			case r.GameID == "beta" && betaID == "":
+				betaID = fmt.Sprint(r.ID)
+			case r.GameID == "beta" && betaGone == "":
+				betaGone = fmt.Sprint(r.ID)
+			}
+		}
+		s.admin.do("PATCH", "/admin-api/matches/"+betaID, map[string]any{"name": "beta renamed"}).want(t, 200)
+		s.admin.do("PATCH", "/admin-api/matches/"+alphaID, map[string]any{"name": "alpha renamed"}).want(t, 200)
+		up := s.auditRows("update")
+		betaEntry, alphaEntry := up[len(up)-2].ID, up[len(up)-1].ID
+		s.admin.do("DELETE", "/admin-api/matches/"+betaGone, nil).want(t, 200)
+		del := s.auditRows("delete")
+		goneEntry := del[len(del)-1].ID
+
+		const none = "999999"
+		asMissingAs(t, s.alpha, "GET", "/admin-api/matches/%s/_history", betaID, none, nil)
+		asMissingAs(t, s.alpha, "GET", "/admin-api/matches/%s/_history", betaGone, none, nil)
+		asMissingAs(t, s.alpha, "POST", "/admin-api/matches/%s/_revert", betaID, none, map[string]any{"auditId": betaEntry})
+		asMissingAs(t, s.alpha, "POST", "/admin-api/matches/%s/_revert", betaGone, none, map[string]any{"auditId": goneEntry})
+		var name string
+		must(0, db.NewSelect().Table("matches").Column("name").Where("id = ?", betaID).Scan(ctx, &name))
+		if name != "beta renamed" {
+			t.Fatalf("beta's match is named %q after alpha's revert; want beta renamed", name)
+		}
+		if n := must(db.NewSelect().Table("matches").Where("id = ?", betaGone).Count(ctx)); n != 0 {
+			t.Fatal("alpha's mod re-created a deleted match of beta")
+		}
+		h := s.alpha.do("GET", "/admin-api/matches/"+alphaID+"/_history", nil).want(t, 200)
+		if len(rows(t, h)) == 0 || strings.Contains(string(h.raw), "beta") {
+			t.Fatalf("alpha's history of its match = %s; want its entry, nothing of beta", h.raw)
+		}
+		s.alpha.do("POST", "/admin-api/matches/"+alphaID+"/_revert", map[string]any{"auditId": alphaEntry}).want(t, 200)
+		// Beta's mod reads the deleted row's history, by its logged copy.
+		if h := rows(t, s.beta.do("GET", "/admin-api/matches/"+betaGone+"/_history", nil).want(t, 200)); len(h) == 0 {
+			t.Fatal("beta's mod reads no history of beta's deleted match")
+		}
 	})
 }
