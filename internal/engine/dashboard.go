@@ -73,11 +73,20 @@ func newDashboard(a *Admin) *dashboard.Dashboard {
 		WidgetTimeout: a.widgetTimeout, Widgets: a.opts.Widgets, HealthChecks: a.opts.HealthChecks,
 		Totals: totals, Users: users,
 		Resources: dashboard.Resources{
-			Table:   rows.table,
-			Allowed: func(op Operator, key string) bool { return a.allowed(op, OpList, key) },
-			Count:   rows.countWhere,
-			Newest:  rows.newestRows,
-			Audit:   rows.recentAudit,
+			Table: rows.table,
+			Allowed: func(op Operator, key string) bool {
+				// The figures, charts and recent rows count every game's
+				// rows (and the charts are cached for everyone): a mod
+				// narrowed to some rows has no widget of a resource the
+				// narrowing applies to.
+				if res := a.resources[key]; res != nil && res.Scoped(op) {
+					return false
+				}
+				return a.allowed(op, OpList, key)
+			},
+			Count:  rows.countWhere,
+			Newest: rows.newestRows,
+			Audit:  rows.recentAudit,
 			Redact: func(op Operator, key string, raw []byte) (json.RawMessage, error) {
 				return a.resourceAs(op, key).RedactJSON(raw)
 			},

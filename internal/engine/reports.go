@@ -207,9 +207,18 @@ func (h *reportsHandler) rowLabels(ctx context.Context, op Operator, key string,
 		Key   string         `bun:"k"`
 		Label sql.NullString `bun:"l"`
 	}
-	if err := h.db.NewSelect().TableExpr("?", bun.Ident(res.Table.Name)).
+	q := h.db.NewSelect().TableExpr("?", bun.Ident(res.Table.Name)).
 		ColumnExpr("CAST(? AS TEXT) AS k", bun.Ident(pk.Name)).ColumnExpr(expr+" AS l", args...).
-		Where("? IN (?)", bun.Ident(pk.Name), bun.List(keys)).Scan(ctx, &found); err != nil {
+		Where("? IN (?)", bun.Ident(pk.Name), bun.List(keys))
+	if res.Scoped(op) {
+		// A row op's row scope leaves out has no label for op: it is
+		// not there for them.
+		if len(op.Rows) == 0 {
+			return out, nil
+		}
+		q = q.Where("? IN (?)", bun.Ident(res.ScopeColumn().Name), bun.List(op.Rows))
+	}
+	if err := q.Scan(ctx, &found); err != nil {
 		return out, err
 	}
 	for _, f := range found {

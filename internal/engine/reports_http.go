@@ -92,7 +92,7 @@ func (h *reportsHandler) handleReports(w http.ResponseWriter, r *http.Request, o
 	if p := q.Get("player"); p != "" {
 		return h.playerReports(w, r, op, p)
 	}
-	f := reports.Filter{Status: q.Get("status"), Category: q.Get("category"), RoomID: q.Get("room")}
+	f := reports.Filter{Status: q.Get("status"), Category: q.Get("category"), RoomID: q.Get("room"), Narrow: h.scopeReports(op)}
 	if f.Status != "" && f.Status != reports.Open && f.Status != reports.Resolved {
 		return fieldError(http.StatusBadRequest, "invalid_value", "status", "status must be open or resolved")
 	}
@@ -169,7 +169,12 @@ func (h *reportsHandler) playerReports(w http.ResponseWriter, r *http.Request, o
 	var received, filed []reports.Row
 	var holder string
 	err = h.bounded(ctx, op, func(ctx context.Context, db bun.IDB) (err error) {
-		if received, filed, err = h.store.ForPlayer(ctx, db, playerID, maxPlayerReports); err != nil {
+		// A player op's row scope leaves out has no page for op: 404, as
+		// a player who is not there.
+		if err := h.roles.Users.OutOfScope(ctx, db, op, playerID); err != nil {
+			return err
+		}
+		if received, filed, err = h.store.ForPlayer(ctx, db, playerID, maxPlayerReports, h.scopeReports(op)); err != nil {
 			return err
 		}
 		holder, err = h.store.Holder(ctx, db, playerID)
@@ -197,6 +202,21 @@ func (h *reportsHandler) playerReports(w http.ResponseWriter, r *http.Request, o
 		"claim":    claim,
 	})
 	return nil
+}
+
+// scopeReports narrows a read of the reports table to the reports op's
+// row scope lets op see: about a player in it, filed by a player in it or
+// by none (the game's own); nil unless op is narrowed to some users.
+func (h *reportsHandler) scopeReports(op Operator) func(q *bun.SelectQuery) *bun.SelectQuery {
+	u := h.roles.Users
+	if !u.RowScoped(op) {
+		return nil
+	}
+	return func(q *bun.SelectQuery) *bun.SelectQuery {
+		q = u.WhereInScope(q, op, "player_id")
+		expr, args := u.ScopeCond(op, "reporter_id")
+		return q.Where("(reporter_id IS NULL OR "+expr+")", args...)
+	}
 }
 
 // bounded runs fn, reads of the reports tables through db, as a list's

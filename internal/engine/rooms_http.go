@@ -144,7 +144,23 @@ func (h *roomsHandler) handleRoomsByUser(w http.ResponseWriter, r *http.Request,
 	if err != nil {
 		return err
 	}
-	sessions, err := rt.UserSessions(r.Context(), r.PathValue("userId"))
+	userID := r.PathValue("userId")
+	if h.roles.Users.RowScoped(op) {
+		// A player op's row scope leaves out has no sessions for op: the
+		// answer of a player with none, whether another game's or unknown.
+		id, err := h.userID(userID)
+		in := err == nil
+		if in {
+			if in, err = h.roles.Users.InScope(r.Context(), h.db, op, id); err != nil {
+				return err
+			}
+		}
+		if !in {
+			writeJSON(w, http.StatusOK, []rooms.UserSession{})
+			return nil
+		}
+	}
+	sessions, err := rt.UserSessions(r.Context(), userID)
 	if err != nil {
 		return roomError("", err)
 	}
@@ -184,6 +200,11 @@ func (h *roomsHandler) handleRoomKick(w http.ResponseWriter, r *http.Request, op
 		return roomError(roomID, err)
 	}
 	if err := h.mayKick(ctx, op, s.UserID); err != nil {
+		if errors.Is(err, errOutOfScope) {
+			// A player op's row scope leaves out: their session is not
+			// there for op.
+			return roomError(roomID, ErrSessionNotFound)
+		}
 		return err
 	}
 	if err := rt.Kick(ctx, roomID, sessionID, body.Reason); err != nil {
@@ -201,6 +222,10 @@ func (h *roomsHandler) handleRoomKick(w http.ResponseWriter, r *http.Request, op
 	return nil
 }
 
+// errOutOfScope is mayKick's refusal of a player op's row scope leaves
+// out, answered as a session that is not there.
+var errOutOfScope = errors.New("admin: a player outside the operator's row scope")
+
 // mayKick applies the rule of moderating a player to a kick of their
 // session, userID's ("" for an anonymous client): nobody kicks their own,
 // and a mod kicks no admin's or fellow mod's.
@@ -217,6 +242,18 @@ func (h *roomsHandler) mayKick(ctx context.Context, op Operator, userID string) 
 	id, err := h.userID(userID)
 	if err != nil {
 		return nil // no id of the users table: a player the panel does not know
+	}
+	if h.roles.Users.RowScoped(op) {
+		// A mod narrowed to some players kicks only them: another's
+		// session is errOutOfScope (a player the panel does not know has
+		// no row in the scope either).
+		in, err := h.roles.Users.InScope(ctx, h.db, op, id)
+		if err != nil {
+			return err
+		}
+		if !in {
+			return errOutOfScope
+		}
 	}
 	roles, err := h.roles.OperatorRoles(ctx, h.db, []string{id})
 	if err != nil {

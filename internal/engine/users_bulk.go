@@ -98,6 +98,17 @@ func (h userHandler) handleUserBulk(w http.ResponseWriter, r *http.Request, op O
 			// writes it anew.
 			err, acc.Ban = nil, &users.BanInfo{Until: &time.Time{}}
 		}
+		if err == nil {
+			// A user op's row scope leaves out is not there for op: its
+			// ban is not op's to learn.
+			in, serr := u.users.InScope(ctx, u.db, op, id)
+			if serr != nil {
+				return serr
+			}
+			if !in {
+				err = ErrNotFound
+			}
+		}
 		switch {
 		case errors.Is(err, ErrNotFound):
 			outcome = "not_found"

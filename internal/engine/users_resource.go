@@ -131,6 +131,9 @@ func (u *usersResource) fromCatalog() error {
 		return nil
 	}
 	u.users.FromCatalog(u.res.Table)
+	if c := u.res.ScopeColumn(); c != nil {
+		u.users.Scope = c.Name // moderation's and the reports' row scope (users.Table.InScope)
+	}
 	if c := u.res.Table.ByName[u.users.Cols.BanUntil]; c != nil && c.Unix == UnixMillis {
 		return fmt.Errorf("admin: UserColumns.BanUntil: column %q is declared a unix time in milliseconds; a ban's until-column holds unix seconds (or is a timestamp)", c.Name)
 	}

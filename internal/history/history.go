@@ -94,11 +94,11 @@ type Handler struct {
 // operators); the request metadata of each entry (address, browser) only
 // whoever may list the audit log.
 func (h *Handler) Rows(w http.ResponseWriter, r *http.Request, op authz.Operator) error {
-	res, err := h.Resource(r)
+	base, err := h.Resource(r)
 	if err != nil {
 		return err
 	}
-	res = h.As(op, res.Key)
+	res := h.As(op, base.Key)
 	if err := h.Gate(op, authz.OpRead, res.Key); err != nil {
 		return err
 	}
@@ -113,6 +113,9 @@ func (h *Handler) Rows(w http.ResponseWriter, r *http.Request, op authz.Operator
 		return err
 	}
 	target := query.EncodeID(res.Table, id)
+	if err := h.checkScope(r.Context(), op, base, id, target); err != nil {
+		return err
+	}
 	// List refuses a filter on the payloads for an op who may not read
 	// some column: they hold the values.
 	// A player's history has their kicks too: a kick's entry is the
@@ -129,6 +132,9 @@ func (h *Handler) Rows(w http.ResponseWriter, r *http.Request, op authz.Operator
 		})
 	})
 	if err != nil {
+		return err
+	}
+	if err := h.scopeEntries(r.Context(), op, entries); err != nil {
 		return err
 	}
 	if !h.Allowed(op, authz.OpList, audit.Key) {

@@ -74,16 +74,21 @@ type pathChange struct {
 // place set to its value before or taken out, never the document
 // rewritten.
 func (h *Handler) Revert(w http.ResponseWriter, r *http.Request, op authz.Operator) error {
-	res, err := h.Resource(r)
+	base, err := h.Resource(r)
 	if err != nil {
 		return err
 	}
-	res = h.As(op, res.Key) // a column op may not read is not op's to put back
+	res := h.As(op, base.Key) // a column op may not read is not op's to put back
 	if err := h.Gate(op, authz.OpRead, res.Key); err != nil {
 		return err
 	}
 	id, err := h.RowID(r, res)
 	if err != nil {
+		return err
+	}
+	// A row op's row scope leaves out is not there for op (scope.go): its
+	// entries are no one's op may revert.
+	if err := h.checkScope(r.Context(), op, base, id, query.EncodeID(res.Table, id)); err != nil {
 		return err
 	}
 	match, err := rows.ParseIfMatch(r.Header)
@@ -129,6 +134,10 @@ func (h *Handler) Revert(w http.ResponseWriter, r *http.Request, op authz.Operat
 			if err != nil {
 				return err
 			}
+			// Put back, the row stays in op's row scope.
+			if err := base.CheckScope(vals, op); err != nil {
+				return err
+			}
 			_, after, changes, endedFor, err := h.Store.UpdateRow(ctx, tx, op, res, id, maps.Clone(vals), rows.Write{IfMatch: match, Check: func(now map[string]any) error {
 				if body.Force {
 					return nil
@@ -158,6 +167,10 @@ func (h *Handler) Revert(w http.ResponseWriter, r *http.Request, op authz.Operat
 			}
 			vals, err := h.rowValues(rec, res)
 			if err != nil {
+				return err
+			}
+			// Re-created, the row stays in op's row scope.
+			if err := base.CheckScope(vals, op); err != nil {
 				return err
 			}
 			if u := h.Store.Users; res.Accounts {

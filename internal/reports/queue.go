@@ -18,6 +18,10 @@ type Filter struct {
 	RoomID   string
 	Limit    int // players per page, 1 to MaxPage; 0: DefaultPage
 	Offset   int
+	// Narrow, when set, narrows every read of the reports table (its
+	// columns unqualified): the reports an operator's row scope lets
+	// them see.
+	Narrow func(q *bun.SelectQuery) *bun.SelectQuery
 }
 
 // The queue's page bounds.
@@ -64,6 +68,9 @@ func (s *Store) Queue(ctx context.Context, db bun.IDB, f Filter) ([]Group, bool,
 		}
 		if f.RoomID != "" {
 			q = q.Where("room_id = ?", f.RoomID)
+		}
+		if f.Narrow != nil {
+			q = f.Narrow(q)
 		}
 		return q
 	}
@@ -125,15 +132,19 @@ func (s *Store) Queue(ctx context.Context, db bun.IDB, f Filter) ([]Group, bool,
 
 // ForPlayer is the player's page: the reports about them (received) and
 // theirs about others (filed), newest first, at most limit of each, read
-// through db.
-func (s *Store) ForPlayer(ctx context.Context, db bun.IDB, playerID string, limit int) (received, filed []Row, err error) {
+// through db; narrow, when not nil, narrows both reads as Filter.Narrow
+// does the queue's.
+func (s *Store) ForPlayer(ctx context.Context, db bun.IDB, playerID string, limit int, narrow func(q *bun.SelectQuery) *bun.SelectQuery) (received, filed []Row, err error) {
 	received, filed = []Row{}, []Row{}
 	for _, q := range []struct {
 		col string
 		out *[]Row
 	}{{"player_id", &received}, {"reporter_id", &filed}} {
-		if err := db.NewSelect().Model(q.out).ModelTableExpr("? AS rp", s.table).Where("? = ?", bun.Ident(q.col), playerID).
-			OrderExpr("last_at DESC, id DESC").Limit(int64(limit)).Scan(ctx); err != nil {
+		sel := db.NewSelect().Model(q.out).ModelTableExpr("? AS rp", s.table).Where("? = ?", bun.Ident(q.col), playerID)
+		if narrow != nil {
+			sel = narrow(sel)
+		}
+		if err := sel.OrderExpr("last_at DESC, id DESC").Limit(int64(limit)).Scan(ctx); err != nil {
 			return nil, nil, err
 		}
 	}

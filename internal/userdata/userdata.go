@@ -289,7 +289,7 @@ func (a *Service) Export(w http.ResponseWriter, r *http.Request, op authz.Operat
 			buf.WriteString("[]")
 		}
 		if a.Reports != nil && a.Reports.On() {
-			received, filed, err := a.Reports.ForPlayer(ctx, a.DB, userID, reports.MaxExport)
+			received, filed, err := a.Reports.ForPlayer(ctx, a.DB, userID, reports.MaxExport, nil)
 			if err != nil {
 				return err
 			}

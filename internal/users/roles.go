@@ -146,7 +146,7 @@ func (rs *RoleTable) UpsertRole(ctx context.Context, db bun.IDB, userID string, 
 func (rs *RoleTable) UserRole(ctx context.Context, db bun.IDB, userID string) (authz.Role, error) {
 	if _, err := rs.Users.AccountByID(ctx, db, userID); err != nil {
 		if errors.Is(err, ErrNotFound) {
-			return "", errbody.New(http.StatusNotFound, "not_found", "no such user")
+			return "", NoSuchUser()
 		}
 		return "", err
 	}
@@ -165,10 +165,17 @@ func (rs *RoleTable) UserRole(ctx context.Context, db bun.IDB, userID string) (a
 // (update, delete, custom actions, moderation): whatever a resource policy
 // allows, only an admin touches an operator's account. Otherwise a mod with
 // the users scope could set an admin's email to their own, request a reset
-// and sign in as the admin. It returns the target's role.
+// and sign in as the admin. A user the operator's row scope leaves out
+// (Table.OutOfScope) is 404, as a missing one. It returns the target's
+// role.
 func (rs *RoleTable) CanWriteUser(ctx context.Context, db bun.IDB, op authz.Operator, userID string) (authz.Role, error) {
 	role, err := rs.UserRole(ctx, db, userID)
 	if err != nil {
+		return "", err
+	}
+	// A user the operator's row scope leaves out is not there for them:
+	// 404 as UserRole answers, before the hierarchy could say 403.
+	if err := rs.Users.OutOfScope(ctx, db, op, userID); err != nil {
 		return "", err
 	}
 	if !op.Role.MayChangeAccountOf(role) {

@@ -5,8 +5,11 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"time"
 
+	"github.com/gameadmin/admin/internal/authz"
+	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/uptrace/bun"
 )
 
@@ -46,4 +49,66 @@ func (rs *RoleTable) WriteRowScope(ctx context.Context, db bun.IDB, userID strin
 		On("CONFLICT (user_id) DO UPDATE").Set("scope_values = EXCLUDED.scope_values").Set("updated_at = EXCLUDED.updated_at").
 		Exec(ctx)
 	return err
+}
+
+// NoSuchUser is the answer about a user who is not there, or whom the
+// operator's row scope leaves out (OutOfScope): the same status, code and
+// message, so that a mod cannot tell the two apart. A new error each
+// time: an answer's error may be completed on its way out.
+func NoSuchUser() error { return errbody.New(http.StatusNotFound, "not_found", "no such user") }
+
+// RowScoped reports whether op sees only some of the users: the users
+// resource names a scope column (Table.Scope) and op is a mod with a row
+// scope.
+func (u *Table) RowScoped(op authz.Operator) bool { return u.Scope != "" && op.RowScoped() }
+
+// WhereInScope narrows q to the rows whose idExpr (a users id, as in a
+// reports or audit table: "?TableAlias.player_id") names a user op may
+// see: unchanged unless RowScoped. An empty row scope matches nothing.
+func (u *Table) WhereInScope(q *bun.SelectQuery, op authz.Operator, idExpr string) *bun.SelectQuery {
+	if !u.RowScoped(op) {
+		return q
+	}
+	expr, args := u.ScopeCond(op, idExpr)
+	return q.Where(expr, args...)
+}
+
+// ScopeCond is the condition "idExpr names a user op may see" and its
+// arguments, for a caller that combines it (WhereInScope); it holds for
+// every id unless RowScoped.
+func (u *Table) ScopeCond(op authz.Operator, idExpr string) (string, []any) {
+	switch {
+	case !u.RowScoped(op):
+		return "1 = 1", nil
+	case len(op.Rows) == 0:
+		return "1 = 0", nil
+	}
+	return idExpr + " IN (SELECT ? FROM ? AS rsu WHERE ? IN (?))",
+		[]any{u.Col(u.Cols.ID, "rsu"), u.Ident(), u.Col(u.Scope, "rsu"), bun.List(op.Rows)}
+}
+
+// InScope reports whether userID is a user op may see: true unless
+// RowScoped; false for a user who is not there.
+func (u *Table) InScope(ctx context.Context, db bun.IDB, op authz.Operator, userID string) (bool, error) {
+	if !u.RowScoped(op) {
+		return true, nil
+	}
+	if len(op.Rows) == 0 {
+		return false, nil
+	}
+	return db.NewSelect().TableExpr("? AS u", u.Ident()).ColumnExpr("1").
+		Where("? = ? AND ? IN (?)", u.Col(u.Cols.ID, "u"), userID, u.Col(u.Scope, "u"), bun.List(op.Rows)).Exists(ctx)
+}
+
+// OutOfScope is NoSuchUser when op's row scope leaves userID out
+// (InScope), nil otherwise.
+func (u *Table) OutOfScope(ctx context.Context, db bun.IDB, op authz.Operator, userID string) error {
+	ok, err := u.InScope(ctx, db, op, userID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return NoSuchUser()
+	}
+	return nil
 }

@@ -104,6 +104,10 @@ type Table struct {
 	// Off names the features off for want of optional columns, for New's
 	// log line.
 	Off []string
+	// Scope is the users resource's ScopeColumn ("" when it names none):
+	// a mod with a row scope sees and moderates only the users whose
+	// Scope column holds one of its values (rowscope.go).
+	Scope string
 
 	// createdAt is the CreatedAt column when it is NOT NULL without a
 	// default (a game that sets it in code): CreateUser fills it.
