@@ -25,22 +25,11 @@ import (
 // visible text or integer column.
 func (res *Resource) checkScopeColumn() error {
 	name := res.Config.ScopeColumn
-	if name == "" {
-		return nil
+	c, fail, err := res.configColumn("ScopeColumn", name)
+	if c == nil {
+		return err
 	}
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("admin: resource %q: ScopeColumn: %s", res.Key, fmt.Sprintf(format, args...))
-	}
-	c := res.Table.ByName[name]
-	switch {
-	case c == nil:
-		if gc, ok := res.Table.Lookup(name); ok {
-			return fail("no column %q in %s (names are SQL column names: %q)", name, res.Table.Name, gc.Name)
-		}
-		return fail("no column %q in %s%s", name, res.Table.Name, schema.ClosestHint(name, res.Table.ColumnNames()))
-	case res.Hidden[name]:
-		return fail("column %q is hidden: the panel never reads it", name)
-	case c.DataType != schema.String && c.DataType != schema.Integer:
+	if c.DataType != schema.String && c.DataType != schema.Integer {
 		return fail("column %q is %s: a scope is a text or integer column", name, c.DataType)
 	}
 	res.scope = c

@@ -222,25 +222,39 @@ func (s Store) ETag(res *Resource, row map[string]any) string {
 	return s.Versions.ETag(res, row)
 }
 
-// checkVersionColumn is New's check of cfg.VersionColumn on t: a visible
-// integer or time column that is not a key.
-func (res *Resource) checkVersionColumn() error {
-	name := res.Config.VersionColumn
-	if name == "" {
-		return nil
-	}
+// configColumn is the visible column name that a ResourceConfig field
+// (its name) names: nil and no error when name is "", an error naming
+// the field when there is no such column or it is hidden; fail words
+// the field's other refusals.
+func (res *Resource) configColumn(field, name string) (*schema.Column, func(format string, args ...any) error, error) {
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("admin: resource %q: VersionColumn: %s", res.Key, fmt.Sprintf(format, args...))
+		return fmt.Errorf("admin: resource %q: %s: %s", res.Key, field, fmt.Sprintf(format, args...))
+	}
+	if name == "" {
+		return nil, fail, nil
 	}
 	c := res.Table.ByName[name]
 	switch {
 	case c == nil:
 		if gc, ok := res.Table.Lookup(name); ok {
-			return fail("no column %q in %s (names are SQL column names: %q)", name, res.Table.Name, gc.Name)
+			return nil, fail, fail("no column %q in %s (names are SQL column names: %q)", name, res.Table.Name, gc.Name)
 		}
-		return fail("no column %q in %s%s", name, res.Table.Name, schema.ClosestHint(name, res.Table.ColumnNames()))
+		return nil, fail, fail("no column %q in %s%s", name, res.Table.Name, schema.ClosestHint(name, res.Table.ColumnNames()))
 	case res.Hidden[name]:
-		return fail("column %q is hidden: the panel never reads it", name)
+		return nil, fail, fail("column %q is hidden: the panel never reads it", name)
+	}
+	return c, fail, nil
+}
+
+// checkVersionColumn is New's check of cfg.VersionColumn on t: a visible
+// integer or time column that is not a key.
+func (res *Resource) checkVersionColumn() error {
+	name := res.Config.VersionColumn
+	c, fail, err := res.configColumn("VersionColumn", name)
+	if c == nil {
+		return err
+	}
+	switch {
 	case c.Primary:
 		return fail("column %q is part of the primary key", name)
 	case c.Generated:

@@ -305,6 +305,21 @@ func (u *Table) AccountByEmail(ctx context.Context, db bun.IDB, email string) (*
 	cond, args := u.emailIs(email)
 	q := u.selectAccount(db).Where(cond, args...).
 		OrderExpr("CASE WHEN CAST(? AS TEXT) = ? THEN 0 ELSE 1 END", col, email).Limit(2)
+	accs, err := u.scanAccounts(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(accs) == 0:
+		return nil, ErrNotFound
+	case len(accs) == 1 || accs[0].Email == email:
+		return accs[0], nil
+	}
+	return nil, &AmbiguousEmailError{IDs: []string{accs[0].ID, accs[1].ID}}
+}
+
+// scanAccounts runs q, a selectAccount query, and reads its accounts.
+func (u *Table) scanAccounts(ctx context.Context, q *bun.SelectQuery) ([]*Account, error) {
 	rows, err := q.Rows(ctx)
 	if err != nil {
 		return nil, err
@@ -318,16 +333,7 @@ func (u *Table) AccountByEmail(ctx context.Context, db bun.IDB, email string) (*
 		}
 		accs = append(accs, acc)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	switch {
-	case len(accs) == 0:
-		return nil, ErrNotFound
-	case len(accs) == 1 || accs[0].Email == email:
-		return accs[0], nil
-	}
-	return nil, &AmbiguousEmailError{IDs: []string{accs[0].ID, accs[1].ID}}
+	return accs, rows.Err()
 }
 
 // AmbiguousUsernameError reports a username that several accounts have
@@ -351,20 +357,8 @@ func (u *Table) AccountByUsername(ctx context.Context, db bun.IDB, name string) 
 	if !u.HasUsername || name == "" {
 		return nil, ErrNotFound
 	}
-	rows, err := u.selectAccount(db).Where("? = ?", u.Col(u.Cols.Username, "u"), name).Limit(2).Rows(ctx)
+	accs, err := u.scanAccounts(ctx, u.selectAccount(db).Where("? = ?", u.Col(u.Cols.Username, "u"), name).Limit(2))
 	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var accs []*Account
-	for rows.Next() {
-		acc, err := scanAccount(u, rows)
-		if err != nil {
-			return nil, err
-		}
-		accs = append(accs, acc)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	switch len(accs) {
