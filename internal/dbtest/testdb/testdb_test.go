@@ -2,6 +2,7 @@ package testdb
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/uptrace/bun"
@@ -38,5 +39,29 @@ func TestSQLiteRepeatedSubtestNames(t *testing.T) {
 	}
 	if len(dbs) != 3 {
 		t.Fatal("subtests did not run")
+	}
+}
+
+// TestMySQL: MySQL opens a database of its own on the MariaDB server,
+// whose session reads and writes times in UTC and text as utf8mb4.
+func TestMySQL(t *testing.T) {
+	db := MySQL(t)
+	ctx := context.Background()
+	var name, zone string
+	if err := db.QueryRowContext(ctx, "SELECT DATABASE(), @@session.time_zone").Scan(&name, &zone); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(name, "t_") || zone != "+00:00" {
+		t.Fatalf("database %q, zone %q; want a t_ database of its own in UTC", name, zone)
+	}
+	if _, err := db.ExecContext(ctx, "CREATE TABLE pets (id BIGINT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(50) NOT NULL)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "INSERT INTO pets (name) VALUES (?)", "🐱 Bob"); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := db.QueryRowContext(ctx, "SELECT name FROM pets WHERE name = ?", "🐱 bob").Scan(&got); err != nil || got != "🐱 Bob" {
+		t.Fatalf("read back %q, %v; want 🐱 Bob, found without regard to case", got, err)
 	}
 }
