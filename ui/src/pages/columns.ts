@@ -49,7 +49,8 @@ export function tableColumns(meta: ResourceMeta, deletedView = false): Column[] 
 // listFields are the columns a list page asks the server for (_fields):
 // those it shows (tableColumns), the key, and those its rows' names,
 // links and states read (the label columns, the email an erase writes,
-// the soft-delete and ban columns, a link's resource column). A column
+// the username that names an account, the soft-delete and ban columns,
+// a link's resource column). A column
 // it does not show, a player's save document, is then not read at all.
 export function listFields(meta: ResourceMeta, deletedView = false): string[] {
   const shown = tableColumns(meta, deletedView);
@@ -57,6 +58,8 @@ export function listFields(meta: ResourceMeta, deletedView = false): string[] {
   for (const c of shown) if (c.linkTo?.resourceFromColumn) names.add(c.linkTo.resourceFromColumn);
   if (meta.softDeleteColumn) names.add(meta.softDeleteColumn);
   if (meta.banColumn) names.add(meta.banColumn);
+  // An account without a display name is named by its username.
+  if (meta.usernameColumn) names.add(meta.usernameColumn);
   // Only the catalog's columns: the users' _ban is the server's own field.
   return meta.columns.filter((c) => names.has(c.name)).map((c) => c.name);
 }
