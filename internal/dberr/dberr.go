@@ -1,8 +1,9 @@
 // Package dberr reads a database's refusal of a write: which constraint or
 // value it refused and, where the database says, which columns. It knows
 // the wording of PostgreSQL's errors (through their SQLSTATE and fields,
-// from pgdriver's errors or pgx's, without importing a driver) and of
-// SQLite's messages. The admin package turns a Refusal into the HTTP
+// from pgdriver's errors or pgx's, without importing a driver), of
+// MySQL's and MariaDB's (their error numbers and messages, mysql.go) and
+// of SQLite's messages. The admin package turns a Refusal into the HTTP
 // answer.
 package dberr
 
@@ -97,6 +98,9 @@ func Classify(err error) (r Refusal, ok bool) {
 	if pg, ok := pgErrorOf(err); ok {
 		return classifyPG(pg)
 	}
+	if me, ok := mysqlErrorOf(err); ok {
+		return classifyMySQL(me)
+	}
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "UNIQUE constraint failed"), strings.Contains(msg, "PRIMARY KEY constraint failed"):
@@ -156,10 +160,14 @@ func (r Refusal) ForeignKeyMessage() string {
 }
 
 // SQLState is the SQLSTATE of a database error in err's chain ("sqlite"
-// for SQLite's, which have none), or "".
+// for SQLite's, which have none; MySQL's own, which several error numbers
+// share, such as 23000), or "".
 func SQLState(err error) string {
 	if pg, ok := pgErrorOf(err); ok {
 		return pg.Field('C')
+	}
+	if me, ok := mysqlErrorOf(err); ok && err != nil {
+		return me.SQLState
 	}
 	var lite interface{ Code() int }
 	if errors.As(err, &lite) {
