@@ -154,7 +154,7 @@ func myColumnOf(msg string) string {
 	return parts[len(parts)-1]
 }
 
-// myIdent is one backquoted name (a “ inside it is a backquote).
+// myIdent is one backquoted name (a doubled backquote inside it is one).
 var myIdent = regexp.MustCompile("`((?:[^`]|``)+)`")
 
 func myIdents(s string) []string {
