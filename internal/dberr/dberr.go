@@ -48,7 +48,10 @@ type Refusal struct {
 	Table   string
 	// Constraint is the constraint the database named, if any:
 	// PostgreSQL's name of it; for a check on SQLite, its name or, when
-	// it has none, its expression as written.
+	// it has none, its expression as written; on MySQL and MariaDB the
+	// key's name of a duplicate (an index: "PRIMARY", or MariaDB's
+	// first column of an unnamed UNIQUE; see KeyColumns), a foreign
+	// key's or a check's name (a column's own check: the column's).
 	Constraint string
 }
 

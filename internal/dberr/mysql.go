@@ -252,3 +252,17 @@ func classifyMySQL(me myError) (Refusal, bool) {
 	}
 	return Refusal{}, false
 }
+
+// KeyColumns completes a duplicate key's refusal that names its key but
+// not its columns (MySQL's and MariaDB's, whose message names an index):
+// columns is the caller's lookup of a key's columns in the table's
+// catalog (its indexes), answering none for a key it does not know. Any
+// other refusal, or one that names its columns already, is answered as
+// it is.
+func (r Refusal) KeyColumns(columns func(key string) []string) Refusal {
+	if r.Kind != Unique || len(r.Columns) > 0 || r.Constraint == "" || columns == nil {
+		return r
+	}
+	r.Columns = columns(r.Constraint)
+	return r
+}

@@ -107,3 +107,31 @@ func TestClassifyMySQL(t *testing.T) {
 		t.Error("MySQLNumber(nil)")
 	}
 }
+
+// TestKeyColumns: the catalog's columns of a duplicate's key complete a
+// refusal that names only the key, and nothing else.
+func TestKeyColumns(t *testing.T) {
+	t.Parallel()
+	keys := func(key string) []string {
+		return map[string][]string{"a": {"a", "b"}, "PRIMARY": {"id"}}[key]
+	}
+	r, _ := Classify(my(1062, "23000", "Duplicate entry '1-1' for key 'a'"))
+	if got := r.KeyColumns(keys); !slices.Equal(got.Columns, []string{"a", "b"}) || got.Constraint != "a" {
+		t.Errorf("composite key: %+v", got)
+	}
+	r, _ = Classify(my(1062, "23000", "Duplicate entry 'x' for key 'gone'"))
+	if got := r.KeyColumns(keys); got.Columns != nil {
+		t.Errorf("unknown key: %+v", got)
+	}
+	pg, _ := Classify(pgErr{'C': "23505", 'n': "a", 'D': "Key (name)=(x) already exists."})
+	if got := pg.KeyColumns(keys); !slices.Equal(got.Columns, []string{"name"}) {
+		t.Errorf("columns the database named are kept: %+v", got)
+	}
+	nn, _ := Classify(my(1048, "23000", "Column 'a' cannot be null"))
+	if got := nn.KeyColumns(keys); !slices.Equal(got.Columns, []string{"a"}) {
+		t.Errorf("not a duplicate: %+v", got)
+	}
+	if got := r.KeyColumns(nil); got.Columns != nil {
+		t.Errorf("no lookup: %+v", got)
+	}
+}
