@@ -95,6 +95,36 @@ func TestMySQLRefusals(t *testing.T) {
 	if r, _ := dberr.Classify(err); !r.Sided || r.Missing || r.ForeignKeyMessage() != `rows of "items" still refer to this row` {
 		t.Errorf("referenced row deleted: %+v (%v)", r, err)
 	}
+	// A duplicate's key, through the catalog's indexes, names its
+	// columns: MariaDB names an unnamed UNIQUE (a, b) after "a".
+	if _, err := db.ExecContext(ctx, `CREATE TABLE pairs (id INT PRIMARY KEY, a INT, b INT, UNIQUE (a, b))`); err != nil {
+		t.Fatal(err)
+	}
+	keyColumns := func(key string) (cols []string) {
+		rows, err := db.QueryContext(ctx, `SELECT COLUMN_NAME FROM information_schema.STATISTICS
+			WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'pairs' AND INDEX_NAME = ? ORDER BY SEQ_IN_INDEX`, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c string
+			if err := rows.Scan(&c); err != nil {
+				t.Fatal(err)
+			}
+			cols = append(cols, c)
+		}
+		return cols
+	}
+	_, err = db.ExecContext(ctx, `INSERT INTO pairs VALUES (1, 1, 1), (2, 1, 1)`)
+	if r, _ := dberr.Classify(err); !slices.Equal(r.KeyColumns(keyColumns).Columns, []string{"a", "b"}) {
+		t.Errorf("unnamed composite key %+v (%v): want its columns a, b through the catalog", r, err)
+	}
+	_, err = db.ExecContext(ctx, `INSERT INTO pairs VALUES (3, 1, 2), (3, 2, 2)`)
+	if r, _ := dberr.Classify(err); !slices.Equal(r.KeyColumns(keyColumns).Columns, []string{"id"}) {
+		t.Errorf("primary key %+v (%v): want id through the catalog", r, err)
+	}
+
 	// Nothing was written by the refused statements.
 	var n int
 	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM players`).Scan(&n); err != nil || n != 1 {
