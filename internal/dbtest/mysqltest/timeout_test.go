@@ -145,6 +145,20 @@ func TestMySQLLimitStatement(t *testing.T) {
 	if err := db.QueryRowContext(ctx, fast, 41).Scan(&n); err != nil || n != 42 {
 		t.Fatalf("%s: %d, %v; want 42", fast, n, err)
 	}
+	// Prepared in the server (as the statement cache prepares a text
+	// that repeats), its argument sent apart.
+	stmt, err := db.DB.PrepareContext(ctx, slow)
+	if err != nil {
+		t.Fatalf("prepare %s: %v", slow, err)
+	}
+	defer stmt.Close()
+	start = time.Now()
+	if err := stmt.QueryRowContext(ctx, 2).Scan(&n); !query.IsQueryCanceled(err) || time.Since(start) > 1500*time.Millisecond {
+		t.Fatalf("prepared %s: %v (%d) after %s; want the server's time-out", slow, err, n, time.Since(start))
+	}
+	if err := stmt.QueryRowContext(ctx, 0).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("prepared %s, SLEEP(0): %d, %v", slow, n, err)
+	}
 	// And through Bun's own query with its arguments.
 	var rows []struct{ N int }
 	if err := db.NewRaw(fast, 1).Scan(ctx, &rows); err != nil || len(rows) != 1 || rows[0].N != 2 {
