@@ -1,8 +1,9 @@
 // Package dberr reads a database's refusal of a write: which constraint or
 // value it refused and, where the database says, which columns. It knows
 // the wording of PostgreSQL's errors (through their SQLSTATE and fields,
-// from pgdriver's errors or pgx's, without importing a driver) and of
-// SQLite's messages. The admin package turns a Refusal into the HTTP
+// from pgdriver's errors or pgx's, without importing a driver), of
+// MySQL's and MariaDB's (their error numbers and messages, mysql.go) and
+// of SQLite's messages. The admin package turns a Refusal into the HTTP
 // answer.
 package dberr
 
@@ -47,7 +48,10 @@ type Refusal struct {
 	Table   string
 	// Constraint is the constraint the database named, if any:
 	// PostgreSQL's name of it; for a check on SQLite, its name or, when
-	// it has none, its expression as written.
+	// it has none, its expression as written; on MySQL and MariaDB the
+	// key's name of a duplicate (an index: "PRIMARY", or MariaDB's
+	// first column of an unnamed UNIQUE; see KeyColumns), a foreign
+	// key's or a check's name (a column's own check: the column's).
 	Constraint string
 }
 
@@ -96,6 +100,9 @@ func Classify(err error) (r Refusal, ok bool) {
 	}
 	if pg, ok := pgErrorOf(err); ok {
 		return classifyPG(pg)
+	}
+	if me, ok := mysqlErrorOf(err); ok {
+		return classifyMySQL(me)
 	}
 	msg := err.Error()
 	switch {
@@ -156,10 +163,14 @@ func (r Refusal) ForeignKeyMessage() string {
 }
 
 // SQLState is the SQLSTATE of a database error in err's chain ("sqlite"
-// for SQLite's, which have none), or "".
+// for SQLite's, which have none; MySQL's own, which several error numbers
+// share, such as 23000), or "".
 func SQLState(err error) string {
 	if pg, ok := pgErrorOf(err); ok {
 		return pg.Field('C')
+	}
+	if me, ok := mysqlErrorOf(err); ok && err != nil {
+		return me.SQLState
 	}
 	var lite interface{ Code() int }
 	if errors.As(err, &lite) {

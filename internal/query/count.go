@@ -195,9 +195,10 @@ func CountAll(ctx context.Context, db bun.IDB, qs []*bun.SelectQuery, budget tim
 }
 
 // ErrTimeout reports statements that ran past their time limit
-// (Limited). The error that wraps it wraps the database's own too:
-// PostgreSQL's query_canceled (SQLSTATE 57014), or the context error
-// SQLite's interrupted statement answered.
+// (Limited, LimitedMySQL). The error that wraps it wraps the database's
+// own too: PostgreSQL's query_canceled (SQLSTATE 57014), MariaDB's 1969
+// or MySQL's 3024, or the context error SQLite's interrupted statement
+// answered.
 var ErrTimeout = errors.New("query: the statement ran past its time limit")
 
 // Limited runs fn, whose statements are ended by the database after
@@ -213,6 +214,8 @@ var ErrTimeout = errors.New("query: the statement ran past its time limit")
 // first row, so a page must be built to do all its work there
 // (List.Query does). fn reads its rows before it returns: they are gone
 // with the transaction or the deadline.
+// On MySQL and MariaDB the caller runs LimitedMySQL instead, which knows
+// the server (timeout_mysql.go): here they get the context deadline.
 func Limited(ctx context.Context, db bun.IDB, limit time.Duration, fn func(context.Context, bun.IDB) error) error {
 	if limit <= 0 {
 		return fn(ctx, db)
@@ -316,9 +319,11 @@ func planEstimate(ctx context.Context, db bun.IDB, q *bun.SelectQuery) (int64, e
 
 // IsQueryCanceled reports a PostgreSQL statement ended by
 // statement_timeout or a cancel request (SQLSTATE 57014), from either
-// driver's error (dberr.SQLState).
+// driver's error (dberr.SQLState), or a MySQL or MariaDB one ended by its
+// time limit or a KILL QUERY (errors 1969, 3024, 1317:
+// dberr.IsMySQLTimeout).
 func IsQueryCanceled(err error) bool {
-	return dberr.SQLState(err) == "57014" || strings.Contains(err.Error(), "57014")
+	return dberr.SQLState(err) == "57014" || strings.Contains(err.Error(), "57014") || dberr.IsMySQLTimeout(err)
 }
 
 // EpochBucket is the SQL for the start of the step (of length step) that
