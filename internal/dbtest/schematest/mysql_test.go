@@ -161,7 +161,32 @@ func TestMySQLCatalogColumns(t *testing.T) {
 	if _, err := db.ExecContext(context.Background(), "INSERT INTO m_names VALUES ('bob', 'y')"); err == nil {
 		t.Error("the _ci key took bob beside Bob")
 	}
-	types, err := schema.ColumnTypes(context.Background(), db, "m_players")
+
+	// TIMESTAMP is an instant, DATETIME a wall clock: written in a
+	// session at +02:00 and read at +00:00 (the pool's), the one moves
+	// and the other does not.
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"SET time_zone = '+02:00'",
+		"INSERT INTO m_players (steam_id, level, name, seen_at, created_at) VALUES (1, 1, 'a', '2026-01-01 10:00:00', '2026-01-01 10:00:00')",
+		"SET time_zone = '+00:00'"} {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	var seen, created time.Time
+	if err := conn.QueryRowContext(ctx, "SELECT seen_at, created_at FROM m_players").Scan(&seen, &created); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	if seen.Hour() != 10 || created.Hour() != 8 {
+		t.Errorf("datetime read %v (want 10:00, its wall clock), timestamp %v (want 08:00 UTC)", seen, created)
+	}
+
+	types, err := schema.ColumnTypes(ctx, db, "m_players")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,6 +215,15 @@ func TestMySQLCatalogLive(t *testing.T) {
 	}
 	if got := tbl.ByName["class"].Labels(); len(got) != 3 {
 		t.Errorf("Column.Labels %q", got)
+	}
+	mExec(t, db, `CREATE TABLE m_odd (id INT PRIMARY KEY, x ENUM('back\\slash','a,b','') NOT NULL)`)
+	odd, _ := mRead(t, db, "odd", (*struct {
+		bun.BaseModel `bun:"table:m_odd"`
+		ID            int    `bun:"id,pk"`
+		X             string `bun:"x"`
+	})(nil))
+	if got, w := odd.Live().Labels["x"], []string{`back\slash`, "a,b", ""}; !slices.Equal(got, w) {
+		t.Errorf("m_odd labels %q, want %q", got, w)
 	}
 	if _, ok := l.Labels["perks"]; ok {
 		t.Error("a set column has enum labels")
