@@ -27,6 +27,13 @@ type dbColumn struct {
 	Identity  bool
 	MaxLength int
 	Scale     int // -1 when the type declares none
+
+	// Kind is the kind the catalog decides (MySQL/MariaDB: mysqlKind);
+	// "" where ReadCatalog decides it itself (PostgreSQL's pgKind,
+	// SQLite's model).
+	Kind      ValueKind
+	Unsigned  bool // MySQL: an UNSIGNED number
+	FoldsCase bool // MySQL: a _ci collation (Bob equals bob)
 }
 
 // pgColumnsSQL reads a table's columns from pg_catalog. The table is a
@@ -60,6 +67,8 @@ func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
 		cols, err = pgColumns(ctx, db, t.Name)
 	case dialect.SQLite:
 		cols, err = sqliteColumns(ctx, db, t.Name)
+	case dialect.MySQL:
+		cols, err = mysqlColumns(ctx, db, t.Name)
 	default:
 		return false, nil
 	}
@@ -99,13 +108,22 @@ func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
 		if dc.Identity {
 			c.AutoIncrement = true
 		}
-		if !pg || c.Unix != "" {
+		c.Unsigned, c.FoldsCase = dc.Unsigned, dc.FoldsCase
+		if !pg && dc.Kind == "" || c.Unix != "" {
 			// SQLite stores what Bun writes for the Go type; the
 			// declared type adds only a type: tag's meaning, already
 			// read. A unix time column stays a time (SetUnix).
 			continue
 		}
-		kind := pgKind(dc)
+		kind := dc.Kind
+		if kind == "" {
+			kind = pgKind(dc)
+		}
+		if kind == KindBool && dc.TypName == "tinyint" && c.DataType != Boolean {
+			// MySQL's TINYINT(1) is its boolean, but a Go integer
+			// field over one holds numbers.
+			kind = KindNumber
+		}
 		if dc.Array {
 			c.Kind, c.Elem = KindArray, kind
 		} else if kind != "" {
@@ -189,6 +207,8 @@ func notWritable(ctx context.Context, db bun.IDB, name string) (string, error) {
 		case typ == "view":
 			return "it is a view", nil
 		}
+	case dialect.MySQL:
+		return mysqlNotWritable(ctx, db, name)
 	}
 	return "", nil
 }
@@ -258,6 +278,8 @@ func keyOrdered(ctx context.Context, db bun.IDB, t *Table, cols []dbColumn) (boo
 			sorts = sorts || strings.Contains(detail, "TEMP B-TREE")
 		}
 		return !sorts, rows.Err()
+	case dialect.MySQL:
+		return mysqlKeyOrdered(ctx, db, t.Name, names)
 	}
 	return false, nil
 }
@@ -336,7 +358,8 @@ func DeclaredScale(typ string) int {
 // qualified) from the database's catalog, for a table the panel reads
 // without a model (UserColumns.BanTable): each column's type name in
 // lower case (PostgreSQL's pg_type name, "int8" or "timestamptz";
-// SQLite's declared type, "integer" or "datetime"). An empty map when
+// SQLite's declared type, "integer" or "datetime"; MySQL's DATA_TYPE,
+// "bigint" or "timestamp"). An empty map when
 // the table does not exist.
 func ColumnTypes(ctx context.Context, db bun.IDB, name string) (map[string]string, error) {
 	var cols []dbColumn
@@ -346,6 +369,8 @@ func ColumnTypes(ctx context.Context, db bun.IDB, name string) (map[string]strin
 		cols, err = pgColumns(ctx, db, name)
 	case dialect.SQLite:
 		cols, err = sqliteColumns(ctx, db, name)
+	case dialect.MySQL:
+		cols, err = mysqlColumns(ctx, db, name)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("schema: table %q: reading the catalog: %w", name, err)

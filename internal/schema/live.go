@@ -23,15 +23,15 @@ import (
 // type, nullability, default) is read once, by ReadCatalog at start.
 type Live struct {
 	// Labels are each enum column's labels (an array's element's), in
-	// the database's order, by column name (PostgreSQL; SQLite has no
-	// enum type).
+	// the database's order, by column name (PostgreSQL and MySQL's
+	// enum('a','b'); SQLite has no enum type).
 	Labels map[string][]string
 	// Checks are the table's check constraints: on PostgreSQL those of
 	// the table and those of its columns' domains.
 	Checks []Check
 	// RewritesRows says a trigger may change a row after an INSERT or
 	// UPDATE has returned it (PostgreSQL: an AFTER trigger on insert or
-	// update; SQLite: any trigger on insert or update), so the panel
+	// update; SQLite and MySQL: any trigger on insert or update), so the panel
 	// reads a written row again before it answers with it.
 	RewritesRows bool
 }
@@ -169,7 +169,7 @@ FROM (SELECT to_regclass(?)::oid AS oid) r`
 
 // ReadLive reads t's Live from the database's catalog, to hand to
 // SetLive. A table the database does not have has an empty one; a
-// dialect without a catalog the panel reads (MySQL) too.
+// dialect without a catalog the panel reads too.
 func ReadLive(ctx context.Context, db bun.IDB, t *Table) (*Live, error) {
 	var l *Live
 	var err error
@@ -178,6 +178,8 @@ func ReadLive(ctx context.Context, db bun.IDB, t *Table) (*Live, error) {
 		l, err = pgLive(ctx, db, t.Name)
 	case dialect.SQLite:
 		l, err = sqliteLive(ctx, db, t.Name)
+	case dialect.MySQL:
+		l, err = mysqlLive(ctx, db, t.Name)
 	default:
 		return &Live{}, nil
 	}

@@ -85,6 +85,13 @@ type Column struct {
 	// Generated: the database computes the value (an identity GENERATED
 	// ALWAYS, a generated column); never written by the panel.
 	Generated bool
+	// Unsigned: the database keeps no negative number in it (MySQL's
+	// UNSIGNED; ReadCatalog).
+	Unsigned bool
+	// FoldsCase: the database compares its values without regard to
+	// case, Bob equal to bob (MySQL's _ci collations; ReadCatalog), so
+	// a unique key refuses bob beside Bob and a filter on bob finds Bob.
+	FoldsCase bool
 	// MaxLength is the limit of a varchar(n) or char(n); 0 for none.
 	MaxLength int
 	// Scale is the digits a numeric(p,s) keeps after the point, when
