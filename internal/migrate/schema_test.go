@@ -51,7 +51,54 @@ func TestSQLPerDialect(t *testing.T) {
 			t.Errorf("%s: want %s and %s:\n%s", d, serial, json, all)
 		}
 	}
-	if _, err := NewPlan(notesSchema(), dialect.MySQL, "g_", users, func(*Table) bool { return true }); err == nil {
-		t.Error("NewPlan(mysql) = nil error")
+}
+
+// TestSQLMySQL: backticks, text keys as VARCHAR, the table options, the
+// records as INSERT IGNORE, and an alter's per-dialect SQL.
+func TestSQLMySQL(t *testing.T) {
+	t.Parallel()
+	s := notesSchema()
+	s.Tables[0].Cols = append(s.Tables[0].Cols,
+		Col{Name: "tag", Type: Text, NotNull: true, Default: "'x'"},
+		Col{Name: "email", Type: Text, Unique: true, Fold: true},
+		Col{Name: "kind", Type: Text, NotNull: true, Default: "'a'"},
+		Col{Name: "at", Type: Time, NotNull: true, Default: Now},
+		Col{Name: "list", Type: JSON, NotNull: true, Default: "'[]'"})
+	s.Tables[0].Indexes = append(s.Tables[0].Indexes, []string{"kind"})
+	s.Alters = []Alter{
+		{Version: 13, Name: "pg only", Base: "notes", SQL: `CREATE INDEX IF NOT EXISTS "{prefix}x" ON {table:notes} (lower("email"))`, SQLFor: map[dialect.Name]string{dialect.MySQL: ""}},
+		{Version: 14, Name: "quoted", Base: "notes", SQL: `CREATE INDEX IF NOT EXISTS "{prefix}y" ON {table:notes} ("kind", "a""b") WHERE x = 'it''s "not" a name'`},
+	}
+	p, err := NewPlan(s, dialect.MySQL, "g_", Users{Name: "players", ID: "player_id"}, func(tb *Table) bool { return tb.Key == "notes" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(p.SQL(), ";\n")
+	for _, want := range []string{
+		"CREATE TABLE IF NOT EXISTS `g_notes`",
+		"`id` BIGINT AUTO_INCREMENT PRIMARY KEY",
+		"`user_id` VARCHAR(255) NOT NULL",
+		"`body` JSON,",
+		"`tag` TEXT NOT NULL DEFAULT ('x')",
+		"`email` VARCHAR(255) COLLATE utf8mb4_unicode_ci UNIQUE",
+		"`kind` VARCHAR(255) NOT NULL DEFAULT 'a'",
+		"`at` DATETIME(6) NOT NULL DEFAULT (UTC_TIMESTAMP(6))",
+		"`list` JSON NOT NULL DEFAULT ('[]')",
+		"FOREIGN KEY (`user_id`) REFERENCES `players` (`player_id`) ON DELETE CASCADE",
+		") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+		"CREATE INDEX IF NOT EXISTS `g_notes_user_id_idx` ON `g_notes` (`user_id`)",
+		"INSERT IGNORE INTO `g_admin_schema` (version, name) VALUES (11, 'create g_notes')",
+		"INSERT IGNORE INTO `g_admin_schema` (version, name) VALUES (13, 'pg only')",
+		"CREATE INDEX IF NOT EXISTS `g_y` ON `g_notes` (`kind`, `a\"b`) WHERE x = 'it''s \"not\" a name'",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("SQL lacks %s:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "g_x") || strings.Contains(all, "ON CONFLICT") {
+		t.Errorf("MySQL SQL has the PostgreSQL-only index or ON CONFLICT:\n%s", all)
+	}
+	if _, err := NewPlan(s, dialect.MSSQL, "g_", Users{Name: "players", ID: "player_id"}, func(*Table) bool { return true }); err == nil {
+		t.Error("NewPlan(mssql) = nil error")
 	}
 }

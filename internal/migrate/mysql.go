@@ -1,0 +1,193 @@
+package migrate
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/uptrace/bun"
+)
+
+// The built-in tables on MySQL and MariaDB (tested on MariaDB 10.11; what
+// MySQL 8 does otherwise is said where it matters, untested here).
+
+// mysqlKey is the type of a text column that is a key or is indexed
+// (ids, emails, foreign keys, indexed names): MySQL cannot index a TEXT
+// column without a prefix length. 255 characters of utf8mb4 are 1020
+// bytes, so three of them fit InnoDB's 3072-byte key (the widest built-in
+// key has two, and one has two and a time).
+const mysqlKey = "VARCHAR(255)"
+
+// mysqlNow is the default of a time column: the UTC wall time whatever
+// the session's time_zone, as the panel writes its times (DATETIME holds
+// what it is given). An expression default, in parentheses: MariaDB 10.2+
+// and MySQL 8.0.13+.
+const mysqlNow = "(UTC_TIMESTAMP(6))"
+
+// mysqlTableOptions close every CREATE TABLE: InnoDB for the foreign keys
+// and transactions, utf8mb4 for any text, and a binary collation so ids
+// and tokens compare exactly (a Fold column says otherwise).
+const mysqlTableOptions = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
+
+// mysqlFold is the collation of a Fold column: Bob equals bob.
+const mysqlFold = "utf8mb4_unicode_ci"
+
+// mysqlType is t on MySQL and MariaDB, for a column that is not a key
+// (mysqlColType widens text keys).
+func (p *Plan) mysqlType(t ColType) string {
+	switch t {
+	case UserID:
+		return p.userType
+	case JSON:
+		// MariaDB's JSON is LONGTEXT with a json_valid check; MySQL 8's
+		// is a binary JSON type. Either reads and writes JSON text.
+		return "JSON"
+	case Time:
+		// DATETIME, not TIMESTAMP: TIMESTAMP converts to and from the
+		// session's time_zone and ends in 2038; DATETIME holds the UTC
+		// wall time the panel writes (a pool opened with loc=UTC reads it
+		// back as the same instant). Microseconds, as PostgreSQL keeps.
+		return "DATETIME(6)"
+	case Bigint:
+		return "BIGINT"
+	case Serial:
+		return "BIGINT AUTO_INCREMENT PRIMARY KEY"
+	case Bool:
+		return "BOOLEAN" // TINYINT(1)
+	}
+	return "TEXT"
+}
+
+// mysqlColType is c's type in t on MySQL: a text column that is part of
+// a key or an index is a VARCHAR (TEXT cannot be indexed whole), others
+// stay TEXT (notes, report texts, hashes have no length to promise); a
+// Fold column takes a case-insensitive collation.
+func (p *Plan) mysqlColType(t *Table, c Col) string {
+	typ := p.mysqlType(c.Type)
+	if c.Type == Text && mysqlKeyed(t, c) {
+		typ = mysqlKey
+	}
+	if c.Fold && (c.Type == Text || c.Type == UserID) {
+		typ += " COLLATE " + mysqlFold
+	}
+	return typ
+}
+
+// mysqlKeyed reports whether c is in a key or an index of t.
+func mysqlKeyed(t *Table, c Col) bool {
+	if c.Unique || slices.Contains(t.PK, c.Name) || slices.ContainsFunc(t.FKs, func(fk FK) bool { return fk.Col == c.Name }) {
+		return true
+	}
+	return slices.ContainsFunc(t.Indexes, func(idx []string) bool { return slices.Contains(idx, c.Name) })
+}
+
+// mysqlIDType is the type of the user columns on MySQL when the users
+// table is the game's: its id's integer type with its sign (a foreign key
+// needs both to match: Laravel's ids are BIGINT UNSIGNED), else a
+// VARCHAR (a UUID held as CHAR(36) is a string key too).
+func mysqlIDType(st string, k reflect.Kind) string {
+	unsigned := strings.Contains(st, "unsigned")
+	if k >= reflect.Uint && k <= reflect.Uint64 {
+		unsigned = true
+	}
+	base := ""
+	switch {
+	case strings.HasPrefix(st, "bigint") || strings.HasPrefix(st, "bigserial") || st == "serial8" || st == "int8":
+		base = "BIGINT"
+	case strings.HasPrefix(st, "int") || strings.HasPrefix(st, "integer") || st == "serial" || st == "serial4" || st == "int4":
+		base = "INT"
+	case k >= reflect.Int && k <= reflect.Uint64:
+		base = "BIGINT"
+	default:
+		return mysqlKey
+	}
+	if unsigned {
+		base += " UNSIGNED"
+	}
+	return base
+}
+
+// backtick turns the double-quoted identifiers of s (the declared SQL
+// quotes as PostgreSQL does) into backticked ones; single-quoted strings
+// are left as they are.
+func backtick(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; ch {
+		case '\'':
+			j := i + 1
+			for j < len(s) && (s[j] != '\'' || j+1 < len(s) && s[j+1] == '\'') {
+				if s[j] == '\'' {
+					j++
+				}
+				j++
+			}
+			end := min(j+1, len(s))
+			b.WriteString(s[i:end])
+			i = end - 1
+		case '"':
+			j := i + 1
+			var name strings.Builder
+			for j < len(s) {
+				if s[j] == '"' {
+					if j+1 < len(s) && s[j+1] == '"' {
+						name.WriteByte('"')
+						j += 2
+						continue
+					}
+					break
+				}
+				name.WriteByte(s[j])
+				j++
+			}
+			b.WriteString("`" + strings.ReplaceAll(name.String(), "`", "``") + "`")
+			i = j
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return b.String()
+}
+
+// mysqlLockWait is how long Migrate waits for another node's migration
+// on MySQL before giving up.
+const mysqlLockWait = 300
+
+// migrateMySQL is Migrate on MySQL and MariaDB. DDL commits implicitly
+// there, so a transaction cannot make the steps atomic: the steps run one
+// by one on one connection that holds a named lock (GET_LOCK, the
+// server-wide counterpart of PostgreSQL's advisory lock, named after the
+// database) for the whole run, so nodes starting together apply each step
+// once. A step is recorded right after its statements succeed; one that
+// fails midway leaves what it created (every statement is idempotent:
+// CREATE ... IF NOT EXISTS), and the next run applies it again.
+func (p *Plan) migrateMySQL(ctx context.Context, db *bun.DB) (err error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	var got sql.NullInt64
+	if err := conn.QueryRowContext(ctx, "SELECT GET_LOCK(CONCAT('gameadmin.', SHA1(DATABASE())), ?)", mysqlLockWait).Scan(&got); err != nil {
+		conn.Close()
+		return fmt.Errorf("admin: migration lock: %w", err)
+	}
+	if got.Int64 != 1 {
+		conn.Close()
+		return fmt.Errorf("admin: migration lock: another node held it for %d seconds", mysqlLockWait)
+	}
+	defer func() {
+		if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), "DO RELEASE_LOCK(CONCAT('gameadmin.', SHA1(DATABASE())))"); rerr != nil {
+			// The lock lives as long as the session: never hand the
+			// connection back to the pool still holding it.
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+			err = errors.Join(err, fmt.Errorf("admin: releasing the migration lock: %w", rerr))
+		}
+		conn.Close()
+	}()
+	return p.migrateOn(ctx, conn)
+}
