@@ -30,12 +30,19 @@ const mysqlKey = "VARCHAR(255)"
 const mysqlNow = "(UTC_TIMESTAMP(6))"
 
 // mysqlTableOptions close every CREATE TABLE: InnoDB for the foreign keys
-// and transactions, utf8mb4 for any text, and a binary collation so ids
-// and tokens compare exactly (a Fold column says otherwise).
-const mysqlTableOptions = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
+// and transactions. The table keeps the database's default character set
+// and collation: the panel's text columns name theirs (mysqlBin), and a
+// user column referring to a game's users table with text ids inherits
+// the database's, which a foreign key needs to match (MySQL refuses a key
+// between two collations: errno 150).
+const mysqlTableOptions = " ENGINE=InnoDB"
 
-// mysqlFold is the collation of a Fold column: Bob equals bob.
-const mysqlFold = "utf8mb4_unicode_ci"
+// mysqlBin is the character set and collation of the panel's text
+// columns: any text, and ids and tokens compared exactly.
+const mysqlBin = " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
+
+// mysqlFold is that of a Fold column: Bob equals bob.
+const mysqlFold = " CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"
 
 // mysqlType is t on MySQL and MariaDB, for a column that is not a key
 // (mysqlColType widens text keys).
@@ -60,7 +67,7 @@ func (p *Plan) mysqlType(t ColType) string {
 	case Bool:
 		return "BOOLEAN" // TINYINT(1)
 	}
-	return "TEXT"
+	return "TEXT" + mysqlBin
 }
 
 // mysqlColType is c's type in t on MySQL: a text column that is part of
@@ -68,14 +75,17 @@ func (p *Plan) mysqlType(t ColType) string {
 // stay TEXT (notes, report texts, hashes have no length to promise); a
 // Fold column takes a case-insensitive collation.
 func (p *Plan) mysqlColType(t *Table, c Col) string {
-	typ := p.mysqlType(c.Type)
-	if c.Type == Text && mysqlKeyed(t, c) {
+	if c.Type != Text {
+		return p.mysqlType(c.Type)
+	}
+	typ := "TEXT"
+	if mysqlKeyed(t, c) {
 		typ = mysqlKey
 	}
-	if c.Fold && (c.Type == Text || c.Type == UserID) {
-		typ += " COLLATE " + mysqlFold
+	if c.Fold {
+		return typ + mysqlFold
 	}
-	return typ
+	return typ + mysqlBin
 }
 
 // mysqlKeyed reports whether c is in a key or an index of t.
@@ -96,15 +106,21 @@ func mysqlIDType(st string, k reflect.Kind) string {
 		unsigned = true
 	}
 	base := ""
-	switch {
-	case strings.HasPrefix(st, "bigint") || strings.HasPrefix(st, "bigserial") || st == "serial8" || st == "int8":
-		base = "BIGINT"
-	case strings.HasPrefix(st, "int") || strings.HasPrefix(st, "integer") || st == "serial" || st == "serial4" || st == "int4":
+	word, _, _ := strings.Cut(st, " ")
+	word, _, _ = strings.Cut(word, "(") // int(11)
+	switch word {
+	case "tinyint", "smallint", "mediumint", "int", "bigint":
+		base = strings.ToUpper(word)
+	case "integer", "serial4", "int4":
 		base = "INT"
-	case k >= reflect.Int && k <= reflect.Uint64:
-		base = "BIGINT"
+	case "bigserial", "serial8", "int8", "serial":
+		base = "BIGINT" // MySQL's SERIAL is BIGINT UNSIGNED
+		unsigned = unsigned || word == "serial"
 	default:
-		return mysqlKey
+		if k < reflect.Int || k > reflect.Uint64 {
+			return mysqlKey
+		}
+		base = "BIGINT"
 	}
 	if unsigned {
 		base += " UNSIGNED"
@@ -189,5 +205,45 @@ func (p *Plan) migrateMySQL(ctx context.Context, db *bun.DB) (err error) {
 		}
 		conn.Close()
 	}()
-	return p.migrateOn(ctx, conn)
+	q, err := p.mysqlUsersCollation(ctx, conn)
+	if err != nil {
+		return err
+	}
+	return q.migrateOn(ctx, conn)
+}
+
+// mysqlUsersCollation returns p, or a copy whose user columns take the
+// character set and collation of the game's users id column when that is
+// text (a foreign key needs them equal; the table's default, which they
+// get otherwise, is the database's, usually the same).
+func (p *Plan) mysqlUsersCollation(ctx context.Context, db bun.IDB) (*Plan, error) {
+	if p.userType != mysqlKey {
+		return p, nil // the built-in users table, or integer ids
+	}
+	var cs, coll sql.NullString
+	err := db.QueryRowContext(ctx, "SELECT character_set_name, collation_name FROM information_schema.columns "+
+		"WHERE table_schema = DATABASE() AND table_name = ? AND column_name = ?", p.users, p.usersID).Scan(&cs, &coll)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && (!cs.Valid || !coll.Valid) {
+		return p, nil // no such table yet, or not text: the database refuses the key and says why
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !mysqlName(cs.String) || !mysqlName(coll.String) {
+		return nil, fmt.Errorf("admin: users table %s: unexpected collation %q", p.users, coll.String)
+	}
+	q := *p
+	q.userType = mysqlKey + " CHARACTER SET " + cs.String + " COLLATE " + coll.String
+	return &q, nil
+}
+
+// mysqlName reports whether s is a character set or collation name
+// (letters, digits, underscores), safe to write into DDL.
+func mysqlName(s string) bool {
+	for _, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }

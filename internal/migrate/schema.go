@@ -140,7 +140,7 @@ func NewPlan(s *Schema, d dialect.Name, prefix string, users Users, need func(*T
 	}
 	p.userType, p.UserKind = "TEXT", "TEXT"
 	if d == dialect.MySQL {
-		p.userType = mysqlKey
+		p.userType = mysqlKey + mysqlBin // the built-in users table's id
 	}
 	if users.IDField != nil {
 		p.userType, p.UserKind = IDSQLType(d, users.IDField), IDSQLType(dialect.PG, users.IDField)

@@ -1,10 +1,12 @@
 package migrate
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/uptrace/bun/dialect"
+	bunschema "github.com/uptrace/bun/schema"
 )
 
 // notesSchema: notes referring to the users table, and a tag table no
@@ -77,15 +79,15 @@ func TestSQLMySQL(t *testing.T) {
 	for _, want := range []string{
 		"CREATE TABLE IF NOT EXISTS `g_notes`",
 		"`id` BIGINT AUTO_INCREMENT PRIMARY KEY",
-		"`user_id` VARCHAR(255) NOT NULL",
+		"`user_id` VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL",
 		"`body` JSON,",
-		"`tag` TEXT NOT NULL DEFAULT ('x')",
-		"`email` VARCHAR(255) COLLATE utf8mb4_unicode_ci UNIQUE",
-		"`kind` VARCHAR(255) NOT NULL DEFAULT 'a'",
+		"`tag` TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL DEFAULT ('x')",
+		"`email` VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci UNIQUE",
+		"`kind` VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL DEFAULT 'a'",
 		"`at` DATETIME(6) NOT NULL DEFAULT (UTC_TIMESTAMP(6))",
 		"`list` JSON NOT NULL DEFAULT ('[]')",
 		"FOREIGN KEY (`user_id`) REFERENCES `players` (`player_id`) ON DELETE CASCADE",
-		") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+		"\n) ENGINE=InnoDB",
 		"CREATE INDEX IF NOT EXISTS `g_notes_user_id_idx` ON `g_notes` (`user_id`)",
 		"INSERT IGNORE INTO `g_admin_schema` (version, name) VALUES (11, 'create g_notes')",
 		"INSERT IGNORE INTO `g_admin_schema` (version, name) VALUES (13, 'pg only')",
@@ -100,5 +102,33 @@ func TestSQLMySQL(t *testing.T) {
 	}
 	if _, err := NewPlan(s, dialect.MSSQL, "g_", Users{Name: "players", ID: "player_id"}, func(*Table) bool { return true }); err == nil {
 		t.Error("NewPlan(mssql) = nil error")
+	}
+}
+
+// TestIDSQLTypeMySQL: a user column on MySQL has the type of the game's
+// users id, sign included (a foreign key needs both equal).
+func TestIDSQLTypeMySQL(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		st   string
+		kind any
+		want string
+	}{
+		{"BIGINT UNSIGNED", uint64(0), "BIGINT UNSIGNED"},
+		{"", uint64(0), "BIGINT UNSIGNED"},
+		{"bigint", int64(0), "BIGINT"},
+		{"INT", int32(0), "INT"},
+		{"int unsigned", uint32(0), "INT UNSIGNED"},
+		{"", int64(0), "BIGINT"},
+		{"int(11)", int32(0), "INT"},
+		{"smallint unsigned", uint16(0), "SMALLINT UNSIGNED"},
+		{"serial", uint64(0), "BIGINT UNSIGNED"},
+		{"varchar(36)", "", "VARCHAR(255)"},
+		{"char(36)", [16]byte{}, "VARCHAR(255)"},
+	} {
+		f := &bunschema.Field{DiscoveredSQLType: c.st, IndirectType: reflect.TypeOf(c.kind)}
+		if got := IDSQLType(dialect.MySQL, f); got != c.want {
+			t.Errorf("IDSQLType(mysql, %q %T) = %q; want %q", c.st, c.kind, got, c.want)
+		}
 	}
 }

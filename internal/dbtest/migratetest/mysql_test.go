@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -39,9 +40,9 @@ func versions(t *testing.T, db bun.IDB) []int {
 	return v
 }
 
-// checkBuiltinSchema: every table of the plan is there (InnoDB, binary
-// utf8mb4), every declared index, the foreign keys with their ON DELETE,
-// and every step recorded.
+// checkBuiltinSchema: every table of the plan is there (InnoDB, its text
+// columns binary utf8mb4 but the email), every declared index, the
+// foreign keys with their ON DELETE, and every step recorded.
 func checkBuiltinSchema(t *testing.T, db *bun.DB, p *Plan) {
 	t.Helper()
 	ctx := context.Background()
@@ -52,28 +53,26 @@ func checkBuiltinSchema(t *testing.T, db *bun.DB, p *Plan) {
 	if got := versions(t, db); !slices.Equal(got, want) {
 		t.Errorf("recorded %v; want %v", got, want)
 	}
-	type tableInfo struct {
-		Name      string `bun:"table_name"`
-		Engine    string `bun:"engine"`
-		Collation string `bun:"table_collation"`
-	}
-	var tables []tableInfo
-	if err := db.NewRaw("SELECT table_name, engine, table_collation FROM information_schema.tables WHERE table_schema = DATABASE()").Scan(ctx, &tables); err != nil {
+	var tables []string
+	if err := db.NewRaw("SELECT CONCAT(table_name, ' ', engine) FROM information_schema.tables WHERE table_schema = DATABASE()").Scan(ctx, &tables); err != nil {
 		t.Fatal(err)
 	}
-	have := map[string]tableInfo{}
-	for _, ti := range tables {
-		have[ti.Name] = ti
-	}
 	for _, tb := range append(p.Tables(), &Table{Base: "admin_schema"}) {
-		ti, ok := have[p.Name(tb.Base)]
-		if !ok {
-			t.Errorf("table %s missing", p.Name(tb.Base))
-			continue
+		if !slices.Contains(tables, p.Name(tb.Base)+" InnoDB") {
+			t.Errorf("table %s missing or not InnoDB: %v", p.Name(tb.Base), tables)
 		}
-		if ti.Engine != "InnoDB" || ti.Collation != "utf8mb4_bin" {
-			t.Errorf("table %s: %s %s; want InnoDB utf8mb4_bin", ti.Name, ti.Engine, ti.Collation)
+	}
+	var colls []string
+	if err := db.NewRaw("SELECT CONCAT(table_name, '.', column_name, ' ', collation_name) FROM information_schema.columns WHERE table_schema = DATABASE() AND collation_name IS NOT NULL").Scan(ctx, &colls); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range colls {
+		if c != "game_users.email utf8mb4_unicode_ci" && !strings.HasSuffix(c, " utf8mb4_bin") {
+			t.Errorf("column %s; want utf8mb4_bin (the database's default is utf8mb4_unicode_ci)", c)
 		}
+	}
+	if !slices.Contains(colls, "game_users.email utf8mb4_unicode_ci") || !slices.Contains(colls, "game_roles.user_id utf8mb4_bin") {
+		t.Errorf("collations %v", colls)
 	}
 	var idx []string
 	if err := db.NewRaw("SELECT DISTINCT index_name FROM information_schema.statistics WHERE table_schema = DATABASE()").Scan(ctx, &idx); err != nil {
@@ -318,5 +317,82 @@ func TestMySQLBuiltinRows(t *testing.T) {
 	var enabled bool
 	if err := db.QueryRowContext(ctx, "SELECT enabled FROM game_operator_totp WHERE user_id = 'U1'").Scan(&enabled); err != nil || enabled {
 		t.Errorf("enabled = %v, %v; want false", enabled, err)
+	}
+}
+
+// TestMySQLGameUsersTable: the user columns refer to a game's users
+// table, whose id's type and collation a foreign key must match:
+// BIGINT UNSIGNED (Laravel's ids), or text under the database's
+// collation.
+func TestMySQLGameUsersTable(t *testing.T) {
+	t.Parallel()
+	type intPlayer struct {
+		bun.BaseModel `bun:"table:players"`
+		ID            uint64 `bun:"id,pk,autoincrement"`
+	}
+	type textPlayer struct {
+		bun.BaseModel `bun:"table:players"`
+		ID            string `bun:"id,pk"`
+	}
+	for _, c := range []struct {
+		name, ddl string
+		model     any
+		id        string
+	}{
+		{"unsigned", "CREATE TABLE players (id BIGINT UNSIGNED AUTO_INCREMENT PRIMARY KEY)", (*intPlayer)(nil), "7"},
+		{"text", "CREATE TABLE players (id VARCHAR(64) PRIMARY KEY) COLLATE utf8mb4_general_ci", (*textPlayer)(nil), "'p7'"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			s := &Schema{Tables: []*Table{
+				{Key: "notes", Base: "notes", Version: 11, Cols: []Col{
+					{Name: "id", Type: Serial},
+					{Name: "user_id", Type: UserID, NotNull: true},
+				}, FKs: []FK{{Col: "user_id", Target: "users", OnDelete: "CASCADE"}}, Indexes: [][]string{{"user_id"}}},
+			}}
+			for _, script := range []bool{false, true} {
+				db := testdb.MySQL(t)
+				if _, err := db.ExecContext(ctx, c.ddl); err != nil {
+					t.Fatal(err)
+				}
+				pk := db.Dialect().Tables().Get(reflect.TypeOf(c.model).Elem()).PKs[0]
+				p, err := NewPlan(s, dialect.MySQL, "game_", Users{Name: "players", ID: "id", IDField: pk}, func(*Table) bool { return true })
+				if err != nil {
+					t.Fatal(err)
+				}
+				if script {
+					// The script cannot read the game's collation: it
+					// works when the table has the database's
+					// (utf8mb4_unicode_ci here).
+					if _, err := db.ExecContext(ctx, "ALTER TABLE players CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"); err != nil {
+						t.Fatal(err)
+					}
+					for _, stmt := range p.SQL() {
+						if _, err := db.ExecContext(ctx, stmt); err != nil {
+							t.Fatalf("%v\n%s", err, stmt)
+						}
+					}
+				} else if err := p.Migrate(ctx, db); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.ExecContext(ctx, "INSERT INTO players (id) VALUES ("+c.id+")"); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.ExecContext(ctx, "INSERT INTO game_notes (user_id) VALUES ("+c.id+")"); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.ExecContext(ctx, "INSERT INTO game_notes (user_id) VALUES (8)"); err == nil {
+					t.Error("a note for a missing player was stored")
+				}
+				if _, err := db.ExecContext(ctx, "DELETE FROM players"); err != nil {
+					t.Fatal(err)
+				}
+				var n int
+				if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM game_notes").Scan(&n); err != nil || n != 0 {
+					t.Errorf("notes left after their player went: %d, %v", n, err)
+				}
+			}
+		})
 	}
 }
