@@ -150,6 +150,11 @@ func NewPlan(s *Schema, d dialect.Name, prefix string, users Users, need func(*T
 			p.tables = append(p.tables, t)
 		}
 	}
+	if d == dialect.MySQL {
+		if err := p.mysqlCheckNames(); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 

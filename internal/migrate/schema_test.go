@@ -100,6 +100,13 @@ func TestSQLMySQL(t *testing.T) {
 	if strings.Contains(all, "g_x") || strings.Contains(all, "ON CONFLICT") {
 		t.Errorf("MySQL SQL has the PostgreSQL-only index or ON CONFLICT:\n%s", all)
 	}
+	long := strings.Repeat("p", 50) + "_"
+	if _, err := NewPlan(s, dialect.MySQL, long, Users{Name: "players", ID: "player_id"}, func(*Table) bool { return true }); err == nil || !strings.Contains(err.Error(), "64 characters") {
+		t.Errorf("NewPlan(mysql, a 51-character prefix) = %v; want the index name refused", err)
+	}
+	if _, err := NewPlan(s, dialect.PG, long, Users{Name: "players", ID: "player_id"}, func(*Table) bool { return true }); err != nil {
+		t.Errorf("NewPlan(pg, a long prefix) = %v; PostgreSQL's behaviour is unchanged", err)
+	}
 	if _, err := NewPlan(s, dialect.MSSQL, "g_", Users{Name: "players", ID: "player_id"}, func(*Table) bool { return true }); err == nil {
 		t.Error("NewPlan(mssql) = nil error")
 	}
