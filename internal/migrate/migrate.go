@@ -161,7 +161,10 @@ func (p *Plan) Verify(ctx context.Context, db *bun.DB) error {
 }
 
 // SQL is every statement of the plan, idempotent: the schema table, each
-// step and its record.
+// step and its record. On MySQL, user columns referring to a game's users
+// table with text ids get the database's default collation (the script
+// reads no catalog; Migrate takes the id column's own), which a foreign
+// key needs equal to the id's.
 func (p *Plan) SQL() []string {
 	out := []string{p.schemaTableDDL()}
 	for _, s := range p.steps() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -394,5 +395,35 @@ func TestMySQLGameUsersTable(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMySQLBuiltinModelsMatchTables: every public built-in model has
+// exactly the columns its MariaDB table has, and reads through Bun.
+func TestMySQLBuiltinModelsMatchTables(t *testing.T) {
+	t.Parallel()
+	db := testdb.MySQL(t)
+	ctx := context.Background()
+	if err := builtinMySQL(t).Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	for key, m := range engine.BuiltinTables() {
+		bt := db.Table(reflect.TypeOf(m).Elem())
+		var live []string
+		if err := db.NewRaw("SELECT column_name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ? ORDER BY column_name", bt.Name).Scan(ctx, &live); err != nil {
+			t.Fatal(err)
+		}
+		var fields []string
+		for _, f := range bt.Fields {
+			fields = append(fields, f.Name)
+		}
+		slices.Sort(fields)
+		if !slices.Equal(live, fields) {
+			t.Errorf("%s (%s): table columns %v, model %v", key, bt.Name, live, fields)
+		}
+		rows := reflect.New(reflect.SliceOf(reflect.TypeOf(m).Elem())).Interface()
+		if err := db.NewSelect().Model(rows).Limit(1).Scan(ctx); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			t.Errorf("%s: %v", key, err)
+		}
 	}
 }
