@@ -12,6 +12,7 @@ import (
 	"github.com/gameadmin/admin/internal/users"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // The built-in tables. New creates those it needs with versioned
@@ -155,6 +156,12 @@ func BuiltinTables() map[string]any {
 // (emailIndexSuggestion says the same for a game's own users table.)
 const usersLowerEmail = `CREATE INDEX IF NOT EXISTS "{prefix}users_lower_email_idx" ON {table:users} (lower("email"))`
 
+// noLowerEmail: MariaDB cannot index lower(email) (no index on an
+// expression; MySQL 8.0.13+ could, as ((lower(email)))). There the email
+// column is Fold, a case-insensitive collation, so its unique key serves
+// sign-in's lookup by an equality, and step 21 only records itself.
+var noLowerEmail = map[dialect.Name][]string{dialect.MySQL: nil}
+
 // auditTargetIndex serves a row's history (its entries, newest first).
 // On a large audit log, build it beforehand without locking writes, with
 // the same name (the step is then a no-op):
@@ -186,13 +193,13 @@ const auditActionIndexSQL = `CREATE INDEX IF NOT EXISTS "{prefix}admin_audit_act
 var builtinSchema = &migrate.Schema{Tables: []*migrate.Table{
 	{Key: "users", Base: "users", Model: (*User)(nil), Version: 10, Cols: []migrate.Col{
 		{Name: "id", Type: migrate.Text, Hook: true},
-		{Name: "email", Type: migrate.Text, NotNull: true, Unique: true},
+		{Name: "email", Type: migrate.Text, NotNull: true, Unique: true, Fold: true},
 		{Name: "display_name", Type: migrate.Text},
 		{Name: "password_hash", Type: migrate.Text},
 		{Name: "ban", Type: migrate.JSON},
 		{Name: "token_version", Type: migrate.Bigint, NotNull: true, Default: "0"},
 		{Name: "created_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
-	}, PK: []string{"id"}, SQLIndexes: []string{usersLowerEmail}},
+	}, PK: []string{"id"}, SQLIndexes: []string{usersLowerEmail}, SQLIndexesFor: noLowerEmail},
 	{Key: "configs", Base: "configs", Model: (*Config)(nil), Version: 11, Cols: []migrate.Col{
 		{Name: "key", Type: migrate.Text},
 		{Name: "value", Type: migrate.JSON},
@@ -312,7 +319,7 @@ var builtinSchema = &migrate.Schema{Tables: []*migrate.Table{
 	}, PK: []string{"user_id"}, FKs: []migrate.FK{{Col: "user_id", Target: "users", OnDelete: "CASCADE"}}},
 },
 	Alters: []migrate.Alter{
-		{Version: 21, Name: "index lower(email) of users", Base: "users", SQL: usersLowerEmail},
+		{Version: 21, Name: "index lower(email) of users", Base: "users", SQL: usersLowerEmail, SQLFor: map[dialect.Name]string{dialect.MySQL: ""}},
 		{Version: 23, Name: "index the audit log by target", Base: "admin_audit", SQL: auditTargetIndexSQL},
 		{Version: 25, Name: "index the audit log by action", Base: "admin_audit", SQL: auditActionIndexSQL},
 	},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -20,8 +21,12 @@ const LockID = 0x67616d6561646d
 func (p *Plan) SchemaTable() string { return p.prefix + "admin_schema" }
 
 func (p *Plan) schemaTableDDL() string {
-	return "CREATE TABLE IF NOT EXISTS " + Quote(p.SchemaTable()) + " (\n\tversion INTEGER PRIMARY KEY,\n\tname " +
+	ddl := "CREATE TABLE IF NOT EXISTS " + p.Quote(p.SchemaTable()) + " (\n\tversion INTEGER PRIMARY KEY,\n\tname " +
 		p.SQLType(Text) + " NOT NULL,\n\tapplied_at " + p.SQLType(Time) + " NOT NULL DEFAULT " + p.defaultSQL(Now) + "\n)"
+	if p.dialect == dialect.MySQL {
+		ddl += mysqlTableOptions
+	}
+	return ddl
 }
 
 // step is one versioned change the plan needs.
@@ -48,7 +53,15 @@ func (p *Plan) steps() []step {
 		// has("users") is true for a game's users table too (foreign keys
 		// name it); the panel alters only the tables it creates.
 		if p.has(a.Base) && slices.ContainsFunc(p.tables, func(t *Table) bool { return t.Base == a.Base }) {
-			out = append(out, step{version: a.Version, name: a.Name, stmts: []string{p.Fill(a.SQL)}})
+			sql, ok := a.SQLFor[p.dialect]
+			if !ok {
+				sql = a.SQL
+			}
+			var stmts []string
+			if sql != "" {
+				stmts = []string{p.Fill(sql)}
+			}
+			out = append(out, step{version: a.Version, name: a.Name, stmts: stmts})
 		}
 	}
 	return out
@@ -70,40 +83,58 @@ func (p *Plan) applied(ctx context.Context, db bun.IDB) ([]int, error) {
 // transaction, under an advisory lock on PostgreSQL, so nodes starting
 // together apply each step once; every step not recorded runs (versions
 // added on parallel branches land in either order), so calling it again is
-// a no-op.
+// a no-op. On MySQL and MariaDB, whose DDL commits implicitly, the steps
+// run under a named lock instead (migrateMySQL).
 func (p *Plan) Migrate(ctx context.Context, db *bun.DB) error {
+	if p.dialect == dialect.MySQL {
+		return p.migrateMySQL(ctx, db)
+	}
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if p.dialect == dialect.PG {
 			if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", LockID); err != nil {
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, p.schemaTableDDL()); err != nil {
-			return err
-		}
-		applied, err := p.applied(ctx, tx)
-		if err != nil {
-			return err
-		}
-		for _, s := range p.steps() {
-			if slices.Contains(applied, s.version) {
-				continue
-			}
-			for _, stmt := range s.stmts {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("admin: migration %d (%s): %w", s.version, s.name, err)
-				}
-			}
-			for _, v := range append([]int{s.version}, s.covers...) {
-				if _, err := tx.NewRaw("INSERT INTO ? (version, name) VALUES (?, ?) ON CONFLICT DO NOTHING",
-					bun.Ident(p.SchemaTable()), v, s.name).Exec(ctx); err != nil {
-					return err
-				}
-				applied = append(applied, v)
-			}
-		}
-		return nil
+		return p.migrateOn(ctx, tx)
 	})
+}
+
+// migrateOn creates the schema table and applies the steps not recorded,
+// recording each, on db (a transaction or a connection holding the lock).
+func (p *Plan) migrateOn(ctx context.Context, db bun.IDB) error {
+	if _, err := db.ExecContext(ctx, p.schemaTableDDL()); err != nil {
+		return err
+	}
+	applied, err := p.applied(ctx, db)
+	if err != nil {
+		return err
+	}
+	for _, s := range p.steps() {
+		if slices.Contains(applied, s.version) {
+			continue
+		}
+		for _, stmt := range s.stmts {
+			if _, err := db.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("admin: migration %d (%s): %w", s.version, s.name, err)
+			}
+		}
+		for _, v := range append([]int{s.version}, s.covers...) {
+			if _, err := db.NewRaw(p.recordSQL("?", "?", "?"), bun.Ident(p.SchemaTable()), v, s.name).Exec(ctx); err != nil {
+				return err
+			}
+			applied = append(applied, v)
+		}
+	}
+	return nil
+}
+
+// recordSQL is the statement recording a step, a no-op when it is
+// recorded already.
+func (p *Plan) recordSQL(table, version, name string) string {
+	if p.dialect == dialect.MySQL {
+		return "INSERT IGNORE INTO " + table + " (version, name) VALUES (" + version + ", " + name + ")"
+	}
+	return "INSERT INTO " + table + " (version, name) VALUES (" + version + ", " + name + ") ON CONFLICT DO NOTHING"
 }
 
 // Verify is MigrateOff's check: every step recorded, every table there.
@@ -130,14 +161,16 @@ func (p *Plan) Verify(ctx context.Context, db *bun.DB) error {
 }
 
 // SQL is every statement of the plan, idempotent: the schema table, each
-// step and its record.
+// step and its record. On MySQL, user columns referring to a game's users
+// table with text ids get the database's default collation (the script
+// reads no catalog; Migrate takes the id column's own), which a foreign
+// key needs equal to the id's.
 func (p *Plan) SQL() []string {
 	out := []string{p.schemaTableDDL()}
 	for _, s := range p.steps() {
 		out = append(out, s.stmts...)
 		for _, v := range append([]int{s.version}, s.covers...) {
-			out = append(out, fmt.Sprintf("INSERT INTO %s (version, name) VALUES (%d, '%s') ON CONFLICT DO NOTHING",
-				Quote(p.SchemaTable()), v, strings.ReplaceAll(s.name, "'", "''")))
+			out = append(out, p.recordSQL(p.Quote(p.SchemaTable()), strconv.Itoa(v), "'"+strings.ReplaceAll(s.name, "'", "''")+"'"))
 		}
 	}
 	return out

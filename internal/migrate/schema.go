@@ -43,6 +43,12 @@ type Col struct {
 	// Hook marks a column the model's BeforeAppendModel fills on insert
 	// (the users id): the database has no default, the panel may omit it.
 	Hook bool
+	// Fold marks a column compared without regard to case (the users'
+	// email). On MySQL and MariaDB it takes a case-insensitive collation
+	// (utf8mb4_unicode_ci), so its keys refuse Bob@x beside bob@x and
+	// serve an equality lookup (MariaDB has no index on lower()).
+	// PostgreSQL and SQLite ignore it: an index on lower() serves them.
+	Fold bool
 }
 
 // FK is a foreign key. Target is "users" (the users table, whatever its
@@ -68,6 +74,10 @@ type Table struct {
 	Indexes [][]string
 	// SQLIndexes are CREATE INDEX statements with the placeholders of Fill.
 	SQLIndexes []string
+	// SQLIndexesFor replaces SQLIndexes on the dialects it names (an
+	// empty list: none there), for an index a dialect writes otherwise or
+	// cannot build (MariaDB has no index on an expression).
+	SQLIndexesFor map[dialect.Name][]string
 }
 
 // Alter is a later change to a table. Its SQL uses the placeholders of
@@ -79,6 +89,10 @@ type Alter struct {
 	Name    string
 	Base    string
 	SQL     string
+	// SQLFor replaces SQL on the dialects it names; "" there makes the
+	// step a record without a statement (a change the dialect's tables
+	// have from their creation, or cannot have).
+	SQLFor map[dialect.Name]string
 }
 
 // Schema is every table a plan can draw on, in creation order (a table
@@ -120,17 +134,25 @@ type Plan struct {
 func NewPlan(s *Schema, d dialect.Name, prefix string, users Users, need func(*Table) bool) (*Plan, error) {
 	p := &Plan{schema: s, dialect: d, prefix: prefix, users: users.Name, usersID: users.ID}
 	switch d {
-	case dialect.PG, dialect.SQLite:
+	case dialect.PG, dialect.SQLite, dialect.MySQL:
 	default:
-		return nil, fmt.Errorf("admin: unsupported dialect %s (PostgreSQL and SQLite are supported)", d)
+		return nil, fmt.Errorf("admin: unsupported dialect %s (PostgreSQL, SQLite and MySQL are supported)", d)
 	}
 	p.userType, p.UserKind = "TEXT", "TEXT"
+	if d == dialect.MySQL {
+		p.userType = mysqlKey + mysqlBin // the built-in users table's id
+	}
 	if users.IDField != nil {
 		p.userType, p.UserKind = IDSQLType(d, users.IDField), IDSQLType(dialect.PG, users.IDField)
 	}
 	for _, t := range s.Tables {
 		if t.Panel || (t.Key != "" && need(t)) {
 			p.tables = append(p.tables, t)
+		}
+	}
+	if d == dialect.MySQL {
+		if err := p.mysqlCheckNames(); err != nil {
+			return nil, err
 		}
 	}
 	return p, nil
@@ -140,6 +162,9 @@ func NewPlan(s *Schema, d dialect.Name, prefix string, users Users, need func(*T
 // when the users table is the game's: that of its id column.
 func IDSQLType(d dialect.Name, f *bunschema.Field) string {
 	st := strings.ToLower(strings.TrimSpace(cmp.Or(f.UserSQLType, f.CreateTableSQLType, f.DiscoveredSQLType)))
+	if d == dialect.MySQL {
+		return mysqlIDType(st, f.IndirectType.Kind())
+	}
 	switch {
 	case st == "bigserial" || st == "serial8" || st == "bigint" || st == "int8":
 		return "BIGINT"
@@ -180,6 +205,9 @@ func (p *Plan) has(base string) bool {
 
 // SQLType is t in the plan's dialect.
 func (p *Plan) SQLType(t ColType) string {
+	if p.dialect == dialect.MySQL {
+		return p.mysqlType(t)
+	}
 	pg := p.dialect == dialect.PG
 	switch t {
 	case UserID:
@@ -213,19 +241,31 @@ func (p *Plan) defaultSQL(def string) string {
 	if def != Now {
 		return def
 	}
-	if p.dialect == dialect.PG {
+	switch p.dialect {
+	case dialect.PG:
 		return "now()"
+	case dialect.MySQL:
+		return mysqlNow
 	}
 	return "CURRENT_TIMESTAMP"
 }
 
-// Quote quotes an identifier for either dialect.
+// Quote quotes an identifier for PostgreSQL and SQLite (Plan.Quote
+// quotes for the plan's dialect, MySQL's backticks included).
 func Quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
 
-func quoteList(names []string) string {
+// Quote quotes an identifier in the plan's dialect.
+func (p *Plan) Quote(name string) string {
+	if p.dialect == dialect.MySQL {
+		return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+	}
+	return Quote(name)
+}
+
+func (p *Plan) quoteList(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {
-		q[i] = Quote(n)
+		q[i] = p.Quote(n)
 	}
 	return strings.Join(q, ", ")
 }
@@ -233,9 +273,14 @@ func quoteList(names []string) string {
 // create returns the statements that create t.
 func (p *Plan) create(t *Table) []string {
 	name := p.Name(t.Base)
+	mysql := p.dialect == dialect.MySQL
 	var lines []string
 	for _, c := range t.Cols {
-		l := "\t" + Quote(c.Name) + " " + p.SQLType(c.Type)
+		typ := p.SQLType(c.Type)
+		if mysql {
+			typ = p.mysqlColType(t, c)
+		}
+		l := "\t" + p.Quote(c.Name) + " " + typ
 		if c.NotNull || slices.Contains(t.PK, c.Name) {
 			l += " NOT NULL" // SQLite lets a primary key that is not INTEGER hold NULL otherwise
 		}
@@ -243,7 +288,11 @@ func (p *Plan) create(t *Table) []string {
 			l += " UNIQUE"
 		}
 		if c.Default != "" {
-			l += " DEFAULT " + p.defaultSQL(c.Default)
+			def := p.defaultSQL(c.Default)
+			if mysql && c.Default != Now && !strings.HasPrefix(typ, "VARCHAR") && (c.Type == Text || c.Type == JSON) {
+				def = "(" + def + ")" // a TEXT or JSON column's literal default is an expression on MySQL
+			}
+			l += " DEFAULT " + def
 		}
 		if c.Check != "" {
 			l += " CHECK (" + c.Check + ")"
@@ -251,7 +300,7 @@ func (p *Plan) create(t *Table) []string {
 		lines = append(lines, l)
 	}
 	if len(t.PK) > 0 {
-		lines = append(lines, "\tPRIMARY KEY ("+quoteList(t.PK)+")")
+		lines = append(lines, "\tPRIMARY KEY ("+p.quoteList(t.PK)+")")
 	}
 	for _, fk := range t.FKs {
 		if !p.has(fk.Target) {
@@ -262,26 +311,38 @@ func (p *Plan) create(t *Table) []string {
 			ref = p.usersID
 		}
 		lines = append(lines, fmt.Sprintf("\tFOREIGN KEY (%s) REFERENCES %s (%s) ON DELETE %s",
-			Quote(fk.Col), Quote(p.Name(fk.Target)), Quote(ref), fk.OnDelete))
+			p.Quote(fk.Col), p.Quote(p.Name(fk.Target)), p.Quote(ref), fk.OnDelete))
 	}
-	out := []string{"CREATE TABLE IF NOT EXISTS " + Quote(name) + " (\n" + strings.Join(lines, ",\n") + "\n)"}
-	for _, idx := range t.SQLIndexes {
+	create := "CREATE TABLE IF NOT EXISTS " + p.Quote(name) + " (\n" + strings.Join(lines, ",\n") + "\n)"
+	if mysql {
+		create += mysqlTableOptions
+	}
+	out := []string{create}
+	idxs := t.SQLIndexes
+	if f, ok := t.SQLIndexesFor[p.dialect]; ok {
+		idxs = f
+	}
+	for _, idx := range idxs {
 		out = append(out, p.Fill(idx))
 	}
 	for _, idx := range t.Indexes {
 		out = append(out, fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s (%s)",
-			Quote(name+"_"+strings.Join(idx, "_")+"_idx"), Quote(name), quoteList(idx)))
+			p.Quote(name+"_"+strings.Join(idx, "_")+"_idx"), p.Quote(name), p.quoteList(idx)))
 	}
 	return out
 }
 
 // Fill replaces the placeholders of an alter step or an index:
 // {prefix}, {table:<base>}, {user_id} (the users id type), {json}, {ts},
-// {now}.
+// {now}. On MySQL the double-quoted identifiers of s become backticked
+// ones first (the declared SQL quotes as PostgreSQL does).
 func (p *Plan) Fill(s string) string {
+	if p.dialect == dialect.MySQL {
+		s = backtick(s)
+	}
 	r := []string{"{prefix}", p.prefix, "{user_id}", p.userType, "{json}", p.SQLType(JSON), "{ts}", p.SQLType(Time), "{now}", p.defaultSQL(Now)}
 	for _, t := range p.schema.Tables {
-		r = append(r, "{table:"+t.Base+"}", Quote(p.Name(t.Base)))
+		r = append(r, "{table:"+t.Base+"}", p.Quote(p.Name(t.Base)))
 	}
 	return strings.NewReplacer(r...).Replace(s)
 }

@@ -1,10 +1,12 @@
 package migrate
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/uptrace/bun/dialect"
+	bunschema "github.com/uptrace/bun/schema"
 )
 
 // notesSchema: notes referring to the users table, and a tag table no
@@ -51,7 +53,89 @@ func TestSQLPerDialect(t *testing.T) {
 			t.Errorf("%s: want %s and %s:\n%s", d, serial, json, all)
 		}
 	}
-	if _, err := NewPlan(notesSchema(), dialect.MySQL, "g_", users, func(*Table) bool { return true }); err == nil {
-		t.Error("NewPlan(mysql) = nil error")
+}
+
+// TestSQLMySQL: backticks, text keys as VARCHAR, the table options, the
+// records as INSERT IGNORE, and an alter's per-dialect SQL.
+func TestSQLMySQL(t *testing.T) {
+	t.Parallel()
+	s := notesSchema()
+	s.Tables[0].Cols = append(s.Tables[0].Cols,
+		Col{Name: "tag", Type: Text, NotNull: true, Default: "'x'"},
+		Col{Name: "email", Type: Text, Unique: true, Fold: true},
+		Col{Name: "kind", Type: Text, NotNull: true, Default: "'a'"},
+		Col{Name: "at", Type: Time, NotNull: true, Default: Now},
+		Col{Name: "list", Type: JSON, NotNull: true, Default: "'[]'"})
+	s.Tables[0].Indexes = append(s.Tables[0].Indexes, []string{"kind"})
+	s.Alters = []Alter{
+		{Version: 13, Name: "pg only", Base: "notes", SQL: `CREATE INDEX IF NOT EXISTS "{prefix}x" ON {table:notes} (lower("email"))`, SQLFor: map[dialect.Name]string{dialect.MySQL: ""}},
+		{Version: 14, Name: "quoted", Base: "notes", SQL: `CREATE INDEX IF NOT EXISTS "{prefix}y" ON {table:notes} ("kind", "a""b") WHERE x = 'it''s "not" a name'`},
+	}
+	p, err := NewPlan(s, dialect.MySQL, "g_", Users{Name: "players", ID: "player_id"}, func(tb *Table) bool { return tb.Key == "notes" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(p.SQL(), ";\n")
+	for _, want := range []string{
+		"CREATE TABLE IF NOT EXISTS `g_notes`",
+		"`id` BIGINT AUTO_INCREMENT PRIMARY KEY",
+		"`user_id` VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL",
+		"`body` JSON,",
+		"`tag` TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL DEFAULT ('x')",
+		"`email` VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci UNIQUE",
+		"`kind` VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL DEFAULT 'a'",
+		"`at` DATETIME(6) NOT NULL DEFAULT (UTC_TIMESTAMP(6))",
+		"`list` JSON NOT NULL DEFAULT ('[]')",
+		"FOREIGN KEY (`user_id`) REFERENCES `players` (`player_id`) ON DELETE CASCADE",
+		"\n) ENGINE=InnoDB",
+		"CREATE INDEX IF NOT EXISTS `g_notes_user_id_idx` ON `g_notes` (`user_id`)",
+		"INSERT IGNORE INTO `g_admin_schema` (version, name) VALUES (11, 'create g_notes')",
+		"INSERT IGNORE INTO `g_admin_schema` (version, name) VALUES (13, 'pg only')",
+		"CREATE INDEX IF NOT EXISTS `g_y` ON `g_notes` (`kind`, `a\"b`) WHERE x = 'it''s \"not\" a name'",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("SQL lacks %s:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "g_x") || strings.Contains(all, "ON CONFLICT") {
+		t.Errorf("MySQL SQL has the PostgreSQL-only index or ON CONFLICT:\n%s", all)
+	}
+	long := strings.Repeat("p", 50) + "_"
+	if _, err := NewPlan(s, dialect.MySQL, long, Users{Name: "players", ID: "player_id"}, func(*Table) bool { return true }); err == nil || !strings.Contains(err.Error(), "64 characters") {
+		t.Errorf("NewPlan(mysql, a 51-character prefix) = %v; want the index name refused", err)
+	}
+	if _, err := NewPlan(s, dialect.PG, long, Users{Name: "players", ID: "player_id"}, func(*Table) bool { return true }); err != nil {
+		t.Errorf("NewPlan(pg, a long prefix) = %v; PostgreSQL's behaviour is unchanged", err)
+	}
+	if _, err := NewPlan(s, dialect.MSSQL, "g_", Users{Name: "players", ID: "player_id"}, func(*Table) bool { return true }); err == nil {
+		t.Error("NewPlan(mssql) = nil error")
+	}
+}
+
+// TestIDSQLTypeMySQL: a user column on MySQL has the type of the game's
+// users id, sign included (a foreign key needs both equal).
+func TestIDSQLTypeMySQL(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		st   string
+		kind any
+		want string
+	}{
+		{"BIGINT UNSIGNED", uint64(0), "BIGINT UNSIGNED"},
+		{"", uint64(0), "BIGINT UNSIGNED"},
+		{"bigint", int64(0), "BIGINT"},
+		{"INT", int32(0), "INT"},
+		{"int unsigned", uint32(0), "INT UNSIGNED"},
+		{"", int64(0), "BIGINT"},
+		{"int(11)", int32(0), "INT"},
+		{"smallint unsigned", uint16(0), "SMALLINT UNSIGNED"},
+		{"serial", uint64(0), "BIGINT UNSIGNED"},
+		{"varchar(36)", "", "VARCHAR(255)"},
+		{"char(36)", [16]byte{}, "VARCHAR(255)"},
+	} {
+		f := &bunschema.Field{DiscoveredSQLType: c.st, IndirectType: reflect.TypeOf(c.kind)}
+		if got := IDSQLType(dialect.MySQL, f); got != c.want {
+			t.Errorf("IDSQLType(mysql, %q %T) = %q; want %q", c.st, c.kind, got, c.want)
+		}
 	}
 }
