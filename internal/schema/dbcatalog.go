@@ -225,6 +225,23 @@ JOIN pg_class c ON c.oid = i.indexrelid
 JOIN pg_am am ON am.oid = c.relam
 WHERE i.indrelid = to_regclass(?) AND i.indisvalid AND i.indpred IS NULL AND am.amname = 'btree'`
 
+// indexLeads reads rows, one index a row as its columns joined by
+// commas, and reports whether one of them starts with names (compared by
+// eq). It closes rows.
+func indexLeads(rows *sql.Rows, names []string, eq func(a, b string) bool) (bool, error) {
+	defer rows.Close()
+	found := false
+	for rows.Next() {
+		var cols string
+		if err := rows.Scan(&cols); err != nil {
+			return false, err
+		}
+		lead := strings.Split(cols, ",")
+		found = found || (len(lead) >= len(names) && slices.EqualFunc(lead[:len(names)], names, eq))
+	}
+	return found, rows.Err()
+}
+
 // keyOrdered reports whether the database reads t's rows in its primary
 // key's order through an index: on PostgreSQL a btree index whose leading
 // columns are the key's; on SQLite a plan of that order that needs no
@@ -247,17 +264,7 @@ func keyOrdered(ctx context.Context, db bun.IDB, t *Table, cols []dbColumn) (boo
 		if err != nil {
 			return false, err
 		}
-		defer rows.Close()
-		found := false
-		for rows.Next() {
-			var cols string
-			if err := rows.Scan(&cols); err != nil {
-				return false, err
-			}
-			lead := strings.Split(cols, ",")
-			found = found || (len(lead) >= len(names) && slices.Equal(lead[:len(names)], names))
-		}
-		return found, rows.Err()
+		return indexLeads(rows, names, func(a, b string) bool { return a == b })
 	case dialect.SQLite:
 		q := db.NewSelect().TableExpr("?", bun.Ident(t.Name)).ColumnExpr("1").Limit(1)
 		for _, n := range names {

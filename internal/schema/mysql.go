@@ -414,23 +414,6 @@ func mysqlKeyOrdered(ctx context.Context, db bun.IDB, name string, names []strin
 	if err != nil {
 		return false, err
 	}
-	defer rows.Close()
-	found := false
-	for rows.Next() {
-		var cols string
-		if err := rows.Scan(&cols); err != nil {
-			return false, err
-		}
-		lead := strings.Split(cols, ",")
-		if len(lead) < len(names) {
-			continue
-		}
-		match := true
-		for i, n := range names {
-			// Column names compare without regard to case on MySQL.
-			match = match && strings.EqualFold(lead[i], n)
-		}
-		found = found || match
-	}
-	return found, rows.Err()
+	// Column names compare without regard to case on MySQL.
+	return indexLeads(rows, names, strings.EqualFold)
 }
