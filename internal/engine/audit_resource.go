@@ -54,6 +54,10 @@ func (*auditResource) build(*schema.Table) (ResourceConfig, []string) {
 		List: ListConfig{DefaultSort: Sort{Field: "id", Order: "desc"}}}, nil
 }
 
+// built marks the log as naming rows of every game: a mod narrowed to
+// some rows never reads it, whatever its policy opens (docs/adopting.md).
+func (*auditResource) built(res *resource) { res.AllRows = true }
+
 // catalog gives the UI the actions in words.
 func (*auditResource) catalog(e *catalog.Entry, _ *resource) { e.AuditActions = audit.ActionLabels() }
 

@@ -3,7 +3,6 @@ package engine
 import (
 	"net/http"
 
-	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/authz"
 	"github.com/gameadmin/admin/internal/moderation"
 )
@@ -30,14 +29,13 @@ func resourcePolicies(resources map[string]*resource) map[string]authz.Policies 
 
 // allowed is Moderation.Allowed, for the panel's endpoints; no one
 // creates, updates or deletes in a resource the panel only reads (a
-// view, a table without a primary key: notWritable).
+// view, a table without a primary key: notWritable), and a row-scoped
+// mod reads no resource whose rows name every game's (AllRows).
 func (a *Admin) allowed(op Operator, action Op, resource string) bool {
 	if notWritable(a.resources[resource]) != "" && writes(action) {
 		return false
 	}
-	if resource == audit.Key && op.RowScoped() {
-		// The audit log names rows of every game: a mod narrowed to some
-		// rows never reads it, whatever its policy opens (docs/adopting.md).
+	if res := a.resources[resource]; res != nil && res.AllRows && op.RowScoped() {
 		return false
 	}
 	return a.moderation.Allowed(op, action, resource)

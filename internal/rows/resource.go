@@ -86,6 +86,10 @@ type Resource struct {
 	// credentials, and their history holds their room kicks. The
 	// engine's users resource sets it.
 	Accounts bool
+	// AllRows says its rows name rows of every resource, whatever their
+	// scope column holds (the audit log): a row-scoped mod never reads
+	// it (scope.go). The engine's audit log resource sets it.
+	AllRows bool
 	// nameColumns are the columns that name rows first (the users'
 	// display name, username and email), for the labels of the role
 	// variants.
