@@ -48,13 +48,10 @@ func (res *Resource) Scoped(op authz.Operator) bool {
 // Scope narrows q, a select of res's table under its ?TableAlias, to the
 // rows op may see: unchanged unless Scoped.
 func (res *Resource) Scope(q *bun.SelectQuery, op authz.Operator) *bun.SelectQuery {
-	if !res.Scoped(op) {
-		return q
+	if c, ok := res.ScopeCond(op); ok {
+		return q.Where(c.Expr, c.Args...)
 	}
-	if len(op.Rows) == 0 {
-		return q.Where("1 = 0")
-	}
-	return q.Where("?TableAlias.? IN (?)", bun.Ident(res.scope.Name), bun.List(op.Rows))
+	return q
 }
 
 // InScope reports whether row, as read, is one op may see: true unless
