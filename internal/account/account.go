@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gameadmin/admin/internal/sqldialect"
 	"slices"
 
 	"github.com/gameadmin/admin/internal/authz"
@@ -112,7 +113,7 @@ func (au *Auth) UserStates(ctx context.Context, userIDs []string) (map[string]ro
 			ids[i] = id
 		}
 		u := au.users
-		q := u.StateColumns(au.db.NewSelect().TableExpr("? AS u", u.Ident()).ColumnExpr("CAST(? AS TEXT)", u.Col(u.Cols.ID, "u")))
+		q := u.StateColumns(au.db.NewSelect().TableExpr("? AS u", u.Ident()).ColumnExpr("?", sqldialect.AsText(u.Col(u.Cols.ID, "u"))))
 		rows, err := q.Where("? IN (?)", u.Col(u.Cols.ID, "u"), bun.List(ids)).Rows(ctx)
 		if err != nil {
 			return nil, err

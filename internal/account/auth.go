@@ -24,11 +24,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	bunschema "github.com/uptrace/bun/schema"
+
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/clientip"
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/jobs"
-	"github.com/gameadmin/admin/internal/migrate"
 	"github.com/gameadmin/admin/internal/moderation"
 	"github.com/gameadmin/admin/internal/passhash"
 	"github.com/gameadmin/admin/internal/ratelimit"
@@ -142,8 +143,8 @@ func (p prefix) tbl(base string) bun.Ident { return bun.Ident(string(p) + base) 
 
 // aliased is `"<prefix><base>" AS "<alias>"`, the ModelTableExpr of a
 // built-in model's select, update and delete queries.
-func (p prefix) aliased(base, alias string) bun.Safe {
-	return bun.Safe(migrate.Quote(string(p)+base) + " AS " + migrate.Quote(alias))
+func (p prefix) aliased(base, alias string) bunschema.QueryWithArgs {
+	return bun.SafeQuery("? AS ?", bun.Ident(string(p)+base), bun.Ident(alias))
 }
 
 // resetOptions are the Options password reset needs.

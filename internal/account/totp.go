@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/gameadmin/admin/internal/sqldialect"
 	"net/http"
 	"time"
 
@@ -339,7 +340,7 @@ func (au *SecondFactor) openChallenge(ctx context.Context, userID, jti string) (
 		return false, err
 	}
 	row := &TOTPChallenge{JTI: jti, UserID: userID, ExpiresAt: now.Add(totpChallengeTTL)}
-	if _, err := au.db.NewInsert().Model(row).ModelTableExpr("?", au.tables.tbl("totp_challenges")).On("CONFLICT (jti) DO NOTHING").Exec(ctx); err != nil {
+	if _, err := sqldialect.OnConflictNothing(au.db.NewInsert().Model(row).ModelTableExpr("?", au.tables.tbl("totp_challenges")), "jti").Exec(ctx); err != nil {
 		return false, err
 	}
 	var failures int64

@@ -20,7 +20,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gameadmin/admin/internal/migrate"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/stmtcache"
 	"github.com/uptrace/bun"
@@ -71,8 +70,8 @@ func (au *Log) PrepareIn(stmts *stmtcache.Cache) { au.stmts = stmts }
 
 // aliased is `"<table>" AS "aa"`, the ModelTableExpr of the log's select
 // and delete queries.
-func (au *Log) aliased() bun.Safe {
-	return bun.Safe(migrate.Quote(au.table) + " AS " + migrate.Quote("aa"))
+func (au *Log) aliased() bunschema.QueryWithArgs {
+	return bun.SafeQuery("? AS aa", bun.Ident(au.table))
 }
 
 // Record appends one entry. CreatedAt defaults to now; Action and Resource

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/gameadmin/admin/internal/sqldialect"
 	"maps"
 	"net/http"
 	"net/url"
@@ -262,7 +263,7 @@ func (d *Dashboard) takeSample(ctx context.Context, now time.Time) error {
 	for _, node := range slices.Sorted(maps.Keys(byNode)) {
 		rows = append(rows, OnlineSample{At: at, Node: node, Clients: byNode[node]})
 	}
-	_, err = d.db.NewInsert().Model(&rows).ModelTableExpr("?", d.samples).On("CONFLICT DO NOTHING").Exec(ctx)
+	_, err = sqldialect.OnConflictNothing(d.db.NewInsert().Model(&rows).ModelTableExpr("?", d.samples), "at, node").Exec(ctx)
 	return err
 }
 

@@ -47,11 +47,6 @@ func builtinDef(key string, model any) *migrate.Table {
 // newSchemaPlan plans the built-in tables New needs with tables (an
 // Options.Tables with defaults applied) and the users model's id type.
 func newSchemaPlan(d bunschema.Dialect, prefix string, tables map[string]any, ut *users.Table) (*migrate.Plan, error) {
-	if d.Name() != dialect.PG && d.Name() != dialect.SQLite {
-		// The MySQL plan exists (migrate.NewPlan) but the panel's queries
-		// are not wired for it yet: New refuses it at once.
-		return nil, fmt.Errorf("admin: unsupported dialect %s (PostgreSQL and SQLite are supported)", d.Name())
-	}
 	u := migrate.Users{Name: ut.Name, ID: ut.Cols.ID}
 	if !ut.Builtin {
 		u.IDField = ut.IDField

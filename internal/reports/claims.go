@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/gameadmin/admin/internal/sqldialect"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -64,7 +65,7 @@ func (s *Store) Claim(ctx context.Context, playerID, by string, takeover bool, r
 		// The write comes first, so that on SQLite the transaction takes
 		// the write lock at once rather than upgrading a read lock, which
 		// two claims at once would deadlock on.
-		res, err := tx.NewInsert().Model(&c).ModelTableExpr("?", s.claims).On("CONFLICT (player_id) DO NOTHING").Exec(ctx)
+		res, err := sqldialect.OnConflictNothing(tx.NewInsert().Model(&c).ModelTableExpr("?", s.claims), "player_id").Exec(ctx)
 		if err != nil {
 			return err
 		}

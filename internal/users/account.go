@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/gameadmin/admin/internal/query"
+	"github.com/gameadmin/admin/internal/sqldialect"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // BanInfo is the JSON held in game_users.ban while a user is banned. With
@@ -48,12 +50,12 @@ type Account struct {
 }
 
 func (u *Table) selectAccount(db bun.IDB) *bun.SelectQuery {
-	q := db.NewSelect().TableExpr("? AS u", u.Ident()).ColumnExpr("CAST(? AS TEXT)", u.Col(u.Cols.ID, "u"))
+	q := db.NewSelect().TableExpr("? AS u", u.Ident()).ColumnExpr("?", sqldialect.AsText(u.Col(u.Cols.ID, "u")))
 	for _, c := range []string{u.Cols.Email, u.Cols.Username} {
 		if c == "" {
 			q = q.ColumnExpr("''")
 		} else {
-			q = q.ColumnExpr("COALESCE(CAST(? AS TEXT), '')", u.Col(c, "u"))
+			q = q.ColumnExpr("COALESCE(?, '')", sqldialect.AsText(u.Col(c, "u")))
 		}
 	}
 	q = q.ColumnExpr("COALESCE(?, '')", u.Col(u.Cols.PasswordHash, "u"))
@@ -85,7 +87,7 @@ func (u *Table) StateColumns(q *bun.SelectQuery) *bun.SelectQuery {
 		q = q.ColumnExpr("NULL")
 	}
 	if u.Cols.BanReason != "" {
-		return q.ColumnExpr("CAST(? AS TEXT)", u.Col(u.Cols.BanReason, "u"))
+		return q.ColumnExpr("?", sqldialect.AsText(u.Col(u.Cols.BanReason, "u")))
 	}
 	return q.ColumnExpr("NULL")
 }
@@ -304,7 +306,7 @@ func (u *Table) AccountByEmail(ctx context.Context, db bun.IDB, email string) (*
 	col := u.Col(u.Cols.Email, "u")
 	cond, args := u.emailIs(email)
 	q := u.selectAccount(db).Where(cond, args...).
-		OrderExpr("CASE WHEN CAST(? AS TEXT) = ? THEN 0 ELSE 1 END", col, email).Limit(2)
+		OrderExpr("CASE WHEN ? = ? THEN 0 ELSE 1 END", sqldialect.AsText(col), email).Limit(2)
 	accs, err := u.scanAccounts(ctx, q)
 	if err != nil {
 		return nil, err
@@ -400,7 +402,7 @@ func (u *Table) EmailTaken(ctx context.Context, db bun.IDB, email, exceptID stri
 	cond, args := u.emailIs(strings.TrimSpace(email))
 	q := db.NewSelect().TableExpr("? AS u", u.Ident()).ColumnExpr("1").Where(cond, args...)
 	if exceptID != "" {
-		q = q.Where("CAST(? AS TEXT) <> ?", u.Col(u.Cols.ID, "u"), exceptID)
+		q = q.Where("? <> ?", sqldialect.AsText(u.Col(u.Cols.ID, "u")), exceptID)
 	}
 	return q.Limit(1).Exists(ctx)
 }
@@ -494,7 +496,12 @@ func (u *Table) CreateUser(ctx context.Context, db bun.IDB, email, displayName, 
 	}
 	args = append(args, bun.Ident(u.Cols.ID))
 	ph := strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")
-	stmt := fmt.Sprintf("INSERT INTO ? (%s) VALUES (%s) RETURNING CAST(? AS TEXT)", ph, ph)
+	stmt := fmt.Sprintf("INSERT INTO ? (%s) VALUES (%s) RETURNING ?", ph, ph)
+	if u.Dialect != dialect.MySQL {
+		// The id comes back as text; MariaDB's RETURNING takes no CAST
+		// and its driver reads any id as text.
+		args[len(args)-1] = sqldialect.AsText(bun.Ident(u.Cols.ID))
+	}
 	var id string
 	if err := db.NewRaw(stmt, args...).Scan(ctx, &id); err != nil {
 		return "", err

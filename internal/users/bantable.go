@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gameadmin/admin/internal/migrate"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/sqldialect"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 )
@@ -31,6 +31,7 @@ type bans struct {
 	BanTable
 	unix    bool // Until holds unix seconds
 	pg      bool
+	d       dialect.Name
 	created bool // CreatedAt holds unix seconds (else a time)
 }
 
@@ -71,7 +72,8 @@ func (u *Table) CheckBanTable(ctx context.Context, db bun.IDB) error {
 		return nil
 	}
 	b := u.Bans
-	b.pg = db.Dialect().Name() == dialect.PG
+	b.d = db.Dialect().Name()
+	b.pg = b.d == dialect.PG
 	types, err := schema.ColumnTypes(ctx, db, b.Name)
 	if err != nil {
 		return fmt.Errorf("admin: UserColumns.BanTable: %w", err)
@@ -119,19 +121,19 @@ func timeType(typ string, pg bool) (unix, ok bool) {
 }
 
 // quoteName quotes a table name, optionally schema-qualified.
-func quoteName(name string) string {
+func (b *bans) quoteName(name string) string {
 	parts := strings.Split(name, ".")
 	for i, p := range parts {
-		parts[i] = migrate.Quote(p)
+		parts[i] = sqldialect.Quote(b.d, p)
 	}
 	return strings.Join(parts, ".")
 }
 
 // col is the quoted column of the bans table, under alias b.
-func (b *bans) col(name string) string { return "b." + migrate.Quote(name) }
+func (b *bans) col(name string) string { return "b." + sqldialect.Quote(b.d, name) }
 
 // from is the bans table under alias b.
-func (b *bans) from() string { return quoteName(b.Name) + " AS b" }
+func (b *bans) from() string { return b.quoteName(b.Name) + " AS b" }
 
 // active is the condition that ban row b is in force now, by the
 // database's clock: Until NULL (for good) or ahead.
@@ -219,8 +221,8 @@ func (u *Table) WriteBan(ctx context.Context, db bun.IDB, userID string, ban *Ba
 		return fmt.Errorf("admin: WriteBan without a BanTable")
 	}
 	now = now.UTC()
-	end := "UPDATE " + quoteName(b.Name) + " SET " + migrate.Quote(b.Until) + " = " + b.now() + " WHERE " + migrate.Quote(b.Player) + " = ? AND " +
-		b.activeAt(migrate.Quote(b.Until))
+	end := "UPDATE " + b.quoteName(b.Name) + " SET " + sqldialect.Quote(b.d, b.Until) + " = " + b.now() + " WHERE " + sqldialect.Quote(b.d, b.Player) + " = ? AND " +
+		b.activeAt(sqldialect.Quote(b.d, b.Until))
 	if _, err := db.NewRaw(end, userID).Exec(ctx); err != nil {
 		return fmt.Errorf("admin: end the bans of %s in %s: %w", userID, b.Name, err)
 	}
@@ -251,9 +253,9 @@ func (u *Table) WriteBan(ctx context.Context, db bun.IDB, userID string, ban *Ba
 	add(b.CreatedAt, b.value(at, b.created))
 	quoted := make([]string, len(cols))
 	for i, c := range cols {
-		quoted[i] = migrate.Quote(c)
+		quoted[i] = sqldialect.Quote(b.d, c)
 	}
-	ins := "INSERT INTO " + quoteName(b.Name) + " (" + strings.Join(quoted, ", ") + ") VALUES (" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
+	ins := "INSERT INTO " + b.quoteName(b.Name) + " (" + strings.Join(quoted, ", ") + ") VALUES (" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
 	if _, err := db.NewRaw(ins, vals...).Exec(ctx); err != nil {
 		return fmt.Errorf("admin: insert the ban of %s into %s: %w", userID, b.Name, err)
 	}

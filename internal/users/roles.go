@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"time"
 
+	bunschema "github.com/uptrace/bun/schema"
+
 	"github.com/gameadmin/admin/internal/authz"
 	"github.com/gameadmin/admin/internal/errbody"
-	"github.com/gameadmin/admin/internal/migrate"
+	"github.com/gameadmin/admin/internal/sqldialect"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 )
@@ -99,8 +101,8 @@ func (rs *RoleTable) GuardAdmins(ctx context.Context, tx bun.Tx) (check func() e
 // transaction ends, so concurrent changes on several nodes do not lose
 // each other's scopes and each audit entry's "before" is true.
 func (rs *RoleTable) LockRole(ctx context.Context, tx bun.Tx, userID string) (RoleAssignment, error) {
-	if _, err := tx.NewInsert().Model(&RoleAssignment{UserID: userID, Role: authz.RoleUser, Scopes: []string{}, UpdatedAt: time.Now().UTC()}).ModelTableExpr("?", rs.ident()).
-		On("CONFLICT (user_id) DO NOTHING").Exec(ctx); err != nil {
+	if _, err := sqldialect.OnConflictNothing(tx.NewInsert().Model(&RoleAssignment{UserID: userID, Role: authz.RoleUser, Scopes: []string{}, UpdatedAt: time.Now().UTC()}).ModelTableExpr("?", rs.ident()),
+		"user_id").Exec(ctx); err != nil {
 		return RoleAssignment{}, err
 	}
 	var ra RoleAssignment
@@ -113,8 +115,8 @@ func (rs *RoleTable) LockRole(ctx context.Context, tx bun.Tx, userID string) (Ro
 
 // aliased is `"<roles table>" AS "r"`, the ModelTableExpr of the
 // RoleAssignment model's select and update queries.
-func (rs *RoleTable) aliased() bun.Safe {
-	return bun.Safe(migrate.Quote(rs.Name) + " AS " + migrate.Quote("r"))
+func (rs *RoleTable) aliased() bunschema.QueryWithArgs {
+	return bun.SafeQuery("? AS r", bun.Ident(rs.Name))
 }
 
 // SaveRole writes ra's role, scopes and update time to its row (one
@@ -135,9 +137,8 @@ func (rs *RoleTable) UserExists(ctx context.Context, db bun.IDB, userID string) 
 
 // UpsertRole gives userID the role, keeping the scopes of an existing row.
 func (rs *RoleTable) UpsertRole(ctx context.Context, db bun.IDB, userID string, role authz.Role) error {
-	_, err := db.NewInsert().Model(&RoleAssignment{UserID: userID, Role: role, Scopes: []string{}, UpdatedAt: time.Now().UTC()}).ModelTableExpr("?", rs.ident()).
-		On("CONFLICT (user_id) DO UPDATE").Set("role = EXCLUDED.role").Set("updated_at = EXCLUDED.updated_at").
-		Exec(ctx)
+	_, err := sqldialect.OnConflictUpdate(db.NewInsert().Model(&RoleAssignment{UserID: userID, Role: role, Scopes: []string{}, UpdatedAt: time.Now().UTC()}).ModelTableExpr("?", rs.ident()),
+		"user_id", "role", "updated_at").Exec(ctx)
 	return err
 }
 
@@ -191,7 +192,7 @@ func (rs *RoleTable) OperatorRoles(ctx context.Context, db bun.IDB, ids []string
 		UserID string     `bun:"user_id"`
 		Role   authz.Role `bun:"role"`
 	}
-	err := db.NewSelect().TableExpr("? AS r", rs.ident()).ColumnExpr("CAST(r.user_id AS TEXT) AS user_id, r.role").
+	err := db.NewSelect().TableExpr("? AS r", rs.ident()).ColumnExpr("? AS user_id, r.role", sqldialect.AsText(bun.Safe("r.user_id"))).
 		Where("r.user_id IN (?) AND r.role IN (?)", bun.List(ids), bun.List([]authz.Role{authz.RoleAdmin, authz.RoleMod})).Scan(ctx, &found)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"github.com/gameadmin/admin/internal/sqldialect"
 	"net/http"
 	"time"
 
@@ -45,9 +46,8 @@ func (rs *RoleTable) WriteRowScope(ctx context.Context, db bun.IDB, userID strin
 		_, err := db.NewDelete().TableExpr("?", bun.Ident(rs.RowScopes)).Where("user_id = ?", userID).Exec(ctx)
 		return err
 	}
-	_, err := db.NewInsert().Model(&RowScope{UserID: userID, Values: values, UpdatedAt: time.Now().UTC()}).ModelTableExpr("?", bun.Ident(rs.RowScopes)).
-		On("CONFLICT (user_id) DO UPDATE").Set("scope_values = EXCLUDED.scope_values").Set("updated_at = EXCLUDED.updated_at").
-		Exec(ctx)
+	_, err := sqldialect.OnConflictUpdate(db.NewInsert().Model(&RowScope{UserID: userID, Values: values, UpdatedAt: time.Now().UTC()}).ModelTableExpr("?", bun.Ident(rs.RowScopes)),
+		"user_id", "scope_values", "updated_at").Exec(ctx)
 	return err
 }
 

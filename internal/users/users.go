@@ -16,7 +16,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gameadmin/admin/internal/migrate"
+	"github.com/gameadmin/admin/internal/sqldialect"
+	"github.com/uptrace/bun/dialect"
+
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -76,6 +78,9 @@ func (c Columns) withDefaults() Columns {
 type Table struct {
 	// Name is the table's SQL name.
 	Name string
+	// Dialect is the database's: the statements written by hand quote
+	// and cast with it (sqldialect).
+	Dialect dialect.Name
 	// Cols are the columns, resolved: an optional one is "" when absent.
 	Cols Columns
 	// Builtin is true for the built-in User model.
@@ -129,6 +134,7 @@ func New(tables *bunschema.Tables, model, builtin any, prefix string, uc Columns
 		return nil, fmt.Errorf("admin: Tables[\"users\"] must be a Bun model (a struct pointer), got %T", model)
 	}
 	t := tables.Get(typ)
+	d := t.Dialect().Name()
 	names := make([]string, 0, len(t.Fields))
 	for _, f := range t.Fields {
 		names = append(names, f.Name)
@@ -144,7 +150,7 @@ func New(tables *bunschema.Tables, model, builtin any, prefix string, uc Columns
 		return nil, fmt.Errorf("admin: UserColumns.BanReason (%q) goes with UserColumns.BanUntil, which is not set", set.BanReason)
 	}
 	uc = uc.withDefaults()
-	u := &Table{Name: t.Name, Builtin: typ == structType(builtin)}
+	u := &Table{Name: t.Name, Dialect: d, Builtin: typ == structType(builtin)}
 	if u.Builtin {
 		u.Name = prefix + "users"
 	}
@@ -283,9 +289,9 @@ func (u *Table) Ident() bun.Ident { return bun.Ident(u.Name) }
 // Col is the quoted name of a mapped column, qualified with alias when
 // given.
 func (u *Table) Col(name string, alias ...string) bun.Safe {
-	s := migrate.Quote(name)
+	s := sqldialect.Quote(u.Dialect, name)
 	if len(alias) > 0 {
-		s = migrate.Quote(alias[0]) + "." + s
+		s = sqldialect.Quote(u.Dialect, alias[0]) + "." + s
 	}
 	return bun.Safe(s)
 }

@@ -35,7 +35,7 @@ import (
 // After Close, the API, the UI and every Guard answer 503 closed.
 func TestClosedAnswers503(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		admin, _ := e.bootstrap()
 		guarded := httptest.NewServer(e.admin.Guard(GuardOptions{Role: RoleUser})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -161,7 +161,12 @@ func newEnv(t *testing.T, db *bun.DB, opts Options, extra ...func(a *Admin, mux 
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	t.Cleanup(func() { a.Close() }) // after the server below
+	t.Cleanup(func() {
+		a.Close()
+		if t.Failed() {
+			t.Logf("the panel's log:\n%s", logs.String())
+		}
+	}) // after the server below
 	mux := http.NewServeMux()
 	a.Mount(mux)
 	for _, fn := range extra {
@@ -200,7 +205,7 @@ func (e *env) setupToken() string {
 
 // eachEnv runs fn on SQLite and PostgreSQL with a fresh panel each.
 func eachEnv(t *testing.T, opts Options, fn func(t *testing.T, e *env)) {
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		fn(t, newEnv(t, db, opts))
 	})
 }
@@ -378,10 +383,17 @@ func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
+// eachPairNoMySQL is eachPair on SQLite and PostgreSQL only.
+func eachPairNoMySQL(t *testing.T, fn func(t *testing.T, db1, db2 *bun.DB)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, testdb.SQLite(t), testdb.SQLite(t)) })
+	t.Run("pg", func(t *testing.T) { fn(t, testdb.PG(t), testdb.PG(t)) })
+}
+
 // eachPair runs fn on two fresh databases of each dialect.
 func eachPair(t *testing.T, fn func(t *testing.T, db1, db2 *bun.DB)) {
 	t.Run("sqlite", func(t *testing.T) { fn(t, testdb.SQLite(t), testdb.SQLite(t)) })
 	t.Run("pg", func(t *testing.T) { fn(t, testdb.PG(t), testdb.PG(t)) })
+	t.Run("mysql", func(t *testing.T) { fn(t, testdb.MySQL(t), testdb.MySQL(t)) })
 }
 
 // longTimeLimits gives the panel's limits on work by the clock a minute
@@ -440,7 +452,7 @@ func serve(t *testing.T, db *bun.DB, a *Admin, h http.Handler) *env {
 // other's sessions or reset tokens, although they share a secret.
 func TestTwoPanelsOneMux(t *testing.T) {
 	t.Parallel()
-	eachPair(t, func(t *testing.T, db1, db2 *bun.DB) {
+	eachPairNoMySQL(t, func(t *testing.T, db1, db2 *bun.DB) {
 		ctx := context.Background()
 		resets := make(chan ResetRequest, 4)
 		onReset := func(_ context.Context, req ResetRequest) error {
@@ -547,7 +559,7 @@ func TestMountOnRouters(t *testing.T) {
 			return mux
 		},
 	}
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		for name, mount := range mounts {
 			t.Run(name, func(t *testing.T) {
 				a := newPanel(t, db, opts)
@@ -719,6 +731,12 @@ func insertRow(ctx context.Context, db *bun.DB, table, idCol string, vals map[st
 	args = append(args, bun.Ident(idCol))
 	ph := strings.TrimSuffix(strings.Repeat("?, ", len(names)), ", ")
 	var id string
+	if db.Dialect().Name() == dialect.MySQL {
+		// MariaDB's RETURNING takes no CAST to text; the driver reads any
+		// key as text.
+		err := db.NewRaw(fmt.Sprintf("INSERT INTO ? (%s) VALUES (%s) RETURNING ?", ph, ph), args...).Scan(ctx, &id)
+		return id, err
+	}
 	err := db.NewRaw(fmt.Sprintf("INSERT INTO ? (%s) VALUES (%s) RETURNING CAST(? AS TEXT)", ph, ph), args...).Scan(ctx, &id)
 	return id, err
 }
@@ -742,9 +760,13 @@ func liveTable(t testing.TB, db *bun.DB, table string) map[string]liveColumn {
 
 func readLiveTable(ctx context.Context, db *bun.DB, table string) (map[string]liveColumn, error) {
 	q := `SELECT name, dflt_value IS NOT NULL OR (pk = 1 AND upper(type) = 'INTEGER'), "notnull" = 1 OR pk > 0, lower(type) FROM pragma_table_info(?)`
-	if db.Dialect().Name() == dialect.PG {
+	switch db.Dialect().Name() {
+	case dialect.PG:
 		q = `SELECT column_name, column_default IS NOT NULL OR is_identity = 'YES', is_nullable = 'NO', lower(data_type)
 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?`
+	case dialect.MySQL:
+		q = `SELECT column_name, column_default IS NOT NULL OR extra LIKE '%auto_increment%', is_nullable = 'NO', lower(data_type)
+FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?`
 	}
 	rows, err := db.QueryContext(ctx, q, table)
 	if err != nil {

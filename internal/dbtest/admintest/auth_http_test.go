@@ -170,7 +170,7 @@ func TestLoginBanned(t *testing.T) {
 // or a selection, and a ban is dated by it.
 func TestClockEndsBans(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		clk := &clock{}
 		clk.set(time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
@@ -316,7 +316,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // offer what would answer 501.
 func TestBootstrapExtraNotNullColumn(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*regionPlayer)(nil))
 		opts := Options{Tables: tablesWith(map[string]any{"users": (*regionPlayer)(nil)}), UserColumns: UserColumns{PasswordHash: "pw_hash", DisplayName: "nickname"}}
 		e := newEnv(t, db, opts)

@@ -112,7 +112,7 @@ func timeOf(t *testing.T, v any) *time.Time {
 // holds their rows; erase bans through the table.
 func TestBanTable(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e, root, rootID := newBansPanel(t, db, gameBans)
 		a := e.user("a@example.com", "password a")
@@ -274,7 +274,7 @@ func TestBanTable(t *testing.T) {
 // panel writes seconds, reads the game's, and an ended row bans no one.
 func TestBanTableUnixSeconds(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		must(db.ExecContext(ctx, `CREATE TABLE players (id BIGINT PRIMARY KEY, email TEXT NOT NULL UNIQUE, pass TEXT, token_version BIGINT NOT NULL DEFAULT 0)`))
 		must(db.ExecContext(ctx, `CREATE TABLE player_bans (uid BIGINT NOT NULL, ends BIGINT)`))
@@ -312,7 +312,7 @@ func TestBanTableUnixSeconds(t *testing.T) {
 // version; it is not banned, having nothing to be banned with.
 func TestEraseWithoutBan(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e, root, _ := newBansPanel(t, db, nil)
 		p := e.user("p@example.com", "password p")
 		cp := e.login("p@example.com", "password p")
@@ -336,7 +336,7 @@ func TestEraseWithoutBan(t *testing.T) {
 // end that is no time, fails New naming what is wrong.
 func TestBanTableAtNew(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		must(db.ExecContext(ctx, `CREATE TABLE players (id BIGINT PRIMARY KEY, email TEXT NOT NULL UNIQUE, pass TEXT, token_version BIGINT NOT NULL DEFAULT 0)`))
 		must(db.ExecContext(ctx, `CREATE TABLE bans (player_id BIGINT, expires_at BIGINT, reason TEXT, flagged BOOLEAN)`))

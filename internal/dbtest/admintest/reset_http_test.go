@@ -25,7 +25,7 @@ func TestResetOperatorsOnly(t *testing.T) {
 		// the SQLite file's URI would cut its path.
 		name := map[bool]string{true: "operators-only", false: "everyone"}[only]
 		t.Run(name, func(t *testing.T) {
-			testdb.Each(t, func(t *testing.T, db *bun.DB) {
+			testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 				got := make(chan ResetRequest, 8)
 				e := newEnv(t, db, Options{ResetOperatorsOnly: only,
 					OnResetRequest: func(_ context.Context, req ResetRequest) error {
@@ -82,7 +82,7 @@ func TestResetOperatorsOnly(t *testing.T) {
 // fifteen minutes, every session ended.
 func TestPasswordReset(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		got := make(chan ResetRequest, 4)
 		e := newEnv(t, db, Options{OnResetRequest: func(ctx context.Context, req ResetRequest) error {
 			got <- req

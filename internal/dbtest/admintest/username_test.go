@@ -95,7 +95,7 @@ func loginBody(field, value, password string) map[string]any {
 // so; and the audit log names the accounts by username.
 func TestUsernameSignIn(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e := newStaffPanel(t, db, false, Options{})
 		if logs := e.logs.String(); !strings.Contains(logs, "level=INFO") || !strings.Contains(logs, "password reset links and invites") {
 			t.Fatalf("New's log = %s; want an Info line naming reset links and invites as off", logs)
@@ -186,7 +186,7 @@ func TestUsernameSignIn(t *testing.T) {
 // Auth.Authenticate and AuthenticateFrom take a username.
 func TestUsernameSignInLimits(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e := newStaffPanel(t, db, false, Options{RateLimit: defaultLimits(RateLimitOptions{})})
 		ctx := context.Background()
 		id := e.staffUser("gm_kate", "", "kate password", RoleAdmin)
@@ -255,7 +255,7 @@ func TestUsernameSignInLimits(t *testing.T) {
 // invite.
 func TestUsernameOrEmail(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e := newStaffPanel(t, db, true, Options{})
 		if strings.Contains(e.logs.String(), "password reset links and invites") {
 			t.Fatalf("New's log says reset links are off on a table with an email column: %s", e.logs.String())

@@ -113,7 +113,7 @@ func tokenVersionOf(t *testing.T, db *bun.DB, id string) int64 {
 // any other; an invite, which goes by email, answers 400 in words.
 func TestGuestPlayers(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e, root := newSteamPanel(t, db)
 		u := "/admin-api/users/"
 		r := root.do("GET", u+guest1, nil).want(t, 200)
@@ -188,7 +188,7 @@ func TestGuestPlayers(t *testing.T) {
 // banning nobody.
 func TestBulkBan64BitIDs(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		_, root := newSteamPanel(t, db)
 		var n1, n3 int64
 		fmt.Sscan(guest1, &n1)
@@ -236,7 +236,7 @@ func TestBulkBan64BitIDs(t *testing.T) {
 // reach its handler as the rows they name.
 func TestBulkActionIDs64Bit(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		flag := Action{Name: "flag", Handler: func(_ context.Context, _ map[string]any, c ActionContext) (any, error) {
 			var ids []string
 			for _, id := range c.IDs {
@@ -258,7 +258,7 @@ func TestBulkActionIDs64Bit(t *testing.T) {
 // UserStates. A time past the year 9000 is a ban for good.
 func TestGameBanColumn(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e, root := newSteamPanel(t, db)
 		ctx := context.Background()
 
@@ -342,7 +342,7 @@ type timedPlayer struct {
 // and the game's; the dashboard's "Banned now" counts them.
 func TestBanUntilTimeColumn(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		must(db.NewCreateTable().Model((*timedPlayer)(nil)).Exec(ctx))
 		e := newEnv(t, db, Options{Tables: map[string]any{"users": (*timedPlayer)(nil)}, UserColumns: UserColumns{BanUntil: "banned_until"}})

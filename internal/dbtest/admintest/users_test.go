@@ -23,7 +23,7 @@ import (
 
 func TestUsersTableWithoutOptionalColumns(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		if _, err := db.NewCreateTable().Model((*Player)(nil)).Exec(ctx); err != nil {
 			t.Fatal(err)
@@ -87,7 +87,7 @@ func TestUserListColumns(t *testing.T) {
 		}, []string{"email", "nickname", "banned", "id"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			testdb.Each(t, func(t *testing.T, db *bun.DB) {
+			testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 				createTables(t, db, (*bigintPlayer)(nil))
 				e := newEnv(t, db, tt.opts)
 				c, _ := e.bootstrap()
@@ -249,7 +249,7 @@ func (m *mailbox) wait(t *testing.T, n int) ResetRequest {
 // NOT NULL password column gets a marker, and no answer is a 500.
 func TestAdoptLivePlayers(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		seedLiveAccounts(t, db)
 		box := &mailbox{}
@@ -439,7 +439,7 @@ func TestAdoptLivePlayers(t *testing.T) {
 // integrator's explicit choice to rewrite it.
 func TestAdoptDefaultHasherKeepsScheme(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		seedLiveAccounts(t, db)
 		bob := storedHash(t, db, "acc_bob")
 		e := newEnv(t, db, liveOptions(Argon2id{Memory: 64, Time: 1}, nil))
@@ -519,7 +519,7 @@ type untaggedAccount struct {
 // game's, and a user created without a password is locked, not refused.
 func TestAdoptReadsTheDatabase(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		idDefault, ban := "('acc_' || md5(random()::text))", "JSONB"
 		if db.Dialect().Name().String() == "sqlite" {
@@ -676,7 +676,7 @@ func TestHTTPSurfaceByUserIDType(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			testdb.Each(t, func(t *testing.T, db *bun.DB) {
+			testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 				createTables(t, db, tt.model, tt.item)
 				rooms := &sessionRooms{live: map[string]bool{}}
 				e := newEnv(t, db, Options{
@@ -858,7 +858,7 @@ type textOwnedItem struct {
 // databases: the key takes the type of the column it is compared with.
 func TestRelationKeyTypesDiffer(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*bigintPlayer)(nil), (*textOwnedItem)(nil))
 		e := newEnv(t, db, Options{
 			Tables:      tablesWith(map[string]any{"users": (*bigintPlayer)(nil), "items": (*textOwnedItem)(nil)}),
@@ -894,7 +894,7 @@ func TestRelationKeyTypesDiffer(t *testing.T) {
 // and the sessions signed in under the old address end.
 func TestOperatorEmailChangeEndsSessions(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c := e.crew("users")
 		c.modScoped.do("GET", "/admin-api/auth/me", nil).want(t, 200)
@@ -916,7 +916,7 @@ func TestOperatorEmailChangeEndsSessions(t *testing.T) {
 // address, so sign-in and reset never match on garbage.
 func TestUserEmailsValidated(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c := e.crew()
 		for _, bad := range []any{"", "   ", "no-at-sign", "two@@example.com", "Name <x@example.com>", "a@b@c", 42, nil} {
@@ -949,7 +949,7 @@ type regionPlayer struct {
 // never carries the link.
 func TestInvite(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		got := make(chan ResetRequest, 2)
 		e := newEnv(t, db, Options{OnResetRequest: func(_ context.Context, r ResetRequest) error { got <- r; return nil }})
 		cr := e.crew("users")

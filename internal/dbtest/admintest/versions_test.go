@@ -138,7 +138,7 @@ func (e *env) playerNick(id int64) string {
 // 400; without If-Match a write is not checked.
 func TestIfMatch(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e, cr := playerEnv(t, db, Options{})
 		admin, mod := cr.admin, cr.modScoped
 
@@ -265,7 +265,7 @@ func TestIfMatch(t *testing.T) {
 // document stored as text that is not JSON are 400s that write nothing.
 func TestMergePatch(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e, cr := playerEnv(t, db, Options{})
 		admin := cr.admin
 		v1 := etagOf(t, admin.do("GET", "/admin-api/players/1", nil).want(t, 200))
@@ -366,7 +366,7 @@ func TestMergePatch(t *testing.T) {
 // and updated_at is bumped only by an update that writes something.
 func TestUnchangedNotWritten(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e, cr := playerEnv(t, db, Options{})
 		admin := cr.admin
 		ctx := context.Background()
@@ -415,7 +415,7 @@ func TestUnchangedNotWritten(t *testing.T) {
 // value bumps it.
 func TestUpdatedAtOnlyWithAWrite(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		root, _ := e.bootstrap()
 		must(db.ExecContext(context.Background(), "INSERT INTO game_configs (key, value, updated_at) VALUES ('motd', '\"hi\"', ?)", time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)))
@@ -458,7 +458,7 @@ type testTimeVersioned struct {
 // be a version.
 func TestVersionColumn(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		createTables(t, db, (*testVersioned)(nil), (*testTimeVersioned)(nil))
 		insert(t, db, &[]testVersioned{{Nickname: "Ann", Stats: map[string]any{"gold": 100005}, Version: 7}})
@@ -548,7 +548,7 @@ func TestVersionColumn(t *testing.T) {
 // even as paths says so, and its revert answers that it was too large.
 func TestBigDocumentHistory(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e, cr := playerEnv(t, db, Options{})
 		admin := cr.admin
 		ctx := context.Background()
@@ -618,7 +618,7 @@ func TestBigDocumentHistory(t *testing.T) {
 // keys and values bound, and merges as the inline statement does.
 func TestMergePatchPrepared(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		hook := &writeQueries{n: map[string]int{}}
 		e := gadgetEnv(t, db.WithQueryHook(hook), Options{}, true)
 		c, _ := e.bootstrap()

@@ -88,7 +88,7 @@ func TestApply(t *testing.T) {
 		{"_start=2&_end=2", nil},
 		{"_start=100", nil},
 	}
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		tb, _ := setup(t, db)
 		for _, tt := range tests {
 			v, err := url.ParseQuery(tt.q)
@@ -109,7 +109,7 @@ func TestApply(t *testing.T) {
 }
 
 func TestDefaultSort(t *testing.T) {
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		tb, _ := setup(t, db)
 		def := &query.SortKey{Column: "score", Desc: true}
 		tests := []struct {
@@ -159,7 +159,7 @@ func TestWindowCap(t *testing.T) {
 }
 
 func TestKeysetWalk(t *testing.T) {
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		tb, _ := setup(t, db)
 		ctx := context.Background()
 		// More rows, with many ties on score, to make the walk interesting.

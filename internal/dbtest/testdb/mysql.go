@@ -95,6 +95,9 @@ func MySQL(t testing.TB) *bun.DB {
 	sqldb := sql.OpenDB(must(mysql.NewConnector(cfg)))
 	sqldb.SetMaxOpenConns(8)
 	db := bun.NewDB(sqldb, mysqldialect.New())
+	if os.Getenv("ADMIN_SQL_DEBUG") == "1" {
+		db.AddQueryHook(failedQueries{t})
+	}
 	t.Cleanup(func() {
 		db.Close()
 		if _, err := root.ExecContext(ctx, fmt.Sprintf("DROP DATABASE %s", name)); err != nil {
@@ -103,4 +106,16 @@ func MySQL(t testing.TB) *bun.DB {
 		root.Close()
 	})
 	return db
+}
+
+// failedQueries logs each statement the database refused, when
+// ADMIN_SQL_DEBUG=1: a test's error names the refusal, this the statement.
+type failedQueries struct{ t testing.TB }
+
+func (failedQueries) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (h failedQueries) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	if e.Err != nil && e.Err != sql.ErrNoRows {
+		h.t.Logf("refused: %v\n\t%s", e.Err, e.Query)
+	}
 }

@@ -59,16 +59,33 @@ func pgReachable() error {
 	return pgErr
 }
 
-// Each runs fn as a subtest per database: "sqlite" and "pg".
+// Each runs fn as a subtest per database: "sqlite", "pg" and "mysql".
 func Each(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) { fn(t, SQLite(t)) })
+	t.Run("pg", func(t *testing.T) { fn(t, PG(t)) })
+	t.Run("mysql", func(t *testing.T) { fn(t, MySQL(t)) })
+}
+
+// EachParallel is Each with the subtests run in parallel, for a test
+// that spends its time waiting (a clock, a rate limit) rather than working.
+func EachParallel(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) { t.Parallel(); fn(t, SQLite(t)) })
+	t.Run("pg", func(t *testing.T) { t.Parallel(); fn(t, PG(t)) })
+	t.Run("mysql", func(t *testing.T) { t.Parallel(); fn(t, MySQL(t)) })
+}
+
+// EachNoMySQL is Each on SQLite and PostgreSQL only: the tests of
+// features not yet carried to MariaDB.
+func EachNoMySQL(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
 	t.Helper()
 	t.Run("sqlite", func(t *testing.T) { fn(t, SQLite(t)) })
 	t.Run("pg", func(t *testing.T) { fn(t, PG(t)) })
 }
 
-// EachParallel is Each with the two subtests run in parallel, for a test
-// that spends its time waiting (a clock, a rate limit) rather than working.
-func EachParallel(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
+// EachParallelNoMySQL is EachParallel on SQLite and PostgreSQL only.
+func EachParallelNoMySQL(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
 	t.Helper()
 	t.Run("sqlite", func(t *testing.T) { t.Parallel(); fn(t, SQLite(t)) })
 	t.Run("pg", func(t *testing.T) { t.Parallel(); fn(t, PG(t)) })
