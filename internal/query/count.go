@@ -214,11 +214,18 @@ var ErrTimeout = errors.New("query: the statement ran past its time limit")
 // first row, so a page must be built to do all its work there
 // (List.Query does). fn reads its rows before it returns: they are gone
 // with the transaction or the deadline.
-// On MySQL and MariaDB the caller runs LimitedMySQL instead, which knows
-// the server (timeout_mysql.go): here they get the context deadline.
+// On MySQL and MariaDB fn runs under LimitedMySQL, for the server db's
+// dialect found (mysqlServer).
 func Limited(ctx context.Context, db bun.IDB, limit time.Duration, fn func(context.Context, bun.IDB) error) error {
 	if limit <= 0 {
 		return fn(ctx, db)
+	}
+	if db.Dialect().Name() == dialect.MySQL {
+		server, err := mysqlServer(ctx, db)
+		if err != nil {
+			return err
+		}
+		return LimitedMySQL(ctx, db, server, limit, fn)
 	}
 	if db.Dialect().Name() != dialect.PG {
 		cctx, cancel := context.WithTimeout(ctx, limit)
@@ -260,6 +267,9 @@ func Estimate(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQue
 // estimate is the statistics' idea of how many rows q selects, without a
 // scan; ok is false when there are no statistics to ask.
 func estimate(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery, filtered bool) (n int64, ok bool, err error) {
+	if db.Dialect().Name() == dialect.MySQL {
+		return mysqlEstimate(ctx, db, t, q, filtered)
+	}
 	if db.Dialect().Name() != dialect.PG {
 		return sqliteEstimate(ctx, db, t, q, filtered)
 	}

@@ -29,7 +29,7 @@ var FindLabel = []Label{{FK: FindTitle}}
 // under a time limit and skips the table when it runs out. where, when
 // given, narrows the rows further (an operator's row scope).
 func Find(db bun.IDB, t *schema.Table, cols []string, text string, limit int, where func(*bun.SelectQuery) *bun.SelectQuery) *bun.SelectQuery {
-	pg := db.Dialect().Name() == dialect.PG
+	pg, mysql := db.Dialect().Name() == dialect.PG, db.Dialect().Name() == dialect.MySQL
 	q := From(db, t)
 	for _, c := range t.PK {
 		q = q.ColumnExpr("?TableAlias.?", bun.Ident(c.Name))
@@ -39,11 +39,17 @@ func Find(db bun.IDB, t *schema.Table, cols []string, text string, limit int, wh
 	pattern := escapeLike(text) + "%"
 	q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 		for _, c := range cols {
-			if pg {
+			switch {
+			case pg:
 				// No cast: an expression index on lower(col) matches
 				// this expression only as written.
 				q = q.WhereOr(`lower(?TableAlias.?) LIKE lower(?) ESCAPE '\'`, bun.Ident(c), pattern)
-			} else {
+			case mysql:
+				// The column's own collation decides case (the default
+				// _ci ones ignore it), so its index serves the prefix;
+				// '\\' is the string literal of one backslash.
+				q = q.WhereOr(`?TableAlias.? LIKE ? ESCAPE '\\'`, bun.Ident(c), pattern)
+			default:
 				q = q.WhereOr(`?TableAlias.? LIKE ? ESCAPE '\'`, bun.Ident(c), pattern)
 			}
 		}

@@ -106,7 +106,12 @@ func (l *List) Query(db bun.IDB, t, view *schema.Table, labels []Label, where fu
 		q = where(q)
 	}
 	q = l.Apply(q, view)
-	if db.Dialect().Name() != dialect.PG {
+	switch db.Dialect().Name() {
+	case dialect.MySQL:
+		// The server ends the statement wherever it is (LimitedMySQL), as
+		// on PostgreSQL, and the driver reads DATETIME as it is.
+		return l.WithLabels(db, q, view, labels)
+	case dialect.SQLite:
 		if where == nil && l.Bounded(t, labels) {
 			return l.WithLabels(db, q, view, labels) // a bounded page finds its rows at once
 		}
@@ -126,9 +131,10 @@ func (l *List) Query(db bun.IDB, t, view *schema.Table, labels []Label, where fu
 // later rows of a page, each perhaps after a long scan of its own (a
 // search whose few matches lie far apart), were found outside the time
 // limit (Limited). On PostgreSQL, whose limit ends the statement in the
-// server wherever it is, Whole is q.
+// server wherever it is, Whole is q, as on MySQL and MariaDB
+// (LimitedMySQL).
 func Whole(db bun.IDB, q *bun.SelectQuery, order []SortKey) *bun.SelectQuery {
-	if db.Dialect().Name() == dialect.PG {
+	if db.Dialect().Name() != dialect.SQLite {
 		return q
 	}
 	w := bun.Ident("_w")

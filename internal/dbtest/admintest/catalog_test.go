@@ -16,7 +16,7 @@ import (
 // operator's role may run, so the UI shows no button that would be a 403.
 func TestCatalogHidesActionsByRole(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		var calls atomic.Int64
 		e := actionEnv(t, db, Options{}, &calls)
 		cr := e.crew("guilds")

@@ -71,7 +71,7 @@ func TestConfigErrors(t *testing.T) {
 		{"relations key", Options{Resources: guilds(ResourceConfig{}), Relations: map[string][]Relation{"guild": {{Name: "owner", Target: "users", Kind: One, FK: "owner_id"}}}},
 			[]string{`unknown table "guild"`, `closest: "guilds"`}},
 	}
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				tt.opts.Secret, tt.opts.PasswordHasher = testSecret, testHasher
@@ -94,7 +94,7 @@ func TestConfigErrors(t *testing.T) {
 // model, so a Resource alone adds the table, and MigrationSQL agrees.
 func TestResourceWithoutTablesEntry(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGuild)(nil))
 		opts := Options{Tables: map[string]any{"users": (*User)(nil)}, Resources: map[string]*Resource{
 			"guilds":    DefineResource((*testGuild)(nil), ResourceConfig{Label: "Clans"}),

@@ -86,7 +86,7 @@ func gadgetEnv(t *testing.T, db *bun.DB, opts Options, seed bool) *env {
 
 func TestListOperators(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{}, true)
 		c, _ := e.bootstrap()
 
@@ -252,7 +252,7 @@ func TestListOperators(t *testing.T) {
 // a keyset walk with _limit and x-next-cursor visits every row once.
 func TestListWindowAndCursor(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{}, false)
 		c, _ := e.bootstrap()
 		const n = 1100
@@ -443,7 +443,7 @@ func fillEvents(b *testing.B, db *bun.DB, n int) {
 // the answers and the audit payloads.
 func TestCreateReadUpdateDelete(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{}, true)
 		c, adminID := e.bootstrap()
 
@@ -535,7 +535,7 @@ func TestCreateReadUpdateDelete(t *testing.T) {
 // TestWriteErrors: every bad write is a 4xx error body and writes nothing.
 func TestWriteErrors(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{MaxBodyBytes: 4 << 10}, true)
 		c, _ := e.bootstrap()
 		big := `{"name":"` + strings.Repeat("x", 5<<10) + `"}`
@@ -627,7 +627,7 @@ func TestWriteErrors(t *testing.T) {
 // (user_id, slot).
 func TestCompositeIDs(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c, _ := e.bootstrap()
 		insert(t, db, &[]User{{ID: "u1", Email: "u1@example.com"}, {ID: "u2", Email: "u2@example.com"}})
@@ -706,7 +706,7 @@ func TestCompositeIDs(t *testing.T) {
 // author comes from the session.
 func TestHiddenAndReadOnlyBuiltins(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c, adminID := e.bootstrap()
 		uid := e.user("p@example.com", "player password")
@@ -772,7 +772,7 @@ func TestHiddenAndReadOnlyBuiltins(t *testing.T) {
 // non-integer primary key be NULL, so the panel checks it itself).
 func TestCreateWithoutKey(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c, _ := e.bootstrap()
 		tests := []struct {
@@ -810,7 +810,8 @@ func TestCreateWithoutKey(t *testing.T) {
 // is not rewritten), and sign-in matches it in any case.
 func TestUserEmailNormalized(t *testing.T) {
 	t.Parallel()
-	eachEnv(t, Options{}, func(t *testing.T, e *env) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{})
 		root, _ := e.bootstrap()
 		id := e.user("p@example.com", "player password")
 		r := root.do("PATCH", "/admin-api/users/"+id, map[string]any{"email": "  New.Address@Example.COM "}).want(t, 200)
@@ -825,7 +826,7 @@ func TestUserEmailNormalized(t *testing.T) {
 // the body sets it; roles edits too.
 func TestUpdateBumpsUpdatedAt(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c, _ := e.bootstrap()
 		old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -941,7 +942,7 @@ func wireQuery(raw string) string {
 // COUNT(*), and counts as asked with _count.
 func TestListCountPolicy(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		const n = 12_000
 		e := gadgetEnv(t, db, Options{ExactCountBelow: 1000}, false)
 		c, _ := e.bootstrap()
@@ -991,7 +992,7 @@ func TestListCountPolicy(t *testing.T) {
 // exact.
 func TestListCountDefaultExact(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{}, true)
 		c, _ := e.bootstrap()
 		want := strconv.Itoa(count(t, db, (*testGadget)(nil)))
@@ -1006,7 +1007,7 @@ func TestListCountDefaultExact(t *testing.T) {
 // and the catalog says which columns sort and filter.
 func TestListSearchColumns(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGadget)(nil))
 		rows := gadgetRows()
 		insert(t, db, &rows)
@@ -1054,7 +1055,8 @@ func TestListSearchColumns(t *testing.T) {
 // databases.
 func TestEmptyPrimaryKeyRefused(t *testing.T) {
 	t.Parallel()
-	eachEnv(t, Options{}, func(t *testing.T, e *env) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{})
 		c, _ := e.bootstrap()
 		c.do("POST", "/admin-api/configs", map[string]any{"key": "", "value": 1}).want(t, 400, "invalid_value")
 		if n := count(t, e.db, (*Config)(nil)); n != 0 {
@@ -1073,7 +1075,7 @@ func TestEmptyPrimaryKeyRefused(t *testing.T) {
 // that; a changed key or read-only value is still refused.
 func TestReadSentBackByPUT(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c, adminID := e.bootstrap()
 		uid := e.user("p@example.com", "player password")

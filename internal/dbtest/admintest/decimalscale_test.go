@@ -26,7 +26,7 @@ type ledger struct {
 // panel shows 2500.50 as numeric(12,2) keeps it; a bare numeric has none.
 func TestCatalogDecimalScale(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		if _, err := db.ExecContext(context.Background(), `CREATE TABLE ledgers (id INTEGER PRIMARY KEY,
 			amount NUMERIC(12,2), whole DECIMAL(10), free NUMERIC, tagged NUMERIC(8,3))`); err != nil {
 			t.Fatal(err)

@@ -31,7 +31,8 @@ func TestWriteJSONLength(t *testing.T) {
 	nan := Widget{ID: "nan", Title: "NaN", Render: "json", Data: func(context.Context, Operator) (any, error) {
 		return map[string]any{"n": math.NaN()}, nil
 	}}
-	eachEnv(t, Options{Widgets: []Widget{nan}}, func(t *testing.T, e *env) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{Widgets: []Widget{nan}})
 		admin, _ := e.bootstrap()
 		r := admin.do("GET", "/admin-api/users", nil).want(t, http.StatusOK)
 		if r.ContentLength != int64(len(r.raw)) || len(r.TransferEncoding) != 0 {
@@ -53,7 +54,8 @@ func TestWriteJSONLength(t *testing.T) {
 // database error), while /auth/status answered 500.
 func TestNoCauseLost(t *testing.T) {
 	t.Parallel()
-	eachEnv(t, Options{}, func(t *testing.T, e *env) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{})
 		if _, err := e.db.ExecContext(context.Background(), "DROP TABLE game_roles"); err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +87,7 @@ func TestNoCauseLost(t *testing.T) {
 // A client that goes away mid-request is not an error of the server.
 func TestClientGoneNotLoggedAsError(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGuild)(nil))
 		started := make(chan struct{}, 1)
 		logs := &syncBuffer{}
@@ -119,7 +121,7 @@ func TestClientGoneNotLoggedAsError(t *testing.T) {
 // its own, and an update are each cut so; the update writes nothing.
 func TestClientGoneInATransaction(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		app := ""
 		if db.Dialect().Name() == dialect.PG {
 			app = fmt.Sprintf("gameadmin_gone_%d", time.Now().UnixNano())

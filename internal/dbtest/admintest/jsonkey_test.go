@@ -32,7 +32,7 @@ type testSave struct {
 // parameter, never 200 with no rows nor a 500.
 func TestNestedJSONKey(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testSave)(nil))
 		e := newEnv(t, db, Options{Tables: tablesWith(map[string]any{"saves": (*testSave)(nil)})})
 		root, _ := e.bootstrap()

@@ -114,7 +114,7 @@ func fillForLimit(t *testing.T, db *bun.DB) (timeout, took time.Duration) {
 // statement of theirs is still running afterwards.
 func TestQueryLimits(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		app := ""
 		if db.Dialect().Name() == dialect.PG {
 			// A pool of its own, named, so pg_stat_activity shows its
@@ -291,7 +291,7 @@ func (h *limitedPages) take() int {
 // answer the same rows.
 func TestBoundedPagesRunUnlimited(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		var hook limitedPages
 		createTables(t, db, (*sdGuild)(nil))
 		insert(t, db, &[]sdGuild{{Name: "alpha"}, {Name: "beta"}})

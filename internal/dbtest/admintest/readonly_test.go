@@ -48,7 +48,7 @@ func catalogEntry(t *testing.T, c *client, name string) map[string]any {
 // 403 read_only in words, and nothing is written.
 func TestViewIsReadOnly(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		createTables(t, db, (*roScore)(nil))
 		must(db.ExecContext(ctx, `CREATE VIEW ro_ranked AS SELECT id, player, points, rank() OVER (ORDER BY points DESC) AS place FROM ro_scores`))
@@ -112,7 +112,7 @@ type roChat struct {
 // (across the export's batches), with no row page and no write.
 func TestTableWithoutPrimaryKey(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*roChat)(nil))
 		base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		var msgs []roChat

@@ -43,7 +43,7 @@ func labels(row map[string]any) map[string]any {
 
 func TestBuiltinRelations(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		var counter statementCounter
 		e := newEnv(t, db.WithQueryHook(&counter), Options{})
@@ -112,7 +112,7 @@ func TestBuiltinRelations(t *testing.T) {
 
 func TestCustomRelations(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := relationEnv(t, db)
 		cr := e.crew("guilds")
@@ -258,7 +258,7 @@ type testTicket struct {
 // instead of failing the list.
 func TestLabelsAcrossKeyTypes(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGuild)(nil), (*testTicket)(nil))
 		e := newEnv(t, db, Options{
 			Tables:    tablesWith(map[string]any{"guilds": (*testGuild)(nil), "tickets": (*testTicket)(nil)}),
@@ -298,7 +298,7 @@ func (*statementCounter) AfterQuery(context.Context, *bun.QueryEvent) {}
 // keep a query of their own: TestLabelsAcrossKeyTypes.)
 func TestListLabelsInPageQuery(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		var counter statementCounter
 		e := newEnv(t, db.WithQueryHook(&counter), Options{})
@@ -331,7 +331,7 @@ func TestListLabelsInPageQuery(t *testing.T) {
 // _estimated, instead of scanning for as long as it takes.
 func TestCountsBudget(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		// A generous budget first, and a QueryTimeout as generous (the
 		// shorter of the two bounds the count, and its default of 5 s is
@@ -371,7 +371,7 @@ INSERT INTO game_analytics_events (user_id, name, created_at) SELECT ?, 'e', CUR
 // and a mixed one (whose expanded form uses a value twice).
 func TestCursorWalkPrepared(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		var counter statementCounter
 		e := newEnv(t, db.WithQueryHook(&counter), Options{})
 		c, _ := e.bootstrap()

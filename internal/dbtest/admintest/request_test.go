@@ -20,7 +20,7 @@ import (
 // body, and nothing is written.
 func TestBadInput(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{MaxBodyBytes: 4 << 10})
 		c := e.client()
 		endpoints := []struct {

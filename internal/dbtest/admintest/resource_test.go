@@ -152,7 +152,7 @@ type testGenerated struct {
 // naming it, and a create without it gets the computed value.
 func TestGeneratedColumnsReadOnly(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ddl := `CREATE TABLE generated_rows (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL,
 			name_len INTEGER GENERATED ALWAYS AS (length(name)) STORED)`
 		if db.Dialect().Name() == dialect.PG {

@@ -58,7 +58,7 @@ func TestCrossOriginRefused(t *testing.T) {
 // and on a guarded route alike. Another origin stays refused.
 func TestReverseProxyTrustedOrigins(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		for _, trusted := range []bool{false, true} {
 			t.Run(fmt.Sprintf("trusted=%v", trusted), func(t *testing.T) {
 				public := httptest.NewUnstartedServer(nil) // its address is the public origin

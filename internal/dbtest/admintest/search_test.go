@@ -68,7 +68,7 @@ func (c *client) search(t *testing.T, q url.Values) (searchAnswer, *resp) {
 // is 400 in words, a player 403, no session 401.
 func TestSearch(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		createTables(t, db, (*srGuild)(nil), (*srItem)(nil), (*srQuest)(nil))
 		// A view whose one match is its last row of millions: reading it

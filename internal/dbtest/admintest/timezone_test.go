@@ -35,7 +35,7 @@ type tzEvent struct {
 // a wall clock _tz does not move; an unknown zone is 400 naming _tz.
 func TestTimeZoneParam(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*tzEvent)(nil))
 		e := newEnv(t, db, Options{Tables: tablesWith(map[string]any{"tzEvents": (*tzEvent)(nil)})})
 		root, _ := e.bootstrap()

@@ -18,7 +18,7 @@ import (
 // marks the users resource and says how an erased account reads.
 func TestUIRules(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		cr := e.crew("users")
 		for _, tt := range []struct {
