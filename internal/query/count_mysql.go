@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strings"
 	"sync"
 
 	"github.com/uptrace/bun"
@@ -48,20 +49,36 @@ func mysqlEstimate(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.Sele
 	if err := db.QueryRowContext(ctx, "EXPLAIN FORMAT=JSON ?", q).Scan(&out); err != nil {
 		return 0, false, err
 	}
+	// MariaDB lists the tables in a nested_loop, MySQL 8 in table;
+	// MySQL 8 writes filtered as a string.
+	type access struct {
+		Rows     float64     `json:"rows"`
+		Examined float64     `json:"rows_examined_per_scan"`
+		Filtered json.Number `json:"filtered"`
+	}
 	var plan struct {
 		Block struct {
-			Table *struct {
-				Rows     float64 `json:"rows"`
-				Filtered *float64 `json:"filtered"`
-			} `json:"table"`
+			Table *access `json:"table"`
+			Loop  []struct {
+				Table *access `json:"table"`
+			} `json:"nested_loop"`
 		} `json:"query_block"`
 	}
-	if err := json.Unmarshal([]byte(out), &plan); err != nil || plan.Block.Table == nil {
+	d := json.NewDecoder(strings.NewReader(out))
+	d.UseNumber()
+	if err := d.Decode(&plan); err != nil {
 		return 0, false, nil
 	}
-	rows := plan.Block.Table.Rows
-	if f := plan.Block.Table.Filtered; f != nil {
-		rows *= *f / 100
+	a := plan.Block.Table
+	if a == nil && len(plan.Block.Loop) > 0 {
+		a = plan.Block.Loop[0].Table
+	}
+	if a == nil {
+		return 0, false, nil
+	}
+	rows := max(a.Rows, a.Examined)
+	if f, err := a.Filtered.Float64(); err == nil && a.Filtered != "" {
+		rows *= f / 100
 	}
 	return int64(math.Round(rows)), true, nil
 }

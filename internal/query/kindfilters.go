@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 
 	"github.com/gameadmin/admin/internal/schema"
 )
@@ -162,6 +163,9 @@ func keyFilter(q *bun.SelectQuery, pg bool, c *schema.Column, kv KeyValue) *bun.
 		}
 		return q.Where(`(CASE WHEN ?TableAlias.? ~ '^\s*\{.*\}\s*$' THEN CAST(?TableAlias.? AS jsonb)`+path+` END) = CAST(? AS jsonb)`, append(append([]any{col, col}, args...), string(j))...)
 	}
+	if q.Dialect().Name() == dialect.MySQL {
+		return mysqlKeyFilter(q, col, kv)
+	}
 	for _, s := range kv.Path {
 		if s.Index {
 			return keyEach(q, col, kv)
@@ -237,4 +241,53 @@ func sqliteNumber(n json.Number) any {
 	}
 	f, _ := n.Float64()
 	return f
+}
+
+// mysqlIndexSteps is how many of a path's index steps mysqlKeyFilter
+// reads both as an array's element and as an object's key (each doubles
+// the paths it tries); the later ones name an array's element only.
+const mysqlIndexSteps = 4
+
+// mysqlKeyFilter is keyFilter on MySQL and MariaDB: JSON_TYPE and
+// JSON_EXTRACT at a path written as bound text, where JSON_VALID holds.
+// An index step is tried as [n] and as ."n" (one path per choice, ORed).
+// A string compares byte for byte, as JSON's equality does, whatever the
+// collation.
+func mysqlKeyFilter(q *bun.SelectQuery, col bun.Ident, kv KeyValue) *bun.SelectQuery {
+	paths := []string{"$"}
+	seen := 0
+	for _, s := range kv.Path {
+		key := `."` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s.Name) + `"`
+		if !s.Index {
+			for i := range paths {
+				paths[i] += key
+			}
+			continue
+		}
+		seen++
+		n := len(paths)
+		for i := range n {
+			if seen <= mysqlIndexSteps {
+				paths = append(paths, paths[i]+key)
+			}
+			paths[i] += "[" + s.Name + "]"
+		}
+	}
+	typ := "(CASE WHEN JSON_VALID(?TableAlias.?) THEN JSON_TYPE(JSON_EXTRACT(?TableAlias.?, ?)) END)"
+	val := "(CASE WHEN JSON_VALID(?TableAlias.?) THEN JSON_UNQUOTE(JSON_EXTRACT(?TableAlias.?, ?)) END)"
+	return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+		for _, path := range paths {
+			switch v := kv.Value.(type) {
+			case nil:
+				q = q.WhereOr(typ+" = 'NULL'", col, col, path)
+			case bool:
+				q = q.WhereOr(typ+" = 'BOOLEAN' AND "+val+" = ?", col, col, path, col, col, path, strconv.FormatBool(v))
+			case json.Number:
+				q = q.WhereOr(typ+" IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL') AND "+val+" = ?", col, col, path, col, col, path, sqliteNumber(v))
+			default:
+				q = q.WhereOr(typ+" = 'STRING' AND CAST("+val+" AS BINARY) = CAST(? AS BINARY)", col, col, path, col, col, path, kv.Value)
+			}
+		}
+		return q
+	})
 }

@@ -124,6 +124,12 @@ func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
 			// field over one holds numbers.
 			kind = KindNumber
 		}
+		if kind == KindTimestampLocal && dc.TypName == "datetime" && c.Field != nil && c.DataType == Datetime {
+			// MySQL's DATETIME under a Go time field (what Bun creates
+			// for one) holds instants: the driver writes and reads them
+			// in its loc, the game's zone for them.
+			kind = KindTime
+		}
 		if dc.Array {
 			c.Kind, c.Elem = KindArray, kind
 		} else if kind != "" {

@@ -343,11 +343,17 @@ func TestCountsBudget(t *testing.T) {
 		const events = 300_000
 		fill := `WITH g AS (SELECT generate_series(1, ?) AS i)
 INSERT INTO game_analytics_events (user_id, name, created_at) SELECT ?, 'e', CURRENT_TIMESTAMP FROM g`
-		if db.Dialect().Name() != dialect.PG {
+		args := []any{events, uid}
+		switch db.Dialect().Name() {
+		case dialect.SQLite:
 			fill = `WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < ?)
 INSERT INTO game_analytics_events (user_id, name, created_at) SELECT ?, 'e', CURRENT_TIMESTAMP FROM g`
+		case dialect.MySQL:
+			// MariaDB's sequence engine names its rows' range.
+			fill = fmt.Sprintf("INSERT INTO game_analytics_events (user_id, name, created_at) SELECT ?, 'e', UTC_TIMESTAMP(6) FROM seq_1_to_%d", events)
+			args = []any{uid}
 		}
-		if _, err := db.ExecContext(ctx, fill, events, uid); err != nil {
+		if _, err := db.ExecContext(ctx, fill, args...); err != nil {
 			t.Fatal(err)
 		}
 		counts := c.do("GET", "/admin-api/users/"+uid+"/_counts", nil).want(t, 200).body
