@@ -12,6 +12,7 @@ import (
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
+	bunschema "github.com/uptrace/bun/schema"
 )
 
 // dbColumn is one column as the database catalog describes it.
@@ -124,10 +125,12 @@ func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
 			// field over one holds numbers.
 			kind = KindNumber
 		}
-		if kind == KindTimestampLocal && dc.TypName == "datetime" && c.Field != nil && c.DataType == Datetime {
-			// MySQL's DATETIME under a Go time field (what Bun creates
-			// for one) holds instants: the driver writes and reads them
-			// in its loc, the game's zone for them.
+		if kind == KindTimestampLocal && dc.TypName == "datetime" && c.Field != nil && c.DataType == Datetime && !typeTagged(c.Field) {
+			// MySQL's DATETIME under a Go time field whose tag names no
+			// type (Bun creates DATETIME for one) holds instants: the
+			// driver writes and reads them in its loc, the game's zone
+			// for them. A type: tag (datetime, timestamp) keeps the wall
+			// clock.
 			kind = KindTime
 		}
 		if dc.Array {
@@ -397,4 +400,11 @@ func ColumnTypes(ctx context.Context, db bun.IDB, name string) (map[string]strin
 		out[dc.Name] = strings.ToLower(strings.TrimSpace(typ))
 	}
 	return out, nil
+}
+
+// typeTagged reports a field whose bun tag names its SQL type (type:),
+// rather than leaving it to Bun (which fills UserSQLType with its pick).
+func typeTagged(f *bunschema.Field) bool {
+	_, ok := f.Tag.Option("type")
+	return ok
 }
