@@ -94,7 +94,7 @@ func TestConfigErrors(t *testing.T) {
 // model, so a Resource alone adds the table, and MigrationSQL agrees.
 func TestResourceWithoutTablesEntry(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGuild)(nil))
 		opts := Options{Tables: map[string]any{"users": (*User)(nil)}, Resources: map[string]*Resource{
 			"guilds":    DefineResource((*testGuild)(nil), ResourceConfig{Label: "Clans"}),

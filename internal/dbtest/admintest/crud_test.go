@@ -443,7 +443,7 @@ func fillEvents(b *testing.B, db *bun.DB, n int) {
 // the answers and the audit payloads.
 func TestCreateReadUpdateDelete(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{}, true)
 		c, adminID := e.bootstrap()
 
@@ -535,7 +535,7 @@ func TestCreateReadUpdateDelete(t *testing.T) {
 // TestWriteErrors: every bad write is a 4xx error body and writes nothing.
 func TestWriteErrors(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{MaxBodyBytes: 4 << 10}, true)
 		c, _ := e.bootstrap()
 		big := `{"name":"` + strings.Repeat("x", 5<<10) + `"}`
@@ -627,7 +627,7 @@ func TestWriteErrors(t *testing.T) {
 // (user_id, slot).
 func TestCompositeIDs(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c, _ := e.bootstrap()
 		insert(t, db, &[]User{{ID: "u1", Email: "u1@example.com"}, {ID: "u2", Email: "u2@example.com"}})
@@ -706,7 +706,7 @@ func TestCompositeIDs(t *testing.T) {
 // author comes from the session.
 func TestHiddenAndReadOnlyBuiltins(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c, adminID := e.bootstrap()
 		uid := e.user("p@example.com", "player password")
@@ -810,8 +810,7 @@ func TestCreateWithoutKey(t *testing.T) {
 // is not rewritten), and sign-in matches it in any case.
 func TestUserEmailNormalized(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
-		e := newEnv(t, db, Options{})
+	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		root, _ := e.bootstrap()
 		id := e.user("p@example.com", "player password")
 		r := root.do("PATCH", "/admin-api/users/"+id, map[string]any{"email": "  New.Address@Example.COM "}).want(t, 200)
@@ -826,7 +825,7 @@ func TestUserEmailNormalized(t *testing.T) {
 // the body sets it; roles edits too.
 func TestUpdateBumpsUpdatedAt(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c, _ := e.bootstrap()
 		old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -1081,7 +1080,7 @@ func TestEmptyPrimaryKeyRefused(t *testing.T) {
 // that; a changed key or read-only value is still refused.
 func TestReadSentBackByPUT(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c, adminID := e.bootstrap()
 		uid := e.user("p@example.com", "player password")

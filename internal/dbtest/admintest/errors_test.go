@@ -121,7 +121,7 @@ func TestClientGoneNotLoggedAsError(t *testing.T) {
 // its own, and an update are each cut so; the update writes nothing.
 func TestClientGoneInATransaction(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		app := ""
 		if db.Dialect().Name() == dialect.PG {
 			app = fmt.Sprintf("gameadmin_gone_%d", time.Now().UnixNano())

@@ -155,9 +155,13 @@ func TestGeneratedColumnsReadOnly(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ddl := `CREATE TABLE generated_rows (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL,
 			name_len INTEGER GENERATED ALWAYS AS (length(name)) STORED)`
-		if db.Dialect().Name() == dialect.PG {
+		switch db.Dialect().Name() {
+		case dialect.PG:
 			ddl = `CREATE TABLE generated_rows (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, name text NOT NULL,
 				name_len int GENERATED ALWAYS AS (length(name)) STORED)`
+		case dialect.MySQL:
+			ddl = "CREATE TABLE generated_rows (id BIGINT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(255) NOT NULL, " +
+				"name_len INT GENERATED ALWAYS AS (CHAR_LENGTH(name)) STORED)"
 		}
 		if _, err := db.ExecContext(context.Background(), ddl); err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // The search box's tables: three of named rows, and a view that takes
@@ -73,9 +74,16 @@ func TestSearch(t *testing.T) {
 		createTables(t, db, (*srGuild)(nil), (*srItem)(nil), (*srQuest)(nil))
 		// A view whose one match is its last row of millions: reading it
 		// takes seconds on both databases.
-		if _, err := db.ExecContext(ctx, `CREATE VIEW sr_slow AS
+		slow := `CREATE VIEW sr_slow AS
 			WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 50000000)
-			SELECT n AS id, CASE WHEN n = 50000000 THEN 'Night last' ELSE 'x' END AS name FROM r`); err != nil {
+			SELECT n AS id, CASE WHEN n = 50000000 THEN 'Night last' ELSE 'x' END AS name FROM r`
+		if db.Dialect().Name() == dialect.MySQL {
+			// MariaDB stops a recursion at max_recursive_iterations; its
+			// sequence engine counts as far.
+			slow = `CREATE VIEW sr_slow AS
+			SELECT seq AS id, CASE WHEN seq = 50000000 THEN 'Night last' ELSE 'x' END AS name FROM seq_1_to_50000000`
+		}
+		if _, err := db.ExecContext(ctx, slow); err != nil {
 			t.Fatal(err)
 		}
 		var guilds []srGuild

@@ -32,7 +32,7 @@ type testPurchase struct {
 // stored text with the _invalid marker other unreadable cells get.
 func TestMalformedStoredJSON(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testPurchase)(nil))
 		e := newEnv(t, db, Options{Tables: tablesWith(map[string]any{"purchases": (*testPurchase)(nil)})})
 		root, _ := e.bootstrap()
@@ -121,7 +121,7 @@ func TestMalformedStoredJSON(t *testing.T) {
 // checked, and an unchanged one beside it does not stop a change.
 func TestPutRowAsRead(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testPurchase)(nil))
 		e := newEnv(t, db, Options{Tables: tablesWith(map[string]any{"purchases": (*testPurchase)(nil)}), Resources: map[string]*Resource{
 			"purchases": DefineResource((*testPurchase)(nil), ResourceConfig{Columns: map[string]ColumnConfig{"tier": {Choices: []string{"gold", "silver"}}}}),

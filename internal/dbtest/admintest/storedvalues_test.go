@@ -162,7 +162,7 @@ type testOddItem struct {
 // shown as stored says so and is logged with the row's key.
 func TestSpecialStoredValues(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testOdd)(nil), (*testOddItem)(nil))
 		e := newEnv(t, db, Options{Tables: tablesWith(map[string]any{"odd": (*testOdd)(nil), "oddItems": (*testOddItem)(nil)})})
 		c, _ := e.bootstrap()
@@ -399,7 +399,7 @@ var typedCols = []typedCol{
 // read row PUT back unchanged changes nothing.
 func TestTypeMatrix(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		pg := db.Dialect().Name() == dialect.PG
 		if pg {
