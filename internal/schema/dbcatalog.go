@@ -12,7 +12,6 @@ import (
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
-	bunschema "github.com/uptrace/bun/schema"
 )
 
 // dbColumn is one column as the database catalog describes it.
@@ -124,14 +123,6 @@ func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
 			// MySQL's TINYINT(1) is its boolean, but a Go integer
 			// field over one holds numbers.
 			kind = KindNumber
-		}
-		if kind == KindTimestampLocal && dc.TypName == "datetime" && c.Field != nil && c.DataType == Datetime && !typeTagged(c.Field) {
-			// MySQL's DATETIME under a Go time field whose tag names no
-			// type (Bun creates DATETIME for one) holds instants: the
-			// driver writes and reads them in its loc, the game's zone
-			// for them. A type: tag (datetime, timestamp) keeps the wall
-			// clock.
-			kind = KindTime
 		}
 		if dc.Array {
 			c.Kind, c.Elem = KindArray, kind
@@ -400,11 +391,4 @@ func ColumnTypes(ctx context.Context, db bun.IDB, name string) (map[string]strin
 		out[dc.Name] = strings.ToLower(strings.TrimSpace(typ))
 	}
 	return out, nil
-}
-
-// typeTagged reports a field whose bun tag names its SQL type (type:),
-// rather than leaving it to Bun (which fills UserSQLType with its pick).
-func typeTagged(f *bunschema.Field) bool {
-	_, ok := f.Tag.Option("type")
-	return ok
 }

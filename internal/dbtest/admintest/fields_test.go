@@ -14,6 +14,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // fieldsGuild has players, each with a large save document.
@@ -46,7 +47,7 @@ type selects struct {
 
 func (s *selects) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
 func (s *selects) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
-	if strings.Contains(ev.Query, `"fplayers"`) {
+	if strings.Contains(ev.Query, `"fplayers"`) || strings.Contains(ev.Query, "`fplayers`") {
 		s.mu.Lock()
 		s.texts = append(s.texts, ev.Query)
 		s.mu.Unlock()
@@ -67,8 +68,17 @@ func (s *selects) take() []string {
 // caller's role may not read is refused as an unknown one; masks apply.
 func TestFields(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
-		createTables(t, db, (*fieldsGuild)(nil), (*fieldsPlayer)(nil))
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		if db.Dialect().Name() == dialect.MySQL {
+			// A MariaDB game keeps its save document in a JSON column
+			// (Bun would make a VARCHAR(255) of the map).
+			createTables(t, db, (*fieldsGuild)(nil))
+			must(db.ExecContext(context.Background(), "CREATE TABLE fplayers (id BIGINT AUTO_INCREMENT PRIMARY KEY, guild_id BIGINT NOT NULL, "+
+				"name VARCHAR(255) NOT NULL, level BIGINT NOT NULL, email VARCHAR(255) NOT NULL, pin VARCHAR(255) NOT NULL, "+
+				"secret VARCHAR(255) NOT NULL, save JSON)"))
+		} else {
+			createTables(t, db, (*fieldsGuild)(nil), (*fieldsPlayer)(nil))
+		}
 		insert(t, db, &[]fieldsGuild{{ID: 1, Name: "Red"}, {ID: 2, Name: "Blue"}})
 		blob := strings.Repeat("x", 200_000)
 		players := make([]fieldsPlayer, 100)
@@ -113,7 +123,7 @@ func TestFields(t *testing.T) {
 			for _, q := range texts {
 				// A count's estimate (EXPLAIN) plans the statement and
 				// reads no row.
-				if strings.Contains(q, `"save"`) && !strings.HasPrefix(q, "EXPLAIN") {
+				if (strings.Contains(q, `"save"`) || strings.Contains(q, "`save`")) && !strings.HasPrefix(q, "EXPLAIN") {
 					t.Errorf("%s: a statement reads the save document: %s", what, q)
 				}
 			}

@@ -159,7 +159,7 @@ func TestWindowCap(t *testing.T) {
 }
 
 func TestKeysetWalk(t *testing.T) {
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		tb, _ := setup(t, db)
 		ctx := context.Background()
 		// More rows, with many ties on score, to make the walk interesting.

@@ -39,7 +39,7 @@ type plainRow struct {
 // the model gives (RowMap of the same rows loaded by Bun), NULLs and
 // PostgreSQL's NaN and infinities included.
 func TestPlainCellsMatchTheModel(t *testing.T) {
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		if _, err := db.NewCreateTable().Model((*plainRow)(nil)).Exec(ctx); err != nil {
 			t.Fatal(err)

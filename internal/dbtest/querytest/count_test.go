@@ -29,7 +29,7 @@ func count(t *testing.T, db *bun.DB, tb *schema.Table, qs string, opts query.Cou
 }
 
 func TestCountExact(t *testing.T) {
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		tb, _ := setup(t, db)
 		tests := []struct {
 			q    string

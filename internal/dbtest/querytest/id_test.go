@@ -18,7 +18,7 @@ import (
 )
 
 func TestIDRoundTrip(t *testing.T) {
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		itemT, pairT := setup(t, db)
 		ctx := context.Background()
 		for _, tb := range []*schema.Table{itemT, pairT} {
@@ -139,7 +139,7 @@ func equal(a, b any) bool {
 }
 
 func TestRowMap(t *testing.T) {
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		tb, _ := setup(t, db)
 		q := query.WherePK(query.Select(db, tb), tb, map[string]any{"id": int64(4)})
 		row, err := query.ScanRow(context.Background(), q, tb, map[string]bool{"blob": true})

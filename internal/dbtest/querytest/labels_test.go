@@ -34,7 +34,7 @@ type pet struct {
 // first non-empty label column, none for a NULL or dangling key or an
 // owner with no label.
 func TestWithLabels(t *testing.T) {
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		for _, m := range []any{(*owner)(nil), (*pet)(nil)} {
 			if _, err := db.NewCreateTable().Model(m).Exec(ctx); err != nil {
@@ -127,7 +127,7 @@ func TestJoinable(t *testing.T) {
 // key the database indexes and no soft deletes, with every label read by
 // its target's key.
 func TestBounded(t *testing.T) {
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		if _, err := db.NewCreateTable().Model((*pet)(nil)).Exec(ctx); err != nil {
 			t.Fatal(err)

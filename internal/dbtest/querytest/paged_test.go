@@ -31,7 +31,7 @@ type visit struct {
 // sorts without an index, with keyset pages, and with PostgreSQL's
 // infinite timestamps.
 func TestPagedMatchesSelect(t *testing.T) {
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		for _, m := range []any{(*owner)(nil), (*visit)(nil)} {
 			if _, err := db.NewCreateTable().Model(m).Exec(ctx); err != nil {

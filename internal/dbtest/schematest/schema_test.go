@@ -96,7 +96,7 @@ func TestInspectBuiltins(t *testing.T) {
 	if len(builtins) != len(tests) {
 		t.Fatalf("BuiltinTables() has %d tables; the test covers %d", len(builtins), len(tests))
 	}
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		for _, tt := range tests {
 			t.Run(tt.key, func(t *testing.T) {
 				tb, err := schema.Inspect(db, tt.key, builtins[tt.key])

@@ -45,7 +45,7 @@ func count(t *testing.T, c *stmtcache.Cache, db *bun.DB, text string) (n int64, 
 // statements are kept, the least recent closed first; Close ends the
 // preparing.
 func TestRepeatedTextsArePrepared(t *testing.T) {
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		c := stmtcache.New(db.DB, 2)
 		q := func(i int) string { return fmt.Sprintf("SELECT %d + 1", i) }
 		if n, plain := count(t, c, db, q(1)); n != 2 || !plain || c.Prepared() != 0 {
@@ -128,7 +128,7 @@ func TestFailingStatementsFallBack(t *testing.T) {
 // the cache closed under a goroutine about to run it is not a failure of
 // the database's, and the cache keeps preparing.
 func TestConcurrentQueries(t *testing.T) {
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		c := stmtcache.New(db.DB, 2)
 		defer c.Close()
 		var gaveUp atomic.Bool
@@ -242,7 +242,7 @@ func TestQueryTx(t *testing.T) {
 // up without running. (On PostgreSQL the transactions would otherwise run
 // side by side; the SQLite test pool has one connection either way.)
 func TestSerializeWrites(t *testing.T) {
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		c := stmtcache.New(db.DB, 4)
 		c.SerializeWrites()
 		ctx := context.Background()
