@@ -68,7 +68,16 @@ func gadgetResource() *Resource {
 // gadgetEnv is a panel with the gadgets table, seeded unless empty.
 func gadgetEnv(t *testing.T, db *bun.DB, opts Options, seed bool) *env {
 	t.Helper()
-	createTables(t, db, (*testGadget)(nil))
+	if db.Dialect().Name() == dialect.MySQL {
+		// The table a MariaDB game has: an instant is a TIMESTAMP (Bun's
+		// DATETIME for a time.Time is a wall clock), a map a JSON column.
+		must(db.ExecContext(context.Background(), "CREATE TABLE gadgets (id BIGINT AUTO_INCREMENT PRIMARY KEY, "+
+			"name VARCHAR(255) NOT NULL UNIQUE, qty BIGINT NOT NULL DEFAULT 7, price DOUBLE NOT NULL DEFAULT 0, "+
+			"active BOOLEAN NOT NULL DEFAULT FALSE, seen_at TIMESTAMP(6) NULL, meta JSON, note VARCHAR(255), "+
+			"owner_id VARCHAR(255), secret VARCHAR(255))"))
+	} else {
+		createTables(t, db, (*testGadget)(nil))
+	}
 	if seed {
 		rows := gadgetRows()
 		insert(t, db, &rows)
