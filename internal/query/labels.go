@@ -128,8 +128,8 @@ func (l *List) Query(db bun.IDB, t, view *schema.Table, labels []Label, where fu
 // limit (Limited). On PostgreSQL, whose limit ends the statement in the
 // server wherever it is, Whole is q.
 func Whole(db bun.IDB, q *bun.SelectQuery, order []SortKey) *bun.SelectQuery {
-	if db.Dialect().Name() == dialect.PG {
-		return q
+	if db.Dialect().Name() != dialect.SQLite {
+		return q // MySQL's time limit, too, ends the statement in the server
 	}
 	w := bun.Ident("_w")
 	return orderAs(db.NewSelect().TableExpr("(?) AS ?", materialized{q}, w).ColumnExpr("?.*", w), w, order)

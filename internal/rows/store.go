@@ -220,6 +220,44 @@ func (s Store) writeReturning(ctx context.Context, tx bun.Tx, res *Resource, bui
 	return stored, err
 }
 
+// updatedMySQL is returned for an UPDATE on MySQL, which has no UPDATE …
+// RETURNING: the update runs (prepared as returned's would), then the
+// row is read again by its key (the one vals sets, else id) in tx.
+func (s Store) updatedMySQL(ctx context.Context, tx bun.Tx, res *Resource, build func(vals, id map[string]any) write, vals, id map[string]any) (map[string]any, error) {
+	var params map[string]any
+	var args []any
+	ok := s.Stmts.Retryable(ctx)
+	if ok {
+		params, args, ok = query.Bind(tx, vals, 1)
+	}
+	if !ok {
+		if _, err := build(vals, id).Exec(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		pk, pkArgs := query.PKParams(tx, res.Table, id, len(args)+1)
+		plain := build(vals, id)
+		if _, err := s.Stmts.ExecTx(ctx, tx.Tx, build(params, pk).String(), func() (sql.Result, error) {
+			return tx.ExecContext(ctx, "?", bun.Safe(plain.String()))
+		}, append(args, pkArgs...)...); err != nil {
+			return nil, err
+		}
+	}
+	key := maps.Clone(id)
+	for _, c := range res.Table.PK {
+		if v, set := vals[c.Name]; set {
+			key[c.Name] = v
+		}
+	}
+	cols, colArgs := query.Returning(tx, res.Table)
+	ret := query.NewReturned(res.Table)
+	q := tx.NewSelect().TableExpr("?", bun.Ident(res.Table.Name)).ColumnExpr(cols, colArgs...)
+	if err := query.WherePK(q, res.Table, key).Scan(ctx, ret.Dest...); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	return ret.Row(res.stored)
+}
+
 // returned runs build(vals, id), a write of vals (to the row id, for an
 // update) inside tx, and reads the row it returns as ReadRow would
 // (sql.ErrNoRows when none). In a transaction Stmts runs (Retryable) the
@@ -228,6 +266,9 @@ func (s Store) writeReturning(ctx context.Context, tx bun.Tx, res *Resource, bui
 // when a value has no parameter form, it runs through Bun with its values
 // inline (its hooks see it).
 func (s Store) returned(ctx context.Context, tx bun.Tx, res *Resource, build func(vals, id map[string]any) write, vals, id map[string]any) (map[string]any, error) {
+	if id != nil && tx.Dialect().Name() == dialect.MySQL {
+		return s.updatedMySQL(ctx, tx, res, build, vals, id)
+	}
 	ret := query.NewReturned(res.Table)
 	var params map[string]any
 	var args []any

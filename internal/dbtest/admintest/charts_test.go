@@ -95,7 +95,7 @@ func onlineNow(t *testing.T, ws map[string]map[string]any) float64 {
 // start at the minutes it sets, three hours ago.
 func TestDashboardCharts(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		rooms := &countedRooms{}
 		var asked Range
@@ -234,7 +234,7 @@ func (*heldCharts) AfterQuery(context.Context, *bun.QueryEvent) {}
 // counts the computations, never times them.
 func TestChartsComputedOnce(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		hook := &heldCharts{release: make(chan struct{})}
 		released := false
 		release := func() {

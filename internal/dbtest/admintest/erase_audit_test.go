@@ -72,7 +72,7 @@ func auditTexts(t *testing.T, db *bun.DB) map[int64]string {
 // changed.
 func TestUserEraseAuditHistory(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		createTables(t, db, (*testProfile)(nil), (*testContact)(nil), (*testReview)(nil))
 		e := newEnv(t, db, Options{
@@ -180,7 +180,7 @@ func TestUserEraseAuditHistory(t *testing.T) {
 // the player's entries and leaves the other account's alone.
 func TestUserEraseReusedEmail(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		root, _ := e.bootstrap()
 		bob := e.user("Shared@example.com", "bob password")

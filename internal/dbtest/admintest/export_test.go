@@ -57,7 +57,7 @@ func csvColumn(t *testing.T, recs [][]string, name string) []string {
 
 func TestExportCSV(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{ExportMaxRows: 4}, true)
 		c := e.crew()
 
@@ -130,7 +130,7 @@ func TestExportCSV(t *testing.T) {
 // a leading apostrophe.
 func TestExportFormulaInjection(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{}, false)
 		c, _ := e.bootstrap()
 		names := []string{"=HYPERLINK(\"http://evil\")", "+1+1", "-2+3", "@SUM(A1)", "\tx", "plain", "a=b",
@@ -155,7 +155,7 @@ func TestExportFormulaInjection(t *testing.T) {
 // with ties, and writes every row once.
 func TestExportBatches(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{ExportMaxRows: -1}, false)
 		c, _ := e.bootstrap()
 		const n = 1234
@@ -193,7 +193,7 @@ func TestExportBatches(t *testing.T) {
 // rate limit; ExportNoBOM leaves the mark out.
 func TestExportIsAnOperatorsTool(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		hold := &holdExport{started: make(chan struct{}), release: make(chan struct{})}
 		// No QueryTimeout: the held export must not run out of time.
 		e := gadgetEnv(t, db.WithQueryHook(hold), Options{PlayersCanRead: true, QueryTimeout: -1, RateLimit: RateLimitOptions{Exports: NewTokenBucket(3, 1.0/3600)}}, true)
@@ -322,7 +322,7 @@ func (g *ginWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // audit entry says it is incomplete.
 func TestExportFailureIsVisible(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		hook := &failNthExport{}
 		db = db.WithQueryHook(hook)
 		e := gadgetEnv(t, db, Options{ExportMaxRows: -1}, false)
@@ -381,7 +381,7 @@ func TestExportFailureIsVisible(t *testing.T) {
 // header is the column names and the ban its JSON, as scripts read them.
 func TestExportLabels(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{}, true)
 		root, _ := e.bootstrap()
 		names, _ := exportCSV(t, root, "_sort=id")

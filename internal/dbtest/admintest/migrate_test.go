@@ -32,7 +32,7 @@ import (
 // when New migrates.
 func TestMigrateAppliesGaps(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		migrate := func() {
 			t.Helper()
@@ -148,7 +148,7 @@ var hookFilled = map[string]bool{"game_users.id": true} // User: a UUIDv7
 // model's hook fills it.
 func TestBuiltinModelsMatchSchema(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		root, _ := e.bootstrap()
 		models := map[string]any{}
@@ -231,7 +231,7 @@ var playerColumns = UserColumns{PasswordHash: "pw_hash", DisplayName: "nickname"
 // models, all named ops_*, and nothing named game_*; the panel works on them.
 func TestTablePrefixAndSubset(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testPlayer)(nil))
 		opts := Options{TablePrefix: "ops_", UserColumns: playerColumns, Tables: map[string]any{
 			"users": (*testPlayer)(nil), "userNotes": (*UserNote)(nil), "roles": (*RoleAssignment)(nil), "adminAudit": (*AuditEntry)(nil),
@@ -266,7 +266,7 @@ func TestTablePrefixAndSubset(t *testing.T) {
 // (twice: they are idempotent) make it succeed, and the panel works.
 func TestMigrateOff(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		createTables(t, db, (*testPlayer)(nil))
 		opts := Options{TablePrefix: "ops_", UserColumns: playerColumns, Migrations: MigrateOff, Secret: testSecret, PasswordHasher: testHasher,

@@ -209,7 +209,7 @@ func TestReportsOff(t *testing.T) {
 		cr.admin.do("GET", "/admin-api/_reports", nil).want(t, 404, "reports_off")
 		cr.admin.do("POST", "/admin-api/_reports/"+p+"/claim", nil).want(t, 404, "reports_off")
 	})
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		for _, cats := range [][]ReportCategory{
 			{{Key: "x"}, {Key: "x"}},
 			{{Key: "bad key"}},
@@ -274,7 +274,7 @@ func newReportWorld(t *testing.T, db *bun.DB, with ...func(*Options)) *reportWor
 
 func TestReportClaimRace(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newReportWorld(t, db)
 		path := "/admin-api/_reports/" + w.player + "/claim"
 		var wg sync.WaitGroup
@@ -329,7 +329,7 @@ func TestReportClaimRace(t *testing.T) {
 
 func TestReportResolveBan(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newReportWorld(t, db)
 		e := w.e
 		var open []int64
@@ -401,7 +401,7 @@ func TestReportResolveBan(t *testing.T) {
 
 func TestReportResolveOutcomes(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newReportWorld(t, db)
 		e, ctx := w.e, context.Background()
 		resolve := func(outcome string, body map[string]any) *resp {
@@ -457,7 +457,7 @@ func TestReportResolveOutcomes(t *testing.T) {
 
 func TestReportQueue(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newReportWorld(t, db)
 		e, ctx := w.e, context.Background()
 		// Another player reported three times, two days ago: more reports,
@@ -599,7 +599,7 @@ func toInt64(v any) int64 {
 // closes the open reports about them; its dry run changes nothing.
 func TestReportsExportedAndErased(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newReportWorld(t, db)
 		admin := w.cr.admin
 		export := func(id string) map[string]any {
@@ -670,7 +670,7 @@ func TestReportsExportedAndErased(t *testing.T) {
 // report.file entry records the reporter for moderators), nowhere.
 func TestExportNamesNoReporter(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newReportWorld(t, db)
 		ctx := context.Background()
 		names := map[string]string{w.r1: "Reporter One", w.r2: "Reporter Two"}
@@ -714,7 +714,7 @@ func TestExportNamesNoReporter(t *testing.T) {
 // outcome, and changes nothing trying; an admin works them.
 func TestReportsFollowTheHierarchy(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newReportWorld(t, db)
 		ctx := context.Background()
 		for _, target := range []string{w.mod2ID, w.cr.adminID} {
@@ -805,7 +805,7 @@ const queueStatement, summaryStatement = "SUM(filings) AS filings", "MIN(created
 func TestReportsQueueTakesASlot(t *testing.T) {
 	t.Parallel()
 	queue := queueStatement
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		hold := &holdStatements{}
 		w := newReportWorld(t, db.WithQueryHook(hold), func(o *Options) { o.QueryConcurrency = 1; o.QueryTimeout = time.Hour })
 		mod := w.cr.modScoped
@@ -841,7 +841,7 @@ func TestReportsQueueTakesASlot(t *testing.T) {
 func TestReportsQueueTimesOut(t *testing.T) {
 	t.Parallel()
 	queue, summary := queueStatement, summaryStatement
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		hold := &holdStatements{}
 		// On PostgreSQL the lock holds up the reports chart too, which
 		// no QueryTimeout bounds: the dashboard answers at WidgetTimeout,

@@ -59,7 +59,7 @@ func playerData(t *testing.T, e *env, root *client, rootID string) (bob, carol s
 // user.export. Nobody else may.
 func TestUserExport(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		cr := e.crew("users", "cloudSaves")
 		bob, _ := playerData(t, e, cr.admin, cr.adminID)
@@ -164,7 +164,7 @@ func grepDB(t *testing.T, db *bun.DB, needle string) []string {
 // entries keep their ids; the erase is audited with its counts.
 func TestUserErase(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, Options{Resources: map[string]*Resource{
 			"cloudSaves": DefineResource((*CloudSave)(nil), ResourceConfig{Erase: EraseKeep}), // a legal hold
@@ -250,7 +250,7 @@ func TestUserErase(t *testing.T) {
 // raises an error on SQLite.
 func TestUserEraseIsAtomic(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, Options{})
 		root, rootID := e.bootstrap()
@@ -296,7 +296,7 @@ END $$`,
 // and nothing changes.
 func TestUserEraseDeeperReference(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, Options{})
 		root, rootID := e.bootstrap()
@@ -354,7 +354,7 @@ type handlePlayer struct {
 // column.
 func TestUserEraseUniqueHandle(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		ddl := `CREATE TABLE handle_players (id INTEGER PRIMARY KEY AUTOINCREMENT, email TEXT NOT NULL UNIQUE,
 			handle TEXT UNIQUE COLLATE NOCASE NOT NULL DEFAULT (hex(randomblob(6))), friend_code VARCHAR(6) NOT NULL UNIQUE DEFAULT (hex(randomblob(3))), pw_hash TEXT, banned TEXT, gen BIGINT NOT NULL DEFAULT 0)`

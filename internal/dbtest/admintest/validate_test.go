@@ -30,7 +30,7 @@ type squad struct {
 // characters"), and nothing is written.
 func TestFormsStopMistakes(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*squad)(nil))
 		e := newEnv(t, db, Options{Tables: tablesWith(map[string]any{"squads": (*squad)(nil)})})
 		c, adminID := e.bootstrap()

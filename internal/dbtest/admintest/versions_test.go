@@ -11,6 +11,7 @@ import (
 
 	. "github.com/gameadmin/admin"
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/gameadmin/admin/internal/sqldialect"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 )
@@ -99,7 +100,7 @@ func etagOf(t *testing.T, r *resp) string {
 func (e *env) doc(table, col string, id int64) map[string]any {
 	e.t.Helper()
 	var raw string
-	if err := e.db.NewSelect().TableExpr(table).ColumnExpr("CAST(? AS TEXT)", bun.Ident(col)).Where("id = ?", id).Scan(context.Background(), &raw); err != nil {
+	if err := e.db.NewSelect().TableExpr(table).ColumnExpr("?", sqldialect.AsText(bun.Ident(col))).Where("id = ?", id).Scan(context.Background(), &raw); err != nil {
 		e.t.Fatal(err)
 	}
 	var out map[string]any
@@ -138,7 +139,7 @@ func (e *env) playerNick(id int64) string {
 // 400; without If-Match a write is not checked.
 func TestIfMatch(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, cr := playerEnv(t, db, Options{})
 		admin, mod := cr.admin, cr.modScoped
 
@@ -265,7 +266,7 @@ func TestIfMatch(t *testing.T) {
 // document stored as text that is not JSON are 400s that write nothing.
 func TestMergePatch(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, cr := playerEnv(t, db, Options{})
 		admin := cr.admin
 		v1 := etagOf(t, admin.do("GET", "/admin-api/players/1", nil).want(t, 200))
@@ -366,7 +367,7 @@ func TestMergePatch(t *testing.T) {
 // and updated_at is bumped only by an update that writes something.
 func TestUnchangedNotWritten(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, cr := playerEnv(t, db, Options{})
 		admin := cr.admin
 		ctx := context.Background()
@@ -415,7 +416,7 @@ func TestUnchangedNotWritten(t *testing.T) {
 // value bumps it.
 func TestUpdatedAtOnlyWithAWrite(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		root, _ := e.bootstrap()
 		must(db.ExecContext(context.Background(), "INSERT INTO game_configs (key, value, updated_at) VALUES ('motd', '\"hi\"', ?)", time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)))
@@ -458,7 +459,7 @@ type testTimeVersioned struct {
 // be a version.
 func TestVersionColumn(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		createTables(t, db, (*testVersioned)(nil), (*testTimeVersioned)(nil))
 		insert(t, db, &[]testVersioned{{Nickname: "Ann", Stats: map[string]any{"gold": 100005}, Version: 7}})
@@ -548,7 +549,7 @@ func TestVersionColumn(t *testing.T) {
 // even as paths says so, and its revert answers that it was too large.
 func TestBigDocumentHistory(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, cr := playerEnv(t, db, Options{})
 		admin := cr.admin
 		ctx := context.Background()
@@ -618,7 +619,7 @@ func TestBigDocumentHistory(t *testing.T) {
 // keys and values bound, and merges as the inline statement does.
 func TestMergePatchPrepared(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		hook := &writeQueries{n: map[string]int{}}
 		e := gadgetEnv(t, db.WithQueryHook(hook), Options{}, true)
 		c, _ := e.bootstrap()
