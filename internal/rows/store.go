@@ -82,7 +82,7 @@ func (s Store) now() time.Time {
 
 // ReadRow loads one row by primary key, without the columns res's role
 // may not read (res.Hidden), none masked. lock, inside a transaction,
-// locks the row until it ends (FOR UPDATE on PostgreSQL; SQLite has one
+// locks the row until it ends (FOR UPDATE on PostgreSQL and MySQL; SQLite has one
 // writer, and a write transaction holds it).
 func (s Store) ReadRow(ctx context.Context, db bun.IDB, res *Resource, id map[string]any, lock bool) (map[string]any, error) {
 	row, err := s.readRow(ctx, db, res, id, lock, false)
@@ -101,7 +101,7 @@ func (s Store) readRow(ctx context.Context, db bun.IDB, res *Resource, id map[st
 		if withDeleted && res.Table.SoftDelete != nil {
 			q = q.WhereAllWithDeleted()
 		}
-		if lock && s.DB.Dialect().Name() == dialect.PG {
+		if lock && s.DB.Dialect().Name() != dialect.SQLite {
 			q = q.For("UPDATE")
 		}
 		return q

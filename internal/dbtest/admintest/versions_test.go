@@ -42,7 +42,14 @@ type opLoadout struct {
 // and a mod whose scope is players.
 func playerEnv(t *testing.T, db *bun.DB, opts Options) (*env, crew) {
 	t.Helper()
-	createTables(t, db, (*opPlayer)(nil))
+	if db.Dialect().Name() == dialect.MySQL {
+		// The documents as a MariaDB game keeps them: JSON columns (Bun's
+		// DDL would make a map a VARCHAR(255)).
+		must(db.ExecContext(context.Background(), "CREATE TABLE players (id BIGINT AUTO_INCREMENT PRIMARY KEY, nickname VARCHAR(255) NOT NULL, "+
+			"email VARCHAR(255) NOT NULL DEFAULT '', notes TEXT NOT NULL DEFAULT '', stats JSON, inventory JSON, loadout JSON, deleted_at DATETIME(6) NULL) DEFAULT CHARSET=utf8mb4"))
+	} else {
+		createTables(t, db, (*opPlayer)(nil))
+	}
 	insert(t, db, &[]opPlayer{{Nickname: "Ann", Email: "ann@example.com", Notes: "chargeback in May",
 		Stats:     map[string]any{"gold": 100005, "level": 3},
 		Inventory: map[string]any{"gold": 100005, "slots": map[string]any{"1": "axe", "2": "bow", "3": "cap"}},
@@ -364,10 +371,12 @@ func TestMergePatch(t *testing.T) {
 // TestUnchangedNotWritten: an update writes only the columns whose value
 // differs from the locked row's: a PUT of the row as read with one field
 // changed sets that field alone (a trigger on the others does not fire),
-// and updated_at is bumped only by an update that writes something.
+// and updated_at is bumped only by an update that writes something. Not
+// on MySQL: its triggers have no UPDATE OF a column, and cannot tell a
+// column written with its own value from one left out.
 func TestUnchangedNotWritten(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		e, cr := playerEnv(t, db, Options{})
 		admin := cr.admin
 		ctx := context.Background()
@@ -419,7 +428,7 @@ func TestUpdatedAtOnlyWithAWrite(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		root, _ := e.bootstrap()
-		must(db.ExecContext(context.Background(), "INSERT INTO game_configs (key, value, updated_at) VALUES ('motd', '\"hi\"', ?)", time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)))
+		must(db.ExecContext(context.Background(), "INSERT INTO game_configs (?, value, updated_at) VALUES ('motd', '\"hi\"', ?)", bun.Ident("key"), time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC))) // key: a reserved word on MySQL
 		at := root.do("GET", "/admin-api/configs/motd", nil).want(t, 200).body["updated_at"]
 		root.do("PATCH", "/admin-api/configs/motd", map[string]any{"value": "hi"}).want(t, 200)
 		if got := root.do("GET", "/admin-api/configs/motd", nil).want(t, 200).body["updated_at"]; got != at {
@@ -461,7 +470,13 @@ func TestVersionColumn(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
-		createTables(t, db, (*testVersioned)(nil), (*testTimeVersioned)(nil))
+		if db.Dialect().Name() == dialect.MySQL {
+			// A MariaDB game's: a JSON document, a time version to the microsecond.
+			must(db.ExecContext(ctx, "CREATE TABLE vplayers (id BIGINT AUTO_INCREMENT PRIMARY KEY, nickname VARCHAR(255) NOT NULL, stats JSON, version BIGINT NOT NULL) DEFAULT CHARSET=utf8mb4"))
+			must(db.ExecContext(ctx, "CREATE TABLE stamped (id BIGINT AUTO_INCREMENT PRIMARY KEY, nickname VARCHAR(255) NOT NULL, rev DATETIME(6) NOT NULL) DEFAULT CHARSET=utf8mb4"))
+		} else {
+			createTables(t, db, (*testVersioned)(nil), (*testTimeVersioned)(nil))
+		}
 		insert(t, db, &[]testVersioned{{Nickname: "Ann", Stats: map[string]any{"gold": 100005}, Version: 7}})
 		frozen := time.Date(2030, 5, 6, 7, 8, 9, 0, time.UTC)
 		insert(t, db, &[]testTimeVersioned{{Nickname: "Bo", Rev: frozen}})
