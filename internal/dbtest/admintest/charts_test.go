@@ -213,7 +213,8 @@ type heldCharts struct {
 }
 
 func (h *heldCharts) BeforeQuery(ctx context.Context, ev *bun.QueryEvent) context.Context {
-	if strings.Contains(ev.Query, "epoch") && strings.Contains(ev.Query, "GROUP BY") {
+	// MySQL counts the seconds since the epoch with TIMESTAMPDIFF.
+	if (strings.Contains(ev.Query, "epoch") || strings.Contains(ev.Query, "TIMESTAMPDIFF(SECOND, '1970-01-01'")) && strings.Contains(ev.Query, "GROUP BY") {
 		h.n.Add(1)
 		select {
 		case <-h.release:
