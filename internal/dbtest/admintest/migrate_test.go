@@ -337,8 +337,22 @@ func TestMigrationSQLText(t *testing.T) {
 	if all := strings.Join(must(MigrationSQL("pg", Options{})), "\n"); !strings.Contains(all, `CREATE INDEX IF NOT EXISTS "game_users_lower_email_idx" ON "game_users" (lower("email"))`) {
 		t.Fatalf("MigrationSQL for the built-in users table lacks the lower(email) index:\n%s", all)
 	}
-	if _, err := MigrationSQL("mysql", Options{}); err == nil {
-		t.Fatal("MigrationSQL(mysql) = nil error")
+	// MySQL and MariaDB: backticks, the key type an index takes, and the
+	// suggested index on the column itself (MariaDB indexes no lower()).
+	for _, d := range []string{"mysql", "mariadb"} {
+		all := strings.Join(must(MigrationSQL(d, Options{})), ";\n")
+		for _, want := range []string{"CREATE TABLE IF NOT EXISTS `game_users`", "REFERENCES `game_users` (`id`) ON DELETE CASCADE", "`game_admin_schema`"} {
+			if !strings.Contains(all, want) {
+				t.Fatalf("%s: MigrationSQL lacks %s:\n%s", d, want, all)
+			}
+		}
+	}
+	mine := strings.Join(must(MigrationSQL("mysql", Options{Tables: map[string]any{"users": (*testPlayer)(nil)}, UserColumns: playerColumns})), "\n")
+	if !strings.Contains(mine, "\n-- CREATE INDEX IF NOT EXISTS `players_email_idx` ON `players` (`email`)") || strings.Contains(mine, "CREATE TABLE IF NOT EXISTS `game_users`") {
+		t.Fatalf("MigrationSQL(mysql) for a players table:\n%s", mine)
+	}
+	if _, err := MigrationSQL("oracle", Options{}); err == nil || !strings.Contains(err.Error(), "mysql") {
+		t.Fatalf("MigrationSQL(oracle) = %v; want an error naming the dialects", err)
 	}
 }
 
