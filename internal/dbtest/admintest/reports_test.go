@@ -2,6 +2,7 @@ package admintest
 
 import (
 	"context"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,6 +51,20 @@ func (e *env) reportRows() []map[string]any {
 	var rows []map[string]any
 	if err := e.db.NewSelect().Table("game_reports").Order("id").Scan(context.Background(), &rows); err != nil {
 		e.t.Fatal(err)
+	}
+	// Bun scans MySQL's nullable columns into a map as sql.Null* values:
+	// the value, or nil, as the other drivers hand them back.
+	for _, row := range rows {
+		for k, v := range row {
+			if vr, ok := v.(driver.Valuer); ok {
+				if row[k], _ = vr.Value(); row[k] == nil {
+					continue
+				}
+			}
+			if b, ok := row[k].([]byte); ok {
+				row[k] = string(b)
+			}
+		}
 	}
 	return rows
 }
@@ -888,10 +903,25 @@ func openReportsWidget(t *testing.T, op *client) string {
 // timeout runs do while the statements holding match take longer than
 // any QueryTimeout: on PostgreSQL they wait for a lock another
 // transaction holds on the reports table, until the database ends them;
-// on SQLite, whose reads no lock holds up, the hook holds them until
-// their context ends.
+// on MySQL they wait for the table lock another connection holds
+// (LOCK TABLES … WRITE); on SQLite, whose reads no lock holds up, the
+// hook holds them until their context ends.
 func timeout(t *testing.T, db *bun.DB, hold *holdStatements, match string, do func()) {
 	t.Helper()
+	if db.Dialect().Name() == dialect.MySQL {
+		ctx := context.Background()
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "LOCK TABLES game_reports WRITE"); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _, _ = conn.ExecContext(ctx, "UNLOCK TABLES") }() // before the connection goes back
+		do()
+		return
+	}
 	if db.Dialect().Name() != dialect.PG {
 		hold.arm(match, true)
 		defer hold.arm("", false)
