@@ -182,7 +182,7 @@ func (s Store) InsertRow(ctx context.Context, tx bun.Tx, res *Resource, vals map
 	}
 	row, err := s.writeReturning(ctx, tx, res, insert, vals, nil)
 	if err != nil {
-		return nil, ColumnFields(res, InsertError(err))
+		return nil, ColumnFields(res, sideOf(DBErrorIn(ctx, tx, t.Name, err), insertSide))
 	}
 	return row, nil
 }
@@ -399,14 +399,14 @@ func (s Store) UpdateRow(ctx context.Context, tx bun.Tx, op authz.Operator, res 
 				// A long edit: its first parts in statements of their own.
 				q := tx.NewUpdate().TableExpr("?", bun.Ident(res.Table.Name)).Set("? = ?", bun.Ident(col), e)
 				if _, err := query.WherePK(q, res.Table, id).Exec(ctx); err != nil {
-					return nil, nil, nil, "", ColumnFields(res, DBError(err))
+					return nil, nil, nil, "", ColumnFields(res, DBErrorIn(ctx, tx, res.Table.Name, err))
 				}
 			}
 			write[col] = exprs[len(exprs)-1]
 		}
 	}
 	if after, err = s.writeReturning(ctx, tx, res, s.update(tx, res), write, id); err != nil {
-		return nil, nil, nil, "", ColumnFields(res, DBError(err))
+		return nil, nil, nil, "", ColumnFields(res, DBErrorIn(ctx, tx, res.Table.Name, err))
 	}
 	if err := keepsAdmin(); err != nil {
 		return nil, nil, nil, "", err
@@ -538,7 +538,7 @@ func (s Store) DeleteRow(ctx context.Context, tx bun.Tx, op authz.Operator, res 
 	} else {
 		q := tx.NewDelete().TableExpr("?", bun.Ident(res.Table.Name))
 		if _, err := query.WherePK(q, res.Table, id).Exec(ctx); err != nil {
-			return nil, ColumnFields(res, DeleteError(err))
+			return nil, ColumnFields(res, sideOf(DBErrorIn(ctx, tx, res.Table.Name, err), deleteSide))
 		}
 	}
 	if err := keepsAdmin(); err != nil {
@@ -555,7 +555,7 @@ func (s Store) setDeleted(ctx context.Context, tx bun.Tx, res *Resource, id, bef
 	res.bumpVersion(before, vals, s.now())
 	row, err := s.writeReturning(ctx, tx, res, s.update(tx, res), vals, id)
 	if err != nil {
-		return nil, ColumnFields(res, DBError(err))
+		return nil, ColumnFields(res, DBErrorIn(ctx, tx, res.Table.Name, err))
 	}
 	return row, nil
 }

@@ -533,7 +533,7 @@ func (a *Service) erasePart(ctx context.Context, tx bun.Tx, p userPart) (int64, 
 		n, err = affected(q.Where(where, args...).Exec(ctx))
 	}
 	if err != nil {
-		return 0, rows.ColumnFields(p.target, rows.DBError(err))
+		return 0, rows.ColumnFields(p.target, rows.DBErrorIn(ctx, tx, t.Name, err))
 	}
 	return n, nil
 }
@@ -645,7 +645,7 @@ func (a *Service) eraseAccount(ctx context.Context, tx bun.Tx, res *rows.Resourc
 		q = q.Set("? = ?", u.Col(name), erasedUserValue(res.Table.ByName[name], userID))
 	}
 	if err := a.Users.Update(ctx, q, userID); err != nil {
-		return rows.ColumnFields(res, rows.DBError(err))
+		return rows.ColumnFields(res, rows.DBErrorIn(ctx, tx, res.Table.Name, err))
 	}
 	for _, t := range []string{"roles", "operator_totp", "operator_recovery_codes", "totp_challenges"} {
 		if _, err := tx.NewDelete().TableExpr("?", a.Table(t)).Where("user_id = ?", userID).Exec(ctx); err != nil {
