@@ -10,6 +10,7 @@ import (
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/sqldialect"
 	"github.com/uptrace/bun"
 )
 
@@ -125,7 +126,7 @@ func (l labeler) addLabels(ctx context.Context, rels []labelRel, rows []map[stri
 			Label sql.NullString `bun:"l"`
 		}
 		q := l.db.NewSelect().TableExpr("?", bun.Ident(target.Table.Name)).
-			ColumnExpr("CAST(? AS TEXT) AS k", bun.Ident(rel.Ref)).ColumnExpr(expr+" AS l", exprArgs...).
+			ColumnExpr("? AS k", sqldialect.AsText(bun.Ident(rel.Ref))).ColumnExpr(expr+" AS l", exprArgs...).
 			Where("? IN (?)", bun.Ident(rel.Ref), bun.List(keys))
 		if lr.scope != nil {
 			cond, args := lr.scope.On(bun.Ident(target.Table.Name))

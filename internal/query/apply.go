@@ -8,6 +8,7 @@ import (
 	"github.com/uptrace/bun/dialect"
 
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/sqldialect"
 )
 
 // Apply adds the list's WHERE, ORDER BY (with the primary key after the
@@ -116,9 +117,12 @@ func (l *List) ApplyFilters(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuer
 			q = q.Where("?TableAlias.? = ?", col, f.Value)
 		case Ne:
 			// NULL differs from every value, so it is kept.
-			if pg {
+			switch {
+			case pg:
 				q = q.Where("?TableAlias.? IS DISTINCT FROM ?", col, f.Value)
-			} else {
+			case q.Dialect().Name() == dialect.MySQL:
+				q = q.Where("NOT (?TableAlias.? <=> ?)", col, f.Value)
+			default:
 				q = q.Where("?TableAlias.? IS NOT ?", col, f.Value)
 			}
 		case Gt:
@@ -137,16 +141,16 @@ func (l *List) ApplyFilters(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuer
 			isJSON := f.Column.DataType == schema.JSON
 			switch {
 			case f.Value.(bool) && isJSON:
-				q = q.Where("(?TableAlias.? IS NULL OR CAST(?TableAlias.? AS TEXT) = 'null')", col, col)
+				q = q.Where("(?TableAlias.? IS NULL OR ? = 'null')", col, sqldialect.AsText(bun.SafeQuery("?TableAlias.?", col)))
 			case f.Value.(bool):
 				q = q.Where("?TableAlias.? IS NULL", col)
 			case isJSON:
-				q = q.Where("(?TableAlias.? IS NOT NULL AND CAST(?TableAlias.? AS TEXT) <> 'null')", col, col)
+				q = q.Where("(?TableAlias.? IS NOT NULL AND ? <> 'null')", col, sqldialect.AsText(bun.SafeQuery("?TableAlias.?", col)))
 			default:
 				q = q.Where("?TableAlias.? IS NOT NULL", col)
 			}
 		case Like:
-			q = q.Where(likeExpr(pg), col, f.Value)
+			q = q.Where(likeExpr(q.Dialect().Name()), col, f.Value)
 		case Contains, Overlaps, Empty:
 			q = arrayFilter(q, pg, f)
 		case Within:
@@ -164,7 +168,7 @@ func (l *List) ApplyFilters(q *bun.SelectQuery, t *schema.Table) *bun.SelectQuer
 		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 			for _, c := range l.searched(t) {
 				searched = true
-				q = q.WhereOr(likeExpr(pg), bun.Ident(c.Name), pattern)
+				q = q.WhereOr(likeExpr(q.Dialect().Name()), bun.Ident(c.Name), pattern)
 			}
 			for _, c := range l.SearchAlso {
 				searched = true
@@ -234,9 +238,17 @@ func (l *List) searched(t *schema.Table) []*schema.Column {
 // character: ILIKE on PostgreSQL (on the column cast to text, so uuid and
 // jsonb columns work too); LIKE on SQLite, which ignores case for ASCII
 // letters only.
-func likeExpr(pg bool) string {
-	if pg {
+//
+// On MySQL and MariaDB both sides are lowered (a _bin or binary column
+// would match case), the column cast to CHAR (numbers and JSON too), and
+// the escape is written '\\', the string literal of one backslash (Bun
+// writes the pattern's backslashes the same way).
+func likeExpr(d dialect.Name) string {
+	switch d {
+	case dialect.PG:
 		return `CAST(?TableAlias.? AS TEXT) ILIKE ? ESCAPE '\'`
+	case dialect.MySQL:
+		return `LOWER(CAST(?TableAlias.? AS CHAR)) LIKE LOWER(?) ESCAPE '\\'`
 	}
 	return `?TableAlias.? LIKE ? ESCAPE '\'`
 }

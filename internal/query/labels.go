@@ -126,9 +126,10 @@ func (l *List) Query(db bun.IDB, t, view *schema.Table, labels []Label, where fu
 // later rows of a page, each perhaps after a long scan of its own (a
 // search whose few matches lie far apart), were found outside the time
 // limit (Limited). On PostgreSQL, whose limit ends the statement in the
-// server wherever it is, Whole is q.
+// server wherever it is, Whole is q, as on MySQL and MariaDB
+// (LimitedMySQL).
 func Whole(db bun.IDB, q *bun.SelectQuery, order []SortKey) *bun.SelectQuery {
-	if db.Dialect().Name() == dialect.PG {
+	if db.Dialect().Name() != dialect.SQLite {
 		return q
 	}
 	w := bun.Ident("_w")

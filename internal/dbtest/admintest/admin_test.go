@@ -764,8 +764,8 @@ func readLiveTable(ctx context.Context, db *bun.DB, table string) (map[string]li
 	case dialect.PG:
 		q = `SELECT column_name, column_default IS NOT NULL OR is_identity = 'YES', is_nullable = 'NO', lower(data_type)
 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?`
-	case dialect.MySQL:
-		q = `SELECT column_name, column_default IS NOT NULL OR extra LIKE '%auto_increment%', is_nullable = 'NO', lower(data_type)
+	case dialect.MySQL: // MariaDB's column_default is the text NULL for a column without one
+		q = `SELECT column_name, (column_default IS NOT NULL AND column_default <> 'NULL') OR extra LIKE '%auto_increment%', is_nullable = 'NO', lower(data_type)
 FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?`
 	}
 	rows, err := db.QueryContext(ctx, q, table)

@@ -111,13 +111,27 @@ func checkBuiltinSchema(t *testing.T, db *bun.DB, p *Plan) {
 	}
 }
 
-// TestMySQLStillRefusedByTheEngine: the plan exists, but New and
-// MigrationSQL refuse MySQL until the panel's queries are wired for it.
-func TestMySQLStillRefusedByTheEngine(t *testing.T) {
+// TestMySQLMigrationSQL: the engine writes MySQL's statements
+// (MigrationSQL takes its dialect), and they create every built-in
+// table on MariaDB, twice without harm.
+func TestMySQLMigrationSQL(t *testing.T) {
 	t.Parallel()
-	_, err := engine.MigrationSQL(mysqldialect.New(), engine.Options{})
-	if err == nil || err.Error() != "admin: unsupported dialect mysql (PostgreSQL and SQLite are supported)" {
+	stmts, err := engine.MigrationSQL(mysqldialect.New(), engine.Options{})
+	if err != nil {
 		t.Fatalf("MigrationSQL(mysqldialect) = %v", err)
+	}
+	db := testdb.MySQL(t)
+	ctx := context.Background()
+	for range 2 {
+		for _, s := range stmts {
+			if _, err := db.ExecContext(ctx, s); err != nil {
+				t.Fatalf("%v\n%s", err, s)
+			}
+		}
+	}
+	var n int
+	if err := db.NewRaw("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN ('game_users', 'game_admin_audit', 'game_admin_schema')").Scan(ctx, &n); err != nil || n != 3 {
+		t.Fatalf("tables after MigrationSQL = %d, %v; want game_users, game_admin_audit, game_admin_schema", n, err)
 	}
 }
 
