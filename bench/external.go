@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -76,12 +77,13 @@ func (e *externalRunner) window(s *sample, concurrency int, w time.Duration) err
 	}
 	cmd := exec.Command(self, "-load-child")
 	cmd.Stdin = bytes.NewReader(in)
-	cmd.Stderr = os.Stderr
+	var stderr bytes.Buffer
+	cmd.Stderr = io.MultiWriter(os.Stderr, &stderr)
 	cpu0 := processCPU()
 	out, err := cmd.Output()
 	cpu := processCPU() - cpu0
 	if err != nil {
-		return fmt.Errorf("load child: %w", err)
+		return fmt.Errorf("load child: %w: %s", err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	var r childResult
 	if err := json.Unmarshal(out, &r); err != nil {

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,9 +27,11 @@ import (
 // itself runs it: the session check every panel request makes (read live), then the
 // request's own statements, prepared, with nothing of the panel around
 // them. On PostgreSQL pgbench runs it (-M prepared, its own process); on
-// SQLite the same statements go through database/sql, prepared, in this
-// process, from as many goroutines as the panel's clients. A panel
-// request is measured against its floor in the same run.
+// SQLite and MariaDB the same statements go through database/sql,
+// prepared, in this process, from as many goroutines as the panel's
+// clients (on MariaDB the driver's client side is then in this process's
+// CPU, as pgbench's is not). A panel request is measured against its
+// floor in the same run.
 type floor struct {
 	name  string
 	stmts []string // {id} is a random id in 1..ids
@@ -85,12 +88,23 @@ func (f *floors) insert() *floor {
 
 func (f *floors) update() *floor {
 	q := f.db.NewUpdate().Model((*admin.AnalyticsEvent)(nil)).Set("name = ?", "bench2").Where("id = ?", bun.Safe(idToken)).Returning("*")
+	if f.db.Dialect().Name() == dialect.MySQL {
+		// MariaDB has no UPDATE…RETURNING: the panel reads the row again
+		// by its key in the write's transaction.
+		fl := f.write("session + UPDATE + select by pk + audit", q.String())
+		fl.stmts = slices.Insert(fl.stmts, 2, f.byID())
+		return fl
+	}
 	return f.write("session + UPDATE…RETURNING + audit", q.String())
 }
 
+// byID selects the event {id}.
+func (f *floors) byID() string {
+	return f.db.NewSelect().Model((*admin.AnalyticsEvent)(nil)).Where("id = ?", bun.Safe(idToken)).String()
+}
+
 func (f *floors) read() *floor {
-	return &floor{name: "session + select by pk", ids: f.rows, stmts: []string{f.session,
-		f.db.NewSelect().Model((*admin.AnalyticsEvent)(nil)).Where("id = ?", bun.Safe(idToken)).String()}}
+	return &floor{name: "session + select by pk", ids: f.rows, stmts: []string{f.session, f.byID()}}
 }
 
 // runner measures a floor in windows, as drivePair measures a baseline.
@@ -99,7 +113,7 @@ type runner interface {
 }
 
 // runnerFor is pgbench on PostgreSQL, prepared statements in this process
-// on SQLite.
+// on SQLite and MariaDB.
 func (f *floors) runnerFor(fl *floor, dsn string) (runner, error) {
 	if f.db.Dialect().Name() == dialect.PG {
 		return newPgbench(fl, dsn)

@@ -21,7 +21,7 @@ type result struct {
 	RPS      float64 `json:"reqPerSec"`
 	// CPUus is this process's CPU time per request in microseconds: the
 	// clients and the server, and on SQLite the database too (on
-	// PostgreSQL its work is in other processes).
+	// PostgreSQL and MariaDB its work is in other processes).
 	CPUus float64 `json:"cpuUsPerReq"`
 }
 

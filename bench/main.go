@@ -6,6 +6,7 @@
 //
 //	go run ./bench -db sqlite:/tmp/bench.db -rows 1000000
 //	go run ./bench -db postgres://postgres@127.0.0.1:5432/bench?sslmode=disable -rows 10000000
+//	go run ./bench -db mysql://root@127.0.0.1:3306/bench -rows 1000000
 //
 // It replaces the rows of game_analytics_events (and adds an operator to
 // game_users): point it at a scratch database.
@@ -26,6 +27,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -39,7 +41,7 @@ import (
 )
 
 func main() {
-	dsn := flag.String("db", "sqlite:bench.db", "database: sqlite:PATH or a postgres:// URL (its game_analytics_events rows are replaced)")
+	dsn := flag.String("db", "sqlite:bench.db", "database: sqlite:PATH, a postgres:// URL or a mysql://USER[:PASS]@HOST[:PORT]/DATABASE URL (MariaDB or MySQL; its game_analytics_events rows are replaced)")
 	rows := flag.Int64("rows", 100_000, "events to seed")
 	duration := flag.Duration("duration", 5*time.Second, "time each scenario and baseline runs")
 	concurrency := flag.Int("concurrency", 8, "concurrent clients")
@@ -47,7 +49,7 @@ func main() {
 	reuse := flag.Bool("reuse", false, "keep the events when the table already holds -rows of them")
 	only := flag.String("only", "", "run only the scenarios whose name contains this")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the scenarios to this file")
-	createDB := flag.String("create-db", "", "PostgreSQL: create this database through -db, run in it, and drop it afterwards")
+	createDB := flag.String("create-db", "", "PostgreSQL, MariaDB: create this database through -db, run in it, and drop it afterwards")
 	argon := flag.String("argon2id", "", "the panel's argon2id cost as MEMORY_KIB,TIME (default: the library's)")
 	clients := flag.String("clients", "internal", "where the requests of the panel's API come from: internal (goroutines of this process) or external (a child process, so that the CPU per request is the server's and the clients' CPU sets no ceiling)")
 	child := flag.Bool("load-child", false, "internal: run as -clients external's child, reading its load on stdin")
@@ -91,10 +93,13 @@ func main() {
 // exit is the status main's deferred cleanups end with.
 var exit int
 
-// scratchDB creates the PostgreSQL database name (dropping a leftover one)
-// through dsn's server, and returns its drop.
+// scratchDB creates the PostgreSQL or MariaDB database name (dropping a
+// leftover one) through dsn's server, and returns its drop.
 func scratchDB(dsn, name string) (drop func(), err error) {
 	ctx := context.Background()
+	if isMySQL(dsn) {
+		return scratchMySQL(ctx, dsn, name)
+	}
 	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
 	db := bun.NewDB(sqldb, pgdialect.New())
 	if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS ? WITH (FORCE)", bun.Ident(name)); err != nil {
@@ -119,7 +124,7 @@ var sqliteTuning = "mmap_size(268435456),cache_size(-500)"
 
 // openDB opens the database as the README recommends: for SQLite, WAL,
 // memory-mapped reads, a pool of connections and IMMEDIATE write
-// transactions.
+// transactions; for MariaDB, times in UTC, utf8mb4 (openMySQL).
 func openDB(dsn string, conns int) (*bun.DB, error) {
 	switch {
 	case strings.HasPrefix(dsn, "sqlite:"):
@@ -142,8 +147,10 @@ func openDB(dsn string, conns int) (*bun.DB, error) {
 		sqldb.SetMaxOpenConns(conns)
 		sqldb.SetMaxIdleConns(conns)
 		return bun.NewDB(sqldb, pgdialect.New()), nil
+	case isMySQL(dsn):
+		return openMySQL(dsn, conns)
 	}
-	return nil, fmt.Errorf("-db %q: want sqlite:PATH or a postgres:// URL", dsn)
+	return nil, fmt.Errorf("-db %q: want sqlite:PATH, a postgres:// URL or a mysql:// URL", dsn)
 }
 
 func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse bool, only, cpuprofile string, hasher admin.PasswordHasher, external bool) error {
@@ -160,7 +167,7 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 	db = db.WithQueryHook(lookup)
 	a, err := admin.New(db, admin.Options{
 		Secret:         []byte("bench-secret-bench-secret-bench-secret"),
-		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:         slog.New(&onceHandler{Handler: slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})}),
 		PasswordHasher: hasher,
 		RateLimit:      admin.RateLimitOptions{Login: admin.NoLimit{}, LoginFailuresPerEmail: admin.NoLimit{}, LoginFailuresPerNetwork: admin.NoLimit{}, PerIP: admin.NoLimit{}},
 		ExportMaxRows:  rows, // the export scenario downloads the whole table
@@ -256,21 +263,37 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 		rep.Clients = "external"
 	}
 	if rep.SignInPlan, rep.SignInIndexed, err = lookup.plan(ctx, db); err != nil {
-		return fmt.Errorf("sign-in plan: %w", err)
+		rep.SignInError = withCause(err)
 	}
 	rep.PeakRSSMiB, rep.PeakPrivateMiB = peakRSSMiB(), peakPrivateMiB()
 	if only == "" || strings.Contains("export", only) {
 		progress(asJSON, "export...\n")
 		if rep.Exports, err = exports(ctx, c, rows); err != nil {
-			return err
+			rep.ExportError = withCause(err)
 		}
 	}
 	if asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		rep.print(os.Stdout)
 	}
-	rep.print(os.Stdout)
+	var failed []string
+	if names := rep.failures(); len(names) > 0 {
+		failed = append(failed, fmt.Sprintf("%d scenarios could not run (%s)", len(names), strings.Join(names, "; ")))
+	}
+	if rep.ExportError != "" {
+		failed = append(failed, "the export failed")
+	}
+	if rep.SignInError != "" {
+		failed = append(failed, "the sign-in plan could not be read")
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("on %s: %s (above)", rep.Database, strings.Join(failed, ", "))
+	}
 	return nil
 }
 
@@ -392,4 +415,67 @@ func statusKB(field string) float64 {
 		}
 	}
 	return 0
+}
+
+// withCause is err's text on one line, with the panel's cause of the
+// failed request it names.
+func withCause(err error) string {
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	if c := cause(msg); c != "" {
+		msg += " (the panel's error: " + c + ")"
+	}
+	return msg
+}
+
+// onceHandler writes each distinct error the panel logs once (a failed
+// request's cause: why a scenario failed), not once per request, and
+// keeps each failed request's cause by its id for the report (cause).
+type onceHandler struct {
+	slog.Handler
+	seen sync.Map
+}
+
+// causes are the errors of the panel's failed requests by request id,
+// and of its failed dashboard widgets by "widget " and the widget's id.
+var causes sync.Map
+
+// cause is the error the panel logged for the failed request whose
+// answer is body, or "".
+func cause(body string) string {
+	_, id, ok := strings.Cut(body, `"requestId":"`)
+	if !ok {
+		return ""
+	}
+	id, _, _ = strings.Cut(id, `"`)
+	if err, ok := causes.Load(id); ok {
+		return err.(string)
+	}
+	return ""
+}
+
+func (h *onceHandler) Handle(ctx context.Context, r slog.Record) error {
+	key, id, err := r.Message, "", ""
+	r.Attrs(func(a slog.Attr) bool {
+		switch a.Key {
+		case "requestId":
+			id = a.Value.String()
+		case "widget": // a dashboard widget's failure
+			id = "widget " + a.Value.String()
+			key += " " + a.String()
+		case "path": // a PATCH's names its row
+		case "err":
+			err = a.Value.String()
+			fallthrough
+		default:
+			key += " " + a.String()
+		}
+		return true
+	})
+	if id != "" && err != "" {
+		causes.Store(id, err)
+	}
+	if _, dup := h.seen.LoadOrStore(key, true); dup {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
 }

@@ -52,18 +52,24 @@ func builtinUsers(opts admin.Options) admin.Options {
 func migrateUsernames(ctx context.Context, db *bun.DB) error {
 	var n int
 	q := "SELECT count(*) FROM pragma_table_info('game_users') WHERE name = 'username'"
-	if db.Dialect().Name() == dialect.PG {
+	typ := "TEXT"
+	switch db.Dialect().Name() {
+	case dialect.PG:
 		q = "SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'game_users' AND column_name = 'username'"
+	case dialect.MySQL:
+		q = "SELECT count(*) FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'game_users' AND column_name = 'username'"
+		typ = "VARCHAR(64)" // a unique index on MySQL needs a bounded type
 	}
 	if err := db.QueryRowContext(ctx, q).Scan(&n); err != nil {
 		return err
 	}
 	if n == 0 {
-		if _, err := db.ExecContext(ctx, `ALTER TABLE "game_users" ADD COLUMN "username" TEXT`); err != nil {
+		if _, err := db.NewRaw("ALTER TABLE ? ADD COLUMN ? "+typ, bun.Ident("game_users"), bun.Ident("username")).Exec(ctx); err != nil {
 			return err
 		}
 	}
-	_, err := db.ExecContext(ctx, `CREATE UNIQUE INDEX IF NOT EXISTS "game_users_username_idx" ON "game_users" ("username")`)
+	_, err := db.NewRaw("CREATE UNIQUE INDEX IF NOT EXISTS ? ON ? (?)",
+		bun.Ident("game_users_username_idx"), bun.Ident("game_users"), bun.Ident("username")).Exec(ctx)
 	return err
 }
 

@@ -40,13 +40,16 @@ type Guild struct {
 // made before them.
 func migrateGuilds(ctx context.Context, db *bun.DB) error {
 	_, err := db.NewCreateTable().Model((*Guild)(nil)).IfNotExists().
-		ForeignKey(`("owner_id") REFERENCES "game_users" ("id") ON DELETE CASCADE`).Exec(ctx)
+		ForeignKey("(?) REFERENCES ? (?) ON DELETE CASCADE", bun.Ident("owner_id"), bun.Ident("game_users"), bun.Ident("id")).Exec(ctx)
 	if err != nil {
 		return err
 	}
 	blob := "BYTEA"
-	if db.Dialect().Name() == dialect.SQLite {
+	switch db.Dialect().Name() {
+	case dialect.SQLite:
 		blob = "BLOB"
+	case dialect.MySQL:
+		blob = "MEDIUMBLOB"
 	}
 	for _, step := range []struct{ probe, add string }{
 		{"recruiting", `ALTER TABLE guilds ADD COLUMN recruiting BOOLEAN NOT NULL DEFAULT TRUE`},

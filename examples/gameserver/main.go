@@ -5,6 +5,7 @@
 //	go run ./examples/gameserver                 # SQLite file gameserver.db, :8080
 //	go run ./examples/gameserver -seed           # fill demo data first
 //	go run ./examples/gameserver -db 'postgres://postgres@127.0.0.1:5432/test?sslmode=disable'
+//	go run ./examples/gameserver -db 'mysql://root@127.0.0.1:3306/game'   # MariaDB or MySQL
 //	go run ./examples/gameserver -db 'postgres://...' -redis redis://127.0.0.1:6379 -node a   # one of several nodes
 //
 // The session secret comes from ADMIN_JWT_SECRET; without it sessions end
@@ -41,7 +42,7 @@ import (
 
 func main() {
 	addr := flag.String("addr", ":8080", "listen address")
-	dsn := flag.String("db", "sqlite:gameserver.db", "database: sqlite:PATH or a postgres:// URL")
+	dsn := flag.String("db", "sqlite:gameserver.db", "database: sqlite:PATH, a postgres:// URL or a mysql:// URL")
 	seed := flag.Bool("seed", false, "fill the database with demo data")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -294,7 +295,8 @@ func limiterKey() []byte {
 	return sum[:]
 }
 
-// openDB opens sqlite:PATH (embedded, pure Go) or a postgres:// URL.
+// openDB opens sqlite:PATH (embedded, pure Go), a postgres:// URL or a
+// mysql:// URL (MariaDB or MySQL).
 func openDB(dsn string) (*bun.DB, error) {
 	switch {
 	case strings.HasPrefix(dsn, "sqlite:"):
@@ -317,8 +319,10 @@ func openDB(dsn string) (*bun.DB, error) {
 		sqldb.SetMaxIdleConns(10)
 		sqldb.SetConnMaxIdleTime(5 * time.Minute)
 		return bun.NewDB(sqldb, pgdialect.New()), nil
+	case strings.HasPrefix(dsn, "mysql://"):
+		return openMySQL(dsn)
 	}
-	return nil, fmt.Errorf("-db %q: want sqlite:PATH or a postgres:// URL", dsn)
+	return nil, fmt.Errorf("-db %q: want sqlite:PATH, a postgres:// URL or a mysql:// URL", dsn)
 }
 
 // monitor is an admin-only page of the game's own.

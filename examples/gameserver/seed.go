@@ -9,6 +9,7 @@ import (
 
 	"github.com/gameadmin/admin"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // seedDemo fills a small world: 50 players (player01@example.com is a mod,
@@ -31,7 +32,7 @@ func seedDemo(ctx context.Context, db *bun.DB, a *admin.Admin) error {
 			CreatedAt:    now.Add(-time.Duration(50-i) * time.Hour),
 		})
 	}
-	if _, err := db.NewInsert().Model(&users).On("CONFLICT (email) DO NOTHING").Exec(ctx); err != nil {
+	if _, err := onConflictNothing(db.NewInsert().Model(&users)).Exec(ctx); err != nil {
 		return err
 	}
 	// Read the ids back: rows seeded earlier kept theirs.
@@ -61,7 +62,7 @@ func seedDemo(ctx context.Context, db *bun.DB, a *admin.Admin) error {
 		guilds = append(guilds, Guild{Name: name, OwnerID: users[(i*5+3)%len(users)].ID, CreatedAt: now.Add(-time.Duration(i) * 24 * time.Hour)})
 	}
 	guilds[0].Emblem = emblemPNG
-	if _, err := db.NewInsert().Model(&guilds).On("CONFLICT (name) DO NOTHING").Exec(ctx); err != nil {
+	if _, err := onConflictNothing(db.NewInsert().Model(&guilds)).Exec(ctx); err != nil {
 		return err
 	}
 
@@ -69,7 +70,7 @@ func seedDemo(ctx context.Context, db *bun.DB, a *admin.Admin) error {
 		{ID: "weekly", Name: "Weekly arena", SortOrder: "desc", CreatedAt: now},
 		{ID: "speedrun", Name: "Speedrun", SortOrder: "asc", CreatedAt: now},
 	}
-	if _, err := db.NewInsert().Model(&boards).On("CONFLICT (id) DO NOTHING").Exec(ctx); err != nil {
+	if _, err := onConflictNothing(db.NewInsert().Model(&boards)).Exec(ctx); err != nil {
 		return err
 	}
 	var entries []admin.LeaderboardEntry
@@ -83,10 +84,10 @@ func seedDemo(ctx context.Context, db *bun.DB, a *admin.Admin) error {
 		saves = append(saves, admin.CloudSave{UserID: u.ID, Slot: "main", Version: int64(1 + rng.IntN(9)), UpdatedAt: now,
 			Data: map[string]any{"level": 1 + rng.IntN(60), "coins": rng.IntN(10_000), "skin": []string{"red", "blue", "gold"}[rng.IntN(3)]}})
 	}
-	if _, err := db.NewInsert().Model(&entries).On("CONFLICT (leaderboard_id, user_id) DO NOTHING").Exec(ctx); err != nil {
+	if _, err := onConflictNothing(db.NewInsert().Model(&entries)).Exec(ctx); err != nil {
 		return err
 	}
-	if _, err := db.NewInsert().Model(&saves).On("CONFLICT (user_id, slot) DO NOTHING").Exec(ctx); err != nil {
+	if _, err := onConflictNothing(db.NewInsert().Model(&saves)).Exec(ctx); err != nil {
 		return err
 	}
 
@@ -94,7 +95,7 @@ func seedDemo(ctx context.Context, db *bun.DB, a *admin.Admin) error {
 		{Key: "motd", Value: []byte(`"Welcome to the arena!"`), UpdatedAt: now},
 		{Key: "matchmaking", Value: []byte(`{"maxPing":120,"teamSize":3}`), UpdatedAt: now},
 	}
-	if _, err := db.NewInsert().Model(&configs).On("CONFLICT (key) DO NOTHING").Exec(ctx); err != nil {
+	if _, err := onConflictNothing(db.NewInsert().Model(&configs)).Exec(ctx); err != nil {
 		return err
 	}
 
@@ -163,4 +164,14 @@ func seedReports(ctx context.Context, db *bun.DB, a *admin.Admin, users []admin.
 		}
 	}
 	return nil
+}
+
+// onConflictNothing leaves the rows already there: ON CONFLICT DO NOTHING,
+// or INSERT IGNORE on MariaDB and MySQL, so the seed runs again over its
+// own rows.
+func onConflictNothing(q *bun.InsertQuery) *bun.InsertQuery {
+	if q.Dialect().Name() == dialect.MySQL {
+		return q.Ignore()
+	}
+	return q.On("CONFLICT DO NOTHING")
 }

@@ -34,8 +34,8 @@ const steamBase int64 = 76561198000000000
 // references another account, user_id the player.
 func migrateSteam(ctx context.Context, db *bun.DB) error {
 	_, err := db.NewCreateTable().Model((*SteamAccount)(nil)).IfNotExists().
-		ForeignKey(`("friend_id") REFERENCES "steam_accounts" ("id") ON DELETE SET NULL`).
-		ForeignKey(`("user_id") REFERENCES "game_users" ("id") ON DELETE SET NULL`).Exec(ctx)
+		ForeignKey("(?) REFERENCES ? (?) ON DELETE SET NULL", bun.Ident("friend_id"), bun.Ident("steam_accounts"), bun.Ident("id")).
+		ForeignKey("(?) REFERENCES ? (?) ON DELETE SET NULL", bun.Ident("user_id"), bun.Ident("game_users"), bun.Ident("id")).Exec(ctx)
 	return err
 }
 
@@ -76,7 +76,7 @@ func seedSteam(ctx context.Context, db *bun.DB, users []admin.User) error {
 	}
 	// Friends point forward and the last at the first: insert without
 	// them, then set them, so no row references one not there yet.
-	if _, err := db.NewInsert().Model(&accounts).On("CONFLICT (id) DO NOTHING").Exec(ctx); err != nil {
+	if _, err := onConflictNothing(db.NewInsert().Model(&accounts)).Exec(ctx); err != nil {
 		return err
 	}
 	for i := range accounts {

@@ -146,7 +146,7 @@ func (au *SecondFactor) checkTOTP(ctx context.Context, userID, code string, pend
 // newRecoveryCodes replaces userID's recovery codes with fresh ones through
 // db and returns them in clear, to be shown once.
 func (au *SecondFactor) newRecoveryCodes(ctx context.Context, db bun.IDB, userID string) ([]string, error) {
-	if _, err := db.NewDelete().Model((*RecoveryCode)(nil)).ModelTableExpr("?", au.tables.aliased("operator_recovery_codes", "rc")).Where("user_id = ?", userID).Exec(ctx); err != nil {
+	if _, err := db.NewDelete().Model((*RecoveryCode)(nil)).ModelTableExpr("?", sqldialect.DeleteFrom(db.Dialect().Name(), au.tables.tbl("operator_recovery_codes"), "rc")).Where("user_id = ?", userID).Exec(ctx); err != nil {
 		return nil, err
 	}
 	codes := make([]string, recoveryCodeCount)
@@ -195,11 +195,11 @@ func (au *SecondFactor) recoveryCodesLeft(ctx context.Context, userID string) (i
 
 // deleteTOTP removes userID's second factor and recovery codes through db.
 func (au *SecondFactor) deleteTOTP(ctx context.Context, db bun.IDB, userID string) (bool, error) {
-	res, err := db.NewDelete().Model((*OperatorTOTP)(nil)).ModelTableExpr("?", au.tables.aliased("operator_totp", "ot")).Where("user_id = ?", userID).Exec(ctx)
+	res, err := db.NewDelete().Model((*OperatorTOTP)(nil)).ModelTableExpr("?", sqldialect.DeleteFrom(db.Dialect().Name(), au.tables.tbl("operator_totp"), "ot")).Where("user_id = ?", userID).Exec(ctx)
 	if err != nil {
 		return false, err
 	}
-	if _, err := db.NewDelete().Model((*RecoveryCode)(nil)).ModelTableExpr("?", au.tables.aliased("operator_recovery_codes", "rc")).Where("user_id = ?", userID).Exec(ctx); err != nil {
+	if _, err := db.NewDelete().Model((*RecoveryCode)(nil)).ModelTableExpr("?", sqldialect.DeleteFrom(db.Dialect().Name(), au.tables.tbl("operator_recovery_codes"), "rc")).Where("user_id = ?", userID).Exec(ctx); err != nil {
 		return false, err
 	}
 	n, err := res.RowsAffected()
@@ -335,7 +335,7 @@ const maxChallengeFailures = 5
 // sign-in. The state is in the database, so it holds across nodes.
 func (au *SecondFactor) openChallenge(ctx context.Context, userID, jti string) (bool, error) {
 	now := time.Now().UTC()
-	if _, err := au.db.NewDelete().Model((*TOTPChallenge)(nil)).ModelTableExpr("?", au.tables.aliased("totp_challenges", "tc")).
+	if _, err := au.db.NewDelete().Model((*TOTPChallenge)(nil)).ModelTableExpr("?", sqldialect.DeleteFrom(au.db.Dialect().Name(), au.tables.tbl("totp_challenges"), "tc")).
 		Where("user_id = ?", userID).Where("expires_at < ?", now).Exec(ctx); err != nil {
 		return false, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/stmtcache"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 	bunschema "github.com/uptrace/bun/schema"
 )
 
@@ -188,7 +189,11 @@ func RequestMeta(r *http.Request, ip string) map[string]any {
 // Prune deletes the entries created before the given time and reports how
 // many it deleted. Run it out of band (a daily job); the panel never does.
 func (au *Log) Prune(ctx context.Context, before time.Time) (int64, error) {
-	res, err := au.db.NewDelete().Model((*Entry)(nil)).ModelTableExpr("?", au.aliased()).Where("created_at < ?", before.UTC()).Exec(ctx)
+	var table any = au.aliased()
+	if au.db.Dialect().Name() == dialect.MySQL {
+		table = bun.Ident(au.table) // MariaDB's DELETE from one table takes no alias (until 11.6)
+	}
+	res, err := au.db.NewDelete().Model((*Entry)(nil)).ModelTableExpr("?", table).Where("created_at < ?", before.UTC()).Exec(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("admin: audit prune: %w", err)
 	}

@@ -321,23 +321,27 @@ func (d *Dashboard) withOnlineNow(listRooms func(context.Context) ([]rooms.Summa
 }
 
 // epochBucket is the SQL for the start of col's step in rg, in seconds
-// since the epoch (an integer on both databases); a unix time column's
-// (unix) by integer division of what it holds.
-func epochBucket(pg bool, rg Range, unix schema.UnixUnit) string {
+// since the epoch (an integer on every database); a unix time column's
+// (unix) by integer division of what it holds (DIV on MySQL, whose /
+// answers a decimal).
+func epochBucket(d dialect.Name, rg Range, unix schema.UnixUnit) string {
 	step := int64(rg.Step.Seconds())
+	div := "/"
+	if d == dialect.MySQL {
+		div = "DIV"
+	}
 	switch unix {
 	case schema.UnixSeconds: // the integer is the epoch already
-		return fmt.Sprintf("(?TableAlias.? / %d) * %d", step, step)
+		return fmt.Sprintf("(?TableAlias.? %s %d) * %d", div, step, step)
 	case schema.UnixMillis:
-		return fmt.Sprintf("(?TableAlias.? / %d) * %d", 1000*step, step)
+		return fmt.Sprintf("(?TableAlias.? %s %d) * %d", div, 1000*step, step)
 	}
-	return query.EpochBucket(pg, rg.Step, "?TableAlias.?")
+	return query.EpochBucket(d, rg.Step, "?TableAlias.?")
 }
 
 // countsByStep counts the rows of table t with col in rg, per step (and
 // per group column when group is not ""), in the database.
 func (d *Dashboard) countsByStep(ctx context.Context, t *schema.Table, col, group string, rg Range) (map[string]map[time.Time]float64, error) {
-	pg := d.db.Dialect().Name() == dialect.PG
 	// A unix time column (schema.Column.Unix) is bucketed and bounded as
 	// its integer: the epoch it counts, in seconds or milliseconds.
 	var unix schema.UnixUnit
@@ -346,7 +350,7 @@ func (d *Dashboard) countsByStep(ctx context.Context, t *schema.Table, col, grou
 		unix, from, to = c.Unix, c.UnixValue(rg.From), c.UnixValue(rg.To)
 	}
 	q := query.From(d.db, t).
-		ColumnExpr(epochBucket(pg, rg, unix)+" AS b", bun.Ident(col)).ColumnExpr("count(*) AS n").
+		ColumnExpr(epochBucket(d.db.Dialect().Name(), rg, unix)+" AS b", bun.Ident(col)).ColumnExpr("count(*) AS n").
 		Where("?TableAlias.? >= ? AND ?TableAlias.? < ?", bun.Ident(col), from, bun.Ident(col), to).
 		GroupExpr("b")
 	if group != "" {

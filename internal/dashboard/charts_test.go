@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/uptrace/bun/dialect"
 	"time"
 
 	"github.com/gameadmin/admin/internal/authz"
@@ -59,18 +61,25 @@ func TestRangeLine(t *testing.T) {
 func TestEpochBucket(t *testing.T) {
 	t.Parallel()
 	rg := Range{Step: 6 * time.Hour}
-	if got, want := epochBucket(true, rg, ""), "(floor(extract(epoch FROM ?TableAlias.?) / 21600) * 21600)::bigint"; got != want {
+	if got, want := epochBucket(dialect.PG, rg, ""), "(floor(extract(epoch FROM ?TableAlias.?) / 21600) * 21600)::bigint"; got != want {
 		t.Errorf("PostgreSQL: %s; want %s", got, want)
 	}
-	if got, want := epochBucket(false, rg, ""), "(unixepoch(?TableAlias.?) / 21600) * 21600"; got != want {
+	if got, want := epochBucket(dialect.SQLite, rg, ""), "(unixepoch(?TableAlias.?) / 21600) * 21600"; got != want {
 		t.Errorf("SQLite: %s; want %s", got, want)
 	}
+	if got, want := epochBucket(dialect.MySQL, rg, ""), "(TIMESTAMPDIFF(SECOND, '1970-01-01', ?TableAlias.?) DIV 21600) * 21600"; got != want {
+		t.Errorf("MySQL: %s; want %s", got, want)
+	}
 	// A unix time's integer is its epoch already, in seconds or ms.
-	for _, pg := range []bool{true, false} {
-		if got, want := epochBucket(pg, rg, schema.UnixSeconds), "(?TableAlias.? / 21600) * 21600"; got != want {
+	for _, d := range []dialect.Name{dialect.PG, dialect.SQLite, dialect.MySQL} {
+		div := "/"
+		if d == dialect.MySQL {
+			div = "DIV" // MySQL's / answers a decimal
+		}
+		if got, want := epochBucket(d, rg, schema.UnixSeconds), "(?TableAlias.? "+div+" 21600) * 21600"; got != want {
 			t.Errorf("unix seconds: %s; want %s", got, want)
 		}
-		if got, want := epochBucket(pg, rg, schema.UnixMillis), "(?TableAlias.? / 21600000) * 21600"; got != want {
+		if got, want := epochBucket(d, rg, schema.UnixMillis), "(?TableAlias.? "+div+" 21600000) * 21600"; got != want {
 			t.Errorf("unix milliseconds: %s; want %s", got, want)
 		}
 	}

@@ -327,7 +327,7 @@ func (d *Dashboard) widgetToday(ctx context.Context, op authz.Operator, dayStart
 			if err != nil {
 				return nil, err
 			}
-			v := url.Values{c + "_gte": {dayStart.UTC().Format(time.RFC3339)}, "_sort": {c}, "_order": {"desc"}}
+			v := url.Values{c + "_gte": {linkTime(d.res.Table("users").ByName[c], dayStart)}, "_sort": {c}, "_order": {"desc"}}
 			stats = append(stats, Stat{Label: "Sign-ups today", Value: n, Estimated: est, Link: "/users?" + v.Encode()})
 		}
 	}
@@ -350,10 +350,20 @@ func (d *Dashboard) widgetToday(ctx context.Context, op authz.Operator, dayStart
 		if err != nil {
 			return nil, err
 		}
-		v := url.Values{"action_in": {strings.Join(moderationActions, ",")}, "created_at_gte": {since.Truncate(time.Minute).Format(time.RFC3339)}}
+		v := url.Values{"action_in": {strings.Join(moderationActions, ",")}, "created_at_gte": {linkTime(d.res.Table("adminAudit").ByName["created_at"], since.Truncate(time.Minute))}}
 		stats = append(stats, Stat{Label: "Moderation (24 h)", Value: n, Estimated: est, Link: "/adminAudit?" + v.Encode()})
 	}
 	return stats, nil
+}
+
+// linkTime is t as a list link's filter on col takes it: RFC 3339, or
+// the UTC wall clock for a column without a zone (MySQL's DATETIME,
+// PostgreSQL's timestamp), whose filter refuses an offset.
+func linkTime(col *schema.Column, t time.Time) string {
+	if col != nil && col.Kind == schema.KindTimestampLocal {
+		return t.UTC().Format("2006-01-02T15:04:05")
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // widgetTotals counts the rows of the resources in Options.DashboardTotals
@@ -394,7 +404,7 @@ func (d *Dashboard) widgetRecentModeration(ctx context.Context, op authz.Operato
 		return rows, err
 	}
 	// The audit log filtered as the widget is, so "See all" lists them.
-	v := url.Values{"action_in": {strings.Join(moderationActions, ",")}, "created_at_gte": {since.Truncate(time.Minute).Format(time.RFC3339)}}
+	v := url.Values{"action_in": {strings.Join(moderationActions, ",")}, "created_at_gte": {linkTime(d.res.Table("adminAudit").ByName["created_at"], since.Truncate(time.Minute))}}
 	return someRows{rows: rows, more: Stat{Label: "Moderation (7 days)", Value: n, Estimated: est, Link: "/adminAudit?" + v.Encode()}}, nil
 }
 

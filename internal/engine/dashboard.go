@@ -12,7 +12,6 @@ import (
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // The dashboard is package dashboard's: these are its names here, and the
@@ -57,7 +56,7 @@ func newDashboard(a *Admin) *dashboard.Dashboard {
 		}
 	}
 	if a.users.HasBan {
-		banned := a.users.WhereBanned(a.db.Dialect().Name() == dialect.PG, true)
+		banned := a.users.WhereBanned(true)
 		users.Banned = &banned
 	}
 	var reportsWidget *dashboard.Reports

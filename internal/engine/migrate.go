@@ -6,10 +6,12 @@ import (
 	"strings"
 
 	"github.com/gameadmin/admin/internal/migrate"
+	"github.com/gameadmin/admin/internal/sqldialect"
 	"github.com/gameadmin/admin/internal/users"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
+	"github.com/uptrace/bun/dialect/mysqldialect"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 	bunschema "github.com/uptrace/bun/schema"
@@ -58,8 +60,7 @@ func newSchemaPlan(d bunschema.Dialect, prefix string, tables map[string]any, ut
 
 // BuiltinPlan plans every built-in table, with the built-in users table,
 // named with prefix on dialect d, MySQL included: what New makes with the
-// default Tables. The database tests of the migrations reach it on
-// MySQL, which New does not accept yet.
+// default Tables.
 func BuiltinPlan(d dialect.Name, prefix string) (*migrate.Plan, error) {
 	return migrate.NewPlan(builtinSchema, d, prefix, migrate.Users{Name: prefix + "users", ID: "id"},
 		func(*migrate.Table) bool { return true })
@@ -68,8 +69,8 @@ func BuiltinPlan(d dialect.Name, prefix string) (*migrate.Plan, error) {
 // MigrationSQL returns the statements that create the built-in tables New
 // needs with opts, in order, for review or for the game's own migration
 // tool (then set opts.Migrations to MigrateOff). d is a bun
-// schema.Dialect, a dialect.Name, or a name: "pg" (or "postgres") or
-// "sqlite". Every statement is idempotent. The statements name the
+// schema.Dialect, a dialect.Name, or a name: "pg" (or "postgres"),
+// "sqlite", or "mysql" (or "mariadb"). Every statement is idempotent. The statements name the
 // tables with opts.TablePrefix, give user columns the type of the users
 // table's id column, and end by recording each step in
 // <TablePrefix>admin_schema, which New with MigrateOff checks.
@@ -86,8 +87,10 @@ func MigrationSQL(d any, opts Options) ([]string, error) {
 			dia = pgdialect.New()
 		case "sqlite", "sqlite3":
 			dia = sqlitedialect.New()
+		case "mysql", "mariadb":
+			dia = mysqldialect.New()
 		default:
-			return nil, fmt.Errorf("admin: MigrationSQL: unknown dialect %q (pg or sqlite)", v)
+			return nil, fmt.Errorf("admin: MigrationSQL: unknown dialect %q (pg, sqlite or mysql)", v)
 		}
 	default:
 		return nil, fmt.Errorf("admin: MigrationSQL: dialect must be a schema.Dialect, dialect.Name or name, got %T", d)
@@ -116,7 +119,7 @@ func MigrationSQL(d any, opts Options) ([]string, error) {
 	}
 	out := p.SQL()
 	if !ut.Builtin && ut.HasEmail {
-		out[0] = emailIndexSuggestion(ut) + "\n" + out[0]
+		out[0] = emailIndexSuggestion(dia.Name(), ut) + "\n" + out[0]
 	}
 	return out, nil
 }
@@ -125,8 +128,16 @@ func MigrationSQL(d any, opts Options) ([]string, error) {
 // own users table: a comment, never run by the panel, proposing
 // the index that keeps sign-in (which matches emails without regard to
 // case) off a sequential scan. Building it on a large table is the
-// game's call: on PostgreSQL, CONCURRENTLY avoids blocking writes.
-func emailIndexSuggestion(u *users.Table) string {
+// game's call: on PostgreSQL, CONCURRENTLY avoids blocking writes. On
+// MySQL, where an index cannot be of lower(email) on MariaDB, it is of
+// the column, which a case-insensitive (_ci) collation makes serve.
+func emailIndexSuggestion(d dialect.Name, u *users.Table) string {
+	if d == dialect.MySQL {
+		q := func(n string) string { return sqldialect.Quote(d, n) }
+		return fmt.Sprintf("-- Suggested for your users table (sign-in matches emails without regard to case; "+
+			"with a _ci collation on the column, this index serves it):\n-- CREATE INDEX IF NOT EXISTS %s ON %s (%s)",
+			q(u.Name+"_"+u.Cols.Email+"_idx"), q(u.Name), q(u.Cols.Email))
+	}
 	return fmt.Sprintf("-- Suggested for your users table (sign-in matches emails without regard to case; "+
 		"on PostgreSQL add CONCURRENTLY on a live table):\n-- CREATE INDEX IF NOT EXISTS %s ON %s (lower(%s))",
 		migrate.Quote(u.Name+"_lower_"+u.Cols.Email+"_idx"), migrate.Quote(u.Name), migrate.Quote(u.Cols.Email))

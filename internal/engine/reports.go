@@ -11,6 +11,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/reports"
+	"github.com/gameadmin/admin/internal/sqldialect"
 	"github.com/uptrace/bun"
 )
 
@@ -208,7 +209,7 @@ func (h *reportsHandler) rowLabels(ctx context.Context, op Operator, key string,
 		Label sql.NullString `bun:"l"`
 	}
 	q := h.db.NewSelect().TableExpr("?", bun.Ident(res.Table.Name)).
-		ColumnExpr("CAST(? AS TEXT) AS k", bun.Ident(pk.Name)).ColumnExpr(expr+" AS l", args...).
+		ColumnExpr("? AS k", sqldialect.AsText(bun.Ident(pk.Name))).ColumnExpr(expr+" AS l", args...).
 		Where("? IN (?)", bun.Ident(pk.Name), bun.List(keys))
 	if res.Scoped(op) {
 		// A row op's row scope leaves out has no label for op: it is

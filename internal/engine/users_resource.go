@@ -22,7 +22,6 @@ import (
 	"github.com/gameadmin/admin/internal/userdata"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // usersResource is the users resource's behaviour of its own (special):
@@ -239,7 +238,7 @@ func (u *usersResource) list(_ Operator, _ *resource, v url.Values, parse func()
 		case len(vals) != 1 || perr != nil:
 			return nil, errorf(http.StatusBadRequest, query.CodeInvalidValue, "%s takes true or false", bannedParam)
 		}
-		l.Where = append(l.Where, u.users.WhereBanned(u.db.Dialect().Name() == dialect.PG, banned))
+		l.Where = append(l.Where, u.users.WhereBanned(banned))
 	}
 	return l, nil
 }

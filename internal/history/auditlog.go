@@ -7,6 +7,7 @@ import (
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/sqldialect"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -96,10 +97,13 @@ const auditSearchLimit = 100
 
 // KickedUser is the SQL of the player a room.kick entry names: its
 // payload's userId, as text (NULL for a payload that is not JSON, on
-// SQLite, where the column is text).
-func KickedUser(pg bool) string {
-	if pg {
+// SQLite and MySQL, where the column is text).
+func KickedUser(d dialect.Name) string {
+	switch d {
+	case dialect.PG:
 		return "(CAST(?TableAlias.payload AS jsonb) ->> 'userId')"
+	case dialect.MySQL:
+		return "(CASE WHEN JSON_VALID(?TableAlias.payload) THEN JSON_VALUE(?TableAlias.payload, '$.userId') END)"
 	}
 	return "(CASE WHEN json_valid(?TableAlias.payload) THEN json_extract(?TableAlias.payload, '$.userId') END)"
 }
@@ -120,13 +124,13 @@ func (h *Handler) SearchUsers(ctx context.Context, db bun.IDB, op authz.Operator
 	var ids []string
 	pk := bun.Ident(accounts.Table.PK[0].Name)
 	t := accounts.Table
-	sel := l.ApplyFilters(query.From(db, t).ColumnExpr("CAST(?TableAlias.? AS TEXT)", pk), accounts.View).Limit(auditSearchLimit)
+	sel := l.ApplyFilters(query.From(db, t).ColumnExpr(sqldialect.CastText(db.Dialect().Name(), "?TableAlias.?"), pk), accounts.View).Limit(auditSearchLimit)
 	err := query.Whole(db, sel, nil).Conn(db).Scan(ctx, &ids)
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
 	// A kick's entry is the room's, naming the player in its payload.
-	kicked := KickedUser(db.Dialect().Name() == dialect.PG)
+	kicked := KickedUser(db.Dialect().Name())
 	return []query.Cond{
 		{Expr: "(?TableAlias.resource IN ('" + users.Key + "', 'roles', 'auth') AND ?TableAlias.target_id IN (?))", Args: []any{bun.List(ids)}},
 		{Expr: "?TableAlias.operator_id IN (?)", Args: []any{bun.List(ids)}},

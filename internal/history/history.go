@@ -29,7 +29,6 @@ import (
 	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Handler answers a row's History and its revert, and labels and
@@ -128,7 +127,7 @@ func (h *Handler) Rows(w http.ResponseWriter, r *http.Request, op authz.Operator
 		}
 		return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 			return q.Where("?TableAlias.resource = ? AND ?TableAlias.target_id = ?", res.Key, target).
-				WhereOr("?TableAlias.resource = 'rooms' AND ?TableAlias.action = 'room.kick' AND "+KickedUser(h.DB.Dialect().Name() == dialect.PG)+" = ?", target)
+				WhereOr("?TableAlias.resource = 'rooms' AND ?TableAlias.action = 'room.kick' AND "+KickedUser(h.DB.Dialect().Name())+" = ?", target)
 		})
 	})
 	if err != nil {

@@ -106,6 +106,9 @@ func (p *Plan) mysqlColType(t *Table, c Col) string {
 	if c.Type != Text {
 		return p.mysqlType(c.Type)
 	}
+	if c.Hook {
+		return p.userType // the built-in users table's id
+	}
 	typ := "TEXT"
 	if mysqlKeyed(t, c) {
 		typ = mysqlKey
@@ -144,6 +147,8 @@ func mysqlIDType(st string, k reflect.Kind) string {
 	case "bigserial", "serial8", "int8", "serial":
 		base = "BIGINT" // MySQL's SERIAL is BIGINT UNSIGNED
 		unsigned = unsigned || word == "serial"
+	case "uuid":
+		return "UUID" // MariaDB 10.7's own type: a key to it must be one too
 	default:
 		if k < reflect.Int || k > reflect.Uint64 {
 			return mysqlKey

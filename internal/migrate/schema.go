@@ -140,7 +140,11 @@ func NewPlan(s *Schema, d dialect.Name, prefix string, users Users, need func(*T
 	}
 	p.userType, p.UserKind = "TEXT", "TEXT"
 	if d == dialect.MySQL {
-		p.userType = mysqlKey + mysqlBin // the built-in users table's id
+		// The built-in users table's id keeps the database's collation,
+		// as the game's own tables' text columns do: a game's foreign key
+		// to it needs the two equal (errno 150), and its UUIDs have no
+		// case to fold.
+		p.userType = mysqlKey
 	}
 	if users.IDField != nil {
 		p.userType, p.UserKind = IDSQLType(d, users.IDField), IDSQLType(dialect.PG, users.IDField)

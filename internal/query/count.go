@@ -267,10 +267,10 @@ func Estimate(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQue
 // estimate is the statistics' idea of how many rows q selects, without a
 // scan; ok is false when there are no statistics to ask.
 func estimate(ctx context.Context, db bun.IDB, t *schema.Table, q *bun.SelectQuery, filtered bool) (n int64, ok bool, err error) {
-	if db.Dialect().Name() == dialect.MySQL {
+	switch db.Dialect().Name() {
+	case dialect.MySQL:
 		return mysqlEstimate(ctx, db, t, q, filtered)
-	}
-	if db.Dialect().Name() != dialect.PG {
+	case dialect.SQLite:
 		return sqliteEstimate(ctx, db, t, q, filtered)
 	}
 	if !filtered {
@@ -338,13 +338,17 @@ func IsQueryCanceled(err error) bool {
 
 // EpochBucket is the SQL for the start of the step (of length step) that
 // the timestamp col holds falls in, in seconds since the epoch: an
-// integer on both databases, for counting rows per step in the
+// integer on every database, for counting rows per step in the
 // database. col is SQL: a column's name, or Bun's "?TableAlias.?" with
-// the column as its argument.
-func EpochBucket(pg bool, step time.Duration, col string) string {
+// the column as its argument. On MySQL col is a DATETIME holding UTC,
+// counted from the epoch without the session's time zone.
+func EpochBucket(d dialect.Name, step time.Duration, col string) string {
 	sec := strconv.FormatInt(int64(step.Seconds()), 10)
-	if pg {
+	switch d {
+	case dialect.PG:
 		return "(floor(extract(epoch FROM " + col + ") / " + sec + ") * " + sec + ")::bigint"
+	case dialect.MySQL:
+		return "(TIMESTAMPDIFF(SECOND, '1970-01-01', " + col + ") DIV " + sec + ") * " + sec
 	}
 	return "(unixepoch(" + col + ") / " + sec + ") * " + sec
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 
 	"github.com/gameadmin/admin/internal/schema"
 )
@@ -180,9 +181,10 @@ func (l *List) Advance(t *schema.Table, lastRow map[string]any) bool {
 // which the statement cache prepares and the database plans once. ok is
 // false when l has no cursor, or a value is of a type a driver might bind
 // otherwise than Bun writes it inline: then only the text with the values
-// in it is right. A time is bound as the text Bun writes for it.
+// in it is right. A time is bound as the text Bun writes for it. Not on
+// MySQL, whose ? are not numbered and a seek names a value twice.
 func (l *List) CursorParams(db bun.IDB) (_ *List, args []any, ok bool) {
-	if l.Limit <= 0 || len(l.after) == 0 {
+	if l.Limit <= 0 || len(l.after) == 0 || db.Dialect().Name() == dialect.MySQL {
 		return nil, nil, false
 	}
 	params := make([]any, len(l.after))

@@ -121,10 +121,14 @@ func PKParams(db bun.IDB, t *schema.Table, id map[string]any, first int) (params
 }
 
 // placeholder is the driver's n-th parameter, numbered: $n on PostgreSQL,
-// ?n on SQLite.
+// ?n on SQLite; on MySQL a plain ?, whose number is its place in the
+// text (Bind's and PKParams's args are in the order the text names them).
 func placeholder(db bun.IDB, n int) bun.Safe {
-	if db.Dialect().Name() == dialect.PG {
+	switch db.Dialect().Name() {
+	case dialect.PG:
 		return bun.Safe("$" + strconv.Itoa(n))
+	case dialect.MySQL:
+		return "?"
 	}
 	return bun.Safe("?" + strconv.Itoa(n))
 }

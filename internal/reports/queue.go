@@ -8,7 +8,6 @@ import (
 
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 )
 
 // Filter narrows the queue. Status is Open (the default) or Resolved.
@@ -222,7 +221,7 @@ func (s *Store) Summarize(ctx context.Context, db bun.IDB, n int) (Summary, erro
 // that has reports, in seconds since the epoch, to its count; for the
 // dashboard's chart.
 func (s *Store) Filed(ctx context.Context, from, to time.Time, step time.Duration) (map[int64]int64, error) {
-	bucket := query.EpochBucket(s.db.Dialect().Name() == dialect.PG, step, "created_at")
+	bucket := query.EpochBucket(s.db.Dialect().Name(), step, "created_at")
 	var rows []struct {
 		B int64 `bun:"b"`
 		N int64 `bun:"n"`

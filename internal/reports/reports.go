@@ -306,6 +306,9 @@ func (s *Store) File(ctx context.Context, r Report) (id int64, folded bool, err 
 				return err
 			}
 		}
+		if tx.Dialect().Name() == dialect.MySQL {
+			return s.foldMySQL(ctx, tx, r, now, &id, &folded)
+		}
 		var prev []int64
 		err := tx.NewRaw("UPDATE ? SET filings = filings + 1, last_at = ? WHERE id = (SELECT id FROM ? "+
 			"WHERE reporter_id = ? AND player_id = ? AND category = ? AND status = ? AND created_at >= ? ORDER BY id DESC LIMIT 1) RETURNING id",
@@ -317,20 +320,52 @@ func (s *Store) File(ctx context.Context, r Report) (id int64, folded bool, err 
 			id, folded = prev[0], true
 			return nil
 		}
-		row := &Row{ReporterID: r.ReporterID, PlayerID: r.PlayerID, Category: r.Category, Text: r.Text,
-			RoomID: r.RoomID, SessionID: r.SessionID, Evidence: string(query.StoredJSON(r.Evidence)), Count: 1, Status: Open, CreatedAt: now, LastAt: now}
-		if _, err := tx.NewInsert().Model(row).ModelTableExpr("?", s.table).Returning("id").Exec(ctx); err != nil {
-			return err
-		}
-		id = row.ID
-		open, err := tx.NewSelect().TableExpr("?", s.table).Where("player_id = ? AND status = ?", r.PlayerID, Open).Count(ctx)
-		if err != nil {
-			return err
-		}
-		return s.audit.RecordTx(ctx, tx, audit.Entry{Action: "report.file", Resource: "users", TargetID: r.PlayerID,
-			Payload: map[string]any{"reportId": id, "playerId": r.PlayerID, reporterKey: r.ReporterID, "category": r.Category, "openReports": open}})
+		return s.insert(ctx, tx, r, now, &id)
 	})
 	return id, folded, err
+}
+
+// foldMySQL is File's fold on MySQL, which has no UPDATE … RETURNING and
+// cannot update a table its own subquery reads: the reporter's users row
+// locked (ordering two filings at once), the open report read, then
+// counted up by id; or, when there is none, a new one.
+func (s *Store) foldMySQL(ctx context.Context, tx bun.Tx, r Report, now time.Time, id *int64, folded *bool) error {
+	u := s.users
+	if _, err := tx.NewSelect().TableExpr("?", bun.Ident(u.Name)).ColumnExpr("?", bun.Ident(u.Cols.ID)).
+		Where("? = ?", bun.Ident(u.Cols.ID), r.ReporterID).For("UPDATE").Exec(ctx); err != nil {
+		return err
+	}
+	var prev []int64
+	err := tx.NewRaw("SELECT id FROM ? WHERE reporter_id = ? AND player_id = ? AND category = ? AND status = ? AND created_at >= ? ORDER BY id DESC LIMIT 1 FOR UPDATE",
+		s.table, r.ReporterID, r.PlayerID, r.Category, Open, now.Add(-s.window)).Scan(ctx, &prev)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if len(prev) == 0 {
+		return s.insert(ctx, tx, r, now, id)
+	}
+	if _, err := tx.NewRaw("UPDATE ? SET filings = filings + 1, last_at = ? WHERE id = ?", s.table, now, prev[0]).Exec(ctx); err != nil {
+		return err
+	}
+	*id, *folded = prev[0], true
+	return nil
+}
+
+// insert stores r as a new open report and writes its report.file audit
+// entry in tx.
+func (s *Store) insert(ctx context.Context, tx bun.Tx, r Report, now time.Time, id *int64) error {
+	row := &Row{ReporterID: r.ReporterID, PlayerID: r.PlayerID, Category: r.Category, Text: r.Text,
+		RoomID: r.RoomID, SessionID: r.SessionID, Evidence: string(query.StoredJSON(r.Evidence)), Count: 1, Status: Open, CreatedAt: now, LastAt: now}
+	if _, err := tx.NewInsert().Model(row).ModelTableExpr("?", s.table).Returning("id").Exec(ctx); err != nil {
+		return err
+	}
+	*id = row.ID
+	open, err := tx.NewSelect().TableExpr("?", s.table).Where("player_id = ? AND status = ?", r.PlayerID, Open).Count(ctx)
+	if err != nil {
+		return err
+	}
+	return s.audit.RecordTx(ctx, tx, audit.Entry{Action: "report.file", Resource: "users", TargetID: r.PlayerID,
+		Payload: map[string]any{"reportId": *id, "playerId": r.PlayerID, reporterKey: r.ReporterID, "category": r.Category, "openReports": open}})
 }
 
 // userExists reports whether the users table has id.

@@ -1,6 +1,7 @@
 package rows
 
 import (
+	"context"
 	"errors"
 	"maps"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/gameadmin/admin/internal/dberr"
 	"github.com/gameadmin/admin/internal/errbody"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // ErrReference is a foreign key violation whose side the database did
@@ -27,6 +30,35 @@ func DBError(err error) error {
 	if !ok {
 		return err
 	}
+	return refusalError(r, err)
+}
+
+// DBErrorIn is DBError for a write to table in db, a transaction that a
+// MySQL duplicate key leaves open: the refusal, which names the key's
+// index and not its columns there, is answered with the index's columns
+// as information_schema lists them. (PostgreSQL and SQLite name the
+// columns; their transactions are not read again.)
+func DBErrorIn(ctx context.Context, db bun.IDB, table string, err error) error {
+	r, ok := dberr.Classify(err)
+	if !ok {
+		return err
+	}
+	if db.Dialect().Name() == dialect.MySQL {
+		r = r.KeyColumns(func(key string) []string {
+			var cols []string
+			if db.NewSelect().TableExpr("information_schema.STATISTICS").ColumnExpr("COLUMN_NAME").
+				Where("TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND INDEX_NAME = ?", table, key).
+				OrderExpr("SEQ_IN_INDEX").Scan(ctx, &cols) != nil {
+				return nil
+			}
+			return cols
+		})
+	}
+	return refusalError(r, err)
+}
+
+// refusalError is DBError's answer to the refusal r of err.
+func refusalError(r dberr.Refusal, err error) error {
 	var ae *errbody.Error
 	switch r.Kind {
 	case dberr.Unique:
@@ -217,11 +249,17 @@ func UnknownCheck(res *Resource, err error) string {
 // the statement does. An insert can only name a row that is missing; a
 // delete can only leave rows that refer to the deleted one. (An update can
 // do either, and keeps the message that says both.)
-func InsertError(err error) error { return sideOf(DBError(err), "a referenced row does not exist") }
+func InsertError(err error) error { return sideOf(DBError(err), insertSide) }
 
 // DeleteError is DBError for a DELETE (see InsertError): a foreign key
 // failure says that other rows refer to the row.
-func DeleteError(err error) error { return sideOf(DBError(err), "other rows refer to this row") }
+func DeleteError(err error) error { return sideOf(DBError(err), deleteSide) }
+
+// The side of a foreign key an insert and a delete can fail on.
+const (
+	insertSide = "a referenced row does not exist"
+	deleteSide = "other rows refer to this row"
+)
 
 func sideOf(err error, msg string) error {
 	if errors.Is(err, ErrReference) {

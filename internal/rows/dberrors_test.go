@@ -115,3 +115,15 @@ func TestDBErrorCheckNamesConstraint(t *testing.T) {
 		}
 	}
 }
+
+func TestMySQLCastType(t *testing.T) {
+	for typ, want := range map[string]string{"int(11)": "SIGNED", "bigint(20) unsigned": "UNSIGNED", "decimal(10,2)": "DECIMAL(10,2)",
+		"varchar(32)": "CHAR(32)", "datetime(6)": "DATETIME(6)", "double": "DOUBLE", "date": "DATE"} {
+		if got, ok := mysqlCastType(typ); !ok || got != want {
+			t.Errorf("mysqlCastType(%q) = %q, %v; want %q", typ, got, ok, want)
+		}
+	}
+	if _, ok := mysqlCastType("json"); ok {
+		t.Error("mysqlCastType(json) names a type")
+	}
+}

@@ -35,7 +35,7 @@ type DocEdit interface {
 	// exprs are the SQL expressions of the column's new value, applied
 	// one after the other (a long edit in several statements, each one
 	// of a size the database parses), each over the value the last left.
-	exprs(pg bool, c *schema.Column, ident string) []query.Expr
+	exprs(d dialect.Name, c *schema.Column, ident string) []query.Expr
 }
 
 // MergePatch is an RFC 7396 merge patch of a JSON document, decoded
@@ -102,9 +102,15 @@ func mergePatch(target any, patch any) any {
 	return t
 }
 
-func (p MergePatch) exprs(pg bool, c *schema.Column, ident string) []query.Expr {
+func (p MergePatch) exprs(d dialect.Name, c *schema.Column, ident string) []query.Expr {
 	var e exprBuf
-	if !pg {
+	if d == dialect.MySQL {
+		// JSON_MERGE_PATCH is RFC 7396's algorithm, as SQLite's json_patch.
+		e.WriteString("JSON_MERGE_PATCH(COALESCE(" + ident + ", '{}'), ?)")
+		e.args = append(e.args, jsonText(map[string]any(p)))
+		return []query.Expr{e.expr()}
+	}
+	if d != dialect.PG {
 		// SQLite's json_patch is RFC 7396's algorithm; a NULL document
 		// would make its result NULL.
 		e.WriteString("json_patch(COALESCE(" + ident + ", '{}'), ?)")
@@ -299,12 +305,33 @@ func deepCopy(v any) any {
 // parser takes about a thousand nested calls.
 const editsPerStatement = 200
 
-func (pe PathEdits) exprs(pg bool, c *schema.Column, ident string) []query.Expr {
+func (pe PathEdits) exprs(d dialect.Name, c *schema.Column, ident string) []query.Expr {
 	var out []query.Expr
 	for chunk := range slices.Chunk(pe, editsPerStatement) {
 		// Each edit wraps the expression of the ones before it.
 		var acc exprBuf
-		if !pg {
+		if d == dialect.MySQL {
+			acc.WriteString(ident)
+			for _, ed := range chunk {
+				inner := acc
+				acc = exprBuf{}
+				if ed.Remove {
+					acc.WriteString("JSON_REMOVE(")
+					acc.append(&inner)
+					acc.WriteString(", ?)")
+					acc.args = append(acc.args, mysqlPath(ed.Path))
+					continue
+				}
+				// JSON_EXTRACT(…, '$') makes the text a JSON value, not a string.
+				acc.WriteString("JSON_SET(")
+				acc.append(&inner)
+				acc.WriteString(", ?, JSON_EXTRACT(?, '$'))")
+				acc.args = append(acc.args, mysqlPath(ed.Path), jsonText(ed.Value))
+			}
+			out = append(out, acc.expr())
+			continue
+		}
+		if d != dialect.PG {
 			acc.WriteString(ident)
 			for _, ed := range chunk {
 				inner := acc
@@ -396,6 +423,27 @@ func sqlitePath(path []any) string {
 	return b.String()
 }
 
+// mysqlPath is a path as MySQL's JSON functions take it: $, then ."key"
+// (the key as it is, which therefore holds no " or \: mysqlPathKey) or
+// [index] per step.
+func mysqlPath(path []any) string {
+	var b strings.Builder
+	b.WriteByte('$')
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			b.WriteString(`."` + k + `"`)
+		case int:
+			fmt.Fprintf(&b, "[%d]", k)
+		}
+	}
+	return b.String()
+}
+
+// mysqlPathKey reports whether key can be a step of mysqlPath: MariaDB
+// reads no escapes in a quoted key, so one with " or \ cannot be named.
+func mysqlPathKey(key string) bool { return !strings.ContainsAny(key, `"\`) }
+
 // jsonText is v's JSON, without encoding/json's HTML escapes.
 func jsonText(v any) string {
 	var b bytes.Buffer
@@ -454,7 +502,6 @@ func docWrites(db bun.IDB, res *Resource, before, vals map[string]any) (map[stri
 	}
 	slices.Sort(keys)
 	var out map[string][]query.Expr
-	pg := db.Dialect().Name() == dialect.PG
 	for _, k := range keys {
 		ed, ok := vals[k].(DocEdit)
 		if !ok {
@@ -471,6 +518,11 @@ func docWrites(db bun.IDB, res *Resource, before, vals map[string]any) (map[stri
 		}
 		if pe, isPaths := ed.(PathEdits); isPaths {
 			ed = pe.Placed(doc)
+			if db.Dialect().Name() == dialect.MySQL && slices.ContainsFunc(ed.(PathEdits), func(e PathEdit) bool {
+				return slices.ContainsFunc(e.Path, func(p any) bool { k, ok := p.(string); return ok && !mysqlPathKey(k) })
+			}) {
+				return nil, errbody.Field(http.StatusBadRequest, "invalid_value", k, "%s: a key holding \" or \\ cannot be edited by path on MySQL; send the whole value", res.ColumnLabel(col))
+			}
 		}
 		after := ed.Apply(doc)
 		raw := json.RawMessage(jsonText(after))
@@ -484,7 +536,7 @@ func docWrites(db bun.IDB, res *Resource, before, vals map[string]any) (map[stri
 		if out == nil {
 			out = map[string][]query.Expr{}
 		}
-		out[k] = ed.exprs(pg, col, string(bunschema.NewQueryGen(db.Dialect()).AppendIdent(nil, k)))
+		out[k] = ed.exprs(db.Dialect().Name(), col, string(bunschema.NewQueryGen(db.Dialect()).AppendIdent(nil, k)))
 	}
 	return out, nil
 }

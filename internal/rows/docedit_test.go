@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/uptrace/bun/dialect"
+
 	"github.com/gameadmin/admin/internal/errbody"
 )
 
@@ -122,12 +124,13 @@ func TestDocEditArgs(t *testing.T) {
 	key := `k'); DROP TABLE players; --`
 	col := eventResource().Table.ByName["payload"]
 	col.DBType = "json"
-	for _, pg := range []bool{true, false} {
+	for _, d := range []dialect.Name{dialect.PG, dialect.SQLite, dialect.MySQL} {
+		pg := d == dialect.PG
 		for _, ed := range []DocEdit{
 			MergePatch{key: map[string]any{key: nil, "v": key}},
 			PathEdits{{Path: []any{key, 2}, Value: key}, {Path: []any{key}, Remove: true}},
 		} {
-			for _, e := range ed.exprs(pg, col, `"payload"`) {
+			for _, e := range ed.exprs(d, col, `"payload"`) {
 				if strings.Contains(e.SQL, "DROP") || strings.Count(e.SQL, "?") != len(e.Args) {
 					t.Errorf("pg %v: %s %v; want every key and value an argument", pg, e.SQL, e.Args)
 				}
@@ -141,7 +144,7 @@ func TestDocEditArgs(t *testing.T) {
 	for i := range long {
 		long[i] = PathEdit{Path: []any{"k"}, Value: i}
 	}
-	if n := len(long.exprs(true, col, `"payload"`)); n != 2 {
+	if n := len(long.exprs(dialect.PG, col, `"payload"`)); n != 2 {
 		t.Errorf("%d edits in %d statements; want 2", len(long), n)
 	}
 }

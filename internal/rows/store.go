@@ -82,7 +82,7 @@ func (s Store) now() time.Time {
 
 // ReadRow loads one row by primary key, without the columns res's role
 // may not read (res.Hidden), none masked. lock, inside a transaction,
-// locks the row until it ends (FOR UPDATE on PostgreSQL; SQLite has one
+// locks the row until it ends (FOR UPDATE on PostgreSQL and MySQL; SQLite has one
 // writer, and a write transaction holds it).
 func (s Store) ReadRow(ctx context.Context, db bun.IDB, res *Resource, id map[string]any, lock bool) (map[string]any, error) {
 	row, err := s.readRow(ctx, db, res, id, lock, false)
@@ -101,7 +101,7 @@ func (s Store) readRow(ctx context.Context, db bun.IDB, res *Resource, id map[st
 		if withDeleted && res.Table.SoftDelete != nil {
 			q = q.WhereAllWithDeleted()
 		}
-		if lock && s.DB.Dialect().Name() == dialect.PG {
+		if lock && s.DB.Dialect().Name() != dialect.SQLite {
 			q = q.For("UPDATE")
 		}
 		return q
@@ -182,7 +182,7 @@ func (s Store) InsertRow(ctx context.Context, tx bun.Tx, res *Resource, vals map
 	}
 	row, err := s.writeReturning(ctx, tx, res, insert, vals, nil)
 	if err != nil {
-		return nil, ColumnFields(res, InsertError(err))
+		return nil, ColumnFields(res, sideOf(DBErrorIn(ctx, tx, t.Name, err), insertSide))
 	}
 	return row, nil
 }
@@ -220,6 +220,44 @@ func (s Store) writeReturning(ctx context.Context, tx bun.Tx, res *Resource, bui
 	return stored, err
 }
 
+// updatedMySQL is returned for an UPDATE on MySQL, which has no UPDATE …
+// RETURNING: the update runs (prepared as returned's would), then the
+// row is read again by its key (the one vals sets, else id) in tx.
+func (s Store) updatedMySQL(ctx context.Context, tx bun.Tx, res *Resource, build func(vals, id map[string]any) write, vals, id map[string]any) (map[string]any, error) {
+	var params map[string]any
+	var args []any
+	ok := s.Stmts.Retryable(ctx)
+	if ok {
+		params, args, ok = query.Bind(tx, vals, 1)
+	}
+	if !ok {
+		if _, err := build(vals, id).Exec(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		pk, pkArgs := query.PKParams(tx, res.Table, id, len(args)+1)
+		plain := build(vals, id)
+		if _, err := s.Stmts.ExecTx(ctx, tx.Tx, build(params, pk).String(), func() (sql.Result, error) {
+			return tx.ExecContext(ctx, "?", bun.Safe(plain.String()))
+		}, append(args, pkArgs...)...); err != nil {
+			return nil, err
+		}
+	}
+	key := maps.Clone(id)
+	for _, c := range res.Table.PK {
+		if v, set := vals[c.Name]; set {
+			key[c.Name] = v
+		}
+	}
+	cols, colArgs := query.Returning(tx, res.Table)
+	ret := query.NewReturned(res.Table)
+	q := tx.NewSelect().TableExpr("?", bun.Ident(res.Table.Name)).ColumnExpr(cols, colArgs...)
+	if err := query.WherePK(q, res.Table, key).Scan(ctx, ret.Dest...); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	return ret.Row(res.stored)
+}
+
 // returned runs build(vals, id), a write of vals (to the row id, for an
 // update) inside tx, and reads the row it returns as ReadRow would
 // (sql.ErrNoRows when none). In a transaction Stmts runs (Retryable) the
@@ -228,6 +266,9 @@ func (s Store) writeReturning(ctx context.Context, tx bun.Tx, res *Resource, bui
 // when a value has no parameter form, it runs through Bun with its values
 // inline (its hooks see it).
 func (s Store) returned(ctx context.Context, tx bun.Tx, res *Resource, build func(vals, id map[string]any) write, vals, id map[string]any) (map[string]any, error) {
+	if id != nil && tx.Dialect().Name() == dialect.MySQL {
+		return s.updatedMySQL(ctx, tx, res, build, vals, id)
+	}
 	ret := query.NewReturned(res.Table)
 	var params map[string]any
 	var args []any
@@ -358,14 +399,14 @@ func (s Store) UpdateRow(ctx context.Context, tx bun.Tx, op authz.Operator, res 
 				// A long edit: its first parts in statements of their own.
 				q := tx.NewUpdate().TableExpr("?", bun.Ident(res.Table.Name)).Set("? = ?", bun.Ident(col), e)
 				if _, err := query.WherePK(q, res.Table, id).Exec(ctx); err != nil {
-					return nil, nil, nil, "", ColumnFields(res, DBError(err))
+					return nil, nil, nil, "", ColumnFields(res, DBErrorIn(ctx, tx, res.Table.Name, err))
 				}
 			}
 			write[col] = exprs[len(exprs)-1]
 		}
 	}
 	if after, err = s.writeReturning(ctx, tx, res, s.update(tx, res), write, id); err != nil {
-		return nil, nil, nil, "", ColumnFields(res, DBError(err))
+		return nil, nil, nil, "", ColumnFields(res, DBErrorIn(ctx, tx, res.Table.Name, err))
 	}
 	if err := keepsAdmin(); err != nil {
 		return nil, nil, nil, "", err
@@ -497,7 +538,7 @@ func (s Store) DeleteRow(ctx context.Context, tx bun.Tx, op authz.Operator, res 
 	} else {
 		q := tx.NewDelete().TableExpr("?", bun.Ident(res.Table.Name))
 		if _, err := query.WherePK(q, res.Table, id).Exec(ctx); err != nil {
-			return nil, ColumnFields(res, DeleteError(err))
+			return nil, ColumnFields(res, sideOf(DBErrorIn(ctx, tx, res.Table.Name, err), deleteSide))
 		}
 	}
 	if err := keepsAdmin(); err != nil {
@@ -514,7 +555,7 @@ func (s Store) setDeleted(ctx context.Context, tx bun.Tx, res *Resource, id, bef
 	res.bumpVersion(before, vals, s.now())
 	row, err := s.writeReturning(ctx, tx, res, s.update(tx, res), vals, id)
 	if err != nil {
-		return nil, ColumnFields(res, DBError(err))
+		return nil, ColumnFields(res, DBErrorIn(ctx, tx, res.Table.Name, err))
 	}
 	return row, nil
 }

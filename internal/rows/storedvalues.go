@@ -19,6 +19,7 @@ import (
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // LogCellIssues logs to log, once per answer, each cell of rows that could not
@@ -57,6 +58,12 @@ func BlameColumn(ctx context.Context, db bun.IDB, res *Resource, vals map[string
 		case DocEdit, query.Expr:
 			continue // applied to the stored value: not a value of its own
 		}
+		if db.Dialect().Name() == dialect.MySQL {
+			if mysqlDoesNotFit(ctx, db, vals[name], c.DBType) {
+				fields[name] = "does not fit the column's type " + c.DBType
+			}
+			continue
+		}
 		var out any
 		e := db.NewSelect().ColumnExpr("CAST(? AS ?)", vals[name], bun.Safe(c.DBType)).Scan(ctx, &out)
 		if strings.HasPrefix(dberr.SQLState(e), "22") {
@@ -70,6 +77,76 @@ func BlameColumn(ctx context.Context, db bun.IDB, res *Resource, vals map[string
 	c.Fields = fields
 	c.Message = "column " + strconv.Quote(slices.Sorted(maps.Keys(fields))[0]) + ": a value does not fit its column"
 	return &c
+}
+
+// mysqlDoesNotFit reports whether v does not fit a MySQL column whose
+// COLUMN_TYPE is typ: MySQL's CAST truncates with a warning where
+// PostgreSQL's fails, so the cast and @@warning_count run on one
+// connection. A type CAST cannot name is not blamed.
+func mysqlDoesNotFit(ctx context.Context, db bun.IDB, v any, typ string) bool {
+	cast, ok := mysqlCastType(typ)
+	if !ok {
+		return false
+	}
+	type queryRower interface {
+		QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	}
+	var conn queryRower
+	switch d := db.(type) {
+	case *bun.DB:
+		c, err := d.Conn(ctx)
+		if err != nil {
+			return false
+		}
+		defer c.Close()
+		conn = c
+	case queryRower:
+		conn = d // a transaction: one connection already
+	default:
+		return false
+	}
+	// FROM a derived table: a statement that reads no table leaves the
+	// last statement's warnings in place.
+	var out any
+	if conn.QueryRowContext(ctx, "SELECT CAST(? AS "+cast+") FROM (SELECT 1) AS probe", v).Scan(&out) != nil {
+		return false
+	}
+	var warnings int
+	return conn.QueryRowContext(ctx, "SELECT @@warning_count").Scan(&warnings) == nil && warnings > 0
+}
+
+// mysqlCastType is the CAST type of a MySQL column whose COLUMN_TYPE is
+// typ ("int(11) unsigned", "decimal(10,2)", "varchar(32)"), for
+// mysqlDoesNotFit; ok is false for a type CAST cannot name.
+func mysqlCastType(typ string) (string, bool) {
+	t := strings.ToLower(strings.TrimSpace(typ))
+	base, args := t, ""
+	if i := strings.IndexAny(t, "( "); i >= 0 {
+		base = t[:i]
+		if j := strings.IndexByte(t, ')'); t[i] == '(' && j > i {
+			args = t[i : j+1]
+		}
+	}
+	switch base {
+	case "tinyint", "smallint", "mediumint", "int", "integer", "bigint":
+		if strings.Contains(t, "unsigned") {
+			return "UNSIGNED", true
+		}
+		return "SIGNED", true
+	case "decimal", "numeric":
+		return "DECIMAL" + args, true
+	case "float", "double", "real":
+		return "DOUBLE", true
+	case "date":
+		return "DATE", true
+	case "datetime", "timestamp":
+		return "DATETIME(6)", true
+	case "time":
+		return "TIME(6)", true
+	case "char", "varchar":
+		return "CHAR" + args, true
+	}
+	return "", false
 }
 
 // FilterValues are the single values of l's filters by column, for

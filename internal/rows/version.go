@@ -299,6 +299,15 @@ func (res *Resource) firstVersion(vals map[string]any, now time.Time) {
 func nextVersion(c *schema.Column, old any, now time.Time) any {
 	now = now.UTC().Truncate(time.Microsecond)
 	prev, isTime := old.(time.Time)
+	if s, ok := old.(string); ok {
+		// A wall clock's (MySQL's DATETIME) as a row carries it: text.
+		for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
+			if t, err := time.Parse(layout, s); err == nil {
+				prev, isTime = t, true
+				break
+			}
+		}
+	}
 	switch {
 	case c.Unix != "":
 		next := c.UnixValue(now).(int64)

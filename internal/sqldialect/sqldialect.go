@@ -81,3 +81,13 @@ func OnConflictNothing(q *bun.InsertQuery, key string) *bun.InsertQuery {
 	}
 	return q.On("CONFLICT (" + key + ") DO NOTHING")
 }
+
+// DeleteFrom is a delete query's ModelTableExpr: `table AS alias`, or the
+// bare table on MySQL, whose single-table DELETE takes no alias (MariaDB
+// before 11.6); the query's conditions then name no alias.
+func DeleteFrom(d dialect.Name, table schema.QueryAppender, alias string) schema.QueryWithArgs {
+	if d == dialect.MySQL {
+		return bun.SafeQuery("?", table)
+	}
+	return bun.SafeQuery("? AS ?", table, bun.Ident(alias))
+}

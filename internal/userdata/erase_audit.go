@@ -15,6 +15,7 @@ import (
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/sqldialect"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 )
@@ -237,7 +238,7 @@ func (a *Service) walkAudit(ctx context.Context, tx bun.Tx, where func(*bun.Sele
 	for {
 		var batch []auditRow
 		q := tx.NewSelect().TableExpr("? AS aa", a.Table("admin_audit")).
-			ColumnExpr("id, resource, target_id, CAST(operator_id AS TEXT) AS operator_id, payload").
+			ColumnExpr("id, resource, target_id, "+sqldialect.CastText(tx.Dialect().Name(), "operator_id")+" AS operator_id, payload").
 			WhereGroup(" AND ", where).Where("id > ?", last).Order("id").Limit(auditBatch)
 		if err := q.Scan(ctx, &batch); err != nil {
 			return fmt.Errorf("admin: erase: read the audit log: %w", err)
@@ -292,9 +293,9 @@ func (a *Service) redactAudit(ctx context.Context, tx bun.Tx, s *eraseScope) (in
 	}
 	err := a.walkAudit(ctx, tx, func(q *bun.SelectQuery) *bun.SelectQuery {
 		q = q.WhereOr("resource IN ('users', 'roles', 'auth') AND target_id = ?", s.userID).
-			WhereOr("CAST(operator_id AS TEXT) = ?", s.userID)
+			WhereOr(sqldialect.CastText(tx.Dialect().Name(), "operator_id")+" = ?", s.userID)
 		for _, e := range s.emails {
-			q = q.WhereOr("lower(CAST(payload AS TEXT)) LIKE ?", likeText(e))
+			q = q.WhereOr("lower("+sqldialect.CastText(tx.Dialect().Name(), "payload")+") LIKE ?", likeText(e))
 		}
 		return q
 	}, redact)

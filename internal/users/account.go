@@ -305,8 +305,14 @@ func (u *Table) AccountByEmail(ctx context.Context, db bun.IDB, email string) (*
 	}
 	col := u.Col(u.Cols.Email, "u")
 	cond, args := u.emailIs(email)
-	q := u.selectAccount(db).Where(cond, args...).
-		OrderExpr("CASE WHEN ? = ? THEN 0 ELSE 1 END", sqldialect.AsText(col), email).Limit(2)
+	exact := u.selectAccount(db).Where(cond, args...)
+	if u.Dialect == dialect.MySQL {
+		// A _ci collation's = ignores case: bytes tell the exact match.
+		exact = exact.OrderExpr("CASE WHEN CAST(? AS BINARY) = CAST(? AS BINARY) THEN 0 ELSE 1 END", col, email)
+	} else {
+		exact = exact.OrderExpr("CASE WHEN ? = ? THEN 0 ELSE 1 END", sqldialect.AsText(col), email)
+	}
+	q := exact.Limit(2)
 	accs, err := u.scanAccounts(ctx, q)
 	if err != nil {
 		return nil, err
@@ -539,7 +545,8 @@ const UnusableHash = "!"
 //
 // With a BanTable, a user is banned while an active row of theirs exists
 // (an EXISTS subquery, which an index on the player column serves).
-func (u *Table) WhereBanned(pg, banned bool) query.Cond {
+func (u *Table) WhereBanned(banned bool) query.Cond {
+	pg, my := u.Dialect == dialect.PG, u.Dialect == dialect.MySQL
 	if u.Bans != nil {
 		return query.Cond{Expr: u.Bans.whereBanned(banned), Args: []any{bun.Ident(u.Cols.ID)}}
 	}
@@ -549,10 +556,15 @@ func (u *Table) WhereBanned(pg, banned bool) query.Cond {
 		case u.BanUnix && pg:
 			// Cast to bigint so an index on the column serves it.
 			active = "?TableAlias.? IS NOT NULL AND ?TableAlias.? > CAST(EXTRACT(EPOCH FROM now()) AS BIGINT)"
+		case u.BanUnix && my:
+			active = "?TableAlias.? IS NOT NULL AND ?TableAlias.? > UNIX_TIMESTAMP()"
 		case u.BanUnix:
 			active = "?TableAlias.? IS NOT NULL AND ?TableAlias.? > CAST(strftime('%s', 'now') AS INTEGER)"
 		case pg:
 			active = "?TableAlias.? IS NOT NULL AND ?TableAlias.? > now()"
+		case my:
+			// DATETIME holds no zone: the panel writes UTC.
+			active = "?TableAlias.? IS NOT NULL AND ?TableAlias.? > UTC_TIMESTAMP(6)"
 		default:
 			// SQLite holds a time as text (or a number of the game's):
 			// julianday reads both ISO forms with or without an offset.
@@ -573,6 +585,12 @@ func (u *Table) WhereBanned(pg, banned bool) query.Cond {
 		active = "{b} IS NOT NULL AND jsonb_typeof(CAST({b} AS jsonb)) = 'object' AND " +
 			"(CAST({b} AS jsonb) ->> 'until' IS NULL OR CAST(CAST({b} AS jsonb) ->> 'until' AS timestamptz) > now())"
 	}
+	if my {
+		// JSON_VALUE reads a JSON null as NULL; the until is ISO text,
+		// in UTC ("Z") or with an offset, which CAST would drop.
+		active = "{b} IS NOT NULL AND JSON_VALID({b}) AND JSON_TYPE({b}) = 'OBJECT' AND " +
+			"(JSON_VALUE({b}, '$.until') IS NULL OR " + mysqlISOTime("JSON_VALUE({b}, '$.until')") + " > UTC_TIMESTAMP(6))"
+	}
 	args := make([]any, strings.Count(active, "{b}"))
 	for i := range args {
 		args[i] = bun.Ident(u.Cols.Ban)
@@ -582,6 +600,13 @@ func (u *Table) WhereBanned(pg, banned bool) query.Cond {
 		return query.Cond{Expr: active, Args: args}
 	}
 	return query.Cond{Expr: "NOT COALESCE((" + active + "), FALSE)", Args: args}
+}
+
+// mysqlISOTime is the ISO time text expr as a DATETIME in UTC on MySQL:
+// an offset ("+02:00") converted, a "Z" dropped.
+func mysqlISOTime(expr string) string {
+	return "CASE WHEN " + expr + " REGEXP '[+-][0-9]{2}:[0-9]{2}$' THEN CONVERT_TZ(CAST(LEFT(" + expr + ", LENGTH(" + expr + ") - 6) AS DATETIME(6)), RIGHT(" + expr + ", 6), '+00:00') " +
+		"ELSE CAST(TRIM(TRAILING 'Z' FROM " + expr + ") AS DATETIME(6)) END"
 }
 
 // Update runs q (its SETs) against the users row of userID; ErrNotFound

@@ -94,11 +94,11 @@ func (u *Table) CheckBanTable(ctx context.Context, db bun.IDB) error {
 		}
 	}
 	var ok bool
-	if b.unix, ok = timeType(types[b.Until], b.pg); !ok {
+	if b.unix, ok = timeType(types[b.Until], b.d); !ok {
 		return fmt.Errorf("admin: UserColumns.BanTable.Until: column %q of %s is a %s: it must be a time (timestamptz, timestamp, SQLite DATETIME or TEXT) or an integer of unix seconds", b.Until, b.Name, types[b.Until])
 	}
 	if b.CreatedAt != "" {
-		if b.created, ok = timeType(types[b.CreatedAt], b.pg); !ok {
+		if b.created, ok = timeType(types[b.CreatedAt], b.d); !ok {
 			return fmt.Errorf("admin: UserColumns.BanTable.CreatedAt: column %q of %s is a %s: it must be a time or an integer of unix seconds", b.CreatedAt, b.Name, types[b.CreatedAt])
 		}
 	}
@@ -107,13 +107,16 @@ func (u *Table) CheckBanTable(ctx context.Context, db bun.IDB) error {
 
 // timeType reports whether a column of type typ holds a time, and
 // whether as unix seconds (an integer).
-func timeType(typ string, pg bool) (unix, ok bool) {
+func timeType(typ string, d dialect.Name) (unix, ok bool) {
 	switch {
+	case typ == "tinyint":
+		// MySQL's BOOLEAN, and too narrow for seconds anyway.
+		return false, false
 	case strings.Contains(typ, "int"):
 		return true, true
 	case strings.HasPrefix(typ, "timestamp"), typ == "datetime", typ == "date":
 		return false, true
-	case !pg && (typ == "text" || typ == "" || strings.Contains(typ, "char")):
+	case d == dialect.SQLite && (typ == "text" || typ == "" || strings.Contains(typ, "char")):
 		// SQLite keeps a time as ISO text, which julianday reads.
 		return false, true
 	}
@@ -141,7 +144,7 @@ func (b *bans) active() string { return b.activeAt(b.col(b.Until)) }
 
 // activeAt is active of the until column c, quoted (and qualified).
 func (b *bans) activeAt(c string) string {
-	if !b.unix && !b.pg {
+	if !b.unix && b.d == dialect.SQLite {
 		// SQLite holds a time as text: julianday reads the ISO forms
 		// with or without an offset.
 		return "(" + c + " IS NULL OR julianday(" + c + ") > julianday('now'))"
@@ -156,6 +159,11 @@ func (b *bans) now() string {
 	switch {
 	case b.unix && b.pg:
 		return "CAST(EXTRACT(EPOCH FROM now()) AS BIGINT)"
+	case b.unix && b.d == dialect.MySQL:
+		return "UNIX_TIMESTAMP()"
+	case b.d == dialect.MySQL:
+		// DATETIME holds no zone: the panel writes UTC, so the clock is read in UTC.
+		return "UTC_TIMESTAMP(6)"
 	case b.unix:
 		return "CAST(strftime('%s', 'now') AS INTEGER)"
 	case b.pg:
@@ -188,7 +196,7 @@ func (b *bans) stateColumns(q *bun.SelectQuery, id bun.Safe) *bun.SelectQuery {
 	if b.Reason == "" {
 		return q.ColumnExpr("NULL")
 	}
-	return q.ColumnExpr("(SELECT CAST(" + b.col(b.Reason) + " AS TEXT)" + where + order + ")")
+	return q.ColumnExpr("(SELECT " + sqldialect.CastText(b.d, b.col(b.Reason)) + where + order + ")")
 }
 
 // whereBanned is WhereBanned with a BanTable: an active row exists.
@@ -281,10 +289,10 @@ func (u *Table) BanRows(ctx context.Context, db bun.IDB, ids []string, activeOnl
 	if b == nil || len(ids) == 0 {
 		return nil, nil
 	}
-	sel := []string{"CAST(" + b.col(b.Player) + " AS TEXT)", b.col(b.Until), "CASE WHEN " + b.active() + " THEN 1 ELSE 0 END"}
+	sel := []string{sqldialect.CastText(b.d, b.col(b.Player)), b.col(b.Until), "CASE WHEN " + b.active() + " THEN 1 ELSE 0 END"}
 	for _, c := range []string{b.Reason, b.Author} {
 		if c != "" {
-			sel = append(sel, "CAST("+b.col(c)+" AS TEXT)")
+			sel = append(sel, sqldialect.CastText(b.d, b.col(c)))
 		} else {
 			sel = append(sel, "NULL")
 		}

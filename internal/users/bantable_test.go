@@ -3,6 +3,8 @@ package users
 import (
 	"strings"
 	"testing"
+
+	"github.com/uptrace/bun/dialect"
 )
 
 // TestBanTableConfig: a BanTable beside a ban column, without its
@@ -31,25 +33,31 @@ func TestBanTableConfig(t *testing.T) {
 }
 
 // TestBanTableTimeTypes: Until is a time or unix seconds; on SQLite a
-// text column holds a time too.
+// text column holds a time too; MySQL's BOOLEAN (tinyint) is none.
 func TestBanTableTimeTypes(t *testing.T) {
 	for _, tc := range []struct {
 		typ        string
-		pg         bool
+		d          dialect.Name
 		unix, okay bool
 	}{
-		{"int8", true, true, true},
-		{"integer", false, true, true},
-		{"timestamptz", true, false, true},
-		{"timestamp", true, false, true},
-		{"datetime", false, false, true},
-		{"text", false, false, true},
-		{"text", true, false, false},
-		{"bool", true, false, false},
-		{"boolean", false, false, false},
+		{"int8", dialect.PG, true, true},
+		{"integer", dialect.SQLite, true, true},
+		{"timestamptz", dialect.PG, false, true},
+		{"timestamp", dialect.PG, false, true},
+		{"datetime", dialect.SQLite, false, true},
+		{"text", dialect.SQLite, false, true},
+		{"text", dialect.PG, false, false},
+		{"bool", dialect.PG, false, false},
+		{"boolean", dialect.SQLite, false, false},
+		{"bigint", dialect.MySQL, true, true},
+		{"datetime", dialect.MySQL, false, true},
+		{"timestamp", dialect.MySQL, false, true},
+		{"tinyint", dialect.MySQL, false, false},
+		{"varchar", dialect.MySQL, false, false},
+		{"text", dialect.MySQL, false, false},
 	} {
-		if unix, ok := timeType(tc.typ, tc.pg); unix != tc.unix || ok != tc.okay {
-			t.Errorf("timeType(%q, pg %v) = %v, %v; want %v, %v", tc.typ, tc.pg, unix, ok, tc.unix, tc.okay)
+		if unix, ok := timeType(tc.typ, tc.d); unix != tc.unix || ok != tc.okay {
+			t.Errorf("timeType(%q, %v) = %v, %v; want %v, %v", tc.typ, tc.d, unix, ok, tc.unix, tc.okay)
 		}
 	}
 }

@@ -59,10 +59,18 @@ func (rs *RoleTable) AdminExists(ctx context.Context, db bun.IDB) (bool, error) 
 
 // LockAdmins takes, on PostgreSQL, the transaction-scoped lock that
 // serializes bootstraps and the writes that can remove an admin (SQLite
-// has one writer).
+// has one writer). MySQL has no lock that ends with the transaction but
+// row locks: the admins' roles rows, read FOR UPDATE (with InnoDB's gap
+// locks where there are none yet).
 func (rs *RoleTable) LockAdmins(ctx context.Context, tx bun.Tx) error {
-	if tx.Dialect().Name() == dialect.PG {
+	switch tx.Dialect().Name() {
+	case dialect.PG:
 		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", bootstrapLockID); err != nil {
+			return err
+		}
+	case dialect.MySQL:
+		var ids []string
+		if err := tx.NewSelect().TableExpr("?", rs.ident()).Column("user_id").Where("role = ?", authz.RoleAdmin).For("UPDATE").Scan(ctx, &ids); err != nil {
 			return err
 		}
 	}
@@ -86,7 +94,13 @@ func (rs *RoleTable) GuardAdmins(ctx context.Context, tx bun.Tx) (check func() e
 		if !had {
 			return nil
 		}
-		left, err := rs.AdminExists(ctx, tx)
+		q := tx.NewSelect().TableExpr("?", rs.ident()).Where("role = ?", authz.RoleAdmin)
+		if tx.Dialect().Name() == dialect.MySQL {
+			// A locking read sees what the transaction that held the
+			// lock committed; a plain one, the snapshot taken before.
+			q = q.For("UPDATE")
+		}
+		left, err := q.Exists(ctx)
 		if err != nil {
 			return err
 		}

@@ -119,7 +119,7 @@ type Table struct {
 	createdAt *schema.Column
 
 	genID   bool // the panel makes new ids (UUIDv7 text); else the database does
-	emailCI bool // the email column is PostgreSQL's citext: = ignores case
+	emailCI bool // the email column is PostgreSQL's citext or of a MySQL _ci collation: = ignores case
 }
 
 // New reads the users table of model, a Bun model (a struct pointer), or
@@ -264,14 +264,16 @@ func (u *Table) FromCatalog(t *schema.Table) {
 	}
 	if c := t.ByName[u.Cols.Email]; c != nil {
 		// format_type qualifies it when its schema is not on the path.
-		u.emailCI = c.DBType == "citext" || strings.HasSuffix(c.DBType, ".citext")
+		// A MySQL _ci collation folds case itself (FoldsCase).
+		u.emailCI = c.DBType == "citext" || strings.HasSuffix(c.DBType, ".citext") || c.FoldsCase
 	}
 }
 
 // emailIs is the condition "the email column is email without regard to
 // case": lower() on both sides, which an index on lower(<email column>)
-// serves, or on a citext column plain equality, which its own unique
-// index serves (lower() there would read the whole table).
+// serves, or on a citext column (or a MySQL one of a _ci collation) plain
+// equality, which its own unique index serves (lower() there would read
+// the whole table).
 func (u *Table) emailIs(email string) (string, []any) {
 	if !u.HasEmail {
 		return "FALSE", nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/authz"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 )
@@ -118,14 +119,14 @@ func TestSetHash(t *testing.T) {
 
 func TestWhereBanned(t *testing.T) {
 	t.Parallel()
-	u := &Table{Cols: Columns{Ban: "ban"}}
-	for _, pg := range []bool{false, true} {
-		on, off := u.WhereBanned(pg, true), u.WhereBanned(pg, false)
+	for _, d := range []dialect.Name{dialect.SQLite, dialect.PG, dialect.MySQL} {
+		u := &Table{Cols: Columns{Ban: "ban"}, Dialect: d}
+		on, off := u.WhereBanned(true), u.WhereBanned(false)
 		if n := strings.Count(on.Expr, "?TableAlias.?"); n == 0 || n != len(on.Args) {
-			t.Fatalf("pg %v: %d placeholders, %d args", pg, n, len(on.Args))
+			t.Fatalf("%v: %d placeholders, %d args", d, n, len(on.Args))
 		}
 		if off.Expr != "NOT COALESCE(("+on.Expr+"), FALSE)" {
-			t.Fatalf("pg %v: not banned is %q", pg, off.Expr)
+			t.Fatalf("%v: not banned is %q", d, off.Expr)
 		}
 	}
 }

@@ -43,10 +43,9 @@ function freePort() {
 
 let server;
 let serverLog = '';
-// The PostgreSQL run's server, its log and its database.
-let pgServer;
-let pgLog = '';
-let pgDatabase;
+// The servers of the runs on PostgreSQL and MariaDB, each with the
+// database it made: stopped and dropped at the end.
+const dbRuns = [];
 let browser;
 let bots;
 let botLog = '';
@@ -151,7 +150,7 @@ async function stopGroup(child) {
 // An interrupted run still stops its children.
 for (const sig of ['SIGINT', 'SIGTERM']) {
   process.once(sig, () => {
-    for (const c of [bots, server, pgServer]) {
+    for (const c of [bots, server, ...dbRuns.map((r) => r.server)]) {
       try {
         if (c?.pid) process.kill(-c.pid, 'SIGKILL');
       } catch {
@@ -1808,7 +1807,8 @@ async function main() {
     await page.context().close();
   });
 
-  await pgSteps();
+  await dbSteps('PostgreSQL');
+  await dbSteps('MariaDB');
 }
 
 // ---- ui-data steps: lists, CSV export, forms, speed, palette ----
@@ -2327,7 +2327,7 @@ async function uiDataSteps(base, consoleErrors) {
 }
 // ---- end of ui-data steps ----
 
-// ---- 64-bit ids: Steam accounts past 2^53, on SQLite and PostgreSQL ----
+// ---- 64-bit ids: Steam accounts past 2^53, on SQLite, PostgreSQL and MariaDB ----
 // The demo's steam_accounts are keyed 76561198000000000…003, each the
 // friend of the next: a double rounds all four to …000, so a panel that
 // parses them as numbers shows four rows of one id, links each to row
@@ -2974,51 +2974,72 @@ async function steamSteps(base, db, errors, { zones = false } = {}) {
   });
 }
 
-// pgSteps walks the 64-bit table again on PostgreSQL: a fresh database
-// (created through ADMIN_PG_DSN, dropped at the end), a second demo
+// dbSteps walks the 64-bit table again on another database: a fresh
+// database (PostgreSQL's through ADMIN_PG_DSN; MariaDB's made by the demo
+// itself, on ADMIN_MYSQL_URL or root at 127.0.0.1:3306), a second demo
 // server on it, its first admin made through the setup link.
-async function pgSteps() {
-  const adminDsn = process.env.ADMIN_PG_DSN || 'postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable';
+async function dbSteps(label) {
   const name = 'gameadmin_e2e_' + crypto.randomBytes(4).toString('hex');
-  const u = new URL(adminDsn);
-  u.pathname = '/' + name;
+  let dsn;
+  const run_ = { label, log: '' };
+  if (label === 'PostgreSQL') {
+    const adminDsn = process.env.ADMIN_PG_DSN || 'postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable';
+    const u = new URL(adminDsn);
+    u.pathname = '/' + name;
+    dsn = u.toString();
+    run_.create = () => run('psql', [adminDsn, '-v', 'ON_ERROR_STOP=1', '-c', `CREATE DATABASE "${name}"`]);
+    run_.drop = () => run('psql', [adminDsn, '-c', `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`]);
+  } else {
+    const u = new URL(process.env.ADMIN_MYSQL_URL || 'mysql://root@127.0.0.1:3306/');
+    u.pathname = '/' + name;
+    dsn = u.toString();
+    run_.create = async () => {}; // the demo creates its database
+    const args = ['-h', u.hostname, '-P', u.port || '3306', '-u', decodeURIComponent(u.username || 'root')];
+    if (u.password) args.push('-p' + decodeURIComponent(u.password));
+    run_.drop = () => run('mariadb', [...args, '-e', `DROP DATABASE IF EXISTS \`${name}\``]);
+  }
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  await step('PostgreSQL: a fresh database and a demo server on it', async () => {
-    await run('psql', [adminDsn, '-v', 'ON_ERROR_STOP=1', '-c', `CREATE DATABASE "${name}"`]);
-    pgDatabase = { adminDsn, name };
-    pgServer = spawnServer(port, u.toString(), (d) => (pgLog += d));
-    await waitForServer(base, 240_000, pgServer, () => pgLog);
+  await step(`${label}: a fresh database and a demo server on it`, async () => {
+    await run_.create();
+    dbRuns.push(run_);
+    run_.server = spawnServer(port, dsn, (d) => (run_.log += d));
+    await waitForServer(base, 240_000, run_.server, () => run_.log);
   });
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   page = await context.newPage();
   page.setDefaultTimeout(10_000);
-  await step('PostgreSQL: the first admin through the setup link', async () => {
-    const m = pgLog.match(/link="?(\/admin\/setup\?token=[A-Za-z0-9%]+)/);
-    expect(m, 'the server logged no setup link:\n' + pgLog);
+  await step(`${label}: the first admin through the setup link`, async () => {
+    const m = run_.log.match(/link="?(\/admin\/setup\?token=[A-Za-z0-9%]+)/);
+    expect(m, 'the server logged no setup link:\n' + run_.log);
     await page.goto(base + m[1]);
     await page.getByLabel('Email').fill(admin.email);
     await page.getByLabel(/^Password/).fill(admin.password);
     await page.getByRole('button', { name: 'Create admin' }).click();
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
   });
-  const pgErrors = [];
-  collectErrors(page, pgErrors);
-  await steamSteps(base, 'PostgreSQL', pgErrors);
-  await step('PostgreSQL: the 64-bit list on a phone', async () => {
+  const errors = [];
+  collectErrors(page, errors);
+  await steamSteps(base, label, errors);
+  await step(`${label}: the 64-bit list on a phone`, async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(base + '/admin/steam_accounts');
     await page.getByText(steamIds[3]).first().waitFor();
-    await shot('44-steam-list-PostgreSQL-390');
-    expect(pgErrors.length === 0, 'console errors:\n  ' + pgErrors.join('\n  '));
+    await shot(`44-steam-list-${label}-390`);
+    expect(errors.length === 0, 'console errors:\n  ' + errors.join('\n  '));
   });
   await context.close();
 }
 
-// stopPostgres stops the PostgreSQL run's server and drops its database.
-async function stopPostgres() {
-  await stopGroup(pgServer);
-  if (pgDatabase) await run('psql', [pgDatabase.adminDsn, '-c', `DROP DATABASE IF EXISTS "${pgDatabase.name}" WITH (FORCE)`]).catch((e) => console.log('dropping the e2e database: ' + e.message));
+// stopDatabases stops the servers of the other databases' runs and
+// drops their databases.
+async function stopDatabases() {
+  await Promise.all(
+    dbRuns.map(async (r) => {
+      await stopGroup(r.server);
+      await r.drop().catch((e) => console.log(`dropping the ${r.label} e2e database: ` + e.message));
+    }),
+  );
 }
 
 let exitCode = 0;
@@ -3028,7 +3049,7 @@ try {
   exitCode = 1;
 } finally {
   await browser?.close().catch(() => {});
-  await Promise.all([stopGroup(bots), stopGroup(server), stopPostgres()]);
+  await Promise.all([stopGroup(bots), stopGroup(server), stopDatabases()]);
 }
 if (failed > 0 || passed === 0) exitCode = 1;
 console.log(`axe-core audited ${audited.size} page states`);

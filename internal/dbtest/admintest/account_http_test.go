@@ -17,7 +17,7 @@ import (
 
 func TestSessionsView(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		root, _ := e.bootstrap()
 		c := e.client()
@@ -45,7 +45,7 @@ func TestSessionsView(t *testing.T) {
 
 func TestPasswordChange(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		root, _ := e.bootstrap()
 		other := e.login("root@example.com", "correct horse")
@@ -81,7 +81,7 @@ func TestPasswordChange(t *testing.T) {
 // entry answers 500 and leaves the account as it was.
 func TestAccountAuditInSameTx(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, clk := totpEnv(t, db, Options{})
 		ctx := context.Background()
 		root, rootID := e.bootstrap()

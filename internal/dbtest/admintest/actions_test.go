@@ -56,7 +56,7 @@ func actionEnv(t *testing.T, db *bun.DB, opts Options, calls *atomic.Int64) *env
 
 func TestActions(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		var calls atomic.Int64
 		// PlayersCanRead: an action with empty Roles is a plain user's too.
 		e := actionEnv(t, db, Options{PlayersCanRead: true}, &calls)
@@ -190,7 +190,7 @@ func TestActionsNotForPlayers(t *testing.T) {
 // json.Number.
 func TestBulkActionSelection(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGuild)(nil))
 		var calls atomic.Int64
 		describe := func(_ context.Context, _ map[string]any, c ActionContext) (any, error) {

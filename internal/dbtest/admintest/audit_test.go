@@ -29,7 +29,7 @@ import (
 
 func TestAuditAPI(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, Options{})
 		au := e.admin.Audit()
@@ -96,7 +96,7 @@ func TestAuditAPI(t *testing.T) {
 // works and the failure is logged.
 func TestAuditFailureNeverBlocks(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		e.user("p@example.com", "player password")
 		if _, err := db.ExecContext(context.Background(), "DROP TABLE game_admin_audit"); err != nil {
@@ -173,7 +173,7 @@ func (e *env) gadgetQty(name string) (int64, bool) {
 // answer is 500, logged with the cause, and the row is as it was.
 func TestAuditFailureRollsBack(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, admin := auditEnv(t, db)
 		ctx := context.Background()
 		g := admin.do("POST", "/admin-api/gadgets", map[string]any{"name": "kept", "qty": 1}).want(t, 201)
@@ -251,7 +251,7 @@ func TestAuditFailureRollsBack(t *testing.T) {
 // "before" is the row it replaced, with 50 writers at once.
 func TestAuditMatchesMutationsConcurrently(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, admin := auditEnv(t, db)
 		shared := admin.do("POST", "/admin-api/gadgets", map[string]any{"name": "shared"}).want(t, 201)
 		sharedID := fmt.Sprint(shared.body["id"])
@@ -465,7 +465,7 @@ func TestAuditSurvivesTerminatedBackends(t *testing.T) {
 // operator's actions are rate limited.
 func TestActionAuditBounded(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		var calls atomic.Int64
 		e := actionEnv(t, db, Options{PlayersCanRead: true, RateLimit: RateLimitOptions{Actions: NewTokenBucket(3, 1.0/3600)}}, &calls)
 		cr := e.crew("guilds")
@@ -497,7 +497,7 @@ func TestActionAuditBounded(t *testing.T) {
 // and only for resources the reader may read.
 func TestAuditTargetsLabelled(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, admin := auditEnv(t, db)
 		g := admin.do("POST", "/admin-api/gadgets", map[string]any{"name": "Blaster"}).want(t, 201)
 		gid := fmt.Sprint(g.body["id"])
@@ -539,7 +539,7 @@ func TestAuditActionLabels(t *testing.T) {
 			t.Fatalf("the source scan found %v; want at least %s among them", recorded, a)
 		}
 	}
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, admin := auditEnv(t, db)
 		labels := map[string]string{}
 		for _, en := range rows(t, admin.do("GET", "/admin-api", nil).want(t, 200)) {

@@ -19,7 +19,7 @@ import (
 
 func TestBootstrapAndStatus(t *testing.T) {
 	t.Parallel()
-	eachEnv(t, Options{}, func(t *testing.T, e *env) {
+	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
 		anon := e.client()
 		st := anon.do("GET", "/admin-api/auth/status", nil).want(t, 200)
 		if st.body["needsBootstrap"] != true || st.body["authenticated"] != false || st.body["userId"] != nil || st.body["role"] != nil {
@@ -56,7 +56,7 @@ func TestBootstrapAndStatus(t *testing.T) {
 
 func TestBootstrapPromotesExistingUser(t *testing.T) {
 	t.Parallel()
-	eachEnv(t, Options{}, func(t *testing.T, e *env) {
+	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
 		id := e.user("player@example.com", "player password")
 		// The existing account's own password is required.
 		e.client().do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "player@example.com", "password": "not the password", "token": e.setupToken()}).want(t, 401, "invalid_credentials")
@@ -69,7 +69,7 @@ func TestBootstrapPromotesExistingUser(t *testing.T) {
 
 func TestLogin(t *testing.T) {
 	t.Parallel()
-	eachEnv(t, Options{}, func(t *testing.T, e *env) {
+	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
 		e.bootstrap()
 		id := e.user("mod@example.com", "mod password")
 		if err := e.admin.Moderation().AssignMod(context.Background(), id, "users"); err != nil {
@@ -130,7 +130,7 @@ func TestLogin(t *testing.T) {
 
 func TestLoginBanned(t *testing.T) {
 	t.Parallel()
-	eachEnv(t, Options{}, func(t *testing.T, e *env) {
+	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		id := e.user("cheater@example.com", "cheater password")
 		if err := e.admin.Auth().Ban(ctx, id, BanInfo{Reason: "aimbot"}); err != nil {
@@ -170,7 +170,7 @@ func TestLoginBanned(t *testing.T) {
 // or a selection, and a ban is dated by it.
 func TestClockEndsBans(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		clk := &clock{}
 		clk.set(time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
@@ -208,7 +208,7 @@ func TestClockEndsBans(t *testing.T) {
 // revoked, expired) one change at a time.
 func TestSessionTransitions(t *testing.T) {
 	t.Parallel()
-	eachEnv(t, Options{}, func(t *testing.T, e *env) {
+	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		root, rootID := e.bootstrap()
 
@@ -316,7 +316,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // offer what would answer 501.
 func TestBootstrapExtraNotNullColumn(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*regionPlayer)(nil))
 		opts := Options{Tables: tablesWith(map[string]any{"users": (*regionPlayer)(nil)}), UserColumns: UserColumns{PasswordHash: "pw_hash", DisplayName: "nickname"}}
 		e := newEnv(t, db, opts)

@@ -81,7 +81,7 @@ func TestRequestResetFloodIsBounded(t *testing.T) {
 // bucket refuses the flood past its burst.
 func TestRequestResetUnknownEmailsCollapse(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c := e.client()
 		for i := range 100 {

@@ -32,7 +32,7 @@ func widgets(t *testing.T, r *resp) map[string]map[string]any {
 
 func TestDashboard(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{DashboardTotals: []string{"users", "configs", "adminAudit"}, Widgets: []Widget{
 			{ID: "fine", Title: "Fine", Render: "json", Data: func(_ context.Context, op Operator) (any, error) {
 				return map[string]any{"role": op.Role}, nil
@@ -130,7 +130,7 @@ func stats(t *testing.T, w map[string]any) map[string]map[string]any {
 // Recent moderation names the target by label, with the reason.
 func TestDashboardToday(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		root, _ := e.bootstrap()
 		ctx := context.Background()
@@ -246,7 +246,7 @@ func TestDashboardToday(t *testing.T) {
 
 func TestHealth(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		r := e.client().do("GET", "/admin-api/_health", nil).want(t, 200)
 		if r.body["ok"] != true || r.body["db"] != "ok" {
@@ -329,7 +329,7 @@ func TestWidgetResource(t *testing.T) {
 func TestDashboardAnswersAtWidgetTimeout(t *testing.T) {
 	t.Parallel()
 	const timeout = 10 * time.Second
-	testdb.EachParallelNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachParallel(t, func(t *testing.T, db *bun.DB) {
 		release := make(chan struct{})
 		defer close(release)
 		e := newEnv(t, db, Options{Widgets: []Widget{

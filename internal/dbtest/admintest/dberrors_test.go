@@ -28,7 +28,7 @@ type fkChild struct {
 // and a delete of a row others refer to say which it was.
 func TestForeignKeyMessages(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		for _, ddl := range []string{
 			`CREATE TABLE fk_parents (id BIGINT PRIMARY KEY, name TEXT)`,

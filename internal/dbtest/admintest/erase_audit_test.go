@@ -9,6 +9,7 @@ import (
 
 	. "github.com/gameadmin/admin"
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/gameadmin/admin/internal/sqldialect"
 	"github.com/uptrace/bun"
 )
 
@@ -50,7 +51,7 @@ func auditTexts(t *testing.T, db *bun.DB) map[int64]string {
 		ID      int64  `bun:"id"`
 		Payload string `bun:"payload"`
 	}
-	if err := db.NewSelect().Model((*AuditEntry)(nil)).ColumnExpr("id, COALESCE(CAST(payload AS TEXT), '') AS payload").Scan(context.Background(), &rows); err != nil {
+	if err := db.NewSelect().Model((*AuditEntry)(nil)).ColumnExpr("id, COALESCE(?, '') AS payload", sqldialect.AsText(bun.Ident("payload"))).Scan(context.Background(), &rows); err != nil {
 		t.Fatal(err)
 	}
 	out := make(map[int64]string, len(rows))
@@ -72,7 +73,7 @@ func auditTexts(t *testing.T, db *bun.DB) map[int64]string {
 // changed.
 func TestUserEraseAuditHistory(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		createTables(t, db, (*testProfile)(nil), (*testContact)(nil), (*testReview)(nil))
 		e := newEnv(t, db, Options{
@@ -180,7 +181,7 @@ func TestUserEraseAuditHistory(t *testing.T) {
 // the player's entries and leaves the other account's alone.
 func TestUserEraseReusedEmail(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		root, _ := e.bootstrap()
 		bob := e.user("Shared@example.com", "bob password")
@@ -191,7 +192,7 @@ func TestUserEraseReusedEmail(t *testing.T) {
 		root.do("POST", "/admin-api/users/"+bob+"/_erase", map[string]any{"confirm": "bob.new@example.com"}).want(t, 200)
 
 		var entries []AuditEntry
-		must(0, db.NewSelect().Model(&entries).Where("lower(CAST(payload AS TEXT)) LIKE '%shared@example.com%'").Order("id").Scan(context.Background()))
+		must(0, db.NewSelect().Model(&entries).Where("lower(?) LIKE '%shared@example.com%'", sqldialect.AsText(bun.Ident("payload"))).Order("id").Scan(context.Background()))
 		davesLogin := false
 		for _, en := range entries {
 			if en.OperatorID != dave && en.TargetID != dave {
@@ -211,7 +212,7 @@ func auditHits(t *testing.T, db *bun.DB, needle string) []int64 {
 	t.Helper()
 	var ids []int64
 	if err := db.NewSelect().Model((*AuditEntry)(nil)).Column("id").
-		Where("lower(CAST(payload AS TEXT)) LIKE ?", "%"+strings.ToLower(needle)+"%").Order("id").Scan(context.Background(), &ids); err != nil {
+		Where("lower(?) LIKE ?", sqldialect.AsText(bun.Ident("payload")), "%"+strings.ToLower(needle)+"%").Order("id").Scan(context.Background(), &ids); err != nil {
 		t.Fatal(err)
 	}
 	return ids

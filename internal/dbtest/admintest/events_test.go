@@ -54,7 +54,7 @@ func (h *heard) wait(t *testing.T, action string) AuditEvent {
 // a write that rolls back (an erase's dry run, the game's transaction
 // that fails) never comes, and a hook that panics still gets the next.
 func TestOnAuditHearsCommittedEntries(t *testing.T) {
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		h := &heard{}
 		panicked := false
 		e := newEnv(t, db, Options{OnAudit: func(ctx context.Context, ev AuditEvent) {
@@ -142,7 +142,7 @@ func TestOnAuditHearsCommittedEntries(t *testing.T) {
 // TestOnAuditSlowHook: a hook that hangs slows no request; with a queue
 // of one, the events past it are dropped, counted, and logged once.
 func TestOnAuditSlowHook(t *testing.T) {
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		release := make(chan struct{})
 		defer close(release) // before the panel's Close, which waits for the hook
 		e := newEnv(t, db, Options{AuditQueue: 1, OnAudit: func(ctx context.Context, ev AuditEvent) {

@@ -18,7 +18,7 @@ import (
 // too low a role, navigation or API call.
 func TestGuard(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		protected := func(a *Admin, mux *http.ServeMux) {
 			ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

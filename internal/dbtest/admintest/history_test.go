@@ -39,7 +39,7 @@ func gadgetRow(t *testing.T, c *client, id string) map[string]any {
 // refused revert.
 func TestHistoryAndRevert(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{}, true)
 		root, _ := e.bootstrap()
 
@@ -186,7 +186,7 @@ func hiddenSecret(db *bun.DB, id int64) (sql.NullString, error) {
 // audit log.
 func TestRevertPermissions(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{}, true)
 		cr := e.crew("gadgets")
 		cr.admin.do("PATCH", "/admin-api/gadgets/1", map[string]any{"qty": 12}).want(t, 200)
@@ -226,7 +226,7 @@ func TestRevertPermissions(t *testing.T) {
 // one wins; the others are conflicts.
 func TestConcurrentReverts(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{}, true)
 		root, _ := e.bootstrap()
 		root.do("PATCH", "/admin-api/gadgets/4", map[string]any{"qty": 41}).want(t, 200)

@@ -18,7 +18,7 @@ import (
 // panel's sign-in, and each is audited.
 func TestAuthenticateLimitsAndAudit(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{RateLimit: defaultLimits(RateLimitOptions{})})
 		ctx := context.Background()
 		id := e.user("admin@example.com", "admin password")
@@ -62,7 +62,7 @@ func TestAuthenticateLimitsAndAudit(t *testing.T) {
 // before any database work and keys failures on the client's network.
 func TestAuthenticateFrom(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{RateLimit: RateLimitOptions{
 			PerIP:                   NewTokenBucket(3, 1.0/60),
 			LoginFailuresPerNetwork: NewTokenBucket(2, 1.0/60),

@@ -17,7 +17,7 @@ import (
 // that it applies on the next request with the same cookie.
 func TestRoleTransitions(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		tables := BuiltinTables()
 		tables["guilds"] = (*testGuild)(nil)
@@ -65,7 +65,7 @@ func TestRoleTransitions(t *testing.T) {
 
 func TestModerationErrors(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, Options{})
 		m := e.admin.Moderation()
@@ -95,7 +95,7 @@ func TestModerationErrors(t *testing.T) {
 // (role, scope, action, resource) -> allowed.
 func TestCan(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, Options{PlayersCanRead: true})
 		m := e.admin.Moderation()
@@ -160,7 +160,7 @@ type testGuild struct {
 // the user's live connections; ban and revoke audit how many.
 func TestTokenBumpsCloseLiveSessions(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		rooms := &sessionRooms{live: map[string]bool{}}
 		box := &mailbox{}
 		e, clk := totpEnv(t, db, Options{Rooms: rooms, OnResetRequest: box.deliver})
@@ -251,7 +251,7 @@ func (u unreachableRooms) DisconnectUser(ctx context.Context, userID string, why
 // answer and the audit log; the ban itself stands.
 func TestBanPartial(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		rooms := &sessionRooms{live: map[string]bool{}}
 		e := newEnv(t, db, Options{Rooms: unreachableRooms{rooms}})
 		root, _ := e.bootstrap()
@@ -278,7 +278,7 @@ func TestBanPartial(t *testing.T) {
 // unknown id left out.
 func TestUserStates(t *testing.T) {
 	t.Parallel()
-	eachEnv(t, Options{}, func(t *testing.T, e *env) {
+	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		p, q := e.user("p@example.com", "player password"), e.user("q@example.com", "player password")
 		auth := e.admin.Auth()

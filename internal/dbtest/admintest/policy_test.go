@@ -207,7 +207,7 @@ func TestPolicyMatrixDefault(t *testing.T) {
 // list or read, and its permissions match the matrix.
 func TestCatalogPermissions(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGuild)(nil))
 		e := newEnv(t, db, Options{Tables: tablesWith(policyTables), Resources: policyResources})
 		c := e.crew(policyScopes...)
@@ -297,7 +297,7 @@ func TestOverridingBuiltinPolicies(t *testing.T) {
 // alone, or PlayersCanRead off (the default), say nothing.
 func TestWarnsWhenPlayersCanRead(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		e.bootstrap()
 		start := func(opts Options) string {

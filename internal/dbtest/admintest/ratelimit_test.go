@@ -57,7 +57,7 @@ func TestClientIPDefaultTrust(t *testing.T) {
 // one bucket: X-Real-IP counts only when the integrator names it.
 func TestClientCannotChooseItsAddress(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		guess := func(e *env, i int) *resp {
 			c := e.client()
 			c.hdr.Set("X-Real-IP", fmt.Sprintf("198.51.%d.%d", i/200+1, i%200+1))
@@ -183,7 +183,7 @@ func TestRateLimitDefaults(t *testing.T) {
 // no token comes back while a slow machine sends the guesses.
 func TestLoginFailureLimits(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		// The default buckets (ceiling 100).
 		e := newEnv(t, db, Options{RateLimit: failureLimits(&clock{}, RateLimitOptions{})})
 		id := e.user("p@example.com", "player password")
@@ -280,7 +280,7 @@ func TestLoginFailureLimits(t *testing.T) {
 // so a slow machine earns the guessers nothing.
 func TestGuessesInParallelAreCapped(t *testing.T) {
 	t.Parallel()
-	testdb.EachParallelNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachParallel(t, func(t *testing.T, db *bun.DB) {
 		hasher := &countingHasher{PasswordHasher: testHasher}
 		clk := &clock{}
 		e := newEnv(t, db, Options{PasswordHasher: hasher, RateLimit: failureLimits(clk, RateLimitOptions{})})
@@ -415,7 +415,7 @@ func atoi(s string) int {
 // (reset or invite); refused requests are audited, collapsed per address.
 func TestIPv6AndDeliveryLimits(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		box := &mailbox{}
 		e := newEnv(t, db, Options{OnResetRequest: box.deliver, RateLimit: defaultLimits(RateLimitOptions{})})
 		root, _ := e.bootstrap()

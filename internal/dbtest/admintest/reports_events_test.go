@@ -23,7 +23,7 @@ import (
 // display name: the line names them by id, never by their email.
 func TestReportFloodPostsOnce(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		var mu sync.Mutex
 		var posts []string
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

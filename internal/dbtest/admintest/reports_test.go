@@ -2,6 +2,7 @@ package admintest
 
 import (
 	"context"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,6 +51,20 @@ func (e *env) reportRows() []map[string]any {
 	var rows []map[string]any
 	if err := e.db.NewSelect().Table("game_reports").Order("id").Scan(context.Background(), &rows); err != nil {
 		e.t.Fatal(err)
+	}
+	// Bun scans MySQL's nullable columns into a map as sql.Null* values:
+	// the value, or nil, as the other drivers hand them back.
+	for _, row := range rows {
+		for k, v := range row {
+			if vr, ok := v.(driver.Valuer); ok {
+				if row[k], _ = vr.Value(); row[k] == nil {
+					continue
+				}
+			}
+			if b, ok := row[k].([]byte); ok {
+				row[k] = string(b)
+			}
+		}
 	}
 	return rows
 }
@@ -209,7 +224,7 @@ func TestReportsOff(t *testing.T) {
 		cr.admin.do("GET", "/admin-api/_reports", nil).want(t, 404, "reports_off")
 		cr.admin.do("POST", "/admin-api/_reports/"+p+"/claim", nil).want(t, 404, "reports_off")
 	})
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		for _, cats := range [][]ReportCategory{
 			{{Key: "x"}, {Key: "x"}},
 			{{Key: "bad key"}},
@@ -274,7 +289,7 @@ func newReportWorld(t *testing.T, db *bun.DB, with ...func(*Options)) *reportWor
 
 func TestReportClaimRace(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newReportWorld(t, db)
 		path := "/admin-api/_reports/" + w.player + "/claim"
 		var wg sync.WaitGroup
@@ -329,7 +344,7 @@ func TestReportClaimRace(t *testing.T) {
 
 func TestReportResolveBan(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newReportWorld(t, db)
 		e := w.e
 		var open []int64
@@ -401,7 +416,7 @@ func TestReportResolveBan(t *testing.T) {
 
 func TestReportResolveOutcomes(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newReportWorld(t, db)
 		e, ctx := w.e, context.Background()
 		resolve := func(outcome string, body map[string]any) *resp {
@@ -457,7 +472,7 @@ func TestReportResolveOutcomes(t *testing.T) {
 
 func TestReportQueue(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newReportWorld(t, db)
 		e, ctx := w.e, context.Background()
 		// Another player reported three times, two days ago: more reports,
@@ -599,7 +614,7 @@ func toInt64(v any) int64 {
 // closes the open reports about them; its dry run changes nothing.
 func TestReportsExportedAndErased(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newReportWorld(t, db)
 		admin := w.cr.admin
 		export := func(id string) map[string]any {
@@ -670,7 +685,7 @@ func TestReportsExportedAndErased(t *testing.T) {
 // report.file entry records the reporter for moderators), nowhere.
 func TestExportNamesNoReporter(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newReportWorld(t, db)
 		ctx := context.Background()
 		names := map[string]string{w.r1: "Reporter One", w.r2: "Reporter Two"}
@@ -714,7 +729,7 @@ func TestExportNamesNoReporter(t *testing.T) {
 // outcome, and changes nothing trying; an admin works them.
 func TestReportsFollowTheHierarchy(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newReportWorld(t, db)
 		ctx := context.Background()
 		for _, target := range []string{w.mod2ID, w.cr.adminID} {
@@ -805,7 +820,7 @@ const queueStatement, summaryStatement = "SUM(filings) AS filings", "MIN(created
 func TestReportsQueueTakesASlot(t *testing.T) {
 	t.Parallel()
 	queue := queueStatement
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		hold := &holdStatements{}
 		w := newReportWorld(t, db.WithQueryHook(hold), func(o *Options) { o.QueryConcurrency = 1; o.QueryTimeout = time.Hour })
 		mod := w.cr.modScoped
@@ -841,7 +856,7 @@ func TestReportsQueueTakesASlot(t *testing.T) {
 func TestReportsQueueTimesOut(t *testing.T) {
 	t.Parallel()
 	queue, summary := queueStatement, summaryStatement
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		hold := &holdStatements{}
 		// On PostgreSQL the lock holds up the reports chart too, which
 		// no QueryTimeout bounds: the dashboard answers at WidgetTimeout,
@@ -888,10 +903,25 @@ func openReportsWidget(t *testing.T, op *client) string {
 // timeout runs do while the statements holding match take longer than
 // any QueryTimeout: on PostgreSQL they wait for a lock another
 // transaction holds on the reports table, until the database ends them;
-// on SQLite, whose reads no lock holds up, the hook holds them until
-// their context ends.
+// on MySQL they wait for the table lock another connection holds
+// (LOCK TABLES … WRITE); on SQLite, whose reads no lock holds up, the
+// hook holds them until their context ends.
 func timeout(t *testing.T, db *bun.DB, hold *holdStatements, match string, do func()) {
 	t.Helper()
+	if db.Dialect().Name() == dialect.MySQL {
+		ctx := context.Background()
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "LOCK TABLES game_reports WRITE"); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _, _ = conn.ExecContext(ctx, "UNLOCK TABLES") }() // before the connection goes back
+		do()
+		return
+	}
 	if db.Dialect().Name() != dialect.PG {
 		hold.arm(match, true)
 		defer hold.arm("", false)

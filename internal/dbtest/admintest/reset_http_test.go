@@ -25,7 +25,7 @@ func TestResetOperatorsOnly(t *testing.T) {
 		// the SQLite file's URI would cut its path.
 		name := map[bool]string{true: "operators-only", false: "everyone"}[only]
 		t.Run(name, func(t *testing.T) {
-			testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+			testdb.Each(t, func(t *testing.T, db *bun.DB) {
 				got := make(chan ResetRequest, 8)
 				e := newEnv(t, db, Options{ResetOperatorsOnly: only,
 					OnResetRequest: func(_ context.Context, req ResetRequest) error {
@@ -82,7 +82,7 @@ func TestResetOperatorsOnly(t *testing.T) {
 // fifteen minutes, every session ended.
 func TestPasswordReset(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		got := make(chan ResetRequest, 4)
 		e := newEnv(t, db, Options{OnResetRequest: func(ctx context.Context, req ResetRequest) error {
 			got <- req
@@ -139,7 +139,7 @@ func TestPasswordReset(t *testing.T) {
 
 func TestPasswordResetDefaultLogsLink(t *testing.T) {
 	t.Parallel()
-	eachEnv(t, Options{}, func(t *testing.T, e *env) {
+	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
 		e.user("p@example.com", "old password")
 		e.client().do("POST", "/admin-api/auth/request-reset", map[string]any{"email": "p@example.com"}).want(t, 200)
 		e.admin.Close() // waits for the background delivery

@@ -122,7 +122,7 @@ func (h *heldRoom) roomType() live.RoomType {
 // audited), and the room ticks on with its player.
 func TestRoomCallsBounded(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		logs := &syncBuffer{}
 		w := newWorld(t, db, true, func(o *admin.Options) {
 			o.RoomTimeout = shortRoomTimeout
@@ -259,7 +259,7 @@ func (s *stuckRooms) DisconnectUser(context.Context, string, admin.LeaveReason, 
 // panel logs the stack) and the panel serves on.
 func TestAnyRuntimeIsBounded(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		stuck := &stuckRooms{release: make(chan struct{})}
 		e := newEnv(t, db, admin.Options{Rooms: stuck, RoomTimeout: shortRoomTimeout})
 		t.Cleanup(func() { close(stuck.release) })
@@ -338,7 +338,7 @@ func TestAnyRuntimeIsBounded(t *testing.T) {
 // players stay.
 func TestRoomCallbackPanics(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		logs := &syncBuffer{}
 		w := newWorld(t, db, true, func(o *admin.Options) { o.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
 		var ticks atomic.Int64

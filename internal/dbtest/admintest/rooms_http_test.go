@@ -268,7 +268,7 @@ type typedArena struct {
 // field; the room keeps running, and the next join does not panic it.
 func TestRoomStateEditsTheGameCannotHold(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newWorld(t, db, true)
 		w.hub.Define("typed", live.RoomType{EmptyTimeout: -1,
 			NewState: func() any { return &typedArena{Players: map[string]int{}} },
@@ -316,7 +316,7 @@ func TestRoomStateEditsTheGameCannotHold(t *testing.T) {
 // log's, the users') are on the dashboard at all, rather than shown empty.
 func TestDashboardLiveRoomsNeedRoomsScope(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newWorld(t, db, true)
 		w.user("cfg@example.com", admin.RoleMod, "configs")
 		w.user("rooms@example.com", admin.RoleMod, "rooms")
@@ -351,7 +351,7 @@ func TestDashboardLiveRoomsNeedRoomsScope(t *testing.T) {
 // visible to real WebSocket clients and audited.
 func TestRoomOperations(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newWorld(t, db, true)
 		w.user("root@example.com", admin.RoleAdmin)
 		root := w.login("root@example.com")
@@ -499,7 +499,7 @@ func TestRoomOperations(t *testing.T) {
 // inspect, kick and lock but not dispose; without Rooms every endpoint is 501.
 func TestRoomScopes(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newWorld(t, db, true)
 		w.user("scoped@example.com", admin.RoleMod, "rooms")
 		w.user("unscoped@example.com", admin.RoleMod, "users")
@@ -545,7 +545,7 @@ func TestRoomScopes(t *testing.T) {
 // kick leaves the session in its room with no room.kick entry.
 func TestRoomKickFollowsTheHierarchy(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newWorld(t, db, true)
 		rootID := w.user("root@example.com", admin.RoleAdmin)
 		modID := w.user("mod@example.com", admin.RoleMod, "rooms")

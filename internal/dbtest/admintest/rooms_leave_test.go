@@ -17,7 +17,7 @@ import (
 // dispose.
 func TestLeaveReasonsFromThePanel(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newWorld(t, db, true, func(o *admin.Options) {
 			o.ReportCategories = []admin.ReportCategory{{Key: "abuse", Label: "Abuse", Evidence: "text"}}
 		})

@@ -374,7 +374,7 @@ func (s playersEnv) admin0() *Admin { return s.env.admin }
 // player's rooms, asked about beta's player, are none.
 func TestRowScopeKick(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		createTables(t, db, (*gamePlayer)(nil))
 		w := newWorld(t, db, true, func(o *Options) {

@@ -119,7 +119,7 @@ func newScopeEnv(t *testing.T, db *bun.DB) scopeEnv {
 // with nil; New refuses a ScopeColumn that cannot scope.
 func TestRowScopeSetting(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		s := newScopeEnv(t, db)
 		op, err := s.admin0().Role(ctx, s.alphaID)

@@ -124,7 +124,7 @@ func TestNewOptionErrors(t *testing.T) {
 // with our key is anonymous.
 func TestForgedTokens(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		_, id := e.bootstrap()
 		sign := func(method jwt.SigningMethod, key any, c jwt.Claims) string {
@@ -238,7 +238,7 @@ func TestNewFailsWhenHasherFails(t *testing.T) {
 // pg_prepared_statements, read by the test, is the panel's connection's.
 func TestSessionStatement(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		pg := db.Dialect().Name() == dialect.PG
 		if pg {
@@ -261,6 +261,22 @@ func TestSessionStatement(t *testing.T) {
 		}
 		if got := role(m); got != "admin" {
 			t.Fatalf("role after the grant = %v; want admin", got)
+		}
+		if db.Dialect().Name() == dialect.MySQL {
+			// MariaDB prepares the statement on the server from the first
+			// check on; which statements a connection holds it does not
+			// list (performance_schema is off by default), so the lost
+			// statement's part below is PostgreSQL's.
+			if n := plain.n(); n != 0 {
+				t.Fatalf("%d of 3 session checks ran plainly; want a prepared statement", n)
+			}
+			if err := e.admin.Moderation().SetRole(ctx, uid, RoleUser); err != nil {
+				t.Fatal(err)
+			}
+			if got := role(m); got != "user" || plain.n() != 0 {
+				t.Fatalf("role after the demotion = %v (%d plain runs); want user, prepared", got, plain.n())
+			}
+			return
 		}
 		if !pg {
 			// The operator's first check ran plainly, its id in the text;

@@ -40,7 +40,7 @@ func loggedToken(t *testing.T, e *env) string {
 // same host makes any request look like loopback. The token is spent.
 func TestFirstRunNeedsTheSetupToken(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		if !strings.Contains(e.logs.String(), "level=WARN") {
 			t.Fatalf("the setup link is not a warning:\n%s", e.logs)
@@ -131,7 +131,7 @@ func TestFirstRunNeedsTheSetupToken(t *testing.T) {
 // Go, with the bootstrap's checks and audit entry, and only once.
 func TestCreateFirstAdmin(t *testing.T) {
 	t.Parallel()
-	eachEnv(t, Options{}, func(t *testing.T, e *env) {
+	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		if _, err := e.admin.CreateFirstAdmin(ctx, "root@example.com", "short", ""); err == nil || !strings.Contains(err.Error(), "at least") {
 			t.Fatalf("CreateFirstAdmin with a short password = %v; want the length error", err)
@@ -165,7 +165,7 @@ func TestCreateFirstAdmin(t *testing.T) {
 // exists.
 func TestSetupTokenOption(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		const token = "the deployment's own setup token"
 		e := newEnv(t, db, Options{SetupToken: token})
 		if logs := e.logs.String(); strings.Contains(logs, token) || strings.Contains(logs, url.QueryEscape(token)) || !strings.Contains(logs, "/admin/setup?token=<Options.SetupToken>") {

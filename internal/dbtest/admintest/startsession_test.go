@@ -25,7 +25,7 @@ func (denyAll) Allow(context.Context, string) (bool, time.Duration, error) {
 // refused, and the panel's second factor still asked for.
 func TestStartSession(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		// Every password sign-in is rate limited: StartSession is not.
 		opts := Options{RateLimit: RateLimitOptions{PerIP: denyAll{}, Login: denyAll{}}}

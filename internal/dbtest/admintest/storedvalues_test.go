@@ -19,6 +19,7 @@ import (
 	. "github.com/gameadmin/admin"
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/gameadmin/admin/internal/sqldialect"
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -703,7 +704,7 @@ func exact(t *testing.T, raw []byte) map[string]any {
 func lastAuditPayload(t *testing.T, e *env, action string) map[string]any {
 	t.Helper()
 	var raw string
-	if err := e.db.NewSelect().TableExpr("game_admin_audit").ColumnExpr("CAST(payload AS TEXT)").Where("action = ?", action).OrderExpr("id DESC").Limit(1).Scan(context.Background(), &raw); err != nil {
+	if err := e.db.NewSelect().TableExpr("game_admin_audit").ColumnExpr("?", sqldialect.AsText(bun.Ident("payload"))).Where("action = ?", action).OrderExpr("id DESC").Limit(1).Scan(context.Background(), &raw); err != nil {
 		t.Fatal(err)
 	}
 	return exact(t, []byte(raw))

@@ -88,7 +88,7 @@ func passwordStep(t *testing.T, e *env, email, password string) *client {
 
 func TestTOTPEnrolConfirmSignIn(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, clk := totpEnv(t, db, Options{})
 		root, rootID := e.bootstrap()
 		r := root.do("GET", "/admin-api/auth/totp", nil).want(t, 200)
@@ -139,7 +139,7 @@ func TestTOTPEnrolConfirmSignIn(t *testing.T) {
 
 func TestTOTPCodesRefused(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, clk := totpEnv(t, db, Options{})
 		root, _ := e.bootstrap()
 		secret, _ := enrol(t, root, clk)
@@ -176,7 +176,7 @@ func TestTOTPCodesRefused(t *testing.T) {
 
 func TestTOTPRecoveryCodes(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, clk := totpEnv(t, db, Options{})
 		root, rootID := e.bootstrap()
 		secret, codes := enrol(t, root, clk)
@@ -271,7 +271,7 @@ func TestRequireTOTP(t *testing.T) {
 
 func TestTOTPAdminReset(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e, clk := totpEnv(t, db, Options{})
 		root, rootID := e.bootstrap()
@@ -309,7 +309,7 @@ func TestTOTPAdminReset(t *testing.T) {
 
 func TestTOTPChallengeIsNotASession(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") })
 		e, clk := totpEnv(t, db, Options{}, func(a *Admin, mux *http.ServeMux) {
 			mux.Handle("/monitor", a.Guard(GuardOptions{Role: RoleUser})(ok))
@@ -349,7 +349,7 @@ func TestTOTPChallengeIsNotASession(t *testing.T) {
 
 func TestTOTPRateLimit(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, clk := totpEnv(t, db, Options{RateLimit: RateLimitOptions{TOTP: NewTokenBucket(3, 1.0/3600)}})
 		root, _ := e.bootstrap()
 		from := func(c *client, ip string) *client { c.hdr.Set("X-Forwarded-For", ip); return c }
@@ -382,7 +382,7 @@ func TestTOTPRateLimit(t *testing.T) {
 
 func TestTOTPDisable(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, clk := totpEnv(t, db, Options{})
 		root, _ := e.bootstrap()
 		root.do("POST", "/admin-api/auth/totp/disable", map[string]any{"password": "correct horse"}).want(t, 409, "totp_not_enabled")
@@ -409,7 +409,7 @@ func TestTOTPDisable(t *testing.T) {
 // gets a session.
 func TestTOTPConcurrentReplay(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, clk := totpEnv(t, db, Options{})
 		root, _ := e.bootstrap()
 		secret, _ := enrol(t, root, clk)
@@ -453,7 +453,7 @@ func TestTOTPConcurrentReplay(t *testing.T) {
 // in the database, so across nodes.
 func TestTOTPChallengeSpentAndCapped(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, clk := totpEnv(t, db, Options{})
 		root, _ := e.bootstrap()
 		secret, _ := enrol(t, root, clk)

@@ -11,6 +11,7 @@ import (
 
 	. "github.com/gameadmin/admin"
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/gameadmin/admin/internal/sqldialect"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 )
@@ -59,7 +60,7 @@ func playerData(t *testing.T, e *env, root *client, rootID string) (bob, carol s
 // user.export. Nobody else may.
 func TestUserExport(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		cr := e.crew("users", "cloudSaves")
 		bob, _ := playerData(t, e, cr.admin, cr.adminID)
@@ -120,9 +121,12 @@ func grepDB(t *testing.T, db *bun.DB, needle string) []string {
 	ctx := context.Background()
 	var tables []string
 	var err error
-	if db.Dialect().Name() == dialect.PG {
+	switch db.Dialect().Name() {
+	case dialect.PG:
 		err = db.NewSelect().TableExpr("information_schema.tables").Column("table_name").Where("table_schema = current_schema()").Scan(ctx, &tables)
-	} else {
+	case dialect.MySQL:
+		err = db.NewSelect().TableExpr("information_schema.TABLES").ColumnExpr("TABLE_NAME").Where("TABLE_SCHEMA = DATABASE()").Scan(ctx, &tables)
+	default:
 		err = db.NewSelect().TableExpr("sqlite_master").Column("name").Where("type = 'table' AND name NOT LIKE 'sqlite_%'").Scan(ctx, &tables)
 	}
 	if err != nil {
@@ -131,9 +135,12 @@ func grepDB(t *testing.T, db *bun.DB, needle string) []string {
 	var hits []string
 	for _, tb := range tables {
 		var cols []string
-		if db.Dialect().Name() == dialect.PG {
+		switch db.Dialect().Name() {
+		case dialect.PG:
 			err = db.NewSelect().TableExpr("information_schema.columns").Column("column_name").Where("table_schema = current_schema() AND table_name = ?", tb).Scan(ctx, &cols)
-		} else {
+		case dialect.MySQL:
+			err = db.NewSelect().TableExpr("information_schema.COLUMNS").ColumnExpr("COLUMN_NAME").Where("TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?", tb).Scan(ctx, &cols)
+		default:
 			err = db.NewRaw("SELECT name FROM pragma_table_info(?)", tb).Scan(ctx, &cols)
 		}
 		if err != nil {
@@ -142,7 +149,7 @@ func grepDB(t *testing.T, db *bun.DB, needle string) []string {
 		q := db.NewSelect().TableExpr("?", bun.Ident(tb)).ColumnExpr("count(*)")
 		q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 			for _, c := range cols {
-				q = q.WhereOr("lower(CAST(? AS TEXT)) LIKE ?", bun.Ident(c), "%"+strings.ToLower(needle)+"%")
+				q = q.WhereOr("lower(?) LIKE ?", sqldialect.AsText(bun.Ident(c)), "%"+strings.ToLower(needle)+"%")
 			}
 			return q
 		})
@@ -164,7 +171,7 @@ func grepDB(t *testing.T, db *bun.DB, needle string) []string {
 // entries keep their ids; the erase is audited with its counts.
 func TestUserErase(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, Options{Resources: map[string]*Resource{
 			"cloudSaves": DefineResource((*CloudSave)(nil), ResourceConfig{Erase: EraseKeep}), // a legal hold
@@ -247,10 +254,10 @@ func TestUserErase(t *testing.T) {
 // everything as it was. The database fails the erase's last step, the
 // account's update, which comes after every resource and the audit
 // log's redaction: a trigger kills the connection on PostgreSQL and
-// raises an error on SQLite.
+// raises an error on SQLite and MySQL.
 func TestUserEraseIsAtomic(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, Options{})
 		root, rootID := e.bootstrap()
@@ -268,6 +275,10 @@ BEGIN
 END $$`,
 				`CREATE TRIGGER erase_fault BEFORE UPDATE ON game_users FOR EACH ROW WHEN (NEW.email LIKE 'erased-%') EXECUTE FUNCTION erase_fault()`,
 			}
+		}
+		if db.Dialect().Name() == dialect.MySQL {
+			fault = []string{`CREATE TRIGGER erase_fault BEFORE UPDATE ON game_users FOR EACH ROW
+BEGIN IF NEW.email LIKE 'erased-%' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected fault'; END IF; END`}
 		}
 		for _, q := range fault {
 			must(db.ExecContext(ctx, q))
@@ -296,7 +307,7 @@ END $$`,
 // and nothing changes.
 func TestUserEraseDeeperReference(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, Options{})
 		root, rootID := e.bootstrap()
@@ -354,13 +365,19 @@ type handlePlayer struct {
 // column.
 func TestUserEraseUniqueHandle(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		ddl := `CREATE TABLE handle_players (id INTEGER PRIMARY KEY AUTOINCREMENT, email TEXT NOT NULL UNIQUE,
 			handle TEXT UNIQUE COLLATE NOCASE NOT NULL DEFAULT (hex(randomblob(6))), friend_code VARCHAR(6) NOT NULL UNIQUE DEFAULT (hex(randomblob(3))), pw_hash TEXT, banned TEXT, gen BIGINT NOT NULL DEFAULT 0)`
 		if db.Dialect().Name() == dialect.PG {
 			ddl = `CREATE TABLE handle_players (id BIGSERIAL PRIMARY KEY, email TEXT NOT NULL UNIQUE,
 				handle TEXT NOT NULL CONSTRAINT handle_players_handle_key UNIQUE DEFAULT substr(md5(random()::text), 1, 12), friend_code VARCHAR(6) NOT NULL UNIQUE DEFAULT substr(md5(random()::text), 1, 6), pw_hash TEXT, banned JSONB, gen BIGINT NOT NULL DEFAULT 0)`
+		}
+		if db.Dialect().Name() == dialect.MySQL {
+			// The handle compared without case, as SQLite's NOCASE: MariaDB's _ci collation.
+			ddl = "CREATE TABLE handle_players (id BIGINT AUTO_INCREMENT PRIMARY KEY, email VARCHAR(255) NOT NULL UNIQUE, " +
+				"handle VARCHAR(64) NOT NULL UNIQUE DEFAULT (LEFT(MD5(RAND()), 12)), friend_code VARCHAR(6) NOT NULL UNIQUE DEFAULT (LEFT(MD5(RAND()), 6)), " +
+				"pw_hash VARCHAR(255), banned JSON, gen BIGINT NOT NULL DEFAULT 0) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci"
 		}
 		must(db.ExecContext(ctx, ddl))
 		e := newEnv(t, db, Options{

@@ -20,7 +20,7 @@ import (
 
 func TestBanClosesEverySocket(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newWorld(t, db, true)
 		w.user("root@example.com", admin.RoleAdmin)
 		root := w.login("root@example.com")
@@ -84,7 +84,7 @@ func TestBanClosesEverySocket(t *testing.T) {
 
 func TestRevokeSessionsClosesSockets(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newWorld(t, db, true)
 		w.user("root@example.com", admin.RoleAdmin)
 		root := w.login("root@example.com")
@@ -157,7 +157,7 @@ func TestEmailChangeClosesSockets(t *testing.T) {
 
 func TestModerationBadInput(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newWorld(t, db, true)
 		rootID := w.user("root@example.com", admin.RoleAdmin)
 		root := w.login("root@example.com")
@@ -220,7 +220,7 @@ func TestModerationWithoutColumns(t *testing.T) {
 		Email        string `bun:"email,notnull,unique"`
 		PasswordHash string `bun:"password_hash,nullzero"`
 	}
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		if _, err := db.NewCreateTable().Model((*Player)(nil)).Exec(ctx); err != nil {
 			t.Fatal(err)

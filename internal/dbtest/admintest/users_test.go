@@ -23,7 +23,7 @@ import (
 
 func TestUsersTableWithoutOptionalColumns(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		if _, err := db.NewCreateTable().Model((*Player)(nil)).Exec(ctx); err != nil {
 			t.Fatal(err)
@@ -87,7 +87,7 @@ func TestUserListColumns(t *testing.T) {
 		}, []string{"email", "nickname", "banned", "id"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+			testdb.Each(t, func(t *testing.T, db *bun.DB) {
 				createTables(t, db, (*bigintPlayer)(nil))
 				e := newEnv(t, db, tt.opts)
 				c, _ := e.bootstrap()
@@ -439,7 +439,7 @@ func TestAdoptLivePlayers(t *testing.T) {
 // integrator's explicit choice to rewrite it.
 func TestAdoptDefaultHasherKeepsScheme(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		seedLiveAccounts(t, db)
 		bob := storedHash(t, db, "acc_bob")
 		e := newEnv(t, db, liveOptions(Argon2id{Memory: 64, Time: 1}, nil))
@@ -462,7 +462,7 @@ func TestAdoptDefaultHasherKeepsScheme(t *testing.T) {
 // (made by StartSession's SSO path, say) is refused like a wrong password.
 func TestNullPasswordRefused(t *testing.T) {
 	t.Parallel()
-	eachEnv(t, Options{}, func(t *testing.T, e *env) {
+	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
 		e.bootstrap()
 		id := e.user("nopass@example.com", "temporary pw")
 		if _, err := e.db.NewUpdate().Table("game_users").Set("password_hash = NULL").Where("id = ?", id).Exec(context.Background()); err != nil {
@@ -479,7 +479,7 @@ func TestNullPasswordRefused(t *testing.T) {
 // and an unknown column everywhere else.
 func TestPasswordFieldOnlyOnUsers(t *testing.T) {
 	t.Parallel()
-	eachEnv(t, Options{}, func(t *testing.T, e *env) {
+	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
 		root, _ := e.bootstrap()
 		root.do("POST", "/admin-api/configs", map[string]any{"key": "motd", "password": "long enough"}).want(t, 400, "unknown_column")
 		root.do("POST", "/admin-api/users", map[string]any{"email": "p@example.com", "password": strings.Repeat("x", maxPasswordBytes+1)}).want(t, 400, "password_too_long")
@@ -519,18 +519,27 @@ type untaggedAccount struct {
 // game's, and a user created without a password is locked, not refused.
 func TestAdoptReadsTheDatabase(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		idDefault, ban := "('acc_' || md5(random()::text))", "JSONB"
 		if db.Dialect().Name().String() == "sqlite" {
 			idDefault, ban = "('acc_' || lower(hex(randomblob(8))))", "TEXT"
 		}
-		if _, err := db.ExecContext(ctx, `CREATE TABLE accounts (
-	id TEXT PRIMARY KEY DEFAULT `+idDefault+`,
+		ddl := `CREATE TABLE accounts (
+	id TEXT PRIMARY KEY DEFAULT ` + idDefault + `,
 	mail TEXT NOT NULL,
 	passhash TEXT NOT NULL,
 	token_version BIGINT NOT NULL DEFAULT 0,
-	ban `+ban+`)`); err != nil {
+	ban ` + ban + `)`
+		if db.Dialect().Name().String() == "mysql" {
+			ddl = "CREATE TABLE accounts (\n" +
+				"	`id` VARCHAR(64) NOT NULL DEFAULT (CONCAT('acc_', MD5(RAND()))) PRIMARY KEY,\n" +
+				"	`mail` VARCHAR(255) NOT NULL,\n" +
+				"	`passhash` VARCHAR(255) NOT NULL,\n" +
+				"	`token_version` BIGINT NOT NULL DEFAULT 0,\n" +
+				"	`ban` JSON) DEFAULT CHARSET=utf8mb4"
+		}
+		if _, err := db.ExecContext(ctx, ddl); err != nil {
 			t.Fatal(err)
 		}
 		e := newEnv(t, db, Options{Tables: map[string]any{"users": (*untaggedAccount)(nil)}, UserColumns: accountColumns,
@@ -916,7 +925,7 @@ func TestOperatorEmailChangeEndsSessions(t *testing.T) {
 // address, so sign-in and reset never match on garbage.
 func TestUserEmailsValidated(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c := e.crew()
 		for _, bad := range []any{"", "   ", "no-at-sign", "two@@example.com", "Name <x@example.com>", "a@b@c", 42, nil} {
@@ -949,7 +958,7 @@ type regionPlayer struct {
 // never carries the link.
 func TestInvite(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		got := make(chan ResetRequest, 2)
 		e := newEnv(t, db, Options{OnResetRequest: func(_ context.Context, r ResetRequest) error { got <- r; return nil }})
 		cr := e.crew("users")

@@ -78,7 +78,7 @@ func discordID(id string) string {
 // Slack's mrkdwn and unfurling are off.
 func TestWebhookLinesAreText(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		discord, slack := newHookSink(t), newHookSink(t)
 		hook := WebhookOptions{ReportThreshold: 3, PanelURL: "https://game.example/admin", Actions: []string{"user.ban", "report.file", "auth.login"}}
 		hook.URL, hook.Kind = discord.URL+"/api/webhooks/1/secret", Discord

@@ -67,12 +67,25 @@ func checkBuiltinSchema(t *testing.T, db *bun.DB, p *Plan) {
 	if err := db.NewRaw("SELECT CONCAT(table_name, '.', column_name, ' ', collation_name) FROM information_schema.columns WHERE table_schema = DATABASE() AND collation_name IS NOT NULL").Scan(ctx, &colls); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range colls {
-		if c != "game_users.email utf8mb4_unicode_ci" && !strings.HasSuffix(c, " utf8mb4_bin") {
-			t.Errorf("column %s; want utf8mb4_bin (the database's default is utf8mb4_unicode_ci)", c)
+	// The users' ids, and the columns that refer to them, keep the
+	// database's collation (a game's table refers to the users with its
+	// default one); the email folds case; the panel's other text is exact.
+	fold := map[string]bool{"game_users.email": true}
+	for _, tb := range p.Tables() {
+		for _, c := range tb.Cols {
+			if c.Type == UserID || c.Hook {
+				fold[p.Name(tb.Base)+"."+c.Name] = true
+			}
 		}
 	}
-	if !slices.Contains(colls, "game_users.email utf8mb4_unicode_ci") || !slices.Contains(colls, "game_roles.user_id utf8mb4_bin") {
+	for _, c := range colls {
+		col, coll, _ := strings.Cut(c, " ")
+		if want := map[bool]string{true: "utf8mb4_unicode_ci", false: "utf8mb4_bin"}[fold[col]]; coll != want {
+			t.Errorf("column %s; want %s (the database's default is utf8mb4_unicode_ci)", c, want)
+		}
+	}
+	if !slices.Contains(colls, "game_users.email utf8mb4_unicode_ci") || !slices.Contains(colls, "game_roles.user_id utf8mb4_unicode_ci") ||
+		!slices.Contains(colls, "game_roles.role utf8mb4_bin") {
 		t.Errorf("collations %v", colls)
 	}
 	var idx []string
@@ -98,13 +111,27 @@ func checkBuiltinSchema(t *testing.T, db *bun.DB, p *Plan) {
 	}
 }
 
-// TestMySQLStillRefusedByTheEngine: the plan exists, but New and
-// MigrationSQL refuse MySQL until the panel's queries are wired for it.
-func TestMySQLStillRefusedByTheEngine(t *testing.T) {
+// TestMySQLMigrationSQL: the engine writes MySQL's statements
+// (MigrationSQL takes its dialect), and they create every built-in
+// table on MariaDB, twice without harm.
+func TestMySQLMigrationSQL(t *testing.T) {
 	t.Parallel()
-	_, err := engine.MigrationSQL(mysqldialect.New(), engine.Options{})
-	if err == nil || err.Error() != "admin: unsupported dialect mysql (PostgreSQL and SQLite are supported)" {
+	stmts, err := engine.MigrationSQL(mysqldialect.New(), engine.Options{})
+	if err != nil {
 		t.Fatalf("MigrationSQL(mysqldialect) = %v", err)
+	}
+	db := testdb.MySQL(t)
+	ctx := context.Background()
+	for range 2 {
+		for _, s := range stmts {
+			if _, err := db.ExecContext(ctx, s); err != nil {
+				t.Fatalf("%v\n%s", err, s)
+			}
+		}
+	}
+	var n int
+	if err := db.NewRaw("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN ('game_users', 'game_admin_audit', 'game_admin_schema')").Scan(ctx, &n); err != nil || n != 3 {
+		t.Fatalf("tables after MigrationSQL = %d, %v; want game_users, game_admin_audit, game_admin_schema", n, err)
 	}
 }
 
@@ -245,12 +272,17 @@ func TestMySQLBuiltinRows(t *testing.T) {
 	if err := exec("INSERT INTO game_users (id, email) VALUES ('u1', 'bob@example.com')"); err != nil {
 		t.Fatal(err)
 	}
-	// The email compares without regard to case; ids compare exactly.
+	// The email compares without regard to case; so do ids, with the
+	// database's collation, which a game's own tables referring to the
+	// users have too (the panel's ids are lower-case UUIDs).
 	if err := exec("INSERT INTO game_users (id, email) VALUES ('u2', 'Bob@Example.com')"); err == nil {
 		t.Error("a second account for Bob@Example.com was stored beside bob@example.com")
 	}
-	if err := exec("INSERT INTO game_users (id, email) VALUES ('U1', 'other@example.com')"); err != nil {
-		t.Errorf("id U1 beside u1: %v", err)
+	if err := exec("INSERT INTO game_users (id, email) VALUES ('U1', 'other@example.com')"); err == nil {
+		t.Error("id U1 stored beside u1")
+	}
+	if err := exec("INSERT INTO game_users (id, email) VALUES ('w1', 'other@example.com')"); err != nil {
+		t.Fatal(err)
 	}
 	var tv int64
 	var created time.Time
@@ -291,20 +323,20 @@ func TestMySQLBuiltinRows(t *testing.T) {
 	if err := db.QueryRowContext(ctx, "SELECT scopes FROM game_roles WHERE user_id = 'u1'").Scan(&scopes); err != nil || string(scopes) != "[]" {
 		t.Errorf("scopes = %s, %v; want []", scopes, err)
 	}
-	if err := exec("INSERT INTO game_roles (user_id, role) VALUES ('U1', 'king')"); err == nil {
+	if err := exec("INSERT INTO game_roles (user_id, role) VALUES ('w1', 'king')"); err == nil {
 		t.Error("role king passed the check")
 	}
 	if err := exec("INSERT INTO game_roles (user_id, role) VALUES ('nobody', 'mod')"); err == nil {
 		t.Error("a role for a missing user was stored")
 	}
-	if err := exec("INSERT INTO game_user_notes (user_id, author_id, body) VALUES ('U1', 'u1', 'hi')"); err != nil {
+	if err := exec("INSERT INTO game_user_notes (user_id, author_id, body) VALUES ('w1', 'u1', 'hi')"); err != nil {
 		t.Fatal(err)
 	}
 	if err := exec("DELETE FROM game_users WHERE id = 'u1'"); err != nil {
 		t.Fatal(err)
 	}
 	var author sql.NullString
-	if err := db.QueryRowContext(ctx, "SELECT author_id FROM game_user_notes WHERE user_id = 'U1'").Scan(&author); err != nil || author.Valid {
+	if err := db.QueryRowContext(ctx, "SELECT author_id FROM game_user_notes WHERE user_id = 'w1'").Scan(&author); err != nil || author.Valid {
 		t.Errorf("the note's author after the author went: %v, %v; want NULL", author, err)
 	}
 	var roles int
@@ -312,11 +344,11 @@ func TestMySQLBuiltinRows(t *testing.T) {
 		t.Errorf("roles left after their user went: %d, %v", roles, err)
 	}
 	// A TOTP row: a boolean with its default.
-	if err := exec("INSERT INTO game_operator_totp (user_id, secret) VALUES ('U1', 's')"); err != nil {
+	if err := exec("INSERT INTO game_operator_totp (user_id, secret) VALUES ('w1', 's')"); err != nil {
 		t.Fatal(err)
 	}
 	var enabled bool
-	if err := db.QueryRowContext(ctx, "SELECT enabled FROM game_operator_totp WHERE user_id = 'U1'").Scan(&enabled); err != nil || enabled {
+	if err := db.QueryRowContext(ctx, "SELECT enabled FROM game_operator_totp WHERE user_id = 'w1'").Scan(&enabled); err != nil || enabled {
 		t.Errorf("enabled = %v, %v; want false", enabled, err)
 	}
 }
