@@ -544,7 +544,7 @@ func TestCreateReadUpdateDelete(t *testing.T) {
 // TestWriteErrors: every bad write is a 4xx error body and writes nothing.
 func TestWriteErrors(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{MaxBodyBytes: 4 << 10}, true)
 		c, _ := e.bootstrap()
 		big := `{"name":"` + strings.Repeat("x", 5<<10) + `"}`
@@ -636,7 +636,7 @@ func TestWriteErrors(t *testing.T) {
 // (user_id, slot).
 func TestCompositeIDs(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c, _ := e.bootstrap()
 		insert(t, db, &[]User{{ID: "u1", Email: "u1@example.com"}, {ID: "u2", Email: "u2@example.com"}})
@@ -715,7 +715,7 @@ func TestCompositeIDs(t *testing.T) {
 // author comes from the session.
 func TestHiddenAndReadOnlyBuiltins(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c, adminID := e.bootstrap()
 		uid := e.user("p@example.com", "player password")
@@ -1089,7 +1089,7 @@ func TestEmptyPrimaryKeyRefused(t *testing.T) {
 // that; a changed key or read-only value is still refused.
 func TestReadSentBackByPUT(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c, adminID := e.bootstrap()
 		uid := e.user("p@example.com", "player password")

@@ -52,7 +52,7 @@ func noSecret(t *testing.T, what string, body []byte, secrets ...string) {
 // change), delete and the revert that undoes it.
 func TestWriteAnswersAreMasked(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, cr := onePathEnv(t, db)
 		mod := cr.modScoped
 		id := fmt.Sprint(cr.admin.do("POST", "/admin-api/gadgets", map[string]any{"name": "g1", "note": "the admin's secret"}).want(t, 201).body["id"])
@@ -94,7 +94,7 @@ func TestWriteAnswersAreMasked(t *testing.T) {
 // email change brings back the sessions the change ended.
 func TestRevertPassesTheWriteGate(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, cr := onePathEnv(t, db)
 		ctx := context.Background()
 		mod := cr.modScoped
@@ -163,7 +163,7 @@ func TestRevertPassesTheWriteGate(t *testing.T) {
 // entries' payloads is refused.
 func TestHistorySearchIsNoOracle(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, cr := onePathEnv(t, db)
 		player := e.user("first.address@example.com", "player password")
 		cr.admin.do("PATCH", "/admin-api/users/"+player, map[string]any{"email": "secret.person@example.com"}).want(t, 200)

@@ -243,7 +243,7 @@ func checkResponse(t *testing.T, doc *openapi3.T, method, path string, r *resp) 
 // lists fit it: rows, errors, moderation, the dashboard.
 func TestOpenAPI(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{}, true)
 		cr := e.crew("gadgets")
 		doc := openAPIDoc(t, cr.admin)

@@ -519,7 +519,7 @@ func (w *rtWorld) moderates(t *testing.T, op string, code int) {
 // mod may not write.
 func TestRouteTable(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newRTWorld(t, db)
 		table := w.routeTable(t)
 		known := map[string]rtRoute{}

@@ -38,7 +38,7 @@ func names(list []map[string]any) []string {
 // is audited.
 func TestSoftDelete(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		createTables(t, db, (*sdGuild)(nil))
 		insert(t, db, &[]sdGuild{{Name: "alpha"}, {Name: "beta"}, {Name: "gamma"}})

@@ -88,7 +88,7 @@ func catalogColumn(t *testing.T, c *client, key, name string) map[string]any {
 // the CSV export, and the dashboard's sign-ups, whose link lists them.
 func TestUnixTimeColumns(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*unixPlayer)(nil), (*unixEvent)(nil))
 		e := newEnv(t, db, unixOptions())
 		root, _ := e.bootstrap()

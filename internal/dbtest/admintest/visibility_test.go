@@ -22,7 +22,7 @@ import (
 // sorting on it is 403; an admin sees it everywhere.
 func TestFieldVisibility(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{Resources: map[string]*Resource{
 			"users": DefineResource((*User)(nil), ResourceConfig{Columns: map[string]ColumnConfig{"email": {ReadRole: RoleAdmin}},
 				List: ListConfig{Columns: []string{"email", "display_name"}, DefaultSort: Sort{Field: "email"}}}),
@@ -102,7 +102,7 @@ func TestFieldVisibility(t *testing.T) {
 // and still cannot filter, sort, search or write it.
 func TestFieldMask(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{Resources: map[string]*Resource{
 			"users": DefineResource((*User)(nil), ResourceConfig{Columns: map[string]ColumnConfig{"email": {ReadRole: RoleAdmin, Mask: MaskEmail}}}),
 		}})
@@ -193,7 +193,7 @@ func auditEntries(t *testing.T, c *client, action string) (map[string]map[string
 // query as it was sent.
 func TestAuditExportQueryIsProjected(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testSupportAccount)(nil))
 		e := newEnv(t, db, Options{Tables: tablesWith(map[string]any{"accounts": (*testSupportAccount)(nil)}), Resources: map[string]*Resource{
 			"accounts": DefineResource((*testSupportAccount)(nil), ResourceConfig{Columns: map[string]ColumnConfig{
@@ -279,7 +279,7 @@ func TestAuditExportQueryIsProjected(t *testing.T) {
 // admin, read the entries whole.
 func TestAuditOutOfScopeEntries(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGadget)(nil))
 		const secret, reason = "GADGET-SECRET-7781", "duped gold, ticket 4420"
 		e := newEnv(t, db, Options{Tables: tablesWith(map[string]any{"gadgets": (*testGadget)(nil)}), Resources: map[string]*Resource{
