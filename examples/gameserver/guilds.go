@@ -39,9 +39,14 @@ type Guild struct {
 // Its later steps add recruiting, emblem and treasury to a guilds table
 // made before them.
 func migrateGuilds(ctx context.Context, db *bun.DB) error {
-	_, err := db.NewCreateTable().Model((*Guild)(nil)).IfNotExists().
-		ForeignKey("(?) REFERENCES ? (?) ON DELETE CASCADE", bun.Ident("owner_id"), bun.Ident("game_users"), bun.Ident("id")).Exec(ctx)
-	if err != nil {
+	q := db.NewCreateTable().Model((*Guild)(nil)).IfNotExists()
+	if db.Dialect().Name() != dialect.MySQL {
+		q = q.ForeignKey("(?) REFERENCES ? (?) ON DELETE CASCADE", bun.Ident("owner_id"), bun.Ident("game_users"), bun.Ident("id"))
+	}
+	if _, err := q.Exec(ctx); err != nil {
+		return err
+	}
+	if err := mysqlUserRef(ctx, db, "guilds", "owner_id", "NOT NULL", "CASCADE"); err != nil {
 		return err
 	}
 	blob := "BYTEA"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/dialect/mysqldialect"
 )
 
@@ -67,4 +68,23 @@ func openMySQL(dsn string) (*bun.DB, error) {
 	sqldb.SetMaxIdleConns(10)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	return bun.NewDB(sqldb, mysqldialect.New()), nil
+}
+
+// mysqlUserRef gives table.col, a reference to the built-in users' id,
+// that id's collation and its foreign key, once, on MariaDB and MySQL
+// (a no-op elsewhere): the panel's users id is utf8mb4_bin, and InnoDB
+// refuses a key between two collations (errno 150), which Bun's CREATE
+// TABLE cannot spell per dialect.
+func mysqlUserRef(ctx context.Context, db *bun.DB, table, col, null, onDelete string) error {
+	if db.Dialect().Name() != dialect.MySQL {
+		return nil
+	}
+	var n int
+	if err := db.NewRaw("SELECT COUNT(*) FROM information_schema.key_column_usage WHERE table_schema = DATABASE() "+
+		"AND table_name = ? AND column_name = ? AND referenced_table_name = 'game_users'", table, col).Scan(ctx, &n); err != nil || n > 0 {
+		return err
+	}
+	_, err := db.NewRaw("ALTER TABLE ? MODIFY ? VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin "+null+
+		", ADD FOREIGN KEY (?) REFERENCES game_users (id) ON DELETE "+onDelete, bun.Ident(table), bun.Ident(col), bun.Ident(col)).Exec(ctx)
+	return err
 }

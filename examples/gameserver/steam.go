@@ -6,6 +6,7 @@ import (
 
 	"github.com/gameadmin/admin"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // SteamAccount is a player's linked Steam account, keyed by its Steam id
@@ -33,10 +34,15 @@ const steamBase int64 = 76561198000000000
 // migrateSteam is the game's migration of steam_accounts: friend_id
 // references another account, user_id the player.
 func migrateSteam(ctx context.Context, db *bun.DB) error {
-	_, err := db.NewCreateTable().Model((*SteamAccount)(nil)).IfNotExists().
-		ForeignKey("(?) REFERENCES ? (?) ON DELETE SET NULL", bun.Ident("friend_id"), bun.Ident("steam_accounts"), bun.Ident("id")).
-		ForeignKey("(?) REFERENCES ? (?) ON DELETE SET NULL", bun.Ident("user_id"), bun.Ident("game_users"), bun.Ident("id")).Exec(ctx)
-	return err
+	q := db.NewCreateTable().Model((*SteamAccount)(nil)).IfNotExists().
+		ForeignKey("(?) REFERENCES ? (?) ON DELETE SET NULL", bun.Ident("friend_id"), bun.Ident("steam_accounts"), bun.Ident("id"))
+	if db.Dialect().Name() != dialect.MySQL {
+		q = q.ForeignKey("(?) REFERENCES ? (?) ON DELETE SET NULL", bun.Ident("user_id"), bun.Ident("game_users"), bun.Ident("id"))
+	}
+	if _, err := q.Exec(ctx); err != nil {
+		return err
+	}
+	return mysqlUserRef(ctx, db, "steam_accounts", "user_id", "NULL", "SET NULL")
 }
 
 // steamResource shows the accounts by persona name.

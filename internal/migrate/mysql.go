@@ -106,9 +106,6 @@ func (p *Plan) mysqlColType(t *Table, c Col) string {
 	if c.Type != Text {
 		return p.mysqlType(c.Type)
 	}
-	if c.Hook {
-		return p.userType // the built-in users table's id
-	}
 	typ := "TEXT"
 	if mysqlKeyed(t, c) {
 		typ = mysqlKey

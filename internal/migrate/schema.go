@@ -140,11 +140,13 @@ func NewPlan(s *Schema, d dialect.Name, prefix string, users Users, need func(*T
 	}
 	p.userType, p.UserKind = "TEXT", "TEXT"
 	if d == dialect.MySQL {
-		// The built-in users table's id keeps the database's collation,
-		// as the game's own tables' text columns do: a game's foreign key
-		// to it needs the two equal (errno 150), and its UUIDs have no
-		// case to fold.
-		p.userType = mysqlKey
+		// The built-in users table's id, and the columns referring to it,
+		// compare exactly: utf8mb4_bin also wins a comparison with a game
+		// column of any utf8mb4 collation (a general_ci table joined to
+		// the users), where two different _ci collations are refused
+		// (1267). A game's own column with a foreign key to it must be
+		// utf8mb4_bin too (errno 150 otherwise).
+		p.userType = mysqlKey + mysqlBin
 	}
 	if users.IDField != nil {
 		p.userType, p.UserKind = IDSQLType(d, users.IDField), IDSQLType(dialect.PG, users.IDField)

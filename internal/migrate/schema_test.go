@@ -79,7 +79,7 @@ func TestSQLMySQL(t *testing.T) {
 	for _, want := range []string{
 		"CREATE TABLE IF NOT EXISTS `g_notes`",
 		"`id` BIGINT AUTO_INCREMENT PRIMARY KEY",
-		"`user_id` VARCHAR(255) NOT NULL",
+		"`user_id` VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL",
 		"`body` JSON,",
 		"`tag` TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL DEFAULT ('x')",
 		"`email` VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci UNIQUE",

@@ -383,12 +383,6 @@ func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
-// eachPairNoMySQL is eachPair on SQLite and PostgreSQL only.
-func eachPairNoMySQL(t *testing.T, fn func(t *testing.T, db1, db2 *bun.DB)) {
-	t.Run("sqlite", func(t *testing.T) { fn(t, testdb.SQLite(t), testdb.SQLite(t)) })
-	t.Run("pg", func(t *testing.T) { fn(t, testdb.PG(t), testdb.PG(t)) })
-}
-
 // eachPair runs fn on two fresh databases of each dialect.
 func eachPair(t *testing.T, fn func(t *testing.T, db1, db2 *bun.DB)) {
 	t.Run("sqlite", func(t *testing.T) { fn(t, testdb.SQLite(t), testdb.SQLite(t)) })

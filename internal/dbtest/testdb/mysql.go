@@ -96,7 +96,7 @@ func MySQL(t testing.TB) *bun.DB {
 	sqldb.SetMaxOpenConns(8)
 	db := bun.NewDB(sqldb, mysqldialect.New())
 	if os.Getenv("ADMIN_SQL_DEBUG") == "1" {
-		db.AddQueryHook(failedQueries{t})
+		db = db.WithQueryHook(failedQueries{t})
 	}
 	t.Cleanup(func() {
 		db.Close()
