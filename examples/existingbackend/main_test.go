@@ -36,7 +36,7 @@ import (
 // game route, the grant-coins bulk action on a selection, notes, counts,
 // a ban and the audit log.
 func TestExistingBackend(t *testing.T) {
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
 		if _, err := admin.New(db, panelOptions(db, log)); err == nil || !strings.Contains(err.Error(), "ops_admin_schema") {
