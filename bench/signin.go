@@ -78,7 +78,7 @@ func seedUsers(ctx context.Context, db *bun.DB, n int64) error {
 }
 
 // signInQuery records the statement the panel's sign-in runs to find an
-// account by email (the one matching lower(...)), so the bench can ask the
+// account by email (the one matching lower(...), or MariaDB's =), so the bench can ask the
 // database how it plans it: the statement itself, not a copy of it.
 type signInQuery struct {
 	mu    sync.Mutex
@@ -90,7 +90,10 @@ func (s *signInQuery) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) contex
 }
 
 func (s *signInQuery) AfterQuery(_ context.Context, e *bun.QueryEvent) {
-	if strings.Contains(e.Query, "lower(") && strings.Contains(e.Query, "game_users") && strings.HasPrefix(e.Query, "SELECT") {
+	// MariaDB's email column folds case itself (utf8mb4_unicode_ci): the
+	// lookup is a plain = on it.
+	byEmail := strings.Contains(e.Query, "lower(") || strings.Contains(e.Query, "`u`.`email` = ")
+	if byEmail && strings.Contains(e.Query, "game_users") && strings.HasPrefix(e.Query, "SELECT") {
 		s.mu.Lock()
 		s.query = e.Query
 		s.mu.Unlock()
