@@ -18,7 +18,7 @@ import (
 )
 
 func main() {
-	d := flag.String("dialect", "pg", "pg or sqlite")
+	d := flag.String("dialect", "pg", "pg, sqlite or mysql (MariaDB too)")
 	prefix := flag.String("prefix", admin.DefaultTablePrefix, "Options.TablePrefix")
 	flag.Parse()
 	stmts, err := admin.MigrationSQL(*d, admin.Options{TablePrefix: *prefix})
