@@ -20,7 +20,7 @@ import (
 // admins removing each other at once leave one.
 func TestLastAdminStays(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, Options{})
 		root, rootID := e.bootstrap()
@@ -128,7 +128,7 @@ func TestRolesCreateFromPanel(t *testing.T) {
 // hierarchy, whatever the resource's policies allow.
 func TestModCannotTakeOverAdmin(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ran := 0
 		e := newEnv(t, db, Options{Resources: map[string]*Resource{
 			"users": DefineResource((*User)(nil), ResourceConfig{
@@ -182,7 +182,7 @@ func TestModCannotTakeOverAdmin(t *testing.T) {
 // on players'; an admin, who may change every account, gets none.
 func TestOperatorRolesOnUserRows(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		cr := e.crew("users")
 		want := map[string]any{cr.adminID: "admin", cr.modScopedID: "mod", cr.modBareID: "mod", cr.userID: nil}
