@@ -1062,3 +1062,20 @@ type queryHook func(query string)
 
 func (h queryHook) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
 func (h queryHook) AfterQuery(_ context.Context, ev *bun.QueryEvent)                   { h(ev.Query) }
+
+// TestUpdateChangingNothing: a write to a users row that leaves its values
+// as they were (unbanning a player never banned, twice) finds the row, on
+// MariaDB too, whose UPDATE counts only the rows it changed; an unknown
+// id is still not found.
+func TestUpdateChangingNothing(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{})
+		root, _ := e.bootstrap()
+		pid := e.user("calm@example.com", "player password")
+		for range 2 {
+			root.do("POST", "/admin-api/users/"+pid+"/unban", nil).want(t, 200)
+		}
+		root.do("POST", "/admin-api/users/"+uuid.Must(uuid.NewV7()).String()+"/unban", nil).want(t, 404, "not_found")
+	})
+}
