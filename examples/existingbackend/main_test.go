@@ -25,7 +25,7 @@ import (
 	"github.com/gameadmin/admin"
 )
 
-// TestExistingBackend runs the example over real HTTP on both databases:
+// TestExistingBackend runs the example over real HTTP on each database:
 // the panel refuses to start before the game's migration ran, the
 // migration (run twice) creates the players table and the panel's ops_*
 // tables; the chi router serves the UI at /ops/admin (deep links too) and
@@ -36,7 +36,7 @@ import (
 // game route, the grant-coins bulk action on a selection, notes, counts,
 // a ban and the audit log.
 func TestExistingBackend(t *testing.T) {
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
 		if _, err := admin.New(db, panelOptions(db, log)); err == nil || !strings.Contains(err.Error(), "ops_admin_schema") {

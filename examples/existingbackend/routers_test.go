@@ -48,7 +48,7 @@ func TestMountOnChi(t *testing.T) {
 			return r
 		},
 	}
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		for name, mount := range mounts {
 			t.Run(name, func(t *testing.T) {
 				a, err := admin.New(db, opts)

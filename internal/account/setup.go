@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gameadmin/admin/internal/authz"
+	"github.com/gameadmin/admin/internal/dberr"
 	"github.com/gameadmin/admin/internal/errbody"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
@@ -113,7 +114,26 @@ func (au *Auth) Bootstrap(ctx context.Context, c Credentials, meta map[string]an
 		return "", 0, err
 	}
 
-	err = au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	// Two bootstraps at once on MariaDB may deadlock on the admins' gap
+	// lock (1213, one transaction rolled back): that one runs again, to
+	// find the other's admin (ErrBootstrapClosed) or to make its own.
+	for attempt := 1; ; attempt++ {
+		userID, tv = "", 0
+		err = au.bootstrapTx(ctx, c, acc, newHash, meta, &userID, &tv)
+		if n, ok := dberr.MySQLNumber(err); !ok || n != 1213 || attempt == bootstrapAttempts {
+			return userID, tv, err
+		}
+	}
+}
+
+// bootstrapAttempts bounds Bootstrap's runs of a transaction MariaDB
+// chose as a deadlock's victim.
+const bootstrapAttempts = 5
+
+// bootstrapTx is Bootstrap's transaction: acc promoted (its password set
+// to newHash when that is not empty), or a new user made, as the admin.
+func (au *Auth) bootstrapTx(ctx context.Context, c Credentials, acc *users.Account, newHash string, meta map[string]any, userID *string, tv *int64) error {
+	return au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if err := au.roles.LockAdmins(ctx, tx); err != nil {
 			return err
 		}
@@ -138,24 +158,23 @@ func (au *Auth) Bootstrap(ctx context.Context, c Credentials, meta map[string]an
 			if err != nil {
 				return au.dbError(err)
 			}
-			userID = id
+			*userID = id
 		case newHash != "":
 			if err := au.users.SetPasswordHash(ctx, tx, acc.ID, newHash); err != nil {
 				return err
 			}
-			userID, tv = acc.ID, acc.TokenVersion
+			*userID, *tv = acc.ID, acc.TokenVersion
 		default:
-			userID, tv = acc.ID, acc.TokenVersion
+			*userID, *tv = acc.ID, acc.TokenVersion
 		}
-		if err := au.roles.UpsertRole(ctx, tx, userID, authz.RoleAdmin); err != nil {
+		if err := au.roles.UpsertRole(ctx, tx, *userID, authz.RoleAdmin); err != nil {
 			return err
 		}
 		// The first admin's entry commits with its role.
-		e := authEntry(meta, userID, "auth.bootstrap", c.Email)
+		e := authEntry(meta, *userID, "auth.bootstrap", c.Email)
 		if c.Username != "" {
 			e.Payload["username"] = c.Username
 		}
 		return au.audit.RecordTx(ctx, tx, e)
 	})
-	return userID, tv, err
 }

@@ -136,7 +136,7 @@ func (s *Sanctions) Apply(ctx context.Context, by authz.Operator, userID string,
 			q = q.Set("? = ? + 1", u.Col(u.Cols.TokenVersion), u.Col(u.Cols.TokenVersion))
 		}
 		if act.Name != Unban || u.Bans == nil {
-			if err := s.users.Update(ctx, q, userID); err != nil {
+			if err := s.users.Update(ctx, tx, q, userID); err != nil {
 				return err
 			}
 		}
@@ -185,7 +185,7 @@ func (s *Sanctions) BanTx(ctx context.Context, tx bun.Tx, userID string, ban use
 	if err := s.supports(Ban); err != nil {
 		return err
 	}
-	if err := s.users.Update(ctx, s.setBan(tx.NewUpdate(), ban), userID); err != nil || s.users.Bans == nil {
+	if err := s.users.Update(ctx, tx, s.setBan(tx.NewUpdate(), ban), userID); err != nil || s.users.Bans == nil {
 		return err
 	}
 	return s.writeBan(ctx, tx, userID, ban)
@@ -227,7 +227,7 @@ func (s *Sanctions) supports(act string) error {
 // operator's new email); the caller calls SessionsEnded after the commit.
 func (s *Sanctions) BumpTokenVersion(ctx context.Context, db bun.IDB, userID string) error {
 	u := s.users
-	return u.Update(ctx, db.NewUpdate().Set("? = ? + 1", u.Col(u.Cols.TokenVersion), u.Col(u.Cols.TokenVersion)), userID)
+	return u.Update(ctx, db, db.NewUpdate().Set("? = ? + 1", u.Col(u.Cols.TokenVersion), u.Col(u.Cols.TokenVersion)), userID)
 }
 
 // SessionsEnded closes userID's live connections in every room after a

@@ -658,7 +658,7 @@ func (a *Service) eraseAccount(ctx context.Context, tx bun.Tx, res *rows.Resourc
 		}
 		q = q.Set("? = ?", u.Col(name), erasedUserValue(res.Table.ByName[name], userID))
 	}
-	if err := a.Users.Update(ctx, q, userID); err != nil && !a.erasedAlready(ctx, tx, userID, err) {
+	if err := a.Users.Update(ctx, tx, q, userID); err != nil && !a.erasedAlready(ctx, tx, userID, err) {
 		return rows.ColumnFields(res, rows.DBErrorIn(ctx, tx, res.Table.Name, err))
 	}
 	for _, t := range []string{"roles", "operator_totp", "operator_recovery_codes", "totp_challenges"} {

@@ -609,14 +609,15 @@ func mysqlISOTime(expr string) string {
 		"ELSE CAST(TRIM(TRAILING 'Z' FROM " + expr + ") AS DATETIME(6)) END"
 }
 
-// Update runs q (its SETs) against the users row of userID; ErrNotFound
-// when there is none.
-func (u *Table) Update(ctx context.Context, q *bun.UpdateQuery, userID string) error {
-	res, err := q.TableExpr("?", u.Ident()).Where("? = ?", u.Col(u.Cols.ID), userID).Exec(ctx)
+// Update runs q (its SETs) through db (the transaction q was built on,
+// or the panel's) against the users row of userID; ErrNotFound when there
+// is none.
+func (u *Table) Update(ctx context.Context, db bun.IDB, q *bun.UpdateQuery, userID string) error {
+	res, err := q.Conn(db).TableExpr("?", u.Ident()).Where("? = ?", u.Col(u.Cols.ID), userID).Exec(ctx)
 	if err != nil {
 		return err
 	}
-	return affectedOne(res, userID)
+	return u.affectedOne(ctx, db, res, userID)
 }
 
 // SetPasswordHash stores hash as userID's password through db;
@@ -626,16 +627,27 @@ func (u *Table) SetPasswordHash(ctx context.Context, db bun.IDB, userID, hash st
 	if err != nil {
 		return err
 	}
-	return affectedOne(res, userID)
+	return u.affectedOne(ctx, db, res, userID)
 }
 
-// affectedOne is nil when res changed a row, ErrNotFound when it changed
-// none, and the driver's error when it cannot say.
-func affectedOne(res sql.Result, userID string) error {
+// affectedOne is nil when res, an UPDATE of userID's row run through db,
+// found the row, ErrNotFound when it found none, and the driver's error
+// when it cannot say. MySQL counts the rows an UPDATE changed, not those
+// it found (a row whose values were already there counts 0): there a 0
+// is asked of the table, through db (the statement's transaction).
+func (u *Table) affectedOne(ctx context.Context, db bun.IDB, res sql.Result, userID string) error {
 	n, err := res.RowsAffected()
 	switch {
 	case err != nil:
 		return fmt.Errorf("admin: user %q: rows affected: %w", userID, err)
+	case n == 0 && db.Dialect().Name() == dialect.MySQL:
+		found, err := db.NewSelect().TableExpr("?", u.Ident()).Where("? = ?", u.Col(u.Cols.ID), userID).Exists(ctx)
+		if err != nil {
+			return fmt.Errorf("admin: user %q: %w", userID, err)
+		}
+		if !found {
+			return fmt.Errorf("admin: user %q: %w", userID, ErrNotFound)
+		}
 	case n == 0:
 		return fmt.Errorf("admin: user %q: %w", userID, ErrNotFound)
 	}

@@ -203,9 +203,9 @@ func (e *env) setupToken() string {
 	return e.setupTok
 }
 
-// eachEnv runs fn on SQLite and PostgreSQL with a fresh panel each.
+// eachEnv runs fn on SQLite, PostgreSQL and MariaDB with a fresh panel each.
 func eachEnv(t *testing.T, opts Options, fn func(t *testing.T, e *env)) {
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		fn(t, newEnv(t, db, opts))
 	})
 }
@@ -783,12 +783,4 @@ FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name =
 		return nil, fmt.Errorf("no table %s", table)
 	}
 	return out, nil
-}
-
-// eachEnvWithMySQL is eachEnv on MariaDB too: for the tests carried to
-// it while eachEnv's other callers are not yet.
-func eachEnvWithMySQL(t *testing.T, opts Options, fn func(t *testing.T, e *env)) {
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
-		fn(t, newEnv(t, db, opts))
-	})
 }

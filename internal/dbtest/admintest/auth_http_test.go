@@ -19,7 +19,7 @@ import (
 
 func TestBootstrapAndStatus(t *testing.T) {
 	t.Parallel()
-	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
+	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		anon := e.client()
 		st := anon.do("GET", "/admin-api/auth/status", nil).want(t, 200)
 		if st.body["needsBootstrap"] != true || st.body["authenticated"] != false || st.body["userId"] != nil || st.body["role"] != nil {
@@ -56,7 +56,7 @@ func TestBootstrapAndStatus(t *testing.T) {
 
 func TestBootstrapPromotesExistingUser(t *testing.T) {
 	t.Parallel()
-	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
+	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		id := e.user("player@example.com", "player password")
 		// The existing account's own password is required.
 		e.client().do("POST", "/admin-api/auth/bootstrap", map[string]any{"email": "player@example.com", "password": "not the password", "token": e.setupToken()}).want(t, 401, "invalid_credentials")
@@ -69,7 +69,7 @@ func TestBootstrapPromotesExistingUser(t *testing.T) {
 
 func TestLogin(t *testing.T) {
 	t.Parallel()
-	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
+	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		e.bootstrap()
 		id := e.user("mod@example.com", "mod password")
 		if err := e.admin.Moderation().AssignMod(context.Background(), id, "users"); err != nil {
@@ -130,7 +130,7 @@ func TestLogin(t *testing.T) {
 
 func TestLoginBanned(t *testing.T) {
 	t.Parallel()
-	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
+	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		id := e.user("cheater@example.com", "cheater password")
 		if err := e.admin.Auth().Ban(ctx, id, BanInfo{Reason: "aimbot"}); err != nil {
@@ -208,7 +208,7 @@ func TestClockEndsBans(t *testing.T) {
 // revoked, expired) one change at a time.
 func TestSessionTransitions(t *testing.T) {
 	t.Parallel()
-	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
+	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		root, rootID := e.bootstrap()
 

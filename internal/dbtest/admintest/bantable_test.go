@@ -126,7 +126,7 @@ func timeOf(t *testing.T, v any) *time.Time {
 // holds their rows; erase bans through the table.
 func TestBanTable(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e, root, rootID := newBansPanel(t, db, gameBans)
 		a := e.user("a@example.com", "password a")
@@ -326,7 +326,7 @@ func TestBanTableUnixSeconds(t *testing.T) {
 // version; it is not banned, having nothing to be banned with.
 func TestEraseWithoutBan(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, root, _ := newBansPanel(t, db, nil)
 		p := e.user("p@example.com", "password p")
 		cp := e.login("p@example.com", "password p")

@@ -278,7 +278,7 @@ func TestBanPartial(t *testing.T) {
 // unknown id left out.
 func TestUserStates(t *testing.T) {
 	t.Parallel()
-	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
+	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		p, q := e.user("p@example.com", "player password"), e.user("q@example.com", "player password")
 		auth := e.admin.Auth()

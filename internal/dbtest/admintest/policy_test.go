@@ -179,7 +179,7 @@ func runMatrix(t *testing.T, e *env, c crew, matrix []policyCase) {
 // policy, operation) -> status.
 func TestPolicyMatrix(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGuild)(nil))
 		e := newEnv(t, db, Options{Tables: tablesWith(policyTables), Resources: policyResources, PlayersCanRead: true})
 		c := e.crew(policyScopes...)
@@ -195,7 +195,7 @@ func TestPolicyMatrix(t *testing.T) {
 // TestPolicyMatrixDefault is the matrix without PlayersCanRead.
 func TestPolicyMatrixDefault(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGuild)(nil))
 		e := newEnv(t, db, Options{Tables: tablesWith(policyTables), Resources: policyResources})
 		c := e.crew(policyScopes...)
@@ -277,7 +277,7 @@ func TestCatalogPermissions(t *testing.T) {
 // replace only the operations they set; the audit log stays append-only.
 func TestOverridingBuiltinPolicies(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{Resources: map[string]*Resource{
 			"adminAudit": DefineResource((*AuditEntry)(nil), ResourceConfig{Policies: Policies{List: Roles(RoleAdmin, RoleMod)}}),
 		}})
@@ -334,7 +334,7 @@ func TestPlayersReachNothingByDefault(t *testing.T) {
 	t.Parallel()
 	for _, open := range []bool{false, true} {
 		t.Run(fmt.Sprintf("PlayersCanRead=%v", open), func(t *testing.T) {
-			testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+			testdb.Each(t, func(t *testing.T, db *bun.DB) {
 				createTables(t, db, (*testGuild)(nil), (*testMember)(nil))
 				var calls atomic.Int64
 				e := newEnv(t, db, Options{

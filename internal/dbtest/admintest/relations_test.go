@@ -378,7 +378,7 @@ INSERT INTO game_analytics_events (user_id, name, created_at) SELECT ?, 'e', CUR
 // and a mixed one (whose expanded form uses a value twice).
 func TestCursorWalkPrepared(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		var counter statementCounter
 		e := newEnv(t, db.WithQueryHook(&counter), Options{})
 		c, _ := e.bootstrap()
@@ -414,8 +414,12 @@ func TestCursorWalkPrepared(t *testing.T) {
 				t.Errorf("_sort=%s: the walk gave ids %v; the offset listing %v", sort, got, want)
 			}
 			// The first page, and the first sight of the cursor pages' text.
-			if n := counter.n.Load(); pages != 5 || n != 2 {
-				t.Errorf("_sort=%s: %d pages ran %d statements through Bun; want 5 pages and 2 (the rest prepared)", sort, pages, n)
+			wantN := int64(2)
+			if db.Dialect().Name() == dialect.MySQL {
+				wantN = 5 // MySQL's ? are not numbered and a seek names a value twice: its cursor stays inline (query.CursorParams)
+			}
+			if n := counter.n.Load(); pages != 5 || n != wantN {
+				t.Errorf("_sort=%s: %d pages ran %d statements through Bun; want 5 pages and %d", sort, pages, n, wantN)
 			}
 		}
 	})

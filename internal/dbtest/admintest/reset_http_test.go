@@ -139,7 +139,7 @@ func TestPasswordReset(t *testing.T) {
 
 func TestPasswordResetDefaultLogsLink(t *testing.T) {
 	t.Parallel()
-	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
+	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		e.user("p@example.com", "old password")
 		e.client().do("POST", "/admin-api/auth/request-reset", map[string]any{"email": "p@example.com"}).want(t, 200)
 		e.admin.Close() // waits for the background delivery

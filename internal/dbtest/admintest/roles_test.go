@@ -1,9 +1,13 @@
 package admintest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
 	"sync"
 	"testing"
 
@@ -20,7 +24,7 @@ import (
 // admins removing each other at once leave one.
 func TestLastAdminStays(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, Options{})
 		root, rootID := e.bootstrap()
@@ -128,7 +132,7 @@ func TestRolesCreateFromPanel(t *testing.T) {
 // hierarchy, whatever the resource's policies allow.
 func TestModCannotTakeOverAdmin(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ran := 0
 		e := newEnv(t, db, Options{Resources: map[string]*Resource{
 			"users": DefineResource((*User)(nil), ResourceConfig{
@@ -182,7 +186,7 @@ func TestModCannotTakeOverAdmin(t *testing.T) {
 // on players'; an admin, who may change every account, gets none.
 func TestOperatorRolesOnUserRows(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		cr := e.crew("users")
 		want := map[string]any{cr.adminID: "admin", cr.modScopedID: "mod", cr.modBareID: "mod", cr.userID: nil}
@@ -207,4 +211,62 @@ func TestOperatorRolesOnUserRows(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestConcurrentBootstraps: several first-admin sign-ups at once (on
+// MariaDB their locks on the admins' roles may deadlock, and the victim
+// runs again) make exactly one admin; every other answers a refusal with
+// the error body, never a 500.
+func TestConcurrentBootstraps(t *testing.T) {
+	t.Parallel()
+	for round := range 3 { // the race is the scheduler's: a few fresh databases
+		testdb.Each(t, func(t *testing.T, db *bun.DB) {
+			e := newEnv(t, db, Options{})
+			tok := e.setupToken()
+			const n = 8
+			codes := make([]int, n)
+			bodies := make([]string, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					b, _ := json.Marshal(map[string]any{"email": fmt.Sprintf("root%d-%d@example.com", round, i), "password": "correct horse", "token": tok})
+					res, err := http.Post(e.srv.URL+"/admin-api/auth/bootstrap", "application/json", bytes.NewReader(b))
+					if err != nil {
+						bodies[i] = err.Error()
+						return
+					}
+					defer res.Body.Close()
+					raw, _ := io.ReadAll(res.Body)
+					codes[i], bodies[i] = res.StatusCode, string(raw)
+				}()
+			}
+			wg.Wait()
+			made := 0
+			for i, code := range codes {
+				switch {
+				case code == 201:
+					made++
+				case code == 403 || code == 409:
+					var body map[string]any
+					if json.Unmarshal([]byte(bodies[i]), &body) != nil || body["code"] == nil || body["error"] == nil {
+						t.Errorf("round %d: bootstrap %d = %d %s; want an error body", round, i, code, bodies[i])
+					}
+				default:
+					t.Errorf("round %d: bootstrap %d = %d %s; want 201, or 403/409 with the error body", round, i, code, bodies[i])
+				}
+			}
+			if made != 1 {
+				t.Errorf("round %d: %d bootstraps made an admin (codes %v); want 1", round, made, codes)
+			}
+			var admins int
+			if err := db.NewSelect().TableExpr("?", bun.Ident(e.admin.TableName("roles"))).Where("role = 'admin'").ColumnExpr("COUNT(*)").Scan(context.Background(), &admins); err != nil {
+				t.Fatal(err)
+			}
+			if admins != 1 {
+				t.Errorf("round %d: %d admins; want 1", round, admins)
+			}
+		})
+	}
 }

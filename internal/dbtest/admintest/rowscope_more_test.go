@@ -158,7 +158,7 @@ func (s playersEnv) isBanned(t *testing.T, id string) bool {
 // the mod of beta and the admin are not narrowed by alpha's scope.
 func TestRowScopePlayersModeration(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		s := newPlayersEnv(t, db)
 		a0, b0, b1, b2 := s.alphaP[0], s.betaP[0], s.betaP[1], s.betaP[2]
 
@@ -263,7 +263,7 @@ func TestRowScopePlayersModeration(t *testing.T) {
 // game's players.
 func TestRowScopePlayersReports(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		s := newPlayersEnv(t, db)
 		a := s.admin0()
@@ -419,7 +419,7 @@ func TestRowScopeKick(t *testing.T) {
 // revert, a deleted one's history too.
 func TestRowScopeHistoryOfRows(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		s := newScopeEnv(t, db)
 		var ids []struct {

@@ -201,7 +201,7 @@ func total(r *resp) int {
 // scope sees no row.
 func TestRowScopeReads(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		s := newScopeEnv(t, db)
 		a := s.alpha
@@ -335,7 +335,7 @@ func TestRowScopeReads(t *testing.T) {
 // create without the column takes the mod's one game.
 func TestRowScopeWrites(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		s := newScopeEnv(t, db)
 		a := s.alpha
 		const api = "/admin-api"
@@ -416,7 +416,7 @@ func TestRowScopeWrites(t *testing.T) {
 // an unknown user 404.
 func TestRowScopeHTTP(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		s := newScopeEnv(t, db)
 		const api = "/admin-api"
 		path := api + "/users/" + s.alphaID + "/row-scope"
@@ -496,7 +496,7 @@ type testSeason struct {
 // is the missing row's 404; alpha's own are deleted and restored.
 func TestRowScopeSoftDelete(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		createTables(t, db, (*testSeason)(nil))
 		insert(t, db, &[]testSeason{{GameID: "alpha", Name: "alpha spring"}, {GameID: "beta", Name: "beta spring"}})
@@ -540,7 +540,7 @@ func TestRowScopeSoftDelete(t *testing.T) {
 // key the row holds already (the cross match's beta team) is kept.
 func TestRowScopeReferences(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		s := newScopeEnv(t, db)
 		a := s.alpha
 		const api = "/admin-api"

@@ -187,7 +187,7 @@ func TestMigrationsAreIdempotent(t *testing.T) {
 		ID   int64 `bun:"id,pk"`
 		Name string
 	}
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		tables := BuiltinTables()
 		tables["guilds"] = (*Guild)(nil)

@@ -131,7 +131,7 @@ func TestFirstRunNeedsTheSetupToken(t *testing.T) {
 // Go, with the bootstrap's checks and audit entry, and only once.
 func TestCreateFirstAdmin(t *testing.T) {
 	t.Parallel()
-	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
+	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		if _, err := e.admin.CreateFirstAdmin(ctx, "root@example.com", "short", ""); err == nil || !strings.Contains(err.Error(), "at least") {
 			t.Fatalf("CreateFirstAdmin with a short password = %v; want the length error", err)

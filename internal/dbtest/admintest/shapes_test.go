@@ -36,7 +36,7 @@ type shapedPlayer struct {
 // confirming with the username.
 func TestAdoptionShapesTogether(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		players := `CREATE TABLE players (id INTEGER PRIMARY KEY AUTOINCREMENT, username TEXT NOT NULL UNIQUE, game_id TEXT NOT NULL, pass TEXT, token_version INTEGER NOT NULL DEFAULT 0)`
 		bans := `CREATE TABLE bans (id INTEGER PRIMARY KEY AUTOINCREMENT, player_id INTEGER NOT NULL REFERENCES players (id), reason TEXT, expires_at DATETIME, created_by TEXT)`

@@ -214,7 +214,7 @@ func TestTOTPRecoveryCodes(t *testing.T) {
 
 func TestRequireTOTP(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") })
 		e, clk := totpEnv(t, db, Options{RequireTOTP: TOTPOperators}, func(a *Admin, mux *http.ServeMux) {
 			mux.Handle("/monitor", a.Guard(GuardOptions{})(ok))

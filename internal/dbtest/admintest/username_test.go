@@ -101,7 +101,7 @@ func loginBody(field, value, password string) map[string]any {
 // so; and the audit log names the accounts by username.
 func TestUsernameSignIn(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newStaffPanel(t, db, false, Options{})
 		if logs := e.logs.String(); !strings.Contains(logs, "level=INFO") || !strings.Contains(logs, "password reset links and invites") {
 			t.Fatalf("New's log = %s; want an Info line naming reset links and invites as off", logs)

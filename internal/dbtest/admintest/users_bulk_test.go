@@ -17,7 +17,7 @@ import (
 // touch, one already banned, an unknown id), and counts them.
 func TestBulkModeration(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, Options{})
 		c := e.crew("users")
@@ -104,7 +104,7 @@ type versionedPlayer struct {
 // table with a token version and no ban; so it does, one user or many.
 func TestRevokeWithoutBanColumn(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*versionedPlayer)(nil))
 		e := newEnv(t, db, Options{Tables: map[string]any{"users": (*versionedPlayer)(nil)}})
 		c, _ := e.bootstrap()

@@ -117,7 +117,7 @@ func tokenVersionOf(t *testing.T, db *bun.DB, id string) int64 {
 // any other; an invite, which goes by email, answers 400 in words.
 func TestGuestPlayers(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, root := newSteamPanel(t, db)
 		u := "/admin-api/users/"
 		r := root.do("GET", u+guest1, nil).want(t, 200)
@@ -263,7 +263,7 @@ func TestBulkActionIDs64Bit(t *testing.T) {
 // UserStates. A time past the year 9000 is a ban for good.
 func TestGameBanColumn(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e, root := newSteamPanel(t, db)
 		ctx := context.Background()
 
@@ -347,7 +347,7 @@ type timedPlayer struct {
 // and the game's; the dashboard's "Banned now" counts them.
 func TestBanUntilTimeColumn(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
 		must(db.NewCreateTable().Model((*timedPlayer)(nil)).Exec(ctx))
 		e := newEnv(t, db, Options{Tables: map[string]any{"users": (*timedPlayer)(nil)}, UserColumns: UserColumns{BanUntil: "banned_until"}})

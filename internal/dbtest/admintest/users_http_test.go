@@ -111,7 +111,7 @@ func TestRevokeSessionsClosesSockets(t *testing.T) {
 // change, which ends them again. A player's email change ends nothing.
 func TestEmailChangeClosesSockets(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		w := newWorld(t, db, true)
 		w.user("root@example.com", admin.RoleAdmin)
 		root := w.login("root@example.com")
