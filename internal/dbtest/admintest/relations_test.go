@@ -378,7 +378,7 @@ INSERT INTO game_analytics_events (user_id, name, created_at) SELECT ?, 'e', CUR
 // and a mixed one (whose expanded form uses a value twice).
 func TestCursorWalkPrepared(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		var counter statementCounter
 		e := newEnv(t, db.WithQueryHook(&counter), Options{})
 		c, _ := e.bootstrap()
