@@ -396,7 +396,10 @@ func (h *rowsHandler) listRows(w http.ResponseWriter, r *http.Request, op Operat
 		args []any
 	)
 	if pl, cargs, ok := l.CursorParams(h.db); ok {
-		text, args = pl.Query(h.db, res.Table, res.View, joins, where).String(), cargs
+		text = pl.Query(h.db, res.Table, res.View, joins, where).String()
+		if args, ok = query.CursorArgs(h.db, text, cargs); !ok {
+			text = page.String()
+		}
 	} else {
 		text = page.String()
 	}

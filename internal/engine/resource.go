@@ -201,6 +201,7 @@ func (a *compiler) buildResources(db *bun.DB) error {
 			// columns its DDL (or the model's insert hook) fills may be
 			// left out of a create.
 			t.Name = a.plan.Name(def.Base)
+			t.UTCDatetime = true // the built-in DDL's times are UTC instants
 			for _, c := range def.Cols {
 				if c.Type == migrate.UserID {
 					// The model's field is a string; the column has the

@@ -32,6 +32,7 @@ import (
 // write then goes inline, as before, and fails or succeeds as it would.
 func Bind(db bun.IDB, vals map[string]any, first int) (params map[string]any, args []any, ok bool) {
 	pg := db.Dialect().Name() == dialect.PG
+	my := db.Dialect().Name() == dialect.MySQL
 	gen := bunschema.NewQueryGen(db.Dialect())
 	params = make(map[string]any, len(vals))
 	args = make([]any, 0, len(vals))
@@ -49,7 +50,7 @@ func Bind(db bun.IDB, vals map[string]any, first int) (params map[string]any, ar
 			continue
 		}
 		lit = gen.Append(lit[:0], v)
-		arg, cast, ok := literalArg(lit, pg)
+		arg, cast, ok := literalArg(lit, pg, my)
 		if !ok {
 			return nil, nil, false
 		}
@@ -90,7 +91,7 @@ func (e Expr) bind(db bun.IDB, gen bunschema.QueryGen, pg bool, first int) (stri
 			return "", nil, false
 		}
 		lit = gen.Append(lit[:0], a)
-		arg, cast, ok := literalArg(lit, pg)
+		arg, cast, ok := literalArg(lit, pg, db.Dialect().Name() == dialect.MySQL)
 		if !ok {
 			return "", nil, false
 		}
@@ -110,7 +111,8 @@ func (e Expr) bind(db bun.IDB, gen bunschema.QueryGen, pg bool, first int) (stri
 // literalArg is the driver parameter that stands for the SQL literal lit,
 // with the cast its placeholder needs to have the literal's type (""
 // for a quoted literal, whose type the column decides, and for NULL).
-func literalArg(lit []byte, pg bool) (arg any, cast string, ok bool) {
+// my: the literal is MySQL's, whose backslashes are doubled too.
+func literalArg(lit []byte, pg, my bool) (arg any, cast string, ok bool) {
 	switch s := string(lit); {
 	case s == "NULL":
 		return nil, "", true
@@ -123,7 +125,7 @@ func literalArg(lit []byte, pg bool) (arg any, cast string, ok bool) {
 		}
 		return int64(0), "", true
 	case len(lit) >= 2 && lit[0] == '\'' && lit[len(lit)-1] == '\'':
-		return unquote(lit[1 : len(lit)-1])
+		return unquote(lit[1:len(lit)-1], my)
 	case !pg && len(lit) >= 3 && (lit[0] == 'X' || lit[0] == 'x') && lit[1] == '\'' && lit[len(lit)-1] == '\'':
 		b, err := hex.DecodeString(s[2 : len(s)-1])
 		return b, "", err == nil
@@ -145,15 +147,16 @@ func literalArg(lit []byte, pg bool) (arg any, cast string, ok bool) {
 }
 
 // unquote is the text of a quoted literal's inside, whose quotes are
-// doubled.
-func unquote(in []byte) (any, string, bool) {
-	if bytes.IndexByte(in, '\'') < 0 {
+// doubled, and with backslash its backslashes too (MySQL's dialect
+// writes a \ as \\: the parameter is the one backslash the value holds).
+func unquote(in []byte, backslash bool) (any, string, bool) {
+	if bytes.IndexByte(in, '\'') < 0 && (!backslash || bytes.IndexByte(in, '\\') < 0) {
 		return string(in), "", true
 	}
 	out := make([]byte, 0, len(in))
 	for i := 0; i < len(in); i++ {
-		if in[i] == '\'' {
-			if i+1 == len(in) || in[i+1] != '\'' {
+		if c := in[i]; c == '\'' || (backslash && c == '\\') {
+			if i+1 == len(in) || in[i+1] != c {
 				return nil, "", false
 			}
 			i++

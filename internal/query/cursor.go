@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -181,10 +182,12 @@ func (l *List) Advance(t *schema.Table, lastRow map[string]any) bool {
 // which the statement cache prepares and the database plans once. ok is
 // false when l has no cursor, or a value is of a type a driver might bind
 // otherwise than Bun writes it inline: then only the text with the values
-// in it is right. A time is bound as the text Bun writes for it. Not on
-// MySQL, whose ? are not numbered and a seek names a value twice.
+// in it is right. A time is bound as the text Bun writes for it. On
+// MySQL, whose ? are not numbered and where a seek names a value twice,
+// each value's ? carries its number in a comment (?/*1*/): the caller
+// hands the page's text to CursorArgs for the args in the text's order.
 func (l *List) CursorParams(db bun.IDB) (_ *List, args []any, ok bool) {
-	if l.Limit <= 0 || len(l.after) == 0 || db.Dialect().Name() == dialect.MySQL {
+	if l.Limit <= 0 || len(l.after) == 0 {
 		return nil, nil, false
 	}
 	params := make([]any, len(l.after))
@@ -208,8 +211,54 @@ func (l *List) CursorParams(db bun.IDB) (_ *List, args []any, ok bool) {
 			return nil, nil, false
 		}
 		params[i] = placeholder(db, i+1)
+		if db.Dialect().Name() == dialect.MySQL {
+			params[i] = bun.Safe("?/*" + strconv.Itoa(i+1) + "*/")
+		}
 	}
 	out := *l
 	out.after = params
 	return &out, args, true
+}
+
+// CursorArgs is the arguments of text, a page's statement made with
+// CursorParams' list, from CursorParams' args: on MySQL one per ?, in the
+// text's order (a value the text names twice is passed twice), read from
+// the numbers in their comments outside quoted text and identifiers;
+// elsewhere args as they are. ok is false when the text's ? do not match.
+func CursorArgs(db bun.IDB, text string, args []any) (_ []any, ok bool) {
+	if db.Dialect().Name() != dialect.MySQL {
+		return args, true
+	}
+	var out []any
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; c {
+		case '\'', '"', '`':
+			// Skip the quoted part: a doubled quote stays inside, and in
+			// a string a backslash escapes the next byte.
+			for i++; i < len(text); i++ {
+				if text[i] == '\\' && c != '`' {
+					i++
+				} else if text[i] == c {
+					if i+1 < len(text) && text[i+1] == c {
+						i++
+						continue
+					}
+					break
+				}
+			}
+		case '?':
+			rest := text[i+1:]
+			if !strings.HasPrefix(rest, "/*") {
+				return nil, false
+			}
+			end := strings.Index(rest, "*/")
+			n, err := strconv.Atoi(rest[2:max(end, 2)])
+			if end < 0 || err != nil || n < 1 || n > len(args) {
+				return nil, false
+			}
+			out = append(out, args[n-1])
+			i += end + 2
+		}
+	}
+	return out, true
 }

@@ -119,6 +119,9 @@ func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
 		if kind == "" {
 			kind = pgKind(dc)
 		}
+		if kind == KindTimestampLocal && t.UTCDatetime && db.Dialect().Name() == dialect.MySQL {
+			kind = KindTime
+		}
 		if kind == KindBool && dc.TypName == "tinyint" && c.DataType != Boolean {
 			// MySQL's TINYINT(1) is its boolean, but a Go integer
 			// field over one holds numbers.

@@ -58,6 +58,11 @@ type Table struct {
 	// False until ReadCatalog finds one, and for a model whose key the
 	// table does not index.
 	KeyOrdered bool
+	// UTCDatetime says the table's DATETIME columns hold UTC instants,
+	// not wall clocks: the panel's own tables on MySQL, whose DDL says
+	// DATETIME (TIMESTAMP would convert by the session's time_zone). A
+	// game's DATETIME stays a wall clock.
+	UTCDatetime bool
 
 	byGoName map[string]*Column
 	tagRels  []tagRelation // rel: tags waiting for Link to resolve their targets

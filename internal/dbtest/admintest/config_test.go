@@ -9,6 +9,7 @@ import (
 
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 func noAction(context.Context, map[string]any, ActionContext) (any, error) { return nil, nil }
@@ -94,7 +95,7 @@ func TestConfigErrors(t *testing.T) {
 // model, so a Resource alone adds the table, and MigrationSQL agrees.
 func TestResourceWithoutTablesEntry(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		createTables(t, db, (*testGuild)(nil))
 		opts := Options{Tables: map[string]any{"users": (*User)(nil)}, Resources: map[string]*Resource{
 			"guilds":    DefineResource((*testGuild)(nil), ResourceConfig{Label: "Clans"}),
@@ -112,7 +113,11 @@ func TestResourceWithoutTablesEntry(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if all := strings.Join(stmts, "\n"); !strings.Contains(all, `"game_user_notes"`) || strings.Contains(all, `"guilds"`) {
+		q := `"`
+		if db.Dialect().Name() == dialect.MySQL {
+			q = "`" // MySQL quotes identifiers with backticks
+		}
+		if all := strings.Join(stmts, "\n"); !strings.Contains(all, q+"game_user_notes"+q) || strings.Contains(all, q+"guilds"+q) {
 			t.Fatalf("MigrationSQL with a userNotes Resource and no Tables entry:\n%s", all)
 		}
 	})

@@ -452,7 +452,7 @@ func fillEvents(b *testing.B, db *bun.DB, n int) {
 // the answers and the audit payloads.
 func TestCreateReadUpdateDelete(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := gadgetEnv(t, db, Options{}, true)
 		c, adminID := e.bootstrap()
 
@@ -819,7 +819,7 @@ func TestCreateWithoutKey(t *testing.T) {
 // is not rewritten), and sign-in matches it in any case.
 func TestUserEmailNormalized(t *testing.T) {
 	t.Parallel()
-	eachEnv(t, Options{}, func(t *testing.T, e *env) {
+	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
 		root, _ := e.bootstrap()
 		id := e.user("p@example.com", "player password")
 		r := root.do("PATCH", "/admin-api/users/"+id, map[string]any{"email": "  New.Address@Example.COM "}).want(t, 200)
@@ -834,7 +834,7 @@ func TestUserEmailNormalized(t *testing.T) {
 // the body sets it; roles edits too.
 func TestUpdateBumpsUpdatedAt(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		e := newEnv(t, db, Options{})
 		c, _ := e.bootstrap()
 		old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)

@@ -36,7 +36,7 @@ type tzEvent struct {
 // a wall clock _tz does not move; an unknown zone is 400 naming _tz.
 func TestTimeZoneParam(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		if db.Dialect().Name() == dialect.MySQL {
 			// On MariaDB an instant is a TIMESTAMP and a wall clock a
 			// DATETIME (what the model's type:timestamp and Bun's pick
