@@ -819,7 +819,7 @@ func TestCreateWithoutKey(t *testing.T) {
 // is not rewritten), and sign-in matches it in any case.
 func TestUserEmailNormalized(t *testing.T) {
 	t.Parallel()
-	eachEnvWithMySQL(t, Options{}, func(t *testing.T, e *env) {
+	eachEnv(t, Options{}, func(t *testing.T, e *env) {
 		root, _ := e.bootstrap()
 		id := e.user("p@example.com", "player password")
 		r := root.do("PATCH", "/admin-api/users/"+id, map[string]any{"email": "  New.Address@Example.COM "}).want(t, 200)
