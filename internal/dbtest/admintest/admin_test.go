@@ -553,7 +553,7 @@ func TestMountOnRouters(t *testing.T) {
 			return mux
 		},
 	}
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		for name, mount := range mounts {
 			t.Run(name, func(t *testing.T) {
 				a := newPanel(t, db, opts)
