@@ -119,7 +119,7 @@ func (au *Auth) Bootstrap(ctx context.Context, c Credentials, meta map[string]an
 	// find the other's admin (ErrBootstrapClosed) or to make its own.
 	for attempt := 1; ; attempt++ {
 		userID, tv = "", 0
-		err = au.bootstrapTx(ctx, c, acc, newHash, meta, &userID, &tv)
+		err = bootstrapTx(ctx, au, c, acc, newHash, meta, &userID, &tv)
 		if n, ok := dberr.MySQLNumber(err); !ok || n != 1213 || attempt == bootstrapAttempts {
 			return userID, tv, err
 		}
@@ -132,7 +132,9 @@ const bootstrapAttempts = 5
 
 // bootstrapTx is Bootstrap's transaction: acc promoted (its password set
 // to newHash when that is not empty), or a new user made, as the admin.
-func (au *Auth) bootstrapTx(ctx context.Context, c Credentials, acc *users.Account, newHash string, meta map[string]any, userID *string, tv *int64) error {
+// A function, not a method: it is part of Bootstrap, not one more thing
+// Auth does.
+func bootstrapTx(ctx context.Context, au *Auth, c Credentials, acc *users.Account, newHash string, meta map[string]any, userID *string, tv *int64) error {
 	return au.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if err := au.roles.LockAdmins(ctx, tx); err != nil {
 			return err
