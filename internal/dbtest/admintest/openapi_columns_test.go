@@ -31,18 +31,16 @@ type ticket struct {
 // default may be given on create, and is.
 func TestOpenAPIColumnTypes(t *testing.T) {
 	t.Parallel()
-	testdb.EachNoMySQL(t, func(t *testing.T, db *bun.DB) {
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		ctx := context.Background()
-		ddl := []string{`CREATE TABLE tickets (id TEXT PRIMARY KEY DEFAULT (lower(hex(randomblob(16)))), note TEXT)`}
-		if db.Dialect().Name() == dialect.PG {
-			ddl = []string{typedPGDDL, `CREATE TABLE tickets (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), note text)`}
-		} else {
-			createTables(t, db, (*testTyped)(nil))
-		}
-		for _, q := range ddl {
-			if _, err := db.ExecContext(ctx, q); err != nil {
-				t.Fatal(err)
-			}
+		createTyped(t, db)
+		tickets := map[dialect.Name]string{
+			dialect.SQLite: `CREATE TABLE tickets (id TEXT PRIMARY KEY DEFAULT (lower(hex(randomblob(16)))), note TEXT)`,
+			dialect.PG:     `CREATE TABLE tickets (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), note text)`,
+			dialect.MySQL:  `CREATE TABLE tickets (id UUID PRIMARY KEY DEFAULT UUID(), note TEXT)`,
+		}[db.Dialect().Name()]
+		if _, err := db.ExecContext(ctx, tickets); err != nil {
+			t.Fatal(err)
 		}
 		e := newEnv(t, db, Options{Tables: tablesWith(map[string]any{"typed": (*testTyped)(nil), "tickets": (*ticket)(nil)})})
 		c, _ := e.bootstrap()
