@@ -141,14 +141,15 @@ func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
 	return true, nil
 }
 
-// holdsModelText reports whether a column the database calls text or
-// JSON (kind, MySQL's) holds what Bun writes for c's Go type when the
-// model says more: a slice's JSON array, an address's text. The model's
-// kind then stands, as it does for every column on SQLite; the
+// holdsModelText reports whether a column the database calls text, JSON
+// or bytes (kind, MySQL's) holds the text Bun writes for c's Go type
+// when the model says more: a slice's JSON array, an address's text
+// (in a BLOB too, the column Bun creates for a net.IP there). The
+// model's kind then stands, as it does for every column on SQLite; the
 // database's would show an array as any JSON and take an address as
 // base64.
 func holdsModelText(c *Column, kind ValueKind) bool {
-	return (kind == KindText || kind == KindJSON) && (c.Kind == KindArray || c.Kind == KindInet)
+	return (kind == KindText || kind == KindJSON || kind == KindBytes) && (c.Kind == KindArray || c.Kind == KindInet)
 }
 
 // pgKind is the kind of a PostgreSQL column (its element's, for an
