@@ -520,9 +520,9 @@ func TestTypeMatrix(t *testing.T) {
 			}
 		}
 		// An array's elements compare exactly: a number past 2^53, a
-		// string's case.
+		// string's case; a NULL array is not empty.
 		for _, f := range []string{"doc_key=s:y", "doc_key=big:9007199254740992", "doc_key=s:null",
-			"scores_contains=9007199254740992", "scores_overlaps=9007199254740992,3", "tags_contains=VIP", "tags_overlaps=nope,a"} {
+			"scores_contains=9007199254740992", "scores_overlaps=9007199254740992,3", "tags_contains=VIP", "tags_overlaps=nope,a", "scores_empty=true"} {
 			q, _ := url.ParseQuery(f)
 			if got, _ := c.list(t, "/admin-api/typed", q); len(got) != 0 {
 				t.Errorf("filter %s = %v; want no row", f, column(got, "id"))
@@ -532,7 +532,7 @@ func TestTypeMatrix(t *testing.T) {
 			// The filters of the typed columns, with exact values;
 			// _within on PostgreSQL's network types only.
 			filters := []string{"tags_overlaps=nope,vip", "tags_contains=vip,a b", "ids_contains=0190a6f1-7a3c-7cc1-9e37-5e0f6a1b2c3d",
-				"price_gt=12.29", "price_lte=12.3", "mood_in=angry,sleepy", "scores_overlaps=5,1", "day_gte=2024-05-06", "local_at_lt=2024-05-06T07:08:10"}
+				"price_gt=12.29", "price_lte=12.3", "mood_in=angry,sleepy", "scores_overlaps=5,1", "scores_empty=false", "day_gte=2024-05-06", "local_at_lt=2024-05-06T07:08:10"}
 			if pg {
 				filters = append(filters, "ip_within=10.0.0.0/8", "net_within=10.0.0.0/7")
 			}
