@@ -112,9 +112,9 @@ func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
 		if !pg && dc.Kind == "" || c.Unix != "" || holdsModelText(c, dc.Kind) {
 			// SQLite stores what Bun writes for the Go type; the
 			// declared type adds only a type: tag's meaning, already
-			// read. So does a MySQL text column under an array or an
-			// address (holdsModelText). A unix time column stays a time
-			// (SetUnix).
+			// read. So does a MySQL text, JSON or BLOB column under an
+			// array or an address (holdsModelText). A unix time column
+			// stays a time (SetUnix).
 			continue
 		}
 		kind := dc.Kind
