@@ -359,7 +359,7 @@ CREATE TABLE typed_rows (
 
 // typedMySQLDDL is the game's own migration on MariaDB: an array is a
 // JSON column (a LONGTEXT that holds valid JSON), an address the text
-// Bun writes for a net.IP (MariaDB's INET6 would show 10.0.0.3 as
+// Bun writes for a net.IP (MariaDB 10.11's INET6 takes 10.0.0.3 only as
 // ::ffff:10.0.0.3), an interval a TIME.
 const typedMySQLDDL = `
 CREATE TABLE typed_rows (
