@@ -1,10 +1,12 @@
 package query
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/json"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -315,7 +317,7 @@ func kindCell(c *schema.Column, raw any) (any, *CellIssue) {
 			}
 			return elems, nil
 		}
-		return jsonCell(s, false) // SQLite: Bun stores arrays as JSON
+		return jsonArrayCell(s, c.Elem) // SQLite, MySQL: Bun stores arrays as JSON
 	case schema.KindDate, schema.KindTimestampLocal:
 		if IsSpecial(s) {
 			return s, nil
@@ -331,6 +333,43 @@ func kindCell(c *schema.Column, raw any) (any, *CellIssue) {
 		}
 	}
 	return s, nil
+}
+
+// jsonArrayCell is a cell of an array stored as JSON text (SQLite,
+// MySQL): the array when it is one-dimensional with elements of elem's
+// JSON types, as the OpenAPI document describes them; else the stored
+// text with an issue, as a PostgreSQL array of two dimensions is.
+func jsonArrayCell(s string, elem schema.ValueKind) (any, *CellIssue) {
+	out, issue := jsonCell(s, false)
+	raw, ok := out.(json.RawMessage)
+	if !ok {
+		return out, issue // null, or text that is not JSON
+	}
+	var elems []any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if d.Decode(&elems) == nil && !slices.ContainsFunc(elems, func(e any) bool { return !elemFits(e, elem) }) {
+		return out, nil
+	}
+	return s, &CellIssue{Message: "not a one-dimensional array of its elements; shown as stored", Err: errorf(CodeInvalidValue, "not a one-dimensional JSON array of %s", elem)}
+}
+
+// elemFits reports whether e, an element of a JSON array, is one of the
+// JSON types of an element of kind k: any for JSON, a number (or its
+// text: NaN) for numbers, a boolean for booleans, else text; null for
+// every kind.
+func elemFits(e any, k schema.ValueKind) bool {
+	switch e.(type) {
+	case nil:
+		return true
+	case string:
+		return k != schema.KindBool
+	case json.Number:
+		return k == schema.KindNumber || k == schema.KindDecimal || k == schema.KindJSON
+	case bool:
+		return k == schema.KindBool || k == schema.KindJSON
+	}
+	return k == schema.KindJSON
 }
 
 // unixCell is a cell of a unix time column from raw, the driver's value.

@@ -79,9 +79,13 @@ func Filterable(c *schema.Column) bool { return ownKind(c) || c.DataType != sche
 
 // arrayFilter adds an array filter: PostgreSQL's array operators on a
 // value cast to the column's type (from the catalog, never the request);
-// on SQLite, where Bun stores an array as JSON, json_each.
+// on SQLite, where Bun stores an array as JSON, json_each; on MySQL,
+// JSON_TABLE (mysqlArrayFilter).
 func arrayFilter(q *bun.SelectQuery, pg bool, f Filter) *bun.SelectQuery {
 	col := bun.Ident(f.Column.Name)
+	if q.Dialect().Name() == dialect.MySQL {
+		return mysqlArrayFilter(q, col, f)
+	}
 	if f.Op == Empty {
 		// On SQLite a text that is not a JSON array matches nothing.
 		n, args := "(CASE WHEN json_valid(?TableAlias.?) THEN json_array_length(?TableAlias.?) END)", []any{col, col}
@@ -277,16 +281,71 @@ func mysqlKeyFilter(q *bun.SelectQuery, col bun.Ident, kv KeyValue) *bun.SelectQ
 	val := "(CASE WHEN JSON_VALID(?TableAlias.?) THEN JSON_UNQUOTE(JSON_EXTRACT(?TableAlias.?, ?)) END)"
 	return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 		for _, path := range paths {
-			switch v := kv.Value.(type) {
-			case nil:
-				q = q.WhereOr(typ+" = 'NULL'", col, col, path)
-			case bool:
-				q = q.WhereOr(typ+" = 'BOOLEAN' AND "+val+" = ?", col, col, path, col, col, path, strconv.FormatBool(v))
-			case json.Number:
-				q = q.WhereOr(typ+" IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL') AND "+val+" = ?", col, col, path, col, col, path, sqliteNumber(v))
-			default:
-				q = q.WhereOr(typ+" = 'STRING' AND CAST("+val+" AS BINARY) = CAST(? AS BINARY)", col, col, path, col, col, path, kv.Value)
-			}
+			cond, args := mysqlJSONIs(typ, val, []any{col, col, path}, kv.Value)
+			q = q.WhereOr(cond, args...)
+		}
+		return q
+	})
+}
+
+// mysqlJSONIs is the condition, with its arguments, that a JSON value
+// on MySQL is v (a string, json.Number, bool or nil) as JSON's equality
+// has it: typ is SQL of the value's JSON_TYPE, val of its unquoted text,
+// each taking args. A number compares exactly (MySQL compares the text
+// with an integer as a decimal), a string byte for byte whatever the
+// collation.
+func mysqlJSONIs(typ, val string, args []any, v any) (string, []any) {
+	both := append(append([]any{}, args...), args...)
+	switch v := v.(type) {
+	case nil:
+		return typ + " = 'NULL'", args
+	case bool:
+		return typ + " = 'BOOLEAN' AND " + val + " = ?", append(both, strconv.FormatBool(v))
+	case json.Number:
+		return typ + " IN ('INTEGER', 'UNSIGNED INTEGER', 'DOUBLE', 'DECIMAL') AND " + val + " = ?", append(both, sqliteNumber(v))
+	}
+	return typ + " = 'STRING' AND CAST(" + val + " AS BINARY) = CAST(? AS BINARY)", append(both, v)
+}
+
+// mysqlArrayFilter is arrayFilter on MySQL and MariaDB, where an array
+// is stored as a JSON array in a JSON or text column: each element, from
+// JSON_TABLE, compared as mysqlJSONIs does (JSON_CONTAINS and
+// JSON_OVERLAPS compare numbers as doubles, so 2^53+1 would match 2^53,
+// and look inside nested arrays). A text that is not a JSON array (an
+// object, malformed text, NULL) matches none of _contains, _overlaps or
+// _empty.
+func mysqlArrayFilter(q *bun.SelectQuery, col bun.Ident, f Filter) *bun.SelectQuery {
+	if f.Op == Empty {
+		n := "(CASE WHEN JSON_VALID(?TableAlias.?) AND JSON_TYPE(?TableAlias.?) = 'ARRAY' THEN JSON_LENGTH(?TableAlias.?) END)"
+		if f.Value.(bool) {
+			return q.Where(n+" = 0", col, col, col)
+		}
+		return q.Where(n+" > 0", col, col, col)
+	}
+	const elems = "EXISTS (SELECT 1 FROM JSON_TABLE(CASE WHEN JSON_VALID(?TableAlias.?) THEN ?TableAlias.? END, '$[*]' COLUMNS (j JSON PATH '$')) AS _elem WHERE "
+	is := func(e any) (string, []any) {
+		if r, ok := e.(json.RawMessage); ok {
+			// An element of a JSON array: parseArrayFilter's JSON string.
+			var s string
+			_ = json.Unmarshal(r, &s)
+			e = s
+		}
+		return mysqlJSONIs("JSON_TYPE(_elem.j)", "JSON_UNQUOTE(_elem.j)", nil, e)
+	}
+	arr := f.Value.(Array)
+	if f.Op == Overlaps {
+		conds, args := make([]string, len(arr)), []any{col, col}
+		for i, e := range arr {
+			var a []any
+			conds[i], a = is(e)
+			args = append(args, a...)
+		}
+		return q.Where(elems+"("+strings.Join(conds, ") OR (")+"))", args...)
+	}
+	return q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+		for _, e := range arr {
+			cond, args := is(e)
+			q = q.Where(elems+cond+")", append([]any{col, col}, args...)...)
 		}
 		return q
 	})

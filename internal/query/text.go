@@ -112,7 +112,9 @@ func inetText(dbType, s string) (string, error) {
 	return s, nil
 }
 
-// validInet checks s against an inet, cidr or macaddr column's type.
+// validInet checks s against an inet, cidr or macaddr column's type,
+// or MariaDB's inet4 and inet6 (an address without a zone; 10.11 takes
+// an IPv4 one into inet6 only written as ::ffff:10.0.0.3).
 func validInet(dbType, s string) bool {
 	switch strings.ToLower(dbType) {
 	case "macaddr", "macaddr8":
@@ -121,6 +123,9 @@ func validInet(dbType, s string) bool {
 	case "cidr":
 		p, err := netip.ParsePrefix(s)
 		return err == nil && p.Masked() == p
+	case "inet4", "inet6":
+		a, err := netip.ParseAddr(s)
+		return err == nil && a.Zone() == "" && a.Is4() == (strings.ToLower(dbType) == "inet4")
 	}
 	if _, err := netip.ParseAddr(s); err == nil {
 		return true
@@ -135,6 +140,10 @@ func inetWhat(dbType string) string {
 		return "a MAC address"
 	case "cidr":
 		return "a network such as 10.0.0.0/8"
+	case "inet4":
+		return "an IPv4 address such as 10.0.0.3"
+	case "inet6":
+		return "an IPv6 address such as ::1 (an IPv4 one as ::ffff:10.0.0.3)"
 	}
 	return "an IP address or network"
 }

@@ -109,10 +109,12 @@ func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
 			c.AutoIncrement = true
 		}
 		c.Unsigned, c.FoldsCase = dc.Unsigned, dc.FoldsCase
-		if !pg && dc.Kind == "" || c.Unix != "" {
+		if !pg && dc.Kind == "" || c.Unix != "" || holdsModelText(c, dc.Kind) {
 			// SQLite stores what Bun writes for the Go type; the
 			// declared type adds only a type: tag's meaning, already
-			// read. A unix time column stays a time (SetUnix).
+			// read. So does a MySQL text, JSON or BLOB column under an
+			// array or an address (holdsModelText). A unix time column
+			// stays a time (SetUnix).
 			continue
 		}
 		kind := dc.Kind
@@ -137,6 +139,17 @@ func ReadCatalog(ctx context.Context, db bun.IDB, t *Table) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// holdsModelText reports whether a column the database calls text, JSON
+// or bytes (kind, MySQL's) holds the text Bun writes for c's Go type
+// when the model says more: a slice's JSON array, an address's text
+// (in a BLOB too, the column Bun creates for a net.IP there). The
+// model's kind then stands, as it does for every column on SQLite; the
+// database's would show an array as any JSON and take an address as
+// base64.
+func holdsModelText(c *Column, kind ValueKind) bool {
+	return (kind == KindText || kind == KindJSON || kind == KindBytes) && (c.Kind == KindArray || c.Kind == KindInet)
 }
 
 // pgKind is the kind of a PostgreSQL column (its element's, for an

@@ -3,6 +3,8 @@ package schematest
 import (
 	"context"
 	"encoding/json"
+	"net"
+	"net/netip"
 	"reflect"
 	"slices"
 	"testing"
@@ -197,6 +199,50 @@ func TestMySQLCatalogColumns(t *testing.T) {
 	}
 	if len(types) != len(wants) {
 		t.Errorf("ColumnTypes has %d columns, want %d", len(types), len(wants))
+	}
+}
+
+// TestMySQLCatalogModelKinds: where a MariaDB column holds the text Bun
+// writes for the Go type (a slice's JSON array in a JSON or VARCHAR
+// column, an address in a VARCHAR or in the BLOB Bun creates for a
+// net.IP), the model's array and address kinds stand; where it does not
+// (a map over JSON, bytes over a BLOB, an address over MariaDB's own
+// INET6), the database's kind does.
+func TestMySQLCatalogModelKinds(t *testing.T) {
+	db := testdb.MySQL(t)
+	mExec(t, db, "CREATE TABLE m_kinds (id INT PRIMARY KEY, tags VARCHAR(255), scores JSON, ip BLOB, addr VARCHAR(45), "+
+		"host INET6, doc JSON, raw BLOB, note JSON)")
+	tbl, ok := mRead(t, db, "kinds", (*struct {
+		bun.BaseModel `bun:"table:m_kinds"`
+		ID            int            `bun:"id,pk"`
+		Tags          []string       `bun:"tags,array"`
+		Scores        []int64        `bun:"scores,array"`
+		IP            net.IP         `bun:"ip"`
+		Addr          netip.Addr     `bun:"addr"`
+		Host          string         `bun:"host"`
+		Doc           map[string]any `bun:"doc"`
+		Raw           []byte         `bun:"raw"`
+		Note          string         `bun:"note"`
+	})(nil))
+	if !ok {
+		t.Fatal("ReadCatalog found no table m_kinds")
+	}
+	for _, tt := range []struct {
+		col        string
+		kind, elem schema.ValueKind
+	}{
+		{"tags", schema.KindArray, schema.KindText},
+		{"scores", schema.KindArray, schema.KindNumber},
+		{"ip", schema.KindInet, ""},
+		{"addr", schema.KindInet, ""},
+		{"host", schema.KindInet, ""},
+		{"doc", schema.KindJSON, ""},
+		{"raw", schema.KindBytes, ""},
+		{"note", schema.KindJSON, ""},
+	} {
+		if c := tbl.ByName[tt.col]; c.Kind != tt.kind || c.Elem != tt.elem {
+			t.Errorf("%s: kind %q, elem %q; want %q, %q", tt.col, c.Kind, c.Elem, tt.kind, tt.elem)
+		}
 	}
 }
 
