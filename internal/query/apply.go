@@ -263,9 +263,16 @@ func From(db bun.IDB, t *schema.Table) *bun.SelectQuery {
 
 // raw starts a select of t's rows naming cols, columns of t, as stored:
 // for a page that List.Query wraps, which converts what Select converts.
+// On MySQL, whose pages are not wrapped, it converts them itself.
 func raw(db bun.IDB, t *schema.Table, cols []*schema.Column) *bun.SelectQuery {
 	q := From(db, t)
+	d := db.Dialect().Name()
 	for _, c := range cols {
+		if d == dialect.MySQL {
+			e, args := column(d, c, "?TableAlias.")
+			q = q.ColumnExpr(e, args...)
+			continue
+		}
 		q = q.ColumnExpr("?TableAlias.?", bun.Ident(c.Name))
 	}
 	return q
@@ -277,22 +284,27 @@ func raw(db bun.IDB, t *schema.Table, cols []*schema.Column) *bun.SelectQuery {
 // well as dates (the driver fails the whole result on them), in UTC for
 // timestamptz, so that text order is time order. The text is DateStyle's
 // ISO form, PostgreSQL's default (ReadCatalog warns of another); a cast
-// costs PostgreSQL about a tenth of a 100-row page less than to_json.
+// costs PostgreSQL about a tenth of a 100-row page less than to_json. On
+// MySQL the dates and times are read as text too: the driver turns a
+// zero date ('0000-00-00', which a permissive sql_mode stores) into
+// year 1 and a zero day or month into another date.
 func Select(db bun.IDB, t *schema.Table) *bun.SelectQuery {
 	q := From(db, t)
-	pg := db.Dialect().Name() == dialect.PG
+	d := db.Dialect().Name()
 	for _, c := range t.Columns {
-		e, args := column(pg, c, "?TableAlias.")
+		e, args := column(d, c, "?TableAlias.")
 		q = q.ColumnExpr(e, args...)
 	}
 	return q
 }
 
 // column is Select's expression of c, its column named with prefix.
-func column(pg bool, c *schema.Column, prefix string) (string, []any) {
+func column(d dialect.Name, c *schema.Column, prefix string) (string, []any) {
 	name := bun.Ident(c.Name)
 	switch {
-	case !pg || c.DataType != schema.Datetime:
+	case d == dialect.MySQL && mysqlTime(c):
+		return "CAST(" + prefix + "? AS CHAR) AS ?", []any{name, name}
+	case d != dialect.PG || c.DataType != schema.Datetime:
 		return prefix + "?", []any{name}
 	case schema.Zoned(c.SQLType):
 		return "(" + prefix + "? AT TIME ZONE 'UTC')::text AS ?", []any{name, name}
@@ -300,14 +312,21 @@ func column(pg bool, c *schema.Column, prefix string) (string, []any) {
 	return prefix + "?::text AS ?", []any{name, name}
 }
 
+// mysqlTime reports whether c is a MySQL DATE, DATETIME or TIMESTAMP
+// column (as the catalog read it), other than a unix time's.
+func mysqlTime(c *schema.Column) bool {
+	st := strings.ToLower(c.DBType)
+	return c.Unix == "" && (strings.HasPrefix(st, "date") || strings.HasPrefix(st, "timestamp"))
+}
+
 // Returning is the RETURNING list of a write that gives back the row as
 // Select reads it, for ScanFrom.
 func Returning(db bun.IDB, t *schema.Table) (string, []any) {
-	pg := db.Dialect().Name() == dialect.PG
+	d := db.Dialect().Name()
 	exprs := make([]string, len(t.Columns))
 	var args []any
 	for i, c := range t.Columns {
-		e, a := column(pg, c, "")
+		e, a := column(d, c, "")
 		exprs[i] = e
 		args = append(args, a...)
 	}

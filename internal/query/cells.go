@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"math"
+	"math/big"
 	"reflect"
 	"slices"
 	"strconv"
@@ -180,10 +181,12 @@ func cellValue(c *schema.Column, model reflect.Value, raw any) (any, *CellIssue)
 	case c.DataType == schema.JSON:
 		return jsonCell(raw, c.Kind == schema.KindJSON && (c.DBType == "jsonb" || c.DBType == "json"))
 	case c.DataType == schema.Datetime:
-		// PostgreSQL timestamps arrive as text (see Select).
+		// PostgreSQL's and MySQL's timestamps arrive as text (see Select).
 		if s, ok := textOf(raw); ok {
 			if tm, ok := parseTime(s, storedTimes, nil); ok {
 				raw = tm
+			} else if zeroInDate(s) {
+				return s, nil
 			}
 		}
 	}
@@ -198,6 +201,12 @@ func cellValue(c *schema.Column, model reflect.Value, raw any) (any, *CellIssue)
 	switch x := v.(type) {
 	case float64:
 		if s := specialFloat(x); s != "" {
+			return s, nil
+		}
+		if s, ok := textOf(raw); ok && c.Kind == schema.KindDecimal && !floatSays(x, s) {
+			// A decimal with more digits than the model's float holds
+			// (MySQL's DECIMAL(65,2) holds 63 nines): its digits, as
+			// stored, not the float's rounding of them.
 			return s, nil
 		}
 	case string:
@@ -240,6 +249,25 @@ func IsSpecial(s string) bool {
 		return true
 	}
 	return false
+}
+
+// floatSays reports whether f, shortest, is the number the decimal text s
+// says.
+func floatSays(f float64, s string) bool {
+	d, ok := new(big.Rat).SetString(strings.TrimSpace(s))
+	if !ok {
+		return true // not a decimal's text: the float stands
+	}
+	g, _ := new(big.Rat).SetString(strconv.FormatFloat(f, 'f', -1, 64))
+	return d.Cmp(g) == 0
+}
+
+// zeroInDate reports whether s, a stored date or time's text, has a zero
+// month or day: MySQL's zero date ('0000-00-00') or a date with a zero
+// part ('2024-05-00'), which it stores under a permissive sql_mode. Like
+// infinity, a value, shown as stored; no time.Time holds it.
+func zeroInDate(s string) bool {
+	return len(s) >= 10 && s[4] == '-' && s[7] == '-' && (s[5:7] == "00" || s[8:10] == "00")
 }
 
 // specialFloat is the literal of a float JSON cannot hold, or "".

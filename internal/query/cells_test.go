@@ -54,3 +54,33 @@ func TestUnixValues(t *testing.T) {
 		}
 	}
 }
+
+// TestStoredAsText: MySQL's zero dates and a decimal wider than a float
+// are shown as the text stored; a decimal the float says exactly, and a
+// real date, are not.
+func TestStoredAsText(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		want bool
+	}{
+		{"0000-00-00", true}, {"0000-00-00 00:00:00.000000", true}, {"2024-05-00", true}, {"2024-00-10 01:02:03", true},
+		{"2024-05-06", false}, {"2024-05-06 00:00:00", false}, {"infinity", false}, {"", false},
+	} {
+		if got := zeroInDate(tt.s); got != tt.want {
+			t.Errorf("zeroInDate(%q) = %v; want %v", tt.s, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		f    float64
+		s    string
+		want bool
+	}{
+		{12.3, "12.30", true}, {-0.5, "-0.50", true}, {1e63, "1000000000000000000000000000000000000000000000000000000000000000", true},
+		{1e63, "999999999999999999999999999999999999999999999999999999999999999.99", false},
+		{0.1, "0.10000000000000001", false}, {3, "junk", true},
+	} {
+		if got := floatSays(tt.f, tt.s); got != tt.want {
+			t.Errorf("floatSays(%v, %q) = %v; want %v", tt.f, tt.s, got, tt.want)
+		}
+	}
+}

@@ -109,7 +109,8 @@ func (l *List) Query(db bun.IDB, t, view *schema.Table, labels []Label, where fu
 	switch db.Dialect().Name() {
 	case dialect.MySQL:
 		// The server ends the statement wherever it is (LimitedMySQL), as
-		// on PostgreSQL, and the driver reads DATETIME as it is.
+		// on PostgreSQL, and the dates' text cast (raw) costs a deep
+		// page no time to measure (MariaDB 10.11, 400,000 rows skipped).
 		return l.WithLabels(db, q, view, labels)
 	case dialect.SQLite:
 		if where == nil && l.Bounded(t, labels) {
@@ -185,9 +186,8 @@ func wrapPage(db bun.IDB, q *bun.SelectQuery, cols []*schema.Column, labels []La
 	if cols == nil {
 		out = out.ColumnExpr("?.*", p)
 	} else {
-		pg := db.Dialect().Name() == dialect.PG
 		for _, c := range cols {
-			e, args := column(pg, c, `"_p".`)
+			e, args := column(db.Dialect().Name(), c, `"_p".`)
 			out = out.ColumnExpr(e, args...)
 		}
 	}
