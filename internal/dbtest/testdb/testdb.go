@@ -76,21 +76,6 @@ func EachParallel(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
 	t.Run("mysql", func(t *testing.T) { t.Parallel(); fn(t, MySQL(t)) })
 }
 
-// EachNoMySQL is Each on SQLite and PostgreSQL only: the tests of
-// features not yet carried to MariaDB.
-func EachNoMySQL(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
-	t.Helper()
-	t.Run("sqlite", func(t *testing.T) { fn(t, SQLite(t)) })
-	t.Run("pg", func(t *testing.T) { fn(t, PG(t)) })
-}
-
-// EachParallelNoMySQL is EachParallel on SQLite and PostgreSQL only.
-func EachParallelNoMySQL(t *testing.T, fn func(t *testing.T, db *bun.DB)) {
-	t.Helper()
-	t.Run("sqlite", func(t *testing.T) { t.Parallel(); fn(t, SQLite(t)) })
-	t.Run("pg", func(t *testing.T) { t.Parallel(); fn(t, PG(t)) })
-}
-
 // SQLite opens a new database file in t.TempDir, closed when t ends.
 func SQLite(t testing.TB) *bun.DB {
 	t.Helper()
