@@ -301,6 +301,21 @@ func deepCopy(v any) any {
 	return v
 }
 
+// jsonFuncs are the functions that edit a JSON document in place on
+// SQLite and on MySQL: a path's removal, a path's value set (value is
+// the SQL that makes the new value's JSON text, the argument, a JSON
+// value), and how a path is written.
+type jsonFuncs struct {
+	remove, set, value string
+	path               func([]any) string
+}
+
+var (
+	sqliteJSON = jsonFuncs{remove: "json_remove", set: "json_set", value: "json(?)", path: sqlitePath}
+	// JSON_EXTRACT(…, '$') makes the text a JSON value, not a string.
+	mysqlJSON = jsonFuncs{remove: "JSON_REMOVE", set: "JSON_SET", value: "JSON_EXTRACT(?, '$')", path: mysqlPath}
+)
+
 // editsPerStatement bounds the edits one expression nests: PostgreSQL's
 // parser takes about a thousand nested calls.
 const editsPerStatement = 200
@@ -310,43 +325,26 @@ func (pe PathEdits) exprs(d dialect.Name, c *schema.Column, ident string) []quer
 	for chunk := range slices.Chunk(pe, editsPerStatement) {
 		// Each edit wraps the expression of the ones before it.
 		var acc exprBuf
-		if d == dialect.MySQL {
-			acc.WriteString(ident)
-			for _, ed := range chunk {
-				inner := acc
-				acc = exprBuf{}
-				if ed.Remove {
-					acc.WriteString("JSON_REMOVE(")
-					acc.append(&inner)
-					acc.WriteString(", ?)")
-					acc.args = append(acc.args, mysqlPath(ed.Path))
-					continue
-				}
-				// JSON_EXTRACT(…, '$') makes the text a JSON value, not a string.
-				acc.WriteString("JSON_SET(")
-				acc.append(&inner)
-				acc.WriteString(", ?, JSON_EXTRACT(?, '$'))")
-				acc.args = append(acc.args, mysqlPath(ed.Path), jsonText(ed.Value))
-			}
-			out = append(out, acc.expr())
-			continue
-		}
 		if d != dialect.PG {
+			f := sqliteJSON
+			if d == dialect.MySQL {
+				f = mysqlJSON
+			}
 			acc.WriteString(ident)
 			for _, ed := range chunk {
 				inner := acc
 				acc = exprBuf{}
 				if ed.Remove {
-					acc.WriteString("json_remove(")
+					acc.WriteString(f.remove + "(")
 					acc.append(&inner)
 					acc.WriteString(", ?)")
-					acc.args = append(acc.args, sqlitePath(ed.Path))
+					acc.args = append(acc.args, f.path(ed.Path))
 					continue
 				}
-				acc.WriteString("json_set(")
+				acc.WriteString(f.set + "(")
 				acc.append(&inner)
-				acc.WriteString(", ?, json(?))")
-				acc.args = append(acc.args, sqlitePath(ed.Path), jsonText(ed.Value))
+				acc.WriteString(", ?, " + f.value + ")")
+				acc.args = append(acc.args, f.path(ed.Path), jsonText(ed.Value))
 			}
 			out = append(out, acc.expr())
 			continue
