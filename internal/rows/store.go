@@ -224,22 +224,15 @@ func (s Store) writeReturning(ctx context.Context, tx bun.Tx, res *Resource, bui
 // RETURNING: the update runs (prepared as returned's would), then the
 // row is read again by its key (the one vals sets, else id) in tx.
 func (s Store) updatedMySQL(ctx context.Context, tx bun.Tx, res *Resource, build func(vals, id map[string]any) write, vals, id map[string]any) (map[string]any, error) {
-	var params map[string]any
-	var args []any
-	ok := s.Stmts.Retryable(ctx)
-	if ok {
-		params, args, ok = query.Bind(tx, vals, 1)
-	}
-	if !ok {
+	if params, pk, args, ok := s.bindWrite(ctx, tx, res, vals, id); !ok {
 		if _, err := build(vals, id).Exec(ctx); err != nil {
 			return nil, err
 		}
 	} else {
-		pk, pkArgs := query.PKParams(tx, res.Table, id, len(args)+1)
 		plain := build(vals, id)
 		if _, err := s.Stmts.ExecTx(ctx, tx.Tx, build(params, pk).String(), func() (sql.Result, error) {
 			return tx.ExecContext(ctx, "?", bun.Safe(plain.String()))
-		}, append(args, pkArgs...)...); err != nil {
+		}, args...); err != nil {
 			return nil, err
 		}
 	}
@@ -270,23 +263,12 @@ func (s Store) returned(ctx context.Context, tx bun.Tx, res *Resource, build fun
 		return s.updatedMySQL(ctx, tx, res, build, vals, id)
 	}
 	ret := query.NewReturned(res.Table)
-	var params map[string]any
-	var args []any
-	ok := s.Stmts.Retryable(ctx)
-	if ok {
-		params, args, ok = query.Bind(tx, vals, 1)
-	}
+	params, pk, args, ok := s.bindWrite(ctx, tx, res, vals, id)
 	if !ok {
 		if _, err := build(vals, id).Exec(ctx, ret.Dest...); err != nil {
 			return nil, err
 		}
 		return ret.Row(res.stored)
-	}
-	var pk map[string]any
-	if id != nil {
-		var pkArgs []any
-		pk, pkArgs = query.PKParams(tx, res.Table, id, len(args)+1)
-		args = append(args, pkArgs...)
 	}
 	rs, err := s.Stmts.QueryTx(ctx, tx.Tx, build(params, pk).String(), plainRows(ctx, tx, build(vals, id)), args...)
 	if err != nil {
@@ -305,6 +287,27 @@ func (s Store) returned(ctx context.Context, tx bun.Tx, res *Resource, build fun
 		return nil, err
 	}
 	return ret.Row(res.stored)
+}
+
+// bindWrite is the parameter form of a write of vals (to the row id, for
+// an update) that Stmts prepares: vals' parameters (query.Bind), the
+// key's (query.PKParams; nil for a new row) and their arguments in
+// order. ok is false outside Stmts' transactions (Retryable) or when a
+// value has no parameter form: the write then runs with its values
+// inline.
+func (s Store) bindWrite(ctx context.Context, tx bun.Tx, res *Resource, vals, id map[string]any) (params, pk map[string]any, args []any, ok bool) {
+	if !s.Stmts.Retryable(ctx) {
+		return nil, nil, nil, false
+	}
+	if params, args, ok = query.Bind(tx, vals, 1); !ok {
+		return nil, nil, nil, false
+	}
+	if id != nil {
+		var pkArgs []any
+		pk, pkArgs = query.PKParams(tx, res.Table, id, len(args)+1)
+		args = append(args, pkArgs...)
+	}
+	return params, pk, args, true
 }
 
 // checkEmailFree refuses, with 409 conflict, a users row whose new email
