@@ -28,8 +28,10 @@ import (
 // and the memory used stays one batch. Each batch is given
 // Options.QueryTimeout (the download's length is the client's, not the
 // database's); one that runs out ends the export: a 503 query_timeout
-// before the first row, a cut download after. An export holds one of the
-// operator's QueryConcurrency slots. The rows are written by
+// before the first row, a cut download after. Each write to the client
+// gets the server's WriteTimeout afresh (csvexport.Writer): a long export
+// outlasts it, a client that stops reading does not. An export holds one
+// of the operator's QueryConcurrency slots. The rows are written by
 // csvexport.Stream; the gate, the list's parsing, the first batch, the
 // headers and the audit entry stay here, on crud.go's list machinery.
 
