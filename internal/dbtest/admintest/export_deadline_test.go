@@ -199,3 +199,40 @@ func TestExportEndsWhenTheClientStopsReading(t *testing.T) {
 		c.do("GET", "/admin-api/gadgets/_export.csv?id=1", nil).want(t, 200)
 	})
 }
+
+// TestExportSaysItWasCut: an export that ExportMaxRows cuts says so to a
+// script (the X-Export-Truncated trailer, declared up front) and to a
+// person reading the file (its last line), compressed or not; a whole
+// export's trailer says it is whole and its last line is a row.
+func TestExportSaysItWasCut(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := gadgetEnv(t, db, Options{ExportMaxRows: 1000}, false)
+		c, _ := e.bootstrap()
+		wideGadgets(t, db, 1200)
+		for _, enc := range []string{"identity", "gzip", "zstd"} {
+			t.Run(enc, func(t *testing.T) {
+				for q, cut := range map[string]bool{"_sort=id": true, "_sort=id&id_lte=1000": false} {
+					res := getEncoded(t, c, "/admin-api/gadgets/_export.csv?"+q, enc)
+					if res.Header.Get("X-Export-Max-Rows") != "1000" {
+						t.Errorf("%s: X-Export-Max-Rows = %q; want 1000", q, res.Header.Get("X-Export-Max-Rows"))
+					}
+					lines := strings.Split(strings.TrimSuffix(string(res.body), "\n"), "\n")
+					last := lines[len(lines)-1]
+					// Go's client takes the declared trailer (the Trailer
+					// header) out of the headers into res.Trailer.
+					if got := res.Trailer.Get("X-Export-Truncated"); got != fmt.Sprint(cut) {
+						t.Errorf("%s: trailer X-Export-Truncated = %q (trailers %v); want %v", q, got, res.Trailer, cut)
+					}
+					if cut {
+						if len(lines) != 1002 || !strings.HasPrefix(last, "[export truncated: the first 1000 rows only (ExportMaxRows)") {
+							t.Errorf("%s: %d lines, the last %q; want the header, 1000 rows and the line that says it was cut", q, len(lines), last)
+						}
+					} else if len(lines) != 1001 || !strings.HasPrefix(last, "1000,") {
+						t.Errorf("%s: %d lines, the last %q; want the header and 1000 rows", q, len(lines), last)
+					}
+				}
+			})
+		}
+	})
+}
