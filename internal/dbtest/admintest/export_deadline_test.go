@@ -25,15 +25,18 @@ import (
 // a million rows longer).
 const shortWriteTimeout = time.Second
 
-// timeoutServer serves h behind an http.Server with shortWriteTimeout.
-// A tight one's connections buffer little (4 KiB a socket), so that a
-// client that does not read holds the server's writes within a few KiB
-// (a client that reads should not use it: windows that small stall
-// loopback TCP for whole seconds).
-func timeoutServer(t *testing.T, h http.Handler, tight bool) *httptest.Server {
+// exportBehindTimeout starts an export of every gadget, by id, from e's
+// panel behind an http.Server with shortWriteTimeout, as c on a client
+// that asks for no compression (the bytes on the wire are the CSV's). A
+// tight server's and client's connections buffer little (4 KiB a
+// socket), so that a client that does not read holds the server's writes
+// within a few KiB; a client that reads should not use one: windows that
+// small stall loopback TCP for whole seconds.
+func exportBehindTimeout(t *testing.T, e *env, c *client, tight bool) *http.Response {
 	t.Helper()
-	srv := httptest.NewUnstartedServer(h)
+	srv := httptest.NewUnstartedServer(e.admin)
 	srv.Config.WriteTimeout = shortWriteTimeout
+	tr := &http.Transport{DisableCompression: true}
 	if tight {
 		srv.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
 			if tc, ok := c.(*net.TCPConn); ok {
@@ -41,18 +44,6 @@ func timeoutServer(t *testing.T, h http.Handler, tight bool) *httptest.Server {
 			}
 			return ctx
 		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-// plainClient is c's session on a client that asks for no compression:
-// the bytes on the wire are the CSV's. A tight one's connections buffer
-// little, as a tight timeoutServer's do.
-func plainClient(c *client, tight bool) *http.Client {
-	tr := &http.Transport{DisableCompression: true}
-	if tight {
 		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			conn, err := (&net.Dialer{}).DialContext(ctx, network, addr)
 			if tc, ok := conn.(*net.TCPConn); ok {
@@ -61,7 +52,17 @@ func plainClient(c *client, tight bool) *http.Client {
 			return conn, err
 		}
 	}
-	return &http.Client{Jar: c.jar, Transport: tr}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	res, err := (&http.Client{Jar: c.jar, Transport: tr}).Get(srv.URL + "/admin-api/gadgets/_export.csv?_sort=id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { res.Body.Close() })
+	if res.StatusCode != 200 {
+		t.Fatalf("status = %d", res.StatusCode)
+	}
+	return res
 }
 
 // slowBatches is a query hook that makes each batch query of an export
@@ -93,22 +94,14 @@ func wideGadgets(t *testing.T, db *bun.DB, n int) {
 // once, in order, and the audit entry counts them all.
 func TestExportOutlastsWriteTimeout(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachParallel(t, func(t *testing.T, db *bun.DB) {
 		const n = 3000 // 6 batches of 500, 300 ms each: the export takes 1.8 s or more
 		e := gadgetEnv(t, db.WithQueryHook(slowBatches{delay: 300 * time.Millisecond}), Options{ExportMaxRows: -1}, false)
 		c, _ := e.bootstrap()
 		wideGadgets(t, db, n)
-		srv := timeoutServer(t, e.admin, false)
 
 		start := time.Now()
-		res, err := plainClient(c, false).Get(srv.URL + "/admin-api/gadgets/_export.csv?_sort=id")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		if res.StatusCode != 200 {
-			t.Fatalf("status = %d", res.StatusCode)
-		}
+		res := exportBehindTimeout(t, e, c, false)
 		var body strings.Builder
 		buf := make([]byte, 16<<10)
 		for {
@@ -152,21 +145,13 @@ func TestExportOutlastsWriteTimeout(t *testing.T) {
 // what the client had not read ends cut, not as a whole file.
 func TestExportEndsWhenTheClientStopsReading(t *testing.T) {
 	t.Parallel()
-	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+	testdb.EachParallel(t, func(t *testing.T, db *bun.DB) {
 		const n = 3000 // ~600 KB: far more than the sockets between them hold
 		e := gadgetEnv(t, db, Options{ExportMaxRows: -1}, false)
 		c, _ := e.bootstrap()
 		wideGadgets(t, db, n)
-		srv := timeoutServer(t, e.admin, true)
 
-		res, err := plainClient(c, true).Get(srv.URL + "/admin-api/gadgets/_export.csv?_sort=id")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		if res.StatusCode != 200 {
-			t.Fatalf("status = %d", res.StatusCode)
-		}
+		res := exportBehindTimeout(t, e, c, true)
 		rd := bufio.NewReader(res.Body)
 		if _, err := rd.ReadString('\n'); err != nil {
 			t.Fatal(err)
