@@ -108,7 +108,7 @@ func loadChild() error {
 	if err := json.NewDecoder(os.Stdin).Decode(&spec); err != nil {
 		return err
 	}
-	c := &client{hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: spec.Concurrency * 2}}, base: spec.Base, cookie: spec.Cookie}
+	c := &client{hc: &http.Client{Transport: plainTransport(spec.Concurrency)}, base: spec.Base, cookie: spec.Cookie}
 	send := func(ctx context.Context, i int) error {
 		body := ""
 		if spec.Bodies != nil {

@@ -144,6 +144,15 @@ func (op loadRunner) window(s *sample, concurrency int, w time.Duration) error {
 	return nil
 }
 
+// plainTransport is the clients' transport: concurrency clients keep
+// their connections, and ask for no compression (Go's transport asks for
+// gzip by default), for the hand-written references answer plain and a
+// comparison must not weigh the panel's compression against nothing
+// (its cost per page is docs/performance.md's Compressed answers).
+func plainTransport(concurrency int) *http.Transport {
+	return &http.Transport{MaxIdleConnsPerHost: concurrency * 2, DisableCompression: true}
+}
+
 // client sends requests to the server under test with one session.
 type client struct {
 	hc     *http.Client

@@ -234,7 +234,7 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 	srv := &http.Server{Handler: mux}
 	go srv.Serve(ln)
 	defer srv.Close()
-	c := &client{hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency * 2}}, base: "http://" + ln.Addr().String()}
+	c := &client{hc: &http.Client{Transport: plainTransport(concurrency)}, base: "http://" + ln.Addr().String()}
 	if c.cookie, err = c.login(ctx, email, password); err != nil {
 		return err
 	}

@@ -1,8 +1,9 @@
 // Package csvexport is the machinery of the panel's CSV export: one cell
 // per value (text a spreadsheet would run as a formula is defused), a
-// list's walk streamed as CSV a batch at a time (Stream), a download's
-// file name, and ending a response whose status line is gone so the
-// client sees it incomplete.
+// list's walk streamed as CSV a batch at a time (Stream), a streamed
+// answer's writer that renews its write deadline as it writes (Writer,
+// a player's data export's too), a download's file name, and ending a
+// response whose status line is gone so the client sees it incomplete.
 package csvexport
 
 import (

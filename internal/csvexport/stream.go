@@ -56,11 +56,13 @@ type Extra struct {
 
 // Stream writes the header and the rows of the walk to w in CSV,
 // flushing after each batch, after a byte order mark when bom is set; a
-// limit above zero caps the rows. It returns how many rows it wrote,
-// whether the limit cut the export, and why it stopped early: a write
-// the client did not take (ErrWrite), a failed batch query, or a panic,
-// which is recovered here because the status line is gone and a 500
-// written now would only end a short file cleanly.
+// limit above zero caps the rows, and an export it cuts ends with
+// TruncatedLine. Each write has its own deadline (Writer), so the export
+// as a whole may outlast the server's WriteTimeout. It returns how many
+// rows it wrote, whether the limit cut the export, and why it stopped
+// early: a write the client did not take (ErrWrite), a failed batch
+// query, or a panic, which is recovered here because the status line is
+// gone and a 500 written now would only end a short file cleanly.
 func Stream(ctx context.Context, w http.ResponseWriter, wk Walk, limit int64, bom bool) (written int64, truncated bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -72,13 +74,14 @@ func Stream(ctx context.Context, w http.ResponseWriter, wk Walk, limit int64, bo
 	}()
 	l, batch := wk.List, wk.First
 	cols := l.Sent(wk.View)
+	out := NewWriter(ctx, w)
+	defer out.Close()
 	if bom {
-		if _, err := io.WriteString(w, "\ufeff"); err != nil {
+		if _, err := io.WriteString(out, "\ufeff"); err != nil {
 			return 0, false, fmt.Errorf("%w: %w", ErrWrite, err)
 		}
 	}
-	cw := csv.NewWriter(w)
-	rc := http.NewResponseController(w)
+	cw := csv.NewWriter(out)
 	record := make([]string, len(cols)+len(wk.Extra))
 	for i, c := range cols {
 		record[i] = c.Name
@@ -113,11 +116,14 @@ func Stream(ctx context.Context, w http.ResponseWriter, wk Walk, limit int64, bo
 			cw.Write(record)
 			written++
 		}
+		if truncated {
+			cw.Write([]string{TruncatedLine(limit)})
+		}
 		cw.Flush()
 		if err := cw.Error(); err != nil {
 			return written, truncated, fmt.Errorf("%w: %w", ErrWrite, err)
 		}
-		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		if err := out.Flush(); err != nil {
 			return written, truncated, fmt.Errorf("%w: %w", ErrWrite, err)
 		}
 		if truncated || len(batch) <= len(page) || !l.Advance(wk.View, page[len(page)-1]) {
@@ -127,4 +133,13 @@ func Stream(ctx context.Context, w http.ResponseWriter, wk Walk, limit int64, bo
 			return written, truncated, fmt.Errorf("admin: export %s: batch after %d rows: %w", wk.Key, written, err)
 		}
 	}
+}
+
+// TruncatedLine is the last line of an export that the limit cut, one
+// cell: a person reading the file in a spreadsheet sees it under the
+// rows, and a script's CSV reader finds a record that is no row (a
+// strict one refuses its field count). The answer's trailer says the
+// same (the engine's X-Export-Truncated).
+func TruncatedLine(limit int64) string {
+	return fmt.Sprintf("[export truncated: the first %d rows only (ExportMaxRows); narrow the filter to export the rest]", limit)
 }

@@ -28,8 +28,12 @@ import (
 // and the memory used stays one batch. Each batch is given
 // Options.QueryTimeout (the download's length is the client's, not the
 // database's); one that runs out ends the export: a 503 query_timeout
-// before the first row, a cut download after. An export holds one of the
-// operator's QueryConcurrency slots. The rows are written by
+// before the first row, a cut download after. Each write to the client
+// gets the server's WriteTimeout afresh (csvexport.Writer): a long export
+// outlasts it, a client that stops reading does not. An export that
+// ExportMaxRows cuts says so in its last line and its trailer, never as a
+// short file that looks whole. An export holds one of the operator's
+// QueryConcurrency slots. The rows are written by
 // csvexport.Stream; the gate, the list's parsing, the first batch, the
 // headers and the audit entry stay here, on crud.go's list machinery.
 
@@ -37,6 +41,9 @@ const (
 	exportPath           = "_export.csv"
 	defaultExportMaxRows = 100_000
 	exportMaxRowsHeader  = "X-Export-Max-Rows"
+	// exportTruncated is the trailer that says whether ExportMaxRows cut
+	// the file: declared with the headers, known only after the rows.
+	exportTruncated = "X-Export-Truncated"
 )
 
 // exportHandler answers the CSV export. It reads as the list does,
@@ -130,6 +137,7 @@ func (h *exportHandler) handleExport(w http.ResponseWriter, r *http.Request, op 
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	if limit > 0 {
 		hdr.Set(exportMaxRowsHeader, strconv.FormatInt(limit, 10))
+		hdr.Set("Trailer", exportTruncated)
 	}
 	if r.Method == http.MethodHead {
 		return nil // nothing left the server: no rows, no audit entry
@@ -149,6 +157,9 @@ func (h *exportHandler) handleExport(w http.ResponseWriter, r *http.Request, op 
 		sayExport(res, &walk)
 	}
 	written, truncated, streamErr := csvexport.Stream(ctx, w, walk, limit, !h.noBOM)
+	if limit > 0 {
+		hdr.Set(exportTruncated, strconv.FormatBool(truncated))
+	}
 	// The entry is written whatever happened to the download: the rows
 	// that left the server are what it records, and a failure is named.
 	payload := map[string]any{"rows": written, "query": raw}

@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/klauspost/compress/gzhttp"
+	"github.com/klauspost/compress/gzip"
+
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/history"
 	"github.com/gameadmin/admin/internal/openapi"
@@ -257,11 +260,12 @@ func tier(path string) int {
 func routes(a *Admin) http.Handler {
 	w := wrap{closed: &a.closed, maxBody: a.opts.MaxBodyBytes, log: a.log, sessions: a.sessions,
 		totp: totpGate{apiPath: a.opts.APIPath, auth: a.auth}}
+	compress := compressor()
 	mux := serveRoutes(a.opts.APIPath, newHandlers(a).endpoints(), func(e endpoint) http.Handler {
 		if e.opFn != nil {
-			return w.signedIn(e.opFn)
+			return compress(w.signedIn(e.opFn))
 		}
-		return w.public(e.fn)
+		return compress(w.public(e.fn))
 	})
 	mux.Handle(a.opts.UIPath+"/", uiHandler(a.ui, a.opts.UIPath, a.opts.APIPath))
 
@@ -272,6 +276,22 @@ func routes(a *Admin) http.Handler {
 		writeError(a.log, rw, r, errCrossOrigin)
 	}))
 	return a.cop.Handler(mux)
+}
+
+// compressor wraps an endpoint so that its answer is compressed when the
+// client accepts it (klauspost/compress's gzhttp): zstd, else gzip, at
+// their fastest levels, for the panel runs on the game's CPU. An answer
+// below gzhttp's DefaultMinSize (1 KiB), or one that names its own
+// Content-Encoding, goes as it is. A streamed answer stays streamed: a
+// flush flushes the compressor, and Hijack and SetWriteDeadline reach the
+// connection through the wrapper (Unwrap). An ETag stays the row's
+// version, whatever the encoding: If-Match compares it.
+func compressor() func(http.Handler) http.HandlerFunc {
+	wrap, err := gzhttp.NewWrapper(gzhttp.CompressionLevel(gzip.BestSpeed))
+	if err != nil {
+		panic("admin: compressing answers: " + err.Error())
+	}
+	return wrap
 }
 
 // serveRoutes registers eps under apiPath, each answered by serve(e), in

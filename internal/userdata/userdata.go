@@ -177,12 +177,16 @@ func (a *Service) Export(w http.ResponseWriter, r *http.Request, op authz.Operat
 	counts := map[string]int64{}
 	var buf bytes.Buffer
 	started := false // bytes went out: an error can no longer be an error body
+	// Each write has its own deadline: a long export outlasts the
+	// server's WriteTimeout.
+	out := csvexport.NewWriter(ctx, w)
+	defer out.Close()
 	flush := func() error {
 		if buf.Len() == 0 {
 			return nil
 		}
 		started = true
-		_, err := w.Write(buf.Bytes())
+		_, err := out.Write(buf.Bytes())
 		buf.Reset()
 		if err != nil {
 			return fmt.Errorf("%w: %w", csvexport.ErrWrite, err)
