@@ -254,7 +254,22 @@ func IsSpecial(s string) bool {
 // floatSays reports whether f, shortest, is the number the decimal text s
 // says.
 func floatSays(f float64, s string) bool {
-	d, ok := new(big.Rat).SetString(strings.TrimSpace(s))
+	s = strings.TrimSpace(s)
+	digits := 0
+	for i := 0; i < len(s) && digits <= 15; i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c != '-' && c != '+' && c != '.':
+			digits = 16 // an exponent, or not a decimal: asked below
+		}
+	}
+	if digits <= 15 {
+		// Any decimal of at most 15 digits survives a float64 and back
+		// (DBL_DIG): the common cell takes no big.Rat.
+		return true
+	}
+	d, ok := new(big.Rat).SetString(s)
 	if !ok {
 		return true // not a decimal's text: the float stands
 	}
