@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/gameadmin/admin v0.0.0-20261125111421-43bc594aa5a5
 	github.com/go-sql-driver/mysql v1.10.2
+	github.com/gorilla/websocket v1.5.3
 	github.com/uptrace/bun v1.3.0
 	github.com/uptrace/bun/dialect/mysqldialect v1.3.0
 	github.com/uptrace/bun/dialect/pgdialect v1.3.0

@@ -8,6 +8,12 @@
 //	go run ./bench -db postgres://postgres@127.0.0.1:5432/bench?sslmode=disable -rows 10000000
 //	go run ./bench -db mysql://root@127.0.0.1:3306/bench -rows 1000000
 //
+// With -game it measures the game's side instead (game.go): the ticks of
+// a room server embedding the panel and its bot players' message gaps,
+// idle and under the operators' work.
+//
+//	go run ./bench -game -db sqlite:/tmp/bench.db -rows 200000 -rooms 50 -bots 1000 -window 10s
+//
 // It replaces the rows of game_analytics_events (and adds an operator to
 // game_users): point it at a scratch database.
 package main
@@ -38,6 +44,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	admin "github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/live"
 )
 
 func main() {
@@ -53,9 +60,22 @@ func main() {
 	argon := flag.String("argon2id", "", "the panel's argon2id cost as MEMORY_KIB,TIME (default: the library's)")
 	clients := flag.String("clients", "internal", "where the requests of the panel's API come from: internal (goroutines of this process) or external (a child process, so that the CPU per request is the server's and the clients' CPU sets no ceiling)")
 	child := flag.Bool("load-child", false, "internal: run as -clients external's child, reading its load on stdin")
+	game := flag.Bool("game", false, "measure the game's side instead of the requests: a room server in this process, bot sockets in a child, the panel's operators' work in windows (docs/performance.md, The game's side); -concurrency is the operators paging")
+	var g gameConfig
+	flag.IntVar(&g.rooms, "rooms", 50, "-game: arena rooms, each ticking at 20 Hz")
+	flag.IntVar(&g.bots, "bots", 1000, "-game: bot sockets over the arena rooms (and one more in the big room)")
+	flag.IntVar(&g.entities, "entities", 5000, "-game: entities in the big room's state")
+	flag.DurationVar(&g.window, "window", 10*time.Second, "-game: the length of each window")
+	botsChildFlag := flag.Bool("bots-child", false, "internal: run as -game's bots, reading their sockets on stdin")
 	flag.StringVar(&sqliteTuning, "sqlite-pragmas", sqliteTuning, "SQLite: the pragmas beside WAL, busy_timeout, synchronous and foreign_keys, comma-separated (\"\" for none): the README's recommended ones by default")
 	flag.Parse()
 	log.SetFlags(0)
+	if *botsChildFlag {
+		if err := botsChild(); err != nil {
+			log.Fatalf("bench bots child: %v", err)
+		}
+		return
+	}
 	if *child {
 		if err := loadChild(); err != nil {
 			log.Fatalf("bench load child: %v", err)
@@ -84,7 +104,14 @@ func main() {
 		}
 		hasher = h
 	}
-	if err := run(*dsn, *rows, *duration, *concurrency, *asJSON, *reuse, *only, *cpuprofile, hasher, *clients == "external"); err != nil {
+	var gp *gameConfig
+	if *game {
+		if g.rooms < 1 || g.bots < g.rooms || g.window <= 0 {
+			log.Fatalf("bench: -game wants -rooms >= 1, -bots >= -rooms and a positive -window")
+		}
+		gp = &g
+	}
+	if err := run(*dsn, *rows, *duration, *concurrency, *asJSON, *reuse, *only, *cpuprofile, hasher, *clients == "external", gp); err != nil {
 		log.Printf("bench: %v", err)
 		exit = 1
 	}
@@ -153,7 +180,7 @@ func openDB(dsn string, conns int) (*bun.DB, error) {
 	return nil, fmt.Errorf("-db %q: want sqlite:PATH, a postgres:// URL or a mysql:// URL", dsn)
 }
 
-func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse bool, only, cpuprofile string, hasher admin.PasswordHasher, external bool) error {
+func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse bool, only, cpuprofile string, hasher admin.PasswordHasher, external bool, game *gameConfig) error {
 	ctx := context.Background()
 	if rows < 1000 {
 		return fmt.Errorf("-rows must be at least 1000")
@@ -165,11 +192,21 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 	defer db.Close()
 	lookup := &signInQuery{}
 	db = db.WithQueryHook(lookup)
+	var (
+		hub *live.Hub
+		rt  admin.Rooms // nil unless -game: a nil *live.Hub is not
+	)
+	if game != nil {
+		hub = gameHub(*game)
+		defer hub.Close()
+		rt = hub
+	}
 	a, err := admin.New(db, admin.Options{
+		Rooms:          rt,
 		Secret:         []byte("bench-secret-bench-secret-bench-secret"),
 		Logger:         slog.New(&onceHandler{Handler: slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})}),
 		PasswordHasher: hasher,
-		RateLimit:      admin.RateLimitOptions{Login: admin.NoLimit{}, LoginFailuresPerEmail: admin.NoLimit{}, LoginFailuresPerNetwork: admin.NoLimit{}, PerIP: admin.NoLimit{}},
+		RateLimit:      admin.RateLimitOptions{Login: admin.NoLimit{}, LoginFailuresPerEmail: admin.NoLimit{}, LoginFailuresPerNetwork: admin.NoLimit{}, PerIP: admin.NoLimit{}, Exports: admin.NoLimit{}},
 		ExportMaxRows:  rows, // the export scenario downloads the whole table
 		// One operator's clients run every scenario concurrently: the
 		// per-operator bound on searches and exact counts would answer
@@ -195,6 +232,9 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 
 	mux := http.NewServeMux()
 	a.Mount(mux)
+	if hub != nil {
+		mux.Handle("/ws/", http.StripPrefix("/ws/", hub))
+	}
 	one := oneRow(db, rows)
 	mux.Handle("/plain", one)
 	mux.Handle("/guarded", admin.Guard(admin.GuardOptions{Admin: a, APIOnly: true})(one))
@@ -252,6 +292,9 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if game != nil {
+		return runGame(ctx, db, *game, hub, c, c.base, rows, concurrency, os.Stdout)
 	}
 	rep, err := scenarios(ctx, db, c, fl, dsn, rows, d, concurrency, email, password, only, asJSON, external)
 	if err != nil {
