@@ -32,6 +32,7 @@ import (
 	"github.com/gameadmin/admin/internal/panicerr"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/slots"
 	"github.com/gameadmin/admin/rooms"
 	"github.com/uptrace/bun"
 )
@@ -130,6 +131,10 @@ type Config struct {
 	Users Users
 	// Resources answers what only the engine knows.
 	Resources Resources
+	// Gate bounds the panel's database work at once (Options.
+	// DatabaseConcurrency): the built-in widgets of a page run in one of
+	// its places, within the widget timeout. nil: no bound.
+	Gate *slots.Gate
 	// Reports, when the game declares report categories, is what the
 	// open-reports widget and the reports chart show; nil leaves them out.
 	Reports *Reports
@@ -210,13 +215,14 @@ type Dashboard struct {
 	res           Resources
 	reports       *Reports
 	charts        chartCache // the built-in charts, kept a minute (charts.go)
+	gate          *slots.Gate
 }
 
 // New is the dashboard of cfg.
 func New(cfg Config) *Dashboard {
 	return &Dashboard{db: cfg.DB, samples: cfg.Samples, rooms: cfg.Rooms, now: cfg.Now, log: cfg.Log,
 		widgetTimeout: cfg.WidgetTimeout, widgets: cfg.Widgets, checks: cfg.HealthChecks, totals: cfg.Totals,
-		users: cfg.Users, res: cfg.Resources, reports: cfg.Reports}
+		users: cfg.Users, res: cfg.Resources, reports: cfg.Reports, gate: cfg.Gate}
 }
 
 // moderationActions are the audit actions the dashboard calls moderation.
@@ -448,6 +454,25 @@ func (d *Dashboard) Page(ctx context.Context, q url.Values, op authz.Operator) (
 	parent := ctx
 	ctx, cancel := context.WithTimeout(parent, d.widgetTimeout)
 	defer cancel()
+	// The built-in widgets run together in one place of the panel's gate,
+	// taken by the first to start and given back when the last is done,
+	// or at the widget timeout, whatever they do after it; the game's own
+	// widgets are the game's to bound.
+	var inside sync.WaitGroup
+	inside.Add(len(builtins))
+	enter := sync.OnceValues(func() (context.Context, error) {
+		in, leave, err := d.gate.Enter(ctx, time.Time{})
+		if err != nil {
+			return nil, err
+		}
+		stop := context.AfterFunc(ctx, leave)
+		go func() {
+			inside.Wait()
+			stop()
+			leave()
+		}()
+		return in, nil
+	})
 	for i, wd := range widgets {
 		render := wd.Render
 		if wd.Series != nil {
@@ -455,7 +480,16 @@ func (d *Dashboard) Page(ctx context.Context, q url.Values, op authz.Operator) (
 		}
 		views[i] = widgetView{ID: wd.ID, Title: wd.Title, Render: render, Resource: wd.Resource, Error: "timeout"}
 		go func() {
-			data, err := safeWidget(ctx, wd, op, rg)
+			wctx := ctx
+			if i < len(builtins) {
+				defer inside.Done()
+				var err error
+				if wctx, err = enter(); err != nil {
+					results <- result{i, nil, err}
+					return
+				}
+			}
+			data, err := safeWidget(wctx, wd, op, rg)
 			if err == nil && wd.Resource != "" && i >= len(builtins) {
 				data, err = d.widgetRows(op, wd.Resource, data)
 			}

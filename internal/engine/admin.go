@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -247,6 +248,9 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	if opts.QueryConcurrency == 0 {
 		opts.QueryConcurrency = defaultQueryConcurrency
 	}
+	if opts.DatabaseConcurrency == 0 {
+		opts.DatabaseConcurrency = max(1, runtime.GOMAXPROCS(0)/2)
+	}
 	switch {
 	case opts.RoomTimeout < 0:
 		return nil, fmt.Errorf("admin: RoomTimeout %v is negative", opts.RoomTimeout)
@@ -269,7 +273,7 @@ func NewContext(ctx context.Context, db *bun.DB, opts Options, ui fs.FS) (*Admin
 	}
 	a.limits = ratelimit.Defaults(opts.RateLimit)
 	a.opts = opts
-	a.queries = newQueryRunner(db, a.stmts, opts.QueryTimeout, opts.QueryConcurrency)
+	a.queries = newQueryRunner(db, a.stmts, opts.QueryTimeout, opts.QueryConcurrency, slots.NewGate(opts.DatabaseConcurrency))
 	a.tokens = &account.Tokens{Signer: &token.Signer{Secret: secret, Audience: opts.APIPath, AcceptNoAudience: opts.APIPath == defaultAPIPath},
 		Session: opts.Session, Secure: secure}
 

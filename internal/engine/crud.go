@@ -405,11 +405,11 @@ func (h *rowsHandler) listRows(w http.ResponseWriter, r *http.Request, op Operat
 	}
 	var listed []map[string]any
 	h.queries.warm(ctx, deadline, text)
-	limit := deadline
+	run := h.queries.limited
 	if where == nil && l.Bounded(res.Table, joins) {
-		limit = time.Time{} // as cheap as a read by id, which runs unlimited too
+		run = h.queries.unlimited // as cheap as a read by id, which runs unlimited too
 	}
-	err = h.queries.limited(ctx, limit, func(ctx context.Context, db bun.IDB) (err error) {
+	err = run(ctx, deadline, func(ctx context.Context, db bun.IDB) (err error) {
 		listed, err = h.queries.scanPrepared(ctx, db, res, res.Hidden, joins, text, func() *bun.SelectQuery { return page }, args...)
 		return err
 	})
@@ -423,16 +423,25 @@ func (h *rowsHandler) listRows(w http.ResponseWriter, r *http.Request, op Operat
 		var next string
 		listed, next = l.Page(res.View, listed)
 		w.Header().Set("X-Next-Cursor", next)
+	} else if next := l.OffsetCursor(res.View, listed); next != "" {
+		w.Header().Set("X-Next-Cursor", next) // the way on past MaxOffset
 	}
 	// Keyset pages count only when asked: a cursor walk has no use for
 	// the total, and on a large table it costs more than the page.
 	if l.Count != query.CountNone && (l.Limit == 0 || l.Count != query.CountAuto) {
 		filtered := where != nil || len(l.Filters) > 0 || len(l.Where) > 0 || l.Q != "" || res.Table.SoftDelete != nil
-		total, estimated, err := query.Count(ctx, h.db, res.View, l.ApplyFilters(narrow(query.Select(h.db, res.Table)), res.View), filtered, query.CountOptions{
-			Mode: l.Count, ExactBelow: h.exactBelow, Budget: h.countBudget, ExactBudget: h.exactBudget, Estimates: h.estimates, Limit: timeLeft(deadline),
-			// The statistics are the whole table's: a row-scoped mod's
-			// total is counted, or not answered.
-			NoEstimate: res.Scoped(op),
+		var (
+			total     int64
+			estimated bool
+		)
+		err := h.queries.gated(ctx, deadline, func(ctx context.Context) (err error) {
+			total, estimated, err = query.Count(ctx, h.db, res.View, l.ApplyFilters(narrow(query.Select(h.db, res.Table)), res.View), filtered, query.CountOptions{
+				Mode: l.Count, ExactBelow: h.exactBelow, Budget: h.countBudget, ExactBudget: h.exactBudget, Estimates: h.estimates, Limit: timeLeft(deadline),
+				// The statistics are the whole table's: a row-scoped mod's
+				// total is counted, or not answered.
+				NoEstimate: res.Scoped(op),
+			})
+			return err
 		})
 		switch {
 		case err != nil && res.Scoped(op) && l.Count != query.CountExact && errors.Is(err, query.ErrTimeout):

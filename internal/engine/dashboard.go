@@ -70,7 +70,7 @@ func newDashboard(a *Admin) *dashboard.Dashboard {
 		Reports: reportsWidget,
 		DB:      a.db, Samples: a.tbl("online_samples"), Rooms: a.opts.Rooms, Now: a.now, Log: a.log,
 		WidgetTimeout: a.widgetTimeout, Widgets: a.opts.Widgets, HealthChecks: a.opts.HealthChecks,
-		Totals: totals, Users: users,
+		Totals: totals, Users: users, Gate: a.queries.gate,
 		Resources: dashboard.Resources{
 			Table: rows.table,
 			Allowed: func(op Operator, key string) bool {

@@ -55,6 +55,7 @@ type Options struct {
 	QueryTimeout         time.Duration
 	CatalogRefresh       time.Duration
 	QueryConcurrency     int
+	DatabaseConcurrency  int
 	ExportMaxRows        int64
 	ExportNoBOM          bool
 	HealthChecks         []HealthCheck

@@ -25,6 +25,7 @@ func (a *Admin) newUserData() *userdata.Service {
 		Sanctions: a.sanctions,
 		Log:       a.log,
 		ScanBatch: a.queries.scanBatch,
+		Gate:      a.queries.gate,
 		RowID:     rowID,
 		UserID:    a.usersRes.pathUserID,
 		RequestMeta: func(r *http.Request) map[string]any {

@@ -24,7 +24,7 @@ func genericPaths(paths obj, listParams []obj, idParam obj, ifMatch []obj, withE
 	resParam := obj{"name": "resource", "in": "path", "required": true, "schema": str(), "description": "the resource's key, as the catalog names it"}
 	row, rows := ref("Row"), obj{"type": "array", "items": ref("Row")}
 	both := []obj{resParam, idParam}
-	listOK := jsonOK("the page of rows; X-Total-Count, X-Total-Count-Estimated and X-Next-Cursor headers", rows)
+	listOK := jsonOK("the page of rows; X-Total-Count, X-Total-Count-Estimated and X-Next-Cursor headers (X-Next-Cursor on keyset pages, and on full offset pages whose sort allows a cursor)", rows)
 	paths["/{resource}"] = obj{"parameters": []obj{resParam},
 		"get": obj{"operationId": "list", "tags": []string{"Resources"}, "summary": "List a resource's rows; filters are column_op=value parameters (docs/api.md)",
 			"parameters": listParams, "responses": withErrors(obj{"200": listOK})},

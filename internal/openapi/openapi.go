@@ -112,7 +112,7 @@ func Build(in Input) map[string]any {
 		return obj{"required": true, "content": obj{"application/json": obj{"schema": s}}}
 	}
 	listParams := []obj{
-		queryParam("_start", obj{"type": "integer", "minimum": 0}, "offset window: first row"),
+		queryParam("_start", obj{"type": "integer", "minimum": 0}, "offset window: first row; past 10000, where the sort allows a cursor, 400: page on with _limit and _cursor (a full page's X-Next-Cursor)"),
 		queryParam("_end", obj{"type": "integer", "minimum": 0}, "offset window: row after the last"),
 		queryParam("_limit", obj{"type": "integer", "minimum": 1}, "keyset window: rows per page (with _cursor)"),
 		queryParam("_cursor", obj{"type": "string"}, "keyset window: the X-Next-Cursor of the previous page"),

@@ -126,6 +126,16 @@ func (l *List) NextCursor(t *schema.Table, lastRow map[string]any) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
+// OffsetCursor is the cursor of the page after rows, a full offset page
+// of this list, where its order allows keyset pages; "" otherwise. It is
+// how a client pages on past MaxOffset without reading the rows before.
+func (l *List) OffsetCursor(t *schema.Table, rows []map[string]any) string {
+	if l.Limit > 0 || len(rows) == 0 || len(rows) < l.End-l.Start || l.checkKeyset(t) != nil {
+		return ""
+	}
+	return l.NextCursor(t, rows[len(rows)-1])
+}
+
 // Page trims the rows of a keyset query to the page and returns the cursor
 // of the next page, empty on the last page. In keyset mode Apply fetches
 // one row more than Limit to know whether a next page exists; in offset

@@ -33,6 +33,13 @@ const (
 	MaxQLen       = 200  // longest _q, in characters
 	MaxValueLen   = 4096 // longest value of any parameter, in bytes
 	MaxParams     = 64   // most query parameters in one request
+	// MaxOffset is the deepest _start of an offset page where the sort
+	// allows keyset pages instead: past it the database would read and
+	// drop every row before the page (a page at 875,000 reads 875,050
+	// index entries), so the answer is 400, naming _limit and _cursor.
+	// Where the sort allows no cursor (a nullable sort column, no primary
+	// key) a deeper page still runs.
+	MaxOffset = 10_000
 )
 
 // Op is a filter operator, named by its parameter suffix.
@@ -242,6 +249,9 @@ func Parse(t *schema.Table, v url.Values, def *SortKey, ignore ...string) (*List
 
 	if err := l.parseSort(t, v, def); err != nil {
 		return nil, err
+	}
+	if l.Start > MaxOffset && l.checkKeyset(t) == nil {
+		return nil, errorf(CodeInvalidQuery, "_start %d is past %d, the deepest offset page: page on with _limit and _cursor (each page's X-Next-Cursor is the next one's _cursor), or narrow the list with a filter", l.Start, MaxOffset)
 	}
 
 	if f, ok, err := get(FieldsParam); err != nil {

@@ -59,8 +59,10 @@ type eraseScope struct {
 }
 
 // newEraseScope gathers what erasing userID (its users row row, its
-// parts) removes, before anything is removed.
-func (a *Service) newEraseScope(ctx context.Context, tx bun.Tx, users *rows.Resource, userID string, row map[string]any, parts []userPart) (*eraseScope, error) {
+// parts) removes, before anything is removed; known are addresses an
+// earlier look found (the search before the transaction), kept even when
+// the row has changed since.
+func (a *Service) newEraseScope(ctx context.Context, tx bun.IDB, users *rows.Resource, userID string, row map[string]any, parts []userPart, known ...string) (*eraseScope, error) {
 	s := &eraseScope{userID: userID, reused: map[string]bool{}, names: map[string]bool{}, personal: a.personalColumns(users),
 		targets: map[string]map[string][]string{}, values: map[string]bool{}}
 	emails := map[string]bool{}
@@ -82,6 +84,9 @@ func (a *Service) newEraseScope(ctx context.Context, tx bun.Tx, users *rows.Reso
 	}
 	emailCol := a.Users.Cols.Email
 	addEmail(row[emailCol])
+	for _, e := range known {
+		addEmail(e)
+	}
 	for _, c := range s.personal {
 		if c != emailCol {
 			addName(row[c])
@@ -133,7 +138,7 @@ func (a *Service) newEraseScope(ctx context.Context, tx bun.Tx, users *rows.Reso
 // addRows adds the rows the erase will change of part p (none for
 // EraseKeep: they stay as they are) to the targets, read a batch at a
 // time.
-func (s *eraseScope) addRows(ctx context.Context, tx bun.Tx, p userPart) error {
+func (s *eraseScope) addRows(ctx context.Context, tx bun.IDB, p userPart) error {
 	cols := erasedColumns(p)
 	if len(cols) == 0 {
 		return nil
@@ -233,7 +238,7 @@ type auditRow struct {
 // walkAudit calls fn with each audit entry that where selects and its
 // decoded payload (entries without one are skipped), in id order, read
 // auditBatch at a time so that a large log is never held in memory.
-func (a *Service) walkAudit(ctx context.Context, tx bun.Tx, where func(*bun.SelectQuery) *bun.SelectQuery, fn func(e auditRow, payload any) error) error {
+func (a *Service) walkAudit(ctx context.Context, tx bun.IDB, where func(*bun.SelectQuery) *bun.SelectQuery, fn func(e auditRow, payload any) error) error {
 	var last int64
 	for {
 		var batch []auditRow
@@ -268,8 +273,10 @@ func (a *Service) walkAudit(ctx context.Context, tx bun.Tx, where func(*bun.Sele
 // takes away (see eraseScope and redactEntry), and reports how many
 // entries it changed. The entries are found in SQL: those about or by
 // the user, those whose text holds one of the emails in any case, and
-// those of the rows the erase changes.
-func (a *Service) redactAudit(ctx context.Context, tx bun.Tx, s *eraseScope) (int64, error) {
+// those of the rows the erase changes. When found (the search before the
+// transaction) covers s, the entries that mention the user are read
+// again by id, with those written since; else the whole log is searched.
+func (a *Service) redactAudit(ctx context.Context, tx bun.Tx, s *eraseScope, found *auditFound) (int64, error) {
 	seen := map[int64]bool{}
 	var n int64
 	redact := func(e auditRow, p any) error {
@@ -291,16 +298,28 @@ func (a *Service) redactAudit(ctx context.Context, tx bun.Tx, s *eraseScope) (in
 		n++
 		return nil
 	}
-	err := a.walkAudit(ctx, tx, func(q *bun.SelectQuery) *bun.SelectQuery {
-		q = q.WhereOr("resource IN ('users', 'roles', 'auth') AND target_id = ?", s.userID).
-			WhereOr(sqldialect.CastText(tx.Dialect().Name(), "operator_id")+" = ?", s.userID)
-		for _, e := range s.emails {
-			q = q.WhereOr("lower("+sqldialect.CastText(tx.Dialect().Name(), "payload")+") LIKE ?", likeText(e))
+	mentions := s.mentions(tx.Dialect().Name())
+	if !found.covers(s) {
+		if err := a.walkAudit(ctx, tx, mentions, redact); err != nil {
+			return 0, err
 		}
-		return q
-	}, redact)
-	if err != nil {
-		return 0, err
+	} else {
+		for ids := found.ids; len(ids) > 0; {
+			chunk := ids[:min(len(ids), auditBatch)]
+			ids = ids[len(chunk):]
+			err := a.walkAudit(ctx, tx, func(q *bun.SelectQuery) *bun.SelectQuery {
+				return q.Where("id IN (?)", bun.List(chunk)).WhereGroup(" AND ", mentions)
+			}, redact)
+			if err != nil {
+				return 0, err
+			}
+		}
+		err := a.walkAudit(ctx, tx, func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("id > ?", found.top).WhereGroup(" AND ", mentions)
+		}, redact)
+		if err != nil {
+			return 0, err
+		}
 	}
 	for res, rows := range s.targets {
 		ids := make([]string, 0, len(rows))

@@ -39,6 +39,7 @@ import (
 	"github.com/gameadmin/admin/internal/reports"
 	"github.com/gameadmin/admin/internal/rows"
 	"github.com/gameadmin/admin/internal/schema"
+	"github.com/gameadmin/admin/internal/slots"
 	"github.com/gameadmin/admin/internal/users"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
@@ -74,6 +75,10 @@ type Config struct {
 	// Log gets a cut export's failure.
 	Log *slog.Logger
 
+	// Gate bounds the panel's database work at once (Options.
+	// DatabaseConcurrency): each range of an erase's search of the audit
+	// log runs inside it, then pauses (erase_search.go). nil: no bound.
+	Gate *slots.Gate
 	// ScanBatch reads the rows of q, a page of res, under the query time
 	// limit.
 	ScanBatch func(ctx context.Context, res *rows.Resource, q *bun.SelectQuery) ([]map[string]any, error)
@@ -427,6 +432,15 @@ func (a *Service) Erase(w http.ResponseWriter, r *http.Request, op authz.Operato
 	}
 	ctx := r.Context()
 	report := eraseReport{DryRun: dryRun, Resources: []erasePart{}}
+	// The audit log's search, before the transaction (erase_search.go).
+	before, err := a.newEraseScope(ctx, a.DB, account, userID, row, nil)
+	if err != nil {
+		return err
+	}
+	found, err := a.searchAudit(ctx, before)
+	if err != nil {
+		return err
+	}
 	err = a.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		keepsAdmin, err := a.Roles.GuardAdmins(ctx, tx)
 		if err != nil {
@@ -440,7 +454,7 @@ func (a *Service) Erase(w http.ResponseWriter, r *http.Request, op authz.Operato
 			return err
 		}
 		parts := a.userParts(account, row)
-		scope, err := a.newEraseScope(ctx, tx, account, userID, row, parts)
+		scope, err := a.newEraseScope(ctx, tx, account, userID, row, parts, before.emails...)
 		if err != nil {
 			return err
 		}
@@ -458,7 +472,7 @@ func (a *Service) Erase(w http.ResponseWriter, r *http.Request, op authz.Operato
 			}
 			report.Resources = append(report.Resources, erasePart{Relation: "reports", Resource: "_reports", Label: "Reports", Rule: "anonymize", Rows: n})
 		}
-		if report.AuditEntries, err = a.redactAudit(ctx, tx, scope); err != nil {
+		if report.AuditEntries, err = a.redactAudit(ctx, tx, scope, found); err != nil {
 			return err
 		}
 		if err := a.eraseAccount(ctx, tx, account, userID, op); err != nil {

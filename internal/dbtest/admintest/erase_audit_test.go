@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"sync"
 	"testing"
 
 	. "github.com/gameadmin/admin"
@@ -216,4 +217,67 @@ func auditHits(t *testing.T, db *bun.DB, needle string) []int64 {
 		t.Fatal(err)
 	}
 	return ids
+}
+
+// afterSearch is a query hook that runs its func once, right after an
+// erase's search of the audit log has read the log's last id (before
+// its ranges and its transaction): what the game or another operator
+// writes meanwhile.
+type afterSearch struct {
+	once sync.Once
+	run  func()
+}
+
+func (h *afterSearch) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (h *afterSearch) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
+	if strings.Contains(ev.Query, "coalesce(max(id), 0)") {
+		h.once.Do(h.run)
+	}
+}
+
+// TestUserEraseAuditWrittenMeanwhile: the erase searches the audit log
+// before its transaction, so that the transaction holds its locks only
+// as long as the redaction takes; what changes between the two is
+// redacted all the same: an entry naming the user's address written
+// after the search, and an older entry naming an address the account
+// took meanwhile (its transaction then searches the whole log again),
+// while the address it had is still redacted.
+func TestUserEraseAuditWrittenMeanwhile(t *testing.T) {
+	t.Parallel()
+	for _, tookAddress := range []bool{false, true} {
+		t.Run(fmt.Sprint("took an address: ", tookAddress), func(t *testing.T) {
+			testdb.Each(t, func(t *testing.T, db *bun.DB) {
+				ctx := context.Background()
+				hook := &afterSearch{}
+				e := newEnv(t, db.WithQueryHook(hook), Options{})
+				root, _ := e.bootstrap()
+				bob := e.user("bob@example.com", "bob password")
+				note := func(text string) {
+					t.Helper()
+					must(0, e.admin.Audit().Record(ctx, AuditEntry{Action: "game.note", Resource: "guilds", TargetID: "7", Payload: map[string]any{"text": text}}))
+				}
+				note("write to Bob.Next@example.com about the guild")
+				hook.run = func() {
+					note("mail bob@example.com about the refund")
+					if tookAddress {
+						if _, err := db.NewUpdate().Table("game_users").Set("email = ?", "bob.next@example.com").Where("id = ?", bob).Exec(ctx); err != nil {
+							t.Error(err)
+						}
+					}
+				}
+				root.do("POST", "/admin-api/users/"+bob+"/_erase", map[string]any{"confirm": "bob@example.com"}).want(t, 200)
+				if hits := auditHits(t, db, "bob@example.com"); len(hits) != 0 {
+					t.Errorf("entries %v still name bob@example.com; the one written after the search among them?", hits)
+				}
+				hits := auditHits(t, db, "bob.next@example.com")
+				if tookAddress && len(hits) != 0 {
+					t.Errorf("entries %v still name the address bob took during the erase", hits)
+				}
+				if !tookAddress && len(hits) != 1 {
+					t.Errorf("entries naming an address bob never had = %v, want the one note left as it is", hits)
+				}
+			})
+		})
+	}
 }

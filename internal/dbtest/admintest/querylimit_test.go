@@ -2,6 +2,7 @@ package admintest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -405,4 +406,117 @@ type looseGuild struct {
 	bun.BaseModel `bun:"table:loose_guilds,alias:lg"`
 	ID            int64  `bun:"id,pk"`
 	Name          string `bun:"name,notnull"`
+}
+
+// TestDatabaseConcurrency: the panel's heavier reads, all operators
+// together, run DatabaseConcurrency at a time (here 1): while one is
+// held (by a lock the test takes on its table), another operator's
+// filtered list waits its turn and is answered once the first is, and a
+// first page in the primary key's order is answered meanwhile. With no
+// bound (-1) the second does not wait. PostgreSQL: its LOCK TABLE holds
+// a reader, which SQLite's WAL never does.
+func TestDatabaseConcurrency(t *testing.T) {
+	t.Parallel()
+	for _, bound := range []int{1, -1} {
+		t.Run(fmt.Sprint(bound), func(t *testing.T) {
+			t.Parallel()
+			db := testdb.PG(t)
+			e := newEnv(t, db, Options{DatabaseConcurrency: bound, QueryTimeout: time.Minute})
+			cr := e.crew("configs")
+			insert(t, db, &[]Config{{Key: "a"}, {Key: "b"}})
+			ctx := context.Background()
+			tx, err := db.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback()
+			if _, err := tx.ExecContext(ctx, "LOCK TABLE game_analytics_events IN ACCESS EXCLUSIVE MODE"); err != nil {
+				t.Fatal(err)
+			}
+			type answer struct {
+				status int
+				after  time.Duration
+			}
+			get := func(c *client, path string) <-chan answer {
+				out := make(chan answer, 1)
+				start := time.Now()
+				go func() { out <- answer{c.do("GET", path, nil).StatusCode, time.Since(start)} }()
+				return out
+			}
+			held := get(cr.admin, "/admin-api/analyticsEvents?name_eq=x&_count=none")
+			// The first is inside once its statement waits for the lock.
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				var n int
+				if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+					WHERE wait_event_type = 'Lock' AND query LIKE '%game_analytics_events%' AND datname = current_database()`).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				if n > 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the first list never reached the database")
+				}
+			}
+			waiting := get(cr.modScoped, "/admin-api/configs?key_eq=a&_count=none")
+			first := cr.modScoped.do("GET", "/admin-api/configs?_count=none", nil).want(t, 200)
+			var page []map[string]any
+			if err := json.Unmarshal(first.raw, &page); err != nil || len(page) != 2 {
+				t.Fatalf("first page = %s (%v), want 2 rows", first.raw, err)
+			}
+			if bound < 0 {
+				if a := <-waiting; a.status != 200 {
+					t.Fatalf("with no bound, the filtered list = %d, want 200 while the other is held", a.status)
+				}
+				tx.Rollback()
+				if a := <-held; a.status != 200 {
+					t.Fatalf("the held list = %d", a.status)
+				}
+				return
+			}
+			select {
+			case a := <-waiting:
+				t.Fatalf("the filtered list was answered (%d after %s) while the only place was held", a.status, a.after)
+			case <-time.After(300 * time.Millisecond):
+			}
+			tx.Rollback()
+			for _, c := range []<-chan answer{held, waiting} {
+				if a := <-c; a.status != 200 {
+					t.Fatalf("after the lock = %d, want 200", a.status)
+				}
+			}
+		})
+	}
+}
+
+// TestMaxOffset: an offset page past query's MaxOffset (10,000) is 400
+// naming the cursor, where the sort allows one; where it does not (a
+// nullable sort column), the page runs. At the bound it runs.
+func TestMaxOffset(t *testing.T) {
+	t.Parallel()
+	e := gadgetEnv(t, testdb.SQLite(t), Options{}, true)
+	c := e.crew("gadgets")
+	r := c.admin.do("GET", "/admin-api/gadgets?_start=10001&_end=10002", nil).want(t, 400, "invalid_query")
+	if msg := r.body["error"].(string); !strings.Contains(msg, "_cursor") || !strings.Contains(msg, "10000") {
+		t.Errorf("the refusal %q should name _cursor and the bound", msg)
+	}
+	c.admin.do("GET", "/admin-api/gadgets?_sort=qty&_start=10001&_end=10002", nil).want(t, 400, "invalid_query")
+	c.admin.do("GET", "/admin-api/gadgets?_start=10000&_end=10100", nil).want(t, 200)
+	c.admin.do("GET", "/admin-api/gadgets?_sort=note&_start=10001&_end=10002", nil).want(t, 200)
+
+	// A full offset page names the cursor of the page after it: the way
+	// on past the bound. A sort with no cursor has none.
+	first := c.admin.do("GET", "/admin-api/gadgets?_sort=qty&_order=desc&_start=0&_end=2", nil).want(t, 200)
+	next := first.Header.Get("X-Next-Cursor")
+	if next == "" {
+		t.Fatal("a full offset page has no X-Next-Cursor")
+	}
+	byCursor := c.admin.do("GET", "/admin-api/gadgets?_sort=qty&_order=desc&_limit=2&_cursor="+next, nil).want(t, 200)
+	byOffset := c.admin.do("GET", "/admin-api/gadgets?_sort=qty&_order=desc&_start=2&_end=4", nil).want(t, 200)
+	if string(byCursor.raw) != string(byOffset.raw) {
+		t.Errorf("the page after the cursor = %s; the offset page = %s", byCursor.raw, byOffset.raw)
+	}
+	if h := c.admin.do("GET", "/admin-api/gadgets?_sort=note&_start=0&_end=2", nil).want(t, 200).Header.Get("X-Next-Cursor"); h != "" {
+		t.Errorf("a page sorted on a nullable column names a cursor %q", h)
+	}
 }

@@ -822,7 +822,12 @@ func TestReportsQueueTakesASlot(t *testing.T) {
 	queue := queueStatement
 	testdb.Each(t, func(t *testing.T, db *bun.DB) {
 		hold := &holdStatements{}
-		w := newReportWorld(t, db.WithQueryHook(hold), func(o *Options) { o.QueryConcurrency = 1; o.QueryTimeout = time.Hour })
+		// The held read would hold the panel's one place in the database
+		// (DatabaseConcurrency) for the hour: this test is about each
+		// operator's own slots.
+		w := newReportWorld(t, db.WithQueryHook(hold), func(o *Options) {
+			o.QueryConcurrency, o.QueryTimeout, o.DatabaseConcurrency = 1, time.Hour, -1
+		})
 		mod := w.cr.modScoped
 		// One queue read of the mod's is running: the database has not
 		// answered it yet. Their next read of the queue, of a player's
