@@ -289,9 +289,10 @@ type Options struct {
 	// rate_limited with Retry-After. Default 2; negative: no bound.
 	QueryConcurrency int
 	// DatabaseConcurrency bounds how many of the panel's heavier reads
-	// run at once in the whole process, all operators together: list
-	// pages past the first (deep, filtered, searched, sorted off the
-	// primary key) and their counts, the search box, the reports' queue,
+	// run at once, all operators of this Admin together (several panels
+	// in one process have a bound each): list pages past the first
+	// (deep, filtered, searched, sorted off the primary key) and their
+	// counts, the search box, the reports' queue,
 	// the audit log's list, a dashboard page's built-in widgets (one
 	// place for all of them), each batch of a CSV or personal-data
 	// export, each range of an erase's search of the audit log. The rest

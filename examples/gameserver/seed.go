@@ -14,7 +14,7 @@ import (
 
 // seedDemo fills a small world: 50 players (player01@example.com is a mod,
 // every password is "player-password"), guilds, Steam accounts with
-// 64-bit ids, matches (one voided) and a chat log, notes, leaderboards and entries, cloud saves and a few thousand analytics events. Running it
+// 64-bit ids, matches (one voided) and a chat log, notes, leaderboards and entries, cloud saves and 12,000 analytics events. Running it
 // again adds nothing twice.
 func seedDemo(ctx context.Context, db *bun.DB, a *admin.Admin) error {
 	hash, err := a.Auth().HashPassword(ctx, "player-password")
@@ -116,10 +116,13 @@ func seedDemo(ctx context.Context, db *bun.DB, a *admin.Admin) error {
 	}
 	names := []string{"login", "match_start", "match_end", "purchase", "logout"}
 	events := make([]admin.AnalyticsEvent, 0, 500)
-	for i := range 3000 {
+	// More than the deepest offset page reaches: the list pages on by
+	// cursor past it.
+	const nEvents = 12_000
+	for i := range nEvents {
 		events = append(events, admin.AnalyticsEvent{UserID: pick().ID, Name: names[rng.IntN(len(names))],
 			Payload:   map[string]any{"platform": []string{"ios", "android", "pc"}[rng.IntN(3)], "session": rng.IntN(1_000_000)},
-			CreatedAt: now.Add(-time.Duration(3000-i) * time.Minute)})
+			CreatedAt: now.Add(-time.Duration(nEvents-i) * time.Minute / 4)})
 		if len(events) == cap(events) {
 			if _, err := db.NewInsert().Model(&events).Exec(ctx); err != nil {
 				return err

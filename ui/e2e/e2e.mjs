@@ -2040,6 +2040,44 @@ async function uiDataSteps(base, consoleErrors) {
     await shot('30-list-page-size');
   });
 
+  await step('lists: past the deepest offset page (10,000 rows), Next and Previous page by cursor', async () => {
+    const firstId = async () => (await page.getByRole('checkbox', { name: /^Select row / }).first().getAttribute('aria-label')).replace('Select row ', '');
+    const lastId = async () => (await page.getByRole('checkbox', { name: /^Select row / }).last().getAttribute('aria-label')).replace('Select row ', '');
+    await page.goto(base + '/admin/analyticsEvents?size=250&page=40');
+    await page.getByTestId('list-total').filter({ hasText: /^10001–10250 of / }).waitFor();
+    const before = await lastId();
+    const next = page.getByRole('button', { name: 'Next' });
+    await next.click();
+    await page.waitForURL(/page=41.*after=|after=.*page=41/);
+    await page.getByTestId('list-total').filter({ hasText: /^10251–10500 of / }).waitFor();
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 250);
+    const p41 = await firstId();
+    expect(Number(p41) < Number(before), `page 41 starts at ${p41}, after page 40's last ${before}`);
+    // The page the cursor names is the one an offset would have been.
+    const want = await apiJSON('/analyticsEvents?_start=10000&_end=10250');
+    expect(String(want[want.length - 1].id) === before, `page 40 ends at ${before}, the API's offset page at ${want[want.length - 1].id}`);
+    await next.click();
+    await page.waitForURL(/page=42/);
+    await page.getByTestId('list-total').filter({ hasText: /^10501–10750 of / }).waitFor();
+    const previous = page.getByRole('button', { name: 'Previous' });
+    await previous.click();
+    await page.waitForURL(/page=41/);
+    await page.getByTestId('list-total').filter({ hasText: /^10251–10500 of / }).waitFor();
+    expect((await firstId()) === p41, 'Previous from page 42 is not page 41');
+    await previous.click();
+    await page.waitForURL((u) => u.searchParams.get('page') === '40' && !u.searchParams.has('after'));
+    await page.getByTestId('list-total').filter({ hasText: /^10001–10250 of / }).waitFor();
+    // A jump goes as deep as the offset pages; Next goes on from there.
+    await page.goto(base + '/admin/analyticsEvents?size=250&page=1');
+    await page.getByTestId('list-total').filter({ hasText: /^251–500 of / }).waitFor();
+    const jump = page.getByLabel('Go to page');
+    expect((await jump.getAttribute('max')) === '41', 'a jump goes past the offset pages: max ' + (await jump.getAttribute('max')));
+    await jump.fill('41');
+    await page.getByRole('button', { name: 'Go', exact: true }).click();
+    await page.waitForURL(/page=40/);
+    await shot('30b-list-past-offset-pages');
+  });
+
   await step('lists: an estimated total reads "about N" until counted exactly', async () => {
     await page.goto(base + '/admin/analyticsEvents?_count=estimate');
     await page.getByTestId('list-total').filter({ hasText: /of about / }).waitFor();

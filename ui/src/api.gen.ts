@@ -2979,7 +2979,7 @@ export interface operations {
     list: {
         parameters: {
             query?: {
-                /** @description offset window: first row */
+                /** @description offset window: first row; past 10000, where the sort allows a cursor, 400: page on with _limit and _cursor (a full page's X-Next-Cursor) */
                 _start?: number;
                 /** @description offset window: row after the last */
                 _end?: number;
@@ -3011,7 +3011,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the page of rows; X-Total-Count, X-Total-Count-Estimated and X-Next-Cursor headers */
+            /** @description the page of rows; X-Total-Count, X-Total-Count-Estimated and X-Next-Cursor headers (X-Next-Cursor on keyset pages, and on full offset pages whose sort allows a cursor) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3278,7 +3278,7 @@ export interface operations {
     history: {
         parameters: {
             query?: {
-                /** @description offset window: first row */
+                /** @description offset window: first row; past 10000, where the sort allows a cursor, 400: page on with _limit and _cursor (a full page's X-Next-Cursor) */
                 _start?: number;
                 /** @description offset window: row after the last */
                 _end?: number;
@@ -3312,7 +3312,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the page of rows; X-Total-Count, X-Total-Count-Estimated and X-Next-Cursor headers */
+            /** @description the page of rows; X-Total-Count, X-Total-Count-Estimated and X-Next-Cursor headers (X-Next-Cursor on keyset pages, and on full offset pages whose sort allows a cursor) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3426,7 +3426,7 @@ export interface operations {
     relation: {
         parameters: {
             query?: {
-                /** @description offset window: first row */
+                /** @description offset window: first row; past 10000, where the sort allows a cursor, 400: page on with _limit and _cursor (a full page's X-Next-Cursor) */
                 _start?: number;
                 /** @description offset window: row after the last */
                 _end?: number;
@@ -3461,7 +3461,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the page of rows; X-Total-Count, X-Total-Count-Estimated and X-Next-Cursor headers */
+            /** @description the page of rows; X-Total-Count, X-Total-Count-Estimated and X-Next-Cursor headers (X-Next-Cursor on keyset pages, and on full offset pages whose sort allows a cursor) */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -4,17 +4,24 @@ export const pageSizes = [25, 50, 100, 250] as const;
 
 // Pagination shows the window and the total, the page size and a page to
 // jump to; an estimated total reads "about N" with a control that asks the
-// server to count exactly.
-export function Pagination({ page, pageSize, total, estimated, onPage, onPageSize, onCountExactly }: {
+// server to count exactly. A list paged by cursor past its offset pages
+// says whether there is a page after and before (hasNext, hasPrevious),
+// and how far a jump goes (maxPage, 0-based).
+export function Pagination({ page, pageSize, total, estimated, hasNext, hasPrevious, maxPage, onPage, onPageSize, onCountExactly }: {
   page: number;
   pageSize: number;
   total: number;
   estimated: boolean;
+  hasNext?: boolean;
+  hasPrevious?: boolean;
+  maxPage?: number;
   onPage: (p: number) => void;
   onPageSize?: (n: number) => void;
   onCountExactly?: () => void;
 }) {
   const pages = Math.max(1, Math.ceil(total / pageSize));
+  // The last page a jump reaches; deeper ones by Next.
+  const jumpMax = maxPage === undefined ? (estimated ? undefined : pages) : estimated ? maxPage + 1 : Math.min(maxPage + 1, pages);
   const from = total === 0 ? 0 : page * pageSize + 1;
   const to = Math.min(total, (page + 1) * pageSize);
   const approx = estimated ? 'about ' : '';
@@ -25,7 +32,7 @@ export function Pagination({ page, pageSize, total, estimated, onPage, onPageSiz
     if (!Number.isFinite(n) || n < 1) return;
     // An estimate may be short: allow a page past it, the server answers
     // what is there.
-    onPage((estimated ? n : Math.min(n, pages)) - 1);
+    onPage((jumpMax === undefined ? n : Math.min(n, jumpMax)) - 1);
     setJump('');
   };
   return (
@@ -47,16 +54,16 @@ export function Pagination({ page, pageSize, total, estimated, onPage, onPageSiz
           </select>
         </label>
       )}
-      <button type="button" disabled={page <= 0} onClick={() => onPage(page - 1)}>Previous</button>
+      <button type="button" disabled={page <= 0 || hasPrevious === false} onClick={() => onPage(page - 1)}>Previous</button>
       <span>
         Page {page + 1} of {approx}
         {pages.toLocaleString()}
       </span>
-      <button type="button" disabled={page + 1 >= pages && !estimated} onClick={() => onPage(page + 1)}>Next</button>
+      <button type="button" disabled={hasNext === undefined ? page + 1 >= pages && !estimated : !hasNext} onClick={() => onPage(page + 1)}>Next</button>
       <form className="jump" onSubmit={go}>
         <label className="inline-label">
           Go to page
-          <input type="number" min={1} max={estimated ? undefined : pages} inputMode="numeric" value={jump} onChange={(e) => setJump(e.target.value)} />
+          <input type="number" min={1} max={jumpMax} title={maxPage === undefined ? undefined : `Pages past ${maxPage + 1}: Next, or narrow the list with a filter`} inputMode="numeric" value={jump} onChange={(e) => setJump(e.target.value)} />
         </label>
         <button type="submit" disabled={jump === ''}>Go</button>
       </form>

@@ -31,9 +31,16 @@ import { ScopeNote } from './RowScope';
 // not with the first page.
 const AuditFilters = lazy(() => import('./AuditFilters').then((m) => ({ default: m.AuditFilters })));
 
-// The URL's page and size are the UI's own; everything else in it is the
-// server's list query (filters, _q, _sort, _count).
-const uiParams = ['page', 'size'];
+// The URL's page, size and after are the UI's own; everything else in it
+// is the server's list query (filters, _q, _sort, _count).
+const uiParams = ['page', 'size', 'after'];
+
+// Offset pages go as deep as the server's MaxOffset (query.MaxOffset);
+// past it, where the sort allows, the list pages by cursor: the URL's
+// after is the page's cursor, the X-Next-Cursor of the page before it.
+// The cursors of the pages seen are kept for Previous.
+const maxOffset = 10_000;
+const cursorsSeen = new Map<string, string>();
 
 function exportQuery(params: URLSearchParams, meta: ResourceMeta): string {
   const p = zoned(params, meta.columns);
@@ -60,14 +67,28 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   const runAction = useResourceAction(meta, ask);
   const columns = listColumns(meta);
   usePageTitle(meta.label);
-  const page = Math.max(0, Number(params.get('page') ?? 0) || 0);
   const sizeParam = Number(params.get('size'));
   const pageSize = (pageSizes as readonly number[]).includes(sizeParam) ? sizeParam : pageSizes[0];
+  const after = params.get('after') ?? '';
+  const asked = Math.max(0, Number(params.get('page') ?? 0) || 0);
+  // A deep page comes by its cursor; without one, the deepest offset page.
+  const byCursor = after !== '' && asked * pageSize > maxOffset;
+  const page = byCursor || asked * pageSize <= maxOffset ? asked : Math.floor(maxOffset / pageSize);
 
   const apiParams = zoned(params, meta.columns);
   for (const k of uiParams) apiParams.delete(k);
-  apiParams.set('_start', String(page * pageSize));
-  apiParams.set('_end', String((page + 1) * pageSize));
+  const listBase = apiParams.toString(); // the list, whatever its page
+  const pagingKey = (n: number) => `${meta.name}?${listBase}#${pageSize}:${n}`;
+  if (byCursor) {
+    cursorsSeen.set(pagingKey(page), after);
+    apiParams.set('_limit', String(pageSize));
+    apiParams.set('_cursor', after);
+    // A keyset page counts only when asked: the estimate keeps "of about N".
+    if (!apiParams.has('_count')) apiParams.set('_count', 'estimate');
+  } else {
+    apiParams.set('_start', String(page * pageSize));
+    apiParams.set('_end', String((page + 1) * pageSize));
+  }
   // Only what the page shows and needs: a document column it leaves out
   // is not read nor sent.
   apiParams.set('_fields', listFields(meta, meta.softDeleteColumn ? params.get('_deleted') === 'only' : false).join(','));
@@ -360,9 +381,20 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
             pageSize={pageSize}
             total={list.data.total}
             estimated={list.data.estimated}
+            hasNext={byCursor ? list.data.next !== '' : undefined}
+            hasPrevious={byCursor ? (page - 1) * pageSize <= maxOffset || cursorsSeen.has(pagingKey(page - 1)) : undefined}
+            maxPage={list.data.next !== '' || byCursor ? Math.floor(maxOffset / pageSize) : undefined}
             onPage={(n) => {
               setFocusPage(n);
-              update((p) => (n > 0 ? p.set('page', String(n)) : p.delete('page')));
+              update((p) => {
+                if (n > 0) p.set('page', String(n));
+                else p.delete('page');
+                p.delete('after');
+                if (n * pageSize > maxOffset) {
+                  const cursor = n === page + 1 ? list.data?.next : cursorsSeen.get(pagingKey(n));
+                  if (cursor) p.set('after', cursor);
+                }
+              });
             }}
             onPageSize={(n) =>
               update((p) => {
