@@ -288,24 +288,22 @@ type Options struct {
 	// exact count (_count=exact), and CSV exports. One more answers 429
 	// rate_limited with Retry-After. Default 2; negative: no bound.
 	QueryConcurrency int
-	// DatabaseConcurrency bounds how many of the panel's heavier reads
-	// run at once, all operators of this Admin together (several panels
-	// in one process have a bound each): list pages past the first
-	// (deep, filtered, searched, sorted off the primary key) and their
-	// counts, the search box, the reports' queue,
-	// the audit log's list, a dashboard page's built-in widgets (one
-	// place for all of them), each batch of a CSV or personal-data
-	// export, each range of an erase's search of the audit log. The rest
-	// wait their turn, first come first served, within QueryTimeout (past
-	// it: 503 query_timeout with Retry-After). The panel runs beside a
-	// game whose ticks must not wait for a CPU, often with the database
-	// on the same machine: a bounded share keeps the other cores for the
-	// game (docs/performance.md, "The game's side"). Exports and an
-	// erase's search also pause after each batch as long as it took. A
-	// first page in the primary key's order, a read by id and every write
-	// go unbounded. Default: half the process's GOMAXPROCS, at least 1
-	// (one at a time on 2 cores); negative: no bound and no pauses, for a
-	// database on a machine of its own with cores to spare.
+	// DatabaseConcurrency bounds how many of the panel's reads run at
+	// once, all operators of this Admin together (several panels in one
+	// process have a bound each): list pages and their counts, the
+	// search box, the reports' queue, the audit log's list, a dashboard
+	// page's built-in widgets (one place for all of them), each batch of
+	// a CSV or personal-data export, each range of an erase's search of
+	// the audit log. The rest wait their turn, first come first served,
+	// within QueryTimeout (past it: 503 query_timeout with Retry-After).
+	// The panel runs beside a game whose ticks must not wait for a CPU,
+	// often with the database on the same machine: a bounded share keeps
+	// the other cores for the game (docs/performance.md, "The game's
+	// side"). Exports and an erase's search also pause after each batch
+	// as long as it took. A read by id and every write go unbounded.
+	// Default: half the process's GOMAXPROCS, at least 1 (one at a time
+	// on 2 cores); negative: no bound and no pauses, for a database on a
+	// machine of its own with cores to spare.
 	DatabaseConcurrency int
 	// ExportMaxRows caps the rows of one CSV export
 	// (GET /admin-api/<resource>/_export.csv): a larger result ends after

@@ -407,7 +407,7 @@ func (h *rowsHandler) listRows(w http.ResponseWriter, r *http.Request, op Operat
 	h.queries.warm(ctx, deadline, text)
 	run := h.queries.limited
 	if where == nil && l.Bounded(res.Table, joins) {
-		run = h.queries.unlimited // as cheap as a read by id, which runs unlimited too
+		run = h.queries.cheap // as cheap as a read by id, which runs unlimited too
 	}
 	err = run(ctx, deadline, func(ctx context.Context, db bun.IDB) (err error) {
 		listed, err = h.queries.scanPrepared(ctx, db, res, res.Hidden, joins, text, func() *bun.SelectQuery { return page }, args...)

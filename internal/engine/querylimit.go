@@ -119,9 +119,16 @@ func (q *queryRunner) limited(ctx context.Context, deadline time.Time, fn func(c
 	return q.run(ctx, deadline, fn)
 }
 
-// unlimited runs fn's statements outside the gate and without a time
-// limit: a page as cheap as a read by id (query.List.Bounded).
-func (q *queryRunner) unlimited(ctx context.Context, _ time.Time, fn func(context.Context, bun.IDB) error) error {
+// cheap runs fn's statements without a time limit, for a page as cheap
+// as a read by id (query.List.Bounded), inside the gate all the same:
+// many cheap pages at once (a script walking a table) take the cores as
+// surely as one deep page, on SQLite in the game's own process.
+func (q *queryRunner) cheap(ctx context.Context, deadline time.Time, fn func(context.Context, bun.IDB) error) error {
+	ctx, leave, err := q.enter(ctx, deadline)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	return q.run(ctx, time.Time{}, fn)
 }
 

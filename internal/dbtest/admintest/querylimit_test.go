@@ -408,13 +408,13 @@ type looseGuild struct {
 	Name          string `bun:"name,notnull"`
 }
 
-// TestDatabaseConcurrency: the panel's heavier reads, all operators
-// together, run DatabaseConcurrency at a time (here 1): while one is
-// held (by a lock the test takes on its table), another operator's
-// filtered list waits its turn and is answered once the first is, and a
-// first page in the primary key's order is answered meanwhile. With no
-// bound (-1) the second does not wait. PostgreSQL: its LOCK TABLE holds
-// a reader, which SQLite's WAL never does.
+// TestDatabaseConcurrency: the panel's reads, all operators together,
+// run DatabaseConcurrency at a time (here 1): while one is held (by a
+// lock the test takes on its table), another operator's filtered list
+// and first page wait their turn and are answered once the first is,
+// while a read by id is not held. With no bound (-1) none waits.
+// PostgreSQL: its LOCK TABLE holds a reader, which SQLite's WAL never
+// does.
 func TestDatabaseConcurrency(t *testing.T) {
 	t.Parallel()
 	for _, bound := range []int{1, -1} {
@@ -458,15 +458,18 @@ func TestDatabaseConcurrency(t *testing.T) {
 					t.Fatal("the first list never reached the database")
 				}
 			}
-			waiting := get(cr.modScoped, "/admin-api/configs?key_eq=a&_count=none")
-			first := cr.modScoped.do("GET", "/admin-api/configs?_count=none", nil).want(t, 200)
-			var page []map[string]any
-			if err := json.Unmarshal(first.raw, &page); err != nil || len(page) != 2 {
-				t.Fatalf("first page = %s (%v), want 2 rows", first.raw, err)
+			filtered := get(cr.modScoped, "/admin-api/configs?key_eq=a&_count=none")
+			first := get(cr.modScoped, "/admin-api/configs?_count=none")
+			byID := cr.modScoped.do("GET", "/admin-api/configs/a", nil).want(t, 200)
+			var row map[string]any
+			if err := json.Unmarshal(byID.raw, &row); err != nil || row["key"] != "a" {
+				t.Fatalf("read by id = %s (%v)", byID.raw, err)
 			}
 			if bound < 0 {
-				if a := <-waiting; a.status != 200 {
-					t.Fatalf("with no bound, the filtered list = %d, want 200 while the other is held", a.status)
+				for _, c := range []<-chan answer{filtered, first} {
+					if a := <-c; a.status != 200 {
+						t.Fatalf("with no bound, a list = %d, want 200 while the other is held", a.status)
+					}
 				}
 				tx.Rollback()
 				if a := <-held; a.status != 200 {
@@ -474,13 +477,15 @@ func TestDatabaseConcurrency(t *testing.T) {
 				}
 				return
 			}
-			select {
-			case a := <-waiting:
-				t.Fatalf("the filtered list was answered (%d after %s) while the only place was held", a.status, a.after)
-			case <-time.After(300 * time.Millisecond):
+			for _, c := range []<-chan answer{filtered, first} {
+				select {
+				case a := <-c:
+					t.Fatalf("a list was answered (%d after %s) while the only place was held", a.status, a.after)
+				case <-time.After(300 * time.Millisecond):
+				}
 			}
 			tx.Rollback()
-			for _, c := range []<-chan answer{held, waiting} {
+			for _, c := range []<-chan answer{held, filtered, first} {
 				if a := <-c; a.status != 200 {
 					t.Fatalf("after the lock = %d, want 200", a.status)
 				}
