@@ -208,15 +208,26 @@ func runGame(ctx context.Context, db *bun.DB, g gameConfig, hub *live.Hub, c *cl
 
 	// Each kind of work: the pagers loop, the export starts again when
 	// done, the dashboard and the inspect go once a second.
-	depthPages := max(rows/100-1, 1)
-	pagers := operatorWork{"%d operators paging deep (offset pages, _count=none)", func(ctx context.Context, w *gameWindow, mu *sync.Mutex) {
+	// Each operator jumps to a depth spread over the table and pages on
+	// from there: past the first pages (query.MaxOffset) the panel pages
+	// by cursor, as its UI does. The jump is a one-row page filtered to
+	// ids below the depth (ids are 1..rows, listed newest first), whose
+	// cursor starts the walk.
+	pagers := operatorWork{"%d operators paging deep (10 pages by cursor from each of depths spread over the table)", func(ctx context.Context, w *gameWindow, mu *sync.Mutex) {
 		var wg sync.WaitGroup
 		for o := range operators {
 			wg.Go(func() {
 				for i := o; ctx.Err() == nil; i += operators {
-					off := int64(i) * 7919 % depthPages * 100
-					_, err := c.do(ctx, "GET", fmt.Sprintf("%s?_start=%d&_end=%d&_count=none", events, off, off+100), "", 200)
+					below := rows - int64(i)*7919%max(rows-1000, 1)
+					h, err := c.do(ctx, "GET", fmt.Sprintf("%s?_limit=1&id_lte=%d&_count=none", events, below), "", 200)
 					w.done(ctx, mu, err)
+					for range 10 {
+						if err != nil || h.Get("X-Next-Cursor") == "" || ctx.Err() != nil {
+							break
+						}
+						h, err = c.do(ctx, "GET", events+"?_limit=100&_count=none&_cursor="+h.Get("X-Next-Cursor"), "", 200)
+						w.done(ctx, mu, err)
+					}
 				}
 			})
 		}

@@ -67,6 +67,7 @@ func main() {
 	flag.IntVar(&g.entities, "entities", 5000, "-game: entities in the big room's state")
 	flag.DurationVar(&g.window, "window", 10*time.Second, "-game: the length of each window")
 	botsChildFlag := flag.Bool("bots-child", false, "internal: run as -game's bots, reading their sockets on stdin")
+	flag.IntVar(&dbConcurrency, "db-concurrency", 0, "the panel's Options.DatabaseConcurrency (0: its default, negative: no bound and no pauses)")
 	flag.StringVar(&sqliteTuning, "sqlite-pragmas", sqliteTuning, "SQLite: the pragmas beside WAL, busy_timeout, synchronous and foreign_keys, comma-separated (\"\" for none): the README's recommended ones by default")
 	flag.Parse()
 	log.SetFlags(0)
@@ -145,6 +146,9 @@ func scratchDB(dsn, name string) (drop func(), err error) {
 	}, nil
 }
 
+// dbConcurrency is -db-concurrency: the panel's Options.DatabaseConcurrency.
+var dbConcurrency int
+
 // sqliteTuning are the SQLite pragmas the README recommends beside WAL
 // and the rest (-sqlite-pragmas).
 var sqliteTuning = "mmap_size(268435456),cache_size(-500)"
@@ -211,7 +215,8 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 		// One operator's clients run every scenario concurrently: the
 		// per-operator bound on searches and exact counts would answer
 		// most of them 429 instead of measuring them.
-		QueryConcurrency: -1,
+		QueryConcurrency:    -1,
+		DatabaseConcurrency: dbConcurrency,
 	})
 	if err != nil {
 		return err
