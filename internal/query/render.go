@@ -38,7 +38,8 @@ type Rendered struct {
 	l      *List
 	t      *schema.Table    // the page's table, as ScanFrom reads it
 	view   *schema.Table    // the list's, whose order the cursor names
-	list   string           // the select list over the page's rows ("_r"): the text, whether the row holds a value only Go shows, the order's keys
+	outer  string           // the select list over "_x" (Text)
+	inner  string           // the select list over the page's rows, "_r" (Text)
 	keys   []*schema.Column // the order's columns, read after the text for the cursor
 	hidden map[string]bool
 }
@@ -95,22 +96,46 @@ func (l *List) Render(db bun.IDB, t, view *schema.Table, hidden map[string]bool,
 		return nil
 	}
 	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.key, b.key) })
-	var b strings.Builder
-	b.WriteString("'{' || concat_ws(','")
+	var in strings.Builder
+	in.WriteString(`'{' || concat_ws(','`)
 	for _, e := range entries {
-		b.WriteString(`, '"` + e.key + `":' || ` + e.expr)
+		in.WriteString(`, '"` + e.key + `":' || ` + e.expr)
 	}
-	b.WriteString(") || '}', " + strings.Join(odd, " OR "))
+	in.WriteString(`) || '}' AS "j", ` + strings.Join(odd, " OR ") + ` AS "o", row_number() OVER () AS "n"`)
+	// One row: the page's rows joined (the first Limit of a keyset
+	// page, which reads one more), whether one is odd, how many were
+	// read, and the order's keys of the last row sent, for the cursor.
+	// row_number() numbers the page's rows in the order its ORDER BY
+	// gives them, as PostgREST's json_agg over its page relies on.
+	pageRows := ""
+	if l.Limit > 0 {
+		pageRows = ` FILTER (WHERE "_x"."n" <= ` + strconv.Itoa(l.Limit) + `)`
+	}
+	out := `'[' || COALESCE(string_agg("_x"."j", ',' ORDER BY "_x"."n")` + pageRows + `, '') || ']', COALESCE(bool_or("_x"."o"), false), count(*)`
 	r := &Rendered{l: l, t: t, view: view, hidden: hidden}
-	for _, k := range l.orderKeys(view) {
-		c := t.ByName[k.Column]
-		if c == nil || !plainName(c.Name) {
-			return nil
-		}
-		r.keys = append(r.keys, c)
-		b.WriteString(`, "_r"."` + c.Name + `"`)
+	// The last sent row: a keyset page's Limit-th, an offset page's
+	// last (OffsetCursor's, when its order allows a cursor).
+	last := `FILTER (WHERE "_x"."n" = ` + strconv.Itoa(l.Limit) + `)`
+	if l.Limit == 0 {
+		last = `ORDER BY "_x"."n" DESC`
 	}
-	r.list = b.String()
+	if l.Limit > 0 || l.checkKeyset(view) == nil {
+		for i, k := range l.orderKeys(view) {
+			c := t.ByName[k.Column]
+			if c == nil || !plainName(c.Name) {
+				return nil
+			}
+			r.keys = append(r.keys, c)
+			key := `"k` + strconv.Itoa(i) + `"`
+			in.WriteString(`, "_r"."` + c.Name + `" AS ` + key)
+			if l.Limit > 0 {
+				out += `, (array_agg("_x".` + key + `) ` + last + `)[1]`
+			} else {
+				out += `, (array_agg("_x".` + key + ` ` + last + `))[1]`
+			}
+		}
+	}
+	r.outer, r.inner = out, in.String()
 	return r
 }
 
@@ -172,16 +197,17 @@ func renderedCell(c *schema.Column) (expr, odd string) {
 // Text is the statement of the page whose text is page (List.Query's,
 // perhaps with its cursor as parameters), rendered.
 func (r *Rendered) Text(page string) string {
-	return "SELECT " + r.list + ` FROM (` + page + `) AS "_r"`
+	return "SELECT " + r.outer + ` FROM (SELECT ` + r.inner + ` FROM (` + page + `) AS "_r") AS "_x"`
 }
 
 // Query is the statement of page (List.Query's) rendered, as Bun runs
 // it with its values inline.
 func (r *Rendered) Query(db bun.IDB, page *bun.SelectQuery) *bun.SelectQuery {
-	return db.NewSelect().TableExpr(`(?) AS "_r"`, page).ColumnExpr("?", bun.Safe(r.list))
+	return db.NewSelect().ColumnExpr("?", bun.Safe(r.outer)).
+		TableExpr(`(SELECT ? FROM (?) AS "_r") AS "_x"`, bun.Safe(r.inner), page)
 }
 
-// AppendPage reads rs, the rows of Text or Query, closes it, and appends
+// AppendPage reads rs, the row of Text or Query, closes it, and appends
 // the page to b as a JSON array: what AppendRowsJSON writes of the rows
 // ScanFrom, List.Page and List.Unasked make of the same page. next is the
 // next page's cursor (List.Page's, or an offset page's OffsetCursor). ok is false, and b as it came, when a
@@ -192,44 +218,41 @@ func (r *Rendered) AppendPage(rs *sql.Rows, b []byte) (out []byte, next string, 
 	var (
 		text sql.RawBytes
 		odd  bool
+		n    int
 	)
-	cur, prev := make([]any, len(r.keys)), make([]any, len(r.keys))
-	dest := []any{&text, &odd}
-	for i := range cur {
-		dest = append(dest, &cur[i])
+	keys := make([]any, len(r.keys))
+	dest := []any{&text, &odd, &n}
+	for i := range keys {
+		dest = append(dest, &keys[i])
+	}
+	if !rs.Next() {
+		if err := rs.Err(); err != nil {
+			return b, "", false, err
+		}
+		return b, "", false, fmt.Errorf("query: %s: the rendered page returned no row", r.t.Name)
+	}
+	if err := rs.Scan(dest...); err != nil {
+		return b, "", false, err
+	}
+	if odd {
+		return b, "", false, nil
 	}
 	start := len(b)
-	b = append(b, '[')
-	n := 0
-	for rs.Next() {
-		if err := rs.Scan(dest...); err != nil {
-			return b[:start], "", false, err
-		}
-		if odd {
-			return b[:start], "", false, nil
-		}
-		if r.l.Limit > 0 && n == r.l.Limit {
-			// The row past the page: there is a next one, after the
-			// last row written.
-			next = r.cursor(prev)
-			break
-		}
-		if n > 0 {
-			b = append(b, ',')
-		}
-		if b, ok = appendCompactJSON(b, text); !ok {
-			return b[:start], "", false, fmt.Errorf("query: %s: a row PostgreSQL rendered is not JSON", r.t.Name)
-		}
-		n++
-		copy(prev, cur)
+	if b, ok = appendCompactJSON(b, text); !ok {
+		return b[:start], "", false, fmt.Errorf("query: %s: the page PostgreSQL rendered is not JSON", r.t.Name)
 	}
-	if err := rs.Err(); err != nil {
+	if err := rs.Close(); err != nil {
 		return b[:start], "", false, err
 	}
-	if r.l.Limit == 0 && n > 0 && n >= r.l.End-r.l.Start && r.l.checkKeyset(r.view) == nil {
-		next = r.cursor(prev) // OffsetCursor's: the way on past MaxOffset
+	switch {
+	case r.l.Limit > 0 && n > r.l.Limit:
+		// A row past the page: there is a next one, after the last
+		// row sent.
+		next = r.cursor(keys)
+	case r.l.Limit == 0 && len(r.keys) > 0 && n > 0 && n >= r.l.End-r.l.Start:
+		next = r.cursor(keys) // OffsetCursor's: the way on past MaxOffset
 	}
-	return append(b, ']'), next, true, nil
+	return b, next, true, nil
 }
 
 // cursor is the cursor after the row whose order keys are keys, as
