@@ -135,8 +135,12 @@ func (o op) runner(c *client, external bool) runner {
 	return loadRunner(func(ctx context.Context, i int) error { return o.send(ctx, c, i) })
 }
 
-// pageJSONName is the first page set beside the page PostgreSQL renders.
-const pageJSONName = "first page _count=none, against PostgreSQL's JSON"
+// pageJSONName is the first page set beside the page PostgreSQL renders,
+// pagePgxName beside the page read from pgx's own rows.
+const (
+	pageJSONName = "first page _count=none, against PostgreSQL's JSON"
+	pagePgxName  = "first page _count=none, against pgx's raw rows"
+)
 
 // handIs names the hand-written references (hand) in the report.
 const handIs = "hand-written handler"
@@ -224,6 +228,9 @@ func scenarios(ctx context.Context, db *bun.DB, c *client, fl *floors, dsn strin
 		// PostgreSQL renders (handJSON): the least a page costs this
 		// process. PostgreSQL only (dropped below elsewhere).
 		{pageJSONName, nil, "/hand/page-json", "hand-written, PostgreSQL's JSON", 0, get(events + "?_start=0&_end=100&_count=none")},
+		// And beside a handler that reads pgx's own rows (handPgx): the
+		// least a page read in Go costs it. PostgreSQL only too.
+		{pagePgxName, nil, "/hand/page-pgx", "hand-written, pgx's raw rows", 0, get(events + "?_start=0&_end=100&_count=none")},
 		{"first page _count=none, against the database", fl.page("session + page", same), "", "", 0, get(events + "?_start=0&_end=100&_count=none")},
 		{"first page _count=exact", fl.page("session + page + count(*)", same, "SELECT count(*) FROM game_analytics_events"), "", "", 0, get(events + "?_start=0&_end=100&_count=exact")},
 		{fmt.Sprintf("offset %d", offset), fl.page("session + offset page", func(q *bun.SelectQuery) *bun.SelectQuery { return q.Offset(offset) }), "", "", 0,
@@ -255,7 +262,7 @@ func scenarios(ctx context.Context, db *bun.DB, c *client, fl *floors, dsn strin
 		})},
 	}
 	if !pg {
-		list = slices.DeleteFunc(list, func(s scenario) bool { return s.name == pageJSONName })
+		list = slices.DeleteFunc(list, func(s scenario) bool { return s.name == pageJSONName || s.name == pagePgxName })
 	}
 	cannot := map[string]error{cursorName: cursorErr} // why a scenario cannot run
 	rep := &report{}
