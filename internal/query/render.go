@@ -15,12 +15,13 @@ import (
 )
 
 // Rendering a page in the database: on PostgreSQL a list page whose sent
-// columns all have a plain JSON form comes back as each row's JSON text,
-// which the panel appends to its answer after one compacting pass,
-// without a value of it turned into Go (PostgREST's approach). Reading
-// and scanning a page's cells, building its rows and encoding them were
-// most of the CPU a page costs the game's process; PostgreSQL spends
-// more instead, which a database on its own machine can spare.
+// columns all have a plain JSON form comes back as one cell, the page's
+// rows as JSON text, which the panel appends to its answer after one
+// compacting pass, without a value of it turned into Go (PostgREST's
+// approach). Reading and scanning a page's cells, building its rows and
+// encoding them were most of the CPU a page cost the game's process;
+// PostgreSQL spends more instead, which a database on its own machine
+// can spare.
 //
 // The text is, byte for byte, what AppendRowsJSON writes of the rows
 // ScanFrom, List.Page and List.Unasked make of the same page: keys
@@ -40,7 +41,7 @@ type Rendered struct {
 	view   *schema.Table    // the list's, whose order the cursor names
 	outer  string           // the select list over "_x" (Text)
 	inner  string           // the select list over the page's rows, "_r" (Text)
-	keys   []*schema.Column // the order's columns, read after the text for the cursor
+	keys   []*schema.Column // a keyset page's order columns, whose last sent values make the cursor
 	hidden map[string]bool
 }
 
@@ -71,24 +72,11 @@ func (l *List) Render(db bun.IDB, t, view *schema.Table, hidden map[string]bool,
 		}
 	}
 	if len(labels) > 0 {
-		// {"fk": "label", …}, its keys sorted as encoding/json sorts a
-		// map's, of the labels that are not NULL (LabelExpr gives NULL
-		// for an empty one); no _labels when none is.
-		order := make([]int, len(labels))
-		for i := range order {
-			order[i] = i
+		expr := renderedLabels(labels)
+		if expr == "" {
+			return nil
 		}
-		slices.SortFunc(order, func(a, b int) int { return strings.Compare(labels[a].FK, labels[b].FK) })
-		var obj, present []string
-		for _, i := range order {
-			if !plainName(labels[i].FK) {
-				return nil
-			}
-			alias := `"_r"."_l` + strconv.Itoa(i) + `"`
-			obj = append(obj, "'"+labels[i].FK+"', "+alias+"::text")
-			present = append(present, alias+" IS NOT NULL")
-		}
-		entries = append(entries, entry{"_labels", "CASE WHEN " + strings.Join(present, " OR ") + " THEN json_strip_nulls(json_build_object(" + strings.Join(obj, ", ") + "))::text END"})
+		entries = append(entries, entry{"_labels", expr})
 	}
 	// concat_ws takes at most 100 arguments, and leaves out the NULL
 	// ones (the labels of a row without any).
@@ -137,6 +125,29 @@ func (l *List) Render(db bun.IDB, t, view *schema.Table, hidden map[string]bool,
 	}
 	r.outer, r.inner = out, in.String()
 	return r
+}
+
+// renderedLabels is the SQL giving a row's _labels from the page's label
+// columns ("_r"."_l0", …): {"fk": "label", …}, its keys sorted as
+// encoding/json sorts a map's, of the labels that are not NULL
+// (LabelExpr gives NULL for an empty one), and NULL when none is, which
+// leaves _labels out. It is "" when a key's name is not a plain one.
+func renderedLabels(labels []Label) string {
+	order := make([]int, len(labels))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(labels[a].FK, labels[b].FK) })
+	var obj, present []string
+	for _, i := range order {
+		if !plainName(labels[i].FK) {
+			return ""
+		}
+		alias := `"_r"."_l` + strconv.Itoa(i) + `"`
+		obj = append(obj, "'"+labels[i].FK+"', "+alias+"::text")
+		present = append(present, alias+" IS NOT NULL")
+	}
+	return "CASE WHEN " + strings.Join(present, " OR ") + " THEN json_strip_nulls(json_build_object(" + strings.Join(obj, ", ") + "))::text END"
 }
 
 // plainName reports whether s, a column's name from the schema, is
