@@ -206,16 +206,19 @@ func renderedCell(c *schema.Column) (expr, odd string) {
 }
 
 // Text is the statement of the page whose text is page (List.Query's,
-// perhaps with its cursor as parameters), rendered.
+// perhaps with its cursor as parameters), rendered. The page comes
+// first, as a common table expression (inlined, as a subquery would
+// be): the statement's start, all that pg_stat_activity keeps of a long
+// one, names the table it reads.
 func (r *Rendered) Text(page string) string {
-	return "SELECT " + r.outer + ` FROM (SELECT ` + r.inner + ` FROM (` + page + `) AS "_r") AS "_x"`
+	return `WITH "_r" AS (` + page + `) SELECT ` + r.outer + ` FROM (SELECT ` + r.inner + ` FROM "_r") AS "_x"`
 }
 
 // Query is the statement of page (List.Query's) rendered, as Bun runs
-// it with its values inline.
+// it with its values inline: Text's.
 func (r *Rendered) Query(db bun.IDB, page *bun.SelectQuery) *bun.SelectQuery {
-	return db.NewSelect().ColumnExpr("?", bun.Safe(r.outer)).
-		TableExpr(`(SELECT ? FROM (?) AS "_r") AS "_x"`, bun.Safe(r.inner), page)
+	return db.NewSelect().With("_r", page).ColumnExpr("?", bun.Safe(r.outer)).
+		TableExpr(`(SELECT ? FROM "_r") AS "_x"`, bun.Safe(r.inner))
 }
 
 // AppendPage reads rs, the row of Text or Query, closes it, and appends
