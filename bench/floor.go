@@ -52,10 +52,13 @@ type floors struct {
 }
 
 func newFloors(db *bun.DB, operatorID string, rows int64) *floors {
-	// The statement admin.authenticate runs (users.go, sessionQuery).
+	// The statement the panel's session check runs
+	// (internal/users.RoleTable.SessionQuery): the role, its scopes, the
+	// row scope's values, the token version, and no bans table here.
 	session := db.NewSelect().TableExpr("game_users AS u").
 		Join("LEFT JOIN game_roles AS r ON r.user_id = u.id").
-		ColumnExpr("r.role").ColumnExpr("r.scopes").ColumnExpr("u.token_version").
+		Join("LEFT JOIN game_row_scopes AS rs ON rs.user_id = u.id").
+		ColumnExpr("r.role").ColumnExpr("r.scopes").ColumnExpr("rs.scope_values").ColumnExpr("u.token_version").ColumnExpr("0").
 		Where("u.id = ?", operatorID).String()
 	return &floors{db: db, session: session, rows: rows}
 }
@@ -290,9 +293,9 @@ func selfChecked(db *bun.DB, session string, next http.Handler) (http.Handler, e
 		return nil, err
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var role, scopes sql.NullString
-		var tv int64
-		if err := st.QueryRowContext(r.Context()).Scan(&role, &scopes, &tv); err != nil {
+		var role, scopes, scopeValues sql.NullString
+		var tv, banned int64
+		if err := st.QueryRowContext(r.Context()).Scan(&role, &scopes, &scopeValues, &tv, &banned); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}

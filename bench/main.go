@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 	"github.com/uptrace/bun/driver/pgdriver"
@@ -271,6 +272,30 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 			return fmt.Errorf("the hand-written %s: %w", h.path, err)
 		}
 		mux.Handle(h.path, checked)
+	}
+	if db.Dialect().Name() == dialect.PG {
+		// The first page as PostgreSQL renders it: what a page costs
+		// this process when it only copies the database's JSON.
+		handler, err := handJSON(db)
+		if err != nil {
+			return fmt.Errorf("the hand-written page of PostgreSQL's JSON: %w", err)
+		}
+		checked, err := selfChecked(db, fl.session, handler)
+		if err != nil {
+			return fmt.Errorf("the hand-written page of PostgreSQL's JSON: %w", err)
+		}
+		mux.Handle("/hand/page-json", checked)
+		// The first page read through pgx's own rows, written by hand:
+		// what a page read in Go costs this process at the least.
+		handler, closePgx, err := handPgx(dsn, concurrency+2)
+		if err != nil {
+			return fmt.Errorf("the hand-written page of pgx's rows: %w", err)
+		}
+		defer closePgx()
+		if checked, err = selfChecked(db, fl.session, handler); err != nil {
+			return fmt.Errorf("the hand-written page of pgx's rows: %w", err)
+		}
+		mux.Handle("/hand/page-pgx", checked)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -85,11 +86,15 @@ func exports(ctx context.Context, c *client, rows int64) ([]export, error) {
 // scenario should reach (0: none).
 type row struct {
 	result
-	Floor    *result `json:"floor,omitempty"`
-	FloorIs  string  `json:"floorIs,omitempty"`
-	Ratio    float64 `json:"reqPerSecRatio,omitempty"`
-	P50Ratio float64 `json:"p50Ratio,omitempty"`
-	Target   float64 `json:"target,omitempty"`
+	Floor   *result `json:"floor,omitempty"`
+	FloorIs string  `json:"floorIs,omitempty"`
+	// FloorServed says the floor is a reference served over HTTP by this
+	// process, whose CPU per request (Floor.CPUus) is then the
+	// reference's own, to set beside the panel's.
+	FloorServed bool    `json:"floorServed,omitempty"`
+	Ratio       float64 `json:"reqPerSecRatio,omitempty"`
+	P50Ratio    float64 `json:"p50Ratio,omitempty"`
+	Target      float64 `json:"target,omitempty"`
 	// Error is why the scenario or its floor could not run (the first
 	// failed request): the run goes on to the next and exits non-zero.
 	Error string `json:"error,omitempty"`
@@ -129,6 +134,13 @@ func (o op) runner(c *client, external bool) runner {
 	}
 	return loadRunner(func(ctx context.Context, i int) error { return o.send(ctx, c, i) })
 }
+
+// pageJSONName is the first page set beside the page PostgreSQL renders,
+// pagePgxName beside the page read from pgx's own rows.
+const (
+	pageJSONName = "first page _count=none, against PostgreSQL's JSON"
+	pagePgxName  = "first page _count=none, against pgx's raw rows"
+)
 
 // handIs names the hand-written references (hand) in the report.
 const handIs = "hand-written handler"
@@ -201,16 +213,24 @@ func scenarios(ctx context.Context, db *bun.DB, c *client, fl *floors, dsn strin
 	// it, cursors.
 	offset := min(depth, 10_000)
 	read := getf(func(i int) string { return events + "/" + strconv.FormatInt(readID(rows, int64(i)), 10) })
-	list := []struct {
+	type scenario struct {
 		name   string
 		floor  *floor
 		http   string // a reference served over HTTP by this process
 		httpIs string
 		target float64
 		op     op
-	}{
+	}
+	list := []scenario{
 		{"first page (default count)", firstPage, "", "", 0, get(events + "?_start=0&_end=100")},
 		{"first page _count=none", nil, "/hand/page", handIs, pageTarget, get(events + "?_start=0&_end=100&_count=none")},
+		// The page's CPU beside a handler that only copies the JSON
+		// PostgreSQL renders (handJSON): the least a page costs this
+		// process. PostgreSQL only (dropped below elsewhere).
+		{pageJSONName, nil, "/hand/page-json", "hand-written, PostgreSQL's JSON", 0, get(events + "?_start=0&_end=100&_count=none")},
+		// And beside a handler that reads pgx's own rows (handPgx): the
+		// least a page read in Go costs it. PostgreSQL only too.
+		{pagePgxName, nil, "/hand/page-pgx", "hand-written, pgx's raw rows", 0, get(events + "?_start=0&_end=100&_count=none")},
 		{"first page _count=none, against the database", fl.page("session + page", same), "", "", 0, get(events + "?_start=0&_end=100&_count=none")},
 		{"first page _count=exact", fl.page("session + page + count(*)", same, "SELECT count(*) FROM game_analytics_events"), "", "", 0, get(events + "?_start=0&_end=100&_count=exact")},
 		{fmt.Sprintf("offset %d", offset), fl.page("session + offset page", func(q *bun.SelectQuery) *bun.SelectQuery { return q.Offset(offset) }), "", "", 0,
@@ -240,6 +260,9 @@ func scenarios(ctx context.Context, db *bun.DB, c *client, fl *floors, dsn strin
 			_, err := (&client{hc: c.hc, base: c.base}).login(ctx, email, password)
 			return err
 		})},
+	}
+	if !pg {
+		list = slices.DeleteFunc(list, func(s scenario) bool { return s.name == pageJSONName || s.name == pagePgxName })
 	}
 	cannot := map[string]error{cursorName: cursorErr} // why a scenario cannot run
 	rep := &report{}
@@ -282,7 +305,7 @@ func scenarios(ctx context.Context, db *bun.DB, c *client, fl *floors, dsn strin
 		}
 		r := row{result: res, Target: s.target}
 		if floorRun != nil {
-			r.Floor, r.FloorIs = &base, floorIs
+			r.Floor, r.FloorIs, r.FloorServed = &base, floorIs, s.http != ""
 			if base.P50ms > 0 {
 				r.P50Ratio = r.P50ms / base.P50ms
 			}
@@ -375,18 +398,21 @@ func (rep *report) find(prefix string) *row {
 // print writes the results as a Markdown table and the targets.
 func (rep *report) print(w io.Writer) {
 	fmt.Fprintf(w, "%s, %d rows, %d clients (%s), %s per scenario and again per floor\n\n", rep.Database, rep.Rows, rep.Concurrency, rep.Clients, rep.Duration)
-	fmt.Fprintln(w, "| request | req/s | p50 ms | p95 ms | CPU µs/req | floor | floor req/s | floor p50 ms | req/s ratio | p50 ratio | target |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|")
+	fmt.Fprintln(w, "| request | req/s | p50 ms | p95 ms | CPU µs/req | floor | floor req/s | floor p50 ms | floor CPU µs/req | req/s ratio | p50 ratio | target |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|")
 	var missed []string
 	for _, s := range rep.Scenarios {
 		if s.Error != "" {
-			fmt.Fprintf(w, "| %s | **failed** | | | | | | | | | |\n", s.Name)
+			fmt.Fprintf(w, "| %s | **failed** | | | | | | | | | | |\n", s.Name)
 			continue
 		}
-		floor, frps, f50, ratio, p50r, target := "–", "–", "–", "–", "–", "–"
+		floor, frps, f50, fcpu, ratio, p50r, target := "–", "–", "–", "–", "–", "–", "–"
 		if s.Floor != nil {
 			floor, frps, f50 = s.FloorIs, fmt.Sprintf("%.0f", s.Floor.RPS), fmt.Sprintf("%.2f", s.Floor.P50ms)
 			ratio, p50r = fmt.Sprintf("%.2f×", s.Ratio), fmt.Sprintf("%.2f×", s.P50Ratio)
+			if s.FloorServed {
+				fcpu = fmt.Sprintf("%.0f", s.Floor.CPUus)
+			}
 		}
 		if s.Target > 0 {
 			target = fmt.Sprintf("≥ %.1f× met", s.Target)
@@ -395,7 +421,7 @@ func (rep *report) print(w io.Writer) {
 				missed = append(missed, s.Name)
 			}
 		}
-		fmt.Fprintf(w, "| %s | %.0f | %.2f | %.2f | %.0f | %s | %s | %s | %s | %s | %s |\n", s.Name, s.RPS, s.P50ms, s.P95ms, s.CPUus, floor, frps, f50, ratio, p50r, target)
+		fmt.Fprintf(w, "| %s | %.0f | %.2f | %.2f | %.0f | %s | %s | %s | %s | %s | %s | %s |\n", s.Name, s.RPS, s.P50ms, s.P95ms, s.CPUus, floor, frps, f50, fcpu, ratio, p50r, target)
 	}
 	if rep.Clients == "external" {
 		fmt.Fprintln(w, "\nCPU µs/req is this process's: the server and (SQLite) the database; the clients of the panel's API ran in another process, PostgreSQL's and MariaDB's work is in their own.")

@@ -343,11 +343,26 @@ func (h *rowsHandler) handleList(w http.ResponseWriter, r *http.Request, op Oper
 	if err != nil {
 		return err
 	}
-	rows, err := h.listRows(w, r, op, res, nil)
+	return h.writeList(w, r, op, res, nil)
+}
+
+// writeList answers a list query on res, optionally narrowed by where
+// (listRows): as PostgreSQL rendered the page when it could, else as
+// the rows read in Go.
+func (h *rowsHandler) writeList(w http.ResponseWriter, r *http.Request, op Operator, res *resource, where func(*bun.SelectQuery) *bun.SelectQuery) error {
+	buf := jsonBufs.Get().(*[]byte)
+	defer putJSONBuf(buf)
+	rows, body, err := h.listPage(w, r, op, res, where, (*buf)[:0])
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, rows)
+	if body == nil {
+		writeJSON(w, http.StatusOK, rows)
+		return nil
+	}
+	body = append(body, '\n')
+	*buf = body
+	writeJSONBytes(w, http.StatusOK, body)
 	return nil
 }
 
@@ -356,21 +371,31 @@ func (h *rowsHandler) handleList(w http.ResponseWriter, r *http.Request, op Oper
 // QueryTimeout together; an expensive list (a search, an exact count)
 // holds one of op's QueryConcurrency slots while they do.
 func (h *rowsHandler) listRows(w http.ResponseWriter, r *http.Request, op Operator, res *resource, where func(*bun.SelectQuery) *bun.SelectQuery) ([]map[string]any, error) {
+	rows, _, err := h.listPage(w, r, op, res, where, nil)
+	return rows, err
+}
+
+// listPage is listRows that, given a buffer, lets PostgreSQL render the
+// page when it can (renders): the page's JSON is then appended to buf
+// and returned as body, rows being nil. Whichever way it is read, the
+// page is the same query (the role's view, its row scope, the hidden
+// columns left out), and its JSON the same bytes.
+func (h *rowsHandler) listPage(w http.ResponseWriter, r *http.Request, op Operator, res *resource, where func(*bun.SelectQuery) *bun.SelectQuery, buf []byte) (_ []map[string]any, body []byte, _ error) {
 	ctx := r.Context()
 	l, err := h.parseList(r, op, res)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if l.Expensive() {
 		release, err := h.queries.holdQuery(op)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer release()
 	}
 	deadline := h.queries.queryDeadline()
 	if err := h.specials.of(res.Key).search(ctx, deadline, op, res, l); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	narrow := func(q *bun.SelectQuery) *bun.SelectQuery {
 		if where != nil {
@@ -403,13 +428,37 @@ func (h *rowsHandler) listRows(w http.ResponseWriter, r *http.Request, op Operat
 	} else {
 		text = page.String()
 	}
-	var listed []map[string]any
-	h.queries.warm(ctx, deadline, text)
+	var (
+		listed []map[string]any
+		next   string
+	)
+	var rd *query.Rendered
+	if buf != nil && renders(res, sp, rest) {
+		rd = l.Render(h.db, res.Table, res.View, res.Hidden, joins)
+	}
+	if rd != nil {
+		h.queries.warm(ctx, deadline, rd.Text(text))
+	} else {
+		h.queries.warm(ctx, deadline, text)
+	}
 	run := h.queries.limited
 	if where == nil && l.Bounded(res.Table, joins) {
 		run = h.queries.cheap // as cheap as a read by id, which runs unlimited too
 	}
 	err = run(ctx, deadline, func(ctx context.Context, db bun.IDB) (err error) {
+		if rd != nil {
+			rs, err := h.queries.queryPrepared(ctx, db, rd.Text(text), func() *bun.SelectQuery { return rd.Query(h.db, page) }, args...)
+			if err != nil {
+				return err
+			}
+			out, cursor, ok, err := rd.AppendPage(rs, buf)
+			if err != nil || ok {
+				body, next = out, cursor
+				return err
+			}
+			// A value only the Go path shows (a year RFC 3339 cannot
+			// write): the page is read again, in Go.
+		}
 		listed, err = h.queries.scanPrepared(ctx, db, res, res.Hidden, joins, text, func() *bun.SelectQuery { return page }, args...)
 		return err
 	})
@@ -417,13 +466,18 @@ func (h *rowsHandler) listRows(w http.ResponseWriter, r *http.Request, op Operat
 	if err != nil {
 		// A filter value the database could not compare (an enum
 		// label it lacks) is the client's; the rest stays a 500.
-		return nil, rows.BlameColumn(ctx, h.db, res, rows.FilterValues(l), rows.ColumnFields(res, clientError(rows.DBError(err))))
+		return nil, nil, rows.BlameColumn(ctx, h.db, res, rows.FilterValues(l), rows.ColumnFields(res, clientError(rows.DBError(err))))
 	}
-	if l.Limit > 0 {
-		var next string
-		listed, next = l.Page(res.View, listed)
+	switch {
+	case l.Limit > 0:
+		if body == nil {
+			listed, next = l.Page(res.View, listed)
+		}
 		w.Header().Set("X-Next-Cursor", next)
-	} else if next := l.OffsetCursor(res.View, listed); next != "" {
+	case body == nil:
+		next = l.OffsetCursor(res.View, listed)
+	}
+	if l.Limit == 0 && next != "" {
 		w.Header().Set("X-Next-Cursor", next) // the way on past MaxOffset
 	}
 	// Keyset pages count only when asked: a cursor walk has no use for
@@ -447,7 +501,7 @@ func (h *rowsHandler) listRows(w http.ResponseWriter, r *http.Request, op Operat
 		case err != nil && res.Scoped(op) && l.Count != query.CountExact && errors.Is(err, query.ErrTimeout):
 			// No total: the page says nothing of the rows it cannot count.
 		case err != nil:
-			return nil, err
+			return nil, nil, err
 		default:
 			w.Header().Set("X-Total-Count", strconv.FormatInt(total, 10))
 			if estimated {
@@ -456,15 +510,27 @@ func (h *rowsHandler) listRows(w http.ResponseWriter, r *http.Request, op Operat
 		}
 	}
 	w.Header().Set("Access-Control-Expose-Headers", "X-Total-Count, X-Total-Count-Estimated, X-Next-Cursor")
+	if body != nil {
+		return nil, body, nil // rendered as the steps below leave it (renders)
+	}
 	if err := h.labels.addLabels(ctx, rest, listed); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := sp.answer(ctx, op, res, listed); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	l.Unasked(res.Table, listed)
 	rows.LogCellIssues(ctx, h.log, res, listed)
-	return listed, nil
+	return listed, nil, nil
+}
+
+// renders reports whether PostgreSQL may render res's list page as its
+// role sees it (query.List.Render): nothing is added to its rows or
+// changed in them after they are read (no mask, no label read apart,
+// no fields of a special resource's own).
+func renders(res *resource, sp special, rest []labelRel) bool {
+	_, plain := sp.(plainResource)
+	return plain && len(rest) == 0 && len(res.Masks) == 0
 }
 
 // parseList reads the list parameters of r on res (query.Parse) with the
@@ -684,18 +750,23 @@ func applyDefaults(ctx context.Context, db *bun.DB, op Operator, res *resource, 
 // the text has run before, else plain, the same statement with its
 // values inline (built only then), through Bun.
 func (a *queryRunner) scanPrepared(ctx context.Context, db bun.IDB, res *resource, hidden map[string]bool, joins []query.Label, text string, plain func() *bun.SelectQuery, args ...any) ([]map[string]any, error) {
-	run := func() (*sql.Rows, error) { return plain().Conn(db).Rows(ctx) }
-	var rs *sql.Rows
-	var err error
-	if tx, ok := db.(bun.Tx); ok {
-		rs, err = a.stmts.QueryTx(ctx, tx.Tx, text, run, args...)
-	} else {
-		rs, err = a.stmts.Query(ctx, text, run, args...)
-	}
+	rs, err := a.queryPrepared(ctx, db, text, plain, args...)
 	if err != nil {
 		return nil, err
 	}
 	return query.ScanFrom(rs, res.Table, hidden, joins)
+}
+
+// queryPrepared runs text with args on db (the panel's, or a transaction
+// of it) through the panel's statement cache, as scanPrepared does, and
+// returns its rows: prepared when the text has run before, else plain's
+// statement through Bun.
+func (a *queryRunner) queryPrepared(ctx context.Context, db bun.IDB, text string, plain func() *bun.SelectQuery, args ...any) (*sql.Rows, error) {
+	run := func() (*sql.Rows, error) { return plain().Conn(db).Rows(ctx) }
+	if tx, ok := db.(bun.Tx); ok {
+		return a.stmts.QueryTx(ctx, tx.Tx, text, run, args...)
+	}
+	return a.stmts.Query(ctx, text, run, args...)
 }
 
 // PATCH or PUT /admin-api/{resource}/{id}. With If-Match, the row must

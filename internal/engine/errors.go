@@ -171,6 +171,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		panic(fmt.Errorf("admin: encoding the answer: %w", err))
 	}
 	*buf = b
+	writeJSONBytes(w, status, b)
+}
+
+// writeJSONBytes is writeJSON of an answer already encoded (b, with its
+// newline).
+func writeJSONBytes(w http.ResponseWriter, status int, b []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")

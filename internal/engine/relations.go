@@ -271,12 +271,7 @@ func (h *rowsHandler) handleRelation(w http.ResponseWriter, r *http.Request, op 
 		}
 		return q.Where("?TableAlias.? = ?", bun.Ident(col), key)
 	}
-	rows, err := h.listRows(w, r, op, target, where)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, rows)
-	return nil
+	return h.writeList(w, r, op, target, where)
 }
 
 // refsInScope refuses vals, the values a create (before nil) or an

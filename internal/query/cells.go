@@ -126,21 +126,23 @@ func plainKinds(cols []*schema.Column) []plainKind {
 }
 
 // plainCell is raw as its cell when the column's kind takes it as it is
-// (the value cellValue would give through the model), else false.
+// (the value cellValue would give through the model), else false. raw
+// itself is returned, not its value boxed again: an integer or a string
+// put back in an interface is an allocation a cell.
 func plainCell(k plainKind, raw any) (any, bool) {
 	switch k {
 	case plainInt:
-		v, ok := raw.(int64)
-		return v, ok
+		_, ok := raw.(int64)
+		return raw, ok
 	case plainString:
 		v, ok := raw.(string)
-		return v, ok && utf8.ValidString(v)
+		return raw, ok && utf8.ValidString(v)
 	case plainBool:
-		v, ok := raw.(bool)
-		return v, ok
+		_, ok := raw.(bool)
+		return raw, ok
 	case plainFloat:
 		v, ok := raw.(float64)
-		return v, ok && specialFloat(v) == ""
+		return raw, ok && specialFloat(v) == ""
 	case plainTime:
 		// What cellValue would make of it: the driver's time, or Select's
 		// text parsed; 'infinity' and years RFC 3339 cannot hold take

@@ -267,11 +267,33 @@ func (c *compactor) container(open byte, depth int) bool {
 	}
 }
 
-// str reads a string from its opening quote.
+// asIs are the bytes a string's text is copied with as they are: not a
+// quote, a backslash, a control character, an HTML character or the first
+// byte of U+2028 and U+2029, which str looks at one by one.
+var asIs = func() (t [256]bool) {
+	for i := 0x20; i < 256; i++ {
+		t[i] = true
+	}
+	for _, ch := range []byte{'"', '\\', '<', '>', '&', 0xE2} {
+		t[ch] = false
+	}
+	return t
+}()
+
+// str reads a string from its opening quote. Runs of ordinary bytes are
+// copied at once: most of a page's bytes are its strings' text.
 func (c *compactor) str() bool {
 	c.b = append(c.b, '"')
 	c.i++
 	for c.i < len(c.src) {
+		j := c.i
+		for j < len(c.src) && asIs[c.src[j]] {
+			j++
+		}
+		c.b = append(c.b, c.src[c.i:j]...)
+		if c.i = j; c.i == len(c.src) {
+			return false
+		}
 		ch := c.src[c.i]
 		switch {
 		case ch == '"':

@@ -40,3 +40,18 @@ func BenchmarkScanCells(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCompactRow: one 100-row page of the rows PostgreSQL renders
+// (List.Render) compacted into the answer, as AppendPage does.
+func BenchmarkCompactRow(b *testing.B) {
+	row := []byte(`{"_labels":{"user_id" : "Player 4711"},"created_at":"2026-01-01T03:04:05.123456Z","id":199876,"name":"match_end","payload":{"level": 12, "score": 3456, "platform": "android"},"user_id":"u12345"}`)
+	buf := make([]byte, 0, 32<<10)
+	b.SetBytes(int64(100 * len(row)))
+	b.ReportAllocs()
+	for b.Loop() {
+		out := buf[:0]
+		for range 100 {
+			out, _ = appendCompactJSON(out, row)
+		}
+	}
+}
