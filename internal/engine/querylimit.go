@@ -57,8 +57,8 @@ type queryRunner struct {
 }
 
 // newQueryRunner is the runner of db's reads through stmts, under
-// Options.QueryTimeout and QueryConcurrency (defaulted), the heavier
-// ones through gate.
+// Options.QueryTimeout and QueryConcurrency (defaulted), each read in
+// gate (DatabaseConcurrency).
 func newQueryRunner(db *bun.DB, stmts *stmtcache.Cache, timeout time.Duration, concurrency int, gate *slots.Gate) *queryRunner {
 	return &queryRunner{db: db, stmts: stmts, timeout: timeout, concurrency: concurrency, gate: gate}
 }

@@ -81,9 +81,6 @@ func (a *Service) searchAudit(ctx context.Context, s *eraseScope) (*auditFound, 
 // email the account had gained since (its row changed between the search
 // and the transaction) sends the transaction through the whole log.
 func (found *auditFound) covers(s *eraseScope) bool {
-	if found == nil {
-		return false
-	}
 	for _, e := range s.emails {
 		if !slices.Contains(found.emails, e) {
 			return false
