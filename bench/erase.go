@@ -89,20 +89,20 @@ func eraseWork(c *client, players [][2]string) operatorWork {
 		mu   sync.Mutex
 		next int
 	)
-	return operatorWork{"", func(ctx context.Context, w *gameWindow, wmu *sync.Mutex) {
+	return operatorWork{"", func(ctx context.Context, w *windowCount) {
 		for ctx.Err() == nil {
 			mu.Lock()
 			i := next
 			next++
 			mu.Unlock()
 			if i >= len(players) {
-				w.done(ctx, wmu, fmt.Errorf("no player left to erase (%d seeded)", erasePlayers))
+				w.done(ctx, fmt.Errorf("no player left to erase (%d seeded)", erasePlayers))
 				<-ctx.Done()
 				return
 			}
 			body, _ := json.Marshal(map[string]string{"confirm": players[i][1]})
 			_, err := c.do(ctx, "POST", "/admin-api/users/"+players[i][0]+"/_erase", string(body), 200)
-			w.done(ctx, wmu, err)
+			w.done(ctx, err)
 		}
 	}}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gameadmin/admin/live"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // With -game the bench is a game server: a room server on the library's
@@ -23,7 +24,7 @@ import (
 // records the rooms' ticks (their duration, and the late ones) and the
 // bots' gaps between tick messages, first idle, then under each kind of
 // operator work, then all of it at once. The operators' requests come
-// from goroutines of this process, as the bench's internal clients do.
+// from a child process of their own (operators.go).
 
 // gameConfig is the -game flags.
 type gameConfig struct {
@@ -149,30 +150,28 @@ func gameHub(g gameConfig) *live.Hub {
 
 // gameWindow is what one window measured.
 type gameWindow struct {
-	name     string
-	requests int // the panel's requests done
-	errors   int
-	firstErr error
-	ticks    int
-	late     int
-	tickP99  float64 // ms
-	tickMax  float64 // ms
-	bots     botStats
-}
-
-// operatorWork is one kind of the operators' work: it runs until ctx
-// ends and counts what it did in w.
-type operatorWork struct {
 	name string
-	run  func(ctx context.Context, w *gameWindow, mu *sync.Mutex)
+	windowResult
+	ticks   int
+	late    int
+	tickP99 float64 // ms
+	tickMax float64 // ms
+	bots    botStats
 }
 
 // runGame joins the bots, then runs the windows and prints their table.
-func runGame(ctx context.Context, db *bun.DB, g gameConfig, hub *live.Hub, c *client, base string, rows int64, operators int, out io.Writer) error {
+func runGame(ctx context.Context, db *bun.DB, g gameConfig, hub *live.Hub, cookie, base string, rows int64, operators int, out io.Writer) error {
 	// As many audit entries as events, about erasePlayers players: what
 	// an erase searches and redacts.
 	if err := seedAudit(ctx, db, rows); err != nil {
 		return fmt.Errorf("seed audit: %w", err)
+	}
+	// The rows just written would draw PostgreSQL's autovacuum into the
+	// first windows: it runs now instead, before any is measured.
+	if db.Dialect().Name() == dialect.PG {
+		if _, err := db.ExecContext(ctx, "VACUUM ANALYZE game_admin_audit, game_analytics_events"); err != nil {
+			return err
+		}
 	}
 	players, err := erasable(ctx, db)
 	if err != nil {
@@ -206,77 +205,22 @@ func runGame(ctx context.Context, db *bun.DB, g gameConfig, hub *live.Hub, c *cl
 		return err
 	}
 
-	// Each kind of work: the pagers loop, the export starts again when
-	// done, the dashboard and the inspect go once a second.
-	// Each operator jumps to a depth spread over the table and pages on
-	// from there: past the first pages (query.MaxOffset) the panel pages
-	// by cursor, as its UI does. The jump is a one-row page filtered to
-	// ids below the depth (ids are 1..rows, listed newest first), whose
-	// cursor starts the walk.
-	pagers := operatorWork{"%d operators paging deep (10 pages by cursor from each of depths spread over the table)", func(ctx context.Context, w *gameWindow, mu *sync.Mutex) {
-		var wg sync.WaitGroup
-		for o := range operators {
-			wg.Go(func() {
-				for i := o; ctx.Err() == nil; i += operators {
-					below := rows - int64(i)*7919%max(rows-1000, 1)
-					h, err := c.do(ctx, "GET", fmt.Sprintf("%s?_limit=1&id_lte=%d&_count=none", events, below), "", 200)
-					w.done(ctx, mu, err)
-					for range 10 {
-						if err != nil || h.Get("X-Next-Cursor") == "" || ctx.Err() != nil {
-							break
-						}
-						h, err = c.do(ctx, "GET", events+"?_limit=100&_count=none&_cursor="+h.Get("X-Next-Cursor"), "", 200)
-						w.done(ctx, mu, err)
-					}
-				}
-			})
-		}
-		wg.Wait()
-	}}
-	export := operatorWork{fmt.Sprintf("CSV export of %d rows", rows), func(ctx context.Context, w *gameWindow, mu *sync.Mutex) {
-		for ctx.Err() == nil {
-			_, err := c.download(ctx, events+"/_export.csv")
-			w.done(ctx, mu, err)
-		}
-	}}
-	everySecond := func(name, path string) operatorWork {
-		return operatorWork{name, func(ctx context.Context, w *gameWindow, mu *sync.Mutex) {
-			t := time.NewTicker(time.Second)
-			defer t.Stop()
-			for {
-				_, err := c.do(ctx, "GET", path, "", 200)
-				w.done(ctx, mu, err)
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-				}
-			}
-		}}
+	ops, err := startOperators(operatorsSpec{Base: base, Cookie: cookie, Rows: rows, Operators: operators, WorldID: worldID, Entities: g.entities, Players: players})
+	if err != nil {
+		return err
 	}
-	dashboard := everySecond("the dashboard every second", dashboardPath)
-	inspect := everySecond(fmt.Sprintf("inspect of the %d-entity room every second", g.entities), "/admin-api/rooms/"+worldID)
-	pagers.name = fmt.Sprintf(pagers.name, operators)
-	erase := eraseWork(c, players)
-	erase.name = fmt.Sprintf("erases of players, one after another, over %d audit entries", rows)
-	kinds := []operatorWork{pagers, export, dashboard, inspect, erase}
-	all := operatorWork{"all of the above together", func(ctx context.Context, w *gameWindow, mu *sync.Mutex) {
-		var wg sync.WaitGroup
-		for _, k := range kinds {
-			wg.Go(func() { k.run(ctx, w, mu) })
-		}
-		wg.Wait()
-	}}
-	idle := operatorWork{"idle", func(ctx context.Context, _ *gameWindow, _ *sync.Mutex) { <-ctx.Done() }}
+	defer ops.stop()
 
 	// Idle again last: on a machine shared with other work, what the
 	// two idle windows differ by is the machine's, not the panel's.
-	again := idle
-	again.name = "idle again"
+	const idle = -1
 	var windows []gameWindow
-	for _, k := range slices.Concat([]operatorWork{idle}, kinds, []operatorWork{all, again}) {
-		progress(false, "game window: %s...\n", k.name)
-		w, err := gameRun(ctx, k, b, g.window)
+	order := []int{idle}
+	for k := range ops.names {
+		order = append(order, k)
+	}
+	for _, k := range append(order, idle) {
+		w, err := gameRun(ctx, ops, k, b, g.window)
 		if err != nil {
 			return err
 		}
@@ -285,7 +229,7 @@ func runGame(ctx context.Context, db *bun.DB, g gameConfig, hub *live.Hub, c *cl
 	printGame(out, windows, g)
 	var failed []string
 	for _, w := range windows {
-		if w.errors > 0 {
+		if w.Errors > 0 {
 			failed = append(failed, w.name)
 		}
 	}
@@ -295,42 +239,36 @@ func runGame(ctx context.Context, db *bun.DB, g gameConfig, hub *live.Hub, c *cl
 	return nil
 }
 
-// done counts a request of w that ended with err; one cut by the
-// window's end is not counted.
-func (w *gameWindow) done(ctx context.Context, mu *sync.Mutex, err error) {
-	if ctx.Err() != nil {
-		return
+// gameRun runs one window of the operators' kind k in their child
+// (idle: none; after the other windows, "idle again") and gathers the
+// ticks and the bots' gaps meanwhile.
+func gameRun(ctx context.Context, ops *operators, k int, b *bots, d time.Duration) (gameWindow, error) {
+	w := gameWindow{name: "idle"}
+	switch {
+	case k >= 0:
+		w.name = ops.names[k]
+	case ops.ran:
+		w.name = "idle again"
 	}
-	mu.Lock()
-	if err == nil {
-		w.requests++
-	} else {
-		w.errors++
-		if w.firstErr == nil {
-			w.firstErr = err
-		}
-	}
-	mu.Unlock()
-	if err != nil {
-		time.Sleep(10 * time.Millisecond) // a failing request is not retried in a busy loop
-	}
-}
-
-// gameRun runs one window of k's work and gathers the ticks and the
-// bots' gaps meanwhile.
-func gameRun(ctx context.Context, k operatorWork, b *bots, d time.Duration) (gameWindow, error) {
-	w := gameWindow{name: k.name}
-	var mu sync.Mutex
+	progress(false, "game window: %s...\n", w.name)
 	ticks.Store(&tickLog{})
 	if _, err := b.mark(); err != nil {
 		return w, err
 	}
-	wctx, cancel := context.WithTimeout(ctx, d)
-	k.run(wctx, &w, &mu)
-	<-wctx.Done()
-	cancel()
-	t := ticks.Swap(&tickLog{})
 	var err error
+	if k >= 0 {
+		w.windowResult, err = ops.run(k, d)
+	} else {
+		select {
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-time.After(d):
+		}
+	}
+	if err != nil {
+		return w, err
+	}
+	t := ticks.Swap(&tickLog{})
 	if w.bots, err = b.mark(); err != nil {
 		return w, err
 	}
@@ -345,9 +283,14 @@ func gameRun(ctx context.Context, k operatorWork, b *bots, d time.Duration) (gam
 }
 
 // printGame writes the windows as a Markdown table, each figure beside
-// its ratio to the idle window's.
+// its ratio to the idle window's: the quieter of the two (the lower bot
+// dev p99), for on a machine shared with other work either may be
+// disturbed by what is not the panel's.
 func printGame(out io.Writer, windows []gameWindow, g gameConfig) {
 	idle := windows[0]
+	if last := windows[len(windows)-1]; last.bots.DevP99 < idle.bots.DevP99 {
+		idle = last
+	}
 	ratio := func(v, base float64) string {
 		if base <= 0 {
 			return fmt.Sprintf("%.2f", v)
@@ -359,12 +302,12 @@ func printGame(out io.Writer, windows []gameWindow, g gameConfig) {
 	fmt.Fprintln(out, "| window | panel requests done | errors | ticks | late ticks | tick p99 ms (× idle) | tick max ms | bot dev p50 ms (× idle) | bot dev p99 ms (× idle) | bot dev max ms | bots lost |")
 	fmt.Fprintln(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, w := range windows {
-		fmt.Fprintf(out, "| %s | %d | %d | %d | %d | %s | %.2f | %s | %s | %.1f | %d |\n", w.name, w.requests, w.errors, w.ticks, w.late,
+		fmt.Fprintf(out, "| %s | %d | %d | %d | %d | %s | %.2f | %s | %s | %.1f | %d |\n", w.name, w.Requests, w.Errors, w.ticks, w.late,
 			ratio(w.tickP99, idle.tickP99), w.tickMax, ratio(w.bots.DevP50, idle.bots.DevP50), ratio(w.bots.DevP99, idle.bots.DevP99), w.bots.DevMax, w.bots.Lost)
 	}
 	for _, w := range windows {
-		if w.firstErr != nil {
-			fmt.Fprintf(out, "\n%s: %d requests failed, the first: %s", w.name, w.errors, withCause(w.firstErr))
+		if w.FirstErr != "" {
+			fmt.Fprintf(out, "\n%s: %d requests failed, the first: %s", w.name, w.Errors, w.FirstErr)
 		}
 	}
 	fmt.Fprintln(out)

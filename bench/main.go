@@ -68,6 +68,7 @@ func main() {
 	flag.IntVar(&g.entities, "entities", 5000, "-game: entities in the big room's state")
 	flag.DurationVar(&g.window, "window", 10*time.Second, "-game: the length of each window")
 	botsChildFlag := flag.Bool("bots-child", false, "internal: run as -game's bots, reading their sockets on stdin")
+	operatorsChildFlag := flag.Bool("operators-child", false, "internal: run as -game's operators, reading their work on stdin")
 	flag.IntVar(&dbConcurrency, "db-concurrency", 0, "the panel's Options.DatabaseConcurrency (0: its default, negative: no bound and no pauses)")
 	flag.StringVar(&sqliteTuning, "sqlite-pragmas", sqliteTuning, "SQLite: the pragmas beside WAL, busy_timeout, synchronous and foreign_keys, comma-separated (\"\" for none): the README's recommended ones by default")
 	flag.Parse()
@@ -75,6 +76,12 @@ func main() {
 	if *botsChildFlag {
 		if err := botsChild(); err != nil {
 			log.Fatalf("bench bots child: %v", err)
+		}
+		return
+	}
+	if *operatorsChildFlag {
+		if err := operatorsChild(); err != nil {
+			log.Fatalf("bench operators child: %v", err)
 		}
 		return
 	}
@@ -324,7 +331,7 @@ func run(dsn string, rows int64, d time.Duration, concurrency int, asJSON, reuse
 		defer pprof.StopCPUProfile()
 	}
 	if game != nil {
-		return runGame(ctx, db, *game, hub, c, c.base, rows, concurrency, os.Stdout)
+		return runGame(ctx, db, *game, hub, c.cookie, c.base, rows, concurrency, os.Stdout)
 	}
 	rep, err := scenarios(ctx, db, c, fl, dsn, rows, d, concurrency, email, password, only, asJSON, external)
 	if err != nil {
