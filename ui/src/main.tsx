@@ -6,6 +6,7 @@ import { Toaster } from 'sonner';
 import { applyTheme, useTheme } from './theme';
 import 'sonner/dist/styles.css';
 import './styles.css';
+import './i18n';
 import { queryClient } from './queries';
 import { uiPath } from './uiPath';
 import { SignInPage } from './auth/SignInPage';
@@ -66,7 +67,10 @@ applyTheme();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
+      {/* A language other than English loads its catalogs on first use. */}
+      <Suspense fallback={null}>
+        <RouterProvider router={router} />
+      </Suspense>
       <ThemedToaster />
     </QueryClientProvider>
   </StrictMode>,

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { ArchiveRestore, Trash } from 'lucide-react';
 import { toast } from 'sonner';
+import { useTranslation } from 'react-i18next';
 import { client, errorText, isStale, rowParams, staleText, writeHeaders, type ResourceMeta, type Row } from '../api';
 
 // A soft-delete resource (the catalog's softDeleteColumn): its list
@@ -14,10 +15,11 @@ export function isDeleted(meta: ResourceMeta, row: Row | undefined): boolean {
 
 // DeletedFilter toggles the list's Deleted view (_deleted=only).
 export function DeletedFilter({ on, onChange }: { on: boolean; onChange: (on: boolean) => void }) {
+  const { t } = useTranslation('rows');
   return (
-    <div className="quick-filters" role="group" aria-label="Deleted rows">
+    <div className="quick-filters" role="group" aria-label={t('Deleted rows')}>
       <button type="button" className="toggle" aria-pressed={on} onClick={() => onChange(!on)}>
-        <Trash size={14} aria-hidden="true" /> Deleted
+        <Trash size={14} aria-hidden="true" /> {t('Deleted')}
       </button>
     </div>
   );
@@ -31,10 +33,11 @@ export function DeletedFilter({ on, onChange }: { on: boolean; onChange: (on: bo
 // undo a value the operator did not see.
 export function useRestore(meta: ResourceMeta) {
   const qc = useQueryClient();
+  const { t } = useTranslation('rows');
   return async (id: string, etag?: string) => {
     try {
       await client.POST('/{resource}/{id}/_restore', { params: rowParams(meta.name, id), body: {}, headers: writeHeaders({ ifMatch: etag }) });
-      toast.success('Restored');
+      toast.success(t('Restored'));
     } catch (err) {
       toast.error(isStale(err) ? staleText('restored') : errorText(err));
     }
@@ -47,10 +50,11 @@ export function useRestore(meta: ResourceMeta) {
 // says the ETag of the row as the page shows it.
 export function RestoreButton({ meta, id, row, version }: { meta: ResourceMeta; id: string; row: Row | undefined; version: () => string | undefined }) {
   const restore = useRestore(meta);
+  const { t } = useTranslation('rows');
   if (!meta.permissions.update || !isDeleted(meta, row)) return null;
   return (
     <button type="button" onClick={() => void restore(id, version())}>
-      <ArchiveRestore size={14} aria-hidden="true" /> Restore
+      <ArchiveRestore size={14} aria-hidden="true" /> {t('Restore')}
     </button>
   );
 }
