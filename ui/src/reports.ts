@@ -2,6 +2,7 @@
 // grouped by reported player, and one player's reports.
 import { useQuery } from '@tanstack/react-query';
 import { ApiError, client, dataOf } from './api';
+import i18n from './i18n';
 import { useMe, useUsersMeta } from './queries';
 
 export interface UserRef {
@@ -81,8 +82,8 @@ export interface PlayerReports {
 }
 
 // name is a user as a person reads them: the label, else "a player" with
-// the id left to a title.
-export const name = (u: UserRef | undefined) => u?.label || 'a player';
+// the id left to a title (in the operator's language, said when asked).
+export const name = (u: UserRef | undefined) => u?.label || i18n.t('a player', { ns: 'reports' });
 
 // queueKey is the queue's cache key for a filter (the query string).
 export const queueKey = (qs: string) => ['reports', 'queue', qs];

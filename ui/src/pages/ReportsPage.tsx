@@ -2,13 +2,15 @@ import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } fr
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { toast } from 'sonner';
+import { Trans, useTranslation } from 'react-i18next';
 import { ApiError, client, errorText, dataOf, seg, type BanPreset, type Ok } from '../api';
+import { formatNumber } from '../i18n';
 import { useCatalog, useMe, useUsersMeta } from '../queries';
 import { singular, usePageTitle } from '../names';
 import { formatTime, Time } from '../time';
 import { ErrorNote, Loading } from '../components/Status';
 import { Modal } from '../components/ConfirmDialog';
-import { BanForm, type BanBody } from '../components/BanForm';
+import { BanForm, durationWords, type BanBody } from '../components/BanForm';
 import { phoneQuery } from '../components/DataCards';
 import { useMediaQuery } from '../theme';
 import { name, useReportsQueue, type Claim, type Report, type ReportedPlayer, type UserRef, type PlayerReports as PlayerReportsAnswer } from '../reports';
@@ -17,7 +19,8 @@ import { name, useReportsQueue, type Claim, type Report, type ReportedPlayer, ty
 // player, in the server's order (the most reported in the last 24 hours
 // first), with a claim and a one-step resolution.
 export function ReportsPage() {
-  usePageTitle('Reports');
+  const { t } = useTranslation('reports');
+  usePageTitle(t('Reports'));
   const [params, setParams] = useSearchParams();
   const qs = new URLSearchParams([...params].filter(([k, v]) => ['category', 'status', 'room'].includes(k) && v !== '')).toString();
   const q = useReportsQueue(qs);
@@ -38,29 +41,29 @@ export function ReportsPage() {
   return (
     <section>
       <div className="page-title">
-        <h1>Reports</h1>
-        <span className="muted">Players reported by other players, the most reported in the last 24 hours first</span>
+        <h1>{t('Reports')}</h1>
+        <span className="muted">{t('Players reported by other players, the most reported in the last 24 hours first')}</span>
       </div>
-      <form className="reports-filters" role="search" aria-label="Filter the reports" onSubmit={(e: FormEvent) => { e.preventDefault(); set('room', room.trim()); }}>
+      <form className="reports-filters" role="search" aria-label={t('Filter the reports')} onSubmit={(e: FormEvent) => { e.preventDefault(); set('room', room.trim()); }}>
         <label>
-          Category
+          {t('Category')}
           <select value={params.get('category') ?? ''} onChange={(e) => set('category', e.target.value)}>
-            <option value="">Every category</option>
+            <option value="">{t('Every category')}</option>
             {categories.map((c) => <option key={c.key} value={c.key}>{c.label}</option>)}
           </select>
         </label>
         <label>
-          Status
+          {t('Status')}
           <select value={status} onChange={(e) => set('status', e.target.value === 'open' ? '' : e.target.value)}>
-            <option value="open">Open</option>
-            <option value="resolved">Resolved</option>
+            <option value="open">{t('Open')}</option>
+            <option value="resolved">{t('Resolved')}</option>
           </select>
         </label>
         <label>
-          Room
-          <input type="search" value={room} placeholder="Room id" onChange={(e) => setRoom(e.target.value)} onBlur={() => set('room', room.trim())} />
+          {t('Room')}
+          <input type="search" value={room} placeholder={t('Room id')} onChange={(e) => setRoom(e.target.value)} onBlur={() => set('room', room.trim())} />
         </label>
-        <button type="submit">Filter</button>
+        <button type="submit">{t('Filter')}</button>
       </form>
       <div ref={listRef} data-list>
         {q.isPending ? (
@@ -68,20 +71,20 @@ export function ReportsPage() {
         ) : q.isError ? (
           <ErrorNote error={q.error} />
         ) : q.data.players.length === 0 ? (
-          <p className="muted data-cards-empty" style={{ padding: 12 }}>{status === 'open' ? 'No open reports.' : 'No resolved reports.'}</p>
+          <p className="muted data-cards-empty" style={{ padding: 12 }}>{status === 'open' ? t('No open reports.') : t('No resolved reports.')}</p>
         ) : phone ? (
-          <ul className="data-cards" aria-label="Reported players">
+          <ul className="data-cards" aria-label={t('Reported players')}>
             {q.data.players.map((p) => (
               <li key={p.player.id} className="data-card" data-report-row>
                 <div className="card-head">
                   <span className="card-title"><PlayerLink user={p.player} /></span>
                 </div>
                 <dl className="card-fields">
-                  <div><dt>Reports</dt><dd><Counts p={p} /></dd></div>
-                  <div><dt>Categories</dt><dd>{categoryWords(p)}</dd></div>
-                  <div><dt>First report</dt><dd><Time value={p.firstAt} /></dd></div>
-                  <div><dt>Last report</dt><dd><Time value={p.lastAt} /></dd></div>
-                  <div className="wide"><dt>Reported by</dt><dd><Names users={p.reporters} /></dd></div>
+                  <div><dt>{t('Reports')}</dt><dd><Counts p={p} /></dd></div>
+                  <div><dt>{t('Categories')}</dt><dd>{categoryWords(p)}</dd></div>
+                  <div><dt>{t('First report')}</dt><dd><Time value={p.firstAt} /></dd></div>
+                  <div><dt>{t('Last report')}</dt><dd><Time value={p.lastAt} /></dd></div>
+                  <div className="wide"><dt>{t('Reported by')}</dt><dd><Names users={p.reporters} /></dd></div>
                 </dl>
                 <PlayerActions player={p.player} claim={p.claim} open={status === 'open'} details />
               </li>
@@ -89,9 +92,12 @@ export function ReportsPage() {
           </ul>
         ) : (
           <div className="table-wrap">
-            <table className="data-table reports-table" aria-label="Reported players">
+            <table className="data-table reports-table" aria-label={t('Reported players')}>
               <thead>
-                <tr><th>Player</th><th>Reports</th><th>Categories</th><th>First report</th><th>Last report</th><th>Reported by</th><th>Claim and resolve</th></tr>
+                <tr>
+                  <th>{t('Player')}</th><th>{t('Reports')}</th><th>{t('Categories')}</th><th>{t('First report')}</th>
+                  <th>{t('Last report')}</th><th>{t('Reported by')}</th><th>{t('Claim and resolve')}</th>
+                </tr>
               </thead>
               <tbody>
                 {q.data.players.map((p) => (
@@ -109,9 +115,9 @@ export function ReportsPage() {
             </table>
           </div>
         )}
-        {q.data?.hasMore && <p className="muted">More players have reports: narrow the filter to see them.</p>}
+        {q.data?.hasMore && <p className="muted">{t('More players have reports: narrow the filter to see them.')}</p>}
       </div>
-      <p className="muted">Keys: j and k move between players, Enter opens their reports.</p>
+      <p className="muted">{t('Keys: j and k move between players, Enter opens their reports.')}</p>
     </section>
   );
 }
@@ -139,15 +145,18 @@ function useListKeys(ref: React.RefObject<HTMLDivElement | null>) {
 }
 
 function Counts({ p }: { p: ReportedPlayer }) {
+  const { t } = useTranslation('reports');
   return (
     <span>
-      <strong>{p.last24h.toLocaleString()}</strong> in 24 h
-      <span className="muted"> · {p.count.toLocaleString()} in all</span>
+      <Trans t={t} i18nKey="<strong>{{last}}</strong> in 24 h" values={{ last: formatNumber(p.last24h) }} components={{ strong: <strong /> }} />
+      <span className="muted"> · {t('{{all}} in all', { all: formatNumber(p.count) })}</span>
     </span>
   );
 }
 
-const categoryWords = (p: ReportedPlayer) => p.categories.map((c) => (c.count > 1 ? `${c.label} (${c.count})` : c.label)).join(', ');
+// categoryWords are the player's report categories (the game's labels),
+// each with its count when it has more than one.
+const categoryWords = (p: ReportedPlayer) => p.categories.map((c) => (c.count > 1 ? `${c.label} (${formatNumber(c.count)})` : c.label)).join(', ');
 
 // PlayerLink is a player by name, linked to their page; the id on hover.
 function PlayerLink({ user }: { user: UserRef }) {
@@ -156,11 +165,14 @@ function PlayerLink({ user }: { user: UserRef }) {
 
 // OperatorName is who claimed or resolved: "you", their label (linked),
 // else "another operator" (one whose row the viewer may not read, or
-// without a display name).
+// without a display name). It is only ever said after "by" ("Claimed by
+// …", "dismissed by …"): a language that declines it (German's dative,
+// "von Ihnen") translates these words in that case.
 function OperatorName({ user }: { user: UserRef | undefined }) {
   const me = useMe();
-  if (user && user.id === me.data?.userId) return <>you</>;
-  if (!user?.label) return <span title={user?.id}>another operator</span>;
+  const { t } = useTranslation('reports');
+  if (user && user.id === me.data?.userId) return <>{t('you')}</>;
+  if (!user?.label) return <span title={user?.id}>{t('another operator')}</span>;
   return <PlayerLink user={user} />;
 }
 
@@ -198,6 +210,7 @@ function useRefresh() {
 // PlayerActions is a reported player's claim and resolution: "Claim" (who
 // holds it otherwise, and for an admin "Take over"), "Resolve…".
 function PlayerActions({ player, claim, open, details = false }: { player: UserRef; claim: Claim | null; open: boolean; details?: boolean }) {
+  const { t } = useTranslation('reports');
   const me = useMe();
   const users = useUsersMeta();
   const refresh = useRefresh();
@@ -207,28 +220,33 @@ function PlayerActions({ player, claim, open, details = false }: { player: UserR
   const admin = me.data?.role === 'admin';
   const claimIt = useMutation({
     mutationFn: (takeover: boolean) => dataOf(client.POST('/_reports/{playerId}/claim', { params: { path: { playerId: player.id } }, body: takeover ? { takeover: true } : {} })),
-    onSuccess: () => toast.success(`You are working on the reports about ${who}`),
-    onError: (err) => toast.error(err instanceof ApiError && err.code === 'claimed' ? `Not claimed: ${err.message}` : errorText(err)),
+    onSuccess: () => toast.success(t('You are working on the reports about {{name}}', { name: who })),
+    onError: (err) => toast.error(err instanceof ApiError && err.code === 'claimed' ? t('Not claimed: {{reason}}', { reason: errorText(err) }) : errorText(err)),
     onSettled: () => void refresh(player.id),
   });
   const mayAct = open && !!users?.permissions.update;
   return (
     <div className="report-actions">
-      {details && <Link className="report-details button" to={'/reports/' + seg(player.id)} aria-label={`Reports about ${who}`}>Reports</Link>}
+      {details && <Link className="report-details button" to={'/reports/' + seg(player.id)} aria-label={t('Reports about {{name}}', { name: who })}>{t('Reports')}</Link>}
       {open && (
-        <span className="report-claim muted" title={claim && details ? 'since ' + formatTime(claim.at) : undefined}>
-          {claim ? (mine ? 'Claimed by you' : <>Claimed by <OperatorName user={claim.by} /></>) : 'Not claimed'}
+        <span className="report-claim muted" title={claim && details ? t('since {{time}}', { time: formatTime(claim.at) }) : undefined}>
+          {claim ? (mine ? t('Claimed by you') : <Trans t={t} i18nKey="Claimed by <who/>" components={{ who: <OperatorName user={claim.by} /> }} />) : t('Not claimed')}
           {/* The queue's row is narrow: there the time is the title's. */}
-          {claim && !details && <> since <Time value={claim.at} /></>}
+          {claim && !details && <>{' '}<Trans t={t} i18nKey="since <when/>" components={{ when: <Time value={claim.at} /> }} /></>}
         </span>
       )}
       {mayAct && !mine && (!claim || admin) && (
-        <button type="button" onClick={() => claimIt.mutate(!!claim)} disabled={claimIt.isPending} aria-label={`${claim ? 'Take over' : 'Claim'} the reports about ${who}`}>
-          {claim ? 'Take over' : 'Claim'}
+        <button
+          type="button"
+          onClick={() => claimIt.mutate(!!claim)}
+          disabled={claimIt.isPending}
+          aria-label={claim ? t('Take over the reports about {{name}}', { name: who }) : t('Claim the reports about {{name}}', { name: who })}
+        >
+          {claim ? t('Take over') : t('Claim')}
         </button>
       )}
       {mayAct && (mine || !claim || admin) && (
-        <button type="button" className="primary" onClick={() => setResolving(true)} aria-label={`Resolve the reports about ${who}`}>Resolve…</button>
+        <button type="button" className="primary" onClick={() => setResolving(true)} aria-label={t('Resolve the reports about {{name}}', { name: who })}>{t('Resolve…')}</button>
       )}
       {resolving && <ResolveDialog player={player} onClose={() => setResolving(false)} onDone={() => { setResolving(false); void refresh(player.id); }} />}
     </div>
@@ -237,49 +255,62 @@ function PlayerActions({ player, claim, open, details = false }: { player: UserR
 
 type ResolveResult = Ok<'/_reports/{playerId}/resolve', 'post'>;
 
-const outcomes = [
-  { key: 'dismiss', label: 'Dismiss', hint: 'nothing wrong: close the reports' },
-  { key: 'warn', label: 'Warn', hint: 'a note on the player' },
-  { key: 'kick', label: 'Kick', hint: 'end their sessions; they may sign in again' },
-  { key: 'ban', label: 'Ban', hint: 'for a time, or for good' },
-] as const;
-type Outcome = (typeof outcomes)[number]['key'];
+const outcomeKeys = ['dismiss', 'warn', 'kick', 'ban'] as const;
+type Outcome = (typeof outcomeKeys)[number];
 
-const plural = (n: number, one: string, many: string) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
-
-// banLength says a ban's end as the form chose it: "for 7 days" for one
-// of the server's presets (GET /auth/me banPresets), "for good", else
-// "until <when>".
-function banLength(until: string | null, presets: BanPreset[]): string {
-  if (!until) return 'for good';
-  const ms = new Date(until).getTime() - Date.now();
-  const p = presets.find((x) => x.seconds > 0 && Math.abs(x.seconds * 1000 - ms) < 5 * 60_000);
-  return p ? `for ${p.label.toLowerCase()}` : `until ${new Date(until).toLocaleString()}`;
+// useOutcomes are the outcomes a resolution offers, each with a hint.
+function useOutcomes(): { key: Outcome; label: string; hint: string }[] {
+  const { t } = useTranslation('reports');
+  return [
+    { key: 'dismiss', label: t('Dismiss'), hint: t('nothing wrong: close the reports') },
+    { key: 'warn', label: t('Warn'), hint: t('a note on the player') },
+    { key: 'kick', label: t('Kick'), hint: t('end their sessions; they may sign in again') },
+    { key: 'ban', label: t('Ban'), hint: t('for a time, or for good') },
+  ];
 }
 
-function resolvedWords(who: string, outcome: Outcome, r: ResolveResult, until: string | null | undefined, presets: BanPreset[]): string {
-  const closed = plural(r.reports.length, 'report', 'reports') + ' closed';
-  const sessions = r.sessionsClosed ? `; ${plural(r.sessionsClosed, 'live session', 'live sessions')} closed` : '';
-  switch (outcome) {
-    case 'dismiss': return `Reports about ${who} dismissed; ${closed}`;
-    case 'warn': return `${who} warned; ${closed}`;
-    case 'kick': return `${who} kicked${sessions}; ${closed}`;
-    case 'ban': return `${who} banned ${banLength(until ?? null, presets)}${sessions}; ${closed}`;
-  }
+// useResolvedWords says how a resolution went, for its toast: what was
+// done to the player, the live sessions it closed (a kick or a ban) and
+// the reports it closed, "Player 07 banned for 7 days; 1 live session
+// closed; 3 reports closed". A ban's length is "for 7 days" for one of
+// the server's presets (GET /auth/me banPresets), "for good", else "until
+// <when>".
+function useResolvedWords() {
+  const { t } = useTranslation('reports');
+  return (who: string, outcome: Outcome, r: ResolveResult, until: string | null | undefined, presets: BanPreset[]): string => {
+    const closed = t('{{count, number}} reports closed', { count: r.reports.length });
+    const sessions = r.sessionsClosed ? t('{{count, number}} live sessions closed', { count: r.sessionsClosed }) : '';
+    const banned = () => {
+      if (!until) return t('{{name}} banned for good', { name: who });
+      const ms = new Date(until).getTime() - Date.now();
+      const p = presets.find((x) => x.seconds > 0 && Math.abs(x.seconds * 1000 - ms) < 5 * 60_000);
+      return p ? t('{{name}} banned for {{length}}', { name: who, length: durationWords(p.seconds) }) : t('{{name}} banned until {{time}}', { name: who, time: formatTime(until) });
+    };
+    switch (outcome) {
+      case 'dismiss': return [t('Reports about {{name}} dismissed', { name: who }), closed].join('; ');
+      case 'warn': return [t('{{name}} warned', { name: who }), closed].join('; ');
+      case 'kick': return [t('{{name}} kicked', { name: who }), sessions, closed].filter(Boolean).join('; ');
+      case 'ban': return [banned(), sessions, closed].filter(Boolean).join('; ');
+    }
+  };
 }
 
 // ResolveDialog closes every open report about the player with one
 // outcome; a ban takes its length and reason from the one ban form.
 function ResolveDialog({ player, onClose, onDone }: { player: UserRef; onClose: () => void; onDone: () => void }) {
+  const { t } = useTranslation('reports');
   const id = useId();
   const who = name(player);
+  const outcomes = useOutcomes();
+  const resolvedWords = useResolvedWords();
   const [outcome, setOutcome] = useState<Outcome | ''>('');
   const [note, setNote] = useState('');
   const [problem, setProblem] = useState('');
   const presets = useMe().data?.banPresets ?? [];
   const path = { params: { path: { playerId: player.id } } };
   const done = (o: Outcome, r: ResolveResult, until?: string | null) => {
-    toast.success(resolvedWords(who, o, r, until, presets) + (r.partial ? ' (some live sessions may still be open)' : ''));
+    const words = resolvedWords(who, o, r, until, presets);
+    toast.success(r.partial ? t('{{done}} (some live sessions may still be open)', { done: words }) : words);
     onDone();
   };
   const resolve = useMutation({
@@ -288,15 +319,15 @@ function ResolveDialog({ player, onClose, onDone }: { player: UserRef; onClose: 
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!outcome) return setProblem('Choose an outcome.');
-    if (outcome === 'warn' && !note.trim()) return setProblem('Write the warning: it becomes a note on the player.');
+    if (!outcome) return setProblem(t('Choose an outcome.'));
+    if (outcome === 'warn' && !note.trim()) return setProblem(t('Write the warning: it becomes a note on the player.'));
     setProblem('');
     resolve.mutate(outcome);
   };
   return (
-    <Modal title={`Resolve the reports about ${who}`} onClose={onClose} description="Every open report about this player closes with the outcome, in one step.">
+    <Modal title={t('Resolve the reports about {{name}}', { name: who })} onClose={onClose} description={t('Every open report about this player closes with the outcome, in one step.')}>
       <fieldset className="choices" aria-describedby={problem ? id + '-problem' : undefined}>
-        <legend>Outcome</legend>
+        <legend>{t('Outcome')}</legend>
         {outcomes.map((o) => (
           <label key={o.key} className="choice" title={o.hint}>
             <input type="radio" name="outcome" value={o.key} checked={outcome === o.key} onChange={() => { setOutcome(o.key); setProblem(''); }} />
@@ -314,13 +345,14 @@ function ResolveDialog({ player, onClose, onDone }: { player: UserRef; onClose: 
       ) : (
         <form className="stack" onSubmit={submit} noValidate>
           <label className="resolve-note">
-            {outcome === 'warn' ? 'Warning' : 'Note'} <span className="muted">{outcome === 'warn' ? '(required; kept as a note on the player)' : '(optional, kept with the resolution)'}</span>
+            {outcome === 'warn' ? t('Warning') : t('Note')}{' '}
+            <span className="muted">{outcome === 'warn' ? t('(required; kept as a note on the player)') : t('(optional, kept with the resolution)')}</span>
             <textarea name="note" maxLength={2000} value={note} onChange={(e) => { setNote(e.target.value); setProblem(''); }} />
           </label>
           {(problem || resolve.isError) && <p className="form-error" role="alert" id={id + '-problem'}>{problem || errorText(resolve.error)}</p>}
           <div className="dialog-buttons">
-            <button type="button" onClick={onClose}>Cancel</button>
-            <button type="submit" className={outcome === 'kick' ? 'danger' : 'primary'} disabled={resolve.isPending || resolve.isSuccess}>Confirm</button>
+            <button type="button" onClick={onClose}>{t('Cancel')}</button>
+            <button type="submit" className={outcome === 'kick' ? 'danger' : 'primary'} disabled={resolve.isPending || resolve.isSuccess}>{t('Confirm')}</button>
           </div>
         </form>
       )}
@@ -332,19 +364,20 @@ function ResolveDialog({ player, onClose, onDone }: { player: UserRef; onClose: 
 // every report about them with its evidence, the claim and the
 // resolution, and the reports they filed.
 export function ReportsPlayerPage() {
+  const { t } = useTranslation('reports');
   const { playerId = '' } = useParams();
   const q = usePlayerReports(playerId);
-  const who = q.data ? name(q.data.player) : 'a player';
-  usePageTitle(`Reports about ${who}`);
+  const who = q.data ? name(q.data.player) : t('a player');
+  usePageTitle(t('Reports about {{name}}', { name: who }));
   const open = q.data?.received.some((r) => r.status === 'open') ?? false;
   return (
     <section>
-      <p className="muted"><Link to="/reports">Reports</Link> ›</p>
+      <p className="muted"><Link to="/reports">{t('Reports')}</Link> ›</p>
       {q.isPending ? <Loading /> : q.isError ? <ErrorNote error={q.error} /> : (
         <>
           <div className="page-title reports-head">
-            <h1>Reports about {who}</h1>
-            <Link to={'/users/' + seg(playerId)}>{who}'s page</Link>
+            <h1>{t('Reports about {{name}}', { name: who })}</h1>
+            <Link to={'/users/' + seg(playerId)}>{t("{{name}}'s page", { name: who })}</Link>
           </div>
           <PlayerActions player={q.data.player} claim={q.data.claim} open={open} />
           <ReportsOf data={q.data} level={2} />
@@ -365,6 +398,7 @@ function usePlayerReports(playerId: string) {
 // PlayerReports is the user page's Reports tab: the reports about the
 // player and those they filed.
 export function PlayerReports({ playerId }: { playerId: string }) {
+  const { t } = useTranslation('reports');
   const q = usePlayerReports(playerId);
   if (q.isPending) return <Loading />;
   if (q.isError) return <ErrorNote error={q.error} />;
@@ -373,7 +407,7 @@ export function PlayerReports({ playerId }: { playerId: string }) {
     <>
       {open > 0 && (
         <p>
-          <Link to={'/reports/' + seg(playerId)}>{plural(open, 'open report', 'open reports')} about {name(q.data.player)} in the queue</Link>
+          <Link to={'/reports/' + seg(playerId)}>{t('{{count, number}} open reports about {{name}} in the queue', { count: open, name: name(q.data.player) })}</Link>
         </p>
       )}
       <ReportsOf data={q.data} level={3} />
@@ -382,51 +416,79 @@ export function PlayerReports({ playerId }: { playerId: string }) {
 }
 
 function ReportsOf({ data, level }: { data: PlayerReportsAnswer; level: 2 | 3 }) {
+  const { t } = useTranslation('reports');
   const H = level === 2 ? 'h2' : 'h3';
   return (
     <>
-      <H>Received ({data.received.length})</H>
-      {data.received.length === 0 ? <p className="muted">No one reported this player.</p> : <ReportList reports={data.received} show="reporter" />}
-      <H>Filed ({data.filed.length})</H>
-      {data.filed.length === 0 ? <p className="muted">This player filed no report.</p> : <ReportList reports={data.filed} show="player" />}
+      <H>{t('Received ({{n}})', { n: formatNumber(data.received.length) })}</H>
+      {data.received.length === 0 ? <p className="muted">{t('No one reported this player.')}</p> : <ReportList reports={data.received} show="reporter" />}
+      <H>{t('Filed ({{n}})', { n: formatNumber(data.filed.length) })}</H>
+      {data.filed.length === 0 ? <p className="muted">{t('This player filed no report.')}</p> : <ReportList reports={data.filed} show="player" />}
     </>
   );
 }
 
-const outcomeWords: Record<string, string> = { dismiss: 'dismissed', warn: 'warned', kick: 'kicked', ban: 'banned', erase: 'closed by an erase' };
+// Resolution says how a report was resolved, by whom and when: "dismissed
+// by you, 4 Dec 2026, 06:20".
+function Resolution({ r }: { r: Report }) {
+  const { t } = useTranslation('reports');
+  const parts = { who: <OperatorName user={r.resolvedBy} />, when: <Time value={r.resolvedAt} /> };
+  switch (r.outcome) {
+    case 'dismiss': return <Trans t={t} i18nKey="dismissed by <who/>, <when/>" components={parts} />;
+    case 'warn': return <Trans t={t} i18nKey="warned by <who/>, <when/>" components={parts} />;
+    case 'kick': return <Trans t={t} i18nKey="kicked by <who/>, <when/>" components={parts} />;
+    case 'ban': return <Trans t={t} i18nKey="banned by <who/>, <when/>" components={parts} />;
+    case 'erase': return <Trans t={t} i18nKey="closed by an erase by <who/>, <when/>" components={parts} />;
+    case undefined:
+    case '': return <Trans t={t} i18nKey="resolved by <who/>, <when/>" components={parts} />;
+    // An outcome this panel does not know is said as the server names it.
+    default: return <Trans t={t} i18nKey="{{outcome}} by <who/>, <when/>" values={{ outcome: r.outcome }} components={parts} />;
+  }
+}
+
+// Other is who filed a report, or whom it is about: a player (linked), or
+// the game itself.
+function Other({ user, show }: { user: UserRef | undefined; show: 'reporter' | 'player' }) {
+  const { t } = useTranslation('reports');
+  if (!user) return <>{show === 'reporter' ? t('by the game') : t('about the game')}</>;
+  const who = { who: <PlayerLink user={user} /> };
+  return show === 'reporter' ? <Trans t={t} i18nKey="by <who/>" components={who} /> : <Trans t={t} i18nKey="about <who/>" components={who} />;
+}
 
 // ReportList says each report: who filed it (or about whom), the
 // category, the text, when, the room, the evidence as its category
 // declares it, and how it was resolved.
 function ReportList({ reports, show }: { reports: Report[]; show: 'reporter' | 'player' }) {
+  const { t } = useTranslation('reports');
   return (
     <ul className="report-list">
-      {reports.map((r) => {
-        const other = show === 'reporter' ? r.reporter : r.player;
-        return (
-          <li key={String(r.id)} className="report-item">
-            <div className="report-head">
-              <strong>{r.categoryLabel}</strong>
-              <span>{show === 'reporter' ? 'by ' : 'about '}{other ? <PlayerLink user={other} /> : 'the game'}</span>
-              <Time value={r.createdAt} className="muted" />
-              {r.count > 1 && <span className="muted">filed {r.count} times, last <Time value={r.lastAt} /></span>}
-              <span className={'badge' + (r.status === 'open' ? ' badge-locked' : '')}>{r.status === 'open' ? 'Open' : 'Resolved'}</span>
-            </div>
-            {r.text && <p className="report-text">{r.text}</p>}
-            {r.evidence && <EvidenceView evidence={r.evidence} />}
-            {(r.room || r.resolvedAt) && (
-              <p className="report-meta">
-                {r.room && <RoomWords room={r.room} />}
-                {r.resolvedAt && (
-                  <span className="muted">
-                    {r.outcome ? outcomeWords[r.outcome] ?? r.outcome : 'resolved'} by <OperatorName user={r.resolvedBy} />, <Time value={r.resolvedAt} />
-                  </span>
-                )}
-              </p>
+      {reports.map((r) => (
+        <li key={String(r.id)} className="report-item">
+          <div className="report-head">
+            <strong>{r.categoryLabel}</strong>
+            <span><Other user={show === 'reporter' ? r.reporter : r.player} show={show} /></span>
+            <Time value={r.createdAt} className="muted" />
+            {r.count > 1 && (
+              <span className="muted">
+                <Trans t={t} i18nKey="filed {{count, number}} times, last <when/>" count={r.count} components={{ when: <Time value={r.lastAt} /> }} />
+              </span>
             )}
-          </li>
-        );
-      })}
+            <span className={'badge' + (r.status === 'open' ? ' badge-locked' : '')}>{r.status === 'open' ? t('Open') : t('Resolved')}</span>
+          </div>
+          {r.text && <p className="report-text">{r.text}</p>}
+          {r.evidence && <EvidenceView evidence={r.evidence} />}
+          {(r.room || r.resolvedAt) && (
+            <p className="report-meta">
+              {r.room && <RoomWords room={r.room} />}
+              {r.resolvedAt && (
+                <span className="muted">
+                  <Resolution r={r} />
+                </span>
+              )}
+            </p>
+          )}
+        </li>
+      ))}
     </ul>
   );
 }
@@ -435,12 +497,23 @@ function ReportList({ reports, show }: { reports: Report[]; show: 'reporter' | '
 // (and the reported session with it while it is still there), "ended"
 // once it is gone.
 function RoomWords({ room }: { room: NonNullable<Report['room']> }) {
+  const { t } = useTranslation('reports');
   const to = '/rooms/' + seg(room.id);
-  if (!room.live) return <span>Room <span className="mono">{room.id}</span> <span className="muted">(ended)</span></span>;
+  if (!room.live) {
+    return (
+      <span>
+        <Trans t={t} i18nKey="Room <id>{{id}}</id> <muted>(ended)</muted>" values={{ id: room.id }} components={{ id: <span className="mono" />, muted: <span className="muted" /> }} />
+      </span>
+    );
+  }
   return (
     <span>
-      Room <Link to={to}>{room.id}</Link>
-      {room.sessionLive && room.sessionId ? <> · <Link to={to} title={room.sessionId}>the player's session is still there</Link></> : <span className="muted"> (the player left)</span>}
+      <Trans t={t} i18nKey="Room <link>{{id}}</link>" values={{ id: room.id }} components={{ link: <Link to={to} /> }} />
+      {room.sessionLive && room.sessionId ? (
+        <> · <Link to={to} title={room.sessionId}>{t("the player's session is still there")}</Link></>
+      ) : (
+        <span className="muted"> {t('(the player left)')}</span>
+      )}
     </span>
   );
 }
@@ -449,16 +522,22 @@ function RoomWords({ room }: { room: NonNullable<Report['room']> }) {
 // as text, a row as a link with its label; anything else is named, never
 // printed as JSON.
 function EvidenceView({ evidence }: { evidence: NonNullable<Report['evidence']> }): ReactNode {
+  const { t } = useTranslation('reports');
   const catalog = useCatalog();
   if (evidence.kind === 'text') return <blockquote className="report-evidence">{evidence.text}</blockquote>;
   if (evidence.kind === 'row') {
     const meta = catalog.data?.find((m) => m.name === evidence.resource);
-    const label = evidence.label || `${meta ? singular(meta.label) : 'Row'} ${evidence.id}`;
+    // The resource's label is the game's; "Row" is the panel's.
+    const label = evidence.label || (meta ? `${singular(meta.label)} ${evidence.id}` : t('Row {{id}}', { id: evidence.id }));
     return (
       <p className="report-evidence">
-        Evidence: {meta?.permissions.read ? <Link to={`/${seg(evidence.resource)}/${seg(evidence.id)}`}>{label}</Link> : label}
+        {meta?.permissions.read ? (
+          <Trans t={t} i18nKey="Evidence: <link>{{label}}</link>" values={{ label }} components={{ link: <Link to={`/${seg(evidence.resource)}/${seg(evidence.id)}`} /> }} />
+        ) : (
+          t('Evidence: {{label}}', { label })
+        )}
       </p>
     );
   }
-  return <p className="report-evidence muted">Evidence attached in a form this category does not declare.</p>;
+  return <p className="report-evidence muted">{t('Evidence attached in a form this category does not declare.')}</p>;
 }

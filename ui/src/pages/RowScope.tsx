@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { toast } from 'sonner';
+import { useTranslation } from 'react-i18next';
 import { client, dataOf, errorText, type ResourceMeta } from '../api';
 import { useCatalog, useMe } from '../queries';
 import { ErrorNote, Loading } from '../components/Status';
@@ -22,6 +23,7 @@ function parseValues(text: string): string[] {
 }
 
 export function RowScopeControl({ userId, name }: { userId: string; name: string }) {
+  const { t } = useTranslation('moderation');
   const me = useMe();
   const catalog = useCatalog();
   const qc = useQueryClient();
@@ -38,7 +40,13 @@ export function RowScopeControl({ userId, name }: { userId: string; name: string
     onSuccess: (r) => {
       qc.setQueryData(['row-scope', userId], r);
       setEdit(null);
-      toast.success(r.values === null ? `${name} sees every row` : `${name} sees the rows of ${r.values.length === 0 ? 'no value' : r.values.join(', ')}`);
+      toast.success(
+        r.values === null
+          ? t('{{name}} sees every row', { name })
+          : r.values.length === 0
+            ? t('{{name}} sees the rows of no value', { name })
+            : t('{{name}} sees the rows of {{values}}', { name, values: r.values.join(', ') }),
+      );
     },
   });
   if (!enabled) return null;
@@ -56,25 +64,28 @@ export function RowScopeControl({ userId, name }: { userId: string; name: string
   };
   return (
     <form className="role-control row-scope" onSubmit={submit} aria-labelledby="row-scope-title">
-      <h3 id="row-scope-title">Row scope</h3>
+      <h3 id="row-scope-title">{t('Row scope')}</h3>
       <p className="muted">
-        A mod with a row scope sees and changes only the rows whose {columns} is one of its values, in {scoped.map((r) => r.label).join(', ')}; every other row is, for them, as if it did not exist. Admins are never narrowed.
+        {t('A mod with a row scope sees and changes only the rows whose {{columns}} is one of its values, in {{resources}}; every other row is, for them, as if it did not exist. Admins are never narrowed.', {
+          columns,
+          resources: scoped.map((r) => r.label).join(', '),
+        })}
       </p>
       <label className="check">
         <input type="checkbox" name="every-row" checked={v.every} onChange={(e) => setEdit({ ...v, every: e.target.checked })} />
-        Every row (no row scope)
+        {t('Every row (no row scope)')}
       </label>
       {!v.every && (
         <div className="inline-field">
-          <label htmlFor="row-scope-values">Values</label>
-          <input id="row-scope-values" name="row-scope-values" value={v.text} placeholder="alpha, beta" onChange={(e) => setEdit({ ...v, text: e.target.value })} />
+          <label htmlFor="row-scope-values">{t('Values')}</label>
+          <input id="row-scope-values" name="row-scope-values" value={v.text} placeholder={t('alpha, beta')} onChange={(e) => setEdit({ ...v, text: e.target.value })} />
         </div>
       )}
-      {!v.every && values !== null && values.length === 0 && <p className="muted">No values: this mod sees none of these rows.</p>}
+      {!v.every && values !== null && values.length === 0 && <p className="muted">{t('No values: this mod sees none of these rows.')}</p>}
       {save.isError && <p className="form-error" role="alert">{errorText(save.error)}</p>}
       <div className="toolbar">
-        <button type="submit" className="primary" disabled={!changed || save.isPending}>Save row scope</button>
-        {changed && <button type="button" onClick={() => setEdit(null)}>Cancel</button>}
+        <button type="submit" className="primary" disabled={!changed || save.isPending}>{t('Save row scope')}</button>
+        {changed && <button type="button" onClick={() => setEdit(null)}>{t('Cancel')}</button>}
       </div>
     </form>
   );
@@ -83,6 +94,7 @@ export function RowScopeControl({ userId, name }: { userId: string; name: string
 // ScopeNote says, on the list of a resource with a scope column, which
 // rows a row-scoped mod sees; nothing for anyone else.
 export function ScopeNote({ meta }: { meta: ResourceMeta }) {
+  const { t } = useTranslation('moderation');
   const me = useMe();
   const rows = me.data?.rows;
   if (!meta.scopeColumn || rows === undefined || rows === null) return null;
@@ -91,8 +103,8 @@ export function ScopeNote({ meta }: { meta: ResourceMeta }) {
   return (
     <p className="muted scope-note" role="note">
       {rows.length === 0
-        ? `Your row scope holds no value: you see no ${meta.label.toLowerCase()}.`
-        : `You see the rows whose ${label} is ${rows.join(' or ')}; the others are not shown to you.`}
+        ? t('Your row scope holds no value: you see no {{resource}}.', { resource: meta.label.toLowerCase() })
+        : t('You see the rows whose {{column}} is {{values}}; the others are not shown to you.', { column: label, values: rows.join(` ${t('or')} `) })}
     </p>
   );
 }

@@ -3,12 +3,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { Mail } from 'lucide-react';
 import { toast } from 'sonner';
+import { Trans, useTranslation } from 'react-i18next';
 import { client, errorText, dataOf, pageOf, query, seg, type Row } from '../api';
 import { rowOf, rowQuery, useCatalog, useFeatures, useMe, useResourceMeta, useRoomsEnabled, useUsersMeta } from '../queries';
 import { rowLabel } from '../names';
 import { useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
-import { banWords, shortDate, type BanInfo } from '../components/CellValue';
-import { Time } from '../time';
+import type { BanInfo } from '../components/CellValue';
+import { formatTime, Time } from '../time';
 import { ErrorNote, Loading } from '../components/Status';
 import { closedToast } from '../components/closedToast';
 import { DataRequests } from './DataRequests';
@@ -20,6 +21,7 @@ import { isErased, mayChangeUser } from './userAccess';
 // 14:00 — reason …", "Ban ended …" once its end has passed.
 // short is the show page's field: whether and until when, no more.
 export function BanState({ ban, short = false }: { ban: unknown; short?: boolean }) {
+  const { t } = useTranslation('moderation');
   const meta = useUsersMeta();
   const b = (ban && typeof ban === 'object' ? ban : {}) as BanInfo;
   const by = useQuery({
@@ -28,19 +30,29 @@ export function BanState({ ban, short = false }: { ban: unknown; short?: boolean
     enabled: !short && !!b.bannedBy && !!meta?.permissions.read,
     retry: false,
   });
-  if (ban === null || ban === undefined) return short ? <span className="null">—</span> : <p className="ban-state">Not banned.</p>;
-  const { state, when } = banWords(b);
-  if (short) return <span className="ban-state">{state}{when}</span>;
+  if (ban === null || ban === undefined) return short ? <span className="null">—</span> : <p className="ban-state">{t('Not banned.')}</p>;
+  const ended = !!b.until && new Date(b.until).getTime() <= Date.now();
+  const date = b.until ? formatTime(b.until) : '';
+  if (short) {
+    return <span className="ban-state">{!b.until ? t('Banned for good') : ended ? t('Ban ended on {{date}}', { date }) : t('Banned until {{date}}', { date })}</span>;
+  }
   // Named once the banning operator's row is in; "another operator" when it
-  // cannot be read (deleted, or beyond the viewer's role).
-  const name = !b.bannedBy ? '' : by.data && meta ? rowLabel(meta, b.bannedBy, by.data) : by.isFetching ? '' : 'another operator';
+  // cannot be read (deleted, or beyond the viewer's role). It is only said
+  // after "by": a language that declines it translates it in that case.
+  const name = !b.bannedBy ? '' : by.data && meta ? rowLabel(meta, b.bannedBy, by.data) : by.isFetching ? '' : t('another operator');
+  const who = { strong: <strong />, who: b.bannedBy && meta?.permissions.read ? <Link to={'/users/' + seg(b.bannedBy)} /> : <></> };
+  const values = { date, name };
   return (
     <p className="ban-state banned" data-testid="ban-state">
-      <strong>{state}</strong>
-      {name && <> by {b.bannedBy && meta?.permissions.read ? <Link to={'/users/' + seg(b.bannedBy)}>{name}</Link> : name}</>}
-      {when}
-      {b.bannedAt && <span className="muted"> (since {shortDate(b.bannedAt)})</span>}
-      {b.reason ? <> — {b.reason}</> : <span className="muted"> — no reason given</span>}
+      {!name ? (
+        !b.until ? <Trans t={t} i18nKey="<strong>Banned</strong> for good" components={who} />
+          : ended ? <Trans t={t} i18nKey="<strong>Ban ended</strong> on {{date}}" values={values} components={who} />
+          : <Trans t={t} i18nKey="<strong>Banned</strong> until {{date}}" values={values} components={who} />
+      ) : !b.until ? <Trans t={t} i18nKey="<strong>Banned</strong> by <who>{{name}}</who> for good" values={values} components={who} />
+        : ended ? <Trans t={t} i18nKey="<strong>Ban ended</strong> by <who>{{name}}</who> on {{date}}" values={values} components={who} />
+        : <Trans t={t} i18nKey="<strong>Banned</strong> by <who>{{name}}</who> until {{date}}" values={values} components={who} />}
+      {b.bannedAt && <span className="muted"> {t('(since {{date}})', { date: formatTime(b.bannedAt) })}</span>}
+      {b.reason ? <> — {b.reason}</> : <span className="muted"> {t('— no reason given')}</span>}
     </p>
   );
 }
@@ -50,6 +62,7 @@ export function BanState({ ban, short = false }: { ban: unknown; short?: boolean
 // is offered where the server would refuse it: on one's own account, and
 // to a mod on an operator's.
 export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: unknown }) {
+  const { t } = useTranslation('moderation');
   const qc = useQueryClient();
   const me = useMe();
   const features = useFeatures();
@@ -97,43 +110,76 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
   const erasedAt = erased && ban && typeof ban === 'object' ? (ban as BanInfo).bannedAt : undefined;
   return (
     <section className="moderation" aria-labelledby="moderation-title">
-      <h2 id="moderation-title">Moderation</h2>
+      <h2 id="moderation-title">{t('Moderation')}</h2>
       {erased ? (
         // An erased account cannot sign in, and has nothing left to ban,
         // invite, erase or give a role: only its id and rows remain.
         <p className="muted" data-testid="erased-note">
-          This player's personal data was erased{erasedAt ? ` on ${shortDate(erasedAt)}` : ''}: the account cannot sign in again, and there is nothing left to moderate.
+          {erasedAt
+            ? t("This player's personal data was erased on {{date}}: the account cannot sign in again, and there is nothing left to moderate.", { date: formatTime(erasedAt) })
+            : t("This player's personal data was erased: the account cannot sign in again, and there is nothing left to moderate.")}
         </p>
       ) : (
         <>
           {features.ban && ban !== undefined && <BanState ban={ban} />}
           {self ? (
-            <p className="muted">This is your own account: another operator moderates it.</p>
+            <p className="muted">{t('This is your own account: another operator moderates it.')}</p>
           ) : !mayChange ? (
-            <p className="muted">An admin moderates operators' accounts.</p>
+            <p className="muted">{t("An admin moderates operators' accounts.")}</p>
           ) : (
             <div className="toolbar">
-              {features.ban && <button type="button" className="danger" onClick={() => setBanning(true)}>{banned ? 'Ban again' : 'Ban'}</button>}
+              {features.ban && <button type="button" className="danger" onClick={() => setBanning(true)}>{banned ? t('Ban again') : t('Ban')}</button>}
               {features.ban && banned && (
-                <button type="button" onClick={() => void confirmThen({ title: `Unban ${name}?`, description: 'They can sign in and join rooms again.', confirmLabel: 'Unban' }, 'unban', `${name} unbanned`)}>
-                  Unban
+                <button
+                  type="button"
+                  onClick={() => void confirmThen({ title: t('Unban {{name}}?', { name }), description: t('They can sign in and join rooms again.'), confirmLabel: t('Unban') }, 'unban', t('{{name}} unbanned', { name }))}
+                >
+                  {t('Unban')}
                 </button>
               )}
               {features.revokeSessions && (
-                <button type="button" onClick={() => void confirmThen({ title: `Revoke the sessions of ${name}?`, description: 'Every session ends and their live connections close; they can sign in again.', confirmLabel: 'Revoke sessions', danger: true }, 'revoke-sessions', `Sessions of ${name} revoked`)}>
-                  Revoke sessions
+                <button
+                  type="button"
+                  onClick={() =>
+                    void confirmThen(
+                      {
+                        title: t('Revoke the sessions of {{name}}?', { name }),
+                        description: t('Every session ends and their live connections close; they can sign in again.'),
+                        confirmLabel: t('Revoke sessions'),
+                        danger: true,
+                      },
+                      'revoke-sessions',
+                      t('Sessions of {{name}} revoked', { name }),
+                    )
+                  }
+                >
+                  {t('Revoke sessions')}
                 </button>
               )}
               {me.data?.role === 'admin' && hasEmail && (
-                <button type="button" title="Email them a link to set their password (valid 15 minutes)" onClick={() => void confirmThen({ title: `Send an invite to ${name}?`, description: 'A link to set a password is delivered to their email address (valid 15 minutes).', confirmLabel: 'Send invite' }, 'invite', 'Invite sent')}>
-                  <Mail size={14} aria-hidden="true" /> Send invite
+                <button
+                  type="button"
+                  title={t('Email them a link to set their password (valid 15 minutes)')}
+                  onClick={() =>
+                    void confirmThen(
+                      {
+                        title: t('Send an invite to {{name}}?', { name }),
+                        description: t('A link to set a password is delivered to their email address (valid 15 minutes).'),
+                        confirmLabel: t('Send invite'),
+                      },
+                      'invite',
+                      t('Invite sent'),
+                    )
+                  }
+                >
+                  <Mail size={14} aria-hidden="true" /> {t('Send invite')}
                 </button>
               )}
             </div>
           )}
           {!self && mayChange && me.data?.role === 'admin' && !hasEmail && (
             <p className="muted" data-testid="no-email-note">
-              {noEmailColumn ? 'Accounts here have no email: invites and reset links, which go by email, are off.' : 'This account has no email: no invite or reset link can be sent.'}
+              {noEmailColumn ? t('Accounts here have no email: invites and reset links, which go by email, are off.') : t('This account has no email: no invite or reset link can be sent.')}
             </p>
           )}
           {!self && <RoleControl userId={id} name={name} />}
@@ -152,9 +198,9 @@ export function UserModeration({ id, row, ban }: { id: string; row: Row; ban: un
             setBanning(false);
             // Undo is an unban: offered for a new ban only (undoing a
             // ban again would lift the earlier one too).
-            closedToast(`${name} banned`, { ...r, sessionsClosed: r.sessionsClosed ?? 0 }, banned ? undefined : {
+            closedToast(t('{{name}} banned', { name }), { ...r, sessionsClosed: r.sessionsClosed ?? 0 }, banned ? undefined : {
               run: () => client.POST('/users/{id}/unban', user),
-              done: `${name} unbanned`,
+              done: t('{{name}} unbanned', { name }),
               after: refresh,
             });
             void refresh();
@@ -175,6 +221,7 @@ interface RoleRow {
 // RoleControl sets a user's role and, for a mod, the resources in its
 // scopes, through the roles resource (admins only: only they have it).
 function RoleControl({ userId, name }: { userId: string; name: string }) {
+  const { t } = useTranslation('moderation');
   const roles = useResourceMeta('roles');
   const catalog = useCatalog();
   const rooms = useRoomsEnabled();
@@ -198,7 +245,7 @@ function RoleControl({ userId, name }: { userId: string; name: string }) {
       qc.setQueryData(['row', 'roles', userId, 'orNull'], r);
       void qc.invalidateQueries({ queryKey: ['list', 'roles'] });
       setEdit(null);
-      toast.success(`${name} is now ${r.role === 'admin' ? 'an admin' : r.role === 'mod' ? 'a mod' : 'a player'}`);
+      toast.success(r.role === 'admin' ? t('{{name}} is now an admin', { name }) : r.role === 'mod' ? t('{{name}} is now a mod', { name }) : t('{{name}} is now a player', { name }));
     },
   });
   if (!canWrite) return null;
@@ -207,7 +254,7 @@ function RoleControl({ userId, name }: { userId: string; name: string }) {
   const saved = { role: current.data?.role ?? 'user', scopes: current.data?.scopes ?? [] };
   const v = edit ?? saved;
   const resources = [
-    ...(rooms ? [{ name: 'rooms', label: 'Live rooms' }] : []),
+    ...(rooms ? [{ name: 'rooms', label: t('Live rooms') }] : []),
     ...(catalog.data ?? []).filter((r) => r.name !== 'roles' && r.name !== 'adminAudit'),
   ];
   const changed = v.role !== saved.role || [...v.scopes].sort().join() !== [...saved.scopes].sort().join();
@@ -217,18 +264,18 @@ function RoleControl({ userId, name }: { userId: string; name: string }) {
   };
   return (
     <form className="role-control" onSubmit={submit} aria-labelledby="role-title">
-      <h3 id="role-title">Panel role</h3>
+      <h3 id="role-title">{t('Panel role')}</h3>
       <div className="inline-field">
-        <label htmlFor="role-select">Role</label>
+        <label htmlFor="role-select">{t('Role')}</label>
         <select id="role-select" name="role" value={v.role} onChange={(e) => setEdit({ ...v, role: e.target.value })}>
-          <option value="user">Player (no panel access)</option>
-          <option value="mod">Mod (the resources below)</option>
-          <option value="admin">Admin (everything)</option>
+          <option value="user">{t('Player (no panel access)')}</option>
+          <option value="mod">{t('Mod (the resources below)')}</option>
+          <option value="admin">{t('Admin (everything)')}</option>
         </select>
       </div>
       {v.role === 'mod' && (
         <fieldset className="scopes">
-          <legend>Scopes: what this mod may list, read and update</legend>
+          <legend>{t('Scopes: what this mod may list, read and update')}</legend>
           {resources.map((r) => (
             <label key={r.name} className="check">
               <input
@@ -245,8 +292,8 @@ function RoleControl({ userId, name }: { userId: string; name: string }) {
       )}
       {save.isError && <p className="form-error" role="alert">{errorText(save.error)}</p>}
       <div className="toolbar">
-        <button type="submit" className="primary" disabled={!changed || save.isPending}>Save role</button>
-        {changed && <button type="button" onClick={() => setEdit(null)}>Cancel</button>}
+        <button type="submit" className="primary" disabled={!changed || save.isPending}>{t('Save role')}</button>
+        {changed && <button type="button" onClick={() => setEdit(null)}>{t('Cancel')}</button>}
       </div>
     </form>
   );
@@ -256,6 +303,7 @@ function RoleControl({ userId, name }: { userId: string; name: string }) {
 // (linked to its inspector), the session's id after it, and when they
 // joined.
 export function ActiveSessions({ userId }: { userId: string }) {
+  const { t } = useTranslation('moderation');
   const q = useQuery({
     queryKey: ['rooms', 'by-user', userId],
     queryFn: () => dataOf(client.GET('/rooms/by-user/{userId}', { params: { path: { userId } } })),
@@ -263,13 +311,13 @@ export function ActiveSessions({ userId }: { userId: string }) {
   });
   if (q.isPending) return <Loading />;
   if (q.isError) return <ErrorNote error={q.error} />;
-  if (q.data.length === 0) return <p className="muted">No active sessions.</p>;
+  if (q.data.length === 0) return <p className="muted">{t('No active sessions.')}</p>;
   const nodes = q.data.some((s) => typeof s.node === 'string' && s.node !== '');
   return (
     <div className="table-wrap">
-      <table className="data-table" aria-label="Active sessions">
+      <table className="data-table" aria-label={t('Active sessions')}>
         <thead>
-          <tr><th>Room</th><th>Joined</th>{nodes && <th>Node</th>}<th>Session</th></tr>
+          <tr><th>{t('Room')}</th><th>{t('Joined')}</th>{nodes && <th>{t('Node')}</th>}<th>{t('Session')}</th></tr>
         </thead>
         <tbody>
           {q.data.map((s, i) => {

@@ -1,4 +1,5 @@
 import type { Me, ResourceMeta, Row } from '../api';
+import i18n from '../i18n';
 
 // The rules on users rows are the server's, read from it rather than
 // copied: whose accounts the operator may change (GET /auth/me
@@ -44,14 +45,22 @@ export function isErased(meta: ResourceMeta, row: Row | undefined): boolean {
   return typeof email === 'string' && erasedPattern(meta)?.test(email) === true;
 }
 
-// erasedName is how an erased account is named.
+// erasedLabel is how an erased account is named, in the operator's
+// language (asked each time it is said: the language can change).
+export function erasedLabel(): string {
+  return i18n.t('Erased player', { ns: 'moderation' });
+}
+
+// erasedName is erasedLabel's English, for the callers not yet moved to
+// erasedLabel (names.ts, ResourceListPage.tsx): drop it once they are.
+/** @deprecated call erasedLabel() */
 export const erasedName = 'Erased player';
 
 // userLabel is how a link to a row of users (meta) reads: an erased
 // account's label (its erased-<id> name or email) as "Erased player".
 export function userLabel(meta: ResourceMeta | undefined, label: string): string {
   const re = meta && erasedPattern(meta);
-  return re?.test(label) ? erasedName : label;
+  return re?.test(label) ? erasedLabel() : label;
 }
 
 // userEditRefusal says why the operator may only look at a users row's
@@ -59,11 +68,12 @@ export function userLabel(meta: ResourceMeta | undefined, label: string): string
 // to an operator's account, and an erased account's data is gone.
 export function userEditRefusal(me: Me | undefined, meta: ResourceMeta, id: string, row: Row | undefined): string {
   if (!meta.users) return '';
-  if (isErased(meta, row)) return 'This player was erased: there is nothing left to edit.';
+  if (isErased(meta, row)) return i18n.t('This player was erased: there is nothing left to edit.', { ns: 'moderation' });
   if (!mayChangeUser(me, id, row)) {
-    if (me?.userId === id) return "Only an admin changes an operator's account, yours included. You can look, not save.";
-    const role = row?._role;
-    return `This account is ${role === 'admin' ? 'an admin' : 'a mod'}'s: only an admin changes operators' accounts. You can look, not save.`;
+    if (me?.userId === id) return i18n.t("Only an admin changes an operator's account, yours included. You can look, not save.", { ns: 'moderation' });
+    return row?._role === 'admin'
+      ? i18n.t("This account is an admin's: only an admin changes operators' accounts. You can look, not save.", { ns: 'moderation' })
+      : i18n.t("This account is a mod's: only an admin changes operators' accounts. You can look, not save.", { ns: 'moderation' });
   }
   return '';
 }
