@@ -97,7 +97,7 @@ export function ForeignKeyPicker({ id, col, target, value, label, disabled, onCh
                     e.preventDefault();
                     setPendingEnter(true);
                   }
-                }} placeholder={t('Search {{resource}}…', { resource: target.label.toLowerCase(), label: target.label })} aria-label={t('Search {{resource}}', { resource: target.label })} />
+                }} placeholder={t('Search {{resource}}…', { resource: target.label.toLowerCase() })} aria-label={t('Search {{resource}}', { resource: target.label })} />
               <Command.List>
                 {pages.isPending && <Command.Loading>{t('Loading…')}</Command.Loading>}
                 {pages.isError && <div className="form-error fk-note">{errorText(pages.error)}</div>}

@@ -268,7 +268,7 @@ function RelatedRows({ meta, id, row, name, target, fk }: { meta: ResourceMeta; 
       {parent !== undefined && targetMeta.permissions.create && !isErased(meta, row) && (
         <div className="toolbar tab-toolbar">
           <Link className="button" to={`/${seg(target)}/new?${new URLSearchParams({ [fk]: parent, ['_label.' + fk]: parentName })}`}>
-            <Plus size={14} aria-hidden="true" /> {t('Add {{thing}} for {{parent}}', { thing, parent: parentName, label: singular(targetMeta.label) })}
+            <Plus size={14} aria-hidden="true" /> {t('Add {{thing}} for {{parent}}', { thing, parent: parentName })}
           </Link>
         </div>
       )}
