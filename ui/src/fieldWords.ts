@@ -1,3 +1,4 @@
+import i18n from './i18n';
 import type { Column, ResourceMeta } from './api';
 import { stringifyJSON } from './json';
 import { formatDecimal, isTimeColumn } from './pages/formValues';
@@ -6,7 +7,12 @@ import { columnChanges, tooLargeWords } from './auditWords';
 import { pathWords, type PathChange } from './jsonDiff';
 
 // Keys as a person reads them: a column by its catalog label, an audit
-// payload's own keys in words, a resource by its label.
+// payload's own keys in words, a resource by its label. The words are the
+// history namespace's, said at the moment they are needed (the language
+// can change); pages that show them (the list's audit cells, an entry's
+// payload) may render before any of this part of the panel has loaded,
+// so its catalog is asked for now.
+void i18n.loadNamespaces('history');
 
 // humanize turns a key into words: "sessionsClosed" and "sessions_closed"
 // are "Sessions closed".
@@ -19,37 +25,48 @@ export function humanize(key: string): string {
   return words ? words[0]!.toUpperCase() + words.slice(1) : key;
 }
 
-// payloadWords name the keys the panel itself writes into audit payloads.
-const payloadWords: Record<string, string> = {
-  sessionsClosed: 'Live sessions closed',
-  until: 'Until',
-  reason: 'Reason',
-  ip: 'From address',
-  userAgent: 'Browser',
-  email: 'Email',
-  scope: 'Scope',
-  scopes: 'Scopes',
-  roomName: 'Room',
-  roomId: 'Room id',
-  userId: 'Player',
-  auditId: 'Audit entry',
-  _truncated: 'Left out',
-  force: 'Forced',
-};
+// payloadWord names a key the panel itself writes into audit payloads,
+// or undefined for another.
+function payloadWord(key: string): string | undefined {
+  switch (key) {
+    case 'sessionsClosed': return i18n.t('Live sessions closed', { ns: 'history' });
+    case 'until': return i18n.t('Until', { ns: 'history' });
+    case 'reason': return i18n.t('Reason', { ns: 'history' });
+    case 'ip': return i18n.t('From address', { ns: 'history' });
+    case 'userAgent': return i18n.t('Browser', { ns: 'history' });
+    case 'email': return i18n.t('Email', { ns: 'history' });
+    case 'scope': return i18n.t('Scope', { ns: 'history' });
+    case 'scopes': return i18n.t('Scopes', { ns: 'history' });
+    case 'roomName': return i18n.t('Room', { ns: 'history' });
+    case 'roomId': return i18n.t('Room id', { ns: 'history' });
+    case 'userId': return i18n.t('Player', { ns: 'history' });
+    case 'auditId': return i18n.t('Audit entry', { ns: 'history' });
+    case '_truncated': return i18n.t('Left out', { ns: 'history' });
+    case 'force': return i18n.t('Forced', { ns: 'history' });
+  }
+  return undefined;
+}
 
-// resourceWords name the audit log's resources that have no catalog
-// entry of their own.
-const resourceWords: Record<string, string> = { auth: 'Sign-in', rooms: 'Live rooms', users: 'Users' };
+// resourceWord names an audit log's resource that has no catalog entry
+// of its own, or undefined for another.
+function resourceWord(key: string): string | undefined {
+  switch (key) {
+    case 'auth': return i18n.t('Sign-in', { ns: 'history' });
+    case 'rooms': return i18n.t('Live rooms', { ns: 'history' });
+    case 'users': return i18n.t('Users', { ns: 'history' });
+  }
+  return undefined;
+}
 
 // resourceLabel is a resource's label from the catalog, else in words.
 export function resourceLabel(catalog: ResourceMeta[] | undefined, key: unknown): string {
   const k = String(key ?? '');
-  return catalog?.find((r) => r.name === k)?.label ?? resourceWords[k] ?? humanize(k);
+  return catalog?.find((r) => r.name === k)?.label ?? resourceWord(k) ?? humanize(k);
 }
 
 // fieldLabel is a column's label when meta has it, else the key in words.
 export function fieldLabel(meta: ResourceMeta | undefined, key: string): string {
-  return meta?.columns.find((c) => c.name === key)?.label ?? payloadWords[key] ?? humanize(key);
+  return meta?.columns.find((c) => c.name === key)?.label ?? payloadWord(key) ?? humanize(key);
 }
 
 const isoTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
@@ -58,19 +75,19 @@ const isoTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
 // an instant through formatTime, JSON compactly.
 export function valueWords(v: unknown, col?: Column): string {
   if (v === undefined) return '—';
-  if (v === null) return 'none';
+  if (v === null) return i18n.t('none', { ns: 'history' });
   if (col?.kind === 'decimal') return formatDecimal(v, col.scale);
   if (typeof v === 'string') return (col ? isTimeColumn(col) : isoTime.test(v)) && isoTime.test(v) ? formatTime(v) : v;
-  if (typeof v === 'boolean') return v ? 'yes' : 'no';
-  if (Array.isArray(v) && v.every((x) => typeof x !== 'object' || x === null)) return v.length === 0 ? 'none' : v.map(String).join(', ');
+  if (typeof v === 'boolean') return v ? i18n.t('yes', { ns: 'history' }) : i18n.t('no', { ns: 'history' });
+  if (Array.isArray(v) && v.every((x) => typeof x !== 'object' || x === null)) return v.length === 0 ? i18n.t('none', { ns: 'history' }) : v.map(String).join(', ');
   return stringifyJSON(v) ?? '';
 }
 
 // pathChangeText says one place's change of a document, without its
 // path: "100 → 777", "sword (added)", "1 (removed)".
 export function pathChangeText(c: PathChange): string {
-  if (!('before' in c)) return `${valueWords(c.after)} (added)`;
-  if (!('after' in c)) return `${valueWords(c.before)} (removed)`;
+  if (!('before' in c)) return i18n.t('{{value}} (added)', { ns: 'history', value: valueWords(c.after) });
+  if (!('after' in c)) return i18n.t('{{value}} (removed)', { ns: 'history', value: valueWords(c.before) });
   return `${valueWords(c.before)} → ${valueWords(c.after)}`;
 }
 
@@ -103,7 +120,7 @@ export function payloadSummary(payload: unknown, meta: ResourceMeta | undefined,
     else if (c.kind === 'truncated') parts.push(`${fieldLabel(meta, k)}: ${tooLargeWords(c.bytes)}`);
     else for (const pc of c.paths) parts.push(`${fieldLabel(meta, k)} ${pathWords(pc.path)}: ${pathChangeText(pc)}`);
   }
-  if (typeof p.changes === 'string') parts.push(`Changes ${tooLargeWords(p.changes)}`);
+  if (typeof p.changes === 'string') parts.push(i18n.t('Changes {{tooLarge}}', { ns: 'history', tooLarge: tooLargeWords(p.changes) }));
   for (const [k, v] of Object.entries(p)) {
     if (k === 'changes' || k === 'ip' || k === 'userAgent' || k === 'row') continue;
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) continue;
@@ -111,11 +128,11 @@ export function payloadSummary(payload: unknown, meta: ResourceMeta | undefined,
   }
   if (parts.length === 0) return '—';
   const head = parts.slice(0, 2).map((s) => (s.length > 48 ? s.slice(0, 47) + '…' : s)).join(' · ');
-  return parts.length > 2 ? `${head} · +${parts.length - 2} more` : head;
+  return parts.length > 2 ? i18n.t('{{head}} · +{{count}} more', { ns: 'history', head, count: parts.length - 2 }) : head;
 }
 
 // scopeWords says a mod's scope (resource keys) by the resources' labels.
 export function scopeWords(catalog: ResourceMeta[] | undefined, v: unknown): string {
   const keys = Array.isArray(v) ? v : v === null || v === undefined ? [] : [v];
-  return keys.length === 0 ? 'none' : keys.map((k) => resourceLabel(catalog, k)).join(', ');
+  return keys.length === 0 ? i18n.t('none', { ns: 'history' }) : keys.map((k) => resourceLabel(catalog, k)).join(', ');
 }

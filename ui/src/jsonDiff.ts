@@ -1,3 +1,5 @@
+import i18n from './i18n';
+
 // JSON documents compared and patched as the server compares and patches
 // them (docs/api.md, "Merge patches" and "History"): the edit form sends
 // a JSON column as the RFC 7396 merge patch of what the operator changed,
@@ -155,7 +157,7 @@ export function rebaseJSON(loaded: unknown, edited: unknown, now: unknown): unkn
 // that is not a plain word is quoted (inventory."big sword"); [] is the
 // whole value.
 export function pathWords(path: (string | number)[]): string {
-  if (path.length === 0) return '(the whole value)';
+  if (path.length === 0) return i18n.t('(the whole value)', { ns: 'history' });
   return path
     .map((k, i) => (typeof k === 'number' ? `[${k}]` : (i > 0 ? '.' : '') + (/^[\p{L}\p{N}_$-]+$/u.test(k) ? k : JSON.stringify(k))))
     .join('');

@@ -2,8 +2,12 @@
 // small flat object as a key/value list, a plain value as text, anything
 // else as indented JSON.
 
-const maxKeys = 12;
+import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
+import i18n, { formatNumber } from '../i18n';
 import { stringifyJSON } from '../json';
+
+const maxKeys = 12;
 
 type Scalar = string | number | bigint | boolean | null;
 const isScalar = (v: unknown): v is Scalar => v === null || ['string', 'number', 'bigint', 'boolean'].includes(typeof v);
@@ -17,15 +21,18 @@ export function hasResult(v: unknown): boolean {
   return true;
 }
 
-function text(v: Scalar): string {
+// text says a scalar in the operator's language.
+function text(t: TFunction<'row'>, v: Scalar): string {
   if (v === null) return '—';
-  if (typeof v === 'number' || typeof v === 'bigint') return v.toLocaleString();
-  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (typeof v === 'number') return formatNumber(v);
+  if (typeof v === 'bigint') return v.toLocaleString(i18n.language);
+  if (typeof v === 'boolean') return v ? t('yes') : t('no');
   return v;
 }
 
 export function ActionResult({ value }: { value: unknown }) {
-  if (isScalar(value)) return <span className="action-result">{text(value)}</span>;
+  const { t } = useTranslation('row');
+  if (isScalar(value)) return <span className="action-result">{text(t, value)}</span>;
   if (!Array.isArray(value) && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>);
     if (entries.length <= maxKeys && entries.every(([, v]) => isScalar(v))) {
@@ -34,7 +41,7 @@ export function ActionResult({ value }: { value: unknown }) {
           {entries.map(([k, v]) => (
             <div key={k}>
               <dt>{k}</dt>
-              <dd>{text(v as Scalar)}</dd>
+              <dd>{text(t, v as Scalar)}</dd>
             </div>
           ))}
         </dl>

@@ -1,5 +1,6 @@
 import { useState, type KeyboardEvent } from 'react';
 import { X } from 'lucide-react';
+import { useTranslation } from 'react-i18next';
 import type { Column } from '../api';
 import { exactInteger, parseJSON, stringifyJSON } from '../json';
 
@@ -24,6 +25,7 @@ export function ArrayEditor({ id, col, value, disabled, onChange }: {
   disabled: boolean;
   onChange: (v: string) => void;
 }) {
+  const { t } = useTranslation('form');
   const list = items(value);
   const [draft, setDraft] = useState('');
   const add = () => {
@@ -44,12 +46,12 @@ export function ArrayEditor({ id, col, value, disabled, onChange }: {
   return (
     <div className="array-editor">
       {list.length > 0 && (
-        <ul className="chips" aria-label={`${col.label} items`}>
+        <ul className="chips" aria-label={t('{{field}} items', { field: col.label })}>
           {list.map((it, i) => (
             <li key={i} className="chip">
-              {it === null ? <span className="null">null</span> : String(it)}
+              {it === null ? <span className="null">{String(it)}</span> : String(it)}
               {!disabled && (
-                <button type="button" className="icon-button" aria-label={`Remove ${String(it)}`} onClick={() => onChange(stringifyJSON(list.filter((_, j) => j !== i)))}>
+                <button type="button" className="icon-button" aria-label={t('Remove {{item}}', { item: String(it) })} onClick={() => onChange(stringifyJSON(list.filter((_, j) => j !== i)))}>
                   <X size={12} aria-hidden="true" />
                 </button>
               )}
@@ -58,7 +60,7 @@ export function ArrayEditor({ id, col, value, disabled, onChange }: {
         </ul>
       )}
       {!disabled && (
-        <input id={id} name={col.name} type="text" value={draft} placeholder="Add an item, then Enter" onChange={(e) => setDraft(e.target.value)} onKeyDown={key} onBlur={add} />
+        <input id={id} name={col.name} type="text" value={draft} placeholder={t('Add an item, then Enter')} onChange={(e) => setDraft(e.target.value)} onKeyDown={key} onBlur={add} />
       )}
     </div>
   );

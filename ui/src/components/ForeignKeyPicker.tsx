@@ -3,6 +3,7 @@ import * as Popover from '@radix-ui/react-popover';
 import { Command } from 'cmdk';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { ChevronsUpDown, X } from 'lucide-react';
+import { useTranslation } from 'react-i18next';
 import { client, errorText, pageOf, query, type Column, type ResourceMeta, type Row } from '../api';
 
 const pageSize = 20;
@@ -28,6 +29,7 @@ export function ForeignKeyPicker({ id, col, target, value, label, disabled, onCh
   disabled: boolean;
   onChange: (id: string, label: string) => void;
 }) {
+  const { t } = useTranslation('form');
   const [open, setOpen] = useState(false);
   const [typed, setTyped] = useState('');
   const [q, setQ] = useState('');
@@ -81,25 +83,25 @@ export function ForeignKeyPicker({ id, col, target, value, label, disabled, onCh
       <Popover.Root open={open} onOpenChange={setOpen}>
         <Popover.Trigger asChild disabled={disabled}>
           <button type="button" id={id} className="fk-trigger" role="combobox" aria-expanded={open} aria-haspopup="listbox">
-            <span className={shown ? undefined : 'muted'}>{shown || "Choose…"}</span>
+            <span className={shown ? undefined : 'muted'}>{shown || t('Choose…')}</span>
             {shown && shown !== value && <span className="muted mono fk-id">{value}</span>}
             <ChevronsUpDown size={14} aria-hidden="true" />
           </button>
         </Popover.Trigger>
         <Popover.Portal>
-          <Popover.Content className="fk-popover" align="start" sideOffset={4} aria-label={`Choose ${col.label}`}>
-            <Command shouldFilter={false} label={`Search ${target.label}`} value={active} onValueChange={setActive}>
+          <Popover.Content className="fk-popover" align="start" sideOffset={4} aria-label={t('Choose {{field}}', { field: col.label })}>
+            <Command shouldFilter={false} label={t('Search {{resource}}', { resource: target.label })} value={active} onValueChange={setActive}>
               <Command.Input value={typed} onValueChange={setTyped}
                 onKeyDown={(e) => {
                   if (e.key === 'Enter' && !settled) {
                     e.preventDefault();
                     setPendingEnter(true);
                   }
-                }} placeholder={`Search ${target.label.toLowerCase()}…`} aria-label={`Search ${target.label}`} />
+                }} placeholder={t('Search {{resource}}…', { resource: target.label.toLowerCase() })} aria-label={t('Search {{resource}}', { resource: target.label })} />
               <Command.List>
-                {pages.isPending && <Command.Loading>Loading…</Command.Loading>}
+                {pages.isPending && <Command.Loading>{t('Loading…')}</Command.Loading>}
                 {pages.isError && <div className="form-error fk-note">{errorText(pages.error)}</div>}
-                {pages.isSuccess && rows.length === 0 && <Command.Empty>No match.</Command.Empty>}
+                {pages.isSuccess && rows.length === 0 && <Command.Empty>{t('No match.')}</Command.Empty>}
                 {rows.map((r) => {
                   const rid = String(r[pk] ?? '');
                   const text = optionLabel(target, labelColumn, r);
@@ -119,7 +121,7 @@ export function ForeignKeyPicker({ id, col, target, value, label, disabled, onCh
                 })}
                 {pages.hasNextPage && (
                   <Command.Item value="__more" onSelect={() => void pages.fetchNextPage()} disabled={pages.isFetchingNextPage}>
-                    {pages.isFetchingNextPage ? 'Loading…' : 'More…'}
+                    {pages.isFetchingNextPage ? t('Loading…') : t('More…')}
                   </Command.Item>
                 )}
               </Command.List>
@@ -128,7 +130,7 @@ export function ForeignKeyPicker({ id, col, target, value, label, disabled, onCh
         </Popover.Portal>
       </Popover.Root>
       {value !== '' && !col.notNull && !disabled && (
-        <button type="button" className="icon-button" aria-label={`Clear ${col.label}`} onClick={() => onChange('', '')}>
+        <button type="button" className="icon-button" aria-label={t('Clear {{field}}', { field: col.label })} onClick={() => onChange('', '')}>
           <X size={14} aria-hidden="true" />
         </button>
       )}

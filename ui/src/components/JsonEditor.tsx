@@ -1,17 +1,19 @@
 import { lazy, Suspense, useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+import i18n from '../i18n';
 import { parseJSON, stringifyJSON } from '../json';
 
 const CodeMirrorJson = lazy(() => import('./CodeMirrorJson'));
 
 // jsonProblem says what is wrong with a JSON text, or '' when it parses
-// (an empty text is no value).
+// (an empty text is no value). The parser's own words are the browser's.
 export function jsonProblem(text: string): string {
   if (text.trim() === '') return '';
   try {
     parseJSON(text);
     return '';
   } catch (err) {
-    return err instanceof Error ? err.message : 'Not valid JSON.';
+    return err instanceof Error ? err.message : i18n.t('Not valid JSON.', { ns: 'form' });
   }
 }
 
@@ -25,6 +27,7 @@ export function JsonEditor({ id, value, disabled, label, onChange }: {
   label: string;
   onChange: (v: string) => void;
 }) {
+  const { t } = useTranslation('form');
   const problem = useMemo(() => jsonProblem(value), [value]);
   return (
     <div className="json-editor">
@@ -34,10 +37,10 @@ export function JsonEditor({ id, value, disabled, label, onChange }: {
       {!disabled && (
         <div className="json-tools">
           <button type="button" disabled={problem !== '' || value.trim() === ''} onClick={() => onChange(stringifyJSON(parseJSON(value), 2))}>
-            Format
+            {t('Format')}
           </button>
           <span className={problem ? 'form-error' : 'muted'} aria-live="polite">
-            {problem ? `Invalid JSON: ${problem}` : value.trim() === '' ? 'Empty' : 'Valid JSON'}
+            {problem ? t('Invalid JSON: {{problem}}', { problem }) : value.trim() === '' ? t('Empty') : t('Valid JSON')}
           </span>
         </div>
       )}

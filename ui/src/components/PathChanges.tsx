@@ -1,3 +1,4 @@
+import { useTranslation } from 'react-i18next';
 import { pathChangeText } from '../fieldWords';
 import { pathWords, type PathChange } from '../jsonDiff';
 
@@ -7,6 +8,9 @@ import { pathWords, type PathChange } from '../jsonDiff';
 // PathChangeWords says one change: "stats.gold: 100 → 777777", a place
 // the change added or removed said so.
 export function PathChangeWords({ change: c }: { change: PathChange }) {
+  // The words are the history namespace's: loaded before they are said,
+  // and said again when the language changes.
+  useTranslation('history');
   return <><code className="path">{pathWords(c.path)}</code>: {pathChangeText(c)}</>;
 }
 

@@ -1,3 +1,4 @@
+import { Trans, useTranslation } from 'react-i18next';
 import type { Column, Row } from '../api';
 import { Modal } from '../components/ConfirmDialog';
 import { PathChanges } from '../components/PathChanges';
@@ -78,7 +79,13 @@ export function bothChanged(f: FieldConflict): boolean {
   return jsonPaths(f.loaded, f.edited).some((m) => theirs.some((t) => overlaps(m.path, t.path)));
 }
 
-const words = (v: unknown, col?: Column) => (v === '' ? <span className="null">empty</span> : v === null || v === undefined ? <span className="null">none</span> : valueWords(v, col));
+// Words says a field's value: empty text and no value said so.
+function Words({ v, col }: { v: unknown; col?: Column }) {
+  const { t } = useTranslation(['form', 'history']);
+  if (v === '') return <span className="null">{t('empty')}</span>;
+  if (v === null || v === undefined) return <span className="null">{t('none')}</span>;
+  return <>{valueWords(v, col)}</>;
+}
 
 const names = (fs: FieldConflict[]) => fs.map((f) => f.col.label).join(', ');
 
@@ -90,45 +97,47 @@ export function EditConflict({ conflicts, onReapply, onDiscard, onClose }: {
   onDiscard: () => void;
   onClose: () => void;
 }) {
+  const { t } = useTranslation(['form', 'history']);
   const moved = conflicts.filter((f) => f.theirs);
   const untouched = conflicts.filter((f) => f.mine && !f.theirs);
   return (
-    <Modal title="This row changed while you were editing" className="dialog-wide edit-conflict" onClose={onClose}
-      description="Nothing was saved. After you opened this form, the game or another operator changed this row:">
+    <Modal title={t('This row changed while you were editing')} className="dialog-wide edit-conflict" onClose={onClose}
+      description={t('Nothing was saved. After you opened this form, the game or another operator changed this row:')}>
       {moved.length === 0 ? (
-        <p>None of the fields on this form changed: the change was to a part of the row the form does not show.</p>
+        <p>{t('None of the fields on this form changed: the change was to a part of the row the form does not show.')}</p>
       ) : (
-        <ul className="conflict-fields" aria-label="Changed since you opened the form">
+        <ul className="conflict-fields" aria-label={t('Changed since you opened the form')}>
           {moved.map((f) => <ConflictField key={f.col.name} f={f} />)}
         </ul>
       )}
-      {untouched.length > 0 && <p>Your changes to {names(untouched)}: nobody else changed {untouched.length === 1 ? 'it' : 'them'}.</p>}
+      {untouched.length > 0 && <p>{t('Your changes to {{fields}}: nobody else changed them.', { fields: names(untouched), count: untouched.length })}</p>}
       <p className="muted">
-        <strong>Re-apply my changes</strong> puts your changes on the row as it is now (where you both changed the same thing, yours is kept);
-        check the form, then Save. <strong>Discard my changes</strong> shows the row as it is now.
+        <Trans t={t} ns="form" components={{ strong: <strong /> }}
+          i18nKey="<strong>Re-apply my changes</strong> puts your changes on the row as it is now (where you both changed the same thing, yours is kept); check the form, then Save. <strong>Discard my changes</strong> shows the row as it is now." />
       </p>
       <div className="dialog-buttons">
-        <button type="button" onClick={onDiscard}>Discard my changes</button>
-        <button type="button" className="primary" autoFocus onClick={onReapply}>Re-apply my changes</button>
+        <button type="button" onClick={onDiscard}>{t('Discard my changes')}</button>
+        <button type="button" className="primary" autoFocus onClick={onReapply}>{t('Re-apply my changes')}</button>
       </div>
     </Modal>
   );
 }
 
 function ConflictField({ f }: { f: FieldConflict }) {
+  const { t } = useTranslation('form');
   return (
     <li className="conflict-field">
       <h3>
         {f.col.label}
-        {bothChanged(f) && <span className="badge badge-kept">you changed it too: Re-apply keeps yours</span>}
+        {bothChanged(f) && <span className="badge badge-kept">{t('you changed it too: Re-apply keeps yours')}</span>}
       </h3>
       {isDocumentColumn(f.col) ? (
         <DocumentConflict f={f} />
       ) : (
         <dl className="kv">
-          <div><dt>When you opened it</dt><dd>{words(f.loaded, f.col)}</dd></div>
-          <div><dt>Now</dt><dd>{words(f.now, f.col)}</dd></div>
-          <div><dt>Your change</dt><dd>{f.mine ? words(f.edited, f.col) : <span className="null">none</span>}</dd></div>
+          <div><dt>{t('When you opened it')}</dt><dd><Words v={f.loaded} col={f.col} /></dd></div>
+          <div><dt>{t('Now')}</dt><dd><Words v={f.now} col={f.col} /></dd></div>
+          <div><dt>{t('Your change')}</dt><dd>{f.mine ? <Words v={f.edited} col={f.col} /> : <span className="null">{t('none')}</span>}</dd></div>
         </dl>
       )}
     </li>
@@ -138,14 +147,15 @@ function ConflictField({ f }: { f: FieldConflict }) {
 // DocumentConflict says a JSON column's changes place by place: those
 // since the form opened, and the operator's.
 function DocumentConflict({ f }: { f: FieldConflict }) {
+  const { t } = useTranslation('form');
   const theirs = jsonPaths(f.loaded, f.now);
   const mine = f.mine ? jsonPaths(f.loaded, f.edited) : [];
   return (
     <>
-      <p className="conflict-sub">Changed since you opened it:</p>
+      <p className="conflict-sub">{t('Changed since you opened it:')}</p>
       <PathChanges changes={theirs} />
-      <p className="conflict-sub">Your changes:{mine.length === 0 && <span className="null"> none</span>}</p>
-      {mine.length > 0 && <PathChanges changes={mine} note={(c) => (theirs.some((t) => overlaps(t.path, c.path)) ? 'changed since too: Re-apply keeps yours' : '')} />}
+      <p className="conflict-sub">{t('Your changes:')}{mine.length === 0 && <span className="null"> {t('none')}</span>}</p>
+      {mine.length > 0 && <PathChanges changes={mine} note={(c) => (theirs.some((x) => overlaps(x.path, c.path)) ? t('changed since too: Re-apply keeps yours') : '')} />}
     </>
   );
 }

@@ -1,5 +1,7 @@
 import { cloneElement, isValidElement, useState, type ReactElement } from 'react';
 import * as Switch from '@radix-ui/react-switch';
+import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
 import type { Column } from '../api';
 import { useCatalog } from '../queries';
 import { ForeignKeyPicker } from '../components/ForeignKeyPicker';
@@ -29,6 +31,7 @@ export function FieldInput({ col, value, disabled, error, label, onChange }: {
   onChange: (v: FormValue, label?: string) => void;
 }) {
   const catalog = useCatalog();
+  const { t } = useTranslation('form');
   const id = 'field-' + col.name;
   const text = typeof value === 'string' ? value : '';
   // Input or textarea is decided by the value the field starts with: a
@@ -39,13 +42,13 @@ export function FieldInput({ col, value, disabled, error, label, onChange }: {
   // A text key left empty is made by the server (Create.Defaults, the
   // database's default, else a UUIDv7).
   const madeKey = col.primary && col.dataType === 'string' && !disabled;
-  let hint = madeKey ? 'Leave empty for a new id.' : '';
+  let hint = madeKey ? t('Leave empty for a new id.') : '';
   if (target) {
     input = <ForeignKeyPicker id={id} col={col} target={target} value={text} label={label} disabled={disabled} onChange={(v, l) => onChange(v, l)} />;
   } else if (col.choices && col.choices.length > 0) {
     input = (
       <select id={id} name={col.name} value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)}>
-        {(!col.notNull || text === '') && <option value="">{col.notNull ? 'Choose…' : '— none —'}</option>}
+        {(!col.notNull || text === '') && <option value="">{col.notNull ? t('Choose…') : t('— none —')}</option>}
         {col.choices.map((c) => (
           <option key={c} value={c}>{c}</option>
         ))}
@@ -54,12 +57,12 @@ export function FieldInput({ col, value, disabled, error, label, onChange }: {
   } else if (col.kind === 'array' && col.elem !== 'json') {
     input = <ArrayEditor id={id} col={col} value={text} disabled={disabled} onChange={(v) => onChange(v)} />;
   } else if (col.kind === 'timestamp-local') {
-    hint = 'no time zone: stored as written';
+    hint = t('no time zone: stored as written');
     input = <input id={id} name={col.name} type="datetime-local" step="any" value={text} disabled={disabled} aria-describedby={id + '-hint'} onChange={(e) => onChange(e.target.value)} />;
   } else if (col.kind === 'date') {
     input = <input id={id} name={col.name} type="date" value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />;
   } else if (col.kind === 'decimal' || col.kind === 'inet') {
-    hint = col.kind === 'decimal' ? decimalHint(col.scale) : 'an address or a network, such as 10.0.0.0/8';
+    hint = col.kind === 'decimal' ? decimalHint(t, col.scale) : t('an address or a network, such as 10.0.0.0/8');
     // Checked as typed, not only on save: a typo shows at once.
     if (!error && text.trim() !== '') {
       try {
@@ -75,7 +78,7 @@ export function FieldInput({ col, value, disabled, error, label, onChange }: {
   } else if (isTimeColumn(col)) {
     // An instant, whatever the column stores it as (a unix-seconds
     // integer the server converts is one too).
-    hint = `in your time zone, ${timeZone}`;
+    hint = t('in your time zone, {{zone}}', { zone: timeZone });
     input = <input id={id} name={col.name} type="datetime-local" step="1" value={text} disabled={disabled} aria-describedby={id + '-hint'} onChange={(e) => onChange(e.target.value)} />;
   } else {
     switch (col.dataType) {
@@ -95,7 +98,7 @@ export function FieldInput({ col, value, disabled, error, label, onChange }: {
         input = <input id={id} name={col.name} type="number" step="any" value={text} disabled={disabled} onChange={(e) => onChange(e.target.value)} />;
         break;
       case 'datetime':
-        hint = `in your time zone, ${timeZone}`;
+        hint = t('in your time zone, {{zone}}', { zone: timeZone });
         input = <input id={id} name={col.name} type="datetime-local" step="1" value={text} disabled={disabled} aria-describedby={id + '-hint'} onChange={(e) => onChange(e.target.value)} />;
         break;
       case 'json':
@@ -121,7 +124,7 @@ export function FieldInput({ col, value, disabled, error, label, onChange }: {
       <label htmlFor={id}>
         {col.label}
         {col.notNull && !col.hasDefault && !madeKey && col.dataType !== 'boolean' && !disabled && <span className="required"> *</span>}
-        {disabled && <span className="muted"> (read-only)</span>}
+        {disabled && <span className="muted"> {t('(read-only)')}</span>}
       </label>
       {input}
       {hint && <span id={id + '-hint'} className="muted hint">{hint}</span>}
@@ -132,8 +135,8 @@ export function FieldInput({ col, value, disabled, error, label, onChange }: {
 
 // decimalHint says what a decimal field keeps: its column's scale when the
 // database declares one.
-function decimalHint(scale: number | undefined): string {
-  if (scale === undefined) return 'exact: the digits are kept as typed';
-  if (scale === 0) return 'a whole number, kept exactly';
-  return `exact, ${scale} ${scale === 1 ? 'digit' : 'digits'} after the point, such as ${formatDecimal('12.3', scale)}`;
+function decimalHint(t: TFunction<'form'>, scale: number | undefined): string {
+  if (scale === undefined) return t('exact: the digits are kept as typed');
+  if (scale === 0) return t('a whole number, kept exactly');
+  return t('exact, {{count}} digits after the point, such as {{example}}', { count: scale, example: formatDecimal('12.3', scale) });
 }

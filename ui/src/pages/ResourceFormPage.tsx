@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type FormEvent, type RefObject } from 'rea
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useBlocker, useNavigate, useParams, useSearchParams } from 'react-router';
 import * as Switch from '@radix-ui/react-switch';
+import { useTranslation } from 'react-i18next';
 import { ApiError, client, errorText, isStale, rowParams, seg, versioned, writeHeaders, type Column, type ResourceMeta, type Row, type Versioned } from '../api';
 import { rowQuery, useMe, useResourceMeta } from '../queries';
 import { BanState } from './UserModeration';
@@ -33,12 +34,13 @@ export function ResourceFormPage({ mode }: { mode: 'create' | 'edit' }) {
 
 function EditLoader({ meta, id }: { meta: ResourceMeta; id: string }) {
   const me = useMe();
+  const { t } = useTranslation('form');
   const row = useQuery(rowQuery(meta.name, id));
   if (row.isPending) return <Loading />;
   if (row.isError) return <ErrorNote error={row.error} />;
   // What the server would refuse on Save is said before any typing: the
   // form is shown read-only, with why.
-  const refusal = userEditRefusal(me.data, meta, id, row.data.row) || (isDeleted(meta, row.data.row) ? 'This row is deleted: restore it from its page before editing.' : '');
+  const refusal = userEditRefusal(me.data, meta, id, row.data.row) || (isDeleted(meta, row.data.row) ? t('This row is deleted: restore it from its page before editing.') : '');
   return <ResourceForm meta={meta} id={id} loaded={row.data} readOnly={refusal} />;
 }
 
@@ -61,6 +63,7 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
   // base is the row the form's fields started from, and its version: Save
   // sends If-Match with it, so it never overwrites a change the operator
   // did not see.
+  const { t } = useTranslation('form');
   const [base, setBase] = useState(loaded);
   const row = base?.row;
   const creating = row === undefined;
@@ -115,11 +118,11 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
       // field left (or made) empty, text over its column's limit.
       const changed = creating || v !== initial[c.name];
       if (changed && c.required && !c.primary && c.dataType !== 'boolean' && typeof v === 'string' && v.trim() === '') {
-        errs[c.name] = `${fieldName(c)} is required`;
+        errs[c.name] = t('{{field}} is required', { field: fieldName(c) });
         continue;
       }
       if (changed && c.maxLength && typeof v === 'string' && [...v].length > c.maxLength) {
-        errs[c.name] = `At most ${c.maxLength} characters (${[...v].length} now)`;
+        errs[c.name] = t('At most {{count}} characters ({{now}} now)', { count: c.maxLength, now: [...v].length });
         continue;
       }
       if (!creating && v === initial[c.name]) continue; // PATCH sends only changes
@@ -140,7 +143,7 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
       }
     }
     if (newUser && !(canInvite && invite)) {
-      if ([...password].length < 8) errs.password = 'At least 8 characters.';
+      if ([...password].length < 8) errs.password = t('At least 8 characters.');
       else body.password = password;
     }
     setFieldErrors(errs);
@@ -150,7 +153,7 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
       return;
     }
     if (!creating && Object.keys(body).length === 0) {
-      setError('Nothing changed.');
+      setError(t('Nothing changed.'));
       return;
     }
     // A JSON column is sent as the merge patch of what the operator changed
@@ -195,7 +198,7 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
       const elsewhere = !(err instanceof ApiError) || shown.length === 0 || shown.length < Object.keys(err.fields).length;
       setError(elsewhere ? errorText(err) : '');
       if (shown.length > 0 && err instanceof ApiError) {
-        setFieldErrors(err.fields);
+        setFieldErrors(fieldMessages(err));
         focusFirst(columns, err.fields);
       }
       setBusy(false);
@@ -216,7 +219,9 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
     setConflict(null);
     setFieldErrors({});
     setError('');
-    setNotice(`Your changes are re-applied to the row as it is now${both.length > 0 ? ` (where you both changed ${both.join(', ')}, yours is kept)` : ''}. Check them, then Save.`);
+    setNotice(both.length > 0
+      ? t('Your changes are re-applied to the row as it is now (where you both changed {{fields}}, yours is kept). Check them, then Save.', { fields: both.join(', ') })
+      : t('Your changes are re-applied to the row as it is now. Check them, then Save.'));
   };
   // discard reloads the row and shows it without the operator's changes.
   const discard = async () => {
@@ -228,11 +233,16 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
     setConflict(null);
     setFieldErrors({});
     setError('');
-    setNotice('Your changes were discarded: the form shows the row as it is now.');
+    setNotice(t('Your changes were discarded: the form shows the row as it is now.'));
   };
 
   const back = creating ? '/' + seg(meta.name) : `/${seg(meta.name)}/${seg(id ?? '')}`;
-  const heading = creating ? `New ${singular(meta.label)}` : `${readOnly ? '' : 'Edit '}${singular(meta.label)} / ${rowLabel(meta, id ?? '', row)}`;
+  const thing = singular(meta.label);
+  const heading = creating
+    ? t('New {{thing}}', { thing })
+    : readOnly
+      ? `${thing} / ${rowLabel(meta, id ?? '', row)}`
+      : t('Edit {{thing}} / {{row}}', { thing, row: rowLabel(meta, id ?? '', row) });
   usePageTitle(heading);
   return (
     <section>
@@ -246,8 +256,8 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
       )}
       {conflict && !conflict.open && (
         <div className="notice" role="alert">
-          <span>This row changed since you opened it: nothing was saved.</span>
-          <button type="button" onClick={() => setConflict({ ...conflict, open: true })}>See what changed</button>
+          <span>{t('This row changed since you opened it: nothing was saved.')}</span>
+          <button type="button" onClick={() => setConflict({ ...conflict, open: true })}>{t('See what changed')}</button>
         </div>
       )}
       {notice && <p className="notice notice-ok" role="status">{notice}</p>}
@@ -256,9 +266,9 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
           // The ban is changed by Ban and Unban, never typed: it reads
           // in words here, as on the user's page.
           <div key={c.name} className="form-field" role="group" aria-labelledby={'field-' + c.name}>
-            <span id={'field-' + c.name} className="field-label">{c.label} <span className="muted">(read-only)</span></span>
+            <span id={'field-' + c.name} className="field-label">{c.label} <span className="muted">{t('(read-only)')}</span></span>
             <BanState ban={row?.[c.name] ?? null} short />
-            <span className="muted hint">Ban and unban from the user's page.</span>
+            <span className="muted hint">{t("Ban and unban from the user's page.")}</span>
           </div>
         ) : (
           <FieldInput
@@ -276,10 +286,10 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
         ))}
         {newUser && (
           <fieldset className="new-password">
-            <legend>Password</legend>
+            <legend>{t('Password')}</legend>
             {canInvite && (
               <div className="form-field checkbox">
-                <label htmlFor="field-invite">Send an invite instead (they choose their own)</label>
+                <label htmlFor="field-invite">{t('Send an invite instead (they choose their own)')}</label>
                 <Switch.Root id="field-invite" className="switch" checked={invite} onCheckedChange={setInvite}>
                   <Switch.Thumb className="switch-thumb" />
                 </Switch.Root>
@@ -288,7 +298,7 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
             {!invite && (
               <div className="form-field">
                 <label htmlFor="field-password">
-                  Initial password<span className="required"> *</span>
+                  {t('Initial password')}<span className="required"> *</span>
                 </label>
                 <input id="field-password" name="password" type="password" autoComplete="new-password" minLength={8} value={password} aria-describedby="field-password-hint"
                   aria-invalid={fieldErrors.password ? true : undefined}
@@ -296,7 +306,7 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
                     setPassword(e.target.value);
                     setFieldErrors(({ password: _, ...rest }) => rest);
                   }} />
-                <span id="field-password-hint" className="muted hint">At least 8 characters; stored only as a hash.</span>
+                <span id="field-password-hint" className="muted hint">{t('At least 8 characters; stored only as a hash.')}</span>
                 {fieldErrors.password && <p className="form-error">{fieldErrors.password}</p>}
               </div>
             )}
@@ -305,11 +315,11 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
         {error && <p className="form-error" role="alert">{error}</p>}
         <div className="toolbar">
           {readOnly ? (
-            <Link to={back} className="button">Back</Link>
+            <Link to={back} className="button">{t('Back')}</Link>
           ) : (
             <>
-              <button type="submit" className="primary" disabled={busy}>{creating ? 'Create' : 'Save'}</button>
-              <Link to={back} className="button">Cancel</Link>
+              <button type="submit" className="primary" disabled={busy}>{creating ? t('Create') : t('Save')}</button>
+              <Link to={back} className="button">{t('Cancel')}</Link>
             </>
           )}
         </div>
@@ -327,19 +337,26 @@ function ResourceForm({ meta, id, loaded, readOnly = '' }: { meta: ResourceMeta;
 // closed tab through the browser's own prompt.
 // leaving is set once the form is saved, before it navigates away.
 function useUnsavedPrompt(dirty: boolean, leaving: RefObject<boolean>, ask: ReturnType<typeof useConfirm>[1]) {
+  const { t } = useTranslation('form');
   const blocker = useBlocker(({ currentLocation, nextLocation }) => dirty && !leaving.current && currentLocation.pathname !== nextLocation.pathname);
   useEffect(() => {
     if (blocker.state !== 'blocked') return;
-    void ask({ title: 'Leave without saving?', description: 'Your changes to this form are lost.', confirmLabel: 'Leave', danger: true }).then((ok) =>
+    void ask({ title: t('Leave without saving?'), description: t('Your changes to this form are lost.'), confirmLabel: t('Leave'), danger: true }).then((ok) =>
       ok ? blocker.proceed() : blocker.reset(),
     );
-  }, [blocker, ask]);
+  }, [blocker, ask, t]);
   useEffect(() => {
     if (!dirty) return;
     const warn = (e: BeforeUnloadEvent) => e.preventDefault();
     window.addEventListener('beforeunload', warn);
     return () => window.removeEventListener('beforeunload', warn);
   }, [dirty]);
+}
+
+// fieldMessages are the server's messages of err's fields, as the form
+// shows them beside each field.
+function fieldMessages(err: ApiError): Record<string, string> {
+  return err.fields;
 }
 
 // fieldName is how a field is named in a message: a foreign key by the

@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { Copy, Pencil, Plus, Trash2 } from 'lucide-react';
 import { toast } from 'sonner';
+import { Trans, useTranslation } from 'react-i18next';
 import { ApiError, client, errorText, isStale, dataOf, pageOf, query, rowParams, seg, staleText, versioned, writeHeaders, type Column, type ResourceMeta, type Row } from '../api';
 import { rowOf, rowQuery, useCatalog, useMe, useResourceMeta, useRoomsEnabled } from '../queries';
 import { FieldValue, ZoneNote } from '../components/CellValue';
@@ -11,6 +12,7 @@ import { DataTable } from '../components/DataTable';
 import { ErrorNote, Loading } from '../components/Status';
 import { NotAllowed } from '../components/NotAllowed';
 import { ResourceIcon } from '../icons';
+import { formatNumber } from '../i18n';
 import { rowLabel, singular, usePageTitle } from '../names';
 import { banField, idField, listColumns, pick } from './columns';
 import { UserModeration, ActiveSessions, BanState } from './UserModeration';
@@ -35,6 +37,7 @@ export function ResourceShowPage() {
 function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
   const navigate = useNavigate();
   const qc = useQueryClient();
+  const { t } = useTranslation('row');
   const [dialog, ask] = useConfirm();
   const params = rowParams(meta.name, id);
   const row = useQuery({ ...rowQuery(meta.name, id), select: rowOf });
@@ -62,18 +65,18 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
   };
 
   const remove = async () => {
-    if (!(await ask({ title: `Delete ${singular(meta.label)} “${title}”?`, description: deletedWhere(meta), confirmLabel: 'Delete', danger: true }))) return;
+    if (!(await ask({ title: t('Delete {{thing}} “{{title}}”?', { thing: singular(meta.label), title }), description: deletedWhere(meta), confirmLabel: t('Delete'), danger: true }))) return;
     try {
       const deleted = await versioned(client.DELETE('/{resource}/{id}', { params, headers: writeHeaders({ ifMatch: version() }) }));
       // Undo brings the row back and opens it again.
       const undo = canUndoDelete(meta)
-        ? { duration: undoSeconds * 1000, action: undoAction({ run: () => undoDelete(meta, id, me.data?.userId, deleted.etag), done: `${title} restored`, after: () => {
+        ? { duration: undoSeconds * 1000, action: undoAction({ run: () => undoDelete(meta, id, me.data?.userId, deleted.etag), done: t('{{title}} restored', { title }), after: () => {
             void qc.invalidateQueries({ queryKey: ['list', meta.name] });
             void qc.invalidateQueries({ queryKey: ['row', meta.name, id] });
             void qc.invalidateQueries({ queryKey: ['history', meta.name, id] });
           } }) }
         : {};
-      toast.success(`${title} deleted`, undo);
+      toast.success(t('{{title}} deleted', { title }), undo);
       await qc.invalidateQueries({ queryKey: ['list', meta.name] });
       navigate('/' + seg(meta.name));
     } catch (err) {
@@ -101,13 +104,13 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
           ))}
           {meta.permissions.update && mayChange && !erased && !isDeleted(meta, row.data) && (
             <Link to={`/${seg(meta.name)}/${seg(id)}/edit`} className="button">
-              <Pencil size={14} aria-hidden="true" /> Edit
+              <Pencil size={14} aria-hidden="true" /> {t('Edit')}
             </Link>
           )}
           <RestoreButton meta={meta} id={id} row={row.data} version={version} />
           {meta.permissions.delete && mayChange && !isDeleted(meta, row.data) && (
             <button type="button" className="danger" onClick={() => void remove()}>
-              <Trash2 size={14} aria-hidden="true" /> Delete
+              <Trash2 size={14} aria-hidden="true" /> {t('Delete')}
             </button>
           )}
         </div>
@@ -116,9 +119,9 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
         <Loading />
       ) : gone ? (
         <p className="muted" role="status">
-          No {singular(meta.label).toLowerCase()} has the id “{id}”: it was deleted, or the link is wrong.{' '}
-          <Link to={'/adminAudit?' + new URLSearchParams({ resource: meta.name, target_id: id })}>Its audit entries</Link> show what happened
-          to it; a delete's entry can restore the row.
+          <Trans t={t} ns="row" values={{ thing: singular(meta.label).toLowerCase(), resource: meta.label, id }}
+            components={{ audit: <Link to={'/adminAudit?' + new URLSearchParams({ resource: meta.name, target_id: id })} /> }}
+            i18nKey="No {{thing}} has the id “{{id}}”: it was deleted, or the link is wrong. <audit>Its audit entries</audit> show what happened to it; a delete's entry can restore the row." />
         </p>
       ) : row.isError ? (
         <ErrorNote error={row.error} />
@@ -126,7 +129,9 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
         <>
           {isDeleted(meta, row.data) && (
             <p className="muted" role="status">
-              This row is deleted: the list shows it in its Deleted view only.{meta.permissions.update ? ' Restore brings it back.' : ''}
+              {meta.permissions.update
+                ? t('This row is deleted: the list shows it in its Deleted view only. Restore brings it back.')
+                : t('This row is deleted: the list shows it in its Deleted view only.')}
             </p>
           )}
           <dl className="fields">
@@ -144,7 +149,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
                     <BanState ban={row.data[c.name]} short />
                   ) : c.name === meta.emailColumn && row.data[c.name] == null ? (
                     // A guest player, without an email.
-                    <span className="muted">no email</span>
+                    <span className="muted">{t('no email')}</span>
                   ) : meta.name === 'adminAudit' && c.name === 'payload' ? (
                     <AuditPayload payload={row.data.payload} entry={row.data} />
                   ) : (
@@ -175,6 +180,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
 // for users the live sessions.
 function RelationTabs({ meta, id, row }: { meta: ResourceMeta; id: string; row: Row }) {
   const rooms = useRoomsEnabled();
+  const { t } = useTranslation('row');
   // The open tab is in the URL (?tab=), so a reload or coming back keeps it.
   const [params, setParams] = useSearchParams();
   const catalog = useCatalog();
@@ -196,18 +202,18 @@ function RelationTabs({ meta, id, row }: { meta: ResourceMeta; id: string; row: 
   });
   const tabs = [
     ...many.map((r) => ({ key: r.name, label: r.label })),
-    ...(sessions ? [{ key: '_sessions', label: 'Active sessions' }] : []),
-    ...(reportsTab ? [{ key: '_reports', label: 'Reports' }] : []),
-    ...(history ? [{ key: '_history', label: 'History' }] : []),
+    ...(sessions ? [{ key: '_sessions', label: t('Active sessions') }] : []),
+    ...(reportsTab ? [{ key: '_reports', label: t('Reports') }] : []),
+    ...(history ? [{ key: '_history', label: t('History') }] : []),
   ];
   if (tabs.length === 0) return null;
   const count = (key: string) => {
     const n = counts.data?.[key === '_sessions' ? 'activeSessions' : key];
     if (typeof n !== 'number') return undefined;
-    return counts.data?._estimated?.includes(key) ? `≈${n.toLocaleString()}` : n.toLocaleString();
+    return counts.data?._estimated?.includes(key) ? `≈${formatNumber(n)}` : formatNumber(n);
   };
   const asked = params.get('tab');
-  const open = tabs.some((t) => t.key === asked) ? (asked as string) : tabs[0]?.key;
+  const open = tabs.some((tab) => tab.key === asked) ? (asked as string) : tabs[0]?.key;
   const choose = (key: string) =>
     setParams((p) => {
       const next = new URLSearchParams(p);
@@ -217,19 +223,19 @@ function RelationTabs({ meta, id, row }: { meta: ResourceMeta; id: string; row: 
     }, { replace: true });
   return (
     <Tabs.Root className="tabs" value={open} onValueChange={choose}>
-      <Tabs.List className="tab-list" aria-label="Related">
-        {tabs.map((t) => (
-          <Tabs.Trigger key={t.key} value={t.key} className="tab">
-            {t.label}
-            {count(t.key) !== undefined && <span className="count">{count(t.key)}</span>}
+      <Tabs.List className="tab-list" aria-label={t('Related')}>
+        {tabs.map((tab) => (
+          <Tabs.Trigger key={tab.key} value={tab.key} className="tab">
+            {tab.label}
+            {count(tab.key) !== undefined && <span className="count">{count(tab.key)}</span>}
           </Tabs.Trigger>
         ))}
       </Tabs.List>
-      {tabs.map((t) => {
-        const rel = many.find((r) => r.name === t.key);
+      {tabs.map((tab) => {
+        const rel = many.find((r) => r.name === tab.key);
         return (
-          <Tabs.Content key={t.key} value={t.key} className="tab-panel">
-            {t.key === '_sessions' ? <ActiveSessions userId={id} /> : t.key === '_reports' ? <PlayerReports playerId={id} /> : t.key === '_history' ? <RowHistory meta={meta} id={id} /> : rel ? <RelatedRows meta={meta} id={id} row={row} name={rel.name} target={rel.target} fk={rel.fk} /> : null}
+          <Tabs.Content key={tab.key} value={tab.key} className="tab-panel">
+            {tab.key === '_sessions' ? <ActiveSessions userId={id} /> : tab.key === '_reports' ? <PlayerReports playerId={id} /> : tab.key === '_history' ? <RowHistory meta={meta} id={id} /> : rel ? <RelatedRows meta={meta} id={id} row={row} name={rel.name} target={rel.target} fk={rel.fk} /> : null}
           </Tabs.Content>
         );
       })}
@@ -242,12 +248,13 @@ function RelationTabs({ meta, id, row }: { meta: ResourceMeta; id: string; row: 
 // target's form with the parent filled in.
 function RelatedRows({ meta, id, row, name, target, fk }: { meta: ResourceMeta; id: string; row: Row; name: string; target: string; fk: string }) {
   const catalog = useCatalog();
+  const { t } = useTranslation('row');
   const targetMeta = catalog.data?.find((r) => r.name === target);
   const q = useQuery({
     queryKey: ['relation', meta.name, id, name],
     queryFn: () => pageOf(client.GET('/{resource}/{id}/relations/{relation}', { params: { path: { resource: meta.name, id, relation: name } }, querySerializer: query(new URLSearchParams({ _start: '0', _end: '50' })) })),
   });
-  if (!targetMeta) return <ErrorNote error={`Unknown resource "${target}".`} />;
+  if (!targetMeta) return <ErrorNote error={t('Unknown resource "{{name}}".', { name: target })} />;
   if (q.isPending) return <Loading />;
   if (q.isError) return <ErrorNote error={q.error} />;
   // The parent's key as the child's foreign key holds it: only a parent
@@ -261,17 +268,20 @@ function RelatedRows({ meta, id, row, name, target, fk }: { meta: ResourceMeta; 
       {parent !== undefined && targetMeta.permissions.create && !isErased(meta, row) && (
         <div className="toolbar tab-toolbar">
           <Link className="button" to={`/${seg(target)}/new?${new URLSearchParams({ [fk]: parent, ['_label.' + fk]: parentName })}`}>
-            <Plus size={14} aria-hidden="true" /> Add {thing} for {parentName}
+            <Plus size={14} aria-hidden="true" /> {t('Add {{thing}} for {{parent}}', { thing, parent: parentName })}
           </Link>
         </div>
       )}
       <DataTable meta={targetMeta} columns={listColumns(targetMeta)} rows={q.data.rows} />
       {q.data.total > q.data.rows.length && (
         <p className="muted">
-          Showing {q.data.rows.length} of {q.data.estimated ? '≈' : ''}
-          {q.data.total.toLocaleString()}.
+          {t('Showing {{shown}} of {{total}}.', { shown: formatNumber(q.data.rows.length), total: (q.data.estimated ? '≈' : '') + formatNumber(q.data.total) })}
           {parent !== undefined && (
-            <> <Link to={`/${seg(target)}?${new URLSearchParams({ [fk + '_eq']: parent })}`}>See all {q.data.estimated ? '' : q.data.total.toLocaleString() + ' '}in {targetMeta.label}</Link></>
+            <> <Link to={`/${seg(target)}?${new URLSearchParams({ [fk + '_eq']: parent })}`}>
+              {q.data.estimated
+                ? t('See all in {{resource}}', { resource: targetMeta.label })
+                : t('See all {{total}} in {{resource}}', { total: formatNumber(q.data.total), resource: targetMeta.label })}
+            </Link></>
           )}
         </p>
       )}
@@ -288,9 +298,10 @@ export function showOrder(cols: Column[]): Column[] {
 
 // CopyButton copies text, saying so in a toast.
 function CopyButton({ text, label }: { text: string; label: string }) {
+  const { t } = useTranslation('row');
   return (
-    <button type="button" className="icon-button" aria-label={`Copy ${label}`} title={`Copy ${label}`}
-      onClick={() => void navigator.clipboard?.writeText(text).then(() => toast.success(`${label} copied`), () => toast.error('Could not copy'))}>
+    <button type="button" className="icon-button" aria-label={t('Copy {{field}}', { field: label })} title={t('Copy {{field}}', { field: label })}
+      onClick={() => void navigator.clipboard?.writeText(text).then(() => toast.success(t('{{field}} copied', { field: label })), () => toast.error(t('Could not copy')))}>
       <Copy size={14} aria-hidden="true" />
     </button>
   );

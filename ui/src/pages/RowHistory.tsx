@@ -3,6 +3,7 @@ import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-quer
 import { Link, useNavigate } from 'react-router';
 import { Undo2 } from 'lucide-react';
 import { toast } from 'sonner';
+import { Trans, useTranslation } from 'react-i18next';
 import { ApiError, client, errorText, isStale, pageOf, query, rowParams, seg, writeHeaders, type ResourceMeta, type Row, type Versioned } from '../api';
 import { AuditPayload } from '../components/AuditPayload';
 import { columnChanges, useActionLabel, type ColumnChange } from '../auditWords';
@@ -36,16 +37,21 @@ function revertible(e: Row): 'changes' | 'create' | undefined {
 // create's or delete's row, the row itself shows): not repeated below it.
 const historyHeadKeys = ['row', 'ip', 'userAgent', 'auditId', 'of'];
 
+// headParts are the marked parts of an entry's head: the action, the
+// note of which entry a revert undid, who.
+const headParts = { action: <strong className="history-action" />, muted: <span className="muted" />, who: <strong /> };
+
 
 // RevertPreview is the table a revert's confirmation shows: each field
 // (a document's each place), what it holds now, what it will hold; one
 // changed since the entry is marked, as the server will refuse it.
 function RevertPreview({ meta, changes, now }: { meta: ResourceMeta; changes: [string, ColumnChange][]; now: Row }) {
-  const changedSince = <span className="form-error"> (changed since)</span>;
+  const { t } = useTranslation('history');
+  const changedSince = <span className="form-error"> {t('(changed since)')}</span>;
   return (
     <div className="table-wrap">
-      <table className="data-table diff-table" aria-label="What the revert changes">
-        <thead><tr><th>Field</th><th>Now</th><th>After the revert</th></tr></thead>
+      <table className="data-table diff-table" aria-label={t('What the revert changes')}>
+        <thead><tr><th>{t('Field')}</th><th>{t('Now')}</th><th>{t('After the revert')}</th></tr></thead>
         <tbody>
           {changes.flatMap(([k, c]) => {
             const col = meta.columns.find((x) => x.name === k);
@@ -64,8 +70,8 @@ function RevertPreview({ meta, changes, now }: { meta: ResourceMeta; changes: [s
               return (
                 <tr key={k + '/' + i}>
                   <td title={k}>{fieldLabel(meta, k)} <code className="path">{pathWords(p.path)}</code></td>
-                  <td>{at === undefined ? <span className="null">(not there)</span> : valueWords(at)}{!sameJSON(at, p.after) && changedSince}</td>
-                  <td>{'before' in p ? valueWords(p.before) : <span className="null">(removed)</span>}</td>
+                  <td>{at === undefined ? <span className="null">{t('(not there)')}</span> : valueWords(at)}{!sameJSON(at, p.after) && changedSince}</td>
+                  <td>{'before' in p ? valueWords(p.before) : <span className="null">{t('(removed)')}</span>}</td>
                 </tr>
               );
             });
@@ -89,6 +95,7 @@ function RevertPreview({ meta, changes, now }: { meta: ResourceMeta; changes: [s
 // exist again, a create's must still be as created).
 export function useRevert(meta: ResourceMeta, id: string, onDone: (deleted: boolean) => Promise<unknown> | void): [ReactNode, (e: Row, now?: Versioned) => Promise<void>] {
   const me = useMe();
+  const { t } = useTranslation('history');
   const [dialog, ask] = useConfirm();
   const params = rowParams(meta.name, id);
   const revert = async (e: Row, now?: Versioned) => {
@@ -97,10 +104,10 @@ export function useRevert(meta: ResourceMeta, id: string, onDone: (deleted: bool
     const when = formatTime(e.created_at);
     const o: ConfirmOptions =
       e.action === 'delete'
-        ? { title: 'Restore this row?', description: `It is created again with the values it had when it was deleted (${when}).`, confirmLabel: 'Restore' }
+        ? { title: t('Restore this row?'), description: t('It is created again with the values it had when it was deleted ({{when}}).', { when }), confirmLabel: t('Restore') }
         : e.action === 'create' && !p.changes
-          ? { title: 'Undo this creation?', description: `The row created ${when} is deleted.`, confirmLabel: 'Delete the row', danger: true }
-          : { title: 'Revert this change?', description: `The fields go back to what they were before the change of ${when}.`, confirmLabel: 'Revert', danger: true,
+          ? { title: t('Undo this creation?'), description: t('The row created {{when}} is deleted.', { when }), confirmLabel: t('Delete the row'), danger: true }
+          : { title: t('Revert this change?'), description: t('The fields go back to what they were before the change of {{when}}.', { when }), confirmLabel: t('Revert'), danger: true,
               body: changes && now ? <RevertPreview meta={meta} changes={changes} now={now.row} /> : undefined };
     if (!(await ask(o))) return;
     const deletes = e.action === 'create' && !p.changes;
@@ -116,23 +123,23 @@ export function useRevert(meta: ResourceMeta, id: string, onDone: (deleted: bool
         // confirmation showed other values than the row's. Shown again
         // as it is, the revert is theirs to confirm.
         if (!isStale(err) || Object.keys(err.fields).length > 0 || !changes) throw err;
-        const again = await ask({ ...o, title: 'The row changed since you opened it', description: 'Nothing was reverted. The fields as they are now, and as the revert leaves them:',
+        const again = await ask({ ...o, title: t('The row changed since you opened it'), description: t('Nothing was reverted. The fields as they are now, and as the revert leaves them:'),
           body: <RevertPreview meta={meta} changes={changes} now={err.row} /> });
         return again && send(err.etag);
       });
       if (done) {
         deleted = deletes;
-        toast.success(e.action === 'delete' ? 'Row restored' : 'Reverted');
+        toast.success(e.action === 'delete' ? t('Row restored') : t('Reverted'));
       }
     } catch (err) {
       if (err instanceof ApiError && err.status === 409 && Object.keys(err.fields).length > 0 && me.data?.role === 'admin') {
-        const again = await ask({ title: 'The row changed since', description: `${err.message}. Revert anyway, overwriting the later changes?`, confirmLabel: 'Revert anyway', danger: true });
+        const again = await ask({ title: t('The row changed since'), description: t('{{problem}}. Revert anyway, overwriting the later changes?', { problem: errorText(err) }), confirmLabel: t('Revert anyway'), danger: true });
         if (again) {
           try {
             // Over the row the refusal named, not one changed since.
             await client.POST('/{resource}/{id}/_revert', { params, body: { auditId: e.id as number, force: true }, headers: writeHeaders({ ifMatch: err.etag }) });
             deleted = deletes;
-            toast.success('Reverted');
+            toast.success(t('Reverted'));
           } catch (err2) {
             toast.error(errorText(err2));
           }
@@ -154,6 +161,7 @@ export function RowHistory({ meta, id }: { meta: ResourceMeta; id: string }) {
   // The row as its page shows it, with its version (in the cache already).
   const row = useQuery(rowQuery(meta.name, id));
   const label = useActionLabel();
+  const { t } = useTranslation('history');
   const navigate = useNavigate();
   const q = useInfiniteQuery({
     queryKey: ['history', meta.name, id],
@@ -183,7 +191,7 @@ export function RowHistory({ meta, id }: { meta: ResourceMeta; id: string }) {
   if (q.isPending) return <Loading />;
   if (q.isError) return <ErrorNote error={q.error} />;
   const entries = q.data.pages.flatMap((p) => p.rows);
-  if (entries.length === 0) return <p className="muted">No change of this row is in the audit log.</p>;
+  if (entries.length === 0) return <p className="muted">{t('No change of this row is in the audit log.')}</p>;
   const canRevert = (kind: 'changes' | 'create') => (kind === 'create' ? meta.permissions.delete : meta.permissions.update);
   return (
     <>
@@ -192,19 +200,30 @@ export function RowHistory({ meta, id }: { meta: ResourceMeta; id: string }) {
           const labels = (e._labels ?? {}) as Record<string, string>;
           const kind = revertible(e);
           const p = (e.payload ?? {}) as Payload;
+          // Who did what: a revert names the entry it undid.
+          const says = {
+            action: label(e.action),
+            who: labels.operator_id ?? (e.operator_id ? String(e.operator_id) : t('the game')),
+            of: p.of ? label(p.of) : '',
+            entry: p.auditId !== undefined ? String(p.auditId) : '?',
+          };
           return (
             <li key={String(e.id)} className="history-entry">
               <div className="history-head">
                 <span>
-                  <strong className="history-action">{label(e.action)}</strong>
-                  {e.action === 'revert' && <span className="muted"> ({p.of ? label(p.of) + ', ' : ''}entry {p.auditId !== undefined ? String(p.auditId) : '?'})</span>}
-                  {' by '}<strong>{labels.operator_id ?? (e.operator_id ? String(e.operator_id) : 'the game')}</strong>
+                  {e.action !== 'revert' ? (
+                    <Trans t={t} ns="history" i18nKey="<action>{{action}}</action> by <who>{{who}}</who>" values={says} components={headParts} />
+                  ) : p.of ? (
+                    <Trans t={t} ns="history" i18nKey="<action>{{action}}</action><muted> ({{of}}, entry {{entry}})</muted> by <who>{{who}}</who>" values={says} components={headParts} />
+                  ) : (
+                    <Trans t={t} ns="history" i18nKey="<action>{{action}}</action><muted> (entry {{entry}})</muted> by <who>{{who}}</who>" values={says} components={headParts} />
+                  )}
                   {' · '}<Link to={'/adminAudit/' + seg(String(e.id))} className="muted"><Time value={e.created_at} /></Link>
-                  {typeof p.ip === 'string' && p.ip && <span className="muted"> from {p.ip}</span>}
+                  {typeof p.ip === 'string' && p.ip && <span className="muted"> {t('from {{ip}}', { ip: p.ip })}</span>}
                 </span>
                 {kind && canRevert(kind) && (
                   <button type="button" onClick={() => void revert(e, row.data)}>
-                    <Undo2 size={14} aria-hidden="true" /> Revert…
+                    <Undo2 size={14} aria-hidden="true" /> {t('Revert…')}
                   </button>
                 )}
               </div>
@@ -216,7 +235,7 @@ export function RowHistory({ meta, id }: { meta: ResourceMeta; id: string }) {
       </ol>
       {q.hasNextPage && (
         <button type="button" onClick={() => void q.fetchNextPage()} disabled={q.isFetchingNextPage}>
-          {q.isFetchingNextPage ? 'Loading…' : 'Older changes'}
+          {q.isFetchingNextPage ? t('Loading…') : t('Older changes')}
         </button>
       )}
       {dialog}
@@ -230,6 +249,7 @@ export function RowHistory({ meta, id }: { meta: ResourceMeta; id: string }) {
 export function AuditEntryActions({ entry }: { entry: Row }) {
   const qc = useQueryClient();
   const navigate = useNavigate();
+  const { t } = useTranslation('history');
   const target = useResourceMeta(String(entry.resource ?? ''));
   const id = String(entry.target_id ?? '');
   const kind = revertible(entry);
@@ -251,11 +271,11 @@ export function AuditEntryActions({ entry }: { entry: Row }) {
   return (
     <>
       {entry.action !== 'delete' && target.permissions.read && (
-        <Link className="button" to={`/${seg(target.name)}/${seg(id)}?tab=_history`}>Row history</Link>
+        <Link className="button" to={`/${seg(target.name)}/${seg(id)}?tab=_history`}>{t('Row history')}</Link>
       )}
       {(restorable || canRevert) && (
         <button type="button" className={restorable ? 'primary' : undefined} onClick={() => void revert(entry, current.data)}>
-          <Undo2 size={14} aria-hidden="true" /> {restorable ? 'Restore this row…' : 'Revert…'}
+          <Undo2 size={14} aria-hidden="true" /> {restorable ? t('Restore this row…') : t('Revert…')}
         </button>
       )}
       {dialog}

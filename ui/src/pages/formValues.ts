@@ -1,3 +1,4 @@
+import i18n from '../i18n';
 import type { Column } from '../api';
 import { exactInteger, parseJSON, stringifyJSON } from '../json';
 
@@ -62,6 +63,8 @@ export function initialValue(col: Column, v: unknown): FormValue {
   }
 }
 
+// FieldError is what is wrong with an input, said in the operator's
+// language at the moment it is found.
 export class FieldError extends Error {}
 
 // toValue converts an input back to the column's JSON value. Empty text is
@@ -69,12 +72,12 @@ export class FieldError extends Error {}
 export function toValue(col: Column, v: FormValue): unknown {
   if (typeof v === 'boolean') return v;
   if (v === '' && (col.dataType !== 'string' || (col.kind !== undefined && col.kind !== 'text'))) {
-    if (col.notNull) throw new FieldError('A value is required.');
+    if (col.notNull) throw new FieldError(i18n.t('A value is required.', { ns: 'form' }));
     return null;
   }
   if (isTimeColumn(col)) {
     const d = new Date(v);
-    if (Number.isNaN(d.getTime())) throw new FieldError('Enter a date and time.');
+    if (Number.isNaN(d.getTime())) throw new FieldError(i18n.t('Enter a date and time.', { ns: 'form' }));
     return d.toISOString();
   }
   switch (col.kind) {
@@ -82,43 +85,43 @@ export function toValue(col: Column, v: FormValue): unknown {
       // A wall clock, sent as written: the column has no time zone.
       if (/^(-?infinity)$/.test(v)) return v;
       const t = v.trim();
-      if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(t)) throw new FieldError('Enter a date and time.');
+      if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(t)) throw new FieldError(i18n.t('Enter a date and time.', { ns: 'form' }));
       return t.length === 16 ? t + ':00' : t;
     }
     case 'decimal':
-      if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$|^(NaN|-?Infinity)$/.test(v.trim())) throw new FieldError('Enter a decimal number, such as 12.30.');
+      if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$|^(NaN|-?Infinity)$/.test(v.trim())) throw new FieldError(i18n.t('Enter a decimal number, such as 12.30.', { ns: 'form' }));
       return v.trim();
     case 'inet':
-      if (!/^[0-9A-Fa-f:.]+(\/\d{1,3})?$/.test(v.trim())) throw new FieldError('Enter an address or a network, such as 10.0.0.0/8.');
+      if (!/^[0-9A-Fa-f:.]+(\/\d{1,3})?$/.test(v.trim())) throw new FieldError(i18n.t('Enter an address or a network, such as 10.0.0.0/8.', { ns: 'form' }));
       return v.trim();
     case 'array': {
       let parsed: unknown;
       try {
         parsed = parseJSON(v);
       } catch {
-        throw new FieldError('Not valid JSON.');
+        throw new FieldError(i18n.t('Not valid JSON.', { ns: 'form' }));
       }
-      if (!Array.isArray(parsed)) throw new FieldError('Enter a JSON array, such as ["a", "b"].');
+      if (!Array.isArray(parsed)) throw new FieldError(i18n.t('Enter a JSON array, such as ["a", "b"].', { ns: 'form' }));
       return parsed;
     }
   }
-  if (col.maxLength && typeof v === 'string' && [...v].length > col.maxLength) throw new FieldError(`At most ${col.maxLength} characters.`);
+  if (col.maxLength && typeof v === 'string' && [...v].length > col.maxLength) throw new FieldError(i18n.t('At most {{count}} characters.', { ns: 'form', count: col.maxLength }));
   switch (col.dataType) {
     case 'integer': {
-      if (!/^-?\d+$/.test(v.trim())) throw new FieldError('Enter a whole number.');
+      if (!/^-?\d+$/.test(v.trim())) throw new FieldError(i18n.t('Enter a whole number.', { ns: 'form' }));
       // Exact past 2^53 (Steam ids, snowflakes): sent as the same digits.
       return exactInteger(v.trim());
     }
     case 'number': {
       const n = Number(v);
-      if (v.trim() === '' || !Number.isFinite(n)) throw new FieldError('Enter a number.');
+      if (v.trim() === '' || !Number.isFinite(n)) throw new FieldError(i18n.t('Enter a number.', { ns: 'form' }));
       return n;
     }
     case 'json':
       try {
         return parseJSON(v);
       } catch {
-        throw new FieldError('Not valid JSON.');
+        throw new FieldError(i18n.t('Not valid JSON.', { ns: 'form' }));
       }
     default:
       return v === '' && !col.notNull ? null : v;
