@@ -189,13 +189,13 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     const ids = [...selected];
     const n = ids.length;
     const names = new Map(ids.map((id) => [id, nameOf(id)]));
-    const confirm = {
+    const question = {
       title: t('Delete {{count, number}} rows of {{resource}}?', { count: n, resource: meta.label }),
       description: t('They are deleted one by one, each in the audit log. {{where}}', { where: deletedWhere(meta, true) }),
       confirmLabel: t('Delete {{count, number}}', { count: n }),
       danger: true,
     };
-    if (!(await ask(confirm))) return;
+    if (!(await ask(question))) return;
     const r = await bulkDelete(meta.name, ids);
     const { title, description } = bulkSummary(r, (id) => names.get(id) ?? id);
     // Undo brings back what was deleted, one by one as it went.
