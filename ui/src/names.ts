@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
 import type { ResourceMeta, Row } from './api';
 import { rowOf, rowQuery } from './queries';
 import { rowTitle } from './rowId';
@@ -40,11 +41,13 @@ export function rowLabel(meta: ResourceMeta, id: string, row: Row | undefined): 
   return rowTitle(meta, id, row);
 }
 
-// usePageTitle sets the browser tab's title while the page is shown.
+// usePageTitle sets the browser tab's title while the page is shown, in
+// the operator's language (again when it changes).
 export function usePageTitle(title: string | undefined) {
+  const { t } = useTranslation('list');
   useEffect(() => {
-    document.title = title ? `${title} · Game admin` : 'Game admin';
-  }, [title]);
+    document.title = title ? t('{{title}} · Game admin', { title }) : t('Game admin');
+  }, [title, t]);
 }
 
 // useRowLabel names the row id of meta (a picker's button, a filter's

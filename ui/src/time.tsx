@@ -1,9 +1,39 @@
-// One way to say an instant everywhere: in the operator's locale and
-// time zone, "4 Dec 2026, 06:20" (the locale's medium date and short
-// time); the exact instant in UTC on hover.
+import { useTranslation } from 'react-i18next';
+import i18n from './i18n';
 
-const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const day = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+// One way to say an instant everywhere: in the operator's language and
+// time zone, "4 Dec 2026, 06:20" (the language's medium date and short
+// time, as Intl says them); the exact instant in UTC on hover.
+
+// locale is the panel's language as the browser's own languages refine
+// it: an English panel in a British browser says dates the British way
+// (en-GB), as the browser's locale did before the panel had languages.
+function locale(): string {
+  const lng = i18n.language || 'en';
+  for (const tag of navigator.languages ?? [navigator.language]) {
+    if (tag && tag.toLowerCase().split('-')[0] === lng) return tag;
+  }
+  return lng;
+}
+
+// One formatter per locale and style, made on first use: the language
+// can change while the panel runs.
+const styles = {
+  when: { dateStyle: 'medium', timeStyle: 'short' },
+  day: { dateStyle: 'medium' },
+} as const satisfies Record<string, Intl.DateTimeFormatOptions>;
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(style: keyof typeof styles): Intl.DateTimeFormat {
+  const tag = locale();
+  const key = `${tag} ${style}`;
+  let f = formatters.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(tag, styles[style]);
+    formatters.set(key, f);
+  }
+  return f;
+}
 
 function parse(v: unknown): Date | undefined {
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? undefined : v;
@@ -14,17 +44,17 @@ function parse(v: unknown): Date | undefined {
 }
 
 // formatTime says an instant (ISO 8601 text, epoch milliseconds or a
-// Date) in the operator's locale and zone; text that is no instant is
+// Date) in the operator's language and zone; text that is no instant is
 // shown as it is.
 export function formatTime(v: unknown): string {
   const d = parse(v);
-  return d ? when.format(d) : String(v ?? '');
+  return d ? formatter('when').format(d) : String(v ?? '');
 }
 
 // formatDay says the day of an instant, for what counts by day.
 export function formatDay(v: unknown): string {
   const d = parse(v);
-  return d ? day.format(d) : String(v ?? '');
+  return d ? formatter('day').format(d) : String(v ?? '');
 }
 
 // utcTime is the exact instant in UTC: "2026-12-04 06:20:19 UTC" (with
@@ -36,7 +66,9 @@ export function utcTime(v: unknown): string {
 }
 
 // Time is an instant as formatTime says it, the exact UTC time on hover.
+// It follows the language: useTranslation renders it again on a change.
 export function Time({ value, className }: { value: unknown; className?: string }) {
+  useTranslation();
   return (
     <time dateTime={parse(value)?.toISOString()} title={utcTime(value) || undefined} className={className}>
       {formatTime(value)}

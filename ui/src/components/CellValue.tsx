@@ -1,4 +1,6 @@
 import { Link } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import i18n from '../i18n';
 import type { Column, Row } from '../api';
 import { seg } from '../api';
 import { useCatalog } from '../queries';
@@ -10,18 +12,23 @@ export const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 // wallClockNote says what a timestamp-local column is, beside its header,
 // label and cells.
-export const wallClockNote = 'no time zone: the wall clock as stored, not converted';
+export const wallClockNote = () => i18n.t('no time zone: the wall clock as stored, not converted', { ns: 'list' });
 
 // ZoneNote marks a timestamp-local column's header or label.
 export function ZoneNote({ col }: { col: Pick<Column, 'kind'> }) {
+  const { t } = useTranslation('list');
   if (col.kind !== 'timestamp-local') return null;
-  return <span className="col-note" title={wallClockNote}> (no time zone)</span>;
+  return <span className="col-note" title={wallClockNote()}> {t('(no time zone)')}</span>;
 }
 import { stringifyJSON } from '../json';
 import { actionLabel } from '../auditWords';
 import { formatTime, utcTime } from '../time';
 import { compositeKeyWords, payloadSummary, resourceLabel } from '../fieldWords';
 import { userLabel } from '../pages/userAccess';
+
+// The texts of this module are said outside components: their catalog
+// loads with it, and again with each language chosen later.
+void i18n.loadNamespaces('list');
 
 // formatDateTime is formatTime (../time): the one way an instant is said.
 export function formatDateTime(v: unknown): string {
@@ -45,15 +52,15 @@ export function jsonSummary(v: unknown): string {
   const scalar = (x: unknown) => (x === null ? 'null' : typeof x === 'object' ? (Array.isArray(x) ? `[${x.length}]` : '{…}') : String(x));
   const clip = (x: string, n = 24) => (x.length > n ? x.slice(0, n - 1) + '…' : x);
   if (Array.isArray(v)) {
-    if (v.length === 0) return 'no items';
-    const head = v.slice(0, 3).map((x) => clip(scalar(x), 16)).join(', ');
-    return `${v.length} ${v.length === 1 ? 'item' : 'items'}: ${head}${v.length > 3 ? ', …' : ''}`;
+    if (v.length === 0) return i18n.t('no items', { ns: 'list' });
+    const head = v.slice(0, 3).map((x) => clip(scalar(x), 16)).join(', ') + (v.length > 3 ? ', …' : '');
+    return i18n.t('{{count, number}} items: {{head}}', { ns: 'list', count: v.length, head });
   }
   if (v !== null && typeof v === 'object') {
     const entries = Object.entries(v);
-    if (entries.length === 0) return 'empty';
+    if (entries.length === 0) return i18n.t('empty', { ns: 'list' });
     const head = entries.slice(0, 2).map(([k, x]) => `${clip(k, 16)} ${clip(scalar(x), 16)}`).join(' · ');
-    return entries.length > 2 ? `${head} · +${entries.length - 2} more` : head;
+    return entries.length > 2 ? i18n.t('{{head}} · +{{count, number}} more', { ns: 'list', head, count: entries.length - 2 }) : head;
   }
   return clip(scalar(v), 60);
 }
@@ -67,13 +74,29 @@ export interface BanInfo {
 }
 
 // banWords are a ban's state and end in words: "Banned" or "Ban ended",
-// and " until 2 Dec, 14:00", " on …" or " for good".
+// and " until 2 Dec, 14:00", " on …" or " for good". English only: it is
+// for the users page's ban (UserModeration) until that says the ban in
+// the operator's language itself; banText is the translated whole.
 export function banWords(ban: BanInfo): { state: string; when: string } {
-  const ended = !!ban.until && new Date(ban.until).getTime() <= Date.now();
+  const ended = banEnded(ban);
   return {
     state: ended ? 'Ban ended' : 'Banned',
     when: ban.until ? ` ${ended ? 'on' : 'until'} ${shortDate(ban.until)}` : ' for good',
   };
+}
+
+// banEnded: the ban's end is past.
+function banEnded(ban: BanInfo): boolean {
+  return !!ban.until && new Date(ban.until).getTime() <= Date.now();
+}
+
+// banText is a ban's state and end in a sentence of the operator's
+// language: "Banned until 2 Dec, 14:00", "Ban ended on …" or "Banned for
+// good".
+export function banText(ban: BanInfo): string {
+  if (!ban.until) return i18n.t('Banned for good', { ns: 'list' });
+  const date = shortDate(ban.until);
+  return banEnded(ban) ? i18n.t('Ban ended on {{date}}', { ns: 'list', date }) : i18n.t('Banned until {{date}}', { ns: 'list', date });
 }
 
 // isBan tells the users table's ban (what POST /users/{id}/ban stores)
@@ -85,10 +108,10 @@ function isBan(v: unknown): v is BanInfo {
 // BanBadge is a ban in words for a list: "Banned until 2 Dec, 14:00 ·
 // Win-trading…"; the whole reason on hover and on keyboard focus.
 export function BanBadge({ ban }: { ban: BanInfo }) {
-  const { state, when } = banWords(ban);
-  const text = `${state}${when}${ban.reason ? ' · ' + ban.reason : ''}`;
+  useTranslation('list'); // said again when the language changes
+  const text = banText(ban) + (ban.reason ? ' · ' + ban.reason : '');
   return (
-    <span className={'badge ' + (state === 'Banned' ? 'badge-banned' : '')} title={text} tabIndex={0}>
+    <span className={'badge ' + (banEnded(ban) ? '' : 'badge-banned')} title={text} tabIndex={0}>
       {text}
     </span>
   );
@@ -108,11 +131,12 @@ export function BanCell({ ban }: { ban: unknown }) {
 // noLink shows a foreign key's label without its link (the cell is inside
 // another link). Everything is text, never HTML.
 export function CellValue({ col, row, noLink = false }: { col: Column; row: Row; noLink?: boolean }) {
+  const { t } = useTranslation('list');
   const invalid = row._invalid?.[col.name];
   if (invalid) {
     return (
       <span className="cell-invalid" title={invalid}>
-        <CellText col={col} row={row} noLink={noLink} /> <span className="muted">(not as stored: {invalid})</span>
+        <CellText col={col} row={row} noLink={noLink} /> <span className="muted">{t('(not as stored: {{reason}})', { reason: invalid })}</span>
       </span>
     );
   }
@@ -126,6 +150,7 @@ function byteSize(b64: string): number {
 }
 
 function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean }) {
+  const { t } = useTranslation('list');
   const catalog = useCatalog();
   const v = row[col.name];
   if (v === null || v === undefined) return <span className="null">—</span>;
@@ -155,9 +180,9 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
   // Kinds first: a time column may be any data type (a unix-seconds
   // integer the server answers as ISO 8601), and a wall clock or a day is
   // shown as stored, never converted.
-  if (col.kind === 'timestamp-local') return <span title={wallClockNote}>{String(v)}</span>;
+  if (col.kind === 'timestamp-local') return <span title={wallClockNote()}>{String(v)}</span>;
   if (col.kind === 'date') return <span>{String(v).slice(0, 10)}</span>;
-  if (isTimeColumn(col)) return <time dateTime={String(v)} title={`${utcTime(v) || String(v)} (shown in ${timeZone})`}>{formatTime(v)}</time>;
+  if (isTimeColumn(col)) return <time dateTime={String(v)} title={t('{{time}} (shown in {{zone}})', { time: utcTime(v) || String(v), zone: timeZone })}>{formatTime(v)}</time>;
   if (col.kind === 'decimal') return <span>{formatDecimal(v, col.scale)}</span>;
   // The audit log's action, in words (the server's labels); a kick says
   // whom.
@@ -176,9 +201,9 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
       if (isBan(v)) return <BanBadge ban={v} />;
       return <code className="json-cell" title={stringifyJSON(v, 1)}>{jsonSummary(v)}</code>;
     case 'boolean':
-      return <>{v ? 'yes' : 'no'}</>;
+      return <>{v ? t('yes') : t('no')}</>;
     case 'bytes':
-      return <span className="muted">(binary, {typeof v === 'string' ? byteSize(v) : 0} bytes)</span>;
+      return <span className="muted">{t('(binary, {{count, number}} bytes)', { count: typeof v === 'string' ? byteSize(v) : 0 })}</span>;
     default: {
       const s = String(v);
       return <span title={s.length > 80 ? s : undefined}>{s.length > 80 ? s.slice(0, 79) + '…' : s}</span>;
@@ -201,6 +226,7 @@ function downloadBytes(b64: string, name: string) {
 // FieldValue is CellValue for the detail page: JSON in full, pretty;
 // binary data as its size and a download.
 export function FieldValue({ col, row, fileName }: { col: Column; row: Row; fileName?: string }) {
+  const { t } = useTranslation('list');
   const catalog = useCatalog();
   const v = row[col.name];
   // The audit log's action is said in words, as its list says it.
@@ -209,9 +235,9 @@ export function FieldValue({ col, row, fileName }: { col: Column; row: Row; file
     const name = fileName ?? col.name + '.bin';
     return (
       <span className="inline-field">
-        {byteSize(v)} bytes
-        <button type="button" onClick={() => downloadBytes(v, name)} aria-label={`Download ${col.label} (${name})`}>
-          Download
+        {t('{{count, number}} bytes', { count: byteSize(v) })}
+        <button type="button" onClick={() => downloadBytes(v, name)} aria-label={t('Download {{label}} ({{file}})', { label: col.label, file: name })}>
+          {t('Download')}
         </button>
       </span>
     );

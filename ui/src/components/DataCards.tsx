@@ -1,6 +1,8 @@
 import type { KeyboardEvent } from 'react';
 import { ArrowDown, ArrowUp } from 'lucide-react';
 import { Link } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import i18n from '../i18n';
 import { seg, type Column, type ResourceMeta, type Row } from '../api';
 import { rowId } from '../rowId';
 import { rowLabel, singular } from '../names';
@@ -41,7 +43,7 @@ function titleOf(meta: ResourceMeta, id: string, row: Row): { text: string; colu
   const column = meta.columns.find((c) => ['display_name', 'name', 'email', 'title'].includes(c.name) && row[c.name] === text)?.name;
   if (column || meta.primaryKey.length !== 1 || text !== id) return { text, column };
   // An audit entry is one entry of the log, not "Audit log 20".
-  return { text: `${meta.name === 'adminAudit' ? 'Entry' : singular(meta.label)} ${id}` };
+  return { text: meta.name === 'adminAudit' ? i18n.t('Entry {{id}}', { ns: 'list', id }) : `${singular(meta.label)} ${id}` };
 }
 
 // wide: a value too long for half a card (an email, a sentence, a date
@@ -65,7 +67,9 @@ export function DataCards({ meta, columns, rows, sort, onSort, rowMenu, selected
   at: number;
   onCursor: (i: number) => void;
   onKey: (e: KeyboardEvent<HTMLElement>) => void;
-}) {  const keyed = meta.primaryKey.length > 0;
+}) {
+  const { t } = useTranslation('list');
+  const keyed = meta.primaryKey.length > 0;
   const opens = meta.permissions.read && keyed;
   const ids = rows.map((r) => (keyed ? rowId(meta, r) : ''));
   const all = ids.length > 0 && ids.every((id) => selected?.has(id));
@@ -77,13 +81,13 @@ export function DataCards({ meta, columns, rows, sort, onSort, rowMenu, selected
         <div className="card-bar">
           {selected && onSelect && (
             <label className="inline-label">
-              <input type="checkbox" checked={all} disabled={ids.length === 0} onChange={(e) => onSelect(ids, e.target.checked)} /> Select all on this page
+              <input type="checkbox" checked={all} disabled={ids.length === 0} onChange={(e) => onSelect(ids, e.target.checked)} /> {t('Select all on this page')}
             </label>
           )}
           {sortable.length > 0 && onSort && (
             <span className="card-sort">
               <label className="inline-label">
-                Sort by
+                {t('Sort by')}
                 <select value={sort?.field ?? ''} onChange={(e) => e.target.value && onSort(e.target.value)}>
                   {!sort && <option value="">—</option>}
                   {sortable.map((c) => (
@@ -92,7 +96,9 @@ export function DataCards({ meta, columns, rows, sort, onSort, rowMenu, selected
                 </select>
               </label>
               {sort && (
-                <button type="button" className="icon-button" onClick={() => onSort(sort.field)} aria-label={`${sortLabel ?? sort.field}: ${sort.order === 'asc' ? 'ascending' : 'descending'}; reverse the order`}>
+                <button type="button" className="icon-button" onClick={() => onSort(sort.field)} aria-label={sort.order === 'asc'
+                  ? t('{{column}}: ascending; reverse the order', { column: sortLabel ?? sort.field })
+                  : t('{{column}}: descending; reverse the order', { column: sortLabel ?? sort.field })}>
                   {sort.order === 'asc' ? <ArrowUp size={14} aria-hidden="true" /> : <ArrowDown size={14} aria-hidden="true" />}
                 </button>
               )}
@@ -101,7 +107,7 @@ export function DataCards({ meta, columns, rows, sort, onSort, rowMenu, selected
         </div>
       )}
       {rows.length === 0 ? (
-        <p className="muted empty data-cards-empty">No rows.</p>
+        <p className="muted empty data-cards-empty">{t('No rows.')}</p>
       ) : (
         <ul className="data-cards" onKeyDown={onKey}>
           {rows.map((row, i) => {
@@ -120,7 +126,7 @@ export function DataCards({ meta, columns, rows, sort, onSort, rowMenu, selected
               >
                 <div className="card-head">
                   {selected && onSelect && (
-                    <input type="checkbox" aria-label={`Select row ${id}`} checked={selected.has(id)} onChange={(e) => onSelect([id], e.target.checked)} />
+                    <input type="checkbox" aria-label={t('Select row {{id}}', { id })} checked={selected.has(id)} onChange={(e) => onSelect([id], e.target.checked)} />
                   )}
                   <span className="card-title">
                     {title && opens ? (

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEve
 import { flexRender, getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
 import { ArrowDown, ArrowUp } from 'lucide-react';
 import { Link, useNavigate } from 'react-router';
+import { useTranslation } from 'react-i18next';
 import { seg, type Column, type ResourceMeta, type Row } from '../api';
 import { rowId } from '../rowId';
 import { BanCell, CellValue, ZoneNote } from './CellValue';
@@ -43,6 +44,7 @@ export interface DataTableProps {
 // At phone width (phoneQuery) the rows are cards (DataCards), with the
 // same keyboard, selection, menu and sorting.
 export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected, onSelect }: DataTableProps) {
+  const { t } = useTranslation('list');
   const defs = useMemo<ColumnDef<Row>[]>(() => {
     const linkAt = Math.max(0, columns.findIndex((c) => !c.linkTo));
     const cols: ColumnDef<Row>[] = columns.map((col, i) => ({
@@ -72,17 +74,17 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
       cols.unshift({
         id: '_select',
         header: () => (
-          <input type="checkbox" aria-label="Select all rows on this page" checked={all} disabled={ids.length === 0} onChange={(e) => onSelect(ids, e.target.checked)} />
+          <input type="checkbox" aria-label={t('Select all rows on this page')} checked={all} disabled={ids.length === 0} onChange={(e) => onSelect(ids, e.target.checked)} />
         ),
         cell: ({ row }) => {
           const id = rowId(meta, row.original);
-          return <input type="checkbox" aria-label={`Select row ${id}`} checked={selected.has(id)} onChange={(e) => onSelect([id], e.target.checked)} />;
+          return <input type="checkbox" aria-label={t('Select row {{id}}', { id })} checked={selected.has(id)} onChange={(e) => onSelect([id], e.target.checked)} />;
         },
       });
     }
     if (rowMenu) cols.push({ id: '_menu', header: '', cell: ({ row }) => rowMenu(row.original) });
     return cols;
-  }, [columns, meta, rowMenu, rows, selected, onSelect]);
+  }, [columns, meta, rowMenu, rows, selected, onSelect, t]);
   const navigate = useNavigate();
   const phone = useMediaQuery(phoneQuery);
   const wrap = useRef<HTMLDivElement>(null);
@@ -189,7 +191,7 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
           ))}
           {rows.length === 0 && (
             <tr>
-              <td colSpan={defs.length} className="muted empty">No rows.</td>
+              <td colSpan={defs.length} className="muted empty">{t('No rows.')}</td>
             </tr>
           )}
         </tbody>

@@ -1,5 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { X } from 'lucide-react';
+import { useTranslation } from 'react-i18next';
+import i18n from '../i18n';
 import type { Column } from '../api';
 import { isTimeColumn } from '../pages/formValues';
 import { timeZone } from './CellValue';
@@ -9,10 +11,31 @@ import { useResourceMeta } from '../queries';
 // The server's filter suffixes (<col>_<op>=value). "null" takes true (is
 // empty) or false (is not empty); the bar offers the two as operators.
 export const operators = ['eq', 'ne', 'like', 'gt', 'gte', 'lt', 'lte', 'in', 'null', 'contains', 'overlaps', 'empty', 'within', 'key'] as const;
-const opLabels: Record<string, string> = {
-  eq: '=', ne: '≠', like: 'contains', gt: '>', gte: '≥', lt: '<', lte: '≤', in: 'in', isnull: 'is empty', notnull: 'is not empty',
-  contains: 'has all of', overlaps: 'has any of', noitems: 'has no items', items: 'has items', within: 'in network', key: 'key is',
-};
+
+// opLabel says an operator of the bar (the server's suffixes, and isnull,
+// notnull, noitems and items for null and empty): a sign, or words in the
+// operator's language.
+function opLabel(op: string): string {
+  switch (op) {
+    case 'eq': return '=';
+    case 'ne': return '≠';
+    case 'gt': return '>';
+    case 'gte': return '≥';
+    case 'lt': return '<';
+    case 'lte': return '≤';
+    case 'like': return i18n.t('contains', { ns: 'list' });
+    case 'in': return i18n.t('in', { ns: 'list' });
+    case 'isnull': return i18n.t('is empty', { ns: 'list' });
+    case 'notnull': return i18n.t('is not empty', { ns: 'list' });
+    case 'contains': return i18n.t('has all of', { ns: 'list' });
+    case 'overlaps': return i18n.t('has any of', { ns: 'list' });
+    case 'noitems': return i18n.t('has no items', { ns: 'list' });
+    case 'items': return i18n.t('has items', { ns: 'list' });
+    case 'within': return i18n.t('in network', { ns: 'list' });
+    case 'key': return i18n.t('key is', { ns: 'list' });
+    default: return op;
+  }
+}
 
 export interface Filter {
   param: string;
@@ -83,13 +106,16 @@ function opsFor(col: Column | undefined): string[] {
 }
 
 function chipText(f: Filter, col: Column | undefined): string {
-  if (f.op === 'null') return f.value === 'false' ? opLabels.notnull! : opLabels.isnull!;
-  if (f.op === 'empty') return f.value === 'false' ? opLabels.items! : opLabels.noitems!;
+  if (f.op === 'null') return opLabel(f.value === 'false' ? 'notnull' : 'isnull');
+  if (f.op === 'empty') return opLabel(f.value === 'false' ? 'items' : 'noitems');
   // A day or wall time of an instant is the operator's; an absolute one
   // (Z, an offset) says so itself; a wall clock column has no zone.
   const local = col && isTimeColumn(col) && /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$/.test(f.value);
-  const zone = local ? ` (${timeZone})` : col?.kind === 'timestamp-local' ? ' (no time zone)' : '';
-  return `${opLabels[f.op] ?? f.op} “${f.value.replace('T', ' ')}”${zone}`;
+  const op = opLabel(f.op);
+  const value = f.value.replace('T', ' ');
+  if (local) return i18n.t('{{op}} “{{value}}” ({{zone}})', { ns: 'list', op, value, zone: timeZone });
+  if (col?.kind === 'timestamp-local') return i18n.t('{{op}} “{{value}}” (no time zone)', { ns: 'list', op, value });
+  return i18n.t('{{op}} “{{value}}”', { ns: 'list', op, value });
 }
 
 // FilterBar adds and removes per-column filters: column, operator, value.
@@ -100,6 +126,7 @@ export function FilterBar({ columns, filters, onAdd, onRemove }: {
   onAdd: (param: string, value: string) => void;
   onRemove: (param: string) => void;
 }) {
+  const { t } = useTranslation('list');
   const usable = columns.filter((c) => c.filterable ?? (c.dataType !== 'bytes' && c.dataType !== 'json'));
   const [column, setColumn] = useState(usable[0]?.name ?? '');
   const col = usable.find((c) => c.name === column);
@@ -125,54 +152,54 @@ export function FilterBar({ columns, filters, onAdd, onRemove }: {
   if (usable.length === 0) return null;
   return (
     <div className="filters">
-      <form className="filter-row" onSubmit={add} aria-label="Add filter">
-        <select aria-label="Filter column" value={column} onChange={(e) => { setColumn(e.target.value); setValue(''); }}>
+      <form className="filter-row" onSubmit={add} aria-label={t('Add filter')}>
+        <select aria-label={t('Filter column')} value={column} onChange={(e) => { setColumn(e.target.value); setValue(''); }}>
           {usable.map((c) => (
             <option key={c.name} value={c.name}>{c.label}</option>
           ))}
         </select>
-        <select aria-label="Filter operator" value={effectiveOp} onChange={(e) => setOp(e.target.value)}>
+        <select aria-label={t('Filter operator')} value={effectiveOp} onChange={(e) => setOp(e.target.value)}>
           {ops.map((o) => (
-            <option key={o} value={o}>{opLabels[o]}</option>
+            <option key={o} value={o}>{opLabel(o)}</option>
           ))}
         </select>
         {needsValue &&
           (col?.choices ? (
-            <select aria-label="Filter value" value={value} onChange={(e) => setValue(e.target.value)}>
+            <select aria-label={t('Filter value')} value={value} onChange={(e) => setValue(e.target.value)}>
               <option value="">—</option>
               {col.choices.map((c) => (
                 <option key={c} value={c}>{c}</option>
               ))}
             </select>
           ) : col?.dataType === 'boolean' ? (
-            <select aria-label="Filter value" value={value} onChange={(e) => setValue(e.target.value)}>
+            <select aria-label={t('Filter value')} value={value} onChange={(e) => setValue(e.target.value)}>
               <option value="">—</option>
-              <option value="true">yes</option>
-              <option value="false">no</option>
+              <option value="true">{t('yes')}</option>
+              <option value="false">{t('no')}</option>
             </select>
           ) : picker ? (
             <>
               {picker === 'datetime' && (
-                <select aria-label="Filter precision" value={withTime ? 'time' : 'day'} onChange={(e) => { setWithTime(e.target.value === 'time'); setValue(''); }}>
-                  <option value="day">day</option>
-                  <option value="time">day and time</option>
+                <select aria-label={t('Filter precision')} value={withTime ? 'time' : 'day'} onChange={(e) => { setWithTime(e.target.value === 'time'); setValue(''); }}>
+                  <option value="day">{t('day')}</option>
+                  <option value="time">{t('day and time')}</option>
                 </select>
               )}
-              <input aria-label="Filter value" type={picker === 'datetime' && withTime ? 'datetime-local' : 'date'} step={picker === 'datetime' && withTime ? 1 : undefined}
+              <input aria-label={t('Filter value')} type={picker === 'datetime' && withTime ? 'datetime-local' : 'date'} step={picker === 'datetime' && withTime ? 1 : undefined}
                 required value={value} onChange={(e) => setValue(e.target.value)}
-                title={col && isTimeColumn(col) ? `in your time zone, ${timeZone}` : col?.kind === 'timestamp-local' ? 'no time zone: compared with the wall clock as stored' : undefined} />
+                title={col && isTimeColumn(col) ? t('in your time zone, {{zone}}', { zone: timeZone }) : col?.kind === 'timestamp-local' ? t('no time zone: compared with the wall clock as stored') : undefined} />
             </>
           ) : (
-            <input aria-label="Filter value" placeholder={['in', 'contains', 'overlaps'].includes(effectiveOp) ? 'a,b,c' : effectiveOp === 'within' ? '10.0.0.0/8' : effectiveOp === 'key' ? 'key:value' : 'value'} value={value} onChange={(e) => setValue(e.target.value)} />
+            <input aria-label={t('Filter value')} placeholder={['in', 'contains', 'overlaps'].includes(effectiveOp) ? 'a,b,c' : effectiveOp === 'within' ? '10.0.0.0/8' : effectiveOp === 'key' ? t('key:value') : t('value')} value={value} onChange={(e) => setValue(e.target.value)} />
           ))}
-        <button type="submit">Add filter</button>
+        <button type="submit">{t('Add filter')}</button>
       </form>
       {filters.length > 0 && (
         <ul className="chips">
           {filters.map((f) => (
             <li key={f.param} className="chip">
               {label(f.column)} <ChipValue f={f} col={columns.find((c) => c.name === f.column)} />
-              <button type="button" className="icon-button" aria-label={`Remove filter ${f.param}`} onClick={() => onRemove(f.param)}>
+              <button type="button" className="icon-button" aria-label={t('Remove filter {{param}}', { param: f.param })} onClick={() => onRemove(f.param)}>
                 <X size={12} aria-hidden="true" />
               </button>
             </li>
@@ -188,6 +215,7 @@ export function FilterBar({ columns, filters, onAdd, onRemove }: {
 function ChipValue({ f, col }: { f: Filter; col: Column | undefined }) {
   const target = useResourceMeta(col?.linkTo?.resource);
   const named = useRowLabel(f.op === 'eq' || f.op === 'ne' ? target : undefined, f.value);
-  if (named) return <span title={f.value}>{opLabels[f.op] ?? f.op} “{named}”</span>;
+  const { t } = useTranslation('list');
+  if (named) return <span title={f.value}>{t('{{op}} “{{value}}”', { op: opLabel(f.op), value: named })}</span>;
   return <>{chipText(f, col)}</>;
 }

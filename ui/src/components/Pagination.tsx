@@ -1,4 +1,6 @@
 import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formatNumber } from '../i18n';
 
 export const pageSizes = [25, 50, 100, 250] as const;
 
@@ -24,7 +26,11 @@ export function Pagination({ page, pageSize, total, estimated, hasNext, hasPrevi
   const jumpMax = maxPage === undefined ? (estimated ? undefined : pages) : estimated ? maxPage + 1 : Math.min(maxPage + 1, pages);
   const from = total === 0 ? 0 : page * pageSize + 1;
   const to = Math.min(total, (page + 1) * pageSize);
-  const approx = estimated ? 'about ' : '';
+  const { t } = useTranslation('list');
+  // The window's bounds and the page keep their digits ungrouped
+  // ("10001–10025", "Page 1001"), as the panel always said them; the
+  // totals are grouped ("of 1,234,567").
+  const plain = (n: number) => formatNumber(n, { useGrouping: false });
   const [jump, setJump] = useState('');
   const go = (e: FormEvent) => {
     e.preventDefault();
@@ -38,34 +44,36 @@ export function Pagination({ page, pageSize, total, estimated, hasNext, hasPrevi
   return (
     <div className="pagination">
       <span data-testid="list-total">
-        {from}–{to} of {approx}
-        {total.toLocaleString()}
+        {estimated
+          ? t('{{from}}–{{to}} of about {{total}}', { from: plain(from), to: plain(to), total: formatNumber(total) })
+          : t('{{from}}–{{to}} of {{total}}', { from: plain(from), to: plain(to), total: formatNumber(total) })}
       </span>
       {estimated && onCountExactly && (
-        <button type="button" onClick={onCountExactly}>Count exactly</button>
+        <button type="button" onClick={onCountExactly}>{t('Count exactly')}</button>
       )}
       {onPageSize && (
         <label className="inline-label">
-          Rows per page
+          {t('Rows per page')}
           <select value={pageSize} onChange={(e) => onPageSize(Number(e.target.value))}>
             {pageSizes.map((n) => (
-              <option key={n} value={n}>{n}</option>
+              <option key={n} value={n}>{formatNumber(n)}</option>
             ))}
           </select>
         </label>
       )}
-      <button type="button" disabled={page <= 0 || hasPrevious === false} onClick={() => onPage(page - 1)}>Previous</button>
+      <button type="button" disabled={page <= 0 || hasPrevious === false} onClick={() => onPage(page - 1)}>{t('Previous')}</button>
       <span>
-        Page {page + 1} of {approx}
-        {pages.toLocaleString()}
+        {estimated
+          ? t('Page {{page}} of about {{pages}}', { page: plain(page + 1), pages: formatNumber(pages) })
+          : t('Page {{page}} of {{pages}}', { page: plain(page + 1), pages: formatNumber(pages) })}
       </span>
-      <button type="button" disabled={hasNext === undefined ? page + 1 >= pages && !estimated : !hasNext} onClick={() => onPage(page + 1)}>Next</button>
+      <button type="button" disabled={hasNext === undefined ? page + 1 >= pages && !estimated : !hasNext} onClick={() => onPage(page + 1)}>{t('Next')}</button>
       <form className="jump" onSubmit={go}>
         <label className="inline-label">
-          Go to page
-          <input type="number" min={1} max={jumpMax} title={maxPage === undefined ? undefined : `Pages past ${maxPage + 1}: Next, or narrow the list with a filter`} inputMode="numeric" value={jump} onChange={(e) => setJump(e.target.value)} />
+          {t('Go to page')}
+          <input type="number" min={1} max={jumpMax} title={maxPage === undefined ? undefined : t('Pages past {{page}}: Next, or narrow the list with a filter', { page: formatNumber(maxPage + 1) })} inputMode="numeric" value={jump} onChange={(e) => setJump(e.target.value)} />
         </label>
-        <button type="submit" disabled={jump === ''}>Go</button>
+        <button type="submit" disabled={jump === ''}>{t('Go')}</button>
       </form>
     </div>
   );

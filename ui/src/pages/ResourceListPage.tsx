@@ -3,6 +3,7 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { Ban, Download, Plus, Search, Trash2 } from 'lucide-react';
 import { toast } from 'sonner';
+import { useTranslation } from 'react-i18next';
 import { API, client, errorText, pageOf, query, rowParams, seg, versioned, type ResourceMeta, type Row } from '../api';
 import { useFeatures, useMe, useResourceMeta } from '../queries';
 import { rowId } from '../rowId';
@@ -60,6 +61,9 @@ export function ResourceListPage() {
 }
 
 function ResourceList({ meta }: { meta: ResourceMeta }) {
+  // rows: the row actions' texts (deleted, restored, unbanned), shared
+  // with the row page.
+  const { t } = useTranslation(['list', 'rows']);
   const [params, setParams] = useSearchParams();
   const navigate = useNavigate();
   const qc = useQueryClient();
@@ -168,14 +172,14 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   const remove = async (row: Row) => {
     const id = rowId(meta, row);
     const name = rowLabel(meta, id, row);
-    if (!(await ask({ title: `Delete ${singular(meta.label)} “${name}”?`, description: deletedWhere(meta), confirmLabel: 'Delete', danger: true }))) return;
+    if (!(await ask({ title: t('Delete {{resource}} “{{name}}”?', { resource: singular(meta.label), name }), description: deletedWhere(meta), confirmLabel: t('Delete'), danger: true }))) return;
     try {
       // No If-Match: a list's rows carry no version, and the operator asked
       // to delete the row they named, whatever it holds now (reading it
       // first would check it against a version they never saw either).
       const deleted = await versioned(client.DELETE('/{resource}/{id}', { params: rowParams(meta.name, id) }));
-      const undo = canUndoDelete(meta) ? { action: undoAction({ run: () => undoDelete(meta, id, me.data?.userId, deleted.etag), done: `${name} restored`, after: refreshList }), duration: undoSeconds * 1000 } : {};
-      toast.success(`${name} deleted`, undo);
+      const undo = canUndoDelete(meta) ? { action: undoAction({ run: () => undoDelete(meta, id, me.data?.userId, deleted.etag), done: t('{{name}} restored', { name }), after: refreshList }), duration: undoSeconds * 1000 } : {};
+      toast.success(t('{{name}} deleted', { ns: 'rows', name }), undo);
       await refreshList();
     } catch (err) {
       toast.error(errorText(err));
@@ -185,12 +189,18 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     const ids = [...selected];
     const n = ids.length;
     const names = new Map(ids.map((id) => [id, nameOf(id)]));
-    if (!(await ask({ title: `Delete ${n} row${n === 1 ? '' : 's'} of ${meta.label}?`, description: `They are deleted one by one, each in the audit log. ${deletedWhere(meta, true)}`, confirmLabel: `Delete ${n}`, danger: true }))) return;
+    const question = {
+      title: t('Delete {{count, number}} rows of {{resource}}?', { count: n, resource: meta.label }),
+      description: t('They are deleted one by one, each in the audit log. {{where}}', { where: deletedWhere(meta, true) }),
+      confirmLabel: t('Delete {{count, number}}', { count: n }),
+      danger: true,
+    };
+    if (!(await ask(question))) return;
     const r = await bulkDelete(meta.name, ids);
     const { title, description } = bulkSummary(r, (id) => names.get(id) ?? id);
     // Undo brings back what was deleted, one by one as it went.
     const undo = canUndoDelete(meta) && r.deleted.length > 0
-      ? { action: undoAction({ run: () => undoAll(r.deleted, (id) => undoDelete(meta, id, me.data?.userId, r.versions.get(id))), done: r.deleted.length === 1 ? `${names.get(r.deleted[0]!)} restored` : `${r.deleted.length} rows restored`, after: refreshList }) }
+      ? { action: undoAction({ run: () => undoAll(r.deleted, (id) => undoDelete(meta, id, me.data?.userId, r.versions.get(id))), done: r.deleted.length === 1 ? t('{{name}} restored', { name: names.get(r.deleted[0]!) }) : t('{{count, number}} rows restored', { count: r.deleted.length }), after: refreshList }) }
       : {};
     if (r.failed.length === 0) toast.success(title, { duration: undoSeconds * 1000, ...undo });
     else toast.error(title, { description, duration: 15_000, ...undo });
@@ -206,7 +216,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     const { text, ok } = bulkOutcome(a, (id) => names.get(id) ?? id);
     const banned = op === 'ban' ? Object.entries(a.results).filter(([, r]) => r === 'banned').map(([id]) => id) : [];
     const undo = banned.length > 0
-      ? { action: undoAction({ run: () => bulkModerate('unban', banned), done: banned.length === 1 ? `${names.get(banned[0]!) ?? banned[0]} unbanned` : `${banned.length} players unbanned`, after: refreshList }) }
+      ? { action: undoAction({ run: () => bulkModerate('unban', banned), done: banned.length === 1 ? t('{{name}} unbanned', { ns: 'rows', name: names.get(banned[0]!) ?? banned[0] }) : t('{{count, number}} players unbanned', { ns: 'rows', count: banned.length }), after: refreshList }) }
       : {};
     if (ok) toast.success(text, banned.length > 0 ? { duration: undoSeconds * 1000, ...undo } : {});
     else toast.error(text, { duration: 15_000, ...undo });
@@ -222,10 +232,17 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
       toast.error(errorText(err));
     }
   };
-  const revoke = (ids: string[], name: string) =>
-    confirmThen('revoke-sessions', ids, { title: `Revoke the sessions of ${name}?`, description: 'Every session ends and their live connections close; they can sign in again.', confirmLabel: 'Revoke sessions', danger: true });
+  // revoke asks about one account by name, or about a selection by its
+  // count.
+  const revoke = (ids: string[], name?: string) =>
+    confirmThen('revoke-sessions', ids, {
+      title: name === undefined ? t('Revoke the sessions of {{count, number}} users?', { count: ids.length }) : t('Revoke the sessions of {{name}}?', { name }),
+      description: t('Every session ends and their live connections close; they can sign in again.'),
+      confirmLabel: t('Revoke sessions'),
+      danger: true,
+    });
   const unban = (ids: string[], name: string) =>
-    confirmThen('unban', ids, { title: `Unban ${name}?`, description: 'They can sign in and join rooms again.', confirmLabel: 'Unban' });
+    confirmThen('unban', ids, { title: t('Unban {{name}}?', { name }), description: t('They can sign in and join rooms again.'), confirmLabel: t('Unban') });
   // A table without a primary key has no row URL: no row menu, no selection.
   const keyed = meta.primaryKey.length > 0;
   const rowMenu = (row: Row) => {
@@ -239,18 +256,18 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     const erased = isErased(meta, row);
     const mayChange = !meta.users || (mayChangeUser(me.data, id, row) && !erased);
     const mayModerate = mayModerateUser(me.data, id, row) && !erased;
-    if (meta.permissions.read) items.push({ label: 'View', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}`) });
+    if (meta.permissions.read) items.push({ label: t('View'), onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}`) });
     // A soft-deleted row is not edited (the server reads live rows only): restored first.
     const deleted = isDeleted(meta, row);
-    if (meta.permissions.update && mayChange && !deleted) items.push({ label: 'Edit', onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}/edit`) });
+    if (meta.permissions.update && mayChange && !deleted) items.push({ label: t('Edit'), onSelect: () => navigate(`/${seg(meta.name)}/${seg(id)}/edit`) });
     const ban = meta.banColumn ? row[meta.banColumn] : null;
-    if (canBan && mayModerate) items.push({ label: ban ? 'Ban again…' : 'Ban…', danger: true, onSelect: () => setBanning({ ids: [id], name }) });
-    if (canBan && mayModerate && ban) items.push({ label: 'Unban', onSelect: () => void unban([id], name) });
-    if (canRevoke && mayModerate) items.push({ label: 'Revoke sessions', onSelect: () => void revoke([id], name) });
+    if (canBan && mayModerate) items.push({ label: ban ? t('Ban again…') : t('Ban…'), danger: true, onSelect: () => setBanning({ ids: [id], name }) });
+    if (canBan && mayModerate && ban) items.push({ label: t('Unban'), onSelect: () => void unban([id], name) });
+    if (canRevoke && mayModerate) items.push({ label: t('Revoke sessions'), onSelect: () => void revoke([id], name) });
     if (mayChange) for (const a of perRow) items.push({ label: a.label, onSelect: () => void runAction(a, id) });
-    if (meta.permissions.update && deleted) items.push({ label: 'Restore', onSelect: () => void restore(id) });
-    else if (meta.permissions.delete && (mayChange || (erased && mayChangeUser(me.data, id, row)))) items.push({ label: 'Delete', danger: true, onSelect: () => void remove(row) });
-    return <RowMenu items={items} label={`Actions for row ${id}`} />;
+    if (meta.permissions.update && deleted) items.push({ label: t('Restore', { ns: 'rows' }), onSelect: () => void restore(id) });
+    else if (meta.permissions.delete && (mayChange || (erased && mayChangeUser(me.data, id, row)))) items.push({ label: t('Delete'), danger: true, onSelect: () => void remove(row) });
+    return <RowMenu items={items} label={t('Actions for row {{id}}', { id })} />;
   };
 
   return (
@@ -259,7 +276,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
         <h1>
           <ResourceIcon name={meta.icon} size={20} /> {meta.label}
           {/* A view or a table without a key: the panel never writes it; why on hover. */}
-          {meta.readOnly && <span className="badge" title={`Read-only: ${meta.readOnly}`} tabIndex={0}>Read-only</span>}
+          {meta.readOnly && <span className="badge" title={t('Read-only: {{reason}}', { reason: meta.readOnly })} tabIndex={0}>{t('Read-only')}</span>}
         </h1>
         <div className="toolbar">
           {/* With a selection, the table's actions move to the selection bar. */}
@@ -270,11 +287,11 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
           ))}
           <ApiHelp meta={meta} />
           <a className="button" href={`${API}/${seg(meta.name)}/_export.csv${exportQuery(params, meta)}`} download>
-            <Download size={14} aria-hidden="true" /> Export CSV
+            <Download size={14} aria-hidden="true" /> {t('Export CSV')}
           </a>
           {meta.permissions.create && (
             <Link to={`/${seg(meta.name)}/new`} className="button primary">
-              <Plus size={14} aria-hidden="true" /> Create
+              <Plus size={14} aria-hidden="true" /> {t('Create')}
             </Link>
           )}
         </div>
@@ -308,7 +325,7 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
       <SearchBox
         key={params.get('_q') ?? ''}
         initial={params.get('_q') ?? ''}
-        placeholder={meta.name === 'adminAudit' ? 'Search: a player’s email or name, an action…' : undefined}
+        placeholder={meta.name === 'adminAudit' ? t('Search: a player’s email or name, an action…') : undefined}
         onSearch={(q) =>
           update((p) => {
             if (q) p.set('_q', q);
@@ -336,29 +353,29 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
         }
       />
       {selected.size > 0 && (
-        <div className="bulk-bar" role="region" aria-label="Selection">
-          <span>{selected.size} selected</span>
+        <div className="bulk-bar" role="region" aria-label={t('Selection')}>
+          <span>{t('{{count, number}} selected', { count: selected.size })}</span>
           {bulk.map((a) => (
             <button key={a.name} type="button" onClick={() => void runAction(a, undefined, [...selected])}>
               {a.label}
             </button>
           ))}
           {canBan && (
-            <button type="button" className="danger" onClick={() => setBanning({ ids: [...selected], name: `${selected.size} user${selected.size === 1 ? '' : 's'}` })}>
-              Ban…
+            <button type="button" className="danger" onClick={() => setBanning({ ids: [...selected], name: t('{{count, number}} users', { count: selected.size }) })}>
+              {t('Ban…')}
             </button>
           )}
           {canRevoke && (
-            <button type="button" onClick={() => void revoke([...selected], `${selected.size} user${selected.size === 1 ? '' : 's'}`)}>
-              Revoke sessions
+            <button type="button" onClick={() => void revoke([...selected])}>
+              {t('Revoke sessions')}
             </button>
           )}
           {meta.permissions.delete && !deletedView && (
             <button type="button" className="danger" onClick={() => void removeSelected()}>
-              <Trash2 size={14} aria-hidden="true" /> Delete selected
+              <Trash2 size={14} aria-hidden="true" /> {t('Delete selected')}
             </button>
           )}
-          <button type="button" onClick={() => setSelection({ key: listKey, ids: new Set() })}>Clear selection</button>
+          <button type="button" onClick={() => setSelection({ key: listKey, ids: new Set() })}>{t('Clear selection')}</button>
         </div>
       )}
       {list.isError && <ErrorNote error={list.error} />}
@@ -423,7 +440,8 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
   );
 }
 
-function SearchBox({ initial, placeholder = 'Search…', onSearch }: { initial: string; placeholder?: string; onSearch: (q: string) => void }) {
+function SearchBox({ initial, placeholder, onSearch }: { initial: string; placeholder?: string; onSearch: (q: string) => void }) {
+  const { t } = useTranslation('list');
   return (
     <form
       className="search"
@@ -434,8 +452,8 @@ function SearchBox({ initial, placeholder = 'Search…', onSearch }: { initial: 
       }}
     >
       <Search size={14} aria-hidden="true" />
-      <input type="search" name="q" aria-label="Search" placeholder={placeholder} defaultValue={initial} />
-      <button type="submit">Search</button>
+      <input type="search" name="q" aria-label={t('Search')} placeholder={placeholder ?? t('Search…')} defaultValue={initial} />
+      <button type="submit">{t('Search')}</button>
     </form>
   );
 }
@@ -443,10 +461,11 @@ function SearchBox({ initial, placeholder = 'Search…', onSearch }: { initial: 
 // BannedFilter narrows Users to those banned now (_banned=true): not
 // those whose ban has ended.
 function BannedFilter({ on, onChange }: { on: boolean; onChange: (on: boolean) => void }) {
+  const { t } = useTranslation('list');
   return (
-    <div className="quick-filters" role="group" aria-label="Quick filters">
+    <div className="quick-filters" role="group" aria-label={t('Quick filters')}>
       <button type="button" className="toggle" aria-pressed={on} onClick={() => onChange(!on)}>
-        <Ban size={14} aria-hidden="true" /> Banned
+        <Ban size={14} aria-hidden="true" /> {t('Banned')}
       </button>
     </div>
   );

@@ -1,4 +1,9 @@
 import { client, errorText, rowParams, versioned } from '../api';
+import i18n, { formatNumber } from '../i18n';
+
+// The texts of this module are said outside components: their catalog
+// loads with it, and again with each language chosen later.
+void i18n.loadNamespaces('rows');
 
 export interface BulkResult {
   deleted: string[];
@@ -37,10 +42,15 @@ export async function bulkDelete(resource: string, ids: string[], concurrency = 
 // name says a row by its label ("Player 07"), for the toast.
 export function bulkSummary(r: BulkResult, name: (id: string) => string = (id) => id): { title: string; description?: string } {
   const n = r.deleted.length + r.failed.length;
-  if (r.failed.length === 0) return { title: n === 1 ? `${name(r.deleted[0]!)} deleted` : `Deleted ${n} rows` };
-  const first = r.failed.slice(0, 3).map((f) => `${name(f.id)}: ${f.error}`).join('; ');
-  const more = r.failed.length > 3 ? `; …and ${r.failed.length - 3} more` : '';
-  return { title: `Deleted ${r.deleted.length} of ${n}; ${r.failed.length} failed`, description: first + more };
+  if (r.failed.length === 0) {
+    return { title: n === 1 ? i18n.t('{{name}} deleted', { ns: 'rows', name: name(r.deleted[0]!) }) : i18n.t('Deleted {{count, number}} rows', { ns: 'rows', count: n }) };
+  }
+  const lines = r.failed.slice(0, 3).map((f) => i18n.t('{{name}}: {{error}}', { ns: 'rows', name: name(f.id), error: f.error }));
+  if (r.failed.length > 3) lines.push(i18n.t('…and {{count, number}} more', { ns: 'rows', count: r.failed.length - 3 }));
+  return {
+    title: i18n.t('Deleted {{deleted}} of {{total}}; {{failed}} failed', { ns: 'rows', deleted: formatNumber(r.deleted.length), total: formatNumber(n), failed: formatNumber(r.failed.length) }),
+    description: lines.join('; '),
+  };
 }
 
 // undoAll undoes one by one, in order, what a bulk operation did to ids,
@@ -56,5 +66,7 @@ export async function undoAll(ids: string[], undo: (id: string) => Promise<unkno
       last = err;
     }
   }
-  if (failed > 0) throw new Error(`${failed} of ${ids.length} could not be brought back: ${errorText(last)}`);
+  if (failed > 0) {
+    throw new Error(i18n.t('{{failed}} of {{total}} could not be brought back: {{error}}', { ns: 'rows', failed: formatNumber(failed), total: formatNumber(ids.length), error: errorText(last) }));
+  }
 }

@@ -1,5 +1,10 @@
 import type { Column, ResourceMeta } from '../api';
 import { labelColumns } from '../names';
+import i18n from '../i18n';
+
+// The texts of this module are said outside components: their catalog
+// loads with it, and again with each language chosen later.
+void i18n.loadNamespaces('list');
 
 // pick returns the columns named (in that order), or all columns.
 export function pick(meta: ResourceMeta, names: string[] | undefined): Column[] {
@@ -28,10 +33,12 @@ export function listColumns(meta: ResourceMeta): Column[] {
 // banField is the users list's Ban column when the catalog's banColumn is
 // no column of the table (the server's _ban, read from a game's own
 // until-column): a field of every row, shown as the JSON ban column is.
+// Its label is the panel's own (in the operator's language), unlike the
+// catalog's column labels.
 export function banField(meta: ResourceMeta): Column | undefined {
   const name = meta.banColumn;
   if (!name || meta.columns.some((c) => c.name === name)) return undefined;
-  return { name, label: 'Ban', type: '', dataType: 'json', notNull: false, primary: false, hasDefault: false, readOnly: true, sortable: false, filterable: false, kind: 'json', required: false };
+  return { name, label: i18n.t('Ban', { ns: 'list' }), type: '', dataType: 'json', notNull: false, primary: false, hasDefault: false, readOnly: true, sortable: false, filterable: false, kind: 'json', required: false };
 }
 
 // tableColumns are listColumns with the users' Ban field at the end, and,
