@@ -1,4 +1,4 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useMemo } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { Trans, useTranslation } from 'react-i18next';
@@ -32,6 +32,9 @@ export function DashboardPage() {
     refetchInterval: 15_000,
     placeholderData: keepPreviousData,
   });
+  // The same widgets, the same objects: a chart is drawn again only when
+  // its data or the language changes.
+  const widgets = useMemo(() => q.data?.widgets.map((w) => builtinWidget(t, w)), [q.data, t]);
   return (
     <section>
       <div className="page-title">
@@ -46,11 +49,11 @@ export function DashboardPage() {
       </div>
       {q.isPending ? (
         <Loading />
-      ) : q.isError ? (
+      ) : q.isError || !widgets ? (
         <ErrorNote error={q.error} />
       ) : (
         <div className="widgets">
-          {q.data.widgets.map((w) => (
+          {widgets.map((w) => (
             <DashboardWidget key={w.id} widget={w} />
           ))}
         </div>
@@ -90,6 +93,51 @@ function DashboardWidget({ widget }: { widget: Widget }) {
       )}
     </article>
   );
+}
+
+// The built-in widgets (internal/dashboard's builtinWidgets), whose words
+// the server sends in English: the panel says them in the operator's
+// language. A game's own widget's words are its own, shown as sent, and
+// so is a built-in's text the panel has no words for.
+const builtinIds = new Set(['today', 'totals', 'playersOnline', 'signUps', 'auditEvents', 'recentModeration', 'openReports', 'reportsFiled', 'recentUsers', 'liveRooms', 'health']);
+
+// builtinWidget is w with, when it is a built-in, its title, the Today
+// figures' labels and a chart's lines and unit in the operator's language.
+function builtinWidget(t: TFunction<'dashboard'>, w: Widget): Widget {
+  if (!builtinIds.has(w.id)) return w;
+  const words = new Map([
+    // Titles.
+    ['Today', t('Today')],
+    ['Totals', t('Totals')],
+    ['Players online', t('Players online')],
+    ['Sign-ups', t('Sign-ups')],
+    ['Audit log by action', t('Audit log by action')],
+    ['Recent moderation', t('Recent moderation')],
+    ['Open reports', t('Open reports')],
+    ['Reports filed', t('Reports filed')],
+    ['Recent users', t('Recent users')],
+    ['Live rooms', t('Live rooms')],
+    ['Health', t('Health')],
+    // Today's figures (the totals' are resources' labels).
+    ['Banned now', t('Banned now')],
+    ['Sign-ups today', t('Sign-ups today')],
+    ['Online now', t('Online now')],
+    ['Moderation (24 h)', t('Moderation (24 h)')],
+    // The charts' lines (the audit chart's are actions) and units.
+    ['Reports', t('Reports')],
+    ['players', t('players')],
+    ['sign-ups', t('sign-ups')],
+    ['reports', t('reports')],
+    ['entries', t('entries')],
+  ]);
+  const say = (s: string) => words.get(s) ?? s;
+  let data = w.data;
+  if (w.id === 'today' && Array.isArray(data)) data = (data as Stat[]).map((s) => ({ ...s, label: say(s.label) }));
+  if (w.render === 'series' && data && typeof data === 'object' && !Array.isArray(data)) {
+    const d = data as SeriesData;
+    data = { ...d, unit: d.unit && say(d.unit), series: w.id === 'auditEvents' ? d.series : d.series.map((l) => ({ ...l, name: say(l.name) })) };
+  }
+  return { ...w, title: say(w.title), data };
 }
 
 function display(t: TFunction<'dashboard'>, key: string, v: unknown): string {
