@@ -37,7 +37,7 @@ export default function SeriesChart({ data, label }: { data: SeriesData; label: 
       legend: { show: data.series.length > 1 },
       cursor: { drag: { x: false, y: false } },
       scales: { y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-      axes: [{ ...axis, values: timeTicks(lng) }, { ...axis, size: 44, values: (_u, splits) => splits.map((v) => formatNumber(v)) }],
+      axes: [{ ...axis, space: 60, values: timeTicks(lng) }, { ...axis, size: 44, values: (_u, splits) => splits.map((v) => formatNumber(v)) }],
       series: [
         { label: t('When'), value: (_u, v, _s, idx) => say(idx == null ? xs[last] : v) },
         ...data.series.map((s, i) => ({
@@ -63,7 +63,8 @@ export default function SeriesChart({ data, label }: { data: SeriesData; label: 
 
 // timeTicks says the time axis's ticks (epoch seconds) in language lng:
 // days as "1 Dec" where a tick is a day or more apart, else times of day,
-// the day beneath the first tick and each tick on a new day.
+// the day beneath the first tick and each tick on a new day. Ticks are
+// spaced for "6:00 PM", wider than uPlot's own "6pm".
 function timeTicks(lng: string) {
   const day = new Intl.DateTimeFormat(lng, { day: 'numeric', month: 'short' });
   const time = new Intl.DateTimeFormat(lng, { hour: 'numeric', minute: '2-digit' });
