@@ -1,38 +1,149 @@
+import { useTranslation } from 'react-i18next';
+import i18n from './i18n';
 import { useResourceMeta } from './queries';
 import type { PathChange } from './jsonDiff';
 
-// The audit log in words: each action's label as the server serves it
-// (the adminAudit catalog entry's auditActions, package audit's one list)
+// The audit log in words: each action's label in the operator's language
 // and a sentence for the entries whose payload is a report (an erase, a
-// data export).
+// data export). The server's list (package audit's one list, served as
+// the adminAudit catalog entry's auditActions and said by the CSV export)
+// is the English; the panel says each of its actions from the audit
+// catalog, and one it has no words for (an action newer than the panel)
+// as the server labels it.
 
-// useActionLabel is a function saying an action as the server labels it;
-// a game's own action (Audit().Record), or one an operator who may not
-// read the audit log meets, is shown as recorded.
+// actionWords are the actions of package audit's list, in its order, in
+// the operator's language. The English must stay the server's labels.
+function actionWords(): Map<string, string> {
+  const t = i18n.getFixedT(null, 'audit');
+  return new Map([
+    // A row of a resource.
+    ['create', t('Created')],
+    ['update', t('Updated')],
+    ['delete', t('Deleted')],
+    ['restore', t('Restored')],
+    ['revert', t('Reverted')],
+    ['custom', t('Action run')],
+    ['export', t('CSV exported')],
+    // A user, as moderation and the data requests see them.
+    ['user.ban', t('Banned')],
+    ['user.unban', t('Unbanned')],
+    ['user.revoke_sessions', t('Sessions revoked')],
+    ['user.sessions_closed', t('Live connections closed')],
+    ['user.invite', t('Invited')],
+    ['user.totp_reset', t('Two-factor reset')],
+    ['user.export', t('Data exported')],
+    ['user.erase', t('Erased')],
+    // Players' reports.
+    ['report.file', t('Report filed')],
+    ['report.claim', t('Reports claimed')],
+    ['report.resolve', t('Reports resolved')],
+    // Operators' roles.
+    ['role.set', t('Role changed')],
+    ['role.assign_mod', t('Made mod')],
+    ['role.unassign_mod', t('Mod removed')],
+    ['role.set_row_scope', t('Row scope changed')],
+    // Live rooms.
+    ['room.kick', t('Kicked')],
+    ['room.lock', t('Room locked')],
+    ['room.unlock', t('Room unlocked')],
+    ['room.state.edit', t('Room state edited')],
+    ['room.state.delete', t('Room state deleted')],
+    ['room.dispose', t('Room closed')],
+    // Signing in and the account.
+    ['auth.login', t('Signed in')],
+    ['auth.login_failed', t('Sign-in failed')],
+    ['auth.logout', t('Signed out')],
+    ['auth.bootstrap', t('First admin created')],
+    ['auth.rate_limited', t('Rate limited')],
+    ['auth.totp_challenge', t('Code asked for')],
+    ['auth.totp_failed', t('Wrong code')],
+    ['auth.recovery_used', t('Recovery code used')],
+    ['auth.totp_enabled', t('Two-factor turned on')],
+    ['auth.totp_disabled', t('Two-factor turned off')],
+    ['auth.recovery_codes_regenerated', t('Recovery codes renewed')],
+    ['auth.password_changed', t('Password changed')],
+    ['auth.password_reset_requested', t('Password reset asked for')],
+    ['auth.password_reset_completed', t('Password reset')],
+    ['auth.reset_delivery_limited', t('Reset email held back')],
+  ]);
+}
+
+// The words are said once per language, and again once its catalog has
+// loaded (until then they are the English).
+let said: { lng: string; loaded: boolean; words: Map<string, string> } | undefined;
+
+function words(): Map<string, string> {
+  const lng = i18n.language;
+  const loaded = i18n.hasResourceBundle(lng, 'audit');
+  if (said?.lng !== lng || said.loaded !== loaded) said = { lng, loaded, words: actionWords() };
+  return said.words;
+}
+
+// useActionLabel is a function saying an action in the operator's
+// language; a game's own action (Audit().Record), or one an operator who
+// may not read the audit log meets, is shown as recorded. A component
+// that calls it follows the language.
 export function useActionLabel(): (action: unknown) => string {
   const labels = useResourceMeta('adminAudit')?.auditActions;
+  useTranslation('audit');
   return (action) => actionLabel(labels, action);
 }
 
+// actionLabel says action in the operator's language when labels (the
+// server's) has it, else as recorded. A component calling it directly
+// should useTranslation('audit') to load the words and follow the
+// language.
 export function actionLabel(labels: Record<string, string> | undefined, action: unknown): string {
   const a = String(action ?? '');
-  return labels?.[a] ?? a;
+  if (!labels || !Object.hasOwn(labels, a)) return a;
+  return words().get(a) ?? labels[a] ?? a;
+}
+
+// actionLabels are the server's actions (labels) in the operator's
+// language, in the server's order, for a picker of actions.
+export function actionLabels(labels: Record<string, string> | undefined): { action: string; label: string }[] {
+  return Object.keys(labels ?? {}).map((action) => ({ action, label: actionLabel(labels, action) }));
 }
 
 // The audit chart sums the actions past its busiest five as "other".
 export const otherLine = 'other';
 
-const plural = (n: number, one: string, many = one + 's') => `${n.toLocaleString()} ${n === 1 ? one : many}`;
-
 type ErasePart = { relation?: string; label?: string; rule?: string; rows?: number };
 
-// ruleDone says what an erase rule did to rows.
-const ruleDone: Record<string, string> = {
-  delete: 'deleted',
-  unlink: 'unlinked',
-  anonymize: 'anonymized',
-  keep: 'kept',
-};
+// rowsDone says what an erase rule did to n rows: "3 rows deleted".
+function rowsDone(rule: string, n: number): string {
+  const t = i18n.getFixedT(null, 'audit');
+  switch (rule) {
+    case 'delete':
+      return t('{{count, number}} rows deleted', { count: n });
+    case 'unlink':
+      return t('{{count, number}} rows unlinked', { count: n });
+    case 'anonymize':
+      return t('{{count, number}} rows anonymized', { count: n });
+    case 'keep':
+      return t('{{count, number}} rows kept', { count: n });
+    default:
+      return t('{{count, number}} rows {{rule}}', { count: n, rule });
+  }
+}
+
+// done says what an erase rule did to n more rows, after rowsDone has
+// said the noun: "2 unlinked".
+function done(rule: string, n: number): string {
+  const t = i18n.getFixedT(null, 'audit');
+  switch (rule) {
+    case 'delete':
+      return t('{{count, number}} deleted', { count: n });
+    case 'unlink':
+      return t('{{count, number}} unlinked', { count: n });
+    case 'anonymize':
+      return t('{{count, number}} anonymized', { count: n });
+    case 'keep':
+      return t('{{count, number}} kept', { count: n });
+    default:
+      return t('{{count, number}} {{rule}}', { count: n, rule });
+  }
+}
 
 // auditSentence says an erase's or a data export's report as a sentence
 // with its counts ("3 rows deleted, 2 unlinked, 14 audit entries
@@ -40,6 +151,7 @@ const ruleDone: Record<string, string> = {
 // for other entries.
 export function auditSentence(action: unknown, payload: unknown): string | undefined {
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return undefined;
+  const t = i18n.getFixedT(null, 'audit');
   const p = payload as Record<string, unknown>;
   if (action === 'user.erase') {
     const byRule = new Map<string, number>();
@@ -47,9 +159,9 @@ export function auditSentence(action: unknown, payload: unknown): string | undef
       const rule = String(part.rule ?? 'keep');
       byRule.set(rule, (byRule.get(rule) ?? 0) + Number(part.rows ?? 0));
     }
-    const said = [...byRule].filter(([, n]) => n > 0).map(([rule, n], i) => `${i === 0 ? plural(n, 'row') : n.toLocaleString()} ${ruleDone[rule] ?? rule}`);
-    if (said.length === 0) said.push('no rows of theirs');
-    said.push(`${plural(Number(p.auditEntries ?? 0), 'audit entry', 'audit entries')} redacted`);
+    const said = [...byRule].filter(([, n]) => n > 0).map(([rule, n], i) => (i === 0 ? rowsDone(rule, n) : done(rule, n)));
+    if (said.length === 0) said.push(t('no rows of theirs'));
+    said.push(t('{{count, number}} audit entries redacted', { count: Number(p.auditEntries ?? 0) }));
     return said.join(', ');
   }
   if (action === 'user.export' && p.counts && typeof p.counts === 'object') {
@@ -59,10 +171,10 @@ export function auditSentence(action: unknown, payload: unknown): string | undef
     const audit = counts.find(([k]) => k === 'audit');
     const reports = counts.find(([k]) => k === 'reports');
     return [
-      plural(rows.length, 'resource'),
-      plural(total, 'row'),
-      ...(reports ? [plural(Number(reports[1] ?? 0), 'report')] : []),
-      ...(audit ? [plural(Number(audit[1] ?? 0), 'audit entry', 'audit entries')] : []),
+      t('{{count, number}} resources', { count: rows.length }),
+      t('{{count, number}} rows', { count: total }),
+      ...(reports ? [t('{{count, number}} reports', { count: Number(reports[1] ?? 0) })] : []),
+      ...(audit ? [t('{{count, number}} audit entries', { count: Number(audit[1] ?? 0) })] : []),
     ].join(', ');
   }
   return undefined;
@@ -71,8 +183,8 @@ export function auditSentence(action: unknown, payload: unknown): string | undef
 // erasePartWords is one resource of an erase's report: "Chat log: 3 rows
 // deleted".
 export function erasePartWords(part: ErasePart): string {
-  const n = Number(part.rows ?? 0);
-  return `${part.label ?? part.relation ?? ''}: ${plural(n, 'row')} ${ruleDone[String(part.rule)] ?? String(part.rule ?? '')}`;
+  const t = i18n.getFixedT(null, 'audit');
+  return t('{{resource}}: {{done}}', { resource: part.label ?? part.relation ?? '', done: rowsDone(String(part.rule ?? ''), Number(part.rows ?? 0)) });
 }
 
 // ColumnChange is one column's change in an update's audit entry
@@ -118,5 +230,6 @@ export function columnChanges(v: unknown): [string, ColumnChange][] | undefined 
 export function tooLargeWords(bytes: number | string): string {
   const m = typeof bytes === 'string' ? /^\[truncated: (\d+) bytes\]$/.exec(bytes) : null;
   const n = typeof bytes === 'number' ? bytes : m ? Number(m[1]) : NaN;
-  return Number.isFinite(n) ? `too large to record (${n.toLocaleString()} bytes)` : 'too large to record';
+  const t = i18n.getFixedT(null, 'audit');
+  return Number.isFinite(n) ? t('too large to record ({{count, number}} bytes)', { count: n }) : t('too large to record');
 }

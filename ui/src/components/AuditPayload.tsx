@@ -1,4 +1,5 @@
 import { Link } from 'react-router';
+import { Trans, useTranslation } from 'react-i18next';
 import { seg, type ResourceMeta, type Row } from '../api';
 import { auditSentence, columnChange, columnChanges, erasePartWords, tooLargeWords, useActionLabel } from '../auditWords';
 import { stringifyJSON } from '../json';
@@ -41,15 +42,28 @@ export function AuditPayload({ payload: whole, entry }: { payload: unknown; entr
 // KickSentence says a kick: "Kicked Player 07 from arena", the player
 // linked to their page, the room to its own.
 function KickSentence({ entry, label }: { entry: Row; label: string }) {
+  const { t } = useTranslation('audit');
   const p = (entry.payload ?? {}) as Record<string, unknown>;
   const labels = (entry._labels ?? {}) as Record<string, string>;
   const room = String(p.roomId ?? entry.target_id ?? '');
   const player = typeof p.userId === 'string' ? p.userId : '';
+  const values = { action: label, player: labels.player ?? player, room: typeof p.roomName === 'string' && p.roomName ? p.roomName : room };
+  const components = {
+    action: <strong />,
+    player: <Link to={'/users/' + seg(player)} title={player} />,
+    room: <Link to={'/rooms/' + seg(room)} title={room} />,
+  };
   return (
     <p className="audit-sentence">
-      <strong>{label}</strong>{' '}
-      {player ? <Link to={'/users/' + seg(player)} title={player}>{labels.player ?? player}</Link> : 'a player'}
-      {room && <> from <Link to={'/rooms/' + seg(room)} title={room}>{typeof p.roomName === 'string' && p.roomName ? p.roomName : room}</Link></>}
+      {player && room ? (
+        <Trans t={t} i18nKey="<action>{{action}}</action> <player>{{player}}</player> from <room>{{room}}</room>" values={values} components={components} />
+      ) : player ? (
+        <Trans t={t} i18nKey="<action>{{action}}</action> <player>{{player}}</player>" values={values} components={components} />
+      ) : room ? (
+        <Trans t={t} i18nKey="<action>{{action}}</action> a player from <room>{{room}}</room>" values={values} components={components} />
+      ) : (
+        <Trans t={t} i18nKey="<action>{{action}}</action> a player" values={values} components={components} />
+      )}
     </p>
   );
 }
@@ -64,6 +78,7 @@ function tooLarge(key: string, v: unknown): string | undefined {
 }
 
 function PayloadFields({ payload, meta }: { payload: unknown; meta: ResourceMeta | undefined }) {
+  const { t } = useTranslation('audit');
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return <pre className="json-block">{stringifyJSON(payload, 2)}</pre>;
   // The panel's updates keep their diff under "changes"; Audit.RecordUpdate
   // writes it at the top level.
@@ -80,7 +95,7 @@ function PayloadFields({ payload, meta }: { payload: unknown; meta: ResourceMeta
   const show = (v: unknown, key?: string) => {
     const col = key !== undefined ? meta?.columns.find((c) => c.name === key) : undefined;
     if (v === undefined) return <span className="null">—</span>;
-    if (v === null) return <span className="null">none</span>;
+    if (v === null) return <span className="null">{t('none')}</span>;
     if (v !== null && typeof v === 'object' && !(Array.isArray(v) && v.every((x) => typeof x !== 'object' || x === null))) return <code className="diff-json">{stringifyJSON(v, 2)}</code>;
     return valueWords(v, col);
   };
@@ -88,8 +103,8 @@ function PayloadFields({ payload, meta }: { payload: unknown; meta: ResourceMeta
     <div className="stack">
       {changes.length > 0 && (
         <div className="table-wrap">
-          <table className="data-table diff-table" aria-label="Changes">
-            <thead><tr><th>Field</th><th>Before</th><th>After</th></tr></thead>
+          <table className="data-table diff-table" aria-label={t('Changes')}>
+            <thead><tr><th>{t('Field')}</th><th>{t('Before')}</th><th>{t('After')}</th></tr></thead>
             <tbody>
               {changes.flatMap(([k, c]) =>
                 c.kind === 'value' ? (
@@ -102,8 +117,8 @@ function PayloadFields({ payload, meta }: { payload: unknown; meta: ResourceMeta
                   c.paths.map((p, i) => (
                     <tr key={k + '/' + i}>
                       <td title={k}>{fieldLabel(meta, k)} <code className="path">{pathWords(p.path)}</code></td>
-                      <td>{'before' in p ? show(p.before) : <span className="null">(added)</span>}</td>
-                      <td>{'after' in p ? show(p.after) : <span className="null">(removed)</span>}</td>
+                      <td>{'before' in p ? show(p.before) : <span className="null">{t('(added)')}</span>}</td>
+                      <td>{'after' in p ? show(p.after) : <span className="null">{t('(removed)')}</span>}</td>
                     </tr>
                   ))
                 ))}

@@ -1,13 +1,10 @@
+import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
 import type { Column, ResourceMeta } from '../api';
+import { actionLabels } from '../auditWords';
 import { ForeignKeyPicker } from '../components/ForeignKeyPicker';
 import { useRowLabel } from '../names';
 import { useCatalog, useUsersMeta } from '../queries';
-
-// Entries that are not of a table: sign-ins and live rooms.
-const otherResources = [
-  { name: 'auth', label: 'Sign-in' },
-  { name: 'rooms', label: 'Live rooms' },
-];
 
 // The audit log's own filters, as equality parameters the generic filter
 // bar leaves alone (operator_id=…, not operator_id_eq=…).
@@ -22,6 +19,7 @@ export function AuditFilters({ meta, params, set }: {
   params: URLSearchParams;
   set: (changes: Record<string, string>) => void;
 }) {
+  const { t, i18n } = useTranslation('audit');
   const catalog = useCatalog();
   const users = useUsersMeta();
   const operatorCol = meta.columns.find((c) => c.name === 'operator_id');
@@ -32,60 +30,65 @@ export function AuditFilters({ meta, params, set }: {
   const targetId = params.get('target_id') ?? '';
   const operatorLabel = useRowLabel(users, operator);
   const targetLabel = useRowLabel(target, targetId);
+  // Entries that are not of a table: sign-ins and live rooms.
+  const otherResources = [
+    { name: 'auth', label: t('Sign-in') },
+    { name: 'rooms', label: t('Live rooms') },
+  ];
   const resources = [...(catalog.data ?? []).map((r) => ({ name: r.name, label: r.label })), ...otherResources];
   const any = auditParams.some((p) => params.has(p));
-  // The actions the panel records, in the server's words: the field shows
-  // and suggests the words and sends the key; a game's own action
+  // The actions the panel records, in the operator's language: the field
+  // shows and suggests the words and sends the key; a game's own action
   // (Audit().Record), which has no label, is typed as recorded.
-  const actionLabels = meta.auditActions ?? {};
-  const knownActions = Object.keys(actionLabels);
-  const actionKey = (typed: string) => knownActions.find((a) => actionLabels[a] === typed) ?? typed;
+  const actions = actionLabels(meta.auditActions);
+  const actionKey = (typed: string) => actionFor(actions, meta.auditActions ?? {}, typed);
   const action = params.get('action') ?? '';
+  const actionShown = actions.find((a) => a.action === action)?.label ?? action;
   return (
     <fieldset className="audit-filters">
-      <legend className="sr-only">Filter the audit log</legend>
+      <legend className="sr-only">{t('Filter the audit log')}</legend>
       <div className="audit-filter">
-        <label htmlFor="audit-operator">Operator</label>
+        <label htmlFor="audit-operator">{t('Operator')}</label>
         {users && operatorCol?.linkTo ? (
-          <ForeignKeyPicker id="audit-operator" col={{ ...operatorCol, label: 'Operator', notNull: false }} target={users} value={operator} label={operatorLabel}
+          <ForeignKeyPicker id="audit-operator" col={{ ...operatorCol, label: t('Operator'), notNull: false }} target={users} value={operator} label={operatorLabel}
             disabled={false} onChange={(id) => set({ operator_id: id })} />
         ) : (
-          <input id="audit-operator" defaultValue={operator} key={operator} placeholder="Operator id" onBlur={(e) => set({ operator_id: e.currentTarget.value.trim() })} />
+          <input id="audit-operator" defaultValue={operator} key={operator} placeholder={t('Operator id')} onBlur={(e) => set({ operator_id: e.currentTarget.value.trim() })} />
         )}
       </div>
       <div className="audit-filter">
-        <label htmlFor="audit-action">Action</label>
-        <input id="audit-action" list="audit-actions" key={action} defaultValue={actionLabels[action] ?? action} placeholder="Any action"
+        <label htmlFor="audit-action">{t('Action')}</label>
+        <input id="audit-action" list="audit-actions" key={action + ' ' + i18n.language} defaultValue={actionShown} placeholder={t('Any action')}
           onChange={(e) => {
             // A suggestion picked applies at once; typing applies on Enter or leaving.
             const key = actionKey(e.currentTarget.value);
-            if (knownActions.includes(key)) set({ action: key });
+            if (actions.some((a) => a.action === key && a.label === e.currentTarget.value)) set({ action: key });
           }}
           onBlur={(e) => set({ action: actionKey(e.currentTarget.value.trim()) })}
           onKeyDown={(e) => {
             if (e.key === 'Enter') set({ action: actionKey(e.currentTarget.value.trim()) });
           }} />
         <datalist id="audit-actions">
-          {knownActions.map((a) => <option key={a} value={actionLabels[a]} />)}
+          {actions.map((a) => <option key={a.action} value={a.label} />)}
         </datalist>
       </div>
       <div className="audit-filter">
-        <label htmlFor="audit-resource">Resource</label>
+        <label htmlFor="audit-resource">{t('Resource')}</label>
         <select id="audit-resource" value={resource} onChange={(e) => {
           set({ resource: e.currentTarget.value, target_id: '' });
         }}>
-          <option value="">Any resource</option>
+          <option value="">{t('Any resource')}</option>
           {resources.map((r) => <option key={r.name} value={r.name}>{r.label}</option>)}
           {resource && !resources.some((r) => r.name === resource) && <option value={resource}>{resource}</option>}
         </select>
       </div>
       <div className="audit-filter">
-        <label htmlFor="audit-target">Target</label>
+        <label htmlFor="audit-target">{t('Target')}</label>
         {target ? (
-          <ForeignKeyPicker id="audit-target" col={targetColumn(target, users, operatorCol)} target={target} value={targetId} label={targetLabel}
+          <ForeignKeyPicker id="audit-target" col={targetColumn(t, target, users, operatorCol)} target={target} value={targetId} label={targetLabel}
             disabled={false} onChange={(id) => set({ target_id: id })} />
         ) : (
-          <input id="audit-target" key={targetId} defaultValue={targetId} placeholder={resource ? 'Target id' : 'Choose a resource, or type an id'}
+          <input id="audit-target" key={targetId} defaultValue={targetId} placeholder={resource ? t('Target id') : t('Choose a resource, or type an id')}
             onBlur={(e) => set({ target_id: e.currentTarget.value.trim() })}
             onKeyDown={(e) => {
               if (e.key === 'Enter') set({ target_id: e.currentTarget.value.trim() });
@@ -94,7 +97,7 @@ export function AuditFilters({ meta, params, set }: {
       </div>
       {any && (
         <button type="button" className="audit-clear" onClick={() => set(Object.fromEntries(auditParams.map((p) => [p, ''])))}>
-          Clear filters
+          {t('Clear filters')}
         </button>
       )}
     </fieldset>
@@ -103,8 +106,22 @@ export function AuditFilters({ meta, params, set }: {
 
 // targetColumn is the column the target picker acts for: labelled
 // "Target", naming the rows by the label the server gives their links.
-function targetColumn(target: ResourceMeta, users: ResourceMeta | undefined, operatorCol: Column | undefined): Column {
-  const base = { name: 'target_id', label: 'Target', type: 'text', dataType: 'string', notNull: false, primary: false, hasDefault: false, readOnly: false } as Column;
+function targetColumn(t: TFunction<'audit'>, target: ResourceMeta, users: ResourceMeta | undefined, operatorCol: Column | undefined): Column {
+  const base = { name: 'target_id', label: t('Target'), type: 'text', dataType: 'string', notNull: false, primary: false, hasDefault: false, readOnly: false } as Column;
   const labelColumn = target === users ? operatorCol?.linkTo?.labelColumn : ['display_name', 'name', 'email', 'title'].find((c) => target.columns.some((col) => col.name === c));
   return { ...base, linkTo: { resource: target.name, labelColumn } };
+}
+
+// actionFor is the action the Action box's text names: the action whose
+// words (or the server's English label, or key) it is, regardless of case;
+// else the one action whose words begin with it ("Ban" is Banned); else
+// the text itself, a game's own action typed as recorded.
+function actionFor(actions: { action: string; label: string }[], english: Record<string, string>, typed: string): string {
+  const want = typed.trim().toLocaleLowerCase();
+  if (want === '') return '';
+  const same = (s: string | undefined) => s?.toLocaleLowerCase() === want;
+  const exact = actions.find((a) => same(a.label) || same(english[a.action]) || a.action === typed.trim());
+  if (exact) return exact.action;
+  const begins = actions.filter((a) => a.label.toLocaleLowerCase().startsWith(want));
+  return begins.length === 1 && begins[0] ? begins[0].action : typed.trim();
 }

@@ -1,6 +1,8 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useMemo } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
+import { Trans, useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
 import { client, dataOf, seg, type RoomSummary, type Row, type SeriesData, type Stat, type Widget } from '../api';
 import { jsonSummary } from '../components/CellValue';
 import { DataTable } from '../components/DataTable';
@@ -11,9 +13,11 @@ import { tableColumns } from './columns';
 import { stringifyJSON } from '../json';
 import { otherLine, useActionLabel } from '../auditWords';
 import { formatDay, formatTime, Time } from '../time';
+import i18n, { formatNumber } from '../i18n';
 
 export function DashboardPage() {
-  usePageTitle('Dashboard');
+  const { t } = useTranslation('dashboard');
+  usePageTitle(t('Dashboard'));
   // The server cannot know the operator's zone: "today" is the start of
   // the operator's day, so "Sign-ups today" means theirs.
   const midnight = new Date();
@@ -28,25 +32,28 @@ export function DashboardPage() {
     refetchInterval: 15_000,
     placeholderData: keepPreviousData,
   });
+  // The same widgets, the same objects: a chart is drawn again only when
+  // its data or the language changes.
+  const widgets = useMemo(() => q.data?.widgets.map((w) => builtinWidget(t, w)), [q.data, t]);
   return (
     <section>
       <div className="page-title">
-        <h1>Dashboard</h1>
-        <div className="segmented" role="group" aria-label="Charts show">
+        <h1>{t('Dashboard')}</h1>
+        <div className="segmented" role="group" aria-label={t('Charts show')}>
           {ranges.map((r) => (
             <button key={r.value} type="button" aria-pressed={range === r.value} onClick={() => setParams(r.value === '24h' ? {} : { range: r.value }, { replace: true })}>
-              {r.label}
+              {rangeLabel(r)}
             </button>
           ))}
         </div>
       </div>
       {q.isPending ? (
         <Loading />
-      ) : q.isError ? (
+      ) : q.isError || !widgets ? (
         <ErrorNote error={q.error} />
       ) : (
         <div className="widgets">
-          {q.data.widgets.map((w) => (
+          {widgets.map((w) => (
             <DashboardWidget key={w.id} widget={w} />
           ))}
         </div>
@@ -88,34 +95,85 @@ function DashboardWidget({ widget }: { widget: Widget }) {
   );
 }
 
-function display(key: string, v: unknown): string {
+// The built-in widgets (internal/dashboard's builtinWidgets), whose words
+// the server sends in English: the panel says them in the operator's
+// language. A game's own widget's words are its own, shown as sent, and
+// so is a built-in's text the panel has no words for.
+const builtinIds = new Set(['today', 'totals', 'playersOnline', 'signUps', 'auditEvents', 'recentModeration', 'openReports', 'reportsFiled', 'recentUsers', 'liveRooms', 'health']);
+
+// builtinWidget is w with, when it is a built-in, its title, the Today
+// figures' labels and a chart's lines and unit in the operator's language.
+function builtinWidget(t: TFunction<'dashboard'>, w: Widget): Widget {
+  if (!builtinIds.has(w.id)) return w;
+  const words = new Map([
+    // Titles.
+    ['Today', t('Today')],
+    ['Totals', t('Totals')],
+    ['Players online', t('Players online')],
+    ['Sign-ups', t('Sign-ups')],
+    ['Audit log by action', t('Audit log by action')],
+    ['Recent moderation', t('Recent moderation')],
+    ['Open reports', t('Open reports')],
+    ['Reports filed', t('Reports filed')],
+    ['Recent users', t('Recent users')],
+    ['Live rooms', t('Live rooms')],
+    ['Health', t('Health')],
+    // Today's figures (the totals' are resources' labels).
+    ['Banned now', t('Banned now')],
+    ['Sign-ups today', t('Sign-ups today')],
+    ['Online now', t('Online now')],
+    ['Moderation (24 h)', t('Moderation (24 h)')],
+    // The charts' lines (the audit chart's are actions) and units.
+    ['Reports', t('Reports')],
+    ['players', t('players')],
+    ['sign-ups', t('sign-ups')],
+    ['reports', t('reports')],
+    ['entries', t('entries')],
+  ]);
+  const say = (s: string) => words.get(s) ?? s;
+  let data = w.data;
+  if (w.id === 'today' && Array.isArray(data)) data = (data as Stat[]).map((s) => ({ ...s, label: say(s.label) }));
+  if (w.render === 'series' && data && typeof data === 'object' && !Array.isArray(data)) {
+    const d = data as SeriesData;
+    data = { ...d, unit: d.unit && say(d.unit), series: w.id === 'auditEvents' ? d.series : d.series.map((l) => ({ ...l, name: say(l.name) })) };
+  }
+  return { ...w, title: say(w.title), data };
+}
+
+function display(t: TFunction<'dashboard'>, key: string, v: unknown): string {
   if (v === null || v === undefined) return '—';
-  if (typeof v === 'number' || typeof v === 'bigint') return v.toLocaleString();
-  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (typeof v === 'number') return formatNumber(v);
+  if (typeof v === 'bigint') return v.toLocaleString(i18n.language);
+  if (typeof v === 'boolean') return v ? t('yes') : t('no');
   if (typeof v === 'string') return /(_at|At)$/.test(key) ? formatTime(v) : v;
   return jsonSummary(v);
 }
 
+// The charts' ranges, each said as a duration in the operator's language.
 const ranges = [
-  { value: '24h', label: '24 hours' },
-  { value: '7d', label: '7 days' },
-  { value: '30d', label: '30 days' },
-];
+  { value: '24h', n: 24, unit: 'hour' },
+  { value: '7d', n: 7, unit: 'day' },
+  { value: '30d', n: 30, unit: 'day' },
+] as const;
+
+const rangeLabel = (r: (typeof ranges)[number]) => formatNumber(r.n, { style: 'unit', unit: r.unit, unitDisplay: 'long' });
 
 const SeriesChart = lazy(() => import('../components/SeriesChart'));
 
 // AuditSeriesWidget is the audit log's chart: its lines are actions,
 // named in words.
 function AuditSeriesWidget({ data, title }: { data: SeriesData; title: string }) {
+  const { t } = useTranslation('dashboard');
   const label = useActionLabel();
-  const named = { ...data, series: data.series.map((s) => ({ ...s, name: s.name === otherLine ? 'Other' : label(s.name) })) };
+  const named = { ...data, series: data.series.map((s) => ({ ...s, name: s.name === otherLine ? t('Other') : label(s.name) })) };
   return <SeriesWidget data={named} title={title} />;
 }
 
 // SeriesWidget draws a chart, and the same points as a table for whoever
 // reads rather than looks (the chart itself is hidden from screen readers).
 function SeriesWidget({ data, title }: { data: SeriesData; title: string }) {
-  if (data.series.length === 0) return <p className="muted">Nothing you may see.</p>;
+  const { t } = useTranslation('dashboard');
+  if (data.series.length === 0) return <p className="muted">{t('Nothing you may see.')}</p>;
   const daily = data.step >= 86_400;
   const when = (t: string) => (daily ? formatDay(t) : formatTime(t));
   const total = data.series.reduce((n, s) => n + s.points.reduce((m, p) => m + p.v, 0), 0);
@@ -125,34 +183,35 @@ function SeriesWidget({ data, title }: { data: SeriesData; title: string }) {
         <SeriesChart data={data} label={title} />
       </Suspense>
       <details className="series-table">
-        <summary>As a table{data.unit ? ` (${data.unit})` : ''}</summary>
+        <summary>{data.unit ? t('As a table ({{unit}})', { unit: data.unit }) : t('As a table')}</summary>
         <div className="table-wrap">
           <table className="data-table compact" aria-label={title}>
             <thead>
-              <tr><th>When</th>{data.series.map((s) => <th key={s.name}>{s.name}</th>)}</tr>
+              <tr><th>{t('When')}</th>{data.series.map((s) => <th key={s.name}>{s.name}</th>)}</tr>
             </thead>
             <tbody>
               {(data.series[0]?.points ?? []).map((p, i) => (
-                <tr key={p.t}><td><time dateTime={p.t} title={p.t}>{when(p.t)}</time></td>{data.series.map((s) => <td key={s.name}>{(s.points[i]?.v ?? 0).toLocaleString()}</td>)}</tr>
+                <tr key={p.t}><td><time dateTime={p.t} title={p.t}>{when(p.t)}</time></td>{data.series.map((s) => <td key={s.name}>{formatNumber(s.points[i]?.v ?? 0)}</td>)}</tr>
               ))}
             </tbody>
           </table>
         </div>
       </details>
-      {total === 0 && <p className="muted">None in this range.</p>}
+      {total === 0 && <p className="muted">{t('None in this range.')}</p>}
     </>
   );
 }
 
 // KpiWidget shows labelled numbers (a game's own "kpi" widget).
 function KpiWidget({ data }: { data: unknown }) {
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) return <p className="kpi-value">{display('', data)}</p>;
+  const { t } = useTranslation('dashboard');
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return <p className="kpi-value">{display(t, '', data)}</p>;
   return (
     <dl className="kpis">
       {Object.entries(data).map(([k, v]) => (
         <div key={k} className="kpi">
           <dt>{k}</dt>
-          <dd>{display(k, v)}</dd>
+          <dd>{display(t, k, v)}</dd>
         </div>
       ))}
     </dl>
@@ -162,16 +221,17 @@ function KpiWidget({ data }: { data: unknown }) {
 // StatsWidget shows figures, each linked to the list it counts; one read
 // from the database's statistics on a large table reads "≈".
 function StatsWidget({ stats }: { stats: Stat[] }) {
-  if (stats.length === 0) return <p className="muted">Nothing you may see.</p>;
+  const { t } = useTranslation('dashboard');
+  if (stats.length === 0) return <p className="muted">{t('Nothing you may see.')}</p>;
   return (
     <dl className="kpis">
       {stats.map((s) => {
-        const n = s.value.toLocaleString();
-        const text = s.estimated ? <abbr title="Estimated from the database's statistics">≈ {n}</abbr> : n;
+        const n = formatNumber(s.value);
+        const text = s.estimated ? <abbr title={t("Estimated from the database's statistics")}>≈ {n}</abbr> : n;
         return (
           <div key={s.label} className="kpi">
             <dt>{s.label}</dt>
-            <dd>{s.link ? <Link to={s.link} aria-label={`${s.label}: ${s.estimated ? 'about ' : ''}${n}`}>{text}</Link> : text}</dd>
+            <dd>{s.link ? <Link to={s.link} aria-label={s.estimated ? t('{{label}}: about {{n}}', { label: s.label, n }) : t('{{label}}: {{n}}', { label: s.label, n })}>{text}</Link> : text}</dd>
           </div>
         );
       })}
@@ -179,11 +239,12 @@ function StatsWidget({ stats }: { stats: Stat[] }) {
   );
 }
 
-// hoursAgo says an age in whole hours as a person reads it.
-function hoursAgo(h: number): string {
-  if (h < 1) return 'under an hour ago';
-  if (h < 48) return `${h} h ago`;
-  return `${Math.floor(h / 24)} days ago`;
+// hoursAgo says an age in whole hours as a person reads it, in the
+// operator's language.
+function hoursAgo(t: TFunction<'dashboard'>, h: number): string {
+  if (h < 1) return t('under an hour ago');
+  if (h < 48) return new Intl.RelativeTimeFormat(i18n.language, { style: 'narrow' }).format(-h, 'hour');
+  return new Intl.RelativeTimeFormat(i18n.language, { style: 'long' }).format(-Math.floor(h / 24), 'day');
 }
 
 // OpenReportsWidget says the queue at a glance: how many reports are open
@@ -191,31 +252,38 @@ function hoursAgo(h: number): string {
 // players, each linked to their page. The server sends the two figures
 // first, then one stat per player.
 function OpenReportsWidget({ stats }: { stats: Stat[] }) {
+  const { t } = useTranslation('dashboard');
   const [count, oldest, ...players] = stats;
-  if (!count) return <p className="muted">Nothing you may see.</p>;
-  if (count.value === 0) return <p className="muted">No open reports. <Link to="/reports?status=resolved">Resolved reports</Link></p>;
+  if (!count) return <p className="muted">{t('Nothing you may see.')}</p>;
+  if (count.value === 0) {
+    return (
+      <p className="muted">
+        <Trans t={t} i18nKey="No open reports. <reports>Resolved reports</reports>" components={{ reports: <Link to="/reports?status=resolved" /> }} />
+      </p>
+    );
+  }
   return (
     <div className="open-reports">
       <dl className="kpis">
         <div className="kpi">
-          <dt>Open reports</dt>
-          <dd><Link to={count.link ?? '/reports'} aria-label={`Open reports: ${count.value.toLocaleString()}`}>{count.value.toLocaleString()}</Link></dd>
+          <dt>{t('Open reports')}</dt>
+          <dd><Link to={count.link ?? '/reports'} aria-label={t('Open reports: {{n}}', { n: formatNumber(count.value) })}>{formatNumber(count.value)}</Link></dd>
         </div>
         {oldest && (
           <div className="kpi">
-            <dt>Oldest open</dt>
-            <dd className="kpi-words">{hoursAgo(oldest.value)}</dd>
+            <dt>{t('Oldest open')}</dt>
+            <dd className="kpi-words">{hoursAgo(t, oldest.value)}</dd>
           </div>
         )}
       </dl>
       {players.length > 0 && (
         <>
-          <h3 className="muted">Most reported</h3>
+          <h3 className="muted">{t('Most reported')}</h3>
           <ul className="top-reported">
             {players.map((p) => (
               <li key={p.link ?? p.label}>
                 {p.link ? <Link to={p.link}>{p.label}</Link> : p.label}
-                <span className="muted">{p.value.toLocaleString()} {p.value === 1 ? 'report' : 'reports'}</span>
+                <span className="muted">{t('{{count, number}} reports', { count: p.value })}</span>
               </li>
             ))}
           </ul>
@@ -225,67 +293,89 @@ function OpenReportsWidget({ stats }: { stats: Stat[] }) {
   );
 }
 
-const moderationVerbs: Record<string, string> = {
-  'user.ban': 'banned',
-  'user.unban': 'unbanned',
-  'user.revoke_sessions': 'revoked the sessions of',
-};
-
 // ModerationWidget says the week's last moderation as sentences: when
 // (linked to the audit entry), who, did what to whom (linked), and why.
 function ModerationWidget({ rows, more }: { rows: Row[]; more?: Stat }) {
-  const label = useActionLabel();
-  if (rows.length === 0) return <p className="muted">No moderation this week.</p>;
+  const { t } = useTranslation('dashboard');
+  if (rows.length === 0) return <p className="muted">{t('No moderation this week.')}</p>;
   return (
     <ul className="moderation-feed">
       {rows.map((r) => {
-        const labels = (r._labels ?? {}) as Record<string, string>;
-        const target = String(r.target_id ?? '');
-        const payload = (r.payload ?? {}) as { reason?: string; until?: string; userId?: string; roomName?: string };
-        const room = r.action === 'room.kick';
+        const payload = (r.payload ?? {}) as { reason?: string };
         return (
           <li key={String(r.id)}>
             <Link to={'/adminAudit/' + seg(String(r.id))} className="feed-when muted"><Time value={r.created_at} /></Link>
-            <strong>{labels.operator_id ?? (r.operator_id ? String(r.operator_id) : 'the game')}</strong>{' '}
-            {room ? (
-              // "kicked Player 07 from arena", both linked.
-              <>
-                kicked {payload.userId ? <Link to={'/users/' + seg(payload.userId)}>{labels.player ?? payload.userId}</Link> : 'a player'} from{' '}
-                <Link to={'/rooms/' + seg(target)} title={target}>{payload.roomName || target}</Link>
-              </>
-            ) : (
-              <>
-                {moderationVerbs[String(r.action)] ?? label(r.action)}{' '}
-                <Link to={'/users/' + seg(target)}>{labels.target_id ?? target}</Link>
-              </>
-            )}
-            {r.action === 'user.ban' && (payload.until ? <> until <Time value={payload.until} /></> : ' for good')}
-            {payload.reason ? <span className="muted"> · “{payload.reason}”</span> : null}
+            <ModerationSentence entry={r} />
+            {payload.reason ? <span className="muted"> · {t('“{{reason}}”', { reason: payload.reason })}</span> : null}
           </li>
         );
       })}
       {more?.link && (
         <li className="feed-more">
-          <Link to={more.link}>See all {more.estimated ? '≈ ' : ''}{more.value.toLocaleString()}</Link>{' '}
-          <span className="muted">(showing {rows.length})</span>
+          <Link to={more.link}>{more.estimated ? t('See all ≈ {{n}}', { n: formatNumber(more.value) }) : t('See all {{n}}', { n: formatNumber(more.value) })}</Link>{' '}
+          <span className="muted">{t('(showing {{n}})', { n: formatNumber(rows.length) })}</span>
         </li>
       )}
     </ul>
   );
 }
 
+// ModerationSentence says who did what to whom: "admin@example.com banned
+// Player 07 until 4 Dec 2026, 06:20", "… kicked Player 07 from arena", the
+// player and the room linked.
+function ModerationSentence({ entry: r }: { entry: Row }) {
+  const { t } = useTranslation('dashboard');
+  const label = useActionLabel();
+  const labels = (r._labels ?? {}) as Record<string, string>;
+  const target = String(r.target_id ?? '');
+  const payload = (r.payload ?? {}) as { until?: string; userId?: string; roomName?: string };
+  const values = {
+    who: labels.operator_id ?? (r.operator_id ? String(r.operator_id) : t('the game')),
+    target: labels.target_id ?? target,
+    player: labels.player ?? payload.userId ?? '',
+    room: payload.roomName || target,
+    action: label(r.action),
+  };
+  const components = {
+    who: <strong />,
+    target: <Link to={'/users/' + seg(target)} />,
+    player: <Link to={'/users/' + seg(payload.userId ?? '')} />,
+    room: <Link to={'/rooms/' + seg(target)} title={target} />,
+    until: <Time value={payload.until} />,
+  };
+  const say = { values, components };
+  switch (r.action) {
+    case 'room.kick':
+      return payload.userId
+        ? <Trans t={t} i18nKey="<who>{{who}}</who> kicked <player>{{player}}</player> from <room>{{room}}</room>" {...say} />
+        : <Trans t={t} i18nKey="<who>{{who}}</who> kicked a player from <room>{{room}}</room>" {...say} />;
+    case 'user.ban':
+      return payload.until
+        ? <Trans t={t} i18nKey="<who>{{who}}</who> banned <target>{{target}}</target> until <until></until>" {...say} />
+        : <Trans t={t} i18nKey="<who>{{who}}</who> banned <target>{{target}}</target> for good" {...say} />;
+    case 'user.unban':
+      return <Trans t={t} i18nKey="<who>{{who}}</who> unbanned <target>{{target}}</target>" {...say} />;
+    case 'user.revoke_sessions':
+      return <Trans t={t} i18nKey="<who>{{who}}</who> revoked the sessions of <target>{{target}}</target>" {...say} />;
+    default:
+      return <Trans t={t} i18nKey="<who>{{who}}</who> {{action}} <target>{{target}}</target>" {...say} />;
+  }
+}
+
 // ResourceTableWidget shows rows of a resource as its list does: its
 // columns, labels and order, each row linked to its page.
 function ResourceTableWidget({ resource, data }: { resource: string; data: unknown }) {
+  const { t } = useTranslation('dashboard');
   const meta = useResourceMeta(resource);
   if (!meta || !Array.isArray(data)) return <TableWidget data={data} />;
-  if (data.length === 0) return <p className="muted">Nothing yet.</p>;
+  if (data.length === 0) return <p className="muted">{t('Nothing yet.')}</p>;
   return <DataTable meta={meta} columns={tableColumns(meta)} rows={data as Row[]} />;
 }
 
 function TableWidget({ data }: { data: unknown }) {
+  const { t } = useTranslation('dashboard');
   if (!Array.isArray(data)) return <pre className="json-block">{stringifyJSON(data, 2)}</pre>;
-  if (data.length === 0) return <p className="muted">Nothing yet.</p>;
+  if (data.length === 0) return <p className="muted">{t('Nothing yet.')}</p>;
   const rows = data as Record<string, unknown>[];
   const keys = Array.from(new Set(rows.flatMap((r) => (r && typeof r === 'object' ? Object.keys(r) : []))));
   return (
@@ -297,7 +387,7 @@ function TableWidget({ data }: { data: unknown }) {
         <tbody>
           {rows.map((r, i) => (
             <tr key={i}>
-              {keys.map((k) => <td key={k}>{display(k, r?.[k])}</td>)}
+              {keys.map((k) => <td key={k}>{display(t, k, r?.[k])}</td>)}
             </tr>
           ))}
         </tbody>
@@ -309,20 +399,24 @@ function TableWidget({ data }: { data: unknown }) {
 // HealthWidget says the panel's health in words: "Database: reachable ·
 // 1.3 ms", then each of the game's checks (Options.HealthChecks).
 function HealthWidget({ data }: { data: unknown }) {
+  const { t } = useTranslation('dashboard');
   const h = (data ?? {}) as { ok?: boolean; db?: string; latencyMs?: number; checks?: Record<string, string> };
-  const ms = typeof h.latencyMs === 'number' ? `${h.latencyMs < 10 ? h.latencyMs.toFixed(1) : Math.round(h.latencyMs)} ms` : '';
+  const digits = typeof h.latencyMs === 'number' && h.latencyMs < 10 ? 1 : 0;
+  const ms = typeof h.latencyMs === 'number'
+    ? formatNumber(h.latencyMs, { style: 'unit', unit: 'millisecond', unitDisplay: 'short', minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false })
+    : '';
   const line = (name: string, status: string | undefined, extra = '') => {
     const up = status === 'ok';
     return (
       <li key={name} className={up ? undefined : 'health-down'}>
-        <strong>{name}</strong>: {up ? 'reachable' : status ?? 'unknown'}
+        <strong>{name}</strong>: {up ? t('reachable') : status ?? t('unknown')}
         {extra && up ? <span className="muted"> · {extra}</span> : null}
       </li>
     );
   };
   return (
     <ul className="health">
-      {line('Database', h.db, ms)}
+      {line(t('Database'), h.db, ms)}
       {Object.entries(h.checks ?? {}).map(([name, status]) => line(name, status))}
     </ul>
   );
@@ -330,20 +424,21 @@ function HealthWidget({ data }: { data: unknown }) {
 
 // RoomsWidget lists the live rooms, each linked to its page.
 function RoomsWidget({ rooms }: { rooms: RoomSummary[] }) {
-  if (rooms.length === 0) return <p className="muted">No live rooms.</p>;
+  const { t } = useTranslation('dashboard');
+  if (rooms.length === 0) return <p className="muted">{t('No live rooms.')}</p>;
   const nodes = rooms.some((r) => r.node);
   return (
     <div className="table-wrap">
       <table className="data-table compact">
         <thead>
-          <tr><th>Room</th><th>Players</th><th>Locked</th>{nodes && <th>Server</th>}<th>Since</th></tr>
+          <tr><th>{t('Room')}</th><th>{t('Players')}</th><th>{t('Locked')}</th>{nodes && <th>{t('Server')}</th>}<th>{t('Since')}</th></tr>
         </thead>
         <tbody>
           {rooms.map((r) => (
             <tr key={r.roomId}>
               <td><Link to={'/rooms/' + seg(r.roomId)} title={r.roomId}>{r.name || r.roomId}</Link></td>
-              <td>{r.clients} / {r.maxClients}</td>
-              <td>{r.locked ? 'yes' : 'no'}</td>
+              <td>{formatNumber(r.clients)} / {formatNumber(r.maxClients)}</td>
+              <td>{r.locked ? t('yes') : t('no')}</td>
               {nodes && <td className="mono">{r.node ?? ''}</td>}
               <td><Time value={r.createdAt} /></td>
             </tr>

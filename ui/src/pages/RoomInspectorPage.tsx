@@ -3,6 +3,7 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { Link, useNavigate, useParams } from 'react-router';
 import { Lock } from 'lucide-react';
 import { toast } from 'sonner';
+import { useTranslation } from 'react-i18next';
 import { client, errorText, dataOf, pageOf, query, seg } from '../api';
 import { useUsersMeta } from '../queries';
 import { Modal, useConfirm } from '../components/ConfirmDialog';
@@ -10,20 +11,22 @@ import { Time } from '../time';
 import { ErrorNote, Loading } from '../components/Status';
 import { usePageTitle } from '../names';
 import { parseJSON, stringifyJSON } from '../json';
+import i18n, { formatNumber } from '../i18n';
 
 export function RoomInspectorPage() {
+  const { t } = useTranslation('rooms');
   const { roomId = '' } = useParams();
   const navigate = useNavigate();
   const qc = useQueryClient();
   const [dialog, ask] = useConfirm();
   const room = { params: { path: { roomId } } };
   const q = useQuery({ queryKey: ['rooms', 'room', roomId], queryFn: () => dataOf(client.GET('/rooms/{roomId}', room)), refetchInterval: 2500 });
-  usePageTitle(`${q.data?.name || roomId} · Live rooms`);
+  usePageTitle(t('{{room}} · Live rooms', { room: q.data?.name || roomId }));
   const names = useUserNames(q.data?.clientList.map((c) => c.userId) ?? []);
   // Each session's player, for the state (keyed by session id) and its
   // editor's client picker.
   const players = new Map<string, string>();
-  for (const c of q.data?.clientList ?? []) players.set(c.sessionId, names.get(c.userId) ?? 'a player');
+  for (const c of q.data?.clientList ?? []) players.set(c.sessionId, names.get(c.userId) ?? t('a player'));
   for (const [id, name] of names) players.set(id, name);
 
   const act = async (run: () => Promise<unknown>, done: string) => {
@@ -38,13 +41,13 @@ export function RoomInspectorPage() {
   const [kicking, setKicking] = useState<{ sessionId: string; name: string } | null>(null);
   const kick = async (sessionId: string, who: string, reason: string) => {
     setKicking(null);
-    await act(() => client.DELETE('/rooms/{roomId}/clients/{sessionId}', { params: { path: { roomId, sessionId } }, body: reason ? { reason } : {} }), `${who} kicked from ${q.data?.name || roomId}`);
+    await act(() => client.DELETE('/rooms/{roomId}/clients/{sessionId}', { params: { path: { roomId, sessionId } }, body: reason ? { reason } : {} }), t('{{who}} kicked from {{room}}', { who, room: q.data?.name || roomId }));
   };
   const dispose = async () => {
-    if (!(await ask({ title: 'Dispose this room?', description: 'Every client is disconnected and the room ends.', confirmLabel: 'Dispose', danger: true }))) return;
+    if (!(await ask({ title: t('Dispose this room?'), description: t('Every client is disconnected and the room ends.'), confirmLabel: t('Dispose'), danger: true }))) return;
     try {
       await client.DELETE('/rooms/{roomId}', room);
-      toast.success('Room disposed');
+      toast.success(t('Room disposed'));
       await qc.invalidateQueries({ queryKey: ['rooms'] });
       navigate('/rooms');
     } catch (err) {
@@ -56,20 +59,20 @@ export function RoomInspectorPage() {
     <section>
       <div className="page-title">
         <h1>
-          <Link to="/rooms">Live rooms</Link> / {q.data?.name || roomId}
-          {q.data?.name && <span className="muted mono id-note room-id" title="Room id"> {roomId}</span>}
+          <Link to="/rooms">{t('Live rooms')}</Link> / {q.data?.name || roomId}
+          {q.data?.name && <span className="muted mono id-note room-id" title={t('Room id')}> {roomId}</span>}
           {q.data?.locked && (
             <span className="badge badge-locked">
-              <Lock size={12} aria-hidden="true" /> locked
+              <Lock size={12} aria-hidden="true" /> {t('locked')}
             </span>
           )}
         </h1>
         {q.data && (
           <div className="toolbar">
-            <button type="button" onClick={() => void act(() => client.PATCH('/rooms/{roomId}', { ...room, body: { locked: !q.data.locked } }), q.data.locked ? 'Room unlocked' : 'Room locked')}>
-              {q.data.locked ? 'Unlock' : 'Lock'}
+            <button type="button" onClick={() => void act(() => client.PATCH('/rooms/{roomId}', { ...room, body: { locked: !q.data.locked } }), q.data.locked ? t('Room unlocked') : t('Room locked'))}>
+              {q.data.locked ? t('Unlock') : t('Lock')}
             </button>
-            <button type="button" className="danger" onClick={() => void dispose()}>Dispose</button>
+            <button type="button" className="danger" onClick={() => void dispose()}>{t('Dispose')}</button>
           </div>
         )}
       </div>
@@ -80,26 +83,26 @@ export function RoomInspectorPage() {
       ) : (
         <>
           <dl className="fields">
-            {q.data.node && <div className="field"><dt>Node</dt><dd className="mono">{q.data.node}</dd></div>}
-            <div className="field"><dt>Clients</dt><dd>{q.data.clients} / {q.data.maxClients}</dd></div>
-            <div className="field"><dt>Locked</dt><dd>{q.data.locked ? 'yes' : 'no'}</dd></div>
-            <div className="field"><dt>Created</dt><dd><Time value={q.data.createdAt} /></dd></div>
-            <div className="field"><dt>Metadata</dt><dd><pre className="json-block">{stringifyJSON(q.data.metadata ?? null, 2)}</pre></dd></div>
-            <div className="field"><dt>Room id</dt><dd className="mono muted">{roomId}</dd></div>
+            {q.data.node && <div className="field"><dt>{t('Node')}</dt><dd className="mono">{q.data.node}</dd></div>}
+            <div className="field"><dt>{t('Clients')}</dt><dd>{formatNumber(q.data.clients)} / {formatNumber(q.data.maxClients)}</dd></div>
+            <div className="field"><dt>{t('Locked')}</dt><dd>{q.data.locked ? t('yes') : t('no')}</dd></div>
+            <div className="field"><dt>{t('Created')}</dt><dd><Time value={q.data.createdAt} /></dd></div>
+            <div className="field"><dt>{t('Metadata')}</dt><dd><pre className="json-block">{stringifyJSON(q.data.metadata ?? null, 2)}</pre></dd></div>
+            <div className="field"><dt>{t('Room id')}</dt><dd className="mono muted">{roomId}</dd></div>
           </dl>
-          <h2>Clients</h2>
+          <h2>{t('Clients')}</h2>
           {q.data.clientList.length === 0 ? (
-            <p className="muted">No clients.</p>
+            <p className="muted">{t('No clients.')}</p>
           ) : (
             <div className="table-wrap">
-              <table className="data-table" aria-label="Clients">
+              <table className="data-table" aria-label={t('Clients')}>
                 {/* The action comes first: the first column stays in view, so
                     a phone reaches Kick without scrolling sideways. */}
-                <thead><tr><th><span className="sr-only">Action</span></th><th>Player</th><th>Joined</th><th>Session</th></tr></thead>
+                <thead><tr><th><span className="sr-only">{t('Action')}</span></th><th>{t('Player')}</th><th>{t('Joined')}</th><th>{t('Session')}</th></tr></thead>
                 <tbody>
                   {q.data.clientList.map((c) => (
                     <tr key={c.sessionId}>
-                      <td><button type="button" className="danger" aria-label={`Kick ${names.get(c.userId) ?? c.userId}`} onClick={() => setKicking({ sessionId: c.sessionId, name: names.get(c.userId) ?? c.userId })}>Kick</button></td>
+                      <td><button type="button" className="danger" aria-label={t('Kick {{name}}', { name: names.get(c.userId) ?? c.userId })} onClick={() => setKicking({ sessionId: c.sessionId, name: names.get(c.userId) ?? c.userId })}>{t('Kick')}</button></td>
                       <td><Link to={'/users/' + seg(c.userId)} title={c.userId}>{names.get(c.userId) ?? c.userId}</Link></td>
                       <td><Time value={c.joinedAt} /></td>
                       <td className="mono muted id-note">{c.sessionId}</td>
@@ -109,7 +112,7 @@ export function RoomInspectorPage() {
               </table>
             </div>
           )}
-          <h2 id="room-state">State</h2>
+          <h2 id="room-state">{t('State')}</h2>
           <div className="state-grid">
             <StateView state={q.data.state ?? null} players={players} />
             <StateEditor roomId={roomId} state={q.data.state} clients={q.data.clientList.map((c) => ({ sessionId: c.sessionId, name: players.get(c.sessionId) ?? c.sessionId }))}
@@ -126,21 +129,22 @@ export function RoomInspectorPage() {
 // KickDialog confirms a kick, naming the player, with an optional reason
 // that the player's client is sent and the audit log keeps.
 function KickDialog({ who, room, onCancel, onKick }: { who: string; room: string; onCancel: () => void; onKick: (reason: string) => void }) {
+  const { t } = useTranslation('rooms');
   const [reason, setReason] = useState('');
   const submit = (e: FormEvent) => {
     e.preventDefault();
     onKick(reason.trim());
   };
   return (
-    <Modal title={`Kick ${who}?`} description={`${who} is disconnected from ${room}. They can join again unless banned.`} onClose={onCancel}>
+    <Modal title={t('Kick {{who}}?', { who })} description={t('{{who}} is disconnected from {{room}}. They can join again unless banned.', { who, room })} onClose={onCancel}>
       <form onSubmit={submit} className="stack">
         <label>
-          Reason <span className="muted">(optional; sent to the player and kept in the audit log)</span>
+          {t('Reason')} <span className="muted">{t('(optional; sent to the player and kept in the audit log)')}</span>
           <input name="reason" maxLength={500} autoFocus value={reason} onChange={(e) => setReason(e.target.value)} />
         </label>
         <div className="dialog-buttons">
-          <button type="button" onClick={onCancel}>Cancel</button>
-          <button type="submit" className="danger">Kick</button>
+          <button type="button" onClick={onCancel}>{t('Cancel')}</button>
+          <button type="submit" className="danger">{t('Kick')}</button>
         </div>
       </form>
     </Modal>
@@ -173,10 +177,10 @@ export function parsePath(s: string): (string | number)[] {
   const t = s.trim();
   if (t.startsWith('[')) {
     const v: unknown = parseJSON(t);
-    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' || typeof x === 'number')) throw new Error('The path must be an array of keys and indexes.');
+    if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' || typeof x === 'number')) throw new Error(i18n.t('The path must be an array of keys and indexes.', { ns: 'rooms' }));
     return v as (string | number)[];
   }
-  if (t === '') throw new Error('Enter a path.');
+  if (t === '') throw new Error(i18n.t('Enter a path.', { ns: 'rooms' }));
   return t.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p));
 }
 
@@ -217,6 +221,7 @@ export function sessionPath(state: unknown, sessionId: string, depth = 0): strin
 }
 
 function StateEditor({ roomId, state, clients, onDone }: { roomId: string; state: unknown; clients: { sessionId: string; name: string }[]; onDone: () => void }) {
+  const { t } = useTranslation('rooms');
   const [statePath, setStatePath] = useState('');
   // Choosing a player starts the path at their session's entry.
   const pick = (sessionId: string) => {
@@ -235,13 +240,13 @@ function StateEditor({ roomId, state, clients, onDone }: { roomId: string; state
         try {
           v = parseJSON(value);
         } catch {
-          throw new Error('The value is not valid JSON.');
+          throw new Error(t('The value is not valid JSON.'));
         }
         await client.PATCH('/rooms/{roomId}/state', { params: { path: { roomId } }, body: { path: p, value: v } });
-        toast.success('State updated');
+        toast.success(t('State updated'));
       } else {
         await client.DELETE('/rooms/{roomId}/state', { params: { path: { roomId } }, body: { path: p } });
-        toast.success('State path deleted');
+        toast.success(t('State path deleted'));
       }
       onDone();
     } catch (err) {
@@ -252,25 +257,25 @@ function StateEditor({ roomId, state, clients, onDone }: { roomId: string; state
     <form className="stack state-editor" onSubmit={(e: FormEvent) => { e.preventDefault(); void run('set'); }}>
       {clients.length > 0 && (
         <label>
-          Player <span className="muted">(starts the path at their session)</span>
+          {t('Player')} <span className="muted">{t('(starts the path at their session)')}</span>
           <select value="" onChange={(e) => pick(e.target.value)}>
-            <option value="">Choose a player…</option>
-            {[...clients].sort((a, b) => a.name.localeCompare(b.name)).map((c) => <option key={c.sessionId} value={c.sessionId}>{c.name}</option>)}
+            <option value="">{t('Choose a player…')}</option>
+            {[...clients].sort((a, b) => a.name.localeCompare(b.name, i18n.language)).map((c) => <option key={c.sessionId} value={c.sessionId}>{c.name}</option>)}
           </select>
         </label>
       )}
       <label>
-        Path <span className="muted">(coinGoal, players.&lt;session&gt;.score or a JSON array)</span>
+        {t('Path')} <span className="muted">{t('(coinGoal, players.<session>.score or a JSON array)')}</span>
         <input className="mono" value={statePath} onChange={(e) => setStatePath(e.target.value)} />
       </label>
       <label>
-        Value (JSON)
+        {t('Value (JSON)')}
         <textarea className="mono" rows={4} value={value} onChange={(e) => setValue(e.target.value)} />
       </label>
       {error && <p className="form-error" role="alert">{error}</p>}
       <div className="toolbar">
-        <button type="submit" className="primary">Set value</button>
-        <button type="button" className="danger" onClick={() => void run('delete')}>Delete path</button>
+        <button type="submit" className="primary">{t('Set value')}</button>
+        <button type="button" className="danger" onClick={() => void run('delete')}>{t('Delete path')}</button>
       </div>
     </form>
   );
