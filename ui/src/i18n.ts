@@ -94,9 +94,21 @@ i18n.on('languageChanged', (lng) => {
 });
 document.documentElement.lang = i18n.language;
 
+// intlLocale is the panel's language as the browser's own languages
+// refine it, for Intl: an English panel in a British browser says dates
+// and numbers the British way (en-GB), as the browser's locale did before
+// the panel had languages.
+export function intlLocale(): string {
+  const lng = i18n.language || 'en';
+  for (const tag of navigator.languages ?? [navigator.language]) {
+    if (tag && tag.toLowerCase().split('-')[0] === lng) return tag;
+  }
+  return lng;
+}
+
 // formatNumber says a number in the operator's language.
 export function formatNumber(n: number, options?: Intl.NumberFormatOptions): string {
-  return new Intl.NumberFormat(i18n.language, options).format(n);
+  return new Intl.NumberFormat(intlLocale(), options).format(n);
 }
 
 export default i18n;

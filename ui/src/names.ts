@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import type { ResourceMeta, Row } from './api';
 import { rowOf, rowQuery } from './queries';
 import { rowTitle } from './rowId';
-import { erasedName, isErased } from './pages/userAccess';
+import { erasedLabel, isErased } from './pages/userAccess';
 
 // singular is the label of one row of a resource: "Roles" → "Role",
 // "Leaderboard Entries" → "Leaderboard Entry". Only the last word changes;
@@ -31,7 +31,7 @@ export const labelColumns = ['display_name', 'name', 'email', 'title'];
 // then its email, as the server names it.
 export function rowLabel(meta: ResourceMeta, id: string, row: Row | undefined): string {
   // An erased player's names are gone; "erased-…@erased.invalid" is none.
-  if (isErased(meta, row)) return erasedName;
+  if (isErased(meta, row)) return erasedLabel();
   const order = meta.users ? ['display_name', meta.usernameColumn ?? '', 'name', meta.emailColumn ?? 'email', 'title'] : labelColumns;
   for (const c of order) {
     if (!meta.columns.some((col) => col.name === c)) continue;

@@ -1,20 +1,9 @@
 import { useTranslation } from 'react-i18next';
-import i18n from './i18n';
+import { intlLocale as locale } from './i18n';
 
 // One way to say an instant everywhere: in the operator's language and
 // time zone, "4 Dec 2026, 06:20" (the language's medium date and short
 // time, as Intl says them); the exact instant in UTC on hover.
-
-// locale is the panel's language as the browser's own languages refine
-// it: an English panel in a British browser says dates the British way
-// (en-GB), as the browser's locale did before the panel had languages.
-function locale(): string {
-  const lng = i18n.language || 'en';
-  for (const tag of navigator.languages ?? [navigator.language]) {
-    if (tag && tag.toLowerCase().split('-')[0] === lng) return tag;
-  }
-  return lng;
-}
 
 // One formatter per locale and style, made on first use: the language
 // can change while the panel runs.

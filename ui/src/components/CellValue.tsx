@@ -150,7 +150,10 @@ function byteSize(b64: string): number {
 }
 
 function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean }) {
-  const { t } = useTranslation('list');
+  // The audit log's cells say actions, payloads and erased players in
+  // words of other namespaces: loaded before the cell shows, and said
+  // again when the language changes.
+  const { t } = useTranslation(['list', 'audit', 'history', 'moderation']);
   const catalog = useCatalog();
   const v = row[col.name];
   if (v === null || v === undefined) return <span className="null">—</span>;

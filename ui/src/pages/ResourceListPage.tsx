@@ -24,7 +24,7 @@ import { bulkDelete, bulkSummary, undoAll } from './bulkDelete';
 import { canUndoDelete, deletedWhere, undoDelete } from './undoDelete';
 import { undoAction, undoSeconds } from '../components/closedToast';
 import { bulkModerate, bulkOutcome, type BulkAnswer } from './userBulk';
-import { erasedName, isErased, mayChangeUser, mayModerateUser } from './userAccess';
+import { erasedLabel, isErased, mayChangeUser, mayModerateUser } from './userAccess';
 import { DeletedFilter, isDeleted, useRestore } from './softDelete';
 import { ScopeNote } from './RowScope';
 
@@ -63,7 +63,7 @@ export function ResourceListPage() {
 function ResourceList({ meta }: { meta: ResourceMeta }) {
   // rows: the row actions' texts (deleted, restored, unbanned), shared
   // with the row page.
-  const { t } = useTranslation(['list', 'rows']);
+  const { t } = useTranslation(['list', 'rows', 'moderation']);
   const [params, setParams] = useSearchParams();
   const navigate = useNavigate();
   const qc = useQueryClient();
@@ -476,7 +476,7 @@ function BannedFilter({ on, onChange }: { on: boolean; onChange: (on: boolean) =
 function erasedRow(meta: ResourceMeta, row: Row): Row {
   if (!isErased(meta, row)) return row;
   const email = meta.emailColumn ?? 'email';
-  const out: Row = { ...row, [email]: erasedName, _erased: true };
+  const out: Row = { ...row, [email]: erasedLabel(), _erased: true };
   for (const c of ['display_name', 'name']) if (typeof out[c] === 'string') out[c] = null;
   return out;
 }

@@ -51,11 +51,6 @@ export function erasedLabel(): string {
   return i18n.t('Erased player', { ns: 'moderation' });
 }
 
-// erasedName is erasedLabel's English, for the callers not yet moved to
-// erasedLabel (names.ts, ResourceListPage.tsx): drop it once they are.
-/** @deprecated call erasedLabel() */
-export const erasedName = 'Erased player';
-
 // userLabel is how a link to a row of users (meta) reads: an erased
 // account's label (its erased-<id> name or email) as "Erased player".
 export function userLabel(meta: ResourceMeta | undefined, label: string): string {
