@@ -22,8 +22,10 @@ export interface FieldProblem {
 const text = (v: unknown) => (typeof v === 'number' ? formatNumber(v) : String(v ?? ''));
 const list = (v: unknown, type: 'conjunction' | 'disjunction') =>
   Array.isArray(v) ? new Intl.ListFormat(i18n.language, { type }).format(v.map((x) => String(x))) : text(v);
+// quote puts a value in the language's quotation marks.
+const quote = (v: unknown) => i18n.t('“{{value}}”', { ns: 'errors', value: String(v) });
 const quotedList = (v: unknown, type: 'conjunction' | 'disjunction') =>
-  Array.isArray(v) ? list(v.map((x) => (x === '' ? '""' : `“${String(x)}”`)), type) : text(v);
+  Array.isArray(v) ? list(v.map((x) => (x === '' ? '""' : quote(x))), type) : quote(v);
 const time = (v: unknown) => {
   const d = new Date(String(v));
   return Number.isNaN(d.getTime()) ? text(v) : new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'short' }).format(d);
@@ -168,7 +170,7 @@ function paramText(code: string, p: Params, message: string): string | undefined
     case 'conflict':
       switch (p.reason) {
         case 'changed': return t('the row changed since you read it: nothing was written; the answer has the row as it is now');
-        case 'unique': return t('another row has that {{columns}} already', { columns: list(p.columns, 'conjunction') });
+        case 'unique': return t('another row has that {{columns}} already', { columns: quotedList(p.columns, 'conjunction') });
         case 'revert_changed': return t('the row changed since entry {{auditId}} ({{columns}}): an admin may force the revert', { auditId: text(p.auditId), columns: list(p.columns, 'conjunction') });
         case 'revert_exists': return t('the row exists again since entry {{auditId}}: nothing to re-create', { auditId: text(p.auditId) });
         case 'revert_misfit': return t('column "{{column}}": its logged value no longer fits the column', { column: text(p.column) });

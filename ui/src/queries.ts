@@ -50,8 +50,10 @@ export const useAuthStatus = () =>
 export const useMe = () =>
   useQuery({
     queryKey: ['auth', 'me'],
-    queryFn: async () => {
-      const me = await dataOf(client.GET('/auth/me'));
+    // The signal: a language just chosen cancels an answer on its way
+    // (AccountPage), which would otherwise apply the one before.
+    queryFn: async ({ signal }) => {
+      const me = await dataOf(client.GET('/auth/me', { signal }));
       // typed by api.gen.ts once /auth/locale is in it
       const locale = (me as Me & { locale?: unknown }).locale;
       // A server without the field says nothing: the language stays.

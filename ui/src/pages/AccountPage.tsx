@@ -215,9 +215,10 @@ function LanguageChoice() {
   const me = useMe();
   const choose = useMutation({
     mutationFn: putLocale,
-    onSuccess: (_, locale) => {
-      applyAccountLanguage(locale);
+    onSuccess: async (_, locale) => {
+      await queryClient.cancelQueries({ queryKey: ['auth', 'me'] });
       queryClient.setQueryData<Me>(['auth', 'me'], (m) => (m ? ({ ...m, locale } as Me) : m));
+      applyAccountLanguage(locale);
     },
   });
   const value = choose.isPending ? choose.variables : (accountLocale(me.data) ?? '');
