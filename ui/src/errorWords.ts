@@ -100,6 +100,14 @@ function fixedText(message: string): string | undefined {
     case 'path must name a part of the state; the whole state cannot be replaced or deleted': return t('path must name a part of the state; the whole state cannot be replaced or deleted');
     case 'the room is full': return t('the room is full');
     case 'the room is locked': return t('the room is locked');
+    case 'malformed JSON body': return t('malformed JSON body');
+    case 'the request body is not valid': return t('the request body is not valid');
+    case 'a row with that unique value exists already': return t('a row with that unique value exists already');
+    case 'a per-row action needs {id}': return t('a per-row action needs {id}');
+    case 'path and value are required': return t('path and value are required');
+    case 'password is longer than the 72 bytes bcrypt reads': return t('password is longer than the 72 bytes bcrypt reads');
+    case "the live rooms did not answer within the panel's time limit (RoomTimeout); the room may be busy: try again": return t("the live rooms did not answer within the panel's time limit (RoomTimeout); the room may be busy: try again");
+    case "the live rooms failed: the game's code broke while serving the request (its cause is in the server's log); the room runs on for its players": return t("the live rooms failed: the game's code broke while serving the request (its cause is in the server's log); the room runs on for its players");
     case 'reason and until are for ban only': return t('reason and until are for ban only');
     case "a player's data requests are for admins": return t("a player's data requests are for admins");
     case 'exports are for admins and mods': return t('exports are for admins and mods');
@@ -170,7 +178,10 @@ function paramText(code: string, p: Params, message: string): string | undefined
     case 'conflict':
       switch (p.reason) {
         case 'changed': return t('the row changed since you read it: nothing was written; the answer has the row as it is now');
-        case 'unique': return t('another row has that {{columns}} already', { columns: quotedList(p.columns, 'conjunction') });
+        case 'unique':
+          if (Array.isArray(p.columns)) return t('another row has that {{columns}} already', { columns: quotedList(p.columns, 'conjunction') });
+          if (p.constraint) return t('a row with that unique value exists already (constraint "{{constraint}}")', { constraint: text(p.constraint) });
+          return t('a row with that unique value exists already');
         case 'revert_changed': return t('the row changed since entry {{auditId}} ({{columns}}): an admin may force the revert', { auditId: text(p.auditId), columns: list(p.columns, 'conjunction') });
         case 'revert_exists': return t('the row exists again since entry {{auditId}}: nothing to re-create', { auditId: text(p.auditId) });
         case 'revert_misfit': return t('column "{{column}}": its logged value no longer fits the column', { column: text(p.column) });
@@ -190,6 +201,9 @@ function jsonType(type: unknown): string {
     case 'boolean': return t('true or false');
     case 'array': return t('an array');
     case 'object': return t('an object');
+    case 'integer': return t('a whole number');
+    case 'time': return t('a time');
+    case 'value': return t('a value');
   }
   return text(type);
 }
@@ -230,6 +244,7 @@ export function problemWords(problem: FieldProblem): string | undefined {
   const p = problem.params ?? {};
   switch (problem.code) {
     case 'required':
+    case 'missing_value':
     case 'missing_field': return t('Required');
     case 'too_long': return t('At most {{max}} characters', { max: text(p.max) });
     case 'empty': return t('Cannot be empty');
@@ -288,13 +303,63 @@ function validationText(problems: Record<string, FieldProblem>, fields: Record<s
   return t('{{count}} fields need attention: {{problems}}', { count: said.length, problems: said.join('; ') });
 }
 
+// roomText says a live room's call that failed (room_timeout,
+// room_failed), whose message names the room (`room "<id>"`).
+function roomText(code: string, message: string): string | undefined {
+  const t = i18n.getFixedT(null, 'errors');
+  const room = /^room "(.*)" (?:did not answer|failed: )/.exec(message)?.[1];
+  if (room === undefined) return undefined;
+  if (code === 'room_timeout') return t('room "{{room}}" did not answer within the panel\'s time limit (RoomTimeout); the room may be busy: try again', { room });
+  if (code === 'room_failed') return t('room "{{room}}" failed: the game\'s code broke while serving the request (its cause is in the server\'s log); the room runs on for its players', { room });
+  return undefined;
+}
+
+// byCode is the one message of a code that has one, for a refusal whose
+// words the panel does not know (a server newer than the panel).
+const byCode: Record<string, string> = {
+  unauthenticated: 'sign-in required',
+  cross_origin: 'cross-origin request refused',
+  banned: 'this account is banned',
+  closed: 'the admin panel is shutting down',
+  internal: 'internal error',
+  invalid_json: 'malformed JSON body',
+  invalid_body: 'the request body is not valid',
+  wrong_password: 'the current password is wrong',
+  invalid_credentials: 'invalid email or password',
+  invalid_code: 'the code is wrong, expired or already used',
+  invalid_challenge: 'the sign-in step has expired; sign in again',
+  invalid_token: 'the reset token is invalid, expired or already used',
+  bootstrap_closed: 'an admin exists already; bootstrap is closed',
+  totp_already_enabled: 'two-factor sign-in is on already; disable it first',
+  totp_enrollment_required: 'set up two-factor sign-in on your account page first',
+  totp_not_enabled: 'two-factor sign-in is not on for this account',
+  totp_not_enrolling: 'start enrolment first',
+  rate_limiter_unavailable: 'rate limiter unavailable; try again shortly',
+  rooms_unsupported: 'no live rooms are configured (Options.Rooms)',
+  room_not_found: 'no such room',
+  session_not_found: 'no such session in the room',
+  node_timeout: 'the node that owns this room did not answer in time',
+  node_unavailable: 'the node that owns this room cannot be reached; try again shortly',
+  reports_off: 'reports are off: the game declares no report categories',
+  no_open_reports: 'this player has no open reports (resolved meanwhile?)',
+  export_in_progress: 'an export of yours is still running; wait for it to finish',
+  not_deleted: 'the row is not deleted: nothing to restore',
+  last_admin: 'the last admin cannot be removed or demoted; make another admin first',
+  method_not_allowed: 'method not allowed',
+};
+
 // serverText says a refusal of the server in the operator's language, or
-// undefined when it has no words for it (the server's English then).
+// undefined when it has no words for it (the server's English then): by
+// its message when that names nothing, else by its code and params, else
+// by its fields' problems, else by the one message of its code.
 export function serverText(e: { code: string; message: string; params: Params; problems: Record<string, FieldProblem>; fields: Record<string, string> }): string | undefined {
   if (e.code === 'validation') return validationText(e.problems, e.fields);
+  const one = byCode[e.code];
   return (
     fixedText(e.message) ??
     paramText(e.code, e.params, e.message) ??
-    (Object.keys(e.problems).length > 0 ? validationText(e.problems, e.fields) : undefined)
+    roomText(e.code, e.message) ??
+    (Object.keys(e.problems).length > 0 ? validationText(e.problems, e.fields) : undefined) ??
+    (one === undefined ? undefined : fixedText(one))
   );
 }
