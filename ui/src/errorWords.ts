@@ -1,5 +1,4 @@
-import { formatNumber } from './i18n';
-import i18n from './i18n';
+import i18n, { formatNumber } from './i18n';
 
 // The server's refusals in the operator's language (the errors
 // namespace). The server says each in English (error, fields) with a
@@ -159,7 +158,7 @@ function paramText(code: string, p: Params, message: string): string | undefined
       if (p.max !== undefined) return t('{{field}} is longer than {{max}} characters', { field: text(p.field), max: text(p.max) });
       return undefined;
     case 'not_found':
-      if (p.auditId !== undefined) return t('no entry {{auditId}} in the history of this row', { auditId: text(p.auditId) });
+      if (p.auditId !== undefined) return t('no entry {{auditId}} in the history of this row', { auditId: String(p.auditId) });
       if (p.resource !== undefined && message.includes('has no primary key')) return t('"{{resource}}" has no primary key: its rows have no page of their own', { resource: text(p.resource) });
       if (p.resource !== undefined) return t('no {{resource}} row with that id', { resource: text(p.resource) });
       return undefined;
@@ -182,8 +181,8 @@ function paramText(code: string, p: Params, message: string): string | undefined
           if (Array.isArray(p.columns)) return t('another row has that {{columns}} already', { columns: quotedList(p.columns, 'conjunction') });
           if (p.constraint) return t('a row with that unique value exists already (constraint "{{constraint}}")', { constraint: text(p.constraint) });
           return t('a row with that unique value exists already');
-        case 'revert_changed': return t('the row changed since entry {{auditId}} ({{columns}}): an admin may force the revert', { auditId: text(p.auditId), columns: list(p.columns, 'conjunction') });
-        case 'revert_exists': return t('the row exists again since entry {{auditId}}: nothing to re-create', { auditId: text(p.auditId) });
+        case 'revert_changed': return t('the row changed since entry {{auditId}} ({{columns}}): an admin may force the revert', { auditId: String(p.auditId), columns: list(p.columns, 'conjunction') });
+        case 'revert_exists': return t('the row exists again since entry {{auditId}}: nothing to re-create', { auditId: String(p.auditId) });
         case 'revert_misfit': return t('column "{{column}}": its logged value no longer fits the column', { column: text(p.column) });
         case 'email_taken': return t('another account has the email "{{email}}" (emails match without regard to case)', { email: text(p.email) });
       }
