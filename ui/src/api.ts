@@ -4,6 +4,10 @@ import createClient from 'openapi-fetch';
 import type { components, paths } from './api.gen';
 import { apiPath } from './uiPath';
 import { parseJSON, stringifyJSON } from './json';
+import i18n from './i18n';
+import { problemWords, serverText, type FieldProblem, type Params } from './errorWords';
+
+export type { FieldProblem } from './errorWords';
 
 export const API = apiPath;
 
@@ -66,22 +70,30 @@ export interface SeriesData {
 }
 
 // ApiError is a refused request: the server's error body, or a stand-in
-// when the answer was not JSON.
+// when the answer was not JSON. Its message is the server's English;
+// errorText says it in the operator's language.
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
-  // fields: what is wrong with each field the server named, by column.
+  // fields: what is wrong with each field the server named, by column, in
+  // the server's English; problems: the same as codes with the values they
+  // name (fieldProblemText says one in the operator's language).
   readonly fields: Record<string, string>;
+  readonly problems: Record<string, FieldProblem>;
+  // params: the values the message names, by name ({"max": 32}).
+  readonly params: Params;
   // row and etag, on a 409 conflict of a write whose If-Match the row no
   // longer is: the row as it is now (as the operator's role reads it) and
   // its version, so the operator can see what changed and try again on it.
   readonly row?: Row;
   readonly etag: string;
-  constructor(status: number, code: string, message: string, fields: Record<string, string> = {}, row?: Row, etag = '') {
+  constructor(status: number, code: string, message: string, fields: Record<string, string> = {}, row?: Row, etag = '', params: Params = {}, problems: Record<string, FieldProblem> = {}) {
     super(message);
     this.status = status;
     this.code = code;
     this.fields = fields;
+    this.problems = problems;
+    this.params = params;
     this.row = row;
     this.etag = etag;
   }
@@ -97,13 +109,46 @@ export function isStale(err: unknown): err is ApiError & { row: Row } {
 // since the operator read it (isStale): nothing was done (what), and the
 // page shows the row as it is now. The server's own message is for API
 // clients.
-export function staleText(what: string): string {
-  return `This row changed since you opened it, so nothing was ${what}. It now shows as it is: look again before trying again.`;
+export function staleText(what: 'restored' | 'deleted' | 'saved'): string {
+  switch (what) {
+    case 'restored':
+      return i18n.t('This row changed since you opened it, so nothing was restored. It now shows as it is: look again before trying again.', { ns: 'errors' });
+    case 'deleted':
+      return i18n.t('This row changed since you opened it, so nothing was deleted. It now shows as it is: look again before trying again.', { ns: 'errors' });
+    case 'saved':
+      return i18n.t('This row changed since you opened it, so nothing was saved. It now shows as it is: look again before trying again.', { ns: 'errors' });
+  }
 }
 
+// failed is the message of a refusal without an error body (a proxy's
+// page): errorText says it in the operator's language.
+const failed = (status: number) => `Request failed (${status})`;
+
+// inEnglish: the panel speaks English, where a refusal is the server's
+// own words. Until another language's errors catalog is in, English too.
+const inEnglish = () => (i18n.resolvedLanguage ?? 'en') === 'en' || !i18n.hasLoadedNamespace('errors');
+
+// errorText says err for the operator: a refusal of the server by its
+// code and params in the operator's language (the server's own English
+// in English, or where the panel has no words for the code), a request
+// that got no answer, anything else by its message.
 export function errorText(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return String(err);
+  if (!(err instanceof Error)) return String(err);
+  if (!(err instanceof ApiError)) return err.message;
+  if (err.code === 'network') return i18n.t('The server could not be reached.', { ns: 'errors' });
+  if (err.code === 'http_' + err.status && err.message === failed(err.status)) return i18n.t('Request failed ({{status}})', { ns: 'errors', status: err.status });
+  if (inEnglish()) return err.message;
+  return serverText(err) ?? err.message;
+}
+
+// fieldProblemText says what is wrong with one field of a form (an
+// ApiError's problems[column]) in the operator's language, without the
+// field's label (the form shows it beside); fallback is the server's
+// English (fields[column]), which English shows, as does a language
+// without words for the problem.
+export function fieldProblemText(problem: FieldProblem | undefined, fallback: string): string {
+  if (!problem || inEnglish()) return fallback;
+  return problemWords(problem) ?? fallback;
 }
 
 // Versioned is a row with its version: the ETag of the answer that
@@ -180,8 +225,8 @@ async function sendOnce(url: string, init: RequestInit, retried: boolean): Promi
     }
   }
   if (!res.ok) {
-    const e = (data ?? {}) as { error?: unknown; code?: unknown; fields?: unknown; row?: unknown };
-    const message = typeof e.error === 'string' && e.error !== '' ? e.error : `Request failed (${res.status})`;
+    const e = (data ?? {}) as { error?: unknown; code?: unknown; fields?: unknown; problems?: unknown; params?: unknown; retryAfterSec?: unknown; row?: unknown };
+    const message = typeof e.error === 'string' && e.error !== '' ? e.error : failed(res.status);
     const fields = e.fields && typeof e.fields === 'object' ? Object.fromEntries(Object.entries(e.fields).filter((kv): kv is [string, string] => typeof kv[1] === 'string')) : {};
     // The session check refuses before any handler runs: nothing was
     // done, so sending again once signed in is safe.
@@ -190,7 +235,16 @@ async function sendOnce(url: string, init: RequestInit, retried: boolean): Promi
       return sendOnce(url, init, true);
     }
     const row = e.row !== null && typeof e.row === 'object' && !Array.isArray(e.row) ? (e.row as Row) : undefined;
-    throw new ApiError(res.status, typeof e.code === 'string' ? e.code : 'http_' + res.status, message, fields, row, res.headers.get('ETag') ?? '');
+    const params: Params = isObject(e.params) ? { ...e.params } : {};
+    if (typeof e.retryAfterSec === 'number' && params.retryAfterSec === undefined) params.retryAfterSec = e.retryAfterSec;
+    const problems = isObject(e.problems)
+      ? Object.fromEntries(
+          Object.entries(e.problems)
+            .filter((kv): kv is [string, { code: string; params?: unknown }] => isObject(kv[1]) && typeof kv[1].code === 'string')
+            .map(([col, p]) => [col, { code: p.code, params: isObject(p.params) ? p.params : {} }]),
+        )
+      : {};
+    throw new ApiError(res.status, typeof e.code === 'string' ? e.code : 'http_' + res.status, message, fields, row, res.headers.get('ETag') ?? '', params, problems);
   }
   const out = new Response(text === '' || res.status === 204 ? null : text, { status: res.status, statusText: res.statusText, headers: res.headers });
   // openapi-fetch reads a body with a length through json(): the answer
@@ -198,6 +252,10 @@ async function sendOnce(url: string, init: RequestInit, retried: boolean): Promi
   out.headers.set('Content-Length', String(text.length));
   Object.defineProperty(out, 'json', { value: () => Promise.resolve(data) });
   return out;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 // client is the typed client of the API (openapi-fetch): paths, their

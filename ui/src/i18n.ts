@@ -65,7 +65,8 @@ void i18n
       en: Object.fromEntries(Object.entries(english).map(([path, catalog]) => [namespace(path), catalog])),
     },
     partialBundledLanguages: true,
-    ns: ['common'],
+    // errors: api.ts says the server's refusals outside any component.
+    ns: ['common', 'errors'],
     defaultNS: 'common',
     nsSeparator: false,
     keySeparator: false,

@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { createBrowserRouter, createRoutesFromElements, Outlet, Route, RouterProvider } from 'react-router';
 import { Toaster } from 'sonner';
+import { useTranslation } from 'react-i18next';
 import { applyTheme, useTheme } from './theme';
 import 'sonner/dist/styles.css';
 import './styles.css';
@@ -76,7 +77,13 @@ createRoot(document.getElementById('root')!).render(
   </StrictMode>,
 );
 
+// ThemedToaster is the toasts' place, in the theme and the language (its
+// labels: English until the language's catalog is in, rather than wait).
 function ThemedToaster() {
   const theme = useTheme();
-  return <Toaster position="bottom-right" richColors closeButton theme={theme} />;
+  const { t } = useTranslation('common', { useSuspense: false });
+  return (
+    <Toaster position="bottom-right" richColors closeButton theme={theme}
+      containerAriaLabel={t('Notifications')} toastOptions={{ closeButtonAriaLabel: t('Close toast') }} />
+  );
 }

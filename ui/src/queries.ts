@@ -1,5 +1,6 @@
 import { QueryCache, QueryClient, MutationCache, queryOptions, useQuery } from '@tanstack/react-query';
-import { ApiError, client, dataOf, versioned, type AuthStatus, type ResourceMeta, type Row, type Versioned } from './api';
+import { ApiError, client, dataOf, versioned, type AuthStatus, type Me, type ResourceMeta, type Row, type Versioned } from './api';
+import { applyAccountLanguage } from './i18n';
 
 // onUnauthorized is set by the router once it is mounted: a 401 anywhere
 // sends the operator to the sign-in page.
@@ -43,7 +44,23 @@ export const useAuthStatus = () =>
     staleTime: 0,
   });
 
-export const useMe = () => useQuery({ queryKey: ['auth', 'me'], queryFn: () => dataOf(client.GET('/auth/me')) });
+// useMe is the signed-in operator. Their account's language (locale: ""
+// for the browser's) is applied as it arrives: after a sign-in, on each
+// load of the panel, and when another browser changed it.
+export const useMe = () =>
+  useQuery({
+    queryKey: ['auth', 'me'],
+    // The signal: a language just chosen cancels an answer on its way
+    // (AccountPage), which would otherwise apply the one before.
+    queryFn: async ({ signal }) => {
+      const me = await dataOf(client.GET('/auth/me', { signal }));
+      // typed by api.gen.ts once /auth/locale is in it
+      const locale = (me as Me & { locale?: unknown }).locale;
+      // A server without the field says nothing: the language stays.
+      if (typeof locale === 'string') applyAccountLanguage(locale);
+      return me;
+    },
+  });
 
 // useFeatures says which optional parts the server has; everything is
 // assumed until /auth/me answers.

@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
+import { useTranslation } from 'react-i18next';
 import { client, errorText, dataOf, type Me } from '../api';
 import { queryClient } from '../queries';
 import { uiPath } from '../uiPath';
@@ -29,6 +30,7 @@ export function SessionDialog() {
 
 function SignInAgain() {
   const navigate = useNavigate();
+  const { t } = useTranslation('auth');
   const before = queryClient.getQueryData<Me>(['auth', 'me']);
   const [email, setEmail] = useState(before?.email || before?.username || '');
   const [password, setPassword] = useState('');
@@ -54,23 +56,23 @@ function SignInAgain() {
     login.mutate();
   };
   return (
-    <Modal title="Sign in again" description="Your session ended. Sign in to carry on: nothing on this page is lost, and what you were saving is sent once you are in." onClose={giveUp} className="session-dialog">
+    <Modal title={t('Sign in again')} description={t('Your session ended. Sign in to carry on: nothing on this page is lost, and what you were saving is sent once you are in.')} onClose={giveUp} className="session-dialog">
       {secondStep ? (
         <TotpStep onDone={() => void done()} onCancel={() => { setSecondStep(false); setPassword(''); login.reset(); }} />
       ) : (
         <form onSubmit={submit} className="stack">
           <label>
-            Email or username
+            {t('Email or username')}
             <input type="text" name="login" autoComplete="username" autoCapitalize="none" spellCheck={false} required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus={!email} />
           </label>
           <label>
-            Password
+            {t('Password')}
             <input type="password" name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} autoFocus={!!email} />
           </label>
           {login.isError && <p className="form-error" role="alert">{errorText(login.error)}</p>}
           <div className="dialog-buttons">
-            <button type="button" onClick={() => { giveUp(); navigate(endedLoginPath()); }}>Go to the sign-in page</button>
-            <button type="submit" className="primary" disabled={login.isPending || login.isSuccess}>Sign in</button>
+            <button type="button" onClick={() => { giveUp(); navigate(endedLoginPath()); }}>{t('Go to the sign-in page')}</button>
+            <button type="submit" className="primary" disabled={login.isPending || login.isSuccess}>{t('Sign in')}</button>
           </div>
         </form>
       )}

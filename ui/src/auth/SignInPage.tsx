@@ -1,6 +1,8 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
+import { Trans, useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
 import { client, errorText, dataOf } from '../api';
 import { queryClient, useAuthStatus } from '../queries';
 import { safeNext, type Next } from '../uiPath';
@@ -12,6 +14,7 @@ import { TotpStep } from './TotpStep';
 // afterwards. It offers no "forgot password" form: a reset
 // link (OnResetRequest) or an admin's invite leads to ResetPage.
 export function SignInPage() {
+  const { t } = useTranslation('auth');
   const status = useAuthStatus();
   const [params] = useSearchParams();
   const next = safeNext(params.get('next')) ?? { route: '/' };
@@ -26,13 +29,13 @@ export function SignInPage() {
   return (
     <main className="auth-page">
       <div className="auth-card">
-        <h1 className="brand">Game admin</h1>
+        <h1 className="brand">{t('Game admin')}</h1>
         {status.data.needsBootstrap ? (
           <BootstrapForm next={next} token={params.get('token') ?? ''} tokenRequired={!!status.data.setupTokenRequired} fields={status.data.loginFields} />
         ) : (
           <>
             {params.get('reason') === 'ended' && (
-              <p className="notice" role="status">Your session ended — sign in again.</p>
+              <p className="notice" role="status">{t('Your session ended — sign in again.')}</p>
             )}
             <SignInForm next={next} totp={params.get('step') === 'totp'} fields={status.data.loginFields} />
           </>
@@ -61,16 +64,17 @@ type LoginField = 'email' | 'username';
 
 // loginLabel names the sign-in field after what the server matches
 // (/auth/status's loginFields): "Email or username" when it takes both.
-function loginLabel(fields: LoginField[] | undefined): string {
+function loginLabel(fields: LoginField[] | undefined, t: TFunction<'auth'>): string {
   const email = !fields || fields.includes('email');
   const username = !!fields?.includes('username');
-  return email && username ? 'Email or username' : username ? 'Username' : 'Email';
+  return email && username ? t('Email or username') : username ? t('Username') : t('Email');
 }
 
 // SignInForm starts at the second step with ?step=totp: the game's own
 // sign-in (Auth().StartSession) left a two-factor challenge pending. Its
 // one field takes an email or a username (sent as login).
 function SignInForm({ next, totp, fields }: { next: Next; totp: boolean; fields?: LoginField[] }) {
+  const { t } = useTranslation('auth');
   const enter = useEnter(next);
   const [loginName, setLoginName] = useState('');
   const [password, setPassword] = useState('');
@@ -86,17 +90,17 @@ function SignInForm({ next, totp, fields }: { next: Next; totp: boolean; fields?
   };
   return (
     <form onSubmit={submit} className="stack">
-      <h2>Sign in</h2>
+      <h2>{t('Sign in')}</h2>
       <label>
-        {loginLabel(fields)}
+        {loginLabel(fields, t)}
         <input type="text" name="login" autoComplete="username" autoCapitalize="none" spellCheck={false} required value={loginName} onChange={(e) => setLoginName(e.target.value)} />
       </label>
       <label>
-        Password
+        {t('Password')}
         <input type="password" name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
       </label>
       {login.isError && <p className="form-error" role="alert">{errorText(login.error)}</p>}
-      <button type="submit" className="primary" disabled={login.isPending || login.isSuccess}>Sign in</button>
+      <button type="submit" className="primary" disabled={login.isPending || login.isSuccess}>{t('Sign in')}</button>
     </form>
   );
 }
@@ -107,6 +111,7 @@ function SignInForm({ next, totp, fields }: { next: Next; totp: boolean; fields?
 // With usernames (loginFields), it asks for one too: optional beside an
 // email, required when the users table has no email column.
 function BootstrapForm({ next, token, tokenRequired, fields }: { next: Next; token: string; tokenRequired: boolean; fields?: LoginField[] }) {
+  const { t } = useTranslation('auth');
   const enter = useEnter(next);
   const withUsername = !!fields?.includes('username');
   const withEmail = !fields || fields.includes('email');
@@ -126,38 +131,40 @@ function BootstrapForm({ next, token, tokenRequired, fields }: { next: Next; tok
   if (tokenRequired && !token) {
     return (
       <div className="stack">
-        <h2>Create the first admin</h2>
-        <p>No admin exists yet. To create one, open the one-time setup link the game server wrote to its log when it started: it ends in <code>/setup?token=…</code>.</p>
-        <p className="muted">Each start writes a new link. A deployment can fix the token with the SetupToken option instead.</p>
+        <h2>{t('Create the first admin')}</h2>
+        <p>
+          <Trans t={t} i18nKey="No admin exists yet. To create one, open the one-time setup link the game server wrote to its log when it started: it ends in <code>{{path}}</code>." values={{ path: '/setup?token=…' }} components={{ code: <code /> }} />
+        </p>
+        <p className="muted">{t('Each start writes a new link. A deployment can fix the token with the SetupToken option instead.')}</p>
       </div>
     );
   }
   return (
     <form onSubmit={submit} className="stack">
-      <h2>Create the first admin</h2>
-      <p className="muted">No admin exists yet. The account you create here gets the admin role.</p>
+      <h2>{t('Create the first admin')}</h2>
+      <p className="muted">{t('No admin exists yet. The account you create here gets the admin role.')}</p>
       {withUsername && (
         <label>
-          Username {withEmail && <span className="muted">(optional)</span>}
+          {t('Username')} {withEmail && <span className="muted">{t('(optional)')}</span>}
           <input type="text" name="username" autoComplete={withEmail ? 'off' : 'username'} autoCapitalize="none" spellCheck={false} required={!withEmail} value={username} onChange={(e) => setUsername(e.target.value)} />
         </label>
       )}
       {withEmail && (
         <label>
-          Email
+          {t('Email')}
           <input type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
         </label>
       )}
       <label>
-        Display name <span className="muted">(optional)</span>
+        {t('Display name')} <span className="muted">{t('(optional)')}</span>
         <input type="text" name="displayName" value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
       </label>
       <label>
-        Password <span className="muted">(at least 8 characters)</span>
+        {t('Password')} <span className="muted">{t('(at least 8 characters)')}</span>
         <input type="password" name="password" autoComplete="new-password" required minLength={8} value={password} onChange={(e) => setPassword(e.target.value)} />
       </label>
       {bootstrap.isError && <p className="form-error" role="alert">{errorText(bootstrap.error)}</p>}
-      <button type="submit" className="primary" disabled={bootstrap.isPending || bootstrap.isSuccess}>Create admin</button>
+      <button type="submit" className="primary" disabled={bootstrap.isPending || bootstrap.isSuccess}>{t('Create admin')}</button>
     </form>
   );
 }

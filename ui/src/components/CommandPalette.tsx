@@ -1,4 +1,5 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 
 const loadBody = () => import('./PaletteBody');
 const PaletteBody = lazy(loadBody);
@@ -9,6 +10,7 @@ const PaletteBody = lazy(loadBody);
 // (cmdk) is fetched once the page is idle; opened before it is in, the
 // palette shows its search box at once and keeps what is typed there.
 export function CommandPalette() {
+  const { t } = useTranslation('palette');
   const ref = useRef<HTMLDialogElement>(null);
   const [open, setOpen] = useState(false);
   const [early, setEarly] = useState('');
@@ -16,8 +18,8 @@ export function CommandPalette() {
     // After the first screen's own requests, not before them (Safari has
     // no requestIdleCallback: a timer there).
     if (typeof requestIdleCallback !== 'function') {
-      const t = setTimeout(() => void loadBody(), 2000);
-      return () => clearTimeout(t);
+      const timer = setTimeout(() => void loadBody(), 2000);
+      return () => clearTimeout(timer);
     }
     const id = requestIdleCallback(() => void loadBody(), { timeout: 3000 });
     return () => cancelIdleCallback(id);
@@ -58,7 +60,7 @@ export function CommandPalette() {
     <dialog
       ref={ref}
       className="palette"
-      aria-label="Command palette"
+      aria-label={t('Command palette')}
       // A close event of a dialog opened again since is stale.
       onClose={() => !ref.current?.open && setOpen(false)}
       onMouseDown={(e) => e.target === e.currentTarget && setOpen(false)}
@@ -71,8 +73,8 @@ export function CommandPalette() {
               autoFocus
               value={early}
               onChange={(e) => setEarly(e.target.value)}
-              placeholder="Find a resource, user, room or any row by name…"
-              aria-label="Search commands"
+              placeholder={t('Find a resource, user, room or any row by name…')}
+              aria-label={t('Search commands')}
             />
           }
         >

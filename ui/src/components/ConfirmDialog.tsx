@@ -1,5 +1,6 @@
 import { useCallback, useRef, useState, type ReactNode } from 'react';
 import * as Dialog from '@radix-ui/react-dialog';
+import { useTranslation } from 'react-i18next';
 
 export interface ConfirmOptions {
   title: string;
@@ -14,6 +15,7 @@ export interface ConfirmOptions {
 // useConfirm returns a dialog element to render and ask(), which resolves
 // to whether the operator confirmed.
 export function useConfirm(): [ReactNode, (o: ConfirmOptions) => Promise<boolean>] {
+  const { t } = useTranslation('common');
   const [opts, setOpts] = useState<ConfirmOptions | null>(null);
   const resolver = useRef<(ok: boolean) => void>(() => {});
   const ask = useCallback((o: ConfirmOptions) => {
@@ -32,9 +34,9 @@ export function useConfirm(): [ReactNode, (o: ConfirmOptions) => Promise<boolean
       <div className="dialog-buttons">
         {/* Focus starts on Cancel: Enter pressed once too often (or the
             Enter that opened the dialog repeating) does nothing for good. */}
-        <button type="button" autoFocus onClick={() => close(false)}>Cancel</button>
+        <button type="button" autoFocus onClick={() => close(false)}>{t('Cancel')}</button>
         <button type="button" className={opts.danger ? 'danger' : 'primary'} onClick={() => close(true)}>
-          {opts.confirmLabel ?? 'Confirm'}
+          {opts.confirmLabel ?? t('Confirm')}
         </button>
       </div>
     </Modal>

@@ -3,6 +3,7 @@ import { Command } from 'cmdk';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { Ban, Flag, LayoutDashboard, Radio } from 'lucide-react';
+import { useTranslation } from 'react-i18next';
 import { client, errorText, dataOf, pageOf, query, seg, type Ok, type Row } from '../api';
 import { roomsQuery, useCatalog, useMe, useRoomsEnabled, useUsersMeta } from '../queries';
 import { rowLabel } from '../names';
@@ -18,6 +19,7 @@ import { useReportsOn } from '../reports';
 // /_search, a few a resource), or ban a user. initial is what was typed
 // before it loaded.
 export default function PaletteBody({ initial, close }: { initial: string; close: () => void }) {
+  const { t } = useTranslation('palette');
   const navigate = useNavigate();
   const catalog = useCatalog();
   const [search, setSearch] = useState(initial);
@@ -25,8 +27,8 @@ export default function PaletteBody({ initial, close }: { initial: string; close
   const [banTarget, setBanTarget] = useState<{ id: string; name: string; banned: boolean } | null>(null);
   const [mode, setMode] = useState<'all' | 'ban'>('all');
   useEffect(() => {
-    const t = setTimeout(() => setQ(search.trim()), 150);
-    return () => clearTimeout(t);
+    const timer = setTimeout(() => setQ(search.trim()), 150);
+    return () => clearTimeout(timer);
   }, [search]);
 
   const users = useUsersMeta();
@@ -59,7 +61,7 @@ export default function PaletteBody({ initial, close }: { initial: string; close
   // Pages, resources and rooms are filtered as typed; users are searched
   // on the server once the typing pauses.
   const typed = search.trim().toLowerCase();
-  const match = (...texts: (string | undefined)[]) => typed === '' || texts.some((t) => t?.toLowerCase().includes(typed));
+  const match = (...texts: (string | undefined)[]) => typed === '' || texts.some((text) => text?.toLowerCase().includes(typed));
   const userName = (u: Row) => (users ? rowLabel(users, String(u.id), u) : String(u.id));
   // Ban offers only whom the server lets this operator ban.
   const me = useMe();
@@ -88,39 +90,39 @@ export default function PaletteBody({ initial, close }: { initial: string; close
   const skipped = mode === 'all' && q.length >= 2 ? (rowHits.data?.skipped ?? []) : [];
   const roomHits = (rooms.data ?? []).filter((r) => match(r.name, r.roomId)).slice(0, 8);
   return (
-    <Command shouldFilter={false} label="Command palette" loop value={active} onValueChange={setActive}>
+    <Command shouldFilter={false} label={t('Command palette')} loop value={active} onValueChange={setActive}>
       <Command.Input
         autoFocus
         value={search}
         onValueChange={setSearch}
-        placeholder={mode === 'ban' ? 'Ban which user? Type an email or name…' : 'Find a resource, user, room or any row by name…'}
-        aria-label="Search commands"
+        placeholder={mode === 'ban' ? t('Ban which user? Type an email or name…') : t('Find a resource, user, room or any row by name…')}
+        aria-label={t('Search commands')}
       />
       <Command.List>
-        <Command.Empty>{q.length < 2 && mode === 'ban' ? 'Type at least two letters.' : searching ? null : 'No match.'}</Command.Empty>
+        <Command.Empty>{q.length < 2 && mode === 'ban' ? t('Type at least two letters.') : searching ? null : t('No match.')}</Command.Empty>
         {mode === 'all' && (
           <>
-            {(match('Dashboard') || (roomsOn && match('Live rooms')) || (reportsOn && match('Reports'))) && (
-              <Command.Group heading="Pages">
-                {match('Dashboard') && (
+            {(match(t('Dashboard')) || (roomsOn && match(t('Live rooms'))) || (reportsOn && match(t('Reports')))) && (
+              <Command.Group heading={t('Pages')}>
+                {match(t('Dashboard')) && (
                   <Command.Item value="page:dashboard" onSelect={() => go('/')}>
-                    <span><LayoutDashboard size={14} aria-hidden="true" /> Dashboard</span>
+                    <span><LayoutDashboard size={14} aria-hidden="true" /> {t('Dashboard')}</span>
                   </Command.Item>
                 )}
-                {roomsOn && match('Live rooms') && (
+                {roomsOn && match(t('Live rooms')) && (
                   <Command.Item value="page:rooms" onSelect={() => go('/rooms')}>
-                    <span><Radio size={14} aria-hidden="true" /> Live rooms</span>
+                    <span><Radio size={14} aria-hidden="true" /> {t('Live rooms')}</span>
                   </Command.Item>
                 )}
-                {reportsOn && match('Reports') && (
+                {reportsOn && match(t('Reports')) && (
                   <Command.Item value="page:reports" onSelect={() => go('/reports')}>
-                    <span><Flag size={14} aria-hidden="true" /> Reports</span>
+                    <span><Flag size={14} aria-hidden="true" /> {t('Reports')}</span>
                   </Command.Item>
                 )}
               </Command.Group>
             )}
             {resources.length > 0 && (
-              <Command.Group heading="Resources">
+              <Command.Group heading={t('Resources')}>
                 {resources.map((r) => (
                   <Command.Item key={r.name} value={'resource:' + r.name} onSelect={() => go('/' + seg(r.name))}>
                     <span><ResourceIcon name={r.icon} size={14} /> {r.label}</span>
@@ -128,8 +130,8 @@ export default function PaletteBody({ initial, close }: { initial: string; close
                 ))}
               </Command.Group>
             )}
-            {canBan && match('Ban user…') && (
-              <Command.Group heading="Actions">
+            {canBan && match(t('Ban user…')) && (
+              <Command.Group heading={t('Actions')}>
                 <Command.Item
                   value="action:ban"
                   onSelect={() => {
@@ -137,12 +139,12 @@ export default function PaletteBody({ initial, close }: { initial: string; close
                     setSearch('');
                   }}
                 >
-                  <span><Ban size={14} aria-hidden="true" /> Ban user…</span>
+                  <span><Ban size={14} aria-hidden="true" /> {t('Ban user…')}</span>
                 </Command.Item>
               </Command.Group>
             )}
             {roomHits.length > 0 && typed !== '' && (
-              <Command.Group heading="Rooms">
+              <Command.Group heading={t('Rooms')}>
                 {roomHits.map((r) => (
                   <Command.Item key={r.roomId} value={'room:' + r.roomId} onSelect={() => go('/rooms/' + seg(r.roomId))}>
                     <span>{r.name}</span>
@@ -154,7 +156,7 @@ export default function PaletteBody({ initial, close }: { initial: string; close
           </>
         )}
         {userRows.length > 0 && (
-          <Command.Group heading={mode === 'ban' ? 'Ban' : 'Users'}>
+          <Command.Group heading={mode === 'ban' ? t('Ban') : t('Users')}>
             {userRows.map((u) => {
               const id = String(u.id);
               return (
@@ -184,11 +186,15 @@ export default function PaletteBody({ initial, close }: { initial: string; close
         ))}
         {skipped.length > 0 && !rowHits.isFetching && (
           <p className="palette-note" role="status">
-            Not searched: {skipped.map((s) => `${s.label} (${s.reason === 'limit' ? 'enough results already' : s.reason === 'timeout' ? 'too slow' : 'failed'})`).join(', ')}.
+            {t('Not searched: {{resources}}.', {
+              resources: skipped
+                .map((s) => t('{{resource}} ({{reason}})', { resource: s.label, reason: s.reason === 'limit' ? t('enough results already') : s.reason === 'timeout' ? t('too slow') : t('failed') }))
+                .join(', '),
+            })}
           </p>
         )}
-        {rowHits.isError && <p className="palette-note" role="status">Rows could not be searched: {errorText(rowHits.error)}</p>}
-        {searching && <Command.Loading>Searching…</Command.Loading>}
+        {rowHits.isError && <p className="palette-note" role="status">{t('Rows could not be searched: {{error}}', { error: errorText(rowHits.error) })}</p>}
+        {searching && <Command.Loading>{t('Searching…')}</Command.Loading>}
       </Command.List>
     </Command>
   );
@@ -201,20 +207,21 @@ type SearchHit = Ok<'/_search', 'get'>['results'][number];
 // PaletteBan bans the picked user with the one ban form.
 function PaletteBan({ target, onDone, onBack }: { target: { id: string; name: string; banned: boolean }; onDone: () => void; onBack: () => void }) {
   const qc = useQueryClient();
+  const { t } = useTranslation('palette');
   return (
     <div className="stack palette-form">
-      <h2>Ban {target.name}</h2>
+      <h2>{t('Ban {{name}}', { name: target.name })}</h2>
       <BanForm
         name={target.name}
         onSubmit={(body) => dataOf(client.POST('/users/{id}/ban', { params: { path: { id: target.id } }, body }))}
-        cancelLabel="Back"
+        cancelLabel={t('Back')}
         onCancel={onBack}
         onDone={(r) => {
           // Undo is an unban, as on the user's page: for a new ban only
           // (undoing a ban again would lift the earlier one too).
-          closedToast(`${target.name} banned`, { ...r, sessionsClosed: r.sessionsClosed ?? 0 }, target.banned ? undefined : {
+          closedToast(t('{{name}} banned', { name: target.name }), { ...r, sessionsClosed: r.sessionsClosed ?? 0 }, target.banned ? undefined : {
             run: () => client.POST('/users/{id}/unban', { params: { path: { id: target.id } } }),
-            done: `${target.name} unbanned`,
+            done: t('{{name}} unbanned', { name: target.name }),
             after: () => {
               void qc.invalidateQueries({ queryKey: ['row', 'users', target.id] });
               void qc.invalidateQueries({ queryKey: ['list', 'users'] });

@@ -1,7 +1,9 @@
+import { useTranslation } from 'react-i18next';
 import { errorText } from '../api';
 
 export function Loading() {
-  return <p className="muted loading">Loading…</p>;
+  const { t } = useTranslation('common');
+  return <p className="muted loading">{t('Loading…')}</p>;
 }
 
 export function ErrorNote({ error }: { error: unknown }) {

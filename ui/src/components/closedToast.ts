@@ -1,5 +1,6 @@
 import { toast } from 'sonner';
 import { errorText } from '../api';
+import i18n from '../i18n';
 
 // ModerationResult is the answer of ban, unban and revoke-sessions.
 export type { ModerationResult } from '../api';
@@ -20,11 +21,11 @@ export const undoSeconds = 10;
 // another says how the undo went.
 export function undoAction(u: Undo) {
   return {
-    label: 'Undo',
+    label: i18n.t('Undo', { ns: 'common' }),
     onClick: () => {
       u.run().then(
         () => toast.success(u.done),
-        (err: unknown) => toast.error(`Undo failed: ${errorText(err)}`),
+        (err: unknown) => toast.error(i18n.t('Undo failed: {{error}}', { ns: 'common', error: errorText(err) })),
       ).finally(() => void u.after?.());
     },
   };
@@ -32,7 +33,7 @@ export function undoAction(u: Undo) {
 
 // liveSessionsClosed says how many live connections (room sockets) a ban
 // or revoke closed: "1 live session closed", "3 live sessions closed".
-export const liveSessionsClosed = (n: number) => `${n} live session${n === 1 ? '' : 's'} closed`;
+export const liveSessionsClosed = (n: number) => i18n.t('{{count}} live sessions closed', { ns: 'common', count: n });
 
 // closedToast tells how a ban or revoke went: the sessions closed, and,
 // when some game server could not be reached, that its players stay
@@ -42,7 +43,7 @@ export function closedToast(done: string, r: ModerationResult, undo?: Undo) {
   const text = r.sessionsClosed !== undefined ? `${done}; ${liveSessionsClosed(r.sessionsClosed)}` : done;
   const action = undo ? { action: undoAction(undo) } : {};
   if (r.partial) {
-    toast.warning(`${text}. Some game servers could not be reached: players connected there stay until those servers hear of it; they cannot rejoin.`, { duration: 15_000, ...action });
+    toast.warning(i18n.t('{{text}}. Some game servers could not be reached: players connected there stay until those servers hear of it; they cannot rejoin.', { ns: 'common', text }), { duration: 15_000, ...action });
   } else {
     toast.success(text, undo ? { duration: undoSeconds * 1000, ...action } : {});
   }

@@ -3,6 +3,7 @@ import { Link, NavLink, Outlet, useNavigate } from 'react-router';
 import * as Dialog from '@radix-ui/react-dialog';
 import { Flag, LayoutDashboard, LogIn, LogOut, Menu, Moon, Radio, Search, Sun, UserCog, X } from 'lucide-react';
 import { toast } from 'sonner';
+import { useTranslation } from 'react-i18next';
 import { ApiError, errorText } from '../api';
 import { useCatalog, useFeatures, useMe, useRoomsEnabled } from '../queries';
 import { useReportsOn } from '../reports';
@@ -14,12 +15,14 @@ import { EnrolGate } from '../auth/EnrolGate';
 import { ErrorNote, Loading } from '../components/Status';
 import { useConfirm } from '../components/ConfirmDialog';
 import { setTheme, useMediaQuery, useTheme } from '../theme';
+import i18n from '../i18n';
 
 // Below this width the sidebar is a drawer opened from the header.
 const narrow = '(max-width: 767.98px)';
 import { CommandPalette } from '../components/CommandPalette';
 
 export function Layout() {
+  const { t } = useTranslation('common');
   const catalog = useCatalog();
   const phone = useMediaQuery(narrow);
   const [drawer, setDrawer] = useState(false);
@@ -27,7 +30,7 @@ export function Layout() {
   if (catalog.error instanceof ApiError && catalog.error.status === 403) return <OperatorRequired />;
   return (
     <div className="shell">
-      <a href="#content" className="skip-link">Skip to content</a>
+      <a href="#content" className="skip-link">{t('Skip to content')}</a>
       {phone ? (
         <Dialog.Root open={drawer} onOpenChange={setDrawer}>
           <Dialog.Portal>
@@ -37,9 +40,9 @@ export function Layout() {
               e.preventDefault();
               document.querySelector<HTMLElement>('.menu-button')?.focus();
             }}>
-              <Dialog.Title className="sr-only">Menu</Dialog.Title>
+              <Dialog.Title className="sr-only">{t('Menu')}</Dialog.Title>
               <Dialog.Close asChild>
-                <button type="button" className="icon-button drawer-close" aria-label="Close the menu">
+                <button type="button" className="icon-button drawer-close" aria-label={t('Close the menu')}>
                   <X size={18} aria-hidden="true" />
                 </button>
               </Dialog.Close>
@@ -62,6 +65,7 @@ export function Layout() {
 }
 
 function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
+  const { t } = useTranslation('common');
   const catalog = useCatalog();
   const rooms = useRoomsEnabled();
   const reports = useReportsOn();
@@ -69,28 +73,28 @@ function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
   const open = reports.queue ? reports.queue.players.length : 0;
   const openText = reports.queue?.hasMore ? `${open}+` : String(open);
   return (
-    <nav className="sidebar" aria-label="Resources" onClick={(e) => (e.target as HTMLElement).closest('a') && onNavigate?.()}>
-      <div className="brand">Game admin</div>
+    <nav className="sidebar" aria-label={t('Resources')} onClick={(e) => (e.target as HTMLElement).closest('a') && onNavigate?.()}>
+      <div className="brand">{t('Game admin')}</div>
       <NavLink to="/" end className="nav-item">
-        <LayoutDashboard size={16} aria-hidden="true" /> Dashboard
+        <LayoutDashboard size={16} aria-hidden="true" /> {t('Dashboard')}
       </NavLink>
       {rooms && (
         <NavLink to="/rooms" className="nav-item">
-          <Radio size={16} aria-hidden="true" /> Live rooms
+          <Radio size={16} aria-hidden="true" /> {t('Live rooms')}
         </NavLink>
       )}
       {reports.on && (
         <NavLink to="/reports" className="nav-item">
-          <Flag size={16} aria-hidden="true" /> Reports
+          <Flag size={16} aria-hidden="true" /> {t('Reports')}
           {open > 0 && (
             <>
               <span className="count nav-count" aria-hidden="true">{openText}</span>
-              <span className="sr-only">: {openText} players with open reports</span>
+              <span className="sr-only">: {t('{{shown}} players with open reports', { count: open, shown: openText })}</span>
             </>
           )}
         </NavLink>
       )}
-      <div className="nav-heading">Resources</div>
+      <div className="nav-heading">{t('Resources')}</div>
       {catalog.data?.map((r) => (
         <NavLink key={r.name} to={'/' + r.name} className="nav-item">
           <ResourceIcon name={r.icon} /> {r.label}
@@ -103,16 +107,19 @@ function Sidebar({ onNavigate }: { onNavigate?: () => void }) {
 // ThemeToggle switches light and dark; the choice is remembered in this
 // browser (theme.ts).
 export function ThemeToggle() {
+  const { t } = useTranslation('common');
   const theme = useTheme();
   const next = theme === 'dark' ? 'light' : 'dark';
+  const label = next === 'dark' ? t('Use the dark theme') : t('Use the light theme');
   return (
-    <button type="button" className="icon-button theme-toggle" aria-label={`Use the ${next} theme`} title={`Use the ${next} theme`} onClick={() => setTheme(next)}>
+    <button type="button" className="icon-button theme-toggle" aria-label={label} title={label} onClick={() => setTheme(next)}>
       {theme === 'dark' ? <Sun size={16} aria-hidden="true" /> : <Moon size={16} aria-hidden="true" />}
     </button>
   );
 }
 
 function Header({ onMenu }: { onMenu?: () => void }) {
+  const { t } = useTranslation('common');
   const me = useMe();
   const session = useSession();
   const features = useFeatures();
@@ -121,19 +128,19 @@ function Header({ onMenu }: { onMenu?: () => void }) {
   const out = (everywhere: boolean) =>
     signOut(() => navigate('/login', { replace: true }), everywhere).catch((err) => toast.error(errorText(err)));
   const outEverywhere = async () => {
-    if (await ask(confirmEverywhere)) await out(true);
+    if (await ask(confirmEverywhere())) await out(true);
   };
   return (
     <header className="header">
       {onMenu && (
-        <button type="button" className="icon-button menu-button" aria-label="Open the menu" onClick={onMenu}>
+        <button type="button" className="icon-button menu-button" aria-label={t('Open the menu')} onClick={onMenu}>
           <Menu size={20} aria-hidden="true" />
         </button>
       )}
       <div className="operator">
         {session.ended ? (
           // The session ended under the page: say so, and offer the way back in.
-          <span className="role role-signed-out" data-testid="signed-out">Signed out</span>
+          <span className="role role-signed-out" data-testid="signed-out">{t('Signed out')}</span>
         ) : me.data && (
           <>
             <span className="operator-email">{me.data.email || me.data.username}</span>
@@ -142,31 +149,32 @@ function Header({ onMenu }: { onMenu?: () => void }) {
         )}
       </div>
       <button type="button" className="palette-button" onClick={() => window.dispatchEvent(new Event('open-palette'))} aria-keyshortcuts="Control+K Meta+K">
-        <Search size={14} aria-hidden="true" /> <span className="narrow-hide">Search</span> <kbd>Ctrl K</kbd>
+        <Search size={14} aria-hidden="true" /> <span className="narrow-hide">{t('Search')}</span> <kbd>{t('Ctrl K')}</kbd>
       </button>
       <ThemeToggle />
       <Link to="/account" className="button account-link">
-        <UserCog size={14} aria-hidden="true" /> <span className="narrow-hide">Account</span>
+        <UserCog size={14} aria-hidden="true" /> <span className="narrow-hide">{t('Account')}</span>
       </Link>
       {session.ended ? (
         <button type="button" className="primary" onClick={askSignIn}>
-          <LogIn size={14} aria-hidden="true" /> Sign in
+          <LogIn size={14} aria-hidden="true" /> {t('Sign in')}
         </button>
       ) : (
         <button type="button" onClick={() => out(false)}>
-          <LogOut size={14} aria-hidden="true" /> Sign out
+          <LogOut size={14} aria-hidden="true" /> {t('Sign out')}
         </button>
       )}
-      {features.revokeSessions && !session.ended && <button type="button" className="everywhere" onClick={() => void outEverywhere()}>Sign out everywhere</button>}
+      {features.revokeSessions && !session.ended && <button type="button" className="everywhere" onClick={() => void outEverywhere()}>{t('Sign out everywhere')}</button>}
       {dialog}
     </header>
   );
 }
 
-// confirmEverywhere is the question before ending every session.
-export const confirmEverywhere = {
-  title: 'Sign out everywhere?',
-  description: 'Every session of your account ends, this one included, on every device.',
-  confirmLabel: 'Sign out everywhere',
+// confirmEverywhere is the question before ending every session, in
+// the operator's language as it is asked.
+export const confirmEverywhere = () => ({
+  title: i18n.t('Sign out everywhere?', { ns: 'common' }),
+  description: i18n.t('Every session of your account ends, this one included, on every device.', { ns: 'common' }),
+  confirmLabel: i18n.t('Sign out everywhere', { ns: 'common' }),
   danger: true,
-};
+});

@@ -2,7 +2,9 @@ import { useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { toast } from 'sonner';
-import { client, errorText, dataOf } from '../api';
+import { useTranslation } from 'react-i18next';
+import { client, errorText, dataOf, type Me } from '../api';
+import { applyAccountLanguage, browserLanguage, languages } from '../i18n';
 import { queryClient, useFeatures, useMe } from '../queries';
 import { signOut } from '../auth/signOut';
 import { RecoveryCodes, TotpEnrol } from '../auth/TotpEnrol';
@@ -15,33 +17,39 @@ import { Time } from '../time';
 import '../account.css';
 
 // AccountPage is the operator's own account: password, two-factor sign-in,
-// recent sign-ins and "sign out everywhere".
+// recent sign-ins and "sign out everywhere", and the panel's language.
 export function AccountPage() {
+  const { t } = useTranslation('account');
   const me = useMe();
-  usePageTitle('Your account');
+  usePageTitle(t('Your account'));
   return (
     <div className="account">
       <div className="page-title">
-        <h1>Your account</h1>
+        <h1>{t('Your account')}</h1>
         {me.data && <span className="muted">{me.data.email || me.data.username}</span>}
       </div>
       <section className="card" aria-labelledby="twofactor">
-        <h2 id="twofactor">Two-factor sign-in</h2>
+        <h2 id="twofactor">{t('Two-factor sign-in')}</h2>
         <TwoFactor />
       </section>
       <section className="card" aria-labelledby="password">
-        <h2 id="password">Password</h2>
+        <h2 id="password">{t('Password')}</h2>
         <PasswordForm />
       </section>
       <section className="card" aria-labelledby="signins">
-        <h2 id="signins">Recent sign-ins</h2>
+        <h2 id="signins">{t('Recent sign-ins')}</h2>
         <SignIns />
+      </section>
+      <section className="card" aria-labelledby="language">
+        <h2 id="language">{t('Language')}</h2>
+        <LanguageChoice />
       </section>
     </div>
   );
 }
 
 function TwoFactor() {
+  const { t } = useTranslation('account');
   const status = useTotpStatus();
   const [codes, setCodes] = useState<string[] | null>(null);
   if (status.isPending) return <Loading />;
@@ -51,15 +59,15 @@ function TwoFactor() {
   return (
     <div className="stack">
       <p>
-        <span className="badge badge-on">On</span> Sign-in asks for a code from your authenticator app.{' '}
-        <span className="muted">{status.data.recoveryCodesLeft} recovery codes left.</span>
+        <span className="badge badge-on">{t('On')}</span> {t('Sign-in asks for a code from your authenticator app.')}{' '}
+        <span className="muted">{t('{{count}} recovery codes left.', { count: status.data.recoveryCodesLeft })}</span>
       </p>
-      <CodeAction label="New recovery codes" path="/auth/totp/recovery-codes" hint="Enter a code from your app to replace your recovery codes."
+      <CodeAction label={t('New recovery codes')} path="/auth/totp/recovery-codes" hint={t('Enter a code from your app to replace your recovery codes.')}
         onDone={(d) => setCodes(d.recoveryCodes ?? null)} />
       {!status.data.required && (
-        <CodeAction label="Turn off" path="/auth/totp/disable" danger allowPassword
-          hint="Enter a code from your app, or your password, to turn two-factor sign-in off."
-          onDone={() => toast.success('Two-factor sign-in is off')} />
+        <CodeAction label={t('Turn off')} path="/auth/totp/disable" danger allowPassword
+          hint={t('Enter a code from your app, or your password, to turn two-factor sign-in off.')}
+          onDone={() => toast.success(t('Two-factor sign-in is off'))} />
       )}
     </div>
   );
@@ -70,6 +78,7 @@ function CodeAction({ label, path, hint, danger, allowPassword, onDone }: {
   label: string; path: '/auth/totp/disable' | '/auth/totp/recovery-codes'; hint: string; danger?: boolean; allowPassword?: boolean;
   onDone: (d: { recoveryCodes?: string[] }) => void;
 }) {
+  const { t } = useTranslation('account');
   const [open, setOpen] = useState(false);
   const [value, setValue] = useState('');
   const [usePassword, setUsePassword] = useState(false);
@@ -91,7 +100,7 @@ function CodeAction({ label, path, hint, danger, allowPassword, onDone }: {
     <form onSubmit={submit} className="stack narrow">
       <p className="muted">{hint}</p>
       <label>
-        {usePassword ? 'Password' : 'Code from the app'}
+        {usePassword ? t('Password') : t('Code from the app')}
         {usePassword
           ? <input type="password" name="password" autoComplete="current-password" required value={value} onChange={(e) => setValue(e.target.value)} />
           : <input name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} required value={value} onChange={(e) => setValue(e.target.value)} />}
@@ -99,10 +108,10 @@ function CodeAction({ label, path, hint, danger, allowPassword, onDone }: {
       {m.isError && <p className="form-error" role="alert">{errorText(m.error)}</p>}
       <div className="toolbar">
         <button type="submit" className={danger ? 'danger' : 'primary'} disabled={m.isPending}>{label}</button>
-        <button type="button" onClick={() => { setOpen(false); m.reset(); }}>Cancel</button>
+        <button type="button" onClick={() => { setOpen(false); m.reset(); }}>{t('Cancel')}</button>
         {allowPassword && (
           <button type="button" className="link-button" onClick={() => { setUsePassword(!usePassword); setValue(''); }}>
-            {usePassword ? 'Use a code instead' : 'Use my password instead'}
+            {usePassword ? t('Use a code instead') : t('Use my password instead')}
           </button>
         )}
       </div>
@@ -111,6 +120,7 @@ function CodeAction({ label, path, hint, danger, allowPassword, onDone }: {
 }
 
 function PasswordForm() {
+  const { t } = useTranslation('account');
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const change = useMutation({
@@ -118,7 +128,7 @@ function PasswordForm() {
     onSuccess: () => {
       setCurrent('');
       setNext('');
-      toast.success('Password changed; your other sessions were signed out');
+      toast.success(t('Password changed; your other sessions were signed out'));
       void queryClient.invalidateQueries({ queryKey: ['auth', 'sessions'] });
     },
   });
@@ -129,26 +139,27 @@ function PasswordForm() {
   return (
     <form onSubmit={submit} className="stack narrow">
       <label>
-        Current password
+        {t('Current password')}
         <input type="password" name="current" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} />
       </label>
       <label>
-        New password <span className="muted">(at least 8 characters)</span>
+        {t('New password')} <span className="muted">{t('(at least 8 characters)')}</span>
         <input type="password" name="new" autoComplete="new-password" required minLength={8} value={next} onChange={(e) => setNext(e.target.value)} />
       </label>
       {change.isError && <p className="form-error" role="alert">{errorText(change.error)}</p>}
-      <div><button type="submit" className="primary" disabled={change.isPending}>Change password</button></div>
+      <div><button type="submit" className="primary" disabled={change.isPending}>{t('Change password')}</button></div>
     </form>
   );
 }
 
 function SignIns() {
+  const { t } = useTranslation('account');
   const features = useFeatures();
   const list = useSignIns();
   const navigate = useNavigate();
   const [dialog, ask] = useConfirm();
   const everywhere = async () => {
-    if (!(await ask(confirmEverywhere))) return;
+    if (!(await ask(confirmEverywhere()))) return;
     await signOut(() => navigate('/login', { replace: true }), true).catch((err) => toast.error(errorText(err)));
   };
   return (
@@ -156,12 +167,12 @@ function SignIns() {
       {list.isPending ? <Loading /> : list.isError ? <ErrorNote error={list.error} /> : (
         <div className="table-wrap">
           <table className="data-table">
-            <thead><tr><th>When</th><th>IP</th><th>Browser</th></tr></thead>
+            <thead><tr><th>{t('When')}</th><th>{t('IP')}</th><th>{t('Browser')}</th></tr></thead>
             <tbody>
-              {list.data.length === 0 && <tr><td colSpan={3} className="empty muted">No sign-ins recorded.</td></tr>}
+              {list.data.length === 0 && <tr><td colSpan={3} className="empty muted">{t('No sign-ins recorded.')}</td></tr>}
               {list.data.map((s, i) => (
                 <tr key={i}>
-                  <td><Time value={s.time} />{s.secondFactor && <span className="muted"> · {s.secondFactor === 'recovery' ? 'recovery code' : 'with code'}</span>}</td>
+                  <td><Time value={s.time} />{s.secondFactor && <span className="muted"> · {s.secondFactor === 'recovery' ? t('recovery code') : t('with code')}</span>}</td>
                   <td className="mono">{s.ip ?? ''}</td>
                   <td className="user-agent">{s.userAgent ?? ''}</td>
                 </tr>
@@ -172,11 +183,57 @@ function SignIns() {
       )}
       {features.revokeSessions && (
         <div>
-          <p className="muted">Don't recognise a sign-in? End every session, this one included, then change your password.</p>
-          <button type="button" className="danger" onClick={() => void everywhere()}>Sign out everywhere</button>
+          <p className="muted">{t("Don't recognise a sign-in? End every session, this one included, then change your password.")}</p>
+          <button type="button" className="danger" onClick={() => void everywhere()}>{t('Sign out everywhere')}</button>
         </div>
       )}
       {dialog}
+    </div>
+  );
+}
+
+// accountLocale is the language the operator chose for their account
+// (/auth/me's locale): "" for the browser's; undefined before the server
+// says (a server without the field says nothing).
+// typed by api.gen.ts once /auth/locale is in it
+function accountLocale(me: Me | undefined): string | undefined {
+  const locale = (me as (Me & { locale?: unknown }) | undefined)?.locale;
+  return typeof locale === 'string' ? locale : undefined;
+}
+
+// putLocale keeps the operator's language in their account (PUT
+// /auth/locale; "" for the browser's).
+// typed by api.gen.ts once /auth/locale is in it
+type LocaleClient = { PUT(path: '/auth/locale', init: { body: { locale: string } }): Promise<{ data?: unknown; response: Response }> };
+const putLocale = (locale: string) => dataOf((client as unknown as LocaleClient).PUT('/auth/locale', { body: { locale } }));
+
+// LanguageChoice is the panel's language: the browser's (named as it is
+// now), or one of the shipped languages, each named in itself. The choice
+// is kept in the account, so it follows the operator to another browser.
+function LanguageChoice() {
+  const { t } = useTranslation('account');
+  const me = useMe();
+  const choose = useMutation({
+    mutationFn: putLocale,
+    onSuccess: async (_, locale) => {
+      await queryClient.cancelQueries({ queryKey: ['auth', 'me'] });
+      queryClient.setQueryData<Me>(['auth', 'me'], (m) => (m ? ({ ...m, locale } as Me) : m));
+      applyAccountLanguage(locale);
+    },
+  });
+  const value = choose.isPending ? choose.variables : (accountLocale(me.data) ?? '');
+  return (
+    <div className="stack narrow">
+      <label>
+        {t('Language of the panel')}
+        <select name="locale" value={value} disabled={!me.data} onChange={(e) => choose.mutate(e.target.value)}>
+          <option value="">{t("Browser's language ({{name}})", { name: languages[browserLanguage()] })}</option>
+          {Object.entries(languages).map(([code, name]) => (
+            <option key={code} value={code} lang={code}>{name}</option>
+          ))}
+        </select>
+      </label>
+      {choose.isError && <p className="form-error" role="alert">{errorText(choose.error)}</p>}
     </div>
   );
 }
