@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useBlocker, useNavigate, useParams, useSearchParams } from 'react-router';
 import * as Switch from '@radix-ui/react-switch';
 import { useTranslation } from 'react-i18next';
-import { ApiError, client, errorText, isStale, rowParams, seg, versioned, writeHeaders, type Column, type ResourceMeta, type Row, type Versioned } from '../api';
+import { ApiError, client, errorText, fieldProblemText, isStale, rowParams, seg, versioned, writeHeaders, type Column, type ResourceMeta, type Row, type Versioned } from '../api';
 import { rowQuery, useMe, useResourceMeta } from '../queries';
 import { BanState } from './UserModeration';
 import { FieldInput } from './FieldInput';
@@ -354,9 +354,10 @@ function useUnsavedPrompt(dirty: boolean, leaving: RefObject<boolean>, ask: Retu
 }
 
 // fieldMessages are the server's messages of err's fields, as the form
-// shows them beside each field.
+// shows them beside each field: in the operator's language from each
+// field's problem (its code and parameters), else as the server said it.
 function fieldMessages(err: ApiError): Record<string, string> {
-  return err.fields;
+  return Object.fromEntries(Object.entries(err.fields).map(([k, m]) => [k, fieldProblemText(err.problems?.[k], m)]));
 }
 
 // fieldName is how a field is named in a message: a foreign key by the
