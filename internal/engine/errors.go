@@ -152,7 +152,7 @@ func errorf(status int, code, format string, args ...any) *APIError {
 var (
 	errUnauthenticated = account.ErrUnauthenticated
 	errTOTPRequired    = account.ErrTOTPRequired
-	errOperatorOnly    = errorf(http.StatusForbidden, "forbidden", "an operator role (admin or mod) is required")
+	errOperatorOnly    = errorf(http.StatusForbidden, "forbidden", "an operator role (admin or mod) is required").WithParams("reason", "operator_only")
 	errNotFoundRoute   = errorf(http.StatusNotFound, "not_found", "not found")
 	errCrossOrigin     = errorf(http.StatusForbidden, "cross_origin", "cross-origin request refused")
 	errClosed          = errorf(http.StatusServiceUnavailable, "closed", "the admin panel is shutting down")
@@ -255,7 +255,7 @@ func writeError(log *slog.Logger, w http.ResponseWriter, r *http.Request, err er
 		ae = errQueryTimeout.Because(err)
 	case errors.As(err, &ae):
 	case errors.As(err, &mbe):
-		ae = errorf(http.StatusRequestEntityTooLarge, "body_too_large", "request body is larger than %d bytes", mbe.Limit)
+		ae = errorf(http.StatusRequestEntityTooLarge, "body_too_large", "request body is larger than %d bytes", mbe.Limit).WithParams("limit", mbe.Limit)
 	default:
 		ae = errorf(http.StatusInternalServerError, "internal", "internal error").Because(err)
 	}
