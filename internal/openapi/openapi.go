@@ -87,7 +87,7 @@ func Build(in Input) map[string]any {
 				"description": "the specifics the message names (a limit, a field, who holds a claim), by name: values a client words the answer with from its code (docs/api.md lists them)"},
 			"problems": obj{"type": "object", "additionalProperties": ref("FieldProblem"),
 				"description": "beside fields, with the same keys: each field's problem as a code and its params"},
-			"row":           obj{"type": "object", "description": "on a 409 conflict of a write to a row that changed since it was read: the row as it is now (its ETag header is its version)"},
+			"row": obj{"type": "object", "description": "on a 409 conflict of a write to a row that changed since it was read: the row as it is now (its ETag header is its version)"},
 		},
 	}
 	errRef := func(desc string) obj {
