@@ -116,10 +116,13 @@ type RateLimitError = engine.RateLimitError
 // endpoint answers with its body:
 // {"error": "<human message>", "code": "<snake_case>", "status": N}, plus
 // "retryAfterSec" on 429s, "requestId" on 5xx answers (the id their log
-// line carries) and "fields" on answers about columns. Its fields are
-// Status, Code, Message, RetryAfterSec, RequestID, Fields and Cause (why
-// the answer is what it is: logged with a 5xx, never sent; Unwrap
-// returns it). errors.Is matches two APIErrors of the same status, code
+// line carries), "params" where the message names specifics (a limit,
+// a field, who holds a claim: values a client words the answer with in
+// its own language) and "fields" with "problems" (each field's problem as
+// a code and params) on answers about columns. Its fields are Status,
+// Code, Message, RetryAfterSec, RequestID, Params, Fields, Problems and
+// Cause (why the answer is what it is: logged with a 5xx, never sent;
+// Unwrap returns it); WithParams returns a copy with params added. errors.Is matches two APIErrors of the same status, code
 // and message, whatever their causes; errors.As finds one in a chain.
 // The live package answers its refusals with the same type.
 type APIError = engine.APIError

@@ -47,6 +47,7 @@ func ExampleMigrationSQL() {
 	// CREATE TABLE IF NOT EXISTS "ops_reports"
 	// CREATE TABLE IF NOT EXISTS "ops_report_claims"
 	// CREATE TABLE IF NOT EXISTS "ops_row_scopes"
+	// CREATE TABLE IF NOT EXISTS "ops_operator_prefs"
 }
 
 // A game whose own login checks bcrypt: with Bcrypt as Options.

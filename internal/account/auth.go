@@ -201,7 +201,7 @@ func (b LoginBody) Attempt() (LoginAttempt, error) {
 	}
 	switch {
 	case len(named) == 0:
-		return at, errbody.Field(http.StatusBadRequest, "missing_field", "login", "login is required (an email or a username)")
+		return at, errbody.Field(http.StatusBadRequest, "missing_field", "login", "login is required (an email or a username)").WithParams("field", "login")
 	case len(named) > 1:
 		return at, errbody.Field(http.StatusBadRequest, "invalid_value", named[1], "give one of login, email and username, not %s", strings.Join(named, " and "))
 	case at.By == ByEmail:
@@ -211,12 +211,12 @@ func (b LoginBody) Attempt() (LoginAttempt, error) {
 		}
 		at.Login = e
 	case at.Login == "":
-		return at, errbody.Field(http.StatusBadRequest, "missing_field", named[0], "%s is required", named[0])
+		return at, errbody.Field(http.StatusBadRequest, "missing_field", named[0], "%s is required", named[0]).WithParams("field", named[0])
 	case len(at.Login) > maxEmailBytes:
 		return at, errbody.Field(http.StatusBadRequest, "invalid_value", named[0], "%s is longer than %d bytes", named[0], maxEmailBytes)
 	}
 	if b.Password == "" {
-		return at, errbody.New(http.StatusBadRequest, "missing_field", "password is required")
+		return at, errbody.New(http.StatusBadRequest, "missing_field", "password is required").WithParams("field", "password")
 	}
 	at.Password = b.Password
 	return at, checkPasswordLen(b.Password)
@@ -239,7 +239,7 @@ func (c *Credentials) Check(newPassword bool) error {
 	case len(c.Username) > maxEmailBytes:
 		return errbody.Field(http.StatusBadRequest, "invalid_value", "username", "username is longer than %d bytes", maxEmailBytes)
 	case c.Password == "":
-		return errbody.New(http.StatusBadRequest, "missing_field", "password is required")
+		return errbody.New(http.StatusBadRequest, "missing_field", "password is required").WithParams("field", "password")
 	case utf8.RuneCountInString(c.DisplayName) > 200:
 		return errbody.New(http.StatusBadRequest, "invalid_value", "displayName is longer than 200 characters")
 	}
@@ -254,7 +254,7 @@ func (c *Credentials) Check(newPassword bool) error {
 func CheckEmail(s string) (string, error) {
 	e := strings.TrimSpace(s)
 	if e == "" {
-		return "", errbody.New(http.StatusBadRequest, "missing_field", "email is required")
+		return "", errbody.New(http.StatusBadRequest, "missing_field", "email is required").WithParams("field", "email")
 	}
 	if addr, err := mail.ParseAddress(e); len(e) > maxEmailBytes || err != nil || addr.Address != e {
 		return "", errbody.New(http.StatusBadRequest, "invalid_value", "email %q is not a valid address", errbody.Truncate(e, 80))
@@ -266,7 +266,7 @@ func CheckEmail(s string) (string, error) {
 // longer than 1024 bytes: 400 password_too_short or password_too_long.
 func CheckNewPassword(p string) error {
 	if utf8.RuneCountInString(p) < minPasswordRunes {
-		return errbody.New(http.StatusBadRequest, "password_too_short", "password must be at least %d characters", minPasswordRunes)
+		return errbody.New(http.StatusBadRequest, "password_too_short", "password must be at least %d characters", minPasswordRunes).WithParams("min", minPasswordRunes)
 	}
 	return checkPasswordLen(p)
 }
@@ -274,7 +274,7 @@ func CheckNewPassword(p string) error {
 // checkPasswordLen bounds a password before it is hashed.
 func checkPasswordLen(p string) error {
 	if len(p) > maxPasswordBytes {
-		return errbody.New(http.StatusBadRequest, "password_too_long", "password is longer than %d bytes", maxPasswordBytes)
+		return errbody.New(http.StatusBadRequest, "password_too_long", "password is longer than %d bytes", maxPasswordBytes).WithParams("max", maxPasswordBytes)
 	}
 	return nil
 }
@@ -286,7 +286,7 @@ func (au *Auth) Hash(ctx context.Context, password string) (h string, err error)
 		return "", gerr
 	}
 	if errors.Is(err, bcrypt.ErrPasswordTooLong) {
-		return "", errbody.New(http.StatusBadRequest, "password_too_long", "password is longer than the 72 bytes bcrypt reads")
+		return "", errbody.New(http.StatusBadRequest, "password_too_long", "password is longer than the 72 bytes bcrypt reads").WithParams("max", 72)
 	}
 	return h, err
 }
@@ -361,7 +361,7 @@ func (au *Auth) rehashIfNeeded(ctx context.Context, acc *users.Account, password
 // client's: the attempt spends the TOTP limiter, as a code would.
 func (au *Auth) ChangePassword(ctx context.Context, userID, current, next, ip string, meta map[string]any) (tv int64, err error) {
 	if current == "" || next == "" {
-		return 0, errbody.New(http.StatusBadRequest, "missing_field", "current and new are required")
+		return 0, errbody.New(http.StatusBadRequest, "missing_field", "current and new are required").WithParams("fields", []string{"current", "new"})
 	}
 	if err := checkPasswordLen(current); err != nil {
 		return 0, err

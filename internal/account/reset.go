@@ -30,7 +30,7 @@ func (au *Auth) RequestReset(ctx context.Context, email, ip string, meta map[str
 	}
 	email = strings.TrimSpace(email)
 	if email == "" {
-		return errbody.New(http.StatusBadRequest, "missing_field", "email is required")
+		return errbody.New(http.StatusBadRequest, "missing_field", "email is required").WithParams("field", "email")
 	}
 	if len(email) > maxEmailBytes {
 		return errbody.New(http.StatusBadRequest, "invalid_value", "email is not a valid address")
@@ -136,7 +136,7 @@ func (au *Auth) deliverReset(ctx context.Context, acc *users.Account, role authz
 // /auth/reset).
 func (au *Auth) ResetPassword(ctx context.Context, raw, password string, meta map[string]any) error {
 	if raw == "" || password == "" {
-		return errbody.New(http.StatusBadRequest, "missing_field", "token and password are required")
+		return errbody.New(http.StatusBadRequest, "missing_field", "token and password are required").WithParams("fields", []string{"token", "password"})
 	}
 	c, err := au.tokens.Signer.Parse(raw, token.KindReset)
 	if err != nil {

@@ -78,11 +78,11 @@ func (au *Auth) Bootstrap(ctx context.Context, c Credentials, meta map[string]an
 	}
 	switch u := au.users; {
 	case c.Username != "" && !u.HasUsername:
-		return "", 0, errbody.Field(http.StatusBadRequest, "unknown_field", "username", "the users table has no username column (UserColumns.Username)")
+		return "", 0, errbody.Field(http.StatusBadRequest, "unknown_field", "username", "the users table has no username column (UserColumns.Username)").WithParams("field", "username")
 	case c.Username == "" && !u.HasEmail:
-		return "", 0, errbody.Field(http.StatusBadRequest, "missing_field", "username", "username is required: the users table has no email column")
+		return "", 0, errbody.Field(http.StatusBadRequest, "missing_field", "username", "username is required: the users table has no email column").WithParams("field", "username")
 	case c.Email != "" && !u.HasEmail:
-		return "", 0, errbody.Field(http.StatusBadRequest, "unknown_field", "email", "the users table has no email column")
+		return "", 0, errbody.Field(http.StatusBadRequest, "unknown_field", "email", "the users table has no email column").WithParams("field", "email")
 	}
 	var acc *users.Account
 	if c.Username != "" {
@@ -95,9 +95,9 @@ func (au *Auth) Bootstrap(ctx context.Context, c Credentials, meta map[string]an
 	var ambName *users.AmbiguousUsernameError
 	switch {
 	case errors.As(err, &ambName):
-		return "", 0, errbody.New(http.StatusConflict, "conflict", "several accounts have this username").Because(err)
+		return "", 0, errbody.New(http.StatusConflict, "conflict", "several accounts have this username").WithParams("reason", "ambiguous_username").Because(err)
 	case errors.As(err, &amb):
-		return "", 0, errbody.New(http.StatusConflict, "conflict", "several accounts have this email in different case; type it exactly as stored").Because(err)
+		return "", 0, errbody.New(http.StatusConflict, "conflict", "several accounts have this email in different case; type it exactly as stored").WithParams("reason", "ambiguous_email").Because(err)
 	case err != nil && !errors.Is(err, users.ErrNotFound):
 		return "", 0, err
 	}

@@ -261,7 +261,7 @@ func (au *SecondFactor) limitTOTP(ctx context.Context, userID, ip string) error 
 // are the endpoint's answers.
 func (au *SecondFactor) Login(ctx context.Context, challenge, code, recovery, ip string, meta map[string]any) (SignIn, error) {
 	if (code == "") == (recovery == "") {
-		return SignIn{}, errbody.New(http.StatusBadRequest, "missing_field", "give either code or RecoveryCode")
+		return SignIn{}, errbody.New(http.StatusBadRequest, "missing_field", "give either code or RecoveryCode").WithParams("fields", []string{"code", "recoveryCode"})
 	}
 	if len(code) > maxCodeBytes || len(recovery) > maxCodeBytes {
 		return SignIn{}, errInvalidCode

@@ -72,7 +72,7 @@ func rangeOf(q url.Values, now time.Time) (Range, error) {
 	name := cmp.Or(q.Get("range"), "24h")
 	rg, ok := ranges[name]
 	if !ok {
-		return Range{}, errbody.New(http.StatusBadRequest, "invalid_value", "range must be 24h, 7d or 30d")
+		return Range{}, errbody.New(http.StatusBadRequest, "invalid_value", "range must be 24h, 7d or 30d").WithParams("field", "range", "accepted", []string{"24h", "7d", "30d"})
 	}
 	to := now.UTC().Truncate(rg.step).Add(rg.step)
 	return Range{From: to.Add(-rg.span), To: to, Step: rg.step}, nil

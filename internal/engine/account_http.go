@@ -2,6 +2,9 @@ package engine
 
 import (
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -46,4 +49,43 @@ func (h *authHandler) handlePasswordChange(w http.ResponseWriter, r *http.Reques
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	return nil
+}
+
+// uiLocales are the languages of the panel's UI, each a directory of
+// ui/src/locales (TestUILocales holds the two lists together): the
+// values PUT /auth/locale takes.
+var uiLocales = []string{"en", "de"}
+
+// PUT /auth/locale {locale}: the language the operator reads the UI in,
+// kept with the account (GET /auth/me's locale); "" clears the choice,
+// and the UI follows the browser's. The operator's own display
+// preference, as the theme is: not audited.
+func (h *authHandler) handleLocale(w http.ResponseWriter, r *http.Request, op Operator) error {
+	var body struct {
+		Locale *string `json:"locale"`
+	}
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	if body.Locale == nil {
+		return errorf(http.StatusBadRequest, "missing_field", "locale is required").WithParams("field", "locale")
+	}
+	if *body.Locale != "" && !slices.Contains(uiLocales, *body.Locale) {
+		return errorf(http.StatusBadRequest, "invalid_value", "locale must be one of %s, or \"\" for the browser's language", quotedList(uiLocales)).
+			WithParams("field", "locale", "accepted", uiLocales)
+	}
+	if err := h.prefs.SetLocale(r.Context(), op.UserID, *body.Locale); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"locale": *body.Locale})
+	return nil
+}
+
+// quotedList is values each in double quotes, joined by commas.
+func quotedList(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = strconv.Quote(v)
+	}
+	return strings.Join(q, ", ")
 }

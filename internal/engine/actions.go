@@ -52,7 +52,7 @@ func (h *rowsHandler) handleAction(w http.ResponseWriter, r *http.Request, op Op
 		return err // RateLimit.Actions: an operator's actions, and their audit rows, are bounded
 	}
 	if !act.Allows(op.Role) || !h.playersCanRead && !op.Role.IsOperator() {
-		return errorf(http.StatusForbidden, "forbidden", "action %q is not allowed for role %q", name, op.Role)
+		return errorf(http.StatusForbidden, "forbidden", "action %q is not allowed for role %q", name, op.Role).WithParams("reason", "action", "action", name, "role", string(op.Role))
 	}
 	var args map[string]any
 	if err := decodeAny(r, &args); err != nil {
@@ -67,7 +67,7 @@ func (h *rowsHandler) handleAction(w http.ResponseWriter, r *http.Request, op Op
 	if act.PerRow {
 		raw, ok := args["id"]
 		if !ok {
-			return errorf(http.StatusBadRequest, "missing_field", "a per-row action needs {id}")
+			return errorf(http.StatusBadRequest, "missing_field", "a per-row action needs {id}").WithParams("field", "id")
 		}
 		id, err := rowIDFromBody(res, raw)
 		if err != nil {
@@ -140,7 +140,7 @@ func (h *rowsHandler) selection(ctx context.Context, op Operator, res *resource,
 		return nil, nil, errorf(http.StatusBadRequest, "invalid_value", "ids must be a non-empty array of row ids")
 	}
 	if len(list) > maxActionIDs {
-		return nil, nil, errorf(http.StatusBadRequest, "invalid_value", "ids names more than %d rows", maxActionIDs)
+		return nil, nil, errorf(http.StatusBadRequest, "invalid_value", "ids names more than %d rows", maxActionIDs).WithParams("field", "ids", "max", maxActionIDs)
 	}
 	var ids []map[string]any
 	var keys []string

@@ -68,7 +68,7 @@ func (*auditResource) catalog(e *catalog.Entry, _ *resource) { e.AuditActions = 
 func (l *auditResource) list(op Operator, res *resource, v url.Values, parse func() (*query.List, error)) (*query.List, error) {
 	hide := l.payloadsHide(op)
 	if hide && rows.NamedColumn(v, res.Table, map[string]bool{"payload": true}) != "" {
-		return nil, errorf(http.StatusForbidden, "forbidden", "audit entries cannot be filtered or sorted by payload for your role: it holds values your role may not read")
+		return nil, errorf(http.StatusForbidden, "forbidden", "audit entries cannot be filtered or sorted by payload for your role: it holds values your role may not read").WithParams("reason", "audit_payload")
 	}
 	list, err := parse()
 	if err != nil {

@@ -29,6 +29,7 @@ type authHandler struct {
 	roles    *users.RoleTable
 	users    *users.Table
 	audit    *audit.Log        // the operator's sign-ins
+	prefs    *account.Prefs    // the operator's language (GET /auth/me, PUT /auth/locale)
 	ips      clientip.Resolver // the client's ip, behind the trusted proxies
 	// rooms and reports say Options.Rooms and Options.ReportCategories
 	// are set (features).
@@ -150,9 +151,16 @@ func (h *authHandler) handleMe(w http.ResponseWriter, r *http.Request, op Operat
 	if err != nil {
 		return err
 	}
+	locale, err := h.prefs.Locale(r.Context(), op.UserID)
+	if err != nil {
+		return err
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"userId": op.UserID, "role": op.Role, "email": acc.Email, "username": acc.Username,
 		"displayName": acc.DisplayName, "scopes": op.Scopes,
+		// The language the operator chose for the UI; "": none, the UI
+		// follows the browser's.
+		"locale": locale,
 		// A row-scoped mod's values (null: every row): the UI says which
 		// rows a scoped resource's pages show.
 		"rows":     rowsOf(op),

@@ -89,7 +89,7 @@ func (h *rowsHandler) resource(r *http.Request) (*resource, error) {
 	key := r.PathValue("resource")
 	res, ok := h.resources[key]
 	if !ok {
-		return nil, errorf(http.StatusNotFound, "unknown_resource", "no resource %q", key)
+		return nil, errorf(http.StatusNotFound, "unknown_resource", "no resource %q", key).WithParams("resource", key)
 	}
 	return res, nil
 }
@@ -108,7 +108,7 @@ func clientError(err error) error {
 	var qe *query.Error
 	if errors.As(err, &qe) {
 		if qe.Column != "" {
-			return fieldError(http.StatusBadRequest, qe.Code, qe.Column, "%s", qe.Message)
+			return withQueryProblem(fieldError(http.StatusBadRequest, qe.Code, qe.Column, "%s", qe.Message), qe)
 		}
 		return errorf(http.StatusBadRequest, qe.Code, "%s", qe.Message)
 	}
@@ -128,7 +128,21 @@ func valueError(res *resource, c *schema.Column, err error) error {
 	if rule == "" {
 		rule = strings.TrimPrefix(qe.Message, "column "+strconv.Quote(c.Name)+": ")
 	}
-	return fieldError(http.StatusBadRequest, qe.Code, c.Name, "%s: %s", res.ColumnLabel(c), rule)
+	return withQueryProblem(fieldError(http.StatusBadRequest, qe.Code, c.Name, "%s: %s", res.ColumnLabel(c), rule), qe)
+}
+
+// withQueryProblem is e, an answer about qe's column, with its problem
+// when qe says which (query.Error's Problem): the code and params a
+// client words the field's message with.
+func withQueryProblem(e *APIError, qe *query.Error) *APIError {
+	if qe.Problem == "" {
+		return e
+	}
+	params := qe.Params
+	if params == nil {
+		params = map[string]any{}
+	}
+	return e.WithProblem(errbody.Problem{Code: qe.Problem, Params: params})
 }
 
 // decodeAny reads an optional JSON object body with numbers kept exact.
@@ -166,7 +180,7 @@ func (h *rowsHandler) decodeRow(r *http.Request, res *resource, update, merge bo
 		case col.Primary && v == "":
 			// A row keyed "" could be neither opened nor deleted: its URL
 			// has no id segment.
-			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "%s: cannot be empty", res.ColumnLabel(col))
+			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "%s: cannot be empty", res.ColumnLabel(col)).WithProblem(errbody.NewProblem("empty", ""))
 		case res.Restricted[k]:
 			return nil, nil, nil, res.RefuseWrite(k)
 		case update && (res.ReadOnly(k) || col.Primary):
@@ -209,7 +223,8 @@ func (h *rowsHandler) decodeRow(r *http.Request, res *resource, update, merge bo
 			continue
 		}
 		if v != nil && !h.live.isChoice(r.Context(), res, col, fmt.Sprint(v)) {
-			err := fieldError(http.StatusBadRequest, "invalid_value", k, "%s: %q is not one of the choices", res.ColumnLabel(col), errbody.Truncate(fmt.Sprint(v), 80))
+			err := fieldError(http.StatusBadRequest, "invalid_value", k, "%s: %q is not one of the choices", res.ColumnLabel(col), errbody.Truncate(fmt.Sprint(v), 80)).
+				WithProblem(errbody.NewProblem("not_a_choice", "", "value", errbody.Truncate(fmt.Sprint(v), 80)))
 			if hold(pendingValue{err: err}) {
 				continue
 			}
@@ -227,7 +242,7 @@ func (h *rowsHandler) decodeRow(r *http.Request, res *resource, update, merge bo
 			return nil, nil, nil, err
 		}
 		if raw, ok := cv.(json.RawMessage); ok && !update && !rows.FitsModel(col, raw) { // an update checks it against the row: rows.KeepMisfits
-			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "%s: the value does not have the shape this field takes", res.ColumnLabel(col))
+			return nil, nil, nil, fieldError(http.StatusBadRequest, "invalid_value", k, "%s: the value does not have the shape this field takes", res.ColumnLabel(col)).WithProblem(errbody.NewProblem("wrong_shape", ""))
 		}
 		vals[k] = cv
 		hold(pendingValue{}) // passed: written, unless the row holds it
@@ -257,8 +272,8 @@ func (h *rowsHandler) decodeRow(r *http.Request, res *resource, update, merge bo
 // decodeRow, else refused with err, or problem (400 validation).
 type pendingValue struct {
 	sent    any
-	err     error  // why it was refused, when it was
-	problem string // or the validation problem it has
+	err     error           // why it was refused, when it was
+	problem errbody.Problem // or the validation problem it has
 }
 
 // unchangedCheck is UpdateRow's check of what an update sent against the
@@ -287,13 +302,13 @@ func unchangedCheck(store rows.Store, res *resource, kept, vals map[string]any) 
 			case !pending && !same && res.VersionColumn() != nil && k == res.VersionColumn().Name:
 				return store.Conflict(res, before)
 			case !pending && !same:
-				return fieldError(http.StatusBadRequest, "read_only", k, "%s is read-only: send it as the row holds it, or leave it out", res.ColumnLabel(res.View.ByName[k]))
+				return fieldError(http.StatusBadRequest, "read_only", k, "%s is read-only: send it as the row holds it, or leave it out", res.ColumnLabel(res.View.ByName[k])).WithProblem(errbody.NewProblem("read_only", ""))
 			case !pending:
 			case same:
 				delete(vals, k) // as stored: not written
 			case p.err != nil:
 				return p.err
-			case p.problem != "":
+			case p.problem.Code != "":
 				problems[k] = p.problem
 			}
 		}
@@ -304,7 +319,7 @@ func unchangedCheck(store rows.Store, res *resource, kept, vals map[string]any) 
 // rowID decodes the {id} of the path, a row of res.
 func rowID(r *http.Request, res *resource) (map[string]any, error) {
 	if len(res.Table.PK) == 0 {
-		return nil, errorf(http.StatusNotFound, "not_found", "%q has no primary key: its rows have no page of their own", res.Key)
+		return nil, errorf(http.StatusNotFound, "not_found", "%q has no primary key: its rows have no page of their own", res.Key).WithParams("resource", res.Key)
 	}
 	id, err := query.DecodeID(res.View, r.PathValue("id"))
 	return id, clientError(err)

@@ -130,10 +130,13 @@ type RateLimitError = ratelimit.Error
 // endpoint answers with its body:
 // {"error": "<human message>", "code": "<snake_case>", "status": N}, plus
 // "retryAfterSec" on 429s, "requestId" on 5xx answers (the id their log
-// line carries) and "fields" on answers about columns. Its fields are
-// Status, Code, Message, RetryAfterSec, RequestID, Fields and Cause (why
-// the answer is what it is: logged with a 5xx, never sent; Unwrap
-// returns it). errors.Is matches two APIErrors of the same status, code
+// line carries), "params" where the message names specifics (a limit,
+// a field, who holds a claim: values a client words the answer with in
+// its own language) and "fields" with "problems" (each field's problem as
+// a code and params) on answers about columns. Its fields are Status,
+// Code, Message, RetryAfterSec, RequestID, Params, Fields, Problems and
+// Cause (why the answer is what it is: logged with a 5xx, never sent;
+// Unwrap returns it); WithParams returns a copy with params added. errors.Is matches two APIErrors of the same status, code
 // and message, whatever their causes; errors.As finds one in a chain.
 // The live package answers its refusals with the same type.
 type APIError = errbody.Error
@@ -152,7 +155,7 @@ func errorf(status int, code, format string, args ...any) *APIError {
 var (
 	errUnauthenticated = account.ErrUnauthenticated
 	errTOTPRequired    = account.ErrTOTPRequired
-	errOperatorOnly    = errorf(http.StatusForbidden, "forbidden", "an operator role (admin or mod) is required")
+	errOperatorOnly    = errorf(http.StatusForbidden, "forbidden", "an operator role (admin or mod) is required").WithParams("reason", "operator_only")
 	errNotFoundRoute   = errorf(http.StatusNotFound, "not_found", "not found")
 	errCrossOrigin     = errorf(http.StatusForbidden, "cross_origin", "cross-origin request refused")
 	errClosed          = errorf(http.StatusServiceUnavailable, "closed", "the admin panel is shutting down")
@@ -255,7 +258,7 @@ func writeError(log *slog.Logger, w http.ResponseWriter, r *http.Request, err er
 		ae = errQueryTimeout.Because(err)
 	case errors.As(err, &ae):
 	case errors.As(err, &mbe):
-		ae = errorf(http.StatusRequestEntityTooLarge, "body_too_large", "request body is larger than %d bytes", mbe.Limit)
+		ae = errorf(http.StatusRequestEntityTooLarge, "body_too_large", "request body is larger than %d bytes", mbe.Limit).WithParams("limit", mbe.Limit)
 	default:
 		ae = errorf(http.StatusInternalServerError, "internal", "internal error").Because(err)
 	}

@@ -81,7 +81,7 @@ func (h *exportHandler) handleExport(w http.ResponseWriter, r *http.Request, op 
 	// A whole table in one answer is an operator's tool, whatever
 	// PlayersCanRead says of lists: one at a time each, rate limited.
 	if !op.Role.IsOperator() {
-		return errorf(http.StatusForbidden, "forbidden", "exports are for admins and mods")
+		return errorf(http.StatusForbidden, "forbidden", "exports are for admins and mods").WithParams("reason", "operator_only")
 	}
 	release, ok := h.exports.Hold(op.UserID, 1)
 	if !ok {

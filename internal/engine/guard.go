@@ -81,7 +81,7 @@ func (a *Admin) Guard(opts GuardOptions) func(http.Handler) http.Handler {
 				http.Redirect(w, r, login, http.StatusFound)
 			case !op.Role.AtLeast(role):
 				writeError(a.log, w, r, errorf(http.StatusForbidden, "forbidden",
-					"requires role '%s' or higher (you have '%s')", role, op.Role))
+					"requires role '%s' or higher (you have '%s')", role, op.Role).WithParams("reason", "role", "required", string(role), "role", string(op.Role)))
 			default:
 				next.ServeHTTP(w, r.WithContext(withOperator(r.Context(), op)))
 			}

@@ -67,7 +67,7 @@ func (a *Admin) gate(op Operator, o Op, res string) error {
 		return errorf(http.StatusForbidden, "read_only", "%q is read-only: %s", res, why)
 	}
 	if !a.allowed(op, o, res) {
-		return errorf(http.StatusForbidden, "forbidden", "%s on %q is not allowed for role %q", o, res, op.Role)
+		return errorf(http.StatusForbidden, "forbidden", "%s on %q is not allowed for role %q", o, res, op.Role).WithParams("reason", "permission", "op", string(o), "resource", res, "role", string(op.Role))
 	}
 	return nil
 }

@@ -30,14 +30,16 @@ const (
 // QueryTimeout: the database ended them, and a narrower filter is the
 // way to an answer.
 var errQueryTimeout = errorf(http.StatusServiceUnavailable, "query_timeout",
-	"the query took longer than the panel allows; narrow the filter (an exact value, a shorter time range, a column with an index) or count with _count=estimate, and try again")
+	"the query took longer than the panel allows; narrow the filter (an exact value, a shorter time range, a column with an index) or count with _count=estimate, and try again").
+	WithParams("reason", "timeout")
 
 // errQueryBusy answers a request that waited its whole QueryTimeout for
 // the panel's share of the database (DatabaseConcurrency): others'
 // work held it.
 var errQueryBusy = func() *APIError {
 	e := errorf(http.StatusServiceUnavailable, "query_timeout",
-		"the panel's share of the database was taken by other operators' work for longer than the panel waits; try again in a moment")
+		"the panel's share of the database was taken by other operators' work for longer than the panel waits; try again in a moment").
+		WithParams("reason", "busy")
 	e.RetryAfterSec = 1
 	return e
 }()
@@ -181,7 +183,7 @@ func (q *queryRunner) holdQuery(op Operator) (release func(), err error) {
 	}
 	release, ok := q.slots.Hold(op.UserID, n)
 	if !ok {
-		e := errorf(http.StatusTooManyRequests, "rate_limited", "%d searches, exact counts or exports of yours are running; retry when one has finished", n)
+		e := errorf(http.StatusTooManyRequests, "rate_limited", "%d searches, exact counts or exports of yours are running; retry when one has finished", n).WithParams("running", n)
 		e.RetryAfterSec = 1
 		return nil, e
 	}

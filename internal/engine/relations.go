@@ -254,7 +254,7 @@ func (h *rowsHandler) handleRelation(w http.ResponseWriter, r *http.Request, op 
 		return h.gate(op, OpRead, rel.Target)
 	}
 	if keyedByRestricted(res, target, rel) {
-		return errorf(http.StatusForbidden, "forbidden", "relation %q is keyed by column %q, which is not readable for your role", name, rel.FK)
+		return errorf(http.StatusForbidden, "forbidden", "relation %q is keyed by column %q, which is not readable for your role", name, rel.FK).WithParams("reason", "relation_not_readable", "relation", name, "column", rel.FK)
 	}
 	row, err := h.pathRow(r, op, res)
 	if err != nil {

@@ -94,7 +94,7 @@ func (h *reportsHandler) handleReports(w http.ResponseWriter, r *http.Request, o
 	}
 	f := reports.Filter{Status: q.Get("status"), Category: q.Get("category"), RoomID: q.Get("room"), Narrow: h.scopeReports(op)}
 	if f.Status != "" && f.Status != reports.Open && f.Status != reports.Resolved {
-		return fieldError(http.StatusBadRequest, "invalid_value", "status", "status must be open or resolved")
+		return fieldError(http.StatusBadRequest, "invalid_value", "status", "status must be open or resolved").WithParams("field", "status", "accepted", []string{"open", "resolved"})
 	}
 	if _, ok := h.store.Category(f.Category); f.Category != "" && !ok {
 		return fieldError(http.StatusBadRequest, "invalid_value", "category", "unknown category %q", f.Category)
@@ -282,7 +282,7 @@ func intParam(raw string, def, lo, hi int, name string) (int, error) {
 	}
 	n, err := strconv.Atoi(raw)
 	if err != nil || n < lo || n > hi {
-		return 0, fieldError(http.StatusBadRequest, "invalid_value", name, "%s must be a whole number from %d to %d", name, lo, hi)
+		return 0, fieldError(http.StatusBadRequest, "invalid_value", name, "%s must be a whole number from %d to %d", name, lo, hi).WithParams("field", name, "min", lo, "max", hi)
 	}
 	return n, nil
 }
@@ -300,7 +300,7 @@ func (h *reportsHandler) reportTarget(r *http.Request, op Operator) (string, err
 		return "", err
 	}
 	if playerID == op.UserID {
-		return "", errorf(http.StatusBadRequest, "self_moderation", "you cannot work reports about your own account")
+		return "", errorf(http.StatusBadRequest, "self_moderation", "you cannot work reports about your own account").WithParams("reason", "reports")
 	}
 	if _, err := h.roles.CanWriteUser(r.Context(), h.db, op, playerID); err != nil {
 		return "", err
@@ -314,13 +314,14 @@ func (h *reportsHandler) reportError(ctx context.Context, op Operator, err error
 	switch {
 	case errors.As(err, &held):
 		labels, _ := h.rowLabels(ctx, op, "users", []string{held.Claim.ClaimedBy})
-		who := labels[held.Claim.ClaimedBy]
+		who, by := labels[held.Claim.ClaimedBy], labels[held.Claim.ClaimedBy]
 		if who == "" {
 			who = "another moderator"
 		}
-		return errorf(http.StatusConflict, "claimed", "%s has been working on this player's reports since %s UTC", who, held.Claim.ClaimedAt.Format("2006-01-02 15:04"))
+		return errorf(http.StatusConflict, "claimed", "%s has been working on this player's reports since %s UTC", who, held.Claim.ClaimedAt.Format("2006-01-02 15:04")).
+			WithParams("by", by, "since", held.Claim.ClaimedAt.UTC().Format(time.RFC3339))
 	case errors.Is(err, reports.ErrClaimed):
-		return errorf(http.StatusConflict, "claimed", "another moderator took this player's reports meanwhile")
+		return errorf(http.StatusConflict, "claimed", "another moderator took this player's reports meanwhile").WithParams("by", "")
 	case errors.Is(err, reports.ErrNoOpenReports):
 		return errorf(http.StatusConflict, "no_open_reports", "this player has no open reports (resolved meanwhile?)")
 	}
@@ -346,7 +347,7 @@ func (h *reportsHandler) handleReportClaim(w http.ResponseWriter, r *http.Reques
 		return err
 	}
 	if body.Takeover && op.Role != RoleAdmin {
-		return errorf(http.StatusForbidden, "forbidden", "only an admin may take over another moderator's claim")
+		return errorf(http.StatusForbidden, "forbidden", "only an admin may take over another moderator's claim").WithParams("reason", "admin_only")
 	}
 	ctx := r.Context()
 	meta := requestMeta(r, h.ips)
@@ -398,7 +399,7 @@ func (h *reportsHandler) handleReportResolve(w http.ResponseWriter, r *http.Requ
 		return err
 	}
 	if utf8.RuneCountInString(body.Note) > maxNoteLen {
-		return fieldError(http.StatusBadRequest, "invalid_value", "note", "note is longer than %d characters", maxNoteLen)
+		return fieldError(http.StatusBadRequest, "invalid_value", "note", "note is longer than %d characters", maxNoteLen).WithParams("field", "note", "max", maxNoteLen)
 	}
 	if body.Ban != nil && body.Outcome != "ban" {
 		return fieldError(http.StatusBadRequest, "invalid_value", "ban", "ban is for the ban outcome only")
@@ -492,7 +493,7 @@ func (h *reportsHandler) handleReportResolve(w http.ResponseWriter, r *http.Requ
 			}
 		}
 	default:
-		return fieldError(http.StatusBadRequest, "invalid_value", "outcome", "outcome must be dismiss, warn, kick or ban")
+		return fieldError(http.StatusBadRequest, "invalid_value", "outcome", "outcome must be dismiss, warn, kick or ban").WithParams("field", "outcome", "accepted", []string{"dismiss", "warn", "kick", "ban"})
 	}
 	if err != nil {
 		return h.reportError(ctx, op, err)
@@ -516,7 +517,7 @@ func (h *reportsHandler) resolveBan(b banBody, preset string) (*time.Time, error
 	}
 	d, ok := moderation.BanPresetLength(preset)
 	if !ok {
-		return nil, fieldError(http.StatusBadRequest, "invalid_value", "ban.preset", "preset must be 1h, 1d, 7d, 30d or permanent")
+		return nil, fieldError(http.StatusBadRequest, "invalid_value", "ban.preset", "preset must be 1h, 1d, 7d, 30d or permanent").WithParams("field", "preset", "accepted", []string{"1h", "1d", "7d", "30d", "permanent"})
 	}
 	if d == 0 {
 		return nil, nil

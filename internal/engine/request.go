@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -207,9 +208,14 @@ func bodyError(err error) error {
 		if typ.Field == "" {
 			return errorf(http.StatusBadRequest, "invalid_body", "the body must be a JSON object")
 		}
-		return errorf(http.StatusBadRequest, "invalid_value", "field %q must be %s, not %s", typ.Field, jsonKind(typ.Type), article(typ.Value))
+		return errorf(http.StatusBadRequest, "invalid_value", "field %q must be %s, not %s", typ.Field, jsonKind(typ.Type), article(typ.Value)).
+			WithParams("field", typ.Field, "expected", jsonType(typ.Type), "got", strings.Fields(typ.Value + " value")[0])
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return errorf(http.StatusBadRequest, "unknown_field", "%s", strings.TrimPrefix(err.Error(), "json: "))
+		e := errorf(http.StatusBadRequest, "unknown_field", "%s", strings.TrimPrefix(err.Error(), "json: "))
+		if field, err := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field ")); err == nil {
+			e = e.WithParams("field", field)
+		}
+		return e
 	}
 	return errorf(http.StatusBadRequest, "invalid_body", "malformed JSON body")
 }
@@ -243,6 +249,15 @@ func jsonKind(t reflect.Type) string {
 
 // article names a JSON value kind as encoding/json reports it ("array",
 // "number 1.5") in words.
+// jsonType is jsonKind as a code, for an answer's params: string,
+// boolean, integer, number, array, object, time or value.
+func jsonType(t reflect.Type) string {
+	if c, ok := map[string]string{"a string": "string", "true or false": "boolean", "a whole number": "integer", "a number": "number", "a list": "array", "an object": "object", "a time (RFC 3339)": "time"}[jsonKind(t)]; ok {
+		return c
+	}
+	return "value"
+}
+
 func article(v string) string {
 	kind, _, _ := strings.Cut(v, " ")
 	switch kind {

@@ -234,7 +234,7 @@ func (h *roomsHandler) mayKick(ctx context.Context, op Operator, userID string) 
 		return nil
 	}
 	if userID == op.UserID {
-		return errorf(http.StatusBadRequest, "self_moderation", "you cannot kick your own session")
+		return errorf(http.StatusBadRequest, "self_moderation", "you cannot kick your own session").WithParams("reason", "kick")
 	}
 	if op.Role == RoleAdmin {
 		return nil
@@ -260,7 +260,7 @@ func (h *roomsHandler) mayKick(ctx context.Context, op Operator, userID string) 
 		return err
 	}
 	if roles[id] != "" {
-		return errorf(http.StatusForbidden, "forbidden", "only an admin can kick an operator's session")
+		return errorf(http.StatusForbidden, "forbidden", "only an admin can kick an operator's session").WithParams("reason", "admin_only")
 	}
 	return nil
 }
@@ -278,7 +278,7 @@ func (h *roomsHandler) handleRoomLock(w http.ResponseWriter, r *http.Request, op
 		return err
 	}
 	if body.Locked == nil {
-		return errorf(http.StatusBadRequest, "missing_field", "locked is required")
+		return errorf(http.StatusBadRequest, "missing_field", "locked is required").WithParams("field", "locked")
 	}
 	roomID := r.PathValue("roomId")
 	if err := rt.SetLocked(r.Context(), roomID, *body.Locked); err != nil {
@@ -335,7 +335,7 @@ func (h *roomsHandler) handleRoomStateEdit(w http.ResponseWriter, r *http.Reques
 		return err
 	}
 	if body.Path == nil || body.Value == nil {
-		return errorf(http.StatusBadRequest, "missing_field", "path and value are required")
+		return errorf(http.StatusBadRequest, "missing_field", "path and value are required").WithParams("fields", []string{"path", "value"})
 	}
 	if err := statePath(body.Path); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"github.com/klauspost/compress/gzhttp"
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/gameadmin/admin/internal/account"
 	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/history"
 	"github.com/gameadmin/admin/internal/openapi"
@@ -75,6 +76,7 @@ func newHandlers(a *Admin) handlers {
 		auth: &authHandler{
 			auth: a.auth, tokens: a.tokens, sessions: a.sessions, totp: totpGate{apiPath: a.opts.APIPath, auth: a.auth},
 			setup: a.setup, db: a.db, roles: a.roles, users: a.users, audit: a.audit, ips: ips,
+			prefs: account.NewPrefs(a.db, string(a.tableNames)),
 			rooms: a.opts.Rooms != nil, reports: a.reports.On(),
 			catalog: cat.catalog, userID: ur.pathUserID,
 			userEntry: func(r *http.Request, op Operator, action, userID string, kv ...any) AuditEntry {
@@ -151,6 +153,7 @@ func (h handlers) endpoints() []endpoint {
 		signedIn("GET", "/auth/me", "auth", h.auth.handleMe),
 		signedIn("POST", "/auth/logout", "auth", h.auth.handleLogout),
 		signedIn("POST", "/auth/logout-everywhere", "auth", h.auth.handleLogoutEverywhere),
+		signedIn("PUT", "/auth/locale", "auth", h.auth.handleLocale),
 		// reset_http.go
 		public("POST", "/auth/request-reset", "auth", h.auth.handleRequestReset),
 		public("POST", "/auth/reset", "auth", h.auth.handleReset),

@@ -40,7 +40,7 @@ type rowScopeAnswer struct {
 // user to exist (404 otherwise).
 func (h *rowScopeHandler) user(r *http.Request, op Operator) (string, error) {
 	if op.Role != RoleAdmin {
-		return "", errorf(http.StatusForbidden, "forbidden", "only an admin can see or set a row scope")
+		return "", errorf(http.StatusForbidden, "forbidden", "only an admin can see or set a row scope").WithParams("reason", "admin_only")
 	}
 	userID, err := h.userID(r)
 	if err != nil {
@@ -81,7 +81,7 @@ func (h *rowScopeHandler) handlePut(w http.ResponseWriter, r *http.Request, op O
 		return err
 	}
 	if body.Values == nil {
-		return fieldError(http.StatusBadRequest, "missing_field", "values", "values is required: a list of the scope column's values, or null for every row")
+		return fieldError(http.StatusBadRequest, "missing_field", "values", "values is required: a list of the scope column's values, or null for every row").WithParams("field", "values")
 	}
 	var values []string
 	if string(body.Values) != "null" {

@@ -317,6 +317,13 @@ var builtinSchema = &migrate.Schema{Tables: []*migrate.Table{
 		{Name: "scope_values", Type: migrate.JSON, NotNull: true},
 		{Name: "updated_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
 	}, PK: []string{"user_id"}, FKs: []migrate.FK{{Col: "user_id", Target: "users", OnDelete: "CASCADE"}}},
+	// An operator's own display preferences (the language of the UI):
+	// no row, no choice.
+	{Base: "operator_prefs", Model: (*account.OperatorPrefs)(nil), Version: 43, Panel: true, Cols: []migrate.Col{
+		{Name: "user_id", Type: migrate.UserID},
+		{Name: "locale", Type: migrate.Text, NotNull: true},
+		{Name: "updated_at", Type: migrate.Time, NotNull: true, Default: migrate.Now},
+	}, PK: []string{"user_id"}, FKs: []migrate.FK{{Col: "user_id", Target: "users", OnDelete: "CASCADE"}}},
 },
 	Alters: []migrate.Alter{
 		{Version: 21, Name: "index lower(email) of users", Base: "users", SQL: usersLowerEmail, SQLFor: map[dialect.Name]string{dialect.MySQL: ""}},

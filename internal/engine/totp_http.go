@@ -71,9 +71,9 @@ func readCode(r *http.Request, allowPassword bool) (codeBody, error) {
 	}
 	switch {
 	case b.Password != "" && !allowPassword:
-		return b, errorf(http.StatusBadRequest, "unknown_field", `unknown field "password"`)
+		return b, errorf(http.StatusBadRequest, "unknown_field", `unknown field "password"`).WithParams("field", "password")
 	case b.Code == "" && b.Password == "":
-		return b, errorf(http.StatusBadRequest, "missing_field", "code is required")
+		return b, errorf(http.StatusBadRequest, "missing_field", "code is required").WithParams("field", "code")
 	}
 	return b, account.CheckCodeLen(b.Code, b.Password)
 }
@@ -130,7 +130,7 @@ func (h *authHandler) handleRecoveryCodes(w http.ResponseWriter, r *http.Request
 func (h *authHandler) handleTOTPReset(w http.ResponseWriter, r *http.Request, op Operator) error {
 	ctx := r.Context()
 	if op.Role != RoleAdmin {
-		return errorf(http.StatusForbidden, "forbidden", "only an admin can reset two-factor sign-in")
+		return errorf(http.StatusForbidden, "forbidden", "only an admin can reset two-factor sign-in").WithParams("reason", "admin_only")
 	}
 	if err := decodeOptional(r, &struct{}{}); err != nil {
 		return err

@@ -48,11 +48,11 @@ func (h userHandler) handleUserBulk(w http.ResponseWriter, r *http.Request, op O
 	}
 	switch {
 	case len(body.IDs) == 0:
-		return errorf(http.StatusBadRequest, "missing_field", "ids is required")
+		return errorf(http.StatusBadRequest, "missing_field", "ids is required").WithParams("field", "ids")
 	case len(body.IDs) > maxActionIDs:
-		return errorf(http.StatusBadRequest, "invalid_value", "at most %d ids at once", maxActionIDs)
+		return errorf(http.StatusBadRequest, "invalid_value", "at most %d ids at once", maxActionIDs).WithParams("field", "ids", "max", maxActionIDs)
 	case action != "ban" && (body.Reason != "" || len(body.Until) > 0):
-		return errorf(http.StatusBadRequest, "unknown_field", "reason and until are for ban only")
+		return errorf(http.StatusBadRequest, "unknown_field", "reason and until are for ban only").WithParams("fields", []string{"reason", "until"})
 	}
 	until, err := u.checkBan(body.banBody)
 	if err != nil {

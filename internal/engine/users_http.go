@@ -84,7 +84,7 @@ func (h userHandler) handleUserOp(w http.ResponseWriter, r *http.Request, op Ope
 		return err
 	}
 	if userID == op.UserID {
-		return errorf(http.StatusBadRequest, "self_moderation", "you cannot moderate your own account here")
+		return errorf(http.StatusBadRequest, "self_moderation", "you cannot moderate your own account here").WithParams("reason", "moderate")
 	}
 	var body banBody
 	var until *time.Time
@@ -167,7 +167,7 @@ func (u *usersResource) checkBan(b banBody) (*time.Time, error) {
 		return nil, fieldError(http.StatusBadRequest, "invalid_value", "until", "until must be %s, not %q", forms, errbody.Truncate(s, 40))
 	}
 	if !t.After(u.now()) {
-		return nil, fieldError(http.StatusBadRequest, "invalid_value", "until", "until must be in the future")
+		return nil, fieldError(http.StatusBadRequest, "invalid_value", "until", "until must be in the future").WithParams("field", "until")
 	}
 	return &t, nil
 }
@@ -176,7 +176,7 @@ func (u *usersResource) checkBan(b banBody) (*time.Time, error) {
 // not bytes.
 func checkReason(reason string) error {
 	if utf8.RuneCountInString(reason) > maxReasonLen {
-		return errorf(http.StatusBadRequest, "invalid_value", "reason is longer than %d characters", maxReasonLen)
+		return errorf(http.StatusBadRequest, "invalid_value", "reason is longer than %d characters", maxReasonLen).WithParams("field", "reason", "max", maxReasonLen)
 	}
 	return nil
 }
@@ -192,7 +192,7 @@ func (u *usersResource) entry(meta map[string]any, op Operator, action, userID s
 // the answer: it is a credential for the account.
 func (h userHandler) handleInvite(w http.ResponseWriter, r *http.Request, op Operator) error {
 	if op.Role != RoleAdmin {
-		return errorf(http.StatusForbidden, "forbidden", "only an admin can send an invite")
+		return errorf(http.StatusForbidden, "forbidden", "only an admin can send an invite").WithParams("reason", "admin_only")
 	}
 	ctx := r.Context()
 	u := h.users

@@ -3,14 +3,19 @@
 //
 //	{"status": N, "code": "<snake_case>", "error": "<human message>"}
 //
-// with "retryAfterSec" on 429s, "requestId" on 5xx answers and "row" on
-// the 409 of a write to a row that changed since it was read.
+// with "retryAfterSec" on 429s, "requestId" on 5xx answers, "row" on
+// the 409 of a write to a row that changed since it was read, "params"
+// where the message names specifics (a limit, a field, who holds a
+// claim), and "fields" with "problems" on answers about columns: the
+// message in English, and beside it a code and parameters a client
+// words in its operator's language.
 package errbody
 
 import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -35,8 +40,17 @@ type Error struct {
 	RetryAfterSec int `json:"retryAfterSec,omitempty"`
 	// RequestID is set on 5xx answers: the log line of the cause has it.
 	RequestID string `json:"requestId,omitempty"`
+	// Params are the specifics Message names, by name ("max": 32,
+	// "field": "code"), for a client that words the answer itself from
+	// Code: values, never English words. Sent only when set.
+	Params map[string]any `json:"params,omitempty"`
 	// Fields names the columns a 4xx is about, each with its message.
 	Fields map[string]string `json:"fields,omitempty"`
+	// Problems is, beside Fields and with the same keys, each field's
+	// problem as a code and its parameters (Problem), on the answers
+	// whose fields the server words as a code: 400 validation, a value
+	// that does not fit its column, a write the database refused.
+	Problems map[string]Problem `json:"problems,omitempty"`
 	// Row is, on a 409 conflict of a write to a row that changed since
 	// its client read it, the row as it is now, as the client's role
 	// reads it.
@@ -46,6 +60,57 @@ type Error struct {
 	// Cause is why the answer is what it is, when an error led to it:
 	// logged with a 5xx, never sent. Unwrap returns it.
 	Cause error `json:"-"`
+}
+
+// Problem is one field's problem as a client words it itself: a stable
+// snake_case code ("required", "too_long") and the values its message
+// names ({"max": 32}); the field's label is the client's own. Message is
+// the English words of Fields, kept with it by the code that collects
+// problems (rows.FieldProblems); it is not sent here.
+type Problem struct {
+	// Code is the kind of problem, a stable snake_case identifier.
+	Code string `json:"code"`
+	// Params are the values the problem names; {} when none.
+	Params map[string]any `json:"params"`
+	// Message is the problem in English, as Fields has it.
+	Message string `json:"-"`
+}
+
+// NewProblem is a Problem of code with message and params given as
+// name, value pairs.
+func NewProblem(code, message string, kv ...any) Problem {
+	return Problem{Code: code, Params: pairs(kv), Message: message}
+}
+
+// pairs is a map of name, value pairs; an empty map for none.
+func pairs(kv []any) map[string]any {
+	m := make(map[string]any, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[fmt.Sprint(kv[i])] = kv[i+1]
+	}
+	return m
+}
+
+// WithParams returns a copy of e carrying params given as name, value
+// pairs, added to any it has; e itself (often a shared sentinel) is left
+// as it is.
+func (e *Error) WithParams(kv ...any) *Error {
+	c := *e
+	c.Params = make(map[string]any, len(e.Params)+len(kv)/2)
+	maps.Copy(c.Params, e.Params)
+	maps.Copy(c.Params, pairs(kv))
+	return &c
+}
+
+// WithProblem returns a copy of e whose fields' problem is p, for each
+// column of its Fields (an answer about one field, as Field makes it).
+func (e *Error) WithProblem(p Problem) *Error {
+	c := *e
+	c.Problems = make(map[string]Problem, len(e.Fields))
+	for col := range e.Fields {
+		c.Problems[col] = p
+	}
+	return &c
 }
 
 func (e *Error) Error() string {
@@ -88,6 +153,33 @@ func Field(status int, code, column, format string, args ...any) *Error {
 	e := New(status, code, format, args...)
 	e.Fields = map[string]string{column: e.Message}
 	return e
+}
+
+// MarshalJSON is the body of e: its problems hold every column its
+// fields name, one a code did not word given the answer's own code
+// ({"code": e.Code, "params": {}}), so that a client words each field
+// from problems alone.
+func (e *Error) MarshalJSON() ([]byte, error) {
+	type body Error // without this method
+	b := body(*e)
+	copied := false
+	for col := range e.Fields {
+		if p, ok := b.Problems[col]; ok && p.Params != nil {
+			continue
+		}
+		if !copied { // e's own map stays as it is
+			b.Problems = make(map[string]Problem, len(e.Fields))
+			maps.Copy(b.Problems, e.Problems)
+			copied = true
+		}
+		p, ok := b.Problems[col]
+		if !ok {
+			p.Code = e.Code
+		}
+		p.Params = map[string]any{}
+		b.Problems[col] = p
+	}
+	return json.Marshal(b)
 }
 
 // Header carries a request id in from a proxy and back out on 5xx answers.

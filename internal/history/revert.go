@@ -107,7 +107,7 @@ func (h *Handler) Revert(w http.ResponseWriter, r *http.Request, op authz.Operat
 		return errbody.Field(http.StatusBadRequest, "invalid_value", "auditId", "auditId must be the id of an entry of this row's history")
 	}
 	if body.Force && op.Role != authz.RoleAdmin {
-		return errbody.New(http.StatusForbidden, "forbidden", "only an admin may force a revert over later changes")
+		return errbody.New(http.StatusForbidden, "forbidden", "only an admin may force a revert over later changes").WithParams("reason", "admin_only")
 	}
 	ctx := r.Context()
 	rec, err := h.auditRecord(ctx, auditID)
@@ -115,7 +115,7 @@ func (h *Handler) Revert(w http.ResponseWriter, r *http.Request, op authz.Operat
 		return err
 	}
 	if rec == nil || rec.Resource != res.Key || rec.TargetID != query.EncodeID(res.Table, id) {
-		return errbody.New(http.StatusNotFound, "not_found", "no entry %d in the history of this row", auditID)
+		return errbody.New(http.StatusNotFound, "not_found", "no entry %d in the history of this row", auditID).WithParams("auditId", auditID)
 	}
 	kind, need, err := rec.kind()
 	if err != nil {
@@ -158,7 +158,7 @@ func (h *Handler) Revert(w http.ResponseWriter, r *http.Request, op authz.Operat
 				// The row was kept: the undo of its delete is its restore.
 				if out, err = h.Store.RestoreRow(ctx, tx, op, res, id, rows.Write{IfMatch: match}); err != nil {
 					if ae := (*errbody.Error)(nil); errors.As(err, &ae) && ae.Code == "not_deleted" {
-						return errbody.New(http.StatusConflict, "conflict", "the row exists again since entry %d: nothing to re-create", auditID)
+						return errbody.New(http.StatusConflict, "conflict", "the row exists again since entry %d: nothing to re-create", auditID).WithParams("reason", "revert_exists", "auditId", auditID)
 					}
 					return err
 				}
@@ -186,7 +186,7 @@ func (h *Handler) Revert(w http.ResponseWriter, r *http.Request, op authz.Operat
 			}
 			switch _, err := h.Store.ReadRow(ctx, tx, res, id, true); {
 			case err == nil:
-				return errbody.New(http.StatusConflict, "conflict", "the row exists again since entry %d: nothing to re-create", auditID)
+				return errbody.New(http.StatusConflict, "conflict", "the row exists again since entry %d: nothing to re-create", auditID).WithParams("reason", "revert_exists", "auditId", auditID)
 			case !isNotFound(err):
 				return err
 			}
@@ -485,7 +485,7 @@ func decodeLogged(c *schema.Column, raw json.RawMessage) (any, error) {
 	out, err := query.ConvertValue(c, v)
 	if err != nil {
 		// The column's type changed since: the old value no longer fits.
-		return nil, errbody.New(http.StatusConflict, "conflict", "column %q: its logged value no longer fits the column", c.Name)
+		return nil, errbody.New(http.StatusConflict, "conflict", "column %q: its logged value no longer fits the column", c.Name).WithParams("reason", "revert_misfit", "column", c.Name)
 	}
 	return out, nil
 }
@@ -606,7 +606,7 @@ func changedSince(rec *auditRecord, fields map[string]string) error {
 		return nil
 	}
 	names := slices.Sorted(maps.Keys(fields))
-	e := errbody.New(http.StatusConflict, "conflict", "the row changed since entry %d (%s): an admin may force the revert", rec.ID, strings.Join(names, ", "))
+	e := errbody.New(http.StatusConflict, "conflict", "the row changed since entry %d (%s): an admin may force the revert", rec.ID, strings.Join(names, ", ")).WithParams("reason", "revert_changed", "auditId", rec.ID, "columns", names)
 	e.Fields = fields
 	return e
 }

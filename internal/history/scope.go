@@ -25,7 +25,7 @@ import (
 // missing is the answer for a row op may not see: ReadRow's for a key
 // naming no row.
 func missing(res *rows.Resource) error {
-	return errbody.New(http.StatusNotFound, "not_found", "no %s row with that id", res.Key)
+	return errbody.New(http.StatusNotFound, "not_found", "no %s row with that id", res.Key).WithParams("resource", res.Key)
 }
 
 // checkScope is nil when op may see row id of res (compiled, not a role's

@@ -70,6 +70,9 @@ func Build(in Input) map[string]any {
 	op := in.Operator
 	paths := obj{}
 	schemas := fixedSchemas()
+	schemas["FieldProblem"] = obj{"type": "object", "required": []string{"code", "params"}, "properties": obj{
+		"code":   obj{"type": "string", "description": "the kind of problem: required, too_long, not_a_number… (docs/api.md)"},
+		"params": obj{"type": "object", "additionalProperties": obj{}, "description": "the values the problem names ({max: 32}); {} for none"}}}
 	schemas["Error"] = obj{
 		"type":     "object",
 		"required": []string{"status", "code", "error"},
@@ -79,7 +82,12 @@ func Build(in Input) map[string]any {
 			"error":         obj{"type": "string"},
 			"fields":        obj{"type": "object", "additionalProperties": obj{"type": "string"}},
 			"retryAfterSec": obj{"type": "integer"},
-			"row":           obj{"type": "object", "description": "on a 409 conflict of a write to a row that changed since it was read: the row as it is now (its ETag header is its version)"},
+			"requestId":     obj{"type": "string", "description": "on 5xx answers: the server's log line of the cause has it"},
+			"params": obj{"type": "object", "additionalProperties": obj{},
+				"description": "the specifics the message names (a limit, a field, who holds a claim), by name: values a client words the answer with from its code (docs/api.md lists them)"},
+			"problems": obj{"type": "object", "additionalProperties": ref("FieldProblem"),
+				"description": "beside fields, with the same keys: each field's problem as a code and its params"},
+			"row": obj{"type": "object", "description": "on a 409 conflict of a write to a row that changed since it was read: the row as it is now (its ETag header is its version)"},
 		},
 	}
 	errRef := func(desc string) obj {
@@ -350,6 +358,11 @@ func Build(in Input) map[string]any {
 					"values": obj{"type": []string{"array", "null"}, "items": str(), "maxItems": 100}}}),
 				"responses": withErrors(obj{"200": jsonOK("the row scope as stored", ref("RowScope"))})}}
 	}
+	locale := obj{"type": "object", "required": []string{"locale"}, "additionalProperties": false, "properties": obj{
+		"locale": obj{"type": "string", "description": `a language of the panel's UI ("en", "de"); "" clears the choice: the UI follows the browser's`}}}
+	paths["/auth/locale"] = obj{"put": obj{"operationId": "set_locale", "tags": []string{"Account"}, "summary": "Set the language the signed-in operator reads the UI in",
+		"description": "Kept with the account (GET /auth/me's locale); not audited: the operator's own display preference. Another value than the UI's languages and \"\" is 400 invalid_value, its params' accepted naming them.",
+		"requestBody": body(locale), "responses": withErrors(obj{"200": jsonOK("the language as stored", locale)})}}
 	paths["/auth/me"] = obj{"get": obj{"operationId": "me", "tags": []string{"Sign-in"}, "summary": "Who is signed in",
 		"responses": withErrors(obj{"200": jsonOK("the operator, what the panel has and the rules the UI follows", ref("Me"))})}}
 	paths["/auth/login"] = obj{"post": obj{"operationId": "login", "tags": []string{"Sign-in"}, "summary": "Sign in: the answer sets the session cookie", "security": []obj{},

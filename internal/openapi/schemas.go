@@ -81,7 +81,8 @@ func fixedSchemas() obj {
 		"banPresets": obj{"type": "array", "items": ref("BanPreset"), "description": "the ban lengths offered, shortest first"},
 		"rows": obj{"type": []string{"array", "null"}, "items": str(),
 			"description": "a row-scoped mod's values of each resource's scopeColumn: the rows of such a resource they see; null for every row"},
-	}, "userId", "role", "email", "username", "displayName", "scopes", "features", "changesAccountsOf", "banPresets")
+		"locale": obj{"type": "string", "description": `the language the operator chose for the UI (PUT /auth/locale); "": none, the UI follows the browser's`},
+	}, "userId", "role", "email", "username", "displayName", "scopes", "features", "changesAccountsOf", "banPresets", "locale")
 	summary := obj{
 		"roomId": str(), "name": str(), "clients": integer(), "maxClients": integer(), "locked": boolean(), "createdAt": dateTime(),
 		"node": obj{"type": "string", "description": "the game-server node holding it; absent for a single process"},

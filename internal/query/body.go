@@ -3,6 +3,7 @@ package query
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -50,7 +51,7 @@ func convertValue(c *schema.Column, v any) (any, *Error) {
 	case c.Kind == schema.KindArray:
 		items, ok := v.([]any)
 		if !ok {
-			return nil, errorf(CodeInvalidValue, "column %q: %s is not an array", c.Name, describe(v))
+			return nil, errorf(CodeInvalidValue, "column %q: %s is not an array", c.Name, describe(v)).problem("not_an_array")
 		}
 		arr := make(Array, len(items))
 		elem := c.ElemColumn()
@@ -80,11 +81,11 @@ func convertValue(c *schema.Column, v any) (any, *Error) {
 			}
 			tm, ok := parseTime(t, rfc3339|bareDate|fromYear1, nil)
 			if !ok {
-				return nil, errorf(CodeInvalidValue, "column %q: %s", c.Name, notATime(t).Message)
+				return nil, errorf(CodeInvalidValue, "column %q: %s", c.Name, notATime(t).Message).problem("not_a_time")
 			}
 			return c.UnixValue(tm.UTC()), nil
 		}
-		return nil, errorf(CodeInvalidValue, "column %q: %s does not fit a time column", c.Name, describe(v))
+		return nil, errorf(CodeInvalidValue, "column %q: %s does not fit a time column", c.Name, describe(v)).problem("not_a_time")
 	case ownKind(c) || c.Kind == schema.KindUUID:
 		var s string
 		switch x := v.(type) {
@@ -106,9 +107,13 @@ func convertValue(c *schema.Column, v any) (any, *Error) {
 		case err != nil && c.Kind == schema.KindUUID:
 			e := errorf(CodeInvalidValue, "column %q: %s does not fit a uuid column", c.Name, describe(v))
 			e.Plain = uuidMustBe
-			return nil, e
+			return nil, e.problem("not_a_uuid")
 		case err != nil:
-			return nil, errorf(CodeInvalidValue, "column %q: %s", c.Name, message(err))
+			e := errorf(CodeInvalidValue, "column %q: %s", c.Name, message(err))
+			if ke := (*Error)(nil); errors.As(err, &ke) && ke.Problem != "" {
+				e.Problem, e.Params = ke.Problem, ke.Params
+			}
+			return nil, e
 		case c.Kind == schema.KindDecimal:
 			if err := fitsNumeric(c, out); err != nil {
 				return nil, err
@@ -123,7 +128,7 @@ func convertValue(c *schema.Column, v any) (any, *Error) {
 	bad := func() (any, *Error) {
 		e := errorf(CodeInvalidValue, "column %q: %s does not fit %s column", c.Name, describe(v), columnKind(c))
 		e.Plain = mustBe(c)
-		return nil, e
+		return nil, e.problem(mustBeProblem[e.Plain])
 	}
 	switch c.DataType {
 	case schema.JSON:
@@ -254,7 +259,7 @@ func convertValue(c *schema.Column, v any) (any, *Error) {
 		if c.MaxLength > 0 && utf8.RuneCountInString(s) > c.MaxLength {
 			e := errorf(CodeInvalidValue, "column %q: longer than %d characters", c.Name, c.MaxLength)
 			e.Plain = fmt.Sprintf("at most %d characters", c.MaxLength)
-			return nil, e
+			return nil, e.problem("too_long", "max", c.MaxLength)
 		}
 		return out, nil
 	}
@@ -362,13 +367,13 @@ func fitsNumeric(c *schema.Column, s string) *Error {
 		if scale == 0 {
 			e.Plain = "a whole number, without decimals"
 		}
-		return e
+		return e.problem("too_many_decimals", "max", scale)
 	}
 	limit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(p-scale)), nil)
 	if new(big.Rat).Abs(r).Cmp(new(big.Rat).SetInt(limit)) >= 0 {
 		e := errorf(CodeInvalidValue, "column %q: %s is too large: at most %d digits before the point (the column is %s)", c.Name, clip(s), p-scale, typ)
 		e.Plain = fmt.Sprintf("too large: at most %d digits before the decimal point", p-scale)
-		return e
+		return e.problem("too_many_digits", "max", p-scale)
 	}
 	return nil
 }
@@ -385,7 +390,7 @@ func kindMisfit(c *schema.Column, v any) *Error {
 	default:
 		e.Plain = "must be text"
 	}
-	return e
+	return e.problem(mustBeProblem[e.Plain])
 }
 
 // columnKind names what a column holds for an error message, with its
@@ -404,6 +409,18 @@ func columnKind(c *schema.Column) string {
 
 // uuidMustBe says what a uuid column takes.
 const uuidMustBe = "must be an id like 123e4567-e89b-12d3-a456-426614174000"
+
+// mustBeProblem is the problem code of each of mustBe's rules.
+var mustBeProblem = map[string]string{
+	uuidMustBe:               "not_a_uuid",
+	"must be a whole number": "not_an_integer",
+	"must be a number":       "not_a_number",
+	"must be yes or no":      "not_a_boolean",
+	"must be a date and time, like 2026-12-04 18:00": "not_a_time",
+	"must be base64 data":                            "not_base64",
+	"must be JSON":                                   "not_json",
+	"must be text":                                   "not_text",
+}
 
 // mustBe is what a value of c must be, in plain words, for a value
 // that does not fit it.

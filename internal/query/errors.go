@@ -25,6 +25,21 @@ type Error struct {
 	// the column ("at most 2 decimal places"): a form names the column by
 	// its label before it.
 	Plain string
+	// Problem, when set, is the kind of problem a value of a body has,
+	// a stable snake_case code ("not_a_number", "too_long") the answer's
+	// problems give for its column, with Params, the values it names.
+	Problem string
+	Params  map[string]any
+}
+
+// problem sets e's Problem and its params, name, value pairs.
+func (e *Error) problem(code string, kv ...any) *Error {
+	e.Problem = code
+	e.Params = make(map[string]any, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		e.Params[kv[i].(string)] = kv[i+1]
+	}
+	return e
 }
 
 // Error implements error.

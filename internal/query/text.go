@@ -74,14 +74,14 @@ func decimalText(s string) (string, error) {
 	if t := strings.TrimSpace(s); decimalRE.MatchString(t) {
 		return t, nil
 	}
-	return "", errorf(CodeInvalidValue, "%q is not a decimal number", clip(s))
+	return "", errorf(CodeInvalidValue, "%q is not a decimal number", clip(s)).problem("not_a_number")
 }
 
 // enumText is an enum column's value: one of its labels, when the
 // catalog has told them.
 func enumText(c *schema.Column, s string) (string, error) {
 	if labels := c.Labels(); len(labels) > 0 && !slices.Contains(labels, s) {
-		return "", errorf(CodeInvalidValue, "%q is not one of %s", clip(s), labelList(labels))
+		return "", errorf(CodeInvalidValue, "%q is not one of %s", clip(s), labelList(labels)).problem("unknown_label", "value", clip(s), "labels", labels)
 	}
 	return s, nil
 }
@@ -107,7 +107,7 @@ func labelList(labels []string) string {
 // column's type): an address, a network or a MAC address, as written.
 func inetText(dbType, s string) (string, error) {
 	if !validInet(dbType, s) {
-		return "", errorf(CodeInvalidValue, "%q is not %s", clip(s), inetWhat(dbType))
+		return "", errorf(CodeInvalidValue, "%q is not %s", clip(s), inetWhat(dbType)).problem("not_an_address", "value", clip(s))
 	}
 	return s, nil
 }
@@ -167,7 +167,7 @@ func dateText(s string) (string, error) {
 	if tm, ok := parseTime(strings.TrimSpace(s), bareDate|fromYear1, nil); ok {
 		return tm.Format(time.DateOnly), nil
 	}
-	return "", errorf(CodeInvalidValue, "%q is not a 2006-01-02 date", clip(s))
+	return "", errorf(CodeInvalidValue, "%q is not a 2006-01-02 date", clip(s)).problem("not_a_date", "value", clip(s))
 }
 
 // wallText is a timestamp-local column's value: a wall clock (a bare date
@@ -180,7 +180,7 @@ func wallText(s string) (string, error) {
 	if tm, ok := parseTime(strings.TrimSpace(s), bareDate|wallTime|fromYear1, nil); ok {
 		return tm.Format("2006-01-02 15:04:05.999999999"), nil
 	}
-	return "", errorf(CodeInvalidValue, "%q is not a wall-clock time such as 2006-01-02T15:04:05 (this column has no time zone)", clip(s))
+	return "", errorf(CodeInvalidValue, "%q is not a wall-clock time such as 2006-01-02T15:04:05 (this column has no time zone)", clip(s)).problem("not_a_wall_time", "value", clip(s))
 }
 
 // integerSQL reports whether an SQL type holds integers (the join's

@@ -53,5 +53,6 @@ func refused(retry time.Duration) *errbody.Error {
 	sec := max(int(math.Ceil(retry.Seconds())), 1)
 	e := errbody.New(http.StatusTooManyRequests, "rate_limited", "too many requests; retry in %d s", sec)
 	e.RetryAfterSec = sec
+	e.Params = map[string]any{"retryAfterSec": sec}
 	return e
 }

@@ -18,12 +18,13 @@ import (
 func (r *Resource) RefuseWrite(col string) error {
 	switch {
 	case r.Restricted[col]:
-		return errbody.Field(http.StatusForbidden, "forbidden", col, "column %q is not writable for your role", col)
+		return errbody.Field(http.StatusForbidden, "forbidden", col, "column %q is not writable for your role", col).
+			WithParams("reason", "column_not_writable", "column", col).WithProblem(errbody.NewProblem("not_writable", ""))
 	case r.ReadOnly(col):
 		if c := r.View.ByName[col]; c != nil {
-			return errbody.Field(http.StatusBadRequest, "read_only", col, "%s is read-only", r.ColumnLabel(c))
+			return errbody.Field(http.StatusBadRequest, "read_only", col, "%s is read-only", r.ColumnLabel(c)).WithProblem(errbody.NewProblem("read_only", ""))
 		}
-		return errbody.Field(http.StatusBadRequest, "read_only", col, "column %q is read-only", col)
+		return errbody.Field(http.StatusBadRequest, "read_only", col, "column %q is read-only", col).WithProblem(errbody.NewProblem("read_only", ""))
 	}
 	return nil
 }

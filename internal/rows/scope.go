@@ -117,7 +117,7 @@ func (res *Resource) LabelScope(op authz.Operator) *query.Scope {
 // key naming no row answers (404 not_found), so the answer tells nothing
 // of the row.
 func (res *Resource) Missing() error {
-	return errbody.New(http.StatusNotFound, "not_found", "no %s row with that id", res.Key).Because(errNotFound)
+	return errbody.New(http.StatusNotFound, "not_found", "no %s row with that id", res.Key).WithParams("resource", res.Key).Because(errNotFound)
 }
 
 // CheckCreate is CheckScope for a new row: a row op creates must be in

@@ -123,7 +123,7 @@ func (s Store) readRow(ctx context.Context, db bun.IDB, res *Resource, id map[st
 		return nil, err
 	}
 	if len(found) == 0 {
-		return nil, errbody.New(http.StatusNotFound, "not_found", "no %s row with that id", res.Key).Because(errNotFound)
+		return nil, errbody.New(http.StatusNotFound, "not_found", "no %s row with that id", res.Key).WithParams("resource", res.Key).Because(errNotFound)
 	}
 	return found[0], nil
 }
@@ -324,7 +324,7 @@ func (s Store) checkEmailFree(ctx context.Context, tx bun.Tx, res *Resource, val
 		return err
 	}
 	if taken {
-		return errbody.New(http.StatusConflict, "conflict", "another account has the email %q (emails match without regard to case)", errbody.Truncate(email, 80))
+		return errbody.New(http.StatusConflict, "conflict", "another account has the email %q (emails match without regard to case)", errbody.Truncate(email, 80)).WithParams("reason", "email_taken", "email", errbody.Truncate(email, 80))
 	}
 	return nil
 }

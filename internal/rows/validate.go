@@ -20,8 +20,10 @@ import (
 // ("at most 32 characters"). They answer 400 validation, naming each field
 // in Fields.
 
-// FieldProblems collects the problems of one body, by column.
-type FieldProblems map[string]string
+// FieldProblems collects the problems of one body, by column: each its
+// English message and its code and params (errbody.Problem), which the
+// answer gives as fields and problems.
+type FieldProblems map[string]errbody.Problem
 
 // Err is the answer for the problems found, or nil.
 func (p FieldProblems) Err() error {
@@ -30,14 +32,23 @@ func (p FieldProblems) Err() error {
 	}
 	cols := slices.Sorted(maps.Keys(p))
 	msgs := make([]string, len(cols))
+	fields := make(map[string]string, len(cols))
+	problems := make(map[string]errbody.Problem, len(cols))
 	for i, c := range cols {
-		msgs[i] = p[c]
+		msgs[i] = p[c].Message
+		fields[c] = p[c].Message
+		problems[c] = p[c]
+		if problems[c].Params == nil {
+			problems[c] = errbody.Problem{Code: p[c].Code, Params: map[string]any{}, Message: p[c].Message}
+		}
 	}
 	e := errbody.New(http.StatusBadRequest, "validation", "%s", strings.Join(msgs, "; "))
 	if len(cols) > 1 {
 		e.Message = fmt.Sprintf("%d fields need attention: %s", len(cols), e.Message)
 	}
-	e.Fields = map[string]string(p)
+	e.Params = map[string]any{"count": len(cols)}
+	e.Fields = fields
+	e.Problems = problems
 	return e
 }
 
@@ -81,7 +92,7 @@ func (p FieldProblems) CheckLength(res *Resource, c *schema.Column, limit int, v
 	if !ok || limit <= 0 || utf8.RuneCountInString(s) <= limit {
 		return true
 	}
-	p[c.Name] = fmt.Sprintf("%s: at most %d characters", res.ColumnLabel(c), limit)
+	p[c.Name] = errbody.NewProblem("too_long", fmt.Sprintf("%s: at most %d characters", res.ColumnLabel(c), limit), "max", limit)
 	return false
 }
 
@@ -90,11 +101,12 @@ func (p FieldProblems) CheckLength(res *Resource, c *schema.Column, limit int, v
 func (p FieldProblems) CheckRequired(res *Resource, vals map[string]any, update bool) {
 	for _, c := range res.View.Columns {
 		v, given := vals[c.Name]
-		if !required(c) || c == res.version || (update && !given) || p[c.Name] != "" { // the version: the panel sets it
+		_, found := p[c.Name]
+		if !required(c) || c == res.version || (update && !given) || found { // the version: the panel sets it
 			continue
 		}
 		if blank(c, v, given) {
-			p[c.Name] = res.ColumnLabel(c) + " is required"
+			p[c.Name] = errbody.NewProblem("required", res.ColumnLabel(c)+" is required")
 		}
 	}
 }

@@ -210,7 +210,7 @@ func (s Store) Conflict(res *Resource, row map[string]any) *errbody.Error {
 }
 
 func (s Store) conflict(res *Resource, row map[string]any, etag string) *errbody.Error {
-	e := errbody.New(http.StatusConflict, "conflict", "the row changed since you read it: nothing was written; the answer has the row as it is now")
+	e := errbody.New(http.StatusConflict, "conflict", "the row changed since you read it: nothing was written; the answer has the row as it is now").WithParams("reason", "changed")
 	e.Row = res.Answer(maps.Clone(row))
 	e.ETag = etag
 	return e

@@ -91,7 +91,7 @@ func (res *Resource) RefuseRestricted(q url.Values) error {
 		return nil
 	}
 	if col := NamedColumn(q, res.Table, res.Restricted); col != "" {
-		return errbody.New(http.StatusForbidden, "forbidden", "column %q is not readable for your role", col)
+		return errbody.New(http.StatusForbidden, "forbidden", "column %q is not readable for your role", col).WithParams("reason", "column_not_readable", "column", col)
 	}
 	return nil
 }

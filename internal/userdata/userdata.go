@@ -354,7 +354,7 @@ func (a *Service) dataRequest(r *http.Request, op authz.Operator) (*rows.Resourc
 		return nil, "", nil, a.NotFound
 	}
 	if op.Role != authz.RoleAdmin {
-		return nil, "", nil, errbody.New(http.StatusForbidden, "forbidden", "a player's data requests are for admins")
+		return nil, "", nil, errbody.New(http.StatusForbidden, "forbidden", "a player's data requests are for admins").WithParams("reason", "admin_only")
 	}
 	userID, err := a.UserID(r)
 	if err != nil {
@@ -410,7 +410,7 @@ func (a *Service) Erase(w http.ResponseWriter, r *http.Request, op authz.Operato
 		return err
 	}
 	if userID == op.UserID {
-		return errbody.New(http.StatusBadRequest, "self_moderation", "you cannot erase your own account")
+		return errbody.New(http.StatusBadRequest, "self_moderation", "you cannot erase your own account").WithParams("reason", "erase")
 	}
 	dryRun := r.URL.Query().Get("dryRun") == "true"
 	var body struct {
@@ -679,7 +679,7 @@ func (a *Service) eraseAccount(ctx context.Context, tx bun.Tx, res *rows.Resourc
 	if err := a.Users.Update(ctx, tx, q, userID); err != nil && !a.erasedAlready(ctx, tx, userID, err) {
 		return rows.ColumnFields(res, rows.DBErrorIn(ctx, tx, res.Table.Name, err))
 	}
-	for _, t := range []string{"roles", "operator_totp", "operator_recovery_codes", "totp_challenges"} {
+	for _, t := range []string{"roles", "operator_totp", "operator_recovery_codes", "totp_challenges", "operator_prefs"} {
 		if _, err := tx.NewDelete().TableExpr("?", a.Table(t)).Where("user_id = ?", userID).Exec(ctx); err != nil {
 			return fmt.Errorf("admin: erase %s: %w", t, err)
 		}

@@ -194,7 +194,7 @@ func (rs *RoleTable) CanWriteUser(ctx context.Context, db bun.IDB, op authz.Oper
 		return "", err
 	}
 	if !op.Role.MayChangeAccountOf(role) {
-		return "", errbody.New(http.StatusForbidden, "forbidden", "only an admin can change an operator's account")
+		return "", errbody.New(http.StatusForbidden, "forbidden", "only an admin can change an operator's account").WithParams("reason", "admin_only")
 	}
 	return role, nil
 }

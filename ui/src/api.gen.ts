@@ -164,6 +164,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/locale": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the language the signed-in operator reads the UI in
+         * @description Kept with the account (GET /auth/me's locale); not audited: the operator's own display preference. Another value than the UI's languages and "" is 400 invalid_value, its params' accepted naming them.
+         */
+        put: operations["set_locale"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/login": {
         parameters: {
             query?: never;
@@ -947,10 +967,28 @@ export interface components {
             fields?: {
                 [key: string]: string;
             };
+            /** @description the specifics the message names (a limit, a field, who holds a claim), by name: values a client words the answer with from its code (docs/api.md lists them) */
+            params?: {
+                [key: string]: unknown;
+            };
+            /** @description beside fields, with the same keys: each field's problem as a code and its params */
+            problems?: {
+                [key: string]: components["schemas"]["FieldProblem"];
+            };
+            /** @description on 5xx answers: the server's log line of the cause has it */
+            requestId?: string;
             retryAfterSec?: number;
             /** @description on a 409 conflict of a write to a row that changed since it was read: the row as it is now (its ETag header is its version) */
             row?: Record<string, never>;
             status: number;
+        };
+        FieldProblem: {
+            /** @description the kind of problem: required, too_long, not_a_number… (docs/api.md) */
+            code: string;
+            /** @description the values the problem names ({max: 32}); {} for none */
+            params: {
+                [key: string]: unknown;
+            };
         };
         Me: {
             /** @description the ban lengths offered, shortest first */
@@ -967,6 +1005,8 @@ export interface components {
                 revokeSessions: boolean;
                 rooms: boolean;
             };
+            /** @description the language the operator chose for the UI (PUT /auth/locale); "": none, the UI follows the browser's */
+            locale: string;
             /** @enum {string} */
             role: "admin" | "mod" | "user";
             /** @description a row-scoped mod's values of each resource's scopeColumn: the rows of such a resource they see; null for every row */
@@ -1742,6 +1782,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, never> | unknown[];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    set_locale: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a language of the panel's UI ("en", "de"); "" clears the choice: the UI follows the browser's */
+                    locale: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the language as stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description a language of the panel's UI ("en", "de"); "" clears the choice: the UI follows the browser's */
+                        locale: string;
+                    };
                 };
             };
             400: components["responses"]["Error400"];

@@ -453,7 +453,7 @@ func Example_choices() {
 	fmt.Println(do("POST", "/admin-api/leaderboards", `{"id": "weekly", "name": "Weekly", "sort_order": "up"}`))
 	fmt.Println(do("POST", "/admin-api/leaderboards", `{"id": "weekly", "name": "Weekly", "sort_order": "asc"}`)[:3])
 	// Output:
-	// 400 {"status":400,"code":"invalid_value","error":"Sort Order: \"up\" is not one of the choices","fields":{"sort_order":"Sort Order: \"up\" is not one of the choices"}}
+	// 400 {"status":400,"code":"invalid_value","error":"Sort Order: \"up\" is not one of the choices","fields":{"sort_order":"Sort Order: \"up\" is not one of the choices"},"problems":{"sort_order":{"code":"not_a_choice","params":{"value":"up"}}}}
 	// 201
 }
 

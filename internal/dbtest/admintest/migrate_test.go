@@ -241,7 +241,7 @@ func TestTablePrefixAndSubset(t *testing.T) {
 			"users": (*testPlayer)(nil), "userNotes": (*UserNote)(nil), "roles": (*RoleAssignment)(nil), "adminAudit": (*AuditEntry)(nil),
 		}}
 		e := newEnv(t, db, opts)
-		want := []string{"ops_admin_audit", "ops_admin_schema", "ops_online_samples", "ops_operator_recovery_codes", "ops_operator_totp", "ops_report_claims", "ops_reports", "ops_roles", "ops_row_scopes", "ops_totp_challenges", "ops_user_notes", "players"}
+		want := []string{"ops_admin_audit", "ops_admin_schema", "ops_online_samples", "ops_operator_prefs", "ops_operator_recovery_codes", "ops_operator_totp", "ops_report_claims", "ops_reports", "ops_roles", "ops_row_scopes", "ops_totp_challenges", "ops_user_notes", "players"}
 		if got := allTables(t, db); !slices.Equal(got, want) {
 			t.Fatalf("tables = %v; want %v", got, want)
 		}

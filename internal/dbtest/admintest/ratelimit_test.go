@@ -164,6 +164,9 @@ func TestRateLimitDefaults(t *testing.T) {
 			if r.body["retryAfterSec"] != float64(atoi(got)) {
 				t.Fatalf("retryAfterSec = %v; want the Retry-After, %s", r.body["retryAfterSec"], got)
 			}
+			if p, _ := r.body["params"].(map[string]any); p["retryAfterSec"] != r.body["retryAfterSec"] {
+				t.Fatalf("params = %v; want retryAfterSec %v", r.body["params"], r.body["retryAfterSec"])
+			}
 			// Another client address has its own bucket.
 			other := e.client()
 			other.hdr.Set("X-Forwarded-For", "203.0.113.9")

@@ -315,6 +315,12 @@ func TestReportClaimRace(t *testing.T) {
 		if loser.body["code"] != "claimed" || !strings.Contains(fmt.Sprint(loser.body["error"]), "since") {
 			t.Errorf("the loser's answer = %s; want 409 claimed naming the holder", loser.raw)
 		}
+		// The holder and the time in params, for the UI's own words.
+		if p, _ := loser.body["params"].(map[string]any); p == nil || p["by"] == nil || !strings.Contains(fmt.Sprint(loser.body["error"]), fmt.Sprint(p["by"])) {
+			t.Errorf("the loser's params = %v; want by, the holder the message names", loser.body["params"])
+		} else if _, err := time.Parse(time.RFC3339, fmt.Sprint(p["since"])); err != nil {
+			t.Errorf("params.since = %v; want an RFC 3339 time", p["since"])
+		}
 		if len(w.e.auditRows("report.claim")) != 1 {
 			t.Errorf("report.claim entries = %d; want 1", len(w.e.auditRows("report.claim")))
 		}

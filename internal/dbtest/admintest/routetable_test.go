@@ -311,6 +311,7 @@ func (w *rtWorld) routeTable(t *testing.T) []rtRoute {
 		{key: "GET /auth/me", why: self("account")},
 		{key: "POST /auth/logout", why: self("session")},
 		{key: "POST /auth/logout-everywhere", why: self("sessions")},
+		{key: "PUT /auth/locale", why: self("language of the UI")},
 		{key: "POST /auth/request-reset", why: "answers the same whatever the email: no row"},
 		{key: "POST /auth/reset", why: "sets a password with a reset token: no column of a resource"},
 		{key: "POST /auth/login/totp", why: "sign-in's second factor: " + self("account")},

@@ -50,7 +50,7 @@ func checkBuiltinSchema(t *testing.T, db *bun.DB, p *Plan) {
 	if err := p.Verify(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	want := []int{10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 40, 41, 42}
+	want := []int{10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 40, 41, 42, 43}
 	if got := versions(t, db); !slices.Equal(got, want) {
 		t.Errorf("recorded %v; want %v", got, want)
 	}
