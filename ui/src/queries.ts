@@ -1,5 +1,5 @@
 import { QueryCache, QueryClient, MutationCache, queryOptions, useQuery } from '@tanstack/react-query';
-import { ApiError, client, dataOf, versioned, type AuthStatus, type Me, type ResourceMeta, type Row, type Versioned } from './api';
+import { ApiError, client, dataOf, versioned, type AuthStatus, type ResourceMeta, type Row, type Versioned } from './api';
 import { applyAccountLanguage } from './i18n';
 
 // onUnauthorized is set by the router once it is mounted: a 401 anywhere
@@ -54,10 +54,7 @@ export const useMe = () =>
     // (AccountPage), which would otherwise apply the one before.
     queryFn: async ({ signal }) => {
       const me = await dataOf(client.GET('/auth/me', { signal }));
-      // typed by api.gen.ts once /auth/locale is in it
-      const locale = (me as Me & { locale?: unknown }).locale;
-      // A server without the field says nothing: the language stays.
-      if (typeof locale === 'string') applyAccountLanguage(locale);
+      applyAccountLanguage(me.locale);
       return me;
     },
   });

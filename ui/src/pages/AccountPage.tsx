@@ -194,18 +194,14 @@ function SignIns() {
 
 // accountLocale is the language the operator chose for their account
 // (/auth/me's locale): "" for the browser's; undefined before the server
-// says (a server without the field says nothing).
-// typed by api.gen.ts once /auth/locale is in it
+// says.
 function accountLocale(me: Me | undefined): string | undefined {
-  const locale = (me as (Me & { locale?: unknown }) | undefined)?.locale;
-  return typeof locale === 'string' ? locale : undefined;
+  return me?.locale;
 }
 
 // putLocale keeps the operator's language in their account (PUT
 // /auth/locale; "" for the browser's).
-// typed by api.gen.ts once /auth/locale is in it
-type LocaleClient = { PUT(path: '/auth/locale', init: { body: { locale: string } }): Promise<{ data?: unknown; response: Response }> };
-const putLocale = (locale: string) => dataOf((client as unknown as LocaleClient).PUT('/auth/locale', { body: { locale } }));
+const putLocale = (locale: string) => dataOf(client.PUT('/auth/locale', { body: { locale } }));
 
 // LanguageChoice is the panel's language: the browser's (named as it is
 // now), or one of the shipped languages, each named in itself. The choice
