@@ -30,6 +30,20 @@ const admin = { email: 'e2e-admin@example.com', password: 'correct horse battery
 // DevTools protocol, which the panel's CSP does not govern).
 const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
+// The German catalogs, for the German walk: a step looks its texts up
+// here (by the English text, the key), so a better German word never
+// breaks it.
+const localesDir = path.join(repo, 'ui/src/locales');
+const deCatalog = Object.assign(
+  {},
+  ...fs.readdirSync(path.join(localesDir, 'de')).map((f) => JSON.parse(fs.readFileSync(path.join(localesDir, 'de', f), 'utf8'))),
+);
+const de = (english) => {
+  const v = deCatalog[english];
+  if (!v) throw new Error(`no German for "${english}" in ui/src/locales/de`);
+  return v;
+};
+
 function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -3102,20 +3116,6 @@ console.log(`axe-core audited ${audited.size} page states`);
 console.log(`screenshots: ${shots}`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(exitCode);
-
-// The German catalogs, for the German walk: a step looks its texts up
-// here (by the English text, the key), so a better German word never
-// breaks it.
-const localesDir = path.join(repo, 'ui/src/locales');
-const deCatalog = Object.assign(
-  {},
-  ...fs.readdirSync(path.join(localesDir, 'de')).map((f) => JSON.parse(fs.readFileSync(path.join(localesDir, 'de', f), 'utf8'))),
-);
-const de = (english) => {
-  const v = deCatalog[english];
-  if (!v) throw new Error(`no German for "${english}" in ui/src/locales/de`);
-  return v;
-};
 
 // germanSteps walk the panel in German: first as a browser that asks for
 // German (its Accept-Language and navigator.languages) finds it, before
