@@ -165,7 +165,9 @@ function SignIns() {
   return (
     <div className="stack">
       {list.isPending ? <Loading /> : list.isError ? <ErrorNote error={list.error} /> : (
-        <div className="table-wrap">
+        // On a phone the browsers' names make it wider than the screen: it
+        // scrolls, so it takes focus (the arrow keys scroll it).
+        <div className="table-wrap" tabIndex={0} role="region" aria-label={t('Recent sign-ins')}>
           <table className="data-table">
             <thead><tr><th>{t('When')}</th><th>{t('IP')}</th><th>{t('Browser')}</th></tr></thead>
             <tbody>
