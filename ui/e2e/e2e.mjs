@@ -1384,6 +1384,7 @@ async function main() {
   await uiDataSteps(base, consoleErrors);
   await steamSteps(base, 'SQLite', consoleErrors, { zones: true });
   await gameTableSteps(base);
+  await phoneRoundFourSteps(base);
 
   await step('sign out', async () => {
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
@@ -3182,5 +3183,198 @@ async function germanSteps(base) {
     const me = await page.evaluate(() => fetch('/admin-api/auth/me').then((r) => r.json()));
     expect(me.locale === '', `/auth/me says locale ${JSON.stringify(me.locale)}, want ""`);
     await page.locator('main h1', { hasText: 'Your account' }).waitFor();
+// phoneRoundFourSteps: what an operator found on a phone, in small words
+// and with a keyboard (issue 51, items 6 to 8). At 390 px every room's
+// Created and every client's session show, the room's JSON is cut at no
+// edge and its state box is reached by Tab; the audit filters' placeholders
+// show whole; the audit chart's legend at rest says a step with data; a
+// failed sign-in names its account, a revert the change it undid; and the
+// claim link on Reports stands apart from its words. Each page is audited
+// in both themes at both widths; the page is left at 1280 px, light.
+async function phoneRoundFourSteps(base) {
+  const apiJSON = apiReader(base);
+  const rowsOf = (r) => (Array.isArray(r) ? r : r.data ?? r.rows ?? []);
+  const phone = () => page.setViewportSize({ width: 390, height: 844 });
+  const wide = () => page.setViewportSize({ width: 1280, height: 860 });
+  const entryURL = (id) => base + '/admin/adminAudit/' + encodeURIComponent(String(id));
+
+  await step('phone: bot players join an arena again (the first ones left long ago)', async () => {
+    await stopGroup(bots);
+    botLog = '';
+    startBots(base, 3);
+    await botsJoined(2, 20_000);
+  });
+
+  try {
+    await step('phone (390 px): each room is a card with its name, its id beside it, its clients and when it was created', async () => {
+      await page.goto(base + '/admin/rooms');
+      await page.getByRole('heading', { name: 'Live rooms' }).waitFor();
+      await phone();
+      try {
+        const cards = page.locator('.room-cards > li');
+        await cards.first().waitFor();
+        const rooms = await apiJSON('/rooms');
+        expect(rooms.length >= 1, 'no live room');
+        for (const r of rooms) {
+          const card = cards.filter({ hasText: r.roomId });
+          await card.first().waitFor();
+          const text = await card.first().innerText();
+          expect(/Created\s*\S/.test(text), `the card of ${r.roomId} does not say when it was created: ${text}`);
+          if (r.name) await card.first().getByRole('link', { name: r.name, exact: true }).waitFor(); // named, the id beside
+        }
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        expect(width <= 390, `the rooms page is ${width}px wide at 390px`);
+        for (const box of await cards.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().right))) expect(box <= 390, 'a room card runs off the screen: ' + box);
+      } finally {
+        await wide();
+      }
+      // At 1280 px the table names each room the same way: name, then id.
+      await page.locator('tbody tr').first().waitFor();
+      await shotEveryLook('50-rooms');
+    });
+
+    await step('phone (390 px): a room shows each client\'s session, its JSON is cut at no edge, and Tab reaches its state box', async () => {
+      const room = (await apiJSON('/rooms')).find((r) => r.clients > 0);
+      expect(room, 'no room with clients');
+      await page.goto(base + '/admin/rooms/' + encodeURIComponent(room.roomId));
+      await page.getByRole('heading', { name: new RegExp('^Live rooms / ' + (room.name || room.roomId).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) }).waitFor();
+      await phone();
+      try {
+        const table = page.getByRole('table', { name: 'Clients' });
+        await table.locator('tbody tr .client-facts').first().waitFor();
+        const view = await apiJSON('/rooms/' + encodeURIComponent(room.roomId));
+        // Clients come and go: those still in the room when the table is read.
+        await page.waitForFunction((n) => document.querySelectorAll('table[aria-label="Clients"] tbody tr').length === n, view.clientList.length, { timeout: 5000 }).catch(() => {});
+        const shown = await table.innerText();
+        expect(/Session/.test(shown), 'the clients do not say Session at 390px: ' + shown);
+        expect(view.clientList.some((c) => shown.includes(c.sessionId)), 'no client\'s session shows at 390px: ' + shown);
+        const sessions = await table.locator('.client-facts dd.mono').evaluateAll((els) => els.map((e) => ({ right: e.getBoundingClientRect().right, sw: e.scrollWidth, cw: e.clientWidth })));
+        for (const s of sessions) expect(s.right <= 390 && s.sw <= s.cw, 'a session is cut at 390px: ' + JSON.stringify(s));
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        expect(width <= 390, `the room page is ${width}px wide at 390px`);
+        // The JSON boxes: wrapped, within the screen; any that scrolls is focusable.
+        for (const name of ['State', 'Metadata']) {
+          const box = page.getByRole('region', { name, exact: true });
+          await box.waitFor();
+          const m = await box.evaluate((el) => ({ sw: el.scrollWidth, cw: el.clientWidth, sh: el.scrollHeight, ch: el.clientHeight, right: el.getBoundingClientRect().right, tab: el.tabIndex }));
+          expect(m.right <= 390, `the ${name} box runs off the screen: ${JSON.stringify(m)}`);
+          expect(m.sw <= m.cw || m.tab === 0, `the ${name} box is cut on the right and cannot be scrolled by keyboard: ${JSON.stringify(m)}`);
+          expect(m.sh <= m.ch || m.tab === 0, `the ${name} box scrolls but Tab cannot reach it: ${JSON.stringify(m)}`);
+          expect(m.sw <= m.cw, `the ${name} box is cut on the right at 390px: ${JSON.stringify(m)}`);
+        }
+        // Tab from the last client reaches the state box, its focus ring drawn.
+        await table.getByRole('link').last().focus();
+        await page.keyboard.press('Tab');
+        const focused = await page.evaluate(() => {
+          const el = document.activeElement;
+          const cs = el ? getComputedStyle(el) : null;
+          return { state: !!el?.matches('pre.state[role=region]'), outline: cs ? `${cs.outlineStyle} ${cs.outlineWidth}` : '' };
+        });
+        expect(focused.state, 'Tab from the last client does not reach the state box');
+        expect(!/^none|\s0px$/.test(focused.outline), 'the focused state box shows no focus ring: ' + focused.outline);
+        await shot('51-room-phone-state-focused');
+      } finally {
+        await wide();
+      }
+      await shotEveryLook('51-room');
+    });
+  } finally {
+    await stopGroup(bots);
+  }
+
+  await step('the audit filters\' placeholders show whole at 1280 and 390 px', async () => {
+    await page.goto(base + '/admin/adminAudit');
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+    await page.locator('#audit-action').waitFor();
+    const measure = () => page.locator('.audit-filters input[placeholder]').evaluateAll((els) => els.filter((e) => e.offsetParent && !e.value).map((e) => {
+      const cs = getComputedStyle(e);
+      const ctx = document.createElement('canvas').getContext('2d');
+      ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+      const room = e.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+      return { placeholder: e.placeholder, need: Math.ceil(ctx.measureText(e.placeholder).width), room, sw: e.scrollWidth, cw: e.clientWidth, right: e.getBoundingClientRect().right };
+    }));
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 860 });
+      try {
+        const inputs = await measure();
+        expect(inputs.some((f) => f.placeholder === 'Choose a resource, or type an id'), `at ${width}px the target filter's placeholder is not there: ` + JSON.stringify(inputs));
+        for (const f of inputs) {
+          expect(f.need <= f.room && f.sw <= f.cw && f.right <= width, `at ${width}px the placeholder "${f.placeholder}" is cut: ${JSON.stringify(f)}`);
+        }
+      } finally {
+        await wide();
+      }
+    }
+    await shotEveryLook('52-audit-filters');
+  });
+
+  await step('the audit chart\'s legend at rest says the latest step with data, not an empty last one', async () => {
+    await page.goto(base + '/admin/');
+    const chart = page.getByRole('article', { name: 'Audit log by action' });
+    await chart.locator('.u-legend').waitFor();
+    await page.mouse.move(1, 1); // at rest: no step hovered
+    const values = await chart.locator('.u-legend .u-series .u-value').allInnerTexts();
+    expect(values.length >= 2, 'the legend shows no values: ' + JSON.stringify(values));
+    expect(values.slice(1).some((v) => /[1-9]/.test(v)), 'the legend at rest says only empty values: ' + JSON.stringify(values));
+  });
+
+  await step('a failed sign-in entry names the account it was for, not as its operator', async () => {
+    const failed = async () => rowsOf(await apiJSON('/adminAudit?action=auth.login_failed&_sort=id&_order=desc&_end=20')).find((e) => e.payload?.email === admin.email);
+    let entry = await failed();
+    if (!entry) {
+      // One wrong password for the admin, from a browser of its own.
+      const other = await browser.newContext();
+      try {
+        const r = await other.request.post(base + '/admin-api/auth/login', { data: { email: admin.email, password: 'not the password, on a phone' }, headers: { Origin: base } });
+        expect(r.status() === 401, 'a wrong password answered ' + r.status());
+      } finally {
+        await other.close();
+      }
+      for (const end = Date.now() + 5000; !entry && Date.now() < end; await new Promise((r) => setTimeout(r, 200))) entry = await failed();
+    }
+    expect(entry, 'no failed sign-in of the admin in the audit log');
+    await page.goto(entryURL(entry.id));
+    const said = page.locator('.audit-sentence', { hasText: 'Sign-in failed' });
+    await said.waitFor();
+    const text = (await said.innerText()).trim();
+    expect(text === 'Sign-in failed for ' + admin.email, 'the failed sign-in reads: ' + text);
+    if (entry.target_id) await said.getByRole('link', { name: admin.email }).waitFor();
+    await shotEveryLook('53-audit-sign-in-failed');
+  });
+
+  await step('a revert\'s entry says the change it undid by its time, linked, not "entry 44"', async () => {
+    const entry = rowsOf(await apiJSON('/adminAudit?action=revert&_sort=id&_order=desc&_end=20')).find((e) => e.payload?.auditId !== undefined);
+    expect(entry?.payload?.auditId !== undefined, 'no revert in the audit log: ' + JSON.stringify(entry));
+    await page.goto(entryURL(entry.id));
+    const said = page.locator('.audit-sentence', { hasText: 'Reverted the change of ' });
+    await said.waitFor();
+    const href = await said.getByRole('link').getAttribute('href');
+    expect(href.endsWith('/adminAudit/' + entry.payload.auditId), 'the revert links ' + href);
+    const payload = await page.locator('.field-wide').innerText();
+    expect(!/\bentry \d+|Audit entry/i.test(payload), 'the revert still says an entry number: ' + payload);
+  });
+
+  await step('a ban without a reason has no "Reason" line in its entry', async () => {
+    const entry = rowsOf(await apiJSON('/adminAudit?action=user.ban&_sort=id&_order=desc&_end=50')).find((e) => e.payload && e.payload.reason === '');
+    if (!entry) return; // every ban so far had a reason
+    await page.goto(entryURL(entry.id));
+    const payload = page.locator('.field-wide');
+    await payload.locator('dl.kv').first().waitFor();
+    expect((await payload.locator('dt', { hasText: /^Reason$/ }).count()) === 0, 'an empty reason is still a line: ' + (await payload.innerText()));
+  });
+
+  await step('Reports: the "Claimed by" link stands apart from its words (underlined), on the queue and a player\'s reports', async () => {
+    await page.goto(base + '/admin/reports');
+    await page.getByRole('heading', { name: 'Reports', exact: true }).waitFor();
+    // The queue, or its empty state, once it has loaded.
+    const any = await page.locator('.report-actions').first().waitFor({ timeout: 5000 }).then(() => true, () => false);
+    const link = page.locator('.report-claim a').first();
+    if (!any || (await link.count()) === 0) return; // no report claimed by another operator is open now
+    const deco = await link.evaluate((a) => getComputedStyle(a).textDecorationLine);
+    expect(deco.includes('underline'), 'the claim link is not underlined: ' + deco);
+    await shotEveryLook('54-reports-claimed');
+    await page.locator('tr', { has: page.locator('.report-claim a') }).first().locator('a.report-details').click();
+    await page.locator('.report-claim').first().waitFor();
+    await shotEveryLook('54-report-claimed');
   });
 }

@@ -3,7 +3,9 @@ import { Trans, useTranslation } from 'react-i18next';
 import { seg, type ResourceMeta, type Row } from '../api';
 import { auditSentence, columnChange, columnChanges, erasePartWords, tooLargeWords, useActionLabel } from '../auditWords';
 import { stringifyJSON } from '../json';
-import { useResourceMeta } from '../queries';
+import { useQuery } from '@tanstack/react-query';
+import { rowOf, rowQuery, useResourceMeta, useUsersMeta } from '../queries';
+import { formatTime } from '../time';
 import { fieldLabel, valueWords } from '../fieldWords';
 import { pathWords } from '../jsonDiff';
 
@@ -22,9 +24,18 @@ export function AuditPayload({ payload: whole, entry }: { payload: unknown; entr
   const label = useActionLabel();
   const action = entry?.action;
   const sentence = auditSentence(action, whole);
-  const said = sentence ? ['resources', 'auditEntries', 'counts'] : action === 'room.kick' ? ['userId', 'roomName', 'roomId'] : [];
-  const payload = said.length > 0 && whole !== null && typeof whole === 'object' && !Array.isArray(whole)
-    ? Object.fromEntries(Object.entries(whole).filter(([k]) => !said.includes(k)))
+  const p = (whole !== null && typeof whole === 'object' && !Array.isArray(whole) ? whole : {}) as Record<string, unknown>;
+  const signIn = action === 'auth.login_failed' && entry ? signInAccount(p) : undefined;
+  const revert = action === 'revert' && entry && (typeof p.auditId === 'number' || typeof p.auditId === 'string') ? String(p.auditId) : undefined;
+  const said = sentence ? ['resources', 'auditEntries', 'counts']
+    : action === 'room.kick' ? ['userId', 'roomName', 'roomId']
+    : signIn ? [signIn.key]
+    : revert ? ['auditId', 'of']
+    : [];
+  // An empty reason (a ban or a kick without one) is no line at all.
+  const empty = (k: string, v: unknown) => (k === 'reason' || k === 'note') && (v === '' || v === null);
+  const payload = whole !== null && typeof whole === 'object' && !Array.isArray(whole)
+    ? Object.fromEntries(Object.entries(whole).filter(([k, v]) => !said.includes(k) && !empty(k, v)))
     : whole;
   const head = sentence ? (
     <div className="audit-sentence">
@@ -33,10 +44,62 @@ export function AuditPayload({ payload: whole, entry }: { payload: unknown; entr
         <ul>{((whole as { resources: Record<string, unknown>[] }).resources).map((r, i) => <li key={i}>{erasePartWords(r)}</li>)}</ul>
       )}
     </div>
-  ) : action === 'room.kick' && entry ? <KickSentence entry={entry} label={label(action)} /> : null;
+  ) : action === 'room.kick' && entry ? <KickSentence entry={entry} label={label(action)} />
+    : signIn && entry ? <SignInSentence entry={entry} account={signIn.account} label={label(action)} />
+    : revert ? <RevertSentence id={revert} of={typeof p.of === 'string' && p.of ? label(p.of) : ''} label={label(action)} />
+    : null;
   const meta = useResourceMeta(typeof entry?.resource === 'string' ? entry.resource : undefined);
   const rest = <PayloadFields payload={payload} meta={meta} />;
   return head ? <div className="stack">{head}{payload !== null && typeof payload === 'object' && Object.keys(payload).length > 0 && rest}</div> : rest;
+}
+
+// signInAccount is the account a sign-in entry was for, as typed: the
+// payload's email or username, and its key.
+function signInAccount(p: Record<string, unknown>): { key: string; account: string } | undefined {
+  for (const key of ['email', 'username']) {
+    const v = p[key];
+    if (typeof v === 'string' && v !== '') return { key, account: v };
+  }
+  return undefined;
+}
+
+// SignInSentence says a failed sign-in by the account it was for ("Sign-in
+// failed for ann@example.com"), linked to the account when one matched:
+// the entry's operator is that account, not who tried.
+function SignInSentence({ entry, account, label }: { entry: Row; account: string; label: string }) {
+  const { t } = useTranslation('audit');
+  const users = useUsersMeta();
+  const id = typeof entry.target_id === 'string' ? entry.target_id : '';
+  const components = {
+    action: <strong />,
+    account: id && users?.permissions.read ? <Link to={'/users/' + seg(id)} title={id} /> : <span className="mono" />,
+  };
+  return (
+    <p className="audit-sentence">
+      <Trans t={t} i18nKey="<action>{{action}}</action> for <account>{{account}}</account>" values={{ action: label, account }} components={components} />
+    </p>
+  );
+}
+
+// RevertSentence says which entry a revert undid: the change, by its
+// action and time, linked to its entry ("Reverted the change of 3 Dec,
+// 12:51 (Updated)"), not its number.
+function RevertSentence({ id, of, label }: { id: string; of: string; label: string }) {
+  const { t } = useTranslation('audit');
+  const audit = useResourceMeta('adminAudit');
+  const q = useQuery({ ...rowQuery(audit?.name ?? 'adminAudit', id), select: rowOf, enabled: !!audit?.permissions.read, retry: false, staleTime: 60_000 });
+  const at = q.data?.created_at;
+  const values = { action: label, of, time: typeof at === 'string' || typeof at === 'number' ? formatTime(at) : '' };
+  const components = { action: <strong />, entry: audit?.permissions.read ? <Link to={'/adminAudit/' + seg(id)} /> : <span /> };
+  return (
+    <p className="audit-sentence">
+      {values.time ? (
+        of ? <Trans t={t} i18nKey="<action>{{action}}</action> the change of <entry>{{time}}</entry> ({{of}})" values={values} components={components} />
+          : <Trans t={t} i18nKey="<action>{{action}}</action> the change of <entry>{{time}}</entry>" values={values} components={components} />
+      ) : of ? <Trans t={t} i18nKey="<action>{{action}}</action> <entry>an earlier change</entry> ({{of}})" values={values} components={components} />
+        : <Trans t={t} i18nKey="<action>{{action}}</action> <entry>an earlier change</entry>" values={values} components={components} />}
+    </p>
+  );
 }
 
 // KickSentence says a kick: "Kicked Player 07 from arena", the player

@@ -13,7 +13,7 @@ const palette = ['#3b82f6', '#f59f00', '#12b886', '#e64980', '#7950f2', '#868e96
 // and redrawn when it resizes; the theme's text and grid colours come
 // from the page's CSS variables. Loaded lazily: only the dashboard needs it.
 // Its legend says the hovered step's time and values, and the latest
-// step's when nothing is hovered (uPlot's own says "Time: --"). Dates
+// step with data when nothing is hovered (uPlot's own says "Time: --"). Dates
 // and numbers are said in the operator's language, and the chart is
 // drawn again when it changes.
 export default function SeriesChart({ data, label }: { data: SeriesData; label: string }) {
@@ -28,7 +28,17 @@ export default function SeriesChart({ data, label }: { data: SeriesData; label: 
     const grid = css.getPropertyValue('--line').trim() || '#dfe3e8';
     const xs = (data.series[0]?.points ?? []).map((p) => Date.parse(p.t) / 1000);
     const ys = data.series.map((s) => s.points.map((p) => p.v));
-    const last = xs.length - 1;
+    // The step the legend says at rest: the latest with data. The last
+    // step is the one under way, often still empty ("—" or 0 for every
+    // line), which would say nothing.
+    const hasData = (i: number) => ys.some((y) => y[i] != null && y[i] !== 0);
+    let last = xs.length - 1;
+    for (let i = last; i >= 0; i--) {
+      if (hasData(i)) {
+        last = i;
+        break;
+      }
+    }
     const say = (at: number | null | undefined) => (at == null ? '—' : data.step >= 86_400 ? formatDay(at * 1000) : formatTime(at * 1000));
     const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
     const opts: uPlot.Options = {

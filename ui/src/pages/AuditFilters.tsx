@@ -1,3 +1,4 @@
+import type { CSSProperties } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import type { Column, ResourceMeta } from '../api';
@@ -44,19 +45,21 @@ export function AuditFilters({ meta, params, set }: {
   const actionKey = (typed: string) => actionFor(actions, meta.auditActions ?? {}, typed);
   const action = params.get('action') ?? '';
   const actionShown = actions.find((a) => a.action === action)?.label ?? action;
+  const operatorPicked = !!(users && operatorCol?.linkTo);
+  const targetHint = resource ? t('Target id') : t('Choose a resource, or type an id');
   return (
     <fieldset className="audit-filters">
       <legend className="sr-only">{t('Filter the audit log')}</legend>
-      <div className="audit-filter">
+      <div className={operatorPicked ? 'audit-filter' : 'audit-filter fit'} style={operatorPicked ? undefined : fit(t('Operator id'))}>
         <label htmlFor="audit-operator">{t('Operator')}</label>
-        {users && operatorCol?.linkTo ? (
+        {operatorPicked ? (
           <ForeignKeyPicker id="audit-operator" col={{ ...operatorCol, label: t('Operator'), notNull: false }} target={users} value={operator} label={operatorLabel}
             disabled={false} onChange={(id) => set({ operator_id: id })} />
         ) : (
           <input id="audit-operator" defaultValue={operator} key={operator} placeholder={t('Operator id')} onBlur={(e) => set({ operator_id: e.currentTarget.value.trim() })} />
         )}
       </div>
-      <div className="audit-filter">
+      <div className="audit-filter fit" style={fit(t('Any action'))}>
         <label htmlFor="audit-action">{t('Action')}</label>
         <input id="audit-action" list="audit-actions" key={action + ' ' + i18n.language} defaultValue={actionShown} placeholder={t('Any action')}
           onChange={(e) => {
@@ -82,13 +85,13 @@ export function AuditFilters({ meta, params, set }: {
           {resource && !resources.some((r) => r.name === resource) && <option value={resource}>{resource}</option>}
         </select>
       </div>
-      <div className="audit-filter">
+      <div className={target ? 'audit-filter' : 'audit-filter fit'} style={target ? undefined : fit(targetHint)}>
         <label htmlFor="audit-target">{t('Target')}</label>
         {target ? (
           <ForeignKeyPicker id="audit-target" col={targetColumn(t, target, users, operatorCol)} target={target} value={targetId} label={targetLabel}
             disabled={false} onChange={(id) => set({ target_id: id })} />
         ) : (
-          <input id="audit-target" key={targetId} defaultValue={targetId} placeholder={resource ? t('Target id') : t('Choose a resource, or type an id')}
+          <input id="audit-target" key={targetId} defaultValue={targetId} placeholder={targetHint}
             onBlur={(e) => set({ target_id: e.currentTarget.value.trim() })}
             onKeyDown={(e) => {
               if (e.key === 'Enter') set({ target_id: e.currentTarget.value.trim() });
@@ -102,6 +105,14 @@ export function AuditFilters({ meta, params, set }: {
       )}
     </fieldset>
   );
+}
+
+// fit sizes a filter's box to hold its placeholder whole, in any
+// language (a "0" is at least as wide as the average letter): the box
+// is never narrower than the others, and on a phone (styles.css) takes
+// a line of its own when two no longer fit side by side.
+function fit(placeholder: string): CSSProperties {
+  return { '--fit': `${[...placeholder].length}ch` } as CSSProperties;
 }
 
 // targetColumn is the column the target picker acts for: labelled

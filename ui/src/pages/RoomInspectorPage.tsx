@@ -12,6 +12,8 @@ import { ErrorNote, Loading } from '../components/Status';
 import { usePageTitle } from '../names';
 import { parseJSON, stringifyJSON } from '../json';
 import i18n, { formatNumber } from '../i18n';
+import { useMediaQuery } from '../theme';
+import { phoneQuery } from '../components/DataCards';
 
 export function RoomInspectorPage() {
   const { t } = useTranslation('rooms');
@@ -87,30 +89,14 @@ export function RoomInspectorPage() {
             <div className="field"><dt>{t('Clients')}</dt><dd>{formatNumber(q.data.clients)} / {formatNumber(q.data.maxClients)}</dd></div>
             <div className="field"><dt>{t('Locked')}</dt><dd>{q.data.locked ? t('yes') : t('no')}</dd></div>
             <div className="field"><dt>{t('Created')}</dt><dd><Time value={q.data.createdAt} /></dd></div>
-            <div className="field"><dt>{t('Metadata')}</dt><dd><pre className="json-block">{stringifyJSON(q.data.metadata ?? null, 2)}</pre></dd></div>
+            <div className="field"><dt>{t('Metadata')}</dt><dd><pre className="json-block meta-block" role="region" tabIndex={0} aria-label={t('Metadata')}>{stringifyJSON(q.data.metadata ?? null, 2)}</pre></dd></div>
             <div className="field"><dt>{t('Room id')}</dt><dd className="mono muted">{roomId}</dd></div>
           </dl>
           <h2>{t('Clients')}</h2>
           {q.data.clientList.length === 0 ? (
             <p className="muted">{t('No clients.')}</p>
           ) : (
-            <div className="table-wrap">
-              <table className="data-table" aria-label={t('Clients')}>
-                {/* The action comes first: the first column stays in view, so
-                    a phone reaches Kick without scrolling sideways. */}
-                <thead><tr><th><span className="sr-only">{t('Action')}</span></th><th>{t('Player')}</th><th>{t('Joined')}</th><th>{t('Session')}</th></tr></thead>
-                <tbody>
-                  {q.data.clientList.map((c) => (
-                    <tr key={c.sessionId}>
-                      <td><button type="button" className="danger" aria-label={t('Kick {{name}}', { name: names.get(c.userId) ?? c.userId })} onClick={() => setKicking({ sessionId: c.sessionId, name: names.get(c.userId) ?? c.userId })}>{t('Kick')}</button></td>
-                      <td><Link to={'/users/' + seg(c.userId)} title={c.userId}>{names.get(c.userId) ?? c.userId}</Link></td>
-                      <td><Time value={c.joinedAt} /></td>
-                      <td className="mono muted id-note">{c.sessionId}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ClientTable clients={q.data.clientList} names={names} onKick={setKicking} />
           )}
           <h2 id="room-state">{t('State')}</h2>
           <div className="state-grid">
@@ -121,8 +107,54 @@ export function RoomInspectorPage() {
         </>
       )}
       {dialog}
-      {kicking && <KickDialog who={kicking.name} room={q.data?.name ?? roomId} onCancel={() => setKicking(null)} onKick={(reason) => void kick(kicking.sessionId, kicking.name, reason)} />}
+      {kicking && <KickDialog who={kicking.name} room={q.data?.name || roomId} onCancel={() => setKicking(null)} onKick={(reason) => void kick(kicking.sessionId, kicking.name, reason)} />}
     </section>
+  );
+}
+
+type Client = { sessionId: string; userId: string; joinedAt: string };
+
+// ClientTable lists the room's clients, Kick first: the first column
+// stays in view, so a phone reaches Kick without scrolling sideways. On a
+// phone the player's joining time and session stand under their name
+// (wrapped, nothing off to the right); wider, each has its column.
+function ClientTable({ clients, names, onKick }: { clients: Client[]; names: Map<string, string>; onKick: (k: { sessionId: string; name: string }) => void }) {
+  const { t } = useTranslation('rooms');
+  const phone = useMediaQuery(phoneQuery);
+  return (
+    <div className="table-wrap">
+      <table className={phone ? 'data-table client-table wrap' : 'data-table client-table'} aria-label={t('Clients')}>
+        <thead>
+          <tr><th><span className="sr-only">{t('Action')}</span></th><th>{t('Player')}</th>{!phone && <><th>{t('Joined')}</th><th>{t('Session')}</th></>}</tr>
+        </thead>
+        <tbody>
+          {clients.map((c) => {
+            const name = names.get(c.userId) ?? c.userId;
+            const player = <Link to={'/users/' + seg(c.userId)} title={c.userId}>{name}</Link>;
+            return (
+              <tr key={c.sessionId}>
+                <td><button type="button" className="danger" aria-label={t('Kick {{name}}', { name })} onClick={() => onKick({ sessionId: c.sessionId, name })}>{t('Kick')}</button></td>
+                {phone ? (
+                  <td className="client-cell">
+                    {player}
+                    <dl className="kv client-facts">
+                      <div><dt>{t('Joined')}</dt><dd><Time value={c.joinedAt} /></dd></div>
+                      <div><dt>{t('Session')}</dt><dd className="mono id-note">{c.sessionId}</dd></div>
+                    </dl>
+                  </td>
+                ) : (
+                  <>
+                    <td>{player}</td>
+                    <td><Time value={c.joinedAt} /></td>
+                    <td className="mono muted id-note">{c.sessionId}</td>
+                  </>
+                )}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -190,7 +222,9 @@ export function parsePath(s: string): (string | number)[] {
 function StateView({ state, players }: { state: unknown; players: Map<string, string> }) {
   const lines = (stringifyJSON(state, 2) ?? 'null').split('\n');
   return (
-    <pre className="json-block state" role="region" aria-labelledby="room-state">
+    // A region of its own, reached by Tab (it scrolls when the state is
+    // long), its focus ring drawn inside the box.
+    <pre className="json-block state" role="region" aria-labelledby="room-state" tabIndex={0}>
       {lines.map((line, i) => {
         const m = /"([^"\\]+)"/g;
         let who: string | undefined;

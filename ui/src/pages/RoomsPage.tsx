@@ -8,6 +8,8 @@ import { Time } from '../time';
 import { ErrorNote, Loading } from '../components/Status';
 import { usePageTitle } from '../names';
 import { formatNumber } from '../i18n';
+import { useMediaQuery } from '../theme';
+import { phoneQuery } from '../components/DataCards';
 
 export function RoomsPage() {
   const { t } = useTranslation('rooms');
@@ -32,24 +34,50 @@ export function RoomsPage() {
   );
 }
 
+// RoomTable lists the rooms, each said as everywhere in the panel: its
+// name (linked to its page), the id beside it as secondary text. On a
+// phone each room is a card, so every field shows without scrolling
+// sideways.
 function RoomTable({ rooms }: { rooms: RoomSummary[] }) {
   const { t } = useTranslation('rooms');
+  const phone = useMediaQuery(phoneQuery);
   // The node column shows only in a multi-node deployment.
   const nodes = rooms.some((r) => r.node);
+  const locked = (r: RoomSummary) => (r.locked ? <span className="badge badge-locked"><Lock size={12} aria-hidden="true" /> {t('locked')}</span> : t('open'));
+  if (phone) {
+    return (
+      <ul className="data-cards room-cards" aria-label={t('Live rooms')}>
+        {rooms.map((r) => (
+          <li key={r.roomId} className="data-card">
+            <div className="card-head room-card-head">
+              <Link to={'/rooms/' + seg(r.roomId)} className="card-title">{r.name || r.roomId}</Link>
+              {r.name && <span className="muted mono id-note room-id" title={t('Room id')}>{r.roomId}</span>}
+            </div>
+            <dl className="card-fields">
+              <div><dt>{t('Clients')}</dt><dd>{formatNumber(r.clients)} / {formatNumber(r.maxClients)}</dd></div>
+              <div><dt>{t('Locked')}</dt><dd>{locked(r)}</dd></div>
+              <div className="wide"><dt>{t('Created')}</dt><dd><Time value={r.createdAt} /></dd></div>
+              {nodes && <div className="wide"><dt>{t('Node')}</dt><dd className="mono">{r.node ?? '—'}</dd></div>}
+            </dl>
+          </li>
+        ))}
+      </ul>
+    );
+  }
   return (
     <div className="table-wrap">
       <table className="data-table">
         <thead>
-          <tr><th>{t('Room')}</th><th>{t('Name')}</th>{nodes && <th>{t('Node')}</th>}<th>{t('Clients')}</th><th>{t('Locked')}</th><th>{t('Created')}</th></tr>
+          <tr><th>{t('Room')}</th><th>{t('Room id')}</th>{nodes && <th>{t('Node')}</th>}<th>{t('Clients')}</th><th>{t('Locked')}</th><th>{t('Created')}</th></tr>
         </thead>
         <tbody>
           {rooms.map((r) => (
             <tr key={r.roomId}>
-              <td><Link to={'/rooms/' + seg(r.roomId)} className="mono">{r.roomId}</Link></td>
-              <td>{r.name}</td>
+              <td><Link to={'/rooms/' + seg(r.roomId)}>{r.name || r.roomId}</Link></td>
+              <td className="mono muted id-note">{r.roomId}</td>
               {nodes && <td className="mono">{r.node ?? '—'}</td>}
               <td>{formatNumber(r.clients)} / {formatNumber(r.maxClients)}</td>
-              <td>{r.locked ? <span className="badge badge-locked"><Lock size={12} aria-hidden="true" /> {t('locked')}</span> : t('open')}</td>
+              <td>{locked(r)}</td>
               <td><Time value={r.createdAt} /></td>
             </tr>
           ))}

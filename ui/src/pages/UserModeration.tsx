@@ -52,7 +52,8 @@ export function BanState({ ban, short = false }: { ban: unknown; short?: boolean
         : ended ? <Trans t={t} i18nKey="<strong>Ban ended</strong> by <who>{{name}}</who> on {{date}}" values={values} components={who} />
         : <Trans t={t} i18nKey="<strong>Banned</strong> by <who>{{name}}</who> until {{date}}" values={values} components={who} />}
       {b.bannedAt && <span className="muted"> {t('(since {{date}})', { date: formatTime(b.bannedAt) })}</span>}
-      {b.reason ? <> — {b.reason}</> : <span className="muted"> {t('— no reason given')}</span>}
+      {/* A reason of blanks is none: no empty "— " after the date. */}
+      {b.reason?.trim() ? <> — {b.reason.trim()}</> : <span className="muted"> {t('— no reason given')}</span>}
     </p>
   );
 }
