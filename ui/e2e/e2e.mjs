@@ -3183,6 +3183,9 @@ async function germanSteps(base) {
     const me = await page.evaluate(() => fetch('/admin-api/auth/me').then((r) => r.json()));
     expect(me.locale === '', `/auth/me says locale ${JSON.stringify(me.locale)}, want ""`);
     await page.locator('main h1', { hasText: 'Your account' }).waitFor();
+  });
+}
+
 // phoneRoundFourSteps: what an operator found on a phone, in small words
 // and with a keyboard (issue 51, items 6 to 8). At 390 px every room's
 // Created and every client's session show, the room's JSON is cut at no
