@@ -124,6 +124,7 @@ export function payloadSummary(payload: unknown, meta: ResourceMeta | undefined,
   for (const [k, v] of Object.entries(p)) {
     if (k === 'changes' || k === 'ip' || k === 'userAgent' || k === 'row') continue;
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) continue;
+    if (typeof v === 'string' && v.trim() === '') continue; // no reason given says nothing, not "Reason:"
     parts.push(`${fieldLabel(undefined, k)}: ${k === 'scope' || k === 'scopes' ? scopeWords(catalog, v) : valueWords(v)}`);
   }
   if (parts.length === 0) return '—';
