@@ -333,6 +333,12 @@ type Options struct {
 	// count goes up) instead of adding to the queue. Default 10 minutes;
 	// negative fails New.
 	ReportWindow time.Duration
+	// ReportClaimExpiry is how long a moderator's claim on a player's
+	// reports keeps other moderators out: a claim not acted on for that
+	// long is taken by the next moderator's claim (audited as such), and
+	// no longer refuses their resolution. Default 30 minutes; negative
+	// fails New.
+	ReportClaimExpiry time.Duration
 	// OnAudit receives every audit entry once the change it records has
 	// committed: an entry of a transaction that rolls back is never sent.
 	// It is called from one goroutine of the panel's, fed by a queue of
@@ -465,6 +471,7 @@ func (o Options) compile() engine.Options {
 		ExportNoBOM:          o.ExportNoBOM,
 		ReportCategories:     o.ReportCategories,
 		ReportWindow:         o.ReportWindow,
+		ReportClaimExpiry:    o.ReportClaimExpiry,
 		OnAudit:              o.OnAudit,
 		AuditQueue:           o.AuditQueue,
 		Session:              engine.SessionOptions(o.Session),

@@ -32,6 +32,7 @@ var actionLabels = []struct{ Action, Label string }{
 	// Players' reports.
 	{"report.file", "Report filed"},
 	{"report.claim", "Reports claimed"},
+	{"report.release", "Claim released"},
 	{"report.resolve", "Reports resolved"},
 	// Operators' roles.
 	{"role.set", "Role changed"},

@@ -61,6 +61,7 @@ type Options struct {
 	HealthChecks         []HealthCheck
 	ReportCategories     []ReportCategory
 	ReportWindow         time.Duration
+	ReportClaimExpiry    time.Duration
 	OnAudit              func(ctx context.Context, e AuditEvent)
 	AuditQueue           int
 }

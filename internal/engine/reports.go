@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
+	"github.com/gameadmin/admin/internal/audit"
 	"github.com/gameadmin/admin/internal/query"
 	"github.com/gameadmin/admin/internal/reports"
 	"github.com/gameadmin/admin/internal/sqldialect"
@@ -29,7 +31,7 @@ func newReportStore(a *Admin) (*reports.Store, error) {
 	return reports.New(reports.Config{
 		DB: a.db, Table: string(a.tableNames) + "reports", Claims: string(a.tableNames) + "report_claims",
 		Users: a.users, Categories: a.opts.ReportCategories, Window: a.opts.ReportWindow,
-		Limiter: a.limits.Reports, Audit: a.audit, Now: a.now,
+		Limiter: a.limits.Reports, Audit: a.audit, Now: a.now, ClaimExpiry: a.opts.ReportClaimExpiry,
 	}, func(key string) bool { return a.resources[key] != nil })
 }
 
@@ -144,8 +146,9 @@ func (l *roomLinks) link(ctx context.Context, roomID, sessionID string) *roomLin
 }
 
 // evidenceView is raw as category c reads it: {"kind": "text", "text"},
-// {"kind": "row", "resource", "id", "label"} (label when op may read the
-// row), or, for a category declaring none, {"kind": "json", "json"}.
+// {"kind": "row", "resource", "id", "readable", "label"} (readable when
+// op may open the row, label when op may read it), or, for a category
+// declaring none, {"kind": "json", "json"}.
 func (h *reportsHandler) evidenceView(ctx context.Context, op Operator, c ReportCategory, raw string) map[string]any {
 	var v any
 	if err := json.Unmarshal([]byte(raw), &v); err != nil {
@@ -161,7 +164,7 @@ func (h *reportsHandler) evidenceView(ctx context.Context, op Operator, c Report
 		if f, ok := v.(float64); ok {
 			id = fmt.Sprintf("%.0f", f)
 		}
-		out := map[string]any{"kind": "row", "resource": c.Resource, "id": id}
+		out := map[string]any{"kind": "row", "resource": c.Resource, "id": id, "readable": h.rowReadable(ctx, op, c.Resource, id)}
 		if l := h.rowLabel(ctx, op, c.Resource, id); l != "" {
 			out["label"] = l
 		}
@@ -181,6 +184,33 @@ func (h *reportsHandler) rowLabel(ctx context.Context, op Operator, key, id stri
 		h.log.WarnContext(ctx, "admin: reports: row label", "resource", key, "err", err)
 	}
 	return labels[id]
+}
+
+// rowReadable reports whether op may open row id of resource key: op
+// may read the resource and the row is there within op's row scope. A
+// failure is logged and reads as not readable.
+func (h *reportsHandler) rowReadable(ctx context.Context, op Operator, key, id string) bool {
+	res := h.as(op, key)
+	if res == nil || !h.allowed(op, OpRead, key) || len(res.Table.PK) != 1 {
+		return false
+	}
+	m, err := query.DecodeID(res.Table, id)
+	if err != nil {
+		return false
+	}
+	pk := res.Table.PK[0]
+	q := h.db.NewSelect().TableExpr("?", bun.Ident(res.Table.Name)).Where("? = ?", bun.Ident(pk.Name), m[pk.Name])
+	if res.Scoped(op) {
+		if len(op.Rows) == 0 {
+			return false
+		}
+		q = q.Where("? IN (?)", bun.Ident(res.ScopeColumn().Name), bun.List(op.Rows))
+	}
+	ok, err := q.Exists(ctx)
+	if err != nil {
+		h.log.WarnContext(ctx, "admin: reports: evidence row", "resource", key, "err", err)
+	}
+	return ok
 }
 
 // rowLabels are the labels of rows ids of resource key as op reads them,
@@ -265,4 +295,70 @@ func (h *reportsHandler) openReportStats(ctx context.Context, op Operator) ([]St
 		out = append(out, Stat{Label: label, Value: t.Count, Link: "/users/" + url.PathEscape(t.PlayerID)})
 	}
 	return out, nil
+}
+
+// maxResolutionEntries bounds the report.resolve entries one answer reads
+// back for its resolved reports' details.
+const maxResolutionEntries = 500
+
+// resolutions are the details of the resolved reports among rows, by
+// report id, read back from their report.resolve audit entries (the
+// reports table keeps only the outcome, who and when): a ban's end
+// ("until", or "permanent") for every reader; the operator's note (the
+// warning itself for a warning) and the ban's reason for an admin and for
+// the operator who resolved it, as a mod reads no other operator's words.
+// A failure is logged and the details left out: they are a convenience.
+func (h *reportsHandler) resolutions(ctx context.Context, op Operator, rows []reports.Row) map[int64]map[string]any {
+	out := map[int64]map[string]any{}
+	var players []string
+	by := map[int64]string{}
+	for _, r := range rows {
+		if r.Status == reports.Resolved && r.Outcome != "" && r.Outcome != "erase" {
+			by[r.ID] = r.ResolvedBy
+			if !slices.Contains(players, r.PlayerID) {
+				players = append(players, r.PlayerID)
+			}
+		}
+	}
+	if len(players) == 0 || h.auditTable == "" {
+		return out
+	}
+	var entries []audit.Entry
+	err := h.db.NewSelect().Model(&entries).ModelTableExpr("? AS aa", bun.Ident(h.auditTable)).
+		Where("resource = ? AND target_id IN (?) AND action = ?", "users", bun.List(players), "report.resolve").
+		OrderExpr("id DESC").Limit(maxResolutionEntries).Scan(ctx)
+	if err != nil {
+		h.log.WarnContext(ctx, "admin: reports: read resolutions", "err", err)
+		return out
+	}
+	for _, e := range entries {
+		ids, _ := e.Payload["reports"].([]any)
+		d := map[string]any{}
+		words := op.Role == RoleAdmin || e.OperatorID == op.UserID
+		if m, ok := e.Payload["moderation"].(map[string]any); ok && m["action"] == "user.ban" {
+			if u, ok := m["until"].(string); ok && u != "" {
+				d["until"] = u
+			} else {
+				d["permanent"] = true
+			}
+			if reason, ok := m["reason"].(string); ok && reason != "" && words {
+				d["reason"] = reason
+			}
+		}
+		if note, ok := e.Payload["note"].(string); ok && note != "" && words {
+			d["note"] = note
+		}
+		for _, raw := range ids {
+			id, ok := raw.(float64)
+			if !ok {
+				continue
+			}
+			rid := int64(id)
+			if _, mine := by[rid]; !mine || out[rid] != nil {
+				continue
+			}
+			out[rid] = d
+		}
+	}
+	return out
 }

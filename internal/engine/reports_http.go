@@ -44,17 +44,18 @@ const maxPlayerReports = 100
 // labels as the operator reads them, and the bounds of the queue's
 // reads.
 type reportsHandler struct {
-	store     *reports.Store
-	db        *bun.DB
-	roles     *users.RoleTable      // whom op may moderate
-	sanctions *moderation.Sanctions // a resolution's kick or ban
-	audit     *audit.Log
-	queries   *queryRunner      // the queue's reads: a slot and QueryTimeout
-	rt        rooms.Runtime     // Options.Rooms (bound), nil: no room links
-	notes     string            // the user notes table a warning goes to; "" without the built-in userNotes
-	ips       clientip.Resolver // the ip of an entry, behind the trusted proxies
-	log       *slog.Logger
-	now       func() time.Time
+	store      *reports.Store
+	db         *bun.DB
+	roles      *users.RoleTable      // whom op may moderate
+	sanctions  *moderation.Sanctions // a resolution's kick or ban
+	audit      *audit.Log
+	queries    *queryRunner      // the queue's reads: a slot and QueryTimeout
+	rt         rooms.Runtime     // Options.Rooms (bound), nil: no room links
+	notes      string            // the user notes table a warning goes to; "" without the built-in userNotes
+	auditTable string            // the audit log's table, where a resolution's details are read back
+	ips        clientip.Resolver // the ip of an entry, behind the trusted proxies
+	log        *slog.Logger
+	now        func() time.Time
 
 	gate    func(op Operator, o Op, key string) error // may op do o on key, saying why not
 	allowed func(op Operator, o Op, key string) bool  // may op do o on key
@@ -127,6 +128,9 @@ func (h *reportsHandler) handleReports(w http.ResponseWriter, r *http.Request, o
 		if g.Claim != nil {
 			ids = append(ids, g.Claim.ClaimedBy)
 		}
+		for _, rr := range g.Latest {
+			ids = append(ids, rr.ResolvedBy)
+		}
 		rows = append(rows, g.Latest...)
 	}
 	labels, err := h.rowLabels(ctx, op, "users", ids)
@@ -134,6 +138,7 @@ func (h *reportsHandler) handleReports(w http.ResponseWriter, r *http.Request, o
 		return err
 	}
 	views := h.reportViews(ctx, op, rows)
+	details := h.resolutions(ctx, op, rows)
 	out := make([]map[string]any, len(groups))
 	for i, g := range groups {
 		cats := []map[string]any{}
@@ -151,7 +156,7 @@ func (h *reportsHandler) handleReports(w http.ResponseWriter, r *http.Request, o
 		out[i] = map[string]any{
 			"player": userRef(g.PlayerID, labels), "count": g.Count, "last24h": g.Recent, "filings": g.Filings,
 			"firstAt": g.FirstAt, "lastAt": g.LastAt, "categories": cats, "reporters": reporters,
-			"claim": claimView(g.Claim, labels), "latest": withLabels(latest, labels),
+			"claim": claimView(g.Claim, labels), "latest": withLabels(latest, labels, details),
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"categories": h.store.Categories(), "players": out, "hasMore": more, "limit": f.Limit, "offset": f.Offset})
@@ -167,7 +172,7 @@ func (h *reportsHandler) playerReports(w http.ResponseWriter, r *http.Request, o
 		return fieldError(http.StatusBadRequest, "invalid_value", "player", "player is not a user id")
 	}
 	var received, filed []reports.Row
-	var holder string
+	var holder *reports.Claim
 	err = h.bounded(ctx, op, func(ctx context.Context, db bun.IDB) (err error) {
 		// A player op's row scope leaves out has no page for op: 404, as
 		// a player who is not there.
@@ -183,23 +188,23 @@ func (h *reportsHandler) playerReports(w http.ResponseWriter, r *http.Request, o
 	if err != nil {
 		return err
 	}
-	ids := []string{playerID, holder}
+	ids := []string{playerID}
+	if holder != nil {
+		ids = append(ids, holder.ClaimedBy)
+	}
 	for _, rr := range slices.Concat(received, filed) {
-		ids = append(ids, rr.PlayerID, rr.ReporterID)
+		ids = append(ids, rr.PlayerID, rr.ReporterID, rr.ResolvedBy)
 	}
 	labels, err := h.rowLabels(ctx, op, "users", ids)
 	if err != nil {
 		return err
 	}
-	var claim any
-	if holder != "" {
-		claim = map[string]any{"by": userRef(holder, labels)}
-	}
+	details := h.resolutions(ctx, op, slices.Concat(received, filed))
 	writeJSON(w, http.StatusOK, map[string]any{
 		"player":   userRef(playerID, labels),
-		"received": withLabels(h.reportViews(ctx, op, received), labels),
-		"filed":    withLabels(h.reportViews(ctx, op, filed), labels),
-		"claim":    claim,
+		"received": withLabels(h.reportViews(ctx, op, received), labels, details),
+		"filed":    withLabels(h.reportViews(ctx, op, filed), labels, details),
+		"claim":    claimView(holder, labels),
 	})
 	return nil
 }
@@ -242,15 +247,22 @@ func userRef(id string, labels map[string]string) map[string]any {
 	return out
 }
 
+// claimView is a claim as the answers say it: who, since when (the
+// stored claim's time), and, once it expired, stale.
 func claimView(c *reports.Claim, labels map[string]string) any {
 	if c == nil {
 		return nil
 	}
-	return map[string]any{"by": userRef(c.ClaimedBy, labels), "at": c.ClaimedAt}
+	out := map[string]any{"by": userRef(c.ClaimedBy, labels), "at": c.ClaimedAt.UTC()}
+	if c.Stale {
+		out["stale"] = true
+	}
+	return out
 }
 
-// withLabels names each report's player and reporter.
-func withLabels(vs []reportView, labels map[string]string) []map[string]any {
+// withLabels names each report's player, reporter and resolver, and adds
+// a resolved report's details (resolutions') as "resolution".
+func withLabels(vs []reportView, labels map[string]string, details map[int64]map[string]any) []map[string]any {
 	out := make([]map[string]any, len(vs))
 	for i, v := range vs {
 		m := map[string]any{
@@ -269,6 +281,9 @@ func withLabels(vs []reportView, labels map[string]string) []map[string]any {
 		}
 		if v.ResolvedAt != nil {
 			m["resolvedAt"], m["resolvedBy"], m["outcome"] = v.ResolvedAt.UTC(), userRef(v.ResolvedBy, labels), v.Outcome
+			if d := details[v.ID]; d != nil {
+				m["resolution"] = d
+			}
 		}
 		out[i] = m
 	}
@@ -322,6 +337,8 @@ func (h *reportsHandler) reportError(ctx context.Context, op Operator, err error
 			WithParams("by", by, "since", held.Claim.ClaimedAt.UTC().Format(time.RFC3339))
 	case errors.Is(err, reports.ErrClaimed):
 		return errorf(http.StatusConflict, "claimed", "another moderator took this player's reports meanwhile").WithParams("by", "")
+	case errors.Is(err, reports.ErrNotClaimed):
+		return errorf(http.StatusConflict, "not_claimed", "no one holds this player's reports (released or resolved meanwhile?)")
 	case errors.Is(err, reports.ErrNoOpenReports):
 		return errorf(http.StatusConflict, "no_open_reports", "this player has no open reports (resolved meanwhile?)")
 	}
@@ -351,18 +368,58 @@ func (h *reportsHandler) handleReportClaim(w http.ResponseWriter, r *http.Reques
 	}
 	ctx := r.Context()
 	meta := requestMeta(r, h.ips)
-	c, err := h.store.Claim(ctx, playerID, op.UserID, body.Takeover, func(ctx context.Context, tx bun.Tx, prev string) error {
+	c, err := h.store.Claim(ctx, playerID, op.UserID, body.Takeover, func(ctx context.Context, tx bun.Tx, prev string, expired bool) error {
 		p := audit.Payload(meta)
 		if prev != "" {
 			p["takenFrom"] = prev
+		}
+		if expired {
+			p["expired"] = true
 		}
 		return h.audit.RecordTx(ctx, tx, audit.Entry{OperatorID: op.UserID, Action: "report.claim", Resource: "users", TargetID: playerID, Payload: p})
 	})
 	if err != nil {
 		return h.reportError(ctx, op, err)
 	}
-	labels, _ := h.rowLabels(ctx, op, "users", []string{op.UserID})
-	writeJSON(w, http.StatusOK, map[string]any{"claim": claimView(&c, labels)})
+	labels, _ := h.rowLabels(ctx, op, "users", []string{op.UserID, c.TakenFrom})
+	out := map[string]any{"claim": claimView(&c.Claim, labels)}
+	if c.TakenFrom != "" {
+		out["takenFrom"] = userRef(c.TakenFrom, labels)
+		out["expired"] = c.Expired
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// POST /admin-api/_reports/{playerId}/release: the holder gives up the
+// player's claim, or an admin ends whoever's; audited as report.release
+// (releasedFrom naming the holder when it was not the operator's own).
+// Another mod's claim answers 409 claimed, no claim 409 not_claimed.
+func (h *reportsHandler) handleReportRelease(w http.ResponseWriter, r *http.Request, op Operator) error {
+	if err := h.reportsOn(); err != nil {
+		return err
+	}
+	playerID, err := h.reportTarget(r, op)
+	if err != nil {
+		return err
+	}
+	if err := decodeOptional(r, &struct{}{}); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	meta := requestMeta(r, h.ips)
+	held, err := h.store.Release(ctx, playerID, op.UserID, op.Role == RoleAdmin, func(ctx context.Context, tx bun.Tx, held reports.Claim) error {
+		p := audit.Payload(meta, "claimedAt", held.ClaimedAt)
+		if held.ClaimedBy != op.UserID {
+			p["releasedFrom"] = held.ClaimedBy
+		}
+		return h.audit.RecordTx(ctx, tx, audit.Entry{OperatorID: op.UserID, Action: "report.release", Resource: "users", TargetID: playerID, Payload: p})
+	})
+	if err != nil {
+		return h.reportError(ctx, op, err)
+	}
+	labels, _ := h.rowLabels(ctx, op, "users", []string{held.ClaimedBy})
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "releasedFrom": userRef(held.ClaimedBy, labels)})
 	return nil
 }
 
@@ -410,12 +467,13 @@ func (h *reportsHandler) handleReportResolve(w http.ResponseWriter, r *http.Requ
 	// closeReports runs in the outcome's transaction: the claim check,
 	// the reports closed, the one entry linking them to what was done.
 	closeReports := func(ctx context.Context, tx bun.Tx, done map[string]any) error {
-		holder, err := h.store.Holder(ctx, tx, playerID)
+		held, err := h.store.Holder(ctx, tx, playerID)
 		if err != nil {
 			return err
 		}
-		if holder != "" && holder != op.UserID && op.Role != RoleAdmin {
-			return &reports.ClaimedError{Claim: reports.Claim{PlayerID: playerID, ClaimedBy: holder}}
+		// An expired claim no longer keeps another moderator out.
+		if held != nil && held.ClaimedBy != op.UserID && op.Role != RoleAdmin && !held.Stale {
+			return &reports.ClaimedError{Claim: *held}
 		}
 		if ids, err = h.store.Close(ctx, tx, playerID, op.UserID, body.Outcome); err != nil {
 			return err

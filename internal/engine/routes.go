@@ -112,7 +112,7 @@ func newReportsHandler(a *Admin) *reportsHandler {
 	}
 	return &reportsHandler{
 		store: a.reports, db: a.db, roles: a.roles, sanctions: a.sanctions, audit: a.audit, queries: a.queries,
-		rt: a.opts.Rooms, notes: notes, ips: a.clientIPs(), log: a.log, now: a.now,
+		rt: a.opts.Rooms, notes: notes, ips: a.clientIPs(), log: a.log, now: a.now, auditTable: string(a.tbl("admin_audit")),
 		gate: a.gate, allowed: a.allowed, as: a.resourceAs, userID: ur.userID,
 		checkBan: ur.checkBan, moderationSupported: ur.moderationSupported,
 	}
@@ -180,6 +180,7 @@ func (h handlers) endpoints() []endpoint {
 		signedIn("GET", "/_reports", "reports", h.reports.handleReports),
 		signedIn("POST", "/_reports/{playerId}/claim", "reports", h.reports.handleReportClaim),
 		signedIn("POST", "/_reports/{playerId}/resolve", "reports", h.reports.handleReportResolve),
+		signedIn("POST", "/_reports/{playerId}/release", "reports", h.reports.handleReportRelease),
 		// catalog.go
 		signedIn("GET", "", "catalog", h.catalog.handleCatalog),
 		signedIn("GET", "/{$}", "catalog", h.catalog.handleCatalog),

@@ -414,10 +414,14 @@ func reportsPaths(paths map[string]any, in Input, withErrors func(obj) obj, json
 		"count": obj{"type": "integer", "description": "filings folded into it"}, "status": obj{"type": "string", "enum": []string{"open", "resolved"}},
 		"createdAt": obj{"type": "string", "format": "date-time"}, "lastAt": obj{"type": "string", "format": "date-time"},
 		"player": userRef, "reporter": userRef, "outcome": obj{"type": "string"},
-		"evidence": obj{"type": "object", "description": `as the category declares it: {"kind":"text","text"}, {"kind":"row","resource","id","label"}, or {"kind":"json","json"} for a category that declares none`},
+		"resolvedAt": obj{"type": "string", "format": "date-time"}, "resolvedBy": userRef,
+		"resolution": obj{"type": "object", "description": "a resolved report's details: a ban's end (until, or permanent); the note (a warning's text) and the ban's reason for an admin and the operator who resolved it",
+			"properties": obj{"until": obj{"type": "string", "format": "date-time"}, "permanent": obj{"type": "boolean"}, "note": obj{"type": "string"}, "reason": obj{"type": "string"}}},
+		"evidence": obj{"type": "object", "description": `as the category declares it: {"kind":"text","text"}, {"kind":"row","resource","id","readable","label"} (readable: the operator may open the row), or {"kind":"json","json"} for a category that declares none`},
 		"room":     obj{"type": "object", "properties": obj{"id": obj{"type": "string"}, "live": obj{"type": "boolean"}, "sessionId": obj{"type": "string"}, "sessionLive": obj{"type": "boolean"}}},
 	}}
-	claim := obj{"type": []string{"object", "null"}, "properties": obj{"by": userRef, "at": obj{"type": "string", "format": "date-time"}}}
+	claim := obj{"type": []string{"object", "null"}, "properties": obj{"by": userRef, "at": obj{"type": "string", "format": "date-time"},
+		"stale": obj{"type": "boolean", "description": "the claim expired: another moderator's claim takes it"}}}
 	group := obj{"type": "object", "properties": obj{
 		"player": userRef, "count": obj{"type": "integer"}, "last24h": obj{"type": "integer"}, "filings": obj{"type": "integer"},
 		"firstAt": obj{"type": "string", "format": "date-time"}, "lastAt": obj{"type": "string", "format": "date-time"},
@@ -446,7 +450,13 @@ func reportsPaths(paths map[string]any, in Input, withErrors func(obj) obj, json
 	paths["/_reports/{playerId}/claim"] = obj{"parameters": []obj{playerParam}, "post": obj{"operationId": "reports_claim", "tags": []string{"Reports"},
 		"summary":     "Take the player's open reports; 409 claimed names who holds them (an admin may take over)",
 		"requestBody": obj{"content": obj{"application/json": obj{"schema": obj{"type": "object", "additionalProperties": false, "properties": obj{"takeover": obj{"type": "boolean"}}}}}},
-		"responses":   withErrors(obj{"200": jsonOK("the claim", obj{"type": "object", "properties": obj{"claim": claim}})})}}
+		"responses": withErrors(obj{"200": jsonOK("the claim, and whose it took (a takeover, or an expired claim)", obj{"type": "object", "properties": obj{
+			"claim": claim, "takenFrom": userRef, "expired": obj{"type": "boolean"}}})})}}
+	paths["/_reports/{playerId}/release"] = obj{"parameters": []obj{playerParam}, "post": obj{"operationId": "reports_release", "tags": []string{"Reports"},
+		"summary":     "End the claim on the player's reports: the holder's own, or an admin's of anyone's; 409 claimed when another mod holds it, not_claimed when no one does",
+		"requestBody": obj{"content": obj{"application/json": obj{"schema": obj{"type": "object", "additionalProperties": false}}}},
+		"responses": withErrors(obj{"200": jsonOK("the claim ended", obj{"type": "object", "required": []string{"ok", "releasedFrom"}, "properties": obj{
+			"ok": obj{"type": "boolean"}, "releasedFrom": userRef}})})}}
 	paths["/_reports/{playerId}/resolve"] = obj{"parameters": []obj{playerParam}, "post": obj{"operationId": "reports_resolve", "tags": []string{"Reports"},
 		"summary": "Close every open report about the player with an outcome: dismiss, warn (a note), kick (sessions end) or ban",
 		"requestBody": body(obj{"type": "object", "required": []string{"outcome"}, "additionalProperties": false, "properties": obj{

@@ -123,6 +123,9 @@ type Config struct {
 	Limiter    ratelimit.Limiter
 	Audit      *audit.Log
 	Now        func() time.Time
+	// ClaimExpiry is how long a claim keeps other moderators out; 0:
+	// DefaultClaimExpiry.
+	ClaimExpiry time.Duration
 }
 
 // Store files, lists, claims and closes reports.
@@ -137,6 +140,7 @@ type Store struct {
 	limiter ratelimit.Limiter
 	audit   *audit.Log
 	now     func() time.Time
+	expiry  time.Duration
 }
 
 // New checks the categories (a programmer's mistake is an error naming
@@ -144,7 +148,13 @@ type Store struct {
 // exists, for EvidenceRow.
 func New(cfg Config, resourceOK func(string) bool) (*Store, error) {
 	s := &Store{db: cfg.DB, table: bun.Ident(cfg.Table), claims: bun.Ident(cfg.Claims), users: cfg.Users,
-		byKey: map[string]Category{}, window: cfg.Window, limiter: cfg.Limiter, audit: cfg.Audit, now: cfg.Now}
+		byKey: map[string]Category{}, window: cfg.Window, limiter: cfg.Limiter, audit: cfg.Audit, now: cfg.Now, expiry: cfg.ClaimExpiry}
+	if s.expiry < 0 {
+		return nil, fmt.Errorf("admin: ReportClaimExpiry %v is negative", s.expiry)
+	}
+	if s.expiry == 0 {
+		s.expiry = DefaultClaimExpiry
+	}
 	if s.window < 0 {
 		return nil, fmt.Errorf("admin: ReportWindow %v is negative", s.window)
 	}

@@ -1381,6 +1381,7 @@ async function main() {
   await germanSteps(base);
   await safetySteps(base, consoleErrors);
   await conflictSteps(base, consoleErrors);
+  await claimSteps(base);
   await uiDataSteps(base, consoleErrors);
   await steamSteps(base, 'SQLite', consoleErrors, { zones: true });
   await gameTableSteps(base);
@@ -3385,4 +3386,107 @@ async function phoneRoundFourSteps(base) {
     await page.locator('.report-claim').first().waitFor();
     await shotEveryLook('54-report-claimed');
   });
+}
+
+// claimSteps: a claim on a player's reports as a mod and the admin work
+// it at once: the mod (player01, in their own browser) claims Player 07
+// and reads the evidence their scope leaves out said plainly; the admin
+// (this page) reads it as a link, takes the claim over after a
+// confirmation naming the mod, and releases it; the mod's open page
+// follows both without a reload; the mod claims and releases. Player 07
+// is left unclaimed, as the reports steps later expect.
+async function claimSteps(base) {
+  const apiJSON = apiReader(base);
+  const [p07] = await apiJSON('/users?' + new URLSearchParams({ _q: 'player07@example.com' }));
+  const [p01] = await apiJSON('/users?' + new URLSearchParams({ _q: 'player01@example.com' }));
+  const url = base + '/admin/reports/' + encodeURIComponent(String(p07.id));
+  const main = page;
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const mod = await ctx.newPage();
+  mod.setDefaultTimeout(10_000);
+  const errors = [];
+  collectErrors(mod, errors);
+  // claimWords are a page's claim and its buttons; the claim line is
+  // what it says.
+  const claimWords = (p) => p.locator('.report-actions').first();
+  const claimLine = (p) => p.locator('.report-claim').first();
+  try {
+    await step('reports: a mod claims a player and reads evidence outside their scope said plainly', async () => {
+      await mod.goto(base + '/admin/login');
+      await mod.getByLabel('Email or username').fill('player01');
+      await mod.getByLabel('Password').fill('player-password');
+      await mod.getByRole('button', { name: 'Sign in' }).click();
+      await mod.getByRole('heading', { name: 'Dashboard' }).waitFor();
+      await mod.goto(url);
+      await mod.getByRole('heading', { name: 'Reports about Player 07' }).waitFor();
+      await claimWords(mod).getByText('Not claimed').waitFor();
+      await mod.getByRole('button', { name: 'Claim the reports about Player 07' }).click();
+      await mod.getByText('You are working on the reports about Player 07').waitFor();
+      await claimWords(mod).getByText('Claimed by you').waitFor();
+      // The claim's time follows its "since".
+      expect(/^Claimed by you since \S.+\d/.test((await claimLine(mod).innerText()).trim()), 'the claim line: ' + (await claimLine(mod).innerText()));
+      // The matches table is outside the mod's scopes: no "Row 1", no link.
+      const evidence = mod.locator('.report-evidence');
+      await evidence.first().waitFor();
+      const words = await evidence.allInnerTexts();
+      expect(words.length === 2 && words.every((w) => /^Evidence: row \S+ of a section outside your scope$/.test(w.trim())), 'the mod reads the evidence as: ' + words.join(' | '));
+      expect((await evidence.getByRole('link').count()) === 0, 'the mod is offered a link to evidence they may not open');
+      page = mod;
+      try {
+        await shotEveryLook('reports-10-mod-claimed-evidence-out-of-scope');
+      } finally {
+        page = main;
+      }
+    });
+
+    await step('reports: the admin opens the evidence, takes the claim over after a confirmation naming the mod, and the mod\'s page follows', async () => {
+      await page.goto(url);
+      await page.getByRole('heading', { name: 'Reports about Player 07' }).waitFor();
+      // The admin may open the match the evidence names.
+      const link = page.locator('.report-evidence').first().getByRole('link');
+      await link.waitFor();
+      expect(((await link.getAttribute('href')) ?? '').includes('/matches/'), 'the evidence link: ' + (await link.getAttribute('href')));
+      await claimWords(page).getByText(/^Claimed by Player 01/).waitFor();
+      await page.getByRole('button', { name: 'Take over the reports about Player 07' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Take over the reports about Player 07?' });
+      await dialog.getByText('Player 01 is working on them.', { exact: false }).waitFor();
+      await shot('reports-11-take-over-confirm');
+      // Cancel takes nothing.
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await claimWords(page).getByText(/^Claimed by Player 01/).waitFor();
+      await page.getByRole('button', { name: 'Take over the reports about Player 07' }).click();
+      await dialog.getByRole('button', { name: 'Take over' }).click();
+      await page.getByText('You took over the reports about Player 07 from Player 01').waitFor();
+      await claimWords(page).getByText('Claimed by you').waitFor();
+      await shot('reports-12-taken-over');
+      // The mod's page, left open, says who holds it now (its next read,
+      // within 12 s) and offers the mod nothing on it.
+      await claimWords(mod).getByText(/^Claimed by /).filter({ hasText: admin.email }).waitFor({ timeout: 20_000 });
+      expect((await claimWords(mod).getByRole('button').count()) === 0, 'the mod is offered a button on the admin\'s claim');
+    });
+
+    await step('reports: the admin releases the claim; the mod sees it free, claims and releases it themselves', async () => {
+      await page.getByRole('button', { name: 'Release the reports about Player 07' }).click();
+      await page.getByText('You released the reports about Player 07').waitFor();
+      await claimWords(page).getByText('Not claimed').waitFor();
+      // The mod's page, left open, follows within its next read.
+      await claimWords(mod).getByText('Not claimed').waitFor({ timeout: 20_000 });
+      await mod.getByRole('button', { name: 'Claim the reports about Player 07' }).click();
+      await claimWords(mod).getByText('Claimed by you').waitFor();
+      await mod.getByRole('button', { name: 'Release the reports about Player 07' }).click();
+      await mod.getByText('You released the reports about Player 07').waitFor();
+      await claimWords(mod).getByText('Not claimed').waitFor();
+      const claim = (await apiJSON('/_reports?' + new URLSearchParams({ player: String(p07.id) }))).claim;
+      expect(claim === null, 'Player 07 is still claimed: ' + JSON.stringify(claim));
+      // The audit log has the take-over and both releases.
+      const rows = await apiJSON('/adminAudit?' + new URLSearchParams({ resource: 'users', target_id: String(p07.id), _sort: 'id', _order: 'desc', _end: '10' }));
+      const actions = rows.map((e) => e.action);
+      expect(actions.filter((a) => a === 'report.release').length >= 2 && rows.some((e) => e.action === 'report.claim' && JSON.stringify(e.payload ?? '').includes(String(p01.id))), 'the audit log of Player 07: ' + JSON.stringify(rows.map((e) => [e.action, e.payload])));
+      expect(errors.length === 0, 'console errors in the mod\'s browser: ' + errors.join(' | '));
+    });
+  } finally {
+    page = main;
+    await ctx.close();
+  }
 }

@@ -108,6 +108,25 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_reports/{playerId}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                playerId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End the claim on the player's reports: the holder's own, or an admin's of anyone's; 409 claimed when another mod holds it, not_claimed when no one does */
+        post: operations["reports_release"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_reports/{playerId}/resolve": {
         parameters: {
             query?: never;
@@ -1448,7 +1467,7 @@ export interface operations {
                             count?: number;
                             /** Format: date-time */
                             createdAt?: string;
-                            /** @description as the category declares it: {"kind":"text","text"}, {"kind":"row","resource","id","label"}, or {"kind":"json","json"} for a category that declares none */
+                            /** @description as the category declares it: {"kind":"text","text"}, {"kind":"row","resource","id","readable","label"} (readable: the operator may open the row), or {"kind":"json","json"} for a category that declares none */
                             evidence?: Record<string, never>;
                             id?: number;
                             /** Format: date-time */
@@ -1459,6 +1478,20 @@ export interface operations {
                                 label?: string;
                             };
                             reporter?: {
+                                id: string;
+                                label?: string;
+                            };
+                            /** @description a resolved report's details: a ban's end (until, or permanent); the note (a warning's text) and the ban's reason for an admin and the operator who resolved it */
+                            resolution?: {
+                                note?: string;
+                                permanent?: boolean;
+                                reason?: string;
+                                /** Format: date-time */
+                                until?: string;
+                            };
+                            /** Format: date-time */
+                            resolvedAt?: string;
+                            resolvedBy?: {
                                 id: string;
                                 label?: string;
                             };
@@ -1492,6 +1525,8 @@ export interface operations {
                                     id: string;
                                     label?: string;
                                 };
+                                /** @description the claim expired: another moderator's claim takes it */
+                                stale?: boolean;
                             } | null;
                             count?: number;
                             filings?: number;
@@ -1507,7 +1542,7 @@ export interface operations {
                                 count?: number;
                                 /** Format: date-time */
                                 createdAt?: string;
-                                /** @description as the category declares it: {"kind":"text","text"}, {"kind":"row","resource","id","label"}, or {"kind":"json","json"} for a category that declares none */
+                                /** @description as the category declares it: {"kind":"text","text"}, {"kind":"row","resource","id","readable","label"} (readable: the operator may open the row), or {"kind":"json","json"} for a category that declares none */
                                 evidence?: Record<string, never>;
                                 id?: number;
                                 /** Format: date-time */
@@ -1518,6 +1553,20 @@ export interface operations {
                                     label?: string;
                                 };
                                 reporter?: {
+                                    id: string;
+                                    label?: string;
+                                };
+                                /** @description a resolved report's details: a ban's end (until, or permanent); the note (a warning's text) and the ban's reason for an admin and the operator who resolved it */
+                                resolution?: {
+                                    note?: string;
+                                    permanent?: boolean;
+                                    reason?: string;
+                                    /** Format: date-time */
+                                    until?: string;
+                                };
+                                /** Format: date-time */
+                                resolvedAt?: string;
+                                resolvedBy?: {
                                     id: string;
                                     label?: string;
                                 };
@@ -1547,7 +1596,7 @@ export interface operations {
                             count?: number;
                             /** Format: date-time */
                             createdAt?: string;
-                            /** @description as the category declares it: {"kind":"text","text"}, {"kind":"row","resource","id","label"}, or {"kind":"json","json"} for a category that declares none */
+                            /** @description as the category declares it: {"kind":"text","text"}, {"kind":"row","resource","id","readable","label"} (readable: the operator may open the row), or {"kind":"json","json"} for a category that declares none */
                             evidence?: Record<string, never>;
                             id?: number;
                             /** Format: date-time */
@@ -1558,6 +1607,20 @@ export interface operations {
                                 label?: string;
                             };
                             reporter?: {
+                                id: string;
+                                label?: string;
+                            };
+                            /** @description a resolved report's details: a ban's end (until, or permanent); the note (a warning's text) and the ban's reason for an admin and the operator who resolved it */
+                            resolution?: {
+                                note?: string;
+                                permanent?: boolean;
+                                reason?: string;
+                                /** Format: date-time */
+                                until?: string;
+                            };
+                            /** Format: date-time */
+                            resolvedAt?: string;
+                            resolvedBy?: {
                                 id: string;
                                 label?: string;
                             };
@@ -1604,7 +1667,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the claim */
+            /** @description the claim, and whose it took (a takeover, or an expired claim) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1618,7 +1681,57 @@ export interface operations {
                                 id: string;
                                 label?: string;
                             };
+                            /** @description the claim expired: another moderator's claim takes it */
+                            stale?: boolean;
                         } | null;
+                        expired?: boolean;
+                        takenFrom?: {
+                            id: string;
+                            label?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            501: components["responses"]["Error501"];
+            503: components["responses"]["Error503"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    reports_release: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                playerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description the claim ended */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        releasedFrom: {
+                            id: string;
+                            label?: string;
+                        };
                     };
                 };
             };

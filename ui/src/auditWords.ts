@@ -36,6 +36,7 @@ function actionWords(): Map<string, string> {
     // Players' reports.
     ['report.file', t('Report filed')],
     ['report.claim', t('Reports claimed')],
+    ['report.release', t('Claim released')],
     ['report.resolve', t('Reports resolved')],
     // Operators' roles.
     ['role.set', t('Role changed')],

@@ -56,6 +56,7 @@ function fixedText(message: string): string | undefined {
     case 'the last admin cannot be removed or demoted; make another admin first': return t('the last admin cannot be removed or demoted; make another admin first');
     case 'this is the last admin: make another admin first': return t('this is the last admin: make another admin first');
     case "this player has no open reports (resolved meanwhile?)": return t('this player has no open reports (resolved meanwhile?)');
+    case "no one holds this player's reports (released or resolved meanwhile?)": return t("no one holds this player's reports (released or resolved meanwhile?)");
     case 'an export of yours is still running; wait for it to finish': return t('an export of yours is still running; wait for it to finish');
     case 'reports are off: the game declares no report categories': return t('reports are off: the game declares no report categories');
     case 'the row is not deleted: nothing to restore': return t('the row is not deleted: nothing to restore');
@@ -341,6 +342,7 @@ const byCode: Record<string, string> = {
   node_unavailable: 'the node that owns this room cannot be reached; try again shortly',
   reports_off: 'reports are off: the game declares no report categories',
   no_open_reports: 'this player has no open reports (resolved meanwhile?)',
+  not_claimed: "no one holds this player's reports (released or resolved meanwhile?)",
   export_in_progress: 'an export of yours is still running; wait for it to finish',
   not_deleted: 'the row is not deleted: nothing to restore',
   last_admin: 'the last admin cannot be removed or demoted; make another admin first',

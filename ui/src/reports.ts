@@ -20,7 +20,8 @@ export interface Category {
 
 export type Evidence =
   | { kind: 'text'; text: string }
-  | { kind: 'row'; resource: string; id: string; label?: string }
+  // readable: the operator may open the row (absent from an older server).
+  | { kind: 'row'; resource: string; id: string; label?: string; readable?: boolean }
   | { kind: 'json'; json: unknown };
 
 export interface ReportRoom {
@@ -46,11 +47,16 @@ export interface Report {
   resolvedAt?: string;
   resolvedBy?: UserRef;
   outcome?: string;
+  // resolution: a resolved report's details; note and reason only for an
+  // admin and the operator who resolved it.
+  resolution?: { until?: string; permanent?: boolean; note?: string; reason?: string };
 }
 
 export interface Claim {
   by: UserRef;
   at: string;
+  // stale: the claim expired; another moderator's claim takes it.
+  stale?: boolean;
 }
 
 export interface ReportedPlayer {
@@ -88,14 +94,22 @@ export const name = (u: UserRef | undefined) => u?.label || i18n.t('a player', {
 // queueKey is the queue's cache key for a filter (the query string).
 export const queueKey = (qs: string) => ['reports', 'queue', qs];
 
+// pollEvery is how often an open reports screen reads the queue again
+// while the tab is visible (and at once when the window regains focus):
+// other moderators claim, take over and resolve meanwhile.
+export const pollEvery = 12_000;
+
 // useReportsQueue reads the queue; the unfiltered one also feeds the
-// sidebar's count.
-export function useReportsQueue(qs: string, enabled = true) {
+// sidebar's count. poll: the screen showing it reads it again every
+// pollEvery and on focus (the rows stay while it does).
+export function useReportsQueue(qs: string, enabled = true, poll = false) {
   return useQuery({
     queryKey: queueKey(qs),
     queryFn: () => dataOf(client.GET('/_reports', { querySerializer: () => qs })).then((q) => q as Queue),
     enabled,
-    staleTime: 15_000,
+    staleTime: poll ? 0 : 15_000,
+    refetchInterval: poll ? pollEvery : false,
+    refetchOnWindowFocus: poll,
   });
 }
 

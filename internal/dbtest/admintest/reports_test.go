@@ -950,3 +950,184 @@ func timeout(t *testing.T, db *bun.DB, hold *holdStatements, match string, do fu
 	}
 	do()
 }
+
+// claimOf is the claim a player's reports answer names, nil when none.
+func claimOf(t *testing.T, c *client, player string) map[string]any {
+	t.Helper()
+	claim, _ := c.do("GET", "/admin-api/_reports?player="+player, nil).want(t, 200).body["claim"].(map[string]any)
+	return claim
+}
+
+// TestReportClaimRelease: the holder releases their claim, an admin
+// anyone's, another mod no one's; each release is audited, and the
+// claim's time is the stored claim's.
+func TestReportClaimRelease(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		w := newReportWorld(t, db)
+		mod, modID := w.cr.modScoped, w.cr.modScopedID
+		base := "/admin-api/_reports/" + w.player
+		claimedAt := w.clock.Now().UTC()
+		mod.do("POST", base+"/claim", nil).want(t, 200)
+		w.clock.add(5 * time.Minute)
+		// The claim's time is when it was made, on the player's page and
+		// in the refusal of another mod's resolve (never the zero time).
+		claim := claimOf(t, w.mod2, w.player)
+		at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(claim["at"]))
+		if err != nil || at.Sub(claimedAt).Abs() > time.Second || claim["stale"] != nil {
+			t.Errorf("the player's claim = %v; want at %v, not stale", claim, claimedAt)
+		}
+		r := w.mod2.do("POST", base+"/resolve", map[string]any{"outcome": "dismiss"}).want(t, 409, "claimed")
+		if msg := fmt.Sprint(r.body["error"]); strings.Contains(msg, "0001") || !strings.Contains(msg, claimedAt.Format("2006-01-02 15:04")) {
+			t.Errorf("the refused resolve says %q; want the claim's time %s", msg, claimedAt.Format("2006-01-02 15:04"))
+		}
+		// Another mod may not release it; the holder may.
+		w.mod2.do("POST", base+"/release", nil).want(t, 409, "claimed")
+		w.mod2.do("POST", base+"/release", map[string]any{"extra": 1}).want(t, 400)
+		mod.do("POST", base+"/release", nil).want(t, 200)
+		if claimOf(t, w.cr.admin, w.player) != nil {
+			t.Error("the claim is still there after its holder released it")
+		}
+		mod.do("POST", base+"/release", nil).want(t, 409, "not_claimed")
+		// An admin releases another's claim, audited naming whose.
+		w.mod2.do("POST", base+"/claim", nil).want(t, 200)
+		rel := w.cr.admin.do("POST", base+"/release", nil).want(t, 200)
+		if from, _ := rel.body["releasedFrom"].(map[string]any); from["id"] != w.mod2ID {
+			t.Errorf("the admin's release = %s; want releasedFrom %s", rel.raw, w.mod2ID)
+		}
+		entries := w.e.auditRows("report.release")
+		if len(entries) != 2 || entries[0].OperatorID != modID || entries[0].Payload["releasedFrom"] != nil ||
+			entries[1].Payload["releasedFrom"] != w.mod2ID || entries[1].TargetID != w.player {
+			t.Errorf("report.release entries = %+v; want the holder's own, then the admin's naming %s", entries, w.mod2ID)
+		}
+		// Released, the other mod claims it.
+		mod.do("POST", base+"/claim", nil).want(t, 200)
+	})
+}
+
+// TestReportClaimExpiry: a claim not acted on for DefaultClaimExpiry no
+// longer keeps another mod out: their claim takes it, audited as such,
+// and the queue says it expired.
+func TestReportClaimExpiry(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		w := newReportWorld(t, db)
+		base := "/admin-api/_reports/" + w.player
+		w.cr.modScoped.do("POST", base+"/claim", nil).want(t, 200)
+		w.clock.add(29 * time.Minute)
+		w.mod2.do("POST", base+"/claim", nil).want(t, 409, "claimed")
+		w.clock.add(2 * time.Minute)
+		q := w.cr.admin.do("GET", "/admin-api/_reports", nil).want(t, 200)
+		claim := q.body["players"].([]any)[0].(map[string]any)["claim"].(map[string]any)
+		if claim["stale"] != true {
+			t.Errorf("the queue's claim after 31 minutes = %v; want stale", claim)
+		}
+		r := w.mod2.do("POST", base+"/claim", nil).want(t, 200)
+		if from, _ := r.body["takenFrom"].(map[string]any); from["id"] != w.cr.modScopedID || r.body["expired"] != true {
+			t.Errorf("the claim of an expired claim = %s; want takenFrom %s, expired", r.raw, w.cr.modScopedID)
+		}
+		entries := w.e.auditRows("report.claim")
+		if last := entries[len(entries)-1]; last.OperatorID != w.mod2ID || last.Payload["takenFrom"] != w.cr.modScopedID || last.Payload["expired"] != true {
+			t.Errorf("the expired claim's entry = %+v; want takenFrom %s, expired", last, w.cr.modScopedID)
+		}
+		// The new claim is fresh: the first mod is kept out again.
+		w.cr.modScoped.do("POST", base+"/resolve", map[string]any{"outcome": "dismiss"}).want(t, 409, "claimed")
+		// An expired claim does not keep another mod from resolving.
+		w.clock.add(31 * time.Minute)
+		w.cr.modScoped.do("POST", base+"/resolve", map[string]any{"outcome": "dismiss"}).want(t, 200)
+	})
+}
+
+// TestReportResolutionDetails: a resolved report says how: to an admin
+// and to the operator who resolved it the ban's end, its reason and the
+// note; to another mod what was done and when, and the ban's end, without
+// another operator's words.
+func TestReportResolutionDetails(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		w := newReportWorld(t, db)
+		w.mod2.do("POST", "/admin-api/_reports/"+w.player+"/resolve", map[string]any{
+			"outcome": "ban", "note": "checked the replay", "ban": map[string]any{"preset": "7d", "reason": "cheating"},
+		}).want(t, 200)
+		until := w.clock.Now().UTC().Add(7 * 24 * time.Hour)
+		resolution := func(c *client) (map[string]any, map[string]any) {
+			t.Helper()
+			b := c.do("GET", "/admin-api/_reports?player="+w.player, nil).want(t, 200).body
+			rs := b["received"].([]any)
+			if len(rs) != 2 {
+				t.Fatalf("received = %v; want 2 reports", rs)
+			}
+			r := rs[0].(map[string]any)
+			d, _ := r["resolution"].(map[string]any)
+			by, _ := r["resolvedBy"].(map[string]any)
+			if r["outcome"] != "ban" || r["resolvedAt"] == nil || by["id"] != w.mod2ID {
+				t.Errorf("the resolved report = %v; want ban, when, by %s", r, w.mod2ID)
+			}
+			return d, by
+		}
+		for _, c := range []*client{w.cr.admin, w.mod2} {
+			d, _ := resolution(c)
+			u, err := time.Parse(time.RFC3339Nano, fmt.Sprint(d["until"]))
+			if err != nil || u.Sub(until).Abs() > time.Minute || d["reason"] != "cheating" || d["note"] != "checked the replay" {
+				t.Errorf("the resolution's details = %v; want until %v, reason and note", d, until)
+			}
+		}
+		if _, by := resolution(w.cr.admin); by["label"] == nil {
+			t.Errorf("the admin reads the resolver as %v; want their label", by)
+		}
+		d, _ := resolution(w.cr.modScoped)
+		if d["until"] == nil || d["reason"] != nil || d["note"] != nil {
+			t.Errorf("another mod reads the details as %v; want the ban's end only", d)
+		}
+		// A warning's text is its note; a permanent ban says so.
+		must(w.e.admin.FileReport(context.Background(), Report{ReporterID: w.r1, PlayerID: w.r2, Category: "name"}))
+		w.cr.admin.do("POST", "/admin-api/_reports/"+w.r2+"/resolve", map[string]any{"outcome": "warn", "note": "mind your name"}).want(t, 200)
+		rs := w.cr.admin.do("GET", "/admin-api/_reports?player="+w.r2, nil).want(t, 200).body["received"].([]any)
+		if d, _ := rs[0].(map[string]any)["resolution"].(map[string]any); d["note"] != "mind your name" || d["until"] != nil {
+			t.Errorf("the warning's details = %v; want its note", d)
+		}
+	})
+}
+
+// TestReportEvidenceReadable: a row's evidence says whether the reader
+// may open it: an admin may, a mod whose scopes leave the resource out
+// may not (the UI says it is outside their scope).
+func TestReportEvidenceReadable(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		w := newReportWorld(t, db)
+		for _, tt := range []struct {
+			c    *client
+			want bool
+		}{{w.cr.admin, true}, {w.mod2, false}} {
+			rs := tt.c.do("GET", "/admin-api/_reports?player="+w.player, nil).want(t, 200).body["received"].([]any)
+			var ev map[string]any
+			for _, r := range rs {
+				if e, _ := r.(map[string]any)["evidence"].(map[string]any); e["kind"] == "row" {
+					ev = e
+				}
+			}
+			if ev == nil || ev["readable"] != tt.want || ev["id"] != w.leaderboard {
+				t.Errorf("the row evidence = %v; want readable %v", ev, tt.want)
+			}
+		}
+	})
+}
+
+// TestReportClaimExpiryOption: Options.ReportClaimExpiry sets how long a
+// claim keeps others out; a negative one fails New.
+func TestReportClaimExpiryOption(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		w := newReportWorld(t, db, func(o *Options) { o.ReportClaimExpiry = 2 * time.Minute })
+		base := "/admin-api/_reports/" + w.player
+		w.cr.modScoped.do("POST", base+"/claim", nil).want(t, 200)
+		w.clock.add(time.Minute)
+		w.mod2.do("POST", base+"/claim", nil).want(t, 409, "claimed")
+		w.clock.add(time.Minute)
+		w.mod2.do("POST", base+"/claim", nil).want(t, 200)
+		if _, err := New(db, Options{Secret: testSecret, PasswordHasher: testHasher, ReportCategories: reportCategories, ReportClaimExpiry: -time.Second}); err == nil || !strings.Contains(err.Error(), "ReportClaimExpiry") {
+			t.Errorf("New with a negative ReportClaimExpiry = %v; want an error naming it", err)
+		}
+	})
+}

@@ -442,6 +442,7 @@ func (w *rtWorld) routeTable(t *testing.T) []rtRoute {
 		{key: "POST /{resource}/_bulk/revoke-sessions", class: rtWrites, write: func(t *testing.T) { w.bulk(t, "revoke-sessions") }},
 		{key: "GET /_reports", class: rtAnswers, read: true, call: get("/_reports", "/_reports?player="+w.alice, "/_reports?player="+w.bob), adminSees: []string{rtAlice}},
 		{key: "POST /_reports/{playerId}/claim", why: "claims a player's open reports: a row of the panel's own claims table, no resource's"},
+		{key: "POST /_reports/{playerId}/release", why: "ends a claim on a player's open reports: a row of the panel's own claims table, no resource's"},
 		{key: "POST /_reports/{playerId}/resolve", class: rtWrites, write: func(t *testing.T) {
 			w.unchanged(t, "POST /_reports/{playerId}/resolve", func() {
 				status(mod, "POST", "/_reports/"+w.alice+"/resolve", map[string]any{"outcome": "warn", "note": "n", "email": "stolen@example.com"}, 400)

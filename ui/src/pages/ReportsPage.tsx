@@ -9,11 +9,11 @@ import { useCatalog, useMe, useUsersMeta } from '../queries';
 import { singular, usePageTitle } from '../names';
 import { formatTime, Time } from '../time';
 import { ErrorNote, Loading } from '../components/Status';
-import { Modal } from '../components/ConfirmDialog';
+import { Modal, useConfirm } from '../components/ConfirmDialog';
 import { BanForm, durationWords, type BanBody } from '../components/BanForm';
 import { phoneQuery } from '../components/DataCards';
 import { useMediaQuery } from '../theme';
-import { name, useReportsQueue, type Claim, type Report, type ReportedPlayer, type UserRef, type PlayerReports as PlayerReportsAnswer } from '../reports';
+import { name, pollEvery, useReportsQueue, type Claim, type Report, type ReportedPlayer, type UserRef, type PlayerReports as PlayerReportsAnswer } from '../reports';
 
 // ReportsPage is the queue: one row (a card on a phone) per reported
 // player, in the server's order (the most reported in the last 24 hours
@@ -23,7 +23,9 @@ export function ReportsPage() {
   usePageTitle(t('Reports'));
   const [params, setParams] = useSearchParams();
   const qs = new URLSearchParams([...params].filter(([k, v]) => ['category', 'status', 'room'].includes(k) && v !== '')).toString();
-  const q = useReportsQueue(qs);
+  // The screen reads the queue again while it is open: other moderators
+  // claim and resolve meanwhile.
+  const q = useReportsQueue(qs, true, true);
   const all = useReportsQueue('');
   const categories = q.data?.categories ?? all.data?.categories ?? [];
   const phone = useMediaQuery(phoneQuery);
@@ -214,41 +216,95 @@ function PlayerActions({ player, claim, open, details = false }: { player: UserR
   const me = useMe();
   const users = useUsersMeta();
   const refresh = useRefresh();
+  const [confirmDialog, ask] = useConfirm();
   const [resolving, setResolving] = useState(false);
   const who = name(player);
   const mine = claim?.by.id === me.data?.userId;
   const admin = me.data?.role === 'admin';
+  // A claim that expired keeps no one out: claiming takes it.
+  const held = !!claim && !claim.stale;
+  const path = { params: { path: { playerId: player.id } } };
   const claimIt = useMutation({
-    mutationFn: (takeover: boolean) => dataOf(client.POST('/_reports/{playerId}/claim', { params: { path: { playerId: player.id } }, body: takeover ? { takeover: true } : {} })),
-    onSuccess: () => toast.success(t('You are working on the reports about {{name}}', { name: who })),
+    mutationFn: (takeover: boolean) => dataOf(client.POST('/_reports/{playerId}/claim', { ...path, body: takeover ? { takeover: true } : {} })),
+    onSuccess: (r) => {
+      const from = r.takenFrom;
+      if (!from) return void toast.success(t('You are working on the reports about {{name}}', { name: who }));
+      if (r.expired) {
+        return void toast.success(from.label
+          ? t('You are working on the reports about {{name}}; the claim of {{holder}} had expired', { name: who, holder: from.label })
+          : t('You are working on the reports about {{name}}; the claim of another operator had expired', { name: who }));
+      }
+      toast.success(from.label
+        ? t('You took over the reports about {{name}} from {{holder}}', { name: who, holder: from.label })
+        : t('You took over the reports about {{name}} from another operator', { name: who }));
+    },
     onError: (err) => toast.error(err instanceof ApiError && err.code === 'claimed' ? t('Not claimed: {{reason}}', { reason: errorText(err) }) : errorText(err)),
     onSettled: () => void refresh(player.id),
   });
+  const release = useMutation({
+    mutationFn: () => dataOf(client.POST('/_reports/{playerId}/release', { ...path, body: {} })),
+    onSuccess: (r) => {
+      const from = r.releasedFrom;
+      if (from.id === me.data?.userId) return void toast.success(t('You released the reports about {{name}}', { name: who }));
+      toast.success(from.label
+        ? t('Released the claim of {{holder}} on the reports about {{name}}', { name: who, holder: from.label })
+        : t('Released the claim of another operator on the reports about {{name}}', { name: who }));
+    },
+    onError: (err) => toast.error(errorText(err)),
+    onSettled: () => void refresh(player.id),
+  });
+  // takeOver asks first, naming whose claim it takes.
+  const takeOver = async () => {
+    const holder = claim?.by.label;
+    const ok = await ask({
+      title: t('Take over the reports about {{name}}?', { name: who }),
+      description: holder
+        ? t('{{holder}} is working on them. They can no longer resolve them once you take over.', { holder })
+        : t('Another operator is working on them. They can no longer resolve them once you take over.'),
+      confirmLabel: t('Take over'),
+    });
+    if (ok) claimIt.mutate(true);
+  };
   const mayAct = open && !!users?.permissions.update;
   return (
     <div className="report-actions">
+      {confirmDialog}
       {details && <Link className="report-details button" to={'/reports/' + seg(player.id)} aria-label={t('Reports about {{name}}', { name: who })}>{t('Reports')}</Link>}
       {open && (
         <span className="report-claim muted" title={claim && details ? t('since {{time}}', { time: formatTime(claim.at) }) : undefined}>
-          {claim ? (mine ? t('Claimed by you') : <Trans t={t} i18nKey="Claimed by <who/>" components={{ who: <OperatorName user={claim.by} /> }} />) : t('Not claimed')}
+          {claim ? (
+            claim.stale ? (
+              mine ? t('Claimed by you (expired)') : <Trans t={t} i18nKey="Claimed by <who/> (expired)" components={{ who: <OperatorName user={claim.by} /> }} />
+            ) : mine ? t('Claimed by you') : <Trans t={t} i18nKey="Claimed by <who/>" components={{ who: <OperatorName user={claim.by} /> }} />
+          ) : t('Not claimed')}
           {/* The queue's row is narrow: there the time is the title's. */}
           {claim && !details && <>{' '}<Trans t={t} i18nKey="since <when/>" components={{ when: <Time value={claim.at} /> }} /></>}
         </span>
       )}
-      {mayAct && !mine && (!claim || admin) && (
+      {mayAct && !mine && (!held || admin) && (
         <button
           type="button"
-          onClick={() => claimIt.mutate(!!claim)}
+          onClick={() => (held ? void takeOver() : claimIt.mutate(false))}
           disabled={claimIt.isPending}
-          aria-label={claim ? t('Take over the reports about {{name}}', { name: who }) : t('Claim the reports about {{name}}', { name: who })}
+          aria-label={held ? t('Take over the reports about {{name}}', { name: who }) : t('Claim the reports about {{name}}', { name: who })}
         >
-          {claim ? t('Take over') : t('Claim')}
+          {held ? t('Take over') : t('Claim')}
         </button>
       )}
-      {mayAct && (mine || !claim || admin) && (
+      {mayAct && !!claim && (mine || admin) && (
+        <button type="button" onClick={() => release.mutate()} disabled={release.isPending} aria-label={t('Release the reports about {{name}}', { name: who })}>{t('Release')}</button>
+      )}
+      {mayAct && (mine || !held || admin) && (
         <button type="button" className="primary" onClick={() => setResolving(true)} aria-label={t('Resolve the reports about {{name}}', { name: who })}>{t('Resolve…')}</button>
       )}
-      {resolving && <ResolveDialog player={player} onClose={() => setResolving(false)} onDone={() => { setResolving(false); void refresh(player.id); }} />}
+      {resolving && (
+        <ResolveDialog
+          player={player}
+          onClose={() => setResolving(false)}
+          onDone={() => { setResolving(false); void refresh(player.id); }}
+          onRefused={() => void refresh(player.id)}
+        />
+      )}
     </div>
   );
 }
@@ -297,7 +353,9 @@ function useResolvedWords() {
 
 // ResolveDialog closes every open report about the player with one
 // outcome; a ban takes its length and reason from the one ban form.
-function ResolveDialog({ player, onClose, onDone }: { player: UserRef; onClose: () => void; onDone: () => void }) {
+// onRefused runs when another moderator holds the claim (the screen
+// reads who again).
+function ResolveDialog({ player, onClose, onDone, onRefused }: { player: UserRef; onClose: () => void; onDone: () => void; onRefused: () => void }) {
   const { t } = useTranslation('reports');
   const id = useId();
   const who = name(player);
@@ -308,6 +366,9 @@ function ResolveDialog({ player, onClose, onDone }: { player: UserRef; onClose: 
   const [problem, setProblem] = useState('');
   const presets = useMe().data?.banPresets ?? [];
   const path = { params: { path: { playerId: player.id } } };
+  const refused = (err: unknown) => {
+    if (err instanceof ApiError && err.code === 'claimed') onRefused();
+  };
   const done = (o: Outcome, r: ResolveResult, until?: string | null) => {
     const words = resolvedWords(who, o, r, until, presets);
     toast.success(r.partial ? t('{{done}} (some live sessions may still be open)', { done: words }) : words);
@@ -316,6 +377,7 @@ function ResolveDialog({ player, onClose, onDone }: { player: UserRef; onClose: 
   const resolve = useMutation({
     mutationFn: (o: Outcome) => dataOf(client.POST('/_reports/{playerId}/resolve', { ...path, body: { outcome: o, ...(note.trim() ? { note: note.trim() } : {}) } })),
     onSuccess: (r, o) => done(o, r),
+    onError: refused,
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -338,7 +400,14 @@ function ResolveDialog({ player, onClose, onDone }: { player: UserRef; onClose: 
       {outcome === 'ban' ? (
         <BanForm
           name={who}
-          onSubmit={(b: BanBody) => dataOf(client.POST('/_reports/{playerId}/resolve', { ...path, body: { outcome: 'ban', ...(b.reason ? { note: b.reason } : {}), ban: { until: b.until, ...(b.reason ? { reason: b.reason } : {}) } } })).then((r) => ({ r, until: b.until }))}
+          onSubmit={(b: BanBody) =>
+            dataOf(client.POST('/_reports/{playerId}/resolve', { ...path, body: { outcome: 'ban', ...(b.reason ? { note: b.reason } : {}), ban: { until: b.until, ...(b.reason ? { reason: b.reason } : {}) } } }))
+              .then((r) => ({ r, until: b.until }))
+              .catch((err: unknown) => {
+                refused(err);
+                throw err;
+              })
+          }
           onCancel={onClose}
           onDone={({ r, until }) => done('ban', r, until)}
         />
@@ -392,6 +461,11 @@ function usePlayerReports(playerId: string) {
     queryKey: ['reports', 'player', playerId],
     queryFn: () => dataOf(client.GET('/_reports', { params: { query: { player: playerId } } })).then((r) => r as PlayerReportsAnswer),
     enabled: playerId !== '',
+    // Read again while shown, as the queue is: a claim taken over or
+    // released elsewhere shows here.
+    staleTime: 0,
+    refetchInterval: pollEvery,
+    refetchOnWindowFocus: true,
   });
 }
 
@@ -446,6 +520,32 @@ function Resolution({ r }: { r: Report }) {
   }
 }
 
+// BanLength is a ban's end after its resolution: " · until <when>", or
+// " · for good".
+function BanLength({ r }: { r: Report }) {
+  const { t } = useTranslation('reports');
+  const d = r.resolution;
+  if (!d || (!d.until && !d.permanent)) return null;
+  return <>{' · '}{d.until ? <Trans t={t} i18nKey="until <when/>" components={{ when: <Time value={d.until} /> }} /> : t('for good')}</>;
+}
+
+// ResolutionWords are the resolver's own words, shown to an admin and to
+// the operator who resolved: a warning's text, a ban's reason, the note.
+function ResolutionWords({ r }: { r: Report }) {
+  const { t } = useTranslation('reports');
+  const d = r.resolution;
+  if (!d) return null;
+  // A ban's reason is its note too (the resolve form sends both).
+  const note = d.note && d.note !== d.reason ? d.note : '';
+  if (!note && !d.reason) return null;
+  return (
+    <>
+      {d.reason && <p className="report-meta report-resolution">{t('Reason told to the player: {{text}}', { text: d.reason })}</p>}
+      {note && <p className="report-meta report-resolution">{r.outcome === 'warn' ? t('Warning: {{text}}', { text: note }) : t('Note: {{text}}', { text: note })}</p>}
+    </>
+  );
+}
+
 // Other is who filed a report, or whom it is about: a player (linked), or
 // the game itself.
 function Other({ user, show }: { user: UserRef | undefined; show: 'reporter' | 'player' }) {
@@ -483,16 +583,25 @@ function ReportList({ reports, show }: { reports: Report[]; show: 'reporter' | '
               {r.resolvedAt && (
                 <span className="muted">
                   <Resolution r={r} />
+                  <BanLength r={r} />
                 </span>
               )}
             </p>
           )}
+          {r.resolvedAt && <ResolutionWords r={r} />}
         </li>
       ))}
     </ul>
   );
 }
 
+// inTextLink is a link inside a sentence: underlined, not told by its
+// colour alone.
+const inTextLink = { textDecoration: 'underline', textUnderlineOffset: '2px' } as const;
+
+// (A link inside a translated sentence is tagged <open>, never <link>:
+// Trans parses the text as HTML, where <link> is a void element whose
+// words would fall outside it.)
 // RoomWords is the room a report was filed in: linked while it is live
 // (and the reported session with it while it is still there), "ended"
 // once it is gone.
@@ -508,9 +617,9 @@ function RoomWords({ room }: { room: NonNullable<Report['room']> }) {
   }
   return (
     <span>
-      <Trans t={t} i18nKey="Room <link>{{id}}</link>" values={{ id: room.id }} components={{ link: <Link to={to} /> }} />
+      <Trans t={t} i18nKey="Room <open>{{id}}</open>" values={{ id: room.id }} components={{ open: <Link to={to} style={inTextLink} /> }} />
       {room.sessionLive && room.sessionId ? (
-        <> · <Link to={to} title={room.sessionId}>{t("the player's session is still there")}</Link></>
+        <> · <Link to={to} title={room.sessionId} style={inTextLink}>{t("the player's session is still there")}</Link></>
       ) : (
         <span className="muted"> {t('(the player left)')}</span>
       )}
@@ -529,10 +638,18 @@ function EvidenceView({ evidence }: { evidence: NonNullable<Report['evidence']> 
     const meta = catalog.data?.find((m) => m.name === evidence.resource);
     // The resource's label is the game's; "Row" is the panel's.
     const label = evidence.label || (meta ? `${singular(meta.label)} ${evidence.id}` : t('Row {{id}}', { id: evidence.id }));
+    // An operator who may not open the row is told so plainly.
+    if (evidence.readable === false) {
+      return (
+        <p className="report-evidence">
+          {meta ? t('Evidence: {{label}} (outside your scope)', { label }) : t('Evidence: row {{id}} of a section outside your scope', { id: evidence.id })}
+        </p>
+      );
+    }
     return (
       <p className="report-evidence">
-        {meta?.permissions.read ? (
-          <Trans t={t} i18nKey="Evidence: <link>{{label}}</link>" values={{ label }} components={{ link: <Link to={`/${seg(evidence.resource)}/${seg(evidence.id)}`} /> }} />
+        {evidence.readable || meta?.permissions.read ? (
+          <Trans t={t} i18nKey="Evidence: <open>{{label}}</open>" values={{ label }} components={{ open: <Link to={`/${seg(evidence.resource)}/${seg(evidence.id)}`} style={inTextLink} /> }} />
         ) : (
           t('Evidence: {{label}}', { label })
         )}
