@@ -5,11 +5,24 @@ import type { components, paths } from './api.gen';
 import { apiPath } from './uiPath';
 import { parseJSON, stringifyJSON } from './json';
 import i18n from './i18n';
-import { problemWords, serverText, type FieldProblem, type Params } from './errorWords';
+import type { FieldProblem, Params } from './errorWords';
 
 export type { FieldProblem } from './errorWords';
 
 export const API = apiPath;
+
+// words are the server's refusals in words of a language other than
+// English (errorWords.ts): a chunk loaded with that language, as its
+// catalogs are, so an English first visit does not carry it. Until it is
+// there, a refusal reads as the server said it.
+let words: typeof import('./errorWords') | undefined;
+function loadWords() {
+  if (words || (i18n.language ?? 'en').startsWith('en')) return;
+  void i18n.loadNamespaces('errors');
+  void import('./errorWords').then((m) => (words = m));
+}
+i18n.on('languageChanged', loadWords);
+loadWords();
 
 // The API's types are generated from its OpenAPI document
 // (openapi.json, then src/api.gen.ts: `npm run gen:api`, which CI checks):
@@ -138,7 +151,7 @@ export function errorText(err: unknown): string {
   if (err.code === 'network') return i18n.t('The server could not be reached.', { ns: 'errors' });
   if (err.code === 'http_' + err.status && err.message === failed(err.status)) return i18n.t('Request failed ({{status}})', { ns: 'errors', status: err.status });
   if (inEnglish()) return err.message;
-  return serverText(err) ?? err.message;
+  return words?.serverText(err) ?? err.message;
 }
 
 // fieldProblemText says what is wrong with one field of a form (an
@@ -148,7 +161,7 @@ export function errorText(err: unknown): string {
 // without words for the problem.
 export function fieldProblemText(problem: FieldProblem | undefined, fallback: string): string {
   if (!problem || inEnglish()) return fallback;
-  return problemWords(problem) ?? fallback;
+  return words?.problemWords(problem) ?? fallback;
 }
 
 // Versioned is a row with its version: the ETag of the answer that

@@ -6,8 +6,10 @@ import resourcesToBackend from 'i18next-resources-to-backend';
 // a namespace (one per part of the panel) in src/locales/<lng>/<ns>.json:
 // the key is the English text itself, so English needs no lookup to read
 // and a changed English text is a new key every other language must
-// translate (npm run i18n:check fails until it does). English is in the
-// bundle; another language's catalogs load on first use.
+// translate (npm run i18n:check fails until it does). Each catalog, in
+// English too, is a chunk of its own that loads on first use (the page
+// waits for it in a Suspense), so a first visit does not carry the words
+// of pages it never opens.
 //
 // The language: the operator's choice kept in their account (the account
 // page; /auth/me's locale) when they made one, else the first of the
@@ -21,11 +23,7 @@ import resourcesToBackend from 'i18next-resources-to-backend';
 export const languages = { en: 'English', de: 'Deutsch' } as const;
 export type Language = keyof typeof languages;
 
-const english = import.meta.glob<Record<string, string>>('./locales/en/*.json', { eager: true, import: 'default' });
-const others = import.meta.glob<Record<string, string>>('./locales/*/*.json', { import: 'default' });
-
-// namespace is a catalog's namespace from its path.
-const namespace = (path: string) => path.slice(path.lastIndexOf('/') + 1, -'.json'.length);
+const catalogs = import.meta.glob<Record<string, string>>('./locales/*/*.json', { import: 'default' });
 
 const storeKey = 'gameadmin-locale';
 
@@ -53,7 +51,7 @@ void i18n
   .use(initReactI18next)
   .use(
     resourcesToBackend((lng: string, ns: string) => {
-      const load = others[`./locales/${lng}/${ns}.json`];
+      const load = catalogs[`./locales/${lng}/${ns}.json`];
       return load ? load() : Promise.resolve({});
     }),
   )
@@ -61,12 +59,10 @@ void i18n
     lng: remembered() ?? browserLanguage(),
     fallbackLng: 'en',
     supportedLngs: Object.keys(languages),
-    resources: {
-      en: Object.fromEntries(Object.entries(english).map(([path, catalog]) => [namespace(path), catalog])),
-    },
-    partialBundledLanguages: true,
-    // errors: api.ts says the server's refusals outside any component.
-    ns: ['common', 'errors'],
+    // errors (the server's refusals, said outside any component) loads
+    // with a language other than English (api.ts): in English a refusal
+    // is the server's own words.
+    ns: ['common'],
     defaultNS: 'common',
     nsSeparator: false,
     keySeparator: false,

@@ -14,13 +14,13 @@ import { SignInPage } from './auth/SignInPage';
 import { ResetPage } from './auth/ResetPage';
 import { RequireOperator, UnauthorizedRedirect } from './auth/RequireOperator';
 import { DashboardPage } from './pages/DashboardPage';
-import { ResourceListPage } from './pages/ResourceListPage';
 import { Loading } from './components/Status';
 
-// A row's page, forms, live rooms, the reports and the account page load on first
-// use: their moderation, history, pickers, switches, JSON editor and
+// A list, a row's page, forms, live rooms, the reports and the account
+// page load on first use: their moderation, history, pickers, switches, JSON editor and
 // two-factor enrolment are not part of the first page load (which stays
 // under 200 KB gzip).
+const ResourceListPage = lazy(() => import('./pages/ResourceListPage').then((m) => ({ default: m.ResourceListPage })));
 const ResourceShowPage = lazy(() => import('./pages/ResourceShowPage').then((m) => ({ default: m.ResourceShowPage })));
 const ResourceFormPage = lazy(() => import('./pages/ResourceFormPage').then((m) => ({ default: m.ResourceFormPage })));
 const RoomsPage = lazy(() => import('./pages/RoomsPage').then((m) => ({ default: m.RoomsPage })));
@@ -53,7 +53,7 @@ const router = createBrowserRouter(
         <Route path="rooms/:roomId" element={later(<RoomInspectorPage />)} />
         <Route path="reports" element={later(<ReportsPage />)} />
         <Route path="reports/:playerId" element={later(<ReportsPlayerPage />)} />
-        <Route path=":resource" element={<ResourceListPage />} />
+        <Route path=":resource" element={later(<ResourceListPage />)} />
         <Route path=":resource/new" element={form('create')} />
         <Route path=":resource/:id" element={later(<ResourceShowPage />)} />
         <Route path=":resource/:id/edit" element={form('edit')} />
