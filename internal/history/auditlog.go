@@ -48,47 +48,121 @@ func (h *Handler) TargetLabels(ctx context.Context, op authz.Operator, res *rows
 			h.Log.WarnContext(ctx, "admin: audit target labels", "resource", key, "err", err)
 		}
 	}
-	h.kickedLabels(ctx, op, entries)
+	h.deletedLabels(op, entries)
+	h.peopleLabels(ctx, op, entries)
+	h.categoryLabels(entries)
 }
 
-// kickedLabels names the player a room.kick entry's payload names
-// (userId) by their users row's label, as _labels.player: the entry's
-// target is the room.
-func (h *Handler) kickedLabels(ctx context.Context, op authz.Operator, entries []map[string]any) {
+// PeopleFields are the payload fields by which the panel's audit entries
+// name a user by id: a kicked player (room.kick's userId, labelled
+// "player"), a report's player and reporter (report.file), the operator
+// whose claim another took (report.claim's takenFrom). Each is labelled
+// under its own name in _labels.
+var PeopleFields = []string{"userId", "playerId", "reporterId", "takenFrom"}
+
+// peopleLabels names the users an entry's payload names by id
+// (PeopleFields) by their users rows' labels, as _labels[field] (a
+// kick's player as _labels.player: the entry's target is the room). Only
+// for an op who may read the users, by the users' labels as op's role
+// reads them (a masked column names no one); an entry about a resource op
+// may not read loses them again (the audit log's redaction).
+func (h *Handler) peopleLabels(ctx context.Context, op authz.Operator, entries []map[string]any) {
 	accounts := h.As(op, users.Key)
 	if accounts == nil || len(accounts.Table.PK) != 1 || len(accounts.Labels) == 0 || !h.Allowed(op, authz.OpRead, users.Key) {
 		return
 	}
-	var kicks, players []map[string]any
+	type named struct {
+		row   map[string]any
+		label string
+	}
+	var who []named
+	var people []map[string]any
 	for _, row := range entries {
-		if row["action"] != "room.kick" {
-			continue
-		}
 		p, ok := rows.PayloadMap(row["payload"])
-		if id, _ := p["userId"].(string); ok && id != "" {
-			kicks, players = append(kicks, row), append(players, map[string]any{"player": id})
-		}
-	}
-	if len(players) == 0 {
-		return
-	}
-	rel := schema.Relation{Kind: schema.One, FK: "player", Target: users.Key, Ref: accounts.Table.PK[0].Name}
-	if err := h.Labels(ctx, rel, accounts, players); err != nil {
-		h.Log.WarnContext(ctx, "admin: audit kicked players' labels", "err", err)
-		return
-	}
-	for i, row := range kicks {
-		l, _ := players[i]["_labels"].(map[string]string)
-		if l["player"] == "" {
+		if !ok {
 			continue
 		}
-		m, _ := row["_labels"].(map[string]string)
-		if m == nil {
-			m = map[string]string{}
-			row["_labels"] = m
+		for _, f := range PeopleFields {
+			id, _ := p[f].(string)
+			if id == "" || (f == "userId" && row["action"] != "room.kick") {
+				continue
+			}
+			label := f
+			if f == "userId" {
+				label = "player"
+			}
+			who, people = append(who, named{row, label}), append(people, map[string]any{"person": id})
 		}
-		m["player"] = l["player"]
 	}
+	if len(people) == 0 {
+		return
+	}
+	rel := schema.Relation{Kind: schema.One, FK: "person", Target: users.Key, Ref: accounts.Table.PK[0].Name}
+	if err := h.Labels(ctx, rel, accounts, people); err != nil {
+		h.Log.WarnContext(ctx, "admin: audit payloads' people labels", "err", err)
+		return
+	}
+	for i, w := range who {
+		l, _ := people[i]["_labels"].(map[string]string)
+		if l["person"] != "" {
+			setLabel(w.row, w.label, l["person"])
+		}
+	}
+}
+
+// categoryLabels says a filed report's category (report.file's category,
+// a key of the game's ReportCategories) by its label, as
+// _labels.category.
+func (h *Handler) categoryLabels(entries []map[string]any) {
+	if len(h.Categories) == 0 {
+		return
+	}
+	for _, row := range entries {
+		if row["action"] != "report.file" {
+			continue
+		}
+		p, _ := rows.PayloadMap(row["payload"])
+		if key, _ := p["category"].(string); h.Categories[key] != "" {
+			setLabel(row, "category", h.Categories[key])
+		}
+	}
+}
+
+// deletedLabels names a deleted row, which no query finds any more, as
+// it was: by its resource's label columns (as op's role reads them) in
+// the row the entry kept (its payload's row), as _labels.target_id.
+func (h *Handler) deletedLabels(op authz.Operator, entries []map[string]any) {
+	for _, row := range entries {
+		if row["action"] != "delete" || row["target_id"] == nil {
+			continue
+		}
+		if l, _ := row["_labels"].(map[string]string); l["target_id"] != "" {
+			continue
+		}
+		key, _ := row["resource"].(string)
+		target := h.As(op, key)
+		if target == nil || len(target.Labels) == 0 || !h.Allowed(op, authz.OpRead, key) {
+			continue
+		}
+		p, _ := rows.PayloadMap(row["payload"])
+		was, _ := p["row"].(map[string]any)
+		for _, c := range target.Labels {
+			if s, ok := was[c].(string); ok && s != "" {
+				setLabel(row, "target_id", s)
+				break
+			}
+		}
+	}
+}
+
+// setLabel sets row's _labels[key].
+func setLabel(row map[string]any, key, label string) {
+	m, _ := row["_labels"].(map[string]string)
+	if m == nil {
+		m = map[string]string{}
+		row["_labels"] = m
+	}
+	m[key] = label
 }
 
 // auditSearchLimit bounds the users an audit search looks for: a _q that

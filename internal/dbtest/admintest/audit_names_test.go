@@ -1,0 +1,86 @@
+package admintest
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	. "github.com/gameadmin/admin"
+	"github.com/gameadmin/admin/internal/dbtest/testdb"
+	"github.com/uptrace/bun"
+)
+
+// TestAuditNamesPeopleAndRows: the audit log names the people and rows
+// its entries name by id: a filed report's player and reporter by their
+// accounts' labels and its category by the game's label, the operator
+// whose claim an admin took over, a deleted row by its label as it was.
+// A mod outside the users' scope, who may read the log, reads none of
+// those names (nor the deleted row's, outside their scope either): the
+// ids only.
+func TestAuditNamesPeopleAndRows(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		w := newReportWorld(t, db, func(o *Options) {
+			o.Resources = map[string]*Resource{"adminAudit": DefineResource((*AuditEntry)(nil), ResourceConfig{Policies: Policies{List: Roles(RoleAdmin, RoleMod), Read: Roles(RoleAdmin, RoleMod)}})}
+		})
+		admin := w.cr.admin
+		path := "/admin-api/_reports/" + w.player + "/claim"
+		w.mod2.do("POST", path, nil).want(t, 200)
+		admin.do("POST", path, map[string]any{"takeover": true}).want(t, 200)
+		admin.do("DELETE", "/admin-api/leaderboards/"+url.PathEscape(w.leaderboard), nil).want(t, 200)
+
+		labels := func(c *client, action string) []map[string]any {
+			t.Helper()
+			rows, r := c.list(t, "/admin-api/adminAudit", url.Values{"action": {action}, "_sort": {"id"}})
+			var out []map[string]any
+			for _, row := range rows {
+				l, _ := row["_labels"].(map[string]any)
+				out = append(out, l)
+				read := c.do("GET", "/admin-api/adminAudit/"+fmt.Sprint(row["id"]), nil).want(t, 200)
+				if fmt.Sprint(read.body["_labels"]) != fmt.Sprint(l) {
+					t.Errorf("%s entry %v read by id has labels %v; the list %v", action, row["id"], read.body["_labels"], l)
+				}
+			}
+			if len(out) == 0 {
+				t.Fatalf("no %s entries: %s", action, r.raw)
+			}
+			return out
+		}
+		filed := labels(admin, "report.file")
+		if len(filed) != 2 {
+			t.Fatalf("report.file entries = %v; want 2", filed)
+		}
+		for i, want := range []map[string]string{
+			{"playerId": "cheater@example.com", "reporterId": "r1@example.com", "category": "Abuse"},
+			{"playerId": "cheater@example.com", "reporterId": "r2@example.com", "category": "Cheating"},
+		} {
+			for k, v := range want {
+				if filed[i][k] != v {
+					t.Errorf("report.file entry %d: _labels %v; want %s %q", i, filed[i], k, v)
+				}
+			}
+		}
+		claims := labels(admin, "report.claim")
+		if len(claims) != 2 || claims[1]["takenFrom"] != "mod2@example.com" || claims[0]["takenFrom"] != nil {
+			t.Errorf("report.claim labels = %v; want the takeover naming mod2@example.com", claims)
+		}
+		if d := labels(admin, "delete"); d[0]["target_id"] != "Arena 7 season" {
+			t.Errorf("the deleted leaderboard's labels = %v; want its name as it was", d[0])
+		}
+
+		// A mod with no scope reads the entries, not the names.
+		bare := w.cr.modBare
+		for _, action := range []string{"report.file", "report.claim", "delete"} {
+			rows, r := bare.list(t, "/admin-api/adminAudit", url.Values{"action": {action}})
+			if len(rows) == 0 {
+				t.Fatalf("the bare mod reads no %s entries", action)
+			}
+			for _, leak := range []string{"@example.com", "Abuse", "Cheating", "Arena 7 season"} {
+				if strings.Contains(string(r.raw), leak) {
+					t.Errorf("the bare mod's %s entries name %q: %s", action, leak, r.raw)
+				}
+			}
+		}
+	})
+}
