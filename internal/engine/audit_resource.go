@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gameadmin/admin/internal/audit"
@@ -131,7 +132,7 @@ func (l *auditResource) export(op Operator, res *resource, walk *csvexport.Walk,
 //     search show nothing of it; the entry's who, what, when, resource
 //     key and row id stay, and its target keeps no label (history's
 //     TargetLabels names only rows op may read), nor a kick its player, nor
-//     the people and category its payload names.
+//     the people, category and linked rows its payload names.
 //   - About one op reads, the payload loses the columns op's role may
 //     not read, by the resource's variant (RedactPayload), and an
 //     export's recorded query their values (exportQuery).
@@ -149,6 +150,11 @@ func (l *auditResource) redact(op Operator, entries []map[string]any) {
 				delete(lb, "category")
 				for _, f := range history.PeopleFields {
 					delete(lb, f)
+				}
+				for k := range lb {
+					if strings.HasPrefix(k, "row.") {
+						delete(lb, k)
+					}
 				}
 			}
 			continue

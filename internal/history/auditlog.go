@@ -48,7 +48,7 @@ func (h *Handler) TargetLabels(ctx context.Context, op authz.Operator, res *rows
 			h.Log.WarnContext(ctx, "admin: audit target labels", "resource", key, "err", err)
 		}
 	}
-	h.deletedLabels(op, entries)
+	h.deletedLabels(ctx, op, entries)
 	h.peopleLabels(ctx, op, entries)
 	h.categoryLabels(entries)
 }
@@ -65,7 +65,8 @@ var PeopleFields = []string{"userId", "playerId", "reporterId", "takenFrom"}
 // kick's player as _labels.player: the entry's target is the room). Only
 // for an op who may read the users, by the users' labels as op's role
 // reads them (a masked column names no one); an entry about a resource op
-// may not read loses them again (the audit log's redaction).
+// may not read loses them again (the audit log's redaction). A row-scoped
+// mod's are only a kick's player, whose history they read.
 func (h *Handler) peopleLabels(ctx context.Context, op authz.Operator, entries []map[string]any) {
 	accounts := h.As(op, users.Key)
 	if accounts == nil || len(accounts.Table.PK) != 1 || len(accounts.Labels) == 0 || !h.Allowed(op, authz.OpRead, users.Key) {
@@ -85,6 +86,12 @@ func (h *Handler) peopleLabels(ctx context.Context, op authz.Operator, entries [
 		for _, f := range PeopleFields {
 			id, _ := p[f].(string)
 			if id == "" || (f == "userId" && row["action"] != "room.kick") {
+				continue
+			}
+			if op.RowScoped() && f != "userId" {
+				// A row-scoped mod reads a player's history (a kick's
+				// player is that player), never whom else an entry
+				// names: a reporter or an operator may be out of scope.
 				continue
 			}
 			label := f
@@ -130,26 +137,74 @@ func (h *Handler) categoryLabels(entries []map[string]any) {
 
 // deletedLabels names a deleted row, which no query finds any more, as
 // it was: by its resource's label columns (as op's role reads them) in
-// the row the entry kept (its payload's row), as _labels.target_id.
-func (h *Handler) deletedLabels(op authz.Operator, entries []map[string]any) {
+// the row the entry kept (its payload's row), as _labels.target_id; and
+// the rows its foreign keys named, by their labels, as
+// _labels["row.<column>"] (rowLinks).
+func (h *Handler) deletedLabels(ctx context.Context, op authz.Operator, entries []map[string]any) {
+	byResource := map[string][]map[string]any{}
 	for _, row := range entries {
 		if row["action"] != "delete" || row["target_id"] == nil {
 			continue
 		}
-		if l, _ := row["_labels"].(map[string]string); l["target_id"] != "" {
-			continue
-		}
 		key, _ := row["resource"].(string)
 		target := h.As(op, key)
-		if target == nil || len(target.Labels) == 0 || !h.Allowed(op, authz.OpRead, key) {
+		if target == nil || !h.Allowed(op, authz.OpRead, key) {
 			continue
 		}
 		p, _ := rows.PayloadMap(row["payload"])
 		was, _ := p["row"].(map[string]any)
+		if was == nil {
+			continue
+		}
+		byResource[key] = append(byResource[key], row)
+		if l, _ := row["_labels"].(map[string]string); l["target_id"] != "" {
+			continue
+		}
 		for _, c := range target.Labels {
 			if s, ok := was[c].(string); ok && s != "" {
 				setLabel(row, "target_id", s)
 				break
+			}
+		}
+	}
+	if op.RowScoped() {
+		return // the rows a deleted row named may be outside the mod's scope
+	}
+	for key, group := range byResource {
+		h.rowLinks(ctx, op, h.As(op, key), group)
+	}
+}
+
+// rowLinks labels the foreign keys of the rows that delete entries of
+// res kept, by the rows they name, for the columns op's role reads and
+// the resources op may read: _labels["row.<column>"].
+func (h *Handler) rowLinks(ctx context.Context, op authz.Operator, res *rows.Resource, entries []map[string]any) {
+	for _, rel := range res.Table.Relations {
+		if rel.Kind != schema.One || res.Hidden[rel.FK] || res.Restricted[rel.FK] || res.View.ByName[rel.FK] == nil {
+			continue
+		}
+		to := h.As(op, rel.Target)
+		if to == nil || len(to.Labels) == 0 || !h.Allowed(op, authz.OpRead, rel.Target) {
+			continue
+		}
+		var kept, fks []map[string]any
+		for _, row := range entries {
+			p, _ := rows.PayloadMap(row["payload"])
+			was, _ := p["row"].(map[string]any)
+			if v := was[rel.FK]; v != nil {
+				kept, fks = append(kept, row), append(fks, map[string]any{"fk": v})
+			}
+		}
+		if len(fks) == 0 {
+			continue
+		}
+		if err := h.Labels(ctx, schema.Relation{Kind: schema.One, FK: "fk", Target: rel.Target, Ref: rel.Ref}, to, fks); err != nil {
+			h.Log.WarnContext(ctx, "admin: audit deleted rows' links", "resource", res.Key, "relation", rel.Name, "err", err)
+			continue
+		}
+		for i, row := range kept {
+			if l, _ := fks[i]["_labels"].(map[string]string); l["fk"] != "" {
+				setLabel(row, "row."+rel.FK, l["fk"])
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package admintest
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	. "github.com/gameadmin/admin"
 	"github.com/gameadmin/admin/internal/dbtest/testdb"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 )
 
 // TestAuditNamesPeopleAndRows: the audit log names the people and rows
@@ -81,6 +83,49 @@ func TestAuditNamesPeopleAndRows(t *testing.T) {
 					t.Errorf("the bare mod's %s entries name %q: %s", action, leak, r.raw)
 				}
 			}
+		}
+	})
+}
+
+// TestAuditNamesDeletedRowsLinks: a deleted row's entry names the row as
+// it was and the rows its foreign keys named (a squad's player), for
+// whoever may read them: a mod scoped to the squads but not the users
+// reads the squad's name and not its player's; a mod with no scope
+// neither.
+func TestAuditNamesDeletedRowsLinks(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		if db.Dialect().Name() == dialect.MySQL {
+			must(db.ExecContext(context.Background(), "CREATE TABLE squads (id BIGINT AUTO_INCREMENT PRIMARY KEY, player_id VARCHAR(36) NOT NULL, "+
+				"name VARCHAR(255) NOT NULL, tag VARCHAR(4) NOT NULL DEFAULT 'none', note TEXT) DEFAULT CHARSET=utf8mb4"))
+		} else {
+			createTables(t, db, (*squad)(nil))
+		}
+		e := newEnv(t, db, Options{Tables: tablesWith(map[string]any{"squads": (*squad)(nil)}), Resources: map[string]*Resource{
+			"adminAudit": DefineResource((*AuditEntry)(nil), ResourceConfig{Policies: Policies{List: Roles(RoleAdmin, RoleMod), Read: Roles(RoleAdmin, RoleMod)}}),
+		}})
+		cr := e.crew("squads")
+		player := e.user("captain@example.com", "player password")
+		id := fmt.Sprint(cr.admin.do("POST", "/admin-api/squads", map[string]any{"player_id": player, "name": "Night Owls"}).want(t, 201).body["id"])
+		cr.admin.do("DELETE", "/admin-api/squads/"+id, nil).want(t, 200)
+
+		labels := func(c *client) (map[string]any, []byte) {
+			t.Helper()
+			rows, r := c.list(t, "/admin-api/adminAudit", url.Values{"action": {"delete"}, "resource": {"squads"}})
+			if len(rows) != 1 {
+				t.Fatalf("delete entries = %s; want 1", r.raw)
+			}
+			l, _ := rows[0]["_labels"].(map[string]any)
+			return l, r.raw
+		}
+		if l, _ := labels(cr.admin); l["target_id"] != "Night Owls" || l["row.player_id"] != "captain@example.com" {
+			t.Errorf("the admin's labels of the deleted squad = %v; want its name and its player's", l)
+		}
+		if l, raw := labels(cr.modScoped); l["target_id"] != "Night Owls" || l["row.player_id"] != nil || strings.Contains(string(raw), "captain@") {
+			t.Errorf("the squads mod's labels of the deleted squad = %v; want its name, not its player's", l)
+		}
+		if l, raw := labels(cr.modBare); len(l) != 0 && (l["target_id"] != nil || l["row.player_id"] != nil) || strings.Contains(string(raw), "Night Owls") || strings.Contains(string(raw), "captain@") {
+			t.Errorf("the bare mod's entry of the deleted squad = %s; want neither name", raw)
 		}
 	})
 }
