@@ -2,6 +2,9 @@ package history
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/gameadmin/admin/internal/authz"
 	"github.com/gameadmin/admin/internal/query"
@@ -40,7 +43,14 @@ func (h *Handler) TargetLabels(ctx context.Context, op authz.Operator, res *rows
 	}
 	for key, group := range byResource {
 		target := h.As(op, key)
-		if target == nil || len(target.Table.PK) != 1 || len(target.Labels) == 0 || !h.Allowed(op, authz.OpRead, key) {
+		if target == nil || !h.Allowed(op, authz.OpRead, key) {
+			continue
+		}
+		if len(target.Table.PK) > 1 {
+			h.compositeLabels(ctx, op, target, group)
+			continue
+		}
+		if len(target.Table.PK) != 1 || len(target.Labels) == 0 {
 			continue
 		}
 		rel := schema.Relation{Kind: schema.One, FK: "target_id", Target: key, Ref: target.Table.PK[0].Name}
@@ -207,6 +217,66 @@ func (h *Handler) rowLinks(ctx context.Context, op authz.Operator, res *rows.Res
 				setLabel(row, "row."+rel.FK, l["fk"])
 			}
 		}
+	}
+}
+
+// compositeLabels names the targets of res, a resource whose key has
+// several columns (a player's save slot), by their key's parts: a part
+// that is a foreign key by the row it names, where op may read that
+// resource and the column, else its value ("Player 07 · 2"). A target
+// none of whose parts is so named keeps its id.
+func (h *Handler) compositeLabels(ctx context.Context, op authz.Operator, res *rows.Resource, entries []map[string]any) {
+	ids := make([]map[string]any, len(entries))
+	for i, row := range entries {
+		if raw, ok := row["target_id"].(string); ok {
+			ids[i], _ = query.DecodeID(res.Table, raw)
+		}
+	}
+	named := make([]map[string]string, len(entries))
+	for _, c := range res.Table.PK {
+		i := slices.IndexFunc(res.Table.Relations, func(r schema.Relation) bool { return r.Kind == schema.One && r.FK == c.Name })
+		if i < 0 || res.Hidden[c.Name] || res.Restricted[c.Name] || op.RowScoped() {
+			continue
+		}
+		rel := res.Table.Relations[i]
+		to := h.As(op, rel.Target)
+		if to == nil || len(to.Labels) == 0 || !h.Allowed(op, authz.OpRead, rel.Target) {
+			continue
+		}
+		var at []int
+		var fks []map[string]any
+		for j, id := range ids {
+			if id[c.Name] != nil {
+				at, fks = append(at, j), append(fks, map[string]any{"fk": id[c.Name]})
+			}
+		}
+		if len(fks) == 0 {
+			continue
+		}
+		if err := h.Labels(ctx, schema.Relation{Kind: schema.One, FK: "fk", Target: rel.Target, Ref: rel.Ref}, to, fks); err != nil {
+			h.Log.WarnContext(ctx, "admin: audit composite targets' labels", "resource", res.Key, "column", c.Name, "err", err)
+			continue
+		}
+		for k, j := range at {
+			if l, _ := fks[k]["_labels"].(map[string]string); l["fk"] != "" {
+				if named[j] == nil {
+					named[j] = map[string]string{}
+				}
+				named[j][c.Name] = l["fk"]
+			}
+		}
+	}
+	for j, row := range entries {
+		if named[j] == nil {
+			continue
+		}
+		parts := make([]string, len(res.Table.PK))
+		for k, c := range res.Table.PK {
+			if parts[k] = named[j][c.Name]; parts[k] == "" {
+				parts[k] = fmt.Sprint(ids[j][c.Name])
+			}
+		}
+		setLabel(row, "target_id", strings.Join(parts, " · "))
 	}
 }
 

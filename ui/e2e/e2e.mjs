@@ -3422,6 +3422,24 @@ async function trailSteps(base) {
     await shot('trail-02-deleted-guild');
   });
 
+  await step('trail: a composite row\'s entry names its resource and its player, not its key', async () => {
+    await page.goto(base + '/admin/adminAudit?resource=cloudSaves');
+    const row = page.locator('tbody tr').first();
+    await row.locator('a', { hasText: /^Player \d+ · main$/ }).waitFor();
+    const text = await row.innerText();
+    expect(text.includes('Cloud Saves') && !text.includes('cloudSaves'), 'the cloud save entry reads: ' + text);
+  });
+
+  await step('trail: a deleted guild\'s entry shows the guild as it was, its owner by name', async () => {
+    const [entry] = await apiJSON('/adminAudit?action=delete&resource=guilds&_sort=id&_order=desc&_end=1');
+    await page.goto(base + '/admin/adminAudit/' + entry.id);
+    await page.locator('dt', { hasText: /^Owner/ }).first().waitFor();
+    await page.locator('dd', { hasText: entry._labels['row.owner_id'] }).first().waitFor();
+    const text = await page.locator('main').innerText();
+    expect(!text.includes('owner_id') && !text.includes('"name"'), 'the deleted guild reads: ' + text);
+    await shot('trail-02b-deleted-guild-entry');
+  });
+
   await step('trail: an erase reads as its resources and counts in the audit list, never as JSON', async () => {
     await page.goto(base + '/admin/adminAudit?action=user.erase');
     const cell = page.locator('tbody tr .payload-cell').first();

@@ -129,3 +129,39 @@ func TestAuditNamesDeletedRowsLinks(t *testing.T) {
 		}
 	})
 }
+
+// TestAuditNamesCompositeTargets: an entry about a row whose key has
+// several columns (a player's save slot) names its target by the key's
+// parts, a foreign key part by its row's label ("user@example.com ·
+// a"), for who may read both; a mod who may not reads the id.
+func TestAuditNamesCompositeTargets(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		e := newEnv(t, db, Options{Resources: map[string]*Resource{
+			"adminAudit": DefineResource((*AuditEntry)(nil), ResourceConfig{Policies: Policies{List: Roles(RoleAdmin, RoleMod), Read: Roles(RoleAdmin, RoleMod)}}),
+		}})
+		cr := e.crew("cloudSaves")
+		insert(t, db, &[]CloudSave{{UserID: cr.userID, Slot: "a", Version: 1}})
+		id := strings.TrimRight(b64url(fmt.Sprintf(`[%q,"a"]`, cr.userID)), "=")
+		cr.admin.do("PATCH", "/admin-api/cloudSaves/"+id, map[string]any{"version": 2}).want(t, 200)
+		target := func(c *client) any {
+			t.Helper()
+			rows, r := c.list(t, "/admin-api/adminAudit", url.Values{"resource": {"cloudSaves"}})
+			if len(rows) != 1 {
+				t.Fatalf("cloudSaves entries = %s; want 1", r.raw)
+			}
+			l, _ := rows[0]["_labels"].(map[string]any)
+			return l["target_id"]
+		}
+		if got := target(cr.admin); got != "user@example.com · a" {
+			t.Errorf("the admin's cloud save target = %v; want the player's label and the slot", got)
+		}
+		// The cloud saves mod may not read the users: the slot's id only.
+		if got := target(cr.modScoped); got != nil {
+			t.Errorf("the cloud saves mod's target label = %v; want none (the users are outside their scope)", got)
+		}
+		if got := target(cr.modBare); got != nil {
+			t.Errorf("the bare mod's target label = %v; want none", got)
+		}
+	})
+}
