@@ -58,14 +58,15 @@ export function namedPayload(entry: Row): unknown {
 }
 
 // erasedWords says an erase's report in the audit list's cell: its
-// sentence, then each resource ("Chat log: 3 rows deleted"), never its
-// JSON.
+// sentence, then the first resources ("Chat log: 3 rows deleted") and
+// how many more, never its JSON.
 function erasedWords(payload: unknown): string | undefined {
   const sentence = auditSentence('user.erase', payload);
   if (!sentence) return undefined;
   const parts = (payload as { resources?: unknown }).resources;
   const each = Array.isArray(parts) ? parts.filter((r) => Number((r as ErasePart)?.rows ?? 0) > 0).map((r) => erasePartWords(r as ErasePart)) : [];
-  return [sentence, ...each].join(' · ');
+  const head = [sentence, ...each.slice(0, 2)].join(' · ');
+  return each.length > 2 ? i18n.t('{{head}} · +{{count}} more', { ns: 'history', head, count: each.length - 2 }) : head;
 }
 
 // formatDateTime is formatTime (../time): the one way an instant is said.
