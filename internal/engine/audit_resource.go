@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gameadmin/admin/internal/audit"
@@ -130,7 +131,8 @@ func (l *auditResource) export(op Operator, res *resource, walk *csvexport.Walk,
 //     it (rows.OutOfScope), as the catalog, the OpenAPI document and the
 //     search show nothing of it; the entry's who, what, when, resource
 //     key and row id stay, and its target keeps no label (history's
-//     TargetLabels names only rows op may read), nor a kick its player.
+//     TargetLabels names only rows op may read), nor a kick its player, nor
+//     the people, category and linked rows its payload names.
 //   - About one op reads, the payload loses the columns op's role may
 //     not read, by the resource's variant (RedactPayload), and an
 //     export's recorded query their values (exportQuery).
@@ -145,6 +147,15 @@ func (l *auditResource) redact(op Operator, entries []map[string]any) {
 			row["payload"] = rows.OutOfScope(row["payload"])
 			if lb, ok := row["_labels"].(map[string]string); ok {
 				delete(lb, "player")
+				delete(lb, "category")
+				for _, f := range history.PeopleFields {
+					delete(lb, f)
+				}
+				for k := range lb {
+					if strings.HasPrefix(k, "row.") {
+						delete(lb, k)
+					}
+				}
 			}
 			continue
 		}

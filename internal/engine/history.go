@@ -29,9 +29,19 @@ func (a *Admin) newHistory() *history.Handler {
 		Labels: func(ctx context.Context, rel schema.Relation, target *rows.Resource, list []map[string]any) error {
 			return api.labels.addLabels(ctx, []labelRel{{rel: rel, target: target}}, list)
 		},
+		Categories:   reportCategoryLabels(a.opts.ReportCategories),
 		Meta:         func(r *http.Request) map[string]any { return requestMeta(r, a.clientIPs()) },
 		Decode:       func(r *http.Request, v any) error { return readJSON(r, v, strict|numbers) },
 		WriteJSON:    writeJSON,
 		OperatorOnly: errOperatorOnly, NotFound: errNotFoundRoute,
 	}
+}
+
+// reportCategoryLabels are the game's report categories' labels by key.
+func reportCategoryLabels(cs []ReportCategory) map[string]string {
+	m := make(map[string]string, len(cs))
+	for _, c := range cs {
+		m[c.Key] = c.Label
+	}
+	return m
 }

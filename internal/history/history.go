@@ -73,6 +73,10 @@ type Handler struct {
 	// audit log to target) by target's labels, as a list labels its
 	// relations.
 	Labels func(ctx context.Context, rel schema.Relation, target *rows.Resource, list []map[string]any) error
+	// Categories are the labels of the game's report categories by key
+	// (Options.ReportCategories): a filed report's entry says its
+	// category so. Optional.
+	Categories map[string]string
 	// Meta is the request's metadata an audit payload carries (address,
 	// browser).
 	Meta func(r *http.Request) map[string]any

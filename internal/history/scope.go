@@ -113,6 +113,9 @@ func (h *Handler) scopeEntries(ctx context.Context, op authz.Operator, entries [
 		if !in {
 			delete(p, "reporterId")
 			e["payload"] = p
+			if l, _ := e["_labels"].(map[string]string); l != nil {
+				delete(l, "reporterId")
+			}
 		}
 	}
 	return nil

@@ -1383,6 +1383,7 @@ async function main() {
   await conflictSteps(base, consoleErrors);
   await claimSteps(base);
   await uiDataSteps(base, consoleErrors);
+  await trailSteps(base);
   await steamSteps(base, 'SQLite', consoleErrors, { zones: true });
   await gameTableSteps(base);
   await phoneRoundFourSteps(base);
@@ -3489,4 +3490,81 @@ async function claimSteps(base) {
     page = main;
     await ctx.close();
   }
+}
+
+// trailSteps: the audit trail names people and rows, never their ids: a
+// filed report's player, reporter and category, a deleted guild as it
+// was, an erase in words, and a kicked player's History lists the kick.
+// Leaves the admin signed in on the audit log, as it found the page.
+async function trailSteps(base) {
+  const apiJSON = apiReader(base);
+  const uuidAnywhere = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+
+  await step('trail: a filed report\'s entry names the player, the reporter and the category, not their ids', async () => {
+    const [entry] = await apiJSON('/adminAudit?action=report.file&_sort=id&_order=desc&_end=1');
+    expect(entry?._labels?.reporterId && entry._labels.category, 'the report.file entry has no names: ' + JSON.stringify(entry));
+    await page.goto(base + '/admin/adminAudit/' + entry.id);
+    const payload = page.locator('dl.kv').last();
+    await payload.locator('dd', { hasText: entry._labels.reporterId }).waitFor();
+    await payload.locator('dd', { hasText: entry._labels.playerId }).waitFor();
+    await payload.locator('dd', { hasText: entry._labels.category }).waitFor();
+    const text = await payload.innerText();
+    const values = await payload.locator('dd').allInnerTexts();
+    expect(!uuidAnywhere.test(text) && !values.some((v) => v.trim() === entry.payload.category), 'the report entry still says ids: ' + text);
+    await shot('trail-01-report-filed');
+    // The list's cell says the category by its label.
+    await page.goto(base + '/admin/adminAudit?action=report.file');
+    await page.locator('tbody tr .payload-cell', { hasText: entry._labels.category }).first().waitFor();
+  });
+
+  await step('trail: a deleted guild is named as it was in the audit log', async () => {
+    const [owner] = await apiJSON('/users?_end=1');
+    const name = 'Trail Guild ' + Date.now().toString(36);
+    const made = await page.request.post(base + '/admin-api/guilds', { data: { name, owner_id: owner.id, recruiting: false, treasury: '0' }, headers: { Origin: base } });
+    expect(made.ok(), 'the guild: ' + made.status() + ' ' + (await made.text()));
+    const { id } = await made.json();
+    const gone = await page.request.delete(base + '/admin-api/guilds/' + id, { headers: { Origin: base } });
+    expect(gone.ok(), 'the delete: ' + gone.status());
+    await page.goto(base + '/admin/adminAudit?' + new URLSearchParams({ action: 'delete', resource: 'guilds' }));
+    const row = page.locator('tbody tr', { hasText: name }).first();
+    await row.waitFor();
+    expect((await row.innerText()).includes('Guilds'), 'the entry does not say the resource by its label: ' + (await row.innerText()));
+    await shot('trail-02-deleted-guild');
+  });
+
+  await step('trail: a composite row\'s entry names its resource and its player, not its key', async () => {
+    await page.goto(base + '/admin/adminAudit?resource=cloudSaves');
+    const row = page.locator('tbody tr').first();
+    await row.locator('a', { hasText: /^Player \d+ · main$/ }).waitFor();
+    const text = await row.innerText();
+    expect(text.includes('Cloud Saves') && !text.includes('cloudSaves'), 'the cloud save entry reads: ' + text);
+  });
+
+  await step('trail: a deleted guild\'s entry shows the guild as it was, its owner by name', async () => {
+    const [entry] = await apiJSON('/adminAudit?action=delete&resource=guilds&_sort=id&_order=desc&_end=1');
+    await page.goto(base + '/admin/adminAudit/' + entry.id);
+    await page.locator('dt', { hasText: /^Owner/ }).first().waitFor();
+    await page.locator('dd', { hasText: entry._labels['row.owner_id'] }).first().waitFor();
+    const text = await page.locator('main').innerText();
+    expect(!text.includes('owner_id') && !text.includes('"name"'), 'the deleted guild reads: ' + text);
+    await shot('trail-02b-deleted-guild-entry');
+  });
+
+  await step('trail: an erase reads as its resources and counts in the audit list, never as JSON', async () => {
+    await page.goto(base + '/admin/adminAudit?action=user.erase');
+    const cell = page.locator('tbody tr .payload-cell').first();
+    await cell.waitFor();
+    const text = await cell.innerText();
+    expect(text.includes('audit entries redacted') && !text.includes('relation') && !text.includes('[{'), 'the erase reads: ' + text);
+  });
+
+  await step('trail: a kicked player\'s History lists the kick', async () => {
+    const [kick] = await apiJSON('/adminAudit?action=room.kick&_sort=id&_order=desc&_end=1');
+    expect(kick?.payload?.userId, 'no kick entry: ' + JSON.stringify(kick));
+    await page.goto(base + '/admin/users/' + encodeURIComponent(kick.payload.userId) + '?tab=_history');
+    await page.locator('li', { hasText: 'Kicked' }).first().waitFor();
+    await shot('trail-03-kick-in-history');
+    await page.goto(base + '/admin/adminAudit');
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+  });
 }

@@ -193,7 +193,10 @@ function PayloadFields({ payload, meta }: { payload: unknown; meta: ResourceMeta
         <dl className="kv">
           {rest.map(([k, v]) => (
             // What an entry could not record is said in words.
-            <div key={k}><dt title={k}>{fieldLabel(undefined, k)}</dt><dd>{tooLarge(k, v) ?? show(v)}</dd></div>
+            <div key={k}><dt title={k}>{fieldLabel(undefined, k)}</dt><dd>{tooLarge(k, v) ?? (k === 'row' && v !== null && typeof v === 'object' && !Array.isArray(v) ? (
+              // A created or deleted row: its fields by their labels.
+              <dl className="kv">{Object.entries(v).map(([c, x]) => <div key={c}><dt title={c}>{fieldLabel(meta, c)}</dt><dd>{show(x, c)}</dd></div>)}</dl>
+            ) : show(v))}</dd></div>
           ))}
         </dl>
       )}

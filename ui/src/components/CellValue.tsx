@@ -21,14 +21,53 @@ export function ZoneNote({ col }: { col: Pick<Column, 'kind'> }) {
   return <span className="col-note" title={wallClockNote()}> {t('(no time zone)')}</span>;
 }
 import { stringifyJSON } from '../json';
-import { actionLabel } from '../auditWords';
+import { actionLabel, auditSentence, erasePartWords } from '../auditWords';
 import { formatTime, utcTime } from '../time';
 import { compositeKeyWords, payloadSummary, resourceLabel } from '../fieldWords';
 import { userLabel } from '../pages/userAccess';
 
+type ErasePart = Parameters<typeof erasePartWords>[0];
+
 // The texts of this module are said outside components: their catalog
 // loads with it, and again with each language chosen later.
 void i18n.loadNamespaces('list');
+
+// namedFields are the payload fields by which an audit entry names a
+// person by id (the server's history.PeopleFields) or a report's category
+// by its key: the server says each in the entry's _labels under the
+// field's name (a kick's player under "player").
+const namedFields = ['playerId', 'reporterId', 'takenFrom', 'category'];
+
+// namedPayload is an audit entry's payload as a person reads it: the
+// people it names by id by their names, a report's category by its
+// label, a deleted row's foreign keys by the rows' labels, where the
+// server named them in the entry's _labels (never for what the
+// operator's role may not read). Other payloads as they are.
+export function namedPayload(entry: Row): unknown {
+  const p = entry.payload;
+  const labels = entry._labels as Record<string, string> | undefined;
+  if (!labels || p === null || typeof p !== 'object' || Array.isArray(p)) return p;
+  const named = { ...(p as Record<string, unknown>) };
+  for (const k of namedFields) if (labels[k] && k in named) named[k] = labels[k];
+  // A deleted row's links, by the rows' labels (_labels["row.<column>"]).
+  const was = named.row;
+  if (was !== null && typeof was === 'object' && !Array.isArray(was)) {
+    named.row = Object.fromEntries(Object.entries(was).map(([c, x]) => [c, labels['row.' + c] ?? x]));
+  }
+  return named;
+}
+
+// erasedWords says an erase's report in the audit list's cell: its
+// sentence, then the first resources ("Chat log: 3 rows deleted") and
+// how many more, never its JSON.
+function erasedWords(payload: unknown): string | undefined {
+  const sentence = auditSentence('user.erase', payload);
+  if (!sentence) return undefined;
+  const parts = (payload as { resources?: unknown }).resources;
+  const each = Array.isArray(parts) ? parts.filter((r) => Number((r as ErasePart)?.rows ?? 0) > 0).map((r) => erasePartWords(r as ErasePart)) : [];
+  const head = [sentence, ...each.slice(0, 2)].join(' · ');
+  return each.length > 2 ? i18n.t('{{head}} · +{{count}} more', { ns: 'history', head, count: each.length - 2 }) : head;
+}
 
 // formatDateTime is formatTime (../time): the one way an instant is said.
 export function formatDateTime(v: unknown): string {
@@ -193,7 +232,8 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
   if (col.name === 'resource' && audit?.columns.includes(col)) return <span title={String(v)}>{resourceLabel(catalog.data, v)}</span>;
   if (col.name === 'payload' && audit?.columns.includes(col)) {
     const target = catalog.data?.find((r) => r.name === row.resource);
-    return <span className="payload-cell" title={stringifyJSON(v, 1)}>{payloadSummary(v, target, catalog.data)}</span>;
+    const said = (row.action === 'user.erase' ? erasedWords(v) : row.action === 'user.export' ? auditSentence(row.action, v) : undefined) ?? payloadSummary(namedPayload(row), target, catalog.data);
+    return <span className="payload-cell" title={stringifyJSON(v, 1)}>{said}</span>;
   }
   if (col.name === 'action' && audit?.columns.includes(col)) {
     const player = row.action === 'room.kick' ? (row._labels as Record<string, string> | undefined)?.player : undefined;

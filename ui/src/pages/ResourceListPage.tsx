@@ -336,8 +336,9 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
       />
       <FilterBar
         // The list's columns first, in its order (the users list leads
-        // with the email, not the id), then the others.
-        columns={[...columns, ...meta.columns.filter((c) => !columns.includes(c))]}
+        // with the email, not the id), then the others but the panel's
+        // machinery (the users' token version).
+        columns={[...columns, ...meta.columns.filter((c) => !columns.includes(c) && !c.technical)]}
         filters={filtersOf(params, meta.columns)}
         onAdd={(param, value) =>
           update((p) => {

@@ -6,7 +6,7 @@ import { toast } from 'sonner';
 import { Trans, useTranslation } from 'react-i18next';
 import { ApiError, client, errorText, isStale, dataOf, pageOf, query, rowParams, seg, staleText, versioned, writeHeaders, type Column, type ResourceMeta, type Row } from '../api';
 import { rowOf, rowQuery, useCatalog, useMe, useResourceMeta, useRoomsEnabled } from '../queries';
-import { FieldValue, ZoneNote } from '../components/CellValue';
+import { FieldValue, namedPayload, ZoneNote } from '../components/CellValue';
 import { useConfirm } from '../components/ConfirmDialog';
 import { DataTable } from '../components/DataTable';
 import { ErrorNote, Loading } from '../components/Status';
@@ -151,7 +151,7 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
                     // A guest player, without an email.
                     <span className="muted">{t('no email')}</span>
                   ) : meta.name === 'adminAudit' && c.name === 'payload' ? (
-                    <AuditPayload payload={row.data.payload} entry={row.data} />
+                    <AuditPayload payload={namedPayload(row.data)} entry={row.data} />
                   ) : (
                     <FieldValue col={c} row={row.data} fileName={`${meta.name}-${id}-${c.name}.bin`} />
                   )}

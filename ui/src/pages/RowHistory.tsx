@@ -6,6 +6,7 @@ import { toast } from 'sonner';
 import { Trans, useTranslation } from 'react-i18next';
 import { ApiError, client, errorText, isStale, pageOf, query, rowParams, seg, writeHeaders, type ResourceMeta, type Row, type Versioned } from '../api';
 import { AuditPayload } from '../components/AuditPayload';
+import { namedPayload } from '../components/CellValue';
 import { columnChanges, useActionLabel, type ColumnChange } from '../auditWords';
 import { formatTime, Time } from '../time';
 import { useConfirm, type ConfirmOptions } from '../components/ConfirmDialog';
@@ -228,7 +229,7 @@ export function RowHistory({ meta, id }: { meta: ResourceMeta; id: string }) {
                 )}
               </div>
               {/* The head says who, when, from where and which entry a revert undid. */}
-              {Object.keys(p).some((k) => !historyHeadKeys.includes(k)) ? <AuditPayload payload={Object.fromEntries(Object.entries(p).filter(([k]) => !historyHeadKeys.includes(k)))} entry={e} /> : null}
+              {Object.keys(p).some((k) => !historyHeadKeys.includes(k)) ? <AuditPayload payload={Object.fromEntries(Object.entries(namedPayload(e) as Payload).filter(([k]) => !historyHeadKeys.includes(k)))} entry={e} /> : null}
             </li>
           );
         })}
