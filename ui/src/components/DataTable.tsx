@@ -39,8 +39,10 @@ export interface DataTableProps {
 // row last focused, else the first); ↑/↓ or j/k move the focus from row
 // to row, Enter opens the focused row, x toggles its selection. j and k
 // also work from the page itself (focus on nothing, or on the main
-// area), never while typing in a field. focusRow(wrap, 0) puts the focus
-// on a row, for a list that keeps it there across pages.
+// area, or on its heading), never while typing in a field. focusRow(wrap,
+// 0) puts the focus on a row, for a list that keeps it there across
+// pages. Back on a list (the browser's Back), the focus is on the row
+// last focused there, and j goes on from it.
 // At phone width (phoneQuery) the rows are cards (DataCards), with the
 // same keyboard, selection, menu and sorting.
 export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected, onSelect }: DataTableProps) {
