@@ -18,7 +18,9 @@ import (
 
 // The search box (the UI's command palette): GET /_search?q=night&limit=5
 // finds rows of every resource the operator may list and read by the
-// start of their label (query.Find), each resource as the operator's
+// start of their label (query.Find), and, where those are fewer than
+// limit, by the start of a later word of it (query.FindWords: "23" finds
+// "Player 23"), ranked after them, each resource as the operator's
 // role sees it (resourceAs: a column the role may not read, or reads
 // masked, is neither searched nor shown).
 //
@@ -138,13 +140,33 @@ func (h *searchHandler) handleSearch(w http.ResponseWriter, r *http.Request, op 
 		}
 		n := min(limit, searchMaxTotal-len(out.Results))
 		var found []map[string]any
+		starts := -1 // how many of found matched by the label's start; -1: all
 		err := h.queries.limited(ctx, own, func(ctx context.Context, db bun.IDB) (err error) {
 			scope := func(q *bun.SelectQuery) *bun.SelectQuery { return res.Scope(q, op) } // a row-scoped mod's rows only
 			rs, err := query.Find(db, res.Table, res.Labels, q, n, scope).Rows(ctx)
 			if err != nil {
 				return err
 			}
-			found, err = query.ScanFrom(rs, res.Table, nil, query.FindLabel)
+			if found, err = query.ScanFrom(rs, res.Table, nil, query.FindLabel); err != nil || len(found) >= n {
+				return err
+			}
+			// Too few by the label's start: then by a later word's
+			// ("23" finds "Player 23"), ranked after them.
+			rs, err = query.FindWords(db, res.Table, res.Labels, q, n, scope).Rows(ctx)
+			if err != nil {
+				return err
+			}
+			words, err := query.ScanFrom(rs, res.Table, nil, query.FindLabel)
+			starts = len(found)
+			seen := map[string]bool{}
+			for _, row := range found {
+				seen[encodeRowID(res, row)] = true
+			}
+			for _, row := range words {
+				if len(found) < n && !seen[encodeRowID(res, row)] {
+					found = append(found, row)
+				}
+			}
 			return err
 		})
 		switch {
@@ -164,9 +186,14 @@ func (h *searchHandler) handleSearch(w http.ResponseWriter, r *http.Request, op 
 			labels, _ := row["_labels"].(map[string]string)
 			hits = append(hits, searchHit{Resource: res.Key, Label: res.Label, ID: encodeRowID(res, row), Title: labels[query.FindTitle]})
 		}
-		slices.SortFunc(hits, func(x, y searchHit) int {
-			return strings.Compare(strings.ToLower(x.Title), strings.ToLower(y.Title))
-		})
+		// A match by the label's start first, then by a later word's;
+		// each in the order of their labels.
+		byTitle := func(x, y searchHit) int { return strings.Compare(strings.ToLower(x.Title), strings.ToLower(y.Title)) }
+		if starts < 0 || starts > len(hits) {
+			starts = len(hits)
+		}
+		slices.SortFunc(hits[:starts], byTitle)
+		slices.SortFunc(hits[starts:], byTitle)
 		out.Results = append(out.Results, hits...)
 	}
 	writeJSON(w, http.StatusOK, out)

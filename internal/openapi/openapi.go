@@ -380,10 +380,10 @@ func Build(in Input) map[string]any {
 	skip := obj{"type": "object", "required": []string{"resource", "label", "reason"}, "properties": obj{
 		"resource": obj{"type": "string"}, "label": obj{"type": "string"},
 		"reason": obj{"type": "string", "enum": []string{"timeout", "error", "limit"}, "description": "timeout: its statement ran out of its share of QueryTimeout; error: it failed (the server's log says why); limit: the answer was full before its turn"}}}
-	paths["/_search"] = obj{"get": obj{"operationId": "search", "tags": []string{"Search"}, "summary": "Rows of every resource the operator may read whose label starts with q",
-		"description": "The label columns the operator may read are searched by prefix, ignoring case; limit rows a resource, 50 in all. A resource that runs out of time or fails is skipped and named in skipped.",
+	paths["/_search"] = obj{"get": obj{"operationId": "search", "tags": []string{"Search"}, "summary": "Rows of every resource the operator may read whose label, or a later word of it, starts with q",
+		"description": "The label columns the operator may read are searched by prefix, ignoring case, and where those give fewer than limit rows, by the prefix of a later word (after a space), ranked after; limit rows a resource, 50 in all. A resource that runs out of time or fails is skipped and named in skipped.",
 		"parameters": []obj{
-			{"name": "q", "in": "query", "required": true, "schema": obj{"type": "string", "minLength": 1}, "description": "the text a label starts with"},
+			{"name": "q", "in": "query", "required": true, "schema": obj{"type": "string", "minLength": 1}, "description": "the text a label (or a later word of it, ranked after) starts with"},
 			queryParam("limit", obj{"type": "integer", "minimum": 1, "maximum": 20, "default": 5}, "rows a resource may give"),
 		},
 		"responses": withErrors(obj{"200": jsonOK("the rows found", obj{"type": "object", "required": []string{"results", "skipped"}, "properties": obj{

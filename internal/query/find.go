@@ -29,6 +29,21 @@ var FindLabel = []Label{{FK: FindTitle}}
 // under a time limit and skips the table when it runs out. where, when
 // given, narrows the rows further (an operator's row scope).
 func Find(db bun.IDB, t *schema.Table, cols []string, text string, limit int, where func(*bun.SelectQuery) *bun.SelectQuery) *bun.SelectQuery {
+	return find(db, t, cols, escapeLike(text)+"%", limit, where)
+}
+
+// FindWords is Find by the start of a later word of the label: a column
+// holding a space followed by text ("Player 23" for "23"), ignoring case.
+// No index serves it: the search runs it only when Find gave fewer than
+// limit rows, for the rest, under the same time limit, and ranks its rows
+// after Find's.
+func FindWords(db bun.IDB, t *schema.Table, cols []string, text string, limit int, where func(*bun.SelectQuery) *bun.SelectQuery) *bun.SelectQuery {
+	return find(db, t, cols, "% "+escapeLike(text)+"%", limit, where)
+}
+
+// find is Find and FindWords: the rows whose label columns match the
+// LIKE pattern.
+func find(db bun.IDB, t *schema.Table, cols []string, pattern string, limit int, where func(*bun.SelectQuery) *bun.SelectQuery) *bun.SelectQuery {
 	pg, mysql := db.Dialect().Name() == dialect.PG, db.Dialect().Name() == dialect.MySQL
 	q := From(db, t)
 	for _, c := range t.PK {
@@ -36,7 +51,6 @@ func Find(db bun.IDB, t *schema.Table, cols []string, text string, limit int, wh
 	}
 	expr, args := LabelExpr(bun.Ident(t.Alias), cols)
 	q = q.ColumnExpr(expr+" AS ?", append(args, bun.Ident(FindTitle))...)
-	pattern := escapeLike(text) + "%"
 	q = q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 		for _, c := range cols {
 			switch {

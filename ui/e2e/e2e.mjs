@@ -1385,6 +1385,7 @@ async function main() {
   await uiDataSteps(base, consoleErrors);
   await trailSteps(base);
   await steamSteps(base, 'SQLite', consoleErrors, { zones: true });
+  await keysSteps(base);
   await gameTableSteps(base);
   await phoneRoundFourSteps(base);
 
@@ -3566,5 +3567,120 @@ async function trailSteps(base) {
     await shot('trail-03-kick-in-history');
     await page.goto(base + '/admin/adminAudit');
     await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+  });
+}
+
+// keysSteps (issue 51, items 4 and 5): undo that scales (a bulk unban,
+// an Undo toast that lasts and is reached from the keyboard), the
+// palette's search ranking a name above an id, and the keyboard: "?"
+// lists the keys, Enter on a row puts the focus on the row's heading,
+// Back puts it on the row again and j goes on from there.
+async function keysSteps(base) {
+  const apiJSON = apiReader(base);
+  const focusedRow = () => page.evaluate(() => document.activeElement?.closest('[data-row]')?.getAttribute('data-row') ?? document.activeElement?.tagName);
+
+  await step('keys: 3 players banned in bulk are unbanned in bulk from the list (2 actions); the Undo toast lasts and Alt+T reaches it', async () => {
+    await page.goto(base + '/admin/users?_q=player3');
+    await page.locator('tbody tr', { hasText: 'player38@example.com' }).waitFor();
+    const rows = ['36', '37', '38'].map((n) => page.locator('tbody tr', { hasText: `player${n}@example.com` }));
+    for (const r of rows) await r.getByRole('checkbox').check();
+    const bar = page.getByRole('region', { name: 'Selection' });
+    await bar.getByRole('button', { name: 'Ban…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Ban 3 users' });
+    await dialog.getByLabel(/^Reason/).fill('e2e: bulk unban');
+    await dialog.getByRole('radio', { name: '1 day' }).check();
+    await dialog.getByRole('button', { name: 'Ban 3 users' }).click();
+    const toast = page.locator('[data-sonner-toast]', { hasText: /^3 players banned/ });
+    await toast.getByRole('button', { name: 'Undo' }).waitFor();
+    for (const r of rows) await r.locator('.badge-banned').waitFor();
+    // Past the old 10 s, the Undo is still there; Alt+T takes the focus to it.
+    await page.waitForTimeout(11_000);
+    expect(await toast.getByRole('button', { name: 'Undo' }).isVisible(), 'the Undo toast of a bulk ban is gone after 11 s');
+    await page.keyboard.press('Alt+t');
+    await page.waitForFunction(() => !!document.activeElement?.closest('[data-sonner-toaster]'), null, { timeout: 2000 }).catch(() => {
+      throw new Error('Alt+T did not take the focus to the toasts');
+    });
+    await page.locator('h1').first().click();
+    // The bulk unban: the selection, then Unban and its one confirmation.
+    for (const r of rows) await r.getByRole('checkbox').check();
+    await bar.getByText('3 selected').waitFor();
+    await bar.getByRole('button', { name: 'Unban', exact: true }).click();
+    const ask = page.getByRole('dialog', { name: 'Unban 3 users?' });
+    await shot('70-bulk-unban-confirm');
+    await ask.getByRole('button', { name: 'Unban 3' }).click();
+    await page.locator('[data-sonner-toast]', { hasText: /^3 players unbanned/ }).waitFor();
+    for (const r of rows) await r.locator('.badge-banned').waitFor({ state: 'detached' });
+    for (const n of ['36', '37', '38']) {
+      const [u] = await apiJSON('/users?' + new URLSearchParams({ email: `player${n}@example.com` }));
+      expect(u && u.ban == null, `player${n} is still banned: ` + JSON.stringify(u?.ban));
+    }
+    // Audited per player, as an unban is.
+    const entries = await apiJSON('/adminAudit?action=user.unban&_sort=id&_order=desc&_end=3');
+    expect(entries.length === 3 && new Set(entries.map((e) => String(e.target_id))).size === 3, 'the bulk unban\'s audit: ' + JSON.stringify(entries.map((e) => e.target_id)));
+  });
+
+  await step('keys: the palette finds "23" as Player 23 first, not the ids that hold 23', async () => {
+    await page.goto(base + '/admin/');
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    const input = page.locator('.palette [cmdk-input]');
+    await page.keyboard.press('Control+k');
+    await input.fill('23');
+    const users = page.locator('.palette [cmdk-group]', { has: page.locator('[cmdk-group-heading]', { hasText: /^Users$/ }) });
+    await users.locator('[cmdk-item]').first().waitFor();
+    await page.locator('.palette [cmdk-loading]').waitFor({ state: 'detached' });
+    const found = await users.locator('[cmdk-item]').allInnerTexts();
+    expect(found[0]?.includes('Player 23'), 'the palette\'s users for "23": ' + found.join(' | '));
+    expect(!found.some((t) => /Player 0[1-8]\b/.test(t)), 'the palette lists players by an id that holds 23: ' + found.join(' | '));
+    await shot('71-palette-23');
+    await page.keyboard.press('Escape');
+    await input.waitFor({ state: 'hidden' });
+  });
+
+  await step('keys: "?" lists the keys (j/k, Ctrl K), Escape closes it and the focus returns', async () => {
+    await page.goto(base + '/admin/users');
+    await page.locator('tbody tr[data-row="2"]').waitFor();
+    const row = page.locator('tbody tr[data-row="0"]');
+    await row.focus();
+    await page.keyboard.press('?');
+    const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await help.waitFor();
+    const text = await help.innerText();
+    const keys = (await help.locator('kbd').allInnerTexts()).map((k) => k.trim());
+    for (const k of ['Ctrl K', 'j', 'k', 'Enter', 'x', '/', 'Alt T', 'Esc', '?']) expect(keys.includes(k), `the help does not list ${k}: ${text}`);
+    await page.keyboard.press('Escape');
+    await help.waitFor({ state: 'detached' });
+    await waitFocus(row, 'the focus did not return to the row after the help closed');
+    // At both widths and themes (a phone's list is cards: opened from the page).
+    await page.locator('h1').first().click();
+    await page.keyboard.press('?');
+    await shotEveryLook('72-shortcut-help');
+    await page.keyboard.press('Escape');
+    await help.waitFor({ state: 'detached' });
+    // Not while typing: "?" in the search box is a question mark.
+    const search = page.getByRole('searchbox').first();
+    await search.focus();
+    await page.keyboard.press('?');
+    expect((await search.inputValue()) === '?' && (await help.count()) === 0, '"?" in the search box: ' + JSON.stringify(await search.inputValue()));
+    await search.fill('');
+  });
+
+  await step('keys: Enter on a row puts the focus on its heading; Back puts it on the row again and j goes on', async () => {
+    await page.goto(base + '/admin/users');
+    await page.locator('tbody tr[data-row="3"]').waitFor();
+    await page.locator('h1').first().click();
+    for (const _ of [0, 1, 2]) await page.keyboard.press('j');
+    expect((await focusedRow()) === '2', 'j j j focuses ' + (await focusedRow()));
+    const href = await page.locator('tbody tr[data-row="2"] a.row-link').getAttribute('href');
+    await page.keyboard.press('Enter');
+    await page.waitForURL((u) => u.pathname === href);
+    await page.waitForFunction(() => document.activeElement?.matches('main h1'), null, { timeout: 5000 }).catch(() => {});
+    const where = await page.evaluate(() => document.activeElement?.tagName + ' ' + (document.activeElement?.textContent ?? ''));
+    expect(where.startsWith('H1 '), 'after Enter the focus is on ' + where);
+    await page.goBack();
+    await page.locator('tbody tr[data-row="3"]').waitFor();
+    await page.waitForFunction(() => document.activeElement?.matches('tbody tr[data-row="2"]'), null, { timeout: 5000 }).catch(() => {});
+    expect((await focusedRow()) === '2', 'after Back the focus is on ' + (await focusedRow()));
+    await page.keyboard.press('j');
+    expect((await focusedRow()) === '3', 'j after Back focuses ' + (await focusedRow()));
   });
 }

@@ -154,8 +154,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Rows of every resource the operator may read whose label starts with q
-         * @description The label columns the operator may read are searched by prefix, ignoring case; limit rows a resource, 50 in all. A resource that runs out of time or fails is skipped and named in skipped.
+         * Rows of every resource the operator may read whose label, or a later word of it, starts with q
+         * @description The label columns the operator may read are searched by prefix, ignoring case, and where those give fewer than limit rows, by the prefix of a later word (after a space), ranked after; limit rows a resource, 50 in all. A resource that runs out of time or fails is skipped and named in skipped.
          */
         get: operations["search"];
         put?: never;
@@ -1807,7 +1807,7 @@ export interface operations {
     search: {
         parameters: {
             query: {
-                /** @description the text a label starts with */
+                /** @description the text a label (or a later word of it, ranked after) starts with */
                 q: string;
                 /** @description rows a resource may give */
                 limit?: number;

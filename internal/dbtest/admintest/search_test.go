@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,7 +60,8 @@ func (c *client) search(t *testing.T, q url.Values) (searchAnswer, *resp) {
 }
 
 // TestSearch: GET /_search finds rows of every resource the operator may
-// list and read by the start of their label, ignoring case: limit rows a
+// list and read by the start of their label, or of a later word of it
+// ranked after, ignoring case: limit rows a
 // resource (5 by default), 50 in all, the resources past that named as
 // skipped; each hit opens its row. A mod finds rows of the resources in
 // their scope only, and never by a column they read masked (the users'
@@ -94,7 +96,7 @@ func TestSearch(t *testing.T) {
 			items = append(items, srItem{Name: fmt.Sprintf("night lamp %02d", i)})
 			quests = append(quests, srQuest{Name: fmt.Sprintf("NIGHT-QUEST-%02d", i)})
 		}
-		guilds = append(guilds, srGuild{Name: "Dawn Patrol"}, srGuild{Name: "100% Owls"}, srGuild{Name: "Knights of the Night"})
+		guilds = append(guilds, srGuild{Name: "Dawn Patrol"}, srGuild{Name: "100% Owls"}, srGuild{Name: "Knights of the Night"}, srGuild{Name: "Owls Nest"})
 		insert(t, db, &guilds)
 		insert(t, db, &items)
 		insert(t, db, &quests)
@@ -152,10 +154,30 @@ func TestSearch(t *testing.T) {
 				break
 			}
 		}
-		// A prefix, not a substring; a wildcard is a letter.
-		a, _ = admin.search(t, url.Values{"q": {"owls"}})
+		// A prefix of the label or of a later word, not a substring; a
+		// wildcard is a letter. The label's start ranks first.
+		a, _ = admin.search(t, url.Values{"q": {"wls"}})
 		if len(a.Results) != 0 {
-			t.Errorf("q=owls found %+v; want nothing (labels starting with it)", a.Results)
+			t.Errorf("q=wls found %+v; want nothing (labels or words starting with it)", a.Results)
+		}
+		a, _ = admin.search(t, url.Values{"q": {"owls"}})
+		titles := []string{}
+		for _, h := range a.Results {
+			titles = append(titles, h.Title)
+		}
+		// Which rows a later word finds is the table's order (no index
+		// serves it): the label's start first, then 4 of those, by label.
+		if len(titles) != 5 || titles[0] != "Owls Nest" || !slices.IsSorted(titles[1:]) {
+			t.Errorf("q=owls found %q; want Owls Nest, then 4 with Owls as a later word, by label", titles)
+		}
+		for _, title := range titles[1:] {
+			if !strings.Contains(title, " Owls") {
+				t.Errorf("q=owls found %q: no later word starts with owls", title)
+			}
+		}
+		a, _ = admin.search(t, url.Values{"q": {"patrol"}})
+		if len(a.Results) != 1 || a.Results[0].Title != "Dawn Patrol" {
+			t.Errorf("q=patrol found %+v; want Dawn Patrol, by its second word", a.Results)
 		}
 		a, _ = admin.search(t, url.Values{"q": {"100%"}})
 		if len(a.Results) != 1 || a.Results[0].Title != "100% Owls" {

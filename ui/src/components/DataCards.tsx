@@ -65,7 +65,9 @@ function wide(col: Column, row: Row): boolean {
 // (onKey): a card is a row, data-row says which.
 export function DataCards({ meta, columns, rows, sort, onSort, rowMenu, selected, onSelect, at, onCursor, onKey }: DataTableProps & {
   at: number;
-  onCursor: (i: number) => void;
+  // onCursor: the focus went to card i (own: to the card itself, not to
+  // a link or a box in it).
+  onCursor: (i: number, own: boolean) => void;
   onKey: (e: KeyboardEvent<HTMLElement>) => void;
 }) {
   const { t } = useTranslation('list');
@@ -121,7 +123,7 @@ export function DataCards({ meta, columns, rows, sort, onSort, rowMenu, selected
                 data-row={i}
                 tabIndex={i === at ? 0 : -1}
                 aria-keyshortcuts={i === at ? 'ArrowUp ArrowDown J K Enter X' : undefined}
-                onFocus={(e) => e.target === e.currentTarget && onCursor(i)}
+                onFocus={(e) => onCursor(i, e.target === e.currentTarget)}
                 className={'data-card' + (selected?.has(id) ? ' selected' : '')}
               >
                 <div className="card-head">

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react';
 import { flexRender, getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
 import { ArrowDown, ArrowUp } from 'lucide-react';
-import { Link, useNavigate } from 'react-router';
+import { Link, useLocation, useNavigate, useNavigationType } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { seg, type Column, type ResourceMeta, type Row } from '../api';
 import { rowId } from '../rowId';
@@ -39,8 +39,10 @@ export interface DataTableProps {
 // row last focused, else the first); ↑/↓ or j/k move the focus from row
 // to row, Enter opens the focused row, x toggles its selection. j and k
 // also work from the page itself (focus on nothing, or on the main
-// area), never while typing in a field. focusRow(wrap, 0) puts the focus
-// on a row, for a list that keeps it there across pages.
+// area, or on its heading), never while typing in a field. focusRow(wrap,
+// 0) puts the focus on a row, for a list that keeps it there across
+// pages. Back on a list (the browser's Back), the focus is on the row
+// last focused there, and j goes on from it.
 // At phone width (phoneQuery) the rows are cards (DataCards), with the
 // same keyboard, selection, menu and sorting.
 export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected, onSelect }: DataTableProps) {
@@ -88,8 +90,25 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
   const navigate = useNavigate();
   const phone = useMediaQuery(phoneQuery);
   const wrap = useRef<HTMLDivElement>(null);
-  const [cursor, setCursor] = useState(0);
+  // The row last focused is kept for the page's address: back on it (Back),
+  // the list puts the focus on that row again, and j goes on from there.
+  const location = useLocation();
+  const back = useNavigationType() === 'POP';
+  const place = `${meta.name} ${location.pathname}${location.search}`;
+  const [cursor, setCursor] = useState(() => (back ? (lastRow.get(place) ?? 0) : 0));
+  const [restore, setRestore] = useState(() => back && lastRow.has(place));
   const at = Math.min(cursor, Math.max(0, rows.length - 1));
+  const focused = (i: number, own: boolean) => {
+    lastRow.set(place, i);
+    if (lastRow.size > 50) lastRow.delete(lastRow.keys().next().value!);
+    if (own) setCursor(i);
+  };
+  useEffect(() => {
+    if (!restore || rows.length === 0) return;
+    setRestore(false);
+    const a = document.activeElement;
+    if (!a || a === document.body || a.id === 'content') focusRow(wrap.current, at);
+  }, [restore, rows.length, at]);
   const opens = meta.permissions.read && meta.primaryKey.length > 0;
   const onKey = (e: KeyboardEvent<HTMLElement> | globalThis.KeyboardEvent, fromPage = false) => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || rows.length === 0 || typing(e.target)) return;
@@ -132,7 +151,10 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
   useEffect(() => {
     const onDoc = (e: globalThis.KeyboardEvent) => {
       const a = document.activeElement;
-      if ((e.key === 'j' || e.key === 'k') && (a === null || a === document.body || a?.id === 'content')) onKeyRef.current(e, true);
+      // The page's heading is the page too: the focus lands there after
+      // a row was opened from another list (Layout).
+      const page = a === null || a === document.body || a.id === 'content' || (a.tagName === 'H1' && !!a.closest('.content'));
+      if ((e.key === 'j' || e.key === 'k') && page) onKeyRef.current(e, true);
     };
     document.addEventListener('keydown', onDoc);
     return () => document.removeEventListener('keydown', onDoc);
@@ -141,7 +163,7 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
   if (phone) {
     return (
       <div className="cards-wrap" data-list ref={wrap}>
-        <DataCards meta={meta} columns={columns} rows={rows} sort={sort} onSort={onSort} rowMenu={rowMenu} selected={selected} onSelect={onSelect} at={at} onCursor={setCursor} onKey={(e) => onKey(e)} />
+        <DataCards meta={meta} columns={columns} rows={rows} sort={sort} onSort={onSort} rowMenu={rowMenu} selected={selected} onSelect={onSelect} at={at} onCursor={focused} onKey={(e) => onKey(e)} />
       </div>
     );
   }
@@ -179,7 +201,7 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
               tabIndex={i === at ? 0 : -1}
               aria-selected={selected ? selected.has(r.id) : undefined}
               aria-keyshortcuts={i === at ? 'ArrowUp ArrowDown J K Enter X' : undefined}
-              onFocus={(e) => e.target === e.currentTarget && setCursor(i)}
+              onFocus={(e) => focused(i, e.target === e.currentTarget)}
               className={selected?.has(r.id) ? 'selected' : undefined}
             >
               {r.getVisibleCells().map((c) => (
@@ -199,6 +221,10 @@ export function DataTable({ meta, columns, rows, sort, onSort, rowMenu, selected
     </div>
   );
 }
+
+// lastRow is the row last focused in a list, by the list's resource and
+// address (the newest 50 lists).
+const lastRow = new Map<string, number>();
 
 // focusRow focuses row n (a table row or a card) of the DataTable inside
 // el.

@@ -14,7 +14,8 @@ import { ResourceIcon } from '../icons';
 import { useReportsOn } from '../reports';
 
 // PaletteBody is the command palette's content: jump to a resource, a user
-// (by email or name, searched on the server), a live room, a row of any
+// (by the start of their name or email or of a later word of it, or by
+// their id or its start, searched on the server), a live room, a row of any
 // resource the operator may read (by the start of its label: GET
 // /_search, a few a resource), or ban a user. initial is what was typed
 // before it loaded.
@@ -33,20 +34,35 @@ export default function PaletteBody({ initial, close }: { initial: string; close
 
   const users = useUsersMeta();
   const canBan = users?.permissions.update ?? false;
-  const userHits = useQuery({
-    queryKey: ['palette', 'users', q],
-    enabled: !!users?.permissions.list && q.length >= 2,
-    queryFn: ({ signal }) => pageOf(client.GET('/{resource}', { params: { path: { resource: users?.name ?? '' } }, querySerializer: query(new URLSearchParams({ _q: q, _limit: '8', _sort: 'id' })), signal })),
-  });
-  // Rows of every resource by their label; users have their own search
-  // above (email and name, anywhere in them), so theirs are left out.
+  // Rows of every resource by their label (its start, then a later
+  // word's: "23" finds "Player 23"), users among them.
   const rowHits = useQuery({
     queryKey: ['palette', 'search', q],
-    enabled: mode === 'all' && q.length >= 2,
+    enabled: q.length >= 2,
     // The search of an earlier query is aborted as the next one starts.
     queryFn: ({ signal }) => dataOf(client.GET('/_search', { params: { query: { q, limit: 5 } }, signal })),
     staleTime: 10_000,
     retry: false,
+  });
+  // The users found by their label, as rows (their email, their ban, what
+  // the operator may do to them), in the search's order; then the user
+  // whose id is what was typed or starts with it (never an id that merely
+  // holds it: every id holds "23").
+  const labelled = (rowHits.data?.results ?? []).filter((h) => h.resource === users?.name).map((h) => h.id);
+  const userHits = useQuery({
+    queryKey: ['palette', 'users', q, labelled.join(',')],
+    enabled: !!users?.permissions.list && q.length >= 2 && !rowHits.isFetching,
+    queryFn: async ({ signal }) => {
+      const list = (p: Record<string, string>) => pageOf(client.GET('/{resource}', { params: { path: { resource: users?.name ?? '' } }, querySerializer: query(new URLSearchParams(p)), signal }));
+      const byLabel = labelled.length > 0 ? list({ id_in: labelled.join(','), _limit: String(labelled.length) }) : Promise.resolve({ rows: [] as Row[] });
+      // An id's type may refuse a prefix range (a UUID column): no id hits then.
+      const byId = list({ id_gte: q, id_lt: q + '\uffff', _sort: 'id', _limit: '3' }).catch(() => ({ rows: [] as Row[] }));
+      const [a, b] = await Promise.all([byLabel, byId]);
+      const order = new Map(labelled.map((id, i) => [id, i]));
+      const first = [...a.rows].sort((x, y) => (order.get(String(x.id)) ?? 0) - (order.get(String(y.id)) ?? 0));
+      const seen = new Set(first.map((u) => String(u.id)));
+      return { rows: [...first, ...b.rows.filter((u) => !seen.has(String(u.id)))].slice(0, 8) };
+    },
   });
   // Rooms only where the server has them and the operator may list them
   // (useRoomsEnabled): no refused request for a mod without the scope.

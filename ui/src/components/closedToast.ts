@@ -14,8 +14,10 @@ export interface Undo {
   after?: () => unknown;
 }
 
-// undoSeconds is how long a toast offers Undo.
-export const undoSeconds = 10;
+// undoSeconds is how long a toast offers Undo: long enough to read it and
+// reach it (sonner's Alt+T moves the focus to the toasts, and a toast
+// waits while the pointer or the focus is on it).
+export const undoSeconds = 30;
 
 // undoAction is sonner's action for an Undo: pressed, the toast closes and
 // another says how the undo went.

@@ -1,5 +1,5 @@
-import { useState } from 'react';
-import { Link, NavLink, Outlet, useNavigate } from 'react-router';
+import { useEffect, useRef, useState } from 'react';
+import { Link, NavLink, Outlet, useLocation, useNavigate, useNavigationType } from 'react-router';
 import * as Dialog from '@radix-ui/react-dialog';
 import { Flag, LayoutDashboard, LogIn, LogOut, Menu, Moon, Radio, Search, Sun, UserCog, X } from 'lucide-react';
 import { toast } from 'sonner';
@@ -20,12 +20,14 @@ import i18n from '../i18n';
 // Below this width the sidebar is a drawer opened from the header.
 const narrow = '(max-width: 767.98px)';
 import { CommandPalette } from '../components/CommandPalette';
+import { ShortcutHelp } from '../components/ShortcutHelp';
 
 export function Layout() {
   const { t } = useTranslation('common');
   const catalog = useCatalog();
   const phone = useMediaQuery(narrow);
   const [drawer, setDrawer] = useState(false);
+  useHeadingFocus();
   if (catalog.error instanceof ApiError && catalog.error.code === 'totp_enrollment_required') return <EnrolGate />;
   if (catalog.error instanceof ApiError && catalog.error.status === 403) return <OperatorRequired />;
   return (
@@ -60,8 +62,48 @@ export function Layout() {
         </main>
       </div>
       {catalog.isSuccess && <CommandPalette />}
+      <ShortcutHelp />
     </div>
   );
+}
+
+// useHeadingFocus: a move to another page that left the focus nowhere
+// (Enter on a list's row, a link that went away with its page) puts it
+// on the new page's heading once it shows, so the keyboard and a screen
+// reader go on from there. Not on the first page, not on Back or
+// Forward (a list puts the focus back on the row it came from), and not
+// when the focus is somewhere already (a sidebar link, a field).
+function useHeadingFocus() {
+  const { pathname } = useLocation();
+  const how = useNavigationType();
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    if (how === 'POP') return;
+    const lost = () => {
+      const a = document.activeElement;
+      return !a || a === document.body || !a.isConnected || a.id === 'content';
+    };
+    // The page shows its heading when its data is in: looked for a few
+    // seconds, given up as soon as the focus goes somewhere.
+    let frame = 0;
+    const until = Date.now() + 5000;
+    const look = () => {
+      if (!lost()) return;
+      const h = document.querySelector<HTMLElement>('.content h1');
+      if (h) {
+        if (!h.hasAttribute('tabindex')) h.tabIndex = -1;
+        h.focus();
+        return;
+      }
+      if (Date.now() < until) frame = requestAnimationFrame(look);
+    };
+    frame = requestAnimationFrame(look);
+    return () => cancelAnimationFrame(frame);
+  }, [pathname, how]);
 }
 
 function Sidebar({ onNavigate }: { onNavigate?: () => void }) {

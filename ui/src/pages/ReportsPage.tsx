@@ -226,20 +226,26 @@ function PlayerActions({ player, claim, open, details = false }: { player: UserR
   const path = { params: { path: { playerId: player.id } } };
   const claimIt = useMutation({
     mutationFn: (takeover: boolean) => dataOf(client.POST('/_reports/{playerId}/claim', { ...path, body: takeover ? { takeover: true } : {} })),
-    onSuccess: (r) => {
+    onSuccess: async (r) => {
       const from = r.takenFrom;
-      if (!from) return void toast.success(t('You are working on the reports about {{name}}', { name: who }));
-      if (r.expired) {
-        return void toast.success(from.label
+      if (!from) toast.success(t('You are working on the reports about {{name}}', { name: who }));
+      else if (r.expired) {
+        toast.success(from.label
           ? t('You are working on the reports about {{name}}; the claim of {{holder}} had expired', { name: who, holder: from.label })
           : t('You are working on the reports about {{name}}; the claim of another operator had expired', { name: who }));
+      } else {
+        toast.success(from.label
+          ? t('You took over the reports about {{name}} from {{holder}}', { name: who, holder: from.label })
+          : t('You took over the reports about {{name}} from another operator', { name: who }));
       }
-      toast.success(from.label
-        ? t('You took over the reports about {{name}} from {{holder}}', { name: who, holder: from.label })
-        : t('You took over the reports about {{name}} from another operator', { name: who }));
+      // The Claim button is gone once the claim shows: the focus goes on
+      // to Resolve, not to the page's body.
+      await refresh(player.id);
+      const a = document.activeElement;
+      if (!a || a === document.body || !a.isConnected || box.current?.contains(a)) box.current?.querySelector<HTMLElement>('button.primary')?.focus();
     },
     onError: (err) => toast.error(err instanceof ApiError && err.code === 'claimed' ? t('Not claimed: {{reason}}', { reason: errorText(err) }) : errorText(err)),
-    onSettled: () => void refresh(player.id),
+    onSettled: (_d, err) => void (err ? refresh(player.id) : undefined),
   });
   const release = useMutation({
     mutationFn: () => dataOf(client.POST('/_reports/{playerId}/release', { ...path, body: {} })),
@@ -265,9 +271,10 @@ function PlayerActions({ player, claim, open, details = false }: { player: UserR
     });
     if (ok) claimIt.mutate(true);
   };
+  const box = useRef<HTMLDivElement>(null);
   const mayAct = open && !!users?.permissions.update;
   return (
-    <div className="report-actions">
+    <div className="report-actions" ref={box}>
       {confirmDialog}
       {details && <Link className="report-details button" to={'/reports/' + seg(player.id)} aria-label={t('Reports about {{name}}', { name: who })}>{t('Reports')}</Link>}
       {open && (

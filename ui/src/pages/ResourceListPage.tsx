@@ -243,6 +243,14 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
     });
   const unban = (ids: string[], name: string) =>
     confirmThen('unban', ids, { title: t('Unban {{name}}?', { name }), description: t('They can sign in and join rooms again.'), confirmLabel: t('Unban') });
+  // A selection is unbanned in one request, each player audited as one
+  // unban; those not banned are said so and left as they are.
+  const unbanSelected = (ids: string[]) =>
+    confirmThen('unban', ids, {
+      title: t('Unban {{count, number}} users?', { count: ids.length }),
+      description: t('Those banned can sign in and join rooms again; the others stay as they are.'),
+      confirmLabel: t('Unban {{count, number}}', { count: ids.length }),
+    });
   // A table without a primary key has no row URL: no row menu, no selection.
   const keyed = meta.primaryKey.length > 0;
   const rowMenu = (row: Row) => {
@@ -364,6 +372,11 @@ function ResourceList({ meta }: { meta: ResourceMeta }) {
           {canBan && (
             <button type="button" className="danger" onClick={() => setBanning({ ids: [...selected], name: t('{{count, number}} users', { count: selected.size }) })}>
               {t('Ban…')}
+            </button>
+          )}
+          {canBan && (
+            <button type="button" onClick={() => void unbanSelected([...selected])}>
+              {t('Unban')}
             </button>
           )}
           {canRevoke && (
