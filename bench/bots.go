@@ -174,41 +174,24 @@ func botsChild() error {
 }
 
 // bots is the parent's handle on the bots' child.
-type bots struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *json.Decoder
-}
+type bots struct{ *child }
 
 // startBots starts the child with one bot per URL and waits until all
 // have joined.
 func startBots(urls []string) (*bots, error) {
-	self, err := os.Executable()
+	c, err := startChild("-bots-child", "bots")
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "-bots-child")
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	b := &bots{cmd: cmd, in: in, out: json.NewDecoder(out)}
+	b := &bots{c}
 	spec, _ := json.Marshal(botsSpec{URLs: urls})
 	var ready string
-	if _, err := fmt.Fprintf(in, "%s\n", spec); err != nil {
-		b.stop()
+	if _, err := fmt.Fprintf(c.in, "%s\n", spec); err != nil {
+		c.stop()
 		return nil, err
 	}
-	if err := b.out.Decode(&ready); err != nil || ready != "ready" {
-		b.stop()
+	if err := c.out.Decode(&ready); err != nil || ready != "ready" {
+		c.stop()
 		return nil, fmt.Errorf("the bots' child did not start (%v)", err)
 	}
 	return b, nil
@@ -224,10 +207,41 @@ func (b *bots) mark() (botStats, error) {
 	return s, err
 }
 
+// child is a child process of -game (this binary again, with a flag),
+// spoken to by JSON lines on its stdin and stdout.
+type child struct {
+	name string
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *json.Decoder
+}
+
+// startChild starts this binary with flag, its stderr the parent's.
+func startChild(flag, name string) (*child, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, flag)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &child{name: name, cmd: cmd, in: in, out: json.NewDecoder(out)}, nil
+}
+
 // stop closes the child's stdin, which ends it, and waits for it.
-func (b *bots) stop() {
-	b.in.Close()
-	if err := b.cmd.Wait(); err != nil {
-		fmt.Fprintf(os.Stderr, "bench: the bots' child: %v\n", err)
+func (c *child) stop() {
+	c.in.Close()
+	if err := c.cmd.Wait(); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: the %s' child: %v\n", c.name, err)
 	}
 }

@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"sync"
 	"time"
 )
@@ -190,40 +188,25 @@ func operatorsChild() error {
 
 // operators is the parent's handle on the operators' child.
 type operators struct {
-	cmd   *exec.Cmd
-	in    io.WriteCloser
-	out   *json.Decoder
+	*child
 	names []string // the kinds' names, in the child's order
 	ran   bool     // a kind has run
 }
 
 // startOperators starts the child and reads its kinds' names.
 func startOperators(spec operatorsSpec) (*operators, error) {
-	self, err := os.Executable()
+	c, err := startChild("-operators-child", "operators")
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "-operators-child")
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	o := &operators{cmd: cmd, in: in, out: json.NewDecoder(out)}
+	o := &operators{child: c}
 	line, _ := json.Marshal(spec)
-	if _, err := fmt.Fprintf(in, "%s\n", line); err != nil {
-		o.stop()
+	if _, err := fmt.Fprintf(c.in, "%s\n", line); err != nil {
+		c.stop()
 		return nil, err
 	}
-	if err := o.out.Decode(&o.names); err != nil || len(o.names) == 0 {
-		o.stop()
+	if err := c.out.Decode(&o.names); err != nil || len(o.names) == 0 {
+		c.stop()
 		return nil, fmt.Errorf("the operators' child did not start (%v)", err)
 	}
 	return o, nil
@@ -239,12 +222,4 @@ func (o *operators) run(k int, d time.Duration) (windowResult, error) {
 	}
 	err := o.out.Decode(&r)
 	return r, err
-}
-
-// stop closes the child's stdin, which ends it, and waits for it.
-func (o *operators) stop() {
-	o.in.Close()
-	if err := o.cmd.Wait(); err != nil {
-		fmt.Fprintf(os.Stderr, "bench: the operators' child: %v\n", err)
-	}
 }
