@@ -7,9 +7,9 @@ import resourcesToBackend from 'i18next-resources-to-backend';
 // the key is the English text itself, so English needs no lookup to read
 // and a changed English text is a new key every other language must
 // translate (npm run i18n:check fails until it does). Each catalog, in
-// English too, is a chunk of its own that loads on first use (the page
-// waits for it in a Suspense), so a first visit does not carry the words
-// of pages it never opens.
+// English too, is a chunk of its own that loads on first use, so a first
+// visit does not carry the words of pages it never opens; until it is
+// there its keys show, which are the English.
 //
 // The language: the operator's choice kept in their account (the account
 // page; /auth/me's locale) when they made one, else the first of the
@@ -47,7 +47,9 @@ function remembered(): Language | null {
   }
 }
 
-void i18n
+// ready is when the first language's common words are there: the panel
+// paints first then (main.tsx).
+export const i18nReady = i18n
   .use(initReactI18next)
   .use(
     resourcesToBackend((lng: string, ns: string) => {
@@ -68,7 +70,12 @@ void i18n
     keySeparator: false,
     interpolation: { escapeValue: false }, // React escapes
     returnEmptyString: false,
-    react: { useSuspense: true },
+    // A component whose words have not loaded yet shows their keys, the
+    // English text, until they have, rather than suspend: a namespace
+    // first used in the middle of an interaction (a dialog's form) would
+    // otherwise put the whole page back to its loading state and lose
+    // what the operator was doing.
+    react: { useSuspense: false },
   });
 
 // applyAccountLanguage applies the account's choice (locale from /auth/me:

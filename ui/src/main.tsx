@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { applyTheme, useTheme } from './theme';
 import 'sonner/dist/styles.css';
 import './styles.css';
-import './i18n';
+import { i18nReady } from './i18n';
 import { queryClient } from './queries';
 import { uiPath } from './uiPath';
 import { SignInPage } from './auth/SignInPage';
@@ -65,16 +65,15 @@ const router = createBrowserRouter(
 
 applyTheme();
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <QueryClientProvider client={queryClient}>
-      {/* A language other than English loads its catalogs on first use. */}
-      <Suspense fallback={null}>
+void i18nReady.finally(() =>
+  createRoot(document.getElementById('root')!).render(
+    <StrictMode>
+      <QueryClientProvider client={queryClient}>
         <RouterProvider router={router} />
-      </Suspense>
-      <ThemedToaster />
-    </QueryClientProvider>
-  </StrictMode>,
+        <ThemedToaster />
+      </QueryClientProvider>
+    </StrictMode>,
+  ),
 );
 
 // ThemedToaster is the toasts' place, in the theme and the language (its
