@@ -3,9 +3,9 @@ package engine
 import (
 	"net/http"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/gameadmin/admin/internal/rows"
 )
 
 // maxSessionsShown bounds GET /auth/sessions.
@@ -71,7 +71,7 @@ func (h *authHandler) handleLocale(w http.ResponseWriter, r *http.Request, op Op
 		return errorf(http.StatusBadRequest, "missing_field", "locale is required").WithParams("field", "locale")
 	}
 	if *body.Locale != "" && !slices.Contains(uiLocales, *body.Locale) {
-		return errorf(http.StatusBadRequest, "invalid_value", "locale must be one of %s, or \"\" for the browser's language", quotedList(uiLocales)).
+		return errorf(http.StatusBadRequest, "invalid_value", "locale must be one of %s, or \"\" for the browser's language", rows.Quoted(uiLocales)).
 			WithParams("field", "locale", "accepted", uiLocales)
 	}
 	if err := h.prefs.SetLocale(r.Context(), op.UserID, *body.Locale); err != nil {
@@ -79,13 +79,4 @@ func (h *authHandler) handleLocale(w http.ResponseWriter, r *http.Request, op Op
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"locale": *body.Locale})
 	return nil
-}
-
-// quotedList is values each in double quotes, joined by commas.
-func quotedList(values []string) string {
-	q := make([]string, len(values))
-	for i, v := range values {
-		q[i] = strconv.Quote(v)
-	}
-	return strings.Join(q, ", ")
 }

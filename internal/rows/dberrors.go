@@ -64,7 +64,7 @@ func refusalError(r dberr.Refusal, err error) error {
 	case dberr.Unique:
 		switch {
 		case len(r.Columns) > 0:
-			ae = errbody.New(http.StatusConflict, "conflict", "another row has that %s already (column %s is unique)", strings.Join(r.Columns, ", "), quoted(r.Columns)).
+			ae = errbody.New(http.StatusConflict, "conflict", "another row has that %s already (column %s is unique)", strings.Join(r.Columns, ", "), Quoted(r.Columns)).
 				WithParams("reason", "unique", "columns", r.Columns)
 		case r.Constraint != "":
 			ae = errbody.New(http.StatusConflict, "conflict", "a row with that unique value exists already (constraint %q)", r.Constraint).
@@ -117,8 +117,9 @@ func refusalError(r dberr.Refusal, err error) error {
 // uniqueMessage is a unique violation's message naming no column.
 const uniqueMessage = "a row with that unique value exists already"
 
-// quoted is cols each in double quotes, joined by commas.
-func quoted(cols []string) string {
+// Quoted is cols each in double quotes, joined by commas: names or
+// values in a message ("a", "b").
+func Quoted(cols []string) string {
 	q := make([]string, len(cols))
 	for i, c := range cols {
 		q[i] = strconv.Quote(c)
