@@ -3195,7 +3195,7 @@ async function germanSteps(base) {
 }
 
 // phoneRoundFourSteps: what an operator found on a phone, in small words
-// and with a keyboard (issue 51, items 6 to 8). At 390 px every room's
+// and with a keyboard. At 390 px every room's
 // Created and every client's session show, the room's JSON is cut at no
 // edge and its state box is reached by Tab; the audit filters' placeholders
 // show whole; the audit chart's legend at rest says a step with data; a
@@ -3571,7 +3571,7 @@ async function trailSteps(base) {
   });
 }
 
-// keysSteps (issue 51, items 4 and 5): undo that scales (a bulk unban,
+// keysSteps: undo that scales (a bulk unban,
 // an Undo toast that lasts and is reached from the keyboard), the
 // palette's search ranking a name above an id, and the keyboard: "?"
 // lists the keys, Enter on a row puts the focus on the row's heading,
