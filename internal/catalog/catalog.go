@@ -33,6 +33,11 @@ type Entry struct {
 	// Users marks the panel's users resource, the accounts it signs in:
 	// moderation, data requests and roles are about its rows.
 	Users bool `json:"users,omitempty"`
+	// Builtin marks a built-in table in its built-in model (BuiltinTables):
+	// its label and the labels of its columns and relations are the
+	// panel's English words, which the UI translates; a label the game
+	// set is shown as sent.
+	Builtin bool `json:"builtin,omitempty"`
 	// ErasedPattern, on the users resource, is a regular expression (RE2
 	// and JavaScript read it alike) matching the email and names an erase
 	// (POST /users/{id}/_erase) writes: such an account reads as erased.

@@ -70,7 +70,7 @@ func (h *catalogHandler) catalogEntry(res *resource, perms map[Op]bool, role Rol
 		}
 	}
 	e := catalog.Entry{
-		Name: res.Key, Label: res.Label, Icon: res.Icon, PrimaryKey: t.PKNames(),
+		Name: res.Key, Label: res.Label, Icon: res.Icon, PrimaryKey: t.PKNames(), Builtin: res.Builtin,
 		FormFields: res.Shown(cfg.Form.Fields), ShowFields: res.Shown(cfg.Show.Fields),
 		Actions: []catalog.Action{}, Relations: []catalog.Relation{}, Permissions: perms,
 	}

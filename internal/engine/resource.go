@@ -271,6 +271,7 @@ func (a *compiler) buildResources(db *bun.DB) error {
 		if err != nil {
 			return err
 		}
+		res.Builtin = builtinDef(key, a.opts.Tables[key]) != nil
 		a.specials.of(key).built(res)
 		a.resources[key] = res
 	}

@@ -60,6 +60,7 @@ func fixedSchemas() obj {
 		"permissions": object(obj{"list": boolean(), "read": boolean(), "create": boolean(), "update": boolean(), "delete": boolean()},
 			"list", "read", "create", "update", "delete"),
 		"users":            obj{"type": "boolean", "description": "the panel's users resource (moderation, data requests, roles)"},
+		"builtin":          obj{"type": "boolean", "description": "a built-in table in its built-in model: its labels are the panel's English words, which the UI translates"},
 		"erasedPattern":    obj{"type": "string", "description": "on users: a regular expression matching the email and names an erase writes"},
 		"banColumn":        obj{"type": "string", "description": "on users, with bans on: the column holding the ban"},
 		"emailColumn":      obj{"type": "string", "description": "on users: the account's email"},

@@ -60,6 +60,11 @@ type Resource struct {
 	// Label and Icon are its name and icon in the sidebar.
 	Label string
 	Icon  string
+	// Builtin marks a built-in table kept in its built-in model: its
+	// label, and its columns' and relations' the game did not set, are
+	// the panel's own words, which the UI says in the operator's
+	// language.
+	Builtin bool
 	// Table is its table, every column.
 	Table *schema.Table
 	// Config is its declaration, the game's laid over the built-in one.

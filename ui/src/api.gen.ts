@@ -1061,6 +1061,8 @@ export interface components {
             };
             /** @description on users, with bans on: the column holding the ban */
             banColumn?: string;
+            /** @description a built-in table in its built-in model: its labels are the panel's English words, which the UI translates */
+            builtin?: boolean;
             columns: components["schemas"]["Column"][];
             defaultSort?: {
                 field: string;

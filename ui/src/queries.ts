@@ -1,5 +1,8 @@
 import { QueryCache, QueryClient, MutationCache, queryOptions, useQuery } from '@tanstack/react-query';
 import { ApiError, client, dataOf, versioned, type AuthStatus, type ResourceMeta, type Row, type Versioned } from './api';
+import { useCallback } from 'react';
+import { useTranslation } from 'react-i18next';
+import { sayCatalog } from './builtinWords';
 import { applyAccountLanguage } from './i18n';
 
 // onUnauthorized is set by the router once it is mounted: a 401 anywhere
@@ -66,8 +69,15 @@ export function useFeatures() {
   return { ban: true, revokeSessions: true, rooms: true, reports: undefined as boolean | undefined, ...me.data?.features };
 }
 
-export const useCatalog = () =>
-  useQuery({ queryKey: ['catalog'], queryFn: () => dataOf(client.GET('/')), staleTime: 60_000 });
+// useCatalog is the catalog (GET /admin-api), its built-in tables' words
+// in the operator's language: one answer in one language is one object,
+// whichever component asks, so its resources and columns can be compared
+// by identity.
+export function useCatalog() {
+  const lng = useTranslation().i18n.resolvedLanguage ?? 'en';
+  const select = useCallback((data: ResourceMeta[]) => sayCatalog(data, lng), [lng]);
+  return useQuery({ queryKey: ['catalog'], queryFn: () => dataOf(client.GET('/')), staleTime: 60_000, select });
+}
 
 export function useResourceMeta(key: string | undefined): ResourceMeta | undefined {
   const { data } = useCatalog();

@@ -44,3 +44,32 @@ func TestCatalogHidesActionsByRole(t *testing.T) {
 		}
 	})
 }
+
+// TestCatalogMarksBuiltins: the catalog marks the built-in tables kept in
+// their built-in models (their labels are the panel's words, which the UI
+// translates), and no game table, nor a built-in key the game gave its
+// own model.
+func TestCatalogMarksBuiltins(t *testing.T) {
+	t.Parallel()
+	testdb.Each(t, func(t *testing.T, db *bun.DB) {
+		var calls atomic.Int64
+		e := actionEnv(t, db, Options{}, &calls)
+		var cat []struct {
+			Name    string `json:"name"`
+			Label   string `json:"label"`
+			Builtin bool   `json:"builtin"`
+		}
+		if err := json.Unmarshal(e.crew().admin.do("GET", "/admin-api", nil).want(t, 200).raw, &cat); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, r := range cat {
+			got[r.Name] = r.Builtin
+		}
+		for key, want := range map[string]bool{"adminAudit": true, "roles": true, "configs": true, "userNotes": true, "guilds": false} {
+			if b, ok := got[key]; !ok || b != want {
+				t.Errorf("%s: builtin = %v (listed %v), want %v", key, b, ok, want)
+			}
+		}
+	})
+}
