@@ -43,6 +43,14 @@ const de = (english) => {
   if (!v) throw new Error(`no German for "${english}" in ui/src/locales/de`);
   return v;
 };
+// deRe is the German of a text with {{placeholders}} as a pattern: those
+// given in vars as their values, the others as any words.
+const deRe = (english, vars = {}) =>
+  new RegExp(de(english).split(/(\{\{\w+\}\})/).map((part) => {
+    const name = /^\{\{(\w+)\}\}$/.exec(part)?.[1];
+    const text = name === undefined ? part : name in vars ? String(vars[name]) : null;
+    return text === null ? '.+' : text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }).join(''));
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -1378,7 +1386,7 @@ async function main() {
     expect(status.authenticated === true, 'cancelling signed out');
   });
 
-  await germanSteps(base);
+  await germanSteps(base, consoleErrors);
   await safetySteps(base, consoleErrors);
   await conflictSteps(base, consoleErrors);
   await claimSteps(base);
@@ -1858,7 +1866,8 @@ async function uiDataSteps(base, consoleErrors) {
     await page.locator('dd', { hasText: 'player03@example.com' }).waitFor();
     await page.keyboard.press('Control+k');
     await input.fill('arena');
-    await page.getByRole('option', { name: /arena/ }).click();
+    // The room, not the leaderboard "Weekly arena" that /_search finds too.
+    await page.getByRole('group', { name: 'Rooms' }).getByRole('option', { name: /arena/ }).first().click();
     await page.waitForURL(/\/admin\/rooms\/.+/);
     await page.keyboard.press('Control+k');
     await input.waitFor();
@@ -3127,7 +3136,7 @@ process.exit(exitCode);
 // is kept in the account (a reload keeps it, /auth/me says it), through
 // the main pages at 390 and 1440 px, light and dark (axe on each), none
 // wider than the screen; then back to the browser's language.
-async function germanSteps(base) {
+async function germanSteps(base, consoleErrors) {
   await step('German: a browser that asks for German signs in in German', async () => {
     const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'de-DE' });
     const p = await ctx.newPage();
@@ -3183,6 +3192,8 @@ async function germanSteps(base) {
       await shotEveryLook(`de-${name}`);
     });
   }
+
+  await germanWalkSteps(base, consoleErrors);
 
   await step("German: back to the browser's language", async () => {
     await page.goto(base + '/admin/account');
@@ -3683,5 +3694,183 @@ async function keysSteps(base) {
     expect((await focusedRow()) === '2', 'after Back the focus is on ' + (await focusedRow()));
     await page.keyboard.press('j');
     expect((await focusedRow()) === '3', 'j after Back focuses ' + (await focusedRow()));
+  });
+}
+
+// germanWalkSteps: an operator's day, in German. The admin (German in
+// the account) edits a guild (a name another guild has is refused in
+// German beside the field) and reverts the edit from its History, bans
+// a player from the list and undoes it from the toast, claims and
+// releases a player's reports (by keyboard: the focus goes on to
+// Resolve), locks and unlocks the arena, filters the
+// audit log by an action typed in German, finds a player with the
+// palette and opens the keys' help. On every screen no text of the panel
+// is left in English: no text, label, title or placeholder is a text of
+// the catalogs whose German differs, unless it is the game's own (its
+// tables' labels, as the catalog sends them).
+async function germanWalkSteps(base, consoleErrors) {
+  const apiJSON = apiReader(base);
+  const catalog = await apiJSON('/');
+  const game = new Set(catalog.filter((r) => !r.builtin).flatMap((r) => [r.label, ...r.columns.map((c) => c.label), ...r.relations.map((x) => x.label), ...r.actions.map((a) => a.label)]));
+  // A lower-case word is a key (an action's, an operation's), shown as such.
+  const english = Object.keys(deCatalog).filter((k) => !/\{\{|<|_(one|other)$/.test(k) && !/^[a-z_.]+$/.test(k) && deCatalog[k] !== k && !game.has(k));
+  const noEnglish = async (where) => {
+    const left = await page.evaluate((keys) => {
+      const set = new Set(keys);
+      const out = new Set();
+      const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        const t = n.textContent.trim();
+        if (set.has(t) && n.parentElement?.closest('[aria-hidden="true"]') == null) out.add(t);
+      }
+      for (const el of document.body.querySelectorAll('[aria-label],[title],[placeholder]')) {
+        for (const a of ['aria-label', 'title', 'placeholder']) {
+          const t = (el.getAttribute(a) ?? '').trim();
+          if (set.has(t)) out.add(`${t} (${a})`);
+        }
+      }
+      return [...out];
+    }, english);
+    expect(left.length === 0, `${where} in German still says in English: ${left.join(' | ')}`);
+  };
+
+  await step('German walk: a guild edited, then reverted from its History, in German', async () => {
+    const [g] = await apiJSON('/guilds?' + new URLSearchParams({ name: 'Crimson Tide' }));
+    await page.goto(base + '/admin/guilds/' + g.id);
+    await page.locator('main h1', { hasText: 'Crimson Tide' }).waitFor();
+    await noEnglish('a guild');
+    await page.getByRole('link', { name: de('Edit'), exact: true }).click();
+    const name = page.getByLabel(/^Name/);
+    // Another guild's name: the server's refusal, in German, at the field.
+    const errorsBefore = consoleErrors.length;
+    await name.fill('Frost Giants');
+    await page.getByRole('button', { name: de('Save'), exact: true }).click();
+    await page.getByText(de('Already taken: another row has this value'), { exact: false }).waitFor();
+    // The browser logs the refused PATCH (409): expected.
+    const refused = consoleErrors.splice(errorsBefore);
+    expect(refused.every((e) => /status of 409/.test(e)), 'console errors of the refused save: ' + refused.join(' | '));
+    expect((await name.getAttribute('aria-invalid')) === 'true', 'the name is not marked invalid');
+    await noEnglish('the guild form with a refused name');
+    await name.fill('Crimson Tide II');
+    await page.getByRole('button', { name: de('Save'), exact: true }).click();
+    await page.locator('main h1', { hasText: 'Crimson Tide II' }).waitFor();
+    await page.getByRole('tab', { name: de('History') }).click();
+    const edit = page.locator('.history-entry').filter({ hasText: de('Updated') }).first();
+    await edit.getByRole('cell', { name: 'Crimson Tide II' }).waitFor();
+    await noEnglish("the guild's History");
+    await edit.getByRole('button', { name: de('Revert…') }).click();
+    const dialog = page.getByRole('dialog', { name: de('Revert this change?') });
+    await dialog.waitFor();
+    await noEnglish('the revert dialog');
+    await shot('de-walk-revert-1440');
+    await dialog.getByRole('button', { name: de('Revert'), exact: true }).click();
+    await page.locator('main h1', { hasText: /Crimson Tide$/ }).waitFor();
+    const [back] = await apiJSON('/guilds?' + new URLSearchParams({ id: String(g.id) }));
+    expect(back.name === 'Crimson Tide', 'the revert left the guild named ' + back.name);
+  });
+
+  await step('German walk: a player banned from the list for a day, undone from the toast', async () => {
+    await page.goto(base + '/admin/users?_q=player18@example.com');
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
+    await noEnglish('the users list');
+    const row = page.locator('tbody tr').first();
+    await row.getByRole('button', { name: deRe('Actions for row {{id}}') }).click();
+    await page.getByRole('menuitem', { name: de('Ban…') }).click();
+    const dialog = page.getByRole('dialog', { name: deRe('Ban {{name}}', { name: 'Player 18' }) });
+    await dialog.waitFor();
+    await dialog.getByLabel(new RegExp(de('Reason'))).fill('e2e: auf Deutsch');
+    await dialog.getByRole('radio', { name: /^1 Tag$/ }).check();
+    await noEnglish('the ban dialog');
+    await shot('de-walk-ban-1440');
+    await dialog.getByRole('button', { name: deRe('Ban {{name}}', { name: 'Player 18' }) }).click();
+    const toast = page.locator('[data-sonner-toast]', { hasText: 'Player 18' }).first();
+    await toast.waitFor();
+    await row.locator('.badge-banned').waitFor();
+    await noEnglish("the ban's toast");
+    await toast.getByRole('button', { name: de('Undo') }).click();
+    await page.getByText(deRe('{{name}} unbanned', { name: 'Player 18' })).waitFor();
+    await row.locator('.badge-banned').waitFor({ state: 'detached' });
+    const [user] = await apiJSON('/users?' + new URLSearchParams({ _q: 'player18@example.com' }));
+    expect(user.ban == null, 'Player 18 is still banned: ' + JSON.stringify(user.ban));
+  });
+
+  await step("German walk: a player's reports claimed and released", async () => {
+    await page.goto(base + '/admin/reports');
+    await page.getByRole('button', { name: deRe('Claim the reports about {{name}}', { name: 'Player 44' }) }).waitFor();
+    await noEnglish('the reports queue');
+    const [p44] = await apiJSON('/users?' + new URLSearchParams({ _q: 'player44@example.com' }));
+    await page.goto(base + '/admin/reports/' + encodeURIComponent(String(p44.id)));
+    // By keyboard: after Claim the focus is on Resolve, the next step.
+    await page.getByRole('button', { name: deRe('Claim the reports about {{name}}', { name: 'Player 44' }) }).focus();
+    await page.keyboard.press('Enter');
+    await page.locator('.report-actions').first().getByText(de('Claimed by you')).waitFor();
+    await waitFocus(page.getByRole('button', { name: deRe('Resolve the reports about {{name}}', { name: 'Player 44' }) }), 'after Claim the focus is not on Resolve');
+    await noEnglish("a claimed player's reports");
+    await shot('de-walk-claimed-1440');
+    await page.getByRole('button', { name: deRe('Release the reports about {{name}}', { name: 'Player 44' }) }).click();
+    await page.getByText(deRe('You released the reports about {{name}}', { name: 'Player 44' })).waitFor();
+    await page.locator('.report-actions').first().getByText(de('Not claimed')).waitFor();
+  });
+
+  await step('German walk: the arena locked and unlocked', async () => {
+    await page.goto(base + '/admin/rooms');
+    const arena = page.locator('tbody tr', { has: page.getByRole('cell', { name: 'arena', exact: true }) });
+    await arena.waitFor();
+    await noEnglish('the rooms list');
+    await arena.getByRole('link').click();
+    await page.getByRole('button', { name: de('Lock'), exact: true }).click();
+    await page.getByRole('button', { name: de('Unlock'), exact: true }).waitFor();
+    await noEnglish('a locked room');
+    await shot('de-walk-room-1440');
+    await page.getByRole('button', { name: de('Unlock'), exact: true }).click();
+    await page.getByRole('button', { name: de('Lock'), exact: true }).waitFor();
+  });
+
+  await step('German walk: the audit log filtered by an action typed in German; an entry opened', async () => {
+    await page.goto(base + '/admin/adminAudit');
+    await page.locator('tbody tr').first().waitFor();
+    await noEnglish('the audit log');
+    await page.getByLabel(de('Action'), { exact: true }).fill(de('Banned'));
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/action=user\.ban/);
+    // The ban's row, once the list is the filtered one (the undo's row,
+    // "Unbanned", is not in it).
+    const ban = page.locator('tbody tr', { hasText: 'Player 18', has: page.getByRole('cell', { name: de('Banned'), exact: true }) }).first();
+    await ban.waitFor();
+    await page.waitForFunction((word) => [...document.querySelectorAll('tbody tr')].every((tr) => tr.innerText.includes(word)), de('Banned'));
+    await noEnglish('the filtered audit log');
+    await ban.locator('td a').first().click();
+    await page.locator('dd', { hasText: 'Player 18' }).first().waitFor();
+    await page.locator('dd', { hasText: de('Banned') }).first().waitFor();
+    await noEnglish('an audit entry');
+    await shot('de-walk-audit-entry-1440');
+  });
+
+  await step('German walk: the palette finds a player; "?" lists the keys', async () => {
+    await page.goto(base + '/admin/users');
+    await page.locator('tbody tr[data-row="1"]').waitFor();
+    const input = page.locator('.palette [cmdk-input]');
+    await page.keyboard.press('Control+k');
+    await input.fill('Player 18');
+    await page.getByRole('option', { name: /Player 18/ }).first().waitFor();
+    await noEnglish('the palette');
+    await page.keyboard.press('Escape');
+    await input.waitFor({ state: 'hidden' });
+    await page.locator('main h1').first().click();
+    await page.keyboard.press('?');
+    const help = page.getByRole('dialog', { name: de('Keyboard shortcuts') });
+    await help.waitFor();
+    await noEnglish('the keys help');
+    await page.keyboard.press('Escape');
+    await help.waitFor({ state: 'detached' });
+  });
+
+  await step('German walk: the dashboard, the account and every table, nothing left in English', async () => {
+    for (const p of ['/admin/', '/admin/account', ...catalog.map((r) => '/admin/' + r.name)]) {
+      await page.goto(base + p);
+      await page.locator('main h1').first().waitFor();
+      await page.waitForLoadState('networkidle');
+      await noEnglish(p);
+    }
   });
 }
