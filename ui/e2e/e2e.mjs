@@ -2351,7 +2351,7 @@ async function uiDataSteps(base, consoleErrors) {
     await editor.waitFor();
     await editor.click();
     await page.keyboard.type('{"a":1,"b":[1,2');
-    await page.getByText(/^Invalid JSON/).waitFor();
+    await page.getByText(/^Not valid JSON/).waitFor();
     await page.keyboard.type(']}');
     await page.getByText('Valid JSON').waitFor();
     await page.getByRole('button', { name: 'Format' }).click();
