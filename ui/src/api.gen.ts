@@ -1170,6 +1170,14 @@ export interface components {
             totpRequired?: boolean;
             userId?: string;
         };
+        Stat: {
+            /** @description read from the database's statistics rather than counted (a large table) */
+            estimated?: boolean;
+            label: string;
+            /** @description a path of the panel's UI, from its root: "/users?_banned=true" */
+            link?: string;
+            value: number;
+        };
         TotpEnrolment: {
             otpauthUrl: string;
             /** @description a data:image/png URL */
@@ -1191,6 +1199,22 @@ export interface components {
             roomName: string;
             sessionId: string;
             userId?: string;
+        };
+        Widget: {
+            /** @description one of the panel's own widgets, whose title and figures are in English for the UI to say in the operator's language; absent on the game's widgets (Options.Widgets), shown as the game words them */
+            builtin?: boolean;
+            /** @description what the widget shows, as render says; null when it failed or ran out of time */
+            data: unknown;
+            /** @description timeout, busy or unavailable: the widget alone could not be computed */
+            error?: string;
+            id: string;
+            /** @description a table that shows some of its rows: how many there are in all, and the page that lists them */
+            more?: components["schemas"]["Stat"];
+            /** @enum {string} */
+            render: "kpi" | "stats" | "table" | "json" | "series";
+            /** @description a table of this resource's rows: the UI shows its list's columns and links each row */
+            resource?: string;
+            title: string;
         };
     };
     responses: {
@@ -1353,7 +1377,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        widgets: Record<string, never>[];
+                        widgets: components["schemas"]["Widget"][];
                     };
                 };
             };
