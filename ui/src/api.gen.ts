@@ -932,6 +932,7 @@ export interface components {
         };
         BanPreset: {
             key: string;
+            /** @description its length in English ("7 days"), kept for compatibility: the panel's UI words the length from seconds in the operator's language */
             label: string;
             /** @description its length; 0 is for good */
             seconds: number;
