@@ -110,7 +110,7 @@ func fixedSchemas() obj {
 		"Widget": object(obj{"id": str(), "title": str(),
 			"render":   enum("kpi", "stats", "table", "json", "series"),
 			"resource": obj{"type": "string", "description": "a table of this resource's rows: the UI shows its list's columns and links each row"},
-			"data":     obj{"description": "what the widget shows, as render says; null when it failed or ran out of time"},
+			"data":     obj{"anyOf": []obj{{}, {"type": "null"}}, "description": "what the widget shows, as render says; null when it failed or ran out of time"},
 			"error":    obj{"type": "string", "description": "timeout, busy or unavailable: the widget alone could not be computed"},
 			"more":     obj{"$ref": "#/components/schemas/Stat", "description": "a table that shows some of its rows: how many there are in all, and the page that lists them"},
 			"builtin": obj{"type": "boolean", "description": "one of the panel's own widgets, whose title and figures are in English for the UI to say in the operator's language; " +

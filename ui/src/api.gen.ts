@@ -1205,7 +1205,7 @@ export interface components {
             /** @description one of the panel's own widgets, whose title and figures are in English for the UI to say in the operator's language; absent on the game's widgets (Options.Widgets), shown as the game words them */
             builtin?: boolean;
             /** @description what the widget shows, as render says; null when it failed or ran out of time */
-            data: unknown;
+            data: unknown | null;
             /** @description timeout, busy or unavailable: the widget alone could not be computed */
             error?: string;
             id: string;
