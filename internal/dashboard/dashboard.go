@@ -77,6 +77,10 @@ type widgetView struct {
 	// More, on a table widget that shows some of its rows, is how many
 	// there are in all and the page of the panel that lists them.
 	More *Stat `json:"more,omitempty"`
+	// Builtin marks the panel's own widgets (builtinWidgets), whose
+	// English words the UI says in the operator's language; a game's
+	// widget is shown as the game words it.
+	Builtin bool `json:"builtin,omitempty"`
 }
 
 // someRows is a built-in table widget's data when it shows some of the
@@ -478,7 +482,7 @@ func (d *Dashboard) Page(ctx context.Context, q url.Values, op authz.Operator) (
 		if wd.Series != nil {
 			render = "series"
 		}
-		views[i] = widgetView{ID: wd.ID, Title: wd.Title, Render: render, Resource: wd.Resource, Error: "timeout"}
+		views[i] = widgetView{ID: wd.ID, Title: wd.Title, Render: render, Resource: wd.Resource, Error: "timeout", Builtin: i < len(builtins)}
 		go func() {
 			wctx := ctx
 			if i < len(builtins) {

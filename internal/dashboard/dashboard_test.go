@@ -106,6 +106,45 @@ func TestPage(t *testing.T) {
 	}
 }
 
+// TestPageBuiltin: the panel's own widgets say so (the UI words them in
+// the operator's language); a game's never, even under a built-in's
+// English title.
+func TestPageBuiltin(t *testing.T) {
+	t.Parallel()
+	d, _ := newTest(t, Config{Widgets: []Widget{
+		{ID: "gameToday", Title: "Today", Render: "stats", Data: func(context.Context, authz.Operator) (any, error) { return []Stat{}, nil }},
+		{ID: "gameHealth", Title: "Health", Render: "kpi", Data: func(context.Context, authz.Operator) (any, error) { return map[string]int{"ok": 1}, nil }},
+	}})
+	p, err := d.Page(t.Context(), url.Values{}, authz.Operator{Role: authz.RoleAdmin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Widgets []map[string]any `json:"widgets"`
+	}
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"today": true, "health": true, "gameToday": false, "gameHealth": false}
+	if len(got.Widgets) != len(want) {
+		t.Fatalf("widgets = %s; want %v", raw, want)
+	}
+	for _, w := range got.Widgets {
+		id, _ := w["id"].(string)
+		builtin, has := w["builtin"]
+		if want[id] && builtin != true {
+			t.Errorf("widget %q: builtin = %v; want true", id, builtin)
+		}
+		if !want[id] && has {
+			t.Errorf("widget %q: builtin = %v; want it left out", id, builtin)
+		}
+	}
+}
+
 func TestPageBadQuery(t *testing.T) {
 	t.Parallel()
 	d, _ := newTest(t, Config{})

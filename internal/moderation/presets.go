@@ -7,7 +7,9 @@ import "time"
 type BanPreset struct {
 	// Key names it in a request ("7d").
 	Key string `json:"key"`
-	// Label says it to an operator ("7 days").
+	// Label says it in English ("7 days"). The panel's UI no longer
+	// shows it: it words each length from Seconds in the operator's
+	// language. Kept for the API's other clients.
 	Label string `json:"label"`
 	// Seconds is its length; 0 is a ban for good.
 	Seconds int64 `json:"seconds"`

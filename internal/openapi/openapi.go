@@ -373,7 +373,7 @@ func Build(in Input) map[string]any {
 		"responses": withErrors(obj{"200": jsonOK("signed out", obj{"type": "object"})})}}
 	paths["/_dashboard"] = obj{"get": obj{"operationId": "dashboard", "tags": []string{"Dashboard"}, "summary": "The dashboard's widgets",
 		"parameters": []obj{queryParam("range", obj{"type": "string", "enum": []string{"24h", "7d", "30d"}}, "the charts' range"), queryParam("today", obj{"type": "string", "format": "date-time"}, "the start of the operator's day")},
-		"responses":  withErrors(obj{"200": jsonOK("widgets", obj{"type": "object", "required": []string{"widgets"}, "properties": obj{"widgets": obj{"type": "array", "items": obj{"type": "object"}}}})})}}
+		"responses":  withErrors(obj{"200": jsonOK("widgets", obj{"type": "object", "required": []string{"widgets"}, "properties": obj{"widgets": obj{"type": "array", "items": ref("Widget")}}})})}}
 	hit := obj{"type": "object", "required": []string{"resource", "label", "id", "title"}, "properties": obj{
 		"resource": obj{"type": "string", "description": "the resource's key"}, "label": obj{"type": "string", "description": "the resource's label"},
 		"id": obj{"type": "string", "description": "the row's key, as its path takes it"}, "title": obj{"type": "string", "description": "the row's label"}}}

@@ -1394,6 +1394,7 @@ async function main() {
   await trailSteps(base);
   await steamSteps(base, 'SQLite', consoleErrors, { zones: true });
   await keysSteps(base);
+  await wordsSteps(base);
   await gameTableSteps(base);
   await phoneRoundFourSteps(base);
 
@@ -2360,7 +2361,7 @@ async function uiDataSteps(base, consoleErrors) {
     await editor.waitFor();
     await editor.click();
     await page.keyboard.type('{"a":1,"b":[1,2');
-    await page.getByText(/^Invalid JSON/).waitFor();
+    await page.getByText(/^Not valid JSON/).waitFor();
     await page.keyboard.type(']}');
     await page.getByText('Valid JSON').waitFor();
     await page.getByRole('button', { name: 'Format' }).click();
@@ -3872,5 +3873,103 @@ async function germanWalkSteps(base, consoleErrors) {
       await page.waitForLoadState('networkidle');
       await noEnglish(p);
     }
+  });
+}
+
+// wordsSteps: the audit log names its entries in words (not "Entry 85"),
+// a failed sign-in's operator is unknown (the account tried is its
+// target), a JSON value that does not parse says where in the operator's
+// language, and the dashboard's built-in widgets say they are.
+async function wordsSteps(base) {
+  const apiJSON = apiReader(base);
+  const failedOf = async (email) => (await apiJSON('/adminAudit?action=auth.login_failed&_sort=id&_order=desc&_end=20')).find((e) => e.payload?.email === email);
+
+  await step('words: a failed sign-in\'s operator reads unknown, its account is the target, its entry is named in words', async () => {
+    const other = await browser.newContext();
+    try {
+      const r = await other.request.post(base + '/admin-api/auth/login', { data: { email: admin.email, password: 'not the password, words' }, headers: { Origin: base } });
+      expect(r.status() === 401, 'a wrong password answered ' + r.status());
+    } finally {
+      await other.close();
+    }
+    let entry;
+    for (const end = Date.now() + 5000; !entry && Date.now() < end; await new Promise((r) => setTimeout(r, 200))) entry = await failedOf(admin.email);
+    expect(entry, 'no failed sign-in of the admin in the audit log');
+    await page.goto(base + '/admin/adminAudit?action=auth.login_failed');
+    const row = page.locator('tbody tr', { has: page.locator(`a.row-link[href$="/adminAudit/${entry.id}"]`) });
+    await row.waitFor();
+    const cells = await row.locator('td').allInnerTexts();
+    expect(cells.some((c) => c.trim() === 'unknown (someone signing in)'), 'the failed sign-in\'s row: ' + cells.join(' | '));
+    expect(cells.filter((c) => c.trim() === admin.email).length === 1, 'the account is not the target alone: ' + cells.join(' | '));
+    await page.goto(base + '/admin/adminAudit/' + entry.id);
+    await page.locator('main h1', { hasText: 'Sign-in failed for ' }).waitFor();
+    const h1 = (await page.locator('main h1').first().innerText()).trim();
+    expect(h1.includes('Sign-in failed for ' + admin.email + ' · ') && !/\/\s*\d+$/.test(h1), 'the entry\'s heading reads ' + h1);
+    const operator = page.locator('.field', { has: page.locator('dt', { hasText: /^Operator$/ }) });
+    expect((await operator.locator('dd').innerText()).trim() === 'unknown (someone signing in)', 'the entry\'s operator reads ' + (await operator.innerText()));
+  });
+
+  await step('words: a revert in a row\'s history names the change it undid by its time; at 390 px no audit card reads "Entry N"', async () => {
+    const [owner] = await apiJSON('/users?_end=1');
+    const name = 'E2E Words ' + (Date.now() % 100_000);
+    const made = await page.request.post(base + '/admin-api/guilds', { data: { name, owner_id: owner.id, recruiting: false, treasury: '0' }, headers: { Origin: base } });
+    expect(made.ok(), 'create the guild: ' + made.status());
+    const g = await made.json();
+    const changed = await page.request.patch(`${base}/admin-api/guilds/${g.id}`, { data: { recruiting: true }, headers: { Origin: base } });
+    expect(changed.ok(), 'change the guild: ' + changed.status());
+    const [update] = await apiJSON(`/adminAudit?action=update&resource=guilds&target_id=${g.id}&_sort=id&_order=desc&_end=1`);
+    const reverted = await page.request.post(`${base}/admin-api/guilds/${g.id}/_revert`, { data: { auditId: update.id }, headers: { Origin: base } });
+    expect(reverted.ok(), 'revert: ' + reverted.status());
+    await page.goto(`${base}/admin/guilds/${g.id}?tab=_history`);
+    const head = page.locator('.history-head', { hasText: 'Reverted the change of ' });
+    await head.waitFor();
+    const text = await head.innerText();
+    expect(!/\bentry \d+/i.test(text) && text.includes('(Updated) by '), 'the revert\'s head reads ' + text);
+    const href = await head.locator('a', { hasText: /\d/ }).first().getAttribute('href');
+    expect(href.endsWith('/adminAudit/' + update.id), 'the revert links ' + href);
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.goto(base + '/admin/adminAudit');
+      await page.locator('.data-card[data-row="3"]').waitFor();
+      const titles = await page.locator('.data-card .card-title').allInnerTexts();
+      expect(titles.every((t) => !/^Entry \d+$/.test(t.trim()) && / · .*\d/.test(t)), 'audit cards are titled ' + titles.slice(0, 4).join(' | '));
+      expect(titles.some((t) => t.startsWith(`Reverted: ${name} · `)), 'no card names the revert: ' + titles.slice(0, 6).join(' | '));
+      await shot('80-words-audit-cards-390');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 });
+    }
+  });
+
+  await step('words: JSON that does not parse says where, in English and in German, and CodeMirror speaks German', async () => {
+    const typeBad = async (p) => {
+      await p.goto(base + '/admin/configs/new');
+      const editor = p.locator('.cm-content');
+      await editor.waitFor();
+      await editor.click();
+      await p.keyboard.type('{"a": 1,\n"b": [1, 2');
+    };
+    await typeBad(page);
+    await page.getByText(/^Not valid JSON: line 2, column \d+\.$/).waitFor();
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'de-DE' });
+    try {
+      const login = await ctx.request.post(base + '/admin-api/auth/login', { data: { email: admin.email, password: admin.password }, headers: { Origin: base } });
+      expect(login.ok(), 'the admin cannot sign in: ' + login.status());
+      const p = await ctx.newPage();
+      await typeBad(p);
+      const said = new RegExp('^' + de('Not valid JSON: line {{line, number}}, column {{column, number}}.').replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{\\\{(line|column), number\\\}\\\}/g, '\\d+') + '$');
+      await p.getByText(said).waitFor();
+      // A deleted selection is announced in CodeMirror's words, in German.
+      await p.keyboard.press('Control+a');
+      await p.keyboard.press('Backspace');
+      await p.locator('.cm-announced', { hasText: de('Selection deleted') }).waitFor({ state: 'attached' });
+      await p.screenshot({ path: path.join(shots, '81-words-json-de.png'), fullPage: true });
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  await step('words: the dashboard\'s built-in widgets say so', async () => {
+    const { widgets } = await apiJSON('/_dashboard');
+    expect(widgets.length > 0 && widgets.every((w) => w.builtin === true), 'the demo\'s widgets: ' + JSON.stringify(widgets.map((w) => [w.id, w.builtin])));
   });
 }

@@ -932,6 +932,7 @@ export interface components {
         };
         BanPreset: {
             key: string;
+            /** @description its length in English ("7 days"), kept for compatibility: the panel's UI words the length from seconds in the operator's language */
             label: string;
             /** @description its length; 0 is for good */
             seconds: number;
@@ -1172,6 +1173,14 @@ export interface components {
             totpRequired?: boolean;
             userId?: string;
         };
+        Stat: {
+            /** @description read from the database's statistics rather than counted (a large table) */
+            estimated?: boolean;
+            label: string;
+            /** @description a path of the panel's UI, from its root: "/users?_banned=true" */
+            link?: string;
+            value: number;
+        };
         TotpEnrolment: {
             otpauthUrl: string;
             /** @description a data:image/png URL */
@@ -1193,6 +1202,22 @@ export interface components {
             roomName: string;
             sessionId: string;
             userId?: string;
+        };
+        Widget: {
+            /** @description one of the panel's own widgets, whose title and figures are in English for the UI to say in the operator's language; absent on the game's widgets (Options.Widgets), shown as the game words them */
+            builtin?: boolean;
+            /** @description what the widget shows, as render says; null when it failed or ran out of time */
+            data: unknown | null;
+            /** @description timeout, busy or unavailable: the widget alone could not be computed */
+            error?: string;
+            id: string;
+            /** @description a table that shows some of its rows: how many there are in all, and the page that lists them */
+            more?: components["schemas"]["Stat"];
+            /** @enum {string} */
+            render: "kpi" | "stats" | "table" | "json" | "series";
+            /** @description a table of this resource's rows: the UI shows its list's columns and links each row */
+            resource?: string;
+            title: string;
         };
     };
     responses: {
@@ -1355,7 +1380,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        widgets: Record<string, never>[];
+                        widgets: components["schemas"]["Widget"][];
                     };
                 };
             };

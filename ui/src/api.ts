@@ -54,25 +54,12 @@ export type ModerationResult = Schemas['ModerationResult'];
 // Ok is the JSON answer (200) of a path's method in the document.
 export type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: { 200: { content: { 'application/json': infer T } } } } ? T : never;
 
-export interface Widget {
-  id: string;
-  title: string;
-  render: 'kpi' | 'stats' | 'table' | 'json' | 'series';
-  // resource: a table widget of this resource's rows (list columns, links).
-  resource?: string;
-  data: unknown;
-  error?: string;
-  // more: a table that shows some of its rows: how many in all, and where.
-  more?: Stat;
-}
-
-// Stat is one figure of a "stats" widget; link is a path of the UI.
-export interface Stat {
-  label: string;
-  value: number;
-  estimated?: boolean;
-  link?: string;
-}
+// Widget is a dashboard widget as computed for the operator; builtin
+// marks the panel's own, whose English the UI says in the operator's
+// language. Stat is one figure of a "stats" widget; link is a path of
+// the UI.
+export type Widget = Schemas['Widget'];
+export type Stat = Schemas['Stat'];
 
 // SeriesData is a "series" widget's data: lines of points (t in RFC
 // 3339), every step seconds.

@@ -1,7 +1,12 @@
 import { useTranslation } from 'react-i18next';
 import i18n from './i18n';
-import { useResourceMeta } from './queries';
+import type { ResourceMeta, Row } from './api';
+import { useCatalog, useResourceMeta } from './queries';
 import type { PathChange } from './jsonDiff';
+import { compositeKeyWords, resourceLabel } from './fieldWords';
+import { singular } from './names';
+import { userLabel } from './pages/userAccess';
+import { formatTime } from './time';
 
 // The audit log in words: each action's label in the operator's language
 // and a sentence for the entries whose payload is a report (an erase, a
@@ -104,6 +109,73 @@ export function actionLabel(labels: Record<string, string> | undefined, action: 
 // language, in the server's order, for a picker of actions.
 export function actionLabels(labels: Record<string, string> | undefined): { action: string; label: string }[] {
   return Object.keys(labels ?? {}).map((action) => ({ action, label: actionLabel(labels, action) }));
+}
+
+// signInAccount is the account a sign-in entry was for, as typed: the
+// payload's email or username, and its key.
+export function signInAccount(payload: unknown): { key: string; account: string } | undefined {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return undefined;
+  for (const key of ['email', 'username']) {
+    const v = (payload as Record<string, unknown>)[key];
+    if (typeof v === 'string' && v !== '') return { key, account: v };
+  }
+  return undefined;
+}
+
+// signInFailed: entry is a failed sign-in. Its operator_id is the account
+// that was tried (so an erasure of that account finds it), not whoever
+// tried, who is not known: the panel says its operator as unknown and
+// the account as what the entry is about.
+export function signInFailed(entry: Row): boolean {
+  return entry.action === 'auth.login_failed';
+}
+
+// entryTarget names what an entry acted on, as far as the entry and the
+// server's _labels say: the row by its label (a row known by its key
+// alone as "Match 12", a composite key by its values), a kick's player, a
+// live room by its name, a resource by its label when the entry names no
+// row; '' when it names nothing.
+function entryTarget(entry: Row, catalog: ResourceMeta[] | undefined): string {
+  const labels = (entry._labels ?? {}) as Record<string, string>;
+  const p = (entry.payload !== null && typeof entry.payload === 'object' && !Array.isArray(entry.payload) ? entry.payload : {}) as Record<string, unknown>;
+  const id = entry.target_id === null || entry.target_id === undefined ? '' : String(entry.target_id);
+  const key = String(entry.resource ?? '');
+  const room = typeof p.roomName === 'string' && p.roomName ? p.roomName : id;
+  if (entry.action === 'room.kick') return labels.player || (typeof p.userId === 'string' ? p.userId : '') || room;
+  if (key === 'rooms') return room;
+  const users = catalog?.find((r) => r.users);
+  const person = key === 'auth' || key === 'roles';
+  const meta = person ? users : catalog?.find((r) => r.name === key);
+  if (id === '') return key === '' || person ? '' : resourceLabel(catalog, key);
+  const named = labels.target_id;
+  if (named) return meta?.users ? userLabel(meta, named) : named;
+  if (meta && meta.primaryKey.length > 1) return compositeKeyWords(id) ?? id;
+  return meta && !meta.users ? `${singular(meta.label)} ${id}` : id;
+}
+
+// auditEntryWhat says what an audit entry records, in words: its action
+// and what it acted on ("Banned: Player 07", "CSV exported: Matches"), a
+// failed sign-in by the account tried ("Sign-in failed for
+// ann@example.com"), or the action alone.
+export function auditEntryWhat(entry: Row, actions: Record<string, string> | undefined, catalog: ResourceMeta[] | undefined): string {
+  const t = i18n.getFixedT(null, 'audit');
+  const action = actionLabel(actions, entry.action);
+  if (signInFailed(entry)) {
+    const account = signInAccount(entry.payload)?.account ?? entryTarget(entry, catalog);
+    return account ? t('{{action}} for {{account}}', { action, account }) : action;
+  }
+  const target = entryTarget(entry, catalog);
+  return target ? t('{{action}}: {{target}}', { action, target }) : action;
+}
+
+// useAuditEntryName is a function naming an audit entry for a heading or
+// a card: what it records and when, in the operator's language and time
+// ("Banned: Player 07 · 3 Dec 2026, 12:51"); its number is no name.
+export function useAuditEntryName(): (entry: Row) => string {
+  const actions = useResourceMeta('adminAudit')?.auditActions;
+  const catalog = useCatalog().data;
+  const { t } = useTranslation('audit');
+  return (entry) => t('{{what}} · {{when}}', { what: auditEntryWhat(entry, actions, catalog), when: formatTime(entry.created_at) });
 }
 
 // The audit chart sums the actions past its busiest five as "other".

@@ -3,7 +3,7 @@ import type { Column, ResourceMeta } from './api';
 import { stringifyJSON } from './json';
 import { formatDecimal, isTimeColumn } from './pages/formValues';
 import { formatTime } from './time';
-import { columnChanges, tooLargeWords } from './auditWords';
+import { actionLabel, columnChanges, tooLargeWords } from './auditWords';
 import { pathWords, type PathChange } from './jsonDiff';
 
 // Keys as a person reads them: a column by its catalog label, an audit
@@ -40,7 +40,7 @@ function payloadWord(key: string): string | undefined {
     case 'roomName': return i18n.t('Room', { ns: 'history' });
     case 'roomId': return i18n.t('Room id', { ns: 'history' });
     case 'userId': return i18n.t('Player', { ns: 'history' });
-    case 'auditId': return i18n.t('Audit entry', { ns: 'history' });
+    case 'of': return i18n.t('Change reverted', { ns: 'history' });
     case '_truncated': return i18n.t('Left out', { ns: 'history' });
     case 'force': return i18n.t('Forced', { ns: 'history' });
   }
@@ -122,10 +122,15 @@ export function payloadSummary(payload: unknown, meta: ResourceMeta | undefined,
   }
   if (typeof p.changes === 'string') parts.push(i18n.t('Changes {{tooLarge}}', { ns: 'history', tooLarge: tooLargeWords(p.changes) }));
   for (const [k, v] of Object.entries(p)) {
-    if (k === 'changes' || k === 'ip' || k === 'userAgent' || k === 'row') continue;
+    // A revert's entry number says nothing: the change it reverted is
+    // said by its action (its entry's page links it by its time).
+    if (k === 'changes' || k === 'ip' || k === 'userAgent' || k === 'row' || k === 'auditId') continue;
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) continue;
     if (typeof v === 'string' && v.trim() === '') continue; // no reason given says nothing, not "Reason:"
-    parts.push(`${fieldLabel(undefined, k)}: ${k === 'scope' || k === 'scopes' ? scopeWords(catalog, v) : valueWords(v)}`);
+    const said = k === 'scope' || k === 'scopes' ? scopeWords(catalog, v)
+      : k === 'of' ? actionLabel(catalog?.find((r) => r.name === 'adminAudit')?.auditActions, v)
+      : valueWords(v);
+    parts.push(`${fieldLabel(undefined, k)}: ${said}`);
   }
   if (parts.length === 0) return '—';
   const head = parts.slice(0, 2).map((s) => (s.length > 48 ? s.slice(0, 47) + '…' : s)).join(' · ');

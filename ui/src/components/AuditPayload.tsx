@@ -1,7 +1,8 @@
+import type { ReactElement } from 'react';
 import { Link } from 'react-router';
 import { Trans, useTranslation } from 'react-i18next';
 import { seg, type ResourceMeta, type Row } from '../api';
-import { auditSentence, columnChange, columnChanges, erasePartWords, tooLargeWords, useActionLabel } from '../auditWords';
+import { auditSentence, columnChange, columnChanges, erasePartWords, signInAccount, signInFailed, tooLargeWords, useActionLabel } from '../auditWords';
 import { stringifyJSON } from '../json';
 import { useQuery } from '@tanstack/react-query';
 import { rowOf, rowQuery, useResourceMeta, useUsersMeta } from '../queries';
@@ -25,7 +26,7 @@ export function AuditPayload({ payload: whole, entry }: { payload: unknown; entr
   const action = entry?.action;
   const sentence = auditSentence(action, whole);
   const p = (whole !== null && typeof whole === 'object' && !Array.isArray(whole) ? whole : {}) as Record<string, unknown>;
-  const signIn = action === 'auth.login_failed' && entry ? signInAccount(p) : undefined;
+  const signIn = entry && signInFailed(entry) ? signInAccount(p) : undefined;
   const revert = action === 'revert' && entry && (typeof p.auditId === 'number' || typeof p.auditId === 'string') ? String(p.auditId) : undefined;
   const said = sentence ? ['resources', 'auditEntries', 'counts']
     : action === 'room.kick' ? ['userId', 'roomName', 'roomId']
@@ -53,16 +54,6 @@ export function AuditPayload({ payload: whole, entry }: { payload: unknown; entr
   return head ? <div className="stack">{head}{payload !== null && typeof payload === 'object' && Object.keys(payload).length > 0 && rest}</div> : rest;
 }
 
-// signInAccount is the account a sign-in entry was for, as typed: the
-// payload's email or username, and its key.
-function signInAccount(p: Record<string, unknown>): { key: string; account: string } | undefined {
-  for (const key of ['email', 'username']) {
-    const v = p[key];
-    if (typeof v === 'string' && v !== '') return { key, account: v };
-  }
-  return undefined;
-}
-
 // SignInSentence says a failed sign-in by the account it was for ("Sign-in
 // failed for ann@example.com"), linked to the account when one matched:
 // the entry's operator is that account, not who tried.
@@ -86,11 +77,9 @@ function SignInSentence({ entry, account, label }: { entry: Row; account: string
 // 12:51 (Updated)"), not its number.
 function RevertSentence({ id, of, label }: { id: string; of: string; label: string }) {
   const { t } = useTranslation('audit');
-  const audit = useResourceMeta('adminAudit');
-  const q = useQuery({ ...rowQuery(audit?.name ?? 'adminAudit', id), select: rowOf, enabled: !!audit?.permissions.read, retry: false, staleTime: 60_000 });
-  const at = q.data?.created_at;
-  const values = { action: label, of, time: typeof at === 'string' || typeof at === 'number' ? formatTime(at) : '' };
-  const components = { action: <strong />, entry: audit?.permissions.read ? <Link to={'/adminAudit/' + seg(id)} /> : <span /> };
+  const { time, link } = useRevertedEntry(id);
+  const values = { action: label, of, time };
+  const components = { action: <strong />, entry: link };
   return (
     <p className="audit-sentence">
       {values.time ? (
@@ -100,6 +89,21 @@ function RevertSentence({ id, of, label }: { id: string; of: string; label: stri
         : <Trans t={t} i18nKey="<action>{{action}}</action> <entry>an earlier change</entry>" values={values} components={components} />}
     </p>
   );
+}
+
+// useRevertedEntry is the entry a revert undid (id), as its sentence
+// says it: its time ('' until read, or when the operator may not read
+// the audit log), and a link to it, its number on hover. known are
+// entries read already (a row's history), looked in first.
+export function useRevertedEntry(id: string, known?: Row[]): { time: string; link: ReactElement } {
+  const audit = useResourceMeta('adminAudit');
+  const had = known?.find((e) => String(e.id) === id);
+  const q = useQuery({ ...rowQuery(audit?.name ?? 'adminAudit', id), select: rowOf, enabled: !had && !!audit?.permissions.read, retry: false, staleTime: 60_000 });
+  const at = (had ?? q.data)?.created_at;
+  return {
+    time: typeof at === 'string' || typeof at === 'number' ? formatTime(at) : '',
+    link: audit?.permissions.read ? <Link to={'/adminAudit/' + seg(id)} title={'#' + id} /> : <span />,
+  };
 }
 
 // KickSentence says a kick: "Kicked Player 07 from arena", the player

@@ -21,7 +21,7 @@ export function ZoneNote({ col }: { col: Pick<Column, 'kind'> }) {
   return <span className="col-note" title={wallClockNote()}> {t('(no time zone)')}</span>;
 }
 import { stringifyJSON } from '../json';
-import { actionLabel, auditSentence, erasePartWords } from '../auditWords';
+import { actionLabel, auditSentence, erasePartWords, signInAccount, signInFailed } from '../auditWords';
 import { formatTime, utcTime } from '../time';
 import { compositeKeyWords, payloadSummary, resourceLabel } from '../fieldWords';
 import { userLabel } from '../pages/userAccess';
@@ -195,6 +195,15 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
   const { t } = useTranslation(['list', 'audit', 'history', 'moderation']);
   const catalog = useCatalog();
   const v = row[col.name];
+  // A failed sign-in's operator_id is the account tried, kept so for its
+  // erasure: who tried is not known, and the account is what the entry
+  // is about (its target, or as typed where it matched none).
+  const audit = catalog.data?.find((r) => r.name === 'adminAudit');
+  if (signInFailed(row) && audit?.columns.includes(col)) {
+    if (col.name === 'operator_id') return <span className="muted" title={t('Whoever tried is not known: the account tried is the target.', { ns: 'audit' })}>{t('unknown (someone signing in)', { ns: 'audit' })}</span>;
+    const account = signInAccount(row.payload)?.account;
+    if (col.name === 'target_id' && (v === null || v === undefined) && account) return <span className="mono">{account}</span>;
+  }
   if (v === null || v === undefined) return <span className="null">—</span>;
   if (col.linkTo) {
     let target = col.linkTo.resource ?? (col.linkTo.resourceFromColumn ? String(row[col.linkTo.resourceFromColumn] ?? '') : '');
@@ -228,7 +237,6 @@ function CellText({ col, row, noLink }: { col: Column; row: Row; noLink: boolean
   if (col.kind === 'decimal') return <span>{formatDecimal(v, col.scale)}</span>;
   // The audit log's action, in words (the server's labels); a kick says
   // whom.
-  const audit = catalog.data?.find((r) => r.name === 'adminAudit');
   if (col.name === 'resource' && audit?.columns.includes(col)) return <span title={String(v)}>{resourceLabel(catalog.data, v)}</span>;
   if (col.name === 'payload' && audit?.columns.includes(col)) {
     const target = catalog.data?.find((r) => r.name === row.resource);

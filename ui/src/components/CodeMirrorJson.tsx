@@ -2,11 +2,14 @@ import { useEffect, useRef } from 'react';
 import { Compartment, EditorState, type Extension } from '@codemirror/state';
 import { EditorView, keymap, lineNumbers } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
-import { json, jsonParseLinter } from '@codemirror/lang-json';
+import { json } from '@codemirror/lang-json';
 import { bracketMatching, syntaxHighlighting, defaultHighlightStyle } from '@codemirror/language';
-import { linter, lintGutter } from '@codemirror/lint';
+import { forceLinting, linter, lintGutter, type Diagnostic } from '@codemirror/lint';
 import { oneDark } from '@codemirror/theme-one-dark';
+import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
 import { useTheme, type Theme } from '../theme';
+import { jsonErrorOffset, jsonErrorWords } from '../jsonWords';
 
 // CodeMirrorJson is the JSON editor itself (CodeMirror 6): highlighting,
 // bracket matching, history and a parse linter. JsonEditor loads it
@@ -28,6 +31,32 @@ const frame = EditorView.theme({
 });
 const light = [EditorView.theme({ '&': { backgroundColor: 'var(--input-bg)', color: 'var(--text)' } }), syntaxHighlighting(defaultHighlightStyle)];
 const colours = (t: Theme): Extension => (t === 'dark' ? oneDark : light);
+
+// parseLinter is lang-json's jsonParseLinter in the operator's words
+// (jsonErrorWords) instead of the browser's English: the error at the
+// place the engine says, else at the start.
+const parseLinter = (view: EditorView): Diagnostic[] => {
+  const text = view.state.doc.toString();
+  try {
+    JSON.parse(text);
+    return [];
+  } catch (err) {
+    const at = jsonErrorOffset(err, text) ?? 0;
+    return [{ from: at, to: at, severity: 'error', message: jsonErrorWords(err, text) }];
+  }
+};
+
+// phrases are CodeMirror's own words that this editor's extensions say,
+// in the operator's language: @codemirror/commands announces a deleted
+// selection to screen readers; @codemirror/lint's panel (the linter's,
+// opened by its command) names its list and its close button.
+const phrases = (t: TFunction<'form'>): Extension =>
+  EditorState.phrases.of({
+    'Selection deleted': t('Selection deleted'),
+    Diagnostics: t('Diagnostics'),
+    'No diagnostics': t('No diagnostics'),
+    close: t('close'),
+  });
 export default function CodeMirrorJson({ id, value, disabled, label, onChange }: {
   id: string;
   value: string;
@@ -38,6 +67,10 @@ export default function CodeMirrorJson({ id, value, disabled, label, onChange }:
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const palette = useRef(new Compartment());
+  const words = useRef(new Compartment());
+  const { t } = useTranslation('form');
+  const tNow = useRef(t);
+  tNow.current = t;
   const theme = useTheme();
   const themeNow = useRef(theme);
   themeNow.current = theme;
@@ -57,11 +90,12 @@ export default function CodeMirrorJson({ id, value, disabled, label, onChange }:
         extensions: [
           frame,
           palette.current.of(colours(themeNow.current)),
+          words.current.of(phrases(tNow.current)),
           lineNumbers(),
           history(),
           bracketMatching(),
           json(),
-          linter(jsonParseLinter(), { delay: 300 }),
+          linter(parseLinter, { delay: 300 }),
           lintGutter(),
           keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
           EditorView.lineWrapping,
@@ -83,6 +117,15 @@ export default function CodeMirrorJson({ id, value, disabled, label, onChange }:
   useEffect(() => {
     view.current?.dispatch({ effects: palette.current.reconfigure(colours(theme)) });
   }, [theme]);
+
+  // The language changed: CodeMirror's words, and the linter's message
+  // (it runs again on the next change; forced here so it follows now).
+  useEffect(() => {
+    const v = view.current;
+    if (!v) return;
+    v.dispatch({ effects: words.current.reconfigure(phrases(t)) });
+    forceLinting(v);
+  }, [t]);
 
   useEffect(() => {
     const v = view.current;

@@ -2,13 +2,13 @@ import type { KeyboardEvent } from 'react';
 import { ArrowDown, ArrowUp } from 'lucide-react';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import i18n from '../i18n';
 import { seg, type Column, type ResourceMeta, type Row } from '../api';
 import { rowId } from '../rowId';
 import { rowLabel, singular } from '../names';
 import { isTimeColumn } from '../pages/formValues';
 import { BanCell, CellValue, ZoneNote } from './CellValue';
 import { formatTime } from '../time';
+import { useAuditEntryName } from '../auditWords';
 import type { DataTableProps } from './DataTable';
 
 // phoneQuery is the width below which a list shows its rows as cards: a
@@ -37,13 +37,13 @@ export function cardFields(meta: ResourceMeta, columns: Column[], titleColumn?: 
 
 // titleOf is a card's title and the column it comes from: the row's
 // label (a name or an email), or for a row known by its key alone the
-// resource's singular and the key ("Match 12").
-function titleOf(meta: ResourceMeta, id: string, row: Row): { text: string; column?: string } {
+// resource's singular and the key ("Match 12"). An audit entry is named
+// by what it records and when (entryName), not by its number.
+function titleOf(meta: ResourceMeta, id: string, row: Row, entryName: (entry: Row) => string): { text: string; column?: string } {
   const text = rowLabel(meta, id, row);
   const column = meta.columns.find((c) => ['display_name', 'name', 'email', 'title'].includes(c.name) && row[c.name] === text)?.name;
   if (column || meta.primaryKey.length !== 1 || text !== id) return { text, column };
-  // An audit entry is one entry of the log, not "Audit log 20".
-  return { text: meta.name === 'adminAudit' ? i18n.t('Entry {{id}}', { ns: 'list', id }) : `${singular(meta.label)} ${id}` };
+  return { text: meta.name === 'adminAudit' ? entryName(row) : `${singular(meta.label)} ${id}` };
 }
 
 // wide: a value too long for half a card (an email, a sentence, a date
@@ -71,6 +71,7 @@ export function DataCards({ meta, columns, rows, sort, onSort, rowMenu, selected
   onKey: (e: KeyboardEvent<HTMLElement>) => void;
 }) {
   const { t } = useTranslation('list');
+  const entryName = useAuditEntryName();
   const keyed = meta.primaryKey.length > 0;
   const opens = meta.permissions.read && keyed;
   const ids = rows.map((r) => (keyed ? rowId(meta, r) : ''));
@@ -114,7 +115,7 @@ export function DataCards({ meta, columns, rows, sort, onSort, rowMenu, selected
         <ul className="data-cards" onKeyDown={onKey}>
           {rows.map((row, i) => {
             const id = ids[i] ?? '';
-            const title = keyed ? titleOf(meta, id, row) : undefined;
+            const title = keyed ? titleOf(meta, id, row, entryName) : undefined;
             const fields = cardFields(meta, columns, title?.column);
             const first = columns[0];
             return (
@@ -130,7 +131,7 @@ export function DataCards({ meta, columns, rows, sort, onSort, rowMenu, selected
                   {selected && onSelect && (
                     <input type="checkbox" aria-label={t('Select row {{id}}', { id })} checked={selected.has(id)} onChange={(e) => onSelect([id], e.target.checked)} />
                   )}
-                  <span className="card-title">
+                  <span className={'card-title' + (meta.name === 'adminAudit' ? ' sentence' : '')}>
                     {title && opens ? (
                       <Link to={`/${seg(meta.name)}/${seg(id)}`} className="row-link" title={id}>{title.text}</Link>
                     ) : title ? (

@@ -1,21 +1,9 @@
 import { lazy, Suspense, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import i18n from '../i18n';
 import { parseJSON, stringifyJSON } from '../json';
+import { jsonProblem } from '../jsonWords';
 
 const CodeMirrorJson = lazy(() => import('./CodeMirrorJson'));
-
-// jsonProblem says what is wrong with a JSON text, or '' when it parses
-// (an empty text is no value). The parser's own words are the browser's.
-export function jsonProblem(text: string): string {
-  if (text.trim() === '') return '';
-  try {
-    parseJSON(text);
-    return '';
-  } catch (err) {
-    return err instanceof Error ? err.message : i18n.t('Not valid JSON.', { ns: 'form' });
-  }
-}
 
 // JsonEditor edits a JSON field: CodeMirror, loaded on first use (a
 // textarea stands in while it loads), with a live validity note and a
@@ -40,7 +28,7 @@ export function JsonEditor({ id, value, disabled, label, onChange }: {
             {t('Format')}
           </button>
           <span className={problem ? 'form-error' : 'muted'} aria-live="polite">
-            {problem ? t('Invalid JSON: {{problem}}', { problem }) : value.trim() === '' ? t('Empty') : t('Valid JSON')}
+            {problem || (value.trim() === '' ? t('Empty') : t('Valid JSON'))}
           </span>
         </div>
       )}

@@ -28,7 +28,7 @@ export function DashboardPage() {
   const range = ranges.some((r) => r.value === params.get('range')) ? (params.get('range') as string) : '24h';
   const q = useQuery({
     queryKey: ['dashboard', today, range],
-    queryFn: () => dataOf(client.GET('/_dashboard', { params: { query: { today, range: range as '24h' | '7d' | '30d' } } })).then((d) => d as { widgets: Widget[] }),
+    queryFn: () => dataOf(client.GET('/_dashboard', { params: { query: { today, range: range as '24h' | '7d' | '30d' } } })),
     refetchInterval: 15_000,
     placeholderData: keepPreviousData,
   });
@@ -63,24 +63,27 @@ export function DashboardPage() {
 }
 
 function DashboardWidget({ widget }: { widget: Widget }) {
+  // The built-ins drawn their own way; a game's widget is drawn by its
+  // render whatever its id.
+  const own = (id: string) => widget.builtin === true && widget.id === id;
   return (
     <article className={'widget widget-' + widget.render} aria-label={widget.title}>
       <h2>{widget.title}</h2>
       {widget.error ? (
         <ErrorNote error={widget.error} />
-      ) : widget.id === 'health' ? (
+      ) : own('health') ? (
         <HealthWidget data={widget.data} />
-      ) : widget.id === 'recentModeration' && Array.isArray(widget.data) ? (
+      ) : own('recentModeration') && Array.isArray(widget.data) ? (
         <ModerationWidget rows={widget.data as Row[]} more={widget.more} />
-      ) : widget.id === 'auditEvents' && widget.render === 'series' && widget.data && typeof widget.data === 'object' ? (
+      ) : own('auditEvents') && widget.render === 'series' && widget.data && typeof widget.data === 'object' ? (
         <AuditSeriesWidget data={widget.data as SeriesData} title={widget.title} />
       ) : widget.render === 'series' && widget.data && typeof widget.data === 'object' ? (
         <SeriesWidget data={widget.data as SeriesData} title={widget.title} />
-      ) : widget.id === 'openReports' && Array.isArray(widget.data) ? (
+      ) : own('openReports') && Array.isArray(widget.data) ? (
         <OpenReportsWidget stats={widget.data as Stat[]} />
       ) : widget.render === 'stats' && Array.isArray(widget.data) ? (
         <StatsWidget stats={widget.data as Stat[]} />
-      ) : widget.id === 'liveRooms' && Array.isArray(widget.data) ? (
+      ) : own('liveRooms') && Array.isArray(widget.data) ? (
         <RoomsWidget rooms={widget.data as RoomSummary[]} />
       ) : widget.render === 'kpi' ? (
         <KpiWidget data={widget.data} />
@@ -95,16 +98,16 @@ function DashboardWidget({ widget }: { widget: Widget }) {
   );
 }
 
-// The built-in widgets (internal/dashboard's builtinWidgets), whose words
-// the server sends in English: the panel says them in the operator's
-// language. A game's own widget's words are its own, shown as sent, and
-// so is a built-in's text the panel has no words for.
-const builtinIds = new Set(['today', 'totals', 'playersOnline', 'signUps', 'auditEvents', 'recentModeration', 'openReports', 'reportsFiled', 'recentUsers', 'liveRooms', 'health']);
+// The built-in widgets (internal/dashboard's builtinWidgets, which the
+// server marks builtin), whose words it sends in English: the panel says
+// them in the operator's language. A game's own widget's words are its
+// own, shown as sent, even where they are a built-in's English, and so is
+// a built-in's text the panel has no words for.
 
 // builtinWidget is w with, when it is a built-in, its title, the Today
 // figures' labels and a chart's lines and unit in the operator's language.
 function builtinWidget(t: TFunction<'dashboard'>, w: Widget): Widget {
-  if (!builtinIds.has(w.id)) return w;
+  if (!w.builtin) return w;
   const words = new Map([
     // Titles.
     ['Today', t('Today')],

@@ -18,6 +18,7 @@ import { banField, idField, listColumns, pick } from './columns';
 import { UserModeration, ActiveSessions, BanState } from './UserModeration';
 import { AuditEntryActions, RowHistory } from './RowHistory';
 import { AuditPayload } from '../components/AuditPayload';
+import { useAuditEntryName } from '../auditWords';
 import { isErased, mayChangeUser } from './userAccess';
 import { canUndoDelete, deletedWhere, undoDelete } from './undoDelete';
 import { undoAction, undoSeconds } from '../components/closedToast';
@@ -44,7 +45,10 @@ function ResourceShow({ meta, id }: { meta: ResourceMeta; id: string }) {
   // version is the ETag of the row as the page shows it: a delete or a
   // restore from here acts on that version only.
   const version = () => qc.getQueryData(rowQuery(meta.name, id).queryKey)?.etag;
-  const title = rowLabel(meta, id, row.data);
+  // An audit entry is named by what it records and when; its number is
+  // on the heading's hover.
+  const entryName = useAuditEntryName();
+  const title = meta.name === 'adminAudit' && row.data ? entryName(row.data) : rowLabel(meta, id, row.data);
   // Edit and Delete on a row that is there; on users, where the server
   // would allow them.
   const me = useMe();

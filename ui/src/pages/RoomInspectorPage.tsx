@@ -11,6 +11,7 @@ import { Time } from '../time';
 import { ErrorNote, Loading } from '../components/Status';
 import { usePageTitle } from '../names';
 import { parseJSON, stringifyJSON } from '../json';
+import { jsonErrorPlace } from '../jsonWords';
 import i18n, { formatNumber } from '../i18n';
 import { useMediaQuery } from '../theme';
 import { phoneQuery } from '../components/DataCards';
@@ -208,7 +209,15 @@ function useUserNames(ids: string[]): Map<string, string> {
 export function parsePath(s: string): (string | number)[] {
   const t = s.trim();
   if (t.startsWith('[')) {
-    const v: unknown = parseJSON(t);
+    let v: unknown;
+    try {
+      v = parseJSON(t);
+    } catch (err) {
+      const place = jsonErrorPlace(err, t);
+      throw new Error(place
+        ? i18n.t('The path is not valid JSON: line {{line, number}}, column {{column, number}}.', { ns: 'rooms', line: place.line, column: place.column })
+        : i18n.t('The path is not valid JSON.', { ns: 'rooms' }));
+    }
     if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' || typeof x === 'number')) throw new Error(i18n.t('The path must be an array of keys and indexes.', { ns: 'rooms' }));
     return v as (string | number)[];
   }
@@ -273,8 +282,9 @@ function StateEditor({ roomId, state, clients, onDone }: { roomId: string; state
         let v: unknown;
         try {
           v = parseJSON(value);
-        } catch {
-          throw new Error(t('The value is not valid JSON.'));
+        } catch (err) {
+          const place = jsonErrorPlace(err, value);
+          throw new Error(place ? t('The value is not valid JSON: line {{line, number}}, column {{column, number}}.', place) : t('The value is not valid JSON.'));
         }
         await client.PATCH('/rooms/{roomId}/state', { params: { path: { roomId } }, body: { path: p, value: v } });
         toast.success(t('State updated'));

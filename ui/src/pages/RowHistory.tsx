@@ -5,7 +5,7 @@ import { Undo2 } from 'lucide-react';
 import { toast } from 'sonner';
 import { Trans, useTranslation } from 'react-i18next';
 import { ApiError, client, errorText, isStale, pageOf, query, rowParams, seg, writeHeaders, type ResourceMeta, type Row, type Versioned } from '../api';
-import { AuditPayload } from '../components/AuditPayload';
+import { AuditPayload, useRevertedEntry } from '../components/AuditPayload';
 import { namedPayload } from '../components/CellValue';
 import { columnChanges, useActionLabel, type ColumnChange } from '../auditWords';
 import { formatTime, Time } from '../time';
@@ -38,9 +38,26 @@ function revertible(e: Row): 'changes' | 'create' | undefined {
 // create's or delete's row, the row itself shows): not repeated below it.
 const historyHeadKeys = ['row', 'ip', 'userAgent', 'auditId', 'of'];
 
-// headParts are the marked parts of an entry's head: the action, the
-// note of which entry a revert undid, who.
-const headParts = { action: <strong className="history-action" />, muted: <span className="muted" />, who: <strong /> };
+// headParts are the marked parts of an entry's head: the action, who.
+const headParts = { action: <strong className="history-action" />, who: <strong /> };
+
+// RevertHead is a revert's head in a row's history: the change it undid
+// by its time and action, linked to its entry (its number on hover), and
+// who: "Reverted the change of 3 Dec 2026, 12:51 (Updated) by ann".
+function RevertHead({ says, id, entries }: { says: { action: string; who: string; of: string }; id: string; entries: Row[] }) {
+  const { t } = useTranslation('history');
+  const { time, link } = useRevertedEntry(id, entries);
+  const values = { ...says, time };
+  const components = { ...headParts, entry: link };
+  if (!time) {
+    return says.of
+      ? <Trans t={t} i18nKey="<action>{{action}}</action> <entry>an earlier change</entry> ({{of}}) by <who>{{who}}</who>" values={values} components={components} />
+      : <Trans t={t} i18nKey="<action>{{action}}</action> <entry>an earlier change</entry> by <who>{{who}}</who>" values={values} components={components} />;
+  }
+  return says.of
+    ? <Trans t={t} i18nKey="<action>{{action}}</action> the change of <entry>{{time}}</entry> ({{of}}) by <who>{{who}}</who>" values={values} components={components} />
+    : <Trans t={t} i18nKey="<action>{{action}}</action> the change of <entry>{{time}}</entry> by <who>{{who}}</who>" values={values} components={components} />;
+}
 
 
 // RevertPreview is the table a revert's confirmation shows: each field
@@ -201,23 +218,20 @@ export function RowHistory({ meta, id }: { meta: ResourceMeta; id: string }) {
           const labels = (e._labels ?? {}) as Record<string, string>;
           const kind = revertible(e);
           const p = (e.payload ?? {}) as Payload;
-          // Who did what: a revert names the entry it undid.
+          // Who did what: a revert names the change it undid.
           const says = {
             action: label(e.action),
             who: labels.operator_id ?? (e.operator_id ? String(e.operator_id) : t('the game')),
             of: p.of ? label(p.of) : '',
-            entry: p.auditId !== undefined ? String(p.auditId) : '?',
           };
           return (
             <li key={String(e.id)} className="history-entry">
               <div className="history-head">
                 <span>
-                  {e.action !== 'revert' ? (
-                    <Trans t={t} ns="history" i18nKey="<action>{{action}}</action> by <who>{{who}}</who>" values={says} components={headParts} />
-                  ) : p.of ? (
-                    <Trans t={t} ns="history" i18nKey="<action>{{action}}</action><muted> ({{of}}, entry {{entry}})</muted> by <who>{{who}}</who>" values={says} components={headParts} />
+                  {e.action === 'revert' && p.auditId !== undefined ? (
+                    <RevertHead says={says} id={String(p.auditId)} entries={entries} />
                   ) : (
-                    <Trans t={t} ns="history" i18nKey="<action>{{action}}</action><muted> (entry {{entry}})</muted> by <who>{{who}}</who>" values={says} components={headParts} />
+                    <Trans t={t} ns="history" i18nKey="<action>{{action}}</action> by <who>{{who}}</who>" values={says} components={headParts} />
                   )}
                   {' · '}<Link to={'/adminAudit/' + seg(String(e.id))} className="muted"><Time value={e.created_at} /></Link>
                   {typeof p.ip === 'string' && p.ip && <span className="muted"> {t('from {{ip}}', { ip: p.ip })}</span>}
