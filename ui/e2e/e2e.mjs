@@ -620,7 +620,8 @@ async function main() {
     await page.getByLabel(/^Key/).fill('e2e.motd');
     await page.getByLabel(/^Value/).fill('{"text": not json');
     await page.getByRole('button', { name: 'Create' }).click();
-    await page.getByText('Not valid JSON.').waitFor();
+    // Said at the field (the editor's own note says it too, as typed).
+    await page.locator('#field-value-error', { hasText: 'Not valid JSON.' }).waitFor();
     await page.getByLabel(/^Value/).fill('{"text": "Welcome back"}');
     await page.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('heading', { name: /Configs \/ e2e\.motd/ }).waitFor();
