@@ -1,1 +1,0 @@
-import{t as e}from"./createLucideIcon-Bjt_VNnQ.js";var t={name:`ban`,size:24,node:[[`circle`,{cx:`12`,cy:`12`,r:`10`,key:`1mglay`}],[`path`,{d:`M4.929 4.929 19.07 19.071`,key:`196cmz`}]]};t.node;var n=e(t);export{n as t};
