@@ -16,10 +16,11 @@ import type { DataTableProps } from './DataTable';
 export const phoneQuery = '(max-width: 640px)';
 
 // The audit log's card says what happened, to whom, by whom and when.
-const auditFields = ['action', 'target_id', 'operator_id', 'created_at'];
+const auditFields = ['target_id', 'operator_id'];
 
 // cardFields are the columns a row's card shows under its title: for the
-// audit log its four; otherwise the first three list columns that are not
+// audit log its target (linked to the row's history) and operator, the
+// title saying what happened and when; otherwise the first three list columns that are not
 // the title itself nor the key (ids stay available on the title's hover),
 // and a time column when the list has one, so a phone still says when.
 // A soft-delete list's Deleted view shows when each row was deleted.
